@@ -1,0 +1,178 @@
+/*
+ * report.h - the run report: the one model every adapter renders from, and
+ * its JSON form ("schema": "memguard-report/1", see report.schema.json).
+ * The runner builds it; adapters and ci only read it. Strings are owned by
+ * the report (copied in) and freed with it.
+ */
+#ifndef MG_REPORT_H
+#define MG_REPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mg_err.h"
+
+#define REPORT_SCHEMA "memguard-report/1"
+
+typedef enum test_state {
+	TEST_PASS,
+	TEST_FAIL,
+	TEST_SKIP,
+	TEST_CRASH,
+	TEST_TIMEOUT,
+	TEST_MEMLIMIT, /* "memory-limit": broke the hard limit alone in a fresh host */
+	TEST_ERROR,    /* protocol or infrastructure */
+	TEST_NOTRUN,   /* only in an interrupted run's partial report */
+	TEST_STATE_COUNT
+} test_state;
+
+/* "pass", "fail", "skip", "crash", "timeout", "memory-limit", "error", "not-run". */
+const char *report_state_name(test_state s);
+/* The inverse; -1 for an unknown name. */
+int report_state_parse(const char *name);
+
+typedef struct report_test {
+	char *name;	  /* "suite/test"; any byte but NUL */
+	test_state state;
+	char *message;	  /* fail/skip message, crash signal, error reason; NULL: none */
+	char *output;	  /* captured stdout+stderr, bounded; NULL: none */
+	uint32_t generation; /* the host generation that ran it last */
+	uint32_t attempts;   /* 1, or 2 when it was retried in a fresh host */
+	double duration;     /* seconds */
+	uint64_t va_after;   /* bytes, sampled right after the test; 0: unknown */
+	uint64_t rss_after;
+	int64_t va_delta;    /* VA left behind: after minus before */
+	int64_t rss_delta;
+} report_test;
+
+/* One category of a memory breakdown (issue: diagnosis). */
+typedef struct report_category {
+	char *name;	/* "heap", "anon", "stack", "shm", "file", "code", "reserved" */
+	uint64_t va;
+	uint64_t rss;	/* 0 when not measured */
+} report_category;
+
+/* A group of same-named, same-sized mappings: "525 x 8 MiB /memfd:blocks". */
+typedef struct report_group {
+	char *name;
+	uint64_t count;
+	uint64_t size;	/* of one mapping */
+	uint64_t total;
+} report_group;
+
+typedef struct report_breakdown {
+	char *when; /* "recycle", "kill", "peak" */
+	uint64_t va;
+	uint64_t largest_gap;
+	report_category *categories;
+	size_t ncategories;
+	report_group *groups;
+	size_t ngroups;
+} report_breakdown;
+
+typedef struct report_generation {
+	uint32_t index;	  /* 0, 1, 2, ... within the shard */
+	long pid;
+	uint32_t tests_run;
+	uint64_t peak_va; /* VmPeak of the host, or the highest sample */
+	uint64_t peak_rss;
+	char *end;	  /* "quit", "recycle", "kill", "crash", "timeout", "error", "interrupted", "exit" */
+	char *reason;	  /* "va 3.51 GiB >= recycle 3.50 GiB"; NULL: none */
+	double start;	  /* seconds since the run started */
+	double wall;	  /* seconds */
+	report_breakdown *breakdowns; /* at recycle, kill or peak; may be empty */
+	size_t nbreakdowns;
+} report_generation;
+
+typedef struct report_point {
+	double t;	/* seconds since the run started */
+	uint64_t va;	/* the highest VA of the interval this point stands for */
+	uint64_t rss;
+	uint32_t generation;
+} report_point;
+
+typedef struct report_shard {
+	uint32_t index;	  /* lane number on this node */
+	char *suite;	  /* what was run: basename of the host, or --suite */
+	char *arch;	  /* "x86", "x64" */
+	char *driver;	  /* "native", "gtest", "exec", "wrap" */
+	char *command;	  /* the host command line, shell-quoted for display */
+	uint64_t counts[TEST_STATE_COUNT];
+	uint64_t peak_va;
+	uint64_t peak_rss;
+	uint32_t recycles;
+	uint32_t kills;
+	double wall;
+	double user; /* CPU seconds of all its hosts */
+	double sys;
+	report_generation *gens;
+	size_t ngens;
+	report_test *tests;
+	size_t ntests;
+	report_point *timeline; /* downsampled, bounded */
+	size_t ntimeline;
+} report_shard;
+
+/* A test that left memory behind, ranked (derived from the tests). */
+typedef struct report_suspect {
+	char *name;
+	int64_t va_retained;  /* summed over its runs */
+	int64_t rss_retained;
+	uint32_t grew;	      /* runs in which VA grew */
+	uint32_t runs;
+	int alone_over_hard;  /* ended memory-limit */
+} report_suspect;
+
+typedef struct report {
+	char *tool_version;
+	/* commit identity; sha NULL when not run in a repository */
+	char *sha;
+	char *branch;	/* NULL for a detached HEAD with no CI ref */
+	int dirty;
+	char *repo_note; /* "not a git repository" etc.; NULL when sha is set */
+	uint32_t node_index; /* 1-based */
+	uint32_t node_total;
+	char *limits_soft; /* as limits_format writes them */
+	char *limits_hard;
+	double start_time; /* unix seconds */
+	double wall;
+	int interrupted;
+	int exit_code;
+	report_shard *shards;
+	size_t nshards;
+	report_suspect *suspects; /* top-N, most VA retained first */
+	size_t nsuspects;
+} report;
+
+/* An empty report with tool_version set. NULL on out of memory. */
+report *report_new(void);
+/* NULL is a no-op. */
+void report_free(report *r);
+
+/* strdup that accepts NULL (returns NULL) and aborts on out of memory. */
+char *report_strdup(const char *s);
+/* Same for len bytes (the result is NUL-terminated). */
+char *report_strndup(const char *s, size_t len);
+
+/* Appends a zeroed element; the returned pointer is valid until the next
+ * append to the same array. Abort on out of memory. */
+report_shard *report_add_shard(report *r);
+report_test *report_shard_add_test(report_shard *s);
+report_generation *report_shard_add_generation(report_shard *s);
+report_point *report_shard_add_point(report_shard *s);
+
+/* Recomputes the counts of each shard from its tests and fills the
+ * suspects (top max_suspects by VA retained). O(tests log tests). */
+void report_finish(report *r, size_t max_suspects);
+
+/* JSON form (Jansson): to_json returns a new reference (json_t *), from_json
+ * checks the schema field and every type, MG_EINVAL naming the bad field. */
+void *report_to_json(const report *r);
+int report_from_json(report **out, void *json, mg_err *err);
+
+/* Writes PATH.tmp, fsyncs, renames over PATH: never a half-written file. */
+int report_save(const report *r, const char *path, mg_err *err);
+/* MG_ENOTFOUND if the file is missing, MG_EINVAL if not a valid report. */
+int report_load(report **out, const char *path, mg_err *err);
+
+#endif

@@ -1,0 +1,25 @@
+/*
+ * elf.h - what a host executable is, read from its file without running it:
+ * the ELF class (x86 or x64) and whether it carries a marker string (the
+ * host library's, GoogleTest's). Reads; never executes.
+ */
+#ifndef MG_ELF_H
+#define MG_ELF_H
+
+#include <stddef.h>
+
+#include "limits.h"
+#include "mg_err.h"
+
+/*
+ * Reads the ELF header of path: MG_ARCH_X86 for ELFCLASS32 i386,
+ * MG_ARCH_X64 for ELFCLASS64 x86-64. MG_ENOTFOUND if the file cannot be
+ * opened (message with strerror), MG_EINVAL if it is not an x86/x64 ELF.
+ */
+int elf_arch(mg_arch *out, const char *path, mg_err *err);
+
+/* 1 if the file contains the bytes of marker, 0 if not, <0 on error.
+ * Streams the file in blocks: O(file size). */
+int elf_contains(const char *path, const char *marker, mg_err *err);
+
+#endif

@@ -1,0 +1,90 @@
+/*
+ * limits.h - the limit grammar ("va=3.5G,rss=80%,gap=64M") shared by flags
+ * and the config file, arch defaults, and evaluation against a reading.
+ * Pure computation: no I/O, no allocation.
+ */
+#ifndef MG_LIMITS_H
+#define MG_LIMITS_H
+
+#include <stdint.h>
+
+#include "mg_err.h"
+
+typedef enum mg_arch {
+	MG_ARCH_UNKNOWN = 0,
+	MG_ARCH_X86,
+	MG_ARCH_X64,
+} mg_arch;
+
+/* "x86", "x64" or "unknown"; never NULL. */
+const char *limits_arch_name(mg_arch arch);
+/* Parses "x86"/"i386"/"32" and "x64"/"x86_64"/"amd64"/"64"; MG_EINVAL else. */
+int limits_arch_parse(mg_arch *out, const char *text, mg_err *err);
+
+/* The address-space ceiling of an arch: 4 GiB for x86, 2^47 for x64. */
+uint64_t limits_arch_ceiling(mg_arch arch);
+
+/* One parsed value: either bytes or a percentage still to be resolved. */
+typedef struct limit_value {
+	uint64_t bytes; /* 0 and percent 0: not set */
+	double percent; /* > 0: a share of the base the key names */
+} limit_value;
+
+/* What the user wrote, before the arch and machine are known. */
+typedef struct limits_spec {
+	limit_value va;	    /* VmSize of each process: % of the arch ceiling */
+	limit_value rss;    /* resident set of the host's process tree: % of cgroup limit or RAM */
+	limit_value cgroup; /* usage of the cgroup: % of its limit */
+	limit_value gap;    /* largest free VA gap falls below (x86 only): bytes */
+} limits_spec;
+
+/* Resolved limits in bytes; 0 means "no limit". */
+typedef struct limits {
+	uint64_t va;
+	uint64_t rss;
+	uint64_t cgroup;
+	uint64_t gap;
+} limits;
+
+/* Which limit a reading crossed (a bit set). */
+enum {
+	LIMIT_VA = 1 << 0,
+	LIMIT_RSS = 1 << 1,
+	LIMIT_CGROUP = 1 << 2,
+	LIMIT_GAP = 1 << 3,
+};
+
+/*
+ * Parses a size: plain bytes; K, M, G, T and KiB, MiB, GiB, TiB as powers of
+ * 1024; KB, MB, GB, TB as powers of 1000; either case; a decimal fraction
+ * ("3.5G"). MG_EINVAL with a message naming the token otherwise.
+ */
+int limits_parse_size(uint64_t *out, const char *token, mg_err *err);
+
+/*
+ * Parses a comma-separated list of key=value ("va=3.5G,rss=80%"). Keys not
+ * named keep what *out held, so a flag can be layered over a config file
+ * value. Empty text is an error. MG_EINVAL names the bad token.
+ */
+int limits_parse(limits_spec *out, const char *text, mg_err *err);
+
+/* The defaults: x86 recycles at va=3.5G and kills at va=3.75G; x64 recycles
+ * at rss=80% and kills at rss=95% (of the cgroup limit, or RAM). */
+void limits_default(limits_spec *soft, limits_spec *hard, mg_arch arch);
+
+/*
+ * Turns a spec into bytes. ram is physical memory, cgroup_limit the cgroup's
+ * limit (0 if none). rss% is of cgroup_limit when set, else of ram.
+ */
+void limits_resolve(limits *out, const limits_spec *spec, mg_arch arch, uint64_t ram,
+		    uint64_t cgroup_limit);
+
+/* Returns the LIMIT_* bits that the reading reaches (>=) or, for gap, falls
+ * below. A reading of 0 for gap means "not measured" and never trips. */
+unsigned limits_check(const limits *l, uint64_t va, uint64_t rss, uint64_t cgroup,
+		      uint64_t gap);
+
+/* Writes "va=3.50GiB,rss=6.00GiB" (or "none") into buf. */
+void limits_format(char *buf, size_t size, const limits *l);
+
+#endif

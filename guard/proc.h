@@ -1,0 +1,59 @@
+/*
+ * proc.h - readers of /proc/PID files. The statm sampler is the hot path:
+ * one pread on a kept-open fd, no allocation, no syscall besides pread.
+ * Everything else here is for test boundaries or rarer.
+ */
+#ifndef MG_PROC_H
+#define MG_PROC_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "mg_err.h"
+
+/* Parses statm text ("size resident shared ...") into pages. -1 if malformed. */
+int proc_parse_statm(const char *buf, size_t len, uint64_t *size_pages, uint64_t *resident_pages);
+
+typedef struct proc_status {
+	uint64_t vm_peak; /* bytes; 0 when the line is absent (kernel thread, zombie) */
+	uint64_t vm_size;
+	uint64_t vm_hwm;
+	uint64_t vm_rss;
+	pid_t ppid;
+} proc_status;
+
+/* Parses /proc/PID/status text. Missing lines leave fields 0. -1 if malformed. */
+int proc_parse_status(const char *buf, size_t len, proc_status *out);
+
+/* Reads /proc/PID/status (6-9 us). MG_EGONE if the process is gone. */
+int proc_read_status(proc_status *out, pid_t pid, mg_err *err);
+
+/* Opaque: owns the kept-open fd of /proc/PID/statm. */
+typedef struct proc_sampler proc_sampler;
+
+/* Opens /proc/PID/statm. MG_EGONE if the process is gone already. */
+int proc_sampler_open(proc_sampler **out, pid_t pid, mg_err *err);
+
+/* One pread + parse (~1.5 us): VA and RSS in bytes. MG_EGONE once the process
+ * has exited (reads return 0 bytes or ESRCH), never a reading of 0. */
+int proc_sampler_read(proc_sampler *s, uint64_t *va, uint64_t *rss);
+
+/* Closes the fd. NULL is a no-op. */
+void proc_sampler_free(proc_sampler *s);
+
+/*
+ * Lists the descendants of pid (children, grandchildren, ...) into out, at
+ * most cap of them; returns how many were found (may exceed cap: only cap
+ * were written). Uses /proc/PID/task/TID/children where the kernel has it,
+ * else scans /proc. O(processes); not for every sample.
+ */
+size_t proc_descendants(pid_t pid, pid_t *out, size_t cap);
+
+/* Physical memory in bytes (sysconf). */
+uint64_t proc_ram_bytes(void);
+
+/* Page size in bytes. */
+uint64_t proc_page_size(void);
+
+#endif

@@ -1,0 +1,63 @@
+/*
+ * memguard_host.h - make a test program a memguard host with one call.
+ * libc only; builds for x86 (-m32) and x64. Started by memguard (the env has
+ * MEMGUARD_HOST), the program serves protocol v1 on fds 3/4; started
+ * directly, it runs its tests itself and exits non-zero on a failure.
+ */
+#ifndef MEMGUARD_HOST_H
+#define MEMGUARD_HOST_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum mg_result {
+	MG_PASS = 0,
+	MG_FAIL = 1,
+	MG_SKIP = 2,
+} mg_result;
+
+typedef mg_result (*mg_test_fn)(void);
+
+typedef struct mg_test {
+	const char *name; /* "suite/test" */
+	mg_test_fn fn;
+} mg_test;
+
+/* Sets the message reported with the current test's fail or skip (copied,
+ * bounded). Call from inside a test before returning MG_FAIL or MG_SKIP. */
+void mg_message(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/*
+ * The one call. In host mode serves list/run/quit until told to quit or the
+ * soft limit is crossed, then returns 0 (the caller returns it from main).
+ * Standalone: with no arguments runs every test in order and prints one line
+ * per test and a summary; "--list" prints the names; names as arguments run
+ * only those. Returns 0 when all ran passed or skipped, 1 otherwise.
+ */
+int mg_host_main(const mg_test *tests, size_t count, int argc, char **argv);
+
+/*
+ * The general form, for bindings whose tests are not a static array (the
+ * CUnit binding). name(i) returns test i's name; run(i, msg, cap) runs it and
+ * may write a NUL-terminated message into msg.
+ */
+typedef struct mg_host_ops {
+	size_t (*count)(void *ctx);
+	const char *(*name)(void *ctx, size_t i);
+	mg_result (*run)(void *ctx, size_t i, char *msg, size_t cap);
+} mg_host_ops;
+
+int mg_host_serve(const mg_host_ops *ops, void *ctx, int argc, char **argv);
+
+/* The marker embedded in every binary that links this library, so
+ * "memguard run --driver auto" can tell a host without running it. */
+#define MG_HOST_MARKER "memguard-host-protocol-v1"
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
