@@ -92,6 +92,7 @@ typedef struct report_point {
 } report_point;
 
 typedef struct report_shard {
+	uint32_t node;	  /* 1-based CI node that ran it (report.node_index when run) */
 	uint32_t index;	  /* lane number on this node */
 	char *suite;	  /* what was run: basename of the host, or --suite */
 	char *arch;	  /* "x86", "x64" */
@@ -165,10 +166,22 @@ report_point *report_shard_add_point(report_shard *s);
  * suspects (top max_suspects by VA retained). O(tests log tests). */
 void report_finish(report *r, size_t max_suspects);
 
+/* "3.49 GiB", "212 MiB", "4.0 KiB", "12 B" into buf. */
+void report_format_size(char *buf, size_t size, uint64_t bytes);
+
 /* JSON form (Jansson): to_json returns a new reference (json_t *), from_json
  * checks the schema field and every type, MG_EINVAL naming the bad field. */
 void *report_to_json(const report *r);
 int report_from_json(report **out, void *json, mg_err *err);
+
+/*
+ * Merges from into into, keyed by (node, arch, suite, shard index): a shard of
+ * from replaces the shard of into with the same key, others are appended.
+ * into keeps its commit identity (or takes from's when it has none); start
+ * is the earlier, wall the longer, node_total the larger, interrupted and
+ * exit_code the worse; counts and suspects are recomputed (report_finish).
+ */
+int report_merge(report *into, const report *from, mg_err *err);
 
 /* Writes PATH.tmp, fsyncs, renames over PATH: never a half-written file. */
 int report_save(const report *r, const char *path, mg_err *err);
