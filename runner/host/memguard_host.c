@@ -1,0 +1,629 @@
+/*
+ * memguard_host.c - makes a test program a memguard host (protocol v1 on fds
+ * 3/4, PROTOCOL.md) or, started directly, a plain test runner. libc only,
+ * built for -m32 too. The per-test path never allocates (a host near its
+ * address-space limit cannot) and costs one pread and one write per test.
+ */
+#include "memguard_host.h"
+#include "mg_proto.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+/* Found by scanning the file: "memguard run --driver auto" tells a host by it. */
+__attribute__((used)) const char mg_host_marker[] = MG_HOST_MARKER;
+
+#define MSG_CAP 4096
+#define IN_CAP (2 * MG_PROTO_LINE_MAX)
+#define OUT_CAP (3 * MG_PROTO_LINE_MAX)
+/* Longest test name quoted in an "unknown test" message. */
+#define UNKNOWN_NAME_MAX 1024
+#define NO_INDEX ((size_t)-1)
+/* Return value of a step that wants the serve loop to go on. */
+#define STEP_MORE (-1)
+
+/* Where mg_message writes: the running test's buffer, or a spare one. */
+static char msg_spare[MSG_CAP];
+static char *msg_buf = msg_spare;
+static size_t msg_cap = MSG_CAP;
+
+void mg_message(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg_buf, msg_cap, fmt, ap);
+	va_end(ap);
+}
+
+typedef struct mem {
+	uint64_t va, rss;
+} mem;
+
+typedef struct host {
+	const mg_host_ops *ops;
+	void *ctx;
+	size_t count;
+	/* name -> index: open addressing over indices; NULL falls back to a scan */
+	size_t *slots;
+	size_t nslots;
+	size_t guess; /* the index after the last one looked up */
+
+	int cmd_fd, reply_fd, statm_fd;
+	uint64_t page;
+	int has_va_limit, has_rss_limit;
+	uint64_t va_limit, rss_limit;
+
+	char in[IN_CAP];
+	size_t in_start, in_len;
+	char out[OUT_CAP];
+	size_t out_len;
+	char msg[MSG_CAP];
+} host;
+
+/* Static: 400 KiB of buffers that must not come from a heap near its limit. */
+static host the_host;
+
+/* ---- name lookup ---- */
+
+static size_t hash_name(const char *s, size_t len)
+{
+	uint64_t h = 14695981039346656037ull;
+	for (size_t i = 0; i < len; i++) {
+		h ^= (unsigned char)s[i];
+		h *= 1099511628211ull;
+	}
+	return (size_t)(h ^ (h >> 32));
+}
+
+static int name_is(host *h, size_t i, const char *name, size_t len)
+{
+	const char *n = h->ops->name(h->ctx, i);
+	return strncmp(n, name, len) == 0 && n[len] == '\0';
+}
+
+/* Builds the index once; O(N). On allocation failure lookups scan instead. */
+static void index_build(host *h)
+{
+	size_t n = 16;
+	while (n < 2 * h->count)
+		n *= 2;
+	h->slots = malloc(n * sizeof(*h->slots));
+	if (h->slots == NULL)
+		return;
+	h->nslots = n;
+	for (size_t i = 0; i < n; i++)
+		h->slots[i] = NO_INDEX;
+	for (size_t i = 0; i < h->count; i++) {
+		const char *name = h->ops->name(h->ctx, i);
+		size_t s = hash_name(name, strlen(name)) & (n - 1);
+		while (h->slots[s] != NO_INDEX)
+			s = (s + 1) & (n - 1);
+		h->slots[s] = i;
+	}
+}
+
+/* Expected O(1): the next index is tried first (runners send list order). */
+static size_t index_find(host *h, const char *name, size_t len)
+{
+	size_t found = NO_INDEX;
+	if (h->guess < h->count && name_is(h, h->guess, name, len)) {
+		found = h->guess;
+	} else if (h->slots != NULL) {
+		size_t s = hash_name(name, len) & (h->nslots - 1);
+		for (; h->slots[s] != NO_INDEX; s = (s + 1) & (h->nslots - 1)) {
+			if (name_is(h, h->slots[s], name, len)) {
+				found = h->slots[s];
+				break;
+			}
+		}
+	} else {
+		for (size_t i = 0; i < h->count && found == NO_INDEX; i++)
+			if (name_is(h, i, name, len))
+				found = i;
+	}
+	if (found != NO_INDEX)
+		h->guess = found + 1;
+	return found;
+}
+
+/* ---- memory ---- */
+
+static uint64_t parse_u64(const char **p)
+{
+	uint64_t v = 0;
+	while (**p == ' ' || **p == '\t')
+		(*p)++;
+	while (**p >= '0' && **p <= '9')
+		v = v * 10 + (uint64_t)(*(*p)++ - '0');
+	return v;
+}
+
+/* ~1.5 us: one pread of the kept-open statm. Zeros when it cannot be read. */
+static mem mem_now(host *h)
+{
+	mem m = {0, 0};
+	char buf[160];
+	ssize_t n = h->statm_fd < 0 ? -1 : pread(h->statm_fd, buf, sizeof(buf) - 1, 0);
+	if (n <= 0)
+		return m;
+	buf[n] = '\0';
+	const char *p = buf;
+	m.va = parse_u64(&p) * h->page;
+	m.rss = parse_u64(&p) * h->page;
+	return m;
+}
+
+/* 6-9 us: VmPeak and VmHWM from /proc/self/status; once per host, at bye. */
+static mem mem_peak(void)
+{
+	mem m = {0, 0};
+	static char buf[8192];
+	int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return m;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return m;
+	buf[n] = '\0';
+	const char *p = strstr(buf, "\nVmPeak:");
+	if (p != NULL) {
+		p += 8;
+		m.va = parse_u64(&p) * 1024;
+	}
+	p = strstr(buf, "\nVmHWM:");
+	if (p != NULL) {
+		p += 7;
+		m.rss = parse_u64(&p) * 1024;
+	}
+	return m;
+}
+
+/* ---- output: whole lines gathered in h->out, one write per flush ---- */
+
+static int out_flush(host *h)
+{
+	size_t done = 0;
+	while (done < h->out_len) {
+		ssize_t n = write(h->reply_fd, h->out + done, h->out_len - done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		done += (size_t)n;
+	}
+	h->out_len = 0;
+	return 0;
+}
+
+/* Makes room for n bytes (n <= OUT_CAP), flushing if needed. */
+static int out_room(host *h, size_t n)
+{
+	if (h->out_len + n > OUT_CAP)
+		return out_flush(h);
+	return 0;
+}
+
+static int out_put(host *h, const char *s, size_t n)
+{
+	if (out_room(h, n) < 0)
+		return -1;
+	memcpy(h->out + h->out_len, s, n);
+	h->out_len += n;
+	return 0;
+}
+
+/* Appends one formatted line (callers keep it well under a line). */
+__attribute__((format(printf, 2, 3))) static int out_printf(host *h, const char *fmt, ...)
+{
+	if (out_room(h, MG_PROTO_LINE_MAX) < 0)
+		return -1;
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(h->out + h->out_len, OUT_CAP - h->out_len, fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= OUT_CAP - h->out_len)
+		return -1;
+	h->out_len += (size_t)n;
+	return 0;
+}
+
+/* Appends escaped text; the caller bounds len so the line fits. */
+static int out_escaped(host *h, const char *s, size_t len)
+{
+	size_t need = mg_proto_escape(NULL, 0, s, len);
+	if (out_room(h, need) < 0)
+		return -1;
+	mg_proto_escape(h->out + h->out_len, need, s, len);
+	h->out_len += need;
+	return 0;
+}
+
+static int out_bye(host *h)
+{
+	mem peak = mem_peak();
+	return out_printf(h, "bye %" PRIu64 " %" PRIu64 "\n", peak.va, peak.rss);
+}
+
+/* ---- input: a buffered line reader over the command fd ---- */
+
+/* Takes a complete line already buffered, without reading. 1 if one was. */
+static int line_ready(host *h, char **line, size_t *len)
+{
+	char *s = h->in + h->in_start;
+	char *nl = memchr(s, '\n', h->in_len);
+	if (nl == NULL)
+		return 0;
+	*line = s;
+	*len = (size_t)(nl - s);
+	h->in_start += *len + 1;
+	h->in_len -= *len + 1;
+	return 1;
+}
+
+/*
+ * 1 and a line (valid until the next call), 0 at end of file, -1 on a read
+ * error or a line over MG_PROTO_LINE_MAX.
+ */
+static int line_read(host *h, char **line, size_t *len)
+{
+	for (;;) {
+		if (line_ready(h, line, len))
+			return 1;
+		if (h->in_len >= MG_PROTO_LINE_MAX)
+			return -1;
+		memmove(h->in, h->in + h->in_start, h->in_len);
+		h->in_start = 0;
+		ssize_t n = read(h->cmd_fd, h->in + h->in_len, IN_CAP - h->in_len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -1;
+		if (n == 0)
+			return 0;
+		h->in_len += (size_t)n;
+	}
+}
+
+/* ---- serving ---- */
+
+static int is_word(const char *line, size_t len, const char *word)
+{
+	size_t n = strlen(word);
+	return len == n && memcmp(line, word, n) == 0;
+}
+
+static int is_run(const char *line, size_t len)
+{
+	return len >= 4 && memcmp(line, "run ", 4) == 0;
+}
+
+static int bad_command(const char *line, size_t len)
+{
+	fprintf(stderr, "memguard host: not a protocol v1 command: '%.*s'\n",
+		(int)(len > 200 ? 200 : len), line);
+	return 3;
+}
+
+static int over_limit(const host *h, mem m)
+{
+	return (h->has_va_limit && m.va >= h->va_limit) ||
+	       (h->has_rss_limit && m.rss >= h->rss_limit);
+}
+
+/* Runs test i with the message buffer in place; flushes stdout and stderr. */
+static mg_result run_one(host *h, size_t i, uint64_t *usec)
+{
+	struct timespec t0, t1;
+	h->msg[0] = '\0';
+	msg_buf = h->msg;
+	msg_cap = sizeof(h->msg);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	mg_result r = h->ops->run(h->ctx, i, h->msg, sizeof(h->msg));
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	fflush(stdout);
+	fflush(stderr);
+	msg_buf = msg_spare;
+	msg_cap = sizeof(msg_spare);
+	h->msg[sizeof(h->msg) - 1] = '\0';
+	int64_t ns = (int64_t)(t1.tv_sec - t0.tv_sec) * 1000000000 + (t1.tv_nsec - t0.tv_nsec);
+	*usec = ns > 0 ? (uint64_t)ns / 1000 : 0;
+	if (r != MG_PASS && r != MG_FAIL && r != MG_SKIP) {
+		snprintf(h->msg, sizeof(h->msg), "test returned %d, not a mg_result", (int)r);
+		r = MG_FAIL;
+	}
+	return r;
+}
+
+static int serve_line(host *h, char *line, size_t len);
+
+/*
+ * Serves the run line in line and every run line already buffered behind
+ * it: each result goes out in the same write as the next test's start.
+ */
+static int serve_runs(host *h, char *line, size_t len)
+{
+	for (;;) {
+		size_t before = h->out_len;
+		if (out_put(h, "start", 5) < 0 || out_put(h, line + 3, len - 3) < 0 ||
+		    out_put(h, "\n", 1) < 0)
+			return 0;
+		mg_msg m;
+		if (mg_proto_parse(&m, line, len) < 0 || m.kind != MG_CMD_RUN) {
+			/* the previous result still goes out; out_put may have flushed */
+			h->out_len = before <= h->out_len ? before : 0;
+			out_flush(h);
+			return bad_command(line, len);
+		}
+		size_t i = index_find(h, m.text, m.text_len);
+		mg_result r = MG_FAIL;
+		uint64_t usec = 0;
+		if (i != NO_INDEX) {
+			if (out_flush(h) < 0)
+				return 0;
+			r = run_one(h, i, &usec);
+		} else {
+			size_t n = m.text_len > UNKNOWN_NAME_MAX ? UNKNOWN_NAME_MAX : m.text_len;
+			snprintf(h->msg, sizeof(h->msg), "unknown test '%.*s'", (int)n, m.text);
+		}
+		mem after = mem_now(h);
+		static const char *const words[] = {"pass", "fail", "skip"};
+		if (out_printf(h, "%s %" PRIu64 " %" PRIu64 " %" PRIu64, words[r], usec, after.va,
+			       after.rss) < 0)
+			return 0;
+		if (r != MG_PASS && h->msg[0] != '\0') {
+			if (out_put(h, " ", 1) < 0 || out_escaped(h, h->msg, strlen(h->msg)) < 0)
+				return 0;
+		}
+		if (out_put(h, "\n", 1) < 0)
+			return 0;
+		if (over_limit(h, after)) {
+			if (out_printf(h, "recycle %" PRIu64 " %" PRIu64 "\n", after.va,
+				       after.rss) < 0 ||
+			    out_bye(h) < 0)
+				return 0;
+			out_flush(h);
+			return 0;
+		}
+		if (!line_ready(h, &line, &len))
+			return out_flush(h) < 0 ? 0 : STEP_MORE;
+		if (!is_run(line, len)) {
+			if (is_word(line, len, "quit")) {
+				if (out_bye(h) == 0)
+					out_flush(h);
+				return 0;
+			}
+			if (out_flush(h) < 0)
+				return 0;
+			return serve_line(h, line, len);
+		}
+	}
+}
+
+static int serve_list(host *h)
+{
+	for (size_t i = 0; i < h->count; i++) {
+		const char *name = h->ops->name(h->ctx, i);
+		if (out_put(h, "test ", 5) < 0 || out_escaped(h, name, strlen(name)) < 0 ||
+		    out_put(h, "\n", 1) < 0)
+			return 0;
+	}
+	if (out_printf(h, "end %zu\n", h->count) < 0 || out_flush(h) < 0)
+		return 0;
+	return STEP_MORE;
+}
+
+/* One command. STEP_MORE to go on, else the status to exit with. */
+static int serve_line(host *h, char *line, size_t len)
+{
+	if (is_run(line, len))
+		return serve_runs(h, line, len);
+	mg_msg m;
+	if (mg_proto_parse(&m, line, len) < 0)
+		return bad_command(line, len);
+	switch (m.kind) {
+	case MG_CMD_LIST:
+		return serve_list(h);
+	case MG_CMD_QUIT:
+		if (out_bye(h) == 0)
+			out_flush(h);
+		return 0;
+	default:
+		return bad_command(line, len);
+	}
+}
+
+/* Reads a decimal env value; 0 if absent or not a number. */
+static int env_u64(const char *name, uint64_t *out)
+{
+	const char *s = getenv(name);
+	if (s == NULL || *s == '\0')
+		return 0;
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (*end != '\0' || errno != 0 || *s < '0' || *s > '9') {
+		fprintf(stderr, "memguard host: ignoring %s='%s' (not a number)\n", name, s);
+		return 0;
+	}
+	*out = (uint64_t)v;
+	return 1;
+}
+
+static int env_fd(const char *name, int fallback)
+{
+	uint64_t v;
+	if (env_u64(name, &v) && v < 1024)
+		return (int)v;
+	return fallback;
+}
+
+static int host_mode(host *h)
+{
+	h->cmd_fd = env_fd(MG_ENV_CMD_FD, MG_PROTO_CMD_FD);
+	h->reply_fd = env_fd(MG_ENV_REPLY_FD, MG_PROTO_REPLY_FD);
+	h->has_va_limit = env_u64(MG_ENV_RECYCLE_VA, &h->va_limit);
+	h->has_rss_limit = env_u64(MG_ENV_RECYCLE_RSS, &h->rss_limit);
+	/* processes the tests spawn must not hold the protocol pipes open */
+	fcntl(h->cmd_fd, F_SETFD, FD_CLOEXEC);
+	fcntl(h->reply_fd, F_SETFD, FD_CLOEXEC);
+	h->statm_fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+	long page = sysconf(_SC_PAGESIZE);
+	h->page = page > 0 ? (uint64_t)page : 4096;
+
+	for (size_t i = 0; i < h->count; i++) {
+		const char *name = h->ops->name(h->ctx, i);
+		size_t need = name == NULL ? 0 : mg_proto_escape(NULL, 0, name, strlen(name));
+		if (need == 0 || need + 6 > MG_PROTO_LINE_MAX) {
+			fprintf(stderr, "memguard host: test %zu has an empty or over-long name\n",
+				i);
+			return 3;
+		}
+	}
+
+	mem m = mem_now(h);
+	if (out_printf(h, "hello %d %s %ld %" PRIu64 " %" PRIu64 "\n", MG_PROTO_VERSION,
+		       sizeof(void *) == 4 ? "x86" : "x64", (long)getpid(), m.va, m.rss) < 0 ||
+	    out_flush(h) < 0)
+		return 0;
+
+	for (;;) {
+		char *line;
+		size_t len;
+		int r = line_read(h, &line, &len);
+		if (r == 0)
+			return 0; /* the runner has gone */
+		if (r < 0) {
+			fprintf(stderr, "memguard host: command over %d bytes or unreadable\n",
+				MG_PROTO_LINE_MAX);
+			return 3;
+		}
+		int status = serve_line(h, line, len);
+		if (status != STEP_MORE)
+			return status;
+	}
+}
+
+/* ---- standalone ---- */
+
+static void usage(const char *prog)
+{
+	printf("usage: %s [--list | TEST...]\n"
+	       "  no arguments: run every test; --list: print the test names;\n"
+	       "  TEST...: run only those. Under memguard (MEMGUARD_HOST set) it\n"
+	       "  serves protocol v1 on fds 3/4 instead.\n",
+	       prog);
+}
+
+static void standalone_one(host *h, size_t i, size_t counts[3])
+{
+	uint64_t usec;
+	const char *name = h->ops->name(h->ctx, i);
+	mg_result r = run_one(h, i, &usec);
+	counts[r]++;
+	if (r == MG_PASS)
+		printf("PASS %s\n", name);
+	else if (h->msg[0] != '\0')
+		printf("%s %s: %s\n", r == MG_FAIL ? "FAIL" : "SKIP", name, h->msg);
+	else
+		printf("%s %s\n", r == MG_FAIL ? "FAIL" : "SKIP", name);
+	fflush(stdout);
+}
+
+static int standalone(host *h, int argc, char **argv)
+{
+	const char *prog = argc > 0 ? argv[0] : "host";
+	if (argc > 1 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+		usage(prog);
+		return 0;
+	}
+	if (argc > 1 && strcmp(argv[1], "--list") == 0) {
+		if (argc > 2) {
+			usage(prog);
+			return 2;
+		}
+		for (size_t i = 0; i < h->count; i++)
+			printf("%s\n", h->ops->name(h->ctx, i));
+		return 0;
+	}
+	for (int a = 1; a < argc; a++) {
+		if (strncmp(argv[a], "--", 2) == 0) {
+			fprintf(stderr, "%s: unknown option '%s'\n", prog, argv[a]);
+			usage(prog);
+			return 2;
+		}
+		if (index_find(h, argv[a], strlen(argv[a])) == NO_INDEX) {
+			fprintf(stderr, "%s: unknown test '%s' (--list shows the names)\n", prog,
+				argv[a]);
+			return 2;
+		}
+	}
+	size_t counts[3] = {0, 0, 0};
+	if (argc > 1) {
+		for (int a = 1; a < argc; a++)
+			standalone_one(h, index_find(h, argv[a], strlen(argv[a])), counts);
+	} else {
+		for (size_t i = 0; i < h->count; i++)
+			standalone_one(h, i, counts);
+	}
+	printf("%zu passed, %zu failed, %zu skipped\n", counts[MG_PASS], counts[MG_FAIL],
+	       counts[MG_SKIP]);
+	fflush(stdout);
+	return counts[MG_FAIL] ? 1 : 0;
+}
+
+int mg_host_serve(const mg_host_ops *ops, void *ctx, int argc, char **argv)
+{
+	host *h = &the_host;
+	memset(h, 0, sizeof(*h));
+	h->ops = ops;
+	h->ctx = ctx;
+	h->count = ops->count(ctx);
+	h->cmd_fd = h->reply_fd = h->statm_fd = -1;
+	index_build(h);
+	int status = getenv(MG_ENV_HOST) != NULL ? host_mode(h) : standalone(h, argc, argv);
+	if (h->statm_fd >= 0)
+		close(h->statm_fd);
+	free(h->slots);
+	h->slots = NULL;
+	return status;
+}
+
+/* ---- the static-array form ---- */
+
+typedef struct array_ctx {
+	const mg_test *tests;
+	size_t count;
+} array_ctx;
+
+static size_t array_count(void *ctx)
+{
+	return ((array_ctx *)ctx)->count;
+}
+
+static const char *array_name(void *ctx, size_t i)
+{
+	return ((array_ctx *)ctx)->tests[i].name;
+}
+
+static mg_result array_run(void *ctx, size_t i, char *msg, size_t cap)
+{
+	(void)msg; /* mg_message writes into it */
+	(void)cap;
+	return ((array_ctx *)ctx)->tests[i].fn();
+}
+
+int mg_host_main(const mg_test *tests, size_t count, int argc, char **argv)
+{
+	static const mg_host_ops ops = {array_count, array_name, array_run};
+	array_ctx ctx = {tests, count};
+	return mg_host_serve(&ops, &ctx, argc, argv);
+}
