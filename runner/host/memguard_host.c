@@ -22,11 +22,11 @@
 __attribute__((used)) const char mg_host_marker[] = MG_HOST_MARKER;
 
 #define MSG_CAP 4096
-#define IN_CAP (2 * MG_PROTO_LINE_MAX)
+#define IN_CAP  (2 * MG_PROTO_LINE_MAX)
 #define OUT_CAP (3 * MG_PROTO_LINE_MAX)
 /* Longest test name quoted in an "unknown test" message. */
 #define UNKNOWN_NAME_MAX 1024
-#define NO_INDEX ((size_t)-1)
+#define NO_INDEX         ((size_t)-1)
 /* Return value of a step that wants the serve loop to go on. */
 #define STEP_MORE (-1)
 
@@ -309,7 +309,7 @@ static int is_run(const char *line, size_t len)
 static int bad_command(const char *line, size_t len)
 {
 	fprintf(stderr, "memguard host: not a protocol v1 command: '%.*s'\n",
-		(int)(len > 200 ? 200 : len), line);
+	        (int)(len > 200 ? 200 : len), line);
 	return 3;
 }
 
@@ -377,7 +377,7 @@ static int serve_runs(host *h, char *line, size_t len)
 		mem after = mem_now(h);
 		static const char *const words[] = {"pass", "fail", "skip"};
 		if (out_printf(h, "%s %" PRIu64 " %" PRIu64 " %" PRIu64, words[r], usec, after.va,
-			       after.rss) < 0)
+		               after.rss) < 0)
 			return 0;
 		if (r != MG_PASS && h->msg[0] != '\0') {
 			if (out_put(h, " ", 1) < 0 || out_escaped(h, h->msg, strlen(h->msg)) < 0)
@@ -387,7 +387,7 @@ static int serve_runs(host *h, char *line, size_t len)
 			return 0;
 		if (over_limit(h, after)) {
 			if (out_printf(h, "recycle %" PRIu64 " %" PRIu64 "\n", after.va,
-				       after.rss) < 0 ||
+			               after.rss) < 0 ||
 			    out_bye(h) < 0)
 				return 0;
 			out_flush(h);
@@ -484,14 +484,14 @@ static int host_mode(host *h)
 		size_t need = name == NULL ? 0 : mg_proto_escape(NULL, 0, name, strlen(name));
 		if (need == 0 || need + 6 > MG_PROTO_LINE_MAX) {
 			fprintf(stderr, "memguard host: test %zu has an empty or over-long name\n",
-				i);
+			        i);
 			return 3;
 		}
 	}
 
 	mem m = mem_now(h);
 	if (out_printf(h, "hello %d %s %ld %" PRIu64 " %" PRIu64 "\n", MG_PROTO_VERSION,
-		       sizeof(void *) == 4 ? "x86" : "x64", (long)getpid(), m.va, m.rss) < 0 ||
+	               sizeof(void *) == 4 ? "x86" : "x64", (long)getpid(), m.va, m.rss) < 0 ||
 	    out_flush(h) < 0)
 		return 0;
 
@@ -503,7 +503,7 @@ static int host_mode(host *h)
 			return 0; /* the runner has gone */
 		if (r < 0) {
 			fprintf(stderr, "memguard host: command over %d bytes or unreadable\n",
-				MG_PROTO_LINE_MAX);
+			        MG_PROTO_LINE_MAX);
 			return 3;
 		}
 		int status = serve_line(h, line, len);
@@ -562,7 +562,7 @@ static int standalone(host *h, int argc, char **argv)
 		}
 		if (index_find(h, argv[a], strlen(argv[a])) == NO_INDEX) {
 			fprintf(stderr, "%s: unknown test '%s' (--list shows the names)\n", prog,
-				argv[a]);
+			        argv[a]);
 			return 2;
 		}
 	}

@@ -136,10 +136,10 @@ static const struct {
 	size_t len;
 	mg_msg_kind kind;
 } words[] = {
-    {"hello", 5, MG_MSG_HELLO}, {"test", 4, MG_MSG_TEST},   {"end", 3, MG_MSG_END},
-    {"start", 5, MG_MSG_START}, {"pass", 4, MG_MSG_PASS},   {"fail", 4, MG_MSG_FAIL},
+    {"hello", 5, MG_MSG_HELLO}, {"test", 4, MG_MSG_TEST},       {"end", 3, MG_MSG_END},
+    {"start", 5, MG_MSG_START}, {"pass", 4, MG_MSG_PASS},       {"fail", 4, MG_MSG_FAIL},
     {"skip", 4, MG_MSG_SKIP},   {"recycle", 7, MG_MSG_RECYCLE}, {"bye", 3, MG_MSG_BYE},
-    {"list", 4, MG_CMD_LIST},   {"run", 3, MG_CMD_RUN},     {"quit", 4, MG_CMD_QUIT},
+    {"list", 4, MG_CMD_LIST},   {"run", 3, MG_CMD_RUN},         {"quit", 4, MG_CMD_QUIT},
 };
 
 /*
