@@ -1,0 +1,189 @@
+/*
+ * fault_host.c - a host whose tests misbehave on request, for the runner's
+ * fault handling. Tests fault/t000..; MG_FAULT_TESTS sets the count (40);
+ * MG_FAULT="KIND@INDEX,..." plants faults. Plain C: built for x86 and x64.
+ */
+#include "memguard_host.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+enum {
+	F_SEGV = 1 << 0,
+	F_ABORT = 1 << 1,
+	F_HANG = 1 << 2,
+	F_GARBAGE = 1 << 3,
+	F_RESERVE = 1 << 4,
+	F_LEAK = 1 << 5,
+	F_FAIL = 1 << 6,
+	F_EXIT = 1 << 7,
+	F_SLOW = 1 << 8,
+	F_PRINT = 1 << 9,
+	F_SKIP = 1 << 10,
+	F_LEAKRSS = 1 << 11,
+};
+
+static const struct {
+	const char *name;
+	unsigned bit;
+} kinds[] = {
+    {"segv", F_SEGV},       {"abort", F_ABORT}, {"hang", F_HANG}, {"garbage", F_GARBAGE},
+    {"reserve", F_RESERVE}, {"leak", F_LEAK},   {"fail", F_FAIL}, {"exit", F_EXIT},
+    {"slow", F_SLOW},       {"print", F_PRINT}, {"skip", F_SKIP}, {"leakrss", F_LEAKRSS},
+};
+
+#define NAME_LEN 32
+
+typedef struct faults {
+	size_t count;
+	char (*names)[NAME_LEN];
+	unsigned *plan;
+} faults;
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+	while (nanosleep(&ts, &ts) != 0)
+		;
+}
+
+static size_t ops_count(void *ctx)
+{
+	return ((faults *)ctx)->count;
+}
+
+static const char *ops_name(void *ctx, size_t i)
+{
+	return ((faults *)ctx)->names[i];
+}
+
+static mg_result ops_run(void *ctx, size_t i, char *msg, size_t cap)
+{
+	faults *f = ctx;
+	unsigned plan = f->plan[i];
+	mg_result r = MG_PASS;
+	(void)msg;
+	(void)cap;
+	if (plan & F_PRINT) {
+		for (int k = 1; k <= 3; k++)
+			printf("%s: stdout line %d\n", f->names[i], k);
+		fprintf(stderr, "%s: stderr line\n", f->names[i]);
+	}
+	if (plan & F_GARBAGE) {
+		static const char garbage[] = "\x01\x02 not a protocol line\n";
+		const char *fd_env = getenv("MEMGUARD_REPLY_FD");
+		int fd = fd_env != NULL ? atoi(fd_env) : 4;
+		if (write(fd, garbage, sizeof(garbage) - 1) < 0)
+			perror("fault_host: garbage");
+	}
+	if (plan & F_SLOW)
+		sleep_ms(200);
+	if (plan & F_LEAK) {
+		if (mmap(NULL, 64u << 20, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
+		         0) == MAP_FAILED) {
+			mg_message("leak: mmap of 64 MiB failed");
+			r = MG_FAIL;
+		}
+	}
+	if (plan & F_LEAKRSS) {
+		char *p = mmap(NULL, 64u << 20, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+		               -1, 0);
+		if (p == MAP_FAILED) {
+			mg_message("leakrss: mmap of 64 MiB failed");
+			r = MG_FAIL;
+		} else {
+			memset(p, 1, 64u << 20);
+		}
+	}
+	if (plan & F_RESERVE) {
+		size_t size = (size_t)3 << 30;
+		void *p =
+		    mmap(NULL, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		if (p == MAP_FAILED) {
+			mg_message("reserve: mmap of 3 GiB failed");
+			r = MG_FAIL;
+		} else {
+			sleep_ms(2000);
+			munmap(p, size);
+		}
+	}
+	if (plan & F_SEGV)
+		raise(SIGSEGV);
+	if (plan & F_ABORT)
+		abort();
+	if (plan & F_EXIT)
+		_exit(7);
+	if (plan & F_HANG)
+		for (;;)
+			pause();
+	if (plan & F_FAIL) {
+		mg_message("planted failure");
+		r = MG_FAIL;
+	}
+	if ((plan & F_SKIP) && r == MG_PASS) {
+		mg_message("planted skip");
+		r = MG_SKIP;
+	}
+	return r;
+}
+
+/* Parses MG_FAULT into f->plan; -1 (with a message) on a bad entry. */
+static int plan_faults(faults *f, const char *spec)
+{
+	char buf[4096];
+	if (spec == NULL || *spec == '\0')
+		return 0;
+	if (strlen(spec) >= sizeof(buf)) {
+		fprintf(stderr, "fault_host: MG_FAULT too long\n");
+		return -1;
+	}
+	strcpy(buf, spec);
+	for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok != NULL;
+	     tok = strtok_r(NULL, ",", &save)) {
+		char *at = strchr(tok, '@');
+		char *end = NULL;
+		unsigned long idx = at != NULL ? strtoul(at + 1, &end, 10) : 0;
+		if (at == NULL || end == at + 1 || *end != '\0' || idx >= f->count) {
+			fprintf(stderr,
+			        "fault_host: bad MG_FAULT entry '%s' (KIND@INDEX, %zu tests)\n",
+			        tok, f->count);
+			return -1;
+		}
+		*at = '\0';
+		size_t k, n = sizeof(kinds) / sizeof(kinds[0]);
+		for (k = 0; k < n && strcmp(kinds[k].name, tok) != 0; k++)
+			;
+		if (k == n) {
+			fprintf(stderr, "fault_host: unknown fault kind '%s'\n", tok);
+			return -1;
+		}
+		f->plan[idx] |= kinds[k].bit;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	faults f = {40, NULL, NULL};
+	const char *n = getenv("MG_FAULT_TESTS");
+	if (n != NULL && *n != '\0')
+		f.count = (size_t)strtoul(n, NULL, 10);
+	f.names = calloc(f.count ? f.count : 1, sizeof(*f.names));
+	f.plan = calloc(f.count ? f.count : 1, sizeof(*f.plan));
+	if (f.names == NULL || f.plan == NULL)
+		return 3;
+	for (size_t i = 0; i < f.count; i++)
+		snprintf(f.names[i], NAME_LEN, "fault/t%03zu", i);
+	if (plan_faults(&f, getenv("MG_FAULT")) < 0)
+		return 2;
+	static const mg_host_ops ops = {ops_count, ops_name, ops_run};
+	int status = mg_host_serve(&ops, &f, argc, argv);
+	free(f.names);
+	free(f.plan);
+	return status;
+}
