@@ -1,0 +1,689 @@
+/*
+ * test_host.c - protocol v1 parser and escaper (good and malformed lines, a
+ * fixed-seed fuzz loop) and the host library driven as a real process:
+ * standalone exit codes, and host mode through pipes on fds 3/4.
+ */
+#include "mg_proto.h"
+#include "mg_test.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+/* ---- parser helpers ---- */
+
+static char linebuf[MG_PROTO_LINE_MAX + 16];
+
+/* Parses a copy of s (len bytes, may hold NUL). */
+static int parse_n(mg_msg *m, const char *s, size_t len)
+{
+	memcpy(linebuf, s, len);
+	return mg_proto_parse(m, linebuf, len);
+}
+
+static int parse(mg_msg *m, const char *s)
+{
+	return parse_n(m, s, strlen(s));
+}
+
+static int text_is(const mg_msg *m, const char *s)
+{
+	return m->text != NULL && m->text_len == strlen(s) && memcmp(m->text, s, m->text_len) == 0;
+}
+
+static void parse_hello(void)
+{
+	mg_msg m;
+	CU_ASSERT_EQUAL_FATAL(parse(&m, "hello 1 x86 4242 123456789 2101248"), 0);
+	CU_ASSERT_EQUAL(m.kind, MG_MSG_HELLO);
+	CU_ASSERT_EQUAL(m.version, 1);
+	CU_ASSERT_STRING_EQUAL(m.arch, "x86");
+	CU_ASSERT_EQUAL(m.pid, 4242);
+	CU_ASSERT_EQUAL(m.va, 123456789);
+	CU_ASSERT_EQUAL(m.rss, 2101248);
+	CU_ASSERT_EQUAL_FATAL(parse(&m, "hello 1 x64 1 0 18446744073709551615"), 0);
+	CU_ASSERT_STRING_EQUAL(m.arch, "x64");
+	CU_ASSERT_EQUAL(m.rss, UINT64_MAX);
+}
+
+static void parse_names(void)
+{
+	mg_msg m;
+	CU_ASSERT_EQUAL_FATAL(parse(&m, "test suite/a b\\\\c\\nd\\re"), 0);
+	CU_ASSERT_EQUAL(m.kind, MG_MSG_TEST);
+	CU_ASSERT(text_is(&m, "suite/a b\\c\nd\re"));
+	CU_ASSERT_EQUAL_FATAL(parse(&m, "start x"), 0);
+	CU_ASSERT_EQUAL(m.kind, MG_MSG_START);
+	CU_ASSERT(text_is(&m, "x"));
+	CU_ASSERT_EQUAL_FATAL(parse(&m, "run  two spaces "), 0);
+	CU_ASSERT_EQUAL(m.kind, MG_CMD_RUN);
+	CU_ASSERT(text_is(&m, " two spaces "));
+	CU_ASSERT_EQUAL_FATAL(parse(&m, "end 10000"), 0);
+	CU_ASSERT_EQUAL(m.kind, MG_MSG_END);
+	CU_ASSERT_EQUAL(m.count, 10000);
+	CU_ASSERT_EQUAL_FATAL(parse(&m, "list"), 0);
+	CU_ASSERT_EQUAL(m.kind, MG_CMD_LIST);
+	CU_ASSERT_EQUAL_FATAL(parse(&m, "quit"), 0);
+	CU_ASSERT_EQUAL(m.kind, MG_CMD_QUIT);
+}
+
+static void parse_results(void)
+{
+	mg_msg m;
+	CU_ASSERT_EQUAL_FATAL(parse(&m, "pass 12 3 4"), 0);
+	CU_ASSERT_EQUAL(m.kind, MG_MSG_PASS);
+	CU_ASSERT_EQUAL(m.usec, 12);
+	CU_ASSERT_EQUAL(m.va, 3);
+	CU_ASSERT_EQUAL(m.rss, 4);
+	CU_ASSERT_EQUAL_FATAL(parse(&m, "fail 7 8 9 expected 1\\ngot 2"), 0);
+	CU_ASSERT_EQUAL(m.kind, MG_MSG_FAIL);
+	CU_ASSERT_EQUAL(m.usec, 7);
+	CU_ASSERT(text_is(&m, "expected 1\ngot 2"));
+	CU_ASSERT_EQUAL_FATAL(parse(&m, "fail 7 8 9"), 0);
+	CU_ASSERT(text_is(&m, ""));
+	CU_ASSERT_EQUAL_FATAL(parse(&m, "fail 7 8 9 "), 0);
+	CU_ASSERT(text_is(&m, ""));
+	CU_ASSERT_EQUAL_FATAL(parse(&m, "skip 0 0 0 no GPU"), 0);
+	CU_ASSERT_EQUAL(m.kind, MG_MSG_SKIP);
+	CU_ASSERT(text_is(&m, "no GPU"));
+	CU_ASSERT_EQUAL_FATAL(parse(&m, "recycle 3758096384 1000"), 0);
+	CU_ASSERT_EQUAL(m.kind, MG_MSG_RECYCLE);
+	CU_ASSERT_EQUAL(m.va, 3758096384u);
+	CU_ASSERT_EQUAL(m.rss, 1000);
+	CU_ASSERT_EQUAL_FATAL(parse(&m, "bye 5 6"), 0);
+	CU_ASSERT_EQUAL(m.kind, MG_MSG_BYE);
+	CU_ASSERT_EQUAL(m.va, 5);
+	CU_ASSERT_EQUAL(m.rss, 6);
+	CU_ASSERT_EQUAL_FATAL(parse(&m, "pass 007 0 0"), 0); /* leading zeros are fine */
+	CU_ASSERT_EQUAL(m.usec, 7);
+}
+
+static void parse_malformed(void)
+{
+	static const char *const bad[] = {
+	    "",
+	    " ",
+	    "hi",
+	    "PASS 1 2 3",
+	    "pass",
+	    "pass 1 2",
+	    "pass 1 2 3 4",
+	    "pass 1 2 3 ",
+	    "pass  1 2 3",
+	    " pass 1 2 3",
+	    "pass 1  2 3",
+	    "pass -1 2 3",
+	    "pass +1 2 3",
+	    "pass 1 2 0x3",
+	    "pass 1 2 3.0",
+	    "pass 18446744073709551616 2 3",
+	    "pass 99999999999999999999 2 3",
+	    "pass 1 2 ",
+	    "pass\t1 2 3",
+	    "fail 1 2",
+	    "fail 1 2 3x message",
+	    "fail 1 2 3 bad \\x escape",
+	    "fail 1 2 3 trailing \\",
+	    "skip -0 1 1 msg",
+	    "hello 1 x86 4242 1",
+	    "hello 1 x86 4242 1 2 3",
+	    "hello 1 arm 4242 1 2",
+	    "hello 1 x866 4242 1 2",
+	    "hello 4294967296 x86 4242 1 2",
+	    "hello 1 x86 -4 1 2",
+	    "hello 1 x86 99999999999999999999 1 2",
+	    "test",
+	    "test ",
+	    "start",
+	    "start ",
+	    "run",
+	    "run ",
+	    "run \\",
+	    "run a\\tb",
+	    "end",
+	    "end 1 2",
+	    "end -1",
+	    "end ",
+	    "recycle 1",
+	    "recycle 1 2 3",
+	    "bye 1",
+	    "bye 1 2 x",
+	    "list ",
+	    "list x",
+	    "quit now",
+	    "quit\r",
+	    "pass 1 2 3\r",
+	    "unknown word",
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		mg_msg m;
+		int r = parse(&m, bad[i]);
+		if (r != -1)
+			fprintf(stderr, "accepted malformed line '%s'\n", bad[i]);
+		CU_ASSERT_EQUAL(r, -1);
+	}
+}
+
+static void parse_nul_and_newline(void)
+{
+	mg_msg m;
+	CU_ASSERT_EQUAL(parse_n(&m, "test a\0b", 8), -1);
+	CU_ASSERT_EQUAL(parse_n(&m, "pass 1 2 3\0", 11), -1);
+	CU_ASSERT_EQUAL(parse_n(&m, "test a\nb", 8), -1);
+	CU_ASSERT_EQUAL(parse_n(&m, "quit\n", 5), -1);
+	CU_ASSERT_EQUAL(parse_n(&m, "test a\rb", 8), 0); /* a raw CR is "any other byte" */
+	CU_ASSERT_EQUAL(mg_proto_parse(&m, NULL, 0), -1);
+}
+
+static void parse_line_limit(void)
+{
+	mg_msg m;
+	/* len + newline == MG_PROTO_LINE_MAX: the longest line accepted */
+	size_t len = MG_PROTO_LINE_MAX - 1;
+	memcpy(linebuf, "test ", 5);
+	memset(linebuf + 5, 'a', len - 5);
+	CU_ASSERT_EQUAL(mg_proto_parse(&m, linebuf, len), 0);
+	CU_ASSERT_EQUAL(m.text_len, len - 5);
+	memcpy(linebuf, "test ", 5);
+	memset(linebuf + 5, 'a', len + 1 - 5);
+	CU_ASSERT_EQUAL(mg_proto_parse(&m, linebuf, len + 1), -1);
+	CU_ASSERT_EQUAL(mg_proto_parse(&m, linebuf, (size_t)-1), -1);
+}
+
+static void escape_roundtrip(void)
+{
+	char src[255];
+	for (int i = 0; i < 255; i++)
+		src[i] = (char)(i + 1);
+	char esc[600];
+	size_t n = mg_proto_escape(esc, sizeof(esc), src, sizeof(src));
+	CU_ASSERT_EQUAL_FATAL(n, 255 + 3); /* \ LF CR take two bytes */
+	CU_ASSERT_PTR_NULL(memchr(esc, '\n', n));
+	CU_ASSERT_PTR_NULL(memchr(esc, '\r', n));
+	char line[700];
+	memcpy(line, "skip 1 2 3 ", 11);
+	memcpy(line + 11, esc, n);
+	mg_msg m;
+	CU_ASSERT_EQUAL_FATAL(mg_proto_parse(&m, line, 11 + n), 0);
+	CU_ASSERT_EQUAL(m.kind, MG_MSG_SKIP);
+	CU_ASSERT_EQUAL_FATAL(m.text_len, 255);
+	CU_ASSERT_EQUAL(memcmp(m.text, src, 255), 0);
+	/* each byte alone */
+	for (int i = 1; i < 256; i++) {
+		char c = (char)i, e[2];
+		size_t k = mg_proto_escape(e, sizeof(e), &c, 1);
+		memcpy(line, "run ", 4);
+		memcpy(line + 4, e, k);
+		CU_ASSERT_EQUAL(mg_proto_parse(&m, line, 4 + k), 0);
+		CU_ASSERT(m.text_len == 1 && m.text[0] == c);
+	}
+}
+
+static void escape_truncates(void)
+{
+	char dst[8];
+	memset(dst, '#', sizeof(dst));
+	CU_ASSERT_EQUAL(mg_proto_escape(dst, 4, "ab\ncd", 5), 6);
+	CU_ASSERT_EQUAL(memcmp(dst, "ab\\n##", 6), 0);
+	memset(dst, '#', sizeof(dst));
+	CU_ASSERT_EQUAL(mg_proto_escape(dst, 3, "ab\ncd", 5), 6);
+	CU_ASSERT_EQUAL(memcmp(dst, "ab\\#", 4), 0); /* first cap bytes, nothing after */
+	CU_ASSERT_EQUAL(mg_proto_escape(NULL, 0, "\\\\", 2), 4);
+	CU_ASSERT_EQUAL(mg_proto_escape(dst, sizeof(dst), "", 0), 0);
+}
+
+/* ---- fuzz ---- */
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
+
+static uint32_t rng(void)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return (uint32_t)(rng_state >> 11);
+}
+
+/* Writes m back as a line in canonical form; returns its length. */
+static size_t format_msg(char *dst, size_t cap, const mg_msg *m)
+{
+	static const char *const words[] = {"hello", "test",    "end", "start", "pass", "fail",
+	                                    "skip",  "recycle", "bye", "list",  "run",  "quit"};
+	int n = 0;
+	switch (m->kind) {
+	case MG_MSG_HELLO:
+		n = snprintf(dst, cap, "hello %u %s %ld %" PRIu64 " %" PRIu64, m->version, m->arch,
+		             m->pid, m->va, m->rss);
+		break;
+	case MG_MSG_END:
+		n = snprintf(dst, cap, "end %" PRIu64, m->count);
+		break;
+	case MG_MSG_PASS:
+	case MG_MSG_FAIL:
+	case MG_MSG_SKIP:
+		n = snprintf(dst, cap, "%s %" PRIu64 " %" PRIu64 " %" PRIu64, words[m->kind],
+		             m->usec, m->va, m->rss);
+		if (m->kind != MG_MSG_PASS && m->text_len > 0)
+			dst[n++] = ' ';
+		break;
+	case MG_MSG_RECYCLE:
+	case MG_MSG_BYE:
+		n = snprintf(dst, cap, "%s %" PRIu64 " %" PRIu64, words[m->kind], m->va, m->rss);
+		break;
+	case MG_MSG_TEST:
+	case MG_MSG_START:
+	case MG_CMD_RUN:
+		n = snprintf(dst, cap, "%s ", words[m->kind]);
+		break;
+	case MG_CMD_LIST:
+	case MG_CMD_QUIT:
+		n = snprintf(dst, cap, "%s", words[m->kind]);
+		break;
+	}
+	size_t len = (size_t)n;
+	if (m->text_len > 0 && m->kind != MG_MSG_PASS)
+		len += mg_proto_escape(dst + len, cap - len, m->text, m->text_len);
+	return len;
+}
+
+static void fuzz(void)
+{
+	static const char *const seeds[] = {
+	    "hello 1 x86 4242 123456789 2101248",
+	    "test suite/a b\\\\c\\nd",
+	    "end 40",
+	    "start fault/t001",
+	    "pass 12 3 4",
+	    "fail 7 8 9 expected 1\\ngot 2 \\r\\\\",
+	    "skip 0 0 0 no GPU",
+	    "recycle 3758096384 1000",
+	    "bye 5 6",
+	    "list",
+	    "run demo/item_0001",
+	    "quit",
+	};
+	static const char interesting[] = " \\nr0123456789\n\r\0x-+";
+	static char line[512], copy[512], again[2048];
+	static char text[512];
+	size_t nseeds = sizeof(seeds) / sizeof(seeds[0]);
+	unsigned accepted = 0;
+	for (unsigned iter = 0; iter < 200000; iter++) {
+		const char *seed = seeds[rng() % nseeds];
+		size_t len = strlen(seed);
+		memcpy(line, seed, len);
+		unsigned edits = 1 + rng() % 4;
+		for (unsigned e = 0; e < edits; e++) {
+			size_t pos = len ? rng() % (len + 1) : 0;
+			char c = rng() % 2 ? (char)(rng() % 256)
+			                   : interesting[rng() % (sizeof(interesting) - 1)];
+			switch (rng() % 5) {
+			case 0: /* replace */
+				if (pos < len)
+					line[pos] = c;
+				break;
+			case 1: /* insert */
+				if (len < sizeof(line) - 1) {
+					memmove(line + pos + 1, line + pos, len - pos);
+					line[pos] = c;
+					len++;
+				}
+				break;
+			case 2: /* delete */
+				if (pos < len) {
+					memmove(line + pos, line + pos + 1, len - pos - 1);
+					len--;
+				}
+				break;
+			case 3: /* truncate */
+				len = pos;
+				break;
+			default: /* duplicate a slice */
+				if (pos < len && len * 2 < sizeof(line)) {
+					size_t k = rng() % (len - pos) + 1;
+					memmove(line + pos + k, line + pos, len - pos);
+					len += k;
+				}
+				break;
+			}
+		}
+		memcpy(copy, line, len);
+		mg_msg m;
+		if (mg_proto_parse(&m, copy, len) != 0)
+			continue;
+		accepted++;
+		CU_ASSERT_PTR_NULL(memchr(line, '\0', len));
+		CU_ASSERT(m.text == NULL || m.text_len == 0 ||
+		          (m.text >= copy && m.text + m.text_len <= copy + len));
+		/* what was accepted writes back canonically and parses to the same */
+		mg_msg first = m;
+		if (m.text_len > 0) {
+			memcpy(text, m.text, m.text_len);
+			first.text = text;
+		}
+		size_t n = format_msg(again, sizeof(again), &first);
+		mg_msg second;
+		if (mg_proto_parse(&second, again, n) != 0) {
+			CU_FAIL("accepted line does not re-escape to a valid line");
+			fprintf(stderr, "line: '%.*s'\n", (int)len, line);
+			continue;
+		}
+		CU_ASSERT_EQUAL(second.kind, first.kind);
+		CU_ASSERT_EQUAL(second.usec, first.usec);
+		CU_ASSERT_EQUAL(second.va, first.va);
+		CU_ASSERT_EQUAL(second.rss, first.rss);
+		CU_ASSERT_EQUAL(second.count, first.count);
+		CU_ASSERT_EQUAL(second.pid, first.pid);
+		CU_ASSERT_EQUAL(second.version, first.version);
+		CU_ASSERT_EQUAL(second.text_len, first.text_len);
+		if (second.text_len == first.text_len && first.text_len > 0)
+			CU_ASSERT_EQUAL(memcmp(second.text, first.text, first.text_len), 0);
+	}
+	/* the mutations must keep a fair share valid, or the loop tests nothing */
+	CU_ASSERT(accepted > 20000);
+	printf("fuzz: %u of 200000 mutated lines accepted\n", accepted);
+}
+
+/* ---- processes ---- */
+
+/* Runs path standalone with the extra env (NAME=VALUE, NULL-terminated). */
+static int run_standalone(const char *path, const char *const *env)
+{
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid == 0) {
+		unsetenv("MEMGUARD_HOST");
+		for (; env != NULL && *env != NULL; env++)
+			putenv((char *)*env);
+		int devnull = open("/dev/null", O_WRONLY);
+		dup2(devnull, 1);
+		execl(path, path, (char *)NULL);
+		_exit(127);
+	}
+	int status = -1;
+	if (pid < 0 || waitpid(pid, &status, 0) != pid)
+		return -1;
+	return status;
+}
+
+static void standalone_exit_codes(void)
+{
+	static const char *const planted[] = {"MG_FAULT=fail@3", NULL};
+	static const char *const clean[] = {"MG_FAULT=", NULL};
+	static const char *const crash[] = {"MG_FAULT=abort@1", NULL};
+	int st = run_standalone(FAULT_HOST64, planted);
+	CU_ASSERT_FATAL(WIFEXITED(st));
+	CU_ASSERT_EQUAL(WEXITSTATUS(st), 1);
+	st = run_standalone(FAULT_HOST64, clean);
+	CU_ASSERT_FATAL(WIFEXITED(st));
+	CU_ASSERT_EQUAL(WEXITSTATUS(st), 0);
+	st = run_standalone(FAULT_HOST64, crash);
+	CU_ASSERT_FATAL(WIFSIGNALED(st));
+	CU_ASSERT_EQUAL(WTERMSIG(st), SIGABRT);
+}
+
+typedef struct hostproc {
+	pid_t pid;
+	int cmd, reply;
+	char buf[1 << 17];
+	size_t start, len;
+	char line[MG_PROTO_LINE_MAX + 1];
+} hostproc;
+
+static hostproc hp;
+
+/* Starts path in host mode with pipes on 3/4; env as for run_standalone. */
+static int host_start(hostproc *h, const char *path, const char *const *env)
+{
+	int cmd[2], reply[2];
+	if (pipe2(cmd, O_CLOEXEC) < 0 || pipe2(reply, O_CLOEXEC) < 0)
+		return -1;
+	fflush(NULL);
+	h->pid = fork();
+	if (h->pid == 0) {
+		int c = fcntl(cmd[0], F_DUPFD, 10), r = fcntl(reply[1], F_DUPFD, 10);
+		if (c < 0 || r < 0 || dup2(c, 3) < 0 || dup2(r, 4) < 0)
+			_exit(126);
+		setenv("MEMGUARD_HOST", "1", 1);
+		setenv("MEMGUARD_CMD_FD", "3", 1);
+		setenv("MEMGUARD_REPLY_FD", "4", 1);
+		unsetenv("MEMGUARD_RECYCLE_VA");
+		unsetenv("MEMGUARD_RECYCLE_RSS");
+		for (; env != NULL && *env != NULL; env++)
+			putenv((char *)*env);
+		int devnull = open("/dev/null", O_WRONLY);
+		dup2(devnull, 1);
+		execl(path, path, (char *)NULL);
+		_exit(127);
+	}
+	close(cmd[0]);
+	close(reply[1]);
+	h->cmd = cmd[1];
+	h->reply = reply[0];
+	h->start = h->len = 0;
+	return h->pid > 0 ? 0 : -1;
+}
+
+static void host_send(hostproc *h, const char *s)
+{
+	size_t n = strlen(s);
+	CU_ASSERT_EQUAL(write(h->cmd, s, n), (ssize_t)n);
+}
+
+/* The next reply line without its newline, or NULL at EOF / after 10 s. */
+static const char *host_line(hostproc *h)
+{
+	for (;;) {
+		char *nl = memchr(h->buf + h->start, '\n', h->len);
+		if (nl != NULL) {
+			size_t n = (size_t)(nl - (h->buf + h->start));
+			memcpy(h->line, h->buf + h->start, n);
+			h->line[n] = '\0';
+			h->start += n + 1;
+			h->len -= n + 1;
+			return h->line;
+		}
+		memmove(h->buf, h->buf + h->start, h->len);
+		h->start = 0;
+		struct pollfd p = {h->reply, POLLIN, 0};
+		if (poll(&p, 1, 10000) <= 0)
+			return NULL;
+		ssize_t r = read(h->reply, h->buf + h->len, sizeof(h->buf) - h->len);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return NULL;
+		h->len += (size_t)r;
+	}
+}
+
+/* Expects a reply line of kind; returns the parsed message in *m. */
+static int expect(hostproc *h, mg_msg_kind kind, mg_msg *m)
+{
+	const char *l = host_line(h);
+	if (l == NULL) {
+		fprintf(stderr, "expected a reply, got EOF\n");
+		return -1;
+	}
+	static char copy[MG_PROTO_LINE_MAX + 1];
+	strcpy(copy, l);
+	if (mg_proto_parse(m, copy, strlen(copy)) != 0 || m->kind != kind) {
+		fprintf(stderr, "unexpected reply '%s'\n", l);
+		return -1;
+	}
+	return 0;
+}
+
+static int host_wait(hostproc *h)
+{
+	close(h->cmd);
+	int status = -1;
+	for (int i = 0; i < 1000; i++) {
+		pid_t r = waitpid(h->pid, &status, WNOHANG);
+		if (r == h->pid)
+			break;
+		struct timespec ts = {0, 10000000};
+		nanosleep(&ts, NULL);
+		if (i == 999) {
+			kill(h->pid, SIGKILL);
+			waitpid(h->pid, &status, 0);
+		}
+	}
+	close(h->reply);
+	return status;
+}
+
+static void hostmode_pipeline(void)
+{
+	static const char *const env[] = {"MG_BENCH_TESTS=50", NULL};
+	hostproc *h = &hp;
+	mg_msg m;
+	CU_ASSERT_EQUAL_FATAL(host_start(h, BENCH_HOST64, env), 0);
+	CU_ASSERT_EQUAL_FATAL(expect(h, MG_MSG_HELLO, &m), 0);
+	CU_ASSERT_EQUAL(m.version, 1);
+	CU_ASSERT_STRING_EQUAL(m.arch, "x64");
+	CU_ASSERT_EQUAL(m.pid, h->pid);
+	CU_ASSERT(m.va > 0 && m.rss > 0);
+
+	host_send(h, "list\n");
+	for (int i = 0; i < 50; i++) {
+		char want[32];
+		snprintf(want, sizeof(want), "bench/t%05d", i);
+		CU_ASSERT_EQUAL_FATAL(expect(h, MG_MSG_TEST, &m), 0);
+		CU_ASSERT(text_is(&m, want));
+	}
+	CU_ASSERT_EQUAL_FATAL(expect(h, MG_MSG_END, &m), 0);
+	CU_ASSERT_EQUAL(m.count, 50);
+
+	/* three run lines in one write: answered in order */
+	host_send(h, "run bench/t00007\nrun bench/t00003\nrun bench/t00049\n");
+	static const char *const order[] = {"bench/t00007", "bench/t00003", "bench/t00049"};
+	for (int i = 0; i < 3; i++) {
+		CU_ASSERT_EQUAL_FATAL(expect(h, MG_MSG_START, &m), 0);
+		CU_ASSERT(text_is(&m, order[i]));
+		CU_ASSERT_EQUAL_FATAL(expect(h, MG_MSG_PASS, &m), 0);
+		CU_ASSERT(m.va > 0 && m.rss > 0);
+	}
+	/* an unknown name still pairs start with a result */
+	host_send(h, "run no/such\\ntest\n");
+	CU_ASSERT_EQUAL_FATAL(expect(h, MG_MSG_START, &m), 0);
+	CU_ASSERT(text_is(&m, "no/such\ntest"));
+	CU_ASSERT_EQUAL_FATAL(expect(h, MG_MSG_FAIL, &m), 0);
+	CU_ASSERT(text_is(&m, "unknown test 'no/such\ntest'"));
+
+	host_send(h, "quit\n");
+	CU_ASSERT_EQUAL_FATAL(expect(h, MG_MSG_BYE, &m), 0);
+	CU_ASSERT(m.va > 0 && m.rss > 0);
+	CU_ASSERT_PTR_NULL(host_line(h));
+	int st = host_wait(h);
+	CU_ASSERT_FATAL(WIFEXITED(st));
+	CU_ASSERT_EQUAL(WEXITSTATUS(st), 0);
+}
+
+static void hostmode_recycle(void)
+{
+	static const char *const env[] = {"MEMGUARD_RECYCLE_VA=4096", NULL};
+	hostproc *h = &hp;
+	mg_msg m;
+	CU_ASSERT_EQUAL_FATAL(host_start(h, BENCH_HOST64, env), 0);
+	CU_ASSERT_EQUAL_FATAL(expect(h, MG_MSG_HELLO, &m), 0);
+	host_send(h, "run bench/t00000\nrun bench/t00001\nrun bench/t00002\n");
+	CU_ASSERT_EQUAL_FATAL(expect(h, MG_MSG_START, &m), 0);
+	CU_ASSERT(text_is(&m, "bench/t00000"));
+	CU_ASSERT_EQUAL_FATAL(expect(h, MG_MSG_PASS, &m), 0);
+	uint64_t va = m.va;
+	CU_ASSERT_EQUAL_FATAL(expect(h, MG_MSG_RECYCLE, &m), 0);
+	CU_ASSERT_EQUAL(m.va, va);
+	CU_ASSERT_EQUAL_FATAL(expect(h, MG_MSG_BYE, &m), 0);
+	CU_ASSERT(m.va >= va);
+	CU_ASSERT_PTR_NULL(host_line(h)); /* nothing after bye */
+	int st = host_wait(h);
+	CU_ASSERT_FATAL(WIFEXITED(st));
+	CU_ASSERT_EQUAL(WEXITSTATUS(st), 0);
+}
+
+static void hostmode_eof_and_garbage(void)
+{
+	hostproc *h = &hp;
+	mg_msg m;
+	/* runner gone: EOF on the command fd ends the host quietly */
+	CU_ASSERT_EQUAL_FATAL(host_start(h, BENCH_HOST64, NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(expect(h, MG_MSG_HELLO, &m), 0);
+	int st = host_wait(h);
+	CU_ASSERT_FATAL(WIFEXITED(st));
+	CU_ASSERT_EQUAL(WEXITSTATUS(st), 0);
+
+	/* a command outside the grammar: exit 3 without bye */
+	CU_ASSERT_EQUAL_FATAL(host_start(h, BENCH_HOST64, NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(expect(h, MG_MSG_HELLO, &m), 0);
+	host_send(h, "run bench/t00000\nrun\n");
+	CU_ASSERT_EQUAL_FATAL(expect(h, MG_MSG_START, &m), 0);
+	CU_ASSERT_EQUAL_FATAL(expect(h, MG_MSG_PASS, &m), 0);
+	CU_ASSERT_PTR_NULL(host_line(h));
+	st = host_wait(h);
+	CU_ASSERT_FATAL(WIFEXITED(st));
+	CU_ASSERT_EQUAL(WEXITSTATUS(st), 3);
+}
+
+static double now_us(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
+}
+
+/* 10,000 tests with up to 32 run lines queued: the cost per test, printed. */
+static void hostmode_throughput(void)
+{
+	hostproc *h = &hp;
+	mg_msg m;
+	const int total = 10000, window = 32;
+	CU_ASSERT_EQUAL_FATAL(host_start(h, BENCH_HOST64, NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(expect(h, MG_MSG_HELLO, &m), 0);
+	double t0 = now_us();
+	int sent = 0, done = 0;
+	char cmd[64];
+	while (done < total) {
+		while (sent < total && sent - done < window) {
+			snprintf(cmd, sizeof(cmd), "run bench/t%05d\n", sent++);
+			host_send(h, cmd);
+		}
+		CU_ASSERT_EQUAL_FATAL(expect(h, MG_MSG_START, &m), 0);
+		CU_ASSERT_EQUAL_FATAL(expect(h, MG_MSG_PASS, &m), 0);
+		done++;
+	}
+	double per = (now_us() - t0) / total;
+	host_send(h, "quit\n");
+	CU_ASSERT_EQUAL_FATAL(expect(h, MG_MSG_BYE, &m), 0);
+	int st = host_wait(h);
+	CU_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	printf("host mode: %.1f us per ~1 us test, pipelined (window %d)\n", per, window);
+	CU_ASSERT(per < 200.0); /* a sanity bound; the goal is < 10 us added */
+}
+
+static const mg_case cases[] = {
+    {"parse_hello", parse_hello},
+    {"parse_names", parse_names},
+    {"parse_results", parse_results},
+    {"parse_malformed", parse_malformed},
+    {"parse_nul_and_newline", parse_nul_and_newline},
+    {"parse_line_limit", parse_line_limit},
+    {"escape_roundtrip", escape_roundtrip},
+    {"escape_truncates", escape_truncates},
+    {"fuzz", fuzz},
+    {"standalone_exit_codes", standalone_exit_codes},
+    {"hostmode_pipeline", hostmode_pipeline},
+    {"hostmode_recycle", hostmode_recycle},
+    {"hostmode_eof_and_garbage", hostmode_eof_and_garbage},
+    {"hostmode_throughput", hostmode_throughput},
+};
+
+MG_TEST_MAIN("host", cases)
