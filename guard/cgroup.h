@@ -14,8 +14,8 @@
 #include "mg_err.h"
 
 typedef struct cgroup_mem {
-	int version;	     /* 1 or 2 */
-	char dir[PATH_MAX];  /* the controller directory of the group */
+	int version;        /* 1 or 2 */
+	char dir[PATH_MAX]; /* the controller directory of the group */
 } cgroup_mem;
 
 /*
@@ -30,7 +30,7 @@ int cgroup_find(cgroup_mem *out, pid_t pid, mg_err *err);
 typedef struct cgroup_usage {
 	uint64_t usage; /* bytes now */
 	uint64_t limit; /* bytes; 0 when unlimited ("max" or v1's huge value) */
-	uint64_t peak;	/* bytes; 0 when the kernel does not keep it */
+	uint64_t peak;  /* bytes; 0 when the kernel does not keep it */
 } cgroup_usage;
 
 /* Reads the usage files (two or three small reads). */

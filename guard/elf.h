@@ -2,7 +2,13 @@
  * elf.h - what a host executable is, read from its file without running it:
  * the ELF class (x86 or x64) and whether it carries a marker string (the
  * host library's, GoogleTest's). Reads; never executes.
+ *
+ * Like limits.h, this file shares its name with a system header (<elf.h>);
+ * with guard/ on the include path it would hide it, so it includes the real
+ * one first: Elf64_Ehdr, EM_386 and friends stay available.
  */
+#include_next <elf.h>
+
 #ifndef MG_ELF_H
 #define MG_ELF_H
 

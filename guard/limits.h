@@ -2,10 +2,18 @@
  * limits.h - the limit grammar ("va=3.5G,rss=80%,gap=64M") shared by flags
  * and the config file, arch defaults, and evaluation against a reading.
  * Pure computation: no I/O, no allocation.
+ *
+ * This file shares its name with the C library's <limits.h>. With guard/ on
+ * the include path, "#include <limits.h>" anywhere (cgroup.h, system headers,
+ * other folders) finds this file first, so it passes the include on to the
+ * real one before anything else; PATH_MAX and INT_MAX keep working.
  */
+#include_next <limits.h>
+
 #ifndef MG_LIMITS_H
 #define MG_LIMITS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "mg_err.h"
@@ -32,7 +40,7 @@ typedef struct limit_value {
 
 /* What the user wrote, before the arch and machine are known. */
 typedef struct limits_spec {
-	limit_value va;	    /* VmSize of each process: % of the arch ceiling */
+	limit_value va;     /* VmSize of each process: % of the arch ceiling */
 	limit_value rss;    /* resident set of the host's process tree: % of cgroup limit or RAM */
 	limit_value cgroup; /* usage of the cgroup: % of its limit */
 	limit_value gap;    /* largest free VA gap falls below (x86 only): bytes */
@@ -65,6 +73,18 @@ int limits_parse_size(uint64_t *out, const char *token, mg_err *err);
  * Parses a comma-separated list of key=value ("va=3.5G,rss=80%"). Keys not
  * named keep what *out held, so a flag can be layered over a config file
  * value. Empty text is an error. MG_EINVAL names the bad token.
+ *
+ * Details of the grammar (limits.c):
+ * - keys: va, rss, cgroup, gap, in either case; a key given twice in one
+ *   text is an error; so are empty items (",,", a leading or trailing ',');
+ * - blanks (space, tab) around keys, values and units are ignored:
+ *   " va = 3.5 G , rss=80% " is va=3.5G,rss=80%; "3. 5G" is not a size;
+ * - a value is a size (limits_parse_size), a percentage in (0, 100] ("80%",
+ *   "12.5%"; not for gap), or "none"/"off"/"0" to clear a layered value;
+ * - sizes with a fraction are truncated to whole bytes ("0.1K" is 102);
+ *   a plain byte count takes no fraction ("1.5" is an error); "512B" is
+ *   accepted as bytes; up to 9 fraction digits count;
+ * - on error *out is left exactly as it was.
  */
 int limits_parse(limits_spec *out, const char *text, mg_err *err);
 
@@ -77,12 +97,11 @@ void limits_default(limits_spec *soft, limits_spec *hard, mg_arch arch);
  * limit (0 if none). rss% is of cgroup_limit when set, else of ram.
  */
 void limits_resolve(limits *out, const limits_spec *spec, mg_arch arch, uint64_t ram,
-		    uint64_t cgroup_limit);
+                    uint64_t cgroup_limit);
 
 /* Returns the LIMIT_* bits that the reading reaches (>=) or, for gap, falls
  * below. A reading of 0 for gap means "not measured" and never trips. */
-unsigned limits_check(const limits *l, uint64_t va, uint64_t rss, uint64_t cgroup,
-		      uint64_t gap);
+unsigned limits_check(const limits *l, uint64_t va, uint64_t rss, uint64_t cgroup, uint64_t gap);
 
 /* Writes "va=3.50GiB,rss=6.00GiB" (or "none") into buf. */
 void limits_format(char *buf, size_t size, const limits *l);

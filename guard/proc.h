@@ -26,7 +26,8 @@ typedef struct proc_status {
 /* Parses /proc/PID/status text. Missing lines leave fields 0. -1 if malformed. */
 int proc_parse_status(const char *buf, size_t len, proc_status *out);
 
-/* Reads /proc/PID/status (6-9 us). MG_EGONE if the process is gone. */
+/* Reads /proc/PID/status (6-9 us). MG_EGONE if the process is gone.
+ * pid 0 reads the calling process (/proc/self), here and in proc_sampler_open. */
 int proc_read_status(proc_status *out, pid_t pid, mg_err *err);
 
 /* Opaque: owns the kept-open fd of /proc/PID/statm. */
@@ -49,6 +50,15 @@ void proc_sampler_free(proc_sampler *s);
  * else scans /proc. O(processes); not for every sample.
  */
 size_t proc_descendants(pid_t pid, pid_t *out, size_t cap);
+
+/* The /proc scan behind proc_descendants, always used where the children
+ * files are missing; exposed so both ways can be tested. O(processes). */
+size_t proc_descendants_scan(pid_t pid, pid_t *out, size_t cap);
+
+/* Parses the parent pid out of /proc/PID/stat text. The command name may hold
+ * anything, ") " included: the fields after it follow the last ')'.
+ * -1 if malformed. */
+int proc_parse_stat_ppid(const char *buf, size_t len, pid_t *ppid);
 
 /* Physical memory in bytes (sysconf). */
 uint64_t proc_ram_bytes(void);

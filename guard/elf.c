@@ -1,0 +1,126 @@
+/*
+ * elf.c - reads what a host executable is from its file: the ELF class and
+ * machine, and whether it holds a marker string. Never executes the file.
+ */
+#include "elf.h" /* also brings the system <elf.h> */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Opens path for reading and checks that it is a regular file. */
+static int open_regular(int *out, const char *path, mg_err *err)
+{
+	struct stat st = {0};
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return mg_err_set(err, MG_ENOTFOUND, "cannot open '%s': %s", path, strerror(errno));
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return mg_err_set(err, MG_EINVAL, "'%s' is not a regular file%s", path,
+		                  S_ISDIR(st.st_mode) ? " (a directory)" : "");
+	}
+	*out = fd;
+	return 0;
+}
+
+static ssize_t read_full(int fd, void *buf, size_t size, off_t offset)
+{
+	size_t got = 0;
+	while (got < size) {
+		ssize_t n = pread(fd, (char *)buf + got, size - got, offset + (off_t)got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -1;
+		if (n == 0)
+			break;
+		got += (size_t)n;
+	}
+	return (ssize_t)got;
+}
+
+int elf_arch(mg_arch *out, const char *path, mg_err *err)
+{
+	/* e_ident, e_type and e_machine sit at the same offsets in both classes. */
+	unsigned char h[EI_NIDENT + 4];
+	int fd = -1;
+	int rc = open_regular(&fd, path, err);
+	if (rc)
+		return rc;
+	ssize_t n = read_full(fd, h, sizeof(h), 0);
+	int e = errno;
+	close(fd);
+	if (n < 0)
+		return mg_err_set(err, MG_ERROR, "read '%s': %s", path, strerror(e));
+	if (n >= 2 && h[0] == '#' && h[1] == '!')
+		return mg_err_set(err, MG_EINVAL, "'%s' is a script, not an ELF executable", path);
+	if (n >= SELFMAG && memcmp(h, ELFMAG, SELFMAG) != 0)
+		return mg_err_set(err, MG_EINVAL, "'%s' is not an ELF file", path);
+	if ((size_t)n < sizeof(h))
+		return mg_err_set(err, MG_EINVAL, "'%s' is too short to be an ELF file (%zd bytes)",
+		                  path, n);
+	if (h[EI_DATA] != ELFDATA2LSB)
+		return mg_err_set(err, MG_EINVAL, "'%s' is a big-endian ELF, not x86/x64", path);
+	unsigned machine = (unsigned)h[EI_NIDENT + 2] | (unsigned)h[EI_NIDENT + 3] << 8;
+	if (h[EI_CLASS] == ELFCLASS32 && machine == EM_386) {
+		*out = MG_ARCH_X86;
+		return 0;
+	}
+	if (h[EI_CLASS] == ELFCLASS64 && machine == EM_X86_64) {
+		*out = MG_ARCH_X64;
+		return 0;
+	}
+	return mg_err_set(err, MG_EINVAL, "'%s' is an ELF%s for machine %u, not x86 or x64", path,
+	                  h[EI_CLASS] == ELFCLASS64 ? "64" : "32", machine);
+}
+
+/*
+ * Streams the file in 64 KiB blocks. The last marker_len - 1 bytes of each
+ * block are carried to the front of the next, so a marker that straddles a
+ * block boundary is found. O(file size); one allocation per call.
+ */
+int elf_contains(const char *path, const char *marker, mg_err *err)
+{
+	enum { BLOCK = 64 * 1024 };
+	size_t mlen = strlen(marker);
+	char *buf = NULL;
+	int fd = -1, rc;
+	if (mlen == 0)
+		return mg_err_set(err, MG_EINVAL, "empty marker");
+	rc = open_regular(&fd, path, err);
+	if (rc)
+		return rc;
+	buf = malloc(BLOCK + mlen);
+	if (!buf) {
+		rc = mg_err_set(err, MG_ERROR, "out of memory");
+		goto out;
+	}
+	size_t keep = 0;
+	off_t offset = 0;
+	rc = 0;
+	for (;;) {
+		ssize_t n = read_full(fd, buf + keep, BLOCK, offset);
+		if (n < 0) {
+			rc = mg_err_set(err, MG_ERROR, "read '%s': %s", path, strerror(errno));
+			goto out;
+		}
+		size_t have = keep + (size_t)n;
+		if (have >= mlen && memmem(buf, have, marker, mlen)) {
+			rc = 1;
+			goto out;
+		}
+		if (n == 0)
+			break;
+		offset += n;
+		keep = have < mlen - 1 ? have : mlen - 1;
+		memmove(buf, buf + have - keep, keep);
+	}
+out:
+	free(buf);
+	close(fd);
+	return rc;
+}

@@ -1,0 +1,2 @@
+/* maps.c - address-space breakdown from /proc/PID/maps (not written yet). */
+#include <stddef.h>

@@ -1,0 +1,130 @@
+/* test_elf.c - elf_arch on real x86/x64 programs and on what is not one;
+ * elf_contains across block boundaries. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "elf.h"
+#include "guard_test.h"
+
+void test_elf_arch_x86(void)
+{
+	mg_arch a = MG_ARCH_UNKNOWN;
+	mg_err err = {{0}};
+	int rc = elf_arch(&a, GUARD_TINY_X86, &err);
+	if (rc)
+		fprintf(stderr, "\n  %s\n", err.msg);
+	CU_ASSERT_EQUAL(rc, 0);
+	CU_ASSERT_EQUAL(a, MG_ARCH_X86);
+}
+
+void test_elf_arch_x64(void)
+{
+	mg_arch a = MG_ARCH_UNKNOWN;
+	mg_err err = {{0}};
+	CU_ASSERT_EQUAL(elf_arch(&a, GUARD_TINY_X64, &err), 0);
+	CU_ASSERT_EQUAL(a, MG_ARCH_X64);
+}
+
+static void arch_fails(const char *path, int code, const char *needle)
+{
+	mg_arch a = MG_ARCH_UNKNOWN;
+	mg_err err = {{0}};
+	CU_ASSERT_EQUAL(elf_arch(&a, path, &err), code);
+	CU_ASSERT_EQUAL(a, MG_ARCH_UNKNOWN);
+	GT_ASSERT_CONTAINS(err.msg, path);
+	GT_ASSERT_CONTAINS(err.msg, needle);
+}
+
+void test_elf_arch_not_elf(void)
+{
+	char dir[256], path[512];
+	gt_tmpdir(dir);
+	gt_write(dir, "script", "#!/bin/sh\necho hi\n");
+	snprintf(path, sizeof(path), "%s/script", dir);
+	arch_fails(path, MG_EINVAL, "script");
+	gt_write(dir, "short", "\177ELF\2");
+	snprintf(path, sizeof(path), "%s/short", dir);
+	arch_fails(path, MG_EINVAL, "too short");
+	gt_write(dir, "empty", "");
+	snprintf(path, sizeof(path), "%s/empty", dir);
+	arch_fails(path, MG_EINVAL, "too short");
+	gt_write(dir, "text", "just some text that is long enough\n");
+	snprintf(path, sizeof(path), "%s/text", dir);
+	arch_fails(path, MG_EINVAL, "not an ELF");
+	/* an ELF64 for aarch64 (e_machine 183) */
+	char arm[24] = "\177ELF\2\1\1";
+	arm[18] = (char)183;
+	snprintf(path, sizeof(path), "%s/arm", dir);
+	FILE *f = fopen(path, "wb");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	fwrite(arm, 1, sizeof(arm), f);
+	fclose(f);
+	arch_fails(path, MG_EINVAL, "machine 183");
+	arch_fails(dir, MG_EINVAL, "directory");
+	snprintf(path, sizeof(path), "%s/missing", dir);
+	arch_fails(path, MG_ENOTFOUND, "No such file");
+	gt_rmtree(dir);
+}
+
+void test_elf_contains_program(void)
+{
+	mg_err err = {{0}};
+	CU_ASSERT_EQUAL(elf_contains(GUARD_TINY_X86, "MEMGUARD-TINY-MARKER", &err), 1);
+	CU_ASSERT_EQUAL(elf_contains(GUARD_TINY_X64, "MEMGUARD-TINY-MARKER", &err), 1);
+	CU_ASSERT_EQUAL(elf_contains(GUARD_TINY_X64, "MEMGUARD-NOT-THERE-MARKER", &err), 0);
+	CU_ASSERT_EQUAL(elf_contains("/nonexistent/x", "M", &err), MG_ENOTFOUND);
+	GT_ASSERT_CONTAINS(err.msg, "/nonexistent/x");
+	CU_ASSERT_EQUAL(elf_contains(GUARD_TINY_X64, "", &err), MG_EINVAL);
+}
+
+/* A file of size bytes of 'x' with the marker written at offset at. */
+static void write_with_marker(const char *path, size_t size, size_t at, const char *marker)
+{
+	char *buf = malloc(size + 1);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(buf);
+	memset(buf, 'x', size);
+	if (marker)
+		memcpy(buf + at, marker, strlen(marker));
+	FILE *f = fopen(path, "wb");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	CU_ASSERT_EQUAL(fwrite(buf, 1, size, f), size);
+	CU_ASSERT_EQUAL(fclose(f), 0);
+	free(buf);
+}
+
+void test_elf_contains_boundary(void)
+{
+	static const char marker[] = "memguard-marker";
+	const size_t block = 64 * 1024, mlen = sizeof(marker) - 1;
+	char dir[256], path[512];
+	mg_err err = {{0}};
+	gt_tmpdir(dir);
+	snprintf(path, sizeof(path), "%s/blob", dir);
+	/* Every split of the marker over the first and the second boundary,
+	 * plus the very start and the very end of the file. */
+	size_t ats[64], n = 0;
+	for (size_t k = 0; k <= mlen; k++) {
+		ats[n++] = block - k;
+		ats[n++] = 2 * block - k;
+	}
+	ats[n++] = 0;
+	ats[n++] = 3 * block + 100 - mlen;
+	for (size_t i = 0; i < n; i++) {
+		write_with_marker(path, 3 * block + 100, ats[i], marker);
+		int rc = elf_contains(path, marker, &err);
+		if (rc != 1)
+			fprintf(stderr, "\n  marker at %zu not found (%d)\n", ats[i], rc);
+		CU_ASSERT_EQUAL(rc, 1);
+	}
+	write_with_marker(path, 3 * block + 100, 0, NULL);
+	CU_ASSERT_EQUAL(elf_contains(path, marker, &err), 0);
+	/* A marker longer than the file, and an empty file. */
+	write_with_marker(path, 4, 0, NULL);
+	CU_ASSERT_EQUAL(elf_contains(path, marker, &err), 0);
+	write_with_marker(path, 0, 0, NULL);
+	CU_ASSERT_EQUAL(elf_contains(path, marker, &err), 0);
+	CU_ASSERT_EQUAL(elf_contains(dir, marker, &err), MG_EINVAL);
+	gt_rmtree(dir);
+}
