@@ -1,0 +1,176 @@
+/*
+ * ci.c - the entry point of the ci subcommands: dispatch, help texts,
+ * option scanning without getopt's global state (ci_main may run many times
+ * in one process), and the report totals the commands share.
+ */
+#include <stdarg.h>
+#include <string.h>
+
+#include "ci_int.h"
+
+static const struct {
+	const char *cmd;
+	int (*fn)(int, char **);
+	const char *usage;
+} commands[] = {
+	{"note", note_main,
+	 "Usage: memguard note [--ref REF] [--commit REV] [--keep-timeline] REPORT.json\n"
+	 "  Stores the report as the git note of REV (default: the report's own commit\n"
+	 "  when it is in this repository, else HEAD) under refs/notes/memguard.\n"
+	 "  The note is compact JSON without timelines (unless --keep-timeline) or\n"
+	 "  captured test output. A note already there is merged by shard key (node,\n"
+	 "  arch, suite, index): the same key is replaced, other shards are kept.\n"},
+	{"notes-merge", notes_merge_main,
+	 "Usage: memguard notes-merge [--ref REF] OTHER_REF\n"
+	 "  Merges the notes of OTHER_REF (e.g. refs/notes/memguard-remote, fetched with\n"
+	 "  +refs/notes/memguard:refs/notes/memguard-remote) into REF: every commit's two\n"
+	 "  notes are merged by shard key, and REF gets a notes commit with both parents.\n"
+	 "  A missing OTHER_REF merges nothing and exits 0.\n"},
+	{"show", show_main,
+	 "Usage: memguard show [--ref REF] [--tests] [REV]\n"
+	 "  Prints the per-shard table of the note on REV (default HEAD); --tests also\n"
+	 "  lists the tests that left the most memory behind.\n"
+	 "  Exit 1: REV has no memguard note; 3: the note is not a memguard report.\n"},
+	{"compare", compare_main,
+	 "Usage: memguard compare [--ref REF] [--max-growth LIMITS] [--format text|markdown|json]\n"
+	 "                        BASE HEAD\n"
+	 "  BASE and HEAD are revisions (BASE is replaced by merge-base(BASE, HEAD)) or\n"
+	 "  report files. Shards are matched by (node, arch, suite, index), else by\n"
+	 "  (arch, suite) totals; tests by arch and name.\n"
+	 "  LIMITS: comma-separated METRIC=N% or METRIC=SIZE, METRIC one of va, rss\n"
+	 "  (peak of a shard), recycles, test (VA one test left behind); a metric may\n"
+	 "  have both; either one exceeded fails. SIZE: 512K, 64M, 1.5G (powers of\n"
+	 "  1024). Relative limits apply when the base is above 0. 'none': no limits.\n"
+	 "  Default: va=5%,rss=10%,test=8M.\n"
+	 "  Exit 0: within limits; 1: no note on BASE or HEAD, or the merge base is\n"
+	 "  missing (shallow clone) - nothing was compared; 2: bad arguments;\n"
+	 "  3: repository or note error; 4: a limit was exceeded (listed).\n"},
+	{"log", log_main,
+	 "Usage: memguard log [--ref REF] [-n N] [--format text|json|csv] [REV]\n"
+	 "  One line per commit with a note, following first parents from REV\n"
+	 "  (default HEAD), newest first, at most N lines (default 20): peak VA, peak\n"
+	 "  RSS, recycles, tests, result, and a sparkline of peak VA. Commits without\n"
+	 "  a note are skipped and counted in the footer.\n"},
+	{"merge", merge_main,
+	 "Usage: memguard merge OUT.json IN.json...\n"
+	 "  Combines the reports of several nodes into one (shards keyed by node, arch,\n"
+	 "  suite, index; a later file's shard replaces an earlier one with the same\n"
+	 "  key), written atomically.\n"},
+};
+
+#define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+const char *ci_usage(void)
+{
+	return "memguard ci commands (per-commit reports in git notes, refs/notes/memguard):\n"
+	       "  memguard note [--ref REF] [--commit REV] [--keep-timeline] REPORT.json\n"
+	       "  memguard notes-merge [--ref REF] OTHER_REF\n"
+	       "  memguard show [--ref REF] [--tests] [REV]\n"
+	       "  memguard compare [--ref REF] [--max-growth LIMITS] [--format text|markdown|json]"
+	       " BASE HEAD\n"
+	       "  memguard log [--ref REF] [-n N] [--format text|json|csv] [REV]\n"
+	       "  memguard merge OUT.json IN.json...\n"
+	       "REF defaults to $MEMGUARD_NOTES_REF, else refs/notes/memguard.\n"
+	       "Exit codes: 0 ok; 1 no note (show) or no baseline (compare); 2 usage;\n"
+	       "3 repository, libgit2 or corrupt note; 4 memory regression (compare).\n"
+	       "'memguard CMD -h' describes each.\n";
+}
+
+int ci_cmd_usage(const char *cmd, FILE *to, int code)
+{
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		if (strcmp(commands[i].cmd, cmd) == 0)
+			fputs(commands[i].usage, to);
+	return code;
+}
+
+int ci_fail(const char *cmd, int code, const char *fmt, ...)
+{
+	va_list ap;
+	fflush(stdout);
+	fprintf(stderr, "memguard %s: ", cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return code;
+}
+
+int ci_is_help(const char *arg)
+{
+	return strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0;
+}
+
+int ci_opt(const char *cmd, int argc, char **argv, int *i, const char *name, const char **val)
+{
+	const char *a = argv[*i];
+	size_t len = strlen(name);
+	if (strncmp(a, name, len) != 0)
+		return 0;
+	if (a[len] == '\0') {
+		if (*i + 1 >= argc)
+			return -ci_fail(cmd, CI_EXIT_USAGE, "%s needs a value", name);
+		*val = argv[++*i];
+		return 1;
+	}
+	if (name[1] == '-' && a[len] == '=') { /* --ref=X */
+		*val = a + len + 1;
+		return 1;
+	}
+	if (name[1] != '-') { /* -n5 */
+		*val = a + len;
+		return 1;
+	}
+	return 0;
+}
+
+void ci_totals_add(ci_totals *t, const report_shard *s)
+{
+	if (s->peak_va > t->peak_va)
+		t->peak_va = s->peak_va;
+	if (s->peak_rss > t->peak_rss)
+		t->peak_rss = s->peak_rss;
+	t->recycles += s->recycles;
+	t->kills += s->kills;
+	for (int st = 0; st < TEST_STATE_COUNT; st++) {
+		t->tests += s->counts[st];
+		if (st == TEST_FAIL || st == TEST_CRASH || st == TEST_TIMEOUT ||
+		    st == TEST_MEMLIMIT || st == TEST_ERROR)
+			t->failed += s->counts[st];
+	}
+}
+
+void ci_totals_of(ci_totals *out, const report *r)
+{
+	memset(out, 0, sizeof(*out));
+	for (size_t i = 0; i < r->nshards; i++)
+		ci_totals_add(out, &r->shards[i]);
+}
+
+const char *ci_result(const report *r, const ci_totals *t)
+{
+	if (r->interrupted)
+		return "interrupted";
+	return t->failed ? "fail" : "pass";
+}
+
+int ci_main(const char *cmd, int argc, char **argv)
+{
+	int rc = CI_EXIT_USAGE;
+	if (!cmd) {
+		fputs(ci_usage(), stderr);
+		return CI_EXIT_USAGE;
+	}
+	for (size_t i = 0; i < NCOMMANDS; i++) {
+		if (strcmp(commands[i].cmd, cmd) != 0)
+			continue;
+		if (git_libgit2_init() < 0)
+			return ci_fail(cmd, CI_EXIT_INFRA, "cannot initialise libgit2");
+		rc = commands[i].fn(argc, argv);
+		git_libgit2_shutdown();
+		fflush(stdout);
+		return rc;
+	}
+	fprintf(stderr, "memguard: unknown command '%s'\n%s", cmd, ci_usage());
+	return CI_EXIT_USAGE;
+}

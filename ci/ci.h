@@ -1,0 +1,48 @@
+/*
+ * ci.h - per-commit memory reports in git notes (refs/notes/memguard), read
+ * and written only through libgit2: note, show, compare, log, notes-merge
+ * and merge. The runner's main.c dispatches these subcommands to ci_main.
+ */
+#ifndef MG_CI_H
+#define MG_CI_H
+
+#include "mg_err.h"
+#include "report.h"
+
+/* Exit codes of ci_main (the runner's codes where they overlap). */
+enum {
+	CI_EXIT_OK = 0,
+	CI_EXIT_NOTE = 1,    /* no note on the commit asked for (show), or no baseline (compare) */
+	CI_EXIT_USAGE = 2,   /* bad option, argument or threshold; unreadable input file */
+	CI_EXIT_INFRA = 3,   /* not a repository, libgit2 failure, corrupt note or report */
+	CI_EXIT_REGRESS = 4, /* compare: a --max-growth threshold was exceeded */
+};
+
+/* The default notes ref; --ref or $MEMGUARD_NOTES_REF override it. */
+#define CI_NOTES_REF "refs/notes/memguard"
+
+/*
+ * Runs one subcommand: cmd is "note", "show", "compare", "log", "notes-merge"
+ * or "merge"; argv[0] is cmd. Writes results to stdout, messages to stderr
+ * prefixed "memguard CMD: ", and returns the process exit code (CI_EXIT_*).
+ * Safe to call repeatedly in one process (no getopt state); the repository
+ * is discovered from the current directory.
+ */
+int ci_main(const char *cmd, int argc, char **argv);
+
+/*
+ * Fills r->sha, r->branch and r->dirty from the repository containing dir
+ * (discovered upwards). A detached HEAD takes its branch from the CI's
+ * environment (GITHUB_HEAD_REF, GITHUB_REF_NAME, CI_COMMIT_REF_NAME,
+ * BUILD_SOURCEBRANCHNAME, BUILDKITE_BRANCH, BRANCH_NAME), else NULL.
+ * dirty is 1 when a tracked file differs from HEAD in the index or the
+ * worktree; untracked files are ignored. Outside a repository (or on an
+ * unborn HEAD) sets r->repo_note and returns 0: a report is still written.
+ * Other libgit2 failures return MG_ERROR with err set.
+ */
+int ci_commit_identity(report *r, const char *dir, mg_err *err);
+
+/* The help text for these subcommands (static storage). */
+const char *ci_usage(void);
+
+#endif

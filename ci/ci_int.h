@@ -1,0 +1,177 @@
+/*
+ * ci_int.h - what the files of ci/ share: option scanning, the notes store
+ * (store.c), growth thresholds (growth.c) and one entry point per command.
+ * Not installed; nothing outside ci/ includes it.
+ */
+#ifndef MG_CI_INT_H
+#define MG_CI_INT_H
+
+#include <git2.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "ci.h"
+#include "mg_err.h"
+#include "report.h"
+
+/* ---- ci.c: options, messages, shared report summaries ---- */
+
+/* Prints "memguard CMD: message" to stderr and returns code. */
+int ci_fail(const char *cmd, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* 1 if argv[*i] is -h or --help. */
+int ci_is_help(const char *arg);
+/*
+ * Matches option name (long "--ref", or short "-n") at argv[*i], in the
+ * forms "--ref X", "--ref=X", "-n X", "-nX". Returns 1 and sets *val
+ * (advancing *i past a separate value), 0 when argv[*i] is another
+ * argument, or CI_EXIT_USAGE negated (-2) after printing a message when
+ * the value is missing.
+ */
+int ci_opt(const char *cmd, int argc, char **argv, int *i, const char *name, const char **val);
+/* Prints "Usage: ..." text of cmd to stdout (for -h) or stderr. */
+int ci_cmd_usage(const char *cmd, FILE *to, int code);
+
+/* Totals of a report (or of the shards passing a filter). */
+typedef struct ci_totals {
+	uint64_t peak_va;  /* highest of the shards */
+	uint64_t peak_rss; /* highest of the shards */
+	uint64_t recycles; /* summed */
+	uint64_t kills;	   /* summed */
+	uint64_t tests;	   /* summed over all states */
+	uint64_t failed;   /* fail, crash, timeout, memory-limit, error */
+} ci_totals;
+void ci_totals_of(ci_totals *out, const report *r);
+void ci_totals_add(ci_totals *t, const report_shard *s);
+/* "pass", "fail" or "interrupted". */
+const char *ci_result(const report *r, const ci_totals *t);
+
+/* ---- store.c: the notes ref, read and written through libgit2 ---- */
+
+/* A ref update lost a race with another writer: re-read and retry. */
+#define STORE_ERACE (-20)
+
+typedef struct note_entry {
+	git_oid target; /* the annotated object (a commit) */
+	git_oid blob;	/* the note's content */
+} note_entry;
+
+/* All notes of one notes commit, sorted by target. */
+typedef struct notes {
+	git_oid commit; /* the notes commit they were read from */
+	int exists;	/* 0: the ref does not exist yet (no notes) */
+	note_entry *v;
+	size_t n, cap;
+} notes;
+
+typedef struct store {
+	git_repository *repo;
+	char ref[256]; /* full name, "refs/notes/memguard" */
+} store;
+
+/*
+ * Opens the repository containing the current directory and resolves the
+ * notes ref: ref_opt, else $MEMGUARD_NOTES_REF, else CI_NOTES_REF; a name
+ * without "refs/" gets "refs/notes/" in front (as git notes --ref does).
+ * MG_ENOTFOUND when not in a repository.
+ */
+int store_open(store *s, const char *ref_opt, mg_err *err);
+void store_close(store *s);
+/* Full ref name of name into buf ("memguard" -> "refs/notes/memguard"). */
+void store_ref_name(char *buf, size_t size, const char *name);
+/* The revision rev peeled to a commit. MG_ENOTFOUND naming rev. */
+int store_resolve(git_oid *out, store *s, const char *rev, mg_err *err);
+/* Short (7 hex) form of oid. */
+const char *store_short(char buf[16], const git_oid *oid);
+/* Sets err from libgit2's last error: "what: message". Returns MG_ERROR. */
+int store_git_fail(mg_err *err, const char *what);
+
+/*
+ * Reads every note of ref in one pass over its tree (fanout or flat), so a
+ * lookup costs a binary search and no object reads. A missing ref gives an
+ * empty set with exists = 0. O(notes log notes).
+ */
+int notes_load(notes *out, git_repository *repo, const char *ref, mg_err *err);
+/* The same from a notes commit given by oid. */
+int notes_load_commit(notes *out, git_repository *repo, const git_oid *commit, mg_err *err);
+/* NULL when target has no note. */
+const note_entry *notes_find(const notes *n, const git_oid *target);
+/* Inserts or replaces the note of target; keeps the set sorted. */
+void notes_set(notes *n, const git_oid *target, const git_oid *blob);
+void notes_free(notes *n);
+
+/*
+ * Parses the note blob of target as a report. MG_EINVAL, with a message
+ * naming the commit, when it is not JSON or not a memguard report.
+ */
+int store_read(report **out, git_repository *repo, const git_oid *blob, const git_oid *target,
+	       mg_err *err);
+/* Reads the note of target in ref: MG_ENOTFOUND when there is none. */
+int store_read_note(report **out, store *s, const notes *n, const git_oid *target, mg_err *err);
+/* Writes r as a compact JSON blob (shards in key order). */
+int store_write_blob(git_oid *out, git_repository *repo, const report *r, mg_err *err);
+/*
+ * Writes a notes tree holding exactly the notes n (flat layout, which git
+ * and libgit2 both read), a notes commit with message and parents, and moves
+ * ref to it if ref still points at expect (NULL: ref must not exist yet).
+ * STORE_ERACE when another writer moved it first.
+ */
+int store_commit(git_oid *out, store *s, const notes *n, const git_oid *parents, size_t nparents,
+		 const git_oid *expect, const char *message, mg_err *err);
+/*
+ * The keyed merge of two notes of target, independent of which side is
+ * which: the two reports are ordered by their bytes, the second merged
+ * into the first (report_merge), shards sorted by key. Two clones that
+ * merge each other's notes therefore write the same blob.
+ */
+int store_merge_blobs(git_oid *out, git_repository *repo, const git_oid *target, const git_oid *a,
+		      const git_oid *b, mg_err *err);
+/* Sorts shards by (node, arch, suite, index) and recomputes the suspects. */
+void store_canonical(report *r, size_t max_suspects);
+/* Drops captured test output and (unless keep_timeline) the timelines. */
+void store_strip(report *r, int keep_timeline);
+
+/* ---- growth.c: --max-growth thresholds ---- */
+
+typedef enum growth_metric {
+	GROWTH_VA,	 /* peak VA of a shard */
+	GROWTH_RSS,	 /* peak RSS of a shard */
+	GROWTH_RECYCLES, /* recycles of a shard */
+	GROWTH_TEST,	 /* VA a test left behind */
+	GROWTH_COUNT
+} growth_metric;
+
+typedef struct growth_limits {
+	int has_pct[GROWTH_COUNT];
+	double pct[GROWTH_COUNT]; /* relative limit, percent of base */
+	int has_abs[GROWTH_COUNT];
+	uint64_t abs[GROWTH_COUNT]; /* absolute limit: bytes, or a count for recycles */
+} growth_limits;
+
+/* "va", "rss", "recycles", "test". */
+const char *growth_metric_name(growth_metric m);
+/* The limits used when --max-growth is not given. */
+void growth_defaults(growth_limits *out);
+/*
+ * Parses "va=5%,rss=64M,test=8M,va=1G": each token is METRIC=N% or
+ * METRIC=SIZE; a metric may carry one of each. "none" sets no limit.
+ * MG_EINVAL naming the token.
+ */
+int growth_parse(growth_limits *out, const char *spec, mg_err *err);
+/* "64M", "1.5GiB", "4096", "8k": powers of 1024. MG_EINVAL naming tok. */
+int growth_parse_size(uint64_t *out, const char *tok, mg_err *err);
+/*
+ * 1 when head grew beyond a limit of m over base (relative limits only
+ * apply when base > 0); why then says which limit, e.g. "+7.1% > 5%".
+ */
+int growth_exceeded(const growth_limits *l, growth_metric m, int64_t base, int64_t head, char *why,
+		    size_t whysize);
+
+/* ---- one file per command ---- */
+int note_main(int argc, char **argv);
+int notes_merge_main(int argc, char **argv);
+int show_main(int argc, char **argv);
+int compare_main(int argc, char **argv);
+int log_main(int argc, char **argv);
+int merge_main(int argc, char **argv);
+
+#endif

@@ -1,0 +1,636 @@
+/*
+ * compare.c - "memguard compare BASE HEAD": matches the shards and tests of
+ * two reports (from notes or files), shows peak VA, peak RSS, recycles and
+ * the tests whose retained VA grew most, and fails with exit 4 when a
+ * --max-growth limit was exceeded. Never exits 0 without having compared.
+ */
+#include <jansson.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "ci_int.h"
+
+#define CMD "compare"
+#define TOP_TESTS 10
+
+enum { FMT_TEXT, FMT_MARKDOWN, FMT_JSON };
+
+/* One side of the comparison. */
+typedef struct side {
+	const char *arg; /* as given */
+	int is_file;
+	git_oid commit;	 /* when a revision */
+	report *r;
+} side;
+
+/* A compared quantity: one metric of one shard (or group), or one test. */
+typedef struct row {
+	char label[160];
+	const char *metric; /* "peak VA", "peak RSS", "recycles", "retained VA" */
+	growth_metric m;
+	int has_base, has_head;
+	int64_t base, head;
+	char exceeded[96]; /* why, or "" */
+} row;
+
+typedef struct rows {
+	row *v;
+	size_t n, cap;
+} rows;
+
+static row *rows_add(rows *rs)
+{
+	if (rs->n == rs->cap) {
+		rs->cap = rs->cap ? rs->cap * 2 : 32;
+		rs->v = realloc(rs->v, rs->cap * sizeof(*rs->v));
+		if (!rs->v)
+			abort();
+	}
+	memset(&rs->v[rs->n], 0, sizeof(row));
+	return &rs->v[rs->n++];
+}
+
+static const char *str(const char *s)
+{
+	return s ? s : "?";
+}
+
+static int same_group(const report_shard *a, const report_shard *b)
+{
+	return strcmp(str(a->arch), str(b->arch)) == 0 && strcmp(str(a->suite), str(b->suite)) == 0;
+}
+
+static int same_key(const report_shard *a, const report_shard *b)
+{
+	return a->node == b->node && a->index == b->index && same_group(a, b);
+}
+
+static const report_shard *find_key(const report *r, const report_shard *k)
+{
+	for (size_t i = 0; i < r->nshards; i++)
+		if (same_key(&r->shards[i], k))
+			return &r->shards[i];
+	return NULL;
+}
+
+/* 1 when every shard of group g on either side has its key on the other side. */
+static int group_matches(const report *base, const report *head, const report_shard *g)
+{
+	for (size_t i = 0; i < base->nshards; i++)
+		if (same_group(&base->shards[i], g) && !find_key(head, &base->shards[i]))
+			return 0;
+	for (size_t i = 0; i < head->nshards; i++)
+		if (same_group(&head->shards[i], g) && !find_key(base, &head->shards[i]))
+			return 0;
+	return 1;
+}
+
+static void add_metrics(rows *rs, const char *label, const ci_totals *b, const ci_totals *h,
+			const growth_limits *lim)
+{
+	static const struct {
+		const char *name;
+		growth_metric m;
+	} metrics[] = {{"peak VA", GROWTH_VA}, {"peak RSS", GROWTH_RSS}, {"recycles", GROWTH_RECYCLES}};
+	for (size_t i = 0; i < 3; i++) {
+		row *w = rows_add(rs);
+		snprintf(w->label, sizeof(w->label), "%s", label);
+		w->metric = metrics[i].name;
+		w->m = metrics[i].m;
+		w->has_base = b != NULL;
+		w->has_head = h != NULL;
+		const ci_totals *t[2] = {b, h};
+		int64_t *v[2] = {&w->base, &w->head};
+		for (int k = 0; k < 2; k++)
+			if (t[k])
+				*v[k] = (int64_t)(w->m == GROWTH_VA	  ? t[k]->peak_va
+						  : w->m == GROWTH_RSS ? t[k]->peak_rss
+								       : t[k]->recycles);
+		if (b && h)
+			growth_exceeded(lim, w->m, w->base, w->head, w->exceeded,
+					sizeof(w->exceeded));
+	}
+}
+
+/* Shards by key where the sharding matches, else (arch, suite) totals. */
+static void compare_shards(rows *rs, const report *base, const report *head,
+			   const growth_limits *lim)
+{
+	const report *sides[2] = {head, base};
+	char label[160];
+	/* Groups in order of first appearance, head first, then groups only in base. */
+	for (int sd = 0; sd < 2; sd++) {
+		const report *r = sides[sd];
+		for (size_t i = 0; i < r->nshards; i++) {
+			const report_shard *g = &r->shards[i];
+			int seen = 0;
+			for (size_t j = 0; j < i && !seen; j++)
+				seen = same_group(&r->shards[j], g);
+			for (size_t j = 0; sd == 1 && j < head->nshards && !seen; j++)
+				seen = same_group(&head->shards[j], g);
+			if (seen)
+				continue;
+			if (group_matches(base, head, g)) {
+				for (size_t j = 0; j < head->nshards; j++) {
+					const report_shard *h = &head->shards[j];
+					if (!same_group(h, g))
+						continue;
+					ci_totals bt = {0}, ht = {0};
+					ci_totals_add(&bt, find_key(base, h));
+					ci_totals_add(&ht, h);
+					snprintf(label, sizeof(label), "%s %s node %u #%u",
+						 str(h->arch), str(h->suite), h->node, h->index);
+					add_metrics(rs, label, &bt, &ht, lim);
+				}
+				continue;
+			}
+			ci_totals bt = {0}, ht = {0};
+			int hb = 0, hh = 0;
+			for (size_t j = 0; j < base->nshards; j++)
+				if (same_group(&base->shards[j], g)) {
+					ci_totals_add(&bt, &base->shards[j]);
+					hb = 1;
+				}
+			for (size_t j = 0; j < head->nshards; j++)
+				if (same_group(&head->shards[j], g)) {
+					ci_totals_add(&ht, &head->shards[j]);
+					hh = 1;
+				}
+			snprintf(label, sizeof(label), "%s %s (all shards)", str(g->arch),
+				 str(g->suite));
+			add_metrics(rs, label, hb ? &bt : NULL, hh ? &ht : NULL, lim);
+		}
+	}
+}
+
+/* ---- tests, matched by (arch, name), retained VA summed over shards ---- */
+
+typedef struct tkey {
+	const char *arch, *name;
+	int64_t va;
+} tkey;
+
+static int tkey_cmp(const void *a, const void *b)
+{
+	const tkey *x = a, *y = b;
+	int c = strcmp(x->arch, y->arch);
+	return c ? c : strcmp(x->name, y->name);
+}
+
+/* The report's tests sorted by key, duplicates summed. */
+static tkey *collect_tests(const report *r, size_t *n)
+{
+	size_t total = 0, k = 0;
+	for (size_t i = 0; i < r->nshards; i++)
+		total += r->shards[i].ntests;
+	tkey *v = calloc(total ? total : 1, sizeof(*v));
+	if (!v)
+		abort();
+	for (size_t i = 0; i < r->nshards; i++)
+		for (size_t t = 0; t < r->shards[i].ntests; t++) {
+			v[k].arch = str(r->shards[i].arch);
+			v[k].name = str(r->shards[i].tests[t].name);
+			v[k++].va = r->shards[i].tests[t].va_delta;
+		}
+	qsort(v, k, sizeof(*v), tkey_cmp);
+	size_t out = 0;
+	for (size_t i = 0; i < k; i++) {
+		if (out && tkey_cmp(&v[out - 1], &v[i]) == 0)
+			v[out - 1].va += v[i].va;
+		else
+			v[out++] = v[i];
+	}
+	*n = out;
+	return v;
+}
+
+static int by_growth(const void *a, const void *b)
+{
+	const row *x = a, *y = b;
+	int64_t gx = x->head - x->base, gy = y->head - y->base;
+	if (gx != gy)
+		return gx > gy ? -1 : 1;
+	return strcmp(x->label, y->label);
+}
+
+/* Tests whose retained VA grew, most growth first; new tests count from 0. */
+static void compare_tests(rows *rs, const report *base, const report *head, int multi_arch,
+			  const growth_limits *lim)
+{
+	size_t nb, nh, i = 0, j = 0;
+	tkey *b = collect_tests(base, &nb), *h = collect_tests(head, &nh);
+	while (j < nh) {
+		int c = i < nb ? tkey_cmp(&b[i], &h[j]) : 1;
+		if (c < 0) {
+			i++;
+			continue;
+		}
+		int64_t bv = c == 0 ? b[i].va : 0;
+		if (h[j].va > bv) {
+			row *w = rows_add(rs);
+			if (multi_arch)
+				snprintf(w->label, sizeof(w->label), "%s [%s]", h[j].name,
+					 h[j].arch);
+			else
+				snprintf(w->label, sizeof(w->label), "%s", h[j].name);
+			w->metric = "retained VA";
+			w->m = GROWTH_TEST;
+			w->has_base = c == 0;
+			w->has_head = 1;
+			w->base = bv;
+			w->head = h[j].va;
+			growth_exceeded(lim, GROWTH_TEST, bv, h[j].va, w->exceeded,
+					sizeof(w->exceeded));
+		}
+		if (c == 0)
+			i++;
+		j++;
+	}
+	qsort(rs->v, rs->n, sizeof(*rs->v), by_growth);
+	free(b);
+	free(h);
+}
+
+static int multi_arch(const report *a, const report *b)
+{
+	const report *rs[2] = {a, b};
+	const char *first = NULL;
+	for (int k = 0; k < 2; k++)
+		for (size_t i = 0; i < rs[k]->nshards; i++) {
+			const char *arch = str(rs[k]->shards[i].arch);
+			if (!first)
+				first = arch;
+			else if (strcmp(first, arch) != 0)
+				return 1;
+		}
+	return 0;
+}
+
+/* ---- formatting ---- */
+
+static void fmt_value(char *buf, size_t size, growth_metric m, int64_t v)
+{
+	if (m == GROWTH_RECYCLES) {
+		snprintf(buf, size, "%lld", (long long)v);
+		return;
+	}
+	size_t sign = v < 0 && size > 1;
+	buf[0] = '-';
+	report_format_size(buf + sign, size - sign, (uint64_t)(v < 0 ? -v : v));
+}
+
+static void fmt_delta(char *buf, size_t size, const row *w)
+{
+	char v[32];
+	if (!w->has_base || !w->has_head) {
+		snprintf(buf, size, "%s", w->has_head ? "new" : "gone");
+		return;
+	}
+	int64_t d = w->head - w->base;
+	fmt_value(v, sizeof(v), w->m, d < 0 ? -d : d);
+	if (w->base > 0)
+		snprintf(buf, size, "%s%s (%+.1f%%)", d < 0 ? "-" : "+", v,
+			 100.0 * (double)d / (double)w->base);
+	else
+		snprintf(buf, size, "%s%s", d < 0 ? "-" : "+", v);
+}
+
+static void describe_limits(char *buf, size_t size, const growth_limits *l)
+{
+	size_t len = 0;
+	buf[0] = '\0';
+	for (int m = 0; m < GROWTH_COUNT; m++) {
+		char v[32];
+		if (l->has_pct[m] && len < size)
+			len += (size_t)snprintf(buf + len, size - len, "%s%s=%g%%", len ? "," : "",
+						growth_metric_name(m), l->pct[m]);
+		if (l->has_abs[m] && len < size) {
+			fmt_value(v, sizeof(v), m, (int64_t)l->abs[m]);
+			len += (size_t)snprintf(buf + len, size - len, "%s%s=%s", len ? "," : "",
+						growth_metric_name(m), v);
+		}
+	}
+	if (!len)
+		snprintf(buf, size, "none");
+}
+
+static void side_name(char *buf, size_t size, const side *sd, const char *what)
+{
+	char sha[16];
+	if (sd->is_file)
+		snprintf(buf, size, "%s", sd->arg);
+	else if (what)
+		snprintf(buf, size, "%s (%s)", store_short(sha, &sd->commit), what);
+	else
+		snprintf(buf, size, "%s (%s)", store_short(sha, &sd->commit), sd->arg);
+}
+
+static size_t count_exceeded(const rows *rs)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < rs->n; i++)
+		n += rs->v[i].exceeded[0] != '\0';
+	return n;
+}
+
+static void print_table(const rows *rs, size_t limit, int md, const char *first)
+{
+	char b[32], h[32], d[64];
+	if (md) {
+		printf("| %s | metric | base | head | change | |\n", first);
+		printf("| --- | --- | ---: | ---: | ---: | --- |\n");
+	} else {
+		printf("  %-44s %-12s %11s %11s %20s\n", first, "metric", "base", "head", "change");
+	}
+	for (size_t i = 0; i < rs->n && i < limit; i++) {
+		const row *w = &rs->v[i];
+		if (w->has_base)
+			fmt_value(b, sizeof(b), w->m, w->base);
+		else
+			snprintf(b, sizeof(b), "-");
+		if (w->has_head)
+			fmt_value(h, sizeof(h), w->m, w->head);
+		else
+			snprintf(h, sizeof(h), "-");
+		fmt_delta(d, sizeof(d), w);
+		if (md)
+			printf("| %s | %s | %s | %s | %s | %s%s |\n", w->label, w->metric, b, h, d,
+			       w->exceeded[0] ? ":x: " : "", w->exceeded);
+		else
+			printf("  %-44s %-12s %11s %11s %20s%s%s\n", w->label, w->metric, b, h, d,
+			       w->exceeded[0] ? "  EXCEEDED " : "", w->exceeded);
+	}
+	if (rs->n > limit)
+		printf(md ? "\n%zu more not shown.\n" : "  (%zu more not shown)\n", rs->n - limit);
+}
+
+static void print_exceeded(const rows *sets[2], int md)
+{
+	for (int k = 0; k < 2; k++)
+		for (size_t i = 0; i < sets[k]->n; i++) {
+			const row *w = &sets[k]->v[i];
+			if (w->exceeded[0])
+				printf(md ? "- %s %s: %s\n" : "  %s %s: %s\n", w->label, w->metric,
+				       w->exceeded);
+		}
+}
+
+static json_t *rows_json(const rows *rs, size_t limit)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; i < rs->n && i < limit; i++) {
+		const row *w = &rs->v[i];
+		json_t *o = json_object();
+		json_object_set_new(o, "name", json_string(w->label));
+		json_object_set_new(o, "metric", json_string(growth_metric_name(w->m)));
+		json_object_set_new(o, "base", w->has_base ? json_integer(w->base) : json_null());
+		json_object_set_new(o, "head", w->has_head ? json_integer(w->head) : json_null());
+		if (w->has_base && w->has_head) {
+			json_object_set_new(o, "delta", json_integer(w->head - w->base));
+			json_object_set_new(o, "percent",
+					    w->base > 0 ? json_real(100.0 * (double)(w->head - w->base) /
+								    (double)w->base)
+							: json_null());
+		}
+		json_object_set_new(o, "exceeded",
+				    w->exceeded[0] ? json_string(w->exceeded) : json_null());
+		json_array_append_new(a, o);
+	}
+	return a;
+}
+
+static json_t *side_json(const side *sd)
+{
+	char sha[GIT_OID_HEXSZ + 1];
+	json_t *o = json_object();
+	json_object_set_new(o, "arg", json_string(sd->arg));
+	if (sd->is_file) {
+		json_object_set_new(o, "file", json_string(sd->arg));
+	} else {
+		git_oid_tostr(sha, sizeof(sha), &sd->commit);
+		json_object_set_new(o, "commit", json_string(sha));
+	}
+	return o;
+}
+
+static void output(int fmt, const side *base, const side *head, const char *base_what,
+		   const rows *shards, const rows *tests, const growth_limits *lim)
+{
+	char bn[256], hn[256], limits[256];
+	size_t nexc = count_exceeded(shards) + count_exceeded(tests);
+	const rows *sets[2] = {shards, tests};
+	side_name(bn, sizeof(bn), base, base_what);
+	side_name(hn, sizeof(hn), head, NULL);
+	describe_limits(limits, sizeof(limits), lim);
+	if (fmt == FMT_JSON) {
+		json_t *o = json_object();
+		json_object_set_new(o, "base", side_json(base));
+		if (base_what)
+			json_object_set_new(json_object_get(o, "base"), "used",
+					    json_string(base_what));
+		json_object_set_new(o, "head", side_json(head));
+		json_object_set_new(o, "limits", json_string(limits));
+		json_object_set_new(o, "shards", rows_json(shards, shards->n));
+		json_object_set_new(o, "tests", rows_json(tests, TOP_TESTS));
+		json_t *exc = json_array();
+		for (int k = 0; k < 2; k++)
+			for (size_t i = 0; i < sets[k]->n; i++)
+				if (sets[k]->v[i].exceeded[0]) {
+					char line[320];
+					snprintf(line, sizeof(line), "%s %s: %s",
+						 sets[k]->v[i].label, sets[k]->v[i].metric,
+						 sets[k]->v[i].exceeded);
+					json_array_append_new(exc, json_string(line));
+				}
+		json_object_set_new(o, "exceeded", exc);
+		json_object_set_new(o, "result", json_string(nexc ? "regression" : "pass"));
+		json_dumpf(o, stdout, JSON_INDENT(2));
+		fputc('\n', stdout);
+		json_decref(o);
+		return;
+	}
+	int md = fmt == FMT_MARKDOWN;
+	if (md) {
+		printf("### memguard: memory %s\n\n", nexc ? "regression" : "unchanged within limits");
+		printf("Base **%s**, head **%s**. Limits: `%s`.\n\n", bn, hn, limits);
+	} else {
+		printf("base: %s\nhead: %s\nlimits: %s\n\n", bn, hn, limits);
+	}
+	print_table(shards, shards->n, md, "shard");
+	printf("\n");
+	if (tests->n) {
+		if (md)
+			printf("Tests whose retained VA grew most:\n\n");
+		else
+			printf("Tests whose retained VA grew most:\n");
+		print_table(tests, TOP_TESTS, md, "test");
+	} else {
+		printf(md ? "No test retained more VA than on the base.\n"
+			  : "No test retained more VA than on the base.\n");
+	}
+	printf("\n");
+	if (nexc) {
+		printf(md ? "**%zu limit%s exceeded:**\n\n" : "REGRESSION: %zu limit%s exceeded:\n", nexc,
+		       nexc == 1 ? "" : "s");
+		print_exceeded(sets, md);
+	} else {
+		printf(md ? "All within limits.\n" : "OK: within limits.\n");
+	}
+}
+
+/* ---- loading the two sides ---- */
+
+static int is_file(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+static int open_store(store *s, const char *ref, mg_err *err)
+{
+	if (s->repo)
+		return 0;
+	return store_open(s, ref, err);
+}
+
+int compare_main(int argc, char **argv)
+{
+	const char *ref = NULL, *limits = NULL, *format = "text", *pos[2] = {NULL, NULL};
+	int npos = 0, fmt, rc, o;
+	growth_limits lim;
+	store s = {0};
+	notes n = {0};
+	side sd[2];
+	rows shards = {0}, tests = {0};
+	mg_err err;
+	char sha[16], base_what[256] = "";
+
+	memset(sd, 0, sizeof(sd));
+	for (int i = 1; i < argc; i++) {
+		if (ci_is_help(argv[i]))
+			return ci_cmd_usage(CMD, stdout, CI_EXIT_OK);
+		if ((o = ci_opt(CMD, argc, argv, &i, "--ref", &ref)) ||
+		    (o = ci_opt(CMD, argc, argv, &i, "--max-growth", &limits)) ||
+		    (o = ci_opt(CMD, argc, argv, &i, "--format", &format))) {
+			if (o < 0)
+				return -o;
+		} else if (argv[i][0] == '-' && argv[i][1]) {
+			ci_fail(CMD, CI_EXIT_USAGE, "unknown option '%s'", argv[i]);
+			return ci_cmd_usage(CMD, stderr, CI_EXIT_USAGE);
+		} else if (npos == 2) {
+			return ci_fail(CMD, CI_EXIT_USAGE, "too many arguments ('%s')", argv[i]);
+		} else {
+			pos[npos++] = argv[i];
+		}
+	}
+	if (npos != 2) {
+		ci_fail(CMD, CI_EXIT_USAGE, "needs BASE and HEAD");
+		return ci_cmd_usage(CMD, stderr, CI_EXIT_USAGE);
+	}
+	if (strcmp(format, "text") == 0)
+		fmt = FMT_TEXT;
+	else if (strcmp(format, "markdown") == 0 || strcmp(format, "md") == 0)
+		fmt = FMT_MARKDOWN;
+	else if (strcmp(format, "json") == 0)
+		fmt = FMT_JSON;
+	else
+		return ci_fail(CMD, CI_EXIT_USAGE, "unknown format '%s' (text, markdown, json)",
+			       format);
+	if (!limits)
+		growth_defaults(&lim);
+	else if (growth_parse(&lim, limits, &err) < 0)
+		return ci_fail(CMD, CI_EXIT_USAGE, "--max-growth: %s", err.msg);
+
+	/* Resolve both sides first: BASE becomes the merge base only when both are revisions. */
+	for (int k = 0; k < 2; k++) {
+		sd[k].arg = pos[k];
+		if (is_file(pos[k])) {
+			sd[k].is_file = 1;
+			continue;
+		}
+		if ((rc = open_store(&s, ref, &err)) < 0) {
+			rc = ci_fail(CMD, rc == MG_EINVAL ? CI_EXIT_USAGE : CI_EXIT_INFRA,
+				     "'%s' is not a file, and %s", pos[k], err.msg);
+			goto out;
+		}
+		if ((rc = store_resolve(&sd[k].commit, &s, pos[k], &err)) < 0) {
+			rc = ci_fail(CMD, rc == MG_ENOTFOUND ? CI_EXIT_USAGE : CI_EXIT_INFRA,
+				     "'%s' is neither a report file nor a revision (%s)", pos[k],
+				     err.msg);
+			goto out;
+		}
+	}
+	if (!sd[0].is_file && !sd[1].is_file) {
+		git_oid mb;
+		int grc = git_merge_base(&mb, s.repo, &sd[0].commit, &sd[1].commit);
+		if (grc == GIT_ENOTFOUND) {
+			if (git_repository_is_shallow(s.repo) == 1)
+				rc = ci_fail(CMD, CI_EXIT_NOTE,
+					     "no baseline: the merge base of %s and %s is not in this "
+					     "shallow clone; fetch more history (git fetch --deepen=100 "
+					     "origin, or --unshallow) and compare again",
+					     pos[0], pos[1]);
+			else
+				rc = ci_fail(CMD, CI_EXIT_NOTE,
+					     "no baseline: %s and %s have no common history", pos[0],
+					     pos[1]);
+			goto out;
+		}
+		if (grc < 0) {
+			store_git_fail(&err, "merge base");
+			rc = ci_fail(CMD, CI_EXIT_INFRA, "%s", err.msg);
+			goto out;
+		}
+		if (!git_oid_equal(&mb, &sd[0].commit))
+			snprintf(base_what, sizeof(base_what), "merge-base of %s and %s", pos[0],
+				 pos[1]);
+		else
+			snprintf(base_what, sizeof(base_what), "%s", pos[0]);
+		git_oid_cpy(&sd[0].commit, &mb);
+	}
+	if (s.repo && (rc = notes_load(&n, s.repo, s.ref, &err)) < 0) {
+		rc = ci_fail(CMD, CI_EXIT_INFRA, "%s", err.msg);
+		goto out;
+	}
+	for (int k = 0; k < 2; k++) {
+		const char *which = k ? "HEAD" : "BASE";
+		if (sd[k].is_file) {
+			rc = report_load(&sd[k].r, sd[k].arg, &err);
+			if (rc < 0) {
+				rc = ci_fail(CMD, CI_EXIT_INFRA, "%s: %s", which, err.msg);
+				goto out;
+			}
+			continue;
+		}
+		rc = store_read_note(&sd[k].r, &s, &n, &sd[k].commit, &err);
+		if (rc == MG_ENOTFOUND) {
+			int shallow = git_repository_is_shallow(s.repo) == 1;
+			rc = ci_fail(CMD, CI_EXIT_NOTE,
+				     "no memguard note on %s %s (%s) in %s: nothing to compare "
+				     "with. Was the notes ref fetched (git fetch origin "
+				     "+%s:%s)?%s",
+				     which, store_short(sha, &sd[k].commit),
+				     k == 0 && base_what[0] ? base_what : sd[k].arg, s.ref, s.ref,
+				     s.ref, shallow ? " This clone is shallow." : "");
+			goto out;
+		}
+		if (rc < 0) {
+			rc = ci_fail(CMD, CI_EXIT_INFRA, "%s", err.msg);
+			goto out;
+		}
+	}
+	compare_shards(&shards, sd[0].r, sd[1].r, &lim);
+	compare_tests(&tests, sd[0].r, sd[1].r, multi_arch(sd[0].r, sd[1].r), &lim);
+	output(fmt, &sd[0], &sd[1], base_what[0] ? base_what : NULL, &shards, &tests, &lim);
+	rc = count_exceeded(&shards) + count_exceeded(&tests) ? CI_EXIT_REGRESS : CI_EXIT_OK;
+out:
+	free(shards.v);
+	free(tests.v);
+	report_free(sd[0].r);
+	report_free(sd[1].r);
+	notes_free(&n);
+	store_close(&s);
+	return rc;
+}

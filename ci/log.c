@@ -1,0 +1,210 @@
+/*
+ * log.c - "memguard log": the memory trend along first parents, one line per
+ * commit that has a note. The notes tree is read once into a sorted set, so
+ * a commit without a note costs a binary search, never an object read.
+ */
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "ci_int.h"
+
+#define CMD "log"
+
+enum { FMT_TEXT, FMT_JSON, FMT_CSV };
+
+typedef struct entry {
+	git_oid commit;
+	git_time_t when;
+	ci_totals t;
+	const char *result; /* static */
+} entry;
+
+static const char *const bars[8] = {"▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"};
+
+static const char *bar_for(uint64_t v, uint64_t lo, uint64_t hi)
+{
+	if (hi <= lo)
+		return bars[3];
+	return bars[(size_t)((double)(v - lo) * 7.0 / (double)(hi - lo) + 0.5)];
+}
+
+static void fmt_date(char *buf, size_t size, git_time_t when)
+{
+	time_t t = (time_t)when;
+	struct tm tm;
+	gmtime_r(&t, &tm);
+	strftime(buf, size, "%Y-%m-%d", &tm);
+}
+
+static void print_entries(int fmt, const entry *v, size_t n, size_t skipped, const char *ref)
+{
+	char sha[GIT_OID_HEXSZ + 1], date[32], va[32], rss[32];
+	uint64_t lo = UINT64_MAX, hi = 0;
+	for (size_t i = 0; i < n; i++) {
+		lo = v[i].t.peak_va < lo ? v[i].t.peak_va : lo;
+		hi = v[i].t.peak_va > hi ? v[i].t.peak_va : hi;
+	}
+	if (fmt == FMT_JSON) {
+		json_t *a = json_array();
+		for (size_t i = 0; i < n; i++) {
+			json_t *o = json_object();
+			git_oid_tostr(sha, sizeof(sha), &v[i].commit);
+			fmt_date(date, sizeof(date), v[i].when);
+			json_object_set_new(o, "commit", json_string(sha));
+			json_object_set_new(o, "date", json_string(date));
+			json_object_set_new(o, "peak_va", json_integer((json_int_t)v[i].t.peak_va));
+			json_object_set_new(o, "peak_rss",
+					    json_integer((json_int_t)v[i].t.peak_rss));
+			json_object_set_new(o, "recycles",
+					    json_integer((json_int_t)v[i].t.recycles));
+			json_object_set_new(o, "tests", json_integer((json_int_t)v[i].t.tests));
+			json_object_set_new(o, "result", json_string(v[i].result));
+			json_array_append_new(a, o);
+		}
+		json_t *o = json_object();
+		json_object_set_new(o, "commits", a);
+		json_object_set_new(o, "skipped", json_integer((json_int_t)skipped));
+		json_dumpf(o, stdout, JSON_INDENT(2));
+		fputc('\n', stdout);
+		json_decref(o);
+		return;
+	}
+	if (fmt == FMT_CSV) {
+		printf("commit,date,peak_va,peak_rss,recycles,tests,result\n");
+		for (size_t i = 0; i < n; i++) {
+			git_oid_tostr(sha, sizeof(sha), &v[i].commit);
+			fmt_date(date, sizeof(date), v[i].when);
+			printf("%s,%s,%llu,%llu,%llu,%llu,%s\n", sha, date,
+			       (unsigned long long)v[i].t.peak_va,
+			       (unsigned long long)v[i].t.peak_rss,
+			       (unsigned long long)v[i].t.recycles,
+			       (unsigned long long)v[i].t.tests, v[i].result);
+		}
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		store_short(sha, &v[i].commit);
+		fmt_date(date, sizeof(date), v[i].when);
+		report_format_size(va, sizeof(va), v[i].t.peak_va);
+		report_format_size(rss, sizeof(rss), v[i].t.peak_rss);
+		printf("%s  %s  VA %10s  RSS %10s  recycles %4llu  tests %7llu  %-11s %s\n", sha,
+		       date, va, rss, (unsigned long long)v[i].t.recycles,
+		       (unsigned long long)v[i].t.tests, v[i].result,
+		       bar_for(v[i].t.peak_va, lo, hi));
+	}
+	if (n) {
+		printf("peak VA, oldest to newest: ");
+		for (size_t i = n; i-- > 0;)
+			fputs(bar_for(v[i].t.peak_va, lo, hi), stdout);
+		printf("\n");
+	}
+	printf("%zu commit%s with a note in %s; %zu without a note skipped\n", n,
+	       n == 1 ? "" : "s", ref, skipped);
+}
+
+int log_main(int argc, char **argv)
+{
+	const char *ref = NULL, *rev = NULL, *count = NULL, *format = "text";
+	long limit = 20;
+	int fmt, rc, o;
+	store s = {0};
+	notes n = {0};
+	git_revwalk *walk = NULL;
+	entry *v = NULL;
+	size_t nv = 0, skipped = 0;
+	mg_err err;
+	git_oid start, id;
+
+	for (int i = 1; i < argc; i++) {
+		if (ci_is_help(argv[i]))
+			return ci_cmd_usage(CMD, stdout, CI_EXIT_OK);
+		if ((o = ci_opt(CMD, argc, argv, &i, "--ref", &ref)) ||
+		    (o = ci_opt(CMD, argc, argv, &i, "--format", &format)) ||
+		    (o = ci_opt(CMD, argc, argv, &i, "--max-count", &count)) ||
+		    (o = ci_opt(CMD, argc, argv, &i, "-n", &count))) {
+			if (o < 0)
+				return -o;
+		} else if (argv[i][0] == '-' && argv[i][1]) {
+			ci_fail(CMD, CI_EXIT_USAGE, "unknown option '%s'", argv[i]);
+			return ci_cmd_usage(CMD, stderr, CI_EXIT_USAGE);
+		} else if (rev) {
+			return ci_fail(CMD, CI_EXIT_USAGE, "one revision at a time ('%s')", argv[i]);
+		} else {
+			rev = argv[i];
+		}
+	}
+	if (count) {
+		char *end;
+		limit = strtol(count, &end, 10);
+		if (*count == '\0' || *end || limit <= 0)
+			return ci_fail(CMD, CI_EXIT_USAGE, "-n '%s' is not a positive number", count);
+	}
+	if (strcmp(format, "text") == 0)
+		fmt = FMT_TEXT;
+	else if (strcmp(format, "json") == 0)
+		fmt = FMT_JSON;
+	else if (strcmp(format, "csv") == 0)
+		fmt = FMT_CSV;
+	else
+		return ci_fail(CMD, CI_EXIT_USAGE, "unknown format '%s' (text, json, csv)", format);
+
+	if ((rc = store_open(&s, ref, &err)) < 0)
+		return ci_fail(CMD, rc == MG_EINVAL ? CI_EXIT_USAGE : CI_EXIT_INFRA, "%s", err.msg);
+	if ((rc = store_resolve(&start, &s, rev ? rev : "HEAD", &err)) < 0) {
+		rc = ci_fail(CMD, rc == MG_ENOTFOUND ? CI_EXIT_USAGE : CI_EXIT_INFRA, "%s", err.msg);
+		goto out;
+	}
+	if ((rc = notes_load(&n, s.repo, s.ref, &err)) < 0) {
+		rc = ci_fail(CMD, CI_EXIT_INFRA, "%s", err.msg);
+		goto out;
+	}
+	if (git_revwalk_new(&walk, s.repo) < 0 || git_revwalk_push(walk, &start) < 0 ||
+	    git_revwalk_simplify_first_parent(walk) < 0) {
+		store_git_fail(&err, "cannot walk the history");
+		rc = ci_fail(CMD, CI_EXIT_INFRA, "%s", err.msg);
+		goto out;
+	}
+	v = calloc(((size_t)limit < n.n ? (size_t)limit : n.n) + 1, sizeof(*v));
+	if (!v)
+		abort();
+	/* Stops at the limit, or once every note has been seen. */
+	while (nv < (size_t)limit && nv < n.n && (rc = git_revwalk_next(&id, walk)) == 0) {
+		const note_entry *e = notes_find(&n, &id);
+		git_commit *c = NULL;
+		report *r = NULL;
+		if (!e) {
+			skipped++;
+			continue;
+		}
+		rc = store_read(&r, s.repo, &e->blob, &id, &err);
+		if (rc == 0 && git_commit_lookup(&c, s.repo, &id) < 0)
+			rc = store_git_fail(&err, "cannot read a commit");
+		if (rc < 0) {
+			report_free(r);
+			rc = ci_fail(CMD, CI_EXIT_INFRA, "%s", err.msg);
+			goto out;
+		}
+		git_oid_cpy(&v[nv].commit, &id);
+		v[nv].when = git_commit_time(c);
+		ci_totals_of(&v[nv].t, r);
+		v[nv].result = ci_result(r, &v[nv].t);
+		nv++;
+		git_commit_free(c);
+		report_free(r);
+	}
+	if (rc < 0 && rc != GIT_ITEROVER) {
+		store_git_fail(&err, "cannot walk the history");
+		rc = ci_fail(CMD, CI_EXIT_INFRA, "%s", err.msg);
+		goto out;
+	}
+	print_entries(fmt, v, nv, skipped, s.ref);
+	rc = CI_EXIT_OK;
+out:
+	free(v);
+	git_revwalk_free(walk);
+	notes_free(&n);
+	store_close(&s);
+	return rc;
+}

@@ -1,0 +1,184 @@
+/*
+ * note.c - "memguard note": attach a report to a commit as a git note,
+ * merged by shard key with what other jobs already attached. The ref moves
+ * only by compare-and-swap; a lost race re-reads and merges again.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ci_int.h"
+
+#define CMD "note"
+#define TRIES 5
+
+static int same_key(const report_shard *a, const report_shard *b)
+{
+	return a->node == b->node && a->index == b->index &&
+	       strcmp(a->arch ? a->arch : "", b->arch ? b->arch : "") == 0 &&
+	       strcmp(a->suite ? a->suite : "", b->suite ? b->suite : "") == 0;
+}
+
+/* "memguard: note on abc1234: 2 shards added, 1 replaced" and one line per shard. */
+static char *message_for(const git_oid *target, const report *old, const report *added)
+{
+	char sha[16];
+	size_t nrepl = 0, cap = 256 + added->nshards * 160, len;
+	char *msg = malloc(cap);
+	if (!msg)
+		abort();
+	for (size_t i = 0; i < added->nshards; i++)
+		for (size_t j = 0; old && j < old->nshards; j++)
+			if (same_key(&added->shards[i], &old->shards[j])) {
+				nrepl++;
+				break;
+			}
+	len = (size_t)snprintf(msg, cap, "memguard: note on %s: %zu shard%s added, %zu replaced\n\n",
+			       store_short(sha, target), added->nshards - nrepl,
+			       added->nshards - nrepl == 1 ? "" : "s", nrepl);
+	for (size_t i = 0; i < added->nshards && len < cap; i++) {
+		const report_shard *s = &added->shards[i];
+		int repl = 0;
+		for (size_t j = 0; old && j < old->nshards; j++)
+			repl |= same_key(s, &old->shards[j]);
+		len += (size_t)snprintf(msg + len, cap - len, "%s: node %u %s %s #%u\n",
+					repl ? "replaced" : "added", s->node,
+					s->arch ? s->arch : "?", s->suite ? s->suite : "?", s->index);
+	}
+	return msg;
+}
+
+/* The commit to note: --commit, else the report's own commit if present, else HEAD. */
+static int pick_target(git_oid *out, store *s, const char *rev, const report *r, mg_err *err)
+{
+	if (rev)
+		return store_resolve(out, s, rev, err);
+	if (r->sha) {
+		git_oid id;
+		git_commit *c = NULL;
+		if (git_oid_fromstr(&id, r->sha) == 0 && git_commit_lookup(&c, s->repo, &id) == 0) {
+			git_commit_free(c);
+			git_oid_cpy(out, &id);
+			return 0;
+		}
+		fprintf(stderr,
+			"memguard " CMD ": the report's commit %.12s is not in this repository; "
+			"noting HEAD\n",
+			r->sha);
+	}
+	return store_resolve(out, s, "HEAD", err);
+}
+
+/* One attempt: read the current note, merge, write, move the ref. */
+static int note_once(store *s, const git_oid *target, const report *fresh, int *unchanged,
+		     mg_err *err)
+{
+	notes n;
+	report *old = NULL, *merged = NULL;
+	git_oid blob, commit;
+	char *msg = NULL;
+	mg_err lerr;
+	int rc = notes_load(&n, s->repo, s->ref, err);
+	if (rc < 0)
+		return rc;
+	const note_entry *e = notes_find(&n, target);
+	if (e) {
+		if ((rc = store_read(&old, s->repo, &e->blob, target, err)) < 0)
+			goto out;
+		/* merged starts as a copy of the old note: re-read it. */
+		if ((rc = store_read(&merged, s->repo, &e->blob, target, &lerr)) < 0)
+			goto out;
+		size_t nsus = merged->nsuspects > fresh->nsuspects ? merged->nsuspects
+								   : fresh->nsuspects;
+		if ((rc = report_merge(merged, fresh, err)) < 0)
+			goto out;
+		store_canonical(merged, nsus);
+		rc = store_write_blob(&blob, s->repo, merged, err);
+	} else {
+		rc = store_write_blob(&blob, s->repo, fresh, err);
+	}
+	if (rc < 0)
+		goto out;
+	if (e && git_oid_equal(&e->blob, &blob)) {
+		*unchanged = 1;
+		goto out;
+	}
+	notes_set(&n, target, &blob);
+	msg = message_for(target, old, fresh);
+	rc = store_commit(&commit, s, &n, &n.commit, n.exists ? 1 : 0, n.exists ? &n.commit : NULL,
+			  msg, err);
+out:
+	free(msg);
+	report_free(old);
+	report_free(merged);
+	notes_free(&n);
+	return rc;
+}
+
+int note_main(int argc, char **argv)
+{
+	const char *ref = NULL, *rev = NULL, *path = NULL;
+	int keep_timeline = 0, rc, o;
+	report *r = NULL;
+	store s = {0};
+	mg_err err;
+	git_oid target;
+	char sha[16];
+
+	for (int i = 1; i < argc; i++) {
+		if (ci_is_help(argv[i]))
+			return ci_cmd_usage(CMD, stdout, CI_EXIT_OK);
+		if ((o = ci_opt(CMD, argc, argv, &i, "--ref", &ref)) ||
+		    (o = ci_opt(CMD, argc, argv, &i, "--commit", &rev))) {
+			if (o < 0)
+				return -o;
+		} else if (strcmp(argv[i], "--keep-timeline") == 0) {
+			keep_timeline = 1;
+		} else if (argv[i][0] == '-' && argv[i][1]) {
+			ci_fail(CMD, CI_EXIT_USAGE, "unknown option '%s'", argv[i]);
+			return ci_cmd_usage(CMD, stderr, CI_EXIT_USAGE);
+		} else if (path) {
+			return ci_fail(CMD, CI_EXIT_USAGE, "one report at a time ('%s')", argv[i]);
+		} else {
+			path = argv[i];
+		}
+	}
+	if (!path) {
+		ci_fail(CMD, CI_EXIT_USAGE, "which report? (REPORT.json)");
+		return ci_cmd_usage(CMD, stderr, CI_EXIT_USAGE);
+	}
+	rc = report_load(&r, path, &err);
+	if (rc == MG_ENOTFOUND)
+		return ci_fail(CMD, CI_EXIT_USAGE, "%s", err.msg);
+	if (rc < 0)
+		return ci_fail(CMD, CI_EXIT_INFRA, "%s", err.msg);
+	if ((rc = store_open(&s, ref, &err)) < 0) {
+		rc = ci_fail(CMD, rc == MG_EINVAL ? CI_EXIT_USAGE : CI_EXIT_INFRA, "%s", err.msg);
+		goto out;
+	}
+	if ((rc = pick_target(&target, &s, rev, r, &err)) < 0) {
+		rc = ci_fail(CMD, rc == MG_ENOTFOUND && rev ? CI_EXIT_USAGE : CI_EXIT_INFRA, "%s",
+			     err.msg);
+		goto out;
+	}
+	store_strip(r, keep_timeline);
+	store_canonical(r, r->nsuspects);
+	for (int t = 0; t < TRIES; t++) {
+		int unchanged = 0;
+		rc = note_once(&s, &target, r, &unchanged, &err);
+		if (rc == STORE_ERACE)
+			continue;
+		if (rc < 0) {
+			rc = ci_fail(CMD, CI_EXIT_INFRA, "%s", err.msg);
+			goto out;
+		}
+		printf("%s %s on %s (%zu shard%s)\n", unchanged ? "unchanged:" : "noted:", s.ref,
+		       store_short(sha, &target), r->nshards, r->nshards == 1 ? "" : "s");
+		rc = CI_EXIT_OK;
+		goto out;
+	}
+	rc = ci_fail(CMD, CI_EXIT_INFRA, "%s kept moving: gave up after %d tries", s.ref, TRIES);
+out:
+	store_close(&s);
+	report_free(r);
+	return rc;
+}
