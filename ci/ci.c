@@ -13,49 +13,49 @@ static const struct {
 	int (*fn)(int, char **);
 	const char *usage;
 } commands[] = {
-	{"note", note_main,
-	 "Usage: memguard note [--ref REF] [--commit REV] [--keep-timeline] REPORT.json\n"
-	 "  Stores the report as the git note of REV (default: the report's own commit\n"
-	 "  when it is in this repository, else HEAD) under refs/notes/memguard.\n"
-	 "  The note is compact JSON without timelines (unless --keep-timeline) or\n"
-	 "  captured test output. A note already there is merged by shard key (node,\n"
-	 "  arch, suite, index): the same key is replaced, other shards are kept.\n"},
-	{"notes-merge", notes_merge_main,
-	 "Usage: memguard notes-merge [--ref REF] OTHER_REF\n"
-	 "  Merges the notes of OTHER_REF (e.g. refs/notes/memguard-remote, fetched with\n"
-	 "  +refs/notes/memguard:refs/notes/memguard-remote) into REF: every commit's two\n"
-	 "  notes are merged by shard key, and REF gets a notes commit with both parents.\n"
-	 "  A missing OTHER_REF merges nothing and exits 0.\n"},
-	{"show", show_main,
-	 "Usage: memguard show [--ref REF] [--tests] [REV]\n"
-	 "  Prints the per-shard table of the note on REV (default HEAD); --tests also\n"
-	 "  lists the tests that left the most memory behind.\n"
-	 "  Exit 1: REV has no memguard note; 3: the note is not a memguard report.\n"},
-	{"compare", compare_main,
-	 "Usage: memguard compare [--ref REF] [--max-growth LIMITS] [--format text|markdown|json]\n"
-	 "                        BASE HEAD\n"
-	 "  BASE and HEAD are revisions (BASE is replaced by merge-base(BASE, HEAD)) or\n"
-	 "  report files. Shards are matched by (node, arch, suite, index), else by\n"
-	 "  (arch, suite) totals; tests by arch and name.\n"
-	 "  LIMITS: comma-separated METRIC=N% or METRIC=SIZE, METRIC one of va, rss\n"
-	 "  (peak of a shard), recycles, test (VA one test left behind); a metric may\n"
-	 "  have both; either one exceeded fails. SIZE: 512K, 64M, 1.5G (powers of\n"
-	 "  1024). Relative limits apply when the base is above 0. 'none': no limits.\n"
-	 "  Default: va=5%,rss=10%,test=8M.\n"
-	 "  Exit 0: within limits; 1: no note on BASE or HEAD, or the merge base is\n"
-	 "  missing (shallow clone) - nothing was compared; 2: bad arguments;\n"
-	 "  3: repository or note error; 4: a limit was exceeded (listed).\n"},
-	{"log", log_main,
-	 "Usage: memguard log [--ref REF] [-n N] [--format text|json|csv] [REV]\n"
-	 "  One line per commit with a note, following first parents from REV\n"
-	 "  (default HEAD), newest first, at most N lines (default 20): peak VA, peak\n"
-	 "  RSS, recycles, tests, result, and a sparkline of peak VA. Commits without\n"
-	 "  a note are skipped and counted in the footer.\n"},
-	{"merge", merge_main,
-	 "Usage: memguard merge OUT.json IN.json...\n"
-	 "  Combines the reports of several nodes into one (shards keyed by node, arch,\n"
-	 "  suite, index; a later file's shard replaces an earlier one with the same\n"
-	 "  key), written atomically.\n"},
+    {"note", note_main,
+     "Usage: memguard note [--ref REF] [--commit REV] [--keep-timeline] REPORT.json\n"
+     "  Stores the report as the git note of REV (default: the report's own commit\n"
+     "  when it is in this repository, else HEAD) under refs/notes/memguard.\n"
+     "  The note is compact JSON without timelines (unless --keep-timeline) or\n"
+     "  captured test output. A note already there is merged by shard key (node,\n"
+     "  arch, suite, index): the same key is replaced, other shards are kept.\n"},
+    {"notes-merge", notes_merge_main,
+     "Usage: memguard notes-merge [--ref REF] OTHER_REF\n"
+     "  Merges the notes of OTHER_REF (e.g. refs/notes/memguard-remote, fetched with\n"
+     "  +refs/notes/memguard:refs/notes/memguard-remote) into REF: every commit's two\n"
+     "  notes are merged by shard key, and REF gets a notes commit with both parents.\n"
+     "  A missing OTHER_REF merges nothing and exits 0.\n"},
+    {"show", show_main,
+     "Usage: memguard show [--ref REF] [--tests] [REV]\n"
+     "  Prints the per-shard table of the note on REV (default HEAD); --tests also\n"
+     "  lists the tests that left the most memory behind.\n"
+     "  Exit 1: REV has no memguard note; 3: the note is not a memguard report.\n"},
+    {"compare", compare_main,
+     "Usage: memguard compare [--ref REF] [--max-growth LIMITS] [--format text|markdown|json]\n"
+     "                        BASE HEAD\n"
+     "  BASE and HEAD are revisions (BASE is replaced by merge-base(BASE, HEAD)) or\n"
+     "  report files. Shards are matched by (node, arch, suite, index), else by\n"
+     "  (arch, suite) totals; tests by arch and name.\n"
+     "  LIMITS: comma-separated METRIC=N% or METRIC=SIZE, METRIC one of va, rss\n"
+     "  (peak of a shard), recycles, test (VA one test left behind); a metric may\n"
+     "  have both; either one exceeded fails. SIZE: 512K, 64M, 1.5G (powers of\n"
+     "  1024). Relative limits apply when the base is above 0. 'none': no limits.\n"
+     "  Default: va=5%,rss=10%,test=8M.\n"
+     "  Exit 0: within limits; 1: no note on BASE or HEAD, or the merge base is\n"
+     "  missing (shallow clone) - nothing was compared; 2: bad arguments;\n"
+     "  3: repository or note error; 4: a limit was exceeded (listed).\n"},
+    {"log", log_main,
+     "Usage: memguard log [--ref REF] [-n N] [--format text|json|csv] [REV]\n"
+     "  One line per commit with a note, following first parents from REV\n"
+     "  (default HEAD), newest first, at most N lines (default 20): peak VA, peak\n"
+     "  RSS, recycles, tests, result, and a sparkline of peak VA. Commits without\n"
+     "  a note are skipped and counted in the footer.\n"},
+    {"merge", merge_main,
+     "Usage: memguard merge OUT.json IN.json...\n"
+     "  Combines the reports of several nodes into one (shards keyed by node, arch,\n"
+     "  suite, index; a later file's shard replaces an earlier one with the same\n"
+     "  key), written atomically.\n"},
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

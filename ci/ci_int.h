@@ -36,8 +36,8 @@ typedef struct ci_totals {
 	uint64_t peak_va;  /* highest of the shards */
 	uint64_t peak_rss; /* highest of the shards */
 	uint64_t recycles; /* summed */
-	uint64_t kills;	   /* summed */
-	uint64_t tests;	   /* summed over all states */
+	uint64_t kills;    /* summed */
+	uint64_t tests;    /* summed over all states */
 	uint64_t failed;   /* fail, crash, timeout, memory-limit, error */
 } ci_totals;
 void ci_totals_of(ci_totals *out, const report *r);
@@ -52,13 +52,13 @@ const char *ci_result(const report *r, const ci_totals *t);
 
 typedef struct note_entry {
 	git_oid target; /* the annotated object (a commit) */
-	git_oid blob;	/* the note's content */
+	git_oid blob;   /* the note's content */
 } note_entry;
 
 /* All notes of one notes commit, sorted by target. */
 typedef struct notes {
 	git_oid commit; /* the notes commit they were read from */
-	int exists;	/* 0: the ref does not exist yet (no notes) */
+	int exists;     /* 0: the ref does not exist yet (no notes) */
 	note_entry *v;
 	size_t n, cap;
 } notes;
@@ -104,7 +104,7 @@ void notes_free(notes *n);
  * naming the commit, when it is not JSON or not a memguard report.
  */
 int store_read(report **out, git_repository *repo, const git_oid *blob, const git_oid *target,
-	       mg_err *err);
+               mg_err *err);
 /* Reads the note of target in ref: MG_ENOTFOUND when there is none. */
 int store_read_note(report **out, store *s, const notes *n, const git_oid *target, mg_err *err);
 /* Writes r as a compact JSON blob (shards in key order). */
@@ -116,7 +116,7 @@ int store_write_blob(git_oid *out, git_repository *repo, const report *r, mg_err
  * STORE_ERACE when another writer moved it first.
  */
 int store_commit(git_oid *out, store *s, const notes *n, const git_oid *parents, size_t nparents,
-		 const git_oid *expect, const char *message, mg_err *err);
+                 const git_oid *expect, const char *message, mg_err *err);
 /*
  * The keyed merge of two notes of target, independent of which side is
  * which: the two reports are ordered by their bytes, the second merged
@@ -124,7 +124,7 @@ int store_commit(git_oid *out, store *s, const notes *n, const git_oid *parents,
  * merge each other's notes therefore write the same blob.
  */
 int store_merge_blobs(git_oid *out, git_repository *repo, const git_oid *target, const git_oid *a,
-		      const git_oid *b, mg_err *err);
+                      const git_oid *b, mg_err *err);
 /* Sorts shards by (node, arch, suite, index) and recomputes the suspects. */
 void store_canonical(report *r, size_t max_suspects);
 /* Drops captured test output and (unless keep_timeline) the timelines. */
@@ -133,10 +133,10 @@ void store_strip(report *r, int keep_timeline);
 /* ---- growth.c: --max-growth thresholds ---- */
 
 typedef enum growth_metric {
-	GROWTH_VA,	 /* peak VA of a shard */
-	GROWTH_RSS,	 /* peak RSS of a shard */
+	GROWTH_VA,       /* peak VA of a shard */
+	GROWTH_RSS,      /* peak RSS of a shard */
 	GROWTH_RECYCLES, /* recycles of a shard */
-	GROWTH_TEST,	 /* VA a test left behind */
+	GROWTH_TEST,     /* VA a test left behind */
 	GROWTH_COUNT
 } growth_metric;
 
@@ -164,7 +164,7 @@ int growth_parse_size(uint64_t *out, const char *tok, mg_err *err);
  * apply when base > 0); why then says which limit, e.g. "+7.1% > 5%".
  */
 int growth_exceeded(const growth_limits *l, growth_metric m, int64_t base, int64_t head, char *why,
-		    size_t whysize);
+                    size_t whysize);
 
 /* ---- one file per command ---- */
 int note_main(int argc, char **argv);

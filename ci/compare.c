@@ -12,7 +12,7 @@
 
 #include "ci_int.h"
 
-#define CMD "compare"
+#define CMD       "compare"
 #define TOP_TESTS 10
 
 enum { FMT_TEXT, FMT_MARKDOWN, FMT_JSON };
@@ -21,7 +21,7 @@ enum { FMT_TEXT, FMT_MARKDOWN, FMT_JSON };
 typedef struct side {
 	const char *arg; /* as given */
 	int is_file;
-	git_oid commit;	 /* when a revision */
+	git_oid commit; /* when a revision */
 	report *r;
 } side;
 
@@ -88,12 +88,13 @@ static int group_matches(const report *base, const report *head, const report_sh
 }
 
 static void add_metrics(rows *rs, const char *label, const ci_totals *b, const ci_totals *h,
-			const growth_limits *lim)
+                        const growth_limits *lim)
 {
 	static const struct {
 		const char *name;
 		growth_metric m;
-	} metrics[] = {{"peak VA", GROWTH_VA}, {"peak RSS", GROWTH_RSS}, {"recycles", GROWTH_RECYCLES}};
+	} metrics[] = {
+	    {"peak VA", GROWTH_VA}, {"peak RSS", GROWTH_RSS}, {"recycles", GROWTH_RECYCLES}};
 	for (size_t i = 0; i < 3; i++) {
 		row *w = rows_add(rs);
 		snprintf(w->label, sizeof(w->label), "%s", label);
@@ -105,18 +106,18 @@ static void add_metrics(rows *rs, const char *label, const ci_totals *b, const c
 		int64_t *v[2] = {&w->base, &w->head};
 		for (int k = 0; k < 2; k++)
 			if (t[k])
-				*v[k] = (int64_t)(w->m == GROWTH_VA	  ? t[k]->peak_va
-						  : w->m == GROWTH_RSS ? t[k]->peak_rss
-								       : t[k]->recycles);
+				*v[k] = (int64_t)(w->m == GROWTH_VA    ? t[k]->peak_va
+				                  : w->m == GROWTH_RSS ? t[k]->peak_rss
+				                                       : t[k]->recycles);
 		if (b && h)
 			growth_exceeded(lim, w->m, w->base, w->head, w->exceeded,
-					sizeof(w->exceeded));
+			                sizeof(w->exceeded));
 	}
 }
 
 /* Shards by key where the sharding matches, else (arch, suite) totals. */
 static void compare_shards(rows *rs, const report *base, const report *head,
-			   const growth_limits *lim)
+                           const growth_limits *lim)
 {
 	const report *sides[2] = {head, base};
 	char label[160];
@@ -141,7 +142,7 @@ static void compare_shards(rows *rs, const report *base, const report *head,
 					ci_totals_add(&bt, find_key(base, h));
 					ci_totals_add(&ht, h);
 					snprintf(label, sizeof(label), "%s %s node %u #%u",
-						 str(h->arch), str(h->suite), h->node, h->index);
+					         str(h->arch), str(h->suite), h->node, h->index);
 					add_metrics(rs, label, &bt, &ht, lim);
 				}
 				continue;
@@ -159,7 +160,7 @@ static void compare_shards(rows *rs, const report *base, const report *head,
 					hh = 1;
 				}
 			snprintf(label, sizeof(label), "%s %s (all shards)", str(g->arch),
-				 str(g->suite));
+			         str(g->suite));
 			add_metrics(rs, label, hb ? &bt : NULL, hh ? &ht : NULL, lim);
 		}
 	}
@@ -217,7 +218,7 @@ static int by_growth(const void *a, const void *b)
 
 /* Tests whose retained VA grew, most growth first; new tests count from 0. */
 static void compare_tests(rows *rs, const report *base, const report *head, int multi_arch,
-			  const growth_limits *lim)
+                          const growth_limits *lim)
 {
 	size_t nb, nh, i = 0, j = 0;
 	tkey *b = collect_tests(base, &nb), *h = collect_tests(head, &nh);
@@ -232,7 +233,7 @@ static void compare_tests(rows *rs, const report *base, const report *head, int 
 			row *w = rows_add(rs);
 			if (multi_arch)
 				snprintf(w->label, sizeof(w->label), "%s [%s]", h[j].name,
-					 h[j].arch);
+				         h[j].arch);
 			else
 				snprintf(w->label, sizeof(w->label), "%s", h[j].name);
 			w->metric = "retained VA";
@@ -242,7 +243,7 @@ static void compare_tests(rows *rs, const report *base, const report *head, int 
 			w->base = bv;
 			w->head = h[j].va;
 			growth_exceeded(lim, GROWTH_TEST, bv, h[j].va, w->exceeded,
-					sizeof(w->exceeded));
+			                sizeof(w->exceeded));
 		}
 		if (c == 0)
 			i++;
@@ -292,7 +293,7 @@ static void fmt_delta(char *buf, size_t size, const row *w)
 	fmt_value(v, sizeof(v), w->m, d < 0 ? -d : d);
 	if (w->base > 0)
 		snprintf(buf, size, "%s%s (%+.1f%%)", d < 0 ? "-" : "+", v,
-			 100.0 * (double)d / (double)w->base);
+		         100.0 * (double)d / (double)w->base);
 	else
 		snprintf(buf, size, "%s%s", d < 0 ? "-" : "+", v);
 }
@@ -305,11 +306,11 @@ static void describe_limits(char *buf, size_t size, const growth_limits *l)
 		char v[32];
 		if (l->has_pct[m] && len < size)
 			len += (size_t)snprintf(buf + len, size - len, "%s%s=%g%%", len ? "," : "",
-						growth_metric_name(m), l->pct[m]);
+			                        growth_metric_name(m), l->pct[m]);
 		if (l->has_abs[m] && len < size) {
 			fmt_value(v, sizeof(v), m, (int64_t)l->abs[m]);
 			len += (size_t)snprintf(buf + len, size - len, "%s%s=%s", len ? "," : "",
-						growth_metric_name(m), v);
+			                        growth_metric_name(m), v);
 		}
 	}
 	if (!len)
@@ -389,13 +390,14 @@ static json_t *rows_json(const rows *rs, size_t limit)
 		json_object_set_new(o, "head", w->has_head ? json_integer(w->head) : json_null());
 		if (w->has_base && w->has_head) {
 			json_object_set_new(o, "delta", json_integer(w->head - w->base));
-			json_object_set_new(o, "percent",
-					    w->base > 0 ? json_real(100.0 * (double)(w->head - w->base) /
-								    (double)w->base)
-							: json_null());
+			json_object_set_new(
+			    o, "percent",
+			    w->base > 0
+			        ? json_real(100.0 * (double)(w->head - w->base) / (double)w->base)
+			        : json_null());
 		}
 		json_object_set_new(o, "exceeded",
-				    w->exceeded[0] ? json_string(w->exceeded) : json_null());
+		                    w->exceeded[0] ? json_string(w->exceeded) : json_null());
 		json_array_append_new(a, o);
 	}
 	return a;
@@ -416,7 +418,7 @@ static json_t *side_json(const side *sd)
 }
 
 static void output(int fmt, const side *base, const side *head, const char *base_what,
-		   const rows *shards, const rows *tests, const growth_limits *lim)
+                   const rows *shards, const rows *tests, const growth_limits *lim)
 {
 	char bn[256], hn[256], limits[256];
 	size_t nexc = count_exceeded(shards) + count_exceeded(tests);
@@ -429,7 +431,7 @@ static void output(int fmt, const side *base, const side *head, const char *base
 		json_object_set_new(o, "base", side_json(base));
 		if (base_what)
 			json_object_set_new(json_object_get(o, "base"), "used",
-					    json_string(base_what));
+			                    json_string(base_what));
 		json_object_set_new(o, "head", side_json(head));
 		json_object_set_new(o, "limits", json_string(limits));
 		json_object_set_new(o, "shards", rows_json(shards, shards->n));
@@ -440,8 +442,8 @@ static void output(int fmt, const side *base, const side *head, const char *base
 				if (sets[k]->v[i].exceeded[0]) {
 					char line[320];
 					snprintf(line, sizeof(line), "%s %s: %s",
-						 sets[k]->v[i].label, sets[k]->v[i].metric,
-						 sets[k]->v[i].exceeded);
+					         sets[k]->v[i].label, sets[k]->v[i].metric,
+					         sets[k]->v[i].exceeded);
 					json_array_append_new(exc, json_string(line));
 				}
 		json_object_set_new(o, "exceeded", exc);
@@ -453,7 +455,8 @@ static void output(int fmt, const side *base, const side *head, const char *base
 	}
 	int md = fmt == FMT_MARKDOWN;
 	if (md) {
-		printf("### memguard: memory %s\n\n", nexc ? "regression" : "unchanged within limits");
+		printf("### memguard: memory %s\n\n",
+		       nexc ? "regression" : "unchanged within limits");
 		printf("Base **%s**, head **%s**. Limits: `%s`.\n\n", bn, hn, limits);
 	} else {
 		printf("base: %s\nhead: %s\nlimits: %s\n\n", bn, hn, limits);
@@ -468,12 +471,12 @@ static void output(int fmt, const side *base, const side *head, const char *base
 		print_table(tests, TOP_TESTS, md, "test");
 	} else {
 		printf(md ? "No test retained more VA than on the base.\n"
-			  : "No test retained more VA than on the base.\n");
+		          : "No test retained more VA than on the base.\n");
 	}
 	printf("\n");
 	if (nexc) {
-		printf(md ? "**%zu limit%s exceeded:**\n\n" : "REGRESSION: %zu limit%s exceeded:\n", nexc,
-		       nexc == 1 ? "" : "s");
+		printf(md ? "**%zu limit%s exceeded:**\n\n" : "REGRESSION: %zu limit%s exceeded:\n",
+		       nexc, nexc == 1 ? "" : "s");
 		print_exceeded(sets, md);
 	} else {
 		printf(md ? "All within limits.\n" : "OK: within limits.\n");
@@ -537,7 +540,7 @@ int compare_main(int argc, char **argv)
 		fmt = FMT_JSON;
 	else
 		return ci_fail(CMD, CI_EXIT_USAGE, "unknown format '%s' (text, markdown, json)",
-			       format);
+		               format);
 	if (!limits)
 		growth_defaults(&lim);
 	else if (growth_parse(&lim, limits, &err) < 0)
@@ -552,13 +555,13 @@ int compare_main(int argc, char **argv)
 		}
 		if ((rc = open_store(&s, ref, &err)) < 0) {
 			rc = ci_fail(CMD, rc == MG_EINVAL ? CI_EXIT_USAGE : CI_EXIT_INFRA,
-				     "'%s' is not a file, and %s", pos[k], err.msg);
+			             "'%s' is not a file, and %s", pos[k], err.msg);
 			goto out;
 		}
 		if ((rc = store_resolve(&sd[k].commit, &s, pos[k], &err)) < 0) {
 			rc = ci_fail(CMD, rc == MG_ENOTFOUND ? CI_EXIT_USAGE : CI_EXIT_INFRA,
-				     "'%s' is neither a report file nor a revision (%s)", pos[k],
-				     err.msg);
+			             "'%s' is neither a report file nor a revision (%s)", pos[k],
+			             err.msg);
 			goto out;
 		}
 	}
@@ -567,15 +570,16 @@ int compare_main(int argc, char **argv)
 		int grc = git_merge_base(&mb, s.repo, &sd[0].commit, &sd[1].commit);
 		if (grc == GIT_ENOTFOUND) {
 			if (git_repository_is_shallow(s.repo) == 1)
-				rc = ci_fail(CMD, CI_EXIT_NOTE,
-					     "no baseline: the merge base of %s and %s is not in this "
-					     "shallow clone; fetch more history (git fetch --deepen=100 "
-					     "origin, or --unshallow) and compare again",
-					     pos[0], pos[1]);
+				rc = ci_fail(
+				    CMD, CI_EXIT_NOTE,
+				    "no baseline: the merge base of %s and %s is not in this "
+				    "shallow clone; fetch more history (git fetch --deepen=100 "
+				    "origin, or --unshallow) and compare again",
+				    pos[0], pos[1]);
 			else
 				rc = ci_fail(CMD, CI_EXIT_NOTE,
-					     "no baseline: %s and %s have no common history", pos[0],
-					     pos[1]);
+				             "no baseline: %s and %s have no common history",
+				             pos[0], pos[1]);
 			goto out;
 		}
 		if (grc < 0) {
@@ -585,7 +589,7 @@ int compare_main(int argc, char **argv)
 		}
 		if (!git_oid_equal(&mb, &sd[0].commit))
 			snprintf(base_what, sizeof(base_what), "merge-base of %s and %s", pos[0],
-				 pos[1]);
+			         pos[1]);
 		else
 			snprintf(base_what, sizeof(base_what), "%s", pos[0]);
 		git_oid_cpy(&sd[0].commit, &mb);
@@ -608,12 +612,12 @@ int compare_main(int argc, char **argv)
 		if (rc == MG_ENOTFOUND) {
 			int shallow = git_repository_is_shallow(s.repo) == 1;
 			rc = ci_fail(CMD, CI_EXIT_NOTE,
-				     "no memguard note on %s %s (%s) in %s: nothing to compare "
-				     "with. Was the notes ref fetched (git fetch origin "
-				     "+%s:%s)?%s",
-				     which, store_short(sha, &sd[k].commit),
-				     k == 0 && base_what[0] ? base_what : sd[k].arg, s.ref, s.ref,
-				     s.ref, shallow ? " This clone is shallow." : "");
+			             "no memguard note on %s %s (%s) in %s: nothing to compare "
+			             "with. Was the notes ref fetched (git fetch origin "
+			             "+%s:%s)?%s",
+			             which, store_short(sha, &sd[k].commit),
+			             k == 0 && base_what[0] ? base_what : sd[k].arg, s.ref, s.ref,
+			             s.ref, shallow ? " This clone is shallow." : "");
 			goto out;
 		}
 		if (rc < 0) {

@@ -36,9 +36,8 @@ int growth_parse_size(uint64_t *out, const char *tok, mg_err *err)
 		const char *suffix;
 		int shift;
 	} units[] = {
-		{"", 0},    {"b", 0},	  {"k", 10},   {"kb", 10}, {"kib", 10}, {"m", 20},
-		{"mb", 20}, {"mib", 20},  {"g", 30},   {"gb", 30}, {"gib", 30}, {"t", 40},
-		{"tb", 40}, {"tib", 40},
+	    {"", 0},     {"b", 0},  {"k", 10},  {"kb", 10},  {"kib", 10}, {"m", 20},  {"mb", 20},
+	    {"mib", 20}, {"g", 30}, {"gb", 30}, {"gib", 30}, {"t", 40},   {"tb", 40}, {"tib", 40},
 	};
 	char *end;
 	if (!isdigit((unsigned char)tok[0]) && tok[0] != '.')
@@ -57,7 +56,7 @@ int growth_parse_size(uint64_t *out, const char *tok, mg_err *err)
 		return 0;
 	}
 	return mg_err_set(err, MG_EINVAL, "'%s': unknown size unit '%s' (use K, M, G or T)", tok,
-			  end);
+	                  end);
 }
 
 static int parse_token(growth_limits *out, const char *tok, mg_err *err)
@@ -72,7 +71,7 @@ static int parse_token(growth_limits *out, const char *tok, mg_err *err)
 			m = i;
 	if (m < 0)
 		return mg_err_set(err, MG_EINVAL, "'%s': unknown metric (va, rss, recycles, test)",
-				  tok);
+		                  tok);
 	const char *val = eq + 1;
 	size_t len = strlen(val);
 	if (val[len - 1] == '%') {
@@ -107,7 +106,7 @@ int growth_parse(growth_limits *out, const char *spec, mg_err *err)
 			return mg_err_set(err, MG_EINVAL, "empty threshold in '%s'", spec);
 		if (len >= sizeof(tok))
 			return mg_err_set(err, MG_EINVAL, "threshold '%.*s' is too long", (int)len,
-					  p);
+			                  p);
 		memcpy(tok, p, len);
 		tok[len] = '\0';
 		int rc = parse_token(out, tok, err);
@@ -128,7 +127,7 @@ static void format_abs(char *buf, size_t size, growth_metric m, uint64_t v)
 }
 
 int growth_exceeded(const growth_limits *l, growth_metric m, int64_t base, int64_t head, char *why,
-		    size_t whysize)
+                    size_t whysize)
 {
 	char a[32], b[32];
 	if (head <= base)

@@ -10,12 +10,12 @@
 
 /* CI variables naming the branch of a detached checkout, most specific first. */
 static const char *const branch_env[] = {
-	"GITHUB_HEAD_REF",	  /* GitHub Actions, pull requests only */
-	"GITHUB_REF_NAME",	  /* GitHub Actions */
-	"CI_COMMIT_REF_NAME",	  /* GitLab CI */
-	"BUILD_SOURCEBRANCHNAME", /* Azure Pipelines */
-	"BUILDKITE_BRANCH",	  /* Buildkite */
-	"BRANCH_NAME",		  /* Jenkins (multibranch), TeamCity when exported */
+    "GITHUB_HEAD_REF",        /* GitHub Actions, pull requests only */
+    "GITHUB_REF_NAME",        /* GitHub Actions */
+    "CI_COMMIT_REF_NAME",     /* GitLab CI */
+    "BUILD_SOURCEBRANCHNAME", /* Azure Pipelines */
+    "BUILDKITE_BRANCH",       /* Buildkite */
+    "BRANCH_NAME",            /* Jenkins (multibranch), TeamCity when exported */
 };
 
 static char *branch_from_env(void)

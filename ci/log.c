@@ -56,9 +56,9 @@ static void print_entries(int fmt, const entry *v, size_t n, size_t skipped, con
 			json_object_set_new(o, "date", json_string(date));
 			json_object_set_new(o, "peak_va", json_integer((json_int_t)v[i].t.peak_va));
 			json_object_set_new(o, "peak_rss",
-					    json_integer((json_int_t)v[i].t.peak_rss));
+			                    json_integer((json_int_t)v[i].t.peak_rss));
 			json_object_set_new(o, "recycles",
-					    json_integer((json_int_t)v[i].t.recycles));
+			                    json_integer((json_int_t)v[i].t.recycles));
 			json_object_set_new(o, "tests", json_integer((json_int_t)v[i].t.tests));
 			json_object_set_new(o, "result", json_string(v[i].result));
 			json_array_append_new(a, o);
@@ -100,8 +100,8 @@ static void print_entries(int fmt, const entry *v, size_t n, size_t skipped, con
 			fputs(bar_for(v[i].t.peak_va, lo, hi), stdout);
 		printf("\n");
 	}
-	printf("%zu commit%s with a note in %s; %zu without a note skipped\n", n,
-	       n == 1 ? "" : "s", ref, skipped);
+	printf("%zu commit%s with a note in %s; %zu without a note skipped\n", n, n == 1 ? "" : "s",
+	       ref, skipped);
 }
 
 int log_main(int argc, char **argv)
@@ -130,7 +130,8 @@ int log_main(int argc, char **argv)
 			ci_fail(CMD, CI_EXIT_USAGE, "unknown option '%s'", argv[i]);
 			return ci_cmd_usage(CMD, stderr, CI_EXIT_USAGE);
 		} else if (rev) {
-			return ci_fail(CMD, CI_EXIT_USAGE, "one revision at a time ('%s')", argv[i]);
+			return ci_fail(CMD, CI_EXIT_USAGE, "one revision at a time ('%s')",
+			               argv[i]);
 		} else {
 			rev = argv[i];
 		}
@@ -139,7 +140,8 @@ int log_main(int argc, char **argv)
 		char *end;
 		limit = strtol(count, &end, 10);
 		if (*count == '\0' || *end || limit <= 0)
-			return ci_fail(CMD, CI_EXIT_USAGE, "-n '%s' is not a positive number", count);
+			return ci_fail(CMD, CI_EXIT_USAGE, "-n '%s' is not a positive number",
+			               count);
 	}
 	if (strcmp(format, "text") == 0)
 		fmt = FMT_TEXT;
@@ -153,7 +155,8 @@ int log_main(int argc, char **argv)
 	if ((rc = store_open(&s, ref, &err)) < 0)
 		return ci_fail(CMD, rc == MG_EINVAL ? CI_EXIT_USAGE : CI_EXIT_INFRA, "%s", err.msg);
 	if ((rc = store_resolve(&start, &s, rev ? rev : "HEAD", &err)) < 0) {
-		rc = ci_fail(CMD, rc == MG_ENOTFOUND ? CI_EXIT_USAGE : CI_EXIT_INFRA, "%s", err.msg);
+		rc =
+		    ci_fail(CMD, rc == MG_ENOTFOUND ? CI_EXIT_USAGE : CI_EXIT_INFRA, "%s", err.msg);
 		goto out;
 	}
 	if ((rc = notes_load(&n, s.repo, s.ref, &err)) < 0) {

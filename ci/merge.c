@@ -35,7 +35,7 @@ int merge_main(int argc, char **argv)
 		rc = report_load(dst, argv[i], &err);
 		if (rc < 0) {
 			rc = ci_fail(CMD, rc == MG_ENOTFOUND ? CI_EXIT_USAGE : CI_EXIT_INFRA, "%s",
-				     err.msg);
+			             err.msg);
 			goto out;
 		}
 		nsus = (*dst)->nsuspects > nsus ? (*dst)->nsuspects : nsus;

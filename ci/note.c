@@ -8,7 +8,7 @@
 
 #include "ci_int.h"
 
-#define CMD "note"
+#define CMD   "note"
 #define TRIES 5
 
 static int same_key(const report_shard *a, const report_shard *b)
@@ -32,17 +32,18 @@ static char *message_for(const git_oid *target, const report *old, const report 
 				nrepl++;
 				break;
 			}
-	len = (size_t)snprintf(msg, cap, "memguard: note on %s: %zu shard%s added, %zu replaced\n\n",
-			       store_short(sha, target), added->nshards - nrepl,
-			       added->nshards - nrepl == 1 ? "" : "s", nrepl);
+	len =
+	    (size_t)snprintf(msg, cap, "memguard: note on %s: %zu shard%s added, %zu replaced\n\n",
+	                     store_short(sha, target), added->nshards - nrepl,
+	                     added->nshards - nrepl == 1 ? "" : "s", nrepl);
 	for (size_t i = 0; i < added->nshards && len < cap; i++) {
 		const report_shard *s = &added->shards[i];
 		int repl = 0;
 		for (size_t j = 0; old && j < old->nshards; j++)
 			repl |= same_key(s, &old->shards[j]);
-		len += (size_t)snprintf(msg + len, cap - len, "%s: node %u %s %s #%u\n",
-					repl ? "replaced" : "added", s->node,
-					s->arch ? s->arch : "?", s->suite ? s->suite : "?", s->index);
+		len += (size_t)snprintf(
+		    msg + len, cap - len, "%s: node %u %s %s #%u\n", repl ? "replaced" : "added",
+		    s->node, s->arch ? s->arch : "?", s->suite ? s->suite : "?", s->index);
 	}
 	return msg;
 }
@@ -61,16 +62,16 @@ static int pick_target(git_oid *out, store *s, const char *rev, const report *r,
 			return 0;
 		}
 		fprintf(stderr,
-			"memguard " CMD ": the report's commit %.12s is not in this repository; "
-			"noting HEAD\n",
-			r->sha);
+		        "memguard " CMD ": the report's commit %.12s is not in this repository; "
+		        "noting HEAD\n",
+		        r->sha);
 	}
 	return store_resolve(out, s, "HEAD", err);
 }
 
 /* One attempt: read the current note, merge, write, move the ref. */
 static int note_once(store *s, const git_oid *target, const report *fresh, int *unchanged,
-		     mg_err *err)
+                     mg_err *err)
 {
 	notes n;
 	report *old = NULL, *merged = NULL;
@@ -87,8 +88,8 @@ static int note_once(store *s, const git_oid *target, const report *fresh, int *
 		/* merged starts as a copy of the old note: re-read it. */
 		if ((rc = store_read(&merged, s->repo, &e->blob, target, &lerr)) < 0)
 			goto out;
-		size_t nsus = merged->nsuspects > fresh->nsuspects ? merged->nsuspects
-								   : fresh->nsuspects;
+		size_t nsus =
+		    merged->nsuspects > fresh->nsuspects ? merged->nsuspects : fresh->nsuspects;
 		if ((rc = report_merge(merged, fresh, err)) < 0)
 			goto out;
 		store_canonical(merged, nsus);
@@ -105,7 +106,7 @@ static int note_once(store *s, const git_oid *target, const report *fresh, int *
 	notes_set(&n, target, &blob);
 	msg = message_for(target, old, fresh);
 	rc = store_commit(&commit, s, &n, &n.commit, n.exists ? 1 : 0, n.exists ? &n.commit : NULL,
-			  msg, err);
+	                  msg, err);
 out:
 	free(msg);
 	report_free(old);
@@ -157,7 +158,7 @@ int note_main(int argc, char **argv)
 	}
 	if ((rc = pick_target(&target, &s, rev, r, &err)) < 0) {
 		rc = ci_fail(CMD, rc == MG_ENOTFOUND && rev ? CI_EXIT_USAGE : CI_EXIT_INFRA, "%s",
-			     err.msg);
+		             err.msg);
 		goto out;
 	}
 	store_strip(r, keep_timeline);

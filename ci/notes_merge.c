@@ -8,7 +8,7 @@
 
 #include "ci_int.h"
 
-#define CMD "notes-merge"
+#define CMD   "notes-merge"
 #define TRIES 5
 
 /* Resolves OTHER_REF as a ref (short names under refs/notes/) or a revision. */
@@ -28,11 +28,11 @@ static int resolve_other(git_oid *out, store *s, const char *other, mg_err *err)
 static int move_ref(store *s, const notes *ours, const git_oid *to, mg_err *err)
 {
 	git_reference *ref = NULL;
-	int rc = ours->exists ? git_reference_create_matching(&ref, s->repo, s->ref, to, 1,
-							      &ours->commit,
-							      "memguard: notes fast-forward")
-			      : git_reference_create(&ref, s->repo, s->ref, to, 0,
-						     "memguard: notes from another ref");
+	int rc = ours->exists
+	             ? git_reference_create_matching(&ref, s->repo, s->ref, to, 1, &ours->commit,
+	                                             "memguard: notes fast-forward")
+	             : git_reference_create(&ref, s->repo, s->ref, to, 0,
+	                                    "memguard: notes from another ref");
 	git_reference_free(ref);
 	if (rc == GIT_EMODIFIED || rc == GIT_EEXISTS)
 		return mg_err_set(err, STORE_ERACE, "%s was updated by another writer", s->ref);
@@ -43,7 +43,7 @@ static int move_ref(store *s, const notes *ours, const git_oid *to, mg_err *err)
 
 /* One attempt; *what says what happened, for the summary line. */
 static int merge_once(store *s, const git_oid *theirs_id, const char *other, char *what,
-		      size_t whatsize, mg_err *err)
+                      size_t whatsize, mg_err *err)
 {
 	notes ours, theirs = {0};
 	size_t added = 0, merged = 0;
@@ -76,7 +76,7 @@ static int merge_once(store *s, const git_oid *theirs_id, const char *other, cha
 			added++;
 		} else if (!git_oid_equal(&o->blob, &t->blob)) {
 			if ((rc = store_merge_blobs(&blob, s->repo, &t->target, &o->blob, &t->blob,
-						    err)) < 0)
+			                            err)) < 0)
 				goto out;
 			notes_set(&ours, &t->target, &blob);
 			merged++;
@@ -84,15 +84,15 @@ static int merge_once(store *s, const git_oid *theirs_id, const char *other, cha
 	}
 	char msg[512];
 	snprintf(msg, sizeof(msg),
-		 "memguard: notes-merge %s into %s\n\n%zu note%s merged by shard key, %zu taken "
-		 "from %s\n",
-		 other, s->ref, merged, merged == 1 ? "" : "s", added, other);
+	         "memguard: notes-merge %s into %s\n\n%zu note%s merged by shard key, %zu taken "
+	         "from %s\n",
+	         other, s->ref, merged, merged == 1 ? "" : "s", added, other);
 	git_oid parents[2], commit;
 	git_oid_cpy(&parents[0], &ours.commit);
 	git_oid_cpy(&parents[1], theirs_id);
 	rc = store_commit(&commit, s, &ours, parents, 2, &ours.commit, msg, err);
 	snprintf(what, whatsize, "%s: %zu note%s merged, %zu taken from %s", s->ref, merged,
-		 merged == 1 ? "" : "s", added, other);
+	         merged == 1 ? "" : "s", added, other);
 out:
 	notes_free(&ours);
 	notes_free(&theirs);

@@ -9,7 +9,7 @@
 #include "adapters.h"
 #include "ci_int.h"
 
-#define CMD "show"
+#define CMD       "show"
 #define TOP_TESTS 10
 
 static int by_delta(const void *a, const void *b)
@@ -33,7 +33,8 @@ static void print_tests(const report *r)
 	char va[32], rss[32];
 	printf("\nTests that left the most memory behind:\n");
 	if (r->nsuspects) {
-		printf("  %-48s %12s %12s %9s\n", "test", "VA retained", "RSS retained", "grew/runs");
+		printf("  %-48s %12s %12s %9s\n", "test", "VA retained", "RSS retained",
+		       "grew/runs");
 		for (size_t i = 0; i < r->nsuspects && i < TOP_TESTS; i++) {
 			const report_suspect *s = &r->suspects[i];
 			print_size(va, sizeof(va), s->va_retained);
@@ -87,7 +88,8 @@ int show_main(int argc, char **argv)
 			ci_fail(CMD, CI_EXIT_USAGE, "unknown option '%s'", argv[i]);
 			return ci_cmd_usage(CMD, stderr, CI_EXIT_USAGE);
 		} else if (rev) {
-			return ci_fail(CMD, CI_EXIT_USAGE, "one revision at a time ('%s')", argv[i]);
+			return ci_fail(CMD, CI_EXIT_USAGE, "one revision at a time ('%s')",
+			               argv[i]);
 		} else {
 			rev = argv[i];
 		}
@@ -95,7 +97,8 @@ int show_main(int argc, char **argv)
 	if ((rc = store_open(&s, ref, &err)) < 0)
 		return ci_fail(CMD, rc == MG_EINVAL ? CI_EXIT_USAGE : CI_EXIT_INFRA, "%s", err.msg);
 	if ((rc = store_resolve(&target, &s, rev ? rev : "HEAD", &err)) < 0) {
-		rc = ci_fail(CMD, rc == MG_ENOTFOUND ? CI_EXIT_USAGE : CI_EXIT_INFRA, "%s", err.msg);
+		rc =
+		    ci_fail(CMD, rc == MG_ENOTFOUND ? CI_EXIT_USAGE : CI_EXIT_INFRA, "%s", err.msg);
 		goto out;
 	}
 	if ((rc = notes_load(&n, s.repo, s.ref, &err)) < 0) {
@@ -105,7 +108,7 @@ int show_main(int argc, char **argv)
 	rc = store_read_note(&r, &s, &n, &target, &err);
 	if (rc == MG_ENOTFOUND) {
 		rc = ci_fail(CMD, CI_EXIT_NOTE, "no memguard note on %s (%s) in %s",
-			     rev ? rev : "HEAD", store_short(sha, &target), s.ref);
+		             rev ? rev : "HEAD", store_short(sha, &target), s.ref);
 		goto out;
 	}
 	if (rc < 0) {

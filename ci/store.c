@@ -13,7 +13,8 @@
 int store_git_fail(mg_err *err, const char *what)
 {
 	const git_error *e = git_error_last();
-	return mg_err_set(err, MG_ERROR, "%s: %s", what, e && e->message ? e->message : "libgit2 error");
+	return mg_err_set(err, MG_ERROR, "%s: %s", what,
+	                  e && e->message ? e->message : "libgit2 error");
 }
 
 void store_ref_name(char *buf, size_t size, const char *name)
@@ -174,16 +175,17 @@ static int parse_report(report **out, const char *data, size_t len, const char *
 	json_t *j = json_loadb(data, len, 0, &jerr);
 	if (!j)
 		return mg_err_set(err, MG_EINVAL, "%s is not JSON (line %d: %s)", what, jerr.line,
-				  jerr.text);
+		                  jerr.text);
 	int rc = report_from_json(out, j, &rerr);
 	json_decref(j);
 	if (rc < 0)
-		return mg_err_set(err, MG_EINVAL, "%s is not a memguard report: %s", what, rerr.msg);
+		return mg_err_set(err, MG_EINVAL, "%s is not a memguard report: %s", what,
+		                  rerr.msg);
 	return 0;
 }
 
 int store_read(report **out, git_repository *repo, const git_oid *blob_id, const git_oid *target,
-	       mg_err *err)
+               mg_err *err)
 {
 	git_blob *blob = NULL;
 	char sha[16], what[64];
@@ -191,8 +193,8 @@ int store_read(report **out, git_repository *repo, const git_oid *blob_id, const
 	snprintf(what, sizeof(what), "the memguard note on commit %s", store_short(sha, target));
 	if (git_blob_lookup(&blob, repo, blob_id) < 0)
 		return store_git_fail(err, what);
-	int rc = parse_report(out, git_blob_rawcontent(blob), (size_t)git_blob_rawsize(blob), what,
-			      err);
+	int rc =
+	    parse_report(out, git_blob_rawcontent(blob), (size_t)git_blob_rawsize(blob), what, err);
 	git_blob_free(blob);
 	return rc;
 }
@@ -204,7 +206,7 @@ int store_read_note(report **out, store *s, const notes *n, const git_oid *targe
 	*out = NULL;
 	if (!e)
 		return mg_err_set(err, MG_ENOTFOUND, "no memguard note on commit %s",
-				  store_short(sha, target));
+		                  store_short(sha, target));
 	return store_read(out, s->repo, &e->blob, target, err);
 }
 
@@ -238,7 +240,7 @@ static int signature(git_signature **out, git_repository *repo)
 }
 
 int store_commit(git_oid *out, store *s, const notes *n, const git_oid *parent_ids, size_t nparents,
-		 const git_oid *expect, const char *message, mg_err *err)
+                 const git_oid *expect, const char *message, mg_err *err)
 {
 	git_treebuilder *tb = NULL;
 	git_tree *tree = NULL;
@@ -277,14 +279,14 @@ int store_commit(git_oid *out, store *s, const notes *n, const git_oid *parent_i
 		goto out;
 	}
 	if (git_commit_create(out, s->repo, NULL, sig, sig, NULL, message, tree, nparents,
-			      (const git_commit **)parents) < 0) {
+	                      (const git_commit **)parents) < 0) {
 		store_git_fail(err, "cannot write the notes commit");
 		goto out;
 	}
-	int grc = expect ? git_reference_create_matching(&ref, s->repo, s->ref, out, 1, expect,
-							 "memguard: notes updated")
-			 : git_reference_create(&ref, s->repo, s->ref, out, 0,
-						"memguard: notes created");
+	int grc =
+	    expect ? git_reference_create_matching(&ref, s->repo, s->ref, out, 1, expect,
+	                                           "memguard: notes updated")
+	           : git_reference_create(&ref, s->repo, s->ref, out, 0, "memguard: notes created");
 	if (grc == GIT_EMODIFIED || grc == GIT_EEXISTS) {
 		rc = mg_err_set(err, STORE_ERACE, "%s was updated by another writer", s->ref);
 		goto out;
@@ -344,7 +346,7 @@ void store_strip(report *r, int keep_timeline)
 }
 
 int store_merge_blobs(git_oid *out, git_repository *repo, const git_oid *target, const git_oid *a,
-		      const git_oid *b, mg_err *err)
+                      const git_oid *b, mg_err *err)
 {
 	git_blob *ba = NULL, *bb = NULL;
 	report *into = NULL, *from = NULL;
