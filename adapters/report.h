@@ -155,19 +155,36 @@ char *report_strdup(const char *s);
 /* Same for len bytes (the result is NUL-terminated). */
 char *report_strndup(const char *s, size_t len);
 
-/* Appends a zeroed element; the returned pointer is valid until the next
- * append to the same array. Abort on out of memory. */
+/* Appends a zeroed element (a test starts with attempts 1); the returned
+ * pointer is valid until the next append to the same array. Abort on out of
+ * memory. Arrays must only be grown by these functions (they keep room for
+ * the next power of two). */
 report_shard *report_add_shard(report *r);
 report_test *report_shard_add_test(report_shard *s);
 report_generation *report_shard_add_generation(report_shard *s);
 report_point *report_shard_add_point(report_shard *s);
+report_breakdown *report_generation_add_breakdown(report_generation *g);
+report_category *report_breakdown_add_category(report_breakdown *b);
+report_group *report_breakdown_add_group(report_breakdown *b);
 
 /* Recomputes the counts of each shard from its tests and fills the
  * suspects (top max_suspects by VA retained). O(tests log tests). */
 void report_finish(report *r, size_t max_suspects);
 
-/* "3.49 GiB", "212 MiB", "4.0 KiB", "12 B" into buf. */
+/* "3.49 GiB", "212 MiB", "4.0 KiB", "12 B" into buf: binary units, three
+ * significant digits (KiB at most one decimal). */
 void report_format_size(char *buf, size_t size, uint64_t bytes);
+/* "850ms", "12.3s", "4m12s", "1h02m" into buf; "-" for a negative value. */
+void report_format_duration(char *buf, size_t size, double seconds);
+
+/* Length of the strictly valid UTF-8 sequence at s (at most avail bytes), 0
+ * if none starts there. */
+size_t report_utf8_valid_len(const unsigned char *s, size_t avail);
+/* A malloc'd copy of s with every byte that does not start a valid UTF-8
+ * sequence replaced by U+FFFD; its length in *len_out (may be NULL). This is
+ * how strings are stored in the JSON form: Jansson only takes valid UTF-8,
+ * so a name or output with invalid bytes does not round-trip byte for byte. */
+char *report_utf8_sanitize(const char *s, size_t *len_out);
 
 /* JSON form (Jansson): to_json returns a new reference (json_t *), from_json
  * checks the schema field and every type, MG_EINVAL naming the bad field. */

@@ -1,0 +1,175 @@
+/*
+ * adapters.c - the adapter registry: spec parsing, dispatch, "auto" by the
+ * CI's environment, and the atomic file output every adapter writes through.
+ * Never renders anything itself.
+ */
+#include "adapters.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+typedef int (*render_fn)(const report *r, const char *path, mg_err *err);
+
+typedef struct adapter {
+	const char *name;
+	render_fn render;
+} adapter;
+
+static int auto_render(const report *r, const char *path, mg_err *err);
+
+static const adapter adapters[] = {
+    {"console", console_render},
+    {"auto", auto_render},
+};
+
+static const char *const names[] = {"console", "auto", NULL};
+
+const char *const *adapters_names(void)
+{
+	return names;
+}
+
+static const adapter *find(const char *spec, const char **path)
+{
+	const char *eq = strchr(spec, '=');
+	size_t len = eq ? (size_t)(eq - spec) : strlen(spec);
+	*path = eq ? eq + 1 : NULL;
+	for (size_t i = 0; i < sizeof(adapters) / sizeof(adapters[0]); i++)
+		if (strlen(adapters[i].name) == len && memcmp(adapters[i].name, spec, len) == 0)
+			return &adapters[i];
+	return NULL;
+}
+
+int adapters_check(const char *spec, mg_err *err)
+{
+	const char *path;
+	if (!spec || !*spec)
+		return mg_err_set(err, MG_EINVAL, "adapter: empty name");
+	if (find(spec, &path))
+		return path && !*path ? mg_err_set(err, MG_EINVAL, "adapter '%s': empty path", spec)
+		                      : 0;
+	char known[256] = "";
+	for (size_t i = 0; names[i]; i++) {
+		strncat(known, i ? ", " : "", sizeof(known) - strlen(known) - 1);
+		strncat(known, names[i], sizeof(known) - strlen(known) - 1);
+	}
+	const char *eq = strchr(spec, '=');
+	int len = eq ? (int)(eq - spec) : (int)strlen(spec);
+	return mg_err_set(err, MG_EINVAL, "unknown adapter '%.*s' (known: %s)", len > 64 ? 64 : len,
+	                  spec, known);
+}
+
+int adapters_render(const report *r, const char *spec, mg_err *err)
+{
+	int rc = adapters_check(spec, err);
+	if (rc)
+		return rc;
+	const char *path;
+	const adapter *a = find(spec, &path);
+	return a->render(r, path, err);
+}
+
+/* ---- auto ------------------------------------------------------------------ */
+
+static int env_set(const char *name)
+{
+	const char *v = getenv(name);
+	return v && *v;
+}
+
+size_t adapters_auto(const char **out, size_t cap)
+{
+	const char *picked[2];
+	size_t n = 0;
+	picked[n++] = "console";
+	for (size_t i = 0; i < n && i < cap; i++)
+		out[i] = picked[i];
+	(void)env_set;
+	return n;
+}
+
+/* auto ignores a path: every picked adapter uses its own default target. */
+static int auto_render(const report *r, const char *path, mg_err *err)
+{
+	const char *picked[8];
+	size_t n = adapters_auto(picked, 8);
+	(void)path;
+	for (size_t i = 0; i < n && i < 8; i++) {
+		int rc = adapters_render(r, picked[i], err);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* ---- output ---------------------------------------------------------------- */
+
+int adapters_out_open(adapters_out *o, const char *path, mg_err *err)
+{
+	o->f = NULL;
+	o->tmp = NULL;
+	o->path = NULL;
+	if (!path || strcmp(path, "-") == 0) {
+		o->f = stdout;
+		return 0;
+	}
+	size_t len = strlen(path);
+	o->path = report_strdup(path);
+	o->tmp = malloc(len + 5);
+	if (!o->tmp)
+		abort();
+	memcpy(o->tmp, path, len);
+	memcpy(o->tmp + len, ".tmp", 5);
+	o->f = fopen(o->tmp, "w");
+	if (!o->f) {
+		int rc = mg_err_set(err, errno == ENOENT ? MG_ENOTFOUND : MG_ERROR, "%s: %s",
+		                    o->tmp, strerror(errno));
+		free(o->tmp);
+		free(o->path);
+		o->tmp = o->path = NULL;
+		return rc;
+	}
+	return 0;
+}
+
+int adapters_out_close(adapters_out *o, int ok, mg_err *err)
+{
+	int rc = 0;
+	if (!o->f)
+		return 0;
+	if (!o->tmp) {
+		if (fflush(o->f) != 0 || ferror(o->f))
+			rc = mg_err_set(err, MG_ERROR, "stdout: %s", strerror(errno));
+		o->f = NULL;
+		return ok ? rc : (rc ? rc : MG_ERROR);
+	}
+	if (ok && (ferror(o->f) || fflush(o->f) != 0 || fsync(fileno(o->f)) != 0))
+		rc = mg_err_set(err, MG_ERROR, "%s: %s", o->tmp, strerror(errno));
+	if (fclose(o->f) != 0 && ok && !rc)
+		rc = mg_err_set(err, MG_ERROR, "%s: close: %s", o->tmp, strerror(errno));
+	o->f = NULL;
+	if (ok && !rc && rename(o->tmp, o->path) != 0)
+		rc = mg_err_set(err, MG_ERROR, "rename %s: %s", o->path, strerror(errno));
+	if (!ok || rc)
+		unlink(o->tmp);
+	free(o->tmp);
+	free(o->path);
+	o->tmp = o->path = NULL;
+	return ok ? rc : (rc ? rc : MG_ERROR);
+}
+
+void adapters_put_printable(FILE *f, const char *s, size_t max)
+{
+	size_t i = 0;
+	for (; s[i] && i < max; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c < 0x20 || c == 0x7f)
+			fprintf(f, "\\x%02x", c);
+		else
+			fputc(c, f);
+	}
+	if (s[i])
+		fputs("...", f);
+}

@@ -1,0 +1,193 @@
+/*
+ * console.c - the per-shard table for people: one row per shard (plus a
+ * total), the top suspects, the tests that did not pass, and why hosts were
+ * recycled or killed. Plain text, no colour; control bytes are shown as \xNN.
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include "adapters.h"
+
+#define ROW_FMT         "%-5s %-4s %5s %6s %6s %5s  %-8s  %-8s  %8s %5s %5s\n"
+#define MAX_SUSPECTS    5
+#define MAX_NOT_PASSING 20
+
+/* "failed" is every state that is a failure (fail, crash, timeout,
+ * memory-limit, error); "other" is skip and not-run. */
+static uint64_t failed_count(const uint64_t *c)
+{
+	return c[TEST_FAIL] + c[TEST_CRASH] + c[TEST_TIMEOUT] + c[TEST_MEMLIMIT] + c[TEST_ERROR];
+}
+
+static void row(FILE *f, const char *label, const char *arch, const uint64_t *counts,
+                uint64_t peak_va, uint64_t peak_rss, uint64_t recycles, uint64_t kills, double wall)
+{
+	char tests[24], passed[24], failed[24], other[24], va[16], rss[16], rec[24], kil[24], w[16];
+	uint64_t total = 0;
+	for (int i = 0; i < TEST_STATE_COUNT; i++)
+		total += counts[i];
+	uint64_t fail = failed_count(counts);
+	snprintf(tests, sizeof(tests), "%llu", (unsigned long long)total);
+	snprintf(passed, sizeof(passed), "%llu", (unsigned long long)counts[TEST_PASS]);
+	snprintf(failed, sizeof(failed), "%llu", (unsigned long long)fail);
+	snprintf(other, sizeof(other), "%llu",
+	         (unsigned long long)(total - counts[TEST_PASS] - fail));
+	report_format_size(va, sizeof(va), peak_va);
+	report_format_size(rss, sizeof(rss), peak_rss);
+	snprintf(rec, sizeof(rec), "%llu", (unsigned long long)recycles);
+	snprintf(kil, sizeof(kil), "%llu", (unsigned long long)kills);
+	report_format_duration(w, sizeof(w), wall);
+	fprintf(f, ROW_FMT, label, arch, tests, passed, failed, other, va, rss, rec, kil, w);
+}
+
+/* Shards are labelled by lane index, or node.index when they come from
+ * more than one node (a merged report). */
+static int several_nodes(const report *r)
+{
+	for (size_t i = 1; i < r->nshards; i++)
+		if (r->shards[i].node != r->shards[0].node)
+			return 1;
+	return 0;
+}
+
+static void table(const report *r, FILE *f)
+{
+	fprintf(f, ROW_FMT, "shard", "arch", "tests", "passed", "failed", "other", "peak VA",
+	        "peak RSS", "recycles", "kills", "wall");
+	int nodes = several_nodes(r);
+	uint64_t counts[TEST_STATE_COUNT] = {0}, va = 0, rss = 0, rec = 0, kil = 0;
+	for (size_t i = 0; i < r->nshards; i++) {
+		const report_shard *s = &r->shards[i];
+		char label[32], arch[16];
+		if (nodes)
+			snprintf(label, sizeof(label), "%u.%u", s->node, s->index);
+		else
+			snprintf(label, sizeof(label), "%u", s->index);
+		snprintf(arch, sizeof(arch), "%s", s->arch ? s->arch : "?");
+		for (char *p = arch; *p; p++)
+			if ((unsigned char)*p < 0x20 || *p == 0x7f)
+				*p = '?';
+		row(f, label, arch, s->counts, s->peak_va, s->peak_rss, s->recycles, s->kills,
+		    s->wall);
+		for (int k = 0; k < TEST_STATE_COUNT; k++)
+			counts[k] += s->counts[k];
+		va = s->peak_va > va ? s->peak_va : va;
+		rss = s->peak_rss > rss ? s->peak_rss : rss;
+		rec += s->recycles;
+		kil += s->kills;
+	}
+	if (r->nshards > 1)
+		row(f, "total", "", counts, va, rss, rec, kil, r->wall);
+}
+
+static void suspects(const report *r, FILE *f)
+{
+	if (r->nsuspects == 0)
+		return;
+	fputs("\ntop suspects (VA left behind, summed over runs):\n", f);
+	for (size_t i = 0; i < r->nsuspects && i < MAX_SUSPECTS; i++) {
+		const report_suspect *s = &r->suspects[i];
+		char va[16];
+		report_format_size(va, sizeof(va),
+		                   s->va_retained > 0 ? (uint64_t)s->va_retained : 0);
+		fprintf(f, "  %9s  ", va);
+		adapters_put_printable(f, s->name, 200);
+		fprintf(f, "  (grew in %u of %u runs%s)\n", s->grew, s->runs,
+		        s->alone_over_hard ? "; over the hard limit alone" : "");
+	}
+}
+
+static void not_passing(const report *r, FILE *f)
+{
+	size_t total = 0, shown = 0;
+	for (size_t i = 0; i < r->nshards; i++)
+		for (size_t t = 0; t < r->shards[i].ntests; t++) {
+			const report_test *x = &r->shards[i].tests[t];
+			if (x->state == TEST_PASS)
+				continue;
+			if (total++ == 0)
+				fputs("\nnot passing:\n", f);
+			if (shown >= MAX_NOT_PASSING)
+				continue;
+			shown++;
+			fprintf(f, "  %-12s ", report_state_name(x->state));
+			adapters_put_printable(f, x->name ? x->name : "", 200);
+			if (x->message) {
+				fputs(": ", f);
+				adapters_put_printable(f, x->message, 200);
+			}
+			fputc('\n', f);
+		}
+	if (total > shown)
+		fprintf(f, "  ... and %zu more\n", total - shown);
+}
+
+/*
+ * One line per way hosts ended early: how many, grouped by the first word of
+ * the reason ("va", "rss", ...), and the last reason in full.
+ */
+static void endings(const report *r, FILE *f, const char *end, const char *label)
+{
+	enum { MAX_KINDS = 8 };
+	char kinds[MAX_KINDS][16];
+	size_t counts[MAX_KINDS] = {0}, nkinds = 0, total = 0;
+	const char *last = NULL;
+	for (size_t i = 0; i < r->nshards; i++)
+		for (size_t g = 0; g < r->shards[i].ngens; g++) {
+			const report_generation *gen = &r->shards[i].gens[g];
+			if (!gen->end || strcmp(gen->end, end) != 0)
+				continue;
+			total++;
+			const char *reason = gen->reason ? gen->reason : "no reason given";
+			last = reason;
+			char kind[16];
+			size_t len = strcspn(reason, " ");
+			snprintf(kind, sizeof(kind), "%.*s", (int)(len < 15 ? len : 15), reason);
+			size_t k = 0;
+			while (k < nkinds && strcmp(kinds[k], kind) != 0)
+				k++;
+			if (k == nkinds && nkinds < MAX_KINDS)
+				memcpy(kinds[nkinds++], kind, sizeof(kind));
+			if (k < nkinds)
+				counts[k]++;
+		}
+	if (total == 0)
+		return;
+	fprintf(f, "%s: %zu (", label, total);
+	for (size_t k = 0; k < nkinds; k++) {
+		fputs(k ? ", " : "", f);
+		adapters_put_printable(f, kinds[k], 15);
+		fprintf(f, ": %zu", counts[k]);
+	}
+	fputs("); last: ", f);
+	adapters_put_printable(f, last, 200);
+	fputc('\n', f);
+}
+
+int console_write(const report *r, FILE *f)
+{
+	table(r, f);
+	suspects(r, f);
+	not_passing(r, f);
+	int any = 0;
+	for (size_t i = 0; i < r->nshards; i++)
+		any |= r->shards[i].recycles || r->shards[i].kills;
+	if (any)
+		fputc('\n', f);
+	endings(r, f, "recycle", "recycles");
+	endings(r, f, "kill", "kills");
+	if (r->interrupted)
+		fputs("\ninterrupted: this is a partial report\n", f);
+	return ferror(f) ? MG_ERROR : 0;
+}
+
+/* path NULL: stdout. */
+int console_render(const report *r, const char *path, mg_err *err)
+{
+	adapters_out o;
+	int rc = adapters_out_open(&o, path, err);
+	if (rc)
+		return rc;
+	int ok = console_write(r, o.f) == 0;
+	return adapters_out_close(&o, ok, err);
+}

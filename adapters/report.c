@@ -1,0 +1,1148 @@
+/*
+ * report.c - the run report model: building, finishing, merging, and its JSON
+ * form (Jansson only; no hand-built JSON). Must never call runner or guard
+ * code: the model is plain data every adapter and ci can use on its own.
+ */
+#include "report.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef MEMGUARD_VERSION
+#define MEMGUARD_VERSION "0.0.0"
+#endif
+
+static const char *const state_names[TEST_STATE_COUNT] = {
+    "pass", "fail", "skip", "crash", "timeout", "memory-limit", "error", "not-run",
+};
+
+const char *report_state_name(test_state s)
+{
+	if ((unsigned)s >= TEST_STATE_COUNT)
+		return "unknown";
+	return state_names[s];
+}
+
+int report_state_parse(const char *name)
+{
+	for (int i = 0; name && i < TEST_STATE_COUNT; i++)
+		if (strcmp(name, state_names[i]) == 0)
+			return i;
+	return -1;
+}
+
+/* ---- memory ---------------------------------------------------------------- */
+
+static void *xrealloc(void *p, size_t n)
+{
+	void *q = realloc(p, n ? n : 1);
+	if (!q) {
+		fputs("memguard: out of memory\n", stderr);
+		abort();
+	}
+	return q;
+}
+
+char *report_strdup(const char *s)
+{
+	return s ? report_strndup(s, strlen(s)) : NULL;
+}
+
+char *report_strndup(const char *s, size_t len)
+{
+	if (!s)
+		return NULL;
+	char *d = xrealloc(NULL, len + 1);
+	memcpy(d, s, len);
+	d[len] = '\0';
+	return d;
+}
+
+/*
+ * Every array of the model has room for the next power of two >= its count,
+ * so an append only reallocates when the count is 0 or a power of two. This
+ * is why arrays must only be allocated here (array_alloc, array_append).
+ */
+static size_t array_capacity(size_t n)
+{
+	size_t cap = 1;
+	while (cap < n)
+		cap <<= 1;
+	return cap;
+}
+
+static void *array_alloc(size_t n, size_t elem)
+{
+	size_t cap = array_capacity(n);
+	void *p = xrealloc(NULL, cap * elem);
+	memset(p, 0, cap * elem);
+	return p;
+}
+
+static void *array_append(void *arrp, size_t *n, size_t elem)
+{
+	void **arr = arrp;
+	if (*n == 0 || (*n & (*n - 1)) == 0)
+		*arr = xrealloc(*arr, (*n ? *n * 2 : 1) * elem);
+	char *slot = (char *)*arr + *n * elem;
+	memset(slot, 0, elem);
+	(*n)++;
+	return slot;
+}
+
+report *report_new(void)
+{
+	report *r = calloc(1, sizeof(*r));
+	if (!r)
+		return NULL;
+	r->tool_version = report_strdup(MEMGUARD_VERSION);
+	r->node_index = 1;
+	r->node_total = 1;
+	return r;
+}
+
+static void breakdown_clear(report_breakdown *b)
+{
+	free(b->when);
+	for (size_t i = 0; i < b->ncategories; i++)
+		free(b->categories[i].name);
+	free(b->categories);
+	for (size_t i = 0; i < b->ngroups; i++)
+		free(b->groups[i].name);
+	free(b->groups);
+}
+
+static void shard_clear(report_shard *s)
+{
+	free(s->suite);
+	free(s->arch);
+	free(s->driver);
+	free(s->command);
+	for (size_t g = 0; g < s->ngens; g++) {
+		report_generation *gen = &s->gens[g];
+		free(gen->end);
+		free(gen->reason);
+		for (size_t b = 0; b < gen->nbreakdowns; b++)
+			breakdown_clear(&gen->breakdowns[b]);
+		free(gen->breakdowns);
+	}
+	free(s->gens);
+	for (size_t t = 0; t < s->ntests; t++) {
+		free(s->tests[t].name);
+		free(s->tests[t].message);
+		free(s->tests[t].output);
+	}
+	free(s->tests);
+	free(s->timeline);
+	memset(s, 0, sizeof(*s));
+}
+
+static void suspects_clear(report *r)
+{
+	for (size_t i = 0; i < r->nsuspects; i++)
+		free(r->suspects[i].name);
+	free(r->suspects);
+	r->suspects = NULL;
+	r->nsuspects = 0;
+}
+
+void report_free(report *r)
+{
+	if (!r)
+		return;
+	free(r->tool_version);
+	free(r->sha);
+	free(r->branch);
+	free(r->repo_note);
+	free(r->limits_soft);
+	free(r->limits_hard);
+	for (size_t i = 0; i < r->nshards; i++)
+		shard_clear(&r->shards[i]);
+	free(r->shards);
+	suspects_clear(r);
+	free(r);
+}
+
+report_shard *report_add_shard(report *r)
+{
+	return array_append(&r->shards, &r->nshards, sizeof(report_shard));
+}
+
+report_test *report_shard_add_test(report_shard *s)
+{
+	report_test *t = array_append(&s->tests, &s->ntests, sizeof(report_test));
+	t->attempts = 1;
+	return t;
+}
+
+report_generation *report_shard_add_generation(report_shard *s)
+{
+	return array_append(&s->gens, &s->ngens, sizeof(report_generation));
+}
+
+report_point *report_shard_add_point(report_shard *s)
+{
+	return array_append(&s->timeline, &s->ntimeline, sizeof(report_point));
+}
+
+report_breakdown *report_generation_add_breakdown(report_generation *g)
+{
+	return array_append(&g->breakdowns, &g->nbreakdowns, sizeof(report_breakdown));
+}
+
+report_category *report_breakdown_add_category(report_breakdown *b)
+{
+	return array_append(&b->categories, &b->ncategories, sizeof(report_category));
+}
+
+report_group *report_breakdown_add_group(report_breakdown *b)
+{
+	return array_append(&b->groups, &b->ngroups, sizeof(report_group));
+}
+
+/* ---- deep copy (merge) ----------------------------------------------------- */
+
+static void breakdown_copy(report_breakdown *d, const report_breakdown *s)
+{
+	*d = *s;
+	d->when = report_strdup(s->when);
+	d->categories = array_alloc(s->ncategories, sizeof(report_category));
+	for (size_t i = 0; i < s->ncategories; i++) {
+		d->categories[i] = s->categories[i];
+		d->categories[i].name = report_strdup(s->categories[i].name);
+	}
+	d->groups = array_alloc(s->ngroups, sizeof(report_group));
+	for (size_t i = 0; i < s->ngroups; i++) {
+		d->groups[i] = s->groups[i];
+		d->groups[i].name = report_strdup(s->groups[i].name);
+	}
+}
+
+static void shard_copy(report_shard *d, const report_shard *s)
+{
+	*d = *s;
+	d->suite = report_strdup(s->suite);
+	d->arch = report_strdup(s->arch);
+	d->driver = report_strdup(s->driver);
+	d->command = report_strdup(s->command);
+	d->gens = array_alloc(s->ngens, sizeof(report_generation));
+	for (size_t g = 0; g < s->ngens; g++) {
+		report_generation *dg = &d->gens[g];
+		const report_generation *sg = &s->gens[g];
+		*dg = *sg;
+		dg->end = report_strdup(sg->end);
+		dg->reason = report_strdup(sg->reason);
+		dg->breakdowns = array_alloc(sg->nbreakdowns, sizeof(report_breakdown));
+		for (size_t b = 0; b < sg->nbreakdowns; b++)
+			breakdown_copy(&dg->breakdowns[b], &sg->breakdowns[b]);
+	}
+	d->tests = array_alloc(s->ntests, sizeof(report_test));
+	for (size_t t = 0; t < s->ntests; t++) {
+		d->tests[t] = s->tests[t];
+		d->tests[t].name = report_strdup(s->tests[t].name);
+		d->tests[t].message = report_strdup(s->tests[t].message);
+		d->tests[t].output = report_strdup(s->tests[t].output);
+	}
+	d->timeline = array_alloc(s->ntimeline, sizeof(report_point));
+	if (s->ntimeline)
+		memcpy(d->timeline, s->timeline, s->ntimeline * sizeof(report_point));
+}
+
+/* ---- finish: counts and suspects ------------------------------------------- */
+
+static int cmp_test_name(const void *a, const void *b)
+{
+	const report_test *x = *(const report_test *const *)a;
+	const report_test *y = *(const report_test *const *)b;
+	return strcmp(x->name ? x->name : "", y->name ? y->name : "");
+}
+
+static int cmp_suspect(const void *a, const void *b)
+{
+	const report_suspect *x = a, *y = b;
+	if (x->va_retained != y->va_retained)
+		return x->va_retained > y->va_retained ? -1 : 1;
+	if (x->alone_over_hard != y->alone_over_hard)
+		return x->alone_over_hard ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/*
+ * A suspect is a test name (summed over every shard that ran it) whose VA
+ * deltas add up to more than zero, or that ended memory-limit. Sorting all
+ * tests by name makes it O(tests log tests) with no hash table.
+ */
+void report_finish(report *r, size_t max_suspects)
+{
+	size_t total = 0;
+	for (size_t i = 0; i < r->nshards; i++) {
+		report_shard *s = &r->shards[i];
+		memset(s->counts, 0, sizeof(s->counts));
+		for (size_t t = 0; t < s->ntests; t++)
+			if ((unsigned)s->tests[t].state < TEST_STATE_COUNT)
+				s->counts[s->tests[t].state]++;
+		total += s->ntests;
+	}
+	suspects_clear(r);
+	if (total == 0 || max_suspects == 0)
+		return;
+
+	report_test **all = xrealloc(NULL, total * sizeof(*all));
+	size_t n = 0;
+	for (size_t i = 0; i < r->nshards; i++)
+		for (size_t t = 0; t < r->shards[i].ntests; t++)
+			all[n++] = &r->shards[i].tests[t];
+	qsort(all, n, sizeof(*all), cmp_test_name);
+
+	report_suspect *cand = NULL;
+	size_t ncand = 0;
+	for (size_t i = 0; i < n;) {
+		report_suspect sus = {.name = all[i]->name ? all[i]->name : ""};
+		size_t j = i;
+		for (; j < n && cmp_test_name(&all[i], &all[j]) == 0; j++) {
+			sus.va_retained += all[j]->va_delta;
+			sus.rss_retained += all[j]->rss_delta;
+			sus.grew += all[j]->va_delta > 0;
+			sus.runs++;
+			if (all[j]->state == TEST_MEMLIMIT)
+				sus.alone_over_hard = 1;
+		}
+		if (sus.va_retained > 0 || sus.alone_over_hard)
+			*(report_suspect *)array_append(&cand, &ncand, sizeof(sus)) = sus;
+		i = j;
+	}
+	free(all);
+	if (ncand)
+		qsort(cand, ncand, sizeof(*cand), cmp_suspect);
+	if (ncand > max_suspects)
+		ncand = max_suspects;
+	r->suspects = array_alloc(ncand, sizeof(report_suspect));
+	for (size_t i = 0; i < ncand; i++) {
+		r->suspects[i] = cand[i];
+		r->suspects[i].name = report_strdup(cand[i].name);
+	}
+	r->nsuspects = ncand;
+	free(cand);
+}
+
+/* ---- formatting ------------------------------------------------------------ */
+
+/*
+ * Binary units, 3 significant digits ("3.49 GiB", "212 MiB"), except KiB
+ * which shows at most one decimal ("4.0 KiB"): nobody reads the hundredths
+ * of a KiB. A value that would round to 1024 moves to the next unit.
+ */
+void report_format_size(char *buf, size_t size, uint64_t bytes)
+{
+	static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+	if (bytes < 1024) {
+		snprintf(buf, size, "%u B", (unsigned)bytes);
+		return;
+	}
+	double v = (double)bytes;
+	int u = 0;
+	while (v >= 1023.5 && u < 6) {
+		v /= 1024.0;
+		u++;
+	}
+	int dec;
+	if (v < 9.995)
+		dec = u == 1 ? 1 : 2;
+	else if (v < 99.95)
+		dec = 1;
+	else
+		dec = 0;
+	if (u == 1 && v >= 9.95 && v < 99.95)
+		dec = 1;
+	snprintf(buf, size, "%.*f %s", dec, v, units[u]);
+}
+
+/* "850ms", "12.3s", "4m12s", "1h02m"; negative or not finite shows "-". */
+void report_format_duration(char *buf, size_t size, double seconds)
+{
+	if (!isfinite(seconds) || seconds < 0) {
+		snprintf(buf, size, "-");
+		return;
+	}
+	if (seconds < 0.9995) {
+		snprintf(buf, size, "%dms", (int)lround(seconds * 1000.0));
+		return;
+	}
+	if (seconds < 59.95) {
+		snprintf(buf, size, "%.1fs", seconds);
+		return;
+	}
+	long s = lround(seconds);
+	if (s < 3600) {
+		snprintf(buf, size, "%ldm%02lds", s / 60, s % 60);
+		return;
+	}
+	long m = (s + 30) / 60;
+	snprintf(buf, size, "%ldh%02ldm", m / 60, m % 60);
+}
+
+/* ---- UTF-8 ----------------------------------------------------------------- */
+
+/* Length of the valid UTF-8 sequence at s (strict: no overlongs, no
+ * surrogates, nothing above U+10FFFF), or 0 if it is not valid. */
+size_t report_utf8_valid_len(const unsigned char *s, size_t avail)
+{
+	unsigned c = s[0];
+	size_t n;
+	unsigned cp;
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xC2 && c <= 0xDF) {
+		n = 2;
+		cp = c & 0x1F;
+	} else if (c >= 0xE0 && c <= 0xEF) {
+		n = 3;
+		cp = c & 0x0F;
+	} else if (c >= 0xF0 && c <= 0xF4) {
+		n = 4;
+		cp = c & 0x07;
+	} else {
+		return 0;
+	}
+	if (avail < n)
+		return 0;
+	for (size_t i = 1; i < n; i++) {
+		if ((s[i] & 0xC0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (s[i] & 0x3F);
+	}
+	if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) || cp > 0x10FFFF ||
+	    (cp >= 0xD800 && cp <= 0xDFFF))
+		return 0;
+	return n;
+}
+
+char *report_utf8_sanitize(const char *s, size_t *len_out)
+{
+	if (!s)
+		return NULL;
+	size_t len = strlen(s);
+	/* worst case: every byte becomes the 3-byte U+FFFD */
+	char *d = xrealloc(NULL, len * 3 + 1);
+	size_t o = 0;
+	const unsigned char *u = (const unsigned char *)s;
+	for (size_t i = 0; i < len;) {
+		size_t n = report_utf8_valid_len(u + i, len - i);
+		if (n == 0) {
+			memcpy(d + o, "\xEF\xBF\xBD", 3);
+			o += 3;
+			i++;
+		} else {
+			memcpy(d + o, u + i, n);
+			o += n;
+			i += n;
+		}
+	}
+	d[o] = '\0';
+	if (len_out)
+		*len_out = o;
+	return d;
+}
+
+/* ---- to JSON --------------------------------------------------------------- */
+
+/* A JSON string (invalid UTF-8 replaced by U+FFFD), or null for NULL. */
+static json_t *jstr(const char *s)
+{
+	if (!s)
+		return json_null();
+	size_t len;
+	char *clean = report_utf8_sanitize(s, &len);
+	json_t *j = json_stringn_nocheck(clean, len);
+	free(clean);
+	return j;
+}
+
+static json_t *juint(uint64_t v)
+{
+	return json_integer(v > (uint64_t)INT64_MAX ? INT64_MAX : (json_int_t)v);
+}
+
+static json_t *jreal(double v)
+{
+	return json_real(isfinite(v) ? v : 0.0);
+}
+
+static void set(json_t *o, const char *key, json_t *v)
+{
+	if (!v || json_object_set_new(o, key, v) != 0) {
+		fputs("memguard: out of memory\n", stderr);
+		abort();
+	}
+}
+
+static void push(json_t *a, json_t *v)
+{
+	if (!v || json_array_append_new(a, v) != 0) {
+		fputs("memguard: out of memory\n", stderr);
+		abort();
+	}
+}
+
+static json_t *breakdown_to_json(const report_breakdown *b)
+{
+	json_t *o = json_object();
+	set(o, "when", jstr(b->when ? b->when : ""));
+	set(o, "va", juint(b->va));
+	set(o, "largest_gap", juint(b->largest_gap));
+	json_t *cats = json_array();
+	for (size_t i = 0; i < b->ncategories; i++) {
+		json_t *c = json_object();
+		set(c, "name", jstr(b->categories[i].name ? b->categories[i].name : ""));
+		set(c, "va", juint(b->categories[i].va));
+		set(c, "rss", juint(b->categories[i].rss));
+		push(cats, c);
+	}
+	set(o, "categories", cats);
+	json_t *groups = json_array();
+	for (size_t i = 0; i < b->ngroups; i++) {
+		json_t *g = json_object();
+		set(g, "name", jstr(b->groups[i].name ? b->groups[i].name : ""));
+		set(g, "count", juint(b->groups[i].count));
+		set(g, "size", juint(b->groups[i].size));
+		set(g, "total", juint(b->groups[i].total));
+		push(groups, g);
+	}
+	set(o, "groups", groups);
+	return o;
+}
+
+static json_t *generation_to_json(const report_generation *g)
+{
+	json_t *o = json_object();
+	set(o, "index", juint(g->index));
+	set(o, "pid", json_integer(g->pid));
+	set(o, "tests_run", juint(g->tests_run));
+	set(o, "peak_va", juint(g->peak_va));
+	set(o, "peak_rss", juint(g->peak_rss));
+	set(o, "end", jstr(g->end ? g->end : ""));
+	if (g->reason)
+		set(o, "reason", jstr(g->reason));
+	set(o, "start", jreal(g->start));
+	set(o, "wall", jreal(g->wall));
+	json_t *bds = json_array();
+	for (size_t i = 0; i < g->nbreakdowns; i++)
+		push(bds, breakdown_to_json(&g->breakdowns[i]));
+	set(o, "breakdowns", bds);
+	return o;
+}
+
+static json_t *test_to_json(const report_test *t)
+{
+	json_t *o = json_object();
+	set(o, "name", jstr(t->name ? t->name : ""));
+	set(o, "state", json_string(report_state_name(t->state)));
+	if (t->message)
+		set(o, "message", jstr(t->message));
+	if (t->output)
+		set(o, "output", jstr(t->output));
+	set(o, "generation", juint(t->generation));
+	set(o, "attempts", juint(t->attempts));
+	set(o, "duration", jreal(t->duration));
+	set(o, "va_after", juint(t->va_after));
+	set(o, "rss_after", juint(t->rss_after));
+	set(o, "va_delta", json_integer(t->va_delta));
+	set(o, "rss_delta", json_integer(t->rss_delta));
+	return o;
+}
+
+static json_t *shard_to_json(const report_shard *s)
+{
+	json_t *o = json_object();
+	set(o, "node", juint(s->node));
+	set(o, "index", juint(s->index));
+	set(o, "suite", jstr(s->suite ? s->suite : ""));
+	set(o, "arch", jstr(s->arch ? s->arch : ""));
+	set(o, "driver", jstr(s->driver ? s->driver : ""));
+	set(o, "command", jstr(s->command ? s->command : ""));
+	json_t *counts = json_object();
+	for (int i = 0; i < TEST_STATE_COUNT; i++)
+		set(counts, state_names[i], juint(s->counts[i]));
+	set(o, "counts", counts);
+	set(o, "peak_va", juint(s->peak_va));
+	set(o, "peak_rss", juint(s->peak_rss));
+	set(o, "recycles", juint(s->recycles));
+	set(o, "kills", juint(s->kills));
+	set(o, "wall", jreal(s->wall));
+	set(o, "user", jreal(s->user));
+	set(o, "sys", jreal(s->sys));
+	json_t *gens = json_array();
+	for (size_t i = 0; i < s->ngens; i++)
+		push(gens, generation_to_json(&s->gens[i]));
+	set(o, "generations", gens);
+	json_t *tests = json_array();
+	for (size_t i = 0; i < s->ntests; i++)
+		push(tests, test_to_json(&s->tests[i]));
+	set(o, "tests", tests);
+	json_t *tl = json_array();
+	for (size_t i = 0; i < s->ntimeline; i++) {
+		const report_point *p = &s->timeline[i];
+		json_t *a = json_array();
+		push(a, jreal(p->t));
+		push(a, juint(p->va));
+		push(a, juint(p->rss));
+		push(a, juint(p->generation));
+		push(tl, a);
+	}
+	set(o, "timeline", tl);
+	return o;
+}
+
+void *report_to_json(const report *r)
+{
+	json_t *o = json_object();
+	set(o, "schema", json_string(REPORT_SCHEMA));
+	set(o, "tool_version", jstr(r->tool_version ? r->tool_version : ""));
+	json_t *commit = json_object();
+	if (r->sha) {
+		set(commit, "sha", jstr(r->sha));
+		set(commit, "branch", jstr(r->branch));
+		set(commit, "dirty", json_boolean(r->dirty));
+	} else {
+		set(commit, "note", jstr(r->repo_note ? r->repo_note : "not a git repository"));
+	}
+	set(o, "commit", commit);
+	json_t *node = json_object();
+	set(node, "index", juint(r->node_index));
+	set(node, "total", juint(r->node_total));
+	set(o, "node", node);
+	json_t *limits = json_object();
+	set(limits, "soft", jstr(r->limits_soft));
+	set(limits, "hard", jstr(r->limits_hard));
+	set(o, "limits", limits);
+	set(o, "start_time", jreal(r->start_time));
+	char iso[64] = "";
+	time_t t = (time_t)floor(isfinite(r->start_time) ? r->start_time : 0);
+	struct tm tm;
+	if (gmtime_r(&t, &tm))
+		strftime(iso, sizeof(iso), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	set(o, "start_time_iso", json_string(iso));
+	set(o, "wall", jreal(r->wall));
+	set(o, "interrupted", json_boolean(r->interrupted));
+	set(o, "exit_code", json_integer(r->exit_code));
+	json_t *shards = json_array();
+	for (size_t i = 0; i < r->nshards; i++)
+		push(shards, shard_to_json(&r->shards[i]));
+	set(o, "shards", shards);
+	json_t *sus = json_array();
+	for (size_t i = 0; i < r->nsuspects; i++) {
+		const report_suspect *s = &r->suspects[i];
+		json_t *j = json_object();
+		set(j, "name", jstr(s->name ? s->name : ""));
+		set(j, "va_retained", json_integer(s->va_retained));
+		set(j, "rss_retained", json_integer(s->rss_retained));
+		set(j, "grew", juint(s->grew));
+		set(j, "runs", juint(s->runs));
+		set(j, "alone_over_hard", json_boolean(s->alone_over_hard));
+		push(sus, j);
+	}
+	set(o, "suspects", sus);
+	return o;
+}
+
+/* ---- from JSON ------------------------------------------------------------- */
+
+/* Field lookups that name the bad field: "shards[2].tests[5].state: ...". */
+enum { OPT = 1, NULLABLE = 2 };
+
+static json_t *field(json_t *o, const char *path, const char *key, int flags, mg_err *err, int *rc)
+{
+	json_t *v = json_object_get(o, key);
+	if (!v && !(flags & OPT))
+		*rc = mg_err_set(err, MG_EINVAL, "%s%s%s: missing", path, *path ? "." : "", key);
+	return v;
+}
+
+static int bad_type(mg_err *err, const char *path, const char *key, const char *want)
+{
+	return mg_err_set(err, MG_EINVAL, "%s%s%s: expected %s", path, *path ? "." : "", key, want);
+}
+
+static int get_str(json_t *o, const char *path, const char *key, int flags, char **out, mg_err *err)
+{
+	int rc = 0;
+	json_t *v = field(o, path, key, flags, err, &rc);
+	if (rc)
+		return rc;
+	if (!v || (json_is_null(v) && (flags & NULLABLE))) {
+		*out = NULL;
+		return 0;
+	}
+	if (!json_is_string(v))
+		return bad_type(err, path, key,
+		                (flags & NULLABLE) ? "a string or null" : "a string");
+	*out = report_strndup(json_string_value(v), json_string_length(v));
+	return 0;
+}
+
+static int get_int(json_t *o, const char *path, const char *key, int64_t min, int64_t max,
+                   int64_t *out, mg_err *err)
+{
+	int rc = 0;
+	json_t *v = field(o, path, key, 0, err, &rc);
+	if (rc)
+		return rc;
+	if (!json_is_integer(v))
+		return bad_type(err, path, key, "an integer");
+	json_int_t i = json_integer_value(v);
+	if (i < min || i > max)
+		return mg_err_set(err, MG_EINVAL, "%s%s%s: %lld out of range", path,
+		                  *path ? "." : "", key, (long long)i);
+	*out = i;
+	return 0;
+}
+
+static int get_u64(json_t *o, const char *path, const char *key, uint64_t *out, mg_err *err)
+{
+	int64_t v = 0;
+	int rc = get_int(o, path, key, 0, INT64_MAX, &v, err);
+	*out = (uint64_t)v;
+	return rc;
+}
+
+static int get_u32(json_t *o, const char *path, const char *key, uint32_t *out, mg_err *err)
+{
+	int64_t v = 0;
+	int rc = get_int(o, path, key, 0, UINT32_MAX, &v, err);
+	*out = (uint32_t)v;
+	return rc;
+}
+
+static int get_real(json_t *o, const char *path, const char *key, double *out, mg_err *err)
+{
+	int rc = 0;
+	json_t *v = field(o, path, key, 0, err, &rc);
+	if (rc)
+		return rc;
+	if (!json_is_number(v))
+		return bad_type(err, path, key, "a number");
+	*out = json_number_value(v);
+	return 0;
+}
+
+static int get_bool(json_t *o, const char *path, const char *key, int *out, mg_err *err)
+{
+	int rc = 0;
+	json_t *v = field(o, path, key, 0, err, &rc);
+	if (rc)
+		return rc;
+	if (!json_is_boolean(v))
+		return bad_type(err, path, key, "a boolean");
+	*out = json_is_true(v);
+	return 0;
+}
+
+static int get_obj(json_t *o, const char *path, const char *key, json_t **out, mg_err *err)
+{
+	int rc = 0;
+	json_t *v = field(o, path, key, 0, err, &rc);
+	if (rc)
+		return rc;
+	if (!json_is_object(v))
+		return bad_type(err, path, key, "an object");
+	*out = v;
+	return 0;
+}
+
+static int get_arr(json_t *o, const char *path, const char *key, json_t **out, mg_err *err)
+{
+	int rc = 0;
+	json_t *v = field(o, path, key, 0, err, &rc);
+	if (rc)
+		return rc;
+	if (!json_is_array(v))
+		return bad_type(err, path, key, "an array");
+	*out = v;
+	return 0;
+}
+
+/* snprintf for field paths: truncating a long path is fine. */
+static void pathf(char *buf, size_t size, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void pathf(char *buf, size_t size, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, size, fmt, ap);
+	va_end(ap);
+}
+
+/* path of element i of array key under path, and checks it is an object */
+static int elem(json_t *arr, size_t i, const char *path, const char *key, char *sub, size_t subsize,
+                json_t **out, mg_err *err)
+{
+	pathf(sub, subsize, "%s%s%s[%zu]", path, *path ? "." : "", key, i);
+	*out = json_array_get(arr, i);
+	if (!json_is_object(*out))
+		return mg_err_set(err, MG_EINVAL, "%s: expected an object", sub);
+	return 0;
+}
+
+#define TRY(x)                                                                                     \
+	do {                                                                                       \
+		if ((rc = (x)) != 0)                                                               \
+			return rc;                                                                 \
+	} while (0)
+
+static int breakdown_from_json(report_breakdown *b, json_t *o, const char *p, mg_err *err)
+{
+	int rc;
+	json_t *arr, *e;
+	char sub[256];
+	TRY(get_str(o, p, "when", 0, &b->when, err));
+	TRY(get_u64(o, p, "va", &b->va, err));
+	TRY(get_u64(o, p, "largest_gap", &b->largest_gap, err));
+	TRY(get_arr(o, p, "categories", &arr, err));
+	b->categories = array_alloc(json_array_size(arr), sizeof(report_category));
+	for (size_t i = 0; i < json_array_size(arr); i++) {
+		report_category *c = &b->categories[b->ncategories++];
+		TRY(elem(arr, i, p, "categories", sub, sizeof(sub), &e, err));
+		TRY(get_str(e, sub, "name", 0, &c->name, err));
+		TRY(get_u64(e, sub, "va", &c->va, err));
+		TRY(get_u64(e, sub, "rss", &c->rss, err));
+	}
+	TRY(get_arr(o, p, "groups", &arr, err));
+	b->groups = array_alloc(json_array_size(arr), sizeof(report_group));
+	for (size_t i = 0; i < json_array_size(arr); i++) {
+		report_group *g = &b->groups[b->ngroups++];
+		TRY(elem(arr, i, p, "groups", sub, sizeof(sub), &e, err));
+		TRY(get_str(e, sub, "name", 0, &g->name, err));
+		TRY(get_u64(e, sub, "count", &g->count, err));
+		TRY(get_u64(e, sub, "size", &g->size, err));
+		TRY(get_u64(e, sub, "total", &g->total, err));
+	}
+	return 0;
+}
+
+static int generation_from_json(report_generation *g, json_t *o, const char *p, mg_err *err)
+{
+	int rc;
+	int64_t pid;
+	json_t *arr, *e;
+	char sub[256];
+	TRY(get_u32(o, p, "index", &g->index, err));
+	TRY(get_int(o, p, "pid", INT32_MIN, INT32_MAX, &pid, err));
+	g->pid = (long)pid;
+	TRY(get_u32(o, p, "tests_run", &g->tests_run, err));
+	TRY(get_u64(o, p, "peak_va", &g->peak_va, err));
+	TRY(get_u64(o, p, "peak_rss", &g->peak_rss, err));
+	TRY(get_str(o, p, "end", 0, &g->end, err));
+	TRY(get_str(o, p, "reason", OPT | NULLABLE, &g->reason, err));
+	TRY(get_real(o, p, "start", &g->start, err));
+	TRY(get_real(o, p, "wall", &g->wall, err));
+	TRY(get_arr(o, p, "breakdowns", &arr, err));
+	g->breakdowns = array_alloc(json_array_size(arr), sizeof(report_breakdown));
+	for (size_t i = 0; i < json_array_size(arr); i++) {
+		TRY(elem(arr, i, p, "breakdowns", sub, sizeof(sub), &e, err));
+		TRY(breakdown_from_json(&g->breakdowns[g->nbreakdowns++], e, sub, err));
+	}
+	return 0;
+}
+
+static int test_from_json(report_test *t, json_t *o, const char *p, mg_err *err)
+{
+	int rc;
+	char *state = NULL;
+	TRY(get_str(o, p, "name", 0, &t->name, err));
+	TRY(get_str(o, p, "state", 0, &state, err));
+	int s = report_state_parse(state);
+	if (s < 0) {
+		rc = mg_err_set(err, MG_EINVAL, "%s.state: unknown state '%.64s'", p, state);
+		free(state);
+		return rc;
+	}
+	free(state);
+	t->state = (test_state)s;
+	TRY(get_str(o, p, "message", OPT | NULLABLE, &t->message, err));
+	TRY(get_str(o, p, "output", OPT | NULLABLE, &t->output, err));
+	TRY(get_u32(o, p, "generation", &t->generation, err));
+	TRY(get_u32(o, p, "attempts", &t->attempts, err));
+	TRY(get_real(o, p, "duration", &t->duration, err));
+	TRY(get_u64(o, p, "va_after", &t->va_after, err));
+	TRY(get_u64(o, p, "rss_after", &t->rss_after, err));
+	TRY(get_int(o, p, "va_delta", INT64_MIN, INT64_MAX, &t->va_delta, err));
+	TRY(get_int(o, p, "rss_delta", INT64_MIN, INT64_MAX, &t->rss_delta, err));
+	return 0;
+}
+
+static int point_from_json(report_point *pt, json_t *a, const char *p, mg_err *err)
+{
+	if (!json_is_array(a) || json_array_size(a) != 4)
+		return mg_err_set(err, MG_EINVAL, "%s: expected [t, va, rss, generation]", p);
+	json_t *t = json_array_get(a, 0), *va = json_array_get(a, 1), *rss = json_array_get(a, 2),
+	       *gen = json_array_get(a, 3);
+	if (!json_is_number(t) || !json_is_integer(va) || json_integer_value(va) < 0 ||
+	    !json_is_integer(rss) || json_integer_value(rss) < 0 || !json_is_integer(gen) ||
+	    json_integer_value(gen) < 0 || json_integer_value(gen) > UINT32_MAX)
+		return mg_err_set(err, MG_EINVAL,
+		                  "%s: expected [t, va, rss, generation] of numbers >= 0", p);
+	pt->t = json_number_value(t);
+	pt->va = (uint64_t)json_integer_value(va);
+	pt->rss = (uint64_t)json_integer_value(rss);
+	pt->generation = (uint32_t)json_integer_value(gen);
+	return 0;
+}
+
+static int shard_from_json(report_shard *s, json_t *o, const char *p, mg_err *err)
+{
+	int rc;
+	json_t *counts, *arr, *e;
+	char sub[256];
+	TRY(get_u32(o, p, "node", &s->node, err));
+	TRY(get_u32(o, p, "index", &s->index, err));
+	TRY(get_str(o, p, "suite", 0, &s->suite, err));
+	TRY(get_str(o, p, "arch", 0, &s->arch, err));
+	TRY(get_str(o, p, "driver", 0, &s->driver, err));
+	TRY(get_str(o, p, "command", 0, &s->command, err));
+	TRY(get_obj(o, p, "counts", &counts, err));
+	pathf(sub, sizeof(sub), "%s.counts", p);
+	const char *key;
+	json_t *v;
+	json_object_foreach(counts, key, v)
+	{
+		if (report_state_parse(key) < 0)
+			return mg_err_set(err, MG_EINVAL, "%s: unknown state '%.64s'", sub, key);
+	}
+	for (int i = 0; i < TEST_STATE_COUNT; i++)
+		if (json_object_get(counts, state_names[i]))
+			TRY(get_u64(counts, sub, state_names[i], &s->counts[i], err));
+	TRY(get_u64(o, p, "peak_va", &s->peak_va, err));
+	TRY(get_u64(o, p, "peak_rss", &s->peak_rss, err));
+	TRY(get_u32(o, p, "recycles", &s->recycles, err));
+	TRY(get_u32(o, p, "kills", &s->kills, err));
+	TRY(get_real(o, p, "wall", &s->wall, err));
+	TRY(get_real(o, p, "user", &s->user, err));
+	TRY(get_real(o, p, "sys", &s->sys, err));
+	TRY(get_arr(o, p, "generations", &arr, err));
+	s->gens = array_alloc(json_array_size(arr), sizeof(report_generation));
+	for (size_t i = 0; i < json_array_size(arr); i++) {
+		TRY(elem(arr, i, p, "generations", sub, sizeof(sub), &e, err));
+		TRY(generation_from_json(&s->gens[s->ngens++], e, sub, err));
+	}
+	TRY(get_arr(o, p, "tests", &arr, err));
+	s->tests = array_alloc(json_array_size(arr), sizeof(report_test));
+	for (size_t i = 0; i < json_array_size(arr); i++) {
+		TRY(elem(arr, i, p, "tests", sub, sizeof(sub), &e, err));
+		TRY(test_from_json(&s->tests[s->ntests++], e, sub, err));
+	}
+	TRY(get_arr(o, p, "timeline", &arr, err));
+	s->timeline = array_alloc(json_array_size(arr), sizeof(report_point));
+	for (size_t i = 0; i < json_array_size(arr); i++) {
+		pathf(sub, sizeof(sub), "%s.timeline[%zu]", p, i);
+		TRY(point_from_json(&s->timeline[s->ntimeline++], json_array_get(arr, i), sub,
+		                    err));
+	}
+	return 0;
+}
+
+static int from_json(report *r, json_t *o, mg_err *err)
+{
+	int rc;
+	json_t *commit, *node, *limits, *arr, *e;
+	char *schema = NULL;
+	char sub[256];
+	int64_t exit_code;
+	if (!json_is_object(o))
+		return mg_err_set(err, MG_EINVAL, "report: expected a JSON object");
+	TRY(get_str(o, "", "schema", 0, &schema, err));
+	if (strcmp(schema, REPORT_SCHEMA) != 0) {
+		rc = mg_err_set(err, MG_EINVAL, "schema: '%.64s' is not '%s'", schema,
+		                REPORT_SCHEMA);
+		free(schema);
+		return rc;
+	}
+	free(schema);
+	free(r->tool_version);
+	r->tool_version = NULL;
+	TRY(get_str(o, "", "tool_version", 0, &r->tool_version, err));
+	TRY(get_obj(o, "", "commit", &commit, err));
+	if (json_object_get(commit, "sha")) {
+		TRY(get_str(commit, "commit", "sha", 0, &r->sha, err));
+		TRY(get_str(commit, "commit", "branch", OPT | NULLABLE, &r->branch, err));
+		TRY(get_bool(commit, "commit", "dirty", &r->dirty, err));
+	} else {
+		TRY(get_str(commit, "commit", "note", NULLABLE, &r->repo_note, err));
+	}
+	TRY(get_obj(o, "", "node", &node, err));
+	TRY(get_u32(node, "node", "index", &r->node_index, err));
+	TRY(get_u32(node, "node", "total", &r->node_total, err));
+	TRY(get_obj(o, "", "limits", &limits, err));
+	TRY(get_str(limits, "limits", "soft", NULLABLE, &r->limits_soft, err));
+	TRY(get_str(limits, "limits", "hard", NULLABLE, &r->limits_hard, err));
+	TRY(get_real(o, "", "start_time", &r->start_time, err));
+	TRY(get_real(o, "", "wall", &r->wall, err));
+	TRY(get_bool(o, "", "interrupted", &r->interrupted, err));
+	TRY(get_int(o, "", "exit_code", INT32_MIN, INT32_MAX, &exit_code, err));
+	r->exit_code = (int)exit_code;
+	TRY(get_arr(o, "", "shards", &arr, err));
+	r->shards = array_alloc(json_array_size(arr), sizeof(report_shard));
+	for (size_t i = 0; i < json_array_size(arr); i++) {
+		TRY(elem(arr, i, "", "shards", sub, sizeof(sub), &e, err));
+		TRY(shard_from_json(&r->shards[r->nshards++], e, sub, err));
+	}
+	TRY(get_arr(o, "", "suspects", &arr, err));
+	r->suspects = array_alloc(json_array_size(arr), sizeof(report_suspect));
+	for (size_t i = 0; i < json_array_size(arr); i++) {
+		report_suspect *s = &r->suspects[r->nsuspects++];
+		TRY(elem(arr, i, "", "suspects", sub, sizeof(sub), &e, err));
+		TRY(get_str(e, sub, "name", 0, &s->name, err));
+		TRY(get_int(e, sub, "va_retained", INT64_MIN, INT64_MAX, &s->va_retained, err));
+		TRY(get_int(e, sub, "rss_retained", INT64_MIN, INT64_MAX, &s->rss_retained, err));
+		TRY(get_u32(e, sub, "grew", &s->grew, err));
+		TRY(get_u32(e, sub, "runs", &s->runs, err));
+		TRY(get_bool(e, sub, "alone_over_hard", &s->alone_over_hard, err));
+	}
+	return 0;
+}
+
+int report_from_json(report **out, void *json, mg_err *err)
+{
+	*out = NULL;
+	report *r = report_new();
+	if (!r)
+		return mg_err_set(err, MG_ERROR, "out of memory");
+	int rc = from_json(r, json, err);
+	if (rc) {
+		report_free(r);
+		return rc;
+	}
+	*out = r;
+	return 0;
+}
+
+/* ---- merge ----------------------------------------------------------------- */
+
+static int same_key(const report_shard *a, const report_shard *b)
+{
+	return a->node == b->node && a->index == b->index &&
+	       strcmp(a->arch ? a->arch : "", b->arch ? b->arch : "") == 0 &&
+	       strcmp(a->suite ? a->suite : "", b->suite ? b->suite : "") == 0;
+}
+
+int report_merge(report *into, const report *from, mg_err *err)
+{
+	if (into == from)
+		return mg_err_set(err, MG_EINVAL, "merge: a report cannot be merged into itself");
+	for (size_t i = 0; i < from->nshards; i++) {
+		report_shard *dst = NULL;
+		for (size_t j = 0; j < into->nshards && !dst; j++)
+			if (same_key(&into->shards[j], &from->shards[i]))
+				dst = &into->shards[j];
+		if (dst)
+			shard_clear(dst);
+		else
+			dst = report_add_shard(into);
+		shard_copy(dst, &from->shards[i]);
+	}
+	if (!into->sha && from->sha) {
+		free(into->repo_note);
+		into->repo_note = NULL;
+		into->sha = report_strdup(from->sha);
+		into->branch = report_strdup(from->branch);
+		into->dirty = from->dirty;
+	}
+	if (!into->tool_version)
+		into->tool_version = report_strdup(from->tool_version);
+	if (!into->limits_soft)
+		into->limits_soft = report_strdup(from->limits_soft);
+	if (!into->limits_hard)
+		into->limits_hard = report_strdup(from->limits_hard);
+	if (from->start_time < into->start_time)
+		into->start_time = from->start_time;
+	if (from->wall > into->wall)
+		into->wall = from->wall;
+	if (from->node_total > into->node_total)
+		into->node_total = from->node_total;
+	into->interrupted = into->interrupted || from->interrupted;
+	/* the worse exit code: any nonzero beats 0, then the larger */
+	if (from->exit_code != 0 && (into->exit_code == 0 || from->exit_code > into->exit_code))
+		into->exit_code = from->exit_code;
+	size_t nsus = into->nsuspects > from->nsuspects ? into->nsuspects : from->nsuspects;
+	report_finish(into, nsus ? nsus : 10);
+	return 0;
+}
+
+/* ---- files ----------------------------------------------------------------- */
+
+/* Writes PATH.tmp, checks every step, renames it over PATH; on any failure
+ * the tmp is removed and the old PATH is untouched. */
+int report_save(const report *r, const char *path, mg_err *err)
+{
+	int rc = MG_ERROR;
+	json_t *doc = report_to_json(r);
+	char *tmp = NULL;
+	FILE *f = NULL;
+	size_t len = strlen(path);
+	tmp = xrealloc(NULL, len + 5);
+	memcpy(tmp, path, len);
+	memcpy(tmp + len, ".tmp", 5);
+
+	f = fopen(tmp, "w");
+	if (!f) {
+		rc = mg_err_set(err, errno == ENOENT ? MG_ENOTFOUND : MG_ERROR, "%s: %s", tmp,
+		                strerror(errno));
+		goto out;
+	}
+	if (json_dumpf(doc, f, JSON_COMPACT) != 0 || fputc('\n', f) == EOF) {
+		rc = mg_err_set(err, MG_ERROR, "%s: write failed: %s", tmp, strerror(errno));
+		goto out;
+	}
+	if (fflush(f) != 0 || fsync(fileno(f)) != 0) {
+		rc = mg_err_set(err, MG_ERROR, "%s: %s", tmp, strerror(errno));
+		goto out;
+	}
+	int close_failed = fclose(f) != 0;
+	f = NULL;
+	if (close_failed) {
+		rc = mg_err_set(err, MG_ERROR, "%s: close: %s", tmp, strerror(errno));
+		goto out;
+	}
+	if (rename(tmp, path) != 0) {
+		rc = mg_err_set(err, MG_ERROR, "rename %s: %s", path, strerror(errno));
+		goto out;
+	}
+	rc = 0;
+out:
+	if (f)
+		fclose(f);
+	if (rc != 0)
+		unlink(tmp);
+	free(tmp);
+	json_decref(doc);
+	return rc;
+}
+
+int report_load(report **out, const char *path, mg_err *err)
+{
+	*out = NULL;
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return mg_err_set(err, errno == ENOENT ? MG_ENOTFOUND : MG_ERROR, "%s: %s", path,
+		                  strerror(errno));
+	json_error_t jerr;
+	json_t *doc = json_loadf(f, 0, &jerr);
+	fclose(f);
+	if (!doc)
+		return mg_err_set(err, MG_EINVAL, "%s:%d:%d: not valid JSON: %s", path, jerr.line,
+		                  jerr.column, jerr.text);
+	mg_err inner = {{0}};
+	int rc = report_from_json(out, doc, &inner);
+	json_decref(doc);
+	if (rc)
+		return mg_err_set(err, rc, "%s: %s", path, inner.msg);
+	return 0;
+}

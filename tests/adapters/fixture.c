@@ -1,0 +1,96 @@
+/*
+ * fixture.c - reports built in code for the adapter tests: every field set,
+ * hostile strings included (see fixture.h).
+ */
+#include "fixture.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+/* A report with every field set, hostile strings included. */
+report *fixture_full_report(void)
+{
+	report *r = report_new();
+	free(r->tool_version);
+	r->tool_version = report_strdup("9.8.7");
+	r->sha = report_strdup("0123456789abcdef0123456789abcdef01234567");
+	r->branch = report_strdup("feature/" HOSTILE);
+	r->dirty = 1;
+	r->node_index = 2;
+	r->node_total = 3;
+	r->limits_soft = report_strdup("va=3.5GiB");
+	r->limits_hard = report_strdup("va=3.9GiB");
+	r->start_time = 1790000000.25;
+	r->wall = 252.5;
+	r->interrupted = 1;
+	r->exit_code = 3;
+	for (int si = 0; si < 2; si++) {
+		report_shard *s = report_add_shard(r);
+		s->node = 2;
+		s->index = (uint32_t)si;
+		s->suite = report_strdup(si ? "suite" HOSTILE : "core");
+		s->arch = report_strdup(si ? "x64" : "x86");
+		s->driver = report_strdup("native");
+		s->command = report_strdup("'./host' --x \"a b\"\n");
+		s->peak_va = 3747563520ull + (uint64_t)si;
+		s->peak_rss = 222298112;
+		s->recycles = 7;
+		s->kills = 1;
+		s->wall = 252.125;
+		s->user = 100.5;
+		s->sys = 3.0625;
+		for (int g = 0; g < 2; g++) {
+			report_generation *gen = report_shard_add_generation(s);
+			gen->index = (uint32_t)g;
+			gen->pid = 1234 + g;
+			gen->tests_run = 100;
+			gen->peak_va = 3000000000ull;
+			gen->peak_rss = 100000000;
+			gen->end = report_strdup(g ? "kill" : "recycle");
+			gen->reason = g ? NULL : report_strdup("va 3.51 GiB >= recycle 3.50 GiB");
+			gen->start = 1.5 * g;
+			gen->wall = 0.1 + g;
+			report_breakdown *b = report_generation_add_breakdown(gen);
+			b->when = report_strdup("recycle");
+			b->va = 3000000000ull;
+			b->largest_gap = 12345678;
+			report_category *c = report_breakdown_add_category(b);
+			c->name = report_strdup("heap");
+			c->va = 1000;
+			c->rss = 900;
+			c = report_breakdown_add_category(b);
+			c->name = report_strdup("anon");
+			c->va = 2000;
+			report_group *gr = report_breakdown_add_group(b);
+			gr->name = report_strdup("/memfd:blocks" HOSTILE);
+			gr->count = 525;
+			gr->size = 8 << 20;
+			gr->total = 525ull * (8 << 20);
+		}
+		for (int t = 0; t < TEST_STATE_COUNT; t++) {
+			report_test *x = report_shard_add_test(s);
+			char name[64];
+			snprintf(name, sizeof(name), "suite%d/test%d", si, t);
+			x->name = report_strdup(t == 3 ? "suite/" HOSTILE : name);
+			x->state = (test_state)t;
+			x->message = t % 2 ? report_strdup("msg " HOSTILE) : NULL;
+			x->output = t % 3 ? report_strdup("out\n" HOSTILE) : NULL;
+			x->generation = (uint32_t)(t % 2);
+			x->attempts = t == TEST_MEMLIMIT ? 2 : 1;
+			x->duration = 0.001 * t + 1e-9;
+			x->va_after = 1000000ull * (uint64_t)t;
+			x->rss_after = 500000ull * (uint64_t)t;
+			x->va_delta = t % 2 ? 4096 * t : -4096;
+			x->rss_delta = -(int64_t)t;
+		}
+		for (int p = 0; p < 5; p++) {
+			report_point *pt = report_shard_add_point(s);
+			pt->t = p * 0.5;
+			pt->va = 1000000ull * (uint64_t)p;
+			pt->rss = 100ull * (uint64_t)p;
+			pt->generation = (uint32_t)(p / 3);
+		}
+	}
+	report_finish(r, 10);
+	return r;
+}

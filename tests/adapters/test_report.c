@@ -1,0 +1,561 @@
+/*
+ * test_report.c - the report model: JSON round trip, load errors, atomic
+ * save, merge, finish (counts and suspects), size and duration formatting,
+ * and the adapter registry's spec checks.
+ */
+#include <errno.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "adapters.h"
+#include "fixture.h"
+#include "mg_test.h"
+#include "report.h"
+
+static char tmpdir[256];
+
+static void make_tmpdir(void)
+{
+	snprintf(tmpdir, sizeof(tmpdir), "%s/mg_adapters_XXXXXX",
+	         getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	CU_ASSERT_FATAL(mkdtemp(tmpdir) != NULL);
+}
+
+static void path_in(char *buf, size_t size, const char *name)
+{
+	snprintf(buf, size, "%s/%s", tmpdir, name);
+}
+
+static void cleanup_tmpdir(void)
+{
+	char cmd[512];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+	CU_ASSERT(system(cmd) == 0);
+}
+
+static int file_exists(const char *p)
+{
+	struct stat st;
+	return stat(p, &st) == 0;
+}
+
+/* Equality with strings compared after UTF-8 sanitising (what JSON keeps). */
+static int str_eq(const char *a, const char *b)
+{
+	if (!a || !b)
+		return a == b;
+	char *sa = report_utf8_sanitize(a, NULL);
+	char *sb = report_utf8_sanitize(b, NULL);
+	int eq = strcmp(sa, sb) == 0;
+	free(sa);
+	free(sb);
+	return eq;
+}
+
+static void assert_reports_equal(const report *a, const report *b)
+{
+	CU_ASSERT(str_eq(a->tool_version, b->tool_version));
+	CU_ASSERT(str_eq(a->sha, b->sha));
+	CU_ASSERT(str_eq(a->branch, b->branch));
+	CU_ASSERT(str_eq(a->repo_note, b->repo_note));
+	CU_ASSERT_EQUAL(a->dirty, b->dirty);
+	CU_ASSERT_EQUAL(a->node_index, b->node_index);
+	CU_ASSERT_EQUAL(a->node_total, b->node_total);
+	CU_ASSERT(str_eq(a->limits_soft, b->limits_soft));
+	CU_ASSERT(str_eq(a->limits_hard, b->limits_hard));
+	CU_ASSERT(a->start_time == b->start_time);
+	CU_ASSERT(a->wall == b->wall);
+	CU_ASSERT_EQUAL(a->interrupted, b->interrupted);
+	CU_ASSERT_EQUAL(a->exit_code, b->exit_code);
+	CU_ASSERT_EQUAL_FATAL(a->nshards, b->nshards);
+	for (size_t i = 0; i < a->nshards; i++) {
+		const report_shard *x = &a->shards[i], *y = &b->shards[i];
+		CU_ASSERT_EQUAL(x->node, y->node);
+		CU_ASSERT_EQUAL(x->index, y->index);
+		CU_ASSERT(str_eq(x->suite, y->suite));
+		CU_ASSERT(str_eq(x->arch, y->arch));
+		CU_ASSERT(str_eq(x->driver, y->driver));
+		CU_ASSERT(str_eq(x->command, y->command));
+		CU_ASSERT(memcmp(x->counts, y->counts, sizeof(x->counts)) == 0);
+		CU_ASSERT_EQUAL(x->peak_va, y->peak_va);
+		CU_ASSERT_EQUAL(x->peak_rss, y->peak_rss);
+		CU_ASSERT_EQUAL(x->recycles, y->recycles);
+		CU_ASSERT_EQUAL(x->kills, y->kills);
+		CU_ASSERT(x->wall == y->wall && x->user == y->user && x->sys == y->sys);
+		CU_ASSERT_EQUAL_FATAL(x->ngens, y->ngens);
+		for (size_t g = 0; g < x->ngens; g++) {
+			const report_generation *p = &x->gens[g], *q = &y->gens[g];
+			CU_ASSERT(p->index == q->index && p->pid == q->pid &&
+			          p->tests_run == q->tests_run && p->peak_va == q->peak_va &&
+			          p->peak_rss == q->peak_rss && p->start == q->start &&
+			          p->wall == q->wall);
+			CU_ASSERT(str_eq(p->end, q->end));
+			CU_ASSERT(str_eq(p->reason, q->reason));
+			CU_ASSERT_EQUAL_FATAL(p->nbreakdowns, q->nbreakdowns);
+			for (size_t k = 0; k < p->nbreakdowns; k++) {
+				const report_breakdown *u = &p->breakdowns[k],
+				                       *v = &q->breakdowns[k];
+				CU_ASSERT(str_eq(u->when, v->when));
+				CU_ASSERT(u->va == v->va && u->largest_gap == v->largest_gap);
+				CU_ASSERT_EQUAL_FATAL(u->ncategories, v->ncategories);
+				for (size_t c = 0; c < u->ncategories; c++) {
+					CU_ASSERT(
+					    str_eq(u->categories[c].name, v->categories[c].name));
+					CU_ASSERT(u->categories[c].va == v->categories[c].va);
+					CU_ASSERT(u->categories[c].rss == v->categories[c].rss);
+				}
+				CU_ASSERT_EQUAL_FATAL(u->ngroups, v->ngroups);
+				for (size_t c = 0; c < u->ngroups; c++) {
+					CU_ASSERT(str_eq(u->groups[c].name, v->groups[c].name));
+					CU_ASSERT(u->groups[c].count == v->groups[c].count &&
+					          u->groups[c].size == v->groups[c].size &&
+					          u->groups[c].total == v->groups[c].total);
+				}
+			}
+		}
+		CU_ASSERT_EQUAL_FATAL(x->ntests, y->ntests);
+		for (size_t t = 0; t < x->ntests; t++) {
+			const report_test *p = &x->tests[t], *q = &y->tests[t];
+			CU_ASSERT(str_eq(p->name, q->name));
+			CU_ASSERT(str_eq(p->message, q->message));
+			CU_ASSERT(str_eq(p->output, q->output));
+			CU_ASSERT(p->state == q->state && p->generation == q->generation &&
+			          p->attempts == q->attempts && p->duration == q->duration &&
+			          p->va_after == q->va_after && p->rss_after == q->rss_after &&
+			          p->va_delta == q->va_delta && p->rss_delta == q->rss_delta);
+		}
+		CU_ASSERT_EQUAL_FATAL(x->ntimeline, y->ntimeline);
+		for (size_t t = 0; t < x->ntimeline; t++)
+			CU_ASSERT(x->timeline[t].t == y->timeline[t].t &&
+			          x->timeline[t].va == y->timeline[t].va &&
+			          x->timeline[t].rss == y->timeline[t].rss &&
+			          x->timeline[t].generation == y->timeline[t].generation);
+	}
+	CU_ASSERT_EQUAL_FATAL(a->nsuspects, b->nsuspects);
+	for (size_t i = 0; i < a->nsuspects; i++) {
+		const report_suspect *p = &a->suspects[i], *q = &b->suspects[i];
+		CU_ASSERT(str_eq(p->name, q->name));
+		CU_ASSERT(p->va_retained == q->va_retained && p->rss_retained == q->rss_retained &&
+		          p->grew == q->grew && p->runs == q->runs &&
+		          p->alone_over_hard == q->alone_over_hard);
+	}
+}
+
+static void test_roundtrip(void)
+{
+	make_tmpdir();
+	char path[512];
+	path_in(path, sizeof(path), "r.json");
+	report *r = fixture_full_report();
+	CU_ASSERT_FATAL(r->nsuspects > 0);
+	mg_err err = {{0}};
+	CU_ASSERT_EQUAL_FATAL(report_save(r, path, &err), 0);
+	report *back = NULL;
+	CU_ASSERT_EQUAL_FATAL(report_load(&back, path, &err), 0);
+	assert_reports_equal(r, back);
+	/* the loaded report saves to the same bytes */
+	char path2[512];
+	path_in(path2, sizeof(path2), "r2.json");
+	CU_ASSERT_EQUAL(report_save(back, path2, &err), 0);
+	char cmd[1100];
+	snprintf(cmd, sizeof(cmd), "cmp -s '%s' '%s'", path, path2);
+	CU_ASSERT(system(cmd) == 0);
+	report_free(r);
+	report_free(back);
+	cleanup_tmpdir();
+}
+
+/* Not a repository: the note survives, sha stays NULL. */
+static void test_roundtrip_no_repo(void)
+{
+	report *r = report_new();
+	r->repo_note = report_strdup("not a git repository");
+	json_t *j = report_to_json(r);
+	report *back = NULL;
+	mg_err err = {{0}};
+	CU_ASSERT_EQUAL_FATAL(report_from_json(&back, j, &err), 0);
+	CU_ASSERT_PTR_NULL(back->sha);
+	CU_ASSERT_STRING_EQUAL(back->repo_note, "not a git repository");
+	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(j, "schema")), REPORT_SCHEMA);
+	json_decref(j);
+	report_free(r);
+	report_free(back);
+}
+
+/* Invalid UTF-8 becomes U+FFFD, valid multibyte text is kept. */
+static void test_utf8_replaced(void)
+{
+	report *r = report_new();
+	report_shard *s = report_add_shard(r);
+	report_test *t = report_shard_add_test(s);
+	t->name = report_strdup("a\xff"
+	                        "b\xc3\xa9"
+	                        "c\xed\xa0\x80"
+	                        "d\xc0\xaf");
+	json_t *j = report_to_json(r);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+	report *back = NULL;
+	mg_err err = {{0}};
+	CU_ASSERT_EQUAL_FATAL(report_from_json(&back, j, &err), 0);
+	CU_ASSERT_STRING_EQUAL(back->shards[0].tests[0].name,
+	                       "a\xef\xbf\xbd"
+	                       "b\xc3\xa9"
+	                       "c\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"
+	                       "d\xef\xbf\xbd\xef\xbf\xbd");
+	json_decref(j);
+	report_free(r);
+	report_free(back);
+}
+
+static int write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return -1;
+	fputs(text, f);
+	return fclose(f);
+}
+
+static void test_load_missing(void)
+{
+	report *r = (report *)1;
+	mg_err err = {{0}};
+	CU_ASSERT_EQUAL(report_load(&r, "/nonexistent/memguard/report.json", &err), MG_ENOTFOUND);
+	CU_ASSERT_PTR_NULL(r);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "/nonexistent/memguard/report.json"));
+}
+
+static void test_load_not_json(void)
+{
+	make_tmpdir();
+	char path[512];
+	path_in(path, sizeof(path), "bad.json");
+	CU_ASSERT_FATAL(write_file(path, "{\"schema\": \"memguard-report/1\",,}") == 0);
+	report *r = NULL;
+	mg_err err = {{0}};
+	CU_ASSERT_EQUAL(report_load(&r, path, &err), MG_EINVAL);
+	CU_ASSERT_PTR_NULL(r);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "not valid JSON"));
+	cleanup_tmpdir();
+}
+
+/* Loads the full report as JSON, lets edit change it, expects MG_EINVAL with
+ * want in the message. */
+static void expect_invalid(void (*edit)(json_t *), const char *want)
+{
+	report *r = fixture_full_report();
+	json_t *j = report_to_json(r);
+	edit(j);
+	report *back = NULL;
+	mg_err err = {{0}};
+	CU_ASSERT_EQUAL(report_from_json(&back, j, &err), MG_EINVAL);
+	CU_ASSERT_PTR_NULL(back);
+	if (!strstr(err.msg, want))
+		fprintf(stderr, "message '%s' lacks '%s'\n", err.msg, want);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, want));
+	json_decref(j);
+	report_free(r);
+}
+
+static void edit_schema(json_t *j)
+{
+	json_object_set_new(j, "schema", json_string("memguard-report/99"));
+}
+
+static void test_load_wrong_schema(void)
+{
+	expect_invalid(edit_schema, "schema: 'memguard-report/99'");
+}
+
+static json_t *test_at(json_t *j, size_t shard, size_t test)
+{
+	return json_array_get(
+	    json_object_get(json_array_get(json_object_get(j, "shards"), shard), "tests"), test);
+}
+
+static void edit_type(json_t *j)
+{
+	json_object_set_new(test_at(j, 1, 5), "va_after", json_string("lots"));
+}
+
+static void test_load_wrong_type(void)
+{
+	expect_invalid(edit_type, "shards[1].tests[5].va_after: expected an integer");
+}
+
+static void edit_state(json_t *j)
+{
+	json_object_set_new(test_at(j, 1, 5), "state", json_string("zzz"));
+}
+
+static void test_load_unknown_state(void)
+{
+	expect_invalid(edit_state, "shards[1].tests[5].state: unknown state 'zzz'");
+}
+
+static void edit_missing(json_t *j)
+{
+	json_t *gen = json_array_get(
+	    json_object_get(json_array_get(json_object_get(j, "shards"), 0), "generations"), 1);
+	json_t *bd = json_array_get(json_object_get(gen, "breakdowns"), 0);
+	json_object_del(json_array_get(json_object_get(bd, "groups"), 0), "total");
+	json_object_set_new(j, "extra", json_true());
+}
+
+static void test_load_missing_field(void)
+{
+	expect_invalid(edit_missing,
+	               "shards[0].generations[1].breakdowns[0].groups[0].total: missing");
+}
+
+static void edit_timeline(json_t *j)
+{
+	json_t *tl = json_object_get(json_array_get(json_object_get(j, "shards"), 0), "timeline");
+	json_array_append_new(tl, json_pack("[f,i,i]", 1.0, 2, 3));
+}
+
+static void test_load_bad_timeline(void)
+{
+	expect_invalid(edit_timeline, "shards[0].timeline[5]");
+}
+
+static void test_save_no_dir(void)
+{
+	report *r = fixture_full_report();
+	mg_err err = {{0}};
+	CU_ASSERT(report_save(r, "/nonexistent/memguard/dir/r.json", &err) < 0);
+	CU_ASSERT(err.msg[0] != '\0');
+	CU_ASSERT(!file_exists("/nonexistent/memguard/dir/r.json.tmp"));
+	report_free(r);
+}
+
+/* A save that fails (here: PATH.tmp cannot be created because it is a
+ * directory) leaves the previous file byte for byte intact. */
+static void test_save_failure_keeps_old(void)
+{
+	make_tmpdir();
+	char path[512], tmp[600];
+	path_in(path, sizeof(path), "r.json");
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	CU_ASSERT_FATAL(write_file(path, "previous\n") == 0);
+	CU_ASSERT_FATAL(mkdir(tmp, 0700) == 0);
+	report *r = fixture_full_report();
+	mg_err err = {{0}};
+	CU_ASSERT(report_save(r, path, &err) < 0);
+	FILE *f = fopen(path, "r");
+	char buf[64] = "";
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	CU_ASSERT_PTR_NOT_NULL(fgets(buf, sizeof(buf), f));
+	fclose(f);
+	CU_ASSERT_STRING_EQUAL(buf, "previous\n");
+	/* and a later save that can succeed replaces it, leaving no tmp */
+	CU_ASSERT_EQUAL(rmdir(tmp), 0);
+	CU_ASSERT_EQUAL(report_save(r, path, &err), 0);
+	CU_ASSERT(!file_exists(tmp));
+	report *back = NULL;
+	CU_ASSERT_EQUAL(report_load(&back, path, &err), 0);
+	report_free(back);
+	report_free(r);
+	cleanup_tmpdir();
+}
+
+static report *node_report(uint32_t node, uint32_t total, uint64_t passes)
+{
+	report *r = report_new();
+	r->node_index = node;
+	r->node_total = total;
+	r->start_time = 1000 + node;
+	r->wall = 10.0 * node;
+	r->exit_code = node == 2 ? 1 : 0;
+	for (uint32_t lane = 0; lane < 2; lane++) {
+		report_shard *s = report_add_shard(r);
+		s->node = node;
+		s->index = lane;
+		s->suite = report_strdup("core");
+		s->arch = report_strdup("x86");
+		for (uint64_t i = 0; i < passes; i++) {
+			report_test *t = report_shard_add_test(s);
+			char name[32];
+			snprintf(name, sizeof(name), "core/t%llu", (unsigned long long)i);
+			t->name = report_strdup(name);
+			t->state = i == 0 && node == 2 ? TEST_FAIL : TEST_PASS;
+			t->va_delta = 100;
+		}
+	}
+	report_finish(r, 10);
+	return r;
+}
+
+static void test_merge_counts(void)
+{
+	report *a = node_report(1, 2, 3), *b = node_report(2, 2, 4);
+	a->sha = report_strdup("abc");
+	mg_err err = {{0}};
+	CU_ASSERT_EQUAL_FATAL(report_merge(a, b, &err), 0);
+	CU_ASSERT_EQUAL(a->nshards, 4);
+	uint64_t pass = 0, fail = 0;
+	for (size_t i = 0; i < a->nshards; i++) {
+		pass += a->shards[i].counts[TEST_PASS];
+		fail += a->shards[i].counts[TEST_FAIL];
+	}
+	CU_ASSERT_EQUAL(pass, 2 * 3 + 2 * 3);
+	CU_ASSERT_EQUAL(fail, 2);
+	CU_ASSERT_STRING_EQUAL(a->sha, "abc");
+	CU_ASSERT(a->start_time == 1001);
+	CU_ASSERT(a->wall == 20.0);
+	CU_ASSERT_EQUAL(a->exit_code, 1);
+	/* suspects are recomputed over both nodes: core/t0 ran in 4 shards */
+	CU_ASSERT_FATAL(a->nsuspects > 0);
+	CU_ASSERT_STRING_EQUAL(a->suspects[0].name, "core/t0");
+	CU_ASSERT_EQUAL(a->suspects[0].runs, 4);
+	CU_ASSERT_EQUAL(a->suspects[0].va_retained, 400);
+	report_free(a);
+	report_free(b);
+}
+
+static void test_merge_replace(void)
+{
+	report *a = node_report(1, 2, 3), *b = node_report(1, 2, 5);
+	mg_err err = {{0}};
+	b->sha = report_strdup("def");
+	CU_ASSERT_EQUAL_FATAL(report_merge(a, b, &err), 0);
+	CU_ASSERT_EQUAL(a->nshards, 2);
+	CU_ASSERT_EQUAL(a->shards[0].ntests, 5);
+	CU_ASSERT_EQUAL(a->shards[1].counts[TEST_PASS], 5);
+	CU_ASSERT_STRING_EQUAL(a->sha, "def");
+	/* a different arch is a different key */
+	free(b->shards[0].arch);
+	b->shards[0].arch = report_strdup("x64");
+	CU_ASSERT_EQUAL(report_merge(a, b, &err), 0);
+	CU_ASSERT_EQUAL(a->nshards, 3);
+	report_free(a);
+	report_free(b);
+}
+
+static void test_finish_suspects(void)
+{
+	report *r = report_new();
+	report_shard *s = report_add_shard(r);
+	const char *names[] = {"a/leak", "a/fine", "a/leak", "a/limit", "a/shrink"};
+	int64_t deltas[] = {100, 0, 50, -10, -5};
+	test_state states[] = {TEST_PASS, TEST_PASS, TEST_FAIL, TEST_MEMLIMIT, TEST_PASS};
+	for (int i = 0; i < 5; i++) {
+		report_test *t = report_shard_add_test(s);
+		t->name = report_strdup(names[i]);
+		t->va_delta = deltas[i];
+		t->state = states[i];
+	}
+	report_finish(r, 10);
+	CU_ASSERT_EQUAL(s->counts[TEST_PASS], 3);
+	CU_ASSERT_EQUAL(s->counts[TEST_FAIL], 1);
+	CU_ASSERT_EQUAL(s->counts[TEST_MEMLIMIT], 1);
+	CU_ASSERT_EQUAL_FATAL(r->nsuspects, 2);
+	CU_ASSERT_STRING_EQUAL(r->suspects[0].name, "a/leak");
+	CU_ASSERT_EQUAL(r->suspects[0].va_retained, 150);
+	CU_ASSERT_EQUAL(r->suspects[0].grew, 2);
+	CU_ASSERT_EQUAL(r->suspects[0].runs, 2);
+	CU_ASSERT_STRING_EQUAL(r->suspects[1].name, "a/limit");
+	CU_ASSERT(r->suspects[1].alone_over_hard);
+	report_finish(r, 1);
+	CU_ASSERT_EQUAL(r->nsuspects, 1);
+	report_free(r);
+}
+
+static void expect_size(uint64_t bytes, const char *want)
+{
+	char buf[32];
+	report_format_size(buf, sizeof(buf), bytes);
+	if (strcmp(buf, want) != 0)
+		fprintf(stderr, "%llu: '%s' != '%s'\n", (unsigned long long)bytes, buf, want);
+	CU_ASSERT_STRING_EQUAL(buf, want);
+}
+
+static void test_format_size(void)
+{
+	expect_size(0, "0 B");
+	expect_size(12, "12 B");
+	expect_size(1023, "1023 B");
+	expect_size(4096, "4.0 KiB");
+	expect_size(1536, "1.5 KiB");
+	expect_size(222298112, "212 MiB");
+	expect_size(3747563520ull, "3.49 GiB");
+	expect_size(3758096384ull, "3.50 GiB");
+	expect_size(10ull << 20, "10.0 MiB");
+	expect_size((1ull << 30) - 1, "1.00 GiB");
+	expect_size(UINT64_MAX, "16.0 EiB");
+}
+
+static void expect_duration(double s, const char *want)
+{
+	char buf[32];
+	report_format_duration(buf, sizeof(buf), s);
+	if (strcmp(buf, want) != 0)
+		fprintf(stderr, "%g: '%s' != '%s'\n", s, buf, want);
+	CU_ASSERT_STRING_EQUAL(buf, want);
+}
+
+static void test_format_duration(void)
+{
+	expect_duration(0.85, "850ms");
+	expect_duration(0, "0ms");
+	expect_duration(12.34, "12.3s");
+	expect_duration(252, "4m12s");
+	expect_duration(3720, "1h02m");
+	expect_duration(59.99, "1m00s");
+	expect_duration(-1, "-");
+}
+
+static void test_check_spec(void)
+{
+	mg_err err = {{0}};
+	CU_ASSERT_EQUAL(adapters_check("console", &err), 0);
+	CU_ASSERT_EQUAL(adapters_check("console=out.txt", &err), 0);
+	CU_ASSERT_EQUAL(adapters_check("jnuit=x.xml", &err), MG_EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "'jnuit'"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "console"));
+	CU_ASSERT_EQUAL(adapters_check("", &err), MG_EINVAL);
+}
+
+static void test_console_to_file(void)
+{
+	make_tmpdir();
+	char path[512];
+	path_in(path, sizeof(path), "console.txt");
+	report *r = fixture_full_report();
+	mg_err err = {{0}};
+	char spec[600];
+	snprintf(spec, sizeof(spec), "console=%s", path);
+	CU_ASSERT_EQUAL(adapters_render(r, spec, &err), 0);
+	CU_ASSERT(file_exists(path));
+	CU_ASSERT(adapters_render(r, "console=/nonexistent/memguard/c.txt", &err) < 0);
+	CU_ASSERT(!file_exists("/nonexistent/memguard/c.txt.tmp"));
+	report_free(r);
+	cleanup_tmpdir();
+}
+
+static const mg_case cases[] = {
+    {"roundtrip", test_roundtrip},
+    {"roundtrip_no_repo", test_roundtrip_no_repo},
+    {"utf8_replaced", test_utf8_replaced},
+    {"load_missing", test_load_missing},
+    {"load_not_json", test_load_not_json},
+    {"load_wrong_schema", test_load_wrong_schema},
+    {"load_wrong_type", test_load_wrong_type},
+    {"load_unknown_state", test_load_unknown_state},
+    {"load_missing_field", test_load_missing_field},
+    {"load_bad_timeline", test_load_bad_timeline},
+    {"save_no_dir", test_save_no_dir},
+    {"save_failure_keeps_old", test_save_failure_keeps_old},
+    {"merge_counts", test_merge_counts},
+    {"merge_replace", test_merge_replace},
+    {"finish_suspects", test_finish_suspects},
+    {"format_size", test_format_size},
+    {"format_duration", test_format_duration},
+    {"check_spec", test_check_spec},
+    {"console_to_file", test_console_to_file},
+};
+
+MG_TEST_MAIN("adapters", cases)
