@@ -669,6 +669,67 @@ static void hostmode_throughput(void)
 	CU_ASSERT(per < 200.0); /* a sanity bound; the goal is < 10 us added */
 }
 
+/* Run directly, the demo dies of address-space exhaustion before the end. */
+static void demo_exhausts_standalone(void)
+{
+	int st = run_standalone(DEMO64, NULL);
+	CU_ASSERT_FATAL(WIFSIGNALED(st));
+	CU_ASSERT_EQUAL(WTERMSIG(st), SIGABRT);
+}
+
+/* A minimal runner: generations of the demo with a 3.5 GiB recycle limit,
+ * run lines queued 8 ahead, queued tests handed to the next generation. */
+static void demo_recycles_in_host_mode(void)
+{
+	static const char *const env[] = {"MEMGUARD_RECYCLE_VA=3758096384", NULL};
+	const int total = 1200;
+	hostproc *h = &hp;
+	mg_msg m;
+	int done = 0, generations = 0, recycles = 0;
+	char cmd[64], want[32];
+	while (done < total && generations < 10) {
+		CU_ASSERT_EQUAL_FATAL(host_start(h, DEMO64, env), 0);
+		CU_ASSERT_EQUAL_FATAL(expect(h, MG_MSG_HELLO, &m), 0);
+		generations++;
+		int sent = done;
+		for (;;) {
+			while (sent < total && sent - done < 8) {
+				snprintf(cmd, sizeof(cmd), "run demo/item_%04d\n", ++sent);
+				host_send(h, cmd);
+			}
+			if (done == total) {
+				host_send(h, "quit\n");
+				CU_ASSERT_EQUAL_FATAL(expect(h, MG_MSG_BYE, &m), 0);
+				break;
+			}
+			const char *l = host_line(h);
+			CU_ASSERT_PTR_NOT_NULL_FATAL(l);
+			static char copy[MG_PROTO_LINE_MAX + 1];
+			strcpy(copy, l);
+			CU_ASSERT_EQUAL_FATAL(mg_proto_parse(&m, copy, strlen(copy)), 0);
+			if (m.kind == MG_MSG_RECYCLE) {
+				CU_ASSERT(m.va >= 3758096384u);
+				recycles++;
+				CU_ASSERT_EQUAL_FATAL(expect(h, MG_MSG_BYE, &m), 0);
+				break;
+			}
+			CU_ASSERT_EQUAL_FATAL(m.kind, MG_MSG_START);
+			snprintf(want, sizeof(want), "demo/item_%04d", done + 1);
+			CU_ASSERT_FATAL(text_is(&m, want));
+			CU_ASSERT_EQUAL_FATAL(expect(h, MG_MSG_PASS, &m), 0);
+			CU_ASSERT(m.va < ((uint64_t)4 << 30));
+			done++;
+		}
+		int st = host_wait(h);
+		CU_ASSERT_FATAL(WIFEXITED(st));
+		CU_ASSERT_EQUAL(WEXITSTATUS(st), 0);
+	}
+	CU_ASSERT_EQUAL(done, total);
+	CU_ASSERT(recycles >= 2);
+	printf("demo: %d tests passed in %d generations (%d recycles)\n", done, generations,
+	       recycles);
+}
+
 static const mg_case cases[] = {
     {"parse_hello", parse_hello},
     {"parse_names", parse_names},
@@ -684,6 +745,8 @@ static const mg_case cases[] = {
     {"hostmode_recycle", hostmode_recycle},
     {"hostmode_eof_and_garbage", hostmode_eof_and_garbage},
     {"hostmode_throughput", hostmode_throughput},
+    {"demo_exhausts_standalone", demo_exhausts_standalone},
+    {"demo_recycles_in_host_mode", demo_recycles_in_host_mode},
 };
 
 MG_TEST_MAIN("host", cases)
