@@ -1,0 +1,39 @@
+/*
+ * lane.h - the host lifecycle as an explicit state machine. lane_next is
+ * the one table of legal transitions; the run loop changes a host's state
+ * only through it, so an impossible transition is caught, not acted on.
+ */
+#ifndef MG_LANE_H
+#define MG_LANE_H
+
+typedef enum host_state {
+	HOST_NONE,     /* no host: the lane may start one */
+	HOST_STARTING, /* forked, waiting for hello */
+	HOST_READY,    /* hello seen, nothing in flight */
+	HOST_RUNNING,  /* run lines in flight */
+	HOST_QUITTING, /* quit sent or recycle announced: waiting for bye */
+	HOST_DYING,    /* reply pipe closed without bye: waiting for the exit status */
+	HOST_STATE_COUNT
+} host_state;
+
+typedef enum host_event {
+	EV_SPAWNED, /* a host was forked for the lane */
+	EV_HELLO,   /* its greeting arrived */
+	EV_FED,	    /* run lines were written */
+	EV_DRAINED, /* the last result in flight arrived */
+	EV_QUIT,    /* the runner ends it at a boundary: soft limit, no work left */
+	EV_RECYCLE, /* the host said it crossed the soft limit */
+	EV_BYE,	    /* clean goodbye: detached, reaped in the background */
+	EV_KILL,    /* hard limit, timeout, protocol error, deadline: group killed */
+	EV_EOF,	    /* reply pipe closed without bye */
+	EV_EXITED,  /* exit status known while dying */
+	EV_COUNT
+} host_event;
+
+/* The state after e in s, or HOST_STATE_COUNT if e cannot happen in s. */
+host_state lane_next(host_state s, host_event e);
+
+const char *lane_state_name(host_state s);
+const char *lane_event_name(host_event e);
+
+#endif

@@ -1,0 +1,383 @@
+/*
+ * options.c - the config file and the command line of "memguard run/list"
+ * (see options.h). Every error message names the flag, key or token.
+ */
+#include "options.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static json_t *config_root; /* keeps the config's strings alive */
+
+void options_init(run_options *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->interval = 0.005;
+	o->pipeline = 16;
+	o->max_restarts = 3;
+	o->output_limit = 64 * 1024;
+	o->driver = "native";
+}
+
+int options_parse_duration(double *out, const char *text, mg_err *err)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(text, &end);
+	double unit = 1;
+	if (end == text || errno || !isfinite(v) || v < 0)
+		return mg_err_set(err, MG_EINVAL, "bad duration '%s'", text);
+	if (!strcmp(end, "ms"))
+		unit = 0.001;
+	else if (!strcmp(end, "s") || !*end)
+		unit = 1;
+	else if (!strcmp(end, "m"))
+		unit = 60;
+	else if (!strcmp(end, "h"))
+		unit = 3600;
+	else
+		return mg_err_set(err, MG_EINVAL, "bad duration '%s' (use ms, s, m or h)", text);
+	*out = v * unit;
+	return 0;
+}
+
+static int parse_uint(unsigned *out, const char *text, unsigned min, unsigned max,
+		      const char *what, mg_err *err)
+{
+	char *end;
+	errno = 0;
+	unsigned long v = strtoul(text, &end, 10);
+	if (end == text || *end || errno || text[0] == '-' || v < min || v > max)
+		return mg_err_set(err, MG_EINVAL, "bad %s '%s' (a whole number from %u to %u)",
+				  what, text, min, max);
+	*out = (unsigned)v;
+	return 0;
+}
+
+int options_parse_node(uint32_t *index, uint32_t *total, const char *text, mg_err *err)
+{
+	unsigned i, n;
+	char extra;
+	if (sscanf(text, "%u/%u%c", &i, &n, &extra) != 2 || n == 0 || i == 0 || i > n ||
+	    n > 10000 || strchr(text, '-') || strchr(text, '+'))
+		return mg_err_set(err, MG_EINVAL,
+				  "bad node '%s' (I/N, 1-based: 1/4 is the first of four)", text);
+	*index = i;
+	*total = n;
+	return 0;
+}
+
+/* Reads one env pair; base is 0 or 1 (the CI's first index). */
+static int node_env(uint32_t *index, uint32_t *total, const char *iv, const char *tv, int base)
+{
+	const char *i = getenv(iv), *t = getenv(tv);
+	char *e1, *e2;
+	if (!i || !t || !*i || !*t)
+		return 0;
+	long li = strtol(i, &e1, 10), lt = strtol(t, &e2, 10);
+	if (*e1 || *e2 || lt < 1 || li < base || li - base >= lt)
+		return 0;
+	*index = (uint32_t)(li - base + 1);
+	*total = (uint32_t)lt;
+	return 1;
+}
+
+void options_node_from_env(uint32_t *index, uint32_t *total)
+{
+	*index = 1;
+	*total = 1;
+	if (node_env(index, total, "CI_NODE_INDEX", "CI_NODE_TOTAL", 1) ||
+	    node_env(index, total, "CIRCLE_NODE_INDEX", "CIRCLE_NODE_TOTAL", 0) ||
+	    node_env(index, total, "BUILDKITE_PARALLEL_JOB", "BUILDKITE_PARALLEL_JOB_COUNT", 0) ||
+	    node_env(index, total, "SYSTEM_JOBPOSITIONINPHASE", "SYSTEM_TOTALJOBSINPHASE", 1))
+		return;
+}
+
+static int check_limits(const char *text, const char *what, mg_err *err)
+{
+	limits_spec scratch;
+	mg_err e;
+	memset(&scratch, 0, sizeof(scratch));
+	if (limits_parse(&scratch, text, &e) < 0)
+		return mg_err_set(err, MG_EINVAL, "%s: %s", what, e.msg);
+	return 0;
+}
+
+void options_limits(const run_options *o, mg_arch arch, limits_spec *soft, limits_spec *hard)
+{
+	limits_default(soft, hard, arch);
+	for (int i = 0; i < 2; i++) {
+		if (o->recycle_at[i])
+			limits_parse(soft, o->recycle_at[i], NULL);
+		if (o->kill_at[i])
+			limits_parse(hard, o->kill_at[i], NULL);
+	}
+}
+
+/* One setting by name, from a flag (layer 1) or a config key (layer 0). */
+static int apply(run_options *o, const char *key, const char *val, int layer, mg_err *err)
+{
+	unsigned u;
+	mg_err e;
+	if (!strcmp(key, "arch")) {
+		if (limits_arch_parse(&o->arch, val, &e) < 0)
+			return mg_err_set(err, MG_EINVAL, "arch: %s", e.msg);
+	} else if (!strcmp(key, "recycle-at")) {
+		if (check_limits(val, "recycle-at", err) < 0)
+			return MG_EINVAL;
+		o->recycle_at[layer] = val;
+	} else if (!strcmp(key, "kill-at")) {
+		if (check_limits(val, "kill-at", err) < 0)
+			return MG_EINVAL;
+		o->kill_at[layer] = val;
+	} else if (!strcmp(key, "jobs")) {
+		if (parse_uint(&o->jobs, val, 1, 256, "jobs", err) < 0)
+			return MG_EINVAL;
+	} else if (!strcmp(key, "timeout") || !strcmp(key, "deadline") ||
+		   !strcmp(key, "interval")) {
+		double d;
+		if (options_parse_duration(&d, val, &e) < 0)
+			return mg_err_set(err, MG_EINVAL, "%s: %s", key, e.msg);
+		if (!strcmp(key, "interval") && (d < 0.0005 || d > 1))
+			return mg_err_set(err, MG_EINVAL,
+					  "interval: '%s' out of range (0.5ms to 1s)", val);
+		*(key[0] == 't' ? &o->timeout : key[0] == 'd' ? &o->deadline : &o->interval) = d;
+	} else if (!strcmp(key, "pipeline")) {
+		if (parse_uint(&o->pipeline, val, 1, 1024, "pipeline", err) < 0)
+			return MG_EINVAL;
+	} else if (!strcmp(key, "max-restarts")) {
+		if (parse_uint(&o->max_restarts, val, 1, 1000, "max-restarts", err) < 0)
+			return MG_EINVAL;
+	} else if (!strcmp(key, "output-limit")) {
+		if (limits_parse_size(&o->output_limit, val, &e) < 0)
+			return mg_err_set(err, MG_EINVAL, "output-limit: %s", e.msg);
+	} else if (!strcmp(key, "address-space")) {
+		if (limits_parse_size(&o->address_space, val, &e) < 0)
+			return mg_err_set(err, MG_EINVAL, "address-space: %s", e.msg);
+		if (o->address_space < (64u << 20))
+			return mg_err_set(err, MG_EINVAL,
+					  "address-space: '%s' is too small (at least 64M)", val);
+	} else if (!strcmp(key, "report")) {
+		o->report = val;
+	} else if (!strcmp(key, "adapter")) {
+		if (o->nadapters == OPTIONS_MAX_ADAPTERS)
+			return mg_err_set(err, MG_EINVAL, "too many adapters (at most %d)",
+					  OPTIONS_MAX_ADAPTERS);
+		o->adapters[o->nadapters++] = val;
+	} else if (!strcmp(key, "suite")) {
+		o->suite = val;
+	} else if (!strcmp(key, "driver")) {
+		if (strcmp(val, "native") && strcmp(val, "auto"))
+			return mg_err_set(err, MG_EINVAL,
+					  "unknown driver '%s' (known: native, auto)", val);
+		o->driver = val;
+	} else if (!strcmp(key, "filter")) {
+		o->filter = val;
+	} else if (!strcmp(key, "node")) {
+		if (options_parse_node(&o->node_index, &o->node_total, val, err) < 0)
+			return MG_EINVAL;
+	} else {
+		return mg_err_set(err, MG_EINVAL, "unknown option '%s'", key);
+	}
+	(void)u;
+	return 0;
+}
+
+int options_load_config(run_options *o, const char *path, mg_err *err)
+{
+	json_error_t je;
+	const char *file = path ? path : "memguard.json";
+	if (!path && access(file, F_OK) != 0)
+		return 0;
+	json_t *root = json_load_file(file, 0, &je);
+	if (!root)
+		return mg_err_set(err, MG_EINVAL, "config %s:%d: %s", file, je.line, je.text);
+	if (!json_is_object(root)) {
+		json_decref(root);
+		return mg_err_set(err, MG_EINVAL, "config %s: not a JSON object", file);
+	}
+	json_decref(config_root);
+	config_root = root;
+	const char *key;
+	json_t *v;
+	json_object_foreach(root, key, v)
+	{
+		char name[64], num[64];
+		const char *val = NULL;
+		snprintf(name, sizeof(name), "%s", key);
+		for (char *c = name; *c; c++)
+			if (*c == '_')
+				*c = '-';
+		if (!strcmp(name, "adapters") || !strcmp(name, "adapter")) {
+			size_t i;
+			json_t *a;
+			if (json_is_string(v)) {
+				if (apply(o, "adapter", json_string_value(v), 0, err) < 0)
+					return MG_EINVAL;
+				continue;
+			}
+			if (!json_is_array(v))
+				return mg_err_set(err, MG_EINVAL,
+						  "config %s: '%s' must be a string or an array "
+						  "of strings",
+						  file, key);
+			json_array_foreach(v, i, a)
+			{
+				if (!json_is_string(a))
+					return mg_err_set(err, MG_EINVAL,
+							  "config %s: '%s[%zu]' must be a string",
+							  file, key, i);
+				if (apply(o, "adapter", json_string_value(a), 0, err) < 0)
+					return MG_EINVAL;
+			}
+			continue;
+		}
+		if (!strcmp(name, "quiet")) {
+			if (!json_is_boolean(v))
+				return mg_err_set(err, MG_EINVAL, "config %s: 'quiet' must be true or false",
+						  file);
+			o->quiet = json_is_true(v);
+			continue;
+		}
+		if (json_is_string(v)) {
+			val = json_string_value(v);
+		} else if (json_is_integer(v)) {
+			snprintf(num, sizeof(num), "%lld", (long long)json_integer_value(v));
+			/* numbers need storage that outlives this loop */
+			json_t *s = json_string(num);
+			json_object_set_new(root, key, s);
+			val = json_string_value(s);
+		} else {
+			return mg_err_set(err, MG_EINVAL, "config %s: '%s' must be a string%s", file,
+					  key, strcmp(name, "jobs") ? "" : " or a number");
+		}
+		mg_err e;
+		if (apply(o, name, val, 0, &e) < 0)
+			return mg_err_set(err, MG_EINVAL, "config %s: key '%s': %s", file, key,
+					  e.msg);
+	}
+	return 0;
+}
+
+/* Long flags that take a value, by the key they set. */
+static const char *const valued[] = {"arch",	     "recycle-at", "kill-at",	   "jobs",
+				     "timeout",	     "deadline",   "interval",	   "pipeline",
+				     "max-restarts", "output-limit", "address-space", "report",	   "adapter",
+				     "suite",	     "driver",	   "filter",	   "node",
+				     "config"};
+
+int options_parse(run_options *o, int argc, char **argv, mg_err *err)
+{
+	const char *config = NULL;
+	int i;
+
+	/* --config first, so that every flag overrides the file. */
+	for (i = 1; i < argc && strcmp(argv[i], "--"); i++) {
+		if (!strncmp(argv[i], "--config=", 9))
+			config = argv[i] + 9;
+		else if (!strcmp(argv[i], "--config") && i + 1 < argc)
+			config = argv[++i];
+	}
+	if (options_load_config(o, config, err) < 0)
+		return MG_EINVAL;
+
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		char key[64];
+		const char *val = NULL;
+		if (!strcmp(a, "--")) {
+			i++;
+			break;
+		}
+		if (a[0] != '-')
+			break; /* the host command starts here */
+		if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
+			o->quiet = 1;
+			continue;
+		}
+		if (!strcmp(a, "-j")) {
+			if (i + 1 >= argc)
+				return mg_err_set(err, MG_EINVAL, "option '-j' needs a value");
+			if (apply(o, "jobs", argv[++i], 1, err) < 0)
+				return MG_EINVAL;
+			continue;
+		}
+		if (!strncmp(a, "-j", 2) && a[2]) {
+			if (apply(o, "jobs", a + 2, 1, err) < 0)
+				return MG_EINVAL;
+			continue;
+		}
+		if (strncmp(a, "--", 2))
+			return mg_err_set(err, MG_EINVAL, "unknown option '%s'", a);
+		const char *eq = strchr(a, '=');
+		size_t klen = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
+		if (klen >= sizeof(key))
+			return mg_err_set(err, MG_EINVAL, "unknown option '%s'", a);
+		memcpy(key, a + 2, klen);
+		key[klen] = 0;
+		int known = 0;
+		for (size_t k = 0; k < sizeof(valued) / sizeof(valued[0]); k++)
+			known |= !strcmp(key, valued[k]);
+		if (!known)
+			return mg_err_set(err, MG_EINVAL, "unknown option '--%s'", key);
+		if (eq) {
+			val = eq + 1;
+		} else {
+			if (i + 1 >= argc)
+				return mg_err_set(err, MG_EINVAL, "option '--%s' needs a value",
+						  key);
+			val = argv[++i];
+		}
+		if (!strcmp(key, "config"))
+			continue;
+		if (apply(o, key, val, 1, err) < 0)
+			return MG_EINVAL;
+	}
+	o->host_argv = argv + i;
+	o->host_argc = argc - i;
+	return 0;
+}
+
+void options_free(run_options *o)
+{
+	(void)o;
+	json_decref(config_root);
+	config_root = NULL;
+}
+
+const char *options_usage(void)
+{
+	return "usage: memguard run [options] [--] HOST [ARGS...]\n"
+	       "       memguard list [--arch A] [--] HOST [ARGS...]\n"
+	       "\n"
+	       "options (also keys of memguard.json, with - or _):\n"
+	       "  --arch x86|x64         the host's arch (default: from its ELF header)\n"
+	       "  --recycle-at LIMITS    soft limits: end the host at the next test boundary\n"
+	       "                         (default x86: va=3.5G; x64: rss=80%)\n"
+	       "  --kill-at LIMITS       hard limits: kill now, retry the test once\n"
+	       "                         (default x86: va=3.75G; x64: rss=95%)\n"
+	       "      LIMITS is key=size[,key=size]: va, rss, cgroup (size or N%), gap (size);\n"
+	       "      sizes: 123, 4K, 3.5G, 512MiB (1024s), 500MB (1000s)\n"
+	       "  -j, --jobs N           lanes in parallel (default: number of CPUs)\n"
+	       "  --timeout D            per-test timeout (60s, 2m, 500ms; default none)\n"
+	       "  --deadline D           whole-run deadline; tests not run are 'not-run'\n"
+	       "  --interval D           base sampling interval (default 5ms; adaptive)\n"
+	       "  --pipeline N           run lines in flight per host (default 16)\n"
+	       "  --max-restarts N       failed host starts in a row before a lane gives up (3)\n"
+	       "  --output-limit SIZE    captured output kept per test (default 64K)\n"
+	       "  --address-space SIZE   cap each host's address space (RLIMIT_AS): a 64-bit\n"
+	       "                         build then fails like a 32-bit one (4G); va limits\n"
+	       "                         default to 87.5%% / 93.75%% of it\n"
+	       "  --report PATH          write the JSON report (atomically)\n"
+	       "  --adapter NAME[=PATH]  render the report (repeatable; default console)\n"
+	       "  --suite NAME           the suite's name in reports (default: host basename)\n"
+	       "  --filter GLOB          run only tests whose name matches\n"
+	       "  --node I/N             run node I's share of N (default: from the CI env)\n"
+	       "  --config PATH          config file (default ./memguard.json if present)\n"
+	       "  -q, --quiet            no progress output\n";
+}

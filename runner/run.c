@@ -1,0 +1,1731 @@
+/*
+ * run.c - the run loop: one poll() for every lane's host pipes, the signal
+ * self-pipe and the sampling timer (s6-style supervision). Hosts change
+ * state only through host_fire(), which consults lane_next(). No thread per
+ * host, no sleep in the loop, no allocation in the sampling path.
+ */
+#include "run.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "adapters.h"
+#include "cgroup.h"
+#include "ci.h"
+#include "elf.h"
+#include "lane.h"
+#include "limits.h"
+#include "mg_proto.h"
+#include "options.h"
+#include "proc.h"
+#include "progress.h"
+#include "report.h"
+#include "spawn.h"
+#include "timeline.h"
+
+#define START_DEADLINE 10.0   /* seconds from fork to hello */
+#define QUIT_DEADLINE 5.0     /* seconds from quit (nothing in flight) to bye */
+#define DYING_DEADLINE 2.0    /* seconds from EOF to exit status */
+#define TREE_INTERVAL 0.2     /* seconds between descendant scans */
+#define TIMELINE_POINTS 4096  /* per lane */
+#define GROWTH_WINDOW 32      /* recent per-test growths kept per lane */
+#define MAX_DESCENDANTS 64
+
+typedef struct rtest {
+	char *name;
+	size_t len;
+	unsigned attempts;
+	int alone;   /* retry: run alone in a fresh host */
+	int done;
+	char *out;   /* captured output, bounded */
+	size_t out_len;
+	size_t out_dropped;
+} rtest;
+
+typedef struct host {
+	spawn_proc *proc;
+	proc_sampler *sampler;
+	host_state state;
+	pid_t pid;
+	size_t gen;	 /* index in the shard's generations */
+	size_t *flight;	 /* ring of test indices, in run order */
+	size_t fhead, nflight;
+	int head_started;
+	double head_t0;
+	double since;	 /* when the current state began */
+	uint64_t va_before, va_last, rss_last, peak_va, peak_rss;
+	uint64_t desc_rss, desc_va_max;
+	double tree_at;
+	uint32_t tests_run;
+	int alone;
+	char *in;	 /* reply bytes not yet a full line */
+	size_t in_len;
+	char *outq;	 /* run lines not yet written */
+	size_t outq_len, outq_cap;
+	double t_start;
+	char end[16];
+	char why[256];
+} host;
+
+typedef struct lane {
+	unsigned index;
+	host h;
+	unsigned failed_starts;
+	int gave_up;
+	char gave_up_why[sizeof(mg_err)];
+	size_t shard;
+	timeline tl;
+	int64_t growth[GROWTH_WINDOW];
+	size_t ngrowth;
+	uint64_t rss_soft, rss_hard; /* this lane's share of an RSS budget */
+	double user, sys;
+	double first_start, last_end;
+} lane;
+
+typedef struct reaping {
+	spawn_proc *proc;
+	size_t lane;
+	double since;
+} reaping;
+
+typedef struct run_ctx {
+	run_options *o;
+	char path[PATH_MAX];
+	char **argv;
+	char **envp;
+	char *env_store[5];
+	mg_arch arch;
+	limits soft, hard;
+	rtest *tests;
+	size_t ntests;
+	size_t *q; /* deque of test indices */
+	size_t qhead, qlen;
+	size_t remaining;
+	lane *lanes;
+	unsigned nlanes;
+	reaping *reap;
+	size_t nreap, capreap;
+	report *rep;
+	double t0;
+	int sigfd[2];
+	int signo;
+	int deadline_hit;
+	int has_cgroup;
+	cgroup_mem cg;
+	uint64_t cg_usage;
+	double next_sample;
+	double interval;
+	progress *prog;
+} run_ctx;
+
+static volatile sig_atomic_t sig_write_fd = -1;
+
+static double now_mono(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static double now(const run_ctx *c)
+{
+	return now_mono() - c->t0;
+}
+
+static void on_signal(int sig)
+{
+	int saved = errno;
+	unsigned char b = (unsigned char)sig;
+	if (sig_write_fd >= 0) {
+		ssize_t w = write(sig_write_fd, &b, 1);
+		(void)w;
+	}
+	errno = saved;
+}
+
+static void *xrealloc(void *p, size_t n)
+{
+	void *r = realloc(p, n ? n : 1);
+	if (!r) {
+		fputs("memguard: out of memory\n", stderr);
+		abort();
+	}
+	return r;
+}
+
+/* ---- the test queue: a deque, retries go to the front ---- */
+
+static void q_push_back(run_ctx *c, size_t t)
+{
+	c->q[(c->qhead + c->qlen++) % c->ntests] = t;
+}
+
+static void q_push_front(run_ctx *c, size_t t)
+{
+	c->qhead = (c->qhead + c->ntests - 1) % c->ntests;
+	c->q[c->qhead] = t;
+	c->qlen++;
+}
+
+static size_t q_front(const run_ctx *c)
+{
+	return c->q[c->qhead];
+}
+
+static size_t q_pop(run_ctx *c)
+{
+	size_t t = c->q[c->qhead];
+	c->qhead = (c->qhead + 1) % c->ntests;
+	c->qlen--;
+	return t;
+}
+
+/* ---- recording results ---- */
+
+static report_shard *lane_shard(run_ctx *c, lane *l)
+{
+	return &c->rep->shards[l->shard];
+}
+
+static report_generation *host_gen(run_ctx *c, lane *l)
+{
+	return &lane_shard(c, l)->gens[l->h.gen];
+}
+
+/* Gives test t its final state, in lane l's shard. */
+static void test_finish(run_ctx *c, lane *l, size_t t, test_state st, const char *msg,
+			size_t msg_len, double duration, uint64_t va, uint64_t rss, int64_t dva,
+			int64_t drss)
+{
+	rtest *rt = &c->tests[t];
+	report_test *r = report_shard_add_test(lane_shard(c, l));
+	r->name = report_strndup(rt->name, rt->len);
+	r->state = st;
+	r->message = msg ? report_strndup(msg, msg_len) : NULL;
+	if (rt->out_len) {
+		if (rt->out_dropped) {
+			char note[64];
+			int n = snprintf(note, sizeof(note), "\n[memguard: %zu more bytes dropped]\n",
+					 rt->out_dropped);
+			rt->out = xrealloc(rt->out, rt->out_len + (size_t)n + 1);
+			memcpy(rt->out + rt->out_len, note, (size_t)n);
+			rt->out_len += (size_t)n;
+		}
+		r->output = report_strndup(rt->out, rt->out_len);
+	}
+	free(rt->out);
+	rt->out = NULL;
+	rt->out_len = rt->out_dropped = 0;
+	r->generation = l->h.state != HOST_NONE ? (uint32_t)host_gen(c, l)->index : 0;
+	r->attempts = rt->attempts;
+	r->duration = duration;
+	r->va_after = va;
+	r->rss_after = rss;
+	r->va_delta = dva;
+	r->rss_delta = drss;
+	rt->done = 1;
+	c->remaining--;
+	progress_test_done(c->prog, l->index, st);
+}
+
+static void test_finishf(run_ctx *c, lane *l, size_t t, test_state st, double duration,
+			 const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+static void test_finishf(run_ctx *c, lane *l, size_t t, test_state st, double duration,
+			 const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		n = 0;
+	if ((size_t)n >= sizeof(msg))
+		n = sizeof(msg) - 1;
+	test_finish(c, l, t, st, msg, (size_t)n, duration, l->h.va_last, l->h.rss_last, 0, 0);
+}
+
+static void capture(run_ctx *c, rtest *rt, const char *buf, size_t n)
+{
+	size_t room = c->o->output_limit > rt->out_len ? c->o->output_limit - rt->out_len : 0;
+	size_t take = n < room ? n : room;
+	if (take) {
+		rt->out = xrealloc(rt->out, rt->out_len + take);
+		memcpy(rt->out + rt->out_len, buf, take);
+		rt->out_len += take;
+	}
+	rt->out_dropped += n - take;
+}
+
+/* ---- host lifecycle ---- */
+
+static size_t flight_at(const host *h, size_t i, unsigned cap)
+{
+	return h->flight[(h->fhead + i) % cap];
+}
+
+static void flight_pop(host *h, unsigned cap)
+{
+	h->fhead = (h->fhead + 1) % cap;
+	h->nflight--;
+	h->head_started = 0;
+}
+
+/* Puts every test still in flight back at the front of the queue, in order. */
+static void requeue_flight(run_ctx *c, lane *l)
+{
+	host *h = &l->h;
+	for (size_t i = h->nflight; i-- > 0;)
+		q_push_front(c, flight_at(h, i, c->o->pipeline));
+	h->nflight = 0;
+	h->head_started = 0;
+}
+
+/* The one place a host's state changes. */
+static void host_fire(run_ctx *c, lane *l, host_event e)
+{
+	host_state next = lane_next(l->h.state, e);
+	if (next == HOST_STATE_COUNT) {
+		fprintf(stderr, "memguard: internal error: lane %u: event '%s' in state '%s'\n",
+			l->index, lane_event_name(e), lane_state_name(l->h.state));
+		abort();
+	}
+	l->h.state = next;
+	l->h.since = now(c);
+}
+
+static void host_end_record(run_ctx *c, lane *l, const char *end, const char *why)
+{
+	report_generation *g = host_gen(c, l);
+	host *h = &l->h;
+	double t = now(c);
+	free(g->end);
+	free(g->reason);
+	g->end = report_strdup(end);
+	g->reason = why && *why ? report_strdup(why) : NULL;
+	g->tests_run = h->tests_run;
+	if (h->peak_va > g->peak_va)
+		g->peak_va = h->peak_va;
+	if (h->peak_rss > g->peak_rss)
+		g->peak_rss = h->peak_rss;
+	g->wall = t - g->start;
+	l->last_end = t;
+}
+
+/* Detaches the host from its lane: its fds close now, the process is reaped
+ * in the background (it may take a while to tear down a large one). */
+static void host_detach(run_ctx *c, lane *l)
+{
+	host *h = &l->h;
+	if (h->proc) {
+		spawn_close_cmd(h->proc);
+		spawn_close_reply(h->proc);
+		spawn_close_out(h->proc);
+		spawn_close_err(h->proc);
+		if (!spawn_reaped(h->proc)) {
+			if (c->nreap == c->capreap) {
+				c->capreap = c->capreap ? 2 * c->capreap : 8;
+				c->reap = xrealloc(c->reap, c->capreap * sizeof(*c->reap));
+			}
+			c->reap[c->nreap++] = (reaping){h->proc, l->index, now(c)};
+		} else {
+			spawn_free(h->proc);
+		}
+	}
+	proc_sampler_free(h->sampler);
+	free(h->in);
+	free(h->outq);
+	size_t *flight = h->flight;
+	memset(h, 0, sizeof(*h));
+	h->flight = flight;
+	h->state = HOST_NONE;
+}
+
+/* Kills the host's group now; the test in flight is dealt with by the caller. */
+static void host_kill(run_ctx *c, lane *l, const char *end, const char *why)
+{
+	spawn_signal(l->h.proc, SIGKILL);
+	host_end_record(c, l, end, why);
+	if (!strcmp(end, "kill"))
+		lane_shard(c, l)->kills++;
+	progress_event(c->prog, l->index, host_gen(c, l)->index, l->h.pid, end, l->h.tests_run,
+		       why);
+	host_fire(c, l, EV_KILL);
+	host_detach(c, l);
+}
+
+/* A test broke a hard limit (or crashed near one): retry it once, alone,
+ * in a fresh host; the second time it is memory-limit. */
+static void breach(run_ctx *c, lane *l, size_t t, const char *why, double dur)
+{
+	rtest *rt = &c->tests[t];
+	if (rt->attempts < 2) {
+		rt->alone = 1;
+		free(rt->out);
+		rt->out = NULL;
+		rt->out_len = rt->out_dropped = 0;
+		q_push_front(c, t);
+	} else {
+		test_finishf(c, l, t, TEST_MEMLIMIT, dur, "%s (alone in a fresh host, twice)", why);
+	}
+}
+
+static void protocol_error(run_ctx *c, lane *l, const char *why)
+{
+	host *h = &l->h;
+	char msg[300];
+	snprintf(msg, sizeof(msg), "protocol error: %s", why);
+	if (h->nflight && h->head_started) {
+		size_t t = flight_at(h, 0, c->o->pipeline);
+		flight_pop(h, c->o->pipeline);
+		test_finishf(c, l, t, TEST_ERROR, now(c) - h->head_t0, "%s", msg);
+	} else if (h->tests_run == 0) {
+		l->failed_starts++;
+		snprintf(l->gave_up_why, sizeof(l->gave_up_why), "%s", msg);
+	}
+	requeue_flight(c, l);
+	host_kill(c, l, "error", msg);
+}
+
+static void quit_host(run_ctx *c, lane *l, const char *end, const char *why)
+{
+	host *h = &l->h;
+	static const char quit[] = "quit\n";
+	if (h->outq_len + sizeof(quit) > h->outq_cap) {
+		h->outq_cap = h->outq_len + sizeof(quit) + 64;
+		h->outq = xrealloc(h->outq, h->outq_cap);
+	}
+	memcpy(h->outq + h->outq_len, quit, sizeof(quit) - 1);
+	h->outq_len += sizeof(quit) - 1;
+	snprintf(h->end, sizeof(h->end), "%s", end);
+	snprintf(h->why, sizeof(h->why), "%s", why ? why : "");
+	host_fire(c, l, EV_QUIT);
+}
+
+static void set_env(run_ctx *c, size_t slot, const char *name, uint64_t value)
+{
+	char buf[128];
+	snprintf(buf, sizeof(buf), "%s=%llu", name, (unsigned long long)value);
+	free(c->env_store[slot]);
+	c->env_store[slot] = report_strdup(buf);
+}
+
+/* Builds the host environment: ours without MEMGUARD_*, plus the protocol's. */
+static void build_env(run_ctx *c, int with_limits, const lane *l)
+{
+	extern char **environ;
+	size_t n = 0, k = 0;
+	while (environ[n])
+		n++;
+	free(c->envp);
+	c->envp = xrealloc(NULL, (n + 8) * sizeof(char *));
+	for (size_t i = 0; i < n; i++)
+		if (strncmp(environ[i], "MEMGUARD_", 9))
+			c->envp[k++] = environ[i];
+	set_env(c, 0, MG_ENV_HOST, MG_PROTO_VERSION);
+	set_env(c, 1, MG_ENV_CMD_FD, MG_PROTO_CMD_FD);
+	set_env(c, 2, MG_ENV_REPLY_FD, MG_PROTO_REPLY_FD);
+	for (size_t i = 0; i < 3; i++)
+		c->envp[k++] = c->env_store[i];
+	if (with_limits && c->soft.va) {
+		set_env(c, 3, MG_ENV_RECYCLE_VA, c->soft.va);
+		c->envp[k++] = c->env_store[3];
+	}
+	if (with_limits && l && l->rss_soft) {
+		set_env(c, 4, MG_ENV_RECYCLE_RSS, l->rss_soft);
+		c->envp[k++] = c->env_store[4];
+	}
+	c->envp[k] = NULL;
+}
+
+static int host_start(run_ctx *c, lane *l)
+{
+	host *h = &l->h;
+	mg_err err;
+	build_env(c, 1, l);
+	int rc = spawn_start(&h->proc, c->path, c->argv, c->envp, c->o->address_space, &err);
+	if (rc < 0) {
+		l->failed_starts++;
+		snprintf(l->gave_up_why, sizeof(l->gave_up_why), "%s", err.msg);
+		return rc;
+	}
+	h->pid = spawn_pid(h->proc);
+	if (proc_sampler_open(&h->sampler, h->pid, &err) < 0)
+		h->sampler = NULL; /* gone already: the EOF will tell */
+	report_shard *s = lane_shard(c, l);
+	report_generation *g = report_shard_add_generation(s);
+	g->index = (uint32_t)(s->ngens - 1);
+	g->pid = h->pid;
+	g->start = now(c);
+	g->end = report_strdup("running");
+	h->gen = s->ngens - 1;
+	h->t_start = g->start;
+	if (s->ngens == 1)
+		l->first_start = g->start;
+	host_fire(c, l, EV_SPAWNED);
+	return 0;
+}
+
+/* The expected VA growth of the next test: the largest of the recent ones. */
+static uint64_t expected_growth(const lane *l)
+{
+	int64_t m = 0;
+	for (size_t i = 0; i < l->ngrowth && i < GROWTH_WINDOW; i++)
+		if (l->growth[i] > m)
+			m = l->growth[i];
+	return (uint64_t)m;
+}
+
+static void flush_outq(run_ctx *c, lane *l)
+{
+	host *h = &l->h;
+	while (h->outq_len) {
+		ssize_t w = write(spawn_cmd_fd(h->proc), h->outq, h->outq_len);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN)
+				return;
+			/* EPIPE: the host is gone; its EOF and exit status tell the rest. */
+			h->outq_len = 0;
+			return;
+		}
+		memmove(h->outq, h->outq + w, h->outq_len - (size_t)w);
+		h->outq_len -= (size_t)w;
+	}
+	(void)c;
+}
+
+/* Starts hosts and feeds run lines: called for every lane each loop turn. */
+static void lane_schedule(run_ctx *c, lane *l)
+{
+	host *h = &l->h;
+	unsigned depth = c->o->pipeline;
+
+	if (l->gave_up || c->signo || c->deadline_hit)
+		return;
+	if (h->state == HOST_NONE) {
+		if (!c->qlen)
+			return;
+		if (l->failed_starts >= c->o->max_restarts) {
+			l->gave_up = 1;
+			return;
+		}
+		host_start(c, l);
+		return;
+	}
+	if (h->state != HOST_READY && h->state != HOST_RUNNING)
+		return;
+
+	size_t fed = 0;
+	while (h->nflight < depth && c->qlen && !h->alone) {
+		size_t t = q_front(c);
+		rtest *rt = &c->tests[t];
+		if (rt->alone) {
+			if (h->tests_run || h->nflight)
+				break; /* a fresh host runs it: end this one at the boundary */
+			h->alone = 1;
+		} else if (c->hard.va && h->tests_run && !h->nflight &&
+			   h->va_last + expected_growth(l) >= c->hard.va) {
+			char why[200], a[32], b[32];
+			report_format_size(a, sizeof(a), h->va_last);
+			report_format_size(b, sizeof(b), expected_growth(l));
+			snprintf(why, sizeof(why),
+				 "va %s + expected growth %s would reach the kill limit", a, b);
+			quit_host(c, l, "recycle", why);
+			break;
+		}
+		q_pop(c);
+		rt->attempts++;
+		size_t need = rt->len * 2 + 8;
+		if (h->outq_len + need > h->outq_cap) {
+			h->outq_cap = 2 * (h->outq_len + need);
+			h->outq = xrealloc(h->outq, h->outq_cap);
+		}
+		memcpy(h->outq + h->outq_len, "run ", 4);
+		h->outq_len += 4;
+		h->outq_len += mg_proto_escape(h->outq + h->outq_len, h->outq_cap - h->outq_len,
+					       rt->name, rt->len);
+		h->outq[h->outq_len++] = '\n';
+		h->flight[(h->fhead + h->nflight++) % depth] = t;
+		fed++;
+	}
+	if (fed)
+		host_fire(c, l, EV_FED);
+	if ((h->state == HOST_READY) && !h->nflight) {
+		if (!c->qlen)
+			quit_host(c, l, "quit", "no tests left");
+		else if (h->alone || (c->tests[q_front(c)].alone && h->tests_run))
+			quit_host(c, l, "recycle", "a retry runs alone in a fresh host");
+	}
+	flush_outq(c, l);
+}
+
+static const char *limit_name(unsigned bits)
+{
+	if (bits & LIMIT_VA)
+		return "va";
+	if (bits & LIMIT_RSS)
+		return "rss";
+	if (bits & LIMIT_CGROUP)
+		return "cgroup";
+	return "gap";
+}
+
+static void limit_why(char *buf, size_t n, unsigned bits, const char *kind, uint64_t va,
+		      uint64_t rss, uint64_t cg, const limits *lim, uint64_t rss_limit)
+{
+	char a[32], b[32];
+	uint64_t have = bits & LIMIT_VA ? va : bits & LIMIT_RSS ? rss : cg;
+	uint64_t lv = bits & LIMIT_VA ? lim->va : bits & LIMIT_RSS ? rss_limit : lim->cgroup;
+	report_format_size(a, sizeof(a), have);
+	report_format_size(b, sizeof(b), lv);
+	snprintf(buf, n, "%s %s >= %s %s", limit_name(bits), a, kind, b);
+}
+
+/* The LIMIT_* bits a reading reaches; rss against this lane's share. */
+static unsigned check_limits(const run_ctx *c, const limits *lim, uint64_t rss_limit,
+			     uint64_t va, uint64_t rss)
+{
+	limits eff = *lim;
+	eff.rss = rss_limit;
+	eff.gap = 0;
+	return limits_check(&eff, va, rss, c->cg_usage, 0) & ~(c->has_cgroup ? 0u : LIMIT_CGROUP);
+}
+
+/* A result line: the head test is done. */
+static void host_result(run_ctx *c, lane *l, const mg_msg *m)
+{
+	host *h = &l->h;
+	size_t t = flight_at(h, 0, c->o->pipeline);
+	test_state st = m->kind == MG_MSG_PASS ? TEST_PASS
+			: m->kind == MG_MSG_FAIL ? TEST_FAIL
+						 : TEST_SKIP;
+	int64_t dva = (int64_t)m->va - (int64_t)h->va_before;
+	int64_t drss = (int64_t)m->rss - (int64_t)h->rss_last;
+	h->va_before = m->va;
+	h->va_last = m->va;
+	h->rss_last = m->rss;
+	if (m->va > h->peak_va)
+		h->peak_va = m->va;
+	if (m->rss > h->peak_rss)
+		h->peak_rss = m->rss;
+	h->tests_run++;
+	l->failed_starts = 0;
+	l->growth[l->ngrowth++ % GROWTH_WINDOW] = dva;
+	flight_pop(h, c->o->pipeline);
+
+	unsigned hard = check_limits(c, &c->hard, l->rss_hard, m->va, m->rss + h->desc_rss);
+	if (hard) {
+		char why[200];
+		limit_why(why, sizeof(why), hard, "kill", m->va, m->rss + h->desc_rss, c->cg_usage,
+			  &c->hard, l->rss_hard);
+		breach(c, l, t, why, (double)m->usec / 1e6);
+		requeue_flight(c, l);
+		host_kill(c, l, "kill", why);
+		return;
+	}
+	test_finish(c, l, t, st, m->text, m->text_len, (double)m->usec / 1e6, m->va, m->rss, dva,
+		    drss);
+	if (!h->nflight)
+		host_fire(c, l, EV_DRAINED);
+	if (h->state == HOST_QUITTING)
+		return;
+	unsigned soft = check_limits(c, &c->soft, l->rss_soft, m->va, m->rss + h->desc_rss);
+	if (soft) {
+		char why[200];
+		limit_why(why, sizeof(why), soft, "recycle", m->va, m->rss + h->desc_rss,
+			  c->cg_usage, &c->soft, l->rss_soft);
+		quit_host(c, l, "recycle", why);
+	}
+}
+
+static void host_line(run_ctx *c, lane *l, char *line, size_t len)
+{
+	host *h = &l->h;
+	mg_msg m;
+	char why[200];
+
+	if (mg_proto_parse(&m, line, len) < 0) {
+		snprintf(why, sizeof(why), "not a protocol line: '%.60s'", line);
+		for (char *p = why; *p; p++)
+			if ((unsigned char)*p < 0x20)
+				*p = '?';
+		protocol_error(c, l, why);
+		return;
+	}
+	switch (m.kind) {
+	case MG_MSG_HELLO:
+		if (h->state != HOST_STARTING)
+			break;
+		h->va_before = h->va_last = m.va;
+		h->rss_last = m.rss;
+		h->peak_va = m.va;
+		h->peak_rss = m.rss;
+		host_fire(c, l, EV_HELLO);
+		return;
+	case MG_MSG_START:
+		if (h->state != HOST_RUNNING && h->state != HOST_QUITTING)
+			break;
+		if (!h->nflight || h->head_started)
+			break;
+		{
+			rtest *rt = &c->tests[flight_at(h, 0, c->o->pipeline)];
+			if (m.text_len != rt->len || memcmp(m.text, rt->name, rt->len)) {
+				snprintf(why, sizeof(why), "start of '%.60s' out of order",
+					 m.text);
+				protocol_error(c, l, why);
+				return;
+			}
+		}
+		h->head_started = 1;
+		h->head_t0 = now(c);
+		return;
+	case MG_MSG_PASS:
+	case MG_MSG_FAIL:
+	case MG_MSG_SKIP:
+		if (!h->nflight || !h->head_started)
+			break;
+		host_result(c, l, &m);
+		return;
+	case MG_MSG_RECYCLE:
+		if (h->state != HOST_READY && h->state != HOST_RUNNING &&
+		    h->state != HOST_QUITTING)
+			break;
+		if (h->head_started)
+			break;
+		{
+			char a[32], b[32];
+			report_format_size(a, sizeof(a), m.va);
+			report_format_size(b, sizeof(b), c->soft.va);
+			if (c->soft.va && m.va >= c->soft.va)
+				snprintf(h->why, sizeof(h->why), "va %s >= recycle %s", a, b);
+			else
+				snprintf(h->why, sizeof(h->why), "host crossed its soft limit (va %s)",
+					 a);
+		}
+		snprintf(h->end, sizeof(h->end), "recycle");
+		requeue_flight(c, l);
+		host_fire(c, l, EV_RECYCLE);
+		return;
+	case MG_MSG_BYE:
+		if (h->state != HOST_QUITTING || h->head_started)
+			break;
+		if (m.va > h->peak_va)
+			h->peak_va = m.va;
+		if (m.rss > h->peak_rss)
+			h->peak_rss = m.rss;
+		requeue_flight(c, l);
+		host_end_record(c, l, h->end[0] ? h->end : "quit", h->why);
+		if (!strcmp(h->end, "recycle")) {
+			lane_shard(c, l)->recycles++;
+			progress_event(c->prog, l->index, host_gen(c, l)->index, h->pid, "recycle",
+				       h->tests_run, h->why);
+		}
+		host_fire(c, l, EV_BYE);
+		host_detach(c, l);
+		return;
+	default:
+		break;
+	}
+	snprintf(why, sizeof(why), "unexpected '%.40s' in state %s", line,
+		 lane_state_name(h->state));
+	protocol_error(c, l, why);
+}
+
+/* Reads the reply pipe; returns after EOF handling or EAGAIN. */
+static void host_read_replies(run_ctx *c, lane *l)
+{
+	host *h = &l->h;
+	char buf[65536];
+	for (;;) {
+		ssize_t n = read(spawn_reply_fd(h->proc), buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN)
+			return;
+		if (n <= 0) {
+			spawn_close_reply(h->proc);
+			host_fire(c, l, EV_EOF);
+			return;
+		}
+		h->in = xrealloc(h->in, h->in_len + (size_t)n);
+		memcpy(h->in + h->in_len, buf, (size_t)n);
+		h->in_len += (size_t)n;
+		size_t off = 0;
+		lane_shard(c, l); /* keep the shard pointer fresh */
+		while (h->state != HOST_NONE && h->state != HOST_DYING) {
+			char *nl = memchr(h->in + off, '\n', h->in_len - off);
+			if (!nl)
+				break;
+			size_t len = (size_t)(nl - (h->in + off));
+			*nl = 0;
+			host_line(c, l, h->in + off, len);
+			off += len + 1;
+		}
+		if (h->state == HOST_NONE || h->state == HOST_DYING)
+			return;
+		memmove(h->in, h->in + off, h->in_len - off);
+		h->in_len -= off;
+		if (h->in_len >= MG_PROTO_LINE_MAX) {
+			protocol_error(c, l, "line longer than the protocol allows");
+			return;
+		}
+	}
+}
+
+static void host_read_output(run_ctx *c, lane *l, int err_stream)
+{
+	host *h = &l->h;
+	char buf[65536];
+	for (;;) {
+		int fd = err_stream ? spawn_err_fd(h->proc) : spawn_out_fd(h->proc);
+		if (fd < 0)
+			return;
+		ssize_t n = read(fd, buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return;
+		if (n == 0) {
+			if (err_stream)
+				spawn_close_err(h->proc);
+			else
+				spawn_close_out(h->proc);
+			return;
+		}
+		if (h->nflight)
+			capture(c, &c->tests[flight_at(h, 0, c->o->pipeline)], buf, (size_t)n);
+	}
+}
+
+static const char *signal_name(int sig)
+{
+	switch (sig) {
+	case SIGSEGV:
+		return "SIGSEGV";
+	case SIGABRT:
+		return "SIGABRT";
+	case SIGBUS:
+		return "SIGBUS";
+	case SIGKILL:
+		return "SIGKILL";
+	case SIGFPE:
+		return "SIGFPE";
+	case SIGILL:
+		return "SIGILL";
+	case SIGTERM:
+		return "SIGTERM";
+	default:
+		return "signal";
+	}
+}
+
+/* The exit status of a host that closed its pipe without bye. */
+static void host_exited(run_ctx *c, lane *l, int status)
+{
+	host *h = &l->h;
+	char what[128];
+	if (WIFSIGNALED(status))
+		snprintf(what, sizeof(what), "killed by signal %d (%s)", WTERMSIG(status),
+			 signal_name(WTERMSIG(status)));
+	else
+		snprintf(what, sizeof(what), "exited with status %d", WEXITSTATUS(status));
+
+	int near = (c->soft.va && h->va_last >= c->soft.va) ||
+		   (l->rss_soft && h->rss_last >= l->rss_soft);
+	const char *end = "crash";
+	char why[300];
+	if (h->nflight && h->head_started) {
+		size_t t = flight_at(h, 0, c->o->pipeline);
+		double dur = now(c) - h->head_t0;
+		flight_pop(h, c->o->pipeline);
+		if (near) {
+			char a[32];
+			report_format_size(a, sizeof(a), h->va_last);
+			snprintf(why, sizeof(why), "host %s near its limit (va %s): out of memory",
+				 what, a);
+			breach(c, l, t, why, dur);
+			end = "kill";
+		} else {
+			snprintf(why, sizeof(why), "host %s during the test", what);
+			test_finishf(c, l, t, TEST_CRASH, dur, "%s", why);
+		}
+	} else {
+		snprintf(why, sizeof(why), "host %s %s", what,
+			 h->tests_run ? "between tests" : "before its first test");
+		if (!h->tests_run) {
+			l->failed_starts++;
+			snprintf(l->gave_up_why, sizeof(l->gave_up_why), "%s", why);
+		}
+		end = "exit";
+	}
+	requeue_flight(c, l);
+	host_end_record(c, l, end, why);
+	if (!strcmp(end, "kill"))
+		lane_shard(c, l)->kills++;
+	progress_event(c->prog, l->index, host_gen(c, l)->index, h->pid, end, h->tests_run, why);
+	host_fire(c, l, EV_EXITED);
+	host_detach(c, l);
+}
+
+static void account_usage(run_ctx *c, size_t lane_idx, const struct rusage *ru)
+{
+	lane *l = &c->lanes[lane_idx];
+	l->user += (double)ru->ru_utime.tv_sec + (double)ru->ru_utime.tv_usec / 1e6;
+	l->sys += (double)ru->ru_stime.tv_sec + (double)ru->ru_stime.tv_usec / 1e6;
+}
+
+/* SIGCHLD: reap what can be reaped, on specific pids only. */
+static void reap_children(run_ctx *c)
+{
+	int st;
+	struct rusage ru;
+	for (unsigned i = 0; i < c->nlanes; i++) {
+		lane *l = &c->lanes[i];
+		if (l->h.state == HOST_DYING && spawn_wait(l->h.proc, 1, &st, &ru) == 1) {
+			account_usage(c, i, &ru);
+			host_exited(c, l, st);
+		}
+	}
+	for (size_t i = 0; i < c->nreap;) {
+		if (spawn_wait(c->reap[i].proc, 1, &st, &ru) == 1) {
+			account_usage(c, c->reap[i].lane, &ru);
+			spawn_free(c->reap[i].proc);
+			c->reap[i] = c->reap[--c->nreap];
+		} else {
+			i++;
+		}
+	}
+}
+
+/* ---- the guard: sampling ---- */
+
+static void sample_tree(lane *l, double t)
+{
+	host *h = &l->h;
+	pid_t kids[MAX_DESCENDANTS];
+	h->tree_at = t;
+	size_t n = proc_descendants(h->pid, kids, MAX_DESCENDANTS);
+	if (n > MAX_DESCENDANTS)
+		n = MAX_DESCENDANTS;
+	h->desc_rss = 0;
+	h->desc_va_max = 0;
+	for (size_t i = 0; i < n; i++) {
+		proc_sampler *s;
+		uint64_t va, rss;
+		if (proc_sampler_open(&s, kids[i], NULL) < 0)
+			continue;
+		if (proc_sampler_read(s, &va, &rss) == 0) {
+			h->desc_rss += rss;
+			if (va > h->desc_va_max)
+				h->desc_va_max = va;
+		}
+		proc_sampler_free(s);
+	}
+}
+
+static void sample_all(run_ctx *c)
+{
+	double t = now(c);
+	double next = c->o->interval * 2;
+	if (c->has_cgroup) {
+		cgroup_usage u;
+		if (cgroup_read(&c->cg, &u, NULL) == 0)
+			c->cg_usage = u.usage;
+	}
+	for (unsigned i = 0; i < c->nlanes; i++) {
+		lane *l = &c->lanes[i];
+		host *h = &l->h;
+		uint64_t va, rss;
+		if (h->state == HOST_NONE || h->state == HOST_DYING || !h->sampler)
+			continue;
+		if (proc_sampler_read(h->sampler, &va, &rss) < 0)
+			continue; /* gone: its EOF and exit status will say how */
+		if (t - h->tree_at >= TREE_INTERVAL)
+			sample_tree(l, t);
+		uint64_t prev = h->va_last;
+		double dt = t - h->since;
+		h->va_last = va;
+		h->rss_last = rss;
+		if (va > h->peak_va)
+			h->peak_va = va;
+		if (rss + h->desc_rss > h->peak_rss)
+			h->peak_rss = rss + h->desc_rss;
+		timeline_add(&l->tl, t, va, rss + h->desc_rss, (uint32_t)host_gen(c, l)->index);
+		progress_sample(c->prog, l->index, va, h->peak_va);
+
+		uint64_t va_any = va > h->desc_va_max ? va : h->desc_va_max;
+		unsigned hard = check_limits(c, &c->hard, l->rss_hard, va_any, rss + h->desc_rss);
+		if (hard) {
+			char why[200];
+			limit_why(why, sizeof(why), hard, "kill", va_any, rss + h->desc_rss,
+				  c->cg_usage, &c->hard, l->rss_hard);
+			if (h->nflight && h->head_started) {
+				size_t tt = flight_at(h, 0, c->o->pipeline);
+				double dur = t - h->head_t0;
+				flight_pop(h, c->o->pipeline);
+				breach(c, l, tt, why, dur);
+			} else if (!h->tests_run) {
+				/* over the limit before any test: do not respawn forever */
+				l->failed_starts++;
+				snprintf(l->gave_up_why, sizeof(l->gave_up_why),
+					 "a fresh host is already over the kill limit (%s)", why);
+			}
+			requeue_flight(c, l);
+			host_kill(c, l, "kill", why);
+			continue;
+		}
+		/* Adaptive interval: sample faster as the kill limit comes near. */
+		if (c->hard.va && va > prev && dt > 0) {
+			double rate = (double)(va - prev) / (c->interval > 0 ? c->interval : 0.005);
+			double ttl = (double)(c->hard.va - va) / rate;
+			if (ttl / 8 < next)
+				next = ttl / 8;
+		}
+		if (c->hard.va && va >= c->hard.va / 10 * 9 && c->o->interval / 4 < next)
+			next = c->o->interval / 4;
+		if (h->state == HOST_RUNNING && !h->alone) {
+			unsigned soft = check_limits(c, &c->soft, l->rss_soft, va_any,
+						     rss + h->desc_rss);
+			if (soft) {
+				char why[200];
+				limit_why(why, sizeof(why), soft, "recycle", va_any,
+					  rss + h->desc_rss, c->cg_usage, &c->soft, l->rss_soft);
+				quit_host(c, l, "recycle", why);
+				flush_outq(c, l);
+			}
+		}
+	}
+	if (next < 0.0005)
+		next = 0.0005;
+	c->interval = next;
+	c->next_sample = now(c) + next;
+}
+
+/* ---- deadlines ---- */
+
+static void check_deadlines(run_ctx *c)
+{
+	double t = now(c);
+	for (unsigned i = 0; i < c->nlanes; i++) {
+		lane *l = &c->lanes[i];
+		host *h = &l->h;
+		char why[200];
+		switch (h->state) {
+		case HOST_STARTING:
+			if (t - h->since > START_DEADLINE) {
+				snprintf(why, sizeof(why), "no greeting within %.0fs", START_DEADLINE);
+				l->failed_starts++;
+				snprintf(l->gave_up_why, sizeof(l->gave_up_why), "%s", why);
+				requeue_flight(c, l);
+				host_kill(c, l, "error", why);
+			}
+			break;
+		case HOST_RUNNING:
+		case HOST_QUITTING:
+			if (h->nflight && h->head_started && c->o->timeout > 0 &&
+			    t - h->head_t0 > c->o->timeout) {
+				size_t tt = flight_at(h, 0, c->o->pipeline);
+				flight_pop(h, c->o->pipeline);
+				snprintf(why, sizeof(why), "no result after %.3gs", c->o->timeout);
+				test_finishf(c, l, tt, TEST_TIMEOUT, t - h->head_t0, "%s", why);
+				requeue_flight(c, l);
+				host_kill(c, l, "timeout", why);
+			} else if (h->state == HOST_QUITTING && !h->nflight &&
+				   t - h->since > QUIT_DEADLINE) {
+				snprintf(why, sizeof(why), "no goodbye within %.0fs of quit",
+					 QUIT_DEADLINE);
+				host_kill(c, l, h->end[0] ? h->end : "quit", why);
+			}
+			break;
+		case HOST_DYING:
+			if (t - h->since > DYING_DEADLINE) {
+				int st;
+				struct rusage ru;
+				spawn_signal(h->proc, SIGKILL);
+				if (spawn_wait(h->proc, 0, &st, &ru) == 1) {
+					account_usage(c, i, &ru);
+					host_exited(c, l, st);
+				}
+			}
+			break;
+		default:
+			break;
+		}
+	}
+	for (size_t i = 0; i < c->nreap; i++)
+		if (t - c->reap[i].since > QUIT_DEADLINE)
+			spawn_signal(c->reap[i].proc, SIGKILL);
+	if (c->o->deadline > 0 && t > c->o->deadline && !c->deadline_hit)
+		c->deadline_hit = 1;
+}
+
+static double next_wakeup(const run_ctx *c)
+{
+	double t = now(c), w = c->next_sample;
+	for (unsigned i = 0; i < c->nlanes; i++) {
+		const host *h = &c->lanes[i].h;
+		if (h->state == HOST_STARTING && h->since + START_DEADLINE < w)
+			w = h->since + START_DEADLINE;
+		if (h->nflight && h->head_started && c->o->timeout > 0 &&
+		    h->head_t0 + c->o->timeout < w)
+			w = h->head_t0 + c->o->timeout;
+		if (h->state == HOST_DYING && h->since + DYING_DEADLINE < w)
+			w = h->since + DYING_DEADLINE;
+	}
+	if (c->nreap && t + 1.0 < w)
+		w = t + 1.0;
+	return w > t ? w - t : 0;
+}
+
+static int lanes_busy(const run_ctx *c)
+{
+	for (unsigned i = 0; i < c->nlanes; i++)
+		if (c->lanes[i].h.state != HOST_NONE)
+			return 1;
+	return 0;
+}
+
+static int all_gave_up(const run_ctx *c)
+{
+	for (unsigned i = 0; i < c->nlanes; i++)
+		if (!c->lanes[i].gave_up)
+			return 0;
+	return 1;
+}
+
+static void handle_signals(run_ctx *c)
+{
+	unsigned char b[64];
+	ssize_t n;
+	while ((n = read(c->sigfd[0], b, sizeof(b))) > 0)
+		for (ssize_t i = 0; i < n; i++)
+			if (b[i] == SIGINT || b[i] == SIGTERM)
+				c->signo = b[i];
+	reap_children(c);
+}
+
+/* Ends every host now: TERM to each group, KILL after a grace period. */
+static void stop_all(run_ctx *c, const char *end, const char *why)
+{
+	for (unsigned i = 0; i < c->nlanes; i++) {
+		lane *l = &c->lanes[i];
+		if (l->h.state == HOST_NONE)
+			continue;
+		spawn_signal(l->h.proc, SIGTERM);
+		for (size_t k = 0; k < l->h.nflight; k++) {
+			size_t t = flight_at(&l->h, k, c->o->pipeline);
+			if (!c->tests[t].done)
+				test_finishf(c, l, t, TEST_NOTRUN, 0, "%s", why);
+		}
+		l->h.nflight = 0;
+		host_end_record(c, l, end, why);
+		host_fire(c, l, EV_KILL);
+		host_detach(c, l);
+	}
+	double until = now(c) + 1.0;
+	while (c->nreap && now(c) < until) {
+		reap_children(c);
+		if (c->nreap)
+			poll(NULL, 0, 10);
+	}
+	for (size_t i = 0; i < c->nreap; i++)
+		spawn_signal(c->reap[i].proc, SIGKILL);
+	reap_children(c);
+}
+
+static void run_loop(run_ctx *c)
+{
+	struct pollfd *pfd = xrealloc(NULL, (1 + 4 * c->nlanes) * sizeof(*pfd));
+	c->next_sample = now(c);
+	c->interval = c->o->interval;
+	while (!c->signo && !c->deadline_hit) {
+		for (unsigned i = 0; i < c->nlanes; i++)
+			lane_schedule(c, &c->lanes[i]);
+		if (!lanes_busy(c) && (c->remaining == 0 || c->qlen == 0 || all_gave_up(c)))
+			break;
+		size_t n = 0;
+		pfd[n++] = (struct pollfd){c->sigfd[0], POLLIN, 0};
+		for (unsigned i = 0; i < c->nlanes; i++) {
+			host *h = &c->lanes[i].h;
+			if (h->state == HOST_NONE)
+				continue;
+			if (h->state == HOST_DYING) {
+				/* drain its output so it is not stuck writing while it dies */
+				if (spawn_out_fd(h->proc) >= 0)
+					pfd[n++] = (struct pollfd){spawn_out_fd(h->proc), POLLIN, 0};
+				if (spawn_err_fd(h->proc) >= 0)
+					pfd[n++] = (struct pollfd){spawn_err_fd(h->proc), POLLIN, 0};
+				continue;
+			}
+			int fds[4] = {spawn_out_fd(h->proc), spawn_err_fd(h->proc),
+				      spawn_reply_fd(h->proc), spawn_cmd_fd(h->proc)};
+			for (int k = 0; k < 3; k++)
+				if (fds[k] >= 0)
+					pfd[n++] = (struct pollfd){fds[k], POLLIN, 0};
+			if (fds[3] >= 0 && h->outq_len)
+				pfd[n++] = (struct pollfd){fds[3], POLLOUT, 0};
+		}
+		int ms = (int)(next_wakeup(c) * 1000 + 0.999);
+		int r = poll(pfd, n, ms);
+		if (r < 0 && errno != EINTR)
+			break;
+		if (pfd[0].revents)
+			handle_signals(c);
+		for (unsigned i = 0; i < c->nlanes; i++) {
+			lane *l = &c->lanes[i];
+			host *h = &l->h;
+			if (h->state == HOST_NONE)
+				continue;
+			/* Output first: the host flushed it before the result line. */
+			host_read_output(c, l, 0);
+			host_read_output(c, l, 1);
+			if (h->state == HOST_DYING)
+				continue;
+			if (spawn_reply_fd(h->proc) >= 0)
+				host_read_replies(c, l);
+			if (h->state != HOST_NONE && h->state != HOST_DYING && h->outq_len)
+				flush_outq(c, l);
+		}
+		if (now(c) >= c->next_sample)
+			sample_all(c);
+		check_deadlines(c);
+		reap_children(c);
+	}
+	free(pfd);
+}
+
+/* ---- listing ---- */
+
+typedef struct name_list {
+	char **names;
+	size_t *lens;
+	size_t n, cap;
+	char arch[8];
+} name_list;
+
+/* Runs one host for "list" and collects the names. Blocking with a deadline. */
+static int list_tests(run_ctx *c, name_list *out, mg_err *err)
+{
+	spawn_proc *p = NULL;
+	char *buf = NULL;
+	size_t len = 0;
+	int rc = MG_ERROR, got_hello = 0;
+	double deadline = now_mono() + 60;
+
+	build_env(c, 0, NULL);
+	rc = spawn_start(&p, c->path, c->argv, c->envp, c->o->address_space, err);
+	if (rc < 0)
+		return rc;
+	rc = MG_ERROR;
+	if (write(spawn_cmd_fd(p), "list\n", 5) != 5) {
+		mg_err_set(err, MG_EPROTO, "host '%s' did not take the list command", c->path);
+		goto done;
+	}
+	for (;;) {
+		struct pollfd pf[3] = {{spawn_reply_fd(p), POLLIN, 0},
+				       {spawn_out_fd(p), POLLIN, 0},
+				       {spawn_err_fd(p), POLLIN, 0}};
+		double left = deadline - now_mono();
+		if (left <= 0) {
+			mg_err_set(err, MG_EPROTO, "host '%s' did not list its tests within 60s",
+				   c->path);
+			goto done;
+		}
+		if (poll(pf, 3, (int)(left * 1000)) < 0 && errno != EINTR)
+			goto done;
+		char tmp[65536];
+		for (int k = 1; k < 3; k++) {
+			/* Standalone output while listing goes to our stderr. */
+			ssize_t n = pf[k].fd >= 0 ? read(pf[k].fd, tmp, sizeof(tmp)) : -1;
+			if (n > 0) {
+				ssize_t w = write(2, tmp, (size_t)n);
+				(void)w;
+			} else if (n == 0) {
+				if (k == 1)
+					spawn_close_out(p);
+				else
+					spawn_close_err(p);
+			}
+		}
+		ssize_t n = read(spawn_reply_fd(p), tmp, sizeof(tmp));
+		if (n < 0 && (errno == EAGAIN || errno == EINTR))
+			continue;
+		if (n <= 0) {
+			int st;
+			spawn_wait(p, 0, &st, NULL);
+			if (!got_hello)
+				mg_err_set(err, MG_EPROTO,
+					   "'%s' is not a memguard host: it %s without a greeting "
+					   "(link it with the host library, or use --driver)",
+					   c->path,
+					   WIFSIGNALED(st) ? "was killed by a signal" : "exited");
+			else
+				mg_err_set(err, MG_EPROTO, "host '%s' ended before its list ended",
+					   c->path);
+			goto done;
+		}
+		buf = xrealloc(buf, len + (size_t)n);
+		memcpy(buf + len, tmp, (size_t)n);
+		len += (size_t)n;
+		size_t off = 0;
+		char *nl;
+		while ((nl = memchr(buf + off, '\n', len - off))) {
+			mg_msg m;
+			size_t ll = (size_t)(nl - (buf + off));
+			*nl = 0;
+			if (mg_proto_parse(&m, buf + off, ll) < 0 ||
+			    (!got_hello && m.kind != MG_MSG_HELLO) ||
+			    (got_hello && m.kind != MG_MSG_TEST && m.kind != MG_MSG_END)) {
+				mg_err_set(err, MG_EPROTO,
+					   "host '%s' broke the protocol while listing: '%.60s'",
+					   c->path, buf + off);
+				goto done;
+			}
+			if (m.kind == MG_MSG_HELLO) {
+				got_hello = 1;
+				snprintf(out->arch, sizeof(out->arch), "%s", m.arch);
+			} else if (m.kind == MG_MSG_TEST) {
+				if (out->n == out->cap) {
+					out->cap = out->cap ? 2 * out->cap : 256;
+					out->names = xrealloc(out->names, out->cap * sizeof(char *));
+					out->lens = xrealloc(out->lens, out->cap * sizeof(size_t));
+				}
+				out->names[out->n] = report_strndup(m.text, m.text_len);
+				out->lens[out->n++] = m.text_len;
+			} else {
+				if (m.count != out->n) {
+					mg_err_set(err, MG_EPROTO,
+						   "host '%s' listed %zu tests but said %llu",
+						   c->path, out->n, (unsigned long long)m.count);
+					goto done;
+				}
+				if (write(spawn_cmd_fd(p), "quit\n", 5) < 0) {
+					/* it may have gone: the wait below reaps it */
+				}
+				rc = 0;
+				goto done;
+			}
+			off += ll + 1;
+		}
+		memmove(buf, buf + off, len - off);
+		len -= off;
+		if (len >= MG_PROTO_LINE_MAX) {
+			mg_err_set(err, MG_EPROTO, "host '%s' sent a line over the protocol limit",
+				   c->path);
+			goto done;
+		}
+	}
+done:
+	if (p && rc == 0) {
+		/* Give it a moment to say bye and exit; spawn_free kills what lingers. */
+		spawn_close_cmd(p);
+		int st;
+		for (int i = 0; i < 100 && spawn_wait(p, 1, &st, NULL) == 0; i++)
+			poll(NULL, 0, 10);
+	}
+	spawn_free(p);
+	free(buf);
+	return rc;
+}
+
+static void names_free(name_list *nl)
+{
+	for (size_t i = 0; i < nl->n; i++)
+		free(nl->names[i]);
+	free(nl->names);
+	free(nl->lens);
+}
+
+/* ---- setup shared by run and list ---- */
+
+static int prepare(run_ctx *c, run_options *o, mg_err *err)
+{
+	c->o = o;
+	c->t0 = now_mono();
+	if (o->host_argc < 1)
+		return mg_err_set(err, MG_EINVAL, "no host command given (memguard run -- HOST ...)");
+	int rc = spawn_resolve(c->path, sizeof(c->path), o->host_argv[0], err);
+	if (rc < 0)
+		return rc == MG_EINVAL ? rc : MG_ENOTFOUND;
+	c->argv = o->host_argv;
+	c->arch = o->arch;
+	if (c->arch == MG_ARCH_UNKNOWN) {
+		mg_err e;
+		rc = elf_arch(&c->arch, c->path, &e);
+		if (rc == MG_ENOTFOUND)
+			return mg_err_set(err, MG_ENOTFOUND, "%s", e.msg);
+		/* not an x86/x64 ELF (a script): the host's greeting tells */
+	}
+	return 0;
+}
+
+static char *basename_dup(const char *p)
+{
+	const char *s = strrchr(p, '/');
+	return report_strdup(s ? s + 1 : p);
+}
+
+static char *command_line(char **argv, int argc)
+{
+	size_t cap = 1;
+	for (int i = 0; i < argc; i++)
+		cap += strlen(argv[i]) * 4 + 3;
+	char *s = xrealloc(NULL, cap), *p = s;
+	for (int i = 0; i < argc; i++) {
+		const char *a = argv[i];
+		int plain = *a != 0;
+		for (const char *q = a; *q; q++)
+			if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+				    "_-./=:,+@%",
+				    *q))
+				plain = 0;
+		if (i)
+			*p++ = ' ';
+		if (plain) {
+			p += sprintf(p, "%s", a);
+			continue;
+		}
+		*p++ = '\'';
+		for (const char *q = a; *q; q++) {
+			if (*q == '\'')
+				p += sprintf(p, "'\\''");
+			else
+				*p++ = *q;
+		}
+		*p++ = '\'';
+	}
+	*p = 0;
+	return s;
+}
+
+static void install_signals(run_ctx *c)
+{
+	struct sigaction sa;
+	if (pipe2(c->sigfd, O_CLOEXEC | O_NONBLOCK) < 0) {
+		perror("memguard: pipe");
+		exit(EXIT_INFRA);
+	}
+	sig_write_fd = c->sigfd[1];
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sa.sa_flags = SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGCHLD, &sa, NULL);
+	sa.sa_handler = SIG_IGN;
+	sigaction(SIGPIPE, &sa, NULL);
+	/* Orphans of our hosts come to us, so none outlives the run. */
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+}
+
+/* Reaps anything reparented to us (grandchildren of dead hosts). */
+static void reap_orphans(void)
+{
+	pid_t kids[256];
+	size_t n = proc_descendants(getpid(), kids, 256);
+	for (size_t i = 0; i < n && i < 256; i++)
+		kill(kids[i], SIGKILL);
+	while (waitpid(-1, NULL, WNOHANG) > 0)
+		;
+}
+
+int run_list_main(int argc, char **argv)
+{
+	run_options o;
+	run_ctx c;
+	mg_err err;
+	name_list nl;
+	options_init(&o);
+	memset(&c, 0, sizeof(c));
+	memset(&nl, 0, sizeof(nl));
+	if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+		fputs(options_usage(), stdout);
+		return 0;
+	}
+	if (options_parse(&o, argc, argv, &err) < 0) {
+		fprintf(stderr, "memguard list: %s\n", err.msg);
+		options_free(&o);
+		return EXIT_USAGE;
+	}
+	int rc = prepare(&c, &o, &err);
+	if (rc == 0) {
+		signal(SIGPIPE, SIG_IGN);
+		rc = list_tests(&c, &nl, &err);
+	}
+	int code = 0;
+	if (rc < 0) {
+		fprintf(stderr, "memguard list: %s\n", err.msg);
+		code = rc == MG_EINVAL ? EXIT_USAGE : EXIT_INFRA;
+	} else {
+		for (size_t i = 0; i < nl.n; i++) {
+			if (o.filter && fnmatch(o.filter, nl.names[i], 0))
+				continue;
+			fwrite(nl.names[i], 1, nl.lens[i], stdout);
+			fputc('\n', stdout);
+		}
+	}
+	names_free(&nl);
+	free(c.envp);
+	for (int i = 0; i < 5; i++)
+		free(c.env_store[i]);
+	options_free(&o);
+	return code;
+}
+
+/* Resolves limits for the arch; the cgroup gives the base for rss%. */
+static void resolve_limits(run_ctx *c)
+{
+	limits_spec soft, hard;
+	cgroup_usage u = {0, 0, 0};
+	mg_err e;
+	if (cgroup_find(&c->cg, 0, &e) == 0 && cgroup_read(&c->cg, &u, &e) == 0)
+		c->has_cgroup = 1;
+	options_limits(c->o, c->arch, &soft, &hard);
+	limits_resolve(&c->soft, &soft, c->arch, proc_ram_bytes(), u.limit);
+	limits_resolve(&c->hard, &hard, c->arch, proc_ram_bytes(), u.limit);
+	uint64_t as = c->o->address_space;
+	if (as) {
+		/* The ceiling is the address-space cap: va% is of it, and va
+		 * defaults to the x86 proportions (3.5 and 3.75 of 4). */
+		c->soft.va = soft.va.percent > 0 ? (uint64_t)(soft.va.percent / 100 * (double)as)
+			     : soft.va.bytes	 ? soft.va.bytes
+						 : as / 8 * 7;
+		c->hard.va = hard.va.percent > 0 ? (uint64_t)(hard.va.percent / 100 * (double)as)
+			     : hard.va.bytes	 ? hard.va.bytes
+						 : as / 16 * 15;
+	}
+	if (!c->soft.cgroup && !c->hard.cgroup)
+		c->has_cgroup = 0; /* nothing to check: no reads per sample */
+}
+
+static int exit_code_of(const run_ctx *c)
+{
+	if (c->signo)
+		return 128 + c->signo;
+	int code = EXIT_PASS;
+	for (size_t s = 0; s < c->rep->nshards; s++) {
+		const report_shard *sh = &c->rep->shards[s];
+		if (sh->counts[TEST_ERROR])
+			return EXIT_INFRA;
+		if (sh->counts[TEST_FAIL] || sh->counts[TEST_CRASH] || sh->counts[TEST_TIMEOUT] ||
+		    sh->counts[TEST_MEMLIMIT] || sh->counts[TEST_NOTRUN])
+			code = EXIT_TESTS_FAILED;
+	}
+	for (unsigned i = 0; i < c->nlanes; i++)
+		if (c->lanes[i].gave_up)
+			return EXIT_INFRA;
+	if (c->deadline_hit)
+		return EXIT_INFRA;
+	return code;
+}
+
+int run_main(int argc, char **argv)
+{
+	run_options o;
+	run_ctx c;
+	mg_err err;
+	name_list nl;
+	int code = EXIT_INFRA;
+
+	options_init(&o);
+	memset(&c, 0, sizeof(c));
+	memset(&nl, 0, sizeof(nl));
+	c.sigfd[0] = c.sigfd[1] = -1;
+	if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+		fputs(options_usage(), stdout);
+		return 0;
+	}
+	if (options_parse(&o, argc, argv, &err) < 0) {
+		fprintf(stderr, "memguard run: %s\n", err.msg);
+		options_free(&o);
+		return EXIT_USAGE;
+	}
+	for (size_t i = 0; i < o.nadapters; i++)
+		if (adapters_check(o.adapters[i], &err) < 0) {
+			fprintf(stderr, "memguard run: %s\n", err.msg);
+			options_free(&o);
+			return EXIT_USAGE;
+		}
+	if (!o.node_index)
+		options_node_from_env(&o.node_index, &o.node_total);
+	int rc = prepare(&c, &o, &err);
+	if (rc < 0) {
+		fprintf(stderr, "memguard run: %s\n", err.msg);
+		options_free(&o);
+		return rc == MG_EINVAL ? EXIT_USAGE : EXIT_INFRA;
+	}
+	install_signals(&c);
+
+	c.rep = report_new();
+	c.rep->start_time = (double)time(NULL);
+	c.rep->node_index = o.node_index;
+	c.rep->node_total = o.node_total;
+	if (ci_commit_identity(c.rep, ".", &err) < 0 && !c.rep->repo_note)
+		c.rep->repo_note = report_strdup(err.msg);
+
+	rc = list_tests(&c, &nl, &err);
+	if (rc < 0) {
+		fprintf(stderr, "memguard run: %s\n", err.msg);
+		goto out;
+	}
+	if (c.arch == MG_ARCH_UNKNOWN && limits_arch_parse(&c.arch, nl.arch, NULL) < 0)
+		c.arch = MG_ARCH_X64;
+	resolve_limits(&c);
+	{
+		char s[128], h[128];
+		limits_format(s, sizeof(s), &c.soft);
+		limits_format(h, sizeof(h), &c.hard);
+		if (o.address_space) {
+			char as[32];
+			size_t hl = strlen(h);
+			report_format_size(as, sizeof(as), o.address_space);
+			snprintf(h + hl, sizeof(h) - hl, " (address space capped at %s)", as);
+		}
+		c.rep->limits_soft = report_strdup(s);
+		c.rep->limits_hard = report_strdup(h);
+	}
+
+	/* Plan: filter, then this node's share (round-robin by list position:
+	 * deterministic for a list, sizes differ by at most one). */
+	c.tests = xrealloc(NULL, (nl.n ? nl.n : 1) * sizeof(*c.tests));
+	for (size_t i = 0, k = 0; i < nl.n; i++) {
+		if (o.filter && fnmatch(o.filter, nl.names[i], 0))
+			continue;
+		if (k++ % o.node_total != o.node_index - 1)
+			continue;
+		c.tests[c.ntests++] = (rtest){.name = nl.names[i], .len = nl.lens[i]};
+		nl.names[i] = NULL;
+	}
+	c.q = xrealloc(NULL, (c.ntests ? c.ntests : 1) * sizeof(size_t));
+	for (size_t i = 0; i < c.ntests; i++)
+		q_push_back(&c, i);
+	c.remaining = c.ntests;
+
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	c.nlanes = o.jobs ? o.jobs : (unsigned)(cpus > 0 ? cpus : 1);
+	if (c.ntests && c.nlanes > c.ntests)
+		c.nlanes = (unsigned)c.ntests;
+	if (!c.nlanes)
+		c.nlanes = 1;
+	c.lanes = calloc(c.nlanes, sizeof(*c.lanes));
+	char *suite = o.suite ? report_strdup(o.suite) : basename_dup(c.path);
+	char *cmdline = command_line(o.host_argv, o.host_argc);
+	for (unsigned i = 0; i < c.nlanes; i++) {
+		lane *l = &c.lanes[i];
+		l->index = i;
+		l->h.flight = xrealloc(NULL, o.pipeline * sizeof(size_t));
+		l->rss_soft = c.soft.rss / c.nlanes;
+		l->rss_hard = c.hard.rss / c.nlanes;
+		timeline_init(&l->tl, TIMELINE_POINTS);
+		report_shard *s = report_add_shard(c.rep);
+		l->shard = c.rep->nshards - 1;
+		s->node = o.node_index;
+		s->index = i;
+		s->suite = report_strdup(suite);
+		s->arch = report_strdup(limits_arch_name(c.arch));
+		s->driver = report_strdup("native");
+		s->command = report_strdup(cmdline);
+	}
+	free(suite);
+	free(cmdline);
+
+	c.prog = progress_new(c.nlanes, c.ntests, o.quiet);
+	run_loop(&c);
+	if (c.signo || c.deadline_hit) {
+		const char *why = c.signo ? "interrupted" : "run deadline reached";
+		stop_all(&c, "interrupted", why);
+		while (c.qlen) {
+			size_t t = q_pop(&c);
+			test_finishf(&c, &c.lanes[0], t, TEST_NOTRUN, 0, "%s", why);
+		}
+		c.rep->interrupted = 1;
+	}
+	for (unsigned i = 0; i < c.nlanes; i++)
+		if (c.lanes[i].gave_up) {
+			fprintf(stderr, "memguard run: lane %u gave up after %u failed host starts: %s\n",
+				i, c.lanes[i].failed_starts, c.lanes[i].gave_up_why);
+			while (c.qlen) {
+				size_t t = q_pop(&c);
+				test_finishf(&c, &c.lanes[i], t, TEST_ERROR, 0,
+					     "host could not start: %s", c.lanes[i].gave_up_why);
+			}
+		}
+	stop_all(&c, "interrupted", "runner ended");
+	progress_end(c.prog);
+
+	for (unsigned i = 0; i < c.nlanes; i++) {
+		lane *l = &c.lanes[i];
+		report_shard *s = lane_shard(&c, l);
+		timeline_flush_to(&l->tl, s);
+		for (size_t g = 0; g < s->ngens; g++) {
+			if (s->gens[g].peak_va > s->peak_va)
+				s->peak_va = s->gens[g].peak_va;
+			if (s->gens[g].peak_rss > s->peak_rss)
+				s->peak_rss = s->gens[g].peak_rss;
+		}
+		s->wall = l->last_end > l->first_start ? l->last_end - l->first_start : 0;
+		s->user = l->user;
+		s->sys = l->sys;
+	}
+	c.rep->wall = now(&c);
+	report_finish(c.rep, 20);
+	code = exit_code_of(&c);
+	c.rep->exit_code = code;
+
+	if (o.report && report_save(c.rep, o.report, &err) < 0) {
+		fprintf(stderr, "memguard run: %s\n", err.msg);
+		if (!c.signo)
+			code = EXIT_INFRA;
+	}
+	if (o.nadapters == 0) {
+		if (adapters_render(c.rep, "console", &err) < 0)
+			fprintf(stderr, "memguard run: %s\n", err.msg);
+	}
+	for (size_t i = 0; i < o.nadapters; i++)
+		if (adapters_render(c.rep, o.adapters[i], &err) < 0) {
+			fprintf(stderr, "memguard run: adapter %s: %s\n", o.adapters[i], err.msg);
+			if (!c.signo && code == EXIT_PASS)
+				code = EXIT_INFRA;
+		}
+out:
+	reap_orphans();
+	for (unsigned i = 0; i < c.nlanes; i++) {
+		free(c.lanes[i].h.flight);
+		timeline_free(&c.lanes[i].tl);
+	}
+	free(c.lanes);
+	for (size_t i = 0; i < c.ntests; i++) {
+		free(c.tests[i].name);
+		free(c.tests[i].out);
+	}
+	free(c.tests);
+	free(c.q);
+	free(c.reap);
+	free(c.envp);
+	for (int i = 0; i < 5; i++)
+		free(c.env_store[i]);
+	names_free(&nl);
+	progress_free(c.prog);
+	report_free(c.rep);
+	options_free(&o);
+	if (c.signo) {
+		/* Leave the way the signal would have had us leave. */
+		signal(c.signo, SIG_DFL);
+		return 128 + c.signo;
+	}
+	return code;
+}

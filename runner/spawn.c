@@ -1,0 +1,295 @@
+/*
+ * spawn.c - fork + exec of a host with its pipes (see spawn.h).
+ * The child side must stay async-signal-safe: no malloc, no stdio, _exit.
+ */
+#include "spawn.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "mg_proto.h"
+
+struct spawn_proc {
+	pid_t pid; /* -1 once reaped */
+	int cmd, reply, out, err;
+};
+
+static void close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+static int set_flags(int fd)
+{
+	int fl = fcntl(fd, F_GETFL);
+	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0)
+		return -1;
+	return fcntl(fd, F_SETFD, FD_CLOEXEC);
+}
+
+/* Child: report errno on the status pipe and leave. */
+static void child_fail(int status_fd, int code)
+{
+	ssize_t w = write(status_fd, &code, sizeof(code));
+	(void)w;
+	_exit(127);
+}
+
+/*
+ * Child side. fds: the child ends of the pipes. Moves them above the target
+ * numbers first so that dup2 never clobbers one that is still needed.
+ */
+static void child_exec(const char *path, char *const argv[], char *const envp[], int cmd_r,
+		       int reply_w, int out_w, int err_w, int status_w, pid_t parent,
+		       uint64_t as_limit)
+{
+	sigset_t all;
+	struct sigaction dfl;
+	int fds[4] = {cmd_r, reply_w, out_w, err_w};
+	int targets[4] = {MG_PROTO_CMD_FD, MG_PROTO_REPLY_FD, 1, 2};
+
+	setpgid(0, 0);
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent)
+		_exit(127); /* the runner died before the prctl took effect */
+	if (as_limit) {
+		struct rlimit rl = {(rlim_t)as_limit, (rlim_t)as_limit};
+		if (setrlimit(RLIMIT_AS, &rl) < 0)
+			child_fail(status_w, errno);
+	}
+
+	memset(&dfl, 0, sizeof(dfl));
+	dfl.sa_handler = SIG_DFL;
+	for (int sig = 1; sig < NSIG; sig++)
+		sigaction(sig, &dfl, NULL); /* fails harmlessly for KILL/STOP */
+	sigemptyset(&all);
+	sigprocmask(SIG_SETMASK, &all, NULL);
+
+	for (int i = 0; i < 4; i++) {
+		int hi = fcntl(fds[i], F_DUPFD, 10);
+		if (hi < 0)
+			child_fail(status_w, errno);
+		fds[i] = hi;
+	}
+	if (status_w < 10) {
+		int hi = fcntl(status_w, F_DUPFD_CLOEXEC, 10);
+		if (hi < 0)
+			child_fail(status_w, errno);
+		status_w = hi;
+	}
+	int devnull = open("/dev/null", O_RDONLY);
+	if (devnull < 0 || dup2(devnull, 0) < 0)
+		child_fail(status_w, errno);
+	for (int i = 0; i < 4; i++)
+		if (dup2(fds[i], targets[i]) < 0)
+			child_fail(status_w, errno);
+	/* Everything else above 4 goes, except the status pipe (close-on-exec). */
+	for (int fd = MG_PROTO_REPLY_FD + 1; fd < 1024; fd++)
+		if (fd != status_w)
+			close(fd);
+	execve(path, argv, envp);
+	child_fail(status_w, errno);
+}
+
+int spawn_start(spawn_proc **out, const char *path, char *const argv[], char *const envp[],
+		uint64_t as_limit, mg_err *err)
+{
+	int cmd[2] = {-1, -1}, reply[2] = {-1, -1}, o[2] = {-1, -1}, e[2] = {-1, -1};
+	int status[2] = {-1, -1};
+	spawn_proc *p = NULL;
+	int rc = MG_ERROR;
+
+	*out = NULL;
+	if (pipe2(cmd, O_CLOEXEC) < 0 || pipe2(reply, O_CLOEXEC) < 0 || pipe2(o, O_CLOEXEC) < 0 ||
+	    pipe2(e, O_CLOEXEC) < 0 || pipe2(status, O_CLOEXEC) < 0) {
+		mg_err_set(err, MG_ERROR, "cannot create pipes: %s", strerror(errno));
+		goto done;
+	}
+	p = calloc(1, sizeof(*p));
+	if (!p) {
+		mg_err_set(err, MG_ERROR, "out of memory");
+		goto done;
+	}
+	p->pid = -1;
+	p->cmd = p->reply = p->out = p->err = -1;
+
+	pid_t parent = getpid();
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid < 0) {
+		mg_err_set(err, MG_ERROR, "cannot fork: %s", strerror(errno));
+		goto done;
+	}
+	if (pid == 0)
+		child_exec(path, argv, envp, cmd[0], reply[1], o[1], e[1], status[1], parent,
+			   as_limit);
+
+	setpgid(pid, pid); /* also in the child: whichever runs first wins the race */
+	p->pid = pid;
+	close_fd(&status[1]);
+	close_fd(&cmd[0]);
+	close_fd(&reply[1]);
+	close_fd(&o[1]);
+	close_fd(&e[1]);
+
+	int child_errno = 0;
+	ssize_t n;
+	do
+		n = read(status[0], &child_errno, sizeof(child_errno));
+	while (n < 0 && errno == EINTR);
+	if (n > 0) {
+		int st;
+		while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+			;
+		p->pid = -1;
+		rc = mg_err_set(err,
+				child_errno == ENOENT || child_errno == EACCES ? MG_ENOTFOUND
+									       : MG_ERROR,
+				"cannot execute '%s': %s", path, strerror(child_errno));
+		goto done;
+	}
+	p->cmd = cmd[1];
+	p->reply = reply[0];
+	p->out = o[0];
+	p->err = e[0];
+	cmd[1] = reply[0] = o[0] = e[0] = -1;
+	if (set_flags(p->cmd) < 0 || set_flags(p->reply) < 0 || set_flags(p->out) < 0 ||
+	    set_flags(p->err) < 0) {
+		mg_err_set(err, MG_ERROR, "cannot set pipe flags: %s", strerror(errno));
+		goto done;
+	}
+	*out = p;
+	p = NULL;
+	rc = 0;
+done:
+	spawn_free(p);
+	int *all[] = {&cmd[0], &cmd[1], &reply[0], &reply[1], &o[0], &o[1], &e[0], &e[1],
+		      &status[0], &status[1]};
+	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+		close_fd(all[i]);
+	return rc;
+}
+
+pid_t spawn_pid(const spawn_proc *p)
+{
+	return p->pid;
+}
+int spawn_cmd_fd(const spawn_proc *p)
+{
+	return p->cmd;
+}
+int spawn_reply_fd(const spawn_proc *p)
+{
+	return p->reply;
+}
+int spawn_out_fd(const spawn_proc *p)
+{
+	return p->out;
+}
+int spawn_err_fd(const spawn_proc *p)
+{
+	return p->err;
+}
+void spawn_close_cmd(spawn_proc *p)
+{
+	close_fd(&p->cmd);
+}
+void spawn_close_reply(spawn_proc *p)
+{
+	close_fd(&p->reply);
+}
+void spawn_close_out(spawn_proc *p)
+{
+	close_fd(&p->out);
+}
+void spawn_close_err(spawn_proc *p)
+{
+	close_fd(&p->err);
+}
+
+void spawn_signal(spawn_proc *p, int sig)
+{
+	if (p->pid > 0)
+		kill(-p->pid, sig);
+}
+
+int spawn_wait(spawn_proc *p, int nohang, int *status, struct rusage *usage)
+{
+	if (p->pid <= 0)
+		return MG_ERROR;
+	for (;;) {
+		pid_t r = wait4(p->pid, status, nohang ? WNOHANG : 0, usage);
+		if (r == p->pid) {
+			kill(-p->pid, SIGKILL); /* whatever it left in its group */
+			p->pid = -1;
+			return 1;
+		}
+		if (r == 0)
+			return 0;
+		if (errno != EINTR)
+			return MG_ERROR;
+	}
+}
+
+int spawn_reaped(const spawn_proc *p)
+{
+	return p->pid <= 0;
+}
+
+void spawn_free(spawn_proc *p)
+{
+	if (!p)
+		return;
+	close_fd(&p->cmd);
+	close_fd(&p->reply);
+	close_fd(&p->out);
+	close_fd(&p->err);
+	if (p->pid > 0) {
+		int st;
+		kill(-p->pid, SIGKILL);
+		kill(p->pid, SIGKILL);
+		while (waitpid(p->pid, &st, 0) < 0 && errno == EINTR)
+			;
+	}
+	free(p);
+}
+
+int spawn_resolve(char *buf, size_t size, const char *cmd, mg_err *err)
+{
+	struct stat st;
+	if (!cmd || !*cmd)
+		return mg_err_set(err, MG_EINVAL, "no host command given");
+	if (strchr(cmd, '/')) {
+		if (stat(cmd, &st) < 0)
+			return mg_err_set(err, MG_ENOTFOUND, "cannot run '%s': %s", cmd,
+					  strerror(errno));
+		if (S_ISDIR(st.st_mode) || access(cmd, X_OK) < 0)
+			return mg_err_set(err, MG_ENOTFOUND, "cannot run '%s': not executable",
+					  cmd);
+		snprintf(buf, size, "%s", cmd);
+		return 0;
+	}
+	const char *path = getenv("PATH");
+	if (!path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	while (*path) {
+		const char *colon = strchrnul(path, ':');
+		int n = (int)(colon - path);
+		snprintf(buf, size, "%.*s%s%s", n, n ? path : ".", "/", cmd);
+		if (stat(buf, &st) == 0 && !S_ISDIR(st.st_mode) && access(buf, X_OK) == 0)
+			return 0;
+		path = *colon ? colon + 1 : colon;
+	}
+	return mg_err_set(err, MG_ENOTFOUND, "cannot run '%s': not found in PATH", cmd);
+}
