@@ -19,13 +19,13 @@ typedef enum host_state {
 typedef enum host_event {
 	EV_SPAWNED, /* a host was forked for the lane */
 	EV_HELLO,   /* its greeting arrived */
-	EV_FED,	    /* run lines were written */
+	EV_FED,     /* run lines were written */
 	EV_DRAINED, /* the last result in flight arrived */
 	EV_QUIT,    /* the runner ends it at a boundary: soft limit, no work left */
 	EV_RECYCLE, /* the host said it crossed the soft limit */
-	EV_BYE,	    /* clean goodbye: detached, reaped in the background */
+	EV_BYE,     /* clean goodbye: detached, reaped in the background */
 	EV_KILL,    /* hard limit, timeout, protocol error, deadline: group killed */
-	EV_EOF,	    /* reply pipe closed without bye */
+	EV_EOF,     /* reply pipe closed without bye */
 	EV_EXITED,  /* exit status known while dying */
 	EV_COUNT
 } host_event;

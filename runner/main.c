@@ -11,23 +11,23 @@
 #include "run.h"
 
 static const char usage[] =
-	"usage: memguard <command> [options]\n"
-	"\n"
-	"  run [options] -- HOST...     run a test host's tests under the guard\n"
-	"  list -- HOST...              list the host's tests\n"
-	"  report --adapter NAME[=PATH]... REPORT.json\n"
-	"                               render a saved report (console, junit, github, ...)\n"
-	"  merge OUT.json IN.json...    combine node reports into one\n"
-	"  note REPORT.json             attach a report to a commit (git notes)\n"
-	"  show [REV]                   a commit's per-shard table\n"
-	"  compare BASE HEAD            memory of two commits or report files\n"
-	"  log [-n N] [REV]             memory per commit, first-parent history\n"
-	"  notes-merge OTHER_REF        merge another notes ref into ours\n"
-	"  version                      print the version\n"
-	"\n"
-	"'memguard COMMAND -h' shows a command's options. Exit codes: 0 all passed,\n"
-	"1 a test did not pass, 2 usage or config error, 3 infrastructure error,\n"
-	"4 memory regression, 130/143 interrupted.\n";
+    "usage: memguard <command> [options]\n"
+    "\n"
+    "  run [options] -- HOST...     run a test host's tests under the guard\n"
+    "  list -- HOST...              list the host's tests\n"
+    "  report --adapter NAME[=PATH]... REPORT.json\n"
+    "                               render a saved report (console, junit, github, ...)\n"
+    "  merge OUT.json IN.json...    combine node reports into one\n"
+    "  note REPORT.json             attach a report to a commit (git notes)\n"
+    "  show [REV]                   a commit's per-shard table\n"
+    "  compare BASE HEAD            memory of two commits or report files\n"
+    "  log [-n N] [REV]             memory per commit, first-parent history\n"
+    "  notes-merge OTHER_REF        merge another notes ref into ours\n"
+    "  version                      print the version\n"
+    "\n"
+    "'memguard COMMAND -h' shows a command's options. Exit codes: 0 all passed,\n"
+    "1 a test did not pass, 2 usage or config error, 3 infrastructure error,\n"
+    "4 memory regression, 130/143 interrupted.\n";
 
 /* memguard report [--adapter NAME[=PATH]]... REPORT.json */
 static int report_main(int argc, char **argv)
@@ -46,7 +46,8 @@ static int report_main(int argc, char **argv)
 		if (!strcmp(a, "--adapter") || !strncmp(a, "--adapter=", 10)) {
 			const char *v = a[9] == '=' ? a + 10 : (i + 1 < argc ? argv[++i] : NULL);
 			if (!v) {
-				fputs("memguard report: option '--adapter' needs a value\n", stderr);
+				fputs("memguard report: option '--adapter' needs a value\n",
+				      stderr);
 				return EXIT_USAGE;
 			}
 			if (n == sizeof(specs) / sizeof(specs[0])) {
@@ -108,8 +109,8 @@ int main(int argc, char **argv)
 		printf("memguard %s\n", MEMGUARD_VERSION);
 		return 0;
 	}
-	static const char *const ci_cmds[] = {"note", "show", "compare", "log", "notes-merge",
-					       "merge"};
+	static const char *const ci_cmds[] = {"note", "show",        "compare",
+	                                      "log",  "notes-merge", "merge"};
 	for (size_t i = 0; i < sizeof(ci_cmds) / sizeof(ci_cmds[0]); i++)
 		if (!strcmp(cmd, ci_cmds[i]))
 			return ci_main(cmd, argc - 1, argv + 1);

@@ -46,15 +46,15 @@ int options_parse_duration(double *out, const char *text, mg_err *err)
 	return 0;
 }
 
-static int parse_uint(unsigned *out, const char *text, unsigned min, unsigned max,
-		      const char *what, mg_err *err)
+static int parse_uint(unsigned *out, const char *text, unsigned min, unsigned max, const char *what,
+                      mg_err *err)
 {
 	char *end;
 	errno = 0;
 	unsigned long v = strtoul(text, &end, 10);
 	if (end == text || *end || errno || text[0] == '-' || v < min || v > max)
 		return mg_err_set(err, MG_EINVAL, "bad %s '%s' (a whole number from %u to %u)",
-				  what, text, min, max);
+		                  what, text, min, max);
 	*out = (unsigned)v;
 	return 0;
 }
@@ -66,7 +66,7 @@ int options_parse_node(uint32_t *index, uint32_t *total, const char *text, mg_er
 	if (sscanf(text, "%u/%u%c", &i, &n, &extra) != 2 || n == 0 || i == 0 || i > n ||
 	    n > 10000 || strchr(text, '-') || strchr(text, '+'))
 		return mg_err_set(err, MG_EINVAL,
-				  "bad node '%s' (I/N, 1-based: 1/4 is the first of four)", text);
+		                  "bad node '%s' (I/N, 1-based: 1/4 is the first of four)", text);
 	*index = i;
 	*total = n;
 	return 0;
@@ -139,13 +139,13 @@ static int apply(run_options *o, const char *key, const char *val, int layer, mg
 		if (parse_uint(&o->jobs, val, 1, 256, "jobs", err) < 0)
 			return MG_EINVAL;
 	} else if (!strcmp(key, "timeout") || !strcmp(key, "deadline") ||
-		   !strcmp(key, "interval")) {
+	           !strcmp(key, "interval")) {
 		double d;
 		if (options_parse_duration(&d, val, &e) < 0)
 			return mg_err_set(err, MG_EINVAL, "%s: %s", key, e.msg);
 		if (!strcmp(key, "interval") && (d < 0.0005 || d > 1))
 			return mg_err_set(err, MG_EINVAL,
-					  "interval: '%s' out of range (0.5ms to 1s)", val);
+			                  "interval: '%s' out of range (0.5ms to 1s)", val);
 		*(key[0] == 't' ? &o->timeout : key[0] == 'd' ? &o->deadline : &o->interval) = d;
 	} else if (!strcmp(key, "pipeline")) {
 		if (parse_uint(&o->pipeline, val, 1, 1024, "pipeline", err) < 0)
@@ -161,20 +161,20 @@ static int apply(run_options *o, const char *key, const char *val, int layer, mg
 			return mg_err_set(err, MG_EINVAL, "address-space: %s", e.msg);
 		if (o->address_space < (64u << 20))
 			return mg_err_set(err, MG_EINVAL,
-					  "address-space: '%s' is too small (at least 64M)", val);
+			                  "address-space: '%s' is too small (at least 64M)", val);
 	} else if (!strcmp(key, "report")) {
 		o->report = val;
 	} else if (!strcmp(key, "adapter")) {
 		if (o->nadapters == OPTIONS_MAX_ADAPTERS)
 			return mg_err_set(err, MG_EINVAL, "too many adapters (at most %d)",
-					  OPTIONS_MAX_ADAPTERS);
+			                  OPTIONS_MAX_ADAPTERS);
 		o->adapters[o->nadapters++] = val;
 	} else if (!strcmp(key, "suite")) {
 		o->suite = val;
 	} else if (!strcmp(key, "driver")) {
 		if (strcmp(val, "native") && strcmp(val, "auto"))
 			return mg_err_set(err, MG_EINVAL,
-					  "unknown driver '%s' (known: native, auto)", val);
+			                  "unknown driver '%s' (known: native, auto)", val);
 		o->driver = val;
 	} else if (!strcmp(key, "filter")) {
 		o->filter = val;
@@ -223,15 +223,15 @@ int options_load_config(run_options *o, const char *path, mg_err *err)
 			}
 			if (!json_is_array(v))
 				return mg_err_set(err, MG_EINVAL,
-						  "config %s: '%s' must be a string or an array "
-						  "of strings",
-						  file, key);
+				                  "config %s: '%s' must be a string or an array "
+				                  "of strings",
+				                  file, key);
 			json_array_foreach(v, i, a)
 			{
 				if (!json_is_string(a))
 					return mg_err_set(err, MG_EINVAL,
-							  "config %s: '%s[%zu]' must be a string",
-							  file, key, i);
+					                  "config %s: '%s[%zu]' must be a string",
+					                  file, key, i);
 				if (apply(o, "adapter", json_string_value(a), 0, err) < 0)
 					return MG_EINVAL;
 			}
@@ -239,8 +239,8 @@ int options_load_config(run_options *o, const char *path, mg_err *err)
 		}
 		if (!strcmp(name, "quiet")) {
 			if (!json_is_boolean(v))
-				return mg_err_set(err, MG_EINVAL, "config %s: 'quiet' must be true or false",
-						  file);
+				return mg_err_set(err, MG_EINVAL,
+				                  "config %s: 'quiet' must be true or false", file);
 			o->quiet = json_is_true(v);
 			continue;
 		}
@@ -253,23 +253,22 @@ int options_load_config(run_options *o, const char *path, mg_err *err)
 			json_object_set_new(root, key, s);
 			val = json_string_value(s);
 		} else {
-			return mg_err_set(err, MG_EINVAL, "config %s: '%s' must be a string%s", file,
-					  key, strcmp(name, "jobs") ? "" : " or a number");
+			return mg_err_set(err, MG_EINVAL, "config %s: '%s' must be a string%s",
+			                  file, key, strcmp(name, "jobs") ? "" : " or a number");
 		}
 		mg_err e;
 		if (apply(o, name, val, 0, &e) < 0)
 			return mg_err_set(err, MG_EINVAL, "config %s: key '%s': %s", file, key,
-					  e.msg);
+			                  e.msg);
 	}
 	return 0;
 }
 
 /* Long flags that take a value, by the key they set. */
-static const char *const valued[] = {"arch",	     "recycle-at", "kill-at",	   "jobs",
-				     "timeout",	     "deadline",   "interval",	   "pipeline",
-				     "max-restarts", "output-limit", "address-space", "report",	   "adapter",
-				     "suite",	     "driver",	   "filter",	   "node",
-				     "config"};
+static const char *const valued[] = {
+    "arch",     "recycle-at", "kill-at",      "jobs",         "timeout",       "deadline",
+    "interval", "pipeline",   "max-restarts", "output-limit", "address-space", "report",
+    "adapter",  "suite",      "driver",       "filter",       "node",          "config"};
 
 int options_parse(run_options *o, int argc, char **argv, mg_err *err)
 {
@@ -330,7 +329,7 @@ int options_parse(run_options *o, int argc, char **argv, mg_err *err)
 		} else {
 			if (i + 1 >= argc)
 				return mg_err_set(err, MG_EINVAL, "option '--%s' needs a value",
-						  key);
+				                  key);
 			val = argv[++i];
 		}
 		if (!strcmp(key, "config"))

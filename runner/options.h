@@ -16,29 +16,29 @@
 #define OPTIONS_MAX_ADAPTERS 16
 
 typedef struct run_options {
-	mg_arch arch;		 /* MG_ARCH_UNKNOWN: from the ELF header */
+	mg_arch arch; /* MG_ARCH_UNKNOWN: from the ELF header */
 	/* Limit texts in the order they apply over the arch defaults: config
 	 * file first, then flags. Validated when read; see options_limits. */
 	const char *recycle_at[2];
 	const char *kill_at[2];
-	unsigned jobs;		 /* lanes; 0: number of CPUs */
-	double timeout;		 /* seconds per test; 0: none */
-	double deadline;	 /* seconds for the whole run; 0: none */
-	double interval;	 /* base sampling interval, seconds */
-	unsigned pipeline;	 /* run lines kept in flight per host */
-	unsigned max_restarts;	 /* consecutive failed host starts before a lane gives up */
-	uint64_t output_limit;	 /* captured bytes kept per test */
-	uint64_t address_space;	 /* RLIMIT_AS for hosts; 0: none */
-	const char *report;	 /* path or NULL */
+	unsigned jobs;          /* lanes; 0: number of CPUs */
+	double timeout;         /* seconds per test; 0: none */
+	double deadline;        /* seconds for the whole run; 0: none */
+	double interval;        /* base sampling interval, seconds */
+	unsigned pipeline;      /* run lines kept in flight per host */
+	unsigned max_restarts;  /* consecutive failed host starts before a lane gives up */
+	uint64_t output_limit;  /* captured bytes kept per test */
+	uint64_t address_space; /* RLIMIT_AS for hosts; 0: none */
+	const char *report;     /* path or NULL */
 	const char *adapters[OPTIONS_MAX_ADAPTERS];
 	size_t nadapters;
-	const char *suite;	 /* NULL: basename of the host */
-	const char *driver;	 /* "native" (default), "auto" */
-	const char *filter;	 /* fnmatch pattern on test names, NULL: all */
-	uint32_t node_index;	 /* 1-based; 0: from the CI env, else 1/1 */
+	const char *suite;   /* NULL: basename of the host */
+	const char *driver;  /* "native" (default), "auto" */
+	const char *filter;  /* fnmatch pattern on test names, NULL: all */
+	uint32_t node_index; /* 1-based; 0: from the CI env, else 1/1 */
 	uint32_t node_total;
 	int quiet;
-	char **host_argv;	 /* after "--" */
+	char **host_argv; /* after "--" */
 	int host_argc;
 } run_options;
 

@@ -66,7 +66,7 @@ static void tick(progress *p)
 			draw(p, t);
 	} else if (t - p->last_beat >= 30) {
 		fprintf(stderr, "memguard: %zu/%zu tests done after %.0fs\n", p->done, p->total,
-			t - p->t0);
+		        t - p->t0);
 		p->last_beat = t;
 	}
 }
@@ -93,17 +93,18 @@ void progress_sample(progress *p, unsigned lane, uint64_t va, uint64_t peak)
 }
 
 void progress_event(progress *p, unsigned lane, uint32_t gen, pid_t pid, const char *end,
-		    uint32_t tests_run, const char *why)
+                    uint32_t tests_run, const char *why)
 {
 	if (!p || p->quiet)
 		return;
 	if (p->tty)
 		fputs("\r\033[K", stderr);
 	fprintf(stderr, "memguard: lane %u: host %u (pid %ld) %s after %u tests%s%s\n", lane, gen,
-		(long)pid, !strcmp(end, "recycle") ? "recycled"
-			   : !strcmp(end, "kill")  ? "killed"
-						   : end,
-		tests_run, why && *why ? ": " : "", why ? why : "");
+	        (long)pid,
+	        !strcmp(end, "recycle") ? "recycled"
+	        : !strcmp(end, "kill")  ? "killed"
+	                                : end,
+	        tests_run, why && *why ? ": " : "", why ? why : "");
 	if (p->tty)
 		draw(p, mono());
 }

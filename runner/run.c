@@ -34,21 +34,21 @@
 #include "spawn.h"
 #include "timeline.h"
 
-#define START_DEADLINE 10.0   /* seconds from fork to hello */
-#define QUIT_DEADLINE 5.0     /* seconds from quit (nothing in flight) to bye */
-#define DYING_DEADLINE 2.0    /* seconds from EOF to exit status */
-#define TREE_INTERVAL 0.2     /* seconds between descendant scans */
-#define TIMELINE_POINTS 4096  /* per lane */
-#define GROWTH_WINDOW 32      /* recent per-test growths kept per lane */
+#define START_DEADLINE  10.0 /* seconds from fork to hello */
+#define QUIT_DEADLINE   5.0  /* seconds from quit (nothing in flight) to bye */
+#define DYING_DEADLINE  2.0  /* seconds from EOF to exit status */
+#define TREE_INTERVAL   0.2  /* seconds between descendant scans */
+#define TIMELINE_POINTS 4096 /* per lane */
+#define GROWTH_WINDOW   32   /* recent per-test growths kept per lane */
 #define MAX_DESCENDANTS 64
 
 typedef struct rtest {
 	char *name;
 	size_t len;
 	unsigned attempts;
-	int alone;   /* retry: run alone in a fresh host */
+	int alone; /* retry: run alone in a fresh host */
 	int done;
-	char *out;   /* captured output, bounded */
+	char *out; /* captured output, bounded */
 	size_t out_len;
 	size_t out_dropped;
 } rtest;
@@ -58,20 +58,20 @@ typedef struct host {
 	proc_sampler *sampler;
 	host_state state;
 	pid_t pid;
-	size_t gen;	 /* index in the shard's generations */
-	size_t *flight;	 /* ring of test indices, in run order */
+	size_t gen;     /* index in the shard's generations */
+	size_t *flight; /* ring of test indices, in run order */
 	size_t fhead, nflight;
 	int head_started;
 	double head_t0;
-	double since;	 /* when the current state began */
+	double since; /* when the current state began */
 	uint64_t va_before, va_last, rss_last, peak_va, peak_rss;
 	uint64_t desc_rss, desc_va_max;
 	double tree_at;
 	uint32_t tests_run;
 	int alone;
-	char *in;	 /* reply bytes not yet a full line */
+	char *in; /* reply bytes not yet a full line */
 	size_t in_len;
-	char *outq;	 /* run lines not yet written */
+	char *outq; /* run lines not yet written */
 	size_t outq_len, outq_cap;
 	double t_start;
 	char end[16];
@@ -205,8 +205,8 @@ static report_generation *host_gen(run_ctx *c, lane *l)
 
 /* Gives test t its final state, in lane l's shard. */
 static void test_finish(run_ctx *c, lane *l, size_t t, test_state st, const char *msg,
-			size_t msg_len, double duration, uint64_t va, uint64_t rss, int64_t dva,
-			int64_t drss)
+                        size_t msg_len, double duration, uint64_t va, uint64_t rss, int64_t dva,
+                        int64_t drss)
 {
 	rtest *rt = &c->tests[t];
 	report_test *r = report_shard_add_test(lane_shard(c, l));
@@ -216,8 +216,8 @@ static void test_finish(run_ctx *c, lane *l, size_t t, test_state st, const char
 	if (rt->out_len) {
 		if (rt->out_dropped) {
 			char note[64];
-			int n = snprintf(note, sizeof(note), "\n[memguard: %zu more bytes dropped]\n",
-					 rt->out_dropped);
+			int n = snprintf(note, sizeof(note),
+			                 "\n[memguard: %zu more bytes dropped]\n", rt->out_dropped);
 			rt->out = xrealloc(rt->out, rt->out_len + (size_t)n + 1);
 			memcpy(rt->out + rt->out_len, note, (size_t)n);
 			rt->out_len += (size_t)n;
@@ -240,9 +240,9 @@ static void test_finish(run_ctx *c, lane *l, size_t t, test_state st, const char
 }
 
 static void test_finishf(run_ctx *c, lane *l, size_t t, test_state st, double duration,
-			 const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+                         const char *fmt, ...) __attribute__((format(printf, 6, 7)));
 static void test_finishf(run_ctx *c, lane *l, size_t t, test_state st, double duration,
-			 const char *fmt, ...)
+                         const char *fmt, ...)
 {
 	char msg[512];
 	va_list ap;
@@ -298,7 +298,7 @@ static void host_fire(run_ctx *c, lane *l, host_event e)
 	host_state next = lane_next(l->h.state, e);
 	if (next == HOST_STATE_COUNT) {
 		fprintf(stderr, "memguard: internal error: lane %u: event '%s' in state '%s'\n",
-			l->index, lane_event_name(e), lane_state_name(l->h.state));
+		        l->index, lane_event_name(e), lane_state_name(l->h.state));
 		abort();
 	}
 	l->h.state = next;
@@ -360,7 +360,7 @@ static void host_kill(run_ctx *c, lane *l, const char *end, const char *why)
 	if (!strcmp(end, "kill"))
 		lane_shard(c, l)->kills++;
 	progress_event(c->prog, l->index, host_gen(c, l)->index, l->h.pid, end, l->h.tests_run,
-		       why);
+	               why);
 	host_fire(c, l, EV_KILL);
 	host_detach(c, l);
 }
@@ -537,12 +537,12 @@ static void lane_schedule(run_ctx *c, lane *l)
 				break; /* a fresh host runs it: end this one at the boundary */
 			h->alone = 1;
 		} else if (c->hard.va && h->tests_run && !h->nflight &&
-			   h->va_last + expected_growth(l) >= c->hard.va) {
+		           h->va_last + expected_growth(l) >= c->hard.va) {
 			char why[200], a[32], b[32];
 			report_format_size(a, sizeof(a), h->va_last);
 			report_format_size(b, sizeof(b), expected_growth(l));
 			snprintf(why, sizeof(why),
-				 "va %s + expected growth %s would reach the kill limit", a, b);
+			         "va %s + expected growth %s would reach the kill limit", a, b);
 			quit_host(c, l, "recycle", why);
 			break;
 		}
@@ -556,7 +556,7 @@ static void lane_schedule(run_ctx *c, lane *l)
 		memcpy(h->outq + h->outq_len, "run ", 4);
 		h->outq_len += 4;
 		h->outq_len += mg_proto_escape(h->outq + h->outq_len, h->outq_cap - h->outq_len,
-					       rt->name, rt->len);
+		                               rt->name, rt->len);
 		h->outq[h->outq_len++] = '\n';
 		h->flight[(h->fhead + h->nflight++) % depth] = t;
 		fed++;
@@ -584,7 +584,7 @@ static const char *limit_name(unsigned bits)
 }
 
 static void limit_why(char *buf, size_t n, unsigned bits, const char *kind, uint64_t va,
-		      uint64_t rss, uint64_t cg, const limits *lim, uint64_t rss_limit)
+                      uint64_t rss, uint64_t cg, const limits *lim, uint64_t rss_limit)
 {
 	char a[32], b[32];
 	uint64_t have = bits & LIMIT_VA ? va : bits & LIMIT_RSS ? rss : cg;
@@ -595,8 +595,8 @@ static void limit_why(char *buf, size_t n, unsigned bits, const char *kind, uint
 }
 
 /* The LIMIT_* bits a reading reaches; rss against this lane's share. */
-static unsigned check_limits(const run_ctx *c, const limits *lim, uint64_t rss_limit,
-			     uint64_t va, uint64_t rss)
+static unsigned check_limits(const run_ctx *c, const limits *lim, uint64_t rss_limit, uint64_t va,
+                             uint64_t rss)
 {
 	limits eff = *lim;
 	eff.rss = rss_limit;
@@ -609,9 +609,9 @@ static void host_result(run_ctx *c, lane *l, const mg_msg *m)
 {
 	host *h = &l->h;
 	size_t t = flight_at(h, 0, c->o->pipeline);
-	test_state st = m->kind == MG_MSG_PASS ? TEST_PASS
-			: m->kind == MG_MSG_FAIL ? TEST_FAIL
-						 : TEST_SKIP;
+	test_state st = m->kind == MG_MSG_PASS   ? TEST_PASS
+	                : m->kind == MG_MSG_FAIL ? TEST_FAIL
+	                                         : TEST_SKIP;
 	int64_t dva = (int64_t)m->va - (int64_t)h->va_before;
 	int64_t drss = (int64_t)m->rss - (int64_t)h->rss_last;
 	h->va_before = m->va;
@@ -630,14 +630,14 @@ static void host_result(run_ctx *c, lane *l, const mg_msg *m)
 	if (hard) {
 		char why[200];
 		limit_why(why, sizeof(why), hard, "kill", m->va, m->rss + h->desc_rss, c->cg_usage,
-			  &c->hard, l->rss_hard);
+		          &c->hard, l->rss_hard);
 		breach(c, l, t, why, (double)m->usec / 1e6);
 		requeue_flight(c, l);
 		host_kill(c, l, "kill", why);
 		return;
 	}
 	test_finish(c, l, t, st, m->text, m->text_len, (double)m->usec / 1e6, m->va, m->rss, dva,
-		    drss);
+	            drss);
 	if (!h->nflight)
 		host_fire(c, l, EV_DRAINED);
 	if (h->state == HOST_QUITTING)
@@ -646,7 +646,7 @@ static void host_result(run_ctx *c, lane *l, const mg_msg *m)
 	if (soft) {
 		char why[200];
 		limit_why(why, sizeof(why), soft, "recycle", m->va, m->rss + h->desc_rss,
-			  c->cg_usage, &c->soft, l->rss_soft);
+		          c->cg_usage, &c->soft, l->rss_soft);
 		quit_host(c, l, "recycle", why);
 	}
 }
@@ -683,8 +683,7 @@ static void host_line(run_ctx *c, lane *l, char *line, size_t len)
 		{
 			rtest *rt = &c->tests[flight_at(h, 0, c->o->pipeline)];
 			if (m.text_len != rt->len || memcmp(m.text, rt->name, rt->len)) {
-				snprintf(why, sizeof(why), "start of '%.60s' out of order",
-					 m.text);
+				snprintf(why, sizeof(why), "start of '%.60s' out of order", m.text);
 				protocol_error(c, l, why);
 				return;
 			}
@@ -700,8 +699,7 @@ static void host_line(run_ctx *c, lane *l, char *line, size_t len)
 		host_result(c, l, &m);
 		return;
 	case MG_MSG_RECYCLE:
-		if (h->state != HOST_READY && h->state != HOST_RUNNING &&
-		    h->state != HOST_QUITTING)
+		if (h->state != HOST_READY && h->state != HOST_RUNNING && h->state != HOST_QUITTING)
 			break;
 		if (h->head_started)
 			break;
@@ -712,8 +710,8 @@ static void host_line(run_ctx *c, lane *l, char *line, size_t len)
 			if (c->soft.va && m.va >= c->soft.va)
 				snprintf(h->why, sizeof(h->why), "va %s >= recycle %s", a, b);
 			else
-				snprintf(h->why, sizeof(h->why), "host crossed its soft limit (va %s)",
-					 a);
+				snprintf(h->why, sizeof(h->why),
+				         "host crossed its soft limit (va %s)", a);
 		}
 		snprintf(h->end, sizeof(h->end), "recycle");
 		requeue_flight(c, l);
@@ -731,7 +729,7 @@ static void host_line(run_ctx *c, lane *l, char *line, size_t len)
 		if (!strcmp(h->end, "recycle")) {
 			lane_shard(c, l)->recycles++;
 			progress_event(c->prog, l->index, host_gen(c, l)->index, h->pid, "recycle",
-				       h->tests_run, h->why);
+			               h->tests_run, h->why);
 		}
 		host_fire(c, l, EV_BYE);
 		host_detach(c, l);
@@ -740,7 +738,7 @@ static void host_line(run_ctx *c, lane *l, char *line, size_t len)
 		break;
 	}
 	snprintf(why, sizeof(why), "unexpected '%.40s' in state %s", line,
-		 lane_state_name(h->state));
+	         lane_state_name(h->state));
 	protocol_error(c, l, why);
 }
 
@@ -839,12 +837,12 @@ static void host_exited(run_ctx *c, lane *l, int status)
 	char what[128];
 	if (WIFSIGNALED(status))
 		snprintf(what, sizeof(what), "killed by signal %d (%s)", WTERMSIG(status),
-			 signal_name(WTERMSIG(status)));
+		         signal_name(WTERMSIG(status)));
 	else
 		snprintf(what, sizeof(what), "exited with status %d", WEXITSTATUS(status));
 
-	int near = (c->soft.va && h->va_last >= c->soft.va) ||
-		   (l->rss_soft && h->rss_last >= l->rss_soft);
+	int near =
+	    (c->soft.va && h->va_last >= c->soft.va) || (l->rss_soft && h->rss_last >= l->rss_soft);
 	const char *end = "crash";
 	char why[300];
 	if (h->nflight && h->head_started) {
@@ -855,7 +853,7 @@ static void host_exited(run_ctx *c, lane *l, int status)
 			char a[32];
 			report_format_size(a, sizeof(a), h->va_last);
 			snprintf(why, sizeof(why), "host %s near its limit (va %s): out of memory",
-				 what, a);
+			         what, a);
 			breach(c, l, t, why, dur);
 			end = "kill";
 		} else {
@@ -864,7 +862,7 @@ static void host_exited(run_ctx *c, lane *l, int status)
 		}
 	} else {
 		snprintf(why, sizeof(why), "host %s %s", what,
-			 h->tests_run ? "between tests" : "before its first test");
+		         h->tests_run ? "between tests" : "before its first test");
 		if (!h->tests_run) {
 			l->failed_starts++;
 			snprintf(l->gave_up_why, sizeof(l->gave_up_why), "%s", why);
@@ -971,7 +969,7 @@ static void sample_all(run_ctx *c)
 		if (hard) {
 			char why[200];
 			limit_why(why, sizeof(why), hard, "kill", va_any, rss + h->desc_rss,
-				  c->cg_usage, &c->hard, l->rss_hard);
+			          c->cg_usage, &c->hard, l->rss_hard);
 			if (h->nflight && h->head_started) {
 				size_t tt = flight_at(h, 0, c->o->pipeline);
 				double dur = t - h->head_t0;
@@ -981,7 +979,7 @@ static void sample_all(run_ctx *c)
 				/* over the limit before any test: do not respawn forever */
 				l->failed_starts++;
 				snprintf(l->gave_up_why, sizeof(l->gave_up_why),
-					 "a fresh host is already over the kill limit (%s)", why);
+				         "a fresh host is already over the kill limit (%s)", why);
 			}
 			requeue_flight(c, l);
 			host_kill(c, l, "kill", why);
@@ -997,12 +995,12 @@ static void sample_all(run_ctx *c)
 		if (c->hard.va && va >= c->hard.va / 10 * 9 && c->o->interval / 4 < next)
 			next = c->o->interval / 4;
 		if (h->state == HOST_RUNNING && !h->alone) {
-			unsigned soft = check_limits(c, &c->soft, l->rss_soft, va_any,
-						     rss + h->desc_rss);
+			unsigned soft =
+			    check_limits(c, &c->soft, l->rss_soft, va_any, rss + h->desc_rss);
 			if (soft) {
 				char why[200];
 				limit_why(why, sizeof(why), soft, "recycle", va_any,
-					  rss + h->desc_rss, c->cg_usage, &c->soft, l->rss_soft);
+				          rss + h->desc_rss, c->cg_usage, &c->soft, l->rss_soft);
 				quit_host(c, l, "recycle", why);
 				flush_outq(c, l);
 			}
@@ -1026,7 +1024,8 @@ static void check_deadlines(run_ctx *c)
 		switch (h->state) {
 		case HOST_STARTING:
 			if (t - h->since > START_DEADLINE) {
-				snprintf(why, sizeof(why), "no greeting within %.0fs", START_DEADLINE);
+				snprintf(why, sizeof(why), "no greeting within %.0fs",
+				         START_DEADLINE);
 				l->failed_starts++;
 				snprintf(l->gave_up_why, sizeof(l->gave_up_why), "%s", why);
 				requeue_flight(c, l);
@@ -1044,9 +1043,9 @@ static void check_deadlines(run_ctx *c)
 				requeue_flight(c, l);
 				host_kill(c, l, "timeout", why);
 			} else if (h->state == HOST_QUITTING && !h->nflight &&
-				   t - h->since > QUIT_DEADLINE) {
+			           t - h->since > QUIT_DEADLINE) {
 				snprintf(why, sizeof(why), "no goodbye within %.0fs of quit",
-					 QUIT_DEADLINE);
+				         QUIT_DEADLINE);
 				host_kill(c, l, h->end[0] ? h->end : "quit", why);
 			}
 			break;
@@ -1165,13 +1164,15 @@ static void run_loop(run_ctx *c)
 			if (h->state == HOST_DYING) {
 				/* drain its output so it is not stuck writing while it dies */
 				if (spawn_out_fd(h->proc) >= 0)
-					pfd[n++] = (struct pollfd){spawn_out_fd(h->proc), POLLIN, 0};
+					pfd[n++] =
+					    (struct pollfd){spawn_out_fd(h->proc), POLLIN, 0};
 				if (spawn_err_fd(h->proc) >= 0)
-					pfd[n++] = (struct pollfd){spawn_err_fd(h->proc), POLLIN, 0};
+					pfd[n++] =
+					    (struct pollfd){spawn_err_fd(h->proc), POLLIN, 0};
 				continue;
 			}
 			int fds[4] = {spawn_out_fd(h->proc), spawn_err_fd(h->proc),
-				      spawn_reply_fd(h->proc), spawn_cmd_fd(h->proc)};
+			              spawn_reply_fd(h->proc), spawn_cmd_fd(h->proc)};
 			for (int k = 0; k < 3; k++)
 				if (fds[k] >= 0)
 					pfd[n++] = (struct pollfd){fds[k], POLLIN, 0};
@@ -1236,12 +1237,12 @@ static int list_tests(run_ctx *c, name_list *out, mg_err *err)
 	}
 	for (;;) {
 		struct pollfd pf[3] = {{spawn_reply_fd(p), POLLIN, 0},
-				       {spawn_out_fd(p), POLLIN, 0},
-				       {spawn_err_fd(p), POLLIN, 0}};
+		                       {spawn_out_fd(p), POLLIN, 0},
+		                       {spawn_err_fd(p), POLLIN, 0}};
 		double left = deadline - now_mono();
 		if (left <= 0) {
 			mg_err_set(err, MG_EPROTO, "host '%s' did not list its tests within 60s",
-				   c->path);
+			           c->path);
 			goto done;
 		}
 		if (poll(pf, 3, (int)(left * 1000)) < 0 && errno != EINTR)
@@ -1268,13 +1269,13 @@ static int list_tests(run_ctx *c, name_list *out, mg_err *err)
 			spawn_wait(p, 0, &st, NULL);
 			if (!got_hello)
 				mg_err_set(err, MG_EPROTO,
-					   "'%s' is not a memguard host: it %s without a greeting "
-					   "(link it with the host library, or use --driver)",
-					   c->path,
-					   WIFSIGNALED(st) ? "was killed by a signal" : "exited");
+				           "'%s' is not a memguard host: it %s without a greeting "
+				           "(link it with the host library, or use --driver)",
+				           c->path,
+				           WIFSIGNALED(st) ? "was killed by a signal" : "exited");
 			else
 				mg_err_set(err, MG_EPROTO, "host '%s' ended before its list ended",
-					   c->path);
+				           c->path);
 			goto done;
 		}
 		buf = xrealloc(buf, len + (size_t)n);
@@ -1290,8 +1291,8 @@ static int list_tests(run_ctx *c, name_list *out, mg_err *err)
 			    (!got_hello && m.kind != MG_MSG_HELLO) ||
 			    (got_hello && m.kind != MG_MSG_TEST && m.kind != MG_MSG_END)) {
 				mg_err_set(err, MG_EPROTO,
-					   "host '%s' broke the protocol while listing: '%.60s'",
-					   c->path, buf + off);
+				           "host '%s' broke the protocol while listing: '%.60s'",
+				           c->path, buf + off);
 				goto done;
 			}
 			if (m.kind == MG_MSG_HELLO) {
@@ -1300,7 +1301,8 @@ static int list_tests(run_ctx *c, name_list *out, mg_err *err)
 			} else if (m.kind == MG_MSG_TEST) {
 				if (out->n == out->cap) {
 					out->cap = out->cap ? 2 * out->cap : 256;
-					out->names = xrealloc(out->names, out->cap * sizeof(char *));
+					out->names =
+					    xrealloc(out->names, out->cap * sizeof(char *));
 					out->lens = xrealloc(out->lens, out->cap * sizeof(size_t));
 				}
 				out->names[out->n] = report_strndup(m.text, m.text_len);
@@ -1308,8 +1310,8 @@ static int list_tests(run_ctx *c, name_list *out, mg_err *err)
 			} else {
 				if (m.count != out->n) {
 					mg_err_set(err, MG_EPROTO,
-						   "host '%s' listed %zu tests but said %llu",
-						   c->path, out->n, (unsigned long long)m.count);
+					           "host '%s' listed %zu tests but said %llu",
+					           c->path, out->n, (unsigned long long)m.count);
 					goto done;
 				}
 				if (write(spawn_cmd_fd(p), "quit\n", 5) < 0) {
@@ -1324,7 +1326,7 @@ static int list_tests(run_ctx *c, name_list *out, mg_err *err)
 		len -= off;
 		if (len >= MG_PROTO_LINE_MAX) {
 			mg_err_set(err, MG_EPROTO, "host '%s' sent a line over the protocol limit",
-				   c->path);
+			           c->path);
 			goto done;
 		}
 	}
@@ -1356,7 +1358,8 @@ static int prepare(run_ctx *c, run_options *o, mg_err *err)
 	c->o = o;
 	c->t0 = now_mono();
 	if (o->host_argc < 1)
-		return mg_err_set(err, MG_EINVAL, "no host command given (memguard run -- HOST ...)");
+		return mg_err_set(err, MG_EINVAL,
+		                  "no host command given (memguard run -- HOST ...)");
 	int rc = spawn_resolve(c->path, sizeof(c->path), o->host_argv[0], err);
 	if (rc < 0)
 		return rc == MG_EINVAL ? rc : MG_ENOTFOUND;
@@ -1389,8 +1392,8 @@ static char *command_line(char **argv, int argc)
 		int plain = *a != 0;
 		for (const char *q = a; *q; q++)
 			if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
-				    "_-./=:,+@%",
-				    *q))
+			            "_-./=:,+@%",
+			            *q))
 				plain = 0;
 		if (i)
 			*p++ = ' ';
@@ -1502,11 +1505,11 @@ static void resolve_limits(run_ctx *c)
 		/* The ceiling is the address-space cap: va% is of it, and va
 		 * defaults to the x86 proportions (3.5 and 3.75 of 4). */
 		c->soft.va = soft.va.percent > 0 ? (uint64_t)(soft.va.percent / 100 * (double)as)
-			     : soft.va.bytes	 ? soft.va.bytes
-						 : as / 8 * 7;
+		             : soft.va.bytes     ? soft.va.bytes
+		                                 : as / 8 * 7;
 		c->hard.va = hard.va.percent > 0 ? (uint64_t)(hard.va.percent / 100 * (double)as)
-			     : hard.va.bytes	 ? hard.va.bytes
-						 : as / 16 * 15;
+		             : hard.va.bytes     ? hard.va.bytes
+		                                 : as / 16 * 15;
 	}
 	if (!c->soft.cgroup && !c->hard.cgroup)
 		c->has_cgroup = 0; /* nothing to check: no reads per sample */
@@ -1656,12 +1659,13 @@ int run_main(int argc, char **argv)
 	}
 	for (unsigned i = 0; i < c.nlanes; i++)
 		if (c.lanes[i].gave_up) {
-			fprintf(stderr, "memguard run: lane %u gave up after %u failed host starts: %s\n",
-				i, c.lanes[i].failed_starts, c.lanes[i].gave_up_why);
+			fprintf(stderr,
+			        "memguard run: lane %u gave up after %u failed host starts: %s\n",
+			        i, c.lanes[i].failed_starts, c.lanes[i].gave_up_why);
 			while (c.qlen) {
 				size_t t = q_pop(&c);
 				test_finishf(&c, &c.lanes[i], t, TEST_ERROR, 0,
-					     "host could not start: %s", c.lanes[i].gave_up_why);
+				             "host could not start: %s", c.lanes[i].gave_up_why);
 			}
 		}
 	stop_all(&c, "interrupted", "runner ended");

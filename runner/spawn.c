@@ -51,8 +51,8 @@ static void child_fail(int status_fd, int code)
  * numbers first so that dup2 never clobbers one that is still needed.
  */
 static void child_exec(const char *path, char *const argv[], char *const envp[], int cmd_r,
-		       int reply_w, int out_w, int err_w, int status_w, pid_t parent,
-		       uint64_t as_limit)
+                       int reply_w, int out_w, int err_w, int status_w, pid_t parent,
+                       uint64_t as_limit)
 {
 	sigset_t all;
 	struct sigaction dfl;
@@ -103,7 +103,7 @@ static void child_exec(const char *path, char *const argv[], char *const envp[],
 }
 
 int spawn_start(spawn_proc **out, const char *path, char *const argv[], char *const envp[],
-		uint64_t as_limit, mg_err *err)
+                uint64_t as_limit, mg_err *err)
 {
 	int cmd[2] = {-1, -1}, reply[2] = {-1, -1}, o[2] = {-1, -1}, e[2] = {-1, -1};
 	int status[2] = {-1, -1};
@@ -133,7 +133,7 @@ int spawn_start(spawn_proc **out, const char *path, char *const argv[], char *co
 	}
 	if (pid == 0)
 		child_exec(path, argv, envp, cmd[0], reply[1], o[1], e[1], status[1], parent,
-			   as_limit);
+		           as_limit);
 
 	setpgid(pid, pid); /* also in the child: whichever runs first wins the race */
 	p->pid = pid;
@@ -153,10 +153,9 @@ int spawn_start(spawn_proc **out, const char *path, char *const argv[], char *co
 		while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 			;
 		p->pid = -1;
-		rc = mg_err_set(err,
-				child_errno == ENOENT || child_errno == EACCES ? MG_ENOTFOUND
-									       : MG_ERROR,
-				"cannot execute '%s': %s", path, strerror(child_errno));
+		rc = mg_err_set(
+		    err, child_errno == ENOENT || child_errno == EACCES ? MG_ENOTFOUND : MG_ERROR,
+		    "cannot execute '%s': %s", path, strerror(child_errno));
 		goto done;
 	}
 	p->cmd = cmd[1];
@@ -174,8 +173,8 @@ int spawn_start(spawn_proc **out, const char *path, char *const argv[], char *co
 	rc = 0;
 done:
 	spawn_free(p);
-	int *all[] = {&cmd[0], &cmd[1], &reply[0], &reply[1], &o[0], &o[1], &e[0], &e[1],
-		      &status[0], &status[1]};
+	int *all[] = {&cmd[0], &cmd[1], &reply[0], &reply[1],  &o[0],
+	              &o[1],   &e[0],   &e[1],     &status[0], &status[1]};
 	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
 		close_fd(all[i]);
 	return rc;
@@ -273,10 +272,10 @@ int spawn_resolve(char *buf, size_t size, const char *cmd, mg_err *err)
 	if (strchr(cmd, '/')) {
 		if (stat(cmd, &st) < 0)
 			return mg_err_set(err, MG_ENOTFOUND, "cannot run '%s': %s", cmd,
-					  strerror(errno));
+			                  strerror(errno));
 		if (S_ISDIR(st.st_mode) || access(cmd, X_OK) < 0)
 			return mg_err_set(err, MG_ENOTFOUND, "cannot run '%s': not executable",
-					  cmd);
+			                  cmd);
 		snprintf(buf, size, "%s", cmd);
 		return 0;
 	}

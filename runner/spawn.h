@@ -8,8 +8,8 @@
 #ifndef MG_SPAWN_H
 #define MG_SPAWN_H
 
-#include <sys/resource.h>
 #include <stdint.h>
+#include <sys/resource.h>
 #include <sys/types.h>
 
 #include "mg_err.h"
@@ -28,13 +28,13 @@ typedef struct spawn_proc spawn_proc;
  * EACCES, MG_ERROR otherwise.
  */
 int spawn_start(spawn_proc **out, const char *path, char *const argv[], char *const envp[],
-		uint64_t as_limit, mg_err *err);
+                uint64_t as_limit, mg_err *err);
 
 pid_t spawn_pid(const spawn_proc *p);
-int spawn_cmd_fd(const spawn_proc *p);	 /* write: runner -> host, -1 once closed */
+int spawn_cmd_fd(const spawn_proc *p);   /* write: runner -> host, -1 once closed */
 int spawn_reply_fd(const spawn_proc *p); /* read: host -> runner */
-int spawn_out_fd(const spawn_proc *p);	 /* read: the host's stdout */
-int spawn_err_fd(const spawn_proc *p);	 /* read: the host's stderr */
+int spawn_out_fd(const spawn_proc *p);   /* read: the host's stdout */
+int spawn_err_fd(const spawn_proc *p);   /* read: the host's stderr */
 
 /* Closes one of the parent's ends (they are set to -1). */
 void spawn_close_cmd(spawn_proc *p);
