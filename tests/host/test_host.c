@@ -730,6 +730,58 @@ static void demo_recycles_in_host_mode(void)
 	       recycles);
 }
 
+/* The CUnit binding: CUnit's own runner standalone, the registry as a host. */
+static void cunit_standalone(void)
+{
+	int st = run_standalone(CUNIT_HOST64, NULL);
+	CU_ASSERT_FATAL(WIFEXITED(st));
+	CU_ASSERT_EQUAL(WEXITSTATUS(st), 1); /* failing/wrong */
+}
+
+static void cunit_hostmode(void)
+{
+	static const char *const env[] = {"MG_CUNIT_LEAK_MB=512", "MEMGUARD_RECYCLE_VA=1073741824",
+	                                  NULL};
+	hostproc *h = &hp;
+	mg_msg m;
+	CU_ASSERT_EQUAL_FATAL(host_start(h, CUNIT_HOST64, env), 0);
+	CU_ASSERT_EQUAL_FATAL(expect(h, MG_MSG_HELLO, &m), 0);
+	host_send(h, "list\n");
+	static const char *const names[] = {"basic/add",         "basic/string",
+	                                    "withinit/init_ran", "withinit/init_ran_again",
+	                                    "failing/wrong",     "leaking/leak"};
+	for (int i = 0; i < 6; i++) {
+		CU_ASSERT_EQUAL_FATAL(expect(h, MG_MSG_TEST, &m), 0);
+		CU_ASSERT(text_is(&m, names[i]));
+	}
+	CU_ASSERT_EQUAL_FATAL(expect(h, MG_MSG_END, &m), 0);
+	/* init runs again when the host comes back to the suite */
+	host_send(h, "run withinit/init_ran\nrun basic/add\nrun withinit/init_ran_again\n"
+	             "run failing/wrong\nrun leaking/leak\nrun leaking/leak\nrun basic/add\n");
+	for (int i = 0; i < 3; i++) {
+		CU_ASSERT_EQUAL_FATAL(expect(h, MG_MSG_START, &m), 0);
+		CU_ASSERT_EQUAL_FATAL(expect(h, MG_MSG_PASS, &m), 0);
+	}
+	CU_ASSERT_EQUAL_FATAL(expect(h, MG_MSG_START, &m), 0);
+	CU_ASSERT_EQUAL_FATAL(expect(h, MG_MSG_FAIL, &m), 0);
+	static const char tail[] = "cunit_host.c:44: CU_ASSERT_EQUAL(answer,42)";
+	CU_ASSERT(m.text_len > sizeof(tail) - 1 &&
+	          memcmp(m.text + m.text_len - (sizeof(tail) - 1), tail, sizeof(tail) - 1) == 0);
+	/* two 512 MiB leaks cross the 1 GiB soft limit: recycle, no third test */
+	CU_ASSERT_EQUAL_FATAL(expect(h, MG_MSG_START, &m), 0);
+	CU_ASSERT_EQUAL_FATAL(expect(h, MG_MSG_PASS, &m), 0);
+	uint64_t va1 = m.va;
+	CU_ASSERT_EQUAL_FATAL(expect(h, MG_MSG_START, &m), 0);
+	CU_ASSERT_EQUAL_FATAL(expect(h, MG_MSG_PASS, &m), 0);
+	CU_ASSERT(m.va >= va1 + (512u << 20));
+	CU_ASSERT_EQUAL_FATAL(expect(h, MG_MSG_RECYCLE, &m), 0);
+	CU_ASSERT_EQUAL_FATAL(expect(h, MG_MSG_BYE, &m), 0);
+	CU_ASSERT_PTR_NULL(host_line(h));
+	int st = host_wait(h);
+	CU_ASSERT_FATAL(WIFEXITED(st));
+	CU_ASSERT_EQUAL(WEXITSTATUS(st), 0);
+}
+
 static const mg_case cases[] = {
     {"parse_hello", parse_hello},
     {"parse_names", parse_names},
@@ -747,6 +799,8 @@ static const mg_case cases[] = {
     {"hostmode_throughput", hostmode_throughput},
     {"demo_exhausts_standalone", demo_exhausts_standalone},
     {"demo_recycles_in_host_mode", demo_recycles_in_host_mode},
+    {"cunit_standalone", cunit_standalone},
+    {"cunit_hostmode", cunit_hostmode},
 };
 
 MG_TEST_MAIN("host", cases)
