@@ -1,0 +1,528 @@
+/*
+ * integration.c - memguard run against real hosts (x86 and x64), asserting
+ * on the exit status and on the JSON report read back with Jansson. Each
+ * case is its own CTest entry (run__CASE).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "mg_test.h"
+
+typedef struct outcome {
+	int status; /* as waitpid gives it */
+	char out[1 << 16];
+	char err[1 << 16];
+	json_t *report; /* NULL when none was written */
+	char dir[64];
+} outcome;
+
+static char *slurp(const char *path, char *buf, size_t cap)
+{
+	buf[0] = 0;
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return buf;
+	size_t n = fread(buf, 1, cap - 1, f);
+	buf[n] = 0;
+	fclose(f);
+	return buf;
+}
+
+/*
+ * Runs argv with extra environment entries (NULL-terminated, may be NULL),
+ * the report written to DIR/report.json. With term_after_ms > 0 the runner
+ * gets SIGTERM after that long.
+ */
+static void mg(outcome *o, const char *const *argv, const char *const *env, int term_after_ms)
+{
+	char outp[128], errp[128];
+	memset(o, 0, sizeof(*o));
+	snprintf(o->dir, sizeof(o->dir), "/tmp/mg-it-XXXXXX");
+	CU_ASSERT_FATAL(mkdtemp(o->dir) != NULL);
+	snprintf(outp, sizeof(outp), "%s/stdout", o->dir);
+	snprintf(errp, sizeof(errp), "%s/stderr", o->dir);
+	fflush(NULL);
+	pid_t pid = fork();
+	CU_ASSERT_FATAL(pid >= 0);
+	if (pid == 0) {
+		int fo = open(outp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		int fe = open(errp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		dup2(fo, 1);
+		dup2(fe, 2);
+		if (chdir(o->dir) < 0)
+			_exit(126);
+		for (size_t i = 0; env && env[i]; i++)
+			putenv((char *)env[i]);
+		unsetenv("CI");
+		execv(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	if (term_after_ms > 0) {
+		struct timespec ts = {term_after_ms / 1000, (term_after_ms % 1000) * 1000000L};
+		nanosleep(&ts, NULL);
+		kill(pid, SIGTERM);
+	}
+	while (waitpid(pid, &o->status, 0) < 0 && errno == EINTR)
+		;
+	slurp(outp, o->out, sizeof(o->out));
+	slurp(errp, o->err, sizeof(o->err));
+	char rp[128];
+	snprintf(rp, sizeof(rp), "%s/report.json", o->dir);
+	json_error_t je;
+	o->report = json_load_file(rp, 0, &je);
+}
+
+static void done(outcome *o)
+{
+	char cmd[160];
+	json_decref(o->report);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", o->dir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "could not remove %s\n", o->dir);
+}
+
+static int exited_with(const outcome *o, int code)
+{
+	if (!WIFEXITED(o->status) || WEXITSTATUS(o->status) != code) {
+		fprintf(stderr, "status: %s %d (wanted exit %d)\nstderr:\n%s\n",
+		        WIFEXITED(o->status) ? "exit" : "signal",
+		        WIFEXITED(o->status) ? WEXITSTATUS(o->status) : WTERMSIG(o->status), code,
+		        o->err);
+		return 0;
+	}
+	return 1;
+}
+
+static json_int_t count(json_t *report, const char *state)
+{
+	json_int_t n = 0;
+	size_t i;
+	json_t *s;
+	json_array_foreach(json_object_get(report, "shards"), i, s) n +=
+	    json_integer_value(json_object_get(json_object_get(s, "counts"), state));
+	return n;
+}
+
+static json_int_t shard_sum(json_t *report, const char *field)
+{
+	json_int_t n = 0;
+	size_t i;
+	json_t *s;
+	json_array_foreach(json_object_get(report, "shards"), i, s) n +=
+	    json_integer_value(json_object_get(s, field));
+	return n;
+}
+
+/* The report's entry for test name (searching every shard). */
+static json_t *find_test(json_t *report, const char *name)
+{
+	size_t i, k;
+	json_t *s, *t;
+	json_array_foreach(json_object_get(report, "shards"), i, s) json_array_foreach(
+	    json_object_get(s, "tests"), k,
+	    t) if (!strcmp(json_string_value(json_object_get(t, "name")), name)) return t;
+	return NULL;
+}
+
+static const char *test_state(json_t *report, const char *name)
+{
+	json_t *t = find_test(report, name);
+	return t ? json_string_value(json_object_get(t, "state")) : "(missing)";
+}
+
+#define ARGV(...)                                                                                  \
+	(const char *const[])                                                                      \
+	{                                                                                          \
+		MEMGUARD_BIN, __VA_ARGS__, NULL                                                    \
+	}
+#define ENV(...)                                                                                   \
+	(const char *const[])                                                                      \
+	{                                                                                          \
+		__VA_ARGS__, NULL                                                                  \
+	}
+
+/* 1. The demo dies run directly, and passes every test under memguard. */
+static void demo_direct_dies(void)
+{
+	outcome o;
+	mg(&o, (const char *const[]){DEMO32, NULL}, NULL, 0);
+	/* abort() when the 32-bit address space is full */
+	CU_ASSERT(!(WIFEXITED(o.status) && WEXITSTATUS(o.status) == 0));
+	CU_ASSERT(strstr(o.err, "out of memory") != NULL || WIFSIGNALED(o.status));
+	done(&o);
+}
+
+static void check_demo_report(outcome *o, const char *arch);
+
+static void demo_recycles(void)
+{
+	outcome o;
+	mg(&o, ARGV("run", "--report", "report.json", "--", DEMO32), NULL, 0);
+	check_demo_report(&o, "x86");
+	done(&o);
+}
+
+/* The same failure on a 64-bit build: a 4 GiB RLIMIT_AS is the ceiling. */
+static void demo_direct_dies_capped(void)
+{
+	outcome o;
+	mg(&o, (const char *const[]){"/bin/sh", "-c", "ulimit -v 4194304 && exec " DEMO64, NULL},
+	   NULL, 0);
+	CU_ASSERT(!(WIFEXITED(o.status) && WEXITSTATUS(o.status) == 0));
+	CU_ASSERT(strstr(o.err, "out of memory") != NULL);
+	done(&o);
+}
+
+static void demo_recycles_capped(void)
+{
+	outcome o;
+	mg(&o, ARGV("run", "--address-space", "4G", "--report", "report.json", "--", DEMO64), NULL,
+	   0);
+	check_demo_report(&o, "x64");
+	done(&o);
+}
+
+static void check_demo_report(outcome *o, const char *arch)
+{
+	CU_ASSERT(exited_with(o, 0));
+	CU_ASSERT_FATAL(o->report != NULL);
+	json_int_t pass = count(o->report, "pass");
+	CU_ASSERT(pass >= 1000);
+	size_t total = 0, i0;
+	json_t *s0;
+	json_array_foreach(json_object_get(o->report, "shards"), i0, s0) total +=
+	    json_array_size(json_object_get(s0, "tests"));
+	CU_ASSERT_EQUAL((size_t)pass, total);
+	CU_ASSERT_EQUAL(count(o->report, "fail") + count(o->report, "crash") +
+	                    count(o->report, "error") + count(o->report, "memory-limit"),
+	                0);
+	CU_ASSERT(shard_sum(o->report, "recycles") >= 1);
+	size_t i, g;
+	json_t *s, *gen;
+	json_array_foreach(json_object_get(o->report, "shards"), i, s)
+	{
+		CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(s, "arch")), arch);
+		json_array_foreach(json_object_get(s, "generations"), g, gen) CU_ASSERT(
+		    json_integer_value(json_object_get(gen, "peak_va")) < (json_int_t)4 << 30);
+	}
+}
+
+/* 2. A segfault in test 5: crash; the others pass. */
+static void crash(void)
+{
+	outcome o;
+	mg(&o, ARGV("run", "-j", "1", "--report", "report.json", "--", FAULT64),
+	   ENV("MG_FAULT=segv@5", "MG_FAULT_TESTS=20"), 0);
+	CU_ASSERT(exited_with(&o, 1));
+	CU_ASSERT_FATAL(o.report != NULL);
+	CU_ASSERT_STRING_EQUAL(test_state(o.report, "fault/t005"), "crash");
+	json_t *t = find_test(o.report, "fault/t005");
+	CU_ASSERT(t && strstr(json_string_value(json_object_get(t, "message")), "SIGSEGV"));
+	CU_ASSERT_EQUAL(count(o.report, "pass"), 19);
+	done(&o);
+}
+
+/* 3. A test that hangs: timeout; the rest run. */
+static void timeout(void)
+{
+	outcome o;
+	mg(&o, ARGV("run", "-j", "1", "--timeout", "1s", "--report", "report.json", "--", FAULT64),
+	   ENV("MG_FAULT=hang@3", "MG_FAULT_TESTS=12"), 0);
+	CU_ASSERT(exited_with(&o, 1));
+	CU_ASSERT_FATAL(o.report != NULL);
+	CU_ASSERT_STRING_EQUAL(test_state(o.report, "fault/t003"), "timeout");
+	CU_ASSERT_EQUAL(count(o.report, "pass"), 11);
+	done(&o);
+}
+
+/* 4. Garbage on the reply pipe: error; the rest run. */
+static void garbage(void)
+{
+	outcome o;
+	mg(&o, ARGV("run", "-j", "1", "--report", "report.json", "--", FAULT64),
+	   ENV("MG_FAULT=garbage@4", "MG_FAULT_TESTS=12"), 0);
+	CU_ASSERT(exited_with(&o, 3));
+	CU_ASSERT_FATAL(o.report != NULL);
+	CU_ASSERT_STRING_EQUAL(test_state(o.report, "fault/t004"), "error");
+	json_t *t = find_test(o.report, "fault/t004");
+	CU_ASSERT(t && strstr(json_string_value(json_object_get(t, "message")), "protocol"));
+	CU_ASSERT_EQUAL(count(o.report, "pass"), 11);
+	done(&o);
+}
+
+/* 5. 3 GiB reserved at once in an x86 host: killed, retried alone, memory-limit. */
+static void reserve_x86(void)
+{
+	outcome o;
+	mg(&o,
+	   ARGV("run", "-j", "1", "--kill-at", "va=2G", "--report", "report.json", "--", FAULT32),
+	   ENV("MG_FAULT=reserve@2", "MG_FAULT_TESTS=8"), 0);
+	CU_ASSERT(exited_with(&o, 1));
+	CU_ASSERT_FATAL(o.report != NULL);
+	CU_ASSERT_STRING_EQUAL(test_state(o.report, "fault/t002"), "memory-limit");
+	json_t *t = find_test(o.report, "fault/t002");
+	CU_ASSERT(t && json_integer_value(json_object_get(t, "attempts")) == 2);
+	CU_ASSERT_EQUAL(count(o.report, "pass"), 7);
+	CU_ASSERT(shard_sum(o.report, "kills") >= 2);
+	CU_ASSERT_STRING_EQUAL(test_state(o.report, "fault/t007"), "pass");
+	done(&o);
+}
+
+static void reserve_x64(void)
+{
+	outcome o;
+	mg(&o,
+	   ARGV("run", "-j", "1", "--kill-at", "va=2G", "--report", "report.json", "--", FAULT64),
+	   ENV("MG_FAULT=reserve@2", "MG_FAULT_TESTS=8"), 0);
+	CU_ASSERT(exited_with(&o, 1));
+	CU_ASSERT_FATAL(o.report != NULL);
+	CU_ASSERT_STRING_EQUAL(test_state(o.report, "fault/t002"), "memory-limit");
+	json_t *t = find_test(o.report, "fault/t002");
+	CU_ASSERT(t && json_integer_value(json_object_get(t, "attempts")) == 2);
+	CU_ASSERT_EQUAL(count(o.report, "pass"), 7);
+	CU_ASSERT(shard_sum(o.report, "kills") >= 2);
+	done(&o);
+}
+
+static int pid_alive(pid_t pid)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return 0;
+	char buf[512];
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	char *p = strrchr(buf, ')');
+	return p && p[1] == ' ' && p[2] != 'Z'; /* a zombie is not alive */
+}
+
+/* 6. SIGTERM mid-run: 143, no host left, a valid partial report. */
+static void sigterm(void)
+{
+	outcome o;
+	mg(&o, ARGV("run", "-j", "2", "--report", "report.json", "--", FAULT64),
+	   ENV("MG_FAULT=hang@30,hang@31", "MG_FAULT_TESTS=60"), 1500);
+	CU_ASSERT(exited_with(&o, 143));
+	CU_ASSERT_FATAL(o.report != NULL);
+	CU_ASSERT(json_is_true(json_object_get(o.report, "interrupted")));
+	CU_ASSERT(count(o.report, "not-run") >= 1);
+	size_t i, g;
+	json_t *s, *gen;
+	int hosts = 0;
+	json_array_foreach(json_object_get(o.report, "shards"), i, s)
+	    json_array_foreach(json_object_get(s, "generations"), g, gen)
+	{
+		pid_t pid = (pid_t)json_integer_value(json_object_get(gen, "pid"));
+		CU_ASSERT(pid > 0 && !pid_alive(pid));
+		hosts++;
+	}
+	CU_ASSERT(hosts >= 2);
+	done(&o);
+}
+
+/* 7. Usage errors name the problem; a missing host is exit 3. */
+static void bad_limit(void)
+{
+	outcome o;
+	mg(&o, ARGV("run", "--recycle-at", "va=3.5Q", "--", FAULT64), NULL, 0);
+	CU_ASSERT(exited_with(&o, 2));
+	CU_ASSERT(strstr(o.err, "3.5Q") != NULL);
+	CU_ASSERT(o.report == NULL);
+	done(&o);
+}
+
+static void unknown_flag(void)
+{
+	outcome o;
+	mg(&o, ARGV("run", "--frobnicate", "--", FAULT64), NULL, 0);
+	CU_ASSERT(exited_with(&o, 2));
+	CU_ASSERT(strstr(o.err, "--frobnicate") != NULL);
+	done(&o);
+}
+
+static void missing_host(void)
+{
+	outcome o;
+	mg(&o, ARGV("run", "--report", "report.json", "--", "/nonexistent/host-xyz"), NULL, 0);
+	CU_ASSERT(exited_with(&o, 3));
+	CU_ASSERT(strstr(o.err, "/nonexistent/host-xyz") != NULL);
+	CU_ASSERT(o.report == NULL);
+	done(&o);
+}
+
+static void bad_config(void)
+{
+	outcome o;
+	char cfg[160];
+	FILE *f;
+	mg(&o, ARGV("version"), NULL, 0); /* only for the temp dir */
+	snprintf(cfg, sizeof(cfg), "%s/bad.json", o.dir);
+	f = fopen(cfg, "w");
+	CU_ASSERT_FATAL(f != NULL);
+	fputs("{\"recycle_at\": \"va=3G\", \"colour\": \"blue\"}\n", f);
+	fclose(f);
+	outcome p;
+	mg(&p, ARGV("run", "--config", cfg, "--", FAULT64), NULL, 0);
+	CU_ASSERT(exited_with(&p, 2));
+	CU_ASSERT(strstr(p.err, "colour") != NULL);
+	done(&p);
+	done(&o);
+}
+
+/* 8. -j 2: both lanes used, every test exactly once. */
+static void two_lanes(void)
+{
+	outcome o;
+	mg(&o, ARGV("run", "-j", "2", "--report", "report.json", "--", FAULT64),
+	   ENV("MG_FAULT=slow@0,slow@1", "MG_FAULT_TESTS=200"), 0);
+	CU_ASSERT(exited_with(&o, 0));
+	CU_ASSERT_FATAL(o.report != NULL);
+	json_t *shards = json_object_get(o.report, "shards");
+	CU_ASSERT_EQUAL_FATAL(json_array_size(shards), 2);
+	char seen[200] = {0};
+	size_t i, k;
+	json_t *s, *t;
+	json_array_foreach(shards, i, s)
+	{
+		CU_ASSERT(json_array_size(json_object_get(s, "tests")) > 0);
+		json_array_foreach(json_object_get(s, "tests"), k, t)
+		{
+			int n = -1;
+			sscanf(json_string_value(json_object_get(t, "name")), "fault/t%d", &n);
+			CU_ASSERT_FATAL(n >= 0 && n < 200);
+			seen[n]++;
+		}
+	}
+	for (int n = 0; n < 200; n++)
+		CU_ASSERT_EQUAL(seen[n], 1);
+	done(&o);
+}
+
+/* 9. An x64 host passes as an x86 one does. */
+static void x64_host(void)
+{
+	outcome o;
+	mg(&o, ARGV("run", "--report", "report.json", "--", BENCH64), ENV("MG_BENCH_TESTS=2000"),
+	   0);
+	CU_ASSERT(exited_with(&o, 0));
+	CU_ASSERT_FATAL(o.report != NULL);
+	CU_ASSERT_EQUAL(count(o.report, "pass"), 2000);
+	json_t *s = json_array_get(json_object_get(o.report, "shards"), 0);
+	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(s, "arch")), "x64");
+	done(&o);
+}
+
+static void x86_host(void)
+{
+	outcome o;
+	mg(&o, ARGV("run", "--report", "report.json", "--", BENCH32), ENV("MG_BENCH_TESTS=2000"),
+	   0);
+	CU_ASSERT(exited_with(&o, 0));
+	CU_ASSERT_FATAL(o.report != NULL);
+	CU_ASSERT_EQUAL(count(o.report, "pass"), 2000);
+	json_t *s = json_array_get(json_object_get(o.report, "shards"), 0);
+	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(s, "arch")), "x86");
+	done(&o);
+}
+
+/* A leaking x64 host recycles at a soft VA limit and loses no test. */
+static void recycle_x64(void)
+{
+	outcome o;
+	mg(&o,
+	   ARGV("run", "-j", "1", "--recycle-at", "va=1G", "--report", "report.json", "--",
+	        FAULT64),
+	   ENV("MG_FAULT=leak@0,leak@1,leak@2,leak@3,leak@4,leak@5,leak@6,leak@7,leak@8,leak@9,"
+	       "leak@10,leak@11,leak@12,leak@13,leak@14,leak@15,leak@16,leak@17,leak@18,leak@19",
+	       "MG_FAULT_TESTS=30"),
+	   0);
+	CU_ASSERT(exited_with(&o, 0));
+	CU_ASSERT_FATAL(o.report != NULL);
+	CU_ASSERT_EQUAL(count(o.report, "pass"), 30);
+	CU_ASSERT(shard_sum(o.report, "recycles") >= 1);
+	done(&o);
+}
+
+/* list prints every name. */
+static void list(void)
+{
+	outcome o;
+	mg(&o, ARGV("list", "--", FAULT64), ENV("MG_FAULT_TESTS=7"), 0);
+	CU_ASSERT(exited_with(&o, 0));
+	int lines = 0;
+	for (char *p = o.out; *p; p++)
+		lines += *p == '\n';
+	CU_ASSERT_EQUAL(lines, 7);
+	CU_ASSERT(strstr(o.out, "fault/t006\n") != NULL);
+	done(&o);
+}
+
+static const mg_case cases[] = {
+    {"demo_direct_dies_x86", demo_direct_dies},
+    {"demo_recycles_x86", demo_recycles},
+    {"demo_direct_dies_capped", demo_direct_dies_capped},
+    {"demo_recycles_capped", demo_recycles_capped},
+    {"crash", crash},
+    {"timeout", timeout},
+    {"garbage", garbage},
+    {"reserve_x86", reserve_x86},
+    {"reserve_x64", reserve_x64},
+    {"sigterm", sigterm},
+    {"bad_limit", bad_limit},
+    {"unknown_flag", unknown_flag},
+    {"missing_host", missing_host},
+    {"bad_config", bad_config},
+    {"two_lanes", two_lanes},
+    {"x64_host", x64_host},
+    {"x86_host", x86_host},
+    {"recycle_x64", recycle_x64},
+    {"list", list},
+};
+
+/*
+ * Some kernels cannot execute 32-bit programs at all (no IA32 emulation, or
+ * a VM that lacks compat mode): exec fails with ENOEXEC. The x86 cases are
+ * skipped there (CTest's skip code 77, with the reason), and their x64
+ * counterparts under an address-space cap still run.
+ */
+static int can_run_x86(char *why, size_t n)
+{
+	pid_t pid = fork();
+	if (pid == 0) {
+		int fd = open("/dev/null", O_WRONLY);
+		dup2(fd, 1);
+		dup2(fd, 2);
+		execl(BENCH32, BENCH32, "--list", (char *)NULL);
+		_exit(errno == ENOEXEC ? 126 : 127);
+	}
+	int st = 0;
+	waitpid(pid, &st, 0);
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 126) {
+		snprintf(why, n, "this kernel cannot execute 32-bit programs (exec of %s: %s)",
+		         BENCH32, strerror(ENOEXEC));
+		return 0;
+	}
+	return 1;
+}
+
+int main(int argc, char **argv)
+{
+	char why[512];
+	if (argc > 1 && strstr(argv[1], "x86") && !can_run_x86(why, sizeof(why))) {
+		printf("SKIP run__%s: %s\n", argv[1], why);
+		return 77;
+	}
+	return mg_test_main("run", cases, sizeof(cases) / sizeof(cases[0]), argc, argv);
+}
