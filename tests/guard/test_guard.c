@@ -40,6 +40,14 @@ void test_elf_arch_not_elf(void);
 void test_elf_contains_program(void);
 void test_elf_contains_boundary(void);
 
+void test_maps_fixture_x86(void);
+void test_maps_groups_deleted_and_ties(void);
+void test_maps_smaps_rss(void);
+void test_maps_malformed(void);
+void test_maps_real_child_x64(void);
+void test_maps_real_child_x86(void);
+void test_maps_self(void);
+
 static const mg_case cases[] = {
     {"limits_units", test_limits_units},
     {"limits_fractions", test_limits_fractions},
@@ -77,6 +85,13 @@ static const mg_case cases[] = {
     {"elf_arch_not_elf", test_elf_arch_not_elf},
     {"elf_contains_program", test_elf_contains_program},
     {"elf_contains_boundary", test_elf_contains_boundary},
+    {"maps_fixture_x86", test_maps_fixture_x86},
+    {"maps_groups_deleted_and_ties", test_maps_groups_deleted_and_ties},
+    {"maps_smaps_rss", test_maps_smaps_rss},
+    {"maps_malformed", test_maps_malformed},
+    {"maps_real_child_x64", test_maps_real_child_x64},
+    {"maps_real_child_x86", test_maps_real_child_x86},
+    {"maps_self", test_maps_self},
 };
 
 MG_TEST_MAIN("guard", cases)
