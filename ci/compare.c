@@ -568,18 +568,19 @@ int compare_main(int argc, char **argv)
 	if (!sd[0].is_file && !sd[1].is_file) {
 		git_oid mb;
 		int grc = git_merge_base(&mb, s.repo, &sd[0].commit, &sd[1].commit);
+		if (grc < 0 && git_repository_is_shallow(s.repo) == 1) {
+			/* A shallow clone has no history past its graft: the walk fails. */
+			rc = ci_fail(CMD, CI_EXIT_NOTE,
+			             "no baseline: the merge base of %s and %s is not in this "
+			             "shallow clone; fetch more history (git fetch --deepen=100 "
+			             "origin, or --unshallow) and compare again",
+			             pos[0], pos[1]);
+			goto out;
+		}
 		if (grc == GIT_ENOTFOUND) {
-			if (git_repository_is_shallow(s.repo) == 1)
-				rc = ci_fail(
-				    CMD, CI_EXIT_NOTE,
-				    "no baseline: the merge base of %s and %s is not in this "
-				    "shallow clone; fetch more history (git fetch --deepen=100 "
-				    "origin, or --unshallow) and compare again",
-				    pos[0], pos[1]);
-			else
-				rc = ci_fail(CMD, CI_EXIT_NOTE,
-				             "no baseline: %s and %s have no common history",
-				             pos[0], pos[1]);
+			rc = ci_fail(CMD, CI_EXIT_NOTE,
+			             "no baseline: %s and %s have no common history", pos[0],
+			             pos[1]);
 			goto out;
 		}
 		if (grc < 0) {

@@ -1,4 +1,1226 @@
+/*
+ * test_ci.c - the ci commands against real temporary repositories built
+ * with libgit2 under a mkdtemp directory; the git CLI is used only to check
+ * that git itself reads and writes the same notes. Commands run through
+ * ci_main with stdout and stderr captured.
+ */
+#include <fcntl.h>
+#include <ftw.h>
+#include <git2.h>
+#include <jansson.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ci.h"
+#include "ci_int.h"
 #include "mg_test.h"
-static void usage(void){}
-static const mg_case cases[]={{"usage",usage}};
+
+#define REF "refs/notes/memguard"
+#define GIB (1024ull * 1024 * 1024)
+#define MIB (1024ull * 1024)
+
+/* ---- temporary directories, each case's own ---- */
+
+static char root[256];
+static char home_cwd[4096];
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+static void cleanup(void)
+{
+	if (home_cwd[0] && chdir(home_cwd) != 0)
+		perror("chdir");
+	if (root[0])
+		nftw(root, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	root[0] = '\0';
+	git_libgit2_shutdown();
+}
+
+/* A fresh root directory; every path below lives in it. */
+static const char *setup(void)
+{
+	static const char *const vars[] = {
+	    "MEMGUARD_NOTES_REF",     "GITHUB_HEAD_REF",  "GITHUB_REF_NAME", "CI_COMMIT_REF_NAME",
+	    "BUILD_SOURCEBRANCHNAME", "BUILDKITE_BRANCH", "BRANCH_NAME"};
+	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++)
+		unsetenv(vars[i]);
+	/* The git CLI must not read the user's config. */
+	setenv("GIT_CONFIG_NOSYSTEM", "1", 1);
+	setenv("GIT_CONFIG_GLOBAL", "/dev/null", 1);
+	if (!home_cwd[0] && !getcwd(home_cwd, sizeof(home_cwd)))
+		abort();
+	snprintf(root, sizeof(root), "/tmp/mg-ci-test.XXXXXX");
+	if (!mkdtemp(root))
+		abort();
+	git_libgit2_init();
+	return root;
+}
+
+static char *path_in(const char *dir, const char *name)
+{
+	static char buf[64][512]; /* a ring: a case keeps at most 64 paths alive */
+	static int next;
+	char *p = buf[next++ % 64];
+	snprintf(p, 512, "%s/%s", dir, name);
+	return p;
+}
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	CU_ASSERT_FATAL(f != NULL);
+	fputs(text, f);
+	fclose(f);
+}
+
+/* ---- repositories ---- */
+
+static git_time_t clock_now = 1790000000;
+
+static git_repository *mk_repo(const char *dir)
+{
+	git_repository *repo = NULL;
+	git_repository_init_options o;
+	git_config *cfg = NULL;
+	git_repository_init_options_init(&o, GIT_REPOSITORY_INIT_OPTIONS_VERSION);
+	o.flags = GIT_REPOSITORY_INIT_MKPATH;
+	o.initial_head = "main";
+	CU_ASSERT_FATAL(git_repository_init_ext(&repo, dir, &o) == 0);
+	CU_ASSERT_FATAL(git_repository_config(&cfg, repo) == 0);
+	git_config_set_string(cfg, "user.name", "Test");
+	git_config_set_string(cfg, "user.email", "test@example.com");
+	git_config_free(cfg);
+	return repo;
+}
+
+/* A commit of the current index, on update_ref (may be NULL) with parents. */
+static void commit_index(git_repository *repo, const char *update_ref, const git_oid *parent_ids,
+                         size_t np, const char *msg, git_oid *out)
+{
+	git_index *idx = NULL;
+	git_oid tree_id;
+	git_tree *tree = NULL;
+	git_signature *sig = NULL;
+	git_commit *parents[2] = {NULL, NULL};
+	CU_ASSERT_FATAL(git_repository_index(&idx, repo) == 0);
+	CU_ASSERT_FATAL(git_index_write_tree(&tree_id, idx) == 0);
+	CU_ASSERT_FATAL(git_tree_lookup(&tree, repo, &tree_id) == 0);
+	CU_ASSERT_FATAL(git_signature_new(&sig, "Test", "test@example.com", clock_now++, 0) == 0);
+	for (size_t i = 0; i < np; i++)
+		CU_ASSERT_FATAL(git_commit_lookup(&parents[i], repo, &parent_ids[i]) == 0);
+	CU_ASSERT_FATAL(git_commit_create(out, repo, update_ref, sig, sig, NULL, msg, tree, np,
+	                                  (const git_commit **)parents) == 0);
+	git_commit_free(parents[0]);
+	git_commit_free(parents[1]);
+	git_signature_free(sig);
+	git_tree_free(tree);
+	git_index_free(idx);
+}
+
+/* Writes name in the worktree, stages it and commits on HEAD. */
+static void commit_file(git_repository *repo, const char *name, const char *content, git_oid *out)
+{
+	git_index *idx = NULL;
+	git_oid head;
+	char path[1024];
+	int has_head = git_reference_name_to_id(&head, repo, "HEAD") == 0;
+	snprintf(path, sizeof(path), "%s/%s", git_repository_workdir(repo), name);
+	write_file(path, content);
+	CU_ASSERT_FATAL(git_repository_index(&idx, repo) == 0);
+	CU_ASSERT_FATAL(git_index_add_bypath(idx, name) == 0);
+	CU_ASSERT_FATAL(git_index_write(idx) == 0);
+	git_index_free(idx);
+	commit_index(repo, "HEAD", &head, has_head ? 1 : 0, content, out);
+}
+
+static void commits(git_repository *repo, int n, git_oid *out)
+{
+	char content[64];
+	for (int i = 0; i < n; i++) {
+		snprintf(content, sizeof(content), "change %d\n", i);
+		commit_file(repo, "file.txt", content, &out[i]);
+	}
+}
+
+static void sha_of(char buf[GIT_OID_HEXSZ + 1], const git_oid *id)
+{
+	git_oid_tostr(buf, GIT_OID_HEXSZ + 1, id);
+}
+
+static void short_of(char buf[16], const git_oid *id)
+{
+	git_oid_tostr(buf, 8, id);
+}
+
+/* ---- reports ---- */
+
+/* One shard with three tests; suite/t0 leaves leak bytes of VA behind. */
+static report *mk_report(uint32_t node, const char *arch, const char *suite, uint32_t index,
+                         uint64_t peak_va, uint64_t peak_rss, uint32_t recycles, int64_t leak)
+{
+	report *r = report_new();
+	char name[128];
+	r->node_index = node;
+	r->node_total = 2;
+	r->start_time = 1790000000;
+	r->wall = 10;
+	report_shard *s = report_add_shard(r);
+	s->node = node;
+	s->index = index;
+	s->arch = report_strdup(arch);
+	s->suite = report_strdup(suite);
+	s->driver = report_strdup("native");
+	s->command = report_strdup("./my_tests");
+	s->peak_va = peak_va;
+	s->peak_rss = peak_rss;
+	s->recycles = recycles;
+	s->wall = 10;
+	for (int t = 0; t < 3; t++) {
+		report_test *rt = report_shard_add_test(s);
+		snprintf(name, sizeof(name), "%s/t%d", suite, t);
+		rt->name = report_strdup(name);
+		rt->state = TEST_PASS;
+		rt->attempts = 1;
+		rt->duration = 0.5;
+		rt->va_after = peak_va / 2;
+		rt->rss_after = peak_rss / 2;
+		rt->va_delta = t == 0 ? leak : 4096;
+		rt->rss_delta = 4096;
+		rt->output = report_strdup("captured output that notes must drop");
+	}
+	for (int p = 0; p < 3; p++) {
+		report_point *pt = report_shard_add_point(s);
+		pt->t = p;
+		pt->va = peak_va / (uint64_t)(3 - p);
+		pt->rss = peak_rss / 2;
+	}
+	report_finish(r, 10);
+	return r;
+}
+
+static const char *save_report(report *r, const char *dir, const char *name)
+{
+	mg_err err;
+	const char *p = path_in(dir, name);
+	int rc = report_save(r, p, &err);
+	if (rc)
+		fprintf(stderr, "report_save: %s\n", err.msg);
+	CU_ASSERT_FATAL(rc == 0);
+	report_free(r);
+	return p;
+}
+
+/* The note of target parsed as a report, or NULL. */
+static report *read_note(git_repository *repo, const char *ref, const git_oid *target)
+{
+	git_note *note = NULL;
+	report *r = NULL;
+	mg_err err;
+	if (git_note_read(&note, repo, ref, target) < 0)
+		return NULL;
+	json_t *j = json_loads(git_note_message(note), 0, NULL);
+	git_note_free(note);
+	if (!j)
+		return NULL;
+	if (report_from_json(&r, j, &err) < 0)
+		r = NULL;
+	json_decref(j);
+	return r;
+}
+
+static int note_has_shard(const report *r, uint32_t node, const char *arch, uint64_t peak_va)
+{
+	for (size_t i = 0; r && i < r->nshards; i++)
+		if (r->shards[i].node == node && strcmp(r->shards[i].arch, arch) == 0 &&
+		    (peak_va == 0 || r->shards[i].peak_va == peak_va))
+			return 1;
+	return 0;
+}
+
+/* ---- running commands ---- */
+
+typedef struct run {
+	int rc;
+	char out[1 << 16];
+	char err[1 << 14];
+} run;
+
+static void slurp(int fd, char *buf, size_t size)
+{
+	ssize_t n = pread(fd, buf, size - 1, 0);
+	buf[n > 0 ? n : 0] = '\0';
+}
+
+/* ci_main(cmd, argv = {cmd, args..., NULL}) in dir with stdout/stderr captured. */
+static run *run_in(const char *dir, const char *cmd, ...)
+{
+	static run result;
+	char *argv[32];
+	int argc = 0;
+	va_list ap;
+	argv[argc++] = (char *)cmd;
+	va_start(ap, cmd);
+	for (const char *a; (a = va_arg(ap, const char *)) != NULL && argc < 31;)
+		argv[argc++] = (char *)a;
+	va_end(ap);
+	argv[argc] = NULL;
+
+	char outp[300], errp[300];
+	snprintf(outp, sizeof(outp), "%s/.stdout.XXXXXX", root);
+	snprintf(errp, sizeof(errp), "%s/.stderr.XXXXXX", root);
+	int fo = mkstemp(outp), fe = mkstemp(errp);
+	CU_ASSERT_FATAL(fo >= 0 && fe >= 0);
+	fflush(NULL);
+	int so = dup(1), se = dup(2);
+	dup2(fo, 1);
+	dup2(fe, 2);
+	/* No fatal assert while stdout is redirected: CUnit would report into the file. */
+	char cwd[4096];
+	int moved = getcwd(cwd, sizeof(cwd)) != NULL && chdir(dir) == 0;
+	result.rc = moved ? ci_main(cmd, argc, argv) : -1;
+	fflush(NULL);
+	if (moved && chdir(cwd) != 0)
+		moved = 0;
+	dup2(so, 1);
+	dup2(se, 2);
+	close(so);
+	close(se);
+	slurp(fo, result.out, sizeof(result.out));
+	slurp(fe, result.err, sizeof(result.err));
+	close(fo);
+	close(fe);
+	unlink(outp);
+	unlink(errp);
+	CU_ASSERT_FATAL(moved);
+	if (getenv("MG_TEST_VERBOSE"))
+		fprintf(stderr, "---- %s -> %d\n%s%s", cmd, result.rc, result.out, result.err);
+	return &result;
+}
+
+static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int sh(const char *fmt, ...)
+{
+	char cmd[2048];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	fflush(NULL);
+	int st = system(cmd);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static size_t count_lines_with(const char *text, const char *needle)
+{
+	size_t n = 0;
+	for (const char *p = text; (p = strstr(p, needle)) != NULL; p += strlen(needle))
+		n++;
+	return n;
+}
+
+/* ---- identity ---- */
+
+static void identity_plain(void)
+{
+	const char *dir = setup();
+	git_repository *repo = mk_repo(path_in(dir, "repo"));
+	git_oid c[2];
+	char sha[41];
+	mg_err err;
+	commits(repo, 2, c);
+	write_file(path_in(dir, "repo/untracked.txt"), "not tracked\n");
+	report *r = report_new();
+	CU_ASSERT_EQUAL(ci_commit_identity(r, path_in(dir, "repo"), &err), 0);
+	sha_of(sha, &c[1]);
+	CU_ASSERT_STRING_EQUAL(r->sha ? r->sha : "", sha);
+	CU_ASSERT_STRING_EQUAL(r->branch ? r->branch : "", "main");
+	CU_ASSERT_EQUAL(r->dirty, 0); /* untracked files do not count */
+	CU_ASSERT_PTR_NULL(r->repo_note);
+	report_free(r);
+	git_repository_free(repo);
+	cleanup();
+}
+
+static void identity_detached(void)
+{
+	const char *dir = setup();
+	git_repository *repo = mk_repo(path_in(dir, "repo"));
+	git_oid c[2];
+	char sha[41];
+	mg_err err;
+	commits(repo, 2, c);
+	CU_ASSERT_FATAL(git_repository_set_head_detached(repo, &c[0]) == 0);
+	report *r = report_new();
+	CU_ASSERT_EQUAL(ci_commit_identity(r, path_in(dir, "repo"), &err), 0);
+	sha_of(sha, &c[0]);
+	CU_ASSERT_STRING_EQUAL(r->sha ? r->sha : "", sha);
+	CU_ASSERT_PTR_NULL(r->branch);
+	/* The CI's variable names the branch of a detached checkout. */
+	setenv("GITHUB_REF_NAME", "", 1); /* empty: ignored */
+	setenv("BUILDKITE_BRANCH", "feature/x", 1);
+	CU_ASSERT_EQUAL(ci_commit_identity(r, path_in(dir, "repo"), &err), 0);
+	CU_ASSERT_STRING_EQUAL(r->branch ? r->branch : "", "feature/x");
+	setenv("CI_COMMIT_REF_NAME", "gitlab-branch", 1);
+	CU_ASSERT_EQUAL(ci_commit_identity(r, path_in(dir, "repo"), &err), 0);
+	CU_ASSERT_STRING_EQUAL(r->branch ? r->branch : "", "gitlab-branch");
+	/* A subdirectory finds the repository upwards. */
+	mkdir(path_in(dir, "repo/sub"), 0755);
+	CU_ASSERT_EQUAL(ci_commit_identity(r, path_in(dir, "repo/sub"), &err), 0);
+	CU_ASSERT_STRING_EQUAL(r->sha ? r->sha : "", sha);
+	report_free(r);
+	git_repository_free(repo);
+	cleanup();
+}
+
+static void identity_dirty(void)
+{
+	const char *dir = setup();
+	git_repository *repo = mk_repo(path_in(dir, "repo"));
+	git_oid c[1];
+	mg_err err;
+	commits(repo, 1, c);
+	report *r = report_new();
+	write_file(path_in(dir, "repo/file.txt"), "edited\n");
+	CU_ASSERT_EQUAL(ci_commit_identity(r, path_in(dir, "repo"), &err), 0);
+	CU_ASSERT_EQUAL(r->dirty, 1);
+	write_file(path_in(dir, "repo/file.txt"), "change 0\n");
+	CU_ASSERT_EQUAL(ci_commit_identity(r, path_in(dir, "repo"), &err), 0);
+	CU_ASSERT_EQUAL(r->dirty, 0);
+	/* A staged new file is a tracked change. */
+	git_index *idx = NULL;
+	write_file(path_in(dir, "repo/new.txt"), "new\n");
+	CU_ASSERT_FATAL(git_repository_index(&idx, repo) == 0);
+	CU_ASSERT_FATAL(git_index_add_bypath(idx, "new.txt") == 0);
+	CU_ASSERT_FATAL(git_index_write(idx) == 0);
+	git_index_free(idx);
+	CU_ASSERT_EQUAL(ci_commit_identity(r, path_in(dir, "repo"), &err), 0);
+	CU_ASSERT_EQUAL(r->dirty, 1);
+	report_free(r);
+	git_repository_free(repo);
+	cleanup();
+}
+
+static void identity_not_repo(void)
+{
+	const char *dir = setup();
+	mg_err err;
+	report *r = report_new();
+	r->sha = report_strdup("stale");
+	CU_ASSERT_EQUAL(ci_commit_identity(r, dir, &err), 0);
+	CU_ASSERT_PTR_NULL(r->sha);
+	CU_ASSERT_PTR_NULL(r->branch);
+	CU_ASSERT_STRING_EQUAL(r->repo_note ? r->repo_note : "", "not a git repository");
+	/* An empty repository: no commit to name yet, still no failure. */
+	git_repository *repo = mk_repo(path_in(dir, "empty"));
+	CU_ASSERT_EQUAL(ci_commit_identity(r, path_in(dir, "empty"), &err), 0);
+	CU_ASSERT_PTR_NULL(r->sha);
+	CU_ASSERT_PTR_NOT_NULL(r->repo_note);
+	git_repository_free(repo);
+	report_free(r);
+	cleanup();
+}
+
+/* ---- note and show ---- */
+
+static void note_show_roundtrip(void)
+{
+	const char *dir = setup();
+	const char *rd = path_in(dir, "repo");
+	git_repository *repo = mk_repo(rd);
+	git_oid c[1];
+	char sh7[16];
+	commits(repo, 1, c);
+	const char *rep = save_report(
+	    mk_report(1, "x64", "my_tests", 0, 3 * GIB, 200 * MIB, 2, 6 * MIB), dir, "mem.json");
+	run *r = run_in(rd, "note", rep, NULL);
+	CU_ASSERT_EQUAL(r->rc, 0);
+	short_of(sh7, &c[0]);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r->out, sh7));
+
+	report *n = read_note(repo, REF, &c[0]);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(n);
+	CU_ASSERT_EQUAL(n->nshards, 1);
+	CU_ASSERT_EQUAL(n->shards[0].counts[TEST_PASS], 3);
+	CU_ASSERT_EQUAL(n->shards[0].peak_va, 3 * GIB);
+	CU_ASSERT_EQUAL(n->shards[0].recycles, 2);
+	CU_ASSERT_EQUAL(n->shards[0].ntests, 3);
+	report_free(n);
+
+	r = run_in(rd, "show", NULL);
+	CU_ASSERT_EQUAL(r->rc, 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r->out, "x64"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(r->out, "my_tests"));
+	r = run_in(rd, "show", "--tests", "HEAD", NULL);
+	CU_ASSERT_EQUAL(r->rc, 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r->out, "my_tests/t0"));
+	/* Noting the same report again changes nothing. */
+	r = run_in(rd, "note", rep, NULL);
+	CU_ASSERT_EQUAL(r->rc, 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r->out, "unchanged"));
+	/* Another ref, by option and by environment. */
+	r = run_in(rd, "note", "--ref", "other", rep, NULL);
+	CU_ASSERT_EQUAL(r->rc, 0);
+	report *o = read_note(repo, "refs/notes/other", &c[0]);
+	CU_ASSERT_PTR_NOT_NULL(o);
+	report_free(o);
+	setenv("MEMGUARD_NOTES_REF", "refs/notes/fromenv", 1);
+	r = run_in(rd, "note", rep, NULL);
+	unsetenv("MEMGUARD_NOTES_REF");
+	CU_ASSERT_EQUAL(r->rc, 0);
+	o = read_note(repo, "refs/notes/fromenv", &c[0]);
+	CU_ASSERT_PTR_NOT_NULL(o);
+	report_free(o);
+	git_repository_free(repo);
+	cleanup();
+}
+
+static void note_git_cli_reads(void)
+{
+	const char *dir = setup();
+	const char *rd = path_in(dir, "repo");
+	git_repository *repo = mk_repo(rd);
+	git_oid c[2];
+	mg_err err;
+	commits(repo, 2, c);
+	const char *rep =
+	    save_report(mk_report(1, "x86", "core", 0, 2 * GIB, 100 * MIB, 1, 0), dir, "a.json");
+	CU_ASSERT_EQUAL(run_in(rd, "note", rep, NULL)->rc, 0);
+	CU_ASSERT_EQUAL(
+	    sh("git --git-dir=%s/.git notes --ref=memguard show HEAD > %s/cli.json", rd, dir), 0);
+	report *r = NULL;
+	CU_ASSERT_EQUAL_FATAL(report_load(&r, path_in(dir, "cli.json"), &err), 0);
+	CU_ASSERT_EQUAL(r->nshards, 1);
+	CU_ASSERT_EQUAL(r->shards[0].counts[TEST_PASS], 3);
+	CU_ASSERT_EQUAL(r->shards[0].peak_va, 2 * GIB);
+	report_free(r);
+	/* git lists it, and git can append another commit's note to the same ref. */
+	CU_ASSERT_EQUAL(sh("git --git-dir=%s/.git notes --ref=memguard list HEAD >/dev/null", rd),
+	                0);
+	CU_ASSERT_EQUAL(sh("git --git-dir=%s/.git notes --ref=memguard add -m '{}' HEAD~1", rd), 0);
+	CU_ASSERT_EQUAL(sh("git --git-dir=%s/.git notes --ref=memguard show HEAD >/dev/null", rd),
+	                0);
+	git_repository_free(repo);
+	cleanup();
+}
+
+static void note_git_cli_writes(void)
+{
+	const char *dir = setup();
+	const char *rd = path_in(dir, "repo");
+	git_repository *repo = mk_repo(rd);
+	git_oid c[1];
+	commits(repo, 1, c);
+	const char *rep =
+	    save_report(mk_report(2, "x64", "cli_suite", 0, GIB, 50 * MIB, 0, 0), dir, "cli.json");
+	CU_ASSERT_EQUAL(sh("cd %s && git notes --ref=memguard add -F %s HEAD", rd, rep), 0);
+	run *r = run_in(rd, "show", NULL);
+	CU_ASSERT_EQUAL(r->rc, 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r->out, "cli_suite"));
+	/* memguard merges into the note git wrote. */
+	const char *rep2 =
+	    save_report(mk_report(1, "x64", "cli_suite", 0, GIB, 50 * MIB, 0, 0), dir, "b.json");
+	CU_ASSERT_EQUAL(run_in(rd, "note", rep2, NULL)->rc, 0);
+	report *n = read_note(repo, REF, &c[0]);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(n);
+	CU_ASSERT_EQUAL(n->nshards, 2);
+	report_free(n);
+	/* A pretty-printed note (as a person might add by hand) reads as well. */
+	CU_ASSERT_EQUAL(sh("cd %s && python3 -m json.tool %s > %s/pretty.json && git notes "
+	                   "--ref=memguard add -f -F %s/pretty.json HEAD",
+	                   rd, rep, dir, dir),
+	                0);
+	CU_ASSERT_EQUAL(run_in(rd, "show", NULL)->rc, 0);
+	git_repository_free(repo);
+	cleanup();
+}
+
+static void note_two_nodes(void)
+{
+	const char *dir = setup();
+	const char *rd = path_in(dir, "repo");
+	git_repository *repo = mk_repo(rd);
+	git_oid c[1];
+	commits(repo, 1, c);
+	const char *n1 =
+	    save_report(mk_report(1, "x86", "core", 0, 2 * GIB, 100 * MIB, 1, 0), dir, "n1.json");
+	const char *n2 =
+	    save_report(mk_report(2, "x86", "core", 0, 3 * GIB, 100 * MIB, 4, 0), dir, "n2.json");
+	const char *n1b =
+	    save_report(mk_report(1, "x86", "core", 0, GIB, 100 * MIB, 0, 0), dir, "n1b.json");
+	CU_ASSERT_EQUAL(run_in(rd, "note", n1, NULL)->rc, 0);
+	CU_ASSERT_EQUAL(run_in(rd, "note", n2, NULL)->rc, 0);
+	report *n = read_note(repo, REF, &c[0]);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(n);
+	CU_ASSERT_EQUAL(n->nshards, 2);
+	CU_ASSERT(note_has_shard(n, 1, "x86", 2 * GIB));
+	CU_ASSERT(note_has_shard(n, 2, "x86", 3 * GIB));
+	report_free(n);
+	/* Node 1 again: its shard is replaced, node 2's kept. */
+	CU_ASSERT_EQUAL(run_in(rd, "note", n1b, NULL)->rc, 0);
+	n = read_note(repo, REF, &c[0]);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(n);
+	CU_ASSERT_EQUAL(n->nshards, 2);
+	CU_ASSERT(note_has_shard(n, 1, "x86", GIB));
+	CU_ASSERT(note_has_shard(n, 2, "x86", 3 * GIB));
+	report_free(n);
+	/* The notes commits say what was added and replaced. */
+	git_oid head;
+	git_commit *nc = NULL;
+	CU_ASSERT_FATAL(git_reference_name_to_id(&head, repo, REF) == 0);
+	CU_ASSERT_FATAL(git_commit_lookup(&nc, repo, &head) == 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(git_commit_message(nc), "replaced: node 1 x86 core #0"));
+	CU_ASSERT_EQUAL(git_commit_parentcount(nc), 1);
+	git_commit_free(nc);
+	git_repository_free(repo);
+	cleanup();
+}
+
+static void note_strips_timeline(void)
+{
+	const char *dir = setup();
+	const char *rd = path_in(dir, "repo");
+	git_repository *repo = mk_repo(rd);
+	git_oid c[1];
+	commits(repo, 1, c);
+	const char *rep = save_report(mk_report(1, "x64", "s", 0, GIB, MIB, 0, 0), dir, "mem.json");
+	CU_ASSERT_EQUAL(run_in(rd, "note", rep, NULL)->rc, 0);
+	report *n = read_note(repo, REF, &c[0]);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(n);
+	CU_ASSERT_EQUAL(n->shards[0].ntimeline, 0);
+	for (size_t t = 0; t < n->shards[0].ntests; t++)
+		CU_ASSERT_PTR_NULL(n->shards[0].tests[t].output);
+	report_free(n);
+	CU_ASSERT_EQUAL(run_in(rd, "note", "--keep-timeline", "--ref", "tl", rep, NULL)->rc, 0);
+	n = read_note(repo, "refs/notes/tl", &c[0]);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(n);
+	CU_ASSERT_EQUAL(n->shards[0].ntimeline, 3);
+	report_free(n);
+	git_repository_free(repo);
+	cleanup();
+}
+
+static void note_report_sha(void)
+{
+	const char *dir = setup();
+	const char *rd = path_in(dir, "repo");
+	git_repository *repo = mk_repo(rd);
+	git_oid c[2];
+	char sha[41];
+	commits(repo, 2, c);
+	report *rp = mk_report(1, "x64", "s", 0, GIB, MIB, 0, 0);
+	sha_of(sha, &c[0]);
+	rp->sha = report_strdup(sha);
+	const char *rep = save_report(rp, dir, "mem.json");
+	CU_ASSERT_EQUAL(run_in(rd, "note", rep, NULL)->rc, 0);
+	report *n = read_note(repo, REF, &c[0]);
+	CU_ASSERT_PTR_NOT_NULL(n);
+	report_free(n);
+	CU_ASSERT_PTR_NULL(read_note(repo, REF, &c[1]));
+	CU_ASSERT_EQUAL(run_in(rd, "note", "--commit", "HEAD", rep, NULL)->rc, 0);
+	n = read_note(repo, REF, &c[1]);
+	CU_ASSERT_PTR_NOT_NULL(n);
+	report_free(n);
+	/* A sha this repository does not have: HEAD, with a word on stderr. */
+	rp = mk_report(1, "x64", "s", 0, GIB, MIB, 0, 0);
+	rp->sha = report_strdup("0123456789abcdef0123456789abcdef01234567");
+	rep = save_report(rp, dir, "foreign.json");
+	run *r = run_in(rd, "note", "--ref", "f", rep, NULL);
+	CU_ASSERT_EQUAL(r->rc, 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r->err, "not in this repository"));
+	n = read_note(repo, "refs/notes/f", &c[1]);
+	CU_ASSERT_PTR_NOT_NULL(n);
+	report_free(n);
+	/* Errors: a missing report, an unknown revision, outside a repository. */
+	CU_ASSERT_EQUAL(run_in(rd, "note", path_in(dir, "nope.json"), NULL)->rc, 2);
+	CU_ASSERT_EQUAL(run_in(rd, "note", "--commit", "nosuchrev", rep, NULL)->rc, 2);
+	CU_ASSERT_EQUAL(run_in(dir, "note", rep, NULL)->rc, 3);
+	write_file(path_in(dir, "bad.json"), "{\"schema\": \"memguard-report/1\"");
+	CU_ASSERT_EQUAL(run_in(rd, "note", path_in(dir, "bad.json"), NULL)->rc, 3);
+	git_repository_free(repo);
+	cleanup();
+}
+
+/* ---- notes-merge ---- */
+
+static int fetch_notes(git_repository *into, const char *from_dir, const char *dst_ref)
+{
+	git_remote *remote = NULL;
+	char spec[256];
+	snprintf(spec, sizeof(spec), "+" REF ":%s", dst_ref);
+	char *specs[] = {spec};
+	git_strarray refspecs = {specs, 1};
+	int rc = git_remote_create_anonymous(&remote, into, from_dir);
+	if (rc == 0)
+		rc = git_remote_fetch(remote, &refspecs, NULL, NULL);
+	git_remote_free(remote);
+	return rc;
+}
+
+static int notes_tree(git_repository *repo, git_oid *tree)
+{
+	git_oid id;
+	git_commit *c = NULL;
+	if (git_reference_name_to_id(&id, repo, REF) < 0 || git_commit_lookup(&c, repo, &id) < 0)
+		return -1;
+	git_oid_cpy(tree, git_commit_tree_id(c));
+	git_commit_free(c);
+	return 0;
+}
+
+static void notes_merge_converge(void)
+{
+	const char *dir = setup();
+	const char *da = path_in(dir, "a"), *db = path_in(dir, "b");
+	git_repository *a = mk_repo(da), *b = NULL;
+	git_oid c[3], ta, tb;
+	commits(a, 3, c);
+	CU_ASSERT_FATAL(git_clone(&b, da, db, NULL) == 0);
+	/* A is node 1 on c2 and c1; B is node 2 on c2 and c0. */
+	const char *a1 =
+	    save_report(mk_report(1, "x64", "s", 0, 2 * GIB, MIB, 1, 0), dir, "a1.json");
+	const char *b1 =
+	    save_report(mk_report(2, "x64", "s", 0, 3 * GIB, MIB, 2, 0), dir, "b1.json");
+	CU_ASSERT_EQUAL(run_in(da, "note", a1, NULL)->rc, 0);
+	CU_ASSERT_EQUAL(run_in(da, "note", "--commit", "HEAD~1", a1, NULL)->rc, 0);
+	CU_ASSERT_EQUAL(run_in(db, "note", b1, NULL)->rc, 0);
+	CU_ASSERT_EQUAL(run_in(db, "note", "--commit", "HEAD~2", b1, NULL)->rc, 0);
+	/* Each fetches the other's notes as they were, then merges. */
+	CU_ASSERT_EQUAL_FATAL(fetch_notes(a, db, "refs/notes/memguard-remote"), 0);
+	CU_ASSERT_EQUAL_FATAL(fetch_notes(b, da, "refs/notes/memguard-remote"), 0);
+	run *r = run_in(da, "notes-merge", "refs/notes/memguard-remote", NULL);
+	CU_ASSERT_EQUAL(r->rc, 0);
+	CU_ASSERT_EQUAL(run_in(db, "notes-merge", "memguard-remote", NULL)->rc, 0);
+	CU_ASSERT_FATAL(notes_tree(a, &ta) == 0 && notes_tree(b, &tb) == 0);
+	CU_ASSERT(git_oid_equal(&ta, &tb)); /* converged, byte for byte */
+	report *n = read_note(a, REF, &c[2]);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(n);
+	CU_ASSERT_EQUAL(n->nshards, 2);
+	CU_ASSERT(note_has_shard(n, 1, "x64", 2 * GIB) && note_has_shard(n, 2, "x64", 3 * GIB));
+	report_free(n);
+	n = read_note(a, REF, &c[0]);
+	CU_ASSERT(n && n->nshards == 1 && note_has_shard(n, 2, "x64", 0));
+	report_free(n);
+	n = read_note(b, REF, &c[1]);
+	CU_ASSERT(n && n->nshards == 1 && note_has_shard(n, 1, "x64", 0));
+	report_free(n);
+	/* The merge commit has both parents; git reads the merged notes. */
+	git_oid head;
+	git_commit *mc = NULL;
+	CU_ASSERT_FATAL(git_reference_name_to_id(&head, a, REF) == 0 &&
+	                git_commit_lookup(&mc, a, &head) == 0);
+	CU_ASSERT_EQUAL(git_commit_parentcount(mc), 2);
+	git_commit_free(mc);
+	CU_ASSERT_EQUAL(sh("git --git-dir=%s/.git notes --ref=memguard show HEAD~2 >/dev/null", da),
+	                0);
+	/* A fetches B's merge: same content, no new merge needed beyond that. */
+	CU_ASSERT_EQUAL_FATAL(fetch_notes(a, db, "refs/notes/memguard-remote"), 0);
+	CU_ASSERT_EQUAL(run_in(da, "notes-merge", "refs/notes/memguard-remote", NULL)->rc, 0);
+	CU_ASSERT_FATAL(notes_tree(a, &ta) == 0);
+	CU_ASSERT(git_oid_equal(&ta, &tb));
+	/* B fast-forwards to A's latest. */
+	CU_ASSERT_EQUAL_FATAL(fetch_notes(b, da, "refs/notes/memguard-remote"), 0);
+	r = run_in(db, "notes-merge", "refs/notes/memguard-remote", NULL);
+	CU_ASSERT_EQUAL(r->rc, 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r->out, "fast-forward"));
+	git_repository_free(a);
+	git_repository_free(b);
+	cleanup();
+}
+
+static void notes_merge_missing_ref(void)
+{
+	const char *dir = setup();
+	const char *rd = path_in(dir, "repo");
+	git_repository *repo = mk_repo(rd);
+	git_oid c[1];
+	commits(repo, 1, c);
+	run *r = run_in(rd, "notes-merge", "refs/notes/memguard-remote", NULL);
+	CU_ASSERT_EQUAL(r->rc, 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r->err, "nothing to merge"));
+	/* Into a repository without notes: the ref is created from the other. */
+	const char *rep = save_report(mk_report(1, "x64", "s", 0, GIB, MIB, 0, 0), dir, "m.json");
+	CU_ASSERT_EQUAL(run_in(rd, "note", "--ref", "refs/notes/other", rep, NULL)->rc, 0);
+	CU_ASSERT_EQUAL(run_in(rd, "notes-merge", "refs/notes/other", NULL)->rc, 0);
+	report *n = read_note(repo, REF, &c[0]);
+	CU_ASSERT_PTR_NOT_NULL(n);
+	report_free(n);
+	CU_ASSERT_EQUAL(run_in(rd, "notes-merge", NULL)->rc, 2);
+	git_repository_free(repo);
+	cleanup();
+}
+
+/* ---- show errors ---- */
+
+static void show_missing(void)
+{
+	const char *dir = setup();
+	const char *rd = path_in(dir, "repo");
+	git_repository *repo = mk_repo(rd);
+	git_oid c[1];
+	char sh7[16];
+	commits(repo, 1, c);
+	run *r = run_in(rd, "show", NULL);
+	CU_ASSERT_EQUAL(r->rc, 1);
+	short_of(sh7, &c[0]);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r->err, "no memguard note on"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(r->err, sh7));
+	CU_ASSERT_EQUAL(run_in(rd, "show", "nosuchrev", NULL)->rc, 2);
+	CU_ASSERT_EQUAL(run_in(dir, "show", NULL)->rc, 3); /* not a repository */
+	git_repository_free(repo);
+	cleanup();
+}
+
+static void corrupt_case(const char *content)
+{
+	const char *dir = setup();
+	const char *rd = path_in(dir, "repo");
+	git_repository *repo = mk_repo(rd);
+	git_oid c[2], note_id;
+	git_signature *sig = NULL;
+	char sh7[16];
+	commits(repo, 2, c);
+	git_signature_now(&sig, "Test", "test@example.com");
+	CU_ASSERT_FATAL(git_note_create(&note_id, repo, REF, sig, sig, &c[0], content, 0) == 0);
+	git_signature_free(sig);
+	short_of(sh7, &c[0]);
+	run *r = run_in(rd, "show", "HEAD~1", NULL);
+	CU_ASSERT_EQUAL(r->rc, 3);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r->err, sh7));
+	/* compare and log say the same; note refuses to merge into it. */
+	const char *rep = save_report(mk_report(1, "x64", "s", 0, GIB, MIB, 0, 0), dir, "m.json");
+	CU_ASSERT_EQUAL(run_in(rd, "note", "--commit", "HEAD", rep, NULL)->rc, 0);
+	r = run_in(rd, "compare", "HEAD~1", "HEAD", NULL);
+	CU_ASSERT_EQUAL(r->rc, 3);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r->err, sh7));
+	r = run_in(rd, "log", NULL);
+	CU_ASSERT_EQUAL(r->rc, 3);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r->err, sh7));
+	r = run_in(rd, "note", "--commit", "HEAD~1", rep, NULL);
+	CU_ASSERT_EQUAL(r->rc, 3);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r->err, sh7));
+	git_repository_free(repo);
+	cleanup();
+}
+
+static void show_corrupt_json(void)
+{
+	corrupt_case("this is not JSON\n");
+}
+
+static void show_corrupt_schema(void)
+{
+	corrupt_case("{\"schema\": \"someone-else/2\", \"shards\": []}\n");
+}
+
+/* ---- compare ---- */
+
+/* Two commits noted with the given reports; returns the repo dir. */
+static const char *two_noted(git_repository **repo_out, report *base, report *head)
+{
+	const char *dir = root;
+	const char *rd = path_in(dir, "repo");
+	git_repository *repo = mk_repo(rd);
+	git_oid c[2];
+	commits(repo, 2, c);
+	const char *bp = save_report(base, dir, "base.json");
+	CU_ASSERT_EQUAL(run_in(rd, "note", "--commit", "HEAD~1", bp, NULL)->rc, 0);
+	const char *hp = save_report(head, dir, "head.json");
+	CU_ASSERT_EQUAL(run_in(rd, "note", "--commit", "HEAD", hp, NULL)->rc, 0);
+	*repo_out = repo;
+	return rd;
+}
+
+static void compare_regression(void)
+{
+	git_repository *repo;
+	setup();
+	const char *rd =
+	    two_noted(&repo, mk_report(1, "x86", "core", 0, 3 * GIB, 200 * MIB, 1, MIB),
+	              mk_report(1, "x86", "core", 0, 3 * GIB + 400 * MIB, 200 * MIB, 1, MIB));
+	run *r = run_in(rd, "compare", "HEAD~1", "HEAD", NULL);
+	CU_ASSERT_EQUAL(r->rc, 4);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r->out, "REGRESSION"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(r->out, "peak VA"));
+	/* Within a looser limit it passes. */
+	r = run_in(rd, "compare", "--max-growth", "va=20%", "HEAD~1", "HEAD", NULL);
+	CU_ASSERT_EQUAL(r->rc, 0);
+	/* An absolute limit fails it again, and json says so. */
+	r = run_in(rd, "compare", "--max-growth", "va=20%,va=256M", "--format", "json", "HEAD~1",
+	           "HEAD", NULL);
+	CU_ASSERT_EQUAL(r->rc, 4);
+	json_t *j = json_loads(r->out, 0, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(j, "result")), "regression");
+	CU_ASSERT_EQUAL(json_array_size(json_object_get(j, "exceeded")), 1);
+	json_decref(j);
+	git_repository_free(repo);
+	cleanup();
+
+	/* A planted per-test leak: one test now keeps 40 MiB. */
+	setup();
+	rd = two_noted(&repo, mk_report(1, "x64", "core", 0, GIB, 100 * MIB, 0, MIB),
+	               mk_report(1, "x64", "core", 0, GIB, 100 * MIB, 0, 41 * MIB));
+	r = run_in(rd, "compare", "HEAD~1", "HEAD", NULL);
+	CU_ASSERT_EQUAL(r->rc, 4);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r->out, "core/t0"));
+	r = run_in(rd, "compare", "--max-growth", "test=64M", "HEAD~1", "HEAD", NULL);
+	CU_ASSERT_EQUAL(r->rc, 0);
+	git_repository_free(repo);
+	cleanup();
+}
+
+static void compare_unchanged(void)
+{
+	git_repository *repo;
+	setup();
+	const char *rd =
+	    two_noted(&repo, mk_report(1, "x86", "core", 0, 3 * GIB, 200 * MIB, 1, MIB),
+	              mk_report(1, "x86", "core", 0, 3 * GIB, 200 * MIB, 1, MIB));
+	run *r = run_in(rd, "compare", "HEAD~1", "HEAD", NULL);
+	CU_ASSERT_EQUAL(r->rc, 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r->out, "OK"));
+	/* Smaller is never a regression. */
+	git_repository_free(repo);
+	cleanup();
+	setup();
+	rd = two_noted(&repo, mk_report(1, "x86", "core", 0, 3 * GIB, 200 * MIB, 3, 9 * MIB),
+	               mk_report(1, "x86", "core", 0, 2 * GIB, 100 * MIB, 1, 0));
+	CU_ASSERT_EQUAL(run_in(rd, "compare", "--max-growth", "va=0%,rss=0%,recycles=0,test=0",
+	                       "HEAD~1", "HEAD", NULL)
+	                    ->rc,
+	                0);
+	git_repository_free(repo);
+	cleanup();
+}
+
+static void compare_missing_base(void)
+{
+	const char *dir = setup();
+	const char *rd = path_in(dir, "repo");
+	git_repository *repo = mk_repo(rd);
+	git_oid c[2];
+	char sh7[16];
+	commits(repo, 2, c);
+	const char *rep = save_report(mk_report(1, "x64", "s", 0, GIB, MIB, 0, 0), dir, "m.json");
+	CU_ASSERT_EQUAL(run_in(rd, "note", rep, NULL)->rc, 0);
+	run *r = run_in(rd, "compare", "HEAD~1", "HEAD", NULL);
+	CU_ASSERT_EQUAL(r->rc, 1);
+	short_of(sh7, &c[0]);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r->err, "no memguard note on BASE"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(r->err, sh7));
+	CU_ASSERT_STRING_EQUAL(r->out, ""); /* no table pretending a comparison */
+	/* and a missing HEAD note */
+	r = run_in(rd, "compare", "HEAD", "HEAD~1", NULL);
+	CU_ASSERT_EQUAL(r->rc, 1);
+	git_repository_free(repo);
+
+	/* A shallow clone without the merge base says so. */
+	const char *side = path_in(dir, "side");
+	CU_ASSERT_EQUAL_FATAL(sh("cd %s && git checkout -q -b side HEAD~1 && "
+	                         "git commit -q --allow-empty -m side && git checkout -q main && "
+	                         "git clone -q --depth 1 --no-single-branch file://%s %s",
+	                         rd, rd, side),
+	                      0);
+	r = run_in(side, "compare", "origin/side", "origin/main", NULL);
+	CU_ASSERT_EQUAL(r->rc, 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r->err, "shallow"));
+	cleanup();
+}
+
+static void compare_files(void)
+{
+	const char *dir = setup();
+	const char *a = save_report(mk_report(1, "x64", "s", 0, GIB, MIB, 0, 0), dir, "a.json");
+	const char *b = save_report(mk_report(1, "x64", "s", 0, 2 * GIB, MIB, 0, 0), dir, "b.json");
+	run *r = run_in(dir, "compare", a, b, NULL);
+	CU_ASSERT_EQUAL(r->rc, 4);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r->out, "a.json"));
+	CU_ASSERT_EQUAL(run_in(dir, "compare", b, a, NULL)->rc, 0);
+	CU_ASSERT_EQUAL(run_in(dir, "compare", a, a, NULL)->rc, 0);
+	/* Different sharding: node 1 of 1 against nodes 1 and 2 of 2 -> (arch, suite) totals. */
+	report *two = mk_report(1, "x64", "s", 0, GIB, MIB, 0, 0);
+	report *other = mk_report(2, "x64", "s", 0, GIB + 10 * MIB, MIB, 0, 0);
+	mg_err err;
+	CU_ASSERT_FATAL(report_merge(two, other, &err) == 0);
+	report_free(other);
+	const char *t = save_report(two, dir, "two.json");
+	r = run_in(dir, "compare", a, t, NULL);
+	CU_ASSERT_EQUAL(r->rc, 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r->out, "all shards"));
+	/* Neither a file nor a revision. */
+	r = run_in(dir, "compare", a, path_in(dir, "missing.json"), NULL);
+	CU_ASSERT_EQUAL(r->rc, 3); /* not a repository: cannot resolve it */
+	cleanup();
+}
+
+static void compare_bad_threshold(void)
+{
+	const char *dir = setup();
+	const char *a = save_report(mk_report(1, "x64", "s", 0, GIB, MIB, 0, 0), dir, "a.json");
+	static const char *const bad[] = {
+	    "va=5x", "va=5%%", "heap=5%", "va", "va=", "va=-1M", "va=5%,,rss=1M", "va=1Q", "=5%"};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		run *r = run_in(dir, "compare", "--max-growth", bad[i], a, a, NULL);
+		CU_ASSERT_EQUAL(r->rc, 2);
+		if (strcmp(bad[i], "va=5%,,rss=1M") != 0)
+			CU_ASSERT_PTR_NOT_NULL(strstr(r->err, bad[i]));
+	}
+	CU_ASSERT_EQUAL(run_in(dir, "compare", "--format", "xml", a, a, NULL)->rc, 2);
+	CU_ASSERT_EQUAL(run_in(dir, "compare", a, NULL)->rc, 2);
+	CU_ASSERT_EQUAL(run_in(dir, "compare", "--max-growth", NULL)->rc, 2);
+	cleanup();
+}
+
+static void compare_markdown(void)
+{
+	git_repository *repo;
+	setup();
+	const char *rd =
+	    two_noted(&repo, mk_report(1, "x86", "core", 0, 3 * GIB, 200 * MIB, 1, MIB),
+	              mk_report(1, "x86", "core", 0, 3 * GIB + 400 * MIB, 200 * MIB, 1, MIB));
+	run *r = run_in(rd, "compare", "--format", "markdown", "HEAD~1", "HEAD", NULL);
+	CU_ASSERT_EQUAL(r->rc, 4);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r->out, "| shard | metric | base | head |"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(r->out, "| --- |"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(r->out, "### memguard"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(r->out, ":x:"));
+	git_repository_free(repo);
+	cleanup();
+}
+
+static void compare_merge_base(void)
+{
+	const char *dir = setup();
+	const char *rd = path_in(dir, "repo");
+	git_repository *repo = mk_repo(rd);
+	git_oid c[2], f1;
+	char sh7[16];
+	commits(repo, 2, c); /* main: c0 - c1 */
+	/* feature: c0 - f1 */
+	commit_index(repo, "refs/heads/feature", &c[0], 1, "feature work", &f1);
+	const char *base = save_report(mk_report(1, "x64", "s", 0, GIB, MIB, 0, 0), dir, "b.json");
+	const char *big =
+	    save_report(mk_report(1, "x64", "s", 0, 5 * GIB, MIB, 0, 0), dir, "big.json");
+	CU_ASSERT_EQUAL(run_in(rd, "note", "--commit", "HEAD~1", base, NULL)->rc, 0);
+	CU_ASSERT_EQUAL(run_in(rd, "note", "--commit", "main", big, NULL)->rc, 0);
+	CU_ASSERT_EQUAL(run_in(rd, "note", "--commit", "feature", base, NULL)->rc, 0);
+	/* compare main feature: the base is c0 (merge base), not main's 5 GiB. */
+	run *r = run_in(rd, "compare", "main", "feature", NULL);
+	CU_ASSERT_EQUAL(r->rc, 0);
+	short_of(sh7, &c[0]);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r->out, "merge-base of main and feature"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(r->out, sh7));
+	git_repository_free(repo);
+	cleanup();
+}
+
+static void growth_parse_case(void)
+{
+	growth_limits l;
+	mg_err err;
+	uint64_t v;
+	CU_ASSERT_EQUAL(growth_parse(&l, "va=5%,rss=64M,test=8M,recycles=2,va=1G", &err), 0);
+	CU_ASSERT(l.has_pct[GROWTH_VA] && l.pct[GROWTH_VA] == 5);
+	CU_ASSERT(l.has_abs[GROWTH_VA] && l.abs[GROWTH_VA] == GIB);
+	CU_ASSERT(l.has_abs[GROWTH_RSS] && l.abs[GROWTH_RSS] == 64 * MIB);
+	CU_ASSERT(!l.has_pct[GROWTH_RSS]);
+	CU_ASSERT(l.has_abs[GROWTH_RECYCLES] && l.abs[GROWTH_RECYCLES] == 2);
+	CU_ASSERT_EQUAL(growth_parse(&l, "none", &err), 0);
+	CU_ASSERT(!l.has_pct[GROWTH_VA] && !l.has_abs[GROWTH_TEST]);
+	CU_ASSERT(growth_parse_size(&v, "1.5GiB", &err) == 0 && v == GIB + GIB / 2);
+	CU_ASSERT(growth_parse_size(&v, "512k", &err) == 0 && v == 512 * 1024);
+	CU_ASSERT(growth_parse_size(&v, "4096", &err) == 0 && v == 4096);
+	CU_ASSERT(growth_parse_size(&v, "8MB", &err) == 0 && v == 8 * MIB);
+	CU_ASSERT(growth_parse_size(&v, "2T", &err) == 0 && v == 2048 * GIB);
+	CU_ASSERT_EQUAL(growth_parse_size(&v, "M", &err), MG_EINVAL);
+	CU_ASSERT_EQUAL(growth_parse_size(&v, "1e400", &err), MG_EINVAL);
+	CU_ASSERT_EQUAL(growth_parse_size(&v, "99999999999T", &err), MG_EINVAL);
+	CU_ASSERT_EQUAL(growth_parse(&l, "rss=12Z", &err), MG_EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "rss=12Z"));
+	/* Exceeded: relative only above a base of 0, either limit fails. */
+	char why[96];
+	growth_parse(&l, "va=5%,test=8M", &err);
+	CU_ASSERT_EQUAL(growth_exceeded(&l, GROWTH_VA, 100, 105, why, sizeof(why)), 0);
+	CU_ASSERT_EQUAL(growth_exceeded(&l, GROWTH_VA, 100, 106, why, sizeof(why)), 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(why, "5%"));
+	CU_ASSERT_EQUAL(growth_exceeded(&l, GROWTH_VA, 0, 1000, why, sizeof(why)), 0);
+	CU_ASSERT_EQUAL(growth_exceeded(&l, GROWTH_TEST, 0, 9 * MIB, why, sizeof(why)), 1);
+	CU_ASSERT_EQUAL(growth_exceeded(&l, GROWTH_TEST, 0, 8 * MIB, why, sizeof(why)), 0);
+	CU_ASSERT_EQUAL(growth_exceeded(&l, GROWTH_RSS, 1, 1000000, why, sizeof(why)), 0);
+}
+
+/* ---- log ---- */
+
+static void log_first_parent(void)
+{
+	const char *dir = setup();
+	const char *rd = path_in(dir, "repo");
+	git_repository *repo = mk_repo(rd);
+	git_oid c[24], side, merge;
+	char rev[32], sh7[16];
+	const char *rep[3];
+	for (int k = 0; k < 3; k++) {
+		char name[32];
+		snprintf(name, sizeof(name), "r%d.json", k);
+		rep[k] = save_report(
+		    mk_report(1, "x64", "s", 0, (uint64_t)(k + 1) * GIB, MIB, 0, 0), dir, name);
+	}
+	commits(repo, 22, c);
+	/* A side branch off c[10], noted, merged into main as c[22]. */
+	commit_index(repo, NULL, &c[10], 1, "side", &side);
+	git_oid parents[2] = {c[21], side};
+	commit_index(repo, "HEAD", parents, 2, "merge side", &merge);
+	c[22] = merge;
+	commits(repo, 1, &c[23]);
+	/* Notes on 20 first-parent commits (not c[3], c[7]) and on the side commit. */
+	int noted = 0;
+	for (int i = 0; i < 24 && noted < 20; i++) {
+		if (i == 3 || i == 7)
+			continue;
+		snprintf(rev, sizeof(rev), "HEAD~%d", 23 - i);
+		CU_ASSERT_EQUAL(run_in(rd, "note", "--commit", rev, rep[i % 3], NULL)->rc, 0);
+		noted++;
+	}
+	char side_sha[41];
+	sha_of(side_sha, &side);
+	CU_ASSERT_EQUAL(run_in(rd, "note", "--commit", side_sha, rep[0], NULL)->rc, 0);
+	/* noted: c[0..23] minus c3, c7 and (limit 20) c[0], c[1]? No: from oldest, so c0..c21
+	 * minus 3,7 = 20 commits: c0-2, c4-6, c8-21. c22 (merge) and c23 are not noted. */
+	run *r = run_in(rd, "log", "-n", "20", NULL);
+	CU_ASSERT_EQUAL(r->rc, 0);
+	CU_ASSERT_EQUAL(count_lines_with(r->out, "  VA "), 20);
+	short_of(sh7, &side);
+	CU_ASSERT_PTR_NULL(strstr(r->out, sh7)); /* not on the first-parent line */
+	/* newest first along first parents */
+	const char *prev = r->out;
+	for (int i = 21; i >= 0; i--) {
+		if (i == 3 || i == 7)
+			continue;
+		short_of(sh7, &c[i]);
+		const char *at = strstr(r->out, sh7);
+		CU_ASSERT_PTR_NOT_NULL(at);
+		CU_ASSERT(at >= prev);
+		prev = at ? at : prev;
+	}
+	CU_ASSERT_PTR_NOT_NULL(strstr(r->out, "4 without a note skipped")); /* c23, c22, c7, c3 */
+	CU_ASSERT_PTR_NOT_NULL(strstr(r->out, "▁"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(r->out, "█"));
+	/* -n limits the lines. */
+	r = run_in(rd, "log", "-n5", NULL);
+	CU_ASSERT_EQUAL(count_lines_with(r->out, "  VA "), 5);
+	CU_ASSERT_EQUAL(run_in(rd, "log", "-n", "0", NULL)->rc, 2);
+	CU_ASSERT_EQUAL(run_in(rd, "log", "-n", NULL)->rc, 2);
+	git_repository_free(repo);
+	cleanup();
+}
+
+static void log_formats(void)
+{
+	const char *dir = setup();
+	const char *rd = path_in(dir, "repo");
+	git_repository *repo = mk_repo(rd);
+	git_oid c[3];
+	commits(repo, 3, c);
+	const char *rep = save_report(mk_report(1, "x64", "s", 0, GIB, MIB, 2, 0), dir, "m.json");
+	CU_ASSERT_EQUAL(run_in(rd, "note", "--commit", "HEAD", rep, NULL)->rc, 0);
+	CU_ASSERT_EQUAL(run_in(rd, "note", "--commit", "HEAD~2", rep, NULL)->rc, 0);
+	run *r = run_in(rd, "log", "--format", "csv", NULL);
+	CU_ASSERT_EQUAL(r->rc, 0);
+	CU_ASSERT_EQUAL(count_lines_with(r->out, "\n"), 3);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r->out, ",1073741824,1048576,2,3,pass"));
+	r = run_in(rd, "log", "--format=json", "HEAD", NULL);
+	CU_ASSERT_EQUAL(r->rc, 0);
+	json_t *j = json_loads(r->out, 0, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+	CU_ASSERT_EQUAL(json_array_size(json_object_get(j, "commits")), 2);
+	CU_ASSERT_EQUAL(json_integer_value(json_object_get(j, "skipped")), 1);
+	json_decref(j);
+	CU_ASSERT_EQUAL(run_in(rd, "log", "--format", "yaml", NULL)->rc, 2);
+	/* No notes at all: an empty log, not an error. */
+	r = run_in(rd, "log", "--ref", "empty", NULL);
+	CU_ASSERT_EQUAL(r->rc, 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r->out, "0 commits with a note"));
+	git_repository_free(repo);
+	cleanup();
+}
+
+static void merge_files(void)
+{
+	const char *dir = setup();
+	mg_err err;
+	const char *a = save_report(mk_report(1, "x64", "s", 0, GIB, MIB, 0, 0), dir, "a.json");
+	const char *b = save_report(mk_report(2, "x64", "s", 0, GIB, MIB, 0, 0), dir, "b.json");
+	const char *c = save_report(mk_report(2, "x86", "s", 1, GIB, MIB, 0, 0), dir, "c.json");
+	const char *out = path_in(dir, "all.json");
+	CU_ASSERT_EQUAL(run_in(dir, "merge", out, a, b, c, NULL)->rc, 0);
+	report *r = NULL;
+	CU_ASSERT_EQUAL_FATAL(report_load(&r, out, &err), 0);
+	CU_ASSERT_EQUAL(r->nshards, 3);
+	CU_ASSERT(note_has_shard(r, 1, "x64", 0) && note_has_shard(r, 2, "x64", 0) &&
+	          note_has_shard(r, 2, "x86", 0));
+	report_free(r);
+	CU_ASSERT_EQUAL(run_in(dir, "merge", out, NULL)->rc, 2);
+	CU_ASSERT_EQUAL(run_in(dir, "merge", out, path_in(dir, "none.json"), NULL)->rc, 2);
+	cleanup();
+}
+
+static void usage(void)
+{
+	setup();
+	static const char *const cmds[] = {"note", "show",        "compare",
+	                                   "log",  "notes-merge", "merge"};
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		run *r = run_in(root, cmds[i], "-h", NULL);
+		CU_ASSERT_EQUAL(r->rc, 0);
+		CU_ASSERT_PTR_NOT_NULL(strstr(r->out, "Usage: memguard"));
+		CU_ASSERT_PTR_NOT_NULL(strstr(r->out, cmds[i]));
+		r = run_in(root, cmds[i], "--bogus", NULL);
+		CU_ASSERT_EQUAL(r->rc, 2);
+		CU_ASSERT_PTR_NOT_NULL(strstr(r->err, "memguard "));
+	}
+	CU_ASSERT_EQUAL(run_in(root, "frobnicate", NULL)->rc, 2);
+	CU_ASSERT_PTR_NOT_NULL(strstr(ci_usage(), "notes-merge"));
+	cleanup();
+}
+
+static const mg_case cases[] = {
+    {"identity_plain", identity_plain},
+    {"identity_detached", identity_detached},
+    {"identity_dirty", identity_dirty},
+    {"identity_not_repo", identity_not_repo},
+    {"note_show_roundtrip", note_show_roundtrip},
+    {"note_git_cli_reads", note_git_cli_reads},
+    {"note_git_cli_writes", note_git_cli_writes},
+    {"note_two_nodes", note_two_nodes},
+    {"note_strips_timeline", note_strips_timeline},
+    {"note_report_sha", note_report_sha},
+    {"notes_merge_converge", notes_merge_converge},
+    {"notes_merge_missing_ref", notes_merge_missing_ref},
+    {"show_missing", show_missing},
+    {"show_corrupt_json", show_corrupt_json},
+    {"show_corrupt_schema", show_corrupt_schema},
+    {"compare_regression", compare_regression},
+    {"compare_unchanged", compare_unchanged},
+    {"compare_missing_base", compare_missing_base},
+    {"compare_files", compare_files},
+    {"compare_bad_threshold", compare_bad_threshold},
+    {"compare_markdown", compare_markdown},
+    {"compare_merge_base", compare_merge_base},
+    {"growth_parse", growth_parse_case},
+    {"log_first_parent", log_first_parent},
+    {"log_formats", log_formats},
+    {"merge_files", merge_files},
+    {"usage", usage},
+};
+
 MG_TEST_MAIN("ci", cases)
