@@ -1,0 +1,266 @@
+/*
+ * test_runner.c - the host state machine edge by edge, and the option
+ * parsing that decides exit 2 (durations, nodes, flags, config keys).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lane.h"
+#include "mg_test.h"
+#include "options.h"
+#include "timeline.h"
+
+/* The legal edges, written out independently of the table in lane.c. */
+static const struct {
+	host_state from;
+	host_event ev;
+	host_state to;
+} legal[] = {
+    {HOST_NONE, EV_SPAWNED, HOST_STARTING},     {HOST_STARTING, EV_HELLO, HOST_READY},
+    {HOST_STARTING, EV_KILL, HOST_NONE},        {HOST_STARTING, EV_EOF, HOST_DYING},
+    {HOST_READY, EV_FED, HOST_RUNNING},         {HOST_READY, EV_QUIT, HOST_QUITTING},
+    {HOST_READY, EV_RECYCLE, HOST_QUITTING},    {HOST_READY, EV_KILL, HOST_NONE},
+    {HOST_READY, EV_EOF, HOST_DYING},           {HOST_RUNNING, EV_FED, HOST_RUNNING},
+    {HOST_RUNNING, EV_DRAINED, HOST_READY},     {HOST_RUNNING, EV_QUIT, HOST_QUITTING},
+    {HOST_RUNNING, EV_RECYCLE, HOST_QUITTING},  {HOST_RUNNING, EV_KILL, HOST_NONE},
+    {HOST_RUNNING, EV_EOF, HOST_DYING},         {HOST_QUITTING, EV_DRAINED, HOST_QUITTING},
+    {HOST_QUITTING, EV_RECYCLE, HOST_QUITTING}, {HOST_QUITTING, EV_BYE, HOST_NONE},
+    {HOST_QUITTING, EV_KILL, HOST_NONE},        {HOST_QUITTING, EV_EOF, HOST_DYING},
+    {HOST_DYING, EV_KILL, HOST_NONE},           {HOST_DYING, EV_EXITED, HOST_NONE},
+};
+
+static void transitions_legal(void)
+{
+	for (size_t i = 0; i < sizeof(legal) / sizeof(legal[0]); i++)
+		CU_ASSERT_EQUAL(lane_next(legal[i].from, legal[i].ev), legal[i].to);
+}
+
+/* Every pair not listed above is refused. */
+static void transitions_illegal(void)
+{
+	for (int s = 0; s < HOST_STATE_COUNT; s++)
+		for (int e = 0; e < EV_COUNT; e++) {
+			int listed = 0;
+			for (size_t i = 0; i < sizeof(legal) / sizeof(legal[0]); i++)
+				listed |=
+				    legal[i].from == (host_state)s && legal[i].ev == (host_event)e;
+			if (!listed &&
+			    lane_next((host_state)s, (host_event)e) != HOST_STATE_COUNT) {
+				fprintf(stderr, "unexpected edge %s --%s-->\n", lane_state_name(s),
+				        lane_event_name(e));
+				CU_FAIL("an illegal edge is accepted");
+			}
+		}
+	CU_ASSERT_EQUAL(lane_next(HOST_STATE_COUNT, EV_HELLO), HOST_STATE_COUNT);
+	CU_ASSERT_EQUAL(lane_next(HOST_NONE, EV_COUNT), HOST_STATE_COUNT);
+}
+
+/* A whole life: spawn, hello, feed, results, recycle, bye. */
+static void transitions_lifecycle(void)
+{
+	host_state s = HOST_NONE;
+	host_event life[] = {EV_SPAWNED, EV_HELLO, EV_FED,     EV_FED,
+	                     EV_DRAINED, EV_FED,   EV_RECYCLE, EV_BYE};
+	for (size_t i = 0; i < sizeof(life) / sizeof(life[0]); i++) {
+		s = lane_next(s, life[i]);
+		CU_ASSERT_NOT_EQUAL_FATAL(s, HOST_STATE_COUNT);
+	}
+	CU_ASSERT_EQUAL(s, HOST_NONE);
+	CU_ASSERT_STRING_EQUAL(lane_state_name(HOST_QUITTING), "quitting");
+	CU_ASSERT_STRING_EQUAL(lane_event_name(EV_BYE), "bye");
+}
+
+static int parse(run_options *o, const char *const *args, mg_err *err)
+{
+	int argc = 0;
+	while (args[argc])
+		argc++;
+	options_init(o);
+	return options_parse(o, argc, (char **)args, err);
+}
+
+static void options_flags(void)
+{
+	run_options o;
+	mg_err err;
+	const char *args[] = {"run",     "-j",           "3",       "--timeout=90s", "--kill-at",
+	                      "va=3.6G", "--recycle-at", "va=3.2G", "--adapter",     "junit=x.xml",
+	                      "--node",  "2/4",          "--",      "./t",           "-v",
+	                      NULL};
+	CU_ASSERT_EQUAL_FATAL(parse(&o, args, &err), 0);
+	CU_ASSERT_EQUAL(o.jobs, 3);
+	CU_ASSERT_DOUBLE_EQUAL(o.timeout, 90, 1e-9);
+	CU_ASSERT_STRING_EQUAL(o.kill_at[1], "va=3.6G");
+	CU_ASSERT_STRING_EQUAL(o.recycle_at[1], "va=3.2G");
+	CU_ASSERT_EQUAL(o.nadapters, 1);
+	CU_ASSERT_EQUAL(o.node_index, 2);
+	CU_ASSERT_EQUAL(o.node_total, 4);
+	CU_ASSERT_EQUAL(o.host_argc, 2);
+	CU_ASSERT_STRING_EQUAL(o.host_argv[1], "-v");
+	limits_spec soft, hard;
+	options_limits(&o, MG_ARCH_X86, &soft, &hard);
+	CU_ASSERT_EQUAL(hard.va.bytes, (uint64_t)(3.6 * (1ull << 30)));
+	options_free(&o);
+}
+
+static void options_errors(void)
+{
+	static const struct {
+		const char *args[6];
+		const char *needle;
+	} bad[] = {
+	    {{"run", "--frob", "x", NULL}, "--frob"},
+	    {{"run", "-j", "0", NULL}, "'0'"},
+	    {{"run", "-j", "many", NULL}, "'many'"},
+	    {{"run", "--timeout", "5 parsecs", NULL}, "5 parsecs"},
+	    {{"run", "--recycle-at", "va=3.5Q", NULL}, "3.5Q"},
+	    {{"run", "--kill-at", "vm=3G", NULL}, "vm"},
+	    {{"run", "--node", "5/4", NULL}, "5/4"},
+	    {{"run", "--node", "0/4", NULL}, "0/4"},
+	    {{"run", "--driver", "magic", NULL}, "magic"},
+	    {{"run", "--timeout", NULL}, "--timeout"},
+	    {{"run", "-x", NULL}, "-x"},
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		run_options o;
+		mg_err err = {{0}};
+		CU_ASSERT_EQUAL(parse(&o, bad[i].args, &err), MG_EINVAL);
+		if (!strstr(err.msg, bad[i].needle)) {
+			fprintf(stderr, "message '%s' does not name '%s'\n", err.msg,
+			        bad[i].needle);
+			CU_FAIL("message does not name the bad token");
+		}
+		options_free(&o);
+	}
+}
+
+static void durations(void)
+{
+	double d;
+	CU_ASSERT_EQUAL(options_parse_duration(&d, "250ms", NULL), 0);
+	CU_ASSERT_DOUBLE_EQUAL(d, 0.25, 1e-12);
+	CU_ASSERT_EQUAL(options_parse_duration(&d, "1.5m", NULL), 0);
+	CU_ASSERT_DOUBLE_EQUAL(d, 90, 1e-12);
+	CU_ASSERT_EQUAL(options_parse_duration(&d, "2h", NULL), 0);
+	CU_ASSERT_DOUBLE_EQUAL(d, 7200, 1e-12);
+	CU_ASSERT_EQUAL(options_parse_duration(&d, "7", NULL), 0);
+	CU_ASSERT_DOUBLE_EQUAL(d, 7, 1e-12);
+	CU_ASSERT_EQUAL(options_parse_duration(&d, "-1s", NULL), MG_EINVAL);
+	CU_ASSERT_EQUAL(options_parse_duration(&d, "1d", NULL), MG_EINVAL);
+	CU_ASSERT_EQUAL(options_parse_duration(&d, "", NULL), MG_EINVAL);
+}
+
+static void nodes_from_env(void)
+{
+	uint32_t i, n;
+	setenv("CI_NODE_INDEX", "3", 1);
+	setenv("CI_NODE_TOTAL", "4", 1);
+	options_node_from_env(&i, &n);
+	CU_ASSERT(i == 3 && n == 4); /* GitLab: 1-based */
+	unsetenv("CI_NODE_INDEX");
+	unsetenv("CI_NODE_TOTAL");
+	setenv("CIRCLE_NODE_INDEX", "0", 1);
+	setenv("CIRCLE_NODE_TOTAL", "2", 1);
+	options_node_from_env(&i, &n);
+	CU_ASSERT(i == 1 && n == 2); /* CircleCI: 0-based */
+	unsetenv("CIRCLE_NODE_INDEX");
+	unsetenv("CIRCLE_NODE_TOTAL");
+	setenv("BUILDKITE_PARALLEL_JOB", "4", 1);
+	setenv("BUILDKITE_PARALLEL_JOB_COUNT", "5", 1);
+	options_node_from_env(&i, &n);
+	CU_ASSERT(i == 5 && n == 5);
+	setenv("BUILDKITE_PARALLEL_JOB", "5", 1); /* out of range: ignored */
+	options_node_from_env(&i, &n);
+	CU_ASSERT(i == 1 && n == 1);
+	unsetenv("BUILDKITE_PARALLEL_JOB");
+	unsetenv("BUILDKITE_PARALLEL_JOB_COUNT");
+	setenv("SYSTEM_JOBPOSITIONINPHASE", "2", 1);
+	setenv("SYSTEM_TOTALJOBSINPHASE", "3", 1);
+	options_node_from_env(&i, &n);
+	CU_ASSERT(i == 2 && n == 3); /* Azure: 1-based */
+	unsetenv("SYSTEM_JOBPOSITIONINPHASE");
+	unsetenv("SYSTEM_TOTALJOBSINPHASE");
+}
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	CU_ASSERT_FATAL(f != NULL);
+	fputs(text, f);
+	fclose(f);
+}
+
+/* The file sets values, flags override them, a bad key is named. */
+static void config_file(void)
+{
+	char dir[] = "/tmp/mg-cfg-XXXXXX", path[64];
+	CU_ASSERT_FATAL(mkdtemp(dir) != NULL);
+	snprintf(path, sizeof(path), "%s/memguard.json", dir);
+	write_file(path, "{\"jobs\": 4, \"timeout\": \"30s\", \"recycle_at\": \"va=3G\","
+	                 " \"adapters\": [\"console\", \"junit=a.xml\"]}");
+	run_options o;
+	mg_err err;
+	const char *args[] = {"run", "--config", path, "-j", "2", "--", "./t", NULL};
+	CU_ASSERT_EQUAL_FATAL(parse(&o, args, &err), 0);
+	CU_ASSERT_EQUAL(o.jobs, 2);
+	CU_ASSERT_DOUBLE_EQUAL(o.timeout, 30, 1e-9);
+	CU_ASSERT_STRING_EQUAL(o.recycle_at[0], "va=3G");
+	CU_ASSERT_EQUAL(o.nadapters, 2);
+	options_free(&o);
+
+	write_file(path, "{\"jobs\": 2, \"recycle_at\": \"va=3X\"}");
+	const char *args2[] = {"run", "--config", path, "--", "./t", NULL};
+	CU_ASSERT_EQUAL(parse(&o, args2, &err), MG_EINVAL);
+	CU_ASSERT(strstr(err.msg, "recycle_at") && strstr(err.msg, "3X"));
+	options_free(&o);
+
+	write_file(path, "{\"colour\": \"blue\"}");
+	CU_ASSERT_EQUAL(parse(&o, args2, &err), MG_EINVAL);
+	CU_ASSERT(strstr(err.msg, "colour") != NULL);
+	options_free(&o);
+
+	write_file(path, "{\"jobs\": ");
+	CU_ASSERT_EQUAL(parse(&o, args2, &err), MG_EINVAL);
+	CU_ASSERT(strstr(err.msg, path) != NULL);
+	options_free(&o);
+	unlink(path);
+	rmdir(dir);
+}
+
+/* A million samples fit the bound, and the peak survives downsampling. */
+static void timeline_bounded(void)
+{
+	timeline tl;
+	report *r = report_new();
+	report_shard *s = report_add_shard(r);
+	CU_ASSERT_EQUAL_FATAL(timeline_init(&tl, 256), 0);
+	for (uint64_t i = 0; i < 1000000; i++)
+		timeline_add(&tl, (double)i / 1000, i == 777777 ? 999999999 : i, i / 2, 0);
+	timeline_flush_to(&tl, s);
+	CU_ASSERT(s->ntimeline <= 256 && s->ntimeline >= 128);
+	uint64_t peak = 0;
+	for (size_t i = 0; i < s->ntimeline; i++)
+		if (s->timeline[i].va > peak)
+			peak = s->timeline[i].va;
+	CU_ASSERT_EQUAL(peak, 999999999);
+	for (size_t i = 1; i < s->ntimeline; i++)
+		CU_ASSERT(s->timeline[i].t > s->timeline[i - 1].t);
+	timeline_free(&tl);
+	report_free(r);
+}
+
+static const mg_case cases[] = {
+    {"transitions_legal", transitions_legal},
+    {"transitions_illegal", transitions_illegal},
+    {"transitions_lifecycle", transitions_lifecycle},
+    {"options_flags", options_flags},
+    {"options_errors", options_errors},
+    {"durations", durations},
+    {"nodes_from_env", nodes_from_env},
+    {"config_file", config_file},
+    {"timeline_bounded", timeline_bounded},
+};
+
+MG_TEST_MAIN("runner", cases)
