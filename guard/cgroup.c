@@ -45,10 +45,13 @@ static int list_has_memory(const char *s, size_t len)
 static int set_dir(cgroup_mem *out, const char *root, const char *sub, const char *path,
                    size_t path_len, mg_err *err)
 {
+	size_t root_len = strlen(root);
 	while (path_len > 0 && path[path_len - 1] == '/')
 		path_len--;
-	int n = snprintf(out->dir, sizeof(out->dir), "%s%s%s%.*s", root, *sub ? "/" : "", sub,
-	                 (int)path_len, path);
+	while (root_len > 1 && root[root_len - 1] == '/')
+		root_len--;
+	int n = snprintf(out->dir, sizeof(out->dir), "%.*s%s%s%.*s", (int)root_len, root,
+	                 *sub ? "/" : "", sub, (int)path_len, path);
 	if (n < 0 || (size_t)n >= sizeof(out->dir))
 		return mg_err_set(err, MG_EINVAL, "cgroup path too long: '%s%s%s%.*s'", root,
 		                  *sub ? "/" : "", sub, (int)path_len, path);

@@ -212,10 +212,15 @@ static int parse(maps_breakdown *out, const char *text, size_t len, uint64_t cei
 	for (int c = 0; c < MAPS_NCATS; c++)
 		out->cats[c].name = cat_names[c];
 	if (want_groups) {
-		size_t lines = 1;
-		for (const char *q = text; (q = memchr(q, '\n', (size_t)(end - q))) != NULL; q++)
-			lines++;
-		entries = malloc(lines * sizeof(*entries));
+		/* one entry per mapping: smaps has ~25 lines per mapping */
+		size_t headers = 1;
+		for (const char *q = text; q < end;) {
+			const char *nl = memchr(q, '\n', (size_t)(end - q));
+			const char *eol = nl ? nl : end;
+			headers += is_header(q, eol);
+			q = eol + 1;
+		}
+		entries = malloc(headers * sizeof(*entries));
 		if (!entries)
 			return MG_ERROR;
 	}

@@ -54,6 +54,11 @@ void test_cgroup_v1_limited(void)
 	CU_ASSERT_EQUAL(u.usage, MI);
 	CU_ASSERT_EQUAL(u.limit, 2048 * MI);
 	CU_ASSERT_EQUAL(u.peak, 0); /* no max_usage file */
+	/* a root given with a trailing slash names the same directory */
+	char slashed[300];
+	snprintf(slashed, sizeof(slashed), "%s/", root);
+	CU_ASSERT_EQUAL_FATAL(cgroup_find_in(&cg, text, slashed, &err), 0);
+	CU_ASSERT_STRING_EQUAL(cg.dir, want);
 	gt_rmtree(root);
 }
 
