@@ -7,6 +7,7 @@
 
 #include "adapters.h"
 #include "ci.h"
+#include "driver.h"
 #include "report.h"
 #include "run.h"
 
@@ -103,6 +104,8 @@ int main(int argc, char **argv)
 		return run_main(argc - 1, argv + 1);
 	if (!strcmp(cmd, "list"))
 		return run_list_main(argc - 1, argv + 1);
+	if (!strcmp(cmd, "__driver"))
+		return driver_main(argc - 1, argv + 1);
 	if (!strcmp(cmd, "report"))
 		return report_main(argc - 1, argv + 1);
 	if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {

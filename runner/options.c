@@ -4,6 +4,8 @@
  */
 #include "options.h"
 
+#include "driver.h"
+
 #include <errno.h>
 #include <jansson.h>
 #include <math.h>
@@ -21,7 +23,7 @@ void options_init(run_options *o)
 	o->pipeline = 16;
 	o->max_restarts = 3;
 	o->output_limit = 64 * 1024;
-	o->driver = "native";
+	o->driver = "auto";
 }
 
 int options_parse_duration(double *out, const char *text, mg_err *err)
@@ -172,10 +174,16 @@ static int apply(run_options *o, const char *key, const char *val, int layer, mg
 	} else if (!strcmp(key, "suite")) {
 		o->suite = val;
 	} else if (!strcmp(key, "driver")) {
-		if (strcmp(val, "native") && strcmp(val, "auto"))
-			return mg_err_set(err, MG_EINVAL,
-			                  "unknown driver '%s' (known: native, auto)", val);
+		driver_kind k;
+		if (strcmp(val, "auto") && driver_parse(&k, val, err) < 0)
+			return MG_EINVAL;
 		o->driver = val;
+	} else if (!strcmp(key, "list-cmd")) {
+		o->list_cmd = val;
+	} else if (!strcmp(key, "list-file")) {
+		o->list_file = val;
+	} else if (!strcmp(key, "tests-from")) {
+		o->tests_from = val;
 	} else if (!strcmp(key, "filter")) {
 		o->filter = val;
 	} else if (!strcmp(key, "node")) {
@@ -237,11 +245,12 @@ int options_load_config(run_options *o, const char *path, mg_err *err)
 			}
 			continue;
 		}
-		if (!strcmp(name, "quiet")) {
+		if (!strcmp(name, "quiet") || !strcmp(name, "shell")) {
 			if (!json_is_boolean(v))
 				return mg_err_set(err, MG_EINVAL,
-				                  "config %s: 'quiet' must be true or false", file);
-			o->quiet = json_is_true(v);
+				                  "config %s: '%s' must be true or false", file,
+				                  key);
+			*(name[0] == 'q' ? &o->quiet : &o->shell) = json_is_true(v);
 			continue;
 		}
 		if (json_is_string(v)) {
@@ -268,7 +277,8 @@ int options_load_config(run_options *o, const char *path, mg_err *err)
 static const char *const valued[] = {
     "arch",     "recycle-at", "kill-at",      "jobs",         "timeout",       "deadline",
     "interval", "pipeline",   "max-restarts", "output-limit", "address-space", "report",
-    "adapter",  "suite",      "driver",       "filter",       "node",          "config"};
+    "adapter",  "suite",      "driver",       "filter",       "node",          "config",
+    "list-cmd", "list-file",  "tests-from"};
 
 int options_parse(run_options *o, int argc, char **argv, mg_err *err)
 {
@@ -297,6 +307,10 @@ int options_parse(run_options *o, int argc, char **argv, mg_err *err)
 			break; /* the host command starts here */
 		if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
 			o->quiet = 1;
+			continue;
+		}
+		if (!strcmp(a, "--shell")) {
+			o->shell = 1;
 			continue;
 		}
 		if (!strcmp(a, "-j")) {
@@ -376,6 +390,11 @@ const char *options_usage(void)
 	       "  --adapter NAME[=PATH]  render the report (repeatable; default console)\n"
 	       "  --suite NAME           the suite's name in reports (default: host basename)\n"
 	       "  --filter GLOB          run only tests whose name matches\n"
+	       "  --tests-from FILE      run exactly the tests named in FILE (one a line)\n"
+	       "  --driver NAME          auto (default), native, gtest, exec, wrap\n"
+	       "  --list-cmd CMD         exec driver: command printing one test name a line\n"
+	       "  --list-file FILE       exec driver: file of test names\n"
+	       "  --shell                exec driver: run the command template with sh -c\n"
 	       "  --node I/N             run node I's share of N (default: from the CI env)\n"
 	       "  --config PATH          config file (default ./memguard.json if present)\n"
 	       "  -q, --quiet            no progress output\n";

@@ -32,10 +32,14 @@ typedef struct run_options {
 	const char *report;     /* path or NULL */
 	const char *adapters[OPTIONS_MAX_ADAPTERS];
 	size_t nadapters;
-	const char *suite;   /* NULL: basename of the host */
-	const char *driver;  /* "native" (default), "auto" */
-	const char *filter;  /* fnmatch pattern on test names, NULL: all */
-	uint32_t node_index; /* 1-based; 0: from the CI env, else 1/1 */
+	const char *suite;      /* NULL: basename of the host */
+	const char *driver;     /* "auto" (default), "native", "gtest", "exec", "wrap" */
+	const char *list_cmd;   /* exec driver: a command that prints the test names */
+	const char *list_file;  /* exec driver: a file of test names */
+	int shell;              /* exec driver: run the template with sh -c */
+	const char *tests_from; /* run exactly these names (one a line), in order */
+	const char *filter;     /* fnmatch pattern on test names, NULL: all */
+	uint32_t node_index;    /* 1-based; 0: from the CI env, else 1/1 */
 	uint32_t node_total;
 	int quiet;
 	char **host_argv; /* after "--" */

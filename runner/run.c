@@ -23,6 +23,7 @@
 #include "adapters.h"
 #include "cgroup.h"
 #include "ci.h"
+#include "driver.h"
 #include "elf.h"
 #include "lane.h"
 #include "limits.h"
@@ -103,6 +104,9 @@ typedef struct run_ctx {
 	run_options *o;
 	char path[PATH_MAX];
 	char **argv;
+	char **shim_argv; /* non-native drivers: memguard __driver NAME ... -- HOST */
+	driver_kind driver;
+	double tree_interval;
 	char **envp;
 	char *env_store[5];
 	mg_arch arch;
@@ -951,7 +955,7 @@ static void sample_all(run_ctx *c)
 			continue;
 		if (proc_sampler_read(h->sampler, &va, &rss) < 0)
 			continue; /* gone: its EOF and exit status will say how */
-		if (t - h->tree_at >= TREE_INTERVAL)
+		if (t - h->tree_at >= c->tree_interval)
 			sample_tree(l, t);
 		uint64_t prev = h->va_last;
 		double dt = t - h->since;
@@ -1227,12 +1231,13 @@ static int list_tests(run_ctx *c, name_list *out, mg_err *err)
 	double deadline = now_mono() + 60;
 
 	build_env(c, 0, NULL);
-	rc = spawn_start(&p, c->path, c->argv, c->envp, c->o->address_space, err);
+	rc = spawn_start(&p, c->o->host_argv[0], c->argv, c->envp, c->o->address_space, err);
 	if (rc < 0)
 		return rc;
 	rc = MG_ERROR;
 	if (write(spawn_cmd_fd(p), "list\n", 5) != 5) {
-		mg_err_set(err, MG_EPROTO, "host '%s' did not take the list command", c->path);
+		mg_err_set(err, MG_EPROTO, "host '%s' did not take the list command",
+		           c->o->host_argv[0]);
 		goto done;
 	}
 	for (;;) {
@@ -1242,7 +1247,7 @@ static int list_tests(run_ctx *c, name_list *out, mg_err *err)
 		double left = deadline - now_mono();
 		if (left <= 0) {
 			mg_err_set(err, MG_EPROTO, "host '%s' did not list its tests within 60s",
-			           c->path);
+			           c->o->host_argv[0]);
 			goto done;
 		}
 		if (poll(pf, 3, (int)(left * 1000)) < 0 && errno != EINTR)
@@ -1271,11 +1276,11 @@ static int list_tests(run_ctx *c, name_list *out, mg_err *err)
 				mg_err_set(err, MG_EPROTO,
 				           "'%s' is not a memguard host: it %s without a greeting "
 				           "(link it with the host library, or use --driver)",
-				           c->path,
+				           c->o->host_argv[0],
 				           WIFSIGNALED(st) ? "was killed by a signal" : "exited");
 			else
 				mg_err_set(err, MG_EPROTO, "host '%s' ended before its list ended",
-				           c->path);
+				           c->o->host_argv[0]);
 			goto done;
 		}
 		buf = xrealloc(buf, len + (size_t)n);
@@ -1292,7 +1297,7 @@ static int list_tests(run_ctx *c, name_list *out, mg_err *err)
 			    (got_hello && m.kind != MG_MSG_TEST && m.kind != MG_MSG_END)) {
 				mg_err_set(err, MG_EPROTO,
 				           "host '%s' broke the protocol while listing: '%.60s'",
-				           c->path, buf + off);
+				           c->o->host_argv[0], buf + off);
 				goto done;
 			}
 			if (m.kind == MG_MSG_HELLO) {
@@ -1311,7 +1316,8 @@ static int list_tests(run_ctx *c, name_list *out, mg_err *err)
 				if (m.count != out->n) {
 					mg_err_set(err, MG_EPROTO,
 					           "host '%s' listed %zu tests but said %llu",
-					           c->path, out->n, (unsigned long long)m.count);
+					           c->o->host_argv[0], out->n,
+					           (unsigned long long)m.count);
 					goto done;
 				}
 				if (write(spawn_cmd_fd(p), "quit\n", 5) < 0) {
@@ -1326,7 +1332,7 @@ static int list_tests(run_ctx *c, name_list *out, mg_err *err)
 		len -= off;
 		if (len >= MG_PROTO_LINE_MAX) {
 			mg_err_set(err, MG_EPROTO, "host '%s' sent a line over the protocol limit",
-			           c->path);
+			           c->o->host_argv[0]);
 			goto done;
 		}
 	}
@@ -1357,6 +1363,7 @@ static int prepare(run_ctx *c, run_options *o, mg_err *err)
 {
 	c->o = o;
 	c->t0 = now_mono();
+	c->tree_interval = TREE_INTERVAL;
 	if (o->host_argc < 1)
 		return mg_err_set(err, MG_EINVAL,
 		                  "no host command given (memguard run -- HOST ...)");
@@ -1372,6 +1379,51 @@ static int prepare(run_ctx *c, run_options *o, mg_err *err)
 			return mg_err_set(err, MG_ENOTFOUND, "%s", e.msg);
 		/* not an x86/x64 ELF (a script): the host's greeting tells */
 	}
+	if (!strcmp(o->driver, "auto")) {
+		char note[512];
+		c->driver = driver_detect(c->path, note, sizeof(note));
+		if (*note && !o->quiet)
+			fprintf(stderr, "memguard: %s\n", note);
+	} else if (driver_parse(&c->driver, o->driver, err) < 0) {
+		return MG_EINVAL;
+	}
+	if (c->driver == DRIVER_EXEC && !o->list_cmd && !o->list_file)
+		return mg_err_set(err, MG_EINVAL,
+		                  "the exec driver needs --list-cmd CMD or --list-file FILE");
+	if ((o->list_cmd || o->list_file) && c->driver != DRIVER_EXEC)
+		return mg_err_set(err, MG_EINVAL,
+		                  "--list-cmd and --list-file go with --driver exec");
+	if (c->driver == DRIVER_NATIVE)
+		return 0;
+
+	/* A shim speaks the protocol for the program: this executable again. */
+	ssize_t n = readlink("/proc/self/exe", c->path, sizeof(c->path) - 1);
+	if (n < 0)
+		return mg_err_set(err, MG_ERROR, "cannot find memguard's own executable: %s",
+		                  strerror(errno));
+	c->path[n] = 0;
+	c->shim_argv = xrealloc(NULL, ((size_t)o->host_argc + 10) * sizeof(char *));
+	size_t k = 0;
+	c->shim_argv[k++] = "memguard";
+	c->shim_argv[k++] = "__driver";
+	c->shim_argv[k++] = (char *)driver_name(c->driver);
+	if (o->list_cmd) {
+		c->shim_argv[k++] = "--list-cmd";
+		c->shim_argv[k++] = (char *)o->list_cmd;
+	}
+	if (o->list_file) {
+		c->shim_argv[k++] = "--list-file";
+		c->shim_argv[k++] = (char *)o->list_file;
+	}
+	if (o->shell)
+		c->shim_argv[k++] = "--shell";
+	c->shim_argv[k++] = "--";
+	for (int i = 0; i < o->host_argc; i++)
+		c->shim_argv[k++] = o->host_argv[i];
+	c->shim_argv[k] = NULL;
+	c->argv = c->shim_argv;
+	/* The program under test is the shim's child: follow the tree closely. */
+	c->tree_interval = 0;
 	return 0;
 }
 
@@ -1640,7 +1692,7 @@ int run_main(int argc, char **argv)
 		s->index = i;
 		s->suite = report_strdup(suite);
 		s->arch = report_strdup(limits_arch_name(c.arch));
-		s->driver = report_strdup("native");
+		s->driver = report_strdup(driver_name(c.driver));
 		s->command = report_strdup(cmdline);
 	}
 	free(suite);
@@ -1718,6 +1770,7 @@ out:
 	}
 	free(c.tests);
 	free(c.q);
+	free(c.shim_argv);
 	free(c.reap);
 	free(c.envp);
 	for (int i = 0; i < 5; i++)
