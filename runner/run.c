@@ -1231,7 +1231,7 @@ static int list_tests(run_ctx *c, name_list *out, mg_err *err)
 	double deadline = now_mono() + 60;
 
 	build_env(c, 0, NULL);
-	rc = spawn_start(&p, c->o->host_argv[0], c->argv, c->envp, c->o->address_space, err);
+	rc = spawn_start(&p, c->path, c->argv, c->envp, c->o->address_space, err);
 	if (rc < 0)
 		return rc;
 	rc = MG_ERROR;
