@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 typedef int (*render_fn)(const report *r, const char *path, mg_err *err);
@@ -20,11 +21,16 @@ typedef struct adapter {
 static int auto_render(const report *r, const char *path, mg_err *err);
 
 static const adapter adapters[] = {
-    {"console", console_render},
-    {"auto", auto_render},
+    {"console", console_render},     {"junit", junit_render}, {"github", github_render},
+    {"gitlab", gitlab_render},       {"azure", azure_render}, {"teamcity", teamcity_render},
+    {"buildkite", buildkite_render}, {"html", html_render},   {"auto", auto_render},
 };
 
-static const char *const names[] = {"console", "auto", NULL};
+#define NADAPTERS (sizeof(adapters) / sizeof(adapters[0]))
+
+static const char *const names[] = {
+    "console", "junit", "github", "gitlab", "azure", "teamcity", "buildkite", "html", "auto", NULL,
+};
 
 const char *const *adapters_names(void)
 {
@@ -79,14 +85,30 @@ static int env_set(const char *name)
 	return v && *v;
 }
 
+/* GitHub gets the JUnit file too (for test-report actions); Jenkins and
+ * CircleCI read JUnit only. Everything else has its own adapter. */
 size_t adapters_auto(const char **out, size_t cap)
 {
 	const char *picked[2];
 	size_t n = 0;
-	picked[n++] = "console";
+	if (env_set("GITHUB_ACTIONS")) {
+		picked[n++] = "github";
+		picked[n++] = "junit";
+	} else if (env_set("GITLAB_CI")) {
+		picked[n++] = "gitlab";
+	} else if (env_set("TF_BUILD")) {
+		picked[n++] = "azure";
+	} else if (env_set("TEAMCITY_VERSION")) {
+		picked[n++] = "teamcity";
+	} else if (env_set("BUILDKITE")) {
+		picked[n++] = "buildkite";
+	} else if (env_set("JENKINS_URL") || env_set("CIRCLECI")) {
+		picked[n++] = "junit";
+	} else {
+		picked[n++] = "console";
+	}
 	for (size_t i = 0; i < n && i < cap; i++)
 		out[i] = picked[i];
-	(void)env_set;
 	return n;
 }
 
@@ -172,4 +194,98 @@ void adapters_put_printable(FILE *f, const char *s, size_t max)
 	}
 	if (s[i])
 		fputs("...", f);
+}
+
+/* ---- helpers shared by the adapters --------------------------------------- */
+
+char *adapters_clean(const char *s, size_t max, unsigned flags, int *truncated)
+{
+	size_t len = strlen(s);
+	int cut = max && len > max;
+	if (cut)
+		len = max;
+	/* worst case: a control byte becomes 4 bytes (\xNN) */
+	char *d = malloc(len * 4 + 4);
+	if (!d)
+		abort();
+	size_t o = 0;
+	const unsigned char *u = (const unsigned char *)s;
+	for (size_t i = 0; i < len;) {
+		unsigned char c = u[i];
+		size_t n = report_utf8_valid_len(u + i, len - i);
+		if (n == 0) {
+			memcpy(d + o, "\xEF\xBF\xBD", 3);
+			o += 3;
+			i++;
+			continue;
+		}
+		if (c == '\t' || c == '\n' || c == '\r') {
+			d[o++] = (flags & ADAPTERS_ONELINE) ? ' ' : (char)c;
+		} else if (c < 0x20 || c == 0x7f) {
+			o += (size_t)sprintf(d + o, "\\x%02x", c);
+		} else if ((flags & ADAPTERS_XML) && n == 3 && c == 0xEF && u[i + 1] == 0xBF &&
+		           (u[i + 2] == 0xBE || u[i + 2] == 0xBF)) {
+			memcpy(d + o, "\xEF\xBF\xBD", 3);
+			o += 3;
+		} else {
+			memcpy(d + o, u + i, n);
+			o += n;
+		}
+		i += n;
+	}
+	if (cut) {
+		memcpy(d + o, "...", 3);
+		o += 3;
+	}
+	d[o] = '\0';
+	if (truncated)
+		*truncated = cut;
+	return d;
+}
+
+void adapters_shard_label(const report *r, const report_shard *s, char *buf, size_t size)
+{
+	int several = 0;
+	for (size_t i = 1; i < r->nshards; i++)
+		several |= r->shards[i].node != r->shards[0].node;
+	if (several)
+		snprintf(buf, size, "%u.%u", s->node, s->index);
+	else
+		snprintf(buf, size, "%u", s->index);
+}
+
+uint64_t adapters_failed(const uint64_t *c)
+{
+	return c[TEST_FAIL] + c[TEST_CRASH] + c[TEST_TIMEOUT] + c[TEST_MEMLIMIT] + c[TEST_ERROR];
+}
+
+uint64_t adapters_other(const uint64_t *c)
+{
+	return c[TEST_SKIP] + c[TEST_NOTRUN];
+}
+
+int adapters_mkdir(const char *path, mg_err *err)
+{
+	if (mkdir(path, 0777) == 0 || errno == EEXIST)
+		return 0;
+	return mg_err_set(err, errno == ENOENT ? MG_ENOTFOUND : MG_ERROR, "%s: %s", path,
+	                  strerror(errno));
+}
+
+int adapters_which(const char *name, char *buf, size_t size)
+{
+	const char *path = getenv("PATH");
+	if (!path || !*path)
+		return -1;
+	while (*path) {
+		size_t len = strcspn(path, ":");
+		if (len > 0 &&
+		    (size_t)snprintf(buf, size, "%.*s/%s", (int)len, path, name) < size &&
+		    access(buf, X_OK) == 0)
+			return 0;
+		path += len;
+		if (*path == ':')
+			path++;
+	}
+	return -1;
 }

@@ -6,6 +6,7 @@
 #ifndef MG_ADAPTERS_H
 #define MG_ADAPTERS_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 #include "mg_err.h"
@@ -46,8 +47,46 @@ int adapters_out_close(adapters_out *o, int ok, mg_err *err);
  * bytes of s (then "..."): for people reading a terminal or log. */
 void adapters_put_printable(FILE *f, const char *s, size_t max);
 
-/* The adapters. path may be NULL (each says what that means). */
+enum {
+	ADAPTERS_ONELINE = 1, /* tab, CR and LF become spaces */
+	ADAPTERS_XML = 2,     /* also replace U+FFFE and U+FFFF (not XML chars) */
+};
+
+/*
+ * A malloc'd copy of s that any output can carry: bytes that are not valid
+ * UTF-8 become U+FFFD, control bytes other than tab, CR and LF (and DEL)
+ * become the text \xNN; at most max bytes of s are taken (0: all), then
+ * "..." is appended. *truncated (may be NULL) says whether s was cut.
+ */
+char *adapters_clean(const char *s, size_t max, unsigned flags, int *truncated);
+
+/* "0", or "node.index" when the report holds shards of several nodes. */
+void adapters_shard_label(const report *r, const report_shard *s, char *buf, size_t size);
+/* fail + crash + timeout + memory-limit + error, and skip + not-run. */
+uint64_t adapters_failed(const uint64_t *counts);
+uint64_t adapters_other(const uint64_t *counts);
+/* The directory PATH names, created if missing (one level). */
+int adapters_mkdir(const char *path, mg_err *err);
+/* The full path of an executable named name on $PATH into buf; 0 if found. */
+int adapters_which(const char *name, char *buf, size_t size);
+
+/* The adapters, one file each. path may be NULL (each says what it means). */
 int console_render(const report *r, const char *path, mg_err *err);
 int console_write(const report *r, FILE *f);
+int junit_render(const report *r, const char *path, mg_err *err);
+int junit_write(const report *r, FILE *f, mg_err *err);
+int github_render(const report *r, const char *path, mg_err *err);
+int gitlab_render(const report *r, const char *path, mg_err *err);
+int gitlab_write_metrics(const report *r, FILE *f);
+int azure_render(const report *r, const char *path, mg_err *err);
+int teamcity_render(const report *r, const char *path, mg_err *err);
+int buildkite_render(const report *r, const char *path, mg_err *err);
+int html_render(const report *r, const char *path, mg_err *err);
+
+/* markdown.c: the summary the github, azure and buildkite adapters share,
+ * at most limit bytes (cut at a line, with a truncation line). */
+int markdown_summary(const report *r, FILE *f, size_t limit);
+/* s escaped for a Markdown table cell or paragraph (one line). */
+void markdown_put(FILE *f, const char *s, size_t max);
 
 #endif

@@ -6,6 +6,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* A report with every field set, hostile strings included. */
 report *fixture_full_report(void)
@@ -93,4 +94,59 @@ report *fixture_full_report(void)
 	}
 	report_finish(r, 10);
 	return r;
+}
+
+/* The full report plus what stresses the adapters' bounds: a test with 10 MB
+ * of output (hostile bytes included), a shard with 12 recycles and 12
+ * memory-limit tests (more than any adapter lists one by one). */
+static report *hostile_report(void)
+{
+	report *r = fixture_full_report();
+	report_shard *s = report_add_shard(r);
+	s->node = 2;
+	s->index = 7;
+	s->suite = report_strdup("many'|[x]");
+	s->arch = report_strdup("x86;]");
+	s->driver = report_strdup("exec");
+	s->command = report_strdup("./many");
+	s->recycles = 12;
+	s->peak_va = 4000000000ull;
+	for (uint32_t g = 0; g < 12; g++) {
+		report_generation *gen = report_shard_add_generation(s);
+		gen->index = g;
+		gen->pid = 100 + g;
+		gen->tests_run = 3;
+		gen->end = report_strdup("recycle");
+		gen->reason = report_strdup("va 3.51 GiB >= recycle 3.50 GiB; 100% full: [x],y");
+	}
+	for (int i = 0; i < 12; i++) {
+		report_test *t = report_shard_add_test(s);
+		char name[64];
+		snprintf(name, sizeof(name), "many/limit%02d", i);
+		t->name = report_strdup(name);
+		t->state = TEST_MEMLIMIT;
+		t->message = report_strdup("va 4.00 GiB >= hard 3.90 GiB");
+		t->va_delta = 1 << 20;
+	}
+	report_test *big = report_shard_add_test(s);
+	big->name = report_strdup("many/" HOSTILE "/big_output");
+	big->state = TEST_FAIL;
+	big->message = report_strdup("line1\nline2 %0A ::error::injected\n##vso[task.complete]x");
+	size_t size = 10u << 20;
+	big->output = malloc(size + 1);
+	static const char chunk[] = "log line: all fine \xff\x01 <x> & ]] |' %\n";
+	for (size_t i = 0; i < size; i++)
+		big->output[i] = chunk[i % (sizeof(chunk) - 1)];
+	big->output[size] = '\0';
+	report_finish(r, 10);
+	return r;
+}
+
+report *fixture_by_name(const char *name)
+{
+	if (strcmp(name, "full") == 0)
+		return fixture_full_report();
+	if (strcmp(name, "hostile") == 0)
+		return hostile_report();
+	return NULL;
 }

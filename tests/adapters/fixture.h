@@ -13,5 +13,8 @@
 
 /* A report with every field set, hostile strings included; finished. */
 report *fixture_full_report(void);
+/* "full", or "hostile" (full plus 10 MB of output and more recycles and
+ * memory-limit tests than adapters list); NULL for another name. */
+report *fixture_by_name(const char *name);
 
 #endif

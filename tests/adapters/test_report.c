@@ -536,6 +536,141 @@ static void test_console_to_file(void)
 	cleanup_tmpdir();
 }
 
+static void test_auto_env(void)
+{
+	static const char *const vars[] = {"GITHUB_ACTIONS",   "GITLAB_CI", "TF_BUILD",
+	                                   "TEAMCITY_VERSION", "BUILDKITE", "JENKINS_URL",
+	                                   "CIRCLECI"};
+	static const char *const want[] = {"github",    "gitlab", "azure", "teamcity",
+	                                   "buildkite", "junit",  "junit"};
+	const char *names[4];
+	for (size_t i = 0; i < 7; i++)
+		unsetenv(vars[i]);
+	CU_ASSERT_EQUAL(adapters_auto(names, 4), 1);
+	CU_ASSERT_STRING_EQUAL(names[0], "console");
+	for (size_t i = 0; i < 7; i++) {
+		setenv(vars[i], "true", 1);
+		size_t n = adapters_auto(names, 4);
+		CU_ASSERT(n >= 1);
+		CU_ASSERT_STRING_EQUAL(names[0], want[i]);
+		if (i == 0) {
+			CU_ASSERT_EQUAL(n, 2);
+			CU_ASSERT_STRING_EQUAL(names[1], "junit");
+		}
+		unsetenv(vars[i]);
+	}
+	/* an empty variable does not count */
+	setenv("GITLAB_CI", "", 1);
+	CU_ASSERT_EQUAL(adapters_auto(names, 4), 1);
+	CU_ASSERT_STRING_EQUAL(names[0], "console");
+	unsetenv("GITLAB_CI");
+}
+
+static void test_html_not_built(void)
+{
+	report *r = report_new();
+	mg_err err = {{0}};
+	CU_ASSERT_EQUAL(adapters_check("html=x.html", &err), 0);
+	CU_ASSERT(adapters_render(r, "html=/nonexistent/x.html", &err) < 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "not built yet"));
+	report_free(r);
+}
+
+static char *slurp_text(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return NULL;
+	char *buf = calloc(1, 1 << 20);
+	size_t n = fread(buf, 1, (1 << 20) - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+/* A fake buildkite-agent on PATH gets the arguments and the Markdown on
+ * stdin; a failing agent is an error. */
+static void test_buildkite_agent(void)
+{
+	make_tmpdir();
+	char agent[512], args[512], body[512], cmd[2048];
+	path_in(agent, sizeof(agent), "buildkite-agent");
+	path_in(args, sizeof(args), "args");
+	path_in(body, sizeof(body), "body");
+	FILE *f = fopen(agent, "w");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	fprintf(f, "#!/bin/sh\necho \"$@\" > '%s'\ncat > '%s'\nexit ${FAKE_AGENT_RC:-0}\n", args,
+	        body);
+	fclose(f);
+	CU_ASSERT_EQUAL_FATAL(chmod(agent, 0755), 0);
+	char *old_path = report_strdup(getenv("PATH"));
+	snprintf(cmd, sizeof(cmd), "%s:%s", tmpdir, old_path ? old_path : "/usr/bin:/bin");
+	setenv("PATH", cmd, 1);
+
+	report *r = fixture_full_report();
+	mg_err err = {{0}};
+	CU_ASSERT_EQUAL(adapters_render(r, "buildkite", &err), 0);
+	char *a = slurp_text(args), *b = slurp_text(body);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+	CU_ASSERT_STRING_EQUAL(a, "annotate --context memguard-node-2 --style error\n");
+	CU_ASSERT_PTR_NOT_NULL(strstr(b, "| shard | arch |"));
+	free(a);
+	free(b);
+	setenv("FAKE_AGENT_RC", "3", 1);
+	CU_ASSERT(adapters_render(r, "buildkite", &err) < 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "status 3"));
+	unsetenv("FAKE_AGENT_RC");
+	if (old_path)
+		setenv("PATH", old_path, 1);
+	free(old_path);
+	report_free(r);
+	cleanup_tmpdir();
+}
+
+/* github appends to the step summary and GITHUB_OUTPUT (never replaces). */
+static void test_github_files(void)
+{
+	make_tmpdir();
+	char summary[512], output[512];
+	path_in(summary, sizeof(summary), "summary.md");
+	path_in(output, sizeof(output), "output");
+	CU_ASSERT_FATAL(write_file(summary, "earlier step\n") == 0);
+	setenv("GITHUB_STEP_SUMMARY", summary, 1);
+	setenv("GITHUB_OUTPUT", output, 1);
+	report *r = fixture_full_report();
+	mg_err err = {{0}};
+	fflush(stdout);
+	CU_ASSERT_EQUAL(adapters_render(r, "github", &err), 0);
+	char *s = slurp_text(summary), *o = slurp_text(output);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(o);
+	CU_ASSERT(strncmp(s, "earlier step\n### memguard", 25) == 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(o, "memguard_peak_va=3747563521\n"));
+	free(s);
+	free(o);
+	unsetenv("GITHUB_STEP_SUMMARY");
+	unsetenv("GITHUB_OUTPUT");
+	report_free(r);
+	cleanup_tmpdir();
+}
+
+static void test_clean_text(void)
+{
+	int cut = 0;
+	char *c = adapters_clean("a\x01\tb\xff\xef\xbf\xbe", 0, ADAPTERS_XML, &cut);
+	CU_ASSERT_STRING_EQUAL(c, "a\\x01\tb\xef\xbf\xbd\xef\xbf\xbd");
+	CU_ASSERT_EQUAL(cut, 0);
+	free(c);
+	c = adapters_clean("line\nnext", 4, ADAPTERS_ONELINE, &cut);
+	CU_ASSERT_STRING_EQUAL(c, "line...");
+	CU_ASSERT_EQUAL(cut, 1);
+	free(c);
+	c = adapters_clean("x\ny", 0, ADAPTERS_ONELINE, NULL);
+	CU_ASSERT_STRING_EQUAL(c, "x y");
+	free(c);
+}
+
 static const mg_case cases[] = {
     {"roundtrip", test_roundtrip},
     {"roundtrip_no_repo", test_roundtrip_no_repo},
@@ -556,6 +691,11 @@ static const mg_case cases[] = {
     {"format_duration", test_format_duration},
     {"check_spec", test_check_spec},
     {"console_to_file", test_console_to_file},
+    {"auto_env", test_auto_env},
+    {"html_not_built", test_html_not_built},
+    {"buildkite_agent", test_buildkite_agent},
+    {"github_files", test_github_files},
+    {"clean_text", test_clean_text},
 };
 
 MG_TEST_MAIN("adapters", cases)

@@ -1,0 +1,170 @@
+/*
+ * azure.c - Azure Pipelines logging commands on stdout: task.logissue for
+ * recycles, kills and memory-limit tests, a Markdown summary file attached
+ * with task.uploadsummary, and task.setvariable for the key figures.
+ * Escaping follows azure-pipelines-task-lib (taskcommand.ts).
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "adapters.h"
+
+#define SUMMARY_LIMIT (1024 * 1024)
+#define MAX_PER_KIND  10
+
+/* Data: % CR LF. Properties: also ; and ]. */
+static void put_escaped(FILE *f, const char *s, int property)
+{
+	char *clean = adapters_clean(s ? s : "", 4096, 0, NULL);
+	for (const char *p = clean; *p; p++) {
+		if (*p == '%')
+			fputs("%AZP25", f);
+		else if (*p == '\r')
+			fputs("%0D", f);
+		else if (*p == '\n')
+			fputs("%0A", f);
+		else if (property && *p == ';')
+			fputs("%3B", f);
+		else if (property && *p == ']')
+			fputs("%5D", f);
+		else
+			fputc(*p, f);
+	}
+	free(clean);
+}
+
+/* ##vso[area.action key=value;...]data; props is NULL-terminated pairs. */
+static void command(FILE *f, const char *action, const char *const *props, const char *data)
+{
+	fprintf(f, "##vso[%s", action);
+	for (size_t i = 0; props && props[i]; i += 2) {
+		fputc(i ? ';' : ' ', f);
+		fprintf(f, "%s=", props[i]);
+		put_escaped(f, props[i + 1], 1);
+	}
+	fputc(']', f);
+	put_escaped(f, data, 0);
+	fputc('\n', f);
+}
+
+static void issue(FILE *f, const char *type, const char *message)
+{
+	const char *props[] = {"type", type, NULL};
+	command(f, "task.logissue", props, message);
+}
+
+static void endings(const report *r, FILE *f, const char *end, const char *type)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < r->nshards; i++)
+		for (size_t g = 0; g < r->shards[i].ngens; g++) {
+			const report_shard *s = &r->shards[i];
+			const report_generation *gen = &s->gens[g];
+			if (!gen->end || strcmp(gen->end, end) != 0 || n++ >= MAX_PER_KIND)
+				continue;
+			char label[32], msg[800];
+			adapters_shard_label(r, s, label, sizeof(label));
+			snprintf(
+			    msg, sizeof(msg),
+			    "memguard: %.200s [%.16s] shard %s: host generation %u %s after %u "
+			    "tests: %.400s",
+			    s->suite ? s->suite : "", s->arch ? s->arch : "", label, gen->index,
+			    strcmp(end, "kill") == 0 ? "killed" : "recycled", gen->tests_run,
+			    gen->reason ? gen->reason : "no reason given");
+			issue(f, type, msg);
+		}
+	if (n > MAX_PER_KIND) {
+		char msg[128];
+		snprintf(msg, sizeof(msg), "memguard: %zu more %ss not shown", n - MAX_PER_KIND,
+		         end);
+		issue(f, type, msg);
+	}
+}
+
+static void memlimits(const report *r, FILE *f)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < r->nshards; i++)
+		for (size_t t = 0; t < r->shards[i].ntests; t++) {
+			const report_test *x = &r->shards[i].tests[t];
+			if (x->state != TEST_MEMLIMIT || n++ >= MAX_PER_KIND)
+				continue;
+			char *msg = NULL;
+			size_t len = 0;
+			FILE *m = open_memstream(&msg, &len);
+			if (!m)
+				abort();
+			fprintf(m, "memguard: %s: over the hard limit alone in a fresh host%s%s",
+			        x->name ? x->name : "", x->message ? ": " : "",
+			        x->message ? x->message : "");
+			fclose(m);
+			issue(f, "error", msg);
+			free(msg);
+		}
+	if (n > MAX_PER_KIND) {
+		char msg[128];
+		snprintf(msg, sizeof(msg), "memguard: %zu more memory-limit tests not shown",
+		         n - MAX_PER_KIND);
+		issue(f, "error", msg);
+	}
+}
+
+static void variable(FILE *f, const char *name, uint64_t value)
+{
+	char v[32];
+	snprintf(v, sizeof(v), "%llu", (unsigned long long)value);
+	const char *props[] = {"variable", name, "isOutput", "true", NULL};
+	command(f, "task.setvariable", props, v);
+}
+
+/*
+ * path: the summary Markdown file; NULL: memguard-summary-node-N.md in
+ * $AGENT_TEMPDIRECTORY (or the current directory). The upload command names
+ * the file as given, made absolute when it is relative (the agent needs that).
+ */
+int azure_render(const report *r, const char *path, mg_err *err)
+{
+	char def[PATH_MAX];
+	if (!path) {
+		const char *tmp = getenv("AGENT_TEMPDIRECTORY");
+		snprintf(def, sizeof(def), "%s/memguard-summary-node-%u.md",
+		         tmp && *tmp ? tmp : ".", r->node_index);
+		path = def;
+	}
+	adapters_out o;
+	int rc = adapters_out_open(&o, path, err);
+	if (rc)
+		return rc;
+	int ok = markdown_summary(r, o.f, SUMMARY_LIMIT) == 0;
+	rc = adapters_out_close(&o, ok, err);
+	if (rc)
+		return rc;
+
+	FILE *f = stdout;
+	endings(r, f, "recycle", "warning");
+	endings(r, f, "kill", "error");
+	memlimits(r, f);
+	char abs[PATH_MAX];
+	if (path[0] != '/' && realpath(path, abs))
+		path = abs;
+	command(f, "task.uploadsummary", NULL, path);
+	uint64_t va = 0, rss = 0, rec = 0, kil = 0, failed = 0;
+	for (size_t i = 0; i < r->nshards; i++) {
+		const report_shard *s = &r->shards[i];
+		va = s->peak_va > va ? s->peak_va : va;
+		rss = s->peak_rss > rss ? s->peak_rss : rss;
+		rec += s->recycles;
+		kil += s->kills;
+		failed += adapters_failed(s->counts);
+	}
+	variable(f, "memguard.peak_va", va);
+	variable(f, "memguard.peak_rss", rss);
+	variable(f, "memguard.recycles", rec);
+	variable(f, "memguard.kills", kil);
+	variable(f, "memguard.failed", failed);
+	if (fflush(f) != 0)
+		return mg_err_set(err, MG_ERROR, "stdout: %s", strerror(errno));
+	return 0;
+}

@@ -1,0 +1,184 @@
+/*
+ * github.c - GitHub Actions: the Markdown summary appended to the step
+ * summary, ::warning/::error workflow commands on stdout for recycles, kills
+ * and memory-limit tests, and key figures appended to $GITHUB_OUTPUT.
+ * Escaping follows @actions/core (toolkit command.ts).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "adapters.h"
+
+#define SUMMARY_LIMIT (1024 * 1024 - 1024) /* GitHub's step summary cap is 1 MiB */
+#define MAX_PER_KIND  10
+
+/* escapeData: % CR LF; escapeProperty also : and , */
+static void put_escaped(FILE *f, const char *s, int property)
+{
+	char *clean = adapters_clean(s ? s : "", 4096, 0, NULL);
+	for (const char *p = clean; *p; p++) {
+		if (*p == '%')
+			fputs("%25", f);
+		else if (*p == '\r')
+			fputs("%0D", f);
+		else if (*p == '\n')
+			fputs("%0A", f);
+		else if (property && *p == ':')
+			fputs("%3A", f);
+		else if (property && *p == ',')
+			fputs("%2C", f);
+		else
+			fputc(*p, f);
+	}
+	free(clean);
+}
+
+/* ::level title=TITLE::MESSAGE */
+static void command(FILE *f, const char *level, const char *title, const char *message)
+{
+	fprintf(f, "::%s title=", level);
+	put_escaped(f, title, 1);
+	fputs("::", f);
+	put_escaped(f, message, 0);
+	fputc('\n', f);
+}
+
+static void shard_title(char *buf, size_t size, const report *r, const report_shard *s,
+                        const char *what)
+{
+	char label[32];
+	adapters_shard_label(r, s, label, sizeof(label));
+	snprintf(buf, size, "memguard %s: %.200s [%.16s] shard %s", what, s->suite ? s->suite : "",
+	         s->arch ? s->arch : "", label);
+}
+
+/* Recycles are warnings, kills errors: up to MAX_PER_KIND each, then one
+ * line saying how many were left out. */
+static void endings(const report *r, FILE *f, const char *end, const char *level, const char *what)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < r->nshards; i++)
+		for (size_t g = 0; g < r->shards[i].ngens; g++) {
+			const report_generation *gen = &r->shards[i].gens[g];
+			if (!gen->end || strcmp(gen->end, end) != 0 || n++ >= MAX_PER_KIND)
+				continue;
+			char title[300], msg[600];
+			shard_title(title, sizeof(title), r, &r->shards[i], what);
+			snprintf(msg, sizeof(msg),
+			         "host generation %u (pid %ld) %s after %u tests: %.400s",
+			         gen->index, gen->pid,
+			         strcmp(end, "kill") == 0 ? "killed" : "recycled", gen->tests_run,
+			         gen->reason ? gen->reason : "no reason given");
+			command(f, level, title, msg);
+		}
+	if (n > MAX_PER_KIND) {
+		char msg[128];
+		snprintf(msg, sizeof(msg), "%zu more %ss not shown (see the step summary)",
+		         n - MAX_PER_KIND, what);
+		command(f, level, "memguard", msg);
+	}
+}
+
+static void memlimits(const report *r, FILE *f)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < r->nshards; i++)
+		for (size_t t = 0; t < r->shards[i].ntests; t++) {
+			const report_test *x = &r->shards[i].tests[t];
+			if (x->state != TEST_MEMLIMIT || n++ >= MAX_PER_KIND)
+				continue;
+			char title[300];
+			shard_title(title, sizeof(title), r, &r->shards[i], "memory-limit");
+			char *msg = NULL;
+			size_t len = 0;
+			FILE *m = open_memstream(&msg, &len);
+			if (!m)
+				continue;
+			fprintf(m, "%s: over the hard limit alone in a fresh host",
+			        x->name ? x->name : "");
+			if (x->message)
+				fprintf(m, ": %s", x->message);
+			fclose(m);
+			command(f, "error", title, msg);
+			free(msg);
+		}
+	if (n > MAX_PER_KIND) {
+		char msg[128];
+		snprintf(msg, sizeof(msg), "%zu more memory-limit tests not shown",
+		         n - MAX_PER_KIND);
+		command(f, "error", "memguard", msg);
+	}
+}
+
+/* name=value lines for later steps (steps.ID.outputs.peak_va ...). */
+static int outputs(const report *r, const char *path, mg_err *err)
+{
+	FILE *f = fopen(path, "a");
+	if (!f)
+		return mg_err_set(err, MG_ERROR, "GITHUB_OUTPUT %s: %s", path, strerror(errno));
+	uint64_t va = 0, rss = 0, rec = 0, kil = 0, tests = 0, passed = 0, failed = 0;
+	for (size_t i = 0; i < r->nshards; i++) {
+		const report_shard *s = &r->shards[i];
+		va = s->peak_va > va ? s->peak_va : va;
+		rss = s->peak_rss > rss ? s->peak_rss : rss;
+		rec += s->recycles;
+		kil += s->kills;
+		tests += s->ntests;
+		passed += s->counts[TEST_PASS];
+		failed += adapters_failed(s->counts);
+	}
+	fprintf(f,
+	        "memguard_peak_va=%llu\nmemguard_peak_rss=%llu\nmemguard_recycles=%llu\n"
+	        "memguard_kills=%llu\nmemguard_tests=%llu\nmemguard_passed=%llu\n"
+	        "memguard_failed=%llu\n",
+	        (unsigned long long)va, (unsigned long long)rss, (unsigned long long)rec,
+	        (unsigned long long)kil, (unsigned long long)tests, (unsigned long long)passed,
+	        (unsigned long long)failed);
+	if (fclose(f) != 0)
+		return mg_err_set(err, MG_ERROR, "GITHUB_OUTPUT %s: %s", path, strerror(errno));
+	return 0;
+}
+
+/*
+ * path: the step summary file (appended to); NULL: $GITHUB_STEP_SUMMARY, or
+ * stdout when that is not set. The summary is appended in one write, so a
+ * failure leaves at most a partial append (the file is GitHub's, shared by
+ * every step: it cannot be replaced).
+ */
+int github_render(const report *r, const char *path, mg_err *err)
+{
+	const char *summary = path ? path : getenv("GITHUB_STEP_SUMMARY");
+	if (summary && !*summary)
+		summary = NULL;
+	int rc = 0;
+	if (summary) {
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *m = open_memstream(&buf, &len);
+		if (!m || markdown_summary(r, m, SUMMARY_LIMIT) != 0 || fclose(m) != 0)
+			abort();
+		FILE *f = fopen(summary, "a");
+		if (!f) {
+			rc = mg_err_set(err, MG_ERROR, "step summary %s: %s", summary,
+			                strerror(errno));
+		} else {
+			size_t put = fwrite(buf, 1, len, f);
+			if (fclose(f) != 0 || put != len)
+				rc = mg_err_set(err, MG_ERROR, "step summary %s: write failed",
+				                summary);
+		}
+		free(buf);
+	} else if (markdown_summary(r, stdout, SUMMARY_LIMIT) != 0) {
+		rc = mg_err_set(err, MG_ERROR, "stdout: write failed");
+	}
+	endings(r, stdout, "recycle", "warning", "recycle");
+	endings(r, stdout, "kill", "error", "kill");
+	memlimits(r, stdout);
+	const char *out = getenv("GITHUB_OUTPUT");
+	if (rc == 0 && out && *out)
+		rc = outputs(r, out, err);
+	if (fflush(stdout) != 0 && rc == 0)
+		rc = mg_err_set(err, MG_ERROR, "stdout: %s", strerror(errno));
+	return rc;
+}

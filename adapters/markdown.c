@@ -1,0 +1,204 @@
+/*
+ * markdown.c - the Markdown summary the github, azure and buildkite adapters
+ * share: the per-shard table, top suspects, tests that did not pass, and
+ * recycles/kills. Every report string is escaped (markdown_put); the whole
+ * summary is bounded, cut at a line with a clear truncation line.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "adapters.h"
+
+#define MAX_SUSPECTS    10
+#define MAX_NOT_PASSING 50
+#define MAX_ENDINGS     20
+
+/* One line, with the characters that could start markup, a link, a code
+ * span or a new table cell escaped, so a name can neither break the table
+ * nor inject HTML (never at a line start, so - + # need nothing). */
+void markdown_put(FILE *f, const char *s, size_t max)
+{
+	char *clean = adapters_clean(s ? s : "", max, ADAPTERS_ONELINE, NULL);
+	for (const char *p = clean; *p; p++) {
+		switch (*p) {
+		case '<':
+			fputs("&lt;", f);
+			break;
+		case '>':
+			fputs("&gt;", f);
+			break;
+		case '&':
+			fputs("&amp;", f);
+			break;
+		case '\\':
+		case '`':
+		case '*':
+		case '_':
+		case '[':
+		case ']':
+		case '|':
+		case '~':
+			fputc('\\', f);
+			fputc(*p, f);
+			break;
+		default:
+			fputc(*p, f);
+		}
+	}
+	free(clean);
+}
+
+static void size_cell(FILE *f, uint64_t v)
+{
+	char buf[16];
+	report_format_size(buf, sizeof(buf), v);
+	fprintf(f, " %s |", buf);
+}
+
+static void row(FILE *f, const char *label, const char *arch, const uint64_t *counts,
+                uint64_t tests, uint64_t va, uint64_t rss, uint64_t recycles, uint64_t kills,
+                double wall)
+{
+	char w[16];
+	report_format_duration(w, sizeof(w), wall);
+	fprintf(f, "| %s | ", label);
+	markdown_put(f, arch, 16);
+	fprintf(f, " | %llu | %llu | %llu | %llu |", (unsigned long long)tests,
+	        (unsigned long long)counts[TEST_PASS], (unsigned long long)adapters_failed(counts),
+	        (unsigned long long)adapters_other(counts));
+	size_cell(f, va);
+	size_cell(f, rss);
+	fprintf(f, " %llu | %llu | %s |\n", (unsigned long long)recycles, (unsigned long long)kills,
+	        w);
+}
+
+static void table(const report *r, FILE *f)
+{
+	fputs("| shard | arch | tests | passed | failed | other | peak VA | peak RSS | recycles | "
+	      "kills | wall |\n",
+	      f);
+	fputs("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n", f);
+	uint64_t counts[TEST_STATE_COUNT] = {0}, tests = 0, va = 0, rss = 0, rec = 0, kil = 0;
+	for (size_t i = 0; i < r->nshards; i++) {
+		const report_shard *s = &r->shards[i];
+		char label[32];
+		adapters_shard_label(r, s, label, sizeof(label));
+		row(f, label, s->arch, s->counts, s->ntests, s->peak_va, s->peak_rss, s->recycles,
+		    s->kills, s->wall);
+		for (int k = 0; k < TEST_STATE_COUNT; k++)
+			counts[k] += s->counts[k];
+		tests += s->ntests;
+		va = s->peak_va > va ? s->peak_va : va;
+		rss = s->peak_rss > rss ? s->peak_rss : rss;
+		rec += s->recycles;
+		kil += s->kills;
+	}
+	if (r->nshards > 1)
+		row(f, "**total**", "", counts, tests, va, rss, rec, kil, r->wall);
+}
+
+static void suspects(const report *r, FILE *f)
+{
+	if (r->nsuspects == 0)
+		return;
+	fputs("\n**Top suspects** (VA left behind, summed over runs)\n\n"
+	      "| VA left | test | grew in | note |\n|--:|---|--:|---|\n",
+	      f);
+	for (size_t i = 0; i < r->nsuspects && i < MAX_SUSPECTS; i++) {
+		const report_suspect *s = &r->suspects[i];
+		char va[16];
+		report_format_size(va, sizeof(va),
+		                   s->va_retained > 0 ? (uint64_t)s->va_retained : 0);
+		fprintf(f, "| %s | ", va);
+		markdown_put(f, s->name, 200);
+		fprintf(f, " | %u of %u runs | %s |\n", s->grew, s->runs,
+		        s->alone_over_hard ? "over the hard limit alone" : "");
+	}
+}
+
+static void not_passing(const report *r, FILE *f)
+{
+	size_t total = 0, shown = 0;
+	for (size_t i = 0; i < r->nshards; i++)
+		total += r->shards[i].ntests - r->shards[i].counts[TEST_PASS];
+	if (total == 0)
+		return;
+	fputs("\n**Not passing**\n\n| state | test | message |\n|---|---|---|\n", f);
+	for (size_t i = 0; i < r->nshards; i++)
+		for (size_t t = 0; t < r->shards[i].ntests && shown < MAX_NOT_PASSING; t++) {
+			const report_test *x = &r->shards[i].tests[t];
+			if (x->state == TEST_PASS)
+				continue;
+			shown++;
+			fprintf(f, "| %s | ", report_state_name(x->state));
+			markdown_put(f, x->name, 200);
+			fputs(" | ", f);
+			markdown_put(f, x->message, 200);
+			fputs(" |\n", f);
+		}
+	if (total > shown)
+		fprintf(f, "\n… and %zu more not passing.\n", total - shown);
+}
+
+static void endings(const report *r, FILE *f)
+{
+	size_t shown = 0, total = 0;
+	for (size_t i = 0; i < r->nshards; i++)
+		for (size_t g = 0; g < r->shards[i].ngens; g++) {
+			const report_generation *gen = &r->shards[i].gens[g];
+			if (!gen->end ||
+			    (strcmp(gen->end, "recycle") != 0 && strcmp(gen->end, "kill") != 0))
+				continue;
+			if (total++ == 0)
+				fputs("\n**Recycles and kills**\n\n", f);
+			if (shown >= MAX_ENDINGS)
+				continue;
+			shown++;
+			char label[32];
+			adapters_shard_label(r, &r->shards[i], label, sizeof(label));
+			fprintf(f, "- shard %s, generation %u: %s after %u tests: ", label,
+			        gen->index, strcmp(gen->end, "kill") == 0 ? "killed" : "recycled",
+			        gen->tests_run);
+			markdown_put(f, gen->reason ? gen->reason : "no reason given", 200);
+			fputc('\n', f);
+		}
+	if (total > shown)
+		fprintf(f, "- … and %zu more\n", total - shown);
+}
+
+static void write_all(const report *r, FILE *f)
+{
+	fprintf(f, "### memguard: node %u of %u%s\n\n", r->node_index, r->node_total,
+	        r->interrupted ? " (interrupted: partial report)" : "");
+	table(r, f);
+	suspects(r, f);
+	not_passing(r, f);
+	endings(r, f);
+}
+
+int markdown_summary(const report *r, FILE *f, size_t limit)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&buf, &len);
+	if (!mem)
+		return MG_ERROR;
+	write_all(r, mem);
+	if (fclose(mem) != 0) {
+		free(buf);
+		return MG_ERROR;
+	}
+	static const char note[] = "\n**memguard: summary truncated to fit %zu bytes (%zu bytes "
+	                           "omitted); the full report is in the JSON report.**\n";
+	if (len > limit) {
+		size_t keep = limit > 256 ? limit - 256 : 0;
+		while (keep > 0 && buf[keep - 1] != '\n')
+			keep--;
+		fwrite(buf, 1, keep, f);
+		fprintf(f, note, limit, len - keep);
+	} else {
+		fwrite(buf, 1, len, f);
+	}
+	free(buf);
+	return ferror(f) ? MG_ERROR : 0;
+}
