@@ -249,7 +249,8 @@ static void compare_tests(rows *rs, const report *base, const report *head, int 
 			i++;
 		j++;
 	}
-	qsort(rs->v, rs->n, sizeof(*rs->v), by_growth);
+	if (rs->n)
+		qsort(rs->v, rs->n, sizeof(*rs->v), by_growth);
 	free(b);
 	free(h);
 }

@@ -121,7 +121,8 @@ int notes_load_commit(notes *out, git_repository *repo, const git_oid *commit_id
 		goto out;
 	}
 	rc = 0;
-	qsort(out->v, out->n, sizeof(*out->v), entry_cmp);
+	if (out->n)
+		qsort(out->v, out->n, sizeof(*out->v), entry_cmp);
 out:
 	git_note_iterator_free(it);
 	git_commit_free(commit);
@@ -325,7 +326,8 @@ static int shard_cmp(const void *a, const void *b)
 
 void store_canonical(report *r, size_t max_suspects)
 {
-	qsort(r->shards, r->nshards, sizeof(*r->shards), shard_cmp);
+	if (r->nshards)
+		qsort(r->shards, r->nshards, sizeof(*r->shards), shard_cmp);
 	report_finish(r, max_suspects ? max_suspects : 10); /* 10: as report_merge */
 }
 

@@ -652,18 +652,11 @@ static void note_report_sha(void)
 
 /* ---- notes-merge ---- */
 
-static int fetch_notes(git_repository *into, const char *from_dir, const char *dst_ref)
+/* The git CLI fetches, as the CI templates do (libgit2 1.5's anonymous remote
+ * leaks pcre2 match data, which would fail the sanitizer build). */
+static int fetch_notes(const char *into_dir, const char *from_dir, const char *dst_ref)
 {
-	git_remote *remote = NULL;
-	char spec[256];
-	snprintf(spec, sizeof(spec), "+" REF ":%s", dst_ref);
-	char *specs[] = {spec};
-	git_strarray refspecs = {specs, 1};
-	int rc = git_remote_create_anonymous(&remote, into, from_dir);
-	if (rc == 0)
-		rc = git_remote_fetch(remote, &refspecs, NULL, NULL);
-	git_remote_free(remote);
-	return rc;
+	return sh("git -C %s fetch -q %s +" REF ":%s", into_dir, from_dir, dst_ref);
 }
 
 static int notes_tree(git_repository *repo, git_oid *tree)
@@ -684,7 +677,9 @@ static void notes_merge_converge(void)
 	git_repository *a = mk_repo(da), *b = NULL;
 	git_oid c[3], ta, tb;
 	commits(a, 3, c);
-	CU_ASSERT_FATAL(git_clone(&b, da, db, NULL) == 0);
+	/* git clone, not git_clone: libgit2 1.5's remotes leak pcre2 data (sanitizer build). */
+	CU_ASSERT_FATAL(sh("git clone -q %s %s", da, db) == 0);
+	CU_ASSERT_FATAL(git_repository_open(&b, db) == 0);
 	/* A is node 1 on c2 and c1; B is node 2 on c2 and c0. */
 	const char *a1 =
 	    save_report(mk_report(1, "x64", "s", 0, 2 * GIB, MIB, 1, 0), dir, "a1.json");
@@ -695,8 +690,8 @@ static void notes_merge_converge(void)
 	CU_ASSERT_EQUAL(run_in(db, "note", b1, NULL)->rc, 0);
 	CU_ASSERT_EQUAL(run_in(db, "note", "--commit", "HEAD~2", b1, NULL)->rc, 0);
 	/* Each fetches the other's notes as they were, then merges. */
-	CU_ASSERT_EQUAL_FATAL(fetch_notes(a, db, "refs/notes/memguard-remote"), 0);
-	CU_ASSERT_EQUAL_FATAL(fetch_notes(b, da, "refs/notes/memguard-remote"), 0);
+	CU_ASSERT_EQUAL_FATAL(fetch_notes(da, db, "refs/notes/memguard-remote"), 0);
+	CU_ASSERT_EQUAL_FATAL(fetch_notes(db, da, "refs/notes/memguard-remote"), 0);
 	run *r = run_in(da, "notes-merge", "refs/notes/memguard-remote", NULL);
 	CU_ASSERT_EQUAL(r->rc, 0);
 	CU_ASSERT_EQUAL(run_in(db, "notes-merge", "memguard-remote", NULL)->rc, 0);
@@ -723,12 +718,12 @@ static void notes_merge_converge(void)
 	CU_ASSERT_EQUAL(sh("git --git-dir=%s/.git notes --ref=memguard show HEAD~2 >/dev/null", da),
 	                0);
 	/* A fetches B's merge: same content, no new merge needed beyond that. */
-	CU_ASSERT_EQUAL_FATAL(fetch_notes(a, db, "refs/notes/memguard-remote"), 0);
+	CU_ASSERT_EQUAL_FATAL(fetch_notes(da, db, "refs/notes/memguard-remote"), 0);
 	CU_ASSERT_EQUAL(run_in(da, "notes-merge", "refs/notes/memguard-remote", NULL)->rc, 0);
 	CU_ASSERT_FATAL(notes_tree(a, &ta) == 0);
 	CU_ASSERT(git_oid_equal(&ta, &tb));
 	/* B fast-forwards to A's latest. */
-	CU_ASSERT_EQUAL_FATAL(fetch_notes(b, da, "refs/notes/memguard-remote"), 0);
+	CU_ASSERT_EQUAL_FATAL(fetch_notes(db, da, "refs/notes/memguard-remote"), 0);
 	r = run_in(db, "notes-merge", "refs/notes/memguard-remote", NULL);
 	CU_ASSERT_EQUAL(r->rc, 0);
 	CU_ASSERT_PTR_NOT_NULL(strstr(r->out, "fast-forward"));
