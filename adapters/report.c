@@ -1078,6 +1078,21 @@ int report_merge(report *into, const report *from, mg_err *err)
 
 /* ---- files ----------------------------------------------------------------- */
 
+/* Best effort: makes the rename durable. A failure here cannot undo it, so
+ * it is not reported. */
+static void sync_parent(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir = slash ? report_strndup(path, slash == path ? 1 : (size_t)(slash - path))
+			  : report_strdup(".");
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0) {
+		fsync(fd);
+		close(fd);
+	}
+	free(dir);
+}
+
 /* Writes PATH.tmp, checks every step, renames it over PATH; on any failure
  * the tmp is removed and the old PATH is untouched. */
 int report_save(const report *r, const char *path, mg_err *err)
@@ -1115,6 +1130,7 @@ int report_save(const report *r, const char *path, mg_err *err)
 		rc = mg_err_set(err, MG_ERROR, "rename %s: %s", path, strerror(errno));
 		goto out;
 	}
+	sync_parent(path);
 	rc = 0;
 out:
 	if (f)

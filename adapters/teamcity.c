@@ -2,7 +2,7 @@
  * teamcity.c - TeamCity service messages: buildStatisticValue per shard
  * figure, and the tests (testStarted/testFailed/testIgnored/testFinished,
  * testMetadata for their memory) with one flowId per shard. Values use
- * TeamCity's escaping: || |' |[ |] |n |r, non-ASCII as |0xNNNN.
+ * TeamCity's escaping: || |' |[ |] |n |r, non-ASCII as |0xNNNN (UTF-16 units).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -54,10 +54,14 @@ static void put_value(FILE *f, const char *s, size_t max)
 			fputs("|r", f);
 			break;
 		default:
-			if (cp < 0x80)
+			if (cp < 0x80) {
 				fputc((int)cp, f);
-			else
+			} else if (cp < 0x10000) {
 				fprintf(f, "|0x%04X", cp);
+			} else { /* TeamCity is Java: a UTF-16 surrogate pair */
+				cp -= 0x10000;
+				fprintf(f, "|0x%04X|0x%04X", 0xD800 + (cp >> 10), 0xDC00 + (cp & 0x3FF));
+			}
 		}
 	}
 	free(clean);
