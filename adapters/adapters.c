@@ -184,15 +184,21 @@ int adapters_out_close(adapters_out *o, int ok, mg_err *err)
 
 void adapters_put_printable(FILE *f, const char *s, size_t max)
 {
-	size_t i = 0;
-	for (; s[i] && i < max; i++) {
-		unsigned char c = (unsigned char)s[i];
-		if (c < 0x20 || c == 0x7f)
-			fprintf(f, "\\x%02x", c);
-		else
-			fputc(c, f);
+	const unsigned char *u = (const unsigned char *)s;
+	size_t len = strlen(s), i = 0;
+	while (i < len && i < max) {
+		size_t n = report_utf8_valid_len(u + i, len - i);
+		if (n == 0) {
+			fputs("\xEF\xBF\xBD", f);
+			n = 1;
+		} else if (u[i] < 0x20 || u[i] == 0x7f) {
+			fprintf(f, "\\x%02x", u[i]);
+		} else {
+			fwrite(u + i, 1, n, f);
+		}
+		i += n;
 	}
-	if (s[i])
+	if (i < len)
 		fputs("...", f);
 }
 

@@ -43,8 +43,9 @@ typedef struct adapters_out {
 int adapters_out_open(adapters_out *o, const char *path, mg_err *err);
 int adapters_out_close(adapters_out *o, int ok, mg_err *err);
 
-/* Writes s to f with control bytes (and DEL) shown as \xNN and at most max
- * bytes of s (then "..."): for people reading a terminal or log. */
+/* Writes s to f with control bytes (and DEL) shown as \xNN, invalid UTF-8
+ * as U+FFFD, and at most max bytes of s (then "..."): for people reading a
+ * terminal or log. */
 void adapters_put_printable(FILE *f, const char *s, size_t max);
 
 enum {

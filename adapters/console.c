@@ -138,7 +138,7 @@ static void endings(const report *r, FILE *f, const char *end, const char *label
 			if (!gen->end || strcmp(gen->end, end) != 0)
 				continue;
 			total++;
-			const char *reason = gen->reason ? gen->reason : "no reason given";
+			const char *reason = gen->reason ? gen->reason : "unknown";
 			last = reason;
 			char kind[16];
 			size_t len = strcspn(reason, " ");

@@ -1084,7 +1084,7 @@ static void sync_parent(const char *path)
 {
 	const char *slash = strrchr(path, '/');
 	char *dir = slash ? report_strndup(path, slash == path ? 1 : (size_t)(slash - path))
-			  : report_strdup(".");
+	                  : report_strdup(".");
 	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd >= 0) {
 		fsync(fd);

@@ -60,7 +60,8 @@ static void put_value(FILE *f, const char *s, size_t max)
 				fprintf(f, "|0x%04X", cp);
 			} else { /* TeamCity is Java: a UTF-16 surrogate pair */
 				cp -= 0x10000;
-				fprintf(f, "|0x%04X|0x%04X", 0xD800 + (cp >> 10), 0xDC00 + (cp & 0x3FF));
+				fprintf(f, "|0x%04X|0x%04X", 0xD800 + (cp >> 10),
+				        0xDC00 + (cp & 0x3FF));
 			}
 		}
 	}

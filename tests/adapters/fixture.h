@@ -9,7 +9,9 @@
 /* Bytes every output must survive: quotes, backslash, newlines, control
  * bytes, XML and CI escape characters, invalid UTF-8 (a lone 0xff, a
  * truncated sequence, an encoded surrogate) and valid UTF-8. */
-#define HOSTILE "we\"ird\\ na\nme\r\t\x01\x1f\x7f <&>'%:,];| \xff\xfe\xc3(\xed\xa0\x80 ok \xc3\xa9 \xf0\x9f\x98\x80"
+#define HOSTILE                                                                                    \
+	"we\"ird\\ na\nme\r\t\x01\x1f\x7f <&>'%:,];| \xff\xfe\xc3(\xed\xa0\x80 ok \xc3\xa9 "       \
+	"\xf0\x9f\x98\x80"
 
 /* A report with every field set, hostile strings included; finished. */
 report *fixture_full_report(void);

@@ -671,6 +671,29 @@ static void test_clean_text(void)
 	free(c);
 }
 
+/* The shared summary stays within its limit, cut at a line, and says so. */
+static void test_markdown_truncated(void)
+{
+	report *r = fixture_full_report();
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+	CU_ASSERT_EQUAL(markdown_summary(r, m, 1500), 0);
+	fclose(m);
+	CU_ASSERT(len <= 1500);
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "summary truncated to fit 1500 bytes"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "| shard | arch |"));
+	free(buf);
+	buf = NULL;
+	m = open_memstream(&buf, &len);
+	CU_ASSERT_EQUAL(markdown_summary(r, m, 1 << 20), 0);
+	fclose(m);
+	CU_ASSERT_PTR_NULL(strstr(buf, "truncated"));
+	free(buf);
+	report_free(r);
+}
+
 static const mg_case cases[] = {
     {"roundtrip", test_roundtrip},
     {"roundtrip_no_repo", test_roundtrip_no_repo},
@@ -696,6 +719,7 @@ static const mg_case cases[] = {
     {"buildkite_agent", test_buildkite_agent},
     {"github_files", test_github_files},
     {"clean_text", test_clean_text},
+    {"markdown_truncated", test_markdown_truncated},
 };
 
 MG_TEST_MAIN("adapters", cases)
