@@ -75,15 +75,28 @@ static const report_shard *find_key(const report *r, const report_shard *k)
 	return NULL;
 }
 
-/* 1 when every shard of group g on either side has its key on the other side. */
-static int group_matches(const report *base, const report *head, const report_shard *g)
+/*
+ * 1 when every shard HEAD ran in group g has its key in BASE: then shards are
+ * compared one to one, and BASE shards HEAD did not run (another CI node's,
+ * when one node compares before the others noted) are left out and counted.
+ */
+static int group_matches(const report *base, const report *head, const report_shard *g,
+                         size_t *left_out)
 {
+	size_t nhead = 0, nbase = 0;
+	for (size_t i = 0; i < head->nshards; i++) {
+		if (!same_group(&head->shards[i], g))
+			continue;
+		if (!find_key(base, &head->shards[i]))
+			return 0;
+		nhead++;
+	}
 	for (size_t i = 0; i < base->nshards; i++)
 		if (same_group(&base->shards[i], g) && !find_key(head, &base->shards[i]))
-			return 0;
-	for (size_t i = 0; i < head->nshards; i++)
-		if (same_group(&head->shards[i], g) && !find_key(base, &head->shards[i]))
-			return 0;
+			nbase++;
+	if (nhead == 0)
+		return 0;
+	*left_out += nbase;
 	return 1;
 }
 
@@ -117,7 +130,7 @@ static void add_metrics(rows *rs, const char *label, const ci_totals *b, const c
 
 /* Shards by key where the sharding matches, else (arch, suite) totals. */
 static void compare_shards(rows *rs, const report *base, const report *head,
-                           const growth_limits *lim)
+                           const growth_limits *lim, size_t *left_out)
 {
 	const report *sides[2] = {head, base};
 	char label[160];
@@ -133,7 +146,7 @@ static void compare_shards(rows *rs, const report *base, const report *head,
 				seen = same_group(&head->shards[j], g);
 			if (seen)
 				continue;
-			if (group_matches(base, head, g)) {
+			if (group_matches(base, head, g, left_out)) {
 				for (size_t j = 0; j < head->nshards; j++) {
 					const report_shard *h = &head->shards[j];
 					if (!same_group(h, g))
@@ -419,7 +432,7 @@ static json_t *side_json(const side *sd)
 }
 
 static void output(int fmt, const side *base, const side *head, const char *base_what,
-                   const rows *shards, const rows *tests, const growth_limits *lim)
+                   const rows *shards, const rows *tests, const growth_limits *lim, size_t left_out)
 {
 	char bn[256], hn[256], limits[256];
 	size_t nexc = count_exceeded(shards) + count_exceeded(tests);
@@ -436,6 +449,8 @@ static void output(int fmt, const side *base, const side *head, const char *base
 		json_object_set_new(o, "head", side_json(head));
 		json_object_set_new(o, "limits", json_string(limits));
 		json_object_set_new(o, "shards", rows_json(shards, shards->n));
+		json_object_set_new(o, "base_shards_not_in_head",
+		                    json_integer((json_int_t)left_out));
 		json_object_set_new(o, "tests", rows_json(tests, TOP_TESTS));
 		json_t *exc = json_array();
 		for (int k = 0; k < 2; k++)
@@ -463,6 +478,11 @@ static void output(int fmt, const side *base, const side *head, const char *base
 		printf("base: %s\nhead: %s\nlimits: %s\n\n", bn, hn, limits);
 	}
 	print_table(shards, shards->n, md, "shard");
+	if (left_out)
+		printf(
+		    md ? "\n%zu base shard%s that head did not run (other nodes) not compared.\n"
+		       : "  (%zu base shard%s that head did not run (other nodes) not compared)\n",
+		    left_out, left_out == 1 ? "" : "s");
 	printf("\n");
 	if (tests->n) {
 		if (md)
@@ -510,6 +530,7 @@ int compare_main(int argc, char **argv)
 	rows shards = {0}, tests = {0};
 	mg_err err;
 	char sha[16], base_what[256] = "";
+	size_t left_out = 0;
 
 	memset(sd, 0, sizeof(sd));
 	for (int i = 1; i < argc; i++) {
@@ -627,9 +648,10 @@ int compare_main(int argc, char **argv)
 			goto out;
 		}
 	}
-	compare_shards(&shards, sd[0].r, sd[1].r, &lim);
+	compare_shards(&shards, sd[0].r, sd[1].r, &lim, &left_out);
 	compare_tests(&tests, sd[0].r, sd[1].r, multi_arch(sd[0].r, sd[1].r), &lim);
-	output(fmt, &sd[0], &sd[1], base_what[0] ? base_what : NULL, &shards, &tests, &lim);
+	output(fmt, &sd[0], &sd[1], base_what[0] ? base_what : NULL, &shards, &tests, &lim,
+	       left_out);
 	rc = count_exceeded(&shards) + count_exceeded(&tests) ? CI_EXIT_REGRESS : CI_EXIT_OK;
 out:
 	free(shards.v);

@@ -952,6 +952,13 @@ static void compare_files(void)
 	r = run_in(dir, "compare", a, t, NULL);
 	CU_ASSERT_EQUAL(r->rc, 0);
 	CU_ASSERT_PTR_NOT_NULL(strstr(r->out, "all shards"));
+	/* One node compares alone against both nodes of the base: shard by shard. */
+	const char *n2 =
+	    save_report(mk_report(2, "x64", "s", 0, 2 * GIB, MIB, 0, 0), dir, "n2.json");
+	r = run_in(dir, "compare", t, n2, NULL);
+	CU_ASSERT_EQUAL(r->rc, 4); /* node 2: 1.01 GiB -> 2 GiB */
+	CU_ASSERT_PTR_NOT_NULL(strstr(r->out, "s node 2 #0"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(r->out, "1 base shard that head did not run"));
 	/* Neither a file nor a revision. */
 	r = run_in(dir, "compare", a, path_in(dir, "missing.json"), NULL);
 	CU_ASSERT_EQUAL(r->rc, 3); /* not a repository: cannot resolve it */
