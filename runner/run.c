@@ -1588,6 +1588,78 @@ static int exit_code_of(const run_ctx *c)
 	return code;
 }
 
+static const name_list *sort_names; /* for the qsort/bsearch comparators */
+
+static int cmp_name(const void *a, const void *b)
+{
+	size_t i = *(const size_t *)a, j = *(const size_t *)b;
+	size_t li = sort_names->lens[i], lj = sort_names->lens[j];
+	int r = memcmp(sort_names->names[i], sort_names->names[j], li < lj ? li : lj);
+	return r ? r : (li > lj) - (li < lj);
+}
+
+/*
+ * Reads FILE (one test name a line) into order: indices into nl, in the
+ * file's order, each at most once. A name the host did not list is a usage
+ * error naming it. O(n log n).
+ */
+static int tests_from(size_t **order, size_t *norder, name_list *nl, const char *file, mg_err *err)
+{
+	FILE *f = fopen(file, "r");
+	if (!f)
+		return mg_err_set(err, MG_EINVAL, "--tests-from: cannot open '%s': %s", file,
+		                  strerror(errno));
+	size_t *idx = xrealloc(NULL, (nl->n ? nl->n : 1) * sizeof(size_t));
+	char *used = calloc(nl->n ? nl->n : 1, 1);
+	for (size_t i = 0; i < nl->n; i++)
+		idx[i] = i;
+	sort_names = nl;
+	qsort(idx, nl->n, sizeof(size_t), cmp_name);
+	*order = xrealloc(NULL, (nl->n ? nl->n : 1) * sizeof(size_t));
+	*norder = 0;
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	int rc = 0;
+	while ((len = getline(&line, &cap, f)) >= 0) {
+		if (len && line[len - 1] == '\n')
+			line[--len] = 0;
+		if (!len)
+			continue;
+		/* bsearch by hand: the key is not an index */
+		size_t lo = 0, hi = nl->n;
+		while (lo < hi) {
+			size_t mid = (lo + hi) / 2, m = idx[mid];
+			size_t lm = nl->lens[m];
+			int r = memcmp(nl->names[m], line, lm < (size_t)len ? lm : (size_t)len);
+			r = r ? r : (lm > (size_t)len) - (lm < (size_t)len);
+			if (r < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo == nl->n || nl->lens[idx[lo]] != (size_t)len ||
+		    memcmp(nl->names[idx[lo]], line, (size_t)len)) {
+			rc = mg_err_set(err, MG_EINVAL,
+			                "--tests-from %s: the host does not list '%s'", file, line);
+			break;
+		}
+		if (!used[idx[lo]]) {
+			used[idx[lo]] = 1;
+			(*order)[(*norder)++] = idx[lo];
+		}
+	}
+	free(line);
+	free(idx);
+	free(used);
+	fclose(f);
+	if (rc < 0) {
+		free(*order);
+		*order = NULL;
+	}
+	return rc;
+}
+
 int run_main(int argc, char **argv)
 {
 	run_options o;
@@ -1654,10 +1726,25 @@ int run_main(int argc, char **argv)
 		c.rep->limits_hard = report_strdup(h);
 	}
 
-	/* Plan: filter, then this node's share (round-robin by list position:
-	 * deterministic for a list, sizes differ by at most one). */
-	c.tests = xrealloc(NULL, (nl.n ? nl.n : 1) * sizeof(*c.tests));
-	for (size_t i = 0, k = 0; i < nl.n; i++) {
+	/* Plan: the named tests (--tests-from) or all in list order, filtered,
+	 * then this node's share (round-robin by position: deterministic for a
+	 * list, sizes differ by at most one). */
+	size_t *order = NULL, norder = 0;
+	if (o.tests_from) {
+		rc = tests_from(&order, &norder, &nl, o.tests_from, &err);
+		if (rc < 0) {
+			fprintf(stderr, "memguard run: %s\n", err.msg);
+			code = rc == MG_EINVAL ? EXIT_USAGE : EXIT_INFRA;
+			goto out;
+		}
+	} else {
+		order = xrealloc(NULL, (nl.n ? nl.n : 1) * sizeof(size_t));
+		for (size_t i = 0; i < nl.n; i++)
+			order[norder++] = i;
+	}
+	c.tests = xrealloc(NULL, (norder ? norder : 1) * sizeof(*c.tests));
+	for (size_t j = 0, k = 0; j < norder; j++) {
+		size_t i = order[j];
 		if (o.filter && fnmatch(o.filter, nl.names[i], 0))
 			continue;
 		if (k++ % o.node_total != o.node_index - 1)
@@ -1665,6 +1752,7 @@ int run_main(int argc, char **argv)
 		c.tests[c.ntests++] = (rtest){.name = nl.names[i], .len = nl.lens[i]};
 		nl.names[i] = NULL;
 	}
+	free(order);
 	c.q = xrealloc(NULL, (c.ntests ? c.ntests : 1) * sizeof(size_t));
 	for (size_t i = 0; i < c.ntests; i++)
 		q_push_back(&c, i);
