@@ -346,6 +346,25 @@ static mg_result run_one(host *h, size_t i, uint64_t *usec)
 static int serve_line(host *h, char *line, size_t len);
 
 /*
+ * After a recycle: stay alive, running nothing, until the runner's quit, so
+ * the runner can read this process's maps for its breakdown while it still
+ * holds its memory. Run lines still queued are dropped (the runner re-queues
+ * them). EOF: the runner has gone; leave quietly.
+ */
+static int await_quit(host *h)
+{
+	char *line;
+	size_t len;
+	while (line_read(h, &line, &len) == 1)
+		if (is_word(line, len, "quit")) {
+			if (out_bye(h) == 0)
+				out_flush(h);
+			return 0;
+		}
+	return 0;
+}
+
+/*
  * Serves the run line in line and every run line already buffered behind
  * it: each result goes out in the same write as the next test's start.
  */
@@ -388,10 +407,9 @@ static int serve_runs(host *h, char *line, size_t len)
 		if (over_limit(h, after)) {
 			if (out_printf(h, "recycle %" PRIu64 " %" PRIu64 "\n", after.va,
 			               after.rss) < 0 ||
-			    out_bye(h) < 0)
+			    out_flush(h) < 0)
 				return 0;
-			out_flush(h);
-			return 0;
+			return await_quit(h);
 		}
 		if (!line_ready(h, &line, &len))
 			return out_flush(h) < 0 ? 0 : STEP_MORE;
