@@ -177,6 +177,13 @@ report_shard *report_add_shard(report *r)
 	return array_append(&r->shards, &r->nshards, sizeof(report_shard));
 }
 
+void report_remove_shard(report *r, size_t i)
+{
+	shard_clear(&r->shards[i]);
+	memmove(&r->shards[i], &r->shards[i + 1], (r->nshards - i - 1) * sizeof(report_shard));
+	r->nshards--;
+}
+
 report_test *report_shard_add_test(report_shard *s)
 {
 	report_test *t = array_append(&s->tests, &s->ntests, sizeof(report_test));

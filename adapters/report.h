@@ -161,6 +161,8 @@ char *report_strndup(const char *s, size_t len);
  * the next power of two). */
 report_shard *report_add_shard(report *r);
 report_test *report_shard_add_test(report_shard *s);
+/* Frees shard i and closes the gap (later shards move down by one). */
+void report_remove_shard(report *r, size_t i);
 report_generation *report_shard_add_generation(report_shard *s);
 report_point *report_shard_add_point(report_shard *s);
 report_breakdown *report_generation_add_breakdown(report_generation *g);

@@ -565,7 +565,10 @@ static void flush_outq(run_ctx *c, lane *l)
 static void lane_schedule(run_ctx *c, lane *l)
 {
 	host *h = &l->h;
-	unsigned depth = c->o->pipeline;
+	/* Each lane takes at most its share of what is queued, so a lane whose
+	 * host starts first does not drain the queue while the others start. */
+	size_t share = c->qlen / c->nlanes + 1;
+	size_t depth = c->o->pipeline < share + h->nflight ? c->o->pipeline : share + h->nflight;
 
 	if (l->gave_up || c->signo || c->deadline_hit)
 		return;
@@ -612,7 +615,7 @@ static void lane_schedule(run_ctx *c, lane *l)
 		h->outq_len += mg_proto_escape(h->outq + h->outq_len, h->outq_cap - h->outq_len,
 		                               rt->name, rt->len);
 		h->outq[h->outq_len++] = '\n';
-		h->flight[(h->fhead + h->nflight++) % depth] = t;
+		h->flight[(h->fhead + h->nflight++) % c->o->pipeline] = t;
 		fed++;
 	}
 	if (fed)
@@ -1899,6 +1902,11 @@ int run_main(int argc, char **argv)
 		s->user = l->user;
 		s->sys = l->sys;
 	}
+	/* A lane whose host started after the others had taken every test ran
+	 * nothing: it is not a shard of the run. */
+	for (size_t i = c.rep->nshards; i-- > 0 && c.rep->nshards > 1;)
+		if (!c.rep->shards[i].ntests)
+			report_remove_shard(c.rep, i);
 	c.rep->wall = now(&c);
 	report_finish(c.rep, 20);
 	code = exit_code_of(&c);

@@ -293,6 +293,76 @@ static void reserve_x64(void)
 	done(&o);
 }
 
+/* --node I/N: for N = 1..5 the nodes together run every test exactly once,
+ * their sizes differ by at most one, and merging the node reports gives the
+ * counts of a single-node run. */
+static void node_split(void)
+{
+	enum { TESTS = 23 };
+	for (int n = 1; n <= 5; n++) {
+		char seen[TESTS] = {0};
+		size_t min = TESTS, max = 0;
+		char merged[96], files[1024] = "";
+		size_t off = 0;
+		for (int i = 1; i <= n; i++) {
+			outcome o;
+			char node[16];
+			snprintf(node, sizeof(node), "%d/%d", i, n);
+			mg(&o,
+			   ARGV("run", "-q", "--node", node, "--report", "report.json", "--",
+			        FAULT64),
+			   ENV("MG_FAULT_TESTS=23"), 0);
+			CU_ASSERT(exited_with(&o, 0));
+			CU_ASSERT_FATAL(o.report != NULL);
+			CU_ASSERT_EQUAL(json_integer_value(json_object_get(
+			                    json_object_get(o.report, "node"), "index")),
+			                i);
+			size_t here = 0, si, k;
+			json_t *s, *t;
+			json_array_foreach(json_object_get(o.report, "shards"), si, s)
+			    json_array_foreach(json_object_get(s, "tests"), k, t)
+			{
+				int idx = -1;
+				sscanf(json_string_value(json_object_get(t, "name")), "fault/t%d",
+				       &idx);
+				CU_ASSERT_FATAL(idx >= 0 && idx < TESTS);
+				seen[idx]++;
+				here++;
+			}
+			min = here < min ? here : min;
+			max = here > max ? here : max;
+			/* keep the node reports for the merge */
+			char keep[96];
+			snprintf(keep, sizeof(keep), "/tmp/mg-node-%d-%d-%d.json", (int)getpid(), n,
+			         i);
+			json_dump_file(o.report, keep, 0);
+			off += (size_t)snprintf(files + off, sizeof(files) - off, " %s", keep);
+			done(&o);
+		}
+		for (int t = 0; t < TESTS; t++)
+			CU_ASSERT_EQUAL(seen[t], 1);
+		CU_ASSERT(max - min <= 1);
+		snprintf(merged, sizeof(merged), "/tmp/mg-merged-%d-%d.json", (int)getpid(), n);
+		char full[1200];
+		snprintf(full, sizeof(full), "%s merge %s%s >/dev/null", MEMGUARD_BIN, merged,
+		         files);
+		CU_ASSERT_EQUAL(system(full), 0);
+		json_error_t je;
+		json_t *m = json_load_file(merged, 0, &je);
+		CU_ASSERT_FATAL(m != NULL);
+		CU_ASSERT_EQUAL(count(m, "pass"), TESTS);
+		CU_ASSERT_EQUAL(count(m, "fail") + count(m, "crash") + count(m, "error"), 0);
+		json_decref(m);
+		unlink(merged);
+		for (int i = 1; i <= n; i++) {
+			char keep[96];
+			snprintf(keep, sizeof(keep), "/tmp/mg-node-%d-%d-%d.json", (int)getpid(), n,
+			         i);
+			unlink(keep);
+		}
+	}
+}
+
 static int pid_alive(pid_t pid)
 {
 	char path[64];
@@ -489,6 +559,7 @@ static const mg_case cases[] = {
     {"x86_host", x86_host},
     {"recycle_x64", recycle_x64},
     {"list", list},
+    {"node_split", node_split},
 };
 
 /*
