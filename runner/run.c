@@ -72,7 +72,8 @@ typedef struct host {
 	double tree_at;
 	uint32_t tests_run;
 	int alone;
-	char *in; /* reply bytes not yet a full line */
+	int soft_hit; /* the last sample was over a soft limit: feed nothing */
+	char *in;     /* reply bytes not yet a full line */
 	size_t in_len;
 	char *outq; /* run lines not yet written */
 	size_t outq_len, outq_cap;
@@ -586,7 +587,7 @@ static void lane_schedule(run_ctx *c, lane *l)
 		return;
 
 	size_t fed = 0;
-	while (h->nflight < depth && c->qlen && !h->alone) {
+	while (h->nflight < depth && c->qlen && !h->alone && !(h->soft_hit && h->tests_run)) {
 		size_t t = q_front(c);
 		rtest *rt = &c->tests[t];
 		if (rt->alone) {
@@ -625,6 +626,8 @@ static void lane_schedule(run_ctx *c, lane *l)
 			quit_host(c, l, "quit", "no tests left");
 		else if (h->alone || (c->tests[q_front(c)].alone && h->tests_run))
 			quit_host(c, l, "recycle", "a retry runs alone in a fresh host");
+		else if (h->soft_hit && h->tests_run)
+			quit_host(c, l, "recycle", "over a soft limit between tests");
 	}
 	flush_outq(c, l);
 }
@@ -1075,17 +1078,11 @@ static void sample_all(run_ctx *c)
 		}
 		if (c->hard.va && va >= c->hard.va / 10 * 9 && c->o->interval / 4 < next)
 			next = c->o->interval / 4;
-		if (h->state == HOST_RUNNING && !h->alone) {
-			unsigned soft =
-			    check_limits(c, &c->soft, l->rss_soft, va_any, rss + h->desc_rss);
-			if (soft) {
-				char why[200];
-				limit_why(why, sizeof(why), soft, "recycle", va_any,
-				          rss + h->desc_rss, c->cg_usage, &c->soft, l->rss_soft);
-				quit_host(c, l, "recycle", why);
-				flush_outq(c, l);
-			}
-		}
+		/* Soft limits act at test boundaries (the result handler); here a
+		 * crossing only stops feeding, so no further test starts in a host
+		 * that is already over. */
+		h->soft_hit =
+		    check_limits(c, &c->soft, l->rss_soft, va_any, rss + h->desc_rss) != 0;
 	}
 	if (next < 0.0005)
 		next = 0.0005;

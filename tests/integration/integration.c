@@ -363,6 +363,67 @@ static void node_split(void)
 	}
 }
 
+/* Three planted leaks of distinct kinds among clean tests: the top suspects
+ * are exactly those three, and the breakdown at the first recycle names the
+ * dominant category (shm) and the largest group (32 x 8 MiB memfd blocks). */
+static void planted_leaks(const char *host, const char *arch)
+{
+	outcome o;
+	mg(&o,
+	   ARGV("run", "-j", "1", "--arch", arch, "--recycle-at", "va=200M", "--report",
+	        "report.json", "--", host),
+	   NULL, 0);
+	CU_ASSERT(exited_with(&o, 0));
+	CU_ASSERT_FATAL(o.report != NULL);
+	json_t *sus = json_object_get(o.report, "suspects");
+	CU_ASSERT_FATAL(json_array_size(sus) >= 3);
+	int planted = 0;
+	for (size_t i = 0; i < 3; i++) {
+		const char *n = json_string_value(json_object_get(json_array_get(sus, i), "name"));
+		planted += !strcmp(n, "leak/shm_blocks") || !strcmp(n, "leak/heap") ||
+		           !strcmp(n, "leak/threads");
+	}
+	CU_ASSERT_EQUAL(planted, 3);
+	for (size_t i = 3; i < json_array_size(sus); i++)
+		CU_ASSERT(json_integer_value(json_object_get(json_array_get(sus, i),
+		                                             "va_retained")) < (json_int_t)4 << 20);
+	/* the first generation ended in a recycle, with its breakdown */
+	json_t *gen = json_array_get(
+	    json_object_get(json_array_get(json_object_get(o.report, "shards"), 0), "generations"),
+	    0);
+	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(gen, "end")), "recycle");
+	json_t *b = json_array_get(json_object_get(gen, "breakdowns"), 0);
+	CU_ASSERT_FATAL(b != NULL);
+	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(b, "when")), "recycle");
+	const char *top = "";
+	json_int_t topva = -1;
+	size_t i;
+	json_t *cat;
+	json_array_foreach(json_object_get(b, "categories"), i, cat)
+	{
+		if (json_integer_value(json_object_get(cat, "va")) > topva) {
+			topva = json_integer_value(json_object_get(cat, "va"));
+			top = json_string_value(json_object_get(cat, "name"));
+		}
+	}
+	CU_ASSERT_STRING_EQUAL(top, "shm");
+	json_t *g0 = json_array_get(json_object_get(b, "groups"), 0);
+	CU_ASSERT(strstr(json_string_value(json_object_get(g0, "name")), "memfd:blocks") != NULL);
+	CU_ASSERT_EQUAL(json_integer_value(json_object_get(g0, "count")), 32);
+	CU_ASSERT_EQUAL(json_integer_value(json_object_get(g0, "size")), 8 << 20);
+	done(&o);
+}
+
+static void planted_leaks_x64(void)
+{
+	planted_leaks(LEAK64, "x64");
+}
+
+static void planted_leaks_x86(void)
+{
+	planted_leaks(LEAK32, "x86");
+}
+
 static int pid_alive(pid_t pid)
 {
 	char path[64];
@@ -560,6 +621,8 @@ static const mg_case cases[] = {
     {"recycle_x64", recycle_x64},
     {"list", list},
     {"node_split", node_split},
+    {"planted_leaks_x64", planted_leaks_x64},
+    {"planted_leaks_x86", planted_leaks_x86},
 };
 
 /*
