@@ -2,6 +2,9 @@
  * fault_host.c - a host whose tests misbehave on request, for the runner's
  * fault handling. Tests fault/t000..; MG_FAULT_TESTS sets the count (40);
  * MG_FAULT="KIND@INDEX,..." plants faults. Plain C: built for x86 and x64.
+ * Faults that depend on order (for bisect): poison@K marks the process;
+ * crashpoisoned@M crashes (SIGSEGV) at test M only when at least
+ * MG_FAULT_POISON_NEED (1) poison tests ran earlier in the same process.
  */
 #include "memguard_host.h"
 
@@ -26,15 +29,21 @@ enum {
 	F_PRINT = 1 << 9,
 	F_SKIP = 1 << 10,
 	F_LEAKRSS = 1 << 11,
+	F_POISON = 1 << 12,
+	F_CRASHPOISONED = 1 << 13,
 };
 
 static const struct {
 	const char *name;
 	unsigned bit;
 } kinds[] = {
-    {"segv", F_SEGV},       {"abort", F_ABORT}, {"hang", F_HANG}, {"garbage", F_GARBAGE},
-    {"reserve", F_RESERVE}, {"leak", F_LEAK},   {"fail", F_FAIL}, {"exit", F_EXIT},
-    {"slow", F_SLOW},       {"print", F_PRINT}, {"skip", F_SKIP}, {"leakrss", F_LEAKRSS},
+    {"segv", F_SEGV},       {"abort", F_ABORT},
+    {"hang", F_HANG},       {"garbage", F_GARBAGE},
+    {"reserve", F_RESERVE}, {"leak", F_LEAK},
+    {"fail", F_FAIL},       {"exit", F_EXIT},
+    {"slow", F_SLOW},       {"print", F_PRINT},
+    {"skip", F_SKIP},       {"leakrss", F_LEAKRSS},
+    {"poison", F_POISON},   {"crashpoisoned", F_CRASHPOISONED},
 };
 
 #define NAME_LEN 32
@@ -43,6 +52,8 @@ typedef struct faults {
 	size_t count;
 	char (*names)[NAME_LEN];
 	unsigned *plan;
+	unsigned poisoned;    /* poison tests run so far in this process */
+	unsigned poison_need; /* crashpoisoned crashes from this many on */
 } faults;
 
 static void sleep_ms(long ms)
@@ -112,7 +123,9 @@ static mg_result ops_run(void *ctx, size_t i, char *msg, size_t cap)
 			munmap(p, size);
 		}
 	}
-	if (plan & F_SEGV)
+	if (plan & F_POISON)
+		f->poisoned++;
+	if ((plan & F_SEGV) || ((plan & F_CRASHPOISONED) && f->poisoned >= f->poison_need))
 		raise(SIGSEGV);
 	if (plan & F_ABORT)
 		abort();
@@ -169,8 +182,11 @@ static int plan_faults(faults *f, const char *spec)
 
 int main(int argc, char **argv)
 {
-	faults f = {40, NULL, NULL};
+	faults f = {40, NULL, NULL, 0, 1};
 	const char *n = getenv("MG_FAULT_TESTS");
+	const char *need = getenv("MG_FAULT_POISON_NEED");
+	if (need != NULL && *need != '\0')
+		f.poison_need = (unsigned)strtoul(need, NULL, 10);
 	if (n != NULL && *n != '\0')
 		f.count = (size_t)strtoul(n, NULL, 10);
 	f.names = calloc(f.count ? f.count : 1, sizeof(*f.names));
