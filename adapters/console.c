@@ -164,6 +164,63 @@ static void endings(const report *r, FILE *f, const char *end, const char *label
 	fputc('\n', f);
 }
 
+/* What the address space held at the first recycle or kill: the categories
+ * that matter, the largest groups of mappings, and (x86) the largest gap. */
+static void first_breakdown(const report *r, FILE *f)
+{
+	for (size_t i = 0; i < r->nshards; i++) {
+		const report_shard *s = &r->shards[i];
+		for (size_t g = 0; g < s->ngens; g++) {
+			const report_generation *gen = &s->gens[g];
+			for (size_t b = 0; b < gen->nbreakdowns; b++) {
+				const report_breakdown *bd = &gen->breakdowns[b];
+				if (!bd->when ||
+				    (strcmp(bd->when, "recycle") && strcmp(bd->when, "kill")))
+					continue;
+				char size[32];
+				fprintf(f, "at the first %s (shard %u, host %u):", bd->when,
+				        s->index, gen->index);
+				/* categories, largest first, those of 1 MiB or more */
+				int used[64] = {0};
+				size_t shown = 0;
+				for (size_t n = 0; n < bd->ncategories && n < 64 && shown < 4;
+				     n++) {
+					size_t best = SIZE_MAX;
+					for (size_t c = 0; c < bd->ncategories && c < 64; c++)
+						if (!used[c] && (best == SIZE_MAX ||
+						                 bd->categories[c].va >
+						                     bd->categories[best].va))
+							best = c;
+					if (best == SIZE_MAX ||
+					    bd->categories[best].va < (1u << 20))
+						break;
+					used[best] = 1;
+					report_format_size(size, sizeof(size),
+					                   bd->categories[best].va);
+					fprintf(f, "%s %s ", shown++ ? "," : "", size);
+					adapters_put_printable(f, bd->categories[best].name, 32);
+				}
+				fputc('\n', f);
+				for (size_t k = 0; k < bd->ngroups && k < 2; k++) {
+					const report_group *gr = &bd->groups[k];
+					char one[32];
+					report_format_size(one, sizeof(one), gr->size);
+					report_format_size(size, sizeof(size), gr->total);
+					fprintf(f, "  %llu x %s ", (unsigned long long)gr->count,
+					        one);
+					adapters_put_printable(f, gr->name, 100);
+					fprintf(f, " = %s\n", size);
+				}
+				if (s->arch && !strcmp(s->arch, "x86")) {
+					report_format_size(size, sizeof(size), bd->largest_gap);
+					fprintf(f, "  largest free gap: %s\n", size);
+				}
+				return;
+			}
+		}
+	}
+}
+
 int console_write(const report *r, FILE *f)
 {
 	table(r, f);
@@ -176,6 +233,7 @@ int console_write(const report *r, FILE *f)
 		fputc('\n', f);
 	endings(r, f, "recycle", "recycles");
 	endings(r, f, "kill", "kills");
+	first_breakdown(r, f);
 	if (r->interrupted)
 		fputs("\ninterrupted: this is a partial report\n", f);
 	return ferror(f) ? MG_ERROR : 0;
