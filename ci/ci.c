@@ -34,8 +34,9 @@ static const struct {
     {"compare", compare_main,
      "Usage: memguard compare [--ref REF] [--max-growth LIMITS] [--format text|markdown|json]\n"
      "                        BASE HEAD\n"
-     "  BASE and HEAD are revisions (BASE is replaced by merge-base(BASE, HEAD)) or\n"
-     "  report files. Shards are matched by (node, arch, suite, index), else by\n"
+     "  BASE and HEAD are revisions or report files; when both are revisions, BASE\n"
+     "  is replaced by merge-base(BASE, HEAD) and the output says so. The shards\n"
+     "  HEAD ran are matched by (node, arch, suite, index), else compared as\n"
      "  (arch, suite) totals; tests by arch and name.\n"
      "  LIMITS: comma-separated METRIC=N% or METRIC=SIZE, METRIC one of va, rss\n"
      "  (peak of a shard), recycles, test (VA one test left behind); a metric may\n"

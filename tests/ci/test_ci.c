@@ -754,6 +754,67 @@ static void notes_merge_missing_ref(void)
 	cleanup();
 }
 
+/* A fanned-out notes tree ("ab/cdef..."), as git writes it for many notes:
+ * read by log and show, and kept whole when note adds to it. */
+static void notes_fanout(void)
+{
+	const char *dir = setup();
+	const char *rd = path_in(dir, "repo");
+	git_repository *repo = mk_repo(rd);
+	git_oid c[3], blob, tree_id, sub_id, commit_id;
+	git_treebuilder *top = NULL;
+	git_signature *sig = NULL;
+	git_tree *tree = NULL;
+	char hex[41];
+	commits(repo, 3, c);
+	const char *rep = save_report(mk_report(1, "x64", "fan", 0, GIB, MIB, 0, 0), dir, "f.json");
+	/* The blob, from memguard's own note on a scratch ref. */
+	CU_ASSERT_EQUAL_FATAL(
+	    run_in(rd, "note", "--ref", "scratch", "--commit", "HEAD", rep, NULL)->rc, 0);
+	git_note *note = NULL;
+	CU_ASSERT_FATAL(git_note_read(&note, repo, "refs/notes/scratch", &c[2]) == 0);
+	git_oid_cpy(&blob, git_note_id(note));
+	git_note_free(note);
+	CU_ASSERT_FATAL(git_treebuilder_new(&top, repo, NULL) == 0);
+	for (int i = 0; i < 2; i++) { /* c[0], c[1] under fanout; c[2] has no note */
+		git_treebuilder *sub = NULL;
+		git_oid_tostr(hex, sizeof(hex), &c[i]);
+		CU_ASSERT_FATAL(git_treebuilder_new(&sub, repo, NULL) == 0);
+		CU_ASSERT_FATAL(
+		    git_treebuilder_insert(NULL, sub, hex + 2, &blob, GIT_FILEMODE_BLOB) == 0);
+		CU_ASSERT_FATAL(git_treebuilder_write(&sub_id, sub) == 0);
+		git_treebuilder_free(sub);
+		hex[2] = '\0';
+		const git_tree_entry *existing = git_treebuilder_get(top, hex);
+		CU_ASSERT_FATAL(existing == NULL); /* distinct first bytes (else rerun) */
+		CU_ASSERT_FATAL(
+		    git_treebuilder_insert(NULL, top, hex, &sub_id, GIT_FILEMODE_TREE) == 0);
+	}
+	CU_ASSERT_FATAL(git_treebuilder_write(&tree_id, top) == 0);
+	git_treebuilder_free(top);
+	CU_ASSERT_FATAL(git_tree_lookup(&tree, repo, &tree_id) == 0);
+	git_signature_now(&sig, "Test", "test@example.com");
+	CU_ASSERT_FATAL(git_commit_create(&commit_id, repo, REF, sig, sig, NULL, "fanout notes",
+	                                  tree, 0, NULL) == 0);
+	git_signature_free(sig);
+	git_tree_free(tree);
+
+	run *r = run_in(rd, "log", NULL);
+	CU_ASSERT_EQUAL(r->rc, 0);
+	CU_ASSERT_EQUAL(count_lines_with(r->out, "  VA "), 2);
+	CU_ASSERT_EQUAL(run_in(rd, "show", "HEAD~2", NULL)->rc, 0);
+	CU_ASSERT_EQUAL(run_in(rd, "note", "--commit", "HEAD", rep, NULL)->rc, 0);
+	for (int i = 0; i < 3; i++) {
+		report *n = read_note(repo, REF, &c[i]);
+		CU_ASSERT_PTR_NOT_NULL(n);
+		report_free(n);
+	}
+	CU_ASSERT_EQUAL(
+	    sh("git --git-dir=%s/.git notes --ref=memguard list | wc -l | grep -qx 3", rd), 0);
+	git_repository_free(repo);
+	cleanup();
+}
+
 /* ---- show errors ---- */
 
 static void show_missing(void)
@@ -1208,6 +1269,7 @@ static const mg_case cases[] = {
     {"note_report_sha", note_report_sha},
     {"notes_merge_converge", notes_merge_converge},
     {"notes_merge_missing_ref", notes_merge_missing_ref},
+    {"notes_fanout", notes_fanout},
     {"show_missing", show_missing},
     {"show_corrupt_json", show_corrupt_json},
     {"show_corrupt_schema", show_corrupt_schema},
