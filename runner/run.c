@@ -1215,8 +1215,12 @@ static void stop_all(run_ctx *c, const char *end, const char *why)
 	double until = now(c) + 1.0;
 	while (c->nreap && now(c) < until) {
 		reap_children(c);
-		if (c->nreap)
-			poll(NULL, 0, 10);
+		if (c->nreap) {
+			/* SIGCHLD writes to the self-pipe: wake on it, not on a clock */
+			struct pollfd pf = {c->sigfd[0], POLLIN, 0};
+			if (poll(&pf, 1, (int)((until - now(c)) * 1000) + 1) > 0)
+				handle_signals(c);
+		}
 	}
 	for (size_t i = 0; i < c->nreap; i++)
 		spawn_signal(c->reap[i].proc, SIGKILL);
@@ -1412,11 +1416,16 @@ static int list_tests(run_ctx *c, name_list *out, mg_err *err)
 	}
 done:
 	if (p && rc == 0) {
-		/* Give it a moment to say bye and exit; spawn_free kills what lingers. */
+		/* It says bye and exits: wait for its reply pipe to close (up to
+		 * a second), then reap it; spawn_free kills what lingers. */
 		spawn_close_cmd(p);
+		char tmp[4096];
+		struct pollfd pf = {spawn_reply_fd(p), POLLIN, 0};
+		while (poll(&pf, 1, 1000) > 0 && read(pf.fd, tmp, sizeof(tmp)) > 0)
+			;
 		int st;
-		for (int i = 0; i < 100 && spawn_wait(p, 1, &st, NULL) == 0; i++)
-			poll(NULL, 0, 10);
+		for (int i = 0; i < 1000 && spawn_wait(p, 1, &st, NULL) == 0; i++)
+			poll(NULL, 0, 1);
 	}
 	spawn_free(p);
 	free(buf);

@@ -95,9 +95,12 @@ static void child_exec(const char *path, char *const argv[], char *const envp[],
 		if (dup2(fds[i], targets[i]) < 0)
 			child_fail(status_w, errno);
 	/* Everything else above 4 goes, except the status pipe (close-on-exec). */
-	for (int fd = MG_PROTO_REPLY_FD + 1; fd < 1024; fd++)
-		if (fd != status_w)
-			close(fd);
+	if (close_range(MG_PROTO_REPLY_FD + 1, (unsigned)status_w - 1, 0) < 0 ||
+	    close_range((unsigned)status_w + 1, ~0u, 0) < 0) {
+		for (int fd = MG_PROTO_REPLY_FD + 1; fd < 1024; fd++) /* before Linux 5.9 */
+			if (fd != status_w)
+				close(fd);
+	}
 	execve(path, argv, envp);
 	child_fail(status_w, errno);
 }
