@@ -1581,6 +1581,17 @@ static void reap_orphans(void)
 		;
 }
 
+/* Some kernels (no IA32 emulation, some VMs) cannot run 32-bit programs:
+ * say what to do instead of only "Exec format error". */
+static void explain_exec_failure(const run_ctx *c, const mg_err *err)
+{
+	if (c->arch == MG_ARCH_X86 && strstr(err->msg, strerror(ENOEXEC)))
+		fprintf(stderr,
+		        "memguard: this kernel cannot execute 32-bit programs; a 64-bit build "
+		        "of the tests run with --address-space 4G fails at the same "
+		        "ceiling\n");
+}
+
 int run_list_main(int argc, char **argv)
 {
 	run_options o;
@@ -1607,6 +1618,7 @@ int run_list_main(int argc, char **argv)
 	int code = 0;
 	if (rc < 0) {
 		fprintf(stderr, "memguard list: %s\n", err.msg);
+		explain_exec_failure(&c, &err);
 		code = rc == MG_EINVAL ? EXIT_USAGE : EXIT_INFRA;
 	} else {
 		for (size_t i = 0; i < nl.n; i++) {
@@ -1790,6 +1802,7 @@ int run_main(int argc, char **argv)
 	rc = list_tests(&c, &nl, &err);
 	if (rc < 0) {
 		fprintf(stderr, "memguard run: %s\n", err.msg);
+		explain_exec_failure(&c, &err);
 		goto out;
 	}
 	if (c.arch == MG_ARCH_UNKNOWN && limits_arch_parse(&c.arch, nl.arch, NULL) < 0)
