@@ -1,0 +1,748 @@
+/*
+ * bisect.c - "memguard bisect": re-runs the tests a crashed or killed host
+ * had run, in fresh hosts, halving the set until the test (or the few tests)
+ * that make the target fail are named. Every run is a child "memguard run"
+ * (this executable) read back through its report; never runs a host itself.
+ */
+#include "bisect.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define MAX_PASS 64 /* run options passed through */
+
+static const char usage[] =
+    "usage: memguard bisect [--report REPORT.json] [--shard N] [--generation G]\n"
+    "                       [--crash NAME] [--out PATH] [run options...] -- HOST...\n"
+    "\n"
+    "Re-runs the tests a crashed or killed host had run, in fresh hosts (memguard run\n"
+    "--tests-from, -j 1), halving the set to name the test, or the few tests, that\n"
+    "make the target fail when they run before it.\n"
+    "\n"
+    "  --report PATH    the run's report: the tests of the host that crashed or was\n"
+    "                   killed, in order, then the test it was running\n"
+    "  --shard N        that shard (N or NODE.N; default: the first with one)\n"
+    "  --generation G   that host generation (default: the shard's first one)\n"
+    "  --crash NAME     the target test; without --report every test listed before\n"
+    "                   NAME is a candidate\n"
+    "  --out PATH       also write the result as JSON (memguard-bisect/1)\n"
+    "  --keep           keep the runs' files (tests, reports, logs)\n"
+    "  other options before -- are passed to memguard run (limits, --timeout, ...)\n"
+    "\n"
+    "Exit codes: 0 found (printed), 1 not reproducible, 2 usage, 3 infrastructure.\n";
+
+/* ---- the search ---------------------------------------------------------- */
+
+/* Asks fn about the prefix [0, k) plus the needed tests (all >= k). */
+static int ask(bisect_result *out, bisect_oracle fn, void *ctx, size_t *buf, size_t k,
+               const size_t *needed, size_t nneeded)
+{
+	for (size_t i = 0; i < k; i++)
+		buf[i] = i;
+	memcpy(buf + k, needed, nneeded * sizeof(*needed));
+	out->runs++;
+	return fn(ctx, buf, k + nneeded);
+}
+
+int bisect_search(bisect_result *out, size_t ncand, bisect_oracle fn, void *ctx)
+{
+	size_t needed[BISECT_MAX_CULPRITS];
+	size_t nneeded = 0;
+	size_t *buf = malloc((ncand + 1) * sizeof(*buf));
+	int rc;
+	memset(out, 0, sizeof(*out));
+	if (!buf)
+		abort();
+	rc = ask(out, fn, ctx, buf, ncand, NULL, 0);
+	if (rc <= 0)
+		goto done;
+	out->reproduced = 1;
+	out->prefix = ncand;
+	if (ncand == 0) {
+		out->alone = 1;
+		goto done;
+	}
+	rc = ask(out, fn, ctx, buf, 0, NULL, 0);
+	if (rc < 0)
+		goto done;
+	if (rc) {
+		out->alone = 1;
+		out->prefix = 0;
+		goto done;
+	}
+	/* Invariant: prefix [0, hi) + needed fails, [0, lo) + needed does not. */
+	size_t limit = ncand;
+	for (;;) {
+		size_t lo = 0, hi = limit;
+		while (hi - lo > 1) {
+			size_t mid = lo + (hi - lo) / 2;
+			rc = ask(out, fn, ctx, buf, mid, needed, nneeded);
+			if (rc < 0)
+				goto done;
+			if (rc)
+				hi = mid;
+			else
+				lo = mid;
+		}
+		if (nneeded == 0)
+			out->prefix = hi;
+		/* keep needed ascending: the new one comes before all found so far */
+		memmove(needed + 1, needed, nneeded * sizeof(*needed));
+		needed[0] = hi - 1;
+		nneeded++;
+		limit = hi - 1;
+		rc = ask(out, fn, ctx, buf, 0, needed, nneeded);
+		if (rc < 0)
+			goto done;
+		if (rc)
+			break;
+		if (nneeded == BISECT_MAX_CULPRITS || limit == 0) {
+			/* limit 0 and still passing: the failure is not monotone */
+			out->cumulative = 1;
+			break;
+		}
+	}
+	memcpy(out->culprits, needed, nneeded * sizeof(*needed));
+	out->nculprits = nneeded;
+	rc = 0;
+done:
+	free(buf);
+	return rc < 0 ? rc : 0;
+}
+
+/* ---- the plan ------------------------------------------------------------- */
+
+void bisect_plan_free(bisect_plan *p)
+{
+	if (!p)
+		return;
+	for (size_t i = 0; i < p->n; i++)
+		free(p->names[i]);
+	free(p->names);
+	free(p->failure);
+	free(p->shard);
+	memset(p, 0, sizeof(*p));
+}
+
+static void plan_add(bisect_plan *p, const char *name)
+{
+	if ((p->n & (p->n - 1)) == 0) {
+		char **names = realloc(p->names, (p->n ? 2 * p->n : 16) * sizeof(*names));
+		if (!names)
+			abort();
+		p->names = names;
+	}
+	p->names[p->n++] = report_strdup(name);
+}
+
+static int abnormal_end(const char *end)
+{
+	return end && (!strcmp(end, "crash") || !strcmp(end, "kill") || !strcmp(end, "timeout") ||
+	               !strcmp(end, "error"));
+}
+
+static const report_shard *find_shard(const report *r, const char *spec, mg_err *err)
+{
+	const report_shard *found = NULL;
+	unsigned a = 0, b = 0;
+	int len = 0, dotted = 0;
+	if (spec[0] >= '0' && spec[0] <= '9' && sscanf(spec, "%u.%u%n", &a, &b, &len) == 2 &&
+	    !spec[len])
+		dotted = 1;
+	else if (!(spec[0] >= '0' && spec[0] <= '9' && sscanf(spec, "%u%n", &a, &len) == 1 &&
+	           !spec[len]))
+		return mg_err_set(err, MG_EINVAL, "--shard: '%s' is not N or NODE.N", spec), NULL;
+	for (size_t i = 0; i < r->nshards; i++) {
+		const report_shard *s = &r->shards[i];
+		if (dotted ? (s->node != a || s->index != b) : s->index != a)
+			continue;
+		if (found)
+			return mg_err_set(err, MG_EINVAL,
+			                  "--shard %s: shards of several nodes; say NODE.%s", spec,
+			                  spec),
+			       NULL;
+		found = s;
+	}
+	if (!found)
+		mg_err_set(err, MG_EINVAL, "--shard %s: no such shard in the report", spec);
+	return found;
+}
+
+/* The test the host of generation g was running when it ended. */
+static const report_test *find_target(const report_shard *s, const report_generation *g)
+{
+	if (!strcmp(g->end, "kill")) {
+		/* retried first thing in the next host */
+		for (size_t i = 0; i < s->ntests; i++)
+			if (s->tests[i].generation == g->index + 1 && s->tests[i].attempts > 1)
+				return &s->tests[i];
+		for (size_t i = 0; i < s->ntests; i++)
+			if (s->tests[i].generation == g->index &&
+			    s->tests[i].state == TEST_MEMLIMIT)
+				return &s->tests[i];
+		return NULL;
+	}
+	test_state want = !strcmp(g->end, "crash")     ? TEST_CRASH
+	                  : !strcmp(g->end, "timeout") ? TEST_TIMEOUT
+	                                               : TEST_ERROR;
+	const report_test *t = NULL;
+	for (size_t i = 0; i < s->ntests; i++)
+		if (s->tests[i].generation == g->index && s->tests[i].state == want)
+			t = &s->tests[i];
+	return t;
+}
+
+int bisect_plan_from_report(bisect_plan *out, const report *r, const char *shard, long generation,
+                            const char *target, mg_err *err)
+{
+	const report_shard *s = NULL;
+	const report_generation *g = NULL;
+	memset(out, 0, sizeof(*out));
+	out->generation = -1;
+	if (shard) {
+		s = find_shard(r, shard, err);
+		if (!s)
+			return MG_EINVAL;
+	}
+	for (size_t i = 0; i < r->nshards && !g; i++) {
+		const report_shard *c = s ? s : &r->shards[i];
+		for (size_t k = 0; k < c->ngens && !g; k++)
+			if (generation >= 0 ? c->gens[k].index == (uint32_t)generation
+			                    : abnormal_end(c->gens[k].end)) {
+				g = &c->gens[k];
+				s = c;
+			}
+		if (shard)
+			break;
+	}
+	if (!g) {
+		if (generation >= 0)
+			return mg_err_set(err, MG_EINVAL, "no host generation %ld in %s",
+			                  generation, shard ? "that shard" : "the report");
+		return mg_err_set(err, MG_EINVAL, "no host crashed or was killed in %s",
+		                  shard ? "that shard" : "the report");
+	}
+	if (!target && !abnormal_end(g->end))
+		return mg_err_set(err, MG_EINVAL,
+		                  "host %u ended by '%s', not a crash or kill: name the test "
+		                  "with --crash NAME",
+		                  g->index, g->end ? g->end : "?");
+	const report_test *t = NULL;
+	if (target) {
+		for (size_t i = 0; i < s->ntests && !t; i++)
+			if (s->tests[i].name && !strcmp(s->tests[i].name, target))
+				t = &s->tests[i];
+		if (!t)
+			return mg_err_set(err, MG_EINVAL, "--crash: no test '%s' in that shard",
+			                  target);
+	} else {
+		t = find_target(s, g);
+		if (!t)
+			return mg_err_set(err, MG_EINVAL,
+			                  "the report does not say which test host %u was running; "
+			                  "name it with --crash NAME",
+			                  g->index);
+	}
+	for (size_t i = 0; i < s->ntests; i++)
+		if (&s->tests[i] != t && s->tests[i].generation == g->index && s->tests[i].name &&
+		    strcmp(s->tests[i].name, t->name))
+			plan_add(out, s->tests[i].name);
+	plan_add(out, t->name);
+	out->failure = abnormal_end(g->end) ? report_strdup(g->end) : NULL;
+	char label[32];
+	int nodes = 0;
+	for (size_t i = 1; i < r->nshards; i++)
+		nodes |= r->shards[i].node != r->shards[0].node;
+	if (nodes)
+		snprintf(label, sizeof(label), "%u.%u", s->node, s->index);
+	else
+		snprintf(label, sizeof(label), "%u", s->index);
+	out->shard = report_strdup(label);
+	out->generation = g->index;
+	return 0;
+}
+
+/* ---- running ---------------------------------------------------------------- */
+
+typedef struct bisect_ctx {
+	const bisect_plan *plan;
+	char exe[4096];
+	char dir[256];
+	char **pass; /* run options passed through */
+	size_t npass;
+	char **host; /* after -- */
+	int nhost;
+	unsigned run;
+	int keep;
+	int interrupted;
+} bisect_ctx;
+
+/* Runs argv with stdout and stderr into out_path; *status as waitpid gives it.
+ * -1 when it could not be started. */
+static int run_child(char **argv, const char *out_path, int *status)
+{
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		int fd = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (fd < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
+			_exit(127);
+		close(fd);
+		signal(SIGPIPE, SIG_DFL);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	while (waitpid(pid, status, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return 0;
+}
+
+static void path_in(const bisect_ctx *c, char *buf, size_t size, const char *name)
+{
+	snprintf(buf, size, "%s/%s", c->dir, name);
+}
+
+/* The argv of "memguard CMD [fixed...] [passed options] -- HOST..." (malloc'd,
+ * pointers into c and fixed). */
+static char **child_argv(const bisect_ctx *c, const char *cmd, char **fixed, size_t nfixed)
+{
+	char **argv = calloc(2 + nfixed + c->npass + 1 + (size_t)c->nhost + 1, sizeof(*argv));
+	size_t k = 0;
+	if (!argv)
+		abort();
+	argv[k++] = (char *)c->exe;
+	argv[k++] = (char *)cmd;
+	for (size_t i = 0; i < nfixed; i++)
+		argv[k++] = fixed[i];
+	for (size_t i = 0; i < c->npass; i++)
+		argv[k++] = c->pass[i];
+	argv[k++] = "--";
+	for (int i = 0; i < c->nhost; i++)
+		argv[k++] = c->host[i];
+	return argv;
+}
+
+static int exited_interrupted(int status)
+{
+	return (WIFEXITED(status) && (WEXITSTATUS(status) == 130 || WEXITSTATUS(status) == 143)) ||
+	       (WIFSIGNALED(status) && (WTERMSIG(status) == SIGINT || WTERMSIG(status) == SIGTERM));
+}
+
+/* Did the target fail the way it did before? */
+static int failed_again(const report_test *t, const char *failure)
+{
+	int killed = t->attempts > 1 || t->state == TEST_MEMLIMIT;
+	if (!failure)
+		return killed || t->state == TEST_CRASH || t->state == TEST_TIMEOUT ||
+		       t->state == TEST_ERROR;
+	if (!strcmp(failure, "crash") || !strcmp(failure, "kill"))
+		return killed || t->state == TEST_CRASH; /* a crash near the limit is a kill */
+	if (!strcmp(failure, "timeout"))
+		return t->state == TEST_TIMEOUT;
+	return t->state == TEST_ERROR;
+}
+
+static int oracle(void *ctx, const size_t *idx, size_t n)
+{
+	bisect_ctx *c = ctx;
+	const bisect_plan *p = c->plan;
+	const char *target = p->names[p->n - 1];
+	char tests[512], rep[512], log[512];
+	mg_err err;
+	c->run++;
+	path_in(c, tests, sizeof(tests), "tests.txt");
+	snprintf(rep, sizeof(rep), "%s/run-%u.json", c->dir, c->run);
+	snprintf(log, sizeof(log), "%s/run-%u.log", c->dir, c->run);
+	FILE *f = fopen(tests, "w");
+	if (!f) {
+		fprintf(stderr, "memguard bisect: %s: %s\n", tests, strerror(errno));
+		return -BISECT_INFRA;
+	}
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "%s\n", p->names[idx[i]]);
+	fprintf(f, "%s\n", target);
+	if (fclose(f) != 0) {
+		fprintf(stderr, "memguard bisect: %s: %s\n", tests, strerror(errno));
+		return -BISECT_INFRA;
+	}
+	char *fixed[] = {"--node",   "1/1", "-j",           "1",  "--quiet",
+	                 "--report", rep,   "--tests-from", tests};
+	char **argv = child_argv(c, "run", fixed, sizeof(fixed) / sizeof(fixed[0]));
+	int status = 0;
+	int rc = run_child(argv, log, &status);
+	free(argv);
+	if (rc < 0) {
+		fprintf(stderr, "memguard bisect: cannot start %s: %s\n", c->exe, strerror(errno));
+		return -BISECT_INFRA;
+	}
+	if (exited_interrupted(status)) {
+		c->interrupted = 1;
+		fprintf(stderr, "memguard bisect: interrupted\n");
+		return -BISECT_INFRA;
+	}
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 2) {
+		fprintf(stderr, "memguard bisect: memguard run refused the options (see %s)\n",
+		        log);
+		c->keep = 1;
+		return -BISECT_USAGE;
+	}
+	report *r = NULL;
+	if (report_load(&r, rep, &err) < 0) {
+		fprintf(stderr, "memguard bisect: run %u wrote no report (%s; see %s)\n", c->run,
+		        err.msg, log);
+		c->keep = 1;
+		return -BISECT_INFRA;
+	}
+	/* exactly the tests asked for, or the runner ignored --tests-from */
+	size_t seen = 0;
+	const report_test *t = NULL;
+	for (size_t i = 0; i < r->nshards; i++) {
+		seen += r->shards[i].ntests;
+		for (size_t k = 0; k < r->shards[i].ntests; k++)
+			if (r->shards[i].tests[k].name &&
+			    !strcmp(r->shards[i].tests[k].name, target))
+				t = &r->shards[i].tests[k];
+	}
+	if (seen != n + 1 || !t) {
+		fprintf(stderr,
+		        "memguard bisect: memguard run did not run exactly the %zu tests of "
+		        "--tests-from (it ran %zu%s; see %s)\n",
+		        n + 1, seen, t ? "" : ", not the target", rep);
+		report_free(r);
+		c->keep = 1;
+		return -BISECT_INFRA;
+	}
+	int again = failed_again(t, p->failure);
+	fprintf(stderr, "memguard bisect: run %u: %zu test%s, then %s: %s%s: %s\n", c->run, n,
+	        n == 1 ? "" : "s", target, report_state_name(t->state),
+	        t->attempts > 1 ? " (killed, retried)" : "",
+	        again ? "fails again" : "does not fail");
+	report_free(r);
+	if (!c->keep) {
+		unlink(rep);
+		unlink(log);
+	}
+	return again;
+}
+
+/* Without a report: the host's tests listed before target. */
+static int plan_from_list(bisect_plan *p, bisect_ctx *c, const char *target)
+{
+	char out[512];
+	path_in(c, out, sizeof(out), "list.txt");
+	char **argv = child_argv(c, "list", NULL, 0);
+	int status = 0;
+	int rc = run_child(argv, out, &status);
+	free(argv);
+	if (rc < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		fprintf(stderr, "memguard bisect: memguard list failed (see %s)\n", out);
+		c->keep = 1;
+		return WIFEXITED(status) && WEXITSTATUS(status) == 2 ? BISECT_USAGE : BISECT_INFRA;
+	}
+	FILE *f = fopen(out, "r");
+	if (!f)
+		return BISECT_INFRA;
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	int found = 0;
+	memset(p, 0, sizeof(*p));
+	p->generation = -1;
+	while (!found && (len = getline(&line, &cap, f)) > 0) {
+		if (line[len - 1] == '\n')
+			line[--len] = '\0';
+		if (!len)
+			continue;
+		found = !strcmp(line, target);
+		if (!found)
+			plan_add(p, line);
+	}
+	free(line);
+	fclose(f);
+	if (!c->keep)
+		unlink(out);
+	if (!found) {
+		fprintf(stderr, "memguard bisect: --crash: '%s' is not a test of the host\n",
+		        target);
+		bisect_plan_free(p);
+		return BISECT_USAGE;
+	}
+	plan_add(p, target);
+	return 0;
+}
+
+/* ---- the result ------------------------------------------------------------ */
+
+static const char *failed_verb(const char *failure)
+{
+	if (!failure)
+		return "fails";
+	if (!strcmp(failure, "kill"))
+		return "is killed";
+	if (!strcmp(failure, "timeout"))
+		return "times out";
+	if (!strcmp(failure, "error"))
+		return "breaks the protocol";
+	return "crashes";
+}
+
+static void print_result(const bisect_plan *p, const bisect_result *res)
+{
+	const char *target = p->names[p->n - 1];
+	const char *verb = failed_verb(p->failure);
+	if (res->alone) {
+		printf("culprit: %s itself (it %s alone in a fresh host)\n", target, verb);
+		return;
+	}
+	if (res->cumulative) {
+		printf("no small culprit: %s %s after the first %zu tests, and more than %d of "
+		       "them are needed (cumulative, e.g. memory left behind by many tests); "
+		       "needed so far:",
+		       target, verb, res->prefix, BISECT_MAX_CULPRITS - 1);
+		for (size_t i = 0; i < res->nculprits; i++)
+			printf(" %s", p->names[res->culprits[i]]);
+		printf("\n");
+		return;
+	}
+	printf("culprit%s: ", res->nculprits > 1 ? "s" : "");
+	for (size_t i = 0; i < res->nculprits; i++)
+		printf("%s%s", i ? " + " : "", p->names[res->culprits[i]]);
+	printf(" (with %s, %s %s)\n", res->nculprits > 1 ? "them" : "it", target, verb);
+}
+
+static int write_out(const char *path, const bisect_plan *p, const bisect_result *res)
+{
+	json_t *o = json_object();
+	json_t *names = json_array();
+	for (size_t i = 0; i < res->nculprits; i++) {
+		char *s = report_utf8_sanitize(p->names[res->culprits[i]], NULL);
+		json_array_append_new(names, json_string(s));
+		free(s);
+	}
+	char *target = report_utf8_sanitize(p->names[p->n - 1], NULL);
+	json_object_set_new(o, "schema", json_string("memguard-bisect/1"));
+	json_object_set_new(o, "target", json_string(target));
+	free(target);
+	json_object_set_new(o, "failure", p->failure ? json_string(p->failure) : json_null());
+	if (p->shard) {
+		json_object_set_new(o, "shard", json_string(p->shard));
+		json_object_set_new(o, "generation", json_integer(p->generation));
+	}
+	json_object_set_new(o, "candidates", json_integer((json_int_t)(p->n - 1)));
+	json_object_set_new(o, "reproduced", json_boolean(res->reproduced));
+	json_object_set_new(o, "alone", json_boolean(res->alone));
+	json_object_set_new(o, "culprits", names);
+	json_object_set_new(o, "cumulative", json_boolean(res->cumulative));
+	json_object_set_new(o, "smallest_prefix", json_integer((json_int_t)res->prefix));
+	json_object_set_new(o, "runs", json_integer(res->runs));
+
+	size_t len = strlen(path);
+	char *tmp = malloc(len + 5);
+	if (!tmp)
+		abort();
+	memcpy(tmp, path, len);
+	memcpy(tmp + len, ".tmp", 5);
+	int rc = -1;
+	FILE *f = fopen(tmp, "w");
+	if (f) {
+		int bad = json_dumpf(o, f, JSON_INDENT(2) | JSON_SORT_KEYS) != 0 ||
+		          fputc('\n', f) == EOF || fflush(f) != 0 || fsync(fileno(f)) != 0;
+		if (fclose(f) == 0 && !bad && rename(tmp, path) == 0)
+			rc = 0;
+	}
+	if (rc < 0) {
+		fprintf(stderr, "memguard bisect: %s: %s\n", path, strerror(errno));
+		unlink(tmp);
+	}
+	free(tmp);
+	json_decref(o);
+	return rc;
+}
+
+/* ---- the command ------------------------------------------------------------- */
+
+/* Options that bisect sets for its runs itself. */
+static int reserved_option(const char *a)
+{
+	static const char *const reserved[] = {"--report", "--tests-from", "--jobs", "--adapter",
+	                                       "--node",   "--filter",     "-j"};
+	for (size_t i = 0; i < sizeof(reserved) / sizeof(reserved[0]); i++) {
+		size_t n = strlen(reserved[i]);
+		if (!strncmp(a, reserved[i], n) && (a[n] == '\0' || a[n] == '=' || n == 2))
+			return 1;
+	}
+	return 0;
+}
+
+static void cleanup_dir(const bisect_ctx *c)
+{
+	char path[512];
+	if (!c->dir[0])
+		return;
+	if (c->keep) {
+		fprintf(stderr, "memguard bisect: runs kept in %s\n", c->dir);
+		return;
+	}
+	path_in(c, path, sizeof(path), "tests.txt");
+	unlink(path);
+	rmdir(c->dir);
+}
+
+int bisect_main(int argc, char **argv)
+{
+	const char *report_path = NULL, *shard = NULL, *target = NULL, *out = NULL;
+	long generation = -1;
+	char *pass[MAX_PASS];
+	bisect_ctx c;
+	bisect_plan plan;
+	bisect_result res;
+	int i, code = BISECT_USAGE;
+
+	memset(&c, 0, sizeof(c));
+	memset(&plan, 0, sizeof(plan));
+	c.pass = pass;
+	for (i = 1; i < argc && strcmp(argv[i], "--"); i++) {
+		const char *a = argv[i];
+		const char **dst = NULL;
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			fputs(usage, stdout);
+			return 0;
+		}
+		if (!strcmp(a, "--keep")) {
+			c.keep = 1;
+			continue;
+		}
+		static const char *const mine[] = {"--report", "--shard", "--crash", "--out",
+		                                   "--generation"};
+		const char **dsts[] = {&report_path, &shard, &target, &out, NULL};
+		const char *val = NULL;
+		size_t k;
+		for (k = 0; k < sizeof(mine) / sizeof(mine[0]); k++) {
+			size_t n = strlen(mine[k]);
+			if (strncmp(a, mine[k], n) || (a[n] && a[n] != '='))
+				continue;
+			if (a[n] == '=') {
+				val = a + n + 1;
+			} else if (i + 1 < argc && strcmp(argv[i + 1], "--")) {
+				val = argv[++i];
+			} else {
+				fprintf(stderr, "memguard bisect: option '%s' needs a value\n", a);
+				return BISECT_USAGE;
+			}
+			dst = dsts[k];
+			break;
+		}
+		if (k < sizeof(mine) / sizeof(mine[0])) {
+			if (dst) {
+				*dst = val;
+				continue;
+			}
+			char *end;
+			generation = strtol(val, &end, 10);
+			if (end == val || *end || generation < 0) {
+				fprintf(stderr,
+				        "memguard bisect: --generation: '%s' is not a number\n",
+				        val);
+				return BISECT_USAGE;
+			}
+			continue;
+		}
+		if (reserved_option(a)) {
+			fprintf(stderr,
+			        "memguard bisect: '%s' is set by bisect itself (one lane, "
+			        "its own report and test list)\n",
+			        a);
+			return BISECT_USAGE;
+		}
+		if (c.npass == MAX_PASS) {
+			fputs("memguard bisect: too many options\n", stderr);
+			return BISECT_USAGE;
+		}
+		pass[c.npass++] = argv[i];
+	}
+	if (i >= argc || i + 1 >= argc) {
+		fprintf(stderr, "memguard bisect: no host given (... -- HOST...)\n\n%s", usage);
+		return BISECT_USAGE;
+	}
+	c.host = argv + i + 1;
+	c.nhost = argc - i - 1;
+	if (!report_path && !target) {
+		fputs("memguard bisect: give --report REPORT.json or --crash NAME\n", stderr);
+		return BISECT_USAGE;
+	}
+	if (!report_path && (shard || generation >= 0)) {
+		fputs("memguard bisect: --shard and --generation need --report\n", stderr);
+		return BISECT_USAGE;
+	}
+	ssize_t n = readlink("/proc/self/exe", c.exe, sizeof(c.exe) - 1);
+	if (n <= 0) {
+		fprintf(stderr, "memguard bisect: /proc/self/exe: %s\n", strerror(errno));
+		return BISECT_INFRA;
+	}
+	c.exe[n] = '\0';
+	const char *tmpdir = getenv("TMPDIR");
+	snprintf(c.dir, sizeof(c.dir), "%s/memguard-bisect-XXXXXX",
+	         tmpdir && *tmpdir && strlen(tmpdir) < 200 ? tmpdir : "/tmp");
+	if (!mkdtemp(c.dir)) {
+		fprintf(stderr, "memguard bisect: %s: %s\n", c.dir, strerror(errno));
+		c.dir[0] = '\0';
+		return BISECT_INFRA;
+	}
+
+	if (report_path) {
+		report *r = NULL;
+		mg_err err;
+		int rc = report_load(&r, report_path, &err);
+		if (rc == 0)
+			rc = bisect_plan_from_report(&plan, r, shard, generation, target, &err);
+		report_free(r);
+		if (rc < 0) {
+			fprintf(stderr, "memguard bisect: %s\n", err.msg);
+			code = rc == MG_ENOTFOUND ? BISECT_INFRA : BISECT_USAGE;
+			goto out;
+		}
+		fprintf(stderr,
+		        "memguard bisect: shard %s, host %ld: %zu tests ran before %s (%s)\n",
+		        plan.shard, plan.generation, plan.n - 1, plan.names[plan.n - 1],
+		        plan.failure ? plan.failure : "failed");
+	} else {
+		code = plan_from_list(&plan, &c, target);
+		if (code)
+			goto out;
+		fprintf(stderr, "memguard bisect: %zu tests listed before %s\n", plan.n - 1,
+		        target);
+	}
+
+	c.plan = &plan;
+	int rc = bisect_search(&res, plan.n - 1, oracle, &c);
+	if (rc < 0) {
+		code = c.interrupted ? 130 : -rc;
+		goto out;
+	}
+	if (!res.reproduced) {
+		printf("not reproducible: %s did not fail again after the %zu tests before it "
+		       "(in a fresh host)\n",
+		       plan.names[plan.n - 1], plan.n - 1);
+		code = BISECT_NOT_REPRODUCED;
+	} else {
+		print_result(&plan, &res);
+		code = BISECT_FOUND;
+	}
+	fprintf(stderr, "memguard bisect: %u runs\n", res.runs);
+	if (out && write_out(out, &plan, &res) < 0)
+		code = BISECT_INFRA;
+out:
+	cleanup_dir(&c);
+	bisect_plan_free(&plan);
+	return code;
+}

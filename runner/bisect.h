@@ -1,0 +1,81 @@
+/*
+ * bisect.h - "memguard bisect": names the test (or the few tests) that, run
+ * earlier in the same host, make a later test crash or be killed. Subsets
+ * are re-run in fresh hosts by this executable's own "memguard run
+ * --tests-from FILE -j 1", and each run's report says whether the target
+ * failed again.
+ */
+#ifndef MG_BISECT_H
+#define MG_BISECT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mg_err.h"
+#include "report.h"
+
+/* Exit codes of memguard bisect. */
+enum {
+	BISECT_FOUND = 0,          /* reproduced and narrowed down; the result is printed */
+	BISECT_NOT_REPRODUCED = 1, /* the target did not fail again with all the tests */
+	BISECT_USAGE = 2,
+	BISECT_INFRA = 3, /* a run could not be made or read */
+};
+
+/*
+ * The question asked of each run: with the candidates idx[0..n) (ascending
+ * indices, run in that order) and then the target, in one fresh host, does
+ * the target fail as it did? 1 yes, 0 no, negative: an infrastructure error
+ * that ends the search (the oracle has said why).
+ */
+typedef int (*bisect_oracle)(void *ctx, const size_t *idx, size_t n);
+
+#define BISECT_MAX_CULPRITS 8
+
+typedef struct bisect_result {
+	int reproduced; /* the target failed with all the candidates before it */
+	int alone;      /* ... and also alone in a fresh host */
+	size_t culprits[BISECT_MAX_CULPRITS]; /* ascending candidate indices */
+	size_t nculprits;
+	int cumulative; /* more than BISECT_MAX_CULPRITS tests are needed */
+	size_t prefix;  /* the smallest failing prefix of the candidates */
+	unsigned runs;  /* oracle calls made */
+} bisect_result;
+
+/*
+ * Delta debugging over ncand candidates: checks that all of them make the
+ * target fail and that the target alone does not; then finds by halving the
+ * smallest prefix that still fails: its last test is needed. With the needed
+ * tests kept, it repeats on the tests before the last one found until the
+ * needed tests alone make the target fail. Assumes that adding tests never
+ * hides the failure (monotone). O(culprits * log ncand) runs.
+ * Returns 0 (out says what was found) or the oracle's negative code.
+ */
+int bisect_search(bisect_result *out, size_t ncand, bisect_oracle fn, void *ctx);
+
+/* What to re-run, read from a report (or from a host's test list). */
+typedef struct bisect_plan {
+	char **names;    /* the candidates in run order, then the target; owned */
+	size_t n;        /* candidates + 1 */
+	char *failure;   /* how the target failed: "crash", "kill", "timeout", "error";
+	                    NULL: any of them */
+	char *shard;     /* "0" or "node.index"; NULL without a report */
+	long generation; /* -1 without a report */
+} bisect_plan;
+
+/*
+ * Picks from r the shard (shard "N" or "NODE.N"; NULL: the first with a host
+ * that crashed or was killed), the generation (-1: that shard's first such
+ * host) and the test it was running (target NULL: from the report: the test
+ * that crashed, or the one retried after the kill); the candidates are the
+ * other tests that host ran, in order. MG_EINVAL with a message when the
+ * report does not say.
+ */
+int bisect_plan_from_report(bisect_plan *out, const report *r, const char *shard, long generation,
+                            const char *target, mg_err *err);
+void bisect_plan_free(bisect_plan *p);
+
+/* memguard bisect [options] [run options] -- HOST...; returns the exit code. */
+int bisect_main(int argc, char **argv);
+
+#endif
