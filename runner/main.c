@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "adapters.h"
+#include "bisect.h"
 #include "ci.h"
 #include "driver.h"
 #include "report.h"
@@ -16,6 +17,7 @@ static const char usage[] =
     "\n"
     "  run [options] -- HOST...     run a test host's tests under the guard\n"
     "  list -- HOST...              list the host's tests\n"
+    "  bisect [--report R.json] -- HOST...  name the test that makes a later one crash\n"
     "  report --adapter NAME[=PATH]... REPORT.json\n"
     "                               render a saved report (console, junit, github, ...)\n"
     "  merge OUT.json IN.json...    combine node reports into one\n"
@@ -102,6 +104,8 @@ int main(int argc, char **argv)
 	const char *cmd = argv[1];
 	if (!strcmp(cmd, "run"))
 		return run_main(argc - 1, argv + 1);
+	if (!strcmp(cmd, "bisect"))
+		return bisect_main(argc - 1, argv + 1);
 	if (!strcmp(cmd, "list"))
 		return run_list_main(argc - 1, argv + 1);
 	if (!strcmp(cmd, "__driver"))
