@@ -26,7 +26,7 @@
 #define CW      1000.0
 #define CH      330.0
 #define CLEFT   70.0
-#define CRIGHT  880.0
+#define CRIGHT  865.0
 #define CTOP    58.0
 #define CBOTTOM 300.0
 #define LROWS   3 /* rows of marker labels above the plot */
@@ -776,8 +776,10 @@ static void header(FILE *f, const report *r)
 	        r->exit_code);
 	fputs("<p class=\"meta\">", f);
 	if (r->sha) {
+		char sha[13];
+		snprintf(sha, sizeof(sha), "%.12s", r->sha);
 		fputs("commit <code>", f);
-		put_text(f, r->sha, 12);
+		put_text(f, sha, 0);
 		fputs("</code>", f);
 		if (r->branch) {
 			fputs(" on <code>", f);

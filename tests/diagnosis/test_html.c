@@ -222,7 +222,7 @@ static void html_markers(void)
 	CU_ASSERT_EQUAL(count(&p, "//svg:g[starts-with(@class, 'm-')]"), 4);
 	/* the marker sits where the generation ends: start 0.1 + wall 10 of 30 s */
 	char *x = value(&p, "(//svg:g[@class='m-recycle'])[1]/svg:line/@x1");
-	CU_ASSERT_DOUBLE_EQUAL(atof(x), 70 + 810 * (10.1 / 30), 0.2);
+	CU_ASSERT_DOUBLE_EQUAL(atof(x), 70 + 795 * (10.1 / 30), 0.2);
 	free(x);
 	done(&p);
 }
