@@ -1,6 +1,7 @@
 /*
  * driver.c - choosing a driver, and the __driver entry point that hands
- * over to the shim for that kind (see driver.h). Reads files; runs nothing.
+ * over to the shim for that kind (see driver.h). Detection reads files and
+ * runs nothing.
  */
 #include "driver.h"
 
@@ -9,6 +10,13 @@
 
 #include "elf.h"
 #include "memguard_host.h"
+#include "shim.h"
+
+/*
+ * Every GoogleTest binary carries its flag names (gtest.cc parses them from
+ * the command line); "gtest_list_tests" is one no other program would.
+ */
+#define GTEST_MARKER "gtest_list_tests"
 
 static const char *const names[] = {"native", "gtest", "exec", "wrap"};
 
@@ -33,6 +41,8 @@ driver_kind driver_detect(const char *path, char *note, size_t size)
 	note[0] = 0;
 	if (elf_contains(path, MG_HOST_MARKER, NULL) == 1)
 		return DRIVER_NATIVE;
+	if (elf_contains(path, GTEST_MARKER, NULL) == 1)
+		return DRIVER_GTEST;
 	snprintf(note, size,
 	         "%s does not carry the memguard host library: running it whole with "
 	         "--driver wrap (no per-test results)",
@@ -40,9 +50,39 @@ driver_kind driver_detect(const char *path, char *note, size_t size)
 	return DRIVER_WRAP;
 }
 
+static int usage_error(const char *what, const char *tok)
+{
+	fprintf(stderr, "memguard __driver: %s '%s' (this command is started by memguard run)\n",
+	        what, tok);
+	return 2;
+}
+
 int driver_main(int argc, char **argv)
 {
-	(void)argc;
-	fprintf(stderr, "memguard __driver %s: not built yet\n", argc > 1 ? argv[1] : "");
-	return 3;
+	shim_args a = {0};
+	driver_kind k;
+	int i = 2;
+	if (argc < 2 || driver_parse(&k, argv[1], NULL) < 0 || k == DRIVER_NATIVE)
+		return usage_error("needs a driver: gtest, exec or wrap, not",
+		                   argc > 1 ? argv[1] : "");
+	for (; i < argc && strcmp(argv[i], "--"); i++) {
+		if (!strcmp(argv[i], "--shell")) {
+			a.shell = 1;
+		} else if ((!strcmp(argv[i], "--list-cmd") || !strcmp(argv[i], "--list-file")) &&
+		           i + 1 < argc) {
+			*(argv[i][7] == 'c' ? &a.list_cmd : &a.list_file) = argv[i + 1];
+			i++;
+		} else {
+			return usage_error("unknown option", argv[i]);
+		}
+	}
+	if (i + 1 >= argc)
+		return usage_error("no command after", "--");
+	a.cmd = argv + i + 1;
+	a.ncmd = argc - i - 1;
+	if (k == DRIVER_EXEC && !a.list_cmd && !a.list_file)
+		return usage_error("the exec driver needs --list-cmd or --list-file, got", "");
+	return k == DRIVER_GTEST  ? gtest_main(&a)
+	       : k == DRIVER_EXEC ? exec_main(&a)
+	                          : wrap_main(&a);
 }

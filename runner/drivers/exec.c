@@ -1,0 +1,189 @@
+/*
+ * exec.c - the exec driver: one process per test from a command template.
+ * Names come from --list-cmd (run by sh -c, one name a line) or
+ * --list-file. A name reaches the test as one argv element, never as shell
+ * text: with --shell the script sees it as "$1".
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "shim.h"
+
+static char *replace_all(const char *s, const char *with)
+{
+	size_t n = 0, wl = strlen(with);
+	for (const char *p = s; (p = strstr(p, "{}")); p += 2)
+		n++;
+	char *out = malloc(strlen(s) + n * wl + 1), *o = out;
+	if (!out)
+		return NULL;
+	for (const char *p = s, *q; *p; p = q + 2) {
+		q = strstr(p, "{}");
+		if (!q) {
+			strcpy(o, p);
+			return out;
+		}
+		memcpy(o, p, (size_t)(q - p));
+		o += q - p;
+		memcpy(o, with, wl);
+		o += wl;
+		if (!q[2])
+			break;
+	}
+	*o = 0;
+	return out;
+}
+
+void exec_argv_free(char **argv)
+{
+	if (!argv)
+		return;
+	for (size_t i = 0; argv[i]; i++)
+		free(argv[i]);
+	free(argv);
+}
+
+char **exec_argv(char *const tmpl[], int ntmpl, int shell, const char *name)
+{
+	int has = 0;
+	for (int i = 0; i < ntmpl; i++)
+		has |= strstr(tmpl[i], "{}") != NULL;
+	char **argv = calloc((size_t)ntmpl + 6, sizeof(char *));
+	if (!argv)
+		return NULL;
+	if (shell) {
+		size_t len = 16;
+		for (int i = 0; i < ntmpl; i++)
+			len += strlen(tmpl[i]) + 1;
+		char *joined = malloc(len), *j = joined;
+		if (!joined)
+			goto fail;
+		for (int i = 0; i < ntmpl; i++)
+			j += sprintf(j, "%s%s", i ? " " : "", tmpl[i]);
+		if (!has)
+			strcpy(j, " {}");
+		argv[0] = strdup("/bin/sh");
+		argv[1] = strdup("-c");
+		argv[2] = replace_all(joined, "\"$1\"");
+		argv[3] = strdup("sh");
+		argv[4] = strdup(name);
+		free(joined);
+		for (int i = 0; i < 5; i++)
+			if (!argv[i])
+				goto fail;
+		return argv;
+	}
+	for (int i = 0; i < ntmpl; i++)
+		if (!(argv[i] = replace_all(tmpl[i], name)))
+			goto fail;
+	if (!has && !(argv[ntmpl] = strdup(name)))
+		goto fail;
+	return argv;
+fail:
+	for (int i = 0; i < ntmpl + 6; i++)
+		free(argv[i]);
+	free(argv);
+	return NULL;
+}
+
+typedef struct exec_drv {
+	const shim_args *a;
+} exec_drv;
+
+static int e_list(shim *s)
+{
+	exec_drv *d = shim_ctx(s);
+	char *text = NULL;
+	size_t len = 0;
+	int status;
+	if (d->a->list_file) {
+		FILE *f = fopen(d->a->list_file, "r");
+		if (!f) {
+			fprintf(stderr, "memguard: cannot read the test list '%s': %s\n",
+			        d->a->list_file, strerror(errno));
+			return -1;
+		}
+		char tmp[65536];
+		size_t n;
+		while ((n = fread(tmp, 1, sizeof(tmp), f)) > 0) {
+			char *t = realloc(text, len + n + 1);
+			if (!t) {
+				fclose(f);
+				free(text);
+				return -1;
+			}
+			text = t;
+			memcpy(text + len, tmp, n);
+			len += n;
+		}
+		fclose(f);
+	} else {
+		char *argv[] = {"/bin/sh", "-c", (char *)d->a->list_cmd, NULL};
+		if (shim_capture(s, argv, &text, &len, &status) < 0)
+			return -1;
+		if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+			fprintf(stderr, "memguard: the list command '%s' %s %d\n", d->a->list_cmd,
+			        WIFEXITED(status) ? "exited with status" : "was killed by signal",
+			        WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+			free(text);
+			return -1;
+		}
+	}
+	shim_names *seen = shim_names_new();
+	for (size_t off = 0; off < len;) {
+		char *nl = memchr(text + off, '\n', len - off);
+		size_t n = nl ? (size_t)(nl - (text + off)) : len - off;
+		size_t k = n;
+		if (k && text[off + k - 1] == '\r')
+			k--;
+		/* an empty line is no test; a repeated name is the same test */
+		if (k && !memchr(text + off, 0, k) && shim_names_add(seen, text + off, k) >= 0)
+			shim_test(s, text + off, k);
+		off += n + 1;
+	}
+	shim_names_free(seen);
+	free(text);
+	return 0;
+}
+
+static void e_begin(shim *s)
+{
+	exec_drv *d = shim_ctx(s);
+	const char *name = shim_queue_name(s, 0, NULL);
+	char **argv = exec_argv(d->a->cmd, d->a->ncmd, d->a->shell, name);
+	int rc = argv ? shim_spawn(s, argv, 0) : -1;
+	exec_argv_free(argv);
+	shim_start(s);
+	if (rc < 0)
+		shim_resultf(s, MG_MSG_FAIL, "cannot start the test's command");
+}
+
+/* exec and wrap: the exit status is the result; a signal is a crash. */
+void exec_exited(shim *s, int status, const struct rusage *ru)
+{
+	(void)ru;
+	if (!shim_head_started(s))
+		return;
+	if (WIFSIGNALED(status))
+		shim_die_of(s, WTERMSIG(status));
+	if (WEXITSTATUS(status) == 0)
+		shim_result(s, MG_MSG_PASS, NULL, 0);
+	else
+		shim_resultf(s, MG_MSG_FAIL, "exit status %d", WEXITSTATUS(status));
+}
+
+int exec_main(const shim_args *a)
+{
+	static const shim_ops ops = {
+	    .measure = SHIM_MEASURE_TREE,
+	    .self_recycle = 0, /* every test is a fresh process already */
+	    .list = e_list,
+	    .begin = e_begin,
+	    .exited = exec_exited,
+	};
+	exec_drv d = {a};
+	return shim_main(&ops, &d, a->cmd, a->ncmd);
+}

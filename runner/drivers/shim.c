@@ -1,0 +1,929 @@
+/*
+ * shim.c - protocol v1 for a program that does not speak it (see shim.h).
+ * One poll loop serves the runner's commands, the child's stdout and a
+ * SIGCHLD self-pipe. Never leaves a child behind: the child gets
+ * PR_SET_PDEATHSIG and is killed on quit, recycle, EOF and protocol errors.
+ */
+#include "shim.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "elf.h"
+#include "proc.h"
+#include "spawn.h"
+
+#define IN_MAX       (2 * MG_PROTO_LINE_MAX)
+#define OUT_FLUSH    (64 * 1024)
+#define CHILD_LINE   (1 << 20) /* longer child lines are passed on in pieces */
+#define MSG_MAX      (16 * 1024)
+#define MAX_TREE     256
+#define TREE_FAST_MS 1 /* first samples of a test: short tests end quickly */
+#define TREE_MS      5
+
+typedef struct qent {
+	char *name;
+	size_t len;
+} qent;
+
+typedef struct buf {
+	char *p;
+	size_t len, cap;
+} buf;
+
+struct shim {
+	const shim_ops *ops;
+	void *ctx;
+	char **cmd;
+	int ncmd;
+	char **env;
+	size_t nenv;
+
+	char in[IN_MAX];
+	size_t in_len;
+	int cmd_fd, reply_fd;
+	int quit_pending;
+
+	qent *q;
+	size_t qhead, qlen, qcap;
+	int started;
+	struct timespec t0;
+
+	buf reply, out, line;
+	size_t listed;
+
+	pid_t child;
+	int child_out;
+	proc_sampler *child_mem;
+	uint64_t last_va, last_rss; /* the last reading of the measure chosen */
+	uint64_t tree_va, tree_rss; /* TREE: maxima since the head started */
+	int tree_samples;           /* since the child started: sets the interval */
+	uint64_t peak_va, peak_rss; /* for bye */
+	uint64_t recycle_va, recycle_rss;
+};
+
+static int sigchld_pipe[2] = {-1, -1};
+
+static void on_sigchld(int sig)
+{
+	int saved = errno;
+	(void)sig;
+	ssize_t w = write(sigchld_pipe[1], "c", 1);
+	(void)w;
+	errno = saved;
+}
+
+static void *xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+	if (!p) {
+		fputs("memguard __driver: out of memory\n", stderr);
+		exit(3);
+	}
+	return p;
+}
+
+static void *xrealloc_(void *p, size_t n)
+{
+	p = realloc(p, n ? n : 1);
+	if (!p) {
+		fputs("memguard __driver: out of memory\n", stderr);
+		exit(3);
+	}
+	return p;
+}
+
+static void buf_add(buf *b, const void *p, size_t n)
+{
+	if (b->len + n > b->cap) {
+		b->cap = 2 * (b->len + n) + 256;
+		b->p = xrealloc_(b->p, b->cap);
+	}
+	memcpy(b->p + b->len, p, n);
+	b->len += n;
+}
+
+static void buf_addf(buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void buf_addf(buf *b, const char *fmt, ...)
+{
+	char tmp[256];
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
+	va_end(ap);
+	buf_add(b, tmp, n < 0 ? 0 : (size_t)n < sizeof(tmp) ? (size_t)n : sizeof(tmp) - 1);
+}
+
+/* Escaped text field; at most MSG_MAX raw bytes so a line stays in the limit. */
+static void buf_add_text(buf *b, const char *text, size_t len)
+{
+	if (len > MSG_MAX)
+		len = MSG_MAX;
+	size_t need = 2 * len;
+	if (b->len + need > b->cap) {
+		b->cap = 2 * (b->len + need) + 256;
+		b->p = xrealloc_(b->p, b->cap);
+	}
+	b->len += mg_proto_escape(b->p + b->len, b->cap - b->len, text, len);
+}
+
+/* Writes all of b to fd. -1 when the reader has gone (EPIPE). */
+static int buf_flush(buf *b, int fd)
+{
+	size_t done = 0;
+	while (done < b->len) {
+		ssize_t n = write(fd, b->p + done, b->len - done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN) {
+			struct pollfd pf = {fd, POLLOUT, 0};
+			poll(&pf, 1, 100);
+			continue;
+		}
+		if (n <= 0) {
+			b->len = 0;
+			return -1;
+		}
+		done += (size_t)n;
+	}
+	b->len = 0;
+	return 0;
+}
+
+static double elapsed_us(const struct timespec *t0)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	double us = (double)(t.tv_sec - t0->tv_sec) * 1e6 + (double)(t.tv_nsec - t0->tv_nsec) / 1e3;
+	return us < 0 ? 0 : us;
+}
+
+/* ---- memory ---- */
+
+static void peak_note(shim *s, uint64_t va, uint64_t rss)
+{
+	if (va > s->peak_va)
+		s->peak_va = va;
+	if (rss > s->peak_rss)
+		s->peak_rss = rss;
+}
+
+/* TREE: every descendant's statm (O(processes), ~20 us each): largest VA, summed RSS. */
+static void tree_sample(shim *s)
+{
+	pid_t kids[MAX_TREE];
+	size_t n = proc_descendants(getpid(), kids, MAX_TREE);
+	uint64_t va_max = 0, rss_sum = 0;
+	if (n > MAX_TREE)
+		n = MAX_TREE;
+	for (size_t i = 0; i < n; i++) {
+		proc_sampler *ps;
+		uint64_t va, rss;
+		if (proc_sampler_open(&ps, kids[i], NULL) < 0)
+			continue;
+		if (proc_sampler_read(ps, &va, &rss) == 0) {
+			rss_sum += rss;
+			if (va > va_max)
+				va_max = va;
+		}
+		proc_sampler_free(ps);
+	}
+	s->tree_samples++;
+	if (va_max > s->tree_va)
+		s->tree_va = va_max;
+	if (rss_sum > s->tree_rss)
+		s->tree_rss = rss_sum;
+	peak_note(s, va_max, rss_sum);
+}
+
+/*
+ * CHILD: the child's statm (~1.5 us). The program does not wait for us at a
+ * boundary, so a fast one may have moved on, or exited, by the time its line
+ * is read: the reading is the latest one we could take, never a zero.
+ */
+static void child_sample(shim *s)
+{
+	uint64_t v, r;
+	if (s->child_mem && proc_sampler_read(s->child_mem, &v, &r) == 0) {
+		s->last_va = v;
+		s->last_rss = r;
+		peak_note(s, v, r);
+	}
+}
+
+/* The memory a result line reports, per the driver's measure. */
+static void measure(shim *s, uint64_t *va, uint64_t *rss)
+{
+	if (s->ops->measure == SHIM_MEASURE_CHILD) {
+		child_sample(s);
+	} else {
+		if (s->child)
+			tree_sample(s);
+		s->last_va = s->tree_va;
+		s->last_rss = s->tree_rss;
+	}
+	*va = s->last_va;
+	*rss = s->last_rss;
+	peak_note(s, *va, *rss);
+}
+
+/* ---- the child ---- */
+
+static void child_forget(shim *s)
+{
+	s->child = 0;
+	proc_sampler_free(s->child_mem);
+	s->child_mem = NULL;
+	if (s->child_out >= 0)
+		close(s->child_out);
+	s->child_out = -1;
+	s->line.len = 0;
+}
+
+/* Reaps our child (and orphans we adopted as subreaper). Returns 1 and fills
+ * status/ru when the child was among them. */
+static int reap(shim *s, int hang, int *status, struct rusage *ru)
+{
+	int st, got = 0;
+	struct rusage r;
+	pid_t p;
+	while ((p = wait4(-1, &st, got || !hang ? WNOHANG : 0, &r)) > 0 ||
+	       (p < 0 && errno == EINTR)) {
+		if (p == s->child && s->child) {
+			*status = st;
+			*ru = r;
+			got = 1;
+		}
+	}
+	if (got && (uint64_t)ru->ru_maxrss * 1024 > s->peak_rss)
+		s->peak_rss = (uint64_t)ru->ru_maxrss * 1024;
+	return got;
+}
+
+static void child_kill(shim *s)
+{
+	int st;
+	struct rusage ru;
+	if (!s->child)
+		return;
+	proc_status ps;
+	if (proc_read_status(&ps, s->child, NULL) == 0)
+		peak_note(s, ps.vm_peak, ps.vm_hwm);
+	kill(s->child, SIGKILL);
+	while (s->child && !reap(s, 1, &st, &ru))
+		;
+	child_forget(s);
+}
+
+/* In the forked child: async-signal-safe calls only, then exec. On failure
+ * errno goes up the close-on-exec status pipe. */
+static void __attribute__((noreturn))
+child_exec(shim *s, char *const argv[], int out, int status, pid_t parent)
+{
+	sigset_t none;
+	sigemptyset(&none);
+	signal(SIGCHLD, SIG_DFL);
+	signal(SIGPIPE, SIG_DFL);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent)
+		_exit(127);
+	if (out >= 0 && dup2(out, 1) < 0)
+		_exit(127);
+	execvpe(argv[0], argv, s->env);
+	int e = errno;
+	ssize_t w = write(status, &e, sizeof(e));
+	(void)w;
+	_exit(e == ENOENT ? 127 : 126);
+}
+
+/*
+ * Forks and execs argv; returns once exec has happened (so the first sample
+ * sees the program, not a copy of the shim), or -1 with a message on stderr
+ * when it could not (the child is reaped). *out_fd: its piped stdout or -1.
+ */
+static pid_t fork_child(shim *s, char *const argv[], int pipe_out, int *out_fd)
+{
+	int out[2] = {-1, -1}, st[2] = {-1, -1}, e = 0;
+	*out_fd = -1;
+	if ((pipe_out && pipe2(out, O_CLOEXEC) < 0) || pipe2(st, O_CLOEXEC) < 0) {
+		fprintf(stderr, "memguard __driver: pipe: %s\n", strerror(errno));
+		goto fail;
+	}
+	pid_t parent = getpid();
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid == 0)
+		child_exec(s, argv, out[1], st[1], parent);
+	if (pid < 0) {
+		fprintf(stderr, "memguard __driver: fork: %s\n", strerror(errno));
+		goto fail;
+	}
+	close(st[1]);
+	st[1] = -1;
+	ssize_t n;
+	while ((n = read(st[0], &e, sizeof(e))) < 0 && errno == EINTR)
+		;
+	if (n > 0) {
+		fprintf(stderr, "memguard: cannot run '%s': %s\n", argv[0], strerror(e));
+		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+			;
+		goto fail;
+	}
+	close(st[0]);
+	if (out[1] >= 0)
+		close(out[1]);
+	*out_fd = out[0];
+	return pid;
+fail:
+	for (int i = 0; i < 2; i++) {
+		if (out[i] >= 0)
+			close(out[i]);
+		if (st[i] >= 0)
+			close(st[i]);
+	}
+	return -1;
+}
+
+int shim_spawn(shim *s, char *const argv[], int pipe_out)
+{
+	int out;
+	pid_t pid = fork_child(s, argv, pipe_out, &out);
+	if (pid < 0)
+		return -1;
+	if (out >= 0)
+		fcntl(out, F_SETFL, fcntl(out, F_GETFL) | O_NONBLOCK);
+	s->child = pid;
+	s->child_out = out;
+	s->tree_samples = 0;
+	if (proc_sampler_open(&s->child_mem, pid, NULL) < 0)
+		s->child_mem = NULL;
+	return 0;
+}
+
+int shim_capture(shim *s, char *const argv[], char **out, size_t *len, int *status)
+{
+	int fd;
+	buf b = {0};
+	pid_t pid = fork_child(s, argv, 1, &fd);
+	if (pid < 0)
+		return -1;
+	for (;;) {
+		char tmp[65536];
+		ssize_t n = read(fd, tmp, sizeof(tmp));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		buf_add(&b, tmp, (size_t)n);
+	}
+	close(fd);
+	while (waitpid(pid, status, 0) < 0 && errno == EINTR)
+		;
+	buf_add(&b, "", 1);
+	*out = b.p;
+	*len = b.len - 1;
+	return 0;
+}
+
+/* ---- names ---- */
+
+struct shim_names {
+	qent *v;
+	size_t n, cap;
+	long *slots; /* open addressing; -1 empty */
+	size_t nslots;
+};
+
+static size_t name_hash(const char *p, size_t len)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (unsigned char)p[i]) * 1099511628211ull;
+	return (size_t)h;
+}
+
+shim_names *shim_names_new(void)
+{
+	shim_names *t = xmalloc(sizeof(*t));
+	memset(t, 0, sizeof(*t));
+	return t;
+}
+
+static long names_slot(const shim_names *t, const char *name, size_t len, size_t *slot)
+{
+	size_t mask = t->nslots - 1;
+	for (size_t i = name_hash(name, len) & mask;; i = (i + 1) & mask) {
+		long k = t->slots[i];
+		if (k < 0 || (t->v[k].len == len && !memcmp(t->v[k].name, name, len))) {
+			*slot = i;
+			return k;
+		}
+	}
+}
+
+long shim_names_find(const shim_names *t, const char *name, size_t len)
+{
+	size_t slot;
+	return t->nslots ? names_slot(t, name, len, &slot) : -1;
+}
+
+long shim_names_add(shim_names *t, const char *name, size_t len)
+{
+	size_t slot;
+	if (2 * (t->n + 1) > t->nslots) {
+		free(t->slots);
+		t->nslots = t->nslots ? 2 * t->nslots : 64;
+		t->slots = xmalloc(t->nslots * sizeof(long));
+		for (size_t i = 0; i < t->nslots; i++)
+			t->slots[i] = -1;
+		for (size_t k = 0; k < t->n; k++) {
+			names_slot(t, t->v[k].name, t->v[k].len, &slot);
+			t->slots[slot] = (long)k;
+		}
+	}
+	if (names_slot(t, name, len, &slot) >= 0)
+		return -1;
+	if (t->n == t->cap) {
+		t->cap = t->cap ? 2 * t->cap : 64;
+		t->v = xrealloc_(t->v, t->cap * sizeof(qent));
+	}
+	char *p = xmalloc(len + 1);
+	memcpy(p, name, len);
+	p[len] = 0;
+	t->v[t->n] = (qent){p, len};
+	t->slots[slot] = (long)t->n;
+	return (long)t->n++;
+}
+
+size_t shim_names_count(const shim_names *t)
+{
+	return t->n;
+}
+
+const char *shim_names_at(const shim_names *t, size_t i, size_t *len)
+{
+	if (len)
+		*len = t->v[i].len;
+	return t->v[i].name;
+}
+
+void shim_names_free(shim_names *t)
+{
+	if (!t)
+		return;
+	for (size_t i = 0; i < t->n; i++)
+		free(t->v[i].name);
+	free(t->v);
+	free(t->slots);
+	free(t);
+}
+
+pid_t shim_child(const shim *s)
+{
+	return s->child;
+}
+
+/* ---- replies ---- */
+
+static void reply_flush(shim *s)
+{
+	if (s->out.len && buf_flush(&s->out, 1) < 0)
+		s->out.len = 0;
+	if (s->reply.len && buf_flush(&s->reply, s->reply_fd) < 0) {
+		/* the runner has gone */
+		child_kill(s);
+		exit(0);
+	}
+}
+
+/* Ends the shim at a boundary: kill the child, recycle (when why), bye. */
+static void __attribute__((noreturn)) finish(shim *s, int recycle)
+{
+	uint64_t va = s->last_va, rss = s->last_rss;
+	child_kill(s);
+	if (recycle)
+		buf_addf(&s->reply, "recycle %llu %llu\n", (unsigned long long)va,
+		         (unsigned long long)rss);
+	buf_addf(&s->reply, "bye %llu %llu\n", (unsigned long long)s->peak_va,
+	         (unsigned long long)s->peak_rss);
+	reply_flush(s);
+	exit(0);
+}
+
+void shim_output(shim *s, const char *p, size_t len)
+{
+	/* a pending "start" goes first: the output belongs to that test */
+	if (s->reply.len && !s->out.len)
+		reply_flush(s);
+	buf_add(&s->out, p, len);
+	if (s->out.len >= OUT_FLUSH && buf_flush(&s->out, 1) < 0)
+		s->out.len = 0;
+}
+
+void shim_test(shim *s, const char *name, size_t len)
+{
+	buf_add(&s->reply, "test ", 5);
+	buf_add_text(&s->reply, name, len);
+	buf_add(&s->reply, "\n", 1);
+	s->listed++;
+}
+
+size_t shim_queued(const shim *s)
+{
+	return s->qlen;
+}
+
+const char *shim_queue_name(const shim *s, size_t i, size_t *len)
+{
+	const qent *e = &s->q[s->qhead + i];
+	if (len)
+		*len = e->len;
+	return e->name;
+}
+
+int shim_head_started(const shim *s)
+{
+	return s->started;
+}
+
+void shim_start(shim *s)
+{
+	const qent *e = &s->q[s->qhead];
+	if (s->out.len && buf_flush(&s->out, 1) < 0)
+		s->out.len = 0;
+	buf_add(&s->reply, "start ", 6);
+	buf_add_text(&s->reply, e->name, e->len);
+	buf_add(&s->reply, "\n", 1);
+	s->started = 1;
+	s->tree_va = s->tree_rss = 0;
+	clock_gettime(CLOCK_MONOTONIC, &s->t0);
+}
+
+void shim_result(shim *s, mg_msg_kind kind, const char *msg, size_t len)
+{
+	static const char *const words[] = {
+	    [MG_MSG_PASS] = "pass", [MG_MSG_FAIL] = "fail", [MG_MSG_SKIP] = "skip"};
+	uint64_t va, rss;
+	double us = elapsed_us(&s->t0);
+	measure(s, &va, &rss);
+	/* output first: the runner attributes it to the test still in flight */
+	if (s->out.len && buf_flush(&s->out, 1) < 0)
+		s->out.len = 0;
+	buf_addf(&s->reply, "%s %llu %llu %llu", words[kind], (unsigned long long)us,
+	         (unsigned long long)va, (unsigned long long)rss);
+	if (kind != MG_MSG_PASS && msg && len) {
+		buf_add(&s->reply, " ", 1);
+		buf_add_text(&s->reply, msg, len);
+	}
+	buf_add(&s->reply, "\n", 1);
+	reply_flush(s);
+	free(s->q[s->qhead].name);
+	s->qhead++;
+	s->qlen--;
+	s->started = 0;
+	if (s->quit_pending)
+		finish(s, 0);
+	if (s->ops->self_recycle &&
+	    ((s->recycle_va && va >= s->recycle_va) || (s->recycle_rss && rss >= s->recycle_rss)))
+		finish(s, 1);
+}
+
+void shim_resultf(shim *s, mg_msg_kind kind, const char *fmt, ...)
+{
+	char m[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(m, sizeof(m), fmt, ap);
+	va_end(ap);
+	shim_result(s, kind, m, n < 0 ? 0 : (size_t)n < sizeof(m) ? (size_t)n : sizeof(m) - 1);
+}
+
+void shim_die_of(shim *s, int sig)
+{
+	reply_flush(s);
+	struct rlimit none = {0, 0};
+	setrlimit(RLIMIT_CORE, &none);
+	signal(sig, SIG_DFL);
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, sig);
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
+	raise(sig);
+	/* a signal whose default is not to terminate cannot have killed the child */
+	_exit(128 + sig);
+}
+
+const char *shim_signal_name(int sig)
+{
+	static char other[32];
+	const char *n = sigabbrev_np(sig);
+	if (!n) {
+		snprintf(other, sizeof(other), "signal %d", sig);
+		return other;
+	}
+	snprintf(other, sizeof(other), "SIG%s", n);
+	return other;
+}
+
+/* ---- env ---- */
+
+static void env_set(shim *s, const char *name, const char *value)
+{
+	size_t nl = strlen(name);
+	for (size_t i = 0; i < s->nenv;)
+		if (!strncmp(s->env[i], name, nl) && s->env[i][nl] == '=')
+			s->env[i] = s->env[--s->nenv];
+		else
+			i++;
+	if (value) {
+		char *e = xmalloc(nl + strlen(value) + 2);
+		sprintf(e, "%s=%s", name, value);
+		s->env = xrealloc_(s->env, (s->nenv + 2) * sizeof(char *));
+		s->env[s->nenv++] = e; /* lives as long as the shim */
+	}
+	s->env[s->nenv] = NULL;
+}
+
+char **shim_env(shim *s)
+{
+	return s->env;
+}
+
+void *shim_ctx(shim *s)
+{
+	return s->ctx;
+}
+
+char **shim_cmd(shim *s, int *ncmd)
+{
+	if (ncmd)
+		*ncmd = s->ncmd;
+	return s->cmd;
+}
+
+static void env_init(shim *s)
+{
+	extern char **environ;
+	size_t n = 0;
+	while (environ[n])
+		n++;
+	s->env = xmalloc((n + 1) * sizeof(char *));
+	for (size_t i = 0; i < n; i++)
+		if (strncmp(environ[i], "MEMGUARD_", 9))
+			s->env[s->nenv++] = environ[i];
+	s->env[s->nenv] = NULL;
+}
+
+static uint64_t env_u64(const char *name)
+{
+	const char *v = getenv(name);
+	return v && *v ? strtoull(v, NULL, 10) : 0;
+}
+
+/* ---- commands ---- */
+
+static void __attribute__((noreturn)) violation(shim *s, const char *line)
+{
+	fprintf(stderr, "memguard __driver: not a command: '%.60s'\n", line);
+	child_kill(s);
+	exit(3);
+}
+
+static void do_list(shim *s)
+{
+	s->listed = 0;
+	if (s->ops->list(s) < 0) {
+		s->reply.len = 0;
+		child_kill(s);
+		exit(3);
+	}
+	buf_addf(&s->reply, "end %zu\n", s->listed);
+	reply_flush(s);
+}
+
+static void queue_push(shim *s, const char *name, size_t len)
+{
+	if (s->qhead && s->qhead * 2 >= s->qcap) {
+		memmove(s->q, s->q + s->qhead, s->qlen * sizeof(qent));
+		s->qhead = 0;
+	}
+	if (s->qhead + s->qlen == s->qcap) {
+		s->qcap = s->qcap ? 2 * s->qcap : 64;
+		s->q = xrealloc_(s->q, s->qcap * sizeof(qent));
+	}
+	char *p = xmalloc(len + 1);
+	memcpy(p, name, len);
+	p[len] = 0;
+	s->q[s->qhead + s->qlen++] = (qent){p, len};
+}
+
+/* Reads what the runner sent. 0 on EOF (the runner has gone). */
+static int read_commands(shim *s)
+{
+	ssize_t n = read(s->cmd_fd, s->in + s->in_len, sizeof(s->in) - s->in_len);
+	if (n < 0)
+		return errno == EINTR || errno == EAGAIN ? 1 : 0;
+	if (n == 0)
+		return 0;
+	s->in_len += (size_t)n;
+	size_t off = 0;
+	char *nl;
+	while ((nl = memchr(s->in + off, '\n', s->in_len - off))) {
+		size_t len = (size_t)(nl - (s->in + off));
+		char *line = s->in + off;
+		mg_msg m;
+		*nl = 0;
+		if (mg_proto_parse(&m, line, len) < 0)
+			violation(s, line);
+		if (m.kind == MG_CMD_RUN)
+			queue_push(s, m.text, m.text_len);
+		else if (m.kind == MG_CMD_QUIT)
+			s->quit_pending = 1;
+		else if (m.kind == MG_CMD_LIST)
+			do_list(s);
+		else
+			violation(s, line);
+		off += len + 1;
+	}
+	memmove(s->in, s->in + off, s->in_len - off);
+	s->in_len -= off;
+	if (s->in_len == sizeof(s->in)) {
+		s->in[64] = 0;
+		violation(s, s->in);
+	}
+	return 1;
+}
+
+/* ---- the child's stdout, line by line ---- */
+
+static void child_lines(shim *s, const char *p, size_t n, int eof)
+{
+	buf_add(&s->line, p, n);
+	size_t off = 0;
+	char *nl;
+	while ((nl = memchr(s->line.p + off, '\n', s->line.len - off))) {
+		size_t len = (size_t)(nl - (s->line.p + off));
+		*nl = 0;
+		s->ops->line(s, s->line.p + off, len);
+		off += len + 1;
+	}
+	if ((eof || s->line.len - off >= CHILD_LINE) && off < s->line.len) {
+		buf_add(&s->line, "", 1); /* NUL after the partial line */
+		s->ops->line(s, s->line.p + off, s->line.len - 1 - off);
+		off = s->line.len;
+	}
+	memmove(s->line.p, s->line.p + off, s->line.len - off);
+	s->line.len -= off;
+}
+
+/* Reads the child's stdout; 0 at EOF. */
+static int read_child(shim *s)
+{
+	char tmp[65536];
+	ssize_t n = read(s->child_out, tmp, sizeof(tmp));
+	if (n < 0)
+		return errno == EINTR || errno == EAGAIN;
+	if (n == 0) {
+		child_lines(s, NULL, 0, 1);
+		close(s->child_out);
+		s->child_out = -1;
+		return 0;
+	}
+	if (s->ops->measure == SHIM_MEASURE_CHILD)
+		child_sample(s); /* the earliest moment we know of the lines below */
+	child_lines(s, tmp, (size_t)n, 0);
+	return 1;
+}
+
+static void child_exited(shim *s, int status, struct rusage *ru)
+{
+	/* the output it wrote before exiting comes first; a grandchild holding the
+	 * pipe open does not keep us waiting: read what is there, then stop */
+	if (s->child_out >= 0) {
+		struct pollfd pf = {s->child_out, POLLIN, 0};
+		while (s->child_out >= 0 && poll(&pf, 1, 0) > 0 && read_child(s))
+			;
+		if (s->child_out >= 0)
+			child_lines(s, NULL, 0, 1);
+	}
+	if (s->ops->measure == SHIM_MEASURE_TREE && (uint64_t)ru->ru_maxrss * 1024 > s->tree_rss)
+		s->tree_rss = (uint64_t)ru->ru_maxrss * 1024;
+	child_forget(s);
+	s->ops->exited(s, status, ru);
+}
+
+/* ---- the loop ---- */
+
+static const char *hello_arch(char **cmd)
+{
+	char path[4096];
+	mg_arch a;
+	if (spawn_resolve(path, sizeof(path), cmd[0], NULL) == 0 && elf_arch(&a, path, NULL) == 0)
+		return a == MG_ARCH_X86 ? "x86" : "x64";
+	return sizeof(void *) == 8 ? "x64" : "x86";
+}
+
+int shim_main(const shim_ops *ops, void *ctx, char **cmd, int ncmd)
+{
+	static shim s_;
+	shim *s = &s_;
+	s->ops = ops;
+	s->ctx = ctx;
+	s->cmd = cmd;
+	s->ncmd = ncmd;
+	s->child_out = -1;
+	s->cmd_fd = MG_PROTO_CMD_FD;
+	s->reply_fd = MG_PROTO_REPLY_FD;
+	if (!getenv(MG_ENV_HOST) || fcntl(s->cmd_fd, F_GETFD) < 0 ||
+	    fcntl(s->reply_fd, F_GETFD) < 0) {
+		fputs("memguard __driver: started outside memguard run (no protocol pipes)\n",
+		      stderr);
+		return 2;
+	}
+	/* the program must not inherit the protocol pipes */
+	fcntl(s->cmd_fd, F_SETFD, FD_CLOEXEC);
+	fcntl(s->reply_fd, F_SETFD, FD_CLOEXEC);
+	if (ops->self_recycle) {
+		s->recycle_va = env_u64(MG_ENV_RECYCLE_VA);
+		s->recycle_rss = env_u64(MG_ENV_RECYCLE_RSS);
+	}
+	env_init(s);
+	for (size_t i = 0; ops->env && ops->env[i]; i += 2)
+		env_set(s, ops->env[i], ops->env[i + 1]);
+	signal(SIGPIPE, SIG_IGN);
+	if (pipe2(sigchld_pipe, O_CLOEXEC | O_NONBLOCK) < 0)
+		return 3;
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_sigchld;
+	sa.sa_flags = SA_RESTART | SA_NOCLDSTOP;
+	sigaction(SIGCHLD, &sa, NULL);
+	/* orphans of the program stay ours: sampled with the tree, reaped here */
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+
+	proc_sampler *self;
+	uint64_t va = 0, rss = 0;
+	if (proc_sampler_open(&self, 0, NULL) == 0) {
+		proc_sampler_read(self, &va, &rss);
+		proc_sampler_free(self);
+	}
+	buf_addf(&s->reply, "hello %d %s %ld %llu %llu\n", MG_PROTO_VERSION, hello_arch(cmd),
+	         (long)getpid(), (unsigned long long)va, (unsigned long long)rss);
+	reply_flush(s);
+
+	for (;;) {
+		while (!s->child && s->qlen && !s->quit_pending) {
+			size_t before = s->qlen;
+			ops->begin(s);
+			if (!s->child && s->qlen == before) {
+				fputs("memguard __driver: driver made no progress\n", stderr);
+				exit(3);
+			}
+		}
+		if (s->quit_pending && !s->started)
+			finish(s, 0);
+		reply_flush(s);
+
+		struct pollfd pf[3] = {{s->cmd_fd, POLLIN, 0},
+		                       {s->child_out, POLLIN, 0},
+		                       {sigchld_pipe[0], POLLIN, 0}};
+		int timeout = -1;
+		if (s->child && ops->measure == SHIM_MEASURE_TREE)
+			timeout = s->tree_samples < 10 ? TREE_FAST_MS : TREE_MS;
+		int r = poll(pf, 3, timeout);
+		if (r < 0 && errno != EINTR)
+			exit(3);
+		if (r == 0 && s->child && ops->measure == SHIM_MEASURE_TREE)
+			tree_sample(s);
+		if (pf[0].revents && !read_commands(s)) {
+			/* the runner has gone: quietly, and leave nothing behind */
+			child_kill(s);
+			return 0;
+		}
+		if (s->child_out >= 0 && pf[1].revents)
+			read_child(s);
+		if (pf[2].revents) {
+			char tmp[64];
+			while (read(sigchld_pipe[0], tmp, sizeof(tmp)) > 0)
+				;
+			int st;
+			struct rusage ru;
+			if (s->child && reap(s, 0, &st, &ru))
+				child_exited(s, st, &ru);
+			else if (!s->child)
+				reap(s, 0, &st, &ru); /* adopted orphans only */
+		}
+	}
+}

@@ -1,0 +1,164 @@
+/*
+ * shim.h - the protocol side every non-native driver shares. A shim speaks
+ * protocol v1 on fds 3/4 (PROTOCOL.md) for a program that does not: it
+ * queues run lines, owns the one child it drives (the real program, in the
+ * shim's process group, with PR_SET_PDEATHSIG), reports the child's memory
+ * in result lines, stops at test boundaries on quit or a soft limit, and
+ * mirrors a child's death by a signal mid-test so the runner records crash.
+ *
+ * A driver (gtest.c, exec.c, wrap.c) fills a shim_ops and calls shim_main.
+ * Everything here runs in the shim process, single-threaded.
+ */
+#ifndef MG_SHIM_H
+#define MG_SHIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/resource.h>
+#include <sys/types.h>
+
+#include "mg_proto.h"
+
+typedef struct shim shim;
+
+/* How a driver measures "the memory after the test" for result lines. */
+typedef enum shim_measure {
+	SHIM_MEASURE_CHILD, /* the child's statm at the boundary (gtest: a live process) */
+	SHIM_MEASURE_TREE,  /* the largest VA / summed RSS of the shim's descendants,
+	                       sampled while the test ran (exec, wrap: the process is gone
+	                       by the boundary) */
+} shim_measure;
+
+typedef struct shim_ops {
+	shim_measure measure;
+	/* Honour MEMGUARD_RECYCLE_VA/RSS at boundaries (kill the child, recycle, bye). */
+	int self_recycle;
+	/* Answer "list": shim_test() per name. 0, or <0 after a message on stderr. */
+	int (*list)(shim *s);
+	/* No child runs and run lines are queued: start work for the head (or a batch
+	 * from the head), or answer the head at once (shim_start + shim_result). */
+	void (*begin)(shim *s);
+	/* One line of the child's stdout, without its newline (only when the child was
+	 * spawned with a piped stdout). line is writable and NUL-terminated. */
+	void (*line)(shim *s, char *line, size_t len);
+	/* The child has exited (waitpid status) and its piped stdout has been drained. */
+	void (*exited)(shim *s, int status, const struct rusage *ru);
+	/* NAME, VALUE pairs (NULL-terminated) set in the children's environment. */
+	const char *const *env;
+} shim_ops;
+
+/* Runs the protocol until quit, a recycle or EOF. cmd is the program's argv
+ * (NULL-terminated, ncmd elements). Returns the exit status for the shim. */
+int shim_main(const shim_ops *ops, void *ctx, char **cmd, int ncmd);
+
+void *shim_ctx(shim *s);
+char **shim_cmd(shim *s, int *ncmd);
+/* The environment for children: ours without MEMGUARD_*, plus ops->env. */
+char **shim_env(shim *s);
+
+/* Listing: one "test NAME" line (answers are written at the end of list). */
+void shim_test(shim *s, const char *name, size_t len);
+
+/* The queue of run lines not answered yet; index 0 is the head. */
+size_t shim_queued(const shim *s);
+const char *shim_queue_name(const shim *s, size_t i, size_t *len);
+int shim_head_started(const shim *s);
+
+/*
+ * Spawns argv (execvp) as the child: same process group, stdin/stderr
+ * inherited, stdout piped to the shim when pipe_out (lines go to ops->line)
+ * else inherited, PR_SET_PDEATHSIG, signals reset. 0, or -1 after a message
+ * on stderr (exec failure shows as exit status 127 through ops->exited).
+ */
+int shim_spawn(shim *s, char *const argv[], int pipe_out);
+pid_t shim_child(const shim *s);
+
+/*
+ * Runs argv to its end (blocking), its stdout collected into *out (malloc'd,
+ * NUL-terminated, *len bytes) and its waitpid status into *status; stderr
+ * inherited. For listing. 0, or -1 after a message on stderr.
+ */
+int shim_capture(shim *s, char *const argv[], char **out, size_t *len, int *status);
+
+/* A set of names in insertion order with O(1) lookup (listing, batching). */
+typedef struct shim_names shim_names;
+shim_names *shim_names_new(void);
+/* Adds a copy; returns its index, or -1 when the name is there already. */
+long shim_names_add(shim_names *t, const char *name, size_t len);
+/* The index of name, or -1. */
+long shim_names_find(const shim_names *t, const char *name, size_t len);
+size_t shim_names_count(const shim_names *t);
+const char *shim_names_at(const shim_names *t, size_t i, size_t *len);
+void shim_names_free(shim_names *t);
+
+/* Writes bytes to the shim's stdout ahead of the next reply (the runner
+ * attributes them to the running test). */
+void shim_output(shim *s, const char *buf, size_t len);
+
+/* "start HEAD": the head test runs from now. */
+void shim_start(shim *s);
+/*
+ * The head's result (MG_MSG_PASS/FAIL/SKIP, msg may be NULL), with the
+ * memory of the measure chosen; pops the head. At this boundary a pending
+ * quit or a crossed soft limit ends the shim (does not return).
+ */
+void shim_result(shim *s, mg_msg_kind kind, const char *msg, size_t len);
+/* shim_result with a formatted message. */
+void shim_resultf(shim *s, mg_msg_kind kind, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* The child died of sig mid-test: flush everything, then die of the same
+ * signal (no core dump), so the runner records crash for the started head. */
+void shim_die_of(shim *s, int sig) __attribute__((noreturn));
+
+/* "SIGSEGV" for 11; "signal N" when unknown. */
+const char *shim_signal_name(int sig);
+
+/* ---- the drivers (one file each) ---- */
+
+typedef struct shim_args {
+	const char *list_cmd;  /* exec: --list-cmd */
+	const char *list_file; /* exec: --list-file */
+	int shell;             /* exec: --shell */
+	char **cmd;            /* the program or template, NULL-terminated */
+	int ncmd;
+} shim_args;
+
+int gtest_main(const shim_args *a);
+int exec_main(const shim_args *a);
+int wrap_main(const shim_args *a);
+
+/*
+ * gtest: parses --gtest_list_tests output (len bytes) into names as
+ * --gtest_filter wants them ("Suite.Test", "Prefix/Suite.Test/0",
+ * "Suite/0.Test"), calling add for each. Comments ("# GetParam() = ...",
+ * "# TypeParam = int") are dropped. Returns the count.
+ */
+size_t gtest_parse_list(const char *buf, size_t len,
+                        void (*add)(void *ctx, const char *name, size_t n), void *ctx);
+
+/*
+ * gtest: if line is "[ TAG ] NAME" followed by nothing, " (N ms)" or ", where
+ * ...", returns 1 and the name's start and length. tag is the bracketed
+ * part, e.g. "[       OK ]".
+ */
+int gtest_match(const char *line, size_t len, const char *tag, const char **name, size_t *n);
+
+/*
+ * exec: the argv for one test from the template (NULL-terminated, malloc'd,
+ * free with exec_argv_free). Without shell: every "{}" inside an element
+ * becomes the name, the element stays one argument; no "{}" anywhere appends
+ * the name as the last argument. With shell: sh -c SCRIPT sh NAME, where
+ * SCRIPT is the template joined by spaces with each "{}" replaced by "$1"
+ * (the name is never pasted into script text).
+ */
+char **exec_argv(char *const tmpl[], int ntmpl, int shell, const char *name);
+void exec_argv_free(char **argv);
+/* exec and wrap: exit 0 passes, exit N fails "exit status N", a signal is the
+ * test's crash (mirrored). */
+void exec_exited(shim *s, int status, const struct rusage *ru);
+
+/* wrap: the single test's name: "wrap/" and the command line (control
+ * bytes as spaces, at most ~200 bytes) into buf. */
+void wrap_name(char *buf, size_t size, char *const cmd[], int ncmd);
+
+#endif
