@@ -47,9 +47,10 @@ static const struct {
      "  missing (shallow clone) - nothing was compared; 2: bad arguments;\n"
      "  3: repository or note error; 4: a limit was exceeded (listed).\n"},
     {"log", log_main,
-     "Usage: memguard log [--ref REF] [-n N] [--format text|json|csv] [REV]\n"
+     "Usage: memguard log [--ref REF] [-n N] [--format text|json|csv] [REV | A..B]\n"
      "  One line per commit with a note, following first parents from REV\n"
-     "  (default HEAD), newest first, at most N lines (default 20): peak VA, peak\n"
+     "  (default HEAD; A..B stops at A's history), newest first, at most N lines (default 20): "
+     "peak VA, peak\n"
      "  RSS, recycles, tests, result, and a sparkline of peak VA. Commits without\n"
      "  a note are skipped and counted in the footer.\n"},
     {"merge", merge_main,
@@ -69,7 +70,7 @@ const char *ci_usage(void)
 	       "  memguard show [--ref REF] [--tests] [REV]\n"
 	       "  memguard compare [--ref REF] [--max-growth LIMITS] [--format text|markdown|json]"
 	       " BASE HEAD\n"
-	       "  memguard log [--ref REF] [-n N] [--format text|json|csv] [REV]\n"
+	       "  memguard log [--ref REF] [-n N] [--format text|json|csv] [REV | A..B]\n"
 	       "  memguard merge OUT.json IN.json...\n"
 	       "REF defaults to $MEMGUARD_NOTES_REF, else refs/notes/memguard.\n"
 	       "Exit codes: 0 ok; 1 no note (show) or no baseline (compare); 2 usage;\n"

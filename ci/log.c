@@ -154,7 +154,9 @@ int log_main(int argc, char **argv)
 
 	if ((rc = store_open(&s, ref, &err)) < 0)
 		return ci_fail(CMD, rc == MG_EINVAL ? CI_EXIT_USAGE : CI_EXIT_INFRA, "%s", err.msg);
-	if ((rc = store_resolve(&start, &s, rev ? rev : "HEAD", &err)) < 0) {
+	/* REV, or a range A..B (B's first parents that are not A's ancestors). */
+	const char *range = rev ? strstr(rev, "..") : NULL;
+	if (!range && (rc = store_resolve(&start, &s, rev ? rev : "HEAD", &err)) < 0) {
 		rc =
 		    ci_fail(CMD, rc == MG_ENOTFOUND ? CI_EXIT_USAGE : CI_EXIT_INFRA, "%s", err.msg);
 		goto out;
@@ -163,10 +165,15 @@ int log_main(int argc, char **argv)
 		rc = ci_fail(CMD, CI_EXIT_INFRA, "%s", err.msg);
 		goto out;
 	}
-	if (git_revwalk_new(&walk, s.repo) < 0 || git_revwalk_push(walk, &start) < 0 ||
-	    git_revwalk_simplify_first_parent(walk) < 0) {
+	if (git_revwalk_new(&walk, s.repo) < 0 || git_revwalk_simplify_first_parent(walk) < 0) {
 		store_git_fail(&err, "cannot walk the history");
 		rc = ci_fail(CMD, CI_EXIT_INFRA, "%s", err.msg);
+		goto out;
+	}
+	if (range ? git_revwalk_push_range(walk, rev) < 0 : git_revwalk_push(walk, &start) < 0) {
+		rc = ci_fail(CMD, range ? CI_EXIT_USAGE : CI_EXIT_INFRA, "cannot walk '%s': %s",
+		             rev ? rev : "HEAD",
+		             git_error_last() ? git_error_last()->message : "libgit2 error");
 		goto out;
 	}
 	v = calloc(((size_t)limit < n.n ? (size_t)limit : n.n) + 1, sizeof(*v));

@@ -1181,6 +1181,14 @@ static void log_first_parent(void)
 	/* -n limits the lines. */
 	r = run_in(rd, "log", "-n5", NULL);
 	CU_ASSERT_EQUAL(count_lines_with(r->out, "  VA "), 5);
+	/* A range: the noted commits after c[15] on the first-parent line: c16..c21. */
+	char range[64];
+	sha_of(range, &c[15]);
+	strcat(range, "..HEAD");
+	r = run_in(rd, "log", range, NULL);
+	CU_ASSERT_EQUAL(r->rc, 0);
+	CU_ASSERT_EQUAL(count_lines_with(r->out, "  VA "), 6);
+	CU_ASSERT_EQUAL(run_in(rd, "log", "nosuch..HEAD", NULL)->rc, 2);
 	CU_ASSERT_EQUAL(run_in(rd, "log", "-n", "0", NULL)->rc, 2);
 	CU_ASSERT_EQUAL(run_in(rd, "log", "-n", NULL)->rc, 2);
 	git_repository_free(repo);
