@@ -1,0 +1,12 @@
+# Driver modes for run-bench (sourced): the same ~1 us tests, driven three ways.
+#   gtest-direct  the suite as a GoogleTest program (tests/drivers/gtest_bench), run directly
+#   gtest         that program under memguard --driver gtest; batches are as big as the
+#                 pipeline, so it is raised (each batch is one process start)
+#   exec          bench_host under --driver exec: one process per test (bench_host TEST)
+# The ratio column is against the native direct run; gtest vs gtest-direct is the
+# driver's own cost.
+gtest_bench=$build/tests/drivers/gtest_bench
+names+=(gtest-direct gtest exec)
+cmd_gtest-direct() { "$gtest_bench"; }
+cmd_gtest() { "$mg" run -q -j 1 --driver gtest --pipeline 1024 -- "$gtest_bench"; }
+cmd_exec() { "$mg" run -q -j 1 --driver exec --list-cmd "$host --list" -- "$host" {}; }

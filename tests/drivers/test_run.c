@@ -1,0 +1,464 @@
+/*
+ * test_run.c - the drivers under the real memguard binary: an unchanged
+ * GoogleTest program, one process per test, and a wrapped command tree,
+ * asserting on exit codes and the JSON report. Helpers copied from
+ * tests/integration/integration.c.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "mg_test.h"
+
+typedef struct outcome {
+	int status; /* as waitpid gives it */
+	char out[1 << 16];
+	char err[1 << 16];
+	json_t *report; /* NULL when none was written */
+	char dir[64];
+} outcome;
+
+static char *slurp(const char *path, char *buf, size_t cap)
+{
+	buf[0] = 0;
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return buf;
+	size_t n = fread(buf, 1, cap - 1, f);
+	buf[n] = 0;
+	fclose(f);
+	return buf;
+}
+
+/*
+ * Runs argv with extra environment entries (NULL-terminated, may be NULL),
+ * the report written to DIR/report.json. With term_after_ms > 0 the runner
+ * gets SIGTERM after that long.
+ */
+static void mg(outcome *o, const char *const *argv, const char *const *env, int term_after_ms)
+{
+	char outp[128], errp[128];
+	memset(o, 0, sizeof(*o));
+	snprintf(o->dir, sizeof(o->dir), "/tmp/mg-it-XXXXXX");
+	CU_ASSERT_FATAL(mkdtemp(o->dir) != NULL);
+	snprintf(outp, sizeof(outp), "%s/stdout", o->dir);
+	snprintf(errp, sizeof(errp), "%s/stderr", o->dir);
+	fflush(NULL);
+	pid_t pid = fork();
+	CU_ASSERT_FATAL(pid >= 0);
+	if (pid == 0) {
+		int fo = open(outp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		int fe = open(errp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		dup2(fo, 1);
+		dup2(fe, 2);
+		if (chdir(o->dir) < 0)
+			_exit(126);
+		for (size_t i = 0; env && env[i]; i++)
+			putenv((char *)env[i]);
+		unsetenv("CI");
+		execv(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	if (term_after_ms > 0) {
+		struct timespec ts = {term_after_ms / 1000, (term_after_ms % 1000) * 1000000L};
+		nanosleep(&ts, NULL);
+		kill(pid, SIGTERM);
+	}
+	while (waitpid(pid, &o->status, 0) < 0 && errno == EINTR)
+		;
+	slurp(outp, o->out, sizeof(o->out));
+	slurp(errp, o->err, sizeof(o->err));
+	char rp[128];
+	snprintf(rp, sizeof(rp), "%s/report.json", o->dir);
+	json_error_t je;
+	o->report = json_load_file(rp, 0, &je);
+}
+
+static void done(outcome *o)
+{
+	char cmd[160];
+	json_decref(o->report);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", o->dir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "could not remove %s\n", o->dir);
+}
+
+static int exited_with(const outcome *o, int code)
+{
+	if (!WIFEXITED(o->status) || WEXITSTATUS(o->status) != code) {
+		fprintf(stderr, "status: %s %d (wanted exit %d)\nstderr:\n%s\n",
+		        WIFEXITED(o->status) ? "exit" : "signal",
+		        WIFEXITED(o->status) ? WEXITSTATUS(o->status) : WTERMSIG(o->status), code,
+		        o->err);
+		return 0;
+	}
+	return 1;
+}
+
+static json_int_t count(json_t *report, const char *state)
+{
+	json_int_t n = 0;
+	size_t i;
+	json_t *s;
+	json_array_foreach(json_object_get(report, "shards"), i, s) n +=
+	    json_integer_value(json_object_get(json_object_get(s, "counts"), state));
+	return n;
+}
+
+static json_int_t shard_sum(json_t *report, const char *field)
+{
+	json_int_t n = 0;
+	size_t i;
+	json_t *s;
+	json_array_foreach(json_object_get(report, "shards"), i, s) n +=
+	    json_integer_value(json_object_get(s, field));
+	return n;
+}
+
+/* The report's entry for test name (searching every shard). */
+static json_t *find_test(json_t *report, const char *name)
+{
+	size_t i, k;
+	json_t *s, *t;
+	json_array_foreach(json_object_get(report, "shards"), i, s) json_array_foreach(
+	    json_object_get(s, "tests"), k,
+	    t) if (!strcmp(json_string_value(json_object_get(t, "name")), name)) return t;
+	return NULL;
+}
+
+static const char *test_state(json_t *report, const char *name)
+{
+	json_t *t = find_test(report, name);
+	return t ? json_string_value(json_object_get(t, "state")) : "(missing)";
+}
+
+#define ARGV(...)                                                                                  \
+	(const char *const[])                                                                      \
+	{                                                                                          \
+		MEMGUARD_BIN, __VA_ARGS__, NULL                                                    \
+	}
+#define ENV(...)                                                                                   \
+	(const char *const[])                                                                      \
+	{                                                                                          \
+		__VA_ARGS__, NULL                                                                  \
+	}
+
+/* ---- gtest ---- */
+
+static const char *const gtest_states[][2] = {
+    {"Basic.Adds", "pass"},           {"Basic.Prints", "pass"},
+    {"Basic.Fails", "fail"},          {"Basic.Skips", "skip"},
+    {"Basic.DISABLED_Off", "skip"},   {"Typed/0.Works", "pass"},
+    {"Typed/1.Works", "pass"},        {"Crash.Segv", "crash"},
+    {"After.Crash", "pass"},          {"Last.Passes", "pass"},
+    {"Small/Square.Works/0", "pass"}, {"Small/Square.Works/1", "pass"},
+    {"Small/Square.Works/2", "pass"}, {"Many/Leak.Step/0", "pass"},
+    {"Many/Leak.Step/1", "pass"},     {"Many/Leak.Step/2", "pass"},
+    {"Many/Leak.Step/3", "pass"},     {"Many/Leak.Step/4", "pass"},
+    {"Many/Leak.Step/5", "pass"},     {"Many/Leak.Step/6", "pass"},
+    {"Many/Leak.Step/7", "pass"},
+};
+#define NGTEST (sizeof(gtest_states) / sizeof(gtest_states[0]))
+
+static json_int_t ntests(json_t *report)
+{
+	json_int_t n = 0;
+	size_t i;
+	json_t *s;
+	json_array_foreach(json_object_get(report, "shards"), i, s) n +=
+	    (json_int_t)json_array_size(json_object_get(s, "tests"));
+	return n;
+}
+
+/*
+ * A real GoogleTest program: every test accounted for with its state, the
+ * crash attributed to the test that crashed, recycles at test boundaries
+ * (each leaking test keeps 100 MiB; recycle at 400 MiB), and the tests that
+ * finished did so in the program's own order, each once.
+ */
+static void gtest_run(void)
+{
+	outcome o;
+	char log[128], buf[8192];
+	mg(&o,
+	   ARGV("run", "-j", "1", "--driver", "gtest", "--recycle-at", "va=400M", "--report",
+	        "report.json", "--", GTEST_SAMPLE),
+	   ENV("MG_GT_LEAK_MB=100", "MG_GT_LOG=order.log"), 0);
+	CU_ASSERT(exited_with(&o, 1)); /* a test failed */
+	CU_ASSERT_FATAL(o.report != NULL);
+	CU_ASSERT_EQUAL(ntests(o.report), (json_int_t)NGTEST);
+	for (size_t i = 0; i < NGTEST; i++) {
+		const char *st = test_state(o.report, gtest_states[i][0]);
+		if (strcmp(st, gtest_states[i][1]))
+			fprintf(stderr, "%s: %s, wanted %s\n", gtest_states[i][0], st,
+			        gtest_states[i][1]);
+		CU_ASSERT_STRING_EQUAL(st, gtest_states[i][1]);
+	}
+	json_t *t = find_test(o.report, "Basic.Fails");
+	CU_ASSERT(t && strstr(json_string_value(json_object_get(t, "message")),
+	                      "arithmetic is broken") != NULL);
+	t = find_test(o.report, "Crash.Segv");
+	CU_ASSERT(t && strstr(json_string_value(json_object_get(t, "message")), "SIGSEGV") != NULL);
+	t = find_test(o.report, "Basic.Prints");
+	CU_ASSERT(
+	    t && json_object_get(t, "output") &&
+	    strstr(json_string_value(json_object_get(t, "output")), "hello from Basic.Prints"));
+	/* the leaks made it recycle, and no test paid for it */
+	CU_ASSERT(shard_sum(o.report, "recycles") >= 1);
+	CU_ASSERT_EQUAL(shard_sum(o.report, "kills"), 0);
+	t = find_test(o.report, "Many/Leak.Step/1");
+	CU_ASSERT(t && json_integer_value(json_object_get(t, "va_after")) >= 100 << 20);
+	/* order: every test but the crash finished exactly once, in list order */
+	snprintf(log, sizeof(log), "%s/order.log", o.dir);
+	slurp(log, buf, sizeof(buf));
+	char want[8192] = "";
+	for (size_t i = 0; i < NGTEST; i++)
+		if (strcmp(gtest_states[i][1], "crash") && !strstr(gtest_states[i][0], "DISABLED"))
+			strcat(strcat(want, gtest_states[i][0]), "\n");
+	CU_ASSERT_STRING_EQUAL(buf, want);
+	done(&o);
+}
+
+/* --driver auto (the default) recognises GoogleTest without running it. */
+static void gtest_auto(void)
+{
+	outcome o;
+	mg(&o, ARGV("run", "--report", "report.json", "--", GTEST_SAMPLE, "--gtest_filter=Basic.*"),
+	   NULL, 0);
+	CU_ASSERT(exited_with(&o, 1));
+	CU_ASSERT_FATAL(o.report != NULL);
+	json_t *s = json_array_get(json_object_get(o.report, "shards"), 0);
+	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(s, "driver")), "gtest");
+	CU_ASSERT(strstr(o.err, "--driver wrap") == NULL);
+	/* the user's own filter chose what was listed */
+	CU_ASSERT_EQUAL(ntests(o.report), 5);
+	done(&o);
+}
+
+/* The user's GTEST_* settings are kept: disabled tests run when asked. */
+static void gtest_env(void)
+{
+	outcome o;
+	mg(&o,
+	   ARGV("run", "--driver", "gtest", "--report", "report.json", "--", GTEST_SAMPLE,
+	        "--gtest_filter=Basic.*:Typed*"),
+	   ENV("GTEST_ALSO_RUN_DISABLED_TESTS=1", "GTEST_BRIEF=1", "GTEST_SHUFFLE=1"), 0);
+	CU_ASSERT(exited_with(&o, 1));
+	CU_ASSERT_FATAL(o.report != NULL);
+	CU_ASSERT_STRING_EQUAL(test_state(o.report, "Basic.DISABLED_Off"), "pass");
+	CU_ASSERT_STRING_EQUAL(test_state(o.report, "Basic.Adds"), "pass");
+	CU_ASSERT_STRING_EQUAL(test_state(o.report, "Typed/1.Works"), "pass");
+	CU_ASSERT_STRING_EQUAL(test_state(o.report, "Basic.Fails"), "fail");
+	done(&o);
+}
+
+static void gtest_list(void)
+{
+	outcome o;
+	mg(&o, ARGV("list", "--driver", "gtest", "--", GTEST_SAMPLE), NULL, 0);
+	CU_ASSERT(exited_with(&o, 0));
+	CU_ASSERT(strstr(o.out, "Basic.Adds\n") != NULL);
+	CU_ASSERT(strstr(o.out, "\nTyped/1.Works\n") != NULL);
+	CU_ASSERT(strstr(o.out, "\nSmall/Square.Works/2\n") != NULL);
+	CU_ASSERT(strstr(o.out, "#") == NULL);
+	int lines = 0;
+	for (char *p = o.out; *p; p++)
+		lines += *p == '\n';
+	CU_ASSERT_EQUAL(lines, (int)NGTEST);
+	done(&o);
+}
+
+/* ---- exec ---- */
+
+static const char hostile[] = "it's a \"test\" with $HOME, `x`, \\ and  spaces";
+
+/* A names file in a fresh directory; path gets its absolute name. */
+static void names_file(char *path, size_t n, const char *names)
+{
+	char dir[64] = "/tmp/mg-dn-XXXXXX";
+	CU_ASSERT_FATAL(mkdtemp(dir) != NULL);
+	snprintf(path, n, "%s/names.txt", dir);
+	FILE *f = fopen(path, "w");
+	CU_ASSERT_FATAL(f != NULL);
+	fputs(names, f);
+	fclose(f);
+}
+
+static void names_done(const char *path)
+{
+	char cmd[200];
+	snprintf(cmd, sizeof(cmd), "rm -rf \"$(dirname '%s')\"", path);
+	CU_ASSERT(system(cmd) == 0);
+}
+
+/* A name with quotes, $, backquotes, a backslash and spaces arrives intact,
+ * as one argument. */
+static void exec_quoting(void)
+{
+	outcome o;
+	char names[256], got[1024], path[160], list[160];
+	snprintf(names, sizeof(names), "plain\n%s\n", hostile);
+	names_file(list, sizeof(list), names);
+	mg(&o,
+	   ARGV("run", "-j", "1", "--driver", "exec", "--list-file", list, "--report",
+	        "report.json", "--", "sh", "-c", "printf '%s|%s\\n' \"$#\" \"$1\" >> args.txt",
+	        "sh", "{}"),
+	   NULL, 0);
+	CU_ASSERT(exited_with(&o, 0));
+	CU_ASSERT_FATAL(o.report != NULL);
+	CU_ASSERT_STRING_EQUAL(test_state(o.report, hostile), "pass");
+	snprintf(path, sizeof(path), "%s/args.txt", o.dir);
+	slurp(path, got, sizeof(got));
+	char want[512];
+	snprintf(want, sizeof(want), "1|plain\n1|%s\n", hostile);
+	CU_ASSERT_STRING_EQUAL(got, want);
+	names_done(list);
+	done(&o);
+}
+
+/* --shell: the template is a script; the name reaches it as "$1" only. */
+static void exec_shell(void)
+{
+	outcome o;
+	char names[256], got[1024], path[160], list[160];
+	snprintf(names, sizeof(names), "%s\n", hostile);
+	names_file(list, sizeof(list), names);
+	mg(&o,
+	   ARGV("run", "--driver", "exec", "--shell", "--list-cmd",
+	        strcat(strcpy(names, "cat "), list), "--report", "report.json", "--", "printf",
+	        "'%s\\n'", "{}", ">>", "args.txt"),
+	   NULL, 0);
+	CU_ASSERT(exited_with(&o, 0));
+	CU_ASSERT_FATAL(o.report != NULL);
+	CU_ASSERT_STRING_EQUAL(test_state(o.report, hostile), "pass");
+	snprintf(path, sizeof(path), "%s/args.txt", o.dir);
+	slurp(path, got, sizeof(got));
+	char want[512];
+	snprintf(want, sizeof(want), "%s\n", hostile);
+	CU_ASSERT_STRING_EQUAL(got, want);
+	names_done(list);
+	done(&o);
+}
+
+/* Exit 0 passes, exit N fails with the status, a signal is that test's crash;
+ * the tests after a crash still run. */
+static void exec_states(void)
+{
+	outcome o;
+	mg(&o,
+	   ARGV("run", "-j", "1", "--driver", "exec", "--list-cmd",
+	        "printf 'ok\\nbad\\nsegv\\nafter\\n'", "--report", "report.json", "--", "sh", "-c",
+	        "case $1 in bad) exit 3;; segv) kill -SEGV $$;; esac", "sh", "{}"),
+	   NULL, 0);
+	CU_ASSERT(exited_with(&o, 1));
+	CU_ASSERT_FATAL(o.report != NULL);
+	CU_ASSERT_STRING_EQUAL(test_state(o.report, "ok"), "pass");
+	CU_ASSERT_STRING_EQUAL(test_state(o.report, "bad"), "fail");
+	CU_ASSERT_STRING_EQUAL(test_state(o.report, "segv"), "crash");
+	CU_ASSERT_STRING_EQUAL(test_state(o.report, "after"), "pass");
+	json_t *t = find_test(o.report, "bad");
+	CU_ASSERT(t && !strcmp(json_string_value(json_object_get(t, "message")), "exit status 3"));
+	t = find_test(o.report, "segv");
+	CU_ASSERT(t && strstr(json_string_value(json_object_get(t, "message")), "SIGSEGV"));
+	done(&o);
+}
+
+/* ---- wrap ---- */
+
+/* The peak of a grandchild (sh runs hog, which holds 200 MiB) is reported. */
+static void wrap_peak(void)
+{
+	outcome o;
+	mg(&o,
+	   ARGV("run", "--driver", "wrap", "--report", "report.json", "--", "sh", "-c",
+	        HOG " 8 50; " HOG " 200 400; true"),
+	   NULL, 0);
+	CU_ASSERT(exited_with(&o, 0));
+	CU_ASSERT_FATAL(o.report != NULL);
+	CU_ASSERT_EQUAL(ntests(o.report), 1);
+	CU_ASSERT_EQUAL(count(o.report, "pass"), 1);
+	CU_ASSERT(shard_sum(o.report, "peak_rss") >= 200 << 20);
+	CU_ASSERT(shard_sum(o.report, "peak_va") >= 200 << 20);
+	json_t *s = json_array_get(json_object_get(o.report, "shards"), 0);
+	CU_ASSERT(json_array_size(json_object_get(s, "timeline")) >= 2);
+	done(&o);
+}
+
+/* A hard limit kills the whole tree, and says so. */
+static void wrap_kill(void)
+{
+	outcome o;
+	char pidfile[128], buf[64], script[512];
+	snprintf(pidfile, sizeof(pidfile), "/tmp/mg-dk-%ld.pid", (long)getpid());
+	unlink(pidfile);
+	snprintf(script, sizeof(script), HOG " 400 20000 %s & wait", pidfile);
+	mg(&o,
+	   ARGV("run", "--driver", "wrap", "--kill-at", "rss=150M", "--report", "report.json", "--",
+	        "sh", "-c", script),
+	   NULL, 0);
+	CU_ASSERT(exited_with(&o, 1));
+	CU_ASSERT_FATAL(o.report != NULL);
+	CU_ASSERT_EQUAL(count(o.report, "memory-limit"), 1);
+	CU_ASSERT(shard_sum(o.report, "kills") >= 1);
+	CU_ASSERT(strstr(o.err, "kill") != NULL);
+	slurp(pidfile, buf, sizeof(buf));
+	long pid = strtol(buf, NULL, 10);
+	CU_ASSERT(pid > 0);
+	/* the grandchild is gone (give the kernel a moment to reap it) */
+	int alive = 1;
+	for (int i = 0; i < 50 && alive; i++) {
+		alive = pid > 0 && kill((pid_t)pid, 0) == 0;
+		if (alive) {
+			struct timespec ts = {0, 20000000};
+			nanosleep(&ts, NULL);
+		}
+	}
+	CU_ASSERT(!alive);
+	unlink(pidfile);
+	done(&o);
+}
+
+/* Any command, no other flag: auto falls back to wrap and says so in one line. */
+static void wrap_auto(void)
+{
+	outcome o;
+	mg(&o, ARGV("run", "--report", "report.json", "--", "sh", "-c", "exit 0"), NULL, 0);
+	CU_ASSERT(exited_with(&o, 0));
+	CU_ASSERT_FATAL(o.report != NULL);
+	CU_ASSERT_EQUAL(count(o.report, "pass"), 1);
+	const char *note = strstr(o.err, "--driver wrap");
+	CU_ASSERT(note != NULL);
+	json_t *s = json_array_get(json_object_get(o.report, "shards"), 0);
+	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(s, "driver")), "wrap");
+	done(&o);
+}
+
+/* A failing command fails its one test. */
+static void wrap_fail(void)
+{
+	outcome o;
+	mg(&o,
+	   ARGV("run", "--driver", "wrap", "--report", "report.json", "--", "sh", "-c", "exit 5"),
+	   NULL, 0);
+	CU_ASSERT(exited_with(&o, 1));
+	CU_ASSERT_FATAL(o.report != NULL);
+	CU_ASSERT_EQUAL(count(o.report, "fail"), 1);
+	done(&o);
+}
+
+static const mg_case cases[] = {
+    {"gtest_run", gtest_run},       {"gtest_auto", gtest_auto},     {"gtest_env", gtest_env},
+    {"gtest_list_cmd", gtest_list}, {"exec_quoting", exec_quoting}, {"exec_shell", exec_shell},
+    {"exec_states", exec_states},   {"wrap_peak", wrap_peak},       {"wrap_kill", wrap_kill},
+    {"wrap_auto", wrap_auto},       {"wrap_fail", wrap_fail},
+};
+
+MG_TEST_MAIN("drivers_run", cases)
