@@ -46,7 +46,8 @@ static int ask(bisect_result *out, bisect_oracle fn, void *ctx, size_t *buf, siz
 {
 	for (size_t i = 0; i < k; i++)
 		buf[i] = i;
-	memcpy(buf + k, needed, nneeded * sizeof(*needed));
+	if (nneeded)
+		memcpy(buf + k, needed, nneeded * sizeof(*needed));
 	out->runs++;
 	return fn(ctx, buf, k + nneeded);
 }
@@ -55,7 +56,7 @@ int bisect_search(bisect_result *out, size_t ncand, bisect_oracle fn, void *ctx)
 {
 	size_t needed[BISECT_MAX_CULPRITS];
 	size_t nneeded = 0;
-	size_t *buf = malloc((ncand + 1) * sizeof(*buf));
+	size_t *buf = calloc(ncand + 1, sizeof(*buf));
 	int rc;
 	memset(out, 0, sizeof(*out));
 	if (!buf)
@@ -179,15 +180,25 @@ static const report_shard *find_shard(const report *r, const char *spec, mg_err 
 static const report_test *find_target(const report_shard *s, const report_generation *g)
 {
 	if (!strcmp(g->end, "kill")) {
-		/* retried first thing in the next host */
-		for (size_t i = 0; i < s->ntests; i++)
-			if (s->tests[i].generation == g->index + 1 && s->tests[i].attempts > 1)
-				return &s->tests[i];
-		for (size_t i = 0; i < s->ntests; i++)
-			if (s->tests[i].generation == g->index &&
-			    s->tests[i].state == TEST_MEMLIMIT)
-				return &s->tests[i];
-		return NULL;
+		/* retried alone in a fresh host after G: the earliest such retry,
+		 * else the earliest retried test, else one that hit the limit */
+		const report_test *alone = NULL, *retried = NULL, *limit = NULL;
+		for (size_t i = 0; i < s->ntests; i++) {
+			const report_test *t = &s->tests[i];
+			if (t->generation <= g->index)
+				continue;
+			int solo =
+			    t->generation < s->ngens && s->gens[t->generation].tests_run == 1;
+			if (t->attempts > 1 && solo &&
+			    (!alone || t->generation < alone->generation))
+				alone = t;
+			if (t->attempts > 1 && (!retried || t->generation < retried->generation))
+				retried = t;
+			if (t->state == TEST_MEMLIMIT &&
+			    (!limit || t->generation < limit->generation))
+				limit = t;
+		}
+		return alone ? alone : retried ? retried : limit;
 	}
 	test_state want = !strcmp(g->end, "crash")     ? TEST_CRASH
 	                  : !strcmp(g->end, "timeout") ? TEST_TIMEOUT
@@ -574,8 +585,9 @@ static int write_out(const char *path, const bisect_plan *p, const bisect_result
 /* Options that bisect sets for its runs itself. */
 static int reserved_option(const char *a)
 {
-	static const char *const reserved[] = {"--report", "--tests-from", "--jobs", "--adapter",
-	                                       "--node",   "--filter",     "-j"};
+	static const char *const reserved[] = {
+	    "--report", "--tests-from", "--jobs",     "--adapter",
+	    "--node",   "--filter",     "--pipeline", "-j"};
 	for (size_t i = 0; i < sizeof(reserved) / sizeof(reserved[0]); i++) {
 		size_t n = strlen(reserved[i]);
 		if (!strncmp(a, reserved[i], n) && (a[n] == '\0' || a[n] == '=' || n == 2))

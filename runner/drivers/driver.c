@@ -60,7 +60,7 @@ static int usage_error(const char *what, const char *tok)
 int driver_main(int argc, char **argv)
 {
 	shim_args a = {0};
-	driver_kind k;
+	driver_kind k = DRIVER_WRAP;
 	int i = 2;
 	if (argc < 2 || driver_parse(&k, argv[1], NULL) < 0 || k == DRIVER_NATIVE)
 		return usage_error("needs a driver: gtest, exec or wrap, not",
