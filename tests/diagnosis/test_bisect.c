@@ -221,6 +221,33 @@ static void plan_kill(void)
 	report_free(r);
 }
 
+/* As the runner records a kill: the tests queued behind the killed one run
+ * in the next host (counted as second attempts), the killed test is retried
+ * alone in the host after that. */
+static void plan_kill_pipelined(void)
+{
+	report *r = report_new();
+	report_shard *s = report_add_shard(r);
+	add_gen(s, "kill");
+	add_gen(s, "recycle");
+	add_gen(s, "quit");
+	s->gens[0].tests_run = 2;
+	s->gens[1].tests_run = 2;
+	s->gens[2].tests_run = 1;
+	add_test(s, "a", TEST_PASS, 0, 1);
+	add_test(s, "b", TEST_PASS, 0, 1);
+	add_test(s, "d", TEST_PASS, 1, 2);
+	add_test(s, "e", TEST_PASS, 1, 2);
+	add_test(s, "c", TEST_PASS, 2, 2);
+	bisect_plan p;
+	mg_err err = {0};
+	CU_ASSERT_EQUAL(bisect_plan_from_report(&p, r, NULL, -1, NULL, &err), 0);
+	CU_ASSERT_EQUAL(p.n, 3);
+	CU_ASSERT_STRING_EQUAL(p.names[2], "c");
+	bisect_plan_free(&p);
+	report_free(r);
+}
+
 static void plan_errors(void)
 {
 	report *r = plan_report();
@@ -262,7 +289,8 @@ static void slurp(const char *path, char *buf, size_t cap)
 }
 
 /* Runs argv in a fresh directory with the fault plan in the environment. */
-static void mg(outcome *o, const char *const *argv, const char *fault, const char *need)
+static void mg_n(outcome *o, const char *const *argv, const char *fault, const char *need,
+                 const char *ntests)
 {
 	char outp[96], errp[96];
 	memset(o, 0, sizeof(*o));
@@ -278,7 +306,7 @@ static void mg(outcome *o, const char *const *argv, const char *fault, const cha
 		int fe = open(errp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 		if (fo < 0 || fe < 0 || dup2(fo, 1) < 0 || dup2(fe, 2) < 0 || chdir(o->dir) < 0)
 			_exit(126);
-		setenv("MG_FAULT_TESTS", "200", 1);
+		setenv("MG_FAULT_TESTS", ntests, 1);
 		setenv("MG_FAULT", fault, 1);
 		if (need)
 			setenv("MG_FAULT_POISON_NEED", need, 1);
@@ -293,6 +321,11 @@ static void mg(outcome *o, const char *const *argv, const char *fault, const cha
 		;
 	slurp(outp, o->out, sizeof(o->out));
 	slurp(errp, o->err, sizeof(o->err));
+}
+
+static void mg(outcome *o, const char *const *argv, const char *fault, const char *need)
+{
+	mg_n(o, argv, fault, need, "200");
 }
 
 static void done(outcome *o)
@@ -367,6 +400,30 @@ static void bisect_report_crash(void)
 	CU_ASSERT_EQUAL(json_integer_value(json_object_get(j, "smallest_prefix")), 38);
 	CU_ASSERT(json_integer_value(json_object_get(j, "runs")) <= 11);
 	json_decref(j);
+	done(&o);
+	done(&run);
+}
+
+static void bisect_report_kill(void)
+{
+	/* t030 reserves 3 GiB for 2 s: alone it stays under the 3.05 GiB kill
+	 * limit; after t007 leaked 64 MiB in the same host it is killed */
+	const char *fault = "leak@7,reserve@30";
+	outcome run, o;
+	const char *run_argv[] = {MEMGUARD_EXE, "run",       "-j",       "1",
+	                          "--quiet",    "--kill-at", "va=3.05G", "--report",
+	                          "mem.json",   "--",        FAULT_HOST, NULL};
+	mg_n(&run, run_argv, fault, NULL, "40");
+	CU_ASSERT(exited_with(&run, 0));
+	char report[128];
+	snprintf(report, sizeof(report), "%s/mem.json", run.dir);
+	const char *argv[] = {MEMGUARD_EXE, "bisect", "--report", report, "--kill-at",
+	                      "va=3.05G",   "--",     FAULT_HOST, NULL};
+	mg_n(&o, argv, fault, NULL, "40");
+	skip_without_tests_from(&o);
+	CU_ASSERT(exited_with(&o, BISECT_FOUND));
+	CU_ASSERT_STRING_EQUAL(o.out, "culprit: fault/t007 (with it, fault/t030 is killed)\n");
+	CU_ASSERT_PTR_NOT_NULL(strstr(o.err, "30 tests ran before fault/t030 (kill)"));
 	done(&o);
 	done(&run);
 }
@@ -488,8 +545,10 @@ static const mg_case cases[] = {
     {"bisect_search_error", search_error},
     {"bisect_plan_crash", plan_crash},
     {"bisect_plan_kill", plan_kill},
+    {"bisect_plan_kill_pipelined", plan_kill_pipelined},
     {"bisect_plan_errors", plan_errors},
     {"bisect_report_crash", bisect_report_crash},
+    {"bisect_report_kill", bisect_report_kill},
     {"bisect_crash_name", bisect_crash_name},
     {"bisect_pair", bisect_pair},
     {"bisect_alone", bisect_alone},
