@@ -19,6 +19,7 @@
 #define MAX_ROWS      50   /* per table; then a "N more" line */
 #define MAX_MARKS     2000 /* generations drawn per lane; then a note */
 #define MAX_BREAKDOWN 20   /* breakdowns shown per lane */
+#define MAX_GROUPS    6    /* mapping groups shown per breakdown */
 #define NAME_MAX_LEN  300  /* bytes of a name shown */
 #define MSG_MAX_LEN   300
 
@@ -75,6 +76,7 @@ static const char css[] =
     ".c0{background:#0969da}.c1{background:#54aeff}.c2{background:#bf8700}"
     ".c3{background:#8250df}.c4{background:#1a7f37}.c5{background:#6e7781}"
     ".c6{background:#d0d7de}.c7{background:#cf222e}.c8{background:#e16f24}"
+    ".nav{margin:8px 0 0;font-size:13px}.nav a{color:#0969da;text-decoration:none}"
     "code{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:13px}";
 
 /* ---- text ------------------------------------------------------------------ */
@@ -544,6 +546,16 @@ static void suspects(FILE *f, const report *r)
 	put_more(f, shown, total, "suspects");
 }
 
+static int has_failures(const report *r)
+{
+	for (size_t i = 0; i < r->nshards; i++)
+		for (size_t k = 0; k < r->shards[i].ntests; k++)
+			if (r->shards[i].tests[k].state != TEST_PASS &&
+			    r->shards[i].tests[k].state != TEST_SKIP)
+				return 1;
+	return 0;
+}
+
 static void not_passing(FILE *f, const report *r)
 {
 	size_t total = 0, shown = 0;
@@ -608,7 +620,7 @@ static void breakdown(FILE *f, const report_generation *g, const report_breakdow
 		fputs(", largest free gap ", f);
 		put_size(f, b->largest_gap);
 	}
-	if (g->reason) {
+	if (g->reason && b->when && strcmp(b->when, "peak")) {
 		fputs(" \xe2\x80\x94 ", f);
 		put_text(f, g->reason, MSG_MAX_LEN);
 	}
@@ -643,10 +655,14 @@ static void breakdown(FILE *f, const report_generation *g, const report_breakdow
 	}
 	fputs("</p>\n", f);
 	if (b->ngroups) {
+		/* the groups that matter: repeated mappings or a sizeable share */
+		size_t n = 0;
 		fputs("<ul class=\"groups\">", f);
-		size_t n = b->ngroups < 10 ? b->ngroups : 10;
-		for (size_t i = 0; i < n; i++) {
+		for (size_t i = 0; i < b->ngroups && n < MAX_GROUPS; i++) {
 			const report_group *gr = &b->groups[i];
+			if (i && gr->count < 2 && gr->total < whole / 100)
+				continue;
+			n++;
 			fprintf(f, "<li><code>%llu \xc3\x97 ", (unsigned long long)gr->count);
 			put_size(f, gr->size);
 			fputc(' ', f);
@@ -656,7 +672,7 @@ static void breakdown(FILE *f, const report_generation *g, const report_breakdow
 			fputs("</li>", f);
 		}
 		fputs("</ul>\n", f);
-		put_more(f, n, b->ngroups, "groups");
+		put_more(f, n, b->ngroups, "smaller mapping groups");
 	}
 	fputs("</div>\n", f);
 }
@@ -809,9 +825,20 @@ static void header(FILE *f, const report *r)
 
 static void page(FILE *f, const report *r)
 {
-	header(f, r);
-	shard_table(f, r);
 	size_t shown = r->nshards < MAX_ROWS ? r->nshards : MAX_ROWS;
+	header(f, r);
+	/* in-page links only */
+	fputs("<p class=\"nav\"><a href=\"#shards\">shards</a>", f);
+	for (size_t i = 0; i < shown; i++) {
+		char label[32];
+		adapters_shard_label(r, &r->shards[i], label, sizeof(label));
+		fprintf(f, " \xc2\xb7 <a href=\"#lane-%s\">lane %s</a>", label, label);
+	}
+	fputs(" \xc2\xb7 <a href=\"#suspects\">suspects</a>", f);
+	if (has_failures(r))
+		fputs(" \xc2\xb7 <a href=\"#failures\">tests that did not pass</a>", f);
+	fputs("</p>\n", f);
+	shard_table(f, r);
 	for (size_t i = 0; i < shown; i++)
 		lane(f, r, &r->shards[i]);
 	put_more(f, shown, r->nshards, "lanes");

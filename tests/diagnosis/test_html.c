@@ -287,9 +287,9 @@ static void html_no_network(void)
 {
 	page p;
 	render(&p, diag_fixture_report());
-	static const char *const banned[] = {"<script", "<link", "<img",   "<iframe",
-	                                     "<object", "src=",  "href=",  "url(",
-	                                     "@import", "http:", "https:", "//cdn"};
+	static const char *const banned[] = {
+	    "<script", "<link",  "<img",  "<iframe", "<object",         "src=", "url(", "@import",
+	    "http:",   "https:", "//cdn", "<base",   "<meta http-equiv"};
 	for (size_t i = 0; i < sizeof(banned) / sizeof(banned[0]); i++) {
 		/* the one namespace URI of inline SVG is not a fetch */
 		char *copy = strdup(p.text), *s;
@@ -300,6 +300,12 @@ static void html_no_network(void)
 		CU_ASSERT_PTR_NULL(strstr(copy, banned[i]));
 		free(copy);
 	}
+	/* links stay in the page */
+	for (const char *h = p.text; (h = strstr(h, "href=")) != NULL; h++)
+		CU_ASSERT(strncmp(h, "href=\"#", 7) == 0);
+	CU_ASSERT_EQUAL(count(&p, "//*[local-name()='a'][@href='#suspects']"), 1);
+	CU_ASSERT_EQUAL(count(&p, "//*[local-name()='a'][@href='#lane-1']"), 1);
+	CU_ASSERT_EQUAL(count(&p, "//*[@id='lane-1']"), 1);
 	done(&p);
 }
 
