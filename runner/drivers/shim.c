@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -89,7 +90,7 @@ static void *xmalloc(size_t n)
 	void *p = malloc(n ? n : 1);
 	if (!p) {
 		fputs("memguard __driver: out of memory\n", stderr);
-		exit(3);
+		_exit(3);
 	}
 	return p;
 }
@@ -99,7 +100,7 @@ static void *xrealloc_(void *p, size_t n)
 	p = realloc(p, n ? n : 1);
 	if (!p) {
 		fputs("memguard __driver: out of memory\n", stderr);
-		exit(3);
+		_exit(3);
 	}
 	return p;
 }
@@ -504,7 +505,7 @@ static void reply_flush(shim *s)
 	if (s->reply.len && buf_flush(&s->reply, s->reply_fd) < 0) {
 		/* the runner has gone */
 		child_kill(s);
-		exit(0);
+		_exit(0);
 	}
 }
 
@@ -519,7 +520,7 @@ static void __attribute__((noreturn)) finish(shim *s, int recycle)
 	buf_addf(&s->reply, "bye %llu %llu\n", (unsigned long long)s->peak_va,
 	         (unsigned long long)s->peak_rss);
 	reply_flush(s);
-	exit(0);
+	_exit(0);
 }
 
 void shim_output(shim *s, const char *p, size_t len)
@@ -615,7 +616,19 @@ void shim_die_of(shim *s, int sig)
 	reply_flush(s);
 	struct rlimit none = {0, 0};
 	setrlimit(RLIMIT_CORE, &none);
+#ifdef __SANITIZE_ADDRESS__
+	/* ASan keeps its own SIGSEGV/SIGBUS/SIGFPE handlers whatever signal() asks:
+	 * reset the disposition with the raw system call (x86-64 kernel layout) */
+	struct {
+		void (*handler)(int);
+		unsigned long flags;
+		void (*restorer)(void);
+		uint64_t mask;
+	} dfl = {SIG_DFL, 0, NULL, 0};
+	syscall(SYS_rt_sigaction, sig, &dfl, NULL, sizeof(dfl.mask));
+#else
 	signal(sig, SIG_DFL);
+#endif
 	sigset_t set;
 	sigemptyset(&set);
 	sigaddset(&set, sig);
@@ -698,7 +711,7 @@ static void __attribute__((noreturn)) violation(shim *s, const char *line)
 {
 	fprintf(stderr, "memguard __driver: not a command: '%.60s'\n", line);
 	child_kill(s);
-	exit(3);
+	_exit(3);
 }
 
 static void do_list(shim *s)
@@ -707,7 +720,7 @@ static void do_list(shim *s)
 	if (s->ops->list(s) < 0) {
 		s->reply.len = 0;
 		child_kill(s);
-		exit(3);
+		_exit(3);
 	}
 	buf_addf(&s->reply, "end %zu\n", s->listed);
 	reply_flush(s);
@@ -889,7 +902,7 @@ int shim_main(const shim_ops *ops, void *ctx, char **cmd, int ncmd)
 			ops->begin(s);
 			if (!s->child && s->qlen == before) {
 				fputs("memguard __driver: driver made no progress\n", stderr);
-				exit(3);
+				_exit(3);
 			}
 		}
 		if (s->quit_pending && !s->started)
@@ -904,13 +917,13 @@ int shim_main(const shim_ops *ops, void *ctx, char **cmd, int ncmd)
 			timeout = s->tree_samples < 10 ? TREE_FAST_MS : TREE_MS;
 		int r = poll(pf, 3, timeout);
 		if (r < 0 && errno != EINTR)
-			exit(3);
+			_exit(3);
 		if (r == 0 && s->child && ops->measure == SHIM_MEASURE_TREE)
 			tree_sample(s);
 		if (pf[0].revents && !read_commands(s)) {
 			/* the runner has gone: quietly, and leave nothing behind */
 			child_kill(s);
-			return 0;
+			_exit(0);
 		}
 		if (s->child_out >= 0 && pf[1].revents)
 			read_child(s);

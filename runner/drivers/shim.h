@@ -5,6 +5,8 @@
  * shim's process group, with PR_SET_PDEATHSIG), reports the child's memory
  * in result lines, stops at test boundaries on quit or a soft limit, and
  * mirrors a child's death by a signal mid-test so the runner records crash.
+ * The shim always leaves with _exit: its buffers go out with write(), and
+ * what it still holds dies with it (no atexit work, no leak report).
  *
  * A driver (gtest.c, exec.c, wrap.c) fills a shim_ops and calls shim_main.
  * Everything here runs in the shim process, single-threaded.
