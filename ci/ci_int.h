@@ -43,7 +43,7 @@ typedef struct ci_totals {
 void ci_totals_of(ci_totals *out, const report *r);
 void ci_totals_add(ci_totals *t, const report_shard *s);
 /* "pass", "fail" or "interrupted". */
-const char *ci_result(const report *r, const ci_totals *t);
+const char *ci_result(int interrupted, const ci_totals *t);
 
 /* ---- store.c: the notes ref, read and written through libgit2 ---- */
 
@@ -129,6 +129,19 @@ int store_merge_blobs(git_oid *out, git_repository *repo, const git_oid *target,
 void store_canonical(report *r, size_t max_suspects);
 /* Drops captured test output and (unless keep_timeline) the timelines. */
 void store_strip(report *r, int keep_timeline);
+
+/* ---- logcache.c: log's per-note totals, cached by blob id ---- */
+
+typedef struct logcache logcache;
+/* Loads GITDIR/memguard/log-cache.json; an empty cache when it cannot. */
+logcache *logcache_open(git_repository *repo);
+/* 1 and the totals when blob is cached, else 0. */
+int logcache_get(logcache *c, const git_oid *blob, ci_totals *t, int *interrupted);
+void logcache_put(logcache *c, const git_oid *blob, const ci_totals *t, int interrupted);
+/* Writes the cache if it changed, keeping only the blobs of n. Best effort. */
+void logcache_save(logcache *c, const notes *n);
+/* NULL is a no-op. */
+void logcache_free(logcache *c);
 
 /* ---- growth.c: --max-growth thresholds ---- */
 

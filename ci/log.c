@@ -1,7 +1,8 @@
 /*
  * log.c - "memguard log": the memory trend along first parents, one line per
  * commit that has a note. The notes tree is read once into a sorted set, so
- * a commit without a note costs a binary search, never an object read.
+ * a commit without a note costs a binary search, never an object read; each
+ * note is parsed once and its totals cached by blob id (logcache.c).
  */
 #include <jansson.h>
 #include <stdlib.h>
@@ -10,7 +11,8 @@
 
 #include "ci_int.h"
 
-#define CMD "log"
+#define CMD       "log"
+#define SPARK_MAX 80 /* characters of the footer's sparkline */
 
 enum { FMT_TEXT, FMT_JSON, FMT_CSV };
 
@@ -95,8 +97,9 @@ static void print_entries(int fmt, const entry *v, size_t n, size_t skipped, con
 		       bar_for(v[i].t.peak_va, lo, hi));
 	}
 	if (n) {
-		printf("peak VA, oldest to newest: ");
-		for (size_t i = n; i-- > 0;)
+		size_t shown = n < SPARK_MAX ? n : SPARK_MAX;
+		printf("peak VA, oldest to newest%s: ", n > shown ? " (the newest 80)" : "");
+		for (size_t i = shown; i-- > 0;)
 			fputs(bar_for(v[i].t.peak_va, lo, hi), stdout);
 		printf("\n");
 	}
@@ -113,6 +116,7 @@ int log_main(int argc, char **argv)
 	notes n = {0};
 	git_revwalk *walk = NULL;
 	entry *v = NULL;
+	logcache *cache = NULL;
 	size_t nv = 0, skipped = 0;
 	mg_err err;
 	git_oid start, id;
@@ -176,6 +180,7 @@ int log_main(int argc, char **argv)
 		             git_error_last() ? git_error_last()->message : "libgit2 error");
 		goto out;
 	}
+	cache = logcache_open(s.repo);
 	v = calloc(((size_t)limit < n.n ? (size_t)limit : n.n) + 1, sizeof(*v));
 	if (!v)
 		abort();
@@ -188,21 +193,27 @@ int log_main(int argc, char **argv)
 			skipped++;
 			continue;
 		}
-		rc = store_read(&r, s.repo, &e->blob, &id, &err);
-		if (rc == 0 && git_commit_lookup(&c, s.repo, &id) < 0)
-			rc = store_git_fail(&err, "cannot read a commit");
-		if (rc < 0) {
+		int interrupted = 0;
+		if (!logcache_get(cache, &e->blob, &v[nv].t, &interrupted)) {
+			if ((rc = store_read(&r, s.repo, &e->blob, &id, &err)) < 0) {
+				rc = ci_fail(CMD, CI_EXIT_INFRA, "%s", err.msg);
+				goto out;
+			}
+			ci_totals_of(&v[nv].t, r);
+			interrupted = r->interrupted;
+			logcache_put(cache, &e->blob, &v[nv].t, interrupted);
 			report_free(r);
+		}
+		if ((rc = git_commit_lookup(&c, s.repo, &id)) < 0) {
+			store_git_fail(&err, "cannot read a commit");
 			rc = ci_fail(CMD, CI_EXIT_INFRA, "%s", err.msg);
 			goto out;
 		}
 		git_oid_cpy(&v[nv].commit, &id);
 		v[nv].when = git_commit_time(c);
-		ci_totals_of(&v[nv].t, r);
-		v[nv].result = ci_result(r, &v[nv].t);
+		v[nv].result = ci_result(interrupted, &v[nv].t);
 		nv++;
 		git_commit_free(c);
-		report_free(r);
 	}
 	if (rc < 0 && rc != GIT_ITEROVER) {
 		store_git_fail(&err, "cannot walk the history");
@@ -210,8 +221,10 @@ int log_main(int argc, char **argv)
 		goto out;
 	}
 	print_entries(fmt, v, nv, skipped, s.ref);
+	logcache_save(cache, &n);
 	rc = CI_EXIT_OK;
 out:
+	logcache_free(cache);
 	free(v);
 	git_revwalk_free(walk);
 	notes_free(&n);

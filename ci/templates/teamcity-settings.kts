@@ -68,7 +68,8 @@ fun memguardNode(node: Int) = BuildType {
                   for try in 1 2 3; do
                     if git push origin refs/notes/memguard; then pushed=1; break; fi
                     echo "notes push rejected: merging again (${'$'}try/3)"
-                    sleep ${'$'}((try * 2 + ${'$'}(od -An -N1 -tu1 /dev/urandom) % 5)) # jitter: nodes finish together
+                    r=${'$'}(od -An -N2 -tu2 /dev/urandom) # jitter in tenths: nodes finish together
+                    sleep "${'$'}((try * 2 + r % 5)).${'$'}((r / 5 % 10))"
                     fetch_notes
                     memguard notes-merge refs/notes/memguard-remote
                   done

@@ -33,7 +33,8 @@ memguard notes-merge refs/notes/memguard-remote
 for try in 1 2 3; do
   git push -q origin refs/notes/memguard 2>/dev/null && exit 0
   echo "notes push rejected: merging again ($try/3)"
-  sleep $((try * 2 + $(od -An -N1 -tu1 /dev/urandom) % 5))
+  r=$(od -An -N2 -tu2 /dev/urandom) # jitter in tenths: nodes finish together
+  sleep "$((try * 2 + r % 5)).$((r / 5 % 10))"
   fetch_notes
   memguard notes-merge refs/notes/memguard-remote
 done
