@@ -34,6 +34,8 @@ static const char usage[] =
     "                   NAME is a candidate\n"
     "  --out PATH       also write the result as JSON (memguard-bisect/1)\n"
     "  --keep           keep the runs' files (tests, reports, logs)\n"
+    "  --config PATH    the run's config file (default ./memguard.json if present);\n"
+    "                   its adapters, report, jobs and the like are left out\n"
     "  other options before -- are passed to memguard run (limits, --timeout, ...)\n"
     "\n"
     "Exit codes: 0 found (printed), 1 not reproducible, 2 usage, 3 infrastructure.\n";
@@ -286,7 +288,8 @@ typedef struct bisect_ctx {
 	const bisect_plan *plan;
 	char exe[4096];
 	char dir[256];
-	char **pass; /* run options passed through */
+	char config[512]; /* the run's config file as bisect runs use it; "": none */
+	char **pass;      /* run options passed through */
 	size_t npass;
 	char **host; /* after -- */
 	int nhost;
@@ -327,12 +330,16 @@ static void path_in(const bisect_ctx *c, char *buf, size_t size, const char *nam
  * pointers into c and fixed). */
 static char **child_argv(const bisect_ctx *c, const char *cmd, char **fixed, size_t nfixed)
 {
-	char **argv = calloc(2 + nfixed + c->npass + 1 + (size_t)c->nhost + 1, sizeof(*argv));
+	char **argv = calloc(4 + nfixed + c->npass + 1 + (size_t)c->nhost + 1, sizeof(*argv));
 	size_t k = 0;
 	if (!argv)
 		abort();
 	argv[k++] = (char *)c->exe;
 	argv[k++] = (char *)cmd;
+	if (c->config[0]) {
+		argv[k++] = "--config";
+		argv[k++] = (char *)c->config;
+	}
 	for (size_t i = 0; i < nfixed; i++)
 		argv[k++] = fixed[i];
 	for (size_t i = 0; i < c->npass; i++)
@@ -444,6 +451,57 @@ static int oracle(void *ctx, const size_t *idx, size_t n)
 		unlink(log);
 	}
 	return again;
+}
+
+/*
+ * The run's config file (PATH, else ./memguard.json if there is one) minus
+ * what would make a bisect run write outside its directory or change its
+ * shape: adapters, report, jobs, pipeline, node, filter, tests-from. Written
+ * to the bisect directory; c->config names it.
+ */
+static int prepare_config(bisect_ctx *c, const char *path)
+{
+	static const char *const dropped[] = {"adapter", "adapters",   "report",
+	                                      "jobs",    "pipeline",   "node",
+	                                      "filter",  "tests-from", "config"};
+	json_error_t je;
+	if (!path) {
+		if (access("memguard.json", F_OK) != 0)
+			return 0;
+		path = "memguard.json";
+	}
+	json_t *root = json_load_file(path, 0, &je);
+	if (!root || !json_is_object(root)) {
+		fprintf(stderr, "memguard bisect: config %s: %s\n", path,
+		        root ? "not a JSON object" : je.text);
+		json_decref(root);
+		return BISECT_USAGE;
+	}
+	const char *key;
+	json_t *v;
+	void *iter;
+	json_object_foreach_safe(root, iter, key, v)
+	{
+		char name[64];
+		snprintf(name, sizeof(name), "%s", key);
+		for (char *p = name; *p; p++)
+			if (*p == '_')
+				*p = '-';
+		for (size_t i = 0; i < sizeof(dropped) / sizeof(dropped[0]); i++)
+			if (!strcmp(name, dropped[i])) {
+				json_object_del(root, key);
+				break;
+			}
+	}
+	path_in(c, c->config, sizeof(c->config), "config.json");
+	int rc = json_dump_file(root, c->config, JSON_INDENT(2));
+	json_decref(root);
+	if (rc != 0) {
+		fprintf(stderr, "memguard bisect: cannot write %s\n", c->config);
+		c->config[0] = '\0';
+		return BISECT_INFRA;
+	}
+	return 0;
 }
 
 /* Without a report: the host's tests listed before target. */
@@ -607,12 +665,15 @@ static void cleanup_dir(const bisect_ctx *c)
 	}
 	path_in(c, path, sizeof(path), "tests.txt");
 	unlink(path);
+	path_in(c, path, sizeof(path), "config.json");
+	unlink(path);
 	rmdir(c->dir);
 }
 
 int bisect_main(int argc, char **argv)
 {
 	const char *report_path = NULL, *shard = NULL, *target = NULL, *out = NULL;
+	const char *config = NULL;
 	long generation = -1;
 	char *pass[MAX_PASS];
 	bisect_ctx c;
@@ -634,9 +695,9 @@ int bisect_main(int argc, char **argv)
 			c.keep = 1;
 			continue;
 		}
-		static const char *const mine[] = {"--report", "--shard", "--crash", "--out",
-		                                   "--generation"};
-		const char **dsts[] = {&report_path, &shard, &target, &out, NULL};
+		static const char *const mine[] = {"--report", "--shard",  "--crash",
+		                                   "--out",    "--config", "--generation"};
+		const char **dsts[] = {&report_path, &shard, &target, &out, &config, NULL};
 		const char *val = NULL;
 		size_t k;
 		for (k = 0; k < sizeof(mine) / sizeof(mine[0]); k++) {
@@ -711,6 +772,9 @@ int bisect_main(int argc, char **argv)
 		return BISECT_INFRA;
 	}
 
+	code = prepare_config(&c, config);
+	if (code)
+		goto out;
 	if (report_path) {
 		report *r = NULL;
 		mg_err err;

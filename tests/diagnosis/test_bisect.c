@@ -428,6 +428,43 @@ static void bisect_report_kill(void)
 	done(&run);
 }
 
+/* The run's config file is honoured, minus what would write outside the
+ * bisect runs (adapters, report) or change their shape (jobs). */
+static void bisect_config(void)
+{
+	char cfg[] = "/tmp/mg-bisect-cfg-XXXXXX";
+	int fd = mkstemp(cfg);
+	CU_ASSERT_FATAL(fd >= 0);
+	static const char text[] = "{\"adapter\": [\"junit=junit.xml\", \"html=page.html\"], "
+	                           "\"report\": \"mem.json\", \"jobs\": 4, \"timeout\": \"30s\"}";
+	CU_ASSERT_EQUAL(write(fd, text, sizeof(text) - 1), (ssize_t)sizeof(text) - 1);
+	close(fd);
+	outcome o;
+	const char *argv[] = {MEMGUARD_EXE, "bisect", "--config", cfg, "--crash",
+	                      "fault/t180", "--",     FAULT_HOST, NULL};
+	mg(&o, argv, "poison@99,crashpoisoned@180", NULL);
+	skip_without_tests_from(&o);
+	CU_ASSERT(exited_with(&o, BISECT_FOUND));
+	CU_ASSERT_STRING_EQUAL(o.out, "culprit: fault/t099 (with it, fault/t180 fails)\n");
+	char path[128];
+	static const char *const never[] = {"junit.xml", "page.html", "mem.json"};
+	for (size_t i = 0; i < 3; i++) {
+		snprintf(path, sizeof(path), "%s/%s", o.dir, never[i]);
+		CU_ASSERT_EQUAL(access(path, F_OK), -1);
+	}
+	CU_ASSERT(no_leftovers(&o));
+	done(&o);
+	/* a config that is not JSON is a usage error */
+	FILE *f = fopen(cfg, "w");
+	fputs("{not json", f);
+	fclose(f);
+	mg(&o, argv, "", NULL);
+	CU_ASSERT(exited_with(&o, BISECT_USAGE));
+	CU_ASSERT_PTR_NOT_NULL(strstr(o.err, "memguard bisect: config "));
+	done(&o);
+	unlink(cfg);
+}
+
 static void bisect_crash_name(void)
 {
 	outcome o;
@@ -549,6 +586,7 @@ static const mg_case cases[] = {
     {"bisect_plan_errors", plan_errors},
     {"bisect_report_crash", bisect_report_crash},
     {"bisect_report_kill", bisect_report_kill},
+    {"bisect_config", bisect_config},
     {"bisect_crash_name", bisect_crash_name},
     {"bisect_pair", bisect_pair},
     {"bisect_alone", bisect_alone},
