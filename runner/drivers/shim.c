@@ -107,6 +107,8 @@ static void *xrealloc_(void *p, size_t n)
 
 static void buf_add(buf *b, const void *p, size_t n)
 {
+	if (!n)
+		return; /* p may be NULL then */
 	if (b->len + n > b->cap) {
 		b->cap = 2 * (b->len + n) + 256;
 		b->p = xrealloc_(b->p, b->cap);
