@@ -137,6 +137,16 @@ int adapters_out_open(adapters_out *o, const char *path, mg_err *err)
 		o->f = stdout;
 		return 0;
 	}
+	struct stat st;
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		/* /dev/null, a FIFO, /dev/stdout: write to it; renaming a file
+		 * over it would replace the device. */
+		o->f = fopen(path, "w");
+		if (!o->f)
+			return mg_err_set(err, MG_ERROR, "%s: %s", path, strerror(errno));
+		o->path = report_strdup(path);
+		return 0;
+	}
 	size_t len = strlen(path);
 	o->path = report_strdup(path);
 	o->tmp = malloc(len + 5);
@@ -162,8 +172,13 @@ int adapters_out_close(adapters_out *o, int ok, mg_err *err)
 	if (!o->f)
 		return 0;
 	if (!o->tmp) {
+		const char *what = o->path ? o->path : "stdout";
 		if (fflush(o->f) != 0 || ferror(o->f))
-			rc = mg_err_set(err, MG_ERROR, "stdout: %s", strerror(errno));
+			rc = mg_err_set(err, MG_ERROR, "%s: %s", what, strerror(errno));
+		if (o->path && fclose(o->f) != 0 && !rc)
+			rc = mg_err_set(err, MG_ERROR, "%s: close: %s", what, strerror(errno));
+		free(o->path);
+		o->path = NULL;
 		o->f = NULL;
 		return ok ? rc : (rc ? rc : MG_ERROR);
 	}

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -1109,9 +1110,12 @@ int report_save(const report *r, const char *path, mg_err *err)
 	char *tmp = NULL;
 	FILE *f = NULL;
 	size_t len = strlen(path);
+	struct stat st;
+	int direct = stat(path, &st) == 0 && !S_ISREG(st.st_mode);
 	tmp = xrealloc(NULL, len + 5);
 	memcpy(tmp, path, len);
-	memcpy(tmp + len, ".tmp", 5);
+	/* /dev/null or a FIFO is written to as it is: a rename would replace it */
+	memcpy(tmp + len, direct ? "" : ".tmp", direct ? 1 : 5);
 
 	f = fopen(tmp, "w");
 	if (!f) {
@@ -1123,7 +1127,7 @@ int report_save(const report *r, const char *path, mg_err *err)
 		rc = mg_err_set(err, MG_ERROR, "%s: write failed: %s", tmp, strerror(errno));
 		goto out;
 	}
-	if (fflush(f) != 0 || fsync(fileno(f)) != 0) {
+	if (fflush(f) != 0 || (!direct && fsync(fileno(f)) != 0)) {
 		rc = mg_err_set(err, MG_ERROR, "%s: %s", tmp, strerror(errno));
 		goto out;
 	}
@@ -1131,6 +1135,10 @@ int report_save(const report *r, const char *path, mg_err *err)
 	f = NULL;
 	if (close_failed) {
 		rc = mg_err_set(err, MG_ERROR, "%s: close: %s", tmp, strerror(errno));
+		goto out;
+	}
+	if (direct) {
+		rc = 0;
 		goto out;
 	}
 	if (rename(tmp, path) != 0) {
@@ -1142,7 +1150,7 @@ int report_save(const report *r, const char *path, mg_err *err)
 out:
 	if (f)
 		fclose(f);
-	if (rc != 0)
+	if (rc != 0 && !direct)
 		unlink(tmp);
 	free(tmp);
 	json_decref(doc);

@@ -566,6 +566,22 @@ static void test_auto_env(void)
 	unsetenv("GITLAB_CI");
 }
 
+/* Writing to /dev/null (or any non-regular file) writes to it: the
+ * atomic rename must never replace a device with a file. */
+static void test_save_to_device(void)
+{
+	report *r = report_new();
+	mg_err err = {{0}};
+	struct stat st;
+	CU_ASSERT_EQUAL(report_save(r, "/dev/null", &err), 0);
+	CU_ASSERT_EQUAL(adapters_render(r, "console=/dev/null", &err), 0);
+	CU_ASSERT_EQUAL(adapters_render(r, "junit=/dev/null", &err), 0);
+	CU_ASSERT_EQUAL_FATAL(stat("/dev/null", &st), 0);
+	CU_ASSERT(S_ISCHR(st.st_mode));
+	CU_ASSERT_NOT_EQUAL(access("/dev/null.tmp", F_OK), 0);
+	report_free(r);
+}
+
 /* An html file that cannot be written is an error naming its path. */
 static void test_html_bad_path(void)
 {
@@ -717,6 +733,7 @@ static const mg_case cases[] = {
     {"console_to_file", test_console_to_file},
     {"auto_env", test_auto_env},
     {"html_bad_path", test_html_bad_path},
+    {"save_to_device", test_save_to_device},
     {"buildkite_agent", test_buildkite_agent},
     {"github_files", test_github_files},
     {"clean_text", test_clean_text},
