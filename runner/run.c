@@ -72,8 +72,10 @@ typedef struct host {
 	double tree_at;
 	uint32_t tests_run;
 	int alone;
-	int soft_hit; /* the last sample was over a soft limit: feed nothing */
-	char *in;     /* reply bytes not yet a full line */
+	int soft_hit;      /* the last sample was over a soft limit: feed nothing */
+	uint64_t own_rss;  /* the host process's own RSS at the last sample */
+	char warning[256]; /* a soft limit crossed where it cannot recycle */
+	char *in;          /* reply bytes not yet a full line */
 	size_t in_len;
 	char *outq; /* run lines not yet written */
 	size_t outq_len, outq_cap;
@@ -373,6 +375,13 @@ static pid_t va_pid(const host *h)
 	return h->desc_va_pid && h->desc_va_max > h->va_last ? h->desc_va_pid : h->pid;
 }
 
+/* exec runs a process per test and wrap one command: ending their shim at
+ * a boundary frees nothing, so a soft limit there is a warning. */
+static int can_recycle(const run_ctx *c)
+{
+	return c->driver == DRIVER_NATIVE || c->driver == DRIVER_GTEST;
+}
+
 /*
  * Records a breakdown of the host's address space (by category, the largest
  * groups of mappings, the largest free gap) in its generation. Reads
@@ -423,7 +432,12 @@ static void host_kill(run_ctx *c, lane *l, const char *end, const char *why)
 static void breach(run_ctx *c, lane *l, size_t t, const char *why, double dur)
 {
 	rtest *rt = &c->tests[t];
-	if (rt->attempts < 2) {
+	/* the tests queued behind it go back first, so the retry is next in line */
+	requeue_flight(c, l);
+	if (c->driver == DRIVER_WRAP) {
+		/* one command, no tests to isolate it from: a retry reruns it all */
+		test_finishf(c, l, t, TEST_MEMLIMIT, dur, "%s", why);
+	} else if (rt->attempts < 2) {
 		rt->alone = 1;
 		free(rt->out);
 		rt->out = NULL;
@@ -605,7 +619,6 @@ static void lane_schedule(run_ctx *c, lane *l)
 			break;
 		}
 		q_pop(c);
-		rt->attempts++;
 		size_t need = rt->len * 2 + 8;
 		if (h->outq_len + need > h->outq_cap) {
 			h->outq_cap = 2 * (h->outq_len + need);
@@ -623,7 +636,7 @@ static void lane_schedule(run_ctx *c, lane *l)
 		host_fire(c, l, EV_FED);
 	if ((h->state == HOST_READY) && !h->nflight) {
 		if (!c->qlen)
-			quit_host(c, l, "quit", "no tests left");
+			quit_host(c, l, "quit", h->warning[0] ? h->warning : "no tests left");
 		else if (h->alone || (c->tests[q_front(c)].alone && h->tests_run))
 			quit_host(c, l, "recycle", "a retry runs alone in a fresh host");
 		else if (h->soft_hit && h->tests_run)
@@ -686,11 +699,16 @@ static void host_result(run_ctx *c, lane *l, const mg_msg *m)
 	l->growth[l->ngrowth++ % GROWTH_WINDOW] = dva;
 	flight_pop(h, c->o->pipeline);
 
-	unsigned hard = check_limits(c, &c->hard, l->rss_hard, m->va, m->rss + h->desc_rss);
+	/* A native host reports its own RSS (its children come from the tree);
+	 * a shim reports its program's, which the tree already holds. */
+	uint64_t tree_rss = c->driver == DRIVER_NATIVE          ? m->rss + h->desc_rss
+	                    : m->rss > h->own_rss + h->desc_rss ? m->rss
+	                                                        : h->own_rss + h->desc_rss;
+	unsigned hard = check_limits(c, &c->hard, l->rss_hard, m->va, tree_rss);
 	if (hard) {
 		char why[200];
-		limit_why(why, sizeof(why), hard, "kill", m->va, m->rss + h->desc_rss, c->cg_usage,
-		          &c->hard, l->rss_hard);
+		limit_why(why, sizeof(why), hard, "kill", m->va, tree_rss, c->cg_usage, &c->hard,
+		          l->rss_hard);
 		breach(c, l, t, why, (double)m->usec / 1e6);
 		requeue_flight(c, l);
 		host_kill(c, l, "kill", why);
@@ -702,14 +720,25 @@ static void host_result(run_ctx *c, lane *l, const mg_msg *m)
 		host_fire(c, l, EV_DRAINED);
 	if (h->state == HOST_QUITTING)
 		return;
-	unsigned soft = check_limits(c, &c->soft, l->rss_soft, m->va, m->rss + h->desc_rss);
+	unsigned soft = check_limits(c, &c->soft, l->rss_soft, m->va, tree_rss);
 	if (soft) {
 		char why[200];
-		limit_why(why, sizeof(why), soft, "recycle", m->va, m->rss + h->desc_rss,
-		          c->cg_usage, &c->soft, l->rss_soft);
-		quit_host(c, l, "recycle", why);
-		return;
+		limit_why(why, sizeof(why), soft, "recycle", m->va, tree_rss, c->cg_usage, &c->soft,
+		          l->rss_soft);
+		if (can_recycle(c)) {
+			quit_host(c, l, "recycle", why);
+			return;
+		}
+		if (!h->warning[0]) {
+			snprintf(h->warning, sizeof(h->warning),
+			         "warning: %s (the %s driver does not recycle)", why,
+			         driver_name(c->driver));
+			progress_event(c->prog, l->index, host_gen(c, l)->index, h->pid, "warning",
+			               h->tests_run, h->warning);
+		}
 	}
+	if (!can_recycle(c))
+		return;
 	/* Fragmentation: VA can look fine while no large block fits any more.
 	 * Only a 32-bit space fragments, and only past half of it: no maps read
 	 * before then. */
@@ -765,6 +794,13 @@ static void host_line(run_ctx *c, lane *l, char *line, size_t len)
 		}
 		h->head_started = 1;
 		h->head_t0 = now(c);
+		c->tests[flight_at(h, 0, c->o->pipeline)].attempts++;
+		return;
+	case MG_MSG_OUT:
+		/* a shim passes its program's output on in order with the test */
+		if (!h->nflight || !h->head_started)
+			break;
+		capture(c, &c->tests[flight_at(h, 0, c->o->pipeline)], m.text, m.text_len);
 		return;
 	case MG_MSG_PASS:
 	case MG_MSG_FAIL:
@@ -1041,11 +1077,14 @@ static void sample_all(run_ctx *c)
 		double dt = t - h->since;
 		h->va_last = va;
 		h->rss_last = rss;
-		if (va > h->peak_va)
-			h->peak_va = va;
+		h->own_rss = rss;
+		uint64_t va_tree = va > h->desc_va_max ? va : h->desc_va_max;
+		if (va_tree > h->peak_va)
+			h->peak_va = va_tree;
 		if (rss + h->desc_rss > h->peak_rss)
 			h->peak_rss = rss + h->desc_rss;
-		timeline_add(&l->tl, t, va, rss + h->desc_rss, (uint32_t)host_gen(c, l)->index);
+		timeline_add(&l->tl, t, va_tree, rss + h->desc_rss,
+		             (uint32_t)host_gen(c, l)->index);
 		progress_sample(c->prog, l->index, va, h->peak_va);
 
 		uint64_t va_any = va > h->desc_va_max ? va : h->desc_va_max;
@@ -1081,8 +1120,8 @@ static void sample_all(run_ctx *c)
 		/* Soft limits act at test boundaries (the result handler); here a
 		 * crossing only stops feeding, so no further test starts in a host
 		 * that is already over. */
-		h->soft_hit =
-		    check_limits(c, &c->soft, l->rss_soft, va_any, rss + h->desc_rss) != 0;
+		h->soft_hit = can_recycle(c) && check_limits(c, &c->soft, l->rss_soft, va_any,
+		                                             rss + h->desc_rss) != 0;
 	}
 	if (next < 0.0005)
 		next = 0.0005;
@@ -1272,12 +1311,22 @@ static void run_loop(run_ctx *c)
 			host *h = &l->h;
 			if (h->state == HOST_NONE)
 				continue;
-			/* Output first: the host flushed it before the result line. */
+			/* A native host flushes a test's output before its result, so
+			 * output is read first; a shim announces a test before
+			 * passing its output on, so its replies are read first. The
+			 * two pipes carry no common order: with many results in one
+			 * turn, output can land on a neighbouring test. */
+			int replies_first = c->driver != DRIVER_NATIVE && h->state != HOST_DYING &&
+			                    spawn_reply_fd(h->proc) >= 0;
+			if (replies_first)
+				host_read_replies(c, l);
+			if (h->state == HOST_NONE)
+				continue;
 			host_read_output(c, l, 0);
 			host_read_output(c, l, 1);
 			if (h->state == HOST_DYING)
 				continue;
-			if (spawn_reply_fd(h->proc) >= 0)
+			if (!replies_first && spawn_reply_fd(h->proc) >= 0)
 				host_read_replies(c, l);
 			if (h->state != HOST_NONE && h->state != HOST_DYING && h->outq_len)
 				flush_outq(c, l);
@@ -1450,18 +1499,24 @@ static int prepare(run_ctx *c, run_options *o, mg_err *err)
 	if (o->host_argc < 1)
 		return mg_err_set(err, MG_EINVAL,
 		                  "no host command given (memguard run -- HOST ...)");
-	int rc = spawn_resolve(c->path, sizeof(c->path), o->host_argv[0], err);
-	if (rc < 0)
-		return rc == MG_EINVAL ? rc : MG_ENOTFOUND;
+	int rc = 0;
+	/* with --shell the command is a script for sh -c, not a file to find */
+	if (!o->shell) {
+		rc = spawn_resolve(c->path, sizeof(c->path), o->host_argv[0], err);
+		if (rc < 0)
+			return rc == MG_EINVAL ? rc : MG_ENOTFOUND;
+	}
 	c->argv = o->host_argv;
 	c->arch = o->arch;
-	if (c->arch == MG_ARCH_UNKNOWN) {
+	if (c->arch == MG_ARCH_UNKNOWN && !o->shell) {
 		mg_err e;
 		rc = elf_arch(&c->arch, c->path, &e);
 		if (rc == MG_ENOTFOUND)
 			return mg_err_set(err, MG_ENOTFOUND, "%s", e.msg);
 		/* not an x86/x64 ELF (a script): the host's greeting tells */
 	}
+	if (o->shell && !strcmp(o->driver, "auto"))
+		o->driver = "exec"; /* --shell only means something to exec */
 	if (!strcmp(o->driver, "auto")) {
 		char note[512];
 		c->driver = driver_detect(c->path, note, sizeof(note));
@@ -1470,6 +1525,8 @@ static int prepare(run_ctx *c, run_options *o, mg_err *err)
 	} else if (driver_parse(&c->driver, o->driver, err) < 0) {
 		return MG_EINVAL;
 	}
+	if (!o->pipeline) /* gtest runs what is queued as one batch: one start per batch */
+		o->pipeline = c->driver == DRIVER_GTEST ? 1024 : 16;
 	if (c->driver == DRIVER_EXEC && !o->list_cmd && !o->list_file)
 		return mg_err_set(err, MG_EINVAL,
 		                  "the exec driver needs --list-cmd CMD or --list-file FILE");
@@ -1630,6 +1687,7 @@ int run_list_main(int argc, char **argv)
 	}
 	names_free(&nl);
 	free(c.envp);
+	free(c.shim_argv);
 	for (int i = 0; i < 5; i++)
 		free(c.env_store[i]);
 	options_free(&o);

@@ -527,12 +527,25 @@ static void __attribute__((noreturn)) finish(shim *s, int recycle)
 
 void shim_output(shim *s, const char *p, size_t len)
 {
-	/* a pending "start" goes first: the output belongs to that test */
-	if (s->reply.len && !s->out.len)
-		reply_flush(s);
-	buf_add(&s->out, p, len);
-	if (s->out.len >= OUT_FLUSH && buf_flush(&s->out, 1) < 0)
-		s->out.len = 0;
+	if (!shim_head_started(s)) {
+		/* between tests: no test to give it to, so it goes to stdout */
+		buf_add(&s->out, p, len);
+		if (s->out.len >= OUT_FLUSH && buf_flush(&s->out, 1) < 0)
+			s->out.len = 0;
+		return;
+	}
+	/* the running test's output goes in the reply stream as "out" lines,
+	 * so it stays in order with the test's start and result */
+	char esc[1024];
+	while (len) {
+		size_t take = len < sizeof(esc) / 2 ? len : sizeof(esc) / 2;
+		size_t n = mg_proto_escape(esc, sizeof(esc), p, take);
+		buf_add(&s->reply, "out ", 4);
+		buf_add(&s->reply, esc, n);
+		buf_add(&s->reply, "\n", 1);
+		p += take;
+		len -= take;
+	}
 }
 
 void shim_test(shim *s, const char *name, size_t len)

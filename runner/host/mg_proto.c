@@ -139,7 +139,8 @@ static const struct {
     {"hello", 5, MG_MSG_HELLO}, {"test", 4, MG_MSG_TEST},       {"end", 3, MG_MSG_END},
     {"start", 5, MG_MSG_START}, {"pass", 4, MG_MSG_PASS},       {"fail", 4, MG_MSG_FAIL},
     {"skip", 4, MG_MSG_SKIP},   {"recycle", 7, MG_MSG_RECYCLE}, {"bye", 3, MG_MSG_BYE},
-    {"list", 4, MG_CMD_LIST},   {"run", 3, MG_CMD_RUN},         {"quit", 4, MG_CMD_QUIT},
+    {"out", 3, MG_MSG_OUT},     {"list", 4, MG_CMD_LIST},       {"run", 3, MG_CMD_RUN},
+    {"quit", 4, MG_CMD_QUIT},
 };
 
 /*
@@ -173,6 +174,8 @@ int mg_proto_parse(mg_msg *out, char *line, size_t len)
 	case MG_MSG_START:
 	case MG_CMD_RUN:
 		return take_name(&c, out);
+	case MG_MSG_OUT:
+		return take_name(&c, out); /* non-empty text, escaped like a name */
 	case MG_MSG_END:
 		if (take_field(&c, &out->count) < 0)
 			return -1;

@@ -35,6 +35,7 @@ typedef enum mg_msg_kind {
 	MG_MSG_SKIP,    /* skip USEC VA RSS MESSAGE */
 	MG_MSG_RECYCLE, /* recycle VA RSS       (soft limit crossed: no more tests) */
 	MG_MSG_BYE,     /* bye PEAKVA PEAKRSS   (last line before a clean exit) */
+	MG_MSG_OUT,     /* out TEXT             (output of the started test; optional) */
 	/* runner -> host */
 	MG_CMD_LIST, /* list */
 	MG_CMD_RUN,  /* run NAME */

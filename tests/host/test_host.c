@@ -74,6 +74,9 @@ static void parse_names(void)
 	CU_ASSERT_EQUAL(m.kind, MG_CMD_LIST);
 	CU_ASSERT_EQUAL_FATAL(parse(&m, "quit"), 0);
 	CU_ASSERT_EQUAL(m.kind, MG_CMD_QUIT);
+	CU_ASSERT_EQUAL_FATAL(parse(&m, "out line one\\n"), 0);
+	CU_ASSERT_EQUAL(m.kind, MG_MSG_OUT);
+	CU_ASSERT(text_is(&m, "line one\n"));
 }
 
 static void parse_results(void)
@@ -156,6 +159,8 @@ static void parse_malformed(void)
 	    "recycle 1",
 	    "recycle 1 2 3",
 	    "bye 1",
+	    "out",
+	    "out ",
 	    "bye 1 2 x",
 	    "list ",
 	    "list x",
@@ -256,8 +261,10 @@ static uint32_t rng(void)
 /* Writes m back as a line in canonical form; returns its length. */
 static size_t format_msg(char *dst, size_t cap, const mg_msg *m)
 {
-	static const char *const words[] = {"hello", "test",    "end", "start", "pass", "fail",
-	                                    "skip",  "recycle", "bye", "list",  "run",  "quit"};
+	/* indexed by mg_msg_kind */
+	static const char *const words[] = {"hello", "test", "end",     "start", "pass",
+	                                    "fail",  "skip", "recycle", "bye",   "out",
+	                                    "list",  "run",  "quit"};
 	int n = 0;
 	switch (m->kind) {
 	case MG_MSG_HELLO:
@@ -281,6 +288,7 @@ static size_t format_msg(char *dst, size_t cap, const mg_msg *m)
 		break;
 	case MG_MSG_TEST:
 	case MG_MSG_START:
+	case MG_MSG_OUT:
 	case MG_CMD_RUN:
 		n = snprintf(dst, cap, "%s ", words[m->kind]);
 		break;
