@@ -1,8 +1,7 @@
 /*
  * test_run.c - the drivers under the real memguard binary: an unchanged
  * GoogleTest program, one process per test, and a wrapped command tree,
- * asserting on exit codes and the JSON report. Helpers copied from
- * tests/integration/integration.c.
+ * asserting on exit codes and the JSON report (helpers: tests/mg_run.h).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -16,140 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "mg_test.h"
-
-typedef struct outcome {
-	int status; /* as waitpid gives it */
-	char out[1 << 16];
-	char err[1 << 16];
-	json_t *report; /* NULL when none was written */
-	char dir[64];
-} outcome;
-
-static char *slurp(const char *path, char *buf, size_t cap)
-{
-	buf[0] = 0;
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return buf;
-	size_t n = fread(buf, 1, cap - 1, f);
-	buf[n] = 0;
-	fclose(f);
-	return buf;
-}
-
-/*
- * Runs argv with extra environment entries (NULL-terminated, may be NULL),
- * the report written to DIR/report.json. With term_after_ms > 0 the runner
- * gets SIGTERM after that long.
- */
-static void mg(outcome *o, const char *const *argv, const char *const *env, int term_after_ms)
-{
-	char outp[128], errp[128];
-	memset(o, 0, sizeof(*o));
-	snprintf(o->dir, sizeof(o->dir), "/tmp/mg-it-XXXXXX");
-	CU_ASSERT_FATAL(mkdtemp(o->dir) != NULL);
-	snprintf(outp, sizeof(outp), "%s/stdout", o->dir);
-	snprintf(errp, sizeof(errp), "%s/stderr", o->dir);
-	fflush(NULL);
-	pid_t pid = fork();
-	CU_ASSERT_FATAL(pid >= 0);
-	if (pid == 0) {
-		int fo = open(outp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-		int fe = open(errp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-		dup2(fo, 1);
-		dup2(fe, 2);
-		if (chdir(o->dir) < 0)
-			_exit(126);
-		for (size_t i = 0; env && env[i]; i++)
-			putenv((char *)env[i]);
-		unsetenv("CI");
-		execv(argv[0], (char *const *)argv);
-		_exit(127);
-	}
-	if (term_after_ms > 0) {
-		struct timespec ts = {term_after_ms / 1000, (term_after_ms % 1000) * 1000000L};
-		nanosleep(&ts, NULL);
-		kill(pid, SIGTERM);
-	}
-	while (waitpid(pid, &o->status, 0) < 0 && errno == EINTR)
-		;
-	slurp(outp, o->out, sizeof(o->out));
-	slurp(errp, o->err, sizeof(o->err));
-	char rp[128];
-	snprintf(rp, sizeof(rp), "%s/report.json", o->dir);
-	json_error_t je;
-	o->report = json_load_file(rp, 0, &je);
-}
-
-static void done(outcome *o)
-{
-	char cmd[160];
-	json_decref(o->report);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", o->dir);
-	if (system(cmd) != 0)
-		fprintf(stderr, "could not remove %s\n", o->dir);
-}
-
-static int exited_with(const outcome *o, int code)
-{
-	if (!WIFEXITED(o->status) || WEXITSTATUS(o->status) != code) {
-		fprintf(stderr, "status: %s %d (wanted exit %d)\nstderr:\n%s\n",
-		        WIFEXITED(o->status) ? "exit" : "signal",
-		        WIFEXITED(o->status) ? WEXITSTATUS(o->status) : WTERMSIG(o->status), code,
-		        o->err);
-		return 0;
-	}
-	return 1;
-}
-
-static json_int_t count(json_t *report, const char *state)
-{
-	json_int_t n = 0;
-	size_t i;
-	json_t *s;
-	json_array_foreach(json_object_get(report, "shards"), i, s) n +=
-	    json_integer_value(json_object_get(json_object_get(s, "counts"), state));
-	return n;
-}
-
-static json_int_t shard_sum(json_t *report, const char *field)
-{
-	json_int_t n = 0;
-	size_t i;
-	json_t *s;
-	json_array_foreach(json_object_get(report, "shards"), i, s) n +=
-	    json_integer_value(json_object_get(s, field));
-	return n;
-}
-
-/* The report's entry for test name (searching every shard). */
-static json_t *find_test(json_t *report, const char *name)
-{
-	size_t i, k;
-	json_t *s, *t;
-	json_array_foreach(json_object_get(report, "shards"), i, s) json_array_foreach(
-	    json_object_get(s, "tests"), k,
-	    t) if (!strcmp(json_string_value(json_object_get(t, "name")), name)) return t;
-	return NULL;
-}
-
-static const char *test_state(json_t *report, const char *name)
-{
-	json_t *t = find_test(report, name);
-	return t ? json_string_value(json_object_get(t, "state")) : "(missing)";
-}
-
-#define ARGV(...)                                                                                  \
-	(const char *const[])                                                                      \
-	{                                                                                          \
-		MEMGUARD_BIN, __VA_ARGS__, NULL                                                    \
-	}
-#define ENV(...)                                                                                   \
-	(const char *const[])                                                                      \
-	{                                                                                          \
-		__VA_ARGS__, NULL                                                                  \
-	}
+#include "mg_run.h"
 
 /* ---- gtest ---- */
 

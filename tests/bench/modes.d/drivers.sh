@@ -2,11 +2,13 @@
 #   gtest-direct  the suite as a GoogleTest program (tests/drivers/gtest_bench), run directly
 #   gtest         that program under memguard --driver gtest; batches are as big as the
 #                 pipeline, so it is raised (each batch is one process start)
+#   exec-direct   bench_host started once per test by a shell loop (exec's own baseline)
 #   exec          bench_host under --driver exec: one process per test (bench_host TEST)
 # The ratio column is against the native direct run; gtest vs gtest-direct is the
 # driver's own cost.
 gtest_bench=$build/tests/drivers/gtest_bench
-names+=(gtest-direct gtest exec)
+names+=(gtest-direct gtest exec-direct exec)
 cmd_gtest-direct() { "$gtest_bench"; }
 cmd_gtest() { "$mg" run -q -j 1 --driver gtest --pipeline 1024 -- "$gtest_bench"; }
+cmd_exec-direct() { "$host" --list | while read -r t; do "$host" "$t" >/dev/null; done; }
 cmd_exec() { "$mg" run -q -j 1 --driver exec --list-cmd "$host --list" -- "$host" {}; }
