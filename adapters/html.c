@@ -606,7 +606,8 @@ static int category_class(const char *name)
 	return 8;
 }
 
-static void breakdown(FILE *f, const report_generation *g, const report_breakdown *b)
+/* gap: show the largest free gap (it only matters in a 32-bit space). */
+static void breakdown(FILE *f, const report_generation *g, const report_breakdown *b, int gap)
 {
 	uint64_t sum = 0;
 	for (size_t i = 0; i < b->ncategories; i++)
@@ -616,7 +617,7 @@ static void breakdown(FILE *f, const report_generation *g, const report_breakdow
 	put_text(f, b->when, 32);
 	fputs(": VA ", f);
 	put_size(f, b->va);
-	if (b->largest_gap) {
+	if (gap && b->largest_gap) {
 		fputs(", largest free gap ", f);
 		put_size(f, b->largest_gap);
 	}
@@ -718,7 +719,8 @@ static void generations(FILE *f, const report_shard *s)
 	fputs("<h3>What held the memory</h3>\n", f);
 	for (size_t i = 0; i < s->ngens && bshown < MAX_BREAKDOWN; i++)
 		for (size_t k = 0; k < s->gens[i].nbreakdowns && bshown < MAX_BREAKDOWN; k++) {
-			breakdown(f, &s->gens[i], &s->gens[i].breakdowns[k]);
+			breakdown(f, &s->gens[i], &s->gens[i].breakdowns[k],
+			          s->arch && !strcmp(s->arch, "x86"));
 			bshown++;
 		}
 	put_more(f, bshown, nb, "breakdowns");
