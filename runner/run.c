@@ -815,14 +815,15 @@ static void host_line(run_ctx *c, lane *l, char *line, size_t len)
 		if (h->head_started)
 			break;
 		{
-			char a[32], b[32];
-			report_format_size(a, sizeof(a), m.va);
-			report_format_size(b, sizeof(b), c->soft.va);
-			if (c->soft.va && m.va >= c->soft.va)
-				snprintf(h->why, sizeof(h->why), "va %s >= recycle %s", a, b);
+			/* the host checked the same limits we passed it: say which */
+			unsigned bits = check_limits(c, &c->soft, l->rss_soft, m.va, m.rss);
+			if (bits)
+				limit_why(h->why, sizeof(h->why), bits, "recycle", m.va, m.rss,
+				          c->cg_usage, &c->soft, l->rss_soft);
 			else
 				snprintf(h->why, sizeof(h->why),
-				         "host crossed its soft limit (va %s)", a);
+				         "host crossed its soft limit (va %llu, rss %llu)",
+				         (unsigned long long)m.va, (unsigned long long)m.rss);
 		}
 		requeue_flight(c, l);
 		host_fire(c, l, EV_RECYCLE);

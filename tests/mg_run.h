@@ -21,6 +21,10 @@
 
 #include "mg_test.h"
 
+/* When set, mg() runs its command inside this cgroup (the path of its
+ * cgroup.procs file): the child moves itself there before exec. */
+static const char *mg_run_cgroup_procs;
+
 typedef struct outcome {
 	int status; /* as waitpid gives it */
 	char out[1 << 16];
@@ -62,6 +66,11 @@ static void mg(outcome *o, const char *const *argv, const char *const *env, int 
 		int fe = open(errp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 		dup2(fo, 1);
 		dup2(fe, 2);
+		if (mg_run_cgroup_procs) {
+			FILE *cg = fopen(mg_run_cgroup_procs, "w");
+			if (!cg || fprintf(cg, "%d\n", (int)getpid()) < 0 || fclose(cg) != 0)
+				_exit(125);
+		}
 		if (chdir(o->dir) < 0)
 			_exit(126);
 		for (size_t i = 0; env && env[i]; i++)

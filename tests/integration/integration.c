@@ -15,6 +15,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <stdint.h>
+
 #include "mg_run.h"
 
 /* 1. The demo dies run directly, and passes every test under memguard. */
@@ -291,6 +293,77 @@ static void planted_leaks_x86(void)
 	planted_leaks(LEAK32, "x86");
 }
 
+/*
+ * A memory cgroup limited to 512 MiB, as in a CI container: run directly,
+ * a host that keeps 64 MiB per test is killed by the kernel's OOM killer;
+ * under memguard the x64 defaults (recycle at 80% of the cgroup's limit)
+ * recycle it first and every test passes. Needs a writable cgroup tree
+ * (root): v1's memory controller or v2's; skipped (77) otherwise.
+ */
+static char cg_dir[128], cg_procs[160];
+
+static int write_file(const char *dir, const char *file, const char *text)
+{
+	char path[256];
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return -1;
+	int ok = fputs(text, f) >= 0;
+	return fclose(f) == 0 && ok ? 0 : -1;
+}
+
+static int cgroup_make(uint64_t limit)
+{
+	char lim[32];
+	snprintf(lim, sizeof(lim), "%llu\n", (unsigned long long)limit);
+	snprintf(cg_dir, sizeof(cg_dir), "/sys/fs/cgroup/memory/memguard-it-%d", (int)getpid());
+	if (mkdir(cg_dir, 0755) == 0) {
+		if (write_file(cg_dir, "memory.limit_in_bytes", lim) < 0)
+			return -1;
+	} else {
+		/* v2: the memory controller must be on for the root's children */
+		snprintf(cg_dir, sizeof(cg_dir), "/sys/fs/cgroup/memguard-it-%d", (int)getpid());
+		if (access("/sys/fs/cgroup/cgroup.controllers", F_OK) != 0 ||
+		    write_file("/sys/fs/cgroup", "cgroup.subtree_control", "+memory") < 0 ||
+		    mkdir(cg_dir, 0755) < 0)
+			return -1;
+		if (write_file(cg_dir, "memory.max", lim) < 0 ||
+		    write_file(cg_dir, "memory.swap.max", "0") < 0)
+			return -1;
+	}
+	snprintf(cg_procs, sizeof(cg_procs), "%s/cgroup.procs", cg_dir);
+	return 0;
+}
+
+static void cgroup_oom(void)
+{
+	static const char *const leaks =
+	    "MG_FAULT=leakrss@0,leakrss@1,leakrss@2,leakrss@3,leakrss@4,leakrss@5,leakrss@6,"
+	    "leakrss@7,leakrss@8,leakrss@9";
+	outcome o;
+	mg_run_cgroup_procs = cg_procs;
+	mg(&o, (const char *const[]){FAULT64, NULL}, ENV(leaks, "MG_FAULT_TESTS=12"), 0);
+	/* the kernel's OOM killer: SIGKILL */
+	CU_ASSERT(WIFSIGNALED(o.status) && WTERMSIG(o.status) == SIGKILL);
+	done(&o);
+
+	mg(&o, ARGV("run", "-j", "1", "--report", "report.json", "--", FAULT64),
+	   ENV(leaks, "MG_FAULT_TESTS=12"), 0);
+	mg_run_cgroup_procs = NULL;
+	CU_ASSERT(exited_with(&o, 0));
+	CU_ASSERT_FATAL(o.report != NULL);
+	CU_ASSERT_EQUAL(count(o.report, "pass"), 12);
+	CU_ASSERT(shard_sum(o.report, "recycles") >= 1);
+	CU_ASSERT_EQUAL(shard_sum(o.report, "kills"), 0);
+	json_t *gen = json_array_get(
+	    json_object_get(json_array_get(json_object_get(o.report, "shards"), 0), "generations"),
+	    0);
+	const char *why = json_string_value(json_object_get(gen, "reason"));
+	CU_ASSERT(why && !strncmp(why, "rss ", 4));
+	done(&o);
+}
+
 static int pid_alive(pid_t pid)
 {
 	char path[64];
@@ -490,6 +563,7 @@ static const mg_case cases[] = {
     {"node_split", node_split},
     {"planted_leaks_x64", planted_leaks_x64},
     {"planted_leaks_x86", planted_leaks_x86},
+    {"cgroup_oom", cgroup_oom},
 };
 
 /*
@@ -524,6 +598,19 @@ int main(int argc, char **argv)
 	if (argc > 1 && strstr(argv[1], "x86") && !can_run_x86(why, sizeof(why))) {
 		printf("SKIP run__%s: %s\n", argv[1], why);
 		return 77;
+	}
+	if (argc > 1 && !strcmp(argv[1], "cgroup_oom")) {
+		if (cgroup_make(512u << 20) < 0) {
+			printf("SKIP run__cgroup_oom: cannot make a memory cgroup (%s)\n",
+			       strerror(errno));
+			rmdir(cg_dir);
+			return 77;
+		}
+		int rc = mg_test_main("run", cases, sizeof(cases) / sizeof(cases[0]), argc, argv);
+		/* empty once the kernel has let go of the last exited process */
+		for (int i = 0; i < 100 && rmdir(cg_dir) < 0 && errno == EBUSY; i++)
+			nanosleep(&(struct timespec){0, 20 * 1000 * 1000}, NULL);
+		return rc;
 	}
 	return mg_test_main("run", cases, sizeof(cases) / sizeof(cases[0]), argc, argv);
 }
