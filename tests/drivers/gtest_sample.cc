@@ -9,6 +9,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <chrono>
+#include <thread>
 #include <vector>
 
 namespace
@@ -85,6 +87,10 @@ TEST_P(Leak, Step)
 		char *p = static_cast<char *>(std::malloc(n));
 		ASSERT_NE(p, nullptr);
 		std::memset(p, 1, n); /* kept: the leak */
+		/* like a real test, it takes a moment: the shim reads the program's
+		 * memory when it sees the test's result line, and a program that
+		 * raced to its end first would leave nothing to read */
+		std::this_thread::sleep_for(std::chrono::milliseconds(30));
 	}
 }
 
