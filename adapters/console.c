@@ -135,10 +135,15 @@ static void endings(const report *r, FILE *f, const char *end, const char *label
 	for (size_t i = 0; i < r->nshards; i++)
 		for (size_t g = 0; g < r->shards[i].ngens; g++) {
 			const report_generation *gen = &r->shards[i].gens[g];
-			if (!gen->end || strcmp(gen->end, end) != 0)
+			/* end "warning": the soft-limit warnings of drivers that cannot recycle */
+			const char *text = !strcmp(end, "warning")              ? gen->warning
+			                   : gen->end && !strcmp(gen->end, end) ? gen->reason
+			                                                        : NULL;
+			if (!text && (strcmp(end, "warning") == 0 || !gen->end ||
+			              strcmp(gen->end, end) != 0))
 				continue;
 			total++;
-			const char *reason = gen->reason ? gen->reason : "unknown";
+			const char *reason = text ? text : "unknown";
 			last = reason;
 			char kind[16];
 			size_t len = strcspn(reason, " ");
@@ -233,6 +238,7 @@ int console_write(const report *r, FILE *f)
 		fputc('\n', f);
 	endings(r, f, "recycle", "recycles");
 	endings(r, f, "kill", "kills");
+	endings(r, f, "warning", "soft-limit warnings");
 	first_breakdown(r, f);
 	if (r->interrupted)
 		fputs("\ninterrupted: this is a partial report\n", f);

@@ -61,15 +61,22 @@ static void endings(const report *r, FILE *f, const char *end, const char *level
 	for (size_t i = 0; i < r->nshards; i++)
 		for (size_t g = 0; g < r->shards[i].ngens; g++) {
 			const report_generation *gen = &r->shards[i].gens[g];
-			if (!gen->end || strcmp(gen->end, end) != 0 || n++ >= MAX_PER_KIND)
+			int warned = !strcmp(end, "warning") && gen->warning;
+			if ((!warned && (!gen->end || strcmp(gen->end, end) != 0)) ||
+			    n++ >= MAX_PER_KIND)
 				continue;
 			char title[300], msg[600];
 			shard_title(title, sizeof(title), r, &r->shards[i], what);
-			snprintf(msg, sizeof(msg),
-			         "host generation %u (pid %ld) %s after %u tests: %.400s",
-			         gen->index, gen->pid,
-			         strcmp(end, "kill") == 0 ? "killed" : "recycled", gen->tests_run,
-			         gen->reason ? gen->reason : "no reason given");
+			if (warned)
+				snprintf(msg, sizeof(msg), "host generation %u (pid %ld): %.400s",
+				         gen->index, gen->pid, gen->warning);
+			else
+				snprintf(msg, sizeof(msg),
+				         "host generation %u (pid %ld) %s after %u tests: %.400s",
+				         gen->index, gen->pid,
+				         strcmp(end, "kill") == 0 ? "killed" : "recycled",
+				         gen->tests_run,
+				         gen->reason ? gen->reason : "no reason given");
 			command(f, level, title, msg);
 		}
 	if (n > MAX_PER_KIND) {
@@ -174,6 +181,7 @@ int github_render(const report *r, const char *path, mg_err *err)
 	}
 	endings(r, stdout, "recycle", "warning", "recycle");
 	endings(r, stdout, "kill", "error", "kill");
+	endings(r, stdout, "warning", "warning", "soft-limit warning");
 	memlimits(r, stdout);
 	const char *out = getenv("GITHUB_OUTPUT");
 	if (rc == 0 && out && *out)

@@ -132,6 +132,7 @@ static void shard_clear(report_shard *s)
 		report_generation *gen = &s->gens[g];
 		free(gen->end);
 		free(gen->reason);
+		free(gen->warning);
 		for (size_t b = 0; b < gen->nbreakdowns; b++)
 			breakdown_clear(&gen->breakdowns[b]);
 		free(gen->breakdowns);
@@ -249,6 +250,7 @@ static void shard_copy(report_shard *d, const report_shard *s)
 		*dg = *sg;
 		dg->end = report_strdup(sg->end);
 		dg->reason = report_strdup(sg->reason);
+		dg->warning = report_strdup(sg->warning);
 		dg->breakdowns = array_alloc(sg->nbreakdowns, sizeof(report_breakdown));
 		for (size_t b = 0; b < sg->nbreakdowns; b++)
 			breakdown_copy(&dg->breakdowns[b], &sg->breakdowns[b]);
@@ -540,6 +542,8 @@ static json_t *generation_to_json(const report_generation *g)
 	set(o, "end", jstr(g->end ? g->end : ""));
 	if (g->reason)
 		set(o, "reason", jstr(g->reason));
+	if (g->warning)
+		set(o, "warning", jstr(g->warning));
 	set(o, "start", jreal(g->start));
 	set(o, "wall", jreal(g->wall));
 	json_t *bds = json_array();
@@ -850,6 +854,7 @@ static int generation_from_json(report_generation *g, json_t *o, const char *p, 
 	TRY(get_u64(o, p, "peak_rss", &g->peak_rss, err));
 	TRY(get_str(o, p, "end", 0, &g->end, err));
 	TRY(get_str(o, p, "reason", OPT | NULLABLE, &g->reason, err));
+	TRY(get_str(o, p, "warning", OPT | NULLABLE, &g->warning, err));
 	TRY(get_real(o, p, "start", &g->start, err));
 	TRY(get_real(o, p, "wall", &g->wall, err));
 	TRY(get_arr(o, p, "breakdowns", &arr, err));

@@ -78,6 +78,8 @@ typedef struct report_generation {
 	uint64_t peak_rss;
 	char *end;	  /* "quit", "recycle", "kill", "crash", "timeout", "error", "interrupted", "exit" */
 	char *reason;	  /* "va 3.51 GiB >= recycle 3.50 GiB"; NULL: none */
+	char *warning;	  /* a soft limit crossed where the driver cannot recycle
+			   * (exec, wrap): "rss 6.1 GiB >= recycle 6.0 GiB"; NULL: none */
 	double start;	  /* seconds since the run started */
 	double wall;	  /* seconds */
 	report_breakdown *breakdowns; /* at recycle, kill or peak; may be empty */

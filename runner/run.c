@@ -636,7 +636,7 @@ static void lane_schedule(run_ctx *c, lane *l)
 		host_fire(c, l, EV_FED);
 	if ((h->state == HOST_READY) && !h->nflight) {
 		if (!c->qlen)
-			quit_host(c, l, "quit", h->warning[0] ? h->warning : "no tests left");
+			quit_host(c, l, "quit", "no tests left");
 		else if (h->alone || (c->tests[q_front(c)].alone && h->tests_run))
 			quit_host(c, l, "recycle", "a retry runs alone in a fresh host");
 		else if (h->soft_hit && h->tests_run)
@@ -731,8 +731,9 @@ static void host_result(run_ctx *c, lane *l, const mg_msg *m)
 		}
 		if (!h->warning[0]) {
 			snprintf(h->warning, sizeof(h->warning),
-			         "warning: %s (the %s driver does not recycle)", why,
+			         "%s (the %s driver does not recycle)", why,
 			         driver_name(c->driver));
+			host_gen(c, l)->warning = report_strdup(h->warning);
 			progress_event(c->prog, l->index, host_gen(c, l)->index, h->pid, "warning",
 			               h->tests_run, h->warning);
 		}

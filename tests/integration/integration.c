@@ -364,6 +364,30 @@ static void cgroup_oom(void)
 	done(&o);
 }
 
+/* wrap cannot recycle: a soft limit is a warning in the report and the
+ * console, not a recycle, and the command runs once, whole. The program
+ * holds 128 MiB for 200 ms, so the samples see it. */
+static void wrap_soft_warning(void)
+{
+	outcome o;
+	mg(&o,
+	   ARGV("run", "--driver", "wrap", "--recycle-at", "va=100M", "--report", "report.json",
+	        "--", FAULT64),
+	   ENV("MG_FAULT=leak@0,leak@1,slow@2", "MG_FAULT_TESTS=4"), 0);
+	CU_ASSERT(exited_with(&o, 0));
+	CU_ASSERT_FATAL(o.report != NULL);
+	CU_ASSERT_EQUAL(count(o.report, "pass"), 1);
+	CU_ASSERT_EQUAL(shard_sum(o.report, "recycles"), 0);
+	json_t *gen = json_array_get(
+	    json_object_get(json_array_get(json_object_get(o.report, "shards"), 0), "generations"),
+	    0);
+	const char *w = json_string_value(json_object_get(gen, "warning"));
+	CU_ASSERT(w && !strncmp(w, "va ", 3) && strstr(w, "wrap"));
+	CU_ASSERT(strstr(o.out, "soft-limit warnings: 1") != NULL);
+	CU_ASSERT(strstr(o.err, "warning") != NULL);
+	done(&o);
+}
+
 static int pid_alive(pid_t pid)
 {
 	char path[64];
@@ -564,6 +588,7 @@ static const mg_case cases[] = {
     {"planted_leaks_x64", planted_leaks_x64},
     {"planted_leaks_x86", planted_leaks_x86},
     {"cgroup_oom", cgroup_oom},
+    {"wrap_soft_warning", wrap_soft_warning},
 };
 
 /*
