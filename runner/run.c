@@ -65,7 +65,9 @@ typedef struct host {
 	size_t fhead, nflight;
 	int head_started;
 	double head_t0;
-	double since; /* when the current state began */
+	double head_since; /* when the front test became the front: a host that
+	                    * never starts it times out too */
+	double since;      /* when the current state began */
 	uint64_t va_before, va_last, rss_last, peak_va, peak_rss;
 	uint64_t desc_rss, desc_va_max;
 	pid_t desc_va_pid; /* the descendant with the most VA (drivers: the program) */
@@ -120,6 +122,8 @@ typedef struct run_ctx {
 	size_t ntests;
 	size_t *q; /* deque of test indices */
 	size_t qhead, qlen;
+	size_t *rq; /* retries: each runs alone in a fresh host, in this order */
+	size_t rqhead, rqlen;
 	size_t remaining;
 	lane *lanes;
 	unsigned nlanes;
@@ -133,6 +137,7 @@ typedef struct run_ctx {
 	int has_cgroup;
 	cgroup_mem cg;
 	uint64_t cg_usage;
+	double cg_hold_until; /* no cgroup kill before this: the last one is dying */
 	double next_sample;
 	double interval;
 	progress *prog;
@@ -190,6 +195,21 @@ static void q_push_front(run_ctx *c, size_t t)
 static size_t q_front(const run_ctx *c)
 {
 	return c->q[c->qhead];
+}
+
+/* A retry waits here, not in the main queue, so the lanes whose hosts are
+ * not fresh keep working while a fresh host is made for it. */
+static void rq_push(run_ctx *c, size_t t)
+{
+	c->rq[(c->rqhead + c->rqlen++) % c->ntests] = t;
+}
+
+static size_t rq_pop(run_ctx *c)
+{
+	size_t t = c->rq[c->rqhead];
+	c->rqhead = (c->rqhead + 1) % c->ntests;
+	c->rqlen--;
+	return t;
 }
 
 static size_t q_pop(run_ctx *c)
@@ -284,11 +304,12 @@ static size_t flight_at(const host *h, size_t i, unsigned cap)
 	return h->flight[(h->fhead + i) % cap];
 }
 
-static void flight_pop(host *h, unsigned cap)
+static void flight_pop(host *h, unsigned cap, double t)
 {
 	h->fhead = (h->fhead + 1) % cap;
 	h->nflight--;
 	h->head_started = 0;
+	h->head_since = t;
 }
 
 /* Puts every test still in flight back at the front of the queue, in order. */
@@ -421,6 +442,8 @@ static void host_kill(run_ctx *c, lane *l, const char *end, const char *why)
 	host_end_record(c, l, end, why);
 	if (!strcmp(end, "kill"))
 		lane_shard(c, l)->kills++;
+	else if (!strcmp(end, "recycle")) /* a recycling host that missed its quit deadline */
+		lane_shard(c, l)->recycles++;
 	progress_event(c->prog, l->index, host_gen(c, l)->index, l->h.pid, end, l->h.tests_run,
 	               why);
 	host_fire(c, l, EV_KILL);
@@ -442,7 +465,7 @@ static void breach(run_ctx *c, lane *l, size_t t, const char *why, double dur)
 		free(rt->out);
 		rt->out = NULL;
 		rt->out_len = rt->out_dropped = 0;
-		q_push_front(c, t);
+		rq_push(c, t);
 	} else {
 		test_finishf(c, l, t, TEST_MEMLIMIT, dur, "%s (alone in a fresh host, twice)", why);
 	}
@@ -455,7 +478,7 @@ static void protocol_error(run_ctx *c, lane *l, const char *why)
 	snprintf(msg, sizeof(msg), "protocol error: %s", why);
 	if (h->nflight && h->head_started) {
 		size_t t = flight_at(h, 0, c->o->pipeline);
-		flight_pop(h, c->o->pipeline);
+		flight_pop(h, c->o->pipeline, now(c));
 		test_finishf(c, l, t, TEST_ERROR, now(c) - h->head_t0, "%s", msg);
 	} else if (h->tests_run == 0) {
 		l->failed_starts++;
@@ -580,15 +603,16 @@ static void flush_outq(run_ctx *c, lane *l)
 static void lane_schedule(run_ctx *c, lane *l)
 {
 	host *h = &l->h;
-	/* Each lane takes at most its share of what is queued, so a lane whose
-	 * host starts first does not drain the queue while the others start. */
+	/* Each lane keeps at most its share of what is queued in flight, so a
+	 * lane whose host starts first does not drain the queue while the
+	 * others start. */
 	size_t share = c->qlen / c->nlanes + 1;
-	size_t depth = c->o->pipeline < share + h->nflight ? c->o->pipeline : share + h->nflight;
+	size_t depth = c->o->pipeline < share ? c->o->pipeline : share;
 
 	if (l->gave_up || c->signo || c->deadline_hit)
 		return;
 	if (h->state == HOST_NONE) {
-		if (!c->qlen)
+		if (!c->qlen && !c->rqlen)
 			return;
 		if (l->failed_starts >= c->o->max_restarts) {
 			l->gave_up = 1;
@@ -601,15 +625,18 @@ static void lane_schedule(run_ctx *c, lane *l)
 		return;
 
 	size_t fed = 0;
-	while (h->nflight < depth && c->qlen && !h->alone && !(h->soft_hit && h->tests_run)) {
-		size_t t = q_front(c);
+	/* A fresh host takes a waiting retry first, and only that. */
+	int retry = c->rqlen && !h->tests_run && !h->nflight && !h->alone;
+	if (!h->nflight)
+		h->head_since = now(c);
+	if (retry)
+		h->alone = 1;
+	while (retry ||
+	       (h->nflight < depth && c->qlen && !h->alone && !(h->soft_hit && h->tests_run))) {
+		size_t t = retry ? c->rq[c->rqhead] : q_front(c);
 		rtest *rt = &c->tests[t];
-		if (rt->alone) {
-			if (h->tests_run || h->nflight)
-				break; /* a fresh host runs it: end this one at the boundary */
-			h->alone = 1;
-		} else if (c->hard.va && h->tests_run && !h->nflight &&
-		           h->va_last + expected_growth(l) >= c->hard.va) {
+		if (!retry && c->hard.va && h->tests_run && !h->nflight &&
+		    h->va_last + expected_growth(l) >= c->hard.va) {
 			char why[200], a[32], b[32];
 			report_format_size(a, sizeof(a), h->va_last);
 			report_format_size(b, sizeof(b), expected_growth(l));
@@ -618,7 +645,11 @@ static void lane_schedule(run_ctx *c, lane *l)
 			quit_host(c, l, "recycle", why);
 			break;
 		}
-		q_pop(c);
+		if (retry)
+			rq_pop(c);
+		else
+			q_pop(c);
+		retry = 0;
 		size_t need = rt->len * 2 + 8;
 		if (h->outq_len + need > h->outq_cap) {
 			h->outq_cap = 2 * (h->outq_len + need);
@@ -635,9 +666,11 @@ static void lane_schedule(run_ctx *c, lane *l)
 	if (fed)
 		host_fire(c, l, EV_FED);
 	if ((h->state == HOST_READY) && !h->nflight) {
-		if (!c->qlen)
+		if (!c->qlen && !c->rqlen)
 			quit_host(c, l, "quit", "no tests left");
-		else if (h->alone || (c->tests[q_front(c)].alone && h->tests_run))
+		else if (h->alone)
+			quit_host(c, l, "recycle", "its retry ran alone");
+		else if (c->rqlen && !c->qlen)
 			quit_host(c, l, "recycle", "a retry runs alone in a fresh host");
 		else if (h->soft_hit && h->tests_run)
 			quit_host(c, l, "recycle", "over a soft limit between tests");
@@ -696,15 +729,15 @@ static void host_result(run_ctx *c, lane *l, const mg_msg *m)
 		h->peak_rss = m->rss;
 	h->tests_run++;
 	l->failed_starts = 0;
-	l->growth[l->ngrowth++ % GROWTH_WINDOW] = dva;
-	flight_pop(h, c->o->pipeline);
+	flight_pop(h, c->o->pipeline, now(c));
 
 	/* A native host reports its own RSS (its children come from the tree);
 	 * a shim reports its program's, which the tree already holds. */
 	uint64_t tree_rss = c->driver == DRIVER_NATIVE          ? m->rss + h->desc_rss
 	                    : m->rss > h->own_rss + h->desc_rss ? m->rss
 	                                                        : h->own_rss + h->desc_rss;
-	unsigned hard = check_limits(c, &c->hard, l->rss_hard, m->va, tree_rss);
+	unsigned hard = check_limits(c, &c->hard, l->rss_hard, m->va, tree_rss) &
+	                ~(unsigned)LIMIT_CGROUP; /* shared: judged once per sample pass */
 	if (hard) {
 		char why[200];
 		limit_why(why, sizeof(why), hard, "kill", m->va, tree_rss, c->cg_usage, &c->hard,
@@ -714,6 +747,8 @@ static void host_result(run_ctx *c, lane *l, const mg_msg *m)
 		host_kill(c, l, "kill", why);
 		return;
 	}
+	/* a test that broke the hard limit is retried, not a growth to expect */
+	l->growth[l->ngrowth++ % GROWTH_WINDOW] = dva;
 	test_finish(c, l, t, st, m->text, m->text_len, (double)m->usec / 1e6, m->va, m->rss, dva,
 	            drss);
 	if (!h->nflight)
@@ -967,7 +1002,7 @@ static void host_exited(run_ctx *c, lane *l, int status)
 	if (h->nflight && h->head_started) {
 		size_t t = flight_at(h, 0, c->o->pipeline);
 		double dur = now(c) - h->head_t0;
-		flight_pop(h, c->o->pipeline);
+		flight_pop(h, c->o->pipeline, now(c));
 		if (near) {
 			char a[32];
 			report_format_size(a, sizeof(a), h->va_last);
@@ -1027,6 +1062,62 @@ static void reap_children(run_ctx *c)
 	}
 }
 
+/* The pids of every host we know, for telling strays apart. */
+static int is_host_pid(const run_ctx *c, pid_t pid)
+{
+	for (unsigned i = 0; i < c->nlanes; i++)
+		if (c->lanes[i].h.state != HOST_NONE && c->lanes[i].h.pid == pid)
+			return 1;
+	for (size_t i = 0; i < c->nreap; i++)
+		if (spawn_pid(c->reap[i].proc) == pid)
+			return 1;
+	return 0;
+}
+
+/*
+ * On SIGCHLD: a host can exit while something it forked (without exec)
+ * still holds its reply pipe, so no EOF comes: reap live hosts too. And as
+ * a subreaper we adopt the orphans of hosts' children: reap those strays
+ * (they are not hosts) so zombies do not pile up. O(hosts + children).
+ */
+static void reap_live(run_ctx *c)
+{
+	int st;
+	struct rusage ru;
+	for (unsigned i = 0; i < c->nlanes; i++) {
+		lane *l = &c->lanes[i];
+		if (l->h.state == HOST_NONE || l->h.state == HOST_DYING ||
+		    spawn_wait(l->h.proc, 1, &st, &ru) != 1)
+			continue;
+		account_usage(c, i, &ru);
+		/* what it wrote before it died still counts */
+		if (spawn_reply_fd(l->h.proc) >= 0)
+			host_read_replies(c, l);
+		if (l->h.state == HOST_NONE)
+			continue;
+		if (l->h.state != HOST_DYING) {
+			spawn_close_reply(l->h.proc);
+			host_fire(c, l, EV_EOF);
+		}
+		host_exited(c, l, st);
+	}
+	char path[64], buf[4096];
+	snprintf(path, sizeof(path), "/proc/self/task/%d/children", (int)getpid());
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return;
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	for (char *p = buf, *end; *p; p = end) {
+		long pid = strtol(p, &end, 10);
+		if (end == p)
+			break;
+		if (pid > 0 && !is_host_pid(c, (pid_t)pid))
+			waitpid((pid_t)pid, &st, WNOHANG);
+	}
+}
+
 /* ---- the guard: sampling ---- */
 
 static void sample_tree(lane *l, double t)
@@ -1056,10 +1147,35 @@ static void sample_tree(lane *l, double t)
 	}
 }
 
+/*
+ * Kills a host over a hard limit: its started test is retried alone (or is
+ * memory-limit), the rest go back to the queue. A fresh host already over
+ * its own limit counts as a failed start, so a lane cannot spin; a shared
+ * cgroup over its limit (own = 0) is not the fresh host's fault.
+ */
+static void kill_over_limit(run_ctx *c, lane *l, const char *why, double t, int own)
+{
+	host *h = &l->h;
+	if (h->nflight && h->head_started) {
+		size_t tt = flight_at(h, 0, c->o->pipeline);
+		double dur = t - h->head_t0;
+		flight_pop(h, c->o->pipeline, now(c));
+		breach(c, l, tt, why, dur);
+	} else if (!h->tests_run && own) {
+		l->failed_starts++;
+		snprintf(l->gave_up_why, sizeof(l->gave_up_why),
+		         "a fresh host is already over the kill limit (%s)", why);
+	}
+	requeue_flight(c, l);
+	host_kill(c, l, "kill", why);
+}
+
 static void sample_all(run_ctx *c)
 {
 	double t = now(c);
 	double next = c->o->interval * 2;
+	lane *victim = NULL;
+	uint64_t victim_rss = 0;
 	if (c->has_cgroup) {
 		cgroup_usage u;
 		if (cgroup_read(&c->cg, &u, NULL) == 0)
@@ -1090,25 +1206,19 @@ static void sample_all(run_ctx *c)
 		progress_sample(c->prog, l->index, va, h->peak_va);
 
 		uint64_t va_any = va > h->desc_va_max ? va : h->desc_va_max;
-		unsigned hard = check_limits(c, &c->hard, l->rss_hard, va_any, rss + h->desc_rss);
+		/* the cgroup is shared by all lanes: handled once, below */
+		unsigned hard = check_limits(c, &c->hard, l->rss_hard, va_any, rss + h->desc_rss) &
+		                ~(unsigned)LIMIT_CGROUP;
 		if (hard) {
 			char why[200];
 			limit_why(why, sizeof(why), hard, "kill", va_any, rss + h->desc_rss,
 			          c->cg_usage, &c->hard, l->rss_hard);
-			if (h->nflight && h->head_started) {
-				size_t tt = flight_at(h, 0, c->o->pipeline);
-				double dur = t - h->head_t0;
-				flight_pop(h, c->o->pipeline);
-				breach(c, l, tt, why, dur);
-			} else if (!h->tests_run) {
-				/* over the limit before any test: do not respawn forever */
-				l->failed_starts++;
-				snprintf(l->gave_up_why, sizeof(l->gave_up_why),
-				         "a fresh host is already over the kill limit (%s)", why);
-			}
-			requeue_flight(c, l);
-			host_kill(c, l, "kill", why);
+			kill_over_limit(c, l, why, t, 1);
 			continue;
+		}
+		if (!victim || rss + h->desc_rss > victim_rss) {
+			victim = l;
+			victim_rss = rss + h->desc_rss;
 		}
 		/* Adaptive interval: sample faster as the kill limit comes near. */
 		if (c->hard.va && va > prev && dt > 0) {
@@ -1124,6 +1234,15 @@ static void sample_all(run_ctx *c)
 		 * that is already over. */
 		h->soft_hit = can_recycle(c) && check_limits(c, &c->soft, l->rss_soft, va_any,
 		                                             rss + h->desc_rss) != 0;
+	}
+	/* Over the cgroup's hard limit: end the largest tree only, then give
+	 * the kernel a second to tear it down before judging again. */
+	if (c->has_cgroup && c->hard.cgroup && c->cg_usage >= c->hard.cgroup && victim &&
+	    t >= c->cg_hold_until) {
+		char why[200];
+		limit_why(why, sizeof(why), LIMIT_CGROUP, "kill", 0, 0, c->cg_usage, &c->hard, 0);
+		kill_over_limit(c, victim, why, t, 0);
+		c->cg_hold_until = t + 1.0;
 	}
 	if (next < 0.0005)
 		next = 0.0005;
@@ -1156,9 +1275,19 @@ static void check_deadlines(run_ctx *c)
 			if (h->nflight && h->head_started && c->o->timeout > 0 &&
 			    t - h->head_t0 > c->o->timeout) {
 				size_t tt = flight_at(h, 0, c->o->pipeline);
-				flight_pop(h, c->o->pipeline);
+				flight_pop(h, c->o->pipeline, now(c));
 				snprintf(why, sizeof(why), "no result after %.3gs", c->o->timeout);
 				test_finishf(c, l, tt, TEST_TIMEOUT, t - h->head_t0, "%s", why);
+				requeue_flight(c, l);
+				host_kill(c, l, "timeout", why);
+			} else if (h->nflight && !h->head_started && c->o->timeout > 0 &&
+			           t - h->head_since > c->o->timeout) {
+				/* silent between tests (a hung setup): the next one never starts */
+				size_t tt = flight_at(h, 0, c->o->pipeline);
+				flight_pop(h, c->o->pipeline, now(c));
+				snprintf(why, sizeof(why), "did not start within %.3gs",
+				         c->o->timeout);
+				test_finishf(c, l, tt, TEST_TIMEOUT, 0, "%s", why);
 				requeue_flight(c, l);
 				host_kill(c, l, "timeout", why);
 			} else if (h->state == HOST_QUITTING && !h->nflight &&
@@ -1197,9 +1326,11 @@ static double next_wakeup(const run_ctx *c)
 		const host *h = &c->lanes[i].h;
 		if (h->state == HOST_STARTING && h->since + START_DEADLINE < w)
 			w = h->since + START_DEADLINE;
-		if (h->nflight && h->head_started && c->o->timeout > 0 &&
-		    h->head_t0 + c->o->timeout < w)
-			w = h->head_t0 + c->o->timeout;
+		if (h->state != HOST_DYING && h->nflight && c->o->timeout > 0) {
+			double from = h->head_started ? h->head_t0 : h->head_since;
+			if (from + c->o->timeout < w)
+				w = from + c->o->timeout;
+		}
 		if (h->state == HOST_DYING && h->since + DYING_DEADLINE < w)
 			w = h->since + DYING_DEADLINE;
 	}
@@ -1228,11 +1359,16 @@ static void handle_signals(run_ctx *c)
 {
 	unsigned char b[64];
 	ssize_t n;
+	int child = 0;
 	while ((n = read(c->sigfd[0], b, sizeof(b))) > 0)
-		for (ssize_t i = 0; i < n; i++)
+		for (ssize_t i = 0; i < n; i++) {
 			if (b[i] == SIGINT || b[i] == SIGTERM)
 				c->signo = b[i];
+			child |= b[i] == SIGCHLD;
+		}
 	reap_children(c);
+	if (child)
+		reap_live(c);
 }
 
 /* Ends every host now: TERM to each group, KILL after a grace period. */
@@ -1245,7 +1381,12 @@ static void stop_all(run_ctx *c, const char *end, const char *why)
 		spawn_signal(l->h.proc, SIGTERM);
 		for (size_t k = 0; k < l->h.nflight; k++) {
 			size_t t = flight_at(&l->h, k, c->o->pipeline);
-			if (!c->tests[t].done)
+			if (c->tests[t].done)
+				continue;
+			if (k == 0 && l->h.head_started) /* it did run: say how it ended */
+				test_finishf(c, l, t, c->signo ? TEST_ERROR : TEST_TIMEOUT,
+				             now(c) - l->h.head_t0, "%s during the test", why);
+			else
 				test_finishf(c, l, t, TEST_NOTRUN, 0, "%s", why);
 		}
 		l->h.nflight = 0;
@@ -1276,7 +1417,8 @@ static void run_loop(run_ctx *c)
 	while (!c->signo && !c->deadline_hit) {
 		for (unsigned i = 0; i < c->nlanes; i++)
 			lane_schedule(c, &c->lanes[i]);
-		if (!lanes_busy(c) && (c->remaining == 0 || c->qlen == 0 || all_gave_up(c)))
+		if (!lanes_busy(c) &&
+		    (c->remaining == 0 || (!c->qlen && !c->rqlen) || all_gave_up(c)))
 			break;
 		size_t n = 0;
 		pfd[n++] = (struct pollfd){c->sigfd[0], POLLIN, 0};
@@ -1910,6 +2052,7 @@ int run_main(int argc, char **argv)
 	}
 	free(order);
 	c.q = xrealloc(NULL, (c.ntests ? c.ntests : 1) * sizeof(size_t));
+	c.rq = xrealloc(NULL, (c.ntests ? c.ntests : 1) * sizeof(size_t));
 	for (size_t i = 0; i < c.ntests; i++)
 		q_push_back(&c, i);
 	c.remaining = c.ntests;
@@ -1947,8 +2090,8 @@ int run_main(int argc, char **argv)
 	if (c.signo || c.deadline_hit) {
 		const char *why = c.signo ? "interrupted" : "run deadline reached";
 		stop_all(&c, "interrupted", why);
-		while (c.qlen) {
-			size_t t = q_pop(&c);
+		while (c.qlen || c.rqlen) {
+			size_t t = c.rqlen ? rq_pop(&c) : q_pop(&c);
 			test_finishf(&c, &c.lanes[0], t, TEST_NOTRUN, 0, "%s", why);
 		}
 		c.rep->interrupted = 1;
@@ -1958,8 +2101,8 @@ int run_main(int argc, char **argv)
 			fprintf(stderr,
 			        "memguard run: lane %u gave up after %u failed host starts: %s\n",
 			        i, c.lanes[i].failed_starts, c.lanes[i].gave_up_why);
-			while (c.qlen) {
-				size_t t = q_pop(&c);
+			while (c.qlen || c.rqlen) {
+				size_t t = c.rqlen ? rq_pop(&c) : q_pop(&c);
 				test_finishf(&c, &c.lanes[i], t, TEST_ERROR, 0,
 				             "host could not start: %s", c.lanes[i].gave_up_why);
 			}
@@ -2019,6 +2162,7 @@ out:
 	}
 	free(c.tests);
 	free(c.q);
+	free(c.rq);
 	free(c.shim_argv);
 	free(c.reap);
 	free(c.envp);
