@@ -31,19 +31,21 @@ enum {
 	F_LEAKRSS = 1 << 11,
 	F_POISON = 1 << 12,
 	F_CRASHPOISONED = 1 << 13,
+	F_FORKCRASH = 1 << 14,
 };
 
 static const struct {
 	const char *name;
 	unsigned bit;
 } kinds[] = {
-    {"segv", F_SEGV},       {"abort", F_ABORT},
-    {"hang", F_HANG},       {"garbage", F_GARBAGE},
-    {"reserve", F_RESERVE}, {"leak", F_LEAK},
-    {"fail", F_FAIL},       {"exit", F_EXIT},
-    {"slow", F_SLOW},       {"print", F_PRINT},
-    {"skip", F_SKIP},       {"leakrss", F_LEAKRSS},
-    {"poison", F_POISON},   {"crashpoisoned", F_CRASHPOISONED},
+    {"segv", F_SEGV},           {"abort", F_ABORT},
+    {"hang", F_HANG},           {"garbage", F_GARBAGE},
+    {"reserve", F_RESERVE},     {"leak", F_LEAK},
+    {"fail", F_FAIL},           {"exit", F_EXIT},
+    {"slow", F_SLOW},           {"print", F_PRINT},
+    {"skip", F_SKIP},           {"leakrss", F_LEAKRSS},
+    {"poison", F_POISON},       {"crashpoisoned", F_CRASHPOISONED},
+    {"forkcrash", F_FORKCRASH},
 };
 
 #define NAME_LEN 32
@@ -94,6 +96,16 @@ static mg_result ops_run(void *ctx, size_t i, char *msg, size_t cap)
 	}
 	if (plan & F_SLOW)
 		sleep_ms(200);
+	if (plan & F_FORKCRASH) {
+		/* a child that keeps every inherited fd (the reply pipe too) for
+		 * five minutes, then the host crashes: no EOF will come */
+		pid_t kid = fork();
+		if (kid == 0) {
+			sleep_ms(300000);
+			_exit(0);
+		}
+		raise(SIGSEGV);
+	}
 	if (plan & F_LEAK) {
 		if (mmap(NULL, 64u << 20, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
 		         0) == MAP_FAILED) {
