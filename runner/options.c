@@ -385,7 +385,7 @@ const char *options_usage(void)
 	       "  --output-limit SIZE    captured output kept per test (default 64K)\n"
 	       "  --address-space SIZE   cap each host's address space (RLIMIT_AS): a 64-bit\n"
 	       "                         build then fails like a 32-bit one (4G); va limits\n"
-	       "                         default to 87.5%% / 93.75%% of it\n"
+	       "                         default to 87.5% / 93.75% of it\n"
 	       "  --report PATH          write the JSON report (atomically)\n"
 	       "  --adapter NAME[=PATH]  render the report (repeatable; default console)\n"
 	       "  --suite NAME           the suite's name in reports (default: host basename)\n"

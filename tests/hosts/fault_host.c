@@ -1,8 +1,8 @@
 /*
  * fault_host.c - a host whose tests misbehave on request, for the runner's
  * fault handling. Tests fault/t000..; MG_FAULT_TESTS sets the count (40);
- * MG_FAULT="KIND@INDEX,..." plants faults. Plain C: built for x86 and x64.
- * Faults that depend on order (for bisect): poison@K marks the process;
+ * MG_FAULT="KIND@INDEX,..." plants faults; MG_FAULT_START_MS delays the start. Plain C: built for
+ * x86 and x64. Faults that depend on order (for bisect): poison@K marks the process;
  * crashpoisoned@M crashes (SIGSEGV) at test M only when at least
  * MG_FAULT_POISON_NEED (1) poison tests ran earlier in the same process.
  */
@@ -195,6 +195,9 @@ static int plan_faults(faults *f, const char *spec)
 int main(int argc, char **argv)
 {
 	faults f = {40, NULL, NULL, 0, 1};
+	const char *delay = getenv("MG_FAULT_START_MS"); /* a slow start, before the greeting */
+	if (delay != NULL && *delay != '\0')
+		sleep_ms(strtoul(delay, NULL, 10));
 	const char *n = getenv("MG_FAULT_TESTS");
 	const char *need = getenv("MG_FAULT_POISON_NEED");
 	if (need != NULL && *need != '\0')

@@ -478,6 +478,21 @@ static void crash_child_holds_pipe(void)
 	done(&o);
 }
 
+/* SIGTERM while the host is still starting (listing): 143 at once, a
+ * report that says so, and the host is gone. */
+static void sigterm_while_listing(void)
+{
+	outcome o;
+	mg(&o, ARGV("run", "--report", "report.json", "--", FAULT64),
+	   ENV("MG_FAULT_START_MS=20000"), 500);
+	CU_ASSERT(exited_with(&o, 143));
+	CU_ASSERT_FATAL(o.report != NULL);
+	CU_ASSERT(json_is_true(json_object_get(o.report, "interrupted")));
+	CU_ASSERT_EQUAL(json_integer_value(json_object_get(o.report, "exit_code")), 143);
+	CU_ASSERT(strstr(o.err, "interrupted") != NULL);
+	done(&o);
+}
+
 /* 7. Usage errors name the problem; a missing host is exit 3. */
 static void bad_limit(void)
 {
@@ -641,6 +656,7 @@ static const mg_case cases[] = {
     {"cgroup_oom", cgroup_oom},
     {"wrap_soft_warning", wrap_soft_warning},
     {"crash_child_holds_pipe", crash_child_holds_pipe},
+    {"sigterm_while_listing", sigterm_while_listing},
 };
 
 /*
