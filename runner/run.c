@@ -81,6 +81,7 @@ typedef struct host {
 	size_t in_len;
 	char *outq; /* run lines not yet written */
 	size_t outq_len, outq_cap;
+	int outq_mid; /* outq starts inside a line already partly written */
 	double t_start;
 	char end[16];
 	char why[256];
@@ -488,9 +489,29 @@ static void protocol_error(run_ctx *c, lane *l, const char *why)
 	host_kill(c, l, "error", msg);
 }
 
+/* Takes back the run lines not yet written: their tests go back to the
+ * front of the queue, in order, so a host being ended runs only what it
+ * was already sent (a host that does not check its own limits would
+ * otherwise run them all past the limit). */
+static void unfeed(run_ctx *c, lane *l)
+{
+	host *h = &l->h;
+	size_t keep = 0, lines = 0;
+	if (h->outq_mid) {
+		char *nl = memchr(h->outq, '\n', h->outq_len);
+		keep = nl ? (size_t)(nl - h->outq) + 1 : h->outq_len;
+	}
+	for (size_t i = keep; i < h->outq_len; i++)
+		lines += h->outq[i] == '\n';
+	for (; lines && h->nflight; lines--)
+		q_push_front(c, flight_at(h, --h->nflight, c->o->pipeline));
+	h->outq_len = keep;
+}
+
 static void quit_host(run_ctx *c, lane *l, const char *end, const char *why)
 {
 	host *h = &l->h;
+	unfeed(c, l);
 	static const char quit[] = "quit\n";
 	if (h->outq_len + sizeof(quit) > h->outq_cap) {
 		h->outq_cap = h->outq_len + sizeof(quit) + 64;
@@ -593,6 +614,8 @@ static void flush_outq(run_ctx *c, lane *l)
 			h->outq_len = 0;
 			return;
 		}
+		if (w > 0)
+			h->outq_mid = h->outq[w - 1] != '\n';
 		memmove(h->outq, h->outq + w, h->outq_len - (size_t)w);
 		h->outq_len -= (size_t)w;
 	}
@@ -608,6 +631,11 @@ static void lane_schedule(run_ctx *c, lane *l)
 	 * others start. */
 	size_t share = c->qlen / c->nlanes + 1;
 	size_t depth = c->o->pipeline < share ? c->o->pipeline : share;
+	/* Near a soft limit, one test at a time: a host that does not check its
+	 * own memory then stops at the first boundary over the limit. */
+	if ((c->soft.va && h->va_last >= c->soft.va / 10 * 9) ||
+	    (l->rss_soft && h->rss_last + h->desc_rss >= l->rss_soft / 10 * 9))
+		depth = 1;
 
 	if (l->gave_up || c->signo || c->deadline_hit)
 		return;
