@@ -197,6 +197,19 @@ int adapters_out_close(adapters_out *o, int ok, mg_err *err)
 	return ok ? rc : (rc ? rc : MG_ERROR);
 }
 
+void adapters_put_escaped(FILE *f, const char *s, const char *chars, const char *const *with)
+{
+	char *clean = adapters_clean(s ? s : "", 4096, 0, NULL);
+	for (const char *p = clean; *p; p++) {
+		const char *hit = strchr(chars, *p);
+		if (hit)
+			fputs(with[hit - chars], f);
+		else
+			fputc(*p, f);
+	}
+	free(clean);
+}
+
 void adapters_put_printable(FILE *f, const char *s, size_t max)
 {
 	const unsigned char *u = (const unsigned char *)s;

@@ -61,6 +61,11 @@ enum {
  */
 char *adapters_clean(const char *s, size_t max, unsigned flags, int *truncated);
 
+/* Writes s cleaned (adapters_clean, at most 4096 bytes), each byte found
+ * in chars replaced by the string at the same index of with: the escaping
+ * of the CI logging-command formats (GitHub, Azure), one table each. */
+void adapters_put_escaped(FILE *f, const char *s, const char *chars, const char *const *with);
+
 /* "0", or "node.index" when the report holds shards of several nodes. */
 void adapters_shard_label(const report *r, const report_shard *s, char *buf, size_t size);
 /* fail + crash + timeout + memory-limit + error, and skip + not-run. */

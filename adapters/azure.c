@@ -14,25 +14,11 @@
 #define SUMMARY_LIMIT (1024 * 1024)
 #define MAX_PER_KIND  10
 
-/* Data: % CR LF. Properties: also ; and ]. */
+/* Data: % CR LF. Properties: also ; and ]. (azure-pipelines-task-lib) */
 static void put_escaped(FILE *f, const char *s, int property)
 {
-	char *clean = adapters_clean(s ? s : "", 4096, 0, NULL);
-	for (const char *p = clean; *p; p++) {
-		if (*p == '%')
-			fputs("%AZP25", f);
-		else if (*p == '\r')
-			fputs("%0D", f);
-		else if (*p == '\n')
-			fputs("%0A", f);
-		else if (property && *p == ';')
-			fputs("%3B", f);
-		else if (property && *p == ']')
-			fputs("%5D", f);
-		else
-			fputc(*p, f);
-	}
-	free(clean);
+	static const char *const with[] = {"%AZP25", "%0D", "%0A", "%3B", "%5D"};
+	adapters_put_escaped(f, s, property ? "%\r\n;]" : "%\r\n", with);
 }
 
 /* ##vso[area.action key=value;...]data; props is NULL-terminated pairs. */

@@ -13,25 +13,11 @@
 #define SUMMARY_LIMIT (1024 * 1024 - 1024) /* GitHub's step summary cap is 1 MiB */
 #define MAX_PER_KIND  10
 
-/* escapeData: % CR LF; escapeProperty also : and , */
+/* escapeData: % CR LF; escapeProperty also : and , (the actions toolkit) */
 static void put_escaped(FILE *f, const char *s, int property)
 {
-	char *clean = adapters_clean(s ? s : "", 4096, 0, NULL);
-	for (const char *p = clean; *p; p++) {
-		if (*p == '%')
-			fputs("%25", f);
-		else if (*p == '\r')
-			fputs("%0D", f);
-		else if (*p == '\n')
-			fputs("%0A", f);
-		else if (property && *p == ':')
-			fputs("%3A", f);
-		else if (property && *p == ',')
-			fputs("%2C", f);
-		else
-			fputc(*p, f);
-	}
-	free(clean);
+	static const char *const with[] = {"%25", "%0D", "%0A", "%3A", "%2C"};
+	adapters_put_escaped(f, s, property ? "%\r\n:," : "%\r\n", with);
 }
 
 /* ::level title=TITLE::MESSAGE */
