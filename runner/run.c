@@ -392,8 +392,10 @@ static uint64_t va_ceiling(const run_ctx *c)
 
 /* The process whose address space matters: the host, or for a driver the
  * program under it with the most VA. */
-static pid_t va_pid(const host *h)
+static pid_t va_pid(const run_ctx *c, const host *h)
 {
+	if (c->driver != DRIVER_NATIVE) /* the shim is ours; its program is the test */
+		return h->desc_va_pid ? h->desc_va_pid : h->pid;
 	return h->desc_va_pid && h->desc_va_max > h->va_last ? h->desc_va_pid : h->pid;
 }
 
@@ -414,7 +416,7 @@ static void record_breakdown(run_ctx *c, lane *l, const char *when)
 {
 	maps_breakdown b;
 	/* the layout's ceiling: a capped 64-bit host still maps high */
-	if (maps_read(&b, va_pid(&l->h), limits_arch_ceiling(c->arch), NULL) < 0)
+	if (maps_read(&b, va_pid(c, &l->h), limits_arch_ceiling(c->arch), NULL) < 0)
 		return;
 	report_breakdown *rb = report_generation_add_breakdown(host_gen(c, l));
 	rb->when = report_strdup(when);
@@ -809,7 +811,7 @@ static void host_result(run_ctx *c, lane *l, const mg_msg *m)
 	uint64_t gap_limit = c->soft.gap > c->hard.gap ? c->soft.gap : c->hard.gap;
 	uint64_t gap;
 	if (gap_limit && c->arch == MG_ARCH_X86 && m->va >= va_ceiling(c) / 2 &&
-	    maps_largest_gap(&gap, va_pid(h), limits_arch_ceiling(c->arch), NULL) == 0 &&
+	    maps_largest_gap(&gap, va_pid(c, h), limits_arch_ceiling(c->arch), NULL) == 0 &&
 	    gap < gap_limit) {
 		char why[200], a[32], b[32];
 		report_format_size(a, sizeof(a), gap);
@@ -1219,6 +1221,12 @@ static void sample_all(run_ctx *c)
 			continue; /* gone: its EOF and exit status will say how */
 		if (t - h->tree_at >= c->tree_interval)
 			sample_tree(l, t);
+		if (c->driver != DRIVER_NATIVE) {
+			/* a shim is memguard's own process (an ASan build of it reserves
+			 * terabytes): the memory under test is its program's tree */
+			va = 0;
+			rss = 0;
+		}
 		uint64_t prev = h->va_last;
 		double dt = t - h->since;
 		h->va_last = va;
