@@ -576,6 +576,7 @@ static json_t *shard_to_json(const report_shard *s)
 {
 	json_t *o = json_object();
 	set(o, "node", juint(s->node));
+	set(o, "start_time", jreal(s->start_time));
 	set(o, "index", juint(s->index));
 	set(o, "suite", jstr(s->suite ? s->suite : ""));
 	set(o, "arch", jstr(s->arch ? s->arch : ""));
@@ -916,6 +917,8 @@ static int shard_from_json(report_shard *s, json_t *o, const char *p, mg_err *er
 	json_t *counts, *arr, *e;
 	char sub[256];
 	TRY(get_u32(o, p, "node", &s->node, err));
+	if (json_object_get(o, "start_time")) /* absent in reports before it existed */
+		TRY(get_real(o, p, "start_time", &s->start_time, err));
 	TRY(get_u32(o, p, "index", &s->index, err));
 	TRY(get_str(o, p, "suite", 0, &s->suite, err));
 	TRY(get_str(o, p, "arch", 0, &s->arch, err));
@@ -1039,27 +1042,49 @@ int report_from_json(report **out, void *json, mg_err *err)
 
 /* ---- merge ----------------------------------------------------------------- */
 
-static int same_key(const report_shard *a, const report_shard *b)
+/* One run of one suite on one node: the unit report_merge replaces. */
+static int same_group(const report_shard *a, const report_shard *b)
 {
-	return a->node == b->node && a->index == b->index &&
-	       strcmp(a->arch ? a->arch : "", b->arch ? b->arch : "") == 0 &&
+	return a->node == b->node && strcmp(a->arch ? a->arch : "", b->arch ? b->arch : "") == 0 &&
 	       strcmp(a->suite ? a->suite : "", b->suite ? b->suite : "") == 0;
+}
+
+/* The latest start_time of r's shards in a's group; -1 when r has none. */
+static double group_start(const report *r, const report_shard *a)
+{
+	double t = -1;
+	for (size_t i = 0; i < r->nshards; i++)
+		if (same_group(&r->shards[i], a) && r->shards[i].start_time > t)
+			t = r->shards[i].start_time;
+	return t;
 }
 
 int report_merge(report *into, const report *from, mg_err *err)
 {
 	if (into == from)
 		return mg_err_set(err, MG_EINVAL, "merge: a report cannot be merged into itself");
+	size_t n0 = into->nshards; /* shards appended below are from's: not compared */
 	for (size_t i = 0; i < from->nshards; i++) {
-		report_shard *dst = NULL;
-		for (size_t j = 0; j < into->nshards && !dst; j++)
-			if (same_key(&into->shards[j], &from->shards[i]))
-				dst = &into->shards[j];
-		if (dst)
-			shard_clear(dst);
-		else
-			dst = report_add_shard(into);
-		shard_copy(dst, &from->shards[i]);
+		const report_shard *f = &from->shards[i];
+		int first = 1; /* the first of its group in from */
+		for (size_t k = 0; k < i && first; k++)
+			first = !same_group(&from->shards[k], f);
+		if (!first)
+			continue;
+		double mine = -1;
+		for (size_t j = 0; j < n0; j++)
+			if (same_group(&into->shards[j], f) && into->shards[j].start_time > mine)
+				mine = into->shards[j].start_time;
+		if (mine > group_start(from, f))
+			continue; /* into holds a later run of this group */
+		for (size_t j = n0; j-- > 0;)
+			if (same_group(&into->shards[j], f)) {
+				report_remove_shard(into, j);
+				n0--;
+			}
+		for (size_t k = i; k < from->nshards; k++)
+			if (same_group(&from->shards[k], f))
+				shard_copy(report_add_shard(into), &from->shards[k]);
 	}
 	if (!into->sha && from->sha) {
 		free(into->repo_note);

@@ -95,6 +95,7 @@ typedef struct report_point {
 
 typedef struct report_shard {
 	uint32_t node;	  /* 1-based CI node that ran it (report.node_index when run) */
+	double start_time; /* unix seconds: when the run that made it started; 0: unknown */
 	uint32_t index;	  /* lane number on this node */
 	char *suite;	  /* what was run: basename of the host, or --suite */
 	char *arch;	  /* "x86", "x64" */
@@ -196,8 +197,11 @@ void *report_to_json(const report *r);
 int report_from_json(report **out, void *json, mg_err *err);
 
 /*
- * Merges from into into, keyed by (node, arch, suite, shard index): a shard of
- * from replaces the shard of into with the same key, others are appended.
+ * Merges from into into, by (node, arch, suite): the shards one run of a
+ * suite on one node made are one group. A group of from replaces the same
+ * group of into whole (so a re-run with fewer lanes leaves no stale lane),
+ * unless into's group is from a later run (start_time), which is kept;
+ * on a tie from's wins. Other groups are appended.
  * into keeps its commit identity (or takes from's when it has none); start
  * is the earlier, wall the longer, node_total the larger, interrupted and
  * exit_code the worse; counts and suspects are recomputed (report_finish).

@@ -2132,6 +2132,7 @@ int run_main(int argc, char **argv)
 		report_shard *s = report_add_shard(c.rep);
 		l->shard = c.rep->nshards - 1;
 		s->node = o.node_index;
+		s->start_time = c.rep->start_time;
 		s->index = i;
 		s->suite = report_strdup(suite);
 		s->arch = report_strdup(limits_arch_name(c.arch));

@@ -426,13 +426,40 @@ static void test_merge_replace(void)
 	CU_ASSERT_EQUAL(a->shards[0].ntests, 5);
 	CU_ASSERT_EQUAL(a->shards[1].counts[TEST_PASS], 5);
 	CU_ASSERT_STRING_EQUAL(a->sha, "def");
-	/* a different arch is a different key */
+	/* a different arch is a different group: b's x64 shard is added, and
+	 * its one x86 shard replaces a's whole x86 group (two lanes) */
 	free(b->shards[0].arch);
 	b->shards[0].arch = report_strdup("x64");
 	CU_ASSERT_EQUAL(report_merge(a, b, &err), 0);
-	CU_ASSERT_EQUAL(a->nshards, 3);
+	CU_ASSERT_EQUAL(a->nshards, 2);
 	report_free(a);
 	report_free(b);
+}
+
+/* A re-run with fewer lanes leaves no stale lane behind; an older run
+ * merged in later does not replace a newer one. */
+static void test_merge_rerun(void)
+{
+	report *old = node_report(1, 1, 3), *rerun = node_report(1, 1, 4);
+	mg_err err = {{0}};
+	report_remove_shard(rerun, 1); /* the re-run used one lane, not two */
+	for (size_t i = 0; i < old->nshards; i++)
+		old->shards[i].start_time = 1000;
+	rerun->shards[0].start_time = 2000;
+	CU_ASSERT_EQUAL_FATAL(report_merge(old, rerun, &err), 0);
+	CU_ASSERT_EQUAL(old->nshards, 1);
+	CU_ASSERT_EQUAL(old->shards[0].ntests, 4);
+
+	report *older = node_report(1, 1, 3);
+	for (size_t i = 0; i < older->nshards; i++)
+		older->shards[i].start_time = 500;
+	CU_ASSERT_EQUAL_FATAL(report_merge(old, older, &err), 0);
+	CU_ASSERT_EQUAL(old->nshards, 1);
+	CU_ASSERT_EQUAL(old->shards[0].ntests, 4);
+	CU_ASSERT_EQUAL(old->shards[0].start_time, 2000);
+	report_free(old);
+	report_free(rerun);
+	report_free(older);
 }
 
 static void test_finish_suspects(void)
@@ -726,6 +753,7 @@ static const mg_case cases[] = {
     {"save_failure_keeps_old", test_save_failure_keeps_old},
     {"merge_counts", test_merge_counts},
     {"merge_replace", test_merge_replace},
+    {"merge_rerun", test_merge_rerun},
     {"finish_suspects", test_finish_suspects},
     {"format_size", test_format_size},
     {"format_duration", test_format_duration},
