@@ -46,6 +46,39 @@ void exec_argv_free(char **argv)
 	free(argv);
 }
 
+/*
+ * For --shell: every {} in the script becomes a reference to $1, quoted to
+ * fit where it stands, so the name is never part of the script's text:
+ * outside quotes "$1", inside double quotes $1, inside single quotes '"$1"'.
+ * malloc'd; NULL on out of memory.
+ */
+static char *shell_subst(const char *script)
+{
+	char *out = malloc(strlen(script) * 4 + 1), *o = out;
+	int sq = 0, dq = 0;
+	if (!out)
+		return NULL;
+	for (const char *p = script; *p; p++) {
+		if (p[0] == '{' && p[1] == '}') {
+			o += sprintf(o, "%s", sq ? "'\"$1\"'" : dq ? "$1" : "\"$1\"");
+			p++;
+			continue;
+		}
+		if (*p == '\\' && !sq && p[1]) { /* an escaped character stays as it is */
+			*o++ = *p++;
+			*o++ = *p;
+			continue;
+		}
+		if (*p == '\'' && !dq)
+			sq = !sq;
+		else if (*p == '"' && !sq)
+			dq = !dq;
+		*o++ = *p;
+	}
+	*o = 0;
+	return out;
+}
+
 char **exec_argv(char *const tmpl[], int ntmpl, int shell, const char *name)
 {
 	int has = 0;
@@ -67,7 +100,7 @@ char **exec_argv(char *const tmpl[], int ntmpl, int shell, const char *name)
 			strcpy(j, " {}");
 		argv[0] = strdup("/bin/sh");
 		argv[1] = strdup("-c");
-		argv[2] = replace_all(joined, "\"$1\"");
+		argv[2] = shell_subst(joined);
 		argv[3] = strdup("sh");
 		argv[4] = strdup(name);
 		free(joined);

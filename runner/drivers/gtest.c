@@ -241,9 +241,52 @@ static void on_run(shim *s, gtest *g, const char *name, size_t n)
 	g->text_len = 0;
 }
 
+/* Where a gtest tag ("[ RUN      ]", "[       OK ]", ...) starts in line:
+ * a test that printed without a final newline leaves its output in front
+ * of gtest's next line. len when there is none. */
+static size_t tag_at(const char *line, size_t len)
+{
+	static const char *const tags[] = {"[ RUN      ]", "[       OK ]", "[  FAILED  ]",
+	                                   "[  SKIPPED ]"};
+	size_t best = len;
+	for (size_t i = 0; i < sizeof(tags) / sizeof(tags[0]); i++) {
+		const char *hit = memmem(line, len, tags[i], 12);
+		if (hit && (size_t)(hit - line) < best)
+			best = (size_t)(hit - line);
+	}
+	return best;
+}
+
+static void g_line(shim *s, char *line, size_t len);
+
+/* The running test's output, kept for a failure's message; nl: the line
+ * ended there (a prefix cut off a gtest tag did not). */
+static void g_output(shim *s, gtest *g, const char *line, size_t len, int nl)
+{
+	if (shim_head_started(s)) {
+		size_t room = sizeof(g->text) - g->text_len;
+		size_t take = len + (size_t)nl < room ? len + (size_t)nl : room;
+		if (take) {
+			memcpy(g->text + g->text_len, line, take - (size_t)nl);
+			if (nl)
+				g->text[g->text_len + take - 1] = '\n';
+			g->text_len += take;
+		}
+	}
+	shim_output(s, line, len);
+	if (nl)
+		shim_output(s, "\n", 1);
+}
+
 static void g_line(shim *s, char *line, size_t len)
 {
 	gtest *g = shim_ctx(s);
+	size_t cut = len && line[0] != '[' ? tag_at(line, len) : len;
+	if (cut && cut < len && !g->summary) {
+		g_output(s, g, line, cut, 0);
+		g_line(s, line + cut, len - cut);
+		return;
+	}
 	const char *name;
 	size_t n;
 	if (g->summary)
@@ -267,18 +310,7 @@ static void g_line(shim *s, char *line, size_t len)
 	}
 	if (!strncmp(line, "Note: Google Test filter = ", 27) || (!len && !shim_head_started(s)))
 		return; /* the filter we gave, and the blank lines between suites */
-	if (shim_head_started(s)) {
-		/* the running test's output, kept for a failure's message */
-		size_t room = sizeof(g->text) - g->text_len;
-		size_t take = len + 1 < room ? len + 1 : room;
-		if (take) {
-			memcpy(g->text + g->text_len, line, take - 1);
-			g->text[g->text_len + take - 1] = '\n';
-			g->text_len += take;
-		}
-	}
-	shim_output(s, line, len);
-	shim_output(s, "\n", 1);
+	g_output(s, g, line, len, 1);
 }
 
 static void g_exited(shim *s, int status, const struct rusage *ru)
@@ -297,8 +329,10 @@ static void g_exited(shim *s, int status, const struct rusage *ru)
 	}
 	if (!g->batch)
 		return;
-	if (WIFSIGNALED(status)) {
-		/* between tests or before the first: the next test is the one it hit */
+	if (WIFSIGNALED(status) && !g->summary) {
+		/* between tests or before the first: the next test is the one it hit
+		 * (after gtest's summary line it died on its way out: the tests left
+		 * in the batch were never going to run, DISABLED_ ones say) */
 		shim_start(s);
 		shim_die_of(s, WTERMSIG(status));
 	}

@@ -255,7 +255,8 @@ static void child_forget(shim *s)
 }
 
 /* Reaps our child (and orphans we adopted as subreaper). Returns 1 and fills
- * status/ru when the child was among them. */
+ * status/ru when the child was among them, -1 when there is no child left
+ * to wait for (ECHILD), 0 otherwise. */
 static int reap(shim *s, int hang, int *status, struct rusage *ru)
 {
 	int st, got = 0;
@@ -271,6 +272,8 @@ static int reap(shim *s, int hang, int *status, struct rusage *ru)
 	}
 	if (got && (uint64_t)ru->ru_maxrss * 1024 > s->peak_rss)
 		s->peak_rss = (uint64_t)ru->ru_maxrss * 1024;
+	if (!got && p < 0 && errno == ECHILD)
+		return -1;
 	return got;
 }
 
@@ -284,7 +287,7 @@ static void child_kill(shim *s)
 	if (proc_read_status(&ps, s->child, NULL) == 0)
 		peak_note(s, ps.vm_peak, ps.vm_hwm);
 	kill(s->child, SIGKILL);
-	while (s->child && !reap(s, 1, &st, &ru))
+	while (s->child && reap(s, 1, &st, &ru) == 0)
 		;
 	child_forget(s);
 }
@@ -831,12 +834,18 @@ static int read_child(shim *s)
 	}
 	if (s->ops->measure == SHIM_MEASURE_CHILD)
 		child_sample(s); /* the earliest moment we know of the lines below */
+	/* the protocol carries any byte but NUL: a program's NUL becomes '?' */
+	for (char *z = memchr(tmp, 0, (size_t)n); z; z = memchr(z, 0, (size_t)(tmp + n - z)))
+		*z = '?';
 	child_lines(s, tmp, (size_t)n, 0);
 	return 1;
 }
 
 static void child_exited(shim *s, int status, struct rusage *ru)
 {
+	/* It is reaped: forget its pid now, so nothing below (a result read from
+	 * the pipe can end the host) signals or waits for a pid that is gone. */
+	s->child = 0;
 	/* the output it wrote before exiting comes first; a grandchild holding the
 	 * pipe open does not keep us waiting: read what is there, then stop */
 	if (s->child_out >= 0) {
@@ -948,7 +957,7 @@ int shim_main(const shim_ops *ops, void *ctx, char **cmd, int ncmd)
 				;
 			int st;
 			struct rusage ru;
-			if (s->child && reap(s, 0, &st, &ru))
+			if (s->child && reap(s, 0, &st, &ru) == 1)
 				child_exited(s, st, &ru);
 			else if (!s->child)
 				reap(s, 0, &st, &ru); /* adopted orphans only */
