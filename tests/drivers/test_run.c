@@ -231,6 +231,64 @@ static void exec_shell(void)
 	done(&o);
 }
 
+/* A test that prints without a final newline: gtest's OK line follows on
+ * the same line. Its result, and every later one, still count. */
+static void gtest_no_newline(void)
+{
+	outcome o;
+	mg(&o,
+	   ARGV("run", "-j", "1", "--driver", "gtest", "--report", "report.json", "--", FAKE_NONL),
+	   NULL, 0);
+	CU_ASSERT(exited_with(&o, 1));
+	CU_ASSERT_FATAL(o.report != NULL);
+	CU_ASSERT_STRING_EQUAL(test_state(o.report, "S.A"), "pass");
+	CU_ASSERT_STRING_EQUAL(test_state(o.report, "S.B"), "fail");
+	CU_ASSERT_STRING_EQUAL(test_state(o.report, "S.C"), "pass");
+	json_t *t = find_test(o.report, "S.A");
+	json_t *out = t ? json_object_get(t, "output") : NULL;
+	CU_ASSERT(out && !strcmp(json_string_value(out), "partial"));
+	done(&o);
+}
+
+/* A NUL byte in a program's output cannot cross the protocol: it arrives
+ * as '?' and the run goes on. */
+static void gtest_nul(void)
+{
+	outcome o;
+	mg(&o,
+	   ARGV("run", "-j", "1", "--driver", "gtest", "--report", "report.json", "--", FAKE_NUL),
+	   NULL, 0);
+	CU_ASSERT(exited_with(&o, 0));
+	CU_ASSERT_FATAL(o.report != NULL);
+	json_t *t = find_test(o.report, "S.A");
+	json_t *out = t ? json_object_get(t, "output") : NULL;
+	CU_ASSERT(out && strstr(json_string_value(out), "bin?ary") != NULL);
+	CU_ASSERT_STRING_EQUAL(test_state(o.report, "S.B"), "pass");
+	done(&o);
+}
+
+/* --shell: {} inside single or double quotes still passes the name as $1. */
+static void exec_shell_quotes(void)
+{
+	outcome o;
+	char names[256], got[1024], path[160], list[160];
+	snprintf(names, sizeof(names), "%s\n", hostile);
+	names_file(list, sizeof(list), names);
+	mg(&o,
+	   ARGV("run", "--driver", "exec", "--shell", "--list-cmd",
+	        strcat(strcpy(names, "cat "), list), "--report", "report.json", "--",
+	        "echo '{}' >> args.txt; echo \"<{}>\" >> args.txt"),
+	   NULL, 0);
+	CU_ASSERT(exited_with(&o, 0));
+	snprintf(path, sizeof(path), "%s/args.txt", o.dir);
+	slurp(path, got, sizeof(got));
+	char want[512];
+	snprintf(want, sizeof(want), "%s\n<%s>\n", hostile, hostile);
+	CU_ASSERT_STRING_EQUAL(got, want);
+	names_done(list);
+	done(&o);
+}
+
 /* Exit 0 passes, exit N fails with the status, a signal is that test's crash;
  * the tests after a crash still run. */
 static void exec_states(void)
@@ -349,10 +407,20 @@ static void wrap_fail(void)
 }
 
 static const mg_case cases[] = {
-    {"gtest_run", gtest_run},       {"gtest_auto", gtest_auto},     {"gtest_env", gtest_env},
-    {"gtest_list_cmd", gtest_list}, {"exec_quoting", exec_quoting}, {"exec_shell", exec_shell},
-    {"exec_states", exec_states},   {"wrap_peak", wrap_peak},       {"wrap_kill", wrap_kill},
-    {"wrap_auto", wrap_auto},       {"wrap_fail", wrap_fail},
+    {"gtest_run", gtest_run},
+    {"gtest_auto", gtest_auto},
+    {"gtest_env", gtest_env},
+    {"gtest_list_cmd", gtest_list},
+    {"exec_quoting", exec_quoting},
+    {"exec_shell", exec_shell},
+    {"gtest_no_newline", gtest_no_newline},
+    {"gtest_nul", gtest_nul},
+    {"exec_shell_quotes", exec_shell_quotes},
+    {"exec_states", exec_states},
+    {"wrap_peak", wrap_peak},
+    {"wrap_kill", wrap_kill},
+    {"wrap_auto", wrap_auto},
+    {"wrap_fail", wrap_fail},
 };
 
 MG_TEST_MAIN("drivers_run", cases)
