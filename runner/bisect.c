@@ -6,6 +6,7 @@
  */
 #include "bisect.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
@@ -29,7 +30,8 @@ static const char usage[] =
     "  --report PATH    the run's report: the tests of the host that crashed or was\n"
     "                   killed, in order, then the test it was running\n"
     "  --shard N        that shard (N or NODE.N; default: the first with one)\n"
-    "  --generation G   that host generation (default: the shard's first one)\n"
+    "  --generation G   that host generation (default: the target's host, else the\n"
+    "                   first that crashed or was killed)\n"
     "  --crash NAME     the target test; without --report every test listed before\n"
     "                   NAME is a candidate\n"
     "  --out PATH       also write the result as JSON (memguard-bisect/1)\n"
@@ -101,13 +103,17 @@ int bisect_search(bisect_result *out, size_t ncand, bisect_oracle fn, void *ctx)
 		needed[0] = hi - 1;
 		nneeded++;
 		limit = hi - 1;
+		/* prefix [0, 1) plus the needed before is the needed now: it is
+		 * known to fail, no run needed to confirm it */
+		if (limit == 0)
+			break;
 		rc = ask(out, fn, ctx, buf, 0, needed, nneeded);
 		if (rc < 0)
 			goto done;
 		if (rc)
 			break;
-		if (nneeded == BISECT_MAX_CULPRITS || limit == 0) {
-			/* limit 0 and still passing: the failure is not monotone */
+		if (nneeded == BISECT_MAX_CULPRITS) {
+			/* the most it looks for, and they alone are not enough */
 			out->cumulative = 1;
 			break;
 		}
@@ -178,29 +184,176 @@ static const report_shard *find_shard(const report *r, const char *spec, mg_err 
 	return found;
 }
 
-/* The test the host of generation g was running when it ended. */
-static const report_test *find_target(const report_shard *s, const report_generation *g)
+static const report_generation *gen_of(const report_shard *s, uint32_t index)
 {
+	if (index < s->ngens && s->gens[index].index == index)
+		return &s->gens[index];
+	for (size_t i = 0; i < s->ngens; i++)
+		if (s->gens[i].index == index)
+			return &s->gens[i];
+	return NULL;
+}
+
+static int same_str(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+/* Shards of one run (same node, suite and arch): their lanes share the
+ * retry queue, so a test killed in one may be retried in another. */
+static int same_run(const report_shard *a, const report_shard *b)
+{
+	return a->node == b->node && same_str(a->suite, b->suite) && same_str(a->arch, b->arch);
+}
+
+/* A killed test's retry: run alone in a fresh host (or memory-limit there). */
+static int is_retry(const report_shard *s, const report_test *t)
+{
+	const report_generation *g = gen_of(s, t->generation);
+	if (!t->name || !g)
+		return 0;
+	return (t->attempts > 1 && g->tests_run == 1) ||
+	       (t->state == TEST_MEMLIMIT && t->attempts > 1);
+}
+
+typedef struct kill_ref {
+	size_t shard; /* index into r->shards */
+	const report_generation *g;
+} kill_ref;
+
+static double gen_end(const report_generation *g)
+{
+	return g->start + g->wall;
+}
+
+/* Could the retry t (of shard rs) be that of the test killed in k? */
+static int retry_after(const report *r, const kill_ref *k, size_t rs, const report_test *t)
+{
+	const report_shard *s = &r->shards[rs];
+	if (rs == k->shard)
+		return t->generation > k->g->index;
+	const report_generation *g = gen_of(s, t->generation);
+	/* a retry starts after the kill (the report's times are rounded) */
+	return g && g->start + 0.001 >= gen_end(k->g);
+}
+
+/*
+ * Pairs the killed hosts of kill's run with the retries, first killed
+ * first retried (one queue): returns the retry of kill's test, or NULL.
+ * With want set, instead returns in *kill_of the kill whose retry is want.
+ */
+static const report_test *match_retry(const report *r, const kill_ref *kill,
+                                      const report_test *want, kill_ref *kill_of)
+{
+	const report_shard *home = &r->shards[kill->shard];
+	kill_ref *kills = NULL;
+	const report_test **claimed = NULL;
+	size_t nkills = 0, nclaimed = 0, ntests = 0;
+	for (size_t i = 0; i < r->nshards; i++)
+		if (same_run(&r->shards[i], home)) {
+			nkills += r->shards[i].ngens;
+			ntests += r->shards[i].ntests;
+		}
+	kills = calloc(nkills + 1, sizeof(*kills));
+	claimed = calloc(ntests + 1, sizeof(*claimed));
+	if (!kills || !claimed)
+		abort();
+	nkills = 0;
+	for (size_t i = 0; i < r->nshards; i++) {
+		const report_shard *s = &r->shards[i];
+		if (!same_run(s, home))
+			continue;
+		for (size_t k = 0; k < s->ngens; k++)
+			if (s->gens[k].end && !strcmp(s->gens[k].end, "kill"))
+				kills[nkills++] = (kill_ref){i, &s->gens[k]};
+	}
+	/* in the order the kills happened (insertion sort: few kills) */
+	for (size_t i = 1; i < nkills; i++)
+		for (size_t k = i; k > 0; k--) {
+			const kill_ref *a = &kills[k - 1], *b = &kills[k];
+			double ea = gen_end(a->g), eb = gen_end(b->g);
+			if (ea < eb ||
+			    (ea == eb && (a->shard < b->shard ||
+			                  (a->shard == b->shard && a->g->index < b->g->index))))
+				break;
+			kill_ref tmp = *a;
+			kills[k - 1] = *b;
+			kills[k] = tmp;
+		}
+	const report_test *result = NULL;
+	for (size_t i = 0; i < nkills && !result; i++) {
+		const kill_ref *k = &kills[i];
+		const report_test *best = NULL;
+		const report_generation *bestg = NULL;
+		int best_same = 0;
+		for (size_t si = 0; si < r->nshards; si++) {
+			const report_shard *s = &r->shards[si];
+			if (!same_run(s, home))
+				continue;
+			for (size_t ti = 0; ti < s->ntests; ti++) {
+				const report_test *t = &s->tests[ti];
+				if (!is_retry(s, t) || !retry_after(r, k, si, t))
+					continue;
+				int taken = 0;
+				for (size_t c = 0; c < nclaimed && !taken; c++)
+					taken = claimed[c] == t;
+				if (taken)
+					continue;
+				const report_generation *g = gen_of(s, t->generation);
+				int same = si == k->shard;
+				/* the earliest; on a tie (no times) the same lane's */
+				if (!best || g->start < bestg->start ||
+				    (g->start == bestg->start && same && !best_same) ||
+				    (g->start == bestg->start && same == best_same &&
+				     t->generation < best->generation)) {
+					best = t;
+					bestg = g;
+					best_same = same;
+				}
+			}
+		}
+		if (!best)
+			continue;
+		claimed[nclaimed++] = best;
+		if (want ? best == want : k->shard == kill->shard && k->g == kill->g) {
+			result = best;
+			if (kill_of)
+				*kill_of = *k;
+		}
+	}
+	free(kills);
+	free(claimed);
+	return result;
+}
+
+/* The test the host of generation g (of shard si) was running when it ended. */
+static const report_test *find_target(const report *r, size_t si, const report_generation *g)
+{
+	const report_shard *s = &r->shards[si];
 	if (!strcmp(g->end, "kill")) {
-		/* retried alone in a fresh host after G: the earliest such retry,
-		 * else the earliest retried test, else one that hit the limit */
-		const report_test *alone = NULL, *retried = NULL, *limit = NULL;
+		/* not retried (--driver wrap): memory-limit in that host */
+		for (size_t i = 0; i < s->ntests; i++)
+			if (s->tests[i].generation == g->index &&
+			    s->tests[i].state == TEST_MEMLIMIT)
+				return &s->tests[i];
+		/* retried alone in a fresh host after g, maybe another lane's */
+		kill_ref k = {si, g};
+		const report_test *t = match_retry(r, &k, NULL, NULL);
+		if (t)
+			return t;
+		/* else the earliest retried test of the lane, else one that hit the limit */
+		const report_test *retried = NULL, *limit = NULL;
 		for (size_t i = 0; i < s->ntests; i++) {
-			const report_test *t = &s->tests[i];
+			t = &s->tests[i];
 			if (t->generation <= g->index)
 				continue;
-			int solo =
-			    t->generation < s->ngens && s->gens[t->generation].tests_run == 1;
-			if (t->attempts > 1 && solo &&
-			    (!alone || t->generation < alone->generation))
-				alone = t;
 			if (t->attempts > 1 && (!retried || t->generation < retried->generation))
 				retried = t;
 			if (t->state == TEST_MEMLIMIT &&
 			    (!limit || t->generation < limit->generation))
 				limit = t;
 		}
-		return alone ? alone : retried ? retried : limit;
+		return retried ? retried : limit;
 	}
 	test_state want = !strcmp(g->end, "crash")     ? TEST_CRASH
 	                  : !strcmp(g->end, "timeout") ? TEST_TIMEOUT
@@ -212,28 +365,89 @@ static const report_test *find_target(const report_shard *s, const report_genera
 	return t;
 }
 
+/* Where the record t (of shard si) failed first: the killed host its retry
+ * came from, else its own host. */
+static kill_ref home_of(const report *r, size_t si, const report_test *t)
+{
+	kill_ref k = {si, gen_of(&r->shards[si], t->generation)};
+	if (is_retry(&r->shards[si], t)) {
+		kill_ref from = k;
+		kill_ref any = {si, k.g};
+		if (match_retry(r, &any, t, &from))
+			return from;
+	}
+	return k;
+}
+
 int bisect_plan_from_report(bisect_plan *out, const report *r, const char *shard, long generation,
                             const char *target, mg_err *err)
 {
-	const report_shard *s = NULL;
+	const report_shard *want_shard = NULL;
+	size_t si = 0;
 	const report_generation *g = NULL;
+	const report_test *t = NULL;
 	memset(out, 0, sizeof(*out));
 	out->generation = -1;
 	if (shard) {
-		s = find_shard(r, shard, err);
-		if (!s)
+		want_shard = find_shard(r, shard, err);
+		if (!want_shard)
 			return MG_EINVAL;
 	}
-	for (size_t i = 0; i < r->nshards && !g; i++) {
-		const report_shard *c = s ? s : &r->shards[i];
-		for (size_t k = 0; k < c->ngens && !g; k++)
-			if (generation >= 0 ? c->gens[k].index == (uint32_t)generation
-			                    : abnormal_end(c->gens[k].end)) {
-				g = &c->gens[k];
-				s = c;
+	if (target) {
+		/* the target's records; the best: in the host asked for, then one
+		 * that ended abnormally, then the first */
+		int best = -1, seen = 0;
+		for (size_t i = 0; i < r->nshards; i++)
+			for (size_t k = 0; k < r->shards[i].ntests; k++) {
+				const report_test *c = &r->shards[i].tests[k];
+				if (!c->name || strcmp(c->name, target))
+					continue;
+				kill_ref h = home_of(r, i, c);
+				if (!h.g || (want_shard && &r->shards[h.shard] != want_shard))
+					continue;
+				seen = 1;
+				if (generation >= 0 && h.g->index != (uint32_t)generation)
+					continue;
+				int score = abnormal_end(h.g->end) ? 1 : 0;
+				if (score > best) {
+					best = score;
+					si = h.shard;
+					g = h.g;
+					t = c;
+				}
 			}
-		if (shard)
-			break;
+		if (!g && generation < 0)
+			return mg_err_set(err, MG_EINVAL, "--crash: no test '%s' in %s", target,
+			                  shard ? "that shard" : "the report");
+		if (!g && !seen) {
+			int anywhere = 0;
+			for (size_t i = 0; i < r->nshards && !anywhere; i++)
+				for (size_t k = 0; k < r->shards[i].ntests && !anywhere; k++)
+					anywhere = r->shards[i].tests[k].name &&
+					           !strcmp(r->shards[i].tests[k].name, target);
+			if (!anywhere)
+				return mg_err_set(err, MG_EINVAL, "--crash: no test '%s' in %s",
+				                  target, shard ? "that shard" : "the report");
+		}
+	}
+	if (!g) {
+		/* the shard asked for, else the first with generation G that ended
+		 * abnormally (else with G), else the first with an abnormal end */
+		for (int pass = 0; pass < 2 && !g; pass++)
+			for (size_t i = 0; i < r->nshards && !g; i++) {
+				const report_shard *c = &r->shards[i];
+				if (want_shard && c != want_shard)
+					continue;
+				for (size_t k = 0; k < c->ngens && !g; k++)
+					if (generation >= 0
+					        ? c->gens[k].index == (uint32_t)generation &&
+					              (pass || abnormal_end(c->gens[k].end))
+					        : abnormal_end(c->gens[k].end)) {
+						g = &c->gens[k];
+						si = i;
+					}
+			}
+		t = NULL;
 	}
 	if (!g) {
 		if (generation >= 0)
@@ -242,32 +456,32 @@ int bisect_plan_from_report(bisect_plan *out, const report *r, const char *shard
 		return mg_err_set(err, MG_EINVAL, "no host crashed or was killed in %s",
 		                  shard ? "that shard" : "the report");
 	}
+	const report_shard *s = &r->shards[si];
 	if (!target && !abnormal_end(g->end))
 		return mg_err_set(err, MG_EINVAL,
 		                  "host %u ended by '%s', not a crash or kill: name the test "
 		                  "with --crash NAME",
 		                  g->index, g->end ? g->end : "?");
-	const report_test *t = NULL;
-	if (target) {
-		for (size_t i = 0; i < s->ntests && !t; i++)
-			if (s->tests[i].name && !strcmp(s->tests[i].name, target))
-				t = &s->tests[i];
-		if (!t)
-			return mg_err_set(err, MG_EINVAL, "--crash: no test '%s' in that shard",
-			                  target);
-	} else {
-		t = find_target(s, g);
+	if (!target) {
+		t = find_target(r, si, g);
 		if (!t)
 			return mg_err_set(err, MG_EINVAL,
 			                  "the report does not say which test host %u was running; "
 			                  "name it with --crash NAME",
 			                  g->index);
 	}
+	const char *name = t ? t->name : target;
+	/* the tests host g ran before the target, in order: with the target's
+	 * record among them, only those before it */
+	size_t end = s->ntests;
 	for (size_t i = 0; i < s->ntests; i++)
-		if (&s->tests[i] != t && s->tests[i].generation == g->index && s->tests[i].name &&
-		    strcmp(s->tests[i].name, t->name))
+		if (&s->tests[i] == t && t->generation == g->index)
+			end = i;
+	for (size_t i = 0; i < end; i++)
+		if (s->tests[i].generation == g->index && s->tests[i].name &&
+		    strcmp(s->tests[i].name, name))
 			plan_add(out, s->tests[i].name);
-	plan_add(out, t->name);
+	plan_add(out, name);
 	out->failure = abnormal_end(g->end) ? report_strdup(g->end) : NULL;
 	char label[32];
 	int nodes = 0;
@@ -295,30 +509,88 @@ typedef struct bisect_ctx {
 	int nhost;
 	unsigned run;
 	int keep;
-	int interrupted;
+	int keep_asked;  /* --keep */
+	int interrupted; /* 130 or 143: a run was interrupted */
 } bisect_ctx;
 
-/* Runs argv with stdout and stderr into out_path; *status as waitpid gives it.
- * -1 when it could not be started. */
-static int run_child(char **argv, const char *out_path, int *status)
+/* The signal (SIGINT, SIGTERM) that asked bisect to stop, and the child
+ * it is waiting for, which is told the same. */
+static volatile sig_atomic_t stop_signal;
+static volatile pid_t running_child;
+
+static void on_stop(int sig)
 {
+	int saved = errno;
+	stop_signal = sig;
+	pid_t pid = running_child;
+	if (pid > 0)
+		kill(pid, sig);
+	errno = saved;
+}
+
+static void install_stop_handlers(struct sigaction *old_int, struct sigaction *old_term)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop;
+	sigemptyset(&sa.sa_mask);
+	stop_signal = 0;
+	running_child = 0;
+	sigaction(SIGINT, &sa, old_int);
+	sigaction(SIGTERM, &sa, old_term);
+}
+
+/* Runs argv with stdout into out_path and stderr into err_path (the same
+ * file when they are equal); *status as waitpid gives it. A SIGINT or
+ * SIGTERM to bisect is passed on to it (it ends its hosts) and waited for.
+ * -1 when it could not be started (or bisect was told to stop before). */
+static int run_child(char **argv, const char *out_path, const char *err_path, int *status)
+{
+	sigset_t block, old;
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
 	fflush(NULL);
-	pid_t pid = fork();
-	if (pid < 0)
+	/* no signal between the fork and running_child being set */
+	sigprocmask(SIG_BLOCK, &block, &old);
+	if (stop_signal) {
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		errno = EINTR;
 		return -1;
+	}
+	pid_t pid = fork();
+	if (pid < 0) {
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		return -1;
+	}
 	if (pid == 0) {
-		int fd = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-		if (fd < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
-			_exit(127);
-		close(fd);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
 		signal(SIGPIPE, SIG_DFL);
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		int fd = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		int fe = strcmp(out_path, err_path)
+		             ? open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644)
+		             : fd;
+		if (fd < 0 || fe < 0 || dup2(fd, 1) < 0 || dup2(fe, 2) < 0)
+			_exit(127);
+		if (fd > 2)
+			close(fd);
+		if (fe > 2 && fe != fd)
+			close(fe);
 		execv(argv[0], argv);
 		_exit(127);
 	}
+	running_child = pid;
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	int rc = 0;
 	while (waitpid(pid, status, 0) < 0)
-		if (errno != EINTR)
-			return -1;
-	return 0;
+		if (errno != EINTR) {
+			rc = -1;
+			break;
+		}
+	running_child = 0;
+	return rc;
 }
 
 static void path_in(const bisect_ctx *c, char *buf, size_t size, const char *name)
@@ -350,10 +622,17 @@ static char **child_argv(const bisect_ctx *c, const char *cmd, char **fixed, siz
 	return argv;
 }
 
-static int exited_interrupted(int status)
+/* The exit code of an interrupted bisect (130 SIGINT, 143 SIGTERM): told
+ * to stop itself, or its child was; 0: neither. */
+static int interrupted_code(int status)
 {
-	return (WIFEXITED(status) && (WEXITSTATUS(status) == 130 || WEXITSTATUS(status) == 143)) ||
-	       (WIFSIGNALED(status) && (WTERMSIG(status) == SIGINT || WTERMSIG(status) == SIGTERM));
+	if (stop_signal)
+		return 128 + stop_signal;
+	if (WIFSIGNALED(status) && (WTERMSIG(status) == SIGINT || WTERMSIG(status) == SIGTERM))
+		return 128 + WTERMSIG(status);
+	if (WIFEXITED(status) && (WEXITSTATUS(status) == 130 || WEXITSTATUS(status) == 143))
+		return WEXITSTATUS(status);
+	return 0;
 }
 
 /* Did the target fail the way it did before? */
@@ -397,15 +676,14 @@ static int oracle(void *ctx, const size_t *idx, size_t n)
 	                 "--report", rep,   "--tests-from", tests};
 	char **argv = child_argv(c, "run", fixed, sizeof(fixed) / sizeof(fixed[0]));
 	int status = 0;
-	int rc = run_child(argv, log, &status);
+	int rc = run_child(argv, log, log, &status);
 	free(argv);
-	if (rc < 0) {
-		fprintf(stderr, "memguard bisect: cannot start %s: %s\n", c->exe, strerror(errno));
+	if ((c->interrupted = interrupted_code(rc < 0 ? 0 : status)) != 0) {
+		fprintf(stderr, "memguard bisect: interrupted\n");
 		return -BISECT_INFRA;
 	}
-	if (exited_interrupted(status)) {
-		c->interrupted = 1;
-		fprintf(stderr, "memguard bisect: interrupted\n");
+	if (rc < 0) {
+		fprintf(stderr, "memguard bisect: cannot start %s: %s\n", c->exe, strerror(errno));
 		return -BISECT_INFRA;
 	}
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 2) {
@@ -507,14 +785,19 @@ static int prepare_config(bisect_ctx *c, const char *path)
 /* Without a report: the host's tests listed before target. */
 static int plan_from_list(bisect_plan *p, bisect_ctx *c, const char *target)
 {
-	char out[512];
+	char out[512], errs[512];
 	path_in(c, out, sizeof(out), "list.txt");
+	path_in(c, errs, sizeof(errs), "list.err");
 	char **argv = child_argv(c, "list", NULL, 0);
 	int status = 0;
-	int rc = run_child(argv, out, &status);
+	int rc = run_child(argv, out, errs, &status);
 	free(argv);
+	if ((c->interrupted = interrupted_code(rc < 0 ? 0 : status)) != 0) {
+		fprintf(stderr, "memguard bisect: interrupted\n");
+		return c->interrupted;
+	}
 	if (rc < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-		fprintf(stderr, "memguard bisect: memguard list failed (see %s)\n", out);
+		fprintf(stderr, "memguard bisect: memguard list failed (see %s)\n", errs);
 		c->keep = 1;
 		return WIFEXITED(status) && WEXITSTATUS(status) == 2 ? BISECT_USAGE : BISECT_INFRA;
 	}
@@ -538,8 +821,10 @@ static int plan_from_list(bisect_plan *p, bisect_ctx *c, const char *target)
 	}
 	free(line);
 	fclose(f);
-	if (!c->keep)
+	if (!c->keep) {
 		unlink(out);
+		unlink(errs);
+	}
 	if (!found) {
 		fprintf(stderr, "memguard bisect: --crash: '%s' is not a test of the host\n",
 		        target);
@@ -577,7 +862,7 @@ static void print_result(const bisect_plan *p, const bisect_result *res)
 		printf("no small culprit: %s %s after the first %zu tests, and more than %d of "
 		       "them are needed (cumulative, e.g. memory left behind by many tests); "
 		       "needed so far:",
-		       target, verb, res->prefix, BISECT_MAX_CULPRITS - 1);
+		       target, verb, res->prefix, BISECT_MAX_CULPRITS);
 		for (size_t i = 0; i < res->nculprits; i++)
 			printf(" %s", p->names[res->culprits[i]]);
 		printf("\n");
@@ -663,11 +948,21 @@ static void cleanup_dir(const bisect_ctx *c)
 		fprintf(stderr, "memguard bisect: runs kept in %s\n", c->dir);
 		return;
 	}
-	path_in(c, path, sizeof(path), "tests.txt");
-	unlink(path);
-	path_in(c, path, sizeof(path), "config.json");
-	unlink(path);
-	rmdir(c->dir);
+	/* its own directory: whatever a run left (an interrupted one, its
+	 * report and log) goes with it */
+	DIR *d = opendir(c->dir);
+	if (d) {
+		struct dirent *e;
+		while ((e = readdir(d)) != NULL) {
+			if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+				continue;
+			path_in(c, path, sizeof(path), e->d_name);
+			unlink(path);
+		}
+		closedir(d);
+	}
+	if (rmdir(c->dir) != 0)
+		fprintf(stderr, "memguard bisect: cannot remove %s: %s\n", c->dir, strerror(errno));
 }
 
 int bisect_main(int argc, char **argv)
@@ -692,7 +987,7 @@ int bisect_main(int argc, char **argv)
 			return 0;
 		}
 		if (!strcmp(a, "--keep")) {
-			c.keep = 1;
+			c.keep = c.keep_asked = 1;
 			continue;
 		}
 		static const char *const mine[] = {"--report", "--shard",  "--crash",
@@ -763,13 +1058,18 @@ int bisect_main(int argc, char **argv)
 		return BISECT_INFRA;
 	}
 	c.exe[n] = '\0';
+	/* from here a SIGINT or SIGTERM ends the child run and the search, and
+	 * the directory is removed */
+	struct sigaction old_int, old_term;
+	install_stop_handlers(&old_int, &old_term);
 	const char *tmpdir = getenv("TMPDIR");
 	snprintf(c.dir, sizeof(c.dir), "%s/memguard-bisect-XXXXXX",
 	         tmpdir && *tmpdir && strlen(tmpdir) < 200 ? tmpdir : "/tmp");
 	if (!mkdtemp(c.dir)) {
 		fprintf(stderr, "memguard bisect: %s: %s\n", c.dir, strerror(errno));
 		c.dir[0] = '\0';
-		return BISECT_INFRA;
+		code = BISECT_INFRA;
+		goto out;
 	}
 
 	code = prepare_config(&c, config);
@@ -802,7 +1102,7 @@ int bisect_main(int argc, char **argv)
 	c.plan = &plan;
 	int rc = bisect_search(&res, plan.n - 1, oracle, &c);
 	if (rc < 0) {
-		code = c.interrupted ? 130 : -rc;
+		code = c.interrupted ? c.interrupted : -rc;
 		goto out;
 	}
 	if (!res.reproduced) {
@@ -818,7 +1118,13 @@ int bisect_main(int argc, char **argv)
 	if (out && write_out(out, &plan, &res) < 0)
 		code = BISECT_INFRA;
 out:
+	if (stop_signal) {
+		code = 128 + stop_signal;
+		c.keep = c.keep_asked; /* no failed run to look at: bisect was told to stop */
+	}
 	cleanup_dir(&c);
 	bisect_plan_free(&plan);
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
 	return code;
 }

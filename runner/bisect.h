@@ -37,7 +37,8 @@ typedef struct bisect_result {
 	int alone;      /* ... and also alone in a fresh host */
 	size_t culprits[BISECT_MAX_CULPRITS]; /* ascending candidate indices */
 	size_t nculprits;
-	int cumulative; /* more than BISECT_MAX_CULPRITS tests are needed */
+	int cumulative; /* more than BISECT_MAX_CULPRITS tests are needed (the
+	                   BISECT_MAX_CULPRITS found alone do not fail) */
 	size_t prefix;  /* the smallest failing prefix of the candidates */
 	unsigned runs;  /* oracle calls made */
 } bisect_result;
@@ -47,8 +48,9 @@ typedef struct bisect_result {
  * target fail and that the target alone does not; then finds by halving the
  * smallest prefix that still fails: its last test is needed. With the needed
  * tests kept, it repeats on the tests before the last one found until the
- * needed tests alone make the target fail. Assumes that adding tests never
- * hides the failure (monotone). O(culprits * log ncand) runs.
+ * needed tests alone make the target fail (not asked again when that set is
+ * already known to fail). Assumes that adding tests never hides the failure
+ * (monotone). O(culprits * log ncand) runs.
  * Returns 0 (out says what was found) or the oracle's negative code.
  */
 int bisect_search(bisect_result *out, size_t ncand, bisect_oracle fn, void *ctx);
@@ -64,12 +66,17 @@ typedef struct bisect_plan {
 } bisect_plan;
 
 /*
- * Picks from r the shard (shard "N" or "NODE.N"; NULL: the first with a host
- * that crashed or was killed), the generation (-1: that shard's first such
- * host) and the test it was running (target NULL: from the report: the test
- * that crashed, or the one retried after the kill); the candidates are the
- * other tests that host ran, in order. MG_EINVAL with a message when the
- * report does not say.
+ * Picks from r the shard (shard "N" or "NODE.N"), the host generation and the
+ * test it was running; the candidates are the tests that host ran before it,
+ * in report order.
+ * - target NULL: the generation given (-1: the first host that crashed or was
+ *   killed; without shard, preferring a shard whose host G ended so), and its
+ *   test: the one that crashed, or the one retried after the kill (retries
+ *   share one queue: the retry may be in another lane's shard of the same
+ *   run; kills and retries are paired first killed, first retried).
+ * - target given: its own host (for a retry, the host it was killed in), or
+ *   host G when generation >= 0; only the tests before its record count.
+ * MG_EINVAL with a message when the report does not say.
  */
 int bisect_plan_from_report(bisect_plan *out, const report *r, const char *shard, long generation,
                             const char *target, mg_err *err);
