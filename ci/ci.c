@@ -25,7 +25,9 @@ static const struct {
      "  Merges the notes of OTHER_REF (e.g. refs/notes/memguard-remote, fetched with\n"
      "  +refs/notes/memguard:refs/notes/memguard-remote) into REF: every commit's two\n"
      "  notes are merged by shard key, and REF gets a notes commit with both parents.\n"
-     "  A missing OTHER_REF merges nothing and exits 0.\n"},
+     "  OTHER_REF must be under refs/notes/ (NAME is short for refs/notes/NAME); a\n"
+     "  branch or revision is a usage error. A missing OTHER_REF merges nothing and\n"
+     "  exits 0.\n"},
     {"show", show_main,
      "Usage: memguard show [--ref REF] [--tests] [REV]\n"
      "  Prints the per-shard table of the note on REV (default HEAD); --tests also\n"
@@ -126,19 +128,25 @@ int ci_opt(const char *cmd, int argc, char **argv, int *i, const char *name, con
 	return 0;
 }
 
+/* a + b, UINT64_MAX when it does not fit. */
+static uint64_t sat_addu(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
 void ci_totals_add(ci_totals *t, const report_shard *s)
 {
 	if (s->peak_va > t->peak_va)
 		t->peak_va = s->peak_va;
 	if (s->peak_rss > t->peak_rss)
 		t->peak_rss = s->peak_rss;
-	t->recycles += s->recycles;
-	t->kills += s->kills;
+	t->recycles = sat_addu(t->recycles, s->recycles);
+	t->kills = sat_addu(t->kills, s->kills);
 	for (int st = 0; st < TEST_STATE_COUNT; st++) {
-		t->tests += s->counts[st];
+		t->tests = sat_addu(t->tests, s->counts[st]);
 		if (st == TEST_FAIL || st == TEST_CRASH || st == TEST_TIMEOUT ||
 		    st == TEST_MEMLIMIT || st == TEST_ERROR)
-			t->failed += s->counts[st];
+			t->failed = sat_addu(t->failed, s->counts[st]);
 	}
 }
 

@@ -55,12 +55,22 @@ typedef struct note_entry {
 	git_oid blob;   /* the note's content */
 } note_entry;
 
+/* An entry of a notes tree that is not a note (a README, say): git keeps
+ * such entries, and so does every notes tree memguard writes. */
+typedef struct notes_other {
+	char *path; /* "README", or "ab/README" inside a fanout directory */
+	git_oid id;
+	git_filemode_t mode;
+} notes_other;
+
 /* All notes of one notes commit, sorted by target. */
 typedef struct notes {
 	git_oid commit; /* the notes commit they were read from */
 	int exists;     /* 0: the ref does not exist yet (no notes) */
 	note_entry *v;
 	size_t n, cap;
+	notes_other *other; /* entries that are not notes, kept as they are */
+	size_t nother;
 } notes;
 
 typedef struct store {
@@ -88,7 +98,8 @@ int store_git_fail(mg_err *err, const char *what);
 /*
  * Reads every note of ref in one pass over its tree (fanout or flat), so a
  * lookup costs a binary search and no object reads. A missing ref gives an
- * empty set with exists = 0. O(notes log notes).
+ * empty set with exists = 0. O(notes log notes). Entries whose path is not
+ * a 40-hex object id go to other (git keeps them; so does store_commit).
  */
 int notes_load(notes *out, git_repository *repo, const char *ref, mg_err *err);
 /* The same from a notes commit given by oid. */
@@ -97,6 +108,9 @@ int notes_load_commit(notes *out, git_repository *repo, const git_oid *commit, m
 const note_entry *notes_find(const notes *n, const git_oid *target);
 /* Inserts or replaces the note of target; keeps the set sorted. */
 void notes_set(notes *n, const git_oid *target, const git_oid *blob);
+/* Adds the non-note entries of from that into lacks; for a path both have,
+ * the smaller object id wins (the same result whichever side is into). */
+void notes_merge_other(notes *into, const notes *from);
 void notes_free(notes *n);
 
 /*
@@ -111,8 +125,8 @@ int store_read_note(report **out, store *s, const notes *n, const git_oid *targe
 int store_write_blob(git_oid *out, git_repository *repo, const report *r, mg_err *err);
 /*
  * Writes a notes tree holding exactly the notes n (flat layout, which git
- * and libgit2 both read), a notes commit with message and parents, and moves
- * ref to it if ref still points at expect (NULL: ref must not exist yet).
+ * and libgit2 both read) and its non-note entries at their paths, a notes commit with message and
+ * parents, and moves ref to it if ref still points at expect (NULL: ref must not exist yet).
  * STORE_ERACE when another writer moved it first.
  */
 int store_commit(git_oid *out, store *s, const notes *n, const git_oid *parents, size_t nparents,
@@ -121,8 +135,11 @@ int store_commit(git_oid *out, store *s, const notes *n, const git_oid *parents,
  * The keyed merge of two notes of target, independent of which side is
  * which: the two reports are ordered by their bytes, the second merged
  * into the first (report_merge), shards sorted by key. Two clones that
- * merge each other's notes therefore write the same blob.
+ * merge each other's notes therefore write the same blob. When a side is
+ * not a memguard report, *out is the side that is (both corrupt: the first
+ * by bytes), err says why, and the return is STORE_CORRUPT.
  */
+#define STORE_CORRUPT 1
 int store_merge_blobs(git_oid *out, git_repository *repo, const git_oid *target, const git_oid *a,
                       const git_oid *b, mg_err *err);
 /* Sorts shards by (node, arch, suite, index) and recomputes the suspects. */

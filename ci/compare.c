@@ -57,6 +57,73 @@ static const char *str(const char *s)
 	return s ? s : "?";
 }
 
+/* Cuts buf (a NUL-terminated string) to fewer than size bytes without splitting a
+ * UTF-8 character: a label cut in the middle of one is not valid UTF-8, and
+ * Jansson refuses it (json_string returns NULL and the field vanishes). */
+static void cut_utf8(char *buf, size_t size)
+{
+	size_t len = strlen(buf);
+	if (len < size)
+		return;
+	len = size - 1;
+	/* Back to the start of the character at the cut... */
+	size_t start = len;
+	while (start > 0 && ((unsigned char)buf[start] & 0xC0) == 0x80)
+		start--;
+	/* ...which stays if it ends before the cut. */
+	size_t clen = report_utf8_valid_len((const unsigned char *)buf + start, len - start);
+	buf[clen && start + clen == len ? len : start] = '\0';
+}
+
+/* snprintf into a label, cut on a character boundary. */
+static void label_fmt(char *buf, size_t size, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void label_fmt(char *buf, size_t size, const char *fmt, ...)
+{
+	char tmp[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(tmp, sizeof(tmp), fmt, ap);
+	va_end(ap);
+	cut_utf8(tmp, size);
+	memcpy(buf, tmp, strlen(tmp) + 1);
+}
+
+/* A JSON string of s; invalid UTF-8 (from a hand-made report) replaced, never dropped. */
+static json_t *jstr(const char *s)
+{
+	json_t *j = json_string(s);
+	if (j)
+		return j;
+	char *clean = report_utf8_sanitize(s, NULL);
+	j = json_string(clean ? clean : "?");
+	free(clean);
+	return j;
+}
+
+/* a + b, and (int64_t)u, clamped to the int64_t range: sums of deltas
+ * from a report are not trusted to fit. */
+static int64_t sat_add(int64_t a, int64_t b)
+{
+	if (b > 0 && a > INT64_MAX - b)
+		return INT64_MAX;
+	if (b < 0 && a < INT64_MIN - b)
+		return INT64_MIN;
+	return a + b;
+}
+
+static int64_t sat_sub(int64_t a, int64_t b)
+{
+	if (b == INT64_MIN)
+		return a >= 0 ? INT64_MAX : a - b;
+	return sat_add(a, -b);
+}
+
+static int64_t sat_i64(uint64_t u)
+{
+	return u > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)u;
+}
+
 static int same_group(const report_shard *a, const report_shard *b)
 {
 	return strcmp(str(a->arch), str(b->arch)) == 0 && strcmp(str(a->suite), str(b->suite)) == 0;
@@ -110,7 +177,7 @@ static void add_metrics(rows *rs, const char *label, const ci_totals *b, const c
 	    {"peak VA", GROWTH_VA}, {"peak RSS", GROWTH_RSS}, {"recycles", GROWTH_RECYCLES}};
 	for (size_t i = 0; i < 3; i++) {
 		row *w = rows_add(rs);
-		snprintf(w->label, sizeof(w->label), "%s", label);
+		label_fmt(w->label, sizeof(w->label), "%s", label);
 		w->metric = metrics[i].name;
 		w->m = metrics[i].m;
 		w->has_base = b != NULL;
@@ -119,9 +186,9 @@ static void add_metrics(rows *rs, const char *label, const ci_totals *b, const c
 		int64_t *v[2] = {&w->base, &w->head};
 		for (int k = 0; k < 2; k++)
 			if (t[k])
-				*v[k] = (int64_t)(w->m == GROWTH_VA    ? t[k]->peak_va
-				                  : w->m == GROWTH_RSS ? t[k]->peak_rss
-				                                       : t[k]->recycles);
+				*v[k] = sat_i64(w->m == GROWTH_VA    ? t[k]->peak_va
+				                : w->m == GROWTH_RSS ? t[k]->peak_rss
+				                                     : t[k]->recycles);
 		if (b && h)
 			growth_exceeded(lim, w->m, w->base, w->head, w->exceeded,
 			                sizeof(w->exceeded));
@@ -154,8 +221,8 @@ static void compare_shards(rows *rs, const report *base, const report *head,
 					ci_totals bt = {0}, ht = {0};
 					ci_totals_add(&bt, find_key(base, h));
 					ci_totals_add(&ht, h);
-					snprintf(label, sizeof(label), "%s %s node %u #%u",
-					         str(h->arch), str(h->suite), h->node, h->index);
+					label_fmt(label, sizeof(label), "%s %s node %u #%u",
+					          str(h->arch), str(h->suite), h->node, h->index);
 					add_metrics(rs, label, &bt, &ht, lim);
 				}
 				continue;
@@ -172,25 +239,32 @@ static void compare_shards(rows *rs, const report *base, const report *head,
 					ci_totals_add(&ht, &head->shards[j]);
 					hh = 1;
 				}
-			snprintf(label, sizeof(label), "%s %s (all shards)", str(g->arch),
-			         str(g->suite));
+			label_fmt(label, sizeof(label), "%s %s (all shards)", str(g->arch),
+			          str(g->suite));
 			add_metrics(rs, label, hb ? &bt : NULL, hh ? &ht : NULL, lim);
 		}
 	}
 }
 
-/* ---- tests, matched by (arch, name), retained VA summed over shards ---- */
+/* ---- tests, matched by (arch, name, suite), retained VA summed over shards ---- */
 
 typedef struct tkey {
-	const char *arch, *name;
+	const char *arch, *name, *suite;
 	int64_t va;
 } tkey;
+
+/* By arch, then name, then suite: the same name in two suites sits side by side. */
+static int tkey_cmp_name(const tkey *x, const tkey *y)
+{
+	int c = strcmp(x->arch, y->arch);
+	return c ? c : strcmp(x->name, y->name);
+}
 
 static int tkey_cmp(const void *a, const void *b)
 {
 	const tkey *x = a, *y = b;
-	int c = strcmp(x->arch, y->arch);
-	return c ? c : strcmp(x->name, y->name);
+	int c = tkey_cmp_name(x, y);
+	return c ? c : strcmp(x->suite, y->suite);
 }
 
 /* The report's tests sorted by key, duplicates summed. */
@@ -206,13 +280,14 @@ static tkey *collect_tests(const report *r, size_t *n)
 		for (size_t t = 0; t < r->shards[i].ntests; t++) {
 			v[k].arch = str(r->shards[i].arch);
 			v[k].name = str(r->shards[i].tests[t].name);
+			v[k].suite = str(r->shards[i].suite);
 			v[k++].va = r->shards[i].tests[t].va_delta;
 		}
 	qsort(v, k, sizeof(*v), tkey_cmp);
 	size_t out = 0;
 	for (size_t i = 0; i < k; i++) {
 		if (out && tkey_cmp(&v[out - 1], &v[i]) == 0)
-			v[out - 1].va += v[i].va;
+			v[out - 1].va = sat_add(v[out - 1].va, v[i].va);
 		else
 			v[out++] = v[i];
 	}
@@ -223,7 +298,7 @@ static tkey *collect_tests(const report *r, size_t *n)
 static int by_growth(const void *a, const void *b)
 {
 	const row *x = a, *y = b;
-	int64_t gx = x->head - x->base, gy = y->head - y->base;
+	int64_t gx = sat_sub(x->head, x->base), gy = sat_sub(y->head, y->base);
 	if (gx != gy)
 		return gx > gy ? -1 : 1;
 	return strcmp(x->label, y->label);
@@ -244,11 +319,17 @@ static void compare_tests(rows *rs, const report *base, const report *head, int 
 		int64_t bv = c == 0 ? b[i].va : 0;
 		if (h[j].va > bv) {
 			row *w = rows_add(rs);
+			/* The suite, when another suite has a test of the same name. */
+			int dup = (j > 0 && tkey_cmp_name(&h[j - 1], &h[j]) == 0) ||
+			          (j + 1 < nh && tkey_cmp_name(&h[j + 1], &h[j]) == 0);
+			char suite[256] = "";
+			if (dup)
+				snprintf(suite, sizeof(suite), " (%s)", h[j].suite);
 			if (multi_arch)
-				snprintf(w->label, sizeof(w->label), "%s [%s]", h[j].name,
-				         h[j].arch);
+				label_fmt(w->label, sizeof(w->label), "%s%s [%s]", h[j].name, suite,
+				          h[j].arch);
 			else
-				snprintf(w->label, sizeof(w->label), "%s", h[j].name);
+				label_fmt(w->label, sizeof(w->label), "%s%s", h[j].name, suite);
 			w->metric = "retained VA";
 			w->m = GROWTH_TEST;
 			w->has_base = c == 0;
@@ -303,8 +384,8 @@ static void fmt_delta(char *buf, size_t size, const row *w)
 		snprintf(buf, size, "%s", w->has_head ? "new" : "gone");
 		return;
 	}
-	int64_t d = w->head - w->base;
-	fmt_value(v, sizeof(v), w->m, d < 0 ? -d : d);
+	int64_t d = sat_sub(w->head, w->base);
+	fmt_value(v, sizeof(v), w->m, d < 0 ? sat_sub(0, d) : d);
 	if (w->base > 0)
 		snprintf(buf, size, "%s%s (%+.1f%%)", d < 0 ? "-" : "+", v,
 		         100.0 * (double)d / (double)w->base);
@@ -398,20 +479,20 @@ static json_t *rows_json(const rows *rs, size_t limit)
 	for (size_t i = 0; i < rs->n && i < limit; i++) {
 		const row *w = &rs->v[i];
 		json_t *o = json_object();
-		json_object_set_new(o, "name", json_string(w->label));
+		json_object_set_new(o, "name", jstr(w->label));
 		json_object_set_new(o, "metric", json_string(growth_metric_name(w->m)));
 		json_object_set_new(o, "base", w->has_base ? json_integer(w->base) : json_null());
 		json_object_set_new(o, "head", w->has_head ? json_integer(w->head) : json_null());
 		if (w->has_base && w->has_head) {
-			json_object_set_new(o, "delta", json_integer(w->head - w->base));
-			json_object_set_new(
-			    o, "percent",
-			    w->base > 0
-			        ? json_real(100.0 * (double)(w->head - w->base) / (double)w->base)
-			        : json_null());
+			int64_t d = sat_sub(w->head, w->base);
+			json_object_set_new(o, "delta", json_integer(d));
+			json_object_set_new(o, "percent",
+			                    w->base > 0
+			                        ? json_real(100.0 * (double)d / (double)w->base)
+			                        : json_null());
 		}
 		json_object_set_new(o, "exceeded",
-		                    w->exceeded[0] ? json_string(w->exceeded) : json_null());
+		                    w->exceeded[0] ? jstr(w->exceeded) : json_null());
 		json_array_append_new(a, o);
 	}
 	return a;
@@ -421,9 +502,9 @@ static json_t *side_json(const side *sd)
 {
 	char sha[GIT_OID_HEXSZ + 1];
 	json_t *o = json_object();
-	json_object_set_new(o, "arg", json_string(sd->arg));
+	json_object_set_new(o, "arg", jstr(sd->arg));
 	if (sd->is_file) {
-		json_object_set_new(o, "file", json_string(sd->arg));
+		json_object_set_new(o, "file", jstr(sd->arg));
 	} else {
 		git_oid_tostr(sha, sizeof(sha), &sd->commit);
 		json_object_set_new(o, "commit", json_string(sha));
@@ -444,10 +525,9 @@ static void output(int fmt, const side *base, const side *head, const char *base
 		json_t *o = json_object();
 		json_object_set_new(o, "base", side_json(base));
 		if (base_what)
-			json_object_set_new(json_object_get(o, "base"), "used",
-			                    json_string(base_what));
+			json_object_set_new(json_object_get(o, "base"), "used", jstr(base_what));
 		json_object_set_new(o, "head", side_json(head));
-		json_object_set_new(o, "limits", json_string(limits));
+		json_object_set_new(o, "limits", jstr(limits));
 		json_object_set_new(o, "shards", rows_json(shards, shards->n));
 		json_object_set_new(o, "base_shards_not_in_head",
 		                    json_integer((json_int_t)left_out));
@@ -457,10 +537,10 @@ static void output(int fmt, const side *base, const side *head, const char *base
 			for (size_t i = 0; i < sets[k]->n; i++)
 				if (sets[k]->v[i].exceeded[0]) {
 					char line[320];
-					snprintf(line, sizeof(line), "%s %s: %s",
-					         sets[k]->v[i].label, sets[k]->v[i].metric,
-					         sets[k]->v[i].exceeded);
-					json_array_append_new(exc, json_string(line));
+					label_fmt(line, sizeof(line), "%s %s: %s",
+					          sets[k]->v[i].label, sets[k]->v[i].metric,
+					          sets[k]->v[i].exceeded);
+					json_array_append_new(exc, jstr(line));
 				}
 		json_object_set_new(o, "exceeded", exc);
 		json_object_set_new(o, "result", json_string(nexc ? "regression" : "pass"));
@@ -510,6 +590,30 @@ static int is_file(const char *path)
 {
 	struct stat st;
 	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/*
+ * 1 when base is head or on head's first-parent line. The walk stops
+ * quietly where the history does (a shallow clone's boundary, the root).
+ * Used in a shallow clone, where git_merge_base fails past the graft.
+ */
+static int first_parent_reaches(git_repository *repo, const git_oid *head, const git_oid *base)
+{
+	git_commit *c = NULL;
+	int found = git_oid_equal(head, base);
+	if (found || git_commit_lookup(&c, repo, head) < 0)
+		return found;
+	while (!found) {
+		git_commit *p = NULL;
+		if (git_commit_parentcount(c) == 0 || git_commit_parent(&p, c, 0) < 0)
+			break;
+		git_commit_free(c);
+		c = p;
+		found = git_oid_equal(git_commit_id(c), base);
+	}
+	git_commit_free(c);
+	git_error_clear();
+	return found;
 }
 
 static int open_store(store *s, const char *ref, mg_err *err)
@@ -590,6 +694,11 @@ int compare_main(int argc, char **argv)
 	if (!sd[0].is_file && !sd[1].is_file) {
 		git_oid mb;
 		int grc = git_merge_base(&mb, s.repo, &sd[0].commit, &sd[1].commit);
+		if (grc < 0 && git_repository_is_shallow(s.repo) == 1 &&
+		    first_parent_reaches(s.repo, &sd[1].commit, &sd[0].commit)) {
+			git_oid_cpy(&mb, &sd[0].commit); /* BASE is HEAD's ancestor: itself */
+			grc = 0;
+		}
 		if (grc < 0 && git_repository_is_shallow(s.repo) == 1) {
 			/* A shallow clone has no history past its graft: the walk fails. */
 			rc = ci_fail(CMD, CI_EXIT_NOTE,

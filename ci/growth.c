@@ -132,7 +132,7 @@ int growth_exceeded(const growth_limits *l, growth_metric m, int64_t base, int64
 	char a[32], b[32];
 	if (head <= base)
 		return 0;
-	uint64_t grew = (uint64_t)(head - base);
+	uint64_t grew = (uint64_t)head - (uint64_t)base; /* no signed overflow */
 	if (l->has_abs[m] && grew > l->abs[m]) {
 		format_abs(a, sizeof(a), m, grew);
 		format_abs(b, sizeof(b), m, l->abs[m]);

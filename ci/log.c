@@ -40,7 +40,9 @@ static void fmt_date(char *buf, size_t size, git_time_t when)
 	strftime(buf, size, "%Y-%m-%d", &tm);
 }
 
-static void print_entries(int fmt, const entry *v, size_t n, size_t skipped, const char *ref)
+/* shallow: the walk stopped at the boundary of a shallow clone. */
+static void print_entries(int fmt, const entry *v, size_t n, size_t skipped, const char *ref,
+                          int shallow)
 {
 	char sha[GIT_OID_HEXSZ + 1], date[32], va[32], rss[32];
 	uint64_t lo = UINT64_MAX, hi = 0;
@@ -68,6 +70,7 @@ static void print_entries(int fmt, const entry *v, size_t n, size_t skipped, con
 		json_t *o = json_object();
 		json_object_set_new(o, "commits", a);
 		json_object_set_new(o, "skipped", json_integer((json_int_t)skipped));
+		json_object_set_new(o, "shallow_boundary", json_boolean(shallow));
 		json_dumpf(o, stdout, JSON_INDENT(2));
 		fputc('\n', stdout);
 		json_decref(o);
@@ -84,6 +87,9 @@ static void print_entries(int fmt, const entry *v, size_t n, size_t skipped, con
 			       (unsigned long long)v[i].t.recycles,
 			       (unsigned long long)v[i].t.tests, v[i].result);
 		}
+		if (shallow)
+			fprintf(stderr, "memguard " CMD ": history ends at the shallow clone's "
+			                "boundary (git fetch --unshallow for more)\n");
 		return;
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -105,13 +111,16 @@ static void print_entries(int fmt, const entry *v, size_t n, size_t skipped, con
 	}
 	printf("%zu commit%s with a note in %s; %zu without a note skipped\n", n, n == 1 ? "" : "s",
 	       ref, skipped);
+	if (shallow)
+		printf("history ends at the shallow clone's boundary (git fetch --unshallow for "
+		       "more)\n");
 }
 
 int log_main(int argc, char **argv)
 {
 	const char *ref = NULL, *rev = NULL, *count = NULL, *format = "text";
 	long limit = 20;
-	int fmt, rc, o;
+	int fmt, rc, o, shallow = 0;
 	store s = {0};
 	notes n = {0};
 	git_revwalk *walk = NULL;
@@ -184,8 +193,51 @@ int log_main(int argc, char **argv)
 	v = calloc(((size_t)limit < n.n ? (size_t)limit : n.n) + 1, sizeof(*v));
 	if (!v)
 		abort();
-	/* Stops at the limit, or once every note has been seen. */
-	while (nv < (size_t)limit && nv < n.n && (rc = git_revwalk_next(&id, walk)) == 0) {
+	/*
+	 * Stops at the limit, or once every note has been seen. In a shallow
+	 * clone the walk fails at the boundary (libgit2 reads the missing
+	 * parents of a graft before it returns the graft itself): the first
+	 * parents are then followed by hand, up to the last commit there is.
+	 */
+	int manual = 0, walked = 0;
+	git_oid last;
+	while (nv < (size_t)limit && nv < n.n) {
+		if (!manual) {
+			rc = git_revwalk_next(&id, walk);
+			if (rc == GIT_ITEROVER)
+				break;
+			if (rc < 0) {
+				if (git_repository_is_shallow(s.repo) != 1)
+					break;
+				git_error_clear();
+				shallow = 1;
+				rc = 0;
+				if (range) /* no hand walk that would honour the range */
+					break;
+				manual = 1;
+				if (!walked) {
+					git_oid_cpy(&id, &start);
+					goto have_id;
+				}
+			}
+		}
+		if (manual) {
+			git_commit *lc = NULL, *pc = NULL;
+			int ok = git_commit_lookup(&lc, s.repo, &last) == 0 &&
+			         git_commit_parentcount(lc) > 0 &&
+			         git_commit_parent(&pc, lc, 0) == 0;
+			if (ok)
+				git_oid_cpy(&id, git_commit_id(pc));
+			git_commit_free(pc);
+			git_commit_free(lc);
+			if (!ok) {
+				git_error_clear();
+				break;
+			}
+		}
+	have_id:
+		git_oid_cpy(&last, &id);
+		walked = 1;
 		const note_entry *e = notes_find(&n, &id);
 		git_commit *c = NULL;
 		report *r = NULL;
@@ -220,7 +272,7 @@ int log_main(int argc, char **argv)
 		rc = ci_fail(CMD, CI_EXIT_INFRA, "%s", err.msg);
 		goto out;
 	}
-	print_entries(fmt, v, nv, skipped, s.ref);
+	print_entries(fmt, v, nv, skipped, s.ref, shallow);
 	logcache_save(cache, &n);
 	rc = CI_EXIT_OK;
 out:

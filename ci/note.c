@@ -77,16 +77,21 @@ static int note_once(store *s, const git_oid *target, const report *fresh, int *
 	report *old = NULL, *merged = NULL;
 	git_oid blob, commit;
 	char *msg = NULL;
-	mg_err lerr;
 	int rc = notes_load(&n, s->repo, s->ref, err);
 	if (rc < 0)
 		return rc;
 	const note_entry *e = notes_find(&n, target);
-	if (e) {
-		if ((rc = store_read(&old, s->repo, &e->blob, target, err)) < 0)
-			goto out;
+	if (e && (rc = store_read(&old, s->repo, &e->blob, target, err)) == MG_EINVAL) {
+		/* Not a report (corrupt, or written by hand): replaced, never a dead end. */
+		fprintf(stderr, "memguard " CMD ": warning: %s; replacing it with this report\n",
+		        err->msg);
+		rc = 0;
+	} else if (rc < 0) {
+		goto out;
+	}
+	if (old) {
 		/* merged starts as a copy of the old note: re-read it. */
-		if ((rc = store_read(&merged, s->repo, &e->blob, target, &lerr)) < 0)
+		if ((rc = store_read(&merged, s->repo, &e->blob, target, err)) < 0)
 			goto out;
 		size_t nsus =
 		    merged->nsuspects > fresh->nsuspects ? merged->nsuspects : fresh->nsuspects;

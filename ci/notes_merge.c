@@ -11,17 +11,57 @@
 #define CMD   "notes-merge"
 #define TRIES 5
 
-/* Resolves OTHER_REF as a ref (short names under refs/notes/) or a revision. */
+/*
+ * Resolves OTHER_REF: only a ref under refs/notes/ ("memguard-remote" is
+ * short for refs/notes/memguard-remote) that points at a commit. Anything
+ * else (a branch, a revision) would move the notes ref onto code history.
+ * MG_ENOTFOUND when no such ref exists (the first CI run: nothing to merge),
+ * MG_EINVAL, naming the argument, when other is not a notes ref.
+ */
 static int resolve_other(git_oid *out, store *s, const char *other, mg_err *err)
 {
 	char full[256];
+	git_reference *ref = NULL;
+	git_object *obj = NULL;
 	store_ref_name(full, sizeof(full), other);
-	int rc = git_reference_name_to_id(out, s->repo, full);
-	if (rc == 0)
-		return 0;
-	if (rc != GIT_ENOTFOUND && rc != GIT_EINVALIDSPEC)
+	if (strncmp(full, "refs/notes/", 11) != 0 || !git_reference_is_valid_name(full))
+		return mg_err_set(err, MG_EINVAL,
+		                  "'%s' is not a notes ref (refs/notes/NAME, or NAME for short)",
+		                  other);
+	int rc = git_reference_lookup(&ref, s->repo, full);
+	if (rc == GIT_ENOTFOUND) {
+		/* "main", "HEAD", a sha: a revision, not a notes ref that is missing. */
+		if (git_revparse_single(&obj, s->repo, other) == 0) {
+			git_object_free(obj);
+			return mg_err_set(err, MG_EINVAL,
+			                  "'%s' is a revision, not a notes ref (%s does not exist)",
+			                  other, full);
+		}
+		git_error_clear();
+		return mg_err_set(err, MG_ENOTFOUND, "%s does not exist", other);
+	}
+	if (rc < 0)
 		return store_git_fail(err, full);
-	return store_resolve(out, s, other, err);
+	rc = git_reference_peel(&obj, ref, GIT_OBJECT_COMMIT);
+	git_reference_free(ref);
+	if (rc < 0)
+		return mg_err_set(err, MG_EINVAL, "'%s' (%s) does not point at a notes commit",
+		                  other, full);
+	git_oid_cpy(out, git_object_id(obj));
+	git_object_free(obj);
+	return 0;
+}
+
+/* A commit whose tree holds entries but not one note is code, not notes. */
+static int check_notes_commit(store *s, const git_oid *id, const char *other, mg_err *err)
+{
+	notes n;
+	int rc = notes_load_commit(&n, s->repo, id, err);
+	if (rc == 0 && n.n == 0 && n.nother > 0)
+		rc = mg_err_set(err, MG_EINVAL,
+		                "'%s' is not a notes ref: its tree holds files, not notes", other);
+	notes_free(&n);
+	return rc;
 }
 
 /* Moves the ref to to (fast-forward or first creation), by compare-and-swap. */
@@ -67,6 +107,7 @@ static int merge_once(store *s, const git_oid *theirs_id, const char *other, cha
 	}
 	if ((rc = notes_load_commit(&theirs, s->repo, theirs_id, err)) < 0)
 		goto out;
+	notes_merge_other(&ours, &theirs);
 	for (size_t i = 0; i < theirs.n; i++) {
 		const note_entry *t = &theirs.v[i];
 		const note_entry *o = notes_find(&ours, &t->target);
@@ -75,9 +116,21 @@ static int merge_once(store *s, const git_oid *theirs_id, const char *other, cha
 			notes_set(&ours, &t->target, &t->blob);
 			added++;
 		} else if (!git_oid_equal(&o->blob, &t->blob)) {
-			if ((rc = store_merge_blobs(&blob, s->repo, &t->target, &o->blob, &t->blob,
-			                            err)) < 0)
+			mg_err merr;
+			int mrc = store_merge_blobs(&blob, s->repo, &t->target, &o->blob, &t->blob,
+			                            &merr);
+			if (mrc == STORE_CORRUPT) {
+				char sha[GIT_OID_HEXSZ + 1];
+				git_oid_tostr(sha, sizeof(sha), &t->target);
+				fprintf(stderr,
+				        "memguard " CMD ": warning: %s (commit %s); kept the side "
+				        "that is a report\n",
+				        merr.msg, sha);
+			} else if (mrc < 0) {
+				*err = merr;
+				rc = mrc;
 				goto out;
+			}
 			notes_set(&ours, &t->target, &blob);
 			merged++;
 		}
@@ -130,6 +183,12 @@ int notes_merge_main(int argc, char **argv)
 	if ((rc = store_open(&s, ref, &err)) < 0)
 		return ci_fail(CMD, rc == MG_EINVAL ? CI_EXIT_USAGE : CI_EXIT_INFRA, "%s", err.msg);
 	rc = resolve_other(&theirs, &s, other, &err);
+	if (rc == 0)
+		rc = check_notes_commit(&s, &theirs, other, &err);
+	if (rc == MG_EINVAL) {
+		rc = ci_fail(CMD, CI_EXIT_USAGE, "%s", err.msg);
+		goto out;
+	}
 	if (rc == MG_ENOTFOUND) {
 		fprintf(stderr, "memguard " CMD ": %s does not exist: nothing to merge\n", other);
 		rc = CI_EXIT_OK;

@@ -92,11 +92,75 @@ static void notes_push(notes *n, const git_oid *target, const git_oid *blob)
 	n->n++;
 }
 
+static void other_push(notes *n, const char *path, const git_oid *id, git_filemode_t mode)
+{
+	n->other = realloc(n->other, (n->nother + 1) * sizeof(*n->other));
+	char *p = strdup(path);
+	if (!n->other || !p)
+		abort();
+	n->other[n->nother].path = p;
+	git_oid_cpy(&n->other[n->nother].id, id);
+	n->other[n->nother].mode = mode;
+	n->nother++;
+}
+
+static int is_hex(const char *s, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f') ||
+		      (s[i] >= 'A' && s[i] <= 'F')))
+			return 0;
+	return 1;
+}
+
+/*
+ * The entries of a notes (sub)tree: hex is the object id so far (the fanout
+ * directories above), dir their path. A blob whose hex path makes 40 digits
+ * is a note; a directory of 2 hex digits is fanout; anything else is kept
+ * as it is (git_note_next skips such entries without saying so, which left
+ * its id unwritten).
+ */
+static int load_tree(notes *out, git_repository *repo, const git_tree *tree, const char *hex,
+                     const char *dir, int depth, mg_err *err)
+{
+	size_t count = git_tree_entrycount(tree), hl = strlen(hex);
+	for (size_t i = 0; i < count; i++) {
+		const git_tree_entry *te = git_tree_entry_byindex(tree, i);
+		const char *name = git_tree_entry_name(te);
+		size_t nl = strlen(name);
+		git_filemode_t mode = git_tree_entry_filemode(te);
+		char path[GIT_OID_HEXSZ * 2 + 256], id[GIT_OID_HEXSZ + 1];
+		snprintf(path, sizeof(path), "%s%s%s", dir, *dir ? "/" : "", name);
+		if (hl + nl <= GIT_OID_HEXSZ && is_hex(name, nl)) {
+			memcpy(id, hex, hl);
+			memcpy(id + hl, name, nl + 1);
+			git_oid target;
+			if (hl + nl == GIT_OID_HEXSZ && mode != GIT_FILEMODE_TREE &&
+			    git_tree_entry_type(te) == GIT_OBJECT_BLOB &&
+			    git_oid_fromstr(&target, id) == 0) {
+				notes_push(out, &target, git_tree_entry_id(te));
+				continue;
+			}
+			if (nl == 2 && mode == GIT_FILEMODE_TREE && depth < GIT_OID_HEXSZ / 2) {
+				git_tree *sub = NULL;
+				if (git_tree_lookup(&sub, repo, git_tree_entry_id(te)) < 0)
+					return store_git_fail(err, "cannot read the notes tree");
+				int rc = load_tree(out, repo, sub, id, path, depth + 1, err);
+				git_tree_free(sub);
+				if (rc < 0)
+					return rc;
+				continue;
+			}
+		}
+		other_push(out, path, git_tree_entry_id(te), mode);
+	}
+	return 0;
+}
+
 int notes_load_commit(notes *out, git_repository *repo, const git_oid *commit_id, mg_err *err)
 {
 	git_commit *commit = NULL;
-	git_note_iterator *it = NULL;
-	git_oid blob, target;
+	git_tree *tree = NULL;
 	int rc;
 	memset(out, 0, sizeof(*out));
 	if (git_commit_lookup(&commit, repo, commit_id) < 0) {
@@ -105,26 +169,23 @@ int notes_load_commit(notes *out, git_repository *repo, const git_oid *commit_id
 	}
 	git_oid_cpy(&out->commit, commit_id);
 	out->exists = 1;
-	rc = git_note_commit_iterator_new(&it, commit);
-	if (rc == GIT_ENOTFOUND) { /* an empty notes tree */
-		rc = 0;
-		goto out;
-	}
-	if (rc < 0) {
+	if (git_commit_tree(&tree, commit) < 0) {
 		rc = store_git_fail(err, "cannot read the notes tree");
 		goto out;
 	}
-	while ((rc = git_note_next(&blob, &target, it)) == 0)
-		notes_push(out, &target, &blob);
-	if (rc != GIT_ITEROVER) {
-		rc = store_git_fail(err, "cannot read the notes tree");
+	if ((rc = load_tree(out, repo, tree, "", "", 0, err)) < 0)
 		goto out;
-	}
-	rc = 0;
-	if (out->n)
+	if (out->n) {
+		/* The same commit noted twice (flat and fanout): keep one, as git does. */
 		qsort(out->v, out->n, sizeof(*out->v), entry_cmp);
+		size_t k = 0;
+		for (size_t i = 0; i < out->n; i++)
+			if (!k || !git_oid_equal(&out->v[k - 1].target, &out->v[i].target))
+				out->v[k++] = out->v[i];
+		out->n = k;
+	}
 out:
-	git_note_iterator_free(it);
+	git_tree_free(tree);
 	git_commit_free(commit);
 	return rc;
 }
@@ -161,8 +222,27 @@ void notes_set(notes *n, const git_oid *target, const git_oid *blob)
 	qsort(n->v, n->n, sizeof(*n->v), entry_cmp); /* nearly sorted: cheap enough */
 }
 
+void notes_merge_other(notes *into, const notes *from)
+{
+	for (size_t i = 0; i < from->nother; i++) {
+		const notes_other *f = &from->other[i];
+		size_t j = 0;
+		while (j < into->nother && strcmp(into->other[j].path, f->path) != 0)
+			j++;
+		if (j == into->nother)
+			other_push(into, f->path, &f->id, f->mode);
+		else if (git_oid_cmp(&f->id, &into->other[j].id) < 0) {
+			git_oid_cpy(&into->other[j].id, &f->id);
+			into->other[j].mode = f->mode;
+		}
+	}
+}
+
 void notes_free(notes *n)
 {
+	for (size_t i = 0; i < n->nother; i++)
+		free(n->other[i].path);
+	free(n->other);
 	free(n->v);
 	memset(n, 0, sizeof(*n));
 }
@@ -240,6 +320,28 @@ static int signature(git_signature **out, git_repository *repo)
 	return git_signature_now(out, "memguard", "memguard@localhost");
 }
 
+/*
+ * The index in n->other of a non-note inside the deepest fanout directory
+ * whose digits start hex (the note's 40 digits), or -1.
+ */
+static int fanout_dir(const notes *n, const char *hex)
+{
+	int best = -1;
+	size_t best_len = 0;
+	for (size_t i = 0; i < n->nother; i++) {
+		const char *p = n->other[i].path, *slash = strrchr(p, '/');
+		size_t h = 0, ok = slash != NULL;
+		for (const char *c = p; ok && c < slash; c++)
+			if (*c != '/')
+				ok = hex[h++] == *c;
+		if (ok && h > best_len) {
+			best = (int)i;
+			best_len = h;
+		}
+	}
+	return best;
+}
+
 int store_commit(git_oid *out, store *s, const notes *n, const git_oid *parent_ids, size_t nparents,
                  const git_oid *expect, const char *message, mg_err *err)
 {
@@ -258,9 +360,25 @@ int store_commit(git_oid *out, store *s, const notes *n, const git_oid *parent_i
 		store_git_fail(err, "cannot build the notes tree");
 		goto out;
 	}
+	size_t nested = 0;
 	for (size_t i = 0; i < n->n; i++) {
 		git_oid_tostr(name, sizeof(name), &n->v[i].target);
+		if (fanout_dir(n, name) >= 0) {
+			nested++;
+			continue;
+		}
 		if (git_treebuilder_insert(NULL, tb, name, &n->v[i].blob, GIT_FILEMODE_BLOB) < 0) {
+			store_git_fail(err, "cannot build the notes tree");
+			goto out;
+		}
+	}
+	for (size_t i = 0; i < n->nother; i++) {
+		const notes_other *o = &n->other[i];
+		if (strchr(o->path, '/')) {
+			nested++;
+			continue;
+		}
+		if (git_treebuilder_insert(NULL, tb, o->path, &o->id, o->mode) < 0) {
 			store_git_fail(err, "cannot build the notes tree");
 			goto out;
 		}
@@ -269,6 +387,46 @@ int store_commit(git_oid *out, store *s, const notes *n, const git_oid *parent_i
 	    git_tree_lookup(&tree, s->repo, &tree_id) < 0) {
 		store_git_fail(err, "cannot write the notes tree");
 		goto out;
+	}
+	if (nested) { /* non-notes inside fanout directories: at their paths */
+		git_tree_update *up = calloc(nested, sizeof(*up));
+		char(*paths)[2 * GIT_OID_HEXSZ] = calloc(n->n ? n->n : 1, sizeof(*paths));
+		size_t k = 0;
+		if (!up || !paths)
+			abort();
+		/* A note that a fanout directory would hide from libgit2 (it looks only
+		 * there once the directory exists) goes in it, as git would put it. */
+		for (size_t i = 0; i < n->n; i++) {
+			git_oid_tostr(name, sizeof(name), &n->v[i].target);
+			int d = fanout_dir(n, name);
+			if (d < 0)
+				continue;
+			const char *dir = n->other[d].path;
+			size_t dl = (size_t)(strrchr(dir, '/') - dir), hl = 0;
+			for (size_t c = 0; c < dl; c++)
+				hl += dir[c] != '/';
+			snprintf(paths[i], sizeof(paths[i]), "%.*s/%s", (int)dl, dir, name + hl);
+			up[k].action = GIT_TREE_UPDATE_UPSERT;
+			git_oid_cpy(&up[k].id, &n->v[i].blob);
+			up[k].filemode = GIT_FILEMODE_BLOB;
+			up[k++].path = paths[i];
+		}
+		for (size_t i = 0; i < n->nother; i++)
+			if (strchr(n->other[i].path, '/')) {
+				up[k].action = GIT_TREE_UPDATE_UPSERT;
+				git_oid_cpy(&up[k].id, &n->other[i].id);
+				up[k].filemode = n->other[i].mode;
+				up[k++].path = n->other[i].path;
+			}
+		int urc = git_tree_create_updated(&tree_id, s->repo, tree, k, up);
+		free(up);
+		free(paths);
+		git_tree_free(tree);
+		tree = NULL;
+		if (urc < 0 || git_tree_lookup(&tree, s->repo, &tree_id) < 0) {
+			store_git_fail(err, "cannot write the notes tree");
+			goto out;
+		}
 	}
 	for (size_t i = 0; i < nparents; i++)
 		if (git_commit_lookup(&parents[i], s->repo, &parent_ids[i]) < 0) {
@@ -374,9 +532,15 @@ int store_merge_blobs(git_oid *out, git_repository *repo, const git_oid *target,
 		la = (size_t)git_blob_rawsize(ba);
 		lb = (size_t)git_blob_rawsize(bb);
 	}
-	if ((rc = parse_report(&into, git_blob_rawcontent(ba), la, what, err)) < 0 ||
-	    (rc = parse_report(&from, git_blob_rawcontent(bb), lb, what, err)) < 0)
+	mg_err ferr;
+	int ia = parse_report(&into, git_blob_rawcontent(ba), la, what, err);
+	int ib = parse_report(&from, git_blob_rawcontent(bb), lb, what, ia < 0 ? &ferr : err);
+	if (ia < 0 || ib < 0) {
+		/* Keep the side that is a report (both corrupt: the first by bytes). */
+		git_oid_cpy(out, git_blob_id(ia < 0 && ib == 0 ? bb : ba));
+		rc = STORE_CORRUPT;
 		goto out;
+	}
 	size_t nsus = into->nsuspects > from->nsuspects ? into->nsuspects : from->nsuspects;
 	store_canonical(into, nsus);
 	store_canonical(from, nsus);

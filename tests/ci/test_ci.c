@@ -863,9 +863,16 @@ static void corrupt_case(const char *content)
 	r = run_in(rd, "log", NULL);
 	CU_ASSERT_EQUAL(r->rc, 3);
 	CU_ASSERT_PTR_NOT_NULL(strstr(r->err, sh7));
+	/* note replaces the note that is not a report, with a warning naming it. */
 	r = run_in(rd, "note", "--commit", "HEAD~1", rep, NULL);
-	CU_ASSERT_EQUAL(r->rc, 3);
+	CU_ASSERT_EQUAL(r->rc, 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r->err, "warning"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(r->err, sh7));
+	CU_ASSERT_PTR_NULL(strstr(r->err, "(null)"));
+	report *n = read_note(repo, REF, &c[0]);
+	CU_ASSERT(n && n->nshards == 1);
+	report_free(n);
+	CU_ASSERT_EQUAL(run_in(rd, "show", "HEAD~1", NULL)->rc, 0);
 	git_repository_free(repo);
 	cleanup();
 }
@@ -1287,6 +1294,340 @@ static void usage(void)
 	cleanup();
 }
 
+/* ---- defects found in review ---- */
+
+/* Adds blob content at path ("README" or "ab/README") to the notes tree of
+ * REF, as a hand edit or another tool would: git keeps such entries. */
+static void notes_add_file(git_repository *repo, const char *path, const char *content)
+{
+	git_oid head, blob, tree_id, commit_id;
+	git_commit *parent = NULL;
+	git_tree *tree = NULL, *nt = NULL;
+	git_signature *sig = NULL;
+	git_tree_update up;
+	CU_ASSERT_FATAL(git_reference_name_to_id(&head, repo, REF) == 0);
+	CU_ASSERT_FATAL(git_commit_lookup(&parent, repo, &head) == 0);
+	CU_ASSERT_FATAL(git_commit_tree(&tree, parent) == 0);
+	CU_ASSERT_FATAL(git_blob_create_from_buffer(&blob, repo, content, strlen(content)) == 0);
+	memset(&up, 0, sizeof(up));
+	up.action = GIT_TREE_UPDATE_UPSERT;
+	git_oid_cpy(&up.id, &blob);
+	up.filemode = GIT_FILEMODE_BLOB;
+	up.path = path;
+	CU_ASSERT_FATAL(git_tree_create_updated(&tree_id, repo, tree, 1, &up) == 0);
+	CU_ASSERT_FATAL(git_tree_lookup(&nt, repo, &tree_id) == 0);
+	git_signature_now(&sig, "Test", "test@example.com");
+	CU_ASSERT_FATAL(git_commit_create(&commit_id, repo, REF, sig, sig, NULL, "a file", nt, 1,
+	                                  (const git_commit **)&parent) == 0);
+	git_signature_free(sig);
+	git_tree_free(nt);
+	git_tree_free(tree);
+	git_commit_free(parent);
+}
+
+/* 1 when the notes tree of REF has content at path. */
+static int notes_has_file(git_repository *repo, const char *path, const char *content)
+{
+	git_oid head;
+	git_commit *c = NULL;
+	git_tree *t = NULL;
+	git_tree_entry *e = NULL;
+	git_blob *b = NULL;
+	int ok = git_reference_name_to_id(&head, repo, REF) == 0 &&
+	         git_commit_lookup(&c, repo, &head) == 0 && git_commit_tree(&t, c) == 0 &&
+	         git_tree_entry_bypath(&e, t, path) == 0 &&
+	         git_blob_lookup(&b, repo, git_tree_entry_id(e)) == 0 &&
+	         (size_t)git_blob_rawsize(b) == strlen(content) &&
+	         memcmp(git_blob_rawcontent(b), content, strlen(content)) == 0;
+	git_blob_free(b);
+	git_tree_entry_free(e);
+	git_tree_free(t);
+	git_commit_free(c);
+	return ok;
+}
+
+/* A README in the notes tree (top level and inside a fanout directory) is
+ * not a note: it neither clobbers a note nor makes one for a garbage commit,
+ * and every notes tree memguard writes keeps it. */
+static void notes_non_note_entries(void)
+{
+	const char *dir = setup();
+	const char *rd = path_in(dir, "repo");
+	git_repository *repo = mk_repo(rd);
+	git_oid c[3];
+	char hex[41], nested[64];
+	commits(repo, 3, c);
+	const char *r1 = save_report(mk_report(1, "x64", "s", 0, GIB, MIB, 0, 0), dir, "1.json");
+	const char *r2 =
+	    save_report(mk_report(2, "x64", "s", 0, 2 * GIB, MIB, 0, 0), dir, "2.json");
+	CU_ASSERT_EQUAL(run_in(rd, "note", "--commit", "HEAD~2", r1, NULL)->rc, 0);
+	notes_add_file(repo, "README", "notes of memguard\n");
+	sha_of(hex, &c[1]);
+	snprintf(nested, sizeof(nested), "%.2s/README", hex);
+	notes_add_file(repo, nested, "nested\n");
+	/* A note after the README: the entry the iterator used to reuse. */
+	CU_ASSERT_EQUAL(run_in(rd, "note", "--commit", "HEAD", r1, NULL)->rc, 0);
+	CU_ASSERT_EQUAL(run_in(rd, "note", "--commit", "HEAD~1", r2, NULL)->rc, 0);
+	CU_ASSERT(notes_has_file(repo, "README", "notes of memguard\n"));
+	CU_ASSERT(notes_has_file(repo, nested, "nested\n"));
+	for (int i = 0; i < 3; i++) {
+		report *n = read_note(repo, REF, &c[i]);
+		CU_ASSERT(n && n->nshards == 1 &&
+		          note_has_shard(n, i == 1 ? 2 : 1, "x64", i == 1 ? 2 * GIB : GIB));
+		report_free(n);
+	}
+	run *r = run_in(rd, "log", NULL);
+	CU_ASSERT_EQUAL(r->rc, 0);
+	CU_ASSERT_EQUAL(count_lines_with(r->out, "  VA "), 3);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r->out, "3 commits with a note"));
+	/* git sees three notes, on the three commits, and the files as they were. */
+	CU_ASSERT_EQUAL(
+	    sh("git --git-dir=%s/.git notes --ref=memguard list | wc -l | grep -qx 3", rd), 0);
+	notes n;
+	mg_err err;
+	CU_ASSERT_EQUAL_FATAL(notes_load(&n, repo, REF, &err), 0);
+	CU_ASSERT_EQUAL(n.n, 3);
+	CU_ASSERT_EQUAL(n.nother, 2);
+	notes_free(&n);
+	git_repository_free(repo);
+	cleanup();
+}
+
+/* notes-merge takes only a notes ref: a branch or a revision would move the
+ * notes ref onto the code's history. */
+static void notes_merge_rejects_code(void)
+{
+	const char *dir = setup();
+	const char *rd = path_in(dir, "repo");
+	git_repository *repo = mk_repo(rd);
+	git_oid c[2], before, after;
+	commits(repo, 2, c);
+	const char *rep = save_report(mk_report(1, "x64", "s", 0, GIB, MIB, 0, 0), dir, "m.json");
+	CU_ASSERT_EQUAL(run_in(rd, "note", rep, NULL)->rc, 0);
+	CU_ASSERT_FATAL(git_reference_name_to_id(&before, repo, REF) == 0);
+	static const char *const bad[] = {"refs/heads/main", "HEAD", "HEAD~1", "main",
+	                                  "refs/tags/none"};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		run *r = run_in(rd, "notes-merge", bad[i], NULL);
+		CU_ASSERT_EQUAL(r->rc, 2);
+		CU_ASSERT_PTR_NOT_NULL(strstr(r->err, bad[i]));
+	}
+	/* A name that is neither a notes ref nor a revision: nothing to merge yet. */
+	run *r = run_in(rd, "notes-merge", "nosuch", NULL);
+	CU_ASSERT_EQUAL(r->rc, 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r->err, "nothing to merge"));
+	/* A ref under refs/notes/ that points at code. */
+	git_reference *ref = NULL;
+	CU_ASSERT_FATAL(git_reference_create(&ref, repo, "refs/notes/code", &c[1], 0, "test") == 0);
+	git_reference_free(ref);
+	r = run_in(rd, "notes-merge", "refs/notes/code", NULL);
+	CU_ASSERT_EQUAL(r->rc, 2);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r->err, "refs/notes/code"));
+	CU_ASSERT_FATAL(git_reference_name_to_id(&after, repo, REF) == 0);
+	CU_ASSERT(git_oid_equal(&before, &after));
+	git_repository_free(repo);
+	cleanup();
+}
+
+/* A corrupt note on one side does not block the merge: the side that is a
+ * report is kept, with a warning naming the commit, and both clones still
+ * converge. */
+static void notes_merge_corrupt(void)
+{
+	const char *dir = setup();
+	const char *da = path_in(dir, "a"), *db = path_in(dir, "b");
+	git_repository *a = mk_repo(da), *b = NULL;
+	git_oid c[2], ta, tb, note_id;
+	char sha[41];
+	commits(a, 2, c);
+	CU_ASSERT_FATAL(sh("git clone -q %s %s", da, db) == 0);
+	CU_ASSERT_FATAL(git_repository_open(&b, db) == 0);
+	const char *a1 =
+	    save_report(mk_report(1, "x64", "s", 0, 2 * GIB, MIB, 1, 0), dir, "a1.json");
+	const char *b1 =
+	    save_report(mk_report(2, "x64", "s", 0, 3 * GIB, MIB, 2, 0), dir, "b1.json");
+	CU_ASSERT_EQUAL(run_in(da, "note", a1, NULL)->rc, 0);
+	CU_ASSERT_EQUAL(run_in(da, "note", "--commit", "HEAD~1", a1, NULL)->rc, 0);
+	git_signature *sig = NULL;
+	git_signature_now(&sig, "Test", "test@example.com");
+	CU_ASSERT_FATAL(git_note_create(&note_id, b, REF, sig, sig, &c[1], "not a report\n", 0) ==
+	                0);
+	git_signature_free(sig);
+	CU_ASSERT_EQUAL(run_in(db, "note", "--commit", "HEAD~1", b1, NULL)->rc, 0);
+	CU_ASSERT_EQUAL_FATAL(fetch_notes(da, db, "refs/notes/memguard-remote"), 0);
+	CU_ASSERT_EQUAL_FATAL(fetch_notes(db, da, "refs/notes/memguard-remote"), 0);
+	sha_of(sha, &c[1]);
+	run *r = run_in(da, "notes-merge", "memguard-remote", NULL);
+	CU_ASSERT_EQUAL(r->rc, 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r->err, "warning"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(r->err, sha));
+	r = run_in(db, "notes-merge", "memguard-remote", NULL);
+	CU_ASSERT_EQUAL(r->rc, 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r->err, sha));
+	CU_ASSERT_FATAL(notes_tree(a, &ta) == 0 && notes_tree(b, &tb) == 0);
+	CU_ASSERT(git_oid_equal(&ta, &tb));
+	report *n = read_note(a, REF, &c[1]); /* A's report, not the corrupt note */
+	CU_ASSERT(n && n->nshards == 1 && note_has_shard(n, 1, "x64", 2 * GIB));
+	report_free(n);
+	n = read_note(a, REF, &c[0]); /* merged as usual */
+	CU_ASSERT(n && n->nshards == 2);
+	report_free(n);
+	git_repository_free(a);
+	git_repository_free(b);
+	cleanup();
+}
+
+/* A shallow clone (depth 2) of a repository with 5 noted commits. */
+static const char *shallow_clone(git_oid *c)
+{
+	const char *dir = root;
+	const char *da = path_in(dir, "full"), *ds = path_in(dir, "shallow");
+	git_repository *a = mk_repo(da);
+	commits(a, 5, c);
+	for (int i = 0; i < 5; i++) {
+		char rev[16], name[16];
+		snprintf(rev, sizeof(rev), "HEAD~%d", 4 - i);
+		snprintf(name, sizeof(name), "%d.json", i);
+		const char *rep = save_report(
+		    mk_report(1, "x64", "s", 0, GIB + (uint64_t)i * MIB, MIB, 0, 0), dir, name);
+		CU_ASSERT_EQUAL(run_in(da, "note", "--commit", rev, rep, NULL)->rc, 0);
+	}
+	git_repository_free(a);
+	CU_ASSERT_FATAL(sh("git clone -q --depth 2 file://%s %s", da, ds) == 0);
+	CU_ASSERT_FATAL(fetch_notes(ds, da, REF) == 0);
+	return ds;
+}
+
+/* log in a shallow clone: the commits it has, then where history ends. */
+static void log_shallow(void)
+{
+	git_oid c[5];
+	setup();
+	const char *ds = shallow_clone(c);
+	run *r = run_in(ds, "log", NULL);
+	CU_ASSERT_EQUAL(r->rc, 0);
+	CU_ASSERT_EQUAL(count_lines_with(r->out, "  VA "), 2);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r->out, "shallow"));
+	r = run_in(ds, "log", "--format", "json", NULL);
+	CU_ASSERT_EQUAL(r->rc, 0);
+	json_t *j = json_loads(r->out, 0, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+	CU_ASSERT_EQUAL(json_array_size(json_object_get(j, "commits")), 2);
+	CU_ASSERT(json_is_true(json_object_get(j, "shallow_boundary")));
+	json_decref(j);
+	cleanup();
+}
+
+/* compare HEAD~1 HEAD in a shallow clone: BASE is on HEAD's first-parent
+ * line, so it is the baseline, merge base or not. */
+static void compare_shallow(void)
+{
+	git_oid c[5];
+	setup();
+	const char *ds = shallow_clone(c);
+	run *r = run_in(ds, "compare", "HEAD~1", "HEAD", NULL);
+	CU_ASSERT_EQUAL(r->rc, 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r->out, "OK: within limits"));
+	CU_ASSERT_EQUAL(run_in(ds, "compare", "HEAD", "HEAD", NULL)->rc, 0);
+	cleanup();
+}
+
+/* Renames test t of every shard of r. */
+static report *rename_test(report *r, size_t t, const char *name)
+{
+	for (size_t i = 0; i < r->nshards; i++) {
+		free(r->shards[i].tests[t].name);
+		r->shards[i].tests[t].name = report_strdup(name);
+	}
+	return r;
+}
+
+/* Tests of the same name in two suites are two tests, not one summed. */
+static void compare_tests_by_suite(void)
+{
+	const char *dir = setup();
+	mg_err err;
+	/* Base: a/t leaked 100 MiB, b/t none; head: the other way round. */
+	report *base = rename_test(mk_report(1, "x64", "a", 0, GIB, MIB, 0, 100 * MIB), 0, "t");
+	report *bb = rename_test(mk_report(1, "x64", "b", 0, GIB, MIB, 0, 0), 0, "t");
+	report *head = rename_test(mk_report(1, "x64", "a", 0, GIB, MIB, 0, 0), 0, "t");
+	report *hb = rename_test(mk_report(1, "x64", "b", 0, GIB, MIB, 0, 100 * MIB), 0, "t");
+	CU_ASSERT_FATAL(report_merge(base, bb, &err) == 0 && report_merge(head, hb, &err) == 0);
+	report_free(bb);
+	report_free(hb);
+	const char *bp = save_report(base, dir, "base.json");
+	const char *hp = save_report(head, dir, "head.json");
+	run *r = run_in(dir, "compare", bp, hp, NULL);
+	CU_ASSERT_EQUAL(r->rc, 4);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r->out, "t (b)"));
+	CU_ASSERT_PTR_NULL(strstr(r->out, "t (a)"));
+	cleanup();
+}
+
+/* Retained VA summed over shards saturates instead of wrapping negative. */
+static void compare_saturates(void)
+{
+	const char *dir = setup();
+	report *base = mk_report(1, "x64", "s", 0, GIB, MIB, 0, 0);
+	report *head = mk_report(1, "x64", "s", 0, GIB, MIB, 0, INT64_MAX - 8192);
+	const char *bp = save_report(base, dir, "base.json");
+	const char *hp = save_report(head, dir, "head.json");
+	/* Node 2 ran the same tests: its shard added to the file by hand, since
+	 * report_merge would overflow summing the suspects (adapters/report.c). */
+	json_t *hj = json_load_file(hp, 0, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(hj);
+	json_t *sh2 = json_deep_copy(json_array_get(json_object_get(hj, "shards"), 0));
+	json_object_set_new(sh2, "node", json_integer(2));
+	json_array_append_new(json_object_get(hj, "shards"), sh2);
+	CU_ASSERT_FATAL(json_dump_file(hj, hp, 0) == 0);
+	json_decref(hj);
+	run *r = run_in(dir, "compare", "--format", "json", bp, hp, NULL);
+	CU_ASSERT_EQUAL(r->rc, 4);
+	json_t *j = json_loads(r->out, 0, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+	json_t *t0 = json_array_get(json_object_get(j, "tests"), 0);
+	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(t0, "name")), "s/t0");
+	CU_ASSERT_EQUAL(json_integer_value(json_object_get(t0, "head")), INT64_MAX);
+	CU_ASSERT(json_integer_value(json_object_get(t0, "delta")) > 0);
+	json_decref(j);
+	cleanup();
+}
+
+/* Labels cut at their size end on a character boundary: JSON keeps every
+ * name, and the exceeded lines. */
+static void compare_utf8_labels(void)
+{
+	const char *dir = setup();
+	char suite[400] = "x"; /* labels cut at 159 bytes fall inside an "é" */
+	for (int i = 0; i < 99; i++)
+		strcat(suite, i % 2 ? "é" : "€"); /* 2- and 3-byte characters */
+	const char *bp = save_report(mk_report(1, "x64", suite, 0, GIB, MIB, 0, 0), dir, "b.json");
+	const char *hp =
+	    save_report(mk_report(1, "x64", suite, 0, 2 * GIB, MIB, 0, 64 * MIB), dir, "h.json");
+	run *r = run_in(dir, "compare", "--format", "json", bp, hp, NULL);
+	CU_ASSERT_EQUAL(r->rc, 4);
+	json_t *j = json_loads(r->out, 0, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+	const char *sets[] = {"shards", "tests"};
+	for (int k = 0; k < 2; k++) {
+		json_t *a = json_object_get(j, sets[k]);
+		CU_ASSERT(json_array_size(a) > 0);
+		for (size_t i = 0; i < json_array_size(a); i++) {
+			const char *name =
+			    json_string_value(json_object_get(json_array_get(a, i), "name"));
+			CU_ASSERT_PTR_NOT_NULL(name);
+			CU_ASSERT(name && strlen(name) > 100 && strlen(name) < 160);
+		}
+	}
+	json_t *exc = json_object_get(j, "exceeded");
+	CU_ASSERT(json_array_size(exc) >= 2);
+	for (size_t i = 0; i < json_array_size(exc); i++)
+		CU_ASSERT_PTR_NOT_NULL(json_string_value(json_array_get(exc, i)));
+	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(j, "result")), "regression");
+	json_decref(j);
+	cleanup();
+}
+
 static const mg_case cases[] = {
     {"identity_plain", identity_plain},
     {"identity_detached", identity_detached},
@@ -1316,6 +1657,14 @@ static const mg_case cases[] = {
     {"log_formats", log_formats},
     {"merge_files", merge_files},
     {"usage", usage},
+    {"notes_non_note_entries", notes_non_note_entries},
+    {"notes_merge_rejects_code", notes_merge_rejects_code},
+    {"notes_merge_corrupt", notes_merge_corrupt},
+    {"log_shallow", log_shallow},
+    {"compare_shallow", compare_shallow},
+    {"compare_tests_by_suite", compare_tests_by_suite},
+    {"compare_saturates", compare_saturates},
+    {"compare_utf8_labels", compare_utf8_labels},
 };
 
 MG_TEST_MAIN("ci", cases)
