@@ -291,6 +291,15 @@ static int cmp_suspect(const void *a, const void *b)
  * deltas add up to more than zero, or that ended memory-limit. Sorting all
  * tests by name makes it O(tests log tests) with no hash table.
  */
+/* a + b, clamped to the int64 range (a hostile report must not wrap). */
+static int64_t sat_add(int64_t a, int64_t b)
+{
+	int64_t r;
+	if (__builtin_add_overflow(a, b, &r))
+		return b > 0 ? INT64_MAX : INT64_MIN;
+	return r;
+}
+
 void report_finish(report *r, size_t max_suspects)
 {
 	size_t total = 0;
@@ -319,8 +328,8 @@ void report_finish(report *r, size_t max_suspects)
 		report_suspect sus = {.name = all[i]->name ? all[i]->name : ""};
 		size_t j = i;
 		for (; j < n && cmp_test_name(&all[i], &all[j]) == 0; j++) {
-			sus.va_retained += all[j]->va_delta;
-			sus.rss_retained += all[j]->rss_delta;
+			sus.va_retained = sat_add(sus.va_retained, all[j]->va_delta);
+			sus.rss_retained = sat_add(sus.rss_retained, all[j]->rss_delta);
 			sus.grew += all[j]->va_delta > 0;
 			sus.runs++;
 			if (all[j]->state == TEST_MEMLIMIT)

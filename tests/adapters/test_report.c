@@ -462,6 +462,24 @@ static void test_merge_rerun(void)
 	report_free(older);
 }
 
+/* A hostile report's deltas do not wrap when summed. */
+static void test_finish_saturates(void)
+{
+	report *r = report_new();
+	report_shard *s = report_add_shard(r);
+	for (int i = 0; i < 2; i++) {
+		report_test *t = report_shard_add_test(s);
+		t->name = report_strdup("a/huge");
+		t->va_delta = INT64_MAX;
+		t->rss_delta = INT64_MIN;
+	}
+	report_finish(r, 10);
+	CU_ASSERT_EQUAL_FATAL(r->nsuspects, 1);
+	CU_ASSERT_EQUAL(r->suspects[0].va_retained, INT64_MAX);
+	CU_ASSERT_EQUAL(r->suspects[0].rss_retained, INT64_MIN);
+	report_free(r);
+}
+
 static void test_finish_suspects(void)
 {
 	report *r = report_new();
@@ -755,6 +773,7 @@ static const mg_case cases[] = {
     {"merge_replace", test_merge_replace},
     {"merge_rerun", test_merge_rerun},
     {"finish_suspects", test_finish_suspects},
+    {"finish_saturates", test_finish_saturates},
     {"format_size", test_format_size},
     {"format_duration", test_format_duration},
     {"check_spec", test_check_spec},
