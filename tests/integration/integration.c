@@ -130,11 +130,10 @@ static void garbage(void)
 }
 
 /* 5. 3 GiB reserved at once in an x86 host: killed, retried alone, memory-limit. */
-static void reserve_x86(void)
+static void reserve(const char *host)
 {
 	outcome o;
-	mg(&o,
-	   ARGV("run", "-j", "1", "--kill-at", "va=2G", "--report", "report.json", "--", FAULT32),
+	mg(&o, ARGV("run", "-j", "1", "--kill-at", "va=2G", "--report", "report.json", "--", host),
 	   ENV("MG_FAULT=reserve@2", "MG_FAULT_TESTS=8"), 0);
 	CU_ASSERT(exited_with(&o, 1));
 	CU_ASSERT_FATAL(o.report != NULL);
@@ -147,20 +146,14 @@ static void reserve_x86(void)
 	done(&o);
 }
 
+static void reserve_x86(void)
+{
+	reserve(FAULT32);
+}
+
 static void reserve_x64(void)
 {
-	outcome o;
-	mg(&o,
-	   ARGV("run", "-j", "1", "--kill-at", "va=2G", "--report", "report.json", "--", FAULT64),
-	   ENV("MG_FAULT=reserve@2", "MG_FAULT_TESTS=8"), 0);
-	CU_ASSERT(exited_with(&o, 1));
-	CU_ASSERT_FATAL(o.report != NULL);
-	CU_ASSERT_STRING_EQUAL(test_state(o.report, "fault/t002"), "memory-limit");
-	json_t *t = find_test(o.report, "fault/t002");
-	CU_ASSERT(t && json_integer_value(json_object_get(t, "attempts")) == 2);
-	CU_ASSERT_EQUAL(count(o.report, "pass"), 7);
-	CU_ASSERT(shard_sum(o.report, "kills") >= 2);
-	done(&o);
+	reserve(FAULT64);
 }
 
 /* --node I/N: for N = 1..5 the nodes together run every test exactly once,
@@ -572,30 +565,26 @@ static void two_lanes(void)
 }
 
 /* 9. An x64 host passes as an x86 one does. */
-static void x64_host(void)
+static void bench_host_passes(const char *host, const char *arch)
 {
 	outcome o;
-	mg(&o, ARGV("run", "--report", "report.json", "--", BENCH64), ENV("MG_BENCH_TESTS=2000"),
-	   0);
+	mg(&o, ARGV("run", "--report", "report.json", "--", host), ENV("MG_BENCH_TESTS=2000"), 0);
 	CU_ASSERT(exited_with(&o, 0));
 	CU_ASSERT_FATAL(o.report != NULL);
 	CU_ASSERT_EQUAL(count(o.report, "pass"), 2000);
 	json_t *s = json_array_get(json_object_get(o.report, "shards"), 0);
-	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(s, "arch")), "x64");
+	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(s, "arch")), arch);
 	done(&o);
+}
+
+static void x64_host(void)
+{
+	bench_host_passes(BENCH64, "x64");
 }
 
 static void x86_host(void)
 {
-	outcome o;
-	mg(&o, ARGV("run", "--report", "report.json", "--", BENCH32), ENV("MG_BENCH_TESTS=2000"),
-	   0);
-	CU_ASSERT(exited_with(&o, 0));
-	CU_ASSERT_FATAL(o.report != NULL);
-	CU_ASSERT_EQUAL(count(o.report, "pass"), 2000);
-	json_t *s = json_array_get(json_object_get(o.report, "shards"), 0);
-	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(s, "arch")), "x86");
-	done(&o);
+	bench_host_passes(BENCH32, "x86");
 }
 
 /* A leaking x64 host recycles at a soft VA limit and loses no test. */
