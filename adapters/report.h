@@ -32,31 +32,31 @@ const char *report_state_name(test_state s);
 int report_state_parse(const char *name);
 
 typedef struct report_test {
-	char *name;	  /* "suite/test"; any byte but NUL */
+	char *name; /* "suite/test"; any byte but NUL */
 	test_state state;
-	char *message;	  /* fail/skip message, crash signal, error reason; NULL: none */
-	char *output;	  /* captured stdout+stderr, bounded; NULL: none */
+	char *message;       /* fail/skip message, crash signal, error reason; NULL: none */
+	char *output;        /* captured stdout+stderr, bounded; NULL: none */
 	uint32_t generation; /* the host generation that ran it last */
 	uint32_t attempts;   /* 1, or 2 when it was retried in a fresh host */
 	double duration;     /* seconds */
 	uint64_t va_after;   /* bytes, sampled right after the test; 0: unknown */
 	uint64_t rss_after;
-	int64_t va_delta;    /* VA left behind: after minus before */
+	int64_t va_delta; /* VA left behind: after minus before */
 	int64_t rss_delta;
 } report_test;
 
 /* One category of a memory breakdown (issue: diagnosis). */
 typedef struct report_category {
-	char *name;	/* "heap", "anon", "stack", "shm", "file", "code", "reserved" */
+	char *name; /* "heap", "anon", "stack", "shm", "file", "code", "reserved" */
 	uint64_t va;
-	uint64_t rss;	/* 0 when not measured */
+	uint64_t rss; /* 0 when not measured */
 } report_category;
 
 /* A group of same-named, same-sized mappings: "525 x 8 MiB /memfd:blocks". */
 typedef struct report_group {
 	char *name;
 	uint64_t count;
-	uint64_t size;	/* of one mapping */
+	uint64_t size; /* of one mapping */
 	uint64_t total;
 } report_group;
 
@@ -71,36 +71,38 @@ typedef struct report_breakdown {
 } report_breakdown;
 
 typedef struct report_generation {
-	uint32_t index;	  /* 0, 1, 2, ... within the shard */
+	uint32_t index; /* 0, 1, 2, ... within the shard */
 	long pid;
 	uint32_t tests_run;
 	uint64_t peak_va; /* VmPeak of the host, or the highest sample */
 	uint64_t peak_rss;
-	char *end;	  /* "quit", "recycle", "kill", "crash", "timeout", "error", "interrupted", "exit" */
-	char *reason;	  /* "va 3.51 GiB >= recycle 3.50 GiB"; NULL: none */
-	char *warning;	  /* a soft limit crossed where the driver cannot recycle
-			   * (exec, wrap): "rss 6.1 GiB >= recycle 6.0 GiB"; NULL: none */
-	double start;	  /* seconds since the run started */
-	double wall;	  /* seconds */
+	/* how it ended: "quit", "recycle", "kill", "crash", "timeout", "error",
+	 * "interrupted", "exit" */
+	char *end;
+	char *reason;                 /* "va 3.51 GiB >= recycle 3.50 GiB"; NULL: none */
+	char *warning;                /* a soft limit crossed where the driver cannot recycle
+	                               * (exec, wrap): "rss 6.1 GiB >= recycle 6.0 GiB"; NULL: none */
+	double start;                 /* seconds since the run started */
+	double wall;                  /* seconds */
 	report_breakdown *breakdowns; /* at recycle, kill or peak; may be empty */
 	size_t nbreakdowns;
 } report_generation;
 
 typedef struct report_point {
-	double t;	/* seconds since the run started */
-	uint64_t va;	/* the highest VA of the interval this point stands for */
+	double t;    /* seconds since the run started */
+	uint64_t va; /* the highest VA of the interval this point stands for */
 	uint64_t rss;
 	uint32_t generation;
 } report_point;
 
 typedef struct report_shard {
-	uint32_t node;	  /* 1-based CI node that ran it (report.node_index when run) */
+	uint32_t node;     /* 1-based CI node that ran it (report.node_index when run) */
 	double start_time; /* unix seconds: when the run that made it started; 0: unknown */
-	uint32_t index;	  /* lane number on this node */
-	char *suite;	  /* what was run: basename of the host, or --suite */
-	char *arch;	  /* "x86", "x64" */
-	char *driver;	  /* "native", "gtest", "exec", "wrap" */
-	char *command;	  /* the host command line, shell-quoted for display */
+	uint32_t index;    /* lane number on this node */
+	char *suite;       /* what was run: basename of the host, or --suite */
+	char *arch;        /* "x86", "x64" */
+	char *driver;      /* "native", "gtest", "exec", "wrap" */
+	char *command;     /* the host command line, shell-quoted for display */
 	uint64_t counts[TEST_STATE_COUNT];
 	uint64_t peak_va;
 	uint64_t peak_rss;
@@ -120,20 +122,20 @@ typedef struct report_shard {
 /* A test that left memory behind, ranked (derived from the tests). */
 typedef struct report_suspect {
 	char *name;
-	int64_t va_retained;  /* summed over its runs */
+	int64_t va_retained; /* summed over its runs */
 	int64_t rss_retained;
-	uint32_t grew;	      /* runs in which VA grew */
+	uint32_t grew; /* runs in which VA grew */
 	uint32_t runs;
-	int alone_over_hard;  /* ended memory-limit */
+	int alone_over_hard; /* ended memory-limit */
 } report_suspect;
 
 typedef struct report {
 	char *tool_version;
 	/* commit identity; sha NULL when not run in a repository */
 	char *sha;
-	char *branch;	/* NULL for a detached HEAD with no CI ref */
+	char *branch; /* NULL for a detached HEAD with no CI ref */
 	int dirty;
-	char *repo_note; /* "not a git repository" etc.; NULL when sha is set */
+	char *repo_note;     /* "not a git repository" etc.; NULL when sha is set */
 	uint32_t node_index; /* 1-based */
 	uint32_t node_total;
 	char *limits_soft; /* as limits_format writes them */

@@ -12,11 +12,11 @@
 /* Return codes: 0 is success, an expected failure is one of these. */
 enum {
 	MG_OK = 0,
-	MG_ERROR = -1,	   /* anything else; the message says what */
-	MG_EGONE = -2,	   /* the process has exited or been reaped */
-	MG_EINVAL = -3,	   /* malformed input: the message names the bad token */
+	MG_ERROR = -1,     /* anything else; the message says what */
+	MG_EGONE = -2,     /* the process has exited or been reaped */
+	MG_EINVAL = -3,    /* malformed input: the message names the bad token */
 	MG_ENOTFOUND = -4, /* a file, commit or note that does not exist */
-	MG_EPROTO = -5,	   /* a host broke the protocol */
+	MG_EPROTO = -5,    /* a host broke the protocol */
 };
 
 typedef struct mg_err {
@@ -26,7 +26,7 @@ typedef struct mg_err {
 /* Sets err's message (if err is not NULL) and returns code, so a failure is
  * reported in one line: return mg_err_set(err, MG_EINVAL, "bad '%s'", tok); */
 static inline int mg_err_set(mg_err *err, int code, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 static inline int mg_err_set(mg_err *err, int code, const char *fmt, ...)
 {
 	if (err) {

@@ -16,7 +16,7 @@ typedef struct mg_case {
 } mg_case;
 
 static inline int mg_test_main(const char *suite, const mg_case *cases, size_t n, int argc,
-			       char **argv)
+                               char **argv)
 {
 	if (CU_initialize_registry() != CUE_SUCCESS)
 		return 2;
@@ -40,11 +40,10 @@ static inline int mg_test_main(const char *suite, const mg_case *cases, size_t n
 	return failed ? 1 : 0;
 }
 
-#define MG_TEST_MAIN(suite, cases)                                                   \
-	int main(int argc, char **argv)                                              \
-	{                                                                            \
-		return mg_test_main(suite, cases, sizeof(cases) / sizeof(cases[0]), argc, \
-				    argv);                                           \
+#define MG_TEST_MAIN(suite, cases)                                                                 \
+	int main(int argc, char **argv)                                                            \
+	{                                                                                          \
+		return mg_test_main(suite, cases, sizeof(cases) / sizeof(cases[0]), argc, argv);   \
 	}
 
 #endif

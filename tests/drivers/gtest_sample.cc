@@ -5,11 +5,11 @@
 // so a test can check the order the tests really ran in.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <chrono>
 #include <thread>
 #include <vector>
 
