@@ -486,6 +486,44 @@ static void sigterm_while_listing(void)
 	done(&o);
 }
 
+/* A real CUnit program through the CUnit binding: every test by its
+ * suite/test name, a failing assertion with its file and line, and a leaky
+ * test (600 MiB) that makes the host recycle. */
+static void cunit_program(const char *host, const char *arch)
+{
+	outcome o;
+	mg(&o,
+	   ARGV("run", "-j", "1", "--arch", arch, "--recycle-at", "va=500M", "--report",
+	        "report.json", "--", host),
+	   ENV("MG_CUNIT_LEAK_MB=600"), 0);
+	CU_ASSERT(exited_with(&o, 1));
+	CU_ASSERT_FATAL(o.report != NULL);
+	static const char *const pass[] = {"basic/add", "basic/string", "withinit/init_ran",
+	                                   "withinit/init_ran_again", "leaking/leak"};
+	for (size_t i = 0; i < sizeof(pass) / sizeof(pass[0]); i++)
+		CU_ASSERT_STRING_EQUAL(test_state(o.report, pass[i]), "pass");
+	CU_ASSERT_STRING_EQUAL(test_state(o.report, "failing/wrong"), "fail");
+	json_t *t = find_test(o.report, "failing/wrong");
+	const char *msg = t ? json_string_value(json_object_get(t, "message")) : NULL;
+	CU_ASSERT(msg && strstr(msg, "cunit_host.c:") && strstr(msg, "CU_ASSERT_EQUAL"));
+	CU_ASSERT_EQUAL(shard_sum(o.report, "recycles"), 1);
+	done(&o);
+}
+
+static void cunit_x64(void)
+{
+	cunit_program(CUNIT64, "x64");
+}
+
+static void cunit_x86(void)
+{
+#ifdef CUNIT32
+	cunit_program(CUNIT32, "x86");
+#else
+	CU_FAIL("cunit_host32 was not built (no 32-bit CUnit library)");
+#endif
+}
+
 /* 7. Usage errors name the problem; a missing host is exit 3. */
 static void bad_limit(void)
 {
@@ -646,6 +684,8 @@ static const mg_case cases[] = {
     {"wrap_soft_warning", wrap_soft_warning},
     {"crash_child_holds_pipe", crash_child_holds_pipe},
     {"sigterm_while_listing", sigterm_while_listing},
+    {"cunit_x64", cunit_x64},
+    {"cunit_x86", cunit_x86},
 };
 
 /*
