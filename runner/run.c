@@ -43,6 +43,7 @@
 #define TIMELINE_POINTS 4096 /* per lane */
 #define GROWTH_WINDOW   32   /* recent per-test growths kept per lane */
 #define MAX_DESCENDANTS 64
+#define SLOW_TEST       0.005 /* seconds: above it, a lane keeps only 2 tests in flight */
 
 typedef struct rtest {
 	char *name;
@@ -97,6 +98,7 @@ typedef struct lane {
 	timeline tl;
 	int64_t growth[GROWTH_WINDOW];
 	size_t ngrowth;
+	double avg_duration;         /* of recent tests (moving average), seconds */
 	uint64_t rss_soft, rss_hard; /* this lane's share of an RSS budget */
 	double user, sys;
 	double first_start, last_end;
@@ -638,6 +640,10 @@ static void lane_schedule(run_ctx *c, lane *l)
 	if ((c->soft.va && h->va_last >= c->soft.va / 10 * 9) ||
 	    (l->rss_soft && h->rss_last + h->desc_rss >= l->rss_soft / 10 * 9))
 		depth = 1;
+	/* Pipelining pays for short tests only; behind a slow one, queued tests
+	 * would wait while other lanes idle (or strand behind a hang). */
+	else if (l->avg_duration > SLOW_TEST && depth > 2)
+		depth = 2;
 
 	if (l->gave_up || c->signo || c->deadline_hit)
 		return;
@@ -779,6 +785,7 @@ static void host_result(run_ctx *c, lane *l, const mg_msg *m)
 	}
 	/* a test that broke the hard limit is retried, not a growth to expect */
 	l->growth[l->ngrowth++ % GROWTH_WINDOW] = dva;
+	l->avg_duration = 0.75 * l->avg_duration + 0.25 * ((double)m->usec / 1e6);
 	test_finish(c, l, t, st, m->text, m->text_len, (double)m->usec / 1e6, m->va, m->rss, dva,
 	            drss);
 	if (!h->nflight)
