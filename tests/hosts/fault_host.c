@@ -32,6 +32,7 @@ enum {
 	F_POISON = 1 << 12,
 	F_CRASHPOISONED = 1 << 13,
 	F_FORKCRASH = 1 << 14,
+	F_SPIKE = 1 << 15,
 };
 
 static const struct {
@@ -45,7 +46,7 @@ static const struct {
     {"slow", F_SLOW},           {"print", F_PRINT},
     {"skip", F_SKIP},           {"leakrss", F_LEAKRSS},
     {"poison", F_POISON},       {"crashpoisoned", F_CRASHPOISONED},
-    {"forkcrash", F_FORKCRASH},
+    {"forkcrash", F_FORKCRASH}, {"spike", F_SPIKE},
 };
 
 #define NAME_LEN 32
@@ -96,6 +97,13 @@ static mg_result ops_run(void *ctx, size_t i, char *msg, size_t cap)
 	}
 	if (plan & F_SLOW)
 		sleep_ms(200);
+	if (plan & F_SPIKE) {
+		/* 3 GiB reserved and released at once: no sample sees it, VmPeak does */
+		void *p = mmap(NULL, 3ull << 30, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p != MAP_FAILED)
+			munmap(p, 3ull << 30);
+		sleep_ms(2);
+	}
 	if (plan & F_FORKCRASH) {
 		/* a child that keeps every inherited fd (the reply pipe too) for
 		 * five minutes, then the host crashes: no EOF will come */

@@ -156,6 +156,24 @@ static void reserve_x64(void)
 	reserve(FAULT64);
 }
 
+/* 3 GiB reserved and released within a test: no sample can see it, the
+ * VmPeak read at the test's boundary does; killed, retried, memory-limit. */
+static void spike_x64(void)
+{
+	outcome o;
+	mg(&o,
+	   ARGV("run", "-j", "1", "--kill-at", "va=2G", "--report", "report.json", "--", FAULT64),
+	   ENV("MG_FAULT=spike@2", "MG_FAULT_TESTS=6"), 0);
+	CU_ASSERT(exited_with(&o, 1));
+	CU_ASSERT_FATAL(o.report != NULL);
+	CU_ASSERT_STRING_EQUAL(test_state(o.report, "fault/t002"), "memory-limit");
+	json_t *t = find_test(o.report, "fault/t002");
+	const char *msg = t ? json_string_value(json_object_get(t, "message")) : NULL;
+	CU_ASSERT(msg && strstr(msg, "peak va") != NULL);
+	CU_ASSERT_EQUAL(count(o.report, "pass"), 5);
+	done(&o);
+}
+
 /* --node I/N: for N = 1..5 the nodes together run every test exactly once,
  * their sizes differ by at most one, and merging the node reports gives the
  * counts of a single-node run. */
@@ -686,6 +704,7 @@ static const mg_case cases[] = {
     {"sigterm_while_listing", sigterm_while_listing},
     {"cunit_x64", cunit_x64},
     {"cunit_x86", cunit_x86},
+    {"spike_x64", spike_x64},
 };
 
 /*
