@@ -72,6 +72,9 @@ typedef struct host {
 	uint64_t va_before, va_last, rss_last, peak_va, peak_rss;
 	uint64_t desc_rss, desc_va_max;
 	pid_t desc_va_pid; /* the descendant with the most VA (drivers: the program) */
+	proc_sampler *kid[MAX_DESCENDANTS]; /* kept-open samplers of the descendants */
+	pid_t kid_pid[MAX_DESCENDANTS];
+	size_t nkids;
 	double tree_at;
 	uint32_t tests_run;
 	int alone;
@@ -378,6 +381,8 @@ static void host_detach(run_ctx *c, lane *l)
 		}
 	}
 	proc_sampler_free(h->sampler);
+	for (size_t k = 0; k < h->nkids; k++)
+		proc_sampler_free(h->kid[k]);
 	free(h->in);
 	free(h->outq);
 	size_t *flight = h->flight;
@@ -1180,6 +1185,11 @@ static void reap_live(run_ctx *c)
 
 /* ---- the guard: sampling ---- */
 
+/*
+ * Samples the host's descendants. Their statm fds stay open from one scan to
+ * the next (host.kids), so a steady tree costs a children-file read and one
+ * pread per process: files are opened or closed only when the tree changes.
+ */
 static void sample_tree(lane *l, double t)
 {
 	host *h = &l->h;
@@ -1188,22 +1198,48 @@ static void sample_tree(lane *l, double t)
 	size_t n = proc_descendants(h->pid, kids, MAX_DESCENDANTS);
 	if (n > MAX_DESCENDANTS)
 		n = MAX_DESCENDANTS;
+	/* drop the samplers of processes that left the tree */
+	for (size_t k = 0; k < h->nkids;) {
+		size_t i = 0;
+		while (i < n && kids[i] != h->kid_pid[k])
+			i++;
+		if (i < n) {
+			k++;
+			continue;
+		}
+		proc_sampler_free(h->kid[k]);
+		h->nkids--;
+		h->kid[k] = h->kid[h->nkids];
+		h->kid_pid[k] = h->kid_pid[h->nkids];
+	}
+	/* open the new ones */
+	for (size_t i = 0; i < n && h->nkids < MAX_DESCENDANTS; i++) {
+		size_t k = 0;
+		while (k < h->nkids && h->kid_pid[k] != kids[i])
+			k++;
+		if (k < h->nkids || proc_sampler_open(&h->kid[h->nkids], kids[i], NULL) < 0)
+			continue;
+		h->kid_pid[h->nkids++] = kids[i];
+	}
 	h->desc_rss = 0;
 	h->desc_va_max = 0;
 	h->desc_va_pid = 0;
-	for (size_t i = 0; i < n; i++) {
-		proc_sampler *s;
+	for (size_t k = 0; k < h->nkids; k++) {
 		uint64_t va, rss;
-		if (proc_sampler_open(&s, kids[i], NULL) < 0)
+		if (proc_sampler_read(h->kid[k], &va, &rss) < 0) {
+			/* gone (its pid may come back as another process: reopen then) */
+			proc_sampler_free(h->kid[k]);
+			h->nkids--;
+			h->kid[k] = h->kid[h->nkids];
+			h->kid_pid[k] = h->kid_pid[h->nkids];
+			k--;
 			continue;
-		if (proc_sampler_read(s, &va, &rss) == 0) {
-			h->desc_rss += rss;
-			if (va > h->desc_va_max) {
-				h->desc_va_max = va;
-				h->desc_va_pid = kids[i];
-			}
 		}
-		proc_sampler_free(s);
+		h->desc_rss += rss;
+		if (va > h->desc_va_max) {
+			h->desc_va_max = va;
+			h->desc_va_pid = h->kid_pid[k];
+		}
 	}
 }
 
