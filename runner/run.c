@@ -49,7 +49,6 @@ typedef struct rtest {
 	char *name;
 	size_t len;
 	unsigned attempts;
-	int alone; /* retry: run alone in a fresh host */
 	int done;
 	char *out; /* captured output, bounded */
 	size_t out_len;
@@ -472,7 +471,6 @@ static void breach(run_ctx *c, lane *l, size_t t, const char *why, double dur)
 		/* one command, no tests to isolate it from: a retry reruns it all */
 		test_finishf(c, l, t, TEST_MEMLIMIT, dur, "%s", why);
 	} else if (rt->attempts < 2) {
-		rt->alone = 1;
 		free(rt->out);
 		rt->out = NULL;
 		rt->out_len = rt->out_dropped = 0;
