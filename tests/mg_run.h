@@ -1,8 +1,8 @@
 /*
  * mg_run.h - running the real memguard binary from a CUnit test: exit
  * status, stdout/stderr and the JSON report (read back with Jansson), and
- * small queries on that report. Header only; the including program defines
- * MEMGUARD_BIN (the binary under test).
+ * small queries on that report. Header only (static inline: a test program
+ * uses what it needs); ARGV needs MEMGUARD_BIN, the binary under test.
  */
 #ifndef MG_RUN_H
 #define MG_RUN_H
@@ -33,7 +33,7 @@ typedef struct outcome {
 	char dir[64];
 } outcome;
 
-static char *slurp(const char *path, char *buf, size_t cap)
+static inline char *slurp(const char *path, char *buf, size_t cap)
 {
 	buf[0] = 0;
 	FILE *f = fopen(path, "r");
@@ -50,7 +50,8 @@ static char *slurp(const char *path, char *buf, size_t cap)
  * the report written to DIR/report.json. With term_after_ms > 0 the runner
  * gets SIGTERM after that long.
  */
-static void mg(outcome *o, const char *const *argv, const char *const *env, int term_after_ms)
+static inline void mg(outcome *o, const char *const *argv, const char *const *env,
+                      int term_after_ms)
 {
 	char outp[128], errp[128];
 	memset(o, 0, sizeof(*o));
@@ -73,6 +74,8 @@ static void mg(outcome *o, const char *const *argv, const char *const *env, int 
 		}
 		if (chdir(o->dir) < 0)
 			_exit(126);
+		/* what the run leaves in TMPDIR goes with the test's directory */
+		setenv("TMPDIR", o->dir, 1);
 		for (size_t i = 0; env && env[i]; i++)
 			putenv((char *)env[i]);
 		unsetenv("CI");
@@ -94,7 +97,7 @@ static void mg(outcome *o, const char *const *argv, const char *const *env, int 
 	o->report = json_load_file(rp, 0, &je);
 }
 
-static void done(outcome *o)
+static inline void done(outcome *o)
 {
 	char cmd[160];
 	json_decref(o->report);
@@ -103,19 +106,19 @@ static void done(outcome *o)
 		fprintf(stderr, "could not remove %s\n", o->dir);
 }
 
-static int exited_with(const outcome *o, int code)
+static inline int exited_with(const outcome *o, int code)
 {
 	if (!WIFEXITED(o->status) || WEXITSTATUS(o->status) != code) {
-		fprintf(stderr, "status: %s %d (wanted exit %d)\nstderr:\n%s\n",
+		fprintf(stderr, "status: %s %d (wanted exit %d)\nstdout:\n%s\nstderr:\n%s\n",
 		        WIFEXITED(o->status) ? "exit" : "signal",
 		        WIFEXITED(o->status) ? WEXITSTATUS(o->status) : WTERMSIG(o->status), code,
-		        o->err);
+		        o->out, o->err);
 		return 0;
 	}
 	return 1;
 }
 
-static json_int_t count(json_t *report, const char *state)
+static inline json_int_t count(json_t *report, const char *state)
 {
 	json_int_t n = 0;
 	size_t i;
@@ -125,7 +128,7 @@ static json_int_t count(json_t *report, const char *state)
 	return n;
 }
 
-static json_int_t shard_sum(json_t *report, const char *field)
+static inline json_int_t shard_sum(json_t *report, const char *field)
 {
 	json_int_t n = 0;
 	size_t i;
@@ -136,7 +139,7 @@ static json_int_t shard_sum(json_t *report, const char *field)
 }
 
 /* The report's entry for test name (searching every shard). */
-static json_t *find_test(json_t *report, const char *name)
+static inline json_t *find_test(json_t *report, const char *name)
 {
 	size_t i, k;
 	json_t *s, *t;
@@ -146,7 +149,7 @@ static json_t *find_test(json_t *report, const char *name)
 	return NULL;
 }
 
-static const char *test_state(json_t *report, const char *name)
+static inline const char *state_of(json_t *report, const char *name)
 {
 	json_t *t = find_test(report, name);
 	return t ? json_string_value(json_object_get(t, "state")) : "(missing)";

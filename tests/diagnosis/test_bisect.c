@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "bisect.h"
-#include "mg_test.h"
+#include "mg_run.h"
 
 /* ---- the search --------------------------------------------------------------- */
 
@@ -503,79 +503,21 @@ static void plan_errors(void)
 
 /* ---- end to end ------------------------------------------------------------------ */
 
-typedef struct outcome {
-	int status;
-	char out[1 << 14];
-	char err[1 << 16];
-	char dir[64];
-} outcome;
-
-static void slurp(const char *path, char *buf, size_t cap)
-{
-	buf[0] = 0;
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return;
-	size_t n = fread(buf, 1, cap - 1, f);
-	buf[n] = 0;
-	fclose(f);
-}
-
-/* Runs argv in a fresh directory with the fault plan in the environment. */
+/* Runs argv (in a fresh directory, which is also its TMPDIR) with the fault
+ * plan in the environment: MG_FAULT, MG_FAULT_TESTS, MG_FAULT_POISON_NEED. */
 static void mg_n(outcome *o, const char *const *argv, const char *fault, const char *need,
                  const char *ntests)
 {
-	char outp[96], errp[96];
-	memset(o, 0, sizeof(*o));
-	snprintf(o->dir, sizeof(o->dir), "/tmp/mg-bisect-XXXXXX");
-	CU_ASSERT_FATAL(mkdtemp(o->dir) != NULL);
-	snprintf(outp, sizeof(outp), "%s/stdout", o->dir);
-	snprintf(errp, sizeof(errp), "%s/stderr", o->dir);
-	fflush(NULL);
-	pid_t pid = fork();
-	CU_ASSERT_FATAL(pid >= 0);
-	if (pid == 0) {
-		int fo = open(outp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-		int fe = open(errp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-		if (fo < 0 || fe < 0 || dup2(fo, 1) < 0 || dup2(fe, 2) < 0 || chdir(o->dir) < 0)
-			_exit(126);
-		setenv("MG_FAULT_TESTS", ntests, 1);
-		setenv("MG_FAULT", fault, 1);
-		if (need)
-			setenv("MG_FAULT_POISON_NEED", need, 1);
-		else
-			unsetenv("MG_FAULT_POISON_NEED");
-		setenv("TMPDIR", o->dir, 1);
-		unsetenv("CI");
-		execv(argv[0], (char *const *)argv);
-		_exit(127);
-	}
-	while (waitpid(pid, &o->status, 0) < 0 && errno == EINTR)
-		;
-	slurp(outp, o->out, sizeof(o->out));
-	slurp(errp, o->err, sizeof(o->err));
+	char f[512], n[64], p[64];
+	snprintf(f, sizeof(f), "MG_FAULT=%s", fault);
+	snprintf(n, sizeof(n), "MG_FAULT_TESTS=%s", ntests);
+	snprintf(p, sizeof(p), "MG_FAULT_POISON_NEED=%s", need ? need : "");
+	mg(o, argv, (const char *const[]){f, n, p, NULL}, 0);
 }
 
-static void mg(outcome *o, const char *const *argv, const char *fault, const char *need)
+static void mg_fault(outcome *o, const char *const *argv, const char *fault, const char *need)
 {
 	mg_n(o, argv, fault, need, "200");
-}
-
-static void done(outcome *o)
-{
-	char cmd[128];
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", o->dir);
-	if (system(cmd) != 0)
-		fprintf(stderr, "could not remove %s\n", o->dir);
-}
-
-static int exited_with(const outcome *o, int code)
-{
-	if (WIFEXITED(o->status) && WEXITSTATUS(o->status) == code)
-		return 1;
-	fprintf(stderr, "expected exit %d, got status 0x%x\nstdout:\n%s\nstderr:\n%s\n", code,
-	        o->status, o->out, o->err);
-	return 0;
 }
 
 /* The runs of the runner's own: skipped when it does not honour --tests-from. */
@@ -606,14 +548,14 @@ static void bisect_report_crash(void)
 	outcome run, o;
 	const char *run_argv[] = {MEMGUARD_EXE, "run",      "-j", "1",        "--quiet",
 	                          "--report",   "mem.json", "--", FAULT_HOST, NULL};
-	mg(&run, run_argv, fault, NULL);
+	mg_fault(&run, run_argv, fault, NULL);
 	CU_ASSERT(exited_with(&run, 1));
 	char report[128], out[128];
 	snprintf(report, sizeof(report), "%s/mem.json", run.dir);
 	snprintf(out, sizeof(out), "%s/bisect.json", run.dir);
 	const char *argv[] = {MEMGUARD_EXE, "bisect", "--report", report, "--out",
 	                      out,          "--",     FAULT_HOST, NULL};
-	mg(&o, argv, fault, NULL);
+	mg_fault(&o, argv, fault, NULL);
 	skip_without_tests_from(&o);
 	CU_ASSERT(exited_with(&o, BISECT_FOUND));
 	CU_ASSERT_STRING_EQUAL(o.out, "culprit: fault/t037 (with it, fault/t180 crashes)\n");
@@ -843,7 +785,7 @@ static void bisect_config(void)
 	outcome o;
 	const char *argv[] = {MEMGUARD_EXE, "bisect", "--config", cfg, "--crash",
 	                      "fault/t180", "--",     FAULT_HOST, NULL};
-	mg(&o, argv, "poison@99,crashpoisoned@180", NULL);
+	mg_fault(&o, argv, "poison@99,crashpoisoned@180", NULL);
 	skip_without_tests_from(&o);
 	CU_ASSERT(exited_with(&o, BISECT_FOUND));
 	CU_ASSERT_STRING_EQUAL(o.out, "culprit: fault/t099 (with it, fault/t180 fails)\n");
@@ -859,7 +801,7 @@ static void bisect_config(void)
 	FILE *f = fopen(cfg, "w");
 	fputs("{not json", f);
 	fclose(f);
-	mg(&o, argv, "", NULL);
+	mg_fault(&o, argv, "", NULL);
 	CU_ASSERT(exited_with(&o, BISECT_USAGE));
 	CU_ASSERT_PTR_NOT_NULL(strstr(o.err, "memguard bisect: config "));
 	done(&o);
@@ -871,7 +813,7 @@ static void bisect_crash_name(void)
 	outcome o;
 	const char *argv[] = {MEMGUARD_EXE, "bisect",   "--crash", "fault/t180",
 	                      "--",         FAULT_HOST, NULL};
-	mg(&o, argv, "poison@137,crashpoisoned@180", NULL);
+	mg_fault(&o, argv, "poison@137,crashpoisoned@180", NULL);
 	skip_without_tests_from(&o);
 	CU_ASSERT(exited_with(&o, BISECT_FOUND));
 	CU_ASSERT_STRING_EQUAL(o.out, "culprit: fault/t137 (with it, fault/t180 fails)\n");
@@ -885,7 +827,7 @@ static void bisect_pair(void)
 	outcome o;
 	const char *argv[] = {MEMGUARD_EXE, "bisect",   "--crash", "fault/t199",
 	                      "--",         FAULT_HOST, NULL};
-	mg(&o, argv, "poison@3,poison@150,crashpoisoned@199", "2");
+	mg_fault(&o, argv, "poison@3,poison@150,crashpoisoned@199", "2");
 	skip_without_tests_from(&o);
 	CU_ASSERT(exited_with(&o, BISECT_FOUND));
 	CU_ASSERT_STRING_EQUAL(o.out,
@@ -898,7 +840,7 @@ static void bisect_alone(void)
 	outcome o;
 	const char *argv[] = {MEMGUARD_EXE, "bisect",   "--crash", "fault/t050",
 	                      "--",         FAULT_HOST, NULL};
-	mg(&o, argv, "segv@50", NULL);
+	mg_fault(&o, argv, "segv@50", NULL);
 	skip_without_tests_from(&o);
 	CU_ASSERT(exited_with(&o, BISECT_FOUND));
 	CU_ASSERT_STRING_EQUAL(o.out,
@@ -911,7 +853,7 @@ static void bisect_not_reproducible(void)
 	outcome o;
 	const char *argv[] = {MEMGUARD_EXE, "bisect",   "--crash", "fault/t100",
 	                      "--",         FAULT_HOST, NULL};
-	mg(&o, argv, "poison@37,crashpoisoned@180", NULL);
+	mg_fault(&o, argv, "poison@37,crashpoisoned@180", NULL);
 	skip_without_tests_from(&o);
 	CU_ASSERT(exited_with(&o, BISECT_NOT_REPRODUCED));
 	CU_ASSERT_PTR_NOT_NULL(strstr(o.out, "not reproducible: fault/t100"));
@@ -935,7 +877,7 @@ static void bisect_usage(void)
 		for (size_t k = 0; cases[i][k]; k++)
 			argv[k + 1] = cases[i][k];
 		outcome o;
-		mg(&o, argv, "", NULL);
+		mg_fault(&o, argv, "", NULL);
 		CU_ASSERT(exited_with(&o, BISECT_USAGE));
 		CU_ASSERT_PTR_NOT_NULL(strstr(o.err, "memguard bisect: "));
 		CU_ASSERT(no_leftovers(&o));
@@ -945,12 +887,12 @@ static void bisect_usage(void)
 	outcome run, o;
 	const char *run_argv[] = {MEMGUARD_EXE, "run",      "-j", "1",        "--quiet",
 	                          "--report",   "mem.json", "--", FAULT_HOST, NULL};
-	mg(&run, run_argv, "", NULL);
+	mg_fault(&run, run_argv, "", NULL);
 	CU_ASSERT(exited_with(&run, 0));
 	char report[128];
 	snprintf(report, sizeof(report), "%s/mem.json", run.dir);
 	const char *argv[] = {MEMGUARD_EXE, "bisect", "--report", report, "--", FAULT_HOST, NULL};
-	mg(&o, argv, "", NULL);
+	mg_fault(&o, argv, "", NULL);
 	CU_ASSERT(exited_with(&o, BISECT_USAGE));
 	CU_ASSERT_PTR_NOT_NULL(strstr(o.err, "no host crashed or was killed in the report"));
 	done(&o);
@@ -962,12 +904,12 @@ static void bisect_infra(void)
 	outcome o;
 	const char *missing[] = {MEMGUARD_EXE, "bisect",   "--report", "/nonexistent/mem.json",
 	                         "--",         FAULT_HOST, NULL};
-	mg(&o, missing, "", NULL);
+	mg_fault(&o, missing, "", NULL);
 	CU_ASSERT(exited_with(&o, BISECT_INFRA));
 	done(&o);
 	const char *nohost[] = {MEMGUARD_EXE,        "bisect", "--crash", "x", "--",
 	                        "/nonexistent/host", NULL};
-	mg(&o, nohost, "", NULL);
+	mg_fault(&o, nohost, "", NULL);
 	CU_ASSERT(exited_with(&o, BISECT_INFRA));
 	CU_ASSERT_PTR_NOT_NULL(strstr(o.err, "memguard list failed"));
 	done(&o);

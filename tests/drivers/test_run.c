@@ -62,7 +62,7 @@ static void gtest_run(void)
 	CU_ASSERT_FATAL(o.report != NULL);
 	CU_ASSERT_EQUAL(ntests(o.report), (json_int_t)NGTEST);
 	for (size_t i = 0; i < NGTEST; i++) {
-		const char *st = test_state(o.report, gtest_states[i][0]);
+		const char *st = state_of(o.report, gtest_states[i][0]);
 		if (strcmp(st, gtest_states[i][1]))
 			fprintf(stderr, "%s: %s, wanted %s\n", gtest_states[i][0], st,
 			        gtest_states[i][1]);
@@ -136,10 +136,10 @@ static void gtest_env(void)
 	   ENV("GTEST_ALSO_RUN_DISABLED_TESTS=1", "GTEST_BRIEF=1", "GTEST_SHUFFLE=1"), 0);
 	CU_ASSERT(exited_with(&o, 1));
 	CU_ASSERT_FATAL(o.report != NULL);
-	CU_ASSERT_STRING_EQUAL(test_state(o.report, "Basic.DISABLED_Off"), "pass");
-	CU_ASSERT_STRING_EQUAL(test_state(o.report, "Basic.Adds"), "pass");
-	CU_ASSERT_STRING_EQUAL(test_state(o.report, "Typed/1.Works"), "pass");
-	CU_ASSERT_STRING_EQUAL(test_state(o.report, "Basic.Fails"), "fail");
+	CU_ASSERT_STRING_EQUAL(state_of(o.report, "Basic.DISABLED_Off"), "pass");
+	CU_ASSERT_STRING_EQUAL(state_of(o.report, "Basic.Adds"), "pass");
+	CU_ASSERT_STRING_EQUAL(state_of(o.report, "Typed/1.Works"), "pass");
+	CU_ASSERT_STRING_EQUAL(state_of(o.report, "Basic.Fails"), "fail");
 	done(&o);
 }
 
@@ -197,7 +197,7 @@ static void exec_quoting(void)
 	   NULL, 0);
 	CU_ASSERT(exited_with(&o, 0));
 	CU_ASSERT_FATAL(o.report != NULL);
-	CU_ASSERT_STRING_EQUAL(test_state(o.report, hostile), "pass");
+	CU_ASSERT_STRING_EQUAL(state_of(o.report, hostile), "pass");
 	snprintf(path, sizeof(path), "%s/args.txt", o.dir);
 	slurp(path, got, sizeof(got));
 	char want[512];
@@ -221,7 +221,7 @@ static void exec_shell(void)
 	   NULL, 0);
 	CU_ASSERT(exited_with(&o, 0));
 	CU_ASSERT_FATAL(o.report != NULL);
-	CU_ASSERT_STRING_EQUAL(test_state(o.report, hostile), "pass");
+	CU_ASSERT_STRING_EQUAL(state_of(o.report, hostile), "pass");
 	snprintf(path, sizeof(path), "%s/args.txt", o.dir);
 	slurp(path, got, sizeof(got));
 	char want[512];
@@ -241,9 +241,9 @@ static void gtest_no_newline(void)
 	   NULL, 0);
 	CU_ASSERT(exited_with(&o, 1));
 	CU_ASSERT_FATAL(o.report != NULL);
-	CU_ASSERT_STRING_EQUAL(test_state(o.report, "S.A"), "pass");
-	CU_ASSERT_STRING_EQUAL(test_state(o.report, "S.B"), "fail");
-	CU_ASSERT_STRING_EQUAL(test_state(o.report, "S.C"), "pass");
+	CU_ASSERT_STRING_EQUAL(state_of(o.report, "S.A"), "pass");
+	CU_ASSERT_STRING_EQUAL(state_of(o.report, "S.B"), "fail");
+	CU_ASSERT_STRING_EQUAL(state_of(o.report, "S.C"), "pass");
 	json_t *t = find_test(o.report, "S.A");
 	json_t *out = t ? json_object_get(t, "output") : NULL;
 	CU_ASSERT(out && !strcmp(json_string_value(out), "partial"));
@@ -263,7 +263,7 @@ static void gtest_nul(void)
 	json_t *t = find_test(o.report, "S.A");
 	json_t *out = t ? json_object_get(t, "output") : NULL;
 	CU_ASSERT(out && strstr(json_string_value(out), "bin?ary") != NULL);
-	CU_ASSERT_STRING_EQUAL(test_state(o.report, "S.B"), "pass");
+	CU_ASSERT_STRING_EQUAL(state_of(o.report, "S.B"), "pass");
 	done(&o);
 }
 
@@ -301,10 +301,10 @@ static void exec_states(void)
 	   NULL, 0);
 	CU_ASSERT(exited_with(&o, 1));
 	CU_ASSERT_FATAL(o.report != NULL);
-	CU_ASSERT_STRING_EQUAL(test_state(o.report, "ok"), "pass");
-	CU_ASSERT_STRING_EQUAL(test_state(o.report, "bad"), "fail");
-	CU_ASSERT_STRING_EQUAL(test_state(o.report, "segv"), "crash");
-	CU_ASSERT_STRING_EQUAL(test_state(o.report, "after"), "pass");
+	CU_ASSERT_STRING_EQUAL(state_of(o.report, "ok"), "pass");
+	CU_ASSERT_STRING_EQUAL(state_of(o.report, "bad"), "fail");
+	CU_ASSERT_STRING_EQUAL(state_of(o.report, "segv"), "crash");
+	CU_ASSERT_STRING_EQUAL(state_of(o.report, "after"), "pass");
 	json_t *t = find_test(o.report, "bad");
 	CU_ASSERT(t && !strcmp(json_string_value(json_object_get(t, "message")), "exit status 3"));
 	t = find_test(o.report, "segv");

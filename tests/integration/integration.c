@@ -94,7 +94,7 @@ static void crash(void)
 	   ENV("MG_FAULT=segv@5", "MG_FAULT_TESTS=20"), 0);
 	CU_ASSERT(exited_with(&o, 1));
 	CU_ASSERT_FATAL(o.report != NULL);
-	CU_ASSERT_STRING_EQUAL(test_state(o.report, "fault/t005"), "crash");
+	CU_ASSERT_STRING_EQUAL(state_of(o.report, "fault/t005"), "crash");
 	json_t *t = find_test(o.report, "fault/t005");
 	CU_ASSERT(t && strstr(json_string_value(json_object_get(t, "message")), "SIGSEGV"));
 	CU_ASSERT_EQUAL(count(o.report, "pass"), 19);
@@ -109,7 +109,7 @@ static void timeout(void)
 	   ENV("MG_FAULT=hang@3", "MG_FAULT_TESTS=12"), 0);
 	CU_ASSERT(exited_with(&o, 1));
 	CU_ASSERT_FATAL(o.report != NULL);
-	CU_ASSERT_STRING_EQUAL(test_state(o.report, "fault/t003"), "timeout");
+	CU_ASSERT_STRING_EQUAL(state_of(o.report, "fault/t003"), "timeout");
 	CU_ASSERT_EQUAL(count(o.report, "pass"), 11);
 	done(&o);
 }
@@ -122,7 +122,7 @@ static void garbage(void)
 	   ENV("MG_FAULT=garbage@4", "MG_FAULT_TESTS=12"), 0);
 	CU_ASSERT(exited_with(&o, 3));
 	CU_ASSERT_FATAL(o.report != NULL);
-	CU_ASSERT_STRING_EQUAL(test_state(o.report, "fault/t004"), "error");
+	CU_ASSERT_STRING_EQUAL(state_of(o.report, "fault/t004"), "error");
 	json_t *t = find_test(o.report, "fault/t004");
 	CU_ASSERT(t && strstr(json_string_value(json_object_get(t, "message")), "protocol"));
 	CU_ASSERT_EQUAL(count(o.report, "pass"), 11);
@@ -137,12 +137,12 @@ static void reserve(const char *host)
 	   ENV("MG_FAULT=reserve@2", "MG_FAULT_TESTS=8"), 0);
 	CU_ASSERT(exited_with(&o, 1));
 	CU_ASSERT_FATAL(o.report != NULL);
-	CU_ASSERT_STRING_EQUAL(test_state(o.report, "fault/t002"), "memory-limit");
+	CU_ASSERT_STRING_EQUAL(state_of(o.report, "fault/t002"), "memory-limit");
 	json_t *t = find_test(o.report, "fault/t002");
 	CU_ASSERT(t && json_integer_value(json_object_get(t, "attempts")) == 2);
 	CU_ASSERT_EQUAL(count(o.report, "pass"), 7);
 	CU_ASSERT(shard_sum(o.report, "kills") >= 2);
-	CU_ASSERT_STRING_EQUAL(test_state(o.report, "fault/t007"), "pass");
+	CU_ASSERT_STRING_EQUAL(state_of(o.report, "fault/t007"), "pass");
 	done(&o);
 }
 
@@ -166,7 +166,7 @@ static void spike_x64(void)
 	   ENV("MG_FAULT=spike@2", "MG_FAULT_TESTS=6"), 0);
 	CU_ASSERT(exited_with(&o, 1));
 	CU_ASSERT_FATAL(o.report != NULL);
-	CU_ASSERT_STRING_EQUAL(test_state(o.report, "fault/t002"), "memory-limit");
+	CU_ASSERT_STRING_EQUAL(state_of(o.report, "fault/t002"), "memory-limit");
 	json_t *t = find_test(o.report, "fault/t002");
 	const char *msg = t ? json_string_value(json_object_get(t, "message")) : NULL;
 	CU_ASSERT(msg && strstr(msg, "peak va") != NULL);
@@ -478,7 +478,7 @@ static void crash_child_holds_pipe(void)
 	   ENV("MG_FAULT=forkcrash@3", "MG_FAULT_TESTS=8"), 0);
 	CU_ASSERT(exited_with(&o, 1));
 	CU_ASSERT_FATAL(o.report != NULL);
-	CU_ASSERT_STRING_EQUAL(test_state(o.report, "fault/t003"), "crash");
+	CU_ASSERT_STRING_EQUAL(state_of(o.report, "fault/t003"), "crash");
 	CU_ASSERT_EQUAL(count(o.report, "pass"), 7);
 	json_t *gen = json_array_get(
 	    json_object_get(json_array_get(json_object_get(o.report, "shards"), 0), "generations"),
@@ -519,8 +519,8 @@ static void cunit_program(const char *host, const char *arch)
 	static const char *const pass[] = {"basic/add", "basic/string", "withinit/init_ran",
 	                                   "withinit/init_ran_again", "leaking/leak"};
 	for (size_t i = 0; i < sizeof(pass) / sizeof(pass[0]); i++)
-		CU_ASSERT_STRING_EQUAL(test_state(o.report, pass[i]), "pass");
-	CU_ASSERT_STRING_EQUAL(test_state(o.report, "failing/wrong"), "fail");
+		CU_ASSERT_STRING_EQUAL(state_of(o.report, pass[i]), "pass");
+	CU_ASSERT_STRING_EQUAL(state_of(o.report, "failing/wrong"), "fail");
 	json_t *t = find_test(o.report, "failing/wrong");
 	const char *msg = t ? json_string_value(json_object_get(t, "message")) : NULL;
 	CU_ASSERT(msg && strstr(msg, "cunit_host.c:") && strstr(msg, "CU_ASSERT_EQUAL"));
