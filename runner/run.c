@@ -1291,49 +1291,50 @@ static void sample_all(run_ctx *c)
 			va = 0;
 			rss = 0;
 		}
+		/* VA limits are per process: the largest in the tree is the one;
+		 * RSS limits are for the tree's sum */
+		uint64_t va_tree = va > h->desc_va_max ? va : h->desc_va_max;
+		uint64_t rss_tree = rss + h->desc_rss;
 		uint64_t prev = h->va_last;
-		double dt = t - h->since;
-		h->va_last = va;
+		h->va_last = va_tree;
 		h->rss_last = rss;
 		h->own_rss = rss;
-		uint64_t va_tree = va > h->desc_va_max ? va : h->desc_va_max;
 		if (va_tree > h->peak_va)
 			h->peak_va = va_tree;
-		if (rss + h->desc_rss > h->peak_rss)
-			h->peak_rss = rss + h->desc_rss;
-		timeline_add(&l->tl, t, va_tree, rss + h->desc_rss,
-		             (uint32_t)host_gen(c, l)->index);
-		progress_sample(c->prog, l->index, va, h->peak_va);
+		if (rss_tree > h->peak_rss)
+			h->peak_rss = rss_tree;
+		timeline_add(&l->tl, t, va_tree, rss_tree, (uint32_t)host_gen(c, l)->index);
+		progress_sample(c->prog, l->index, va_tree, h->peak_va);
 
-		uint64_t va_any = va > h->desc_va_max ? va : h->desc_va_max;
 		/* the cgroup is shared by all lanes: handled once, below */
-		unsigned hard = check_limits(c, &c->hard, l->rss_hard, va_any, rss + h->desc_rss) &
+		unsigned hard = check_limits(c, &c->hard, l->rss_hard, va_tree, rss_tree) &
 		                ~(unsigned)LIMIT_CGROUP;
 		if (hard) {
 			char why[200];
-			limit_why(why, sizeof(why), hard, "kill", va_any, rss + h->desc_rss,
-			          c->cg_usage, &c->hard, l->rss_hard);
+			limit_why(why, sizeof(why), hard, "kill", va_tree, rss_tree, c->cg_usage,
+			          &c->hard, l->rss_hard);
 			kill_over_limit(c, l, why, t, 1);
 			continue;
 		}
-		if (!victim || rss + h->desc_rss > victim_rss) {
+		if (!victim || rss_tree > victim_rss) {
 			victim = l;
-			victim_rss = rss + h->desc_rss;
+			victim_rss = rss_tree;
 		}
 		/* Adaptive interval: sample faster as the kill limit comes near. */
-		if (c->hard.va && va > prev && dt > 0) {
-			double rate = (double)(va - prev) / (c->interval > 0 ? c->interval : 0.005);
-			double ttl = (double)(c->hard.va - va) / rate;
+		if (c->hard.va && va_tree > prev) {
+			double rate =
+			    (double)(va_tree - prev) / (c->interval > 0 ? c->interval : 0.005);
+			double ttl = (double)(c->hard.va - va_tree) / rate;
 			if (ttl / 8 < next)
 				next = ttl / 8;
 		}
-		if (c->hard.va && va >= c->hard.va / 10 * 9 && c->o->interval / 4 < next)
+		if (c->hard.va && va_tree >= c->hard.va / 10 * 9 && c->o->interval / 4 < next)
 			next = c->o->interval / 4;
 		/* Soft limits act at test boundaries (the result handler); here a
 		 * crossing only stops feeding, so no further test starts in a host
 		 * that is already over. */
-		h->soft_hit = can_recycle(c) && check_limits(c, &c->soft, l->rss_soft, va_any,
-		                                             rss + h->desc_rss) != 0;
+		h->soft_hit = can_recycle(c) &&
+		              check_limits(c, &c->soft, l->rss_soft, va_tree, rss_tree) != 0;
 	}
 	/* Over the cgroup's hard limit: end the largest tree only, then give
 	 * the kernel a second to tear it down before judging again. */
