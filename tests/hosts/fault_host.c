@@ -66,6 +66,33 @@ static void sleep_ms(long ms)
 		;
 }
 
+/*
+ * Reserves 3 GiB of address space the way a 32-bit program has to: in
+ * 256 MiB pieces (its space is split around the executable and the
+ * libraries, so no single 3 GiB region exists). Returns how many pieces were
+ * mapped, stopping at the first failure.
+ */
+enum { RESERVE_CHUNKS = 12 };
+#define RESERVE_CHUNK ((size_t)256 << 20)
+
+static size_t reserve(void **chunks)
+{
+	size_t n = 0;
+	for (; n < RESERVE_CHUNKS; n++) {
+		chunks[n] = mmap(NULL, RESERVE_CHUNK, PROT_NONE,
+		                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		if (chunks[n] == MAP_FAILED)
+			break;
+	}
+	return n;
+}
+
+static void unreserve(void **chunks, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		munmap(chunks[i], RESERVE_CHUNK);
+}
+
 static size_t ops_count(void *ctx)
 {
 	return ((faults *)ctx)->count;
@@ -99,9 +126,9 @@ static mg_result ops_run(void *ctx, size_t i, char *msg, size_t cap)
 		sleep_ms(200);
 	if (plan & F_SPIKE) {
 		/* 3 GiB reserved and released at once: no sample sees it, VmPeak does */
-		void *p = mmap(NULL, 3ull << 30, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		if (p != MAP_FAILED)
-			munmap(p, 3ull << 30);
+		void *chunks[RESERVE_CHUNKS];
+		size_t n = reserve(chunks);
+		unreserve(chunks, n);
 		sleep_ms(2);
 	}
 	if (plan & F_FORKCRASH) {
@@ -132,16 +159,15 @@ static mg_result ops_run(void *ctx, size_t i, char *msg, size_t cap)
 		}
 	}
 	if (plan & F_RESERVE) {
-		size_t size = (size_t)3 << 30;
-		void *p =
-		    mmap(NULL, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-		if (p == MAP_FAILED) {
-			mg_message("reserve: mmap of 3 GiB failed");
+		void *chunks[RESERVE_CHUNKS];
+		size_t n = reserve(chunks);
+		if (n < RESERVE_CHUNKS * 3 / 4) {
+			mg_message("reserve: only %zu MiB of 3 GiB could be mapped", n * 256);
 			r = MG_FAIL;
 		} else {
 			sleep_ms(2000);
-			munmap(p, size);
 		}
+		unreserve(chunks, n);
 	}
 	if (plan & F_POISON)
 		f->poisoned++;

@@ -129,7 +129,8 @@ static void garbage(void)
 	done(&o);
 }
 
-/* 5. 3 GiB reserved at once in an x86 host: killed, retried alone, memory-limit. */
+/* 5. 3 GiB reserved (in 256 MiB pieces, as a 32-bit process must) in one test: killed, retried
+ * alone, memory-limit. */
 static void reserve(const char *host)
 {
 	outcome o;
@@ -158,11 +159,10 @@ static void reserve_x64(void)
 
 /* 3 GiB reserved and released within a test: no sample can see it, the
  * VmPeak read at the test's boundary does; killed, retried, memory-limit. */
-static void spike_x64(void)
+static void spike(const char *host)
 {
 	outcome o;
-	mg(&o,
-	   ARGV("run", "-j", "1", "--kill-at", "va=2G", "--report", "report.json", "--", FAULT64),
+	mg(&o, ARGV("run", "-j", "1", "--kill-at", "va=2G", "--report", "report.json", "--", host),
 	   ENV("MG_FAULT=spike@2", "MG_FAULT_TESTS=6"), 0);
 	CU_ASSERT(exited_with(&o, 1));
 	CU_ASSERT_FATAL(o.report != NULL);
@@ -172,6 +172,16 @@ static void spike_x64(void)
 	CU_ASSERT(msg && strstr(msg, "peak va") != NULL);
 	CU_ASSERT_EQUAL(count(o.report, "pass"), 5);
 	done(&o);
+}
+
+static void spike_x64(void)
+{
+	spike(FAULT64);
+}
+
+static void spike_x86(void)
+{
+	spike(FAULT32);
 }
 
 /* --node I/N: for N = 1..5 the nodes together run every test exactly once,
@@ -705,6 +715,7 @@ static const mg_case cases[] = {
     {"cunit_x64", cunit_x64},
     {"cunit_x86", cunit_x86},
     {"spike_x64", spike_x64},
+    {"spike_x86", spike_x86},
 };
 
 /*
