@@ -253,7 +253,7 @@ static int parse_item(limits_spec *spec, unsigned *seen, span item, mg_err *err)
 	if (val.len == 0)
 		return mg_err_set(err, MG_EINVAL, "missing value in '%s'", text);
 	if (span_is(val, "none") || span_is(val, "off")) {
-		*slot = (limit_value){0, 0.0};
+		*slot = (limit_value){0, 0.0, 1};
 		return 0;
 	}
 	if (val.start[val.len - 1] == '%') {
@@ -265,14 +265,14 @@ static int parse_item(limits_spec *spec, unsigned *seen, span item, mg_err *err)
 		int rc = parse_percent(&p, val, text, err);
 		if (rc)
 			return rc;
-		*slot = (limit_value){0, p};
+		*slot = (limit_value){0, p, 1};
 		return 0;
 	}
 	uint64_t bytes;
 	int rc = parse_size_span(&bytes, val, text, err);
 	if (rc)
 		return rc;
-	*slot = (limit_value){bytes, 0.0};
+	*slot = (limit_value){bytes, 0.0, 1};
 	return 0;
 }
 
@@ -308,9 +308,9 @@ void limits_default(limits_spec *soft, limits_spec *hard, mg_arch arch)
 	memset(soft, 0, sizeof(*soft));
 	memset(hard, 0, sizeof(*hard));
 	switch (arch) {
-	case MG_ARCH_X86:
-		soft->va.bytes = 7 * GIB / 2;  /* 3.5 GiB */
-		hard->va.bytes = 15 * GIB / 4; /* 3.75 GiB */
+	case MG_ARCH_X86: /* of 4 GiB: 3.5 and 3.75 GiB (DESIGN.md's measured facts) */
+		soft->va.percent = 87.5;
+		hard->va.percent = 93.75;
 		break;
 	case MG_ARCH_X64:
 		soft->rss.percent = 80.0;
@@ -335,6 +335,127 @@ void limits_resolve(limits *out, const limits_spec *spec, mg_arch arch, uint64_t
 	out->rss = value_resolve(spec->rss, cgroup_limit ? cgroup_limit : ram);
 	out->cgroup = value_resolve(spec->cgroup, cgroup_limit);
 	out->gap = spec->gap.bytes;
+}
+
+static uint64_t base_of(const limits_base *b, unsigned key)
+{
+	switch (key) {
+	case LIMIT_VA:
+		return b->va_ceiling;
+	case LIMIT_RSS:
+		return b->cgroup_limit ? b->cgroup_limit : b->ram;
+	case LIMIT_CGROUP:
+		return b->cgroup_limit;
+	default:
+		return 0; /* gap: bytes only */
+	}
+}
+
+static const char *key_name(unsigned key)
+{
+	return key == LIMIT_VA       ? "va"
+	       : key == LIMIT_RSS    ? "rss"
+	       : key == LIMIT_CGROUP ? "cgroup"
+	                             : "gap";
+}
+
+static size_t format_one(char *buf, size_t size, size_t used, const char *key, uint64_t v);
+
+/* "va=3.50GiB" */
+static const char *show(char *buf, size_t size, unsigned key, uint64_t v)
+{
+	buf[0] = 0;
+	format_one(buf, size, 0, key_name(key), v);
+	return buf;
+}
+
+/* A user's value that cannot hold on this machine, or 0. */
+static int value_invalid(const limit_value *v, unsigned key, const char *flag, const limits_base *b,
+                         mg_err *err)
+{
+	char a[48], c[48];
+	if (!v->given)
+		return 0;
+	if (key == LIMIT_CGROUP && v->percent > 0 && !b->cgroup_limit)
+		return mg_err_set(
+		    err, MG_EINVAL,
+		    "%s cgroup=%g%%: the memory cgroup has no limit to take a share of "
+		    "(give a size)",
+		    flag, v->percent);
+	if (key == LIMIT_VA && v->percent == 0 && v->bytes > b->va_ceiling) {
+		show(a, sizeof(a), key, v->bytes);
+		show(c, sizeof(c), key, b->va_ceiling);
+		return mg_err_set(err, MG_EINVAL, "%s %s is above the %s address space (%s%s)",
+		                  flag, a, limits_arch_name(b->arch), c + 3,
+		                  b->capped ? ", the --address-space cap" : "");
+	}
+	return 0;
+}
+
+static const limit_value *spec_slot(const limits_spec *s, unsigned key)
+{
+	return key == LIMIT_VA       ? &s->va
+	       : key == LIMIT_RSS    ? &s->rss
+	       : key == LIMIT_CGROUP ? &s->cgroup
+	                             : &s->gap;
+}
+
+static uint64_t *limits_slot(limits *l, unsigned key)
+{
+	return key == LIMIT_VA       ? &l->va
+	       : key == LIMIT_RSS    ? &l->rss
+	       : key == LIMIT_CGROUP ? &l->cgroup
+	                             : &l->gap;
+}
+
+int limits_settle(limits *soft, limits *hard, const limits_spec *user_soft,
+                  const limits_spec *user_hard, const limits_base *b, mg_err *err)
+{
+	static const unsigned keys[] = {LIMIT_VA, LIMIT_RSS, LIMIT_CGROUP, LIMIT_GAP};
+	limits_spec ds, dh;
+	limits_default(&ds, &dh, b->arch);
+	if (b->capped && !ds.va.percent) {
+		ds.va.percent = 87.5;
+		dh.va.percent = 93.75;
+	}
+	if (b->arch == MG_ARCH_X86 && b->cgroup_limit) {
+		ds.rss.percent = 80.0;
+		dh.rss.percent = 95.0;
+	}
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		unsigned key = keys[i];
+		const limit_value *us = spec_slot(user_soft, key), *uh = spec_slot(user_hard, key);
+		int rc;
+		if (err && ((rc = value_invalid(us, key, "recycle-at", b, err)) < 0 ||
+		            (rc = value_invalid(uh, key, "kill-at", b, err)) < 0))
+			return rc;
+		/* a value that cannot hold here (err NULL) leaves the default */
+		int soft_given = us->given && value_invalid(us, key, "", b, NULL) == 0;
+		int hard_given = uh->given && value_invalid(uh, key, "", b, NULL) == 0;
+		uint64_t sv =
+		    value_resolve(soft_given ? *us : *spec_slot(&ds, key), base_of(b, key));
+		uint64_t hv =
+		    value_resolve(hard_given ? *uh : *spec_slot(&dh, key), base_of(b, key));
+		/* gap trips when the free block falls below: no order to keep */
+		if (key != LIMIT_GAP && sv && hv && sv >= hv) {
+			if (err && soft_given) {
+				char a[48], c[48];
+				show(a, sizeof(a), key, sv);
+				show(c, sizeof(c), key, hv);
+				return mg_err_set(
+				    err, MG_EINVAL,
+				    "recycle-at %s is at or above %s %s: the recycle must "
+				    "come first (%s)",
+				    a, hard_given ? "kill-at" : "the default kill-at", c,
+				    hard_given ? "lower --recycle-at or raise --kill-at"
+				               : "set --kill-at above it");
+			}
+			sv = hv - hv / 16;
+		}
+		*limits_slot(soft, key) = sv;
+		*limits_slot(hard, key) = hv;
+	}
+	return 0;
 }
 
 unsigned limits_check(const limits *l, uint64_t va, uint64_t rss, uint64_t cgroup, uint64_t gap)

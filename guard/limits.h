@@ -34,8 +34,9 @@ uint64_t limits_arch_ceiling(mg_arch arch);
 
 /* One parsed value: either bytes or a percentage still to be resolved. */
 typedef struct limit_value {
-	uint64_t bytes; /* 0 and percent 0: not set */
+	uint64_t bytes; /* 0 and percent 0: no limit */
 	double percent; /* > 0: a share of the base the key names */
+	int given;      /* the user's text named the key ("none" too): defaults yield */
 } limit_value;
 
 /* What the user wrote, before the arch and machine are known. */
@@ -88,16 +89,45 @@ int limits_parse_size(uint64_t *out, const char *token, mg_err *err);
  */
 int limits_parse(limits_spec *out, const char *text, mg_err *err);
 
-/* The defaults: x86 recycles at va=3.5G and kills at va=3.75G; x64 recycles
- * at rss=80% and kills at rss=95% (of the cgroup limit, or RAM). */
+/* The defaults of an arch: x86 recycles at va=87.5% and kills at
+ * va=93.75% of its 4 GiB (3.5 and 3.75 GiB); x64 recycles at rss=80% and
+ * kills at rss=95% (of the cgroup limit, or RAM). limits_settle adds the
+ * ones that depend on the machine. */
 void limits_default(limits_spec *soft, limits_spec *hard, mg_arch arch);
 
 /*
  * Turns a spec into bytes. ram is physical memory, cgroup_limit the cgroup's
- * limit (0 if none). rss% is of cgroup_limit when set, else of ram.
+ * limit (0 if none). rss% is of cgroup_limit when set, else of ram; va% of
+ * the arch's ceiling.
  */
 void limits_resolve(limits *out, const limits_spec *spec, mg_arch arch, uint64_t ram,
                     uint64_t cgroup_limit);
+
+/* What the limits of one arch are measured against. */
+typedef struct limits_base {
+	mg_arch arch;
+	uint64_t va_ceiling;   /* the address space a process has: the arch's, or a smaller cap */
+	uint64_t ram;          /* physical memory */
+	uint64_t cgroup_limit; /* the memory cgroup's limit; 0: none */
+	int capped;            /* va_ceiling is a cap (--address-space), not the arch's */
+} limits_base;
+
+/*
+ * The soft and hard limits in force: what the user wrote (a key with
+ * .given) over the defaults of the arch, resolved against base. Beyond
+ * limits_default: a capped address space gets the va defaults of x86 (87.5%
+ * and 93.75% of the cap, x64 too), and an x86 host in a cgroup with a limit
+ * gets x64's rss defaults, so the kernel's OOM killer is not the first to act.
+ *
+ * MG_EINVAL, naming the values, when the user's limits contradict each other
+ * or the machine: a soft limit at or above the hard one of the same key
+ * (a default soft limit instead moves below a hard one the user set, to
+ * 15/16 of it), a va limit above the address space, a cgroup percentage with
+ * no cgroup limit. With err NULL nothing is an error: what would be is left
+ * to the defaults (the limits of a second arch in a tree, judged leniently).
+ */
+int limits_settle(limits *soft, limits *hard, const limits_spec *user_soft,
+                  const limits_spec *user_hard, const limits_base *base, mg_err *err);
 
 /* Returns the LIMIT_* bits that the reading reaches (>=) or, for gap, falls
  * below. A reading of 0 for gap means "not measured" and never trips. */

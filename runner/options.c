@@ -110,9 +110,10 @@ static int check_limits(const char *text, const char *what, mg_err *err)
 	return 0;
 }
 
-void options_limits(const run_options *o, mg_arch arch, limits_spec *soft, limits_spec *hard)
+void options_limits(const run_options *o, limits_spec *soft, limits_spec *hard)
 {
-	limits_default(soft, hard, arch);
+	memset(soft, 0, sizeof(*soft));
+	memset(hard, 0, sizeof(*hard));
 	for (int i = 0; i < 2; i++) {
 		if (o->recycle_at[i])
 			limits_parse(soft, o->recycle_at[i], NULL);

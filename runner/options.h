@@ -17,8 +17,8 @@
 
 typedef struct run_options {
 	mg_arch arch; /* MG_ARCH_UNKNOWN: from the ELF header */
-	/* Limit texts in the order they apply over the arch defaults: config
-	 * file first, then flags. Validated when read; see options_limits. */
+	/* Limit texts in the order they apply: config file first, then flags,
+	 * over the arch defaults. Validated when read; see options_limits. */
 	const char *recycle_at[2];
 	const char *kill_at[2];
 	unsigned jobs;          /* lanes; 0: number of CPUs */
@@ -70,9 +70,10 @@ int options_parse_duration(double *out, const char *text, mg_err *err);
 int options_parse_node(uint32_t *index, uint32_t *total, const char *text, mg_err *err);
 void options_node_from_env(uint32_t *index, uint32_t *total);
 
-/* The soft and hard limit specs for arch: the defaults, then the config
- * file's texts, then the flags' (keys not named keep the earlier value). */
-void options_limits(const run_options *o, mg_arch arch, limits_spec *soft, limits_spec *hard);
+/* The soft and hard limit specs the user wrote: the config file's texts,
+ * then the flags' (keys not named keep the earlier value). Keys named in
+ * neither are not .given: limits_settle fills them with the arch defaults. */
+void options_limits(const run_options *o, limits_spec *soft, limits_spec *hard);
 
 void options_free(run_options *o);
 

@@ -123,7 +123,9 @@ typedef struct run_ctx {
 	char **envp;
 	char *env_store[5];
 	mg_arch arch;
-	limits soft, hard;
+	limits soft, hard; /* for the host's arch */
+	/* VA limits per process arch (mg_arch): a tree may hold both kinds */
+	uint64_t va_soft[3], va_hard[3];
 	rtest *tests;
 	size_t ntests;
 	size_t *q; /* deque of test indices */
@@ -394,7 +396,8 @@ static void host_detach(run_ctx *c, lane *l)
 /* The VA ceiling that percentages, breakdowns and gaps are measured against. */
 static uint64_t va_ceiling(const run_ctx *c)
 {
-	return c->o->address_space ? c->o->address_space : limits_arch_ceiling(c->arch);
+	uint64_t as = c->o->address_space, ceiling = limits_arch_ceiling(c->arch);
+	return as && as < ceiling ? as : ceiling;
 }
 
 /* The process whose address space matters: the host, or for a driver the
@@ -1954,30 +1957,40 @@ int run_list_main(int argc, char **argv)
 	return code;
 }
 
-/* Resolves limits for the arch; the cgroup gives the base for rss%. */
-static void resolve_limits(run_ctx *c)
+/*
+ * Settles the limits in force (the user's over the arch defaults) for the
+ * host's arch, and the VA limits of the other arch for the processes of a
+ * tree that are of it (a 32-bit program under a shell, exec or wrap), judged
+ * leniently. The cgroup gives the base for rss% and cgroup%; an
+ * --address-space cap is the ceiling of va%. MG_EINVAL when the user's
+ * limits contradict each other or the machine.
+ */
+static int resolve_limits(run_ctx *c, mg_err *err)
 {
 	limits_spec soft, hard;
 	cgroup_usage u = {0, 0, 0};
 	mg_err e;
 	if (cgroup_find(&c->cg, 0, &e) == 0 && cgroup_read(&c->cg, &u, &e) == 0)
 		c->has_cgroup = 1;
-	options_limits(c->o, c->arch, &soft, &hard);
-	limits_resolve(&c->soft, &soft, c->arch, proc_ram_bytes(), u.limit);
-	limits_resolve(&c->hard, &hard, c->arch, proc_ram_bytes(), u.limit);
-	uint64_t as = c->o->address_space;
-	if (as) {
-		/* The ceiling is the address-space cap: va% is of it, and va
-		 * defaults to the x86 proportions (3.5 and 3.75 of 4). */
-		c->soft.va = soft.va.percent > 0 ? (uint64_t)(soft.va.percent / 100 * (double)as)
-		             : soft.va.bytes     ? soft.va.bytes
-		                                 : as / 8 * 7;
-		c->hard.va = hard.va.percent > 0 ? (uint64_t)(hard.va.percent / 100 * (double)as)
-		             : hard.va.bytes     ? hard.va.bytes
-		                                 : as / 16 * 15;
+	options_limits(c->o, &soft, &hard);
+	for (mg_arch a = MG_ARCH_X86; a <= MG_ARCH_X64; a++) {
+		uint64_t ceiling = limits_arch_ceiling(a), as = c->o->address_space;
+		int capped = as && as < ceiling;
+		limits_base b = {a, capped ? as : ceiling, proc_ram_bytes(), u.limit, capped};
+		limits ls, lh;
+		int rc = limits_settle(&ls, &lh, &soft, &hard, &b, a == c->arch ? err : NULL);
+		if (rc < 0)
+			return rc;
+		c->va_soft[a] = ls.va;
+		c->va_hard[a] = lh.va;
+		if (a == c->arch) {
+			c->soft = ls;
+			c->hard = lh;
+		}
 	}
 	if (!c->soft.cgroup && !c->hard.cgroup)
 		c->has_cgroup = 0; /* nothing to check: no reads per sample */
+	return 0;
 }
 
 static int exit_code_of(const run_ctx *c)
@@ -2130,7 +2143,12 @@ int run_main(int argc, char **argv)
 	}
 	if (c.arch == MG_ARCH_UNKNOWN && limits_arch_parse(&c.arch, nl.arch, NULL) < 0)
 		c.arch = MG_ARCH_X64;
-	resolve_limits(&c);
+	rc = resolve_limits(&c, &err);
+	if (rc < 0) {
+		fprintf(stderr, "memguard run: %s\n", err.msg);
+		code = EXIT_USAGE;
+		goto out;
+	}
 	{
 		char s[128], h[128];
 		limits_format(s, sizeof(s), &c.soft);

@@ -14,6 +14,8 @@ void test_limits_bad_tokens(void);
 void test_limits_arch(void);
 void test_limits_defaults(void);
 void test_limits_resolve(void);
+void test_limits_settle_defaults(void);
+void test_limits_settle_contradictions(void);
 void test_limits_check(void);
 void test_limits_format(void);
 void test_proc_statm_parse(void);
@@ -60,6 +62,8 @@ static const mg_case cases[] = {
     {"limits_arch", test_limits_arch},
     {"limits_defaults", test_limits_defaults},
     {"limits_resolve", test_limits_resolve},
+    {"limits_settle_defaults", test_limits_settle_defaults},
+    {"limits_settle_contradictions", test_limits_settle_contradictions},
     {"limits_check", test_limits_check},
     {"limits_format", test_limits_format},
     {"proc_statm_parse", test_proc_statm_parse},

@@ -227,8 +227,8 @@ void test_limits_defaults(void)
 {
 	limits_spec soft, hard;
 	limits_default(&soft, &hard, MG_ARCH_X86);
-	CU_ASSERT_EQUAL(soft.va.bytes, 7 * GI / 2);
-	CU_ASSERT_EQUAL(hard.va.bytes, 15 * GI / 4);
+	CU_ASSERT_DOUBLE_EQUAL(soft.va.percent, 87.5, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(hard.va.percent, 93.75, 1e-9);
 	CU_ASSERT_EQUAL(soft.rss.bytes, 0);
 	CU_ASSERT_DOUBLE_EQUAL(soft.rss.percent, 0.0, 1e-9);
 	limits_default(&soft, &hard, MG_ARCH_X64);
@@ -256,6 +256,110 @@ void test_limits_resolve(void)
 	limits_resolve(&l, &s, MG_ARCH_X86, 16 * GI, 10 * GI);
 	CU_ASSERT_EQUAL(l.va, 3 * GI);
 	CU_ASSERT_EQUAL(l.rss, 6 * GI);
+}
+
+/* One settle: the user's texts (NULL: none) on a base; returns its rc. */
+static int settle(limits *soft, limits *hard, const char *user_soft, const char *user_hard,
+                  mg_arch arch, uint64_t cap, uint64_t cgroup_limit, mg_err *err)
+{
+	limits_spec us, uh;
+	memset(&us, 0, sizeof(us));
+	memset(&uh, 0, sizeof(uh));
+	if (user_soft)
+		CU_ASSERT_EQUAL_FATAL(limits_parse(&us, user_soft, NULL), 0);
+	if (user_hard)
+		CU_ASSERT_EQUAL_FATAL(limits_parse(&uh, user_hard, NULL), 0);
+	uint64_t ceiling = limits_arch_ceiling(arch);
+	limits_base b = {arch, cap && cap < ceiling ? cap : ceiling, 16 * GI, cgroup_limit,
+	                 cap && cap < ceiling};
+	memset(soft, 0xaa, sizeof(*soft));
+	memset(hard, 0xaa, sizeof(*hard));
+	return limits_settle(soft, hard, &us, &uh, &b, err);
+}
+
+void test_limits_settle_defaults(void)
+{
+	limits s, h;
+	mg_err err;
+	/* x86: 3.5 / 3.75 GiB exactly, no rss limit outside a limited cgroup */
+	CU_ASSERT_EQUAL(settle(&s, &h, NULL, NULL, MG_ARCH_X86, 0, 0, &err), 0);
+	CU_ASSERT_EQUAL(s.va, 7 * GI / 2);
+	CU_ASSERT_EQUAL(h.va, 15 * GI / 4);
+	CU_ASSERT_EQUAL(s.rss, 0);
+	CU_ASSERT_EQUAL(h.rss, 0);
+	CU_ASSERT_EQUAL(s.cgroup, 0);
+	/* x86 in a 512 MiB cgroup: x64's rss defaults too */
+	CU_ASSERT_EQUAL(settle(&s, &h, NULL, NULL, MG_ARCH_X86, 0, 512 * MI, &err), 0);
+	CU_ASSERT_EQUAL(s.va, 7 * GI / 2);
+	CU_ASSERT_EQUAL(s.rss, 512 * MI * 80 / 100);
+	CU_ASSERT_EQUAL(h.rss, 512 * MI * 95 / 100);
+	/* x86 under --address-space 2G: the va defaults scale with the cap */
+	CU_ASSERT_EQUAL(settle(&s, &h, NULL, NULL, MG_ARCH_X86, 2 * GI, 0, &err), 0);
+	CU_ASSERT_EQUAL(s.va, 2 * GI / 8 * 7);
+	CU_ASSERT_EQUAL(h.va, 2 * GI / 16 * 15);
+	/* a cap above 4 GiB is no cap for x86 */
+	CU_ASSERT_EQUAL(settle(&s, &h, NULL, NULL, MG_ARCH_X86, 8 * GI, 0, &err), 0);
+	CU_ASSERT_EQUAL(h.va, 15 * GI / 4);
+	/* x64: rss of RAM; a cap brings x86's va proportions */
+	CU_ASSERT_EQUAL(settle(&s, &h, NULL, NULL, MG_ARCH_X64, 0, 0, &err), 0);
+	CU_ASSERT_EQUAL(s.va, 0);
+	CU_ASSERT_EQUAL(s.rss, 16 * GI * 80 / 100);
+	CU_ASSERT_EQUAL(settle(&s, &h, NULL, NULL, MG_ARCH_X64, 4 * GI, 0, &err), 0);
+	CU_ASSERT_EQUAL(s.va, 7 * GI / 2);
+	CU_ASSERT_EQUAL(h.va, 15 * GI / 4);
+	/* the user's values win; va% is of the cap; "none" clears a default */
+	CU_ASSERT_EQUAL(settle(&s, &h, "va=50%,rss=none", "va=75%", MG_ARCH_X64, 4 * GI, 0, &err),
+	                0);
+	CU_ASSERT_EQUAL(s.va, 2 * GI);
+	CU_ASSERT_EQUAL(h.va, 3 * GI);
+	CU_ASSERT_EQUAL(s.rss, 0);
+	CU_ASSERT_EQUAL(h.rss, 16 * GI * 95 / 100);
+	/* a kill limit below the default recycle: the default moves to 15/16 */
+	CU_ASSERT_EQUAL(settle(&s, &h, NULL, "va=2G", MG_ARCH_X86, 0, 0, &err), 0);
+	CU_ASSERT_EQUAL(h.va, 2 * GI);
+	CU_ASSERT_EQUAL(s.va, 2 * GI / 16 * 15);
+}
+
+static void settle_bad(const char *user_soft, const char *user_hard, mg_arch arch, uint64_t cap,
+                       uint64_t cgroup_limit, const char *want1, const char *want2)
+{
+	limits s, h;
+	mg_err err = {{0}};
+	int rc = settle(&s, &h, user_soft, user_hard, arch, cap, cgroup_limit, &err);
+	CU_ASSERT_EQUAL(rc, MG_EINVAL);
+	if (!strstr(err.msg, want1) || (want2 && !strstr(err.msg, want2))) {
+		fprintf(stderr, "\n  got '%s', want '%s' and '%s'\n", err.msg, want1,
+		        want2 ? want2 : "");
+		CU_FAIL("message does not name the limits");
+	}
+	/* judged leniently (a second arch of a tree), nothing is an error */
+	CU_ASSERT_EQUAL(settle(&s, &h, user_soft, user_hard, arch, cap, cgroup_limit, NULL), 0);
+	CU_ASSERT(!s.va || !h.va || s.va < h.va);
+	CU_ASSERT(!s.rss || !h.rss || s.rss < h.rss);
+}
+
+void test_limits_settle_contradictions(void)
+{
+	/* soft at or above hard: both named */
+	settle_bad("rss=2G", "rss=1G", MG_ARCH_X64, 0, 0, "recycle-at rss=2.00GiB",
+	           "kill-at rss=1.00GiB");
+	settle_bad("va=3G", "va=3G", MG_ARCH_X86, 0, 0, "recycle-at va=3.00GiB",
+	           "kill-at va=3.00GiB");
+	/* a user's recycle over the default kill names the default */
+	settle_bad("va=3.8G", NULL, MG_ARCH_X86, 0, 0, "recycle-at va=3.80GiB",
+	           "default kill-at va=3.75GiB");
+	/* va above the address space */
+	settle_bad(NULL, "va=5G", MG_ARCH_X86, 0, 0, "kill-at va=5.00GiB",
+	           "x86 address space (4.00GiB)");
+	settle_bad("va=3G", NULL, MG_ARCH_X86, 2 * GI, 0, "recycle-at va=3.00GiB",
+	           "--address-space");
+	/* a cgroup share with no cgroup limit */
+	settle_bad("cgroup=80%", NULL, MG_ARCH_X64, 0, 0, "recycle-at cgroup=80%", "no limit");
+	settle_bad(NULL, "cgroup=90%", MG_ARCH_X86, 0, 0, "kill-at cgroup=90%", "no limit");
+	/* leniently, a va above the space leaves the default */
+	limits s, h;
+	CU_ASSERT_EQUAL(settle(&s, &h, NULL, "va=5G", MG_ARCH_X86, 0, 0, NULL), 0);
+	CU_ASSERT_EQUAL(h.va, 15 * GI / 4);
 }
 
 void test_limits_check(void)

@@ -100,8 +100,9 @@ static void options_flags(void)
 	CU_ASSERT_EQUAL(o.host_argc, 2);
 	CU_ASSERT_STRING_EQUAL(o.host_argv[1], "-v");
 	limits_spec soft, hard;
-	options_limits(&o, MG_ARCH_X86, &soft, &hard);
+	options_limits(&o, &soft, &hard);
 	CU_ASSERT_EQUAL(hard.va.bytes, (uint64_t)(3.6 * (1ull << 30)));
+	CU_ASSERT(hard.va.given && soft.va.given && !hard.rss.given);
 	options_free(&o);
 }
 
