@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -76,6 +77,13 @@ int elf_arch(mg_arch *out, const char *path, mg_err *err)
 	}
 	return mg_err_set(err, MG_EINVAL, "'%s' is an ELF%s for machine %u, not x86 or x64", path,
 	                  h[EI_CLASS] == ELFCLASS64 ? "64" : "32", machine);
+}
+
+int elf_arch_of_pid(mg_arch *out, pid_t pid, mg_err *err)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	return elf_arch(out, path, err);
 }
 
 /*

@@ -13,6 +13,7 @@
 #define MG_ELF_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "limits.h"
 #include "mg_err.h"
@@ -23,6 +24,14 @@
  * opened (message with strerror), MG_EINVAL if it is not an x86/x64 ELF.
  */
 int elf_arch(mg_arch *out, const char *path, mg_err *err);
+
+/*
+ * The arch of a running process: elf_arch of the file it executes now
+ * (/proc/PID/exe, which stays readable when the file is deleted). One open
+ * and one 20-byte read; for a new process, or one that exec'd. MG_ENOTFOUND
+ * when the process is gone or out of reach.
+ */
+int elf_arch_of_pid(mg_arch *out, pid_t pid, mg_err *err);
 
 /* 1 if the file contains the bytes of marker, 0 if not, <0 on error.
  * Streams the file in blocks: O(file size). */

@@ -56,6 +56,20 @@ int proc_parse_statm(const char *buf, size_t len, uint64_t *size_pages, uint64_t
 	return 0;
 }
 
+/* The fourth field of statm (text: the executable's code pages); 0 when
+ * it is missing or malformed. */
+static uint64_t statm_text(const char *buf, size_t len)
+{
+	const char *p = buf, *end = buf + len;
+	uint64_t v = 0;
+	for (int field = 0; field < 4; field++) {
+		p = skip_blanks(p, end);
+		if (scan_u64(&p, end, &v))
+			return 0;
+	}
+	return v;
+}
+
 /* Parses the value of a "Key:\t  123 kB" line into bytes (kB) or a number. */
 static int status_value(const char *p, const char *end, int kb, uint64_t *out)
 {
@@ -198,6 +212,7 @@ struct proc_sampler {
 	int fd;
 	pid_t pid;
 	uint64_t page;
+	uint64_t text; /* code bytes at the last read: changes when the process execs */
 };
 
 int proc_sampler_open(proc_sampler **out, pid_t pid, mg_err *err)
@@ -222,6 +237,7 @@ int proc_sampler_open(proc_sampler **out, pid_t pid, mg_err *err)
 	s->fd = fd;
 	s->pid = pid;
 	s->page = proc_page_size();
+	s->text = 0;
 	*out = s;
 	return 0;
 fail:
@@ -257,7 +273,13 @@ int proc_sampler_read(proc_sampler *s, uint64_t *va, uint64_t *rss)
 		return MG_EGONE;
 	*va = size * s->page;
 	*rss = resident * s->page;
+	s->text = statm_text(buf, (size_t)n) * s->page;
 	return 0;
+}
+
+uint64_t proc_sampler_text(const proc_sampler *s)
+{
+	return s->text;
 }
 
 void proc_sampler_free(proc_sampler *s)

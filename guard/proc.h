@@ -40,6 +40,11 @@ int proc_sampler_open(proc_sampler **out, pid_t pid, mg_err *err);
  * has exited (reads return 0 bytes or ESRCH), never a reading of 0. */
 int proc_sampler_read(proc_sampler *s, uint64_t *va, uint64_t *rss);
 
+/* The code size (statm's text, bytes) seen by the last successful read; 0
+ * before one. It changes when the process execs another program: the cue
+ * to read its arch again (elf_arch_of_pid), at no cost per sample. */
+uint64_t proc_sampler_text(const proc_sampler *s);
+
 /* Closes the fd. NULL is a no-op. */
 void proc_sampler_free(proc_sampler *s);
 

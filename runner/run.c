@@ -73,7 +73,13 @@ typedef struct host {
 	pid_t desc_va_pid; /* the descendant with the most VA (drivers: the program) */
 	proc_sampler *kid[MAX_DESCENDANTS]; /* kept-open samplers of the descendants */
 	pid_t kid_pid[MAX_DESCENDANTS];
+	mg_arch kid_arch[MAX_DESCENDANTS];  /* read from each when it appears or execs */
+	uint64_t kid_text[MAX_DESCENDANTS]; /* its code size when its arch was read */
 	size_t nkids;
+	/* VA limits are per process and per arch: the largest descendant of the
+	 * host's arch, and of the other (a 32-bit program under a 64-bit shell) */
+	uint64_t desc_va_same, desc_va_other;
+	pid_t desc_va_other_pid;
 	double tree_at;
 	uint32_t tests_run;
 	int alone;
@@ -753,6 +759,30 @@ static unsigned check_limits(const run_ctx *c, const limits *lim, uint64_t rss_l
 	return limits_check(&eff, va, rss, c->cg_usage, 0) & ~(c->has_cgroup ? 0u : LIMIT_CGROUP);
 }
 
+/* The arch of the host's processes that are not of its own arch. */
+static mg_arch other_arch(const run_ctx *c)
+{
+	return c->arch == MG_ARCH_X86 ? MG_ARCH_X64 : MG_ARCH_X86;
+}
+
+/*
+ * LIMIT_VA when a descendant of the other arch reaches that arch's VA limit
+ * (lim: c->va_soft or c->va_hard), with why saying which process; 0 else.
+ */
+static unsigned other_arch_va(const run_ctx *c, const host *h, const uint64_t *lim,
+                              const char *kind, char *why, size_t n)
+{
+	mg_arch a = other_arch(c);
+	if (!lim[a] || h->desc_va_other < lim[a])
+		return 0;
+	char x[32], y[32];
+	report_format_size(x, sizeof(x), h->desc_va_other);
+	report_format_size(y, sizeof(y), lim[a]);
+	snprintf(why, n, "va %s >= %s %s (pid %d, a %s process)", x, kind, y,
+	         (int)h->desc_va_other_pid, a == MG_ARCH_X86 ? "32-bit" : "64-bit");
+	return LIMIT_VA;
+}
+
 /* A result line: the head test is done. */
 static void host_result(run_ctx *c, lane *l, const mg_msg *m)
 {
@@ -822,10 +852,13 @@ static void host_result(run_ctx *c, lane *l, const mg_msg *m)
 	if (h->state == HOST_QUITTING)
 		return;
 	unsigned soft = check_limits(c, &c->soft, l->rss_soft, m->va, tree_rss);
-	if (soft) {
-		char why[200];
+	char why[200];
+	if (soft)
 		limit_why(why, sizeof(why), soft, "recycle", m->va, tree_rss, c->cg_usage, &c->soft,
 		          l->rss_soft);
+	else /* a process of the other arch, as last sampled */
+		soft = other_arch_va(c, h, c->va_soft, "recycle", why, sizeof(why));
+	if (soft) {
 		if (can_recycle(c)) {
 			quit_host(c, l, "recycle", why);
 			return;
@@ -1186,12 +1219,25 @@ static void reap_live(run_ctx *c)
 
 /* ---- the guard: sampling ---- */
 
+/* Forgets descendant k (it left the tree or is gone): the last takes its place. */
+static void kid_drop(host *h, size_t k)
+{
+	proc_sampler_free(h->kid[k]);
+	h->nkids--;
+	h->kid[k] = h->kid[h->nkids];
+	h->kid_pid[k] = h->kid_pid[h->nkids];
+	h->kid_arch[k] = h->kid_arch[h->nkids];
+	h->kid_text[k] = h->kid_text[h->nkids];
+}
+
 /*
  * Samples the host's descendants. Their statm fds stay open from one scan to
  * the next (host.kids), so a steady tree costs a children-file read and one
  * pread per process: files are opened or closed only when the tree changes.
+ * A process's arch is read from its executable when it appears and again
+ * when its code size changes (it exec'd: a shell becoming a 32-bit program).
  */
-static void sample_tree(lane *l, double t)
+static void sample_tree(const run_ctx *c, lane *l, double t)
 {
 	host *h = &l->h;
 	pid_t kids[MAX_DESCENDANTS];
@@ -1204,14 +1250,10 @@ static void sample_tree(lane *l, double t)
 		size_t i = 0;
 		while (i < n && kids[i] != h->kid_pid[k])
 			i++;
-		if (i < n) {
+		if (i < n)
 			k++;
-			continue;
-		}
-		proc_sampler_free(h->kid[k]);
-		h->nkids--;
-		h->kid[k] = h->kid[h->nkids];
-		h->kid_pid[k] = h->kid_pid[h->nkids];
+		else
+			kid_drop(h, k);
 	}
 	/* open the new ones */
 	for (size_t i = 0; i < n && h->nkids < MAX_DESCENDANTS; i++) {
@@ -1220,26 +1262,40 @@ static void sample_tree(lane *l, double t)
 			k++;
 		if (k < h->nkids || proc_sampler_open(&h->kid[h->nkids], kids[i], NULL) < 0)
 			continue;
+		h->kid_arch[h->nkids] = MG_ARCH_UNKNOWN;
+		h->kid_text[h->nkids] = 0;
 		h->kid_pid[h->nkids++] = kids[i];
 	}
 	h->desc_rss = 0;
 	h->desc_va_max = 0;
 	h->desc_va_pid = 0;
+	h->desc_va_same = 0;
+	h->desc_va_other = 0;
+	h->desc_va_other_pid = 0;
 	for (size_t k = 0; k < h->nkids; k++) {
 		uint64_t va, rss;
 		if (proc_sampler_read(h->kid[k], &va, &rss) < 0) {
 			/* gone (its pid may come back as another process: reopen then) */
-			proc_sampler_free(h->kid[k]);
-			h->nkids--;
-			h->kid[k] = h->kid[h->nkids];
-			h->kid_pid[k] = h->kid_pid[h->nkids];
-			k--;
+			kid_drop(h, k--);
 			continue;
+		}
+		uint64_t text = proc_sampler_text(h->kid[k]);
+		if (text != h->kid_text[k]) {
+			h->kid_text[k] = text;
+			if (elf_arch_of_pid(&h->kid_arch[k], h->kid_pid[k], NULL) < 0)
+				h->kid_arch[k] = MG_ARCH_UNKNOWN;
 		}
 		h->desc_rss += rss;
 		if (va > h->desc_va_max) {
 			h->desc_va_max = va;
 			h->desc_va_pid = h->kid_pid[k];
+		}
+		if (!h->kid_arch[k] || h->kid_arch[k] == c->arch) {
+			if (va > h->desc_va_same)
+				h->desc_va_same = va;
+		} else if (va > h->desc_va_other) {
+			h->desc_va_other = va;
+			h->desc_va_other_pid = h->kid_pid[k];
 		}
 	}
 }
@@ -1287,16 +1343,17 @@ static void sample_all(run_ctx *c)
 		if (proc_sampler_read(h->sampler, &va, &rss) < 0)
 			continue; /* gone: its EOF and exit status will say how */
 		if (t - h->tree_at >= c->tree_interval)
-			sample_tree(l, t);
+			sample_tree(c, l, t);
 		if (c->driver != DRIVER_NATIVE) {
 			/* a shim is memguard's own process (an ASan build of it reserves
 			 * terabytes): the memory under test is its program's tree */
 			va = 0;
 			rss = 0;
 		}
-		/* VA limits are per process: the largest in the tree is the one;
-		 * RSS limits are for the tree's sum */
+		/* VA limits are per process (and arch): the largest in the tree
+		 * is the one; RSS limits are for the tree's sum */
 		uint64_t va_tree = va > h->desc_va_max ? va : h->desc_va_max;
+		uint64_t va_same = va > h->desc_va_same ? va : h->desc_va_same;
 		uint64_t rss_tree = rss + h->desc_rss;
 		uint64_t prev = h->va_last;
 		h->va_last = va_tree;
@@ -1310,12 +1367,13 @@ static void sample_all(run_ctx *c)
 		progress_sample(c->prog, l->index, va_tree, h->peak_va);
 
 		/* the cgroup is shared by all lanes: handled once, below */
-		unsigned hard = check_limits(c, &c->hard, l->rss_hard, va_tree, rss_tree) &
+		unsigned hard = check_limits(c, &c->hard, l->rss_hard, va_same, rss_tree) &
 		                ~(unsigned)LIMIT_CGROUP;
-		if (hard) {
-			char why[200];
-			limit_why(why, sizeof(why), hard, "kill", va_tree, rss_tree, c->cg_usage,
-			          &c->hard, l->rss_hard);
+		char why[200];
+		if (hard || other_arch_va(c, h, c->va_hard, "kill", why, sizeof(why))) {
+			if (hard)
+				limit_why(why, sizeof(why), hard, "kill", va_same, rss_tree,
+				          c->cg_usage, &c->hard, l->rss_hard);
 			kill_over_limit(c, l, why, t, 1);
 			continue;
 		}
@@ -1337,7 +1395,8 @@ static void sample_all(run_ctx *c)
 		 * crossing only stops feeding, so no further test starts in a host
 		 * that is already over. */
 		h->soft_hit = can_recycle(c) &&
-		              check_limits(c, &c->soft, l->rss_soft, va_tree, rss_tree) != 0;
+		              (check_limits(c, &c->soft, l->rss_soft, va_same, rss_tree) != 0 ||
+		               other_arch_va(c, h, c->va_soft, "recycle", why, sizeof(why)));
 	}
 	/* Over the cgroup's hard limit: end the largest tree only, then give
 	 * the kernel a second to tear it down before judging again. */
@@ -1764,6 +1823,15 @@ static int prepare(run_ctx *c, run_options *o, mg_err *err)
 	}
 	c->argv = o->host_argv;
 	c->arch = o->arch;
+	mg_arch real;
+	if (c->arch != MG_ARCH_UNKNOWN && !o->shell && elf_arch(&real, c->path, NULL) == 0 &&
+	    real != c->arch)
+		fprintf(stderr,
+		        "memguard: warning: --arch %s contradicts %s, a %s (%s) program: the "
+		        "host's limits are %s's as asked (drop --arch to use %s's)\n",
+		        limits_arch_name(c->arch), o->host_argv[0],
+		        real == MG_ARCH_X86 ? "32-bit" : "64-bit", limits_arch_name(real),
+		        limits_arch_name(c->arch), limits_arch_name(real));
 	if (c->arch == MG_ARCH_UNKNOWN && !o->shell) {
 		mg_err e;
 		rc = elf_arch(&c->arch, c->path, &e);

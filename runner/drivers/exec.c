@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 
 #include "shim.h"
+#include "spawn.h"
 
 static char *replace_all(const char *s, const char *with)
 {
@@ -194,7 +195,32 @@ static void e_begin(shim *s)
 		shim_resultf(s, MG_MSG_FAIL, "cannot start the test's command");
 }
 
-/* exec and wrap: the exit status is the result; a signal is a crash. */
+/* 1 if path (found on PATH) is a shell or a script a shell runs. */
+static int is_shell(const char *cmd)
+{
+	static const char *const shells[] = {"sh",  "bash", "dash", "ash",
+	                                     "ksh", "mksh", "zsh",  "busybox"};
+	char path[4096], head[2];
+	const char *base = strrchr(cmd, '/');
+	base = base ? base + 1 : cmd;
+	for (size_t i = 0; i < sizeof(shells) / sizeof(shells[0]); i++)
+		if (!strcmp(base, shells[i]))
+			return 1;
+	if (spawn_resolve(path, sizeof(path), cmd, NULL) < 0)
+		return 0;
+	FILE *f = fopen(path, "rb");
+	int script = f && fread(head, 1, 2, f) == 2 && head[0] == '#' && head[1] == '!';
+	if (f)
+		fclose(f);
+	return script;
+}
+
+/*
+ * exec and wrap: the exit status is the result; a signal is a crash. A
+ * shell whose child died of signal N exits 128 + N: when the command is a
+ * shell (--shell, sh/bash/..., or a #! script), that is a crash with N too.
+ * (wrap's shim has no context; exec's holds its arguments.)
+ */
 void exec_exited(shim *s, int status, const struct rusage *ru)
 {
 	(void)ru;
@@ -202,10 +228,18 @@ void exec_exited(shim *s, int status, const struct rusage *ru)
 		return;
 	if (WIFSIGNALED(status))
 		shim_die_of(s, WTERMSIG(status));
-	if (WEXITSTATUS(status) == 0)
+	int code = WEXITSTATUS(status);
+	if (code > 128 && code < 128 + 32) {
+		exec_drv *d = shim_ctx(s);
+		int ncmd;
+		char **cmd = shim_cmd(s, &ncmd);
+		if ((d && d->a->shell) || (ncmd > 0 && is_shell(cmd[0])))
+			shim_die_of(s, code - 128);
+	}
+	if (code == 0)
 		shim_result(s, MG_MSG_PASS, NULL, 0);
 	else
-		shim_resultf(s, MG_MSG_FAIL, "exit status %d", WEXITSTATUS(status));
+		shim_resultf(s, MG_MSG_FAIL, "exit status %d", code);
 }
 
 int exec_main(const shim_args *a)

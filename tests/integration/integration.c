@@ -18,6 +18,7 @@
 #include <dirent.h>
 #include <stdint.h>
 
+#include "cgroup.h"
 #include "mg_run.h"
 
 /* 1. The demo dies run directly, and passes every test under memguard. */
@@ -358,19 +359,19 @@ static int cgroup_make(uint64_t limit)
 	return 0;
 }
 
-static void cgroup_oom(void)
+static void cgroup_oom_in(const char *host)
 {
 	static const char *const leaks =
 	    "MG_FAULT=leakrss@0,leakrss@1,leakrss@2,leakrss@3,leakrss@4,leakrss@5,leakrss@6,"
 	    "leakrss@7,leakrss@8,leakrss@9";
 	outcome o;
 	mg_run_cgroup_procs = cg_procs;
-	mg(&o, (const char *const[]){FAULT64, NULL}, ENV(leaks, "MG_FAULT_TESTS=12"), 0);
+	mg(&o, (const char *const[]){host, NULL}, ENV(leaks, "MG_FAULT_TESTS=12"), 0);
 	/* the kernel's OOM killer: SIGKILL */
 	CU_ASSERT(WIFSIGNALED(o.status) && WTERMSIG(o.status) == SIGKILL);
 	done(&o);
 
-	mg(&o, ARGV("run", "-j", "1", "--report", "report.json", "--", FAULT64),
+	mg(&o, ARGV("run", "-j", "1", "--report", "report.json", "--", host),
 	   ENV(leaks, "MG_FAULT_TESTS=12"), 0);
 	mg_run_cgroup_procs = NULL;
 	CU_ASSERT(exited_with(&o, 0));
@@ -383,6 +384,208 @@ static void cgroup_oom(void)
 	    0);
 	const char *why = json_string_value(json_object_get(gen, "reason"));
 	CU_ASSERT(why && !strncmp(why, "rss ", 4));
+	done(&o);
+}
+
+static void cgroup_oom(void)
+{
+	cgroup_oom_in(FAULT64);
+}
+
+/* x86's defaults are va limits; in a limited cgroup they get rss ones too,
+ * or the kernel's OOM killer would end the 32-bit host first. */
+static void cgroup_oom_x86(void)
+{
+	cgroup_oom_in(FAULT32);
+}
+
+/* A 32-bit host leaking 8 MiB blocks under a 2 GiB address space: the x86
+ * limits scale with the cap (1.75 / 1.875 GiB), so it recycles, not dies. */
+static void address_space_x86(void)
+{
+	outcome o;
+	mg(&o, ARGV("run", "--address-space", "2G", "--report", "report.json", "--", DEMO32), NULL,
+	   0);
+	CU_ASSERT(exited_with(&o, 0));
+	CU_ASSERT_FATAL(o.report != NULL);
+	CU_ASSERT_EQUAL(count(o.report, "crash") + count(o.report, "fail") +
+	                    count(o.report, "memory-limit"),
+	                0);
+	CU_ASSERT(count(o.report, "pass") >= 1000);
+	CU_ASSERT(shard_sum(o.report, "recycles") >= 2);
+	size_t i, g;
+	json_t *s, *gen;
+	json_array_foreach(json_object_get(o.report, "shards"), i, s)
+	{
+		CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(s, "arch")), "x86");
+		json_array_foreach(json_object_get(s, "generations"), g, gen) CU_ASSERT(
+		    json_integer_value(json_object_get(gen, "peak_va")) < (json_int_t)2 << 30);
+	}
+	const char *hard =
+	    json_string_value(json_object_get(json_object_get(o.report, "limits"), "hard"));
+	CU_ASSERT(hard && strstr(hard, "va=1.88GiB"));
+	done(&o);
+}
+
+/* A test directory with a script: hog.sh runs the 32-bit hog, which maps
+ * MB MiB, as its child (not exec: the shell stays, a 64-bit parent). */
+static void script_dir(char *dir, size_t n, const char *body)
+{
+	snprintf(dir, n, "/tmp/mg-script-XXXXXX");
+	CU_ASSERT_FATAL(mkdtemp(dir) != NULL);
+	char path[128];
+	snprintf(path, sizeof(path), "%s/hog.sh", dir);
+	FILE *f = fopen(path, "w");
+	CU_ASSERT_FATAL(f != NULL);
+	fprintf(f, "#!/bin/sh\n%s\n", body);
+	fclose(f);
+	chmod(path, 0755);
+	snprintf(path, sizeof(path), "%s/list", dir);
+	f = fopen(path, "w");
+	CU_ASSERT_FATAL(f != NULL);
+	fputs("small\nbig\nlast\n", f);
+	fclose(f);
+}
+
+static void script_dir_free(const char *dir)
+{
+	char cmd[160];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	CU_ASSERT(system(cmd) == 0);
+}
+
+/* The exec driver runs a shell script per test; the script's 32-bit child
+ * maps 3.86 GiB. The guard reads each process's arch from the process, so
+ * x86's kill limit (3.75 GiB) applies to it, not x64's (none): killed,
+ * retried once, memory-limit; the other tests pass. */
+static void exec_script_hog_x86(void)
+{
+	char dir[64], script[160], list[96];
+	script_dir(dir, sizeof(dir),
+	           "case \"$1\" in big) HOG_MODE=reserve " HOG32 " 3950 3000 ;;\n"
+	           "*) HOG_MODE=reserve " HOG32 " 64 10 ;; esac");
+	snprintf(script, sizeof(script), "%s/hog.sh", dir);
+	snprintf(list, sizeof(list), "%s/list", dir);
+	outcome o;
+	mg(&o,
+	   ARGV("run", "-j", "1", "--driver", "exec", "--list-file", list, "--report",
+	        "report.json", "--", script, "{}"),
+	   NULL, 0);
+	CU_ASSERT(exited_with(&o, 1));
+	CU_ASSERT_FATAL(o.report != NULL);
+	CU_ASSERT_STRING_EQUAL(state_of(o.report, "big"), "memory-limit");
+	json_t *t = find_test(o.report, "big");
+	const char *msg = t ? json_string_value(json_object_get(t, "message")) : NULL;
+	CU_ASSERT(msg && strstr(msg, "32-bit"));
+	CU_ASSERT(t && json_integer_value(json_object_get(t, "attempts")) == 2);
+	CU_ASSERT_STRING_EQUAL(state_of(o.report, "small"), "pass");
+	CU_ASSERT_STRING_EQUAL(state_of(o.report, "last"), "pass");
+	done(&o);
+	script_dir_free(dir);
+}
+
+/* The same under wrap: one command, the hard limit kills its tree. */
+static void wrap_script_hog_x86(void)
+{
+	outcome o;
+	mg(&o,
+	   ARGV("run", "--driver", "wrap", "--report", "report.json", "--", "/bin/sh", "-c",
+	        "HOG_MODE=reserve " HOG32 " 3950 3000; echo the shell went on"),
+	   NULL, 0);
+	CU_ASSERT(exited_with(&o, 1));
+	CU_ASSERT_FATAL(o.report != NULL);
+	CU_ASSERT_EQUAL(count(o.report, "pass"), 0);
+	CU_ASSERT(shard_sum(o.report, "kills") >= 1);
+	/* the kill took the whole tree: the shell did not go on */
+	json_t *t = json_array_get(
+	    json_object_get(json_array_get(json_object_get(o.report, "shards"), 0), "tests"), 0);
+	const char *out = json_string_value(json_object_get(t, "output"));
+	CU_ASSERT(!out || !strstr(out, "WENT ON"));
+	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(t, "state")), "memory-limit");
+	const char *msg = json_string_value(json_object_get(t, "message"));
+	CU_ASSERT(msg && strstr(msg, "32-bit"));
+	done(&o);
+}
+
+/* --shell: the script's child dies of SIGSEGV and the shell exits 139.
+ * That is a crash with SIGSEGV, not a failure with "exit status 139"; a
+ * script's own non-zero exit stays a failure. */
+static void shell_segv(void)
+{
+	char dir[64], list[96];
+	script_dir(dir, sizeof(dir), "");
+	snprintf(list, sizeof(list), "%s/list", dir);
+	outcome o;
+	mg(&o,
+	   ARGV("run", "-j", "1", "--driver", "exec", "--list-file", list, "--report",
+	        "report.json", "--shell",
+	        "case {} in big) HOG_MODE=segv " HOG64
+	        " 1 0 /dev/null; exit $? ;; *) exit 3 ;; esac"),
+	   NULL, 0);
+	CU_ASSERT(exited_with(&o, 1));
+	CU_ASSERT_FATAL(o.report != NULL);
+	CU_ASSERT_STRING_EQUAL(state_of(o.report, "big"), "crash");
+	json_t *t = find_test(o.report, "big");
+	const char *msg = t ? json_string_value(json_object_get(t, "message")) : NULL;
+	CU_ASSERT(msg && strstr(msg, "SIGSEGV"));
+	CU_ASSERT_STRING_EQUAL(state_of(o.report, "small"), "fail");
+	t = find_test(o.report, "small");
+	msg = t ? json_string_value(json_object_get(t, "message")) : NULL;
+	CU_ASSERT(msg && strstr(msg, "exit status 3"));
+	done(&o);
+	script_dir_free(dir);
+}
+
+/* Limits that contradict each other or the machine: exit 2, both named. */
+static void contradicts(const char *host, const char *flag1, const char *v1, const char *flag2,
+                        const char *v2, const char *want1, const char *want2)
+{
+	outcome o;
+	if (flag2)
+		mg(&o, ARGV("run", flag1, v1, flag2, v2, "--", host), NULL, 0);
+	else
+		mg(&o, ARGV("run", flag1, v1, "--", host), NULL, 0);
+	CU_ASSERT(exited_with(&o, 2));
+	if (!strstr(o.err, want1) || (want2 && !strstr(o.err, want2))) {
+		fprintf(stderr, "\n  stderr '%s' lacks '%s' / '%s'\n", o.err, want1,
+		        want2 ? want2 : "");
+		CU_FAIL("the message does not name both");
+	}
+	CU_ASSERT(o.report == NULL);
+	done(&o);
+}
+
+static void contradictory_limits(void)
+{
+	contradicts(FAULT64, "--recycle-at", "rss=2G", "--kill-at", "rss=1G",
+	            "recycle-at rss=2.00GiB", "kill-at rss=1.00GiB");
+	contradicts(FAULT64, "--recycle-at", "va=1G", "--kill-at", "va=1G", "recycle-at va=1.00GiB",
+	            "kill-at va=1.00GiB");
+	contradicts(FAULT64, "--address-space", "1G", "--kill-at", "va=2G", "kill-at va=2.00GiB",
+	            "address space (1.00GiB");
+	/* this machine's cgroup has no limit (a test that makes one is below) */
+	cgroup_usage u = {0, 0, 0};
+	cgroup_mem cg;
+	if (cgroup_find(&cg, 0, NULL) < 0 || cgroup_read(&cg, &u, NULL) < 0 || !u.limit)
+		contradicts(FAULT64, "--recycle-at", "cgroup=80%", NULL, NULL,
+		            "recycle-at cgroup=80%", "no limit");
+}
+
+static void contradictory_limits_x86(void)
+{
+	contradicts(FAULT32, "--kill-at", "va=5G", NULL, NULL, "kill-at va=5.00GiB",
+	            "x86 address space (4.00GiB)");
+	contradicts(FAULT32, "--recycle-at", "va=3.9G", NULL, NULL, "recycle-at va=3.90GiB",
+	            "default kill-at va=3.75GiB");
+}
+
+/* --arch that contradicts the program: a warning naming both. */
+static void arch_contradiction_x86(void)
+{
+	outcome o;
+	mg(&o, ARGV("run", "--arch", "x64", "--", FAULT32), ENV("MG_FAULT_TESTS=3"), 0);
+	CU_ASSERT(exited_with(&o, 0));
+	CU_ASSERT(strstr(o.err, "--arch x64") && strstr(o.err, "32-bit (x86)"));
 	done(&o);
 }
 
@@ -716,6 +919,14 @@ static const mg_case cases[] = {
     {"cunit_x86", cunit_x86},
     {"spike_x64", spike_x64},
     {"spike_x86", spike_x86},
+    {"address_space_x86", address_space_x86},
+    {"exec_script_hog_x86", exec_script_hog_x86},
+    {"wrap_script_hog_x86", wrap_script_hog_x86},
+    {"shell_segv", shell_segv},
+    {"cgroup_oom_x86", cgroup_oom_x86},
+    {"contradictory_limits", contradictory_limits},
+    {"contradictory_limits_x86", contradictory_limits_x86},
+    {"arch_contradiction_x86", arch_contradiction_x86},
 };
 
 /*
@@ -751,9 +962,9 @@ int main(int argc, char **argv)
 		printf("SKIP run__%s: %s\n", argv[1], why);
 		return 77;
 	}
-	if (argc > 1 && !strcmp(argv[1], "cgroup_oom")) {
+	if (argc > 1 && !strncmp(argv[1], "cgroup_oom", 10)) {
 		if (cgroup_make(512u << 20) < 0) {
-			printf("SKIP run__cgroup_oom: cannot make a memory cgroup (%s)\n",
+			printf("SKIP run__%s: cannot make a memory cgroup (%s)\n", argv[1],
 			       strerror(errno));
 			rmdir(cg_dir);
 			return 77;
