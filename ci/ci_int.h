@@ -183,12 +183,11 @@ const char *growth_metric_name(growth_metric m);
 void growth_defaults(growth_limits *out);
 /*
  * Parses "va=5%,rss=64M,test=8M,va=1G": each token is METRIC=N% or
- * METRIC=SIZE; a metric may carry one of each. "none" sets no limit.
+ * METRIC=SIZE (limits_parse_size: K/M/G/T and KiB.. are powers of 1024,
+ * KB/MB/GB/TB powers of 1000); a metric may carry one of each. "none" sets no limit.
  * MG_EINVAL naming the token.
  */
 int growth_parse(growth_limits *out, const char *spec, mg_err *err);
-/* "64M", "1.5GiB", "4096", "8k": powers of 1024. MG_EINVAL naming tok. */
-int growth_parse_size(uint64_t *out, const char *tok, mg_err *err);
 /*
  * 1 when head grew beyond a limit of m over base (relative limits only
  * apply when base > 0); why then says which limit, e.g. "+7.1% > 5%".

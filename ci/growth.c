@@ -1,16 +1,17 @@
 /*
  * growth.c - the --max-growth thresholds of compare: parsing "va=5%,rss=64M"
- * (sizes in powers of 1024) and deciding whether a metric grew too much.
- * Pure functions, no allocation.
+ * (sizes in guard's one grammar, limits_parse_size: M = MiB = 2^20, MB =
+ * 10^6) and deciding whether a metric grew too much. Pure functions, no
+ * allocation.
  */
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "ci_int.h"
+#include "limits.h"
 
 static const char *const metric_names[GROWTH_COUNT] = {"va", "rss", "recycles", "test"};
 
@@ -28,35 +29,6 @@ void growth_defaults(growth_limits *out)
 	out->pct[GROWTH_RSS] = 10;
 	out->has_abs[GROWTH_TEST] = 1;
 	out->abs[GROWTH_TEST] = 8u << 20;
-}
-
-int growth_parse_size(uint64_t *out, const char *tok, mg_err *err)
-{
-	static const struct {
-		const char *suffix;
-		int shift;
-	} units[] = {
-	    {"", 0},     {"b", 0},  {"k", 10},  {"kb", 10},  {"kib", 10}, {"m", 20},  {"mb", 20},
-	    {"mib", 20}, {"g", 30}, {"gb", 30}, {"gib", 30}, {"t", 40},   {"tb", 40}, {"tib", 40},
-	};
-	char *end;
-	if (!isdigit((unsigned char)tok[0]) && tok[0] != '.')
-		return mg_err_set(err, MG_EINVAL, "'%s' is not a size", tok);
-	errno = 0;
-	double v = strtod(tok, &end);
-	if (errno || end == tok || !isfinite(v) || v < 0)
-		return mg_err_set(err, MG_EINVAL, "'%s' is not a size", tok);
-	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-		if (strcasecmp(end, units[i].suffix) != 0)
-			continue;
-		double bytes = ldexp(v, units[i].shift);
-		if (bytes >= 18446744073709551615.0)
-			return mg_err_set(err, MG_EINVAL, "'%s' is too large", tok);
-		*out = (uint64_t)(bytes + 0.5);
-		return 0;
-	}
-	return mg_err_set(err, MG_EINVAL, "'%s': unknown size unit '%s' (use K, M, G or T)", tok,
-	                  end);
 }
 
 static int parse_token(growth_limits *out, const char *tok, mg_err *err)
@@ -86,7 +58,7 @@ static int parse_token(growth_limits *out, const char *tok, mg_err *err)
 		return 0;
 	}
 	mg_err serr;
-	if (growth_parse_size(&out->abs[m], val, &serr) < 0)
+	if (limits_parse_size(&out->abs[m], val, &serr) < 0)
 		return mg_err_set(err, MG_EINVAL, "'%s': %s", tok, serr.msg);
 	out->has_abs[m] = 1;
 	return 0;

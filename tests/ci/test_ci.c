@@ -944,6 +944,35 @@ static void compare_regression(void)
 	cleanup();
 }
 
+/* --max-growth sizes are run's sizes: 1MB is 1,000,000 bytes, 1MiB 1,048,576. */
+static void compare_size_units(void)
+{
+	const char *dir = setup();
+	const char *a = save_report(mk_report(1, "x64", "s", 0, GIB, GIB, 0, 0), dir, "a.json");
+	const char *b =
+	    save_report(mk_report(1, "x64", "s", 0, GIB, GIB + 1000001, 0, 0), dir, "b.json");
+	const char *c =
+	    save_report(mk_report(1, "x64", "s", 0, GIB, GIB + 1000000, 0, 0), dir, "c.json");
+	const char *d =
+	    save_report(mk_report(1, "x64", "s", 0, GIB, GIB + MIB + 1, 0, 0), dir, "d.json");
+	static const char *const units[][2] = {{"rss=1MB", "rss=1mb"}, {"rss=1MiB", "rss=1M"}};
+	for (int i = 0; i < 2; i++) {
+		for (int j = 0; j < 2; j++) {
+			const char *lim = units[i][j];
+			/* +1,000,001 bytes: over 1MB, within 1MiB. */
+			CU_ASSERT_EQUAL(run_in(dir, "compare", "--max-growth", lim, a, b, NULL)->rc,
+			                i == 0 ? 4 : 0);
+			/* +1,000,000 bytes: within both (a limit is exceeded above it). */
+			CU_ASSERT_EQUAL(run_in(dir, "compare", "--max-growth", lim, a, c, NULL)->rc,
+			                0);
+			/* +1,048,577 bytes: over both. */
+			CU_ASSERT_EQUAL(run_in(dir, "compare", "--max-growth", lim, a, d, NULL)->rc,
+			                4);
+		}
+	}
+	cleanup();
+}
+
 static void compare_unchanged(void)
 {
 	git_repository *repo;
@@ -1100,7 +1129,6 @@ static void growth_parse_case(void)
 {
 	growth_limits l;
 	mg_err err;
-	uint64_t v;
 	CU_ASSERT_EQUAL(growth_parse(&l, "va=5%,rss=64M,test=8M,recycles=2,va=1G", &err), 0);
 	CU_ASSERT(l.has_pct[GROWTH_VA] && l.pct[GROWTH_VA] == 5);
 	CU_ASSERT(l.has_abs[GROWTH_VA] && l.abs[GROWTH_VA] == GIB);
@@ -1109,14 +1137,18 @@ static void growth_parse_case(void)
 	CU_ASSERT(l.has_abs[GROWTH_RECYCLES] && l.abs[GROWTH_RECYCLES] == 2);
 	CU_ASSERT_EQUAL(growth_parse(&l, "none", &err), 0);
 	CU_ASSERT(!l.has_pct[GROWTH_VA] && !l.has_abs[GROWTH_TEST]);
-	CU_ASSERT(growth_parse_size(&v, "1.5GiB", &err) == 0 && v == GIB + GIB / 2);
-	CU_ASSERT(growth_parse_size(&v, "512k", &err) == 0 && v == 512 * 1024);
-	CU_ASSERT(growth_parse_size(&v, "4096", &err) == 0 && v == 4096);
-	CU_ASSERT(growth_parse_size(&v, "8MB", &err) == 0 && v == 8 * MIB);
-	CU_ASSERT(growth_parse_size(&v, "2T", &err) == 0 && v == 2048 * GIB);
-	CU_ASSERT_EQUAL(growth_parse_size(&v, "M", &err), MG_EINVAL);
-	CU_ASSERT_EQUAL(growth_parse_size(&v, "1e400", &err), MG_EINVAL);
-	CU_ASSERT_EQUAL(growth_parse_size(&v, "99999999999T", &err), MG_EINVAL);
+	/* Sizes are guard's grammar (limits_parse_size), as in run's limits. */
+	CU_ASSERT(growth_parse(&l, "rss=1.5GiB", &err) == 0 && l.abs[GROWTH_RSS] == GIB + GIB / 2);
+	CU_ASSERT(growth_parse(&l, "rss=512k", &err) == 0 && l.abs[GROWTH_RSS] == 512 * 1024);
+	CU_ASSERT(growth_parse(&l, "rss=4096", &err) == 0 && l.abs[GROWTH_RSS] == 4096);
+	CU_ASSERT(growth_parse(&l, "rss=8MB", &err) == 0 && l.abs[GROWTH_RSS] == 8000000);
+	CU_ASSERT(growth_parse(&l, "rss=8MiB", &err) == 0 && l.abs[GROWTH_RSS] == 8 * MIB);
+	CU_ASSERT(growth_parse(&l, "rss=2T", &err) == 0 && l.abs[GROWTH_RSS] == 2048 * GIB);
+	CU_ASSERT(growth_parse(&l, "rss=2TB", &err) == 0 && l.abs[GROWTH_RSS] == 2000000000000ull);
+	CU_ASSERT_EQUAL(growth_parse(&l, "rss=M", &err), MG_EINVAL);
+	CU_ASSERT_EQUAL(growth_parse(&l, "rss=1e400", &err), MG_EINVAL);
+	CU_ASSERT_EQUAL(growth_parse(&l, "rss=99999999999T", &err), MG_EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "rss=99999999999T"));
 	CU_ASSERT_EQUAL(growth_parse(&l, "rss=12Z", &err), MG_EINVAL);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "rss=12Z"));
 	/* Exceeded: relative only above a base of 0, either limit fails. */
@@ -1653,6 +1685,7 @@ static const mg_case cases[] = {
     {"compare_markdown", compare_markdown},
     {"compare_merge_base", compare_merge_base},
     {"growth_parse", growth_parse_case},
+    {"compare_size_units", compare_size_units},
     {"log_first_parent", log_first_parent},
     {"log_formats", log_formats},
     {"merge_files", merge_files},
