@@ -385,6 +385,17 @@ void report_format_size(char *buf, size_t size, uint64_t bytes)
 	snprintf(buf, size, "%.*f %s", dec, v, units[u]);
 }
 
+void report_format_size_signed(char *buf, size_t size, int64_t bytes)
+{
+	if (size == 0)
+		return;
+	size_t sign = bytes < 0 && size > 1;
+	buf[0] = '-';
+	/* 0 - (uint64_t)v is |v| for every v, INT64_MIN included. */
+	report_format_size(buf + sign, size - sign,
+	                   bytes < 0 ? 0 - (uint64_t)bytes : (uint64_t)bytes);
+}
+
 /* "850ms", "12.3s", "4m12s", "1h02m"; negative or not finite shows "-". */
 void report_format_duration(char *buf, size_t size, double seconds)
 {

@@ -181,6 +181,8 @@ void report_finish(report *r, size_t max_suspects);
 /* "3.49 GiB", "212 MiB", "4.0 KiB", "12 B" into buf: binary units, three
  * significant digits (KiB at most one decimal). */
 void report_format_size(char *buf, size_t size, uint64_t bytes);
+/* report_format_size of a signed amount: "-212 MiB" below 0 (INT64_MIN too). */
+void report_format_size_signed(char *buf, size_t size, int64_t bytes);
 /* "850ms", "12.3s", "4m12s", "1h02m" into buf; "-" for a negative value. */
 void report_format_duration(char *buf, size_t size, double seconds);
 

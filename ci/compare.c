@@ -372,9 +372,7 @@ static void fmt_value(char *buf, size_t size, growth_metric m, int64_t v)
 		snprintf(buf, size, "%lld", (long long)v);
 		return;
 	}
-	size_t sign = v < 0 && size > 1;
-	buf[0] = '-';
-	report_format_size(buf + sign, size - sign, (uint64_t)(v < 0 ? -v : v));
+	report_format_size_signed(buf, size, v);
 }
 
 static void fmt_delta(char *buf, size_t size, const row *w)

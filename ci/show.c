@@ -20,13 +20,6 @@ static int by_delta(const void *a, const void *b)
 	return strcmp(x->name ? x->name : "", y->name ? y->name : "");
 }
 
-static void print_size(char *buf, size_t size, int64_t v)
-{
-	size_t sign = v < 0 && size > 1;
-	buf[0] = '-';
-	report_format_size(buf + sign, size - sign, (uint64_t)(v < 0 ? -v : v));
-}
-
 /* The suspects, or when the report has none, the tests ranked by VA left behind. */
 static void print_tests(const report *r)
 {
@@ -37,8 +30,8 @@ static void print_tests(const report *r)
 		       "grew/runs");
 		for (size_t i = 0; i < r->nsuspects && i < TOP_TESTS; i++) {
 			const report_suspect *s = &r->suspects[i];
-			print_size(va, sizeof(va), s->va_retained);
-			print_size(rss, sizeof(rss), s->rss_retained);
+			report_format_size_signed(va, sizeof(va), s->va_retained);
+			report_format_size_signed(rss, sizeof(rss), s->rss_retained);
 			printf("  %-48s %12s %12s %4u/%-4u%s\n", s->name ? s->name : "?", va, rss,
 			       s->grew, s->runs, s->alone_over_hard ? " memory-limit" : "");
 		}
@@ -58,8 +51,8 @@ static void print_tests(const report *r)
 	if (k == 0)
 		printf("  (none: no test left VA behind)\n");
 	for (size_t i = 0; i < k && i < TOP_TESTS; i++) {
-		print_size(va, sizeof(va), v[i]->va_delta);
-		print_size(rss, sizeof(rss), v[i]->rss_delta);
+		report_format_size_signed(va, sizeof(va), v[i]->va_delta);
+		report_format_size_signed(rss, sizeof(rss), v[i]->rss_delta);
 		printf("  %-48s %12s %12s\n", v[i]->name ? v[i]->name : "?", va, rss);
 	}
 	free(v);

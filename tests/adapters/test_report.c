@@ -531,6 +531,14 @@ static void test_format_size(void)
 	expect_size(10ull << 20, "10.0 MiB");
 	expect_size((1ull << 30) - 1, "1.00 GiB");
 	expect_size(UINT64_MAX, "16.0 EiB");
+	/* The signed form, shared by show and compare. */
+	char buf[32];
+	report_format_size_signed(buf, sizeof(buf), -222298112);
+	CU_ASSERT_STRING_EQUAL(buf, "-212 MiB");
+	report_format_size_signed(buf, sizeof(buf), 4096);
+	CU_ASSERT_STRING_EQUAL(buf, "4.0 KiB");
+	report_format_size_signed(buf, sizeof(buf), INT64_MIN);
+	CU_ASSERT_STRING_EQUAL(buf, "-8.00 EiB");
 }
 
 static void expect_duration(double s, const char *want)
