@@ -1,8 +1,14 @@
 /*
- * lane.c - the transition table of a host's lifecycle (see lane.h).
- * Pure: no I/O, no allocation; unit-tested edge by edge.
+ * lane.c - a lane's hosts: the transition table of a host's lifecycle and
+ * the actions on it (start, feed, result, recycle, kill, retry, exit). A
+ * host's state changes only in lane_fire, through lane_next.
  */
-#include "lane.h"
+#include "run_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
 
 #define X HOST_STATE_COUNT
 
@@ -39,4 +45,550 @@ const char *lane_event_name(host_event e)
 	static const char *names[] = {"spawned", "hello", "fed",  "drained", "quit",
 	                              "recycle", "bye",   "kill", "eof",     "exited"};
 	return (unsigned)e < EV_COUNT ? names[e] : "invalid";
+}
+
+/* Puts every test still in flight back at the front of the queue, in order. */
+void lane_requeue(run_ctx *c, lane *l)
+{
+	host *h = &l->h;
+	for (size_t i = h->nflight; i-- > 0;)
+		plan_push_front(c, flight_at(h, i, c->o->pipeline));
+	h->nflight = 0;
+	h->head_started = 0;
+}
+
+/* The one place a host's state changes. */
+void lane_fire(run_ctx *c, lane *l, host_event e)
+{
+	host_state next = lane_next(l->h.state, e);
+	if (next == HOST_STATE_COUNT) {
+		fprintf(stderr, "memguard: internal error: lane %u: event '%s' in state '%s'\n",
+		        l->index, lane_event_name(e), lane_state_name(l->h.state));
+		abort();
+	}
+	l->h.state = next;
+	l->h.since = now(c);
+}
+
+/* Detaches the host from its lane: its fds close now, the process is reaped
+ * in the background (it may take a while to tear down a large one). */
+void lane_detach(run_ctx *c, lane *l)
+{
+	host *h = &l->h;
+	if (h->proc) {
+		spawn_close_cmd(h->proc);
+		spawn_close_reply(h->proc);
+		spawn_close_out(h->proc);
+		spawn_close_err(h->proc);
+		if (!spawn_reaped(h->proc)) {
+			if (c->nreap == c->capreap) {
+				c->capreap = c->capreap ? 2 * c->capreap : 8;
+				c->reap = xrealloc(c->reap, c->capreap * sizeof(*c->reap));
+			}
+			c->reap[c->nreap++] = (reaping){h->proc, l->index, now(c)};
+		} else {
+			spawn_free(h->proc);
+		}
+	}
+	proc_sampler_free(h->sampler);
+	for (size_t k = 0; k < h->nkids; k++)
+		proc_sampler_free(h->kid[k]);
+	free(h->in);
+	free(h->outq);
+	size_t *flight = h->flight;
+	memset(h, 0, sizeof(*h));
+	h->flight = flight;
+	h->state = HOST_NONE;
+}
+
+void lane_kill(run_ctx *c, lane *l, const char *end, const char *why)
+{
+	if (!strcmp(end, "kill"))
+		record_breakdown(c, l, "kill");
+	spawn_signal(l->h.proc, SIGKILL);
+	record_host_end(c, l, end, why);
+	if (!strcmp(end, "kill"))
+		record_shard(c, l)->kills++;
+	else if (!strcmp(end, "recycle")) /* a recycling host that missed its quit deadline */
+		record_shard(c, l)->recycles++;
+	progress_event(c->prog, l->index, record_gen(c, l)->index, l->h.pid, end, l->h.tests_run,
+	               why);
+	lane_fire(c, l, EV_KILL);
+	lane_detach(c, l);
+}
+
+/* A test broke a hard limit (or crashed near one): retry it once, alone,
+ * in a fresh host; the second time it is memory-limit. */
+static void lane_breach(run_ctx *c, lane *l, size_t t, const char *why, double dur)
+{
+	rtest *rt = &c->tests[t];
+	/* the tests queued behind it go back first, so the retry is next in line */
+	lane_requeue(c, l);
+	if (c->driver == DRIVER_WRAP) {
+		/* one command, no tests to isolate it from: a retry reruns it all */
+		record_testf(c, l, t, TEST_MEMLIMIT, dur, "%s", why);
+	} else if (rt->attempts < 2) {
+		free(rt->out);
+		rt->out = NULL;
+		rt->out_len = rt->out_dropped = 0;
+		plan_retry_push(c, t);
+	} else {
+		record_testf(c, l, t, TEST_MEMLIMIT, dur, "%s (alone in a fresh host, twice)", why);
+	}
+}
+
+void lane_protocol_error(run_ctx *c, lane *l, const char *why)
+{
+	host *h = &l->h;
+	char msg[300];
+	snprintf(msg, sizeof(msg), "protocol error: %s", why);
+	if (h->nflight && h->head_started) {
+		size_t t = flight_at(h, 0, c->o->pipeline);
+		flight_pop(h, c->o->pipeline, now(c));
+		record_testf(c, l, t, TEST_ERROR, now(c) - h->head_t0, "%s", msg);
+	} else if (h->tests_run == 0) {
+		l->failed_starts++;
+		snprintf(l->gave_up_why, sizeof(l->gave_up_why), "%s", msg);
+	}
+	lane_requeue(c, l);
+	lane_kill(c, l, "error", msg);
+}
+
+static void lane_quit(run_ctx *c, lane *l, const char *end, const char *why)
+{
+	host *h = &l->h;
+	conn_unfeed(c, l);
+	static const char quit[] = "quit\n";
+	if (h->outq_len + sizeof(quit) > h->outq_cap) {
+		h->outq_cap = h->outq_len + sizeof(quit) + 64;
+		h->outq = xrealloc(h->outq, h->outq_cap);
+	}
+	memcpy(h->outq + h->outq_len, quit, sizeof(quit) - 1);
+	h->outq_len += sizeof(quit) - 1;
+	snprintf(h->end, sizeof(h->end), "%s", end);
+	snprintf(h->why, sizeof(h->why), "%s", why ? why : "");
+	record_breakdown(c, l, strcmp(end, "recycle") ? "peak" : "recycle");
+	if (h->state != HOST_QUITTING) /* a host that announced its recycle is quitting */
+		lane_fire(c, l, EV_QUIT);
+}
+
+static int lane_start(run_ctx *c, lane *l)
+{
+	host *h = &l->h;
+	mg_err err;
+	conn_build_env(c, 1, l);
+	int rc = spawn_start(&h->proc, c->path, c->argv, c->envp, c->o->address_space, &err);
+	if (rc < 0) {
+		l->failed_starts++;
+		snprintf(l->gave_up_why, sizeof(l->gave_up_why), "%s", err.msg);
+		return rc;
+	}
+	h->pid = spawn_pid(h->proc);
+	if (proc_sampler_open(&h->sampler, h->pid, &err) < 0)
+		h->sampler = NULL; /* gone already: the EOF will tell */
+	report_shard *s = record_shard(c, l);
+	report_generation *g = report_shard_add_generation(s);
+	g->index = (uint32_t)(s->ngens - 1);
+	g->pid = h->pid;
+	g->start = now(c);
+	g->end = report_strdup("running");
+	h->gen = s->ngens - 1;
+	h->t_start = g->start;
+	if (s->ngens == 1)
+		l->first_start = g->start;
+	lane_fire(c, l, EV_SPAWNED);
+	return 0;
+}
+
+/* Starts hosts and feeds run lines: called for every lane each loop turn. */
+void lane_schedule(run_ctx *c, lane *l)
+{
+	host *h = &l->h;
+	/* Each lane keeps at most its share of what is queued in flight, so a
+	 * lane whose host starts first does not drain the queue while the
+	 * others start. */
+	size_t share = c->qlen / c->nlanes + 1;
+	size_t depth = c->o->pipeline < share ? c->o->pipeline : share;
+	/* Near a soft limit, one test at a time: a host that does not check its
+	 * own memory then stops at the first boundary over the limit. */
+	if ((c->soft.va && h->va_last >= c->soft.va / 10 * 9) ||
+	    (l->rss_soft && h->rss_last + h->desc_rss >= l->rss_soft / 10 * 9))
+		depth = 1;
+	/* Pipelining pays for short tests only; behind a slow one, queued tests
+	 * would wait while other lanes idle (or strand behind a hang). */
+	else if (l->avg_duration > SLOW_TEST && depth > 2)
+		depth = 2;
+
+	if (l->gave_up || c->signo || c->deadline_hit)
+		return;
+	if (h->state == HOST_NONE) {
+		if (!c->qlen && !c->rqlen)
+			return;
+		if (l->failed_starts >= c->o->max_restarts) {
+			l->gave_up = 1;
+			return;
+		}
+		lane_start(c, l);
+		return;
+	}
+	if (h->state != HOST_READY && h->state != HOST_RUNNING)
+		return;
+
+	size_t fed = 0;
+	/* A fresh host takes a waiting retry first, and only that. */
+	int retry = c->rqlen && !h->tests_run && !h->nflight && !h->alone;
+	if (!h->nflight)
+		h->head_since = now(c);
+	if (retry)
+		h->alone = 1;
+	while (retry ||
+	       (h->nflight < depth && c->qlen && !h->alone && !(h->soft_hit && h->tests_run))) {
+		size_t t = retry ? c->rq[c->rqhead] : plan_front(c);
+		rtest *rt = &c->tests[t];
+		if (!retry && c->hard.va && h->tests_run && !h->nflight &&
+		    h->va_last + policy_expected_growth(l) >= c->hard.va) {
+			char why[200], a[32], b[32];
+			report_format_size(a, sizeof(a), h->va_last);
+			report_format_size(b, sizeof(b), policy_expected_growth(l));
+			snprintf(why, sizeof(why),
+			         "va %s + expected growth %s would reach the kill limit", a, b);
+			lane_quit(c, l, "recycle", why);
+			break;
+		}
+		if (retry)
+			plan_retry_pop(c);
+		else
+			plan_pop(c);
+		retry = 0;
+		size_t need = rt->len * 2 + 8;
+		if (h->outq_len + need > h->outq_cap) {
+			h->outq_cap = 2 * (h->outq_len + need);
+			h->outq = xrealloc(h->outq, h->outq_cap);
+		}
+		memcpy(h->outq + h->outq_len, "run ", 4);
+		h->outq_len += 4;
+		h->outq_len += mg_proto_escape(h->outq + h->outq_len, h->outq_cap - h->outq_len,
+		                               rt->name, rt->len);
+		h->outq[h->outq_len++] = '\n';
+		h->flight[(h->fhead + h->nflight++) % c->o->pipeline] = t;
+		fed++;
+	}
+	if (fed)
+		lane_fire(c, l, EV_FED);
+	if ((h->state == HOST_READY) && !h->nflight) {
+		if (!c->qlen && !c->rqlen)
+			lane_quit(c, l, "quit", "no tests left");
+		else if (h->alone)
+			lane_quit(c, l, "recycle", "its retry ran alone");
+		else if (c->rqlen && !c->qlen)
+			lane_quit(c, l, "recycle", "a retry runs alone in a fresh host");
+		else if (h->soft_hit && h->tests_run)
+			lane_quit(c, l, "recycle", "over a soft limit between tests");
+	}
+	conn_flush(c, l);
+}
+
+/* A result line: the head test is done. */
+static void lane_result(run_ctx *c, lane *l, const mg_msg *m)
+{
+	host *h = &l->h;
+	size_t t = flight_at(h, 0, c->o->pipeline);
+	test_state st = m->kind == MG_MSG_PASS   ? TEST_PASS
+	                : m->kind == MG_MSG_FAIL ? TEST_FAIL
+	                                         : TEST_SKIP;
+	int64_t dva = (int64_t)m->va - (int64_t)h->va_before;
+	int64_t drss = (int64_t)m->rss - (int64_t)h->rss_last;
+	h->va_before = m->va;
+	h->va_last = m->va;
+	h->rss_last = m->rss;
+	if (m->va > h->peak_va)
+		h->peak_va = m->va;
+	if (m->rss > h->peak_rss)
+		h->peak_rss = m->rss;
+	h->tests_run++;
+	l->failed_starts = 0;
+	flight_pop(h, c->o->pipeline, now(c));
+
+	/* A native host reports its own RSS (its children come from the tree);
+	 * a shim reports its program's, which the tree already holds. */
+	uint64_t tree_rss = c->driver == DRIVER_NATIVE          ? m->rss + h->desc_rss
+	                    : m->rss > h->own_rss + h->desc_rss ? m->rss
+	                                                        : h->own_rss + h->desc_rss;
+	unsigned hard = policy_check(c, &c->hard, l->rss_hard, m->va, tree_rss) &
+	                ~(unsigned)LIMIT_CGROUP; /* shared: judged once per sample pass */
+	/* A reservation burst can come and go between samples; VmPeak keeps it.
+	 * Read it (6-17 us) after tests of 1 ms or more, where it costs under 2%
+	 * and where such a burst has time to hide; the host has already started
+	 * its next test, so a peak from that one is blamed here: its retry alone
+	 * clears a wrong blame. */
+	if (!hard && m->usec >= 1000 && c->driver == DRIVER_NATIVE) {
+		proc_status ps;
+		if (proc_read_status(&ps, h->pid, NULL) == 0 && ps.vm_peak > h->vm_peak_seen) {
+			h->vm_peak_seen = ps.vm_peak;
+			if (ps.vm_peak > h->peak_va)
+				h->peak_va = ps.vm_peak;
+			if (c->hard.va && ps.vm_peak >= c->hard.va) {
+				char why[200], a[32], b[32];
+				report_format_size(a, sizeof(a), ps.vm_peak);
+				report_format_size(b, sizeof(b), c->hard.va);
+				snprintf(why, sizeof(why), "peak va %s >= kill %s", a, b);
+				lane_breach(c, l, t, why, (double)m->usec / 1e6);
+				lane_kill(c, l, "kill", why);
+				return;
+			}
+		}
+	}
+	if (hard) {
+		char why[200];
+		policy_why(why, sizeof(why), hard, "kill", m->va, tree_rss, c->cg_usage, &c->hard,
+		           l->rss_hard);
+		lane_breach(c, l, t, why, (double)m->usec / 1e6);
+		lane_requeue(c, l);
+		lane_kill(c, l, "kill", why);
+		return;
+	}
+	/* a test that broke the hard limit is retried, not a growth to expect */
+	l->growth[l->ngrowth++ % GROWTH_WINDOW] = dva;
+	l->avg_duration = 0.75 * l->avg_duration + 0.25 * ((double)m->usec / 1e6);
+	record_test(c, l, t, st, m->text, m->text_len, (double)m->usec / 1e6, m->va, m->rss, dva,
+	            drss);
+	if (!h->nflight)
+		lane_fire(c, l, EV_DRAINED);
+	if (h->state == HOST_QUITTING)
+		return;
+	unsigned soft = policy_check(c, &c->soft, l->rss_soft, m->va, tree_rss);
+	char why[200];
+	if (soft)
+		policy_why(why, sizeof(why), soft, "recycle", m->va, tree_rss, c->cg_usage,
+		           &c->soft, l->rss_soft);
+	else /* a process of the other arch, as last sampled */
+		soft = policy_other_arch_va(c, h, c->va_soft, "recycle", why, sizeof(why));
+	if (soft) {
+		if (policy_can_recycle(c)) {
+			lane_quit(c, l, "recycle", why);
+			return;
+		}
+		if (!h->warning[0]) {
+			snprintf(h->warning, sizeof(h->warning),
+			         "%s (the %s driver does not recycle)", why,
+			         driver_name(c->driver));
+			record_gen(c, l)->warning = report_strdup(h->warning);
+			progress_event(c->prog, l->index, record_gen(c, l)->index, h->pid,
+			               "warning", h->tests_run, h->warning);
+		}
+	}
+	if (!policy_can_recycle(c))
+		return;
+	/* Fragmentation: VA can look fine while no large block fits any more.
+	 * Only a 32-bit space fragments, and only past half of it: no maps read
+	 * before then. */
+	uint64_t gap_limit = c->soft.gap > c->hard.gap ? c->soft.gap : c->hard.gap;
+	uint64_t gap;
+	if (gap_limit && c->arch == MG_ARCH_X86 && m->va >= policy_va_ceiling(c) / 2 &&
+	    maps_largest_gap(&gap, policy_va_pid(c, h), limits_arch_ceiling(c->arch), NULL) == 0 &&
+	    gap < gap_limit) {
+		char why[200], a[32], b[32];
+		report_format_size(a, sizeof(a), gap);
+		report_format_size(b, sizeof(b), gap_limit);
+		snprintf(why, sizeof(why), "gap %s < recycle %s (largest free block)", a, b);
+		lane_quit(c, l, "recycle", why);
+	}
+}
+
+void lane_line(run_ctx *c, lane *l, char *line, size_t len)
+{
+	host *h = &l->h;
+	mg_msg m;
+	char why[200];
+
+	if (mg_proto_parse(&m, line, len) < 0) {
+		snprintf(why, sizeof(why), "not a protocol line: '%.60s'", line);
+		for (char *p = why; *p; p++)
+			if ((unsigned char)*p < 0x20)
+				*p = '?';
+		lane_protocol_error(c, l, why);
+		return;
+	}
+	switch (m.kind) {
+	case MG_MSG_HELLO:
+		if (h->state != HOST_STARTING)
+			break;
+		h->va_before = h->va_last = m.va;
+		h->rss_last = m.rss;
+		h->peak_va = m.va;
+		h->peak_rss = m.rss;
+		lane_fire(c, l, EV_HELLO);
+		return;
+	case MG_MSG_START:
+		if (h->state != HOST_RUNNING && h->state != HOST_QUITTING)
+			break;
+		if (!h->nflight || h->head_started)
+			break;
+		{
+			rtest *rt = &c->tests[flight_at(h, 0, c->o->pipeline)];
+			if (m.text_len != rt->len || memcmp(m.text, rt->name, rt->len)) {
+				snprintf(why, sizeof(why), "start of '%.60s' out of order", m.text);
+				lane_protocol_error(c, l, why);
+				return;
+			}
+		}
+		h->head_started = 1;
+		h->head_t0 = now(c);
+		c->tests[flight_at(h, 0, c->o->pipeline)].attempts++;
+		return;
+	case MG_MSG_OUT:
+		/* a shim passes its program's output on in order with the test */
+		if (!h->nflight || !h->head_started)
+			break;
+		record_output(c, &c->tests[flight_at(h, 0, c->o->pipeline)], m.text, m.text_len);
+		return;
+	case MG_MSG_PASS:
+	case MG_MSG_FAIL:
+	case MG_MSG_SKIP:
+		if (!h->nflight || !h->head_started)
+			break;
+		lane_result(c, l, &m);
+		return;
+	case MG_MSG_RECYCLE:
+		if (h->state != HOST_READY && h->state != HOST_RUNNING && h->state != HOST_QUITTING)
+			break;
+		if (h->head_started)
+			break;
+		{
+			/* the host checked the same limits we passed it: say which */
+			unsigned bits = policy_check(c, &c->soft, l->rss_soft, m.va, m.rss);
+			if (bits)
+				policy_why(h->why, sizeof(h->why), bits, "recycle", m.va, m.rss,
+				           c->cg_usage, &c->soft, l->rss_soft);
+			else
+				snprintf(h->why, sizeof(h->why),
+				         "host crossed its soft limit (va %llu, rss %llu)",
+				         (unsigned long long)m.va, (unsigned long long)m.rss);
+		}
+		lane_requeue(c, l);
+		lane_fire(c, l, EV_RECYCLE);
+		/* It waits for quit, so its memory is still there to be read. */
+		if (!h->end[0]) {
+			char why2[sizeof(h->why)];
+			memcpy(why2, h->why, sizeof(why2));
+			lane_quit(c, l, "recycle", why2);
+		}
+		conn_flush(c, l);
+		return;
+	case MG_MSG_BYE:
+		if (h->state != HOST_QUITTING || h->head_started)
+			break;
+		if (m.va > h->peak_va)
+			h->peak_va = m.va;
+		if (m.rss > h->peak_rss)
+			h->peak_rss = m.rss;
+		lane_requeue(c, l);
+		record_host_end(c, l, h->end[0] ? h->end : "quit", h->why);
+		if (!strcmp(h->end, "recycle")) {
+			record_shard(c, l)->recycles++;
+			progress_event(c->prog, l->index, record_gen(c, l)->index, h->pid,
+			               "recycle", h->tests_run, h->why);
+		}
+		lane_fire(c, l, EV_BYE);
+		lane_detach(c, l);
+		return;
+	default:
+		break;
+	}
+	snprintf(why, sizeof(why), "unexpected '%.40s' in state %s", line,
+	         lane_state_name(h->state));
+	lane_protocol_error(c, l, why);
+}
+
+static const char *signal_name(int sig)
+{
+	switch (sig) {
+	case SIGSEGV:
+		return "SIGSEGV";
+	case SIGABRT:
+		return "SIGABRT";
+	case SIGBUS:
+		return "SIGBUS";
+	case SIGKILL:
+		return "SIGKILL";
+	case SIGFPE:
+		return "SIGFPE";
+	case SIGILL:
+		return "SIGILL";
+	case SIGTERM:
+		return "SIGTERM";
+	default:
+		return "signal";
+	}
+}
+
+/* The exit status of a host that closed its pipe without bye. */
+void lane_exited(run_ctx *c, lane *l, int status)
+{
+	host *h = &l->h;
+	char what[128];
+	if (WIFSIGNALED(status))
+		snprintf(what, sizeof(what), "killed by signal %d (%s)", WTERMSIG(status),
+		         signal_name(WTERMSIG(status)));
+	else
+		snprintf(what, sizeof(what), "exited with status %d", WEXITSTATUS(status));
+
+	int near =
+	    (c->soft.va && h->va_last >= c->soft.va) || (l->rss_soft && h->rss_last >= l->rss_soft);
+	const char *end = "crash";
+	char why[300];
+	if (h->nflight && h->head_started) {
+		size_t t = flight_at(h, 0, c->o->pipeline);
+		double dur = now(c) - h->head_t0;
+		flight_pop(h, c->o->pipeline, now(c));
+		if (near) {
+			char a[32];
+			report_format_size(a, sizeof(a), h->va_last);
+			snprintf(why, sizeof(why), "host %s near its limit (va %s): out of memory",
+			         what, a);
+			lane_breach(c, l, t, why, dur);
+			end = "kill";
+		} else {
+			snprintf(why, sizeof(why), "host %s during the test", what);
+			record_testf(c, l, t, TEST_CRASH, dur, "%s", why);
+		}
+	} else {
+		snprintf(why, sizeof(why), "host %s %s", what,
+		         h->tests_run ? "between tests" : "before its first test");
+		if (!h->tests_run) {
+			l->failed_starts++;
+			snprintf(l->gave_up_why, sizeof(l->gave_up_why), "%s", why);
+		}
+		end = "exit";
+	}
+	lane_requeue(c, l);
+	record_host_end(c, l, end, why);
+	if (!strcmp(end, "kill"))
+		record_shard(c, l)->kills++;
+	progress_event(c->prog, l->index, record_gen(c, l)->index, h->pid, end, h->tests_run, why);
+	lane_fire(c, l, EV_EXITED);
+	lane_detach(c, l);
+}
+
+/*
+ * Kills a host over a hard limit: its started test is retried alone (or is
+ * memory-limit), the rest go back to the queue. A fresh host already over
+ * its own limit counts as a failed start, so a lane cannot spin; a shared
+ * cgroup over its limit (own = 0) is not the fresh host's fault.
+ */
+void lane_kill_over_limit(run_ctx *c, lane *l, const char *why, double t, int own)
+{
+	host *h = &l->h;
+	if (h->nflight && h->head_started) {
+		size_t tt = flight_at(h, 0, c->o->pipeline);
+		double dur = t - h->head_t0;
+		flight_pop(h, c->o->pipeline, now(c));
+		lane_breach(c, l, tt, why, dur);
+	} else if (!h->tests_run && own) {
+		l->failed_starts++;
+		snprintf(l->gave_up_why, sizeof(l->gave_up_why),
+		         "a fresh host is already over the kill limit (%s)", why);
+	}
+	lane_requeue(c, l);
+	lane_kill(c, l, "kill", why);
 }

@@ -1,0 +1,156 @@
+/*
+ * host_conn.c - the runner's end of one host: its environment, the run
+ * lines written to its command pipe, the replies read from its reply pipe
+ * (handed to the lane a line at a time) and its output captured.
+ */
+#include "run_int.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void set_env(run_ctx *c, size_t slot, const char *name, uint64_t value)
+{
+	char buf[128];
+	snprintf(buf, sizeof(buf), "%s=%llu", name, (unsigned long long)value);
+	free(c->env_store[slot]);
+	c->env_store[slot] = report_strdup(buf);
+}
+
+/* Builds the host environment: ours without MEMGUARD_*, plus the protocol's. */
+void conn_build_env(run_ctx *c, int with_limits, const lane *l)
+{
+	extern char **environ;
+	size_t n = 0, k = 0;
+	while (environ[n])
+		n++;
+	free(c->envp);
+	c->envp = xrealloc(NULL, (n + 8) * sizeof(char *));
+	for (size_t i = 0; i < n; i++)
+		if (strncmp(environ[i], "MEMGUARD_", 9))
+			c->envp[k++] = environ[i];
+	set_env(c, 0, MG_ENV_HOST, MG_PROTO_VERSION);
+	set_env(c, 1, MG_ENV_CMD_FD, MG_PROTO_CMD_FD);
+	set_env(c, 2, MG_ENV_REPLY_FD, MG_PROTO_REPLY_FD);
+	for (size_t i = 0; i < 3; i++)
+		c->envp[k++] = c->env_store[i];
+	if (with_limits && c->soft.va) {
+		set_env(c, 3, MG_ENV_RECYCLE_VA, c->soft.va);
+		c->envp[k++] = c->env_store[3];
+	}
+	if (with_limits && l && l->rss_soft) {
+		set_env(c, 4, MG_ENV_RECYCLE_RSS, l->rss_soft);
+		c->envp[k++] = c->env_store[4];
+	}
+	c->envp[k] = NULL;
+}
+
+void conn_flush(run_ctx *c, lane *l)
+{
+	host *h = &l->h;
+	while (h->outq_len) {
+		ssize_t w = write(spawn_cmd_fd(h->proc), h->outq, h->outq_len);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN)
+				return;
+			/* EPIPE: the host is gone; its EOF and exit status tell the rest. */
+			h->outq_len = 0;
+			return;
+		}
+		if (w > 0)
+			h->outq_mid = h->outq[w - 1] != '\n';
+		memmove(h->outq, h->outq + w, h->outq_len - (size_t)w);
+		h->outq_len -= (size_t)w;
+	}
+	(void)c;
+}
+
+/* Takes back the run lines not yet written: their tests go back to the
+ * front of the queue, in order, so a host being ended runs only what it
+ * was already sent (a host that does not check its own limits would
+ * otherwise run them all past the limit). */
+void conn_unfeed(run_ctx *c, lane *l)
+{
+	host *h = &l->h;
+	size_t keep = 0, lines = 0;
+	if (h->outq_mid) {
+		char *nl = memchr(h->outq, '\n', h->outq_len);
+		keep = nl ? (size_t)(nl - h->outq) + 1 : h->outq_len;
+	}
+	for (size_t i = keep; i < h->outq_len; i++)
+		lines += h->outq[i] == '\n';
+	for (; lines && h->nflight; lines--)
+		plan_push_front(c, flight_at(h, --h->nflight, c->o->pipeline));
+	h->outq_len = keep;
+}
+
+/* Reads the reply pipe; returns after EOF handling or EAGAIN. */
+void conn_read_replies(run_ctx *c, lane *l)
+{
+	host *h = &l->h;
+	char buf[65536];
+	for (;;) {
+		ssize_t n = read(spawn_reply_fd(h->proc), buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN)
+			return;
+		if (n <= 0) {
+			spawn_close_reply(h->proc);
+			lane_fire(c, l, EV_EOF);
+			return;
+		}
+		h->in = xrealloc(h->in, h->in_len + (size_t)n);
+		memcpy(h->in + h->in_len, buf, (size_t)n);
+		h->in_len += (size_t)n;
+		size_t off = 0;
+		record_shard(c, l); /* keep the shard pointer fresh */
+		while (h->state != HOST_NONE && h->state != HOST_DYING) {
+			char *nl = memchr(h->in + off, '\n', h->in_len - off);
+			if (!nl)
+				break;
+			size_t len = (size_t)(nl - (h->in + off));
+			*nl = 0;
+			lane_line(c, l, h->in + off, len);
+			off += len + 1;
+		}
+		if (h->state == HOST_NONE || h->state == HOST_DYING)
+			return;
+		memmove(h->in, h->in + off, h->in_len - off);
+		h->in_len -= off;
+		if (h->in_len >= MG_PROTO_LINE_MAX) {
+			lane_protocol_error(c, l, "line longer than the protocol allows");
+			return;
+		}
+	}
+}
+
+void conn_read_output(run_ctx *c, lane *l, int err_stream)
+{
+	host *h = &l->h;
+	char buf[65536];
+	for (;;) {
+		int fd = err_stream ? spawn_err_fd(h->proc) : spawn_out_fd(h->proc);
+		if (fd < 0)
+			return;
+		ssize_t n = read(fd, buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return;
+		if (n == 0) {
+			if (err_stream)
+				spawn_close_err(h->proc);
+			else
+				spawn_close_out(h->proc);
+			return;
+		}
+		if (h->nflight)
+			record_output(c, &c->tests[flight_at(h, 0, c->o->pipeline)], buf,
+			              (size_t)n);
+	}
+}

@@ -1,0 +1,165 @@
+/*
+ * listing.c - one host answers "list": the names of its tests. Blocking,
+ * with a deadline; a host that breaks the protocol or dies is an error naming it.
+ */
+#include "run_int.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* Runs one host for "list" and collects the names. Blocking with a deadline. */
+int listing_run(run_ctx *c, name_list *out, mg_err *err)
+{
+	spawn_proc *p = NULL;
+	char *buf = NULL;
+	size_t len = 0;
+	int rc = MG_ERROR, got_hello = 0;
+	double deadline = now_mono() + 60;
+
+	conn_build_env(c, 0, NULL);
+	rc = spawn_start(&p, c->path, c->argv, c->envp, c->o->address_space, err);
+	if (rc < 0)
+		return rc;
+	rc = MG_ERROR;
+	if (write(spawn_cmd_fd(p), "list\n", 5) != 5) {
+		mg_err_set(err, MG_EPROTO, "host '%s' did not take the list command",
+		           c->o->host_argv[0]);
+		goto done;
+	}
+	for (;;) {
+		struct pollfd pf[4] = {{spawn_reply_fd(p), POLLIN, 0},
+		                       {spawn_out_fd(p), POLLIN, 0},
+		                       {spawn_err_fd(p), POLLIN, 0},
+		                       {c->sigfd[0], POLLIN, 0}}; /* -1 for list: ignored */
+		double left = deadline - now_mono();
+		if (left <= 0) {
+			mg_err_set(err, MG_EPROTO, "host '%s' did not list its tests within 60s",
+			           c->o->host_argv[0]);
+			goto done;
+		}
+		if (poll(pf, 4, (int)(left * 1000)) < 0 && errno != EINTR)
+			goto done;
+		if (pf[3].revents) {
+			supervise_signals(c);
+			if (c->signo) {
+				mg_err_set(err, MG_ERROR, "interrupted while listing the tests");
+				goto done;
+			}
+		}
+		char tmp[65536];
+		for (int k = 1; k < 3; k++) {
+			/* Standalone output while listing goes to our stderr. */
+			ssize_t n = pf[k].fd >= 0 ? read(pf[k].fd, tmp, sizeof(tmp)) : -1;
+			if (n > 0) {
+				ssize_t w = write(2, tmp, (size_t)n);
+				(void)w;
+			} else if (n == 0) {
+				if (k == 1)
+					spawn_close_out(p);
+				else
+					spawn_close_err(p);
+			}
+		}
+		ssize_t n = read(spawn_reply_fd(p), tmp, sizeof(tmp));
+		if (n < 0 && (errno == EAGAIN || errno == EINTR))
+			continue;
+		if (n <= 0) {
+			int st;
+			spawn_wait(p, 0, &st, NULL);
+			if (!got_hello)
+				mg_err_set(err, MG_EPROTO,
+				           "'%s' is not a memguard host: it %s without a greeting "
+				           "(link it with the host library, or use --driver)",
+				           c->o->host_argv[0],
+				           WIFSIGNALED(st) ? "was killed by a signal" : "exited");
+			else
+				mg_err_set(err, MG_EPROTO, "host '%s' ended before its list ended",
+				           c->o->host_argv[0]);
+			goto done;
+		}
+		buf = xrealloc(buf, len + (size_t)n);
+		memcpy(buf + len, tmp, (size_t)n);
+		len += (size_t)n;
+		size_t off = 0;
+		char *nl;
+		while ((nl = memchr(buf + off, '\n', len - off))) {
+			mg_msg m;
+			size_t ll = (size_t)(nl - (buf + off));
+			*nl = 0;
+			if (mg_proto_parse(&m, buf + off, ll) < 0 ||
+			    (!got_hello && m.kind != MG_MSG_HELLO) ||
+			    (got_hello && m.kind != MG_MSG_TEST && m.kind != MG_MSG_END)) {
+				mg_err_set(err, MG_EPROTO,
+				           "host '%s' broke the protocol while listing: '%.60s'",
+				           c->o->host_argv[0], buf + off);
+				goto done;
+			}
+			if (m.kind == MG_MSG_HELLO) {
+				got_hello = 1;
+				snprintf(out->arch, sizeof(out->arch), "%s", m.arch);
+			} else if (m.kind == MG_MSG_TEST) {
+				if (out->n == out->cap) {
+					out->cap = out->cap ? 2 * out->cap : 256;
+					out->names =
+					    xrealloc(out->names, out->cap * sizeof(char *));
+					out->lens = xrealloc(out->lens, out->cap * sizeof(size_t));
+				}
+				out->names[out->n] = report_strndup(m.text, m.text_len);
+				out->lens[out->n++] = m.text_len;
+			} else {
+				if (m.count != out->n) {
+					mg_err_set(err, MG_EPROTO,
+					           "host '%s' listed %zu tests but said %llu",
+					           c->o->host_argv[0], out->n,
+					           (unsigned long long)m.count);
+					goto done;
+				}
+				if (write(spawn_cmd_fd(p), "quit\n", 5) < 0) {
+					/* it may have gone: the wait below reaps it */
+				}
+				rc = 0;
+				goto done;
+			}
+			off += ll + 1;
+		}
+		memmove(buf, buf + off, len - off);
+		len -= off;
+		if (len >= MG_PROTO_LINE_MAX) {
+			mg_err_set(err, MG_EPROTO, "host '%s' sent a line over the protocol limit",
+			           c->o->host_argv[0]);
+			goto done;
+		}
+	}
+done:
+	if (p && rc == 0) {
+		/* It says bye and exits: wait for its reply pipe to close (up to
+		 * a second), then reap it; spawn_free kills what lingers. */
+		spawn_close_cmd(p);
+		char tmp[4096];
+		struct pollfd pf = {spawn_reply_fd(p), POLLIN, 0};
+		while (poll(&pf, 1, 1000) > 0 && read(pf.fd, tmp, sizeof(tmp)) > 0)
+			;
+		int st;
+		for (int i = 0; i < 1000 && spawn_wait(p, 1, &st, NULL) == 0; i++)
+			poll(NULL, 0, 1);
+	}
+	spawn_free(p);
+	free(buf);
+	return rc;
+}
+
+/* Some kernels (no IA32 emulation, some VMs) cannot run 32-bit programs:
+ * say what to do instead of only "Exec format error". */
+void listing_explain(const run_ctx *c, const mg_err *err)
+{
+	if (c->arch == MG_ARCH_X86 && strstr(err->msg, strerror(ENOEXEC)))
+		fprintf(stderr,
+		        "memguard: this kernel cannot execute 32-bit programs; a 64-bit build "
+		        "of the tests run with --address-space 4G fails at the same "
+		        "ceiling\n");
+}

@@ -1,0 +1,136 @@
+/*
+ * plan.c - the tests of a run and their order: the test table read from a
+ * --tests-from file, the run queue (a deque: requeued tests go to the front)
+ * and the retry queue. No I/O but reading the --tests-from file.
+ */
+#include "run_int.h"
+
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void plan_push_back(run_ctx *c, size_t t)
+{
+	c->q[(c->qhead + c->qlen++) % c->ntests] = t;
+}
+
+void plan_push_front(run_ctx *c, size_t t)
+{
+	c->qhead = (c->qhead + c->ntests - 1) % c->ntests;
+	c->q[c->qhead] = t;
+	c->qlen++;
+}
+
+size_t plan_front(const run_ctx *c)
+{
+	return c->q[c->qhead];
+}
+
+/* A retry waits here, not in the main queue, so the lanes whose hosts are
+ * not fresh keep working while a fresh host is made for it. */
+void plan_retry_push(run_ctx *c, size_t t)
+{
+	c->rq[(c->rqhead + c->rqlen++) % c->ntests] = t;
+}
+
+size_t plan_retry_pop(run_ctx *c)
+{
+	size_t t = c->rq[c->rqhead];
+	c->rqhead = (c->rqhead + 1) % c->ntests;
+	c->rqlen--;
+	return t;
+}
+
+size_t plan_pop(run_ctx *c)
+{
+	size_t t = c->q[c->qhead];
+	c->qhead = (c->qhead + 1) % c->ntests;
+	c->qlen--;
+	return t;
+}
+
+/* -- recording results ---- */
+
+void plan_names_free(name_list *nl)
+{
+	for (size_t i = 0; i < nl->n; i++)
+		free(nl->names[i]);
+	free(nl->names);
+	free(nl->lens);
+}
+
+/* -- setup shared by run and list ---- */
+
+static const name_list *sort_names; /* for the qsort/bsearch comparators */
+
+static int cmp_name(const void *a, const void *b)
+{
+	size_t i = *(const size_t *)a, j = *(const size_t *)b;
+	size_t li = sort_names->lens[i], lj = sort_names->lens[j];
+	int r = memcmp(sort_names->names[i], sort_names->names[j], li < lj ? li : lj);
+	return r ? r : (li > lj) - (li < lj);
+}
+
+/*
+ * Reads FILE (one test name a line) into order: indices into nl, in the
+ * file's order, each at most once. A name the host did not list is a usage
+ * error naming it. O(n log n).
+ */
+int plan_tests_from(size_t **order, size_t *norder, name_list *nl, const char *file, mg_err *err)
+{
+	FILE *f = fopen(file, "r");
+	if (!f)
+		return mg_err_set(err, MG_EINVAL, "--tests-from: cannot open '%s': %s", file,
+		                  strerror(errno));
+	size_t *idx = xrealloc(NULL, (nl->n ? nl->n : 1) * sizeof(size_t));
+	char *used = calloc(nl->n ? nl->n : 1, 1);
+	for (size_t i = 0; i < nl->n; i++)
+		idx[i] = i;
+	sort_names = nl;
+	qsort(idx, nl->n, sizeof(size_t), cmp_name);
+	*order = xrealloc(NULL, (nl->n ? nl->n : 1) * sizeof(size_t));
+	*norder = 0;
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	int rc = 0;
+	while ((len = getline(&line, &cap, f)) >= 0) {
+		if (len && line[len - 1] == '\n')
+			line[--len] = 0;
+		if (!len)
+			continue;
+		/* bsearch by hand: the key is not an index */
+		size_t lo = 0, hi = nl->n;
+		while (lo < hi) {
+			size_t mid = (lo + hi) / 2, m = idx[mid];
+			size_t lm = nl->lens[m];
+			int r = memcmp(nl->names[m], line, lm < (size_t)len ? lm : (size_t)len);
+			r = r ? r : (lm > (size_t)len) - (lm < (size_t)len);
+			if (r < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo == nl->n || nl->lens[idx[lo]] != (size_t)len ||
+		    memcmp(nl->names[idx[lo]], line, (size_t)len)) {
+			rc = mg_err_set(err, MG_EINVAL,
+			                "--tests-from %s: the host does not list '%s'", file, line);
+			break;
+		}
+		if (!used[idx[lo]]) {
+			used[idx[lo]] = 1;
+			(*order)[(*norder)++] = idx[lo];
+		}
+	}
+	free(line);
+	free(idx);
+	free(used);
+	fclose(f);
+	if (rc < 0) {
+		free(*order);
+		*order = NULL;
+	}
+	return rc;
+}

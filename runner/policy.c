@@ -1,0 +1,155 @@
+/*
+ * policy.c - the verdicts: the limits in force, which limit a reading
+ * reaches and why, the VA a process is judged by, the exit code. Pure but for
+ * the cgroup read that gives the base of rss%: no other I/O.
+ */
+#include "run_int.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* Kills the host's group now; the test in flight is dealt with by the caller. */
+/* The VA ceiling that percentages, breakdowns and gaps are measured against. */
+uint64_t policy_va_ceiling(const run_ctx *c)
+{
+	uint64_t as = c->o->address_space, ceiling = limits_arch_ceiling(c->arch);
+	return as && as < ceiling ? as : ceiling;
+}
+
+/* The process whose address space matters: the host, or for a driver the
+ * program under it with the most VA. */
+pid_t policy_va_pid(const run_ctx *c, const host *h)
+{
+	if (c->driver != DRIVER_NATIVE) /* the shim is ours; its program is the test */
+		return h->desc_va_pid ? h->desc_va_pid : h->pid;
+	return h->desc_va_pid && h->desc_va_max > h->va_last ? h->desc_va_pid : h->pid;
+}
+
+/* exec runs a process per test and wrap one command: ending their shim at
+ * a boundary frees nothing, so a soft limit there is a warning. */
+int policy_can_recycle(const run_ctx *c)
+{
+	return c->driver == DRIVER_NATIVE || c->driver == DRIVER_GTEST;
+}
+
+/* The expected VA growth of the next test: the largest of the recent ones. */
+uint64_t policy_expected_growth(const lane *l)
+{
+	int64_t m = 0;
+	for (size_t i = 0; i < l->ngrowth && i < GROWTH_WINDOW; i++)
+		if (l->growth[i] > m)
+			m = l->growth[i];
+	return (uint64_t)m;
+}
+
+static const char *limit_name(unsigned bits)
+{
+	if (bits & LIMIT_VA)
+		return "va";
+	if (bits & LIMIT_RSS)
+		return "rss";
+	if (bits & LIMIT_CGROUP)
+		return "cgroup";
+	return "gap";
+}
+
+void policy_why(char *buf, size_t n, unsigned bits, const char *kind, uint64_t va, uint64_t rss,
+                uint64_t cg, const limits *lim, uint64_t rss_limit)
+{
+	char a[32], b[32];
+	uint64_t have = bits & LIMIT_VA ? va : bits & LIMIT_RSS ? rss : cg;
+	uint64_t lv = bits & LIMIT_VA ? lim->va : bits & LIMIT_RSS ? rss_limit : lim->cgroup;
+	report_format_size(a, sizeof(a), have);
+	report_format_size(b, sizeof(b), lv);
+	snprintf(buf, n, "%s %s >= %s %s", limit_name(bits), a, kind, b);
+}
+
+/* The LIMIT_* bits a reading reaches; rss against this lane's share. */
+unsigned policy_check(const run_ctx *c, const limits *lim, uint64_t rss_limit, uint64_t va,
+                      uint64_t rss)
+{
+	limits eff = *lim;
+	eff.rss = rss_limit;
+	eff.gap = 0;
+	return limits_check(&eff, va, rss, c->cg_usage, 0) & ~(c->has_cgroup ? 0u : LIMIT_CGROUP);
+}
+
+/* The arch of the host's processes that are not of its own arch. */
+static mg_arch other_arch(const run_ctx *c)
+{
+	return c->arch == MG_ARCH_X86 ? MG_ARCH_X64 : MG_ARCH_X86;
+}
+
+/*
+ * LIMIT_VA when a descendant of the other arch reaches that arch's VA limit
+ * (lim: c->va_soft or c->va_hard), with why saying which process; 0 else.
+ */
+unsigned policy_other_arch_va(const run_ctx *c, const host *h, const uint64_t *lim,
+                              const char *kind, char *why, size_t n)
+{
+	mg_arch a = other_arch(c);
+	if (!lim[a] || h->desc_va_other < lim[a])
+		return 0;
+	char x[32], y[32];
+	report_format_size(x, sizeof(x), h->desc_va_other);
+	report_format_size(y, sizeof(y), lim[a]);
+	snprintf(why, n, "va %s >= %s %s (pid %d, a %s process)", x, kind, y,
+	         (int)h->desc_va_other_pid, a == MG_ARCH_X86 ? "32-bit" : "64-bit");
+	return LIMIT_VA;
+}
+
+/*
+ * Settles the limits in force (the user's over the arch defaults) for the
+ * host's arch, and the VA limits of the other arch for the processes of a
+ * tree that are of it (a 32-bit program under a shell, exec or wrap), judged
+ * leniently. The cgroup gives the base for rss% and cgroup%; an
+ * --address-space cap is the ceiling of va%. MG_EINVAL when the user's
+ * limits contradict each other or the machine.
+ */
+int policy_resolve(run_ctx *c, mg_err *err)
+{
+	limits_spec soft, hard;
+	cgroup_usage u = {0, 0, 0};
+	mg_err e;
+	if (cgroup_find(&c->cg, 0, &e) == 0 && cgroup_read(&c->cg, &u, &e) == 0)
+		c->has_cgroup = 1;
+	options_limits(c->o, &soft, &hard);
+	for (mg_arch a = MG_ARCH_X86; a <= MG_ARCH_X64; a++) {
+		uint64_t ceiling = limits_arch_ceiling(a), as = c->o->address_space;
+		int capped = as && as < ceiling;
+		limits_base b = {a, capped ? as : ceiling, proc_ram_bytes(), u.limit, capped};
+		limits ls, lh;
+		int rc = limits_settle(&ls, &lh, &soft, &hard, &b, a == c->arch ? err : NULL);
+		if (rc < 0)
+			return rc;
+		c->va_soft[a] = ls.va;
+		c->va_hard[a] = lh.va;
+		if (a == c->arch) {
+			c->soft = ls;
+			c->hard = lh;
+		}
+	}
+	if (!c->soft.cgroup && !c->hard.cgroup)
+		c->has_cgroup = 0; /* nothing to check: no reads per sample */
+	return 0;
+}
+
+int policy_exit_code(const run_ctx *c)
+{
+	if (c->signo)
+		return 128 + c->signo;
+	int code = EXIT_PASS;
+	for (size_t s = 0; s < c->rep->nshards; s++) {
+		const report_shard *sh = &c->rep->shards[s];
+		if (sh->counts[TEST_ERROR])
+			return EXIT_INFRA;
+		if (sh->counts[TEST_FAIL] || sh->counts[TEST_CRASH] || sh->counts[TEST_TIMEOUT] ||
+		    sh->counts[TEST_MEMLIMIT] || sh->counts[TEST_NOTRUN])
+			code = EXIT_TESTS_FAILED;
+	}
+	/* a lane that gave up left its tests in error (above) only when no
+	 * other lane could run them */
+	if (c->deadline_hit)
+		return EXIT_INFRA;
+	return code;
+}

@@ -1,0 +1,263 @@
+/*
+ * run_int.h - what the rooms of "memguard run" share: the run's context,
+ * its lanes and hosts, and the functions one room offers the others (each
+ * prefixed with its file's name). Internal to runner/: not for the CLI.
+ */
+#ifndef MG_RUN_INT_H
+#define MG_RUN_INT_H
+
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/resource.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include "adapters.h"
+#include "cgroup.h"
+#include "driver.h"
+#include "elf.h"
+#include "lane.h"
+#include "limits.h"
+#include "maps.h"
+#include "mg_proto.h"
+#include "options.h"
+#include "proc.h"
+#include "progress.h"
+#include "report.h"
+#include "run.h"
+#include "spawn.h"
+#include "timeline.h"
+
+#define START_DEADLINE  10.0 /* seconds from fork to hello */
+#define QUIT_DEADLINE   5.0  /* seconds from quit (nothing in flight) to bye */
+#define DYING_DEADLINE  2.0  /* seconds from EOF to exit status */
+#define TREE_INTERVAL   0.2  /* seconds between descendant scans */
+#define TIMELINE_POINTS 4096 /* per lane */
+#define GROWTH_WINDOW   32   /* recent per-test growths kept per lane */
+#define MAX_DESCENDANTS 64
+#define SLOW_TEST       0.005 /* seconds: above it, a lane keeps only 2 tests in flight */
+
+typedef struct rtest {
+	char *name;
+	size_t len;
+	unsigned attempts;
+	int done;
+	char *out; /* captured output, bounded */
+	size_t out_len;
+	size_t out_dropped;
+} rtest;
+
+typedef struct host {
+	spawn_proc *proc;
+	proc_sampler *sampler;
+	host_state state;
+	pid_t pid;
+	size_t gen;     /* index in the shard's generations */
+	size_t *flight; /* ring of test indices, in run order */
+	size_t fhead, nflight;
+	int head_started;
+	double head_t0;
+	double head_since; /* when the front test became the front: a host that
+	                    * never starts it times out too */
+	double since;      /* when the current state began */
+	uint64_t va_before, va_last, rss_last, peak_va, peak_rss;
+	uint64_t desc_rss, desc_va_max;
+	pid_t desc_va_pid; /* the descendant with the most VA (drivers: the program) */
+	proc_sampler *kid[MAX_DESCENDANTS]; /* kept-open samplers of the descendants */
+	pid_t kid_pid[MAX_DESCENDANTS];
+	mg_arch kid_arch[MAX_DESCENDANTS];  /* read from each when it appears or execs */
+	uint64_t kid_text[MAX_DESCENDANTS]; /* its code size when its arch was read */
+	size_t nkids;
+	/* VA limits are per process and per arch: the largest descendant of the
+	 * host's arch, and of the other (a 32-bit program under a 64-bit shell) */
+	uint64_t desc_va_same, desc_va_other;
+	pid_t desc_va_other_pid;
+	double tree_at;
+	uint32_t tests_run;
+	int alone;
+	int soft_hit;          /* the last sample was over a soft limit: feed nothing */
+	uint64_t own_rss;      /* the host process's own RSS at the last sample */
+	uint64_t vm_peak_seen; /* VmPeak at the last boundary that read it */
+	char warning[256];     /* a soft limit crossed where it cannot recycle */
+	char *in;              /* reply bytes not yet a full line */
+	size_t in_len;
+	char *outq; /* run lines not yet written */
+	size_t outq_len, outq_cap;
+	int outq_mid; /* outq starts inside a line already partly written */
+	double t_start;
+	char end[16];
+	char why[256];
+} host;
+
+typedef struct lane {
+	unsigned index;
+	host h;
+	unsigned failed_starts;
+	int gave_up;
+	char gave_up_why[sizeof(mg_err)];
+	size_t shard;
+	timeline tl;
+	int64_t growth[GROWTH_WINDOW];
+	size_t ngrowth;
+	double avg_duration;         /* of recent tests (moving average), seconds */
+	uint64_t rss_soft, rss_hard; /* this lane's share of an RSS budget */
+	double user, sys;
+	double first_start, last_end;
+} lane;
+
+typedef struct reaping {
+	spawn_proc *proc;
+	size_t lane;
+	double since;
+} reaping;
+
+typedef struct run_ctx {
+	run_options *o;
+	char path[PATH_MAX];
+	char **argv;
+	char **shim_argv; /* non-native drivers: memguard __driver NAME ... -- HOST */
+	driver_kind driver;
+	double tree_interval;
+	char **envp;
+	char *env_store[5];
+	mg_arch arch;
+	limits soft, hard; /* for the host's arch */
+	/* VA limits per process arch (mg_arch): a tree may hold both kinds */
+	uint64_t va_soft[3], va_hard[3];
+	rtest *tests;
+	size_t ntests;
+	size_t *q; /* deque of test indices */
+	size_t qhead, qlen;
+	size_t *rq; /* retries: each runs alone in a fresh host, in this order */
+	size_t rqhead, rqlen;
+	size_t remaining;
+	lane *lanes;
+	unsigned nlanes;
+	reaping *reap;
+	size_t nreap, capreap;
+	report *rep;
+	double t0;
+	int sigfd[2];
+	int signo;
+	int deadline_hit;
+	int has_cgroup;
+	cgroup_mem cg;
+	uint64_t cg_usage;
+	double cg_hold_until; /* no cgroup kill before this: the last one is dying */
+	double next_sample;
+	double interval;
+	progress *prog;
+} run_ctx;
+
+typedef struct name_list {
+	char **names;
+	size_t *lens;
+	size_t n, cap;
+	char arch[8];
+} name_list;
+
+static inline double now_mono(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static inline double now(const run_ctx *c)
+{
+	return now_mono() - c->t0;
+}
+
+static inline void *xrealloc(void *p, size_t n)
+{
+	void *r = realloc(p, n ? n : 1);
+	if (!r) {
+		fputs("memguard: out of memory\n", stderr);
+		abort();
+	}
+	return r;
+}
+
+/* The tests in flight in a host, in run order: a ring of --pipeline slots. */
+
+static inline size_t flight_at(const host *h, size_t i, unsigned cap)
+{
+	return h->flight[(h->fhead + i) % cap];
+}
+
+static inline void flight_pop(host *h, unsigned cap, double t)
+{
+	h->fhead = (h->fhead + 1) % cap;
+	h->nflight--;
+	h->head_started = 0;
+	h->head_since = t;
+}
+
+/* plan.c */
+void plan_push_back(run_ctx *c, size_t t);
+void plan_push_front(run_ctx *c, size_t t);
+size_t plan_front(const run_ctx *c);
+void plan_retry_push(run_ctx *c, size_t t);
+size_t plan_retry_pop(run_ctx *c);
+size_t plan_pop(run_ctx *c);
+void plan_names_free(name_list *nl);
+int plan_tests_from(size_t **order, size_t *norder, name_list *nl, const char *file, mg_err *err);
+
+/* record.c */
+report_shard *record_shard(run_ctx *c, lane *l);
+report_generation *record_gen(run_ctx *c, lane *l);
+void record_test(run_ctx *c, lane *l, size_t t, test_state st, const char *msg, size_t msg_len,
+                 double duration, uint64_t va, uint64_t rss, int64_t dva, int64_t drss);
+void record_testf(run_ctx *c, lane *l, size_t t, test_state st, double duration, const char *fmt,
+                  ...) __attribute__((format(printf, 6, 7)));
+void record_output(run_ctx *c, rtest *rt, const char *buf, size_t n);
+void record_host_end(run_ctx *c, lane *l, const char *end, const char *why);
+void record_breakdown(run_ctx *c, lane *l, const char *when);
+void record_usage(run_ctx *c, size_t lane_idx, const struct rusage *ru);
+
+/* policy.c */
+uint64_t policy_va_ceiling(const run_ctx *c);
+pid_t policy_va_pid(const run_ctx *c, const host *h);
+int policy_can_recycle(const run_ctx *c);
+uint64_t policy_expected_growth(const lane *l);
+void policy_why(char *buf, size_t n, unsigned bits, const char *kind, uint64_t va, uint64_t rss,
+                uint64_t cg, const limits *lim, uint64_t rss_limit);
+unsigned policy_check(const run_ctx *c, const limits *lim, uint64_t rss_limit, uint64_t va,
+                      uint64_t rss);
+unsigned policy_other_arch_va(const run_ctx *c, const host *h, const uint64_t *lim,
+                              const char *kind, char *why, size_t n);
+int policy_resolve(run_ctx *c, mg_err *err);
+int policy_exit_code(const run_ctx *c);
+
+/* host_conn.c */
+void conn_build_env(run_ctx *c, int with_limits, const lane *l);
+void conn_flush(run_ctx *c, lane *l);
+void conn_unfeed(run_ctx *c, lane *l);
+void conn_read_replies(run_ctx *c, lane *l);
+void conn_read_output(run_ctx *c, lane *l, int err_stream);
+
+/* lane.c */
+void lane_requeue(run_ctx *c, lane *l);
+void lane_fire(run_ctx *c, lane *l, host_event e);
+void lane_detach(run_ctx *c, lane *l);
+void lane_kill(run_ctx *c, lane *l, const char *end, const char *why);
+void lane_protocol_error(run_ctx *c, lane *l, const char *why);
+void lane_schedule(run_ctx *c, lane *l);
+void lane_line(run_ctx *c, lane *l, char *line, size_t len);
+void lane_exited(run_ctx *c, lane *l, int status);
+void lane_kill_over_limit(run_ctx *c, lane *l, const char *why, double t, int own);
+
+/* supervise.c */
+void supervise_signals(run_ctx *c);
+void supervise_stop_all(run_ctx *c, const char *end, const char *why);
+void supervise_run(run_ctx *c);
+void supervise_install_signals(run_ctx *c);
+void supervise_reap_orphans(void);
+
+/* listing.c */
+int listing_run(run_ctx *c, name_list *out, mg_err *err);
+void listing_explain(const run_ctx *c, const mg_err *err);
+
+#endif
