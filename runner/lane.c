@@ -592,3 +592,24 @@ void lane_kill_over_limit(run_ctx *c, lane *l, const char *why, double t, int ow
 	lane_requeue(c, l);
 	lane_kill(c, l, "kill", why);
 }
+
+/* The lanes of the run: -j (default: CPUs), at most one per test, each
+ * with its share of an RSS budget and its timeline. */
+void lane_init_all(run_ctx *c)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	c->nlanes = c->o->jobs ? c->o->jobs : (unsigned)(cpus > 0 ? cpus : 1);
+	if (c->ntests && c->nlanes > c->ntests)
+		c->nlanes = (unsigned)c->ntests;
+	if (!c->nlanes)
+		c->nlanes = 1;
+	c->lanes = calloc(c->nlanes, sizeof(*c->lanes));
+	for (unsigned i = 0; i < c->nlanes; i++) {
+		lane *l = &c->lanes[i];
+		l->index = i;
+		l->h.flight = xrealloc(NULL, c->o->pipeline * sizeof(size_t));
+		l->rss_soft = c->soft.rss / c->nlanes;
+		l->rss_hard = c->hard.rss / c->nlanes;
+		timeline_init(&l->tl, TIMELINE_POINTS);
+	}
+}

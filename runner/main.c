@@ -103,7 +103,7 @@ int main(int argc, char **argv)
 	}
 	const char *cmd = argv[1];
 	if (!strcmp(cmd, "run"))
-		return run_main(argc - 1, argv + 1);
+		return run_main(argc - 1, argv + 1, ci_commit_identity);
 	if (!strcmp(cmd, "bisect"))
 		return bisect_main(argc - 1, argv + 1);
 	if (!strcmp(cmd, "list"))

@@ -51,8 +51,6 @@ size_t plan_pop(run_ctx *c)
 	return t;
 }
 
-/* -- recording results ---- */
-
 void plan_names_free(name_list *nl)
 {
 	for (size_t i = 0; i < nl->n; i++)
@@ -60,8 +58,6 @@ void plan_names_free(name_list *nl)
 	free(nl->names);
 	free(nl->lens);
 }
-
-/* -- setup shared by run and list ---- */
 
 static const name_list *sort_names; /* for the qsort/bsearch comparators */
 
@@ -133,4 +129,42 @@ int plan_tests_from(size_t **order, size_t *norder, name_list *nl, const char *f
 		*order = NULL;
 	}
 	return rc;
+}
+
+/*
+ * Plans the run: the named tests (--tests-from) or all in list order,
+ * filtered, then this node's share (round-robin by position: deterministic
+ * for a list, sizes differ by at most one), queued in that order. Takes the
+ * names it keeps out of nl. MG_EINVAL names a bad --tests-from line.
+ */
+int plan_build(run_ctx *c, name_list *nl, mg_err *err)
+{
+	int rc;
+	size_t *order = NULL, norder = 0;
+	if (c->o->tests_from) {
+		rc = plan_tests_from(&order, &norder, nl, c->o->tests_from, err);
+		if (rc < 0)
+			return rc;
+	} else {
+		order = xrealloc(NULL, (nl->n ? nl->n : 1) * sizeof(size_t));
+		for (size_t i = 0; i < nl->n; i++)
+			order[norder++] = i;
+	}
+	c->tests = xrealloc(NULL, (norder ? norder : 1) * sizeof(*c->tests));
+	for (size_t j = 0, k = 0; j < norder; j++) {
+		size_t i = order[j];
+		if (c->o->filter && fnmatch(c->o->filter, nl->names[i], 0))
+			continue;
+		if (k++ % c->o->node_total != c->o->node_index - 1)
+			continue;
+		c->tests[c->ntests++] = (rtest){.name = nl->names[i], .len = nl->lens[i]};
+		nl->names[i] = NULL;
+	}
+	free(order);
+	c->q = xrealloc(NULL, (c->ntests ? c->ntests : 1) * sizeof(size_t));
+	c->rq = xrealloc(NULL, (c->ntests ? c->ntests : 1) * sizeof(size_t));
+	for (size_t i = 0; i < c->ntests; i++)
+		plan_push_back(c, i);
+	c->remaining = c->ntests;
+	return 0;
 }

@@ -83,8 +83,6 @@ void record_output(run_ctx *c, rtest *rt, const char *buf, size_t n)
 	rt->out_dropped += n - take;
 }
 
-/* -- host lifecycle ---- */
-
 void record_host_end(run_ctx *c, lane *l, const char *end, const char *why)
 {
 	report_generation *g = record_gen(c, l);
@@ -139,4 +137,95 @@ void record_usage(run_ctx *c, size_t lane_idx, const struct rusage *ru)
 	lane *l = &c->lanes[lane_idx];
 	l->user += (double)ru->ru_utime.tv_sec + (double)ru->ru_utime.tv_usec / 1e6;
 	l->sys += (double)ru->ru_stime.tv_sec + (double)ru->ru_stime.tv_usec / 1e6;
+}
+
+/* The limits in force, as the report shows them. */
+void record_limits(run_ctx *c)
+{
+	char s[128], h[128];
+	limits_format(s, sizeof(s), &c->soft);
+	limits_format(h, sizeof(h), &c->hard);
+	if (c->o->address_space) {
+		char as[32];
+		size_t hl = strlen(h);
+		report_format_size(as, sizeof(as), c->o->address_space);
+		snprintf(h + hl, sizeof(h) - hl, " (address space capped at %s)", as);
+	}
+	c->rep->limits_soft = report_strdup(s);
+	c->rep->limits_hard = report_strdup(h);
+}
+
+/* One shard per lane, before the run: the lane's tests and hosts go there. */
+void record_shards(run_ctx *c, const char *suite, const char *cmdline)
+{
+	for (unsigned i = 0; i < c->nlanes; i++) {
+		lane *l = &c->lanes[i];
+		report_shard *s = report_add_shard(c->rep);
+		l->shard = c->rep->nshards - 1;
+		s->node = c->o->node_index;
+		s->start_time = c->rep->start_time;
+		s->index = i;
+		s->suite = report_strdup(suite);
+		s->arch = report_strdup(limits_arch_name(c->arch));
+		s->driver = report_strdup(driver_name(c->driver));
+		s->command = report_strdup(cmdline);
+	}
+}
+
+/*
+ * After the loop: the tests still queued end as not-run when the run was
+ * interrupted or reached its deadline, else as error when a lane gave up
+ * (no other lane could run them), saying why.
+ */
+void record_unrun(run_ctx *c)
+{
+	if (c->signo || c->deadline_hit) {
+		const char *why = c->signo ? "interrupted" : "run deadline reached";
+		while (c->qlen || c->rqlen) {
+			size_t t = c->rqlen ? plan_retry_pop(c) : plan_pop(c);
+			record_testf(c, &c->lanes[0], t, TEST_NOTRUN, 0, "%s", why);
+		}
+		c->rep->interrupted = 1;
+	}
+	for (unsigned i = 0; i < c->nlanes; i++)
+		if (c->lanes[i].gave_up) {
+			fprintf(stderr,
+			        "memguard run: lane %u gave up after %u failed host starts: %s\n",
+			        i, c->lanes[i].failed_starts, c->lanes[i].gave_up_why);
+			while (c->qlen || c->rqlen) {
+				size_t t = c->rqlen ? plan_retry_pop(c) : plan_pop(c);
+				record_testf(c, &c->lanes[i], t, TEST_ERROR, 0,
+				             "host could not start: %s", c->lanes[i].gave_up_why);
+			}
+		}
+}
+
+/*
+ * After the hosts ended: each shard's timeline, peaks, wall and CPU time;
+ * lanes that ran nothing are no shard; the run's wall time; the model's
+ * totals and suspects (report_finish).
+ */
+void record_finish(run_ctx *c)
+{
+	for (unsigned i = 0; i < c->nlanes; i++) {
+		lane *l = &c->lanes[i];
+		report_shard *s = record_shard(c, l);
+		timeline_flush_to(&l->tl, s);
+		for (size_t g = 0; g < s->ngens; g++) {
+			if (s->gens[g].peak_va > s->peak_va)
+				s->peak_va = s->gens[g].peak_va;
+			if (s->gens[g].peak_rss > s->peak_rss)
+				s->peak_rss = s->gens[g].peak_rss;
+		}
+		s->wall = l->last_end > l->first_start ? l->last_end - l->first_start : 0;
+		s->user = l->user;
+		s->sys = l->sys;
+	}
+	/* A lane whose host started after the others had taken every test ran
+	 * nothing: it is not a shard of the run. */
+	for (size_t i = c->rep->nshards; i-- > 0 && c->rep->nshards > 1;)
+		if (!c->rep->shards[i].ntests)
+			report_remove_shard(c->rep, i);
+	c->rep->wall = now(c);
+	report_finish(c->rep, 20);
 }

@@ -15,8 +15,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ci.h"
-
 static int prepare(run_ctx *c, run_options *o, mg_err *err)
 {
 	c->o = o;
@@ -187,7 +185,7 @@ int run_list_main(int argc, char **argv)
 	return code;
 }
 
-int run_main(int argc, char **argv)
+int run_main(int argc, char **argv, run_identity_fn identity)
 {
 	run_options o;
 	run_ctx c;
@@ -228,7 +226,7 @@ int run_main(int argc, char **argv)
 	c.rep->start_time = (double)time(NULL);
 	c.rep->node_index = o.node_index;
 	c.rep->node_total = o.node_total;
-	if (ci_commit_identity(c.rep, ".", &err) < 0 && !c.rep->repo_note)
+	if (identity && identity(c.rep, ".", &err) < 0 && !c.rep->repo_note)
 		c.rep->repo_note = report_strdup(err.msg);
 
 	rc = listing_run(&c, &nl, &err);
@@ -251,128 +249,34 @@ int run_main(int argc, char **argv)
 		code = EXIT_USAGE;
 		goto out;
 	}
+	record_limits(&c);
+
+	rc = plan_build(&c, &nl, &err);
+	if (rc < 0) {
+		fprintf(stderr, "memguard run: %s\n", err.msg);
+		code = rc == MG_EINVAL ? EXIT_USAGE : EXIT_INFRA;
+		goto out;
+	}
+
+	lane_init_all(&c);
 	{
-		char s[128], h[128];
-		limits_format(s, sizeof(s), &c.soft);
-		limits_format(h, sizeof(h), &c.hard);
-		if (o.address_space) {
-			char as[32];
-			size_t hl = strlen(h);
-			report_format_size(as, sizeof(as), o.address_space);
-			snprintf(h + hl, sizeof(h) - hl, " (address space capped at %s)", as);
-		}
-		c.rep->limits_soft = report_strdup(s);
-		c.rep->limits_hard = report_strdup(h);
+		char *suite = o.suite ? report_strdup(o.suite) : basename_dup(c.path);
+		char *cmdline = command_line(o.host_argv, o.host_argc);
+		record_shards(&c, suite, cmdline);
+		free(suite);
+		free(cmdline);
 	}
-
-	/* Plan: the named tests (--tests-from) or all in list order, filtered,
-	 * then this node's share (round-robin by position: deterministic for a
-	 * list, sizes differ by at most one). */
-	size_t *order = NULL, norder = 0;
-	if (o.tests_from) {
-		rc = plan_tests_from(&order, &norder, &nl, o.tests_from, &err);
-		if (rc < 0) {
-			fprintf(stderr, "memguard run: %s\n", err.msg);
-			code = rc == MG_EINVAL ? EXIT_USAGE : EXIT_INFRA;
-			goto out;
-		}
-	} else {
-		order = xrealloc(NULL, (nl.n ? nl.n : 1) * sizeof(size_t));
-		for (size_t i = 0; i < nl.n; i++)
-			order[norder++] = i;
-	}
-	c.tests = xrealloc(NULL, (norder ? norder : 1) * sizeof(*c.tests));
-	for (size_t j = 0, k = 0; j < norder; j++) {
-		size_t i = order[j];
-		if (o.filter && fnmatch(o.filter, nl.names[i], 0))
-			continue;
-		if (k++ % o.node_total != o.node_index - 1)
-			continue;
-		c.tests[c.ntests++] = (rtest){.name = nl.names[i], .len = nl.lens[i]};
-		nl.names[i] = NULL;
-	}
-	free(order);
-	c.q = xrealloc(NULL, (c.ntests ? c.ntests : 1) * sizeof(size_t));
-	c.rq = xrealloc(NULL, (c.ntests ? c.ntests : 1) * sizeof(size_t));
-	for (size_t i = 0; i < c.ntests; i++)
-		plan_push_back(&c, i);
-	c.remaining = c.ntests;
-
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	c.nlanes = o.jobs ? o.jobs : (unsigned)(cpus > 0 ? cpus : 1);
-	if (c.ntests && c.nlanes > c.ntests)
-		c.nlanes = (unsigned)c.ntests;
-	if (!c.nlanes)
-		c.nlanes = 1;
-	c.lanes = calloc(c.nlanes, sizeof(*c.lanes));
-	char *suite = o.suite ? report_strdup(o.suite) : basename_dup(c.path);
-	char *cmdline = command_line(o.host_argv, o.host_argc);
-	for (unsigned i = 0; i < c.nlanes; i++) {
-		lane *l = &c.lanes[i];
-		l->index = i;
-		l->h.flight = xrealloc(NULL, o.pipeline * sizeof(size_t));
-		l->rss_soft = c.soft.rss / c.nlanes;
-		l->rss_hard = c.hard.rss / c.nlanes;
-		timeline_init(&l->tl, TIMELINE_POINTS);
-		report_shard *s = report_add_shard(c.rep);
-		l->shard = c.rep->nshards - 1;
-		s->node = o.node_index;
-		s->start_time = c.rep->start_time;
-		s->index = i;
-		s->suite = report_strdup(suite);
-		s->arch = report_strdup(limits_arch_name(c.arch));
-		s->driver = report_strdup(driver_name(c.driver));
-		s->command = report_strdup(cmdline);
-	}
-	free(suite);
-	free(cmdline);
 
 	c.prog = progress_new(c.nlanes, c.ntests, o.quiet);
 	supervise_run(&c);
-	if (c.signo || c.deadline_hit) {
-		const char *why = c.signo ? "interrupted" : "run deadline reached";
-		supervise_stop_all(&c, "interrupted", why);
-		while (c.qlen || c.rqlen) {
-			size_t t = c.rqlen ? plan_retry_pop(&c) : plan_pop(&c);
-			record_testf(&c, &c.lanes[0], t, TEST_NOTRUN, 0, "%s", why);
-		}
-		c.rep->interrupted = 1;
-	}
-	for (unsigned i = 0; i < c.nlanes; i++)
-		if (c.lanes[i].gave_up) {
-			fprintf(stderr,
-			        "memguard run: lane %u gave up after %u failed host starts: %s\n",
-			        i, c.lanes[i].failed_starts, c.lanes[i].gave_up_why);
-			while (c.qlen || c.rqlen) {
-				size_t t = c.rqlen ? plan_retry_pop(&c) : plan_pop(&c);
-				record_testf(&c, &c.lanes[i], t, TEST_ERROR, 0,
-				             "host could not start: %s", c.lanes[i].gave_up_why);
-			}
-		}
+	if (c.signo || c.deadline_hit)
+		supervise_stop_all(&c, "interrupted",
+		                   c.signo ? "interrupted" : "run deadline reached");
+	record_unrun(&c);
 	supervise_stop_all(&c, "interrupted", "runner ended");
 	progress_end(c.prog);
 
-	for (unsigned i = 0; i < c.nlanes; i++) {
-		lane *l = &c.lanes[i];
-		report_shard *s = record_shard(&c, l);
-		timeline_flush_to(&l->tl, s);
-		for (size_t g = 0; g < s->ngens; g++) {
-			if (s->gens[g].peak_va > s->peak_va)
-				s->peak_va = s->gens[g].peak_va;
-			if (s->gens[g].peak_rss > s->peak_rss)
-				s->peak_rss = s->gens[g].peak_rss;
-		}
-		s->wall = l->last_end > l->first_start ? l->last_end - l->first_start : 0;
-		s->user = l->user;
-		s->sys = l->sys;
-	}
-	/* A lane whose host started after the others had taken every test ran
-	 * nothing: it is not a shard of the run. */
-	for (size_t i = c.rep->nshards; i-- > 0 && c.rep->nshards > 1;)
-		if (!c.rep->shards[i].ntests)
-			report_remove_shard(c.rep, i);
-	c.rep->wall = now(&c);
-	report_finish(c.rep, 20);
+	record_finish(&c);
 	code = policy_exit_code(&c);
 	c.rep->exit_code = code;
 
@@ -415,8 +319,14 @@ out:
 	report_free(c.rep);
 	options_free(&o);
 	if (c.signo) {
-		/* Leave the way the signal would have had us leave. */
+		/* Every host is ended and the report written: leave the way the
+		 * signal would have had us leave (a shell shows 128 + N). */
+		sigset_t set;
 		signal(c.signo, SIG_DFL);
+		sigemptyset(&set);
+		sigaddset(&set, c.signo);
+		sigprocmask(SIG_UNBLOCK, &set, NULL);
+		raise(c.signo);
 		return 128 + c.signo;
 	}
 	return code;

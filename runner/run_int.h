@@ -204,6 +204,7 @@ size_t plan_retry_pop(run_ctx *c);
 size_t plan_pop(run_ctx *c);
 void plan_names_free(name_list *nl);
 int plan_tests_from(size_t **order, size_t *norder, name_list *nl, const char *file, mg_err *err);
+int plan_build(run_ctx *c, name_list *nl, mg_err *err);
 
 /* record.c */
 report_shard *record_shard(run_ctx *c, lane *l);
@@ -216,6 +217,10 @@ void record_output(run_ctx *c, rtest *rt, const char *buf, size_t n);
 void record_host_end(run_ctx *c, lane *l, const char *end, const char *why);
 void record_breakdown(run_ctx *c, lane *l, const char *when);
 void record_usage(run_ctx *c, size_t lane_idx, const struct rusage *ru);
+void record_limits(run_ctx *c);
+void record_shards(run_ctx *c, const char *suite, const char *cmdline);
+void record_unrun(run_ctx *c);
+void record_finish(run_ctx *c);
 
 /* policy.c */
 uint64_t policy_va_ceiling(const run_ctx *c);
@@ -248,6 +253,7 @@ void lane_schedule(run_ctx *c, lane *l);
 void lane_line(run_ctx *c, lane *l, char *line, size_t len);
 void lane_exited(run_ctx *c, lane *l, int status);
 void lane_kill_over_limit(run_ctx *c, lane *l, const char *why, double t, int own);
+void lane_init_all(run_ctx *c);
 
 /* supervise.c */
 void supervise_signals(run_ctx *c);

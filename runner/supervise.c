@@ -108,7 +108,7 @@ static void supervise_reap_live(run_ctx *c)
 	}
 }
 
-/* -- the guard: sampling ---- */
+/* ---- the guard: sampling ---- */
 
 /* Forgets descendant k (it left the tree or is gone): the last takes its place. */
 static void kid_drop(host *h, size_t k)
@@ -281,7 +281,7 @@ static void supervise_sample(run_ctx *c)
 	c->next_sample = now(c) + next;
 }
 
-/* -- deadlines ---- */
+/* ---- deadlines ---- */
 
 static void supervise_deadlines(run_ctx *c)
 {
@@ -513,8 +513,6 @@ void supervise_run(run_ctx *c)
 	}
 	free(pfd);
 }
-
-/* -- listing ---- */
 
 void supervise_install_signals(run_ctx *c)
 {

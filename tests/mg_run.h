@@ -118,6 +118,20 @@ static inline int exited_with(const outcome *o, int code)
 	return 1;
 }
 
+/* 1 if the run died of signal sig (memguard re-raises SIGINT/SIGTERM once
+ * every host is ended and the report written). */
+static inline int killed_by(const outcome *o, int sig)
+{
+	if (!WIFSIGNALED(o->status) || WTERMSIG(o->status) != sig) {
+		fprintf(stderr, "status: %s %d (wanted signal %d)\nstdout:\n%s\nstderr:\n%s\n",
+		        WIFEXITED(o->status) ? "exit" : "signal",
+		        WIFEXITED(o->status) ? WEXITSTATUS(o->status) : WTERMSIG(o->status), sig,
+		        o->out, o->err);
+		return 0;
+	}
+	return 1;
+}
+
 static inline json_int_t count(json_t *report, const char *state)
 {
 	json_int_t n = 0;
