@@ -288,14 +288,11 @@ void adapters_shard_label(const report *r, const report_shard *s, char *buf, siz
 		snprintf(buf, size, "%u", s->index);
 }
 
-uint64_t adapters_failed(const uint64_t *c)
+report_totals adapters_shard_totals(const report_shard *s)
 {
-	return c[TEST_FAIL] + c[TEST_CRASH] + c[TEST_TIMEOUT] + c[TEST_MEMLIMIT] + c[TEST_ERROR];
-}
-
-uint64_t adapters_other(const uint64_t *c)
-{
-	return c[TEST_SKIP] + c[TEST_NOTRUN];
+	report_totals t = {0};
+	report_totals_add(&t, s);
+	return t;
 }
 
 int adapters_mkdir(const char *path, mg_err *err)

@@ -68,9 +68,8 @@ void adapters_put_escaped(FILE *f, const char *s, const char *chars, const char 
 
 /* "0", or "node.index" when the report holds shards of several nodes. */
 void adapters_shard_label(const report *r, const report_shard *s, char *buf, size_t size);
-/* fail + crash + timeout + memory-limit + error, and skip + not-run. */
-uint64_t adapters_failed(const uint64_t *counts);
-uint64_t adapters_other(const uint64_t *counts);
+/* The totals of one shard (report_totals_add), for a row of a table. */
+report_totals adapters_shard_totals(const report_shard *s);
 /* The directory PATH names, created if missing (one level). */
 int adapters_mkdir(const char *path, mg_err *err);
 /* The full path of an executable named name on $PATH into buf; 0 if found. */

@@ -136,20 +136,11 @@ int azure_render(const report *r, const char *path, mg_err *err)
 	if (path[0] != '/' && realpath(path, abs))
 		path = abs;
 	command(f, "task.uploadsummary", NULL, path);
-	uint64_t va = 0, rss = 0, rec = 0, kil = 0, failed = 0;
-	for (size_t i = 0; i < r->nshards; i++) {
-		const report_shard *s = &r->shards[i];
-		va = s->peak_va > va ? s->peak_va : va;
-		rss = s->peak_rss > rss ? s->peak_rss : rss;
-		rec += s->recycles;
-		kil += s->kills;
-		failed += adapters_failed(s->counts);
-	}
-	variable(f, "memguard.peak_va", va);
-	variable(f, "memguard.peak_rss", rss);
-	variable(f, "memguard.recycles", rec);
-	variable(f, "memguard.kills", kil);
-	variable(f, "memguard.failed", failed);
+	variable(f, "memguard.peak_va", r->totals.peak_va);
+	variable(f, "memguard.peak_rss", r->totals.peak_rss);
+	variable(f, "memguard.recycles", r->totals.recycles);
+	variable(f, "memguard.kills", r->totals.kills);
+	variable(f, "memguard.failed", r->totals.failed);
 	if (fflush(f) != 0)
 		return mg_err_set(err, MG_ERROR, "stdout: %s", strerror(errno));
 	return 0;

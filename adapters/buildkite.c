@@ -17,15 +17,9 @@
 
 static const char *style(const report *r)
 {
-	const char *st = "info";
-	for (size_t i = 0; i < r->nshards; i++) {
-		const report_shard *s = &r->shards[i];
-		if (adapters_failed(s->counts) || s->kills)
-			return "error";
-		if (s->recycles)
-			st = "warning";
-	}
-	return st;
+	if (r->totals.failed || r->totals.kills)
+		return "error";
+	return r->totals.recycles ? "warning" : "info";
 }
 
 /* Runs the agent with body on its stdin; the child only dup2s and execs. */

@@ -12,72 +12,42 @@
 #define MAX_SUSPECTS    5
 #define MAX_NOT_PASSING 20
 
-/* "failed" is every state that is a failure (fail, crash, timeout,
- * memory-limit, error); "other" is skip and not-run. */
-static uint64_t failed_count(const uint64_t *c)
-{
-	return c[TEST_FAIL] + c[TEST_CRASH] + c[TEST_TIMEOUT] + c[TEST_MEMLIMIT] + c[TEST_ERROR];
-}
-
-static void row(FILE *f, const char *label, const char *arch, const uint64_t *counts,
-                uint64_t peak_va, uint64_t peak_rss, uint64_t recycles, uint64_t kills, double wall)
+/* One row of the table: the model's totals ("failed" and "other" as
+ * report_state_failed has them). */
+static void row(FILE *f, const char *label, const char *arch, const report_totals *t, double wall)
 {
 	char tests[24], passed[24], failed[24], other[24], va[16], rss[16], rec[24], kil[24], w[16];
-	uint64_t total = 0;
-	for (int i = 0; i < TEST_STATE_COUNT; i++)
-		total += counts[i];
-	uint64_t fail = failed_count(counts);
-	snprintf(tests, sizeof(tests), "%llu", (unsigned long long)total);
-	snprintf(passed, sizeof(passed), "%llu", (unsigned long long)counts[TEST_PASS]);
-	snprintf(failed, sizeof(failed), "%llu", (unsigned long long)fail);
-	snprintf(other, sizeof(other), "%llu",
-	         (unsigned long long)(total - counts[TEST_PASS] - fail));
-	report_format_size(va, sizeof(va), peak_va);
-	report_format_size(rss, sizeof(rss), peak_rss);
-	snprintf(rec, sizeof(rec), "%llu", (unsigned long long)recycles);
-	snprintf(kil, sizeof(kil), "%llu", (unsigned long long)kills);
+	snprintf(tests, sizeof(tests), "%llu", (unsigned long long)t->tests);
+	snprintf(passed, sizeof(passed), "%llu", (unsigned long long)t->counts[TEST_PASS]);
+	snprintf(failed, sizeof(failed), "%llu", (unsigned long long)t->failed);
+	snprintf(other, sizeof(other), "%llu", (unsigned long long)t->other);
+	report_format_size(va, sizeof(va), t->peak_va);
+	report_format_size(rss, sizeof(rss), t->peak_rss);
+	snprintf(rec, sizeof(rec), "%llu", (unsigned long long)t->recycles);
+	snprintf(kil, sizeof(kil), "%llu", (unsigned long long)t->kills);
 	report_format_duration(w, sizeof(w), wall);
 	fprintf(f, ROW_FMT, label, arch, tests, passed, failed, other, va, rss, rec, kil, w);
 }
 
 /* Shards are labelled by lane index, or node.index when they come from
- * more than one node (a merged report). */
-static int several_nodes(const report *r)
-{
-	for (size_t i = 1; i < r->nshards; i++)
-		if (r->shards[i].node != r->shards[0].node)
-			return 1;
-	return 0;
-}
-
+ * more than one node (a merged report): adapters_shard_label. */
 static void table(const report *r, FILE *f)
 {
 	fprintf(f, ROW_FMT, "shard", "arch", "tests", "passed", "failed", "other", "peak VA",
 	        "peak RSS", "recycles", "kills", "wall");
-	int nodes = several_nodes(r);
-	uint64_t counts[TEST_STATE_COUNT] = {0}, va = 0, rss = 0, rec = 0, kil = 0;
 	for (size_t i = 0; i < r->nshards; i++) {
 		const report_shard *s = &r->shards[i];
 		char label[32], arch[16];
-		if (nodes)
-			snprintf(label, sizeof(label), "%u.%u", s->node, s->index);
-		else
-			snprintf(label, sizeof(label), "%u", s->index);
+		adapters_shard_label(r, s, label, sizeof(label));
 		snprintf(arch, sizeof(arch), "%s", s->arch ? s->arch : "?");
 		for (char *p = arch; *p; p++)
 			if ((unsigned char)*p < 0x20 || *p == 0x7f)
 				*p = '?';
-		row(f, label, arch, s->counts, s->peak_va, s->peak_rss, s->recycles, s->kills,
-		    s->wall);
-		for (int k = 0; k < TEST_STATE_COUNT; k++)
-			counts[k] += s->counts[k];
-		va = s->peak_va > va ? s->peak_va : va;
-		rss = s->peak_rss > rss ? s->peak_rss : rss;
-		rec += s->recycles;
-		kil += s->kills;
+		report_totals t = adapters_shard_totals(s);
+		row(f, label, arch, &t, s->wall);
 	}
 	if (r->nshards > 1)
-		row(f, "total", "", counts, va, rss, rec, kil, r->wall);
+		row(f, "total", "", &r->totals, r->wall);
 }
 
 static void suspects(const report *r, FILE *f)

@@ -110,24 +110,15 @@ static int outputs(const report *r, const char *path, mg_err *err)
 	FILE *f = fopen(path, "a");
 	if (!f)
 		return mg_err_set(err, MG_ERROR, "GITHUB_OUTPUT %s: %s", path, strerror(errno));
-	uint64_t va = 0, rss = 0, rec = 0, kil = 0, tests = 0, passed = 0, failed = 0;
-	for (size_t i = 0; i < r->nshards; i++) {
-		const report_shard *s = &r->shards[i];
-		va = s->peak_va > va ? s->peak_va : va;
-		rss = s->peak_rss > rss ? s->peak_rss : rss;
-		rec += s->recycles;
-		kil += s->kills;
-		tests += s->ntests;
-		passed += s->counts[TEST_PASS];
-		failed += adapters_failed(s->counts);
-	}
+	const report_totals *t = &r->totals;
 	fprintf(f,
 	        "memguard_peak_va=%llu\nmemguard_peak_rss=%llu\nmemguard_recycles=%llu\n"
 	        "memguard_kills=%llu\nmemguard_tests=%llu\nmemguard_passed=%llu\n"
 	        "memguard_failed=%llu\n",
-	        (unsigned long long)va, (unsigned long long)rss, (unsigned long long)rec,
-	        (unsigned long long)kil, (unsigned long long)tests, (unsigned long long)passed,
-	        (unsigned long long)failed);
+	        (unsigned long long)t->peak_va, (unsigned long long)t->peak_rss,
+	        (unsigned long long)t->recycles, (unsigned long long)t->kills,
+	        (unsigned long long)t->tests, (unsigned long long)t->counts[TEST_PASS],
+	        (unsigned long long)t->failed);
 	if (fclose(f) != 0)
 		return mg_err_set(err, MG_ERROR, "GITHUB_OUTPUT %s: %s", path, strerror(errno));
 	return 0;

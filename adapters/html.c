@@ -434,16 +434,8 @@ static void chart(FILE *f, const report *r, const report_shard *sh, const char *
 
 /* ---- tables ---------------------------------------------------------------- */
 
-static uint64_t total_tests(const uint64_t *c)
-{
-	uint64_t n = 0;
-	for (int i = 0; i < TEST_STATE_COUNT; i++)
-		n += c[i];
-	return n;
-}
-
-static void shard_row(FILE *f, const char *label, const char *arch, const uint64_t *c, uint64_t va,
-                      uint64_t rss, uint64_t rec, uint64_t kills, double wall, int total)
+static void shard_row(FILE *f, const char *label, const char *arch, const report_totals *t,
+                      double wall, int total)
 {
 	fprintf(f, "<tr%s><td>", total ? " class=\"total\"" : "");
 	put_text(f, label, 64);
@@ -452,13 +444,13 @@ static void shard_row(FILE *f, const char *label, const char *arch, const uint64
 	fprintf(f,
 	        "</td><td class=\"n\">%llu</td><td class=\"n\">%llu</td><td class=\"n\">%llu</td>"
 	        "<td class=\"n\">%llu</td><td class=\"n\">",
-	        (unsigned long long)total_tests(c), (unsigned long long)c[TEST_PASS],
-	        (unsigned long long)adapters_failed(c), (unsigned long long)adapters_other(c));
-	put_size(f, va);
+	        (unsigned long long)t->tests, (unsigned long long)t->counts[TEST_PASS],
+	        (unsigned long long)t->failed, (unsigned long long)t->other);
+	put_size(f, t->peak_va);
 	fputs("</td><td class=\"n\">", f);
-	put_size(f, rss);
+	put_size(f, t->peak_rss);
 	fprintf(f, "</td><td class=\"n\">%llu</td><td class=\"n\">%llu</td><td class=\"n\">",
-	        (unsigned long long)rec, (unsigned long long)kills);
+	        (unsigned long long)t->recycles, (unsigned long long)t->kills);
 	put_duration(f, wall);
 	fputs("</td></tr>\n", f);
 }
@@ -471,25 +463,16 @@ static void shard_table(FILE *f, const report *r)
 	      "<th class=\"n\">peak RSS</th><th class=\"n\">recycles</th><th "
 	      "class=\"n\">kills</th><th class=\"n\">wall</th></tr>\n",
 	      f);
-	uint64_t c[TEST_STATE_COUNT] = {0}, va = 0, rss = 0, rec = 0, kills = 0;
 	size_t shown = r->nshards < MAX_ROWS ? r->nshards : MAX_ROWS;
-	for (size_t i = 0; i < r->nshards; i++) {
+	for (size_t i = 0; i < shown; i++) {
 		const report_shard *s = &r->shards[i];
-		for (int k = 0; k < TEST_STATE_COUNT; k++)
-			c[k] += s->counts[k];
-		va = s->peak_va > va ? s->peak_va : va;
-		rss = s->peak_rss > rss ? s->peak_rss : rss;
-		rec += s->recycles;
-		kills += s->kills;
-		if (i >= shown)
-			continue;
 		char label[32];
 		adapters_shard_label(r, s, label, sizeof(label));
-		shard_row(f, label, s->arch ? s->arch : "?", s->counts, s->peak_va, s->peak_rss,
-		          s->recycles, s->kills, s->wall, 0);
+		report_totals t = adapters_shard_totals(s);
+		shard_row(f, label, s->arch ? s->arch : "?", &t, s->wall, 0);
 	}
 	if (r->nshards > 1)
-		shard_row(f, "total", "", c, va, rss, rec, kills, r->wall, 1);
+		shard_row(f, "total", "", &r->totals, r->wall, 1);
 	fputs("</table>\n", f);
 	put_more(f, shown, r->nshards, "shards");
 }
@@ -740,7 +723,7 @@ static void lane(FILE *f, const report *r, const report_shard *s)
 	fprintf(f,
 	        ")</small></h2>\n<p class=\"meta\"><b>%llu</b> tests, <b>%u</b> recycles, "
 	        "<b>%u</b> kills, peak VA <b>",
-	        (unsigned long long)total_tests(s->counts), s->recycles, s->kills);
+	        (unsigned long long)adapters_shard_totals(s).tests, s->recycles, s->kills);
 	put_size(f, s->peak_va);
 	fputs("</b>, peak RSS <b>", f);
 	put_size(f, s->peak_rss);
@@ -758,15 +741,7 @@ static void lane(FILE *f, const report *r, const report_shard *s)
 
 static void header(FILE *f, const report *r)
 {
-	uint64_t c[TEST_STATE_COUNT] = {0};
-	for (size_t i = 0; i < r->nshards; i++)
-		for (int k = 0; k < TEST_STATE_COUNT; k++)
-			c[k] += r->shards[i].counts[k];
-	uint32_t rec = 0, kills = 0;
-	for (size_t i = 0; i < r->nshards; i++) {
-		rec += r->shards[i].recycles;
-		kills += r->shards[i].kills;
-	}
+	const report_totals *tot = &r->totals;
 	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n"
 	      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n"
 	      "<title>memguard report",
@@ -781,17 +756,16 @@ static void header(FILE *f, const report *r)
 		put_text(f, r->shards[0].suite, 120);
 	}
 	fputs("</h1>\n<p class=\"meta\">", f);
-	uint64_t failed = adapters_failed(c);
 	if (r->interrupted)
 		fputs("<span class=\"badge warn\">interrupted</span>", f);
-	fprintf(f, "<span class=\"badge %s\">%s</span>", failed ? "bad" : "ok",
-	        failed ? "failures" : "all passed");
+	fprintf(f, "<span class=\"badge %s\">%s</span>", tot->failed ? "bad" : "ok",
+	        tot->failed ? "failures" : "all passed");
 	fprintf(f,
 	        "<b>%llu</b> tests: <b>%llu</b> passed, <b>%llu</b> failed, <b>%llu</b> other; "
-	        "<b>%u</b> recycles, <b>%u</b> kills; exit code <b>%d</b></p>\n",
-	        (unsigned long long)total_tests(c), (unsigned long long)c[TEST_PASS],
-	        (unsigned long long)failed, (unsigned long long)adapters_other(c), rec, kills,
-	        r->exit_code);
+	        "<b>%llu</b> recycles, <b>%llu</b> kills; exit code <b>%d</b></p>\n",
+	        (unsigned long long)tot->tests, (unsigned long long)tot->counts[TEST_PASS],
+	        (unsigned long long)tot->failed, (unsigned long long)tot->other,
+	        (unsigned long long)tot->recycles, (unsigned long long)tot->kills, r->exit_code);
 	fputs("<p class=\"meta\">", f);
 	if (r->sha) {
 		char sha[13];

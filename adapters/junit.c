@@ -96,17 +96,10 @@ static void split_name(const report_shard *s, const char *full, char **classname
 	}
 }
 
+/* A failure other than fail is a JUnit error, typed by its state. */
 static const char *error_type(test_state s)
 {
-	switch (s) {
-	case TEST_CRASH:
-	case TEST_TIMEOUT:
-	case TEST_MEMLIMIT:
-	case TEST_ERROR:
-		return report_state_name(s);
-	default:
-		return NULL;
-	}
+	return report_state_failed(s) && s != TEST_FAIL ? report_state_name(s) : NULL;
 }
 
 /* The bounded output, with [[PROPERTY|...]] lines first (Jenkins reads
@@ -190,10 +183,11 @@ static void testsuite(junit_w *j, const report *r, const report_shard *s, const 
 	         s->arch ? s->arch : "", label);
 	start(j, "testsuite");
 	attr(j, "name", name);
-	attr_u64(j, "tests", s->ntests);
-	attr_u64(j, "failures", s->counts[TEST_FAIL]);
-	attr_u64(j, "errors", adapters_failed(s->counts) - s->counts[TEST_FAIL]);
-	attr_u64(j, "skipped", adapters_other(s->counts));
+	report_totals t = adapters_shard_totals(s);
+	attr_u64(j, "tests", t.tests);
+	attr_u64(j, "failures", t.counts[TEST_FAIL]);
+	attr_u64(j, "errors", t.failed - t.counts[TEST_FAIL]);
+	attr_u64(j, "skipped", t.other);
 	attr_time(j, "time", s->wall);
 	attr(j, "timestamp", timestamp);
 	attr(j, "id", label);
@@ -232,22 +226,16 @@ int junit_write(const report *r, FILE *f, mg_err *err)
 	struct tm tm;
 	if (gmtime_r(&t, &tm))
 		strftime(timestamp, sizeof(timestamp), "%Y-%m-%dT%H:%M:%S", &tm);
-	uint64_t counts[TEST_STATE_COUNT] = {0}, tests = 0;
-	double wall = r->wall;
-	for (size_t i = 0; i < r->nshards; i++) {
-		for (int k = 0; k < TEST_STATE_COUNT; k++)
-			counts[k] += r->shards[i].counts[k];
-		tests += r->shards[i].ntests;
-	}
+	const report_totals *tot = &r->totals;
 
 	j.failed |= xmlTextWriterStartDocument(j.w, "1.0", "UTF-8", NULL) < 0;
 	start(&j, "testsuites");
 	attr(&j, "name", "memguard");
-	attr_u64(&j, "tests", tests);
-	attr_u64(&j, "failures", counts[TEST_FAIL]);
-	attr_u64(&j, "errors", adapters_failed(counts) - counts[TEST_FAIL]);
-	attr_u64(&j, "skipped", adapters_other(counts));
-	attr_time(&j, "time", wall);
+	attr_u64(&j, "tests", tot->tests);
+	attr_u64(&j, "failures", tot->counts[TEST_FAIL]);
+	attr_u64(&j, "errors", tot->failed - tot->counts[TEST_FAIL]);
+	attr_u64(&j, "skipped", tot->other);
+	attr_time(&j, "time", r->wall);
 	for (size_t i = 0; i < r->nshards; i++)
 		testsuite(&j, r, &r->shards[i], timestamp);
 	end(&j);

@@ -55,21 +55,19 @@ static void size_cell(FILE *f, uint64_t v)
 	fprintf(f, " %s |", buf);
 }
 
-static void row(FILE *f, const char *label, const char *arch, const uint64_t *counts,
-                uint64_t tests, uint64_t va, uint64_t rss, uint64_t recycles, uint64_t kills,
-                double wall)
+static void row(FILE *f, const char *label, const char *arch, const report_totals *t, double wall)
 {
 	char w[16];
 	report_format_duration(w, sizeof(w), wall);
 	fprintf(f, "| %s | ", label);
 	markdown_put(f, arch, 16);
-	fprintf(f, " | %llu | %llu | %llu | %llu |", (unsigned long long)tests,
-	        (unsigned long long)counts[TEST_PASS], (unsigned long long)adapters_failed(counts),
-	        (unsigned long long)adapters_other(counts));
-	size_cell(f, va);
-	size_cell(f, rss);
-	fprintf(f, " %llu | %llu | %s |\n", (unsigned long long)recycles, (unsigned long long)kills,
-	        w);
+	fprintf(f, " | %llu | %llu | %llu | %llu |", (unsigned long long)t->tests,
+	        (unsigned long long)t->counts[TEST_PASS], (unsigned long long)t->failed,
+	        (unsigned long long)t->other);
+	size_cell(f, t->peak_va);
+	size_cell(f, t->peak_rss);
+	fprintf(f, " %llu | %llu | %s |\n", (unsigned long long)t->recycles,
+	        (unsigned long long)t->kills, w);
 }
 
 static void table(const report *r, FILE *f)
@@ -78,23 +76,15 @@ static void table(const report *r, FILE *f)
 	      "kills | wall |\n",
 	      f);
 	fputs("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n", f);
-	uint64_t counts[TEST_STATE_COUNT] = {0}, tests = 0, va = 0, rss = 0, rec = 0, kil = 0;
 	for (size_t i = 0; i < r->nshards; i++) {
 		const report_shard *s = &r->shards[i];
 		char label[32];
 		adapters_shard_label(r, s, label, sizeof(label));
-		row(f, label, s->arch, s->counts, s->ntests, s->peak_va, s->peak_rss, s->recycles,
-		    s->kills, s->wall);
-		for (int k = 0; k < TEST_STATE_COUNT; k++)
-			counts[k] += s->counts[k];
-		tests += s->ntests;
-		va = s->peak_va > va ? s->peak_va : va;
-		rss = s->peak_rss > rss ? s->peak_rss : rss;
-		rec += s->recycles;
-		kil += s->kills;
+		report_totals t = adapters_shard_totals(s);
+		row(f, label, s->arch, &t, s->wall);
 	}
 	if (r->nshards > 1)
-		row(f, "**total**", "", counts, tests, va, rss, rec, kil, r->wall);
+		row(f, "**total**", "", &r->totals, r->wall);
 }
 
 static void suspects(const report *r, FILE *f)

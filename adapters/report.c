@@ -41,6 +41,12 @@ int report_state_parse(const char *name)
 	return -1;
 }
 
+int report_state_failed(test_state s)
+{
+	return s == TEST_FAIL || s == TEST_CRASH || s == TEST_TIMEOUT || s == TEST_MEMLIMIT ||
+	       s == TEST_ERROR;
+}
+
 /* ---- memory ---------------------------------------------------------------- */
 
 static void *xrealloc(void *p, size_t n)
@@ -286,11 +292,6 @@ static int cmp_suspect(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-/*
- * A suspect is a test name (summed over every shard that ran it) whose VA
- * deltas add up to more than zero, or that ended memory-limit. Sorting all
- * tests by name makes it O(tests log tests) with no hash table.
- */
 /* a + b, clamped to the int64 range (a hostile report must not wrap). */
 static int64_t sat_add(int64_t a, int64_t b)
 {
@@ -300,6 +301,45 @@ static int64_t sat_add(int64_t a, int64_t b)
 	return r;
 }
 
+/* a + b, UINT64_MAX when it does not fit. */
+static uint64_t sat_addu(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+void report_totals_add(report_totals *t, const report_shard *s)
+{
+	for (int st = 0; st < TEST_STATE_COUNT; st++) {
+		uint64_t n = s->counts[st];
+		t->counts[st] = sat_addu(t->counts[st], n);
+		t->tests = sat_addu(t->tests, n);
+		if (report_state_failed((test_state)st))
+			t->failed = sat_addu(t->failed, n);
+		else if (st != TEST_PASS)
+			t->other = sat_addu(t->other, n);
+	}
+	if (s->peak_va > t->peak_va)
+		t->peak_va = s->peak_va;
+	if (s->peak_rss > t->peak_rss)
+		t->peak_rss = s->peak_rss;
+	t->recycles = sat_addu(t->recycles, s->recycles);
+	t->kills = sat_addu(t->kills, s->kills);
+}
+
+/* The report's totals from its shards' counts (as they are: a report read
+ * from JSON keeps the counts it was saved with). */
+static void totals_compute(report *r)
+{
+	memset(&r->totals, 0, sizeof(r->totals));
+	for (size_t i = 0; i < r->nshards; i++)
+		report_totals_add(&r->totals, &r->shards[i]);
+}
+
+/*
+ * A suspect is a test name (summed over every shard that ran it) whose VA
+ * deltas add up to more than zero, or that ended memory-limit. Sorting all
+ * tests by name makes it O(tests log tests) with no hash table.
+ */
 void report_finish(report *r, size_t max_suspects)
 {
 	size_t total = 0;
@@ -311,6 +351,7 @@ void report_finish(report *r, size_t max_suspects)
 				s->counts[s->tests[t].state]++;
 		total += s->ntests;
 	}
+	totals_compute(r);
 	suspects_clear(r);
 	if (total == 0 || max_suspects == 0)
 		return;
@@ -1056,25 +1097,57 @@ int report_from_json(report **out, void *json, mg_err *err)
 		report_free(r);
 		return rc;
 	}
+	totals_compute(r);
 	*out = r;
 	return 0;
 }
 
-/* ---- merge ----------------------------------------------------------------- */
+/* ---- the shard key --------------------------------------------------------- */
 
-/* One run of one suite on one node: the unit report_merge replaces. */
-static int same_group(const report_shard *a, const report_shard *b)
+static int str_cmp(const char *a, const char *b)
 {
-	return a->node == b->node && strcmp(a->arch ? a->arch : "", b->arch ? b->arch : "") == 0 &&
-	       strcmp(a->suite ? a->suite : "", b->suite ? b->suite : "") == 0;
+	return strcmp(a ? a : "", b ? b : "");
 }
+
+/* By node (when with_node), arch, then suite. */
+static int key_cmp(const report_shard *a, const report_shard *b, int with_node)
+{
+	int c;
+	if (with_node && a->node != b->node)
+		return a->node < b->node ? -1 : 1;
+	if ((c = str_cmp(a->arch, b->arch)) != 0 || (c = str_cmp(a->suite, b->suite)) != 0)
+		return c;
+	return 0;
+}
+
+int report_shard_cmp(const report_shard *a, const report_shard *b)
+{
+	int c = key_cmp(a, b, 1);
+	if (c != 0)
+		return c;
+	if (a->index != b->index)
+		return a->index < b->index ? -1 : 1;
+	return 0;
+}
+
+int report_shard_same_run(const report_shard *a, const report_shard *b)
+{
+	return key_cmp(a, b, 1) == 0;
+}
+
+int report_shard_same_suite(const report_shard *a, const report_shard *b)
+{
+	return key_cmp(a, b, 0) == 0;
+}
+
+/* ---- merge ----------------------------------------------------------------- */
 
 /* The latest start_time of r's shards in a's group; -1 when r has none. */
 static double group_start(const report *r, const report_shard *a)
 {
 	double t = -1;
 	for (size_t i = 0; i < r->nshards; i++)
-		if (same_group(&r->shards[i], a) && r->shards[i].start_time > t)
+		if (report_shard_same_run(&r->shards[i], a) && r->shards[i].start_time > t)
 			t = r->shards[i].start_time;
 	return t;
 }
@@ -1088,22 +1161,23 @@ int report_merge(report *into, const report *from, mg_err *err)
 		const report_shard *f = &from->shards[i];
 		int first = 1; /* the first of its group in from */
 		for (size_t k = 0; k < i && first; k++)
-			first = !same_group(&from->shards[k], f);
+			first = !report_shard_same_run(&from->shards[k], f);
 		if (!first)
 			continue;
 		double mine = -1;
 		for (size_t j = 0; j < n0; j++)
-			if (same_group(&into->shards[j], f) && into->shards[j].start_time > mine)
+			if (report_shard_same_run(&into->shards[j], f) &&
+			    into->shards[j].start_time > mine)
 				mine = into->shards[j].start_time;
 		if (mine > group_start(from, f))
 			continue; /* into holds a later run of this group */
 		for (size_t j = n0; j-- > 0;)
-			if (same_group(&into->shards[j], f)) {
+			if (report_shard_same_run(&into->shards[j], f)) {
 				report_remove_shard(into, j);
 				n0--;
 			}
 		for (size_t k = i; k < from->nshards; k++)
-			if (same_group(&from->shards[k], f))
+			if (report_shard_same_run(&from->shards[k], f))
 				shard_copy(report_add_shard(into), &from->shards[k]);
 	}
 	if (!into->sha && from->sha) {
@@ -1129,8 +1203,7 @@ int report_merge(report *into, const report *from, mg_err *err)
 	/* the worse exit code: any nonzero beats 0, then the larger */
 	if (from->exit_code != 0 && (into->exit_code == 0 || from->exit_code > into->exit_code))
 		into->exit_code = from->exit_code;
-	size_t nsus = into->nsuspects > from->nsuspects ? into->nsuspects : from->nsuspects;
-	report_finish(into, nsus ? nsus : 10);
+	report_finish(into, REPORT_MAX_SUSPECTS);
 	return 0;
 }
 

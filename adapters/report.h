@@ -30,6 +30,13 @@ typedef enum test_state {
 const char *report_state_name(test_state s);
 /* The inverse; -1 for an unknown name. */
 int report_state_parse(const char *name);
+/* 1 when a test that ended in s failed: fail, crash, timeout, memory-limit,
+ * error. pass is not, and neither are skip and not-run (the "other" tests).
+ * The one definition every adapter and ci counts "failed" by. */
+int report_state_failed(test_state s);
+
+/* The most suspects a report keeps: in a run, after a merge and in a note. */
+#define REPORT_MAX_SUSPECTS 20
 
 typedef struct report_test {
 	char *name; /* "suite/test"; any byte but NUL */
@@ -119,6 +126,19 @@ typedef struct report_shard {
 	size_t ntimeline;
 } report_shard;
 
+/* What shards add up to: a report's totals (report.totals), or a subset's
+ * (report_totals_add). Sums saturate at UINT64_MAX. */
+typedef struct report_totals {
+	uint64_t counts[TEST_STATE_COUNT]; /* tests by state */
+	uint64_t tests;                    /* all states */
+	uint64_t failed;                   /* states that are failures (report_state_failed) */
+	uint64_t other;                    /* neither passed nor failed: skip, not-run */
+	uint64_t peak_va;                  /* highest of the shards */
+	uint64_t peak_rss;                 /* highest of the shards */
+	uint64_t recycles;                 /* summed */
+	uint64_t kills;                    /* summed */
+} report_totals;
+
 /* A test that left memory behind, ranked (derived from the tests). */
 typedef struct report_suspect {
 	char *name;
@@ -148,6 +168,7 @@ typedef struct report {
 	size_t nshards;
 	report_suspect *suspects; /* top-N, most VA retained first */
 	size_t nsuspects;
+	report_totals totals; /* of every shard: set by report_finish and report_from_json */
 } report;
 
 /* An empty report with tool_version set. NULL on out of memory. */
@@ -174,9 +195,25 @@ report_breakdown *report_generation_add_breakdown(report_generation *g);
 report_category *report_breakdown_add_category(report_breakdown *b);
 report_group *report_breakdown_add_group(report_breakdown *b);
 
-/* Recomputes the counts of each shard from its tests and fills the
- * suspects (top max_suspects by VA retained). O(tests log tests). */
+/* Recomputes the counts of each shard from its tests, the report's totals,
+ * and the suspects (top max_suspects by VA retained; a run keeps
+ * REPORT_MAX_SUSPECTS). O(tests log tests). A report changed after it was
+ * finished must be finished again before it is rendered. */
 void report_finish(report *r, size_t max_suspects);
+
+/* Adds shard s to t (start from a zeroed t): counts, failed, other, peaks. */
+void report_totals_add(report_totals *t, const report_shard *s);
+
+/*
+ * The shard key. A shard is one lane of one run: (node, arch, suite, index).
+ * report_shard_cmp orders by it (node, arch, suite, index; NULL strings as
+ * ""), 0 when a and b are the same shard; same_run: one run of one suite on
+ * one node, (node, arch, suite), the unit report_merge replaces;
+ * same_suite: the same (arch, suite) on any node.
+ */
+int report_shard_cmp(const report_shard *a, const report_shard *b);
+int report_shard_same_run(const report_shard *a, const report_shard *b);
+int report_shard_same_suite(const report_shard *a, const report_shard *b);
 
 /* "3.49 GiB", "212 MiB", "4.0 KiB", "12 B" into buf: binary units, three
  * significant digits (KiB at most one decimal). */
@@ -208,7 +245,8 @@ int report_from_json(report **out, void *json, mg_err *err);
  * on a tie from's wins. Other groups are appended.
  * into keeps its commit identity (or takes from's when it has none); start
  * is the earlier, wall the longer, node_total the larger, interrupted and
- * exit_code the worse; counts and suspects are recomputed (report_finish).
+ * exit_code the worse; counts, totals and suspects are recomputed
+ * (report_finish, REPORT_MAX_SUSPECTS).
  */
 int report_merge(report *into, const report *from, mg_err *err);
 

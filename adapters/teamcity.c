@@ -125,7 +125,7 @@ static void test(FILE *f, const char *flow, const report_test *t)
 		    "flowId",  flow,
 		    NULL};
 		message(f, "testIgnored", ign);
-	} else if (t->state != TEST_PASS) {
+	} else if (report_state_failed(t->state)) {
 		char *m = adapters_clean(t->message ? t->message : "", 200, ADAPTERS_ONELINE, NULL);
 		char *summary = NULL;
 		if (asprintf(&summary, "%s%s%s", report_state_name(t->state), *m ? ": " : "", m) <
@@ -162,8 +162,9 @@ static int write_all(const report *r, FILE *f)
 		statistic_u64(f, prefix, "peak_rss", s->peak_rss);
 		statistic_u64(f, prefix, "recycles", s->recycles);
 		statistic_u64(f, prefix, "kills", s->kills);
-		statistic_u64(f, prefix, "tests", s->ntests);
-		statistic_u64(f, prefix, "failed", adapters_failed(s->counts));
+		report_totals tot = adapters_shard_totals(s);
+		statistic_u64(f, prefix, "tests", tot.tests);
+		statistic_u64(f, prefix, "failed", tot.failed);
 		char wall[32];
 		snprintf(wall, sizeof(wall), "%.3f", s->wall);
 		statistic(f, prefix, "wall", wall);

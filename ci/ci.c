@@ -130,36 +130,7 @@ int ci_opt(const char *cmd, int argc, char **argv, int *i, const char *name, con
 	return 0;
 }
 
-/* a + b, UINT64_MAX when it does not fit. */
-static uint64_t sat_addu(uint64_t a, uint64_t b)
-{
-	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
-}
-
-void ci_totals_add(ci_totals *t, const report_shard *s)
-{
-	if (s->peak_va > t->peak_va)
-		t->peak_va = s->peak_va;
-	if (s->peak_rss > t->peak_rss)
-		t->peak_rss = s->peak_rss;
-	t->recycles = sat_addu(t->recycles, s->recycles);
-	t->kills = sat_addu(t->kills, s->kills);
-	for (int st = 0; st < TEST_STATE_COUNT; st++) {
-		t->tests = sat_addu(t->tests, s->counts[st]);
-		if (st == TEST_FAIL || st == TEST_CRASH || st == TEST_TIMEOUT ||
-		    st == TEST_MEMLIMIT || st == TEST_ERROR)
-			t->failed = sat_addu(t->failed, s->counts[st]);
-	}
-}
-
-void ci_totals_of(ci_totals *out, const report *r)
-{
-	memset(out, 0, sizeof(*out));
-	for (size_t i = 0; i < r->nshards; i++)
-		ci_totals_add(out, &r->shards[i]);
-}
-
-const char *ci_result(int interrupted, const ci_totals *t)
+const char *ci_result(int interrupted, const report_totals *t)
 {
 	if (interrupted)
 		return "interrupted";

@@ -31,19 +31,8 @@ int ci_opt(const char *cmd, int argc, char **argv, int *i, const char *name, con
 /* Prints "Usage: ..." text of cmd to stdout (for -h) or stderr. */
 int ci_cmd_usage(const char *cmd, FILE *to, int code);
 
-/* Totals of a report (or of the shards passing a filter). */
-typedef struct ci_totals {
-	uint64_t peak_va;  /* highest of the shards */
-	uint64_t peak_rss; /* highest of the shards */
-	uint64_t recycles; /* summed */
-	uint64_t kills;    /* summed */
-	uint64_t tests;    /* summed over all states */
-	uint64_t failed;   /* fail, crash, timeout, memory-limit, error */
-} ci_totals;
-void ci_totals_of(ci_totals *out, const report *r);
-void ci_totals_add(ci_totals *t, const report_shard *s);
-/* "pass", "fail" or "interrupted". */
-const char *ci_result(int interrupted, const ci_totals *t);
+/* "pass", "fail" or "interrupted", from the model's totals (report.totals). */
+const char *ci_result(int interrupted, const report_totals *t);
 
 /* ---- store.c: the notes ref, read and written through libgit2 ---- */
 
@@ -142,8 +131,9 @@ int store_commit(git_oid *out, store *s, const notes *n, const git_oid *parents,
 #define STORE_CORRUPT 1
 int store_merge_blobs(git_oid *out, git_repository *repo, const git_oid *target, const git_oid *a,
                       const git_oid *b, mg_err *err);
-/* Sorts shards by (node, arch, suite, index) and recomputes the suspects. */
-void store_canonical(report *r, size_t max_suspects);
+/* Sorts shards by key (report_shard_cmp) and finishes the report again
+ * (totals, REPORT_MAX_SUSPECTS suspects). */
+void store_canonical(report *r);
 /* Drops captured test output and (unless keep_timeline) the timelines. */
 void store_strip(report *r, int keep_timeline);
 
@@ -153,8 +143,8 @@ typedef struct logcache logcache;
 /* Loads GITDIR/memguard/log-cache.json; an empty cache when it cannot. */
 logcache *logcache_open(git_repository *repo);
 /* 1 and the totals when blob is cached, else 0. */
-int logcache_get(logcache *c, const git_oid *blob, ci_totals *t, int *interrupted);
-void logcache_put(logcache *c, const git_oid *blob, const ci_totals *t, int interrupted);
+int logcache_get(logcache *c, const git_oid *blob, report_totals *t, int *interrupted);
+void logcache_put(logcache *c, const git_oid *blob, const report_totals *t, int interrupted);
 /* Writes the cache if it changed, keeping only the blobs of n. Best effort. */
 void logcache_save(logcache *c, const notes *n);
 /* NULL is a no-op. */

@@ -124,20 +124,10 @@ static int64_t sat_i64(uint64_t u)
 	return u > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)u;
 }
 
-static int same_group(const report_shard *a, const report_shard *b)
-{
-	return strcmp(str(a->arch), str(b->arch)) == 0 && strcmp(str(a->suite), str(b->suite)) == 0;
-}
-
-static int same_key(const report_shard *a, const report_shard *b)
-{
-	return a->node == b->node && a->index == b->index && same_group(a, b);
-}
-
 static const report_shard *find_key(const report *r, const report_shard *k)
 {
 	for (size_t i = 0; i < r->nshards; i++)
-		if (same_key(&r->shards[i], k))
+		if (report_shard_cmp(&r->shards[i], k) == 0)
 			return &r->shards[i];
 	return NULL;
 }
@@ -152,14 +142,15 @@ static int group_matches(const report *base, const report *head, const report_sh
 {
 	size_t nhead = 0, nbase = 0;
 	for (size_t i = 0; i < head->nshards; i++) {
-		if (!same_group(&head->shards[i], g))
+		if (!report_shard_same_suite(&head->shards[i], g))
 			continue;
 		if (!find_key(base, &head->shards[i]))
 			return 0;
 		nhead++;
 	}
 	for (size_t i = 0; i < base->nshards; i++)
-		if (same_group(&base->shards[i], g) && !find_key(head, &base->shards[i]))
+		if (report_shard_same_suite(&base->shards[i], g) &&
+		    !find_key(head, &base->shards[i]))
 			nbase++;
 	if (nhead == 0)
 		return 0;
@@ -167,7 +158,7 @@ static int group_matches(const report *base, const report *head, const report_sh
 	return 1;
 }
 
-static void add_metrics(rows *rs, const char *label, const ci_totals *b, const ci_totals *h,
+static void add_metrics(rows *rs, const char *label, const report_totals *b, const report_totals *h,
                         const growth_limits *lim)
 {
 	static const struct {
@@ -182,7 +173,7 @@ static void add_metrics(rows *rs, const char *label, const ci_totals *b, const c
 		w->m = metrics[i].m;
 		w->has_base = b != NULL;
 		w->has_head = h != NULL;
-		const ci_totals *t[2] = {b, h};
+		const report_totals *t[2] = {b, h};
 		int64_t *v[2] = {&w->base, &w->head};
 		for (int k = 0; k < 2; k++)
 			if (t[k])
@@ -208,35 +199,35 @@ static void compare_shards(rows *rs, const report *base, const report *head,
 			const report_shard *g = &r->shards[i];
 			int seen = 0;
 			for (size_t j = 0; j < i && !seen; j++)
-				seen = same_group(&r->shards[j], g);
+				seen = report_shard_same_suite(&r->shards[j], g);
 			for (size_t j = 0; sd == 1 && j < head->nshards && !seen; j++)
-				seen = same_group(&head->shards[j], g);
+				seen = report_shard_same_suite(&head->shards[j], g);
 			if (seen)
 				continue;
 			if (group_matches(base, head, g, left_out)) {
 				for (size_t j = 0; j < head->nshards; j++) {
 					const report_shard *h = &head->shards[j];
-					if (!same_group(h, g))
+					if (!report_shard_same_suite(h, g))
 						continue;
-					ci_totals bt = {0}, ht = {0};
-					ci_totals_add(&bt, find_key(base, h));
-					ci_totals_add(&ht, h);
+					report_totals bt = {0}, ht = {0};
+					report_totals_add(&bt, find_key(base, h));
+					report_totals_add(&ht, h);
 					label_fmt(label, sizeof(label), "%s %s node %u #%u",
 					          str(h->arch), str(h->suite), h->node, h->index);
 					add_metrics(rs, label, &bt, &ht, lim);
 				}
 				continue;
 			}
-			ci_totals bt = {0}, ht = {0};
+			report_totals bt = {0}, ht = {0};
 			int hb = 0, hh = 0;
 			for (size_t j = 0; j < base->nshards; j++)
-				if (same_group(&base->shards[j], g)) {
-					ci_totals_add(&bt, &base->shards[j]);
+				if (report_shard_same_suite(&base->shards[j], g)) {
+					report_totals_add(&bt, &base->shards[j]);
 					hb = 1;
 				}
 			for (size_t j = 0; j < head->nshards; j++)
-				if (same_group(&head->shards[j], g)) {
-					ci_totals_add(&ht, &head->shards[j]);
+				if (report_shard_same_suite(&head->shards[j], g)) {
+					report_totals_add(&ht, &head->shards[j]);
 					hh = 1;
 				}
 			label_fmt(label, sizeof(label), "%s %s (all shards)", str(g->arch),

@@ -19,7 +19,7 @@ enum { FMT_TEXT, FMT_JSON, FMT_CSV };
 typedef struct entry {
 	git_oid commit;
 	git_time_t when;
-	ci_totals t;
+	report_totals t;
 	const char *result; /* static */
 } entry;
 
@@ -251,7 +251,7 @@ int log_main(int argc, char **argv)
 				rc = ci_fail(CMD, CI_EXIT_INFRA, "%s", err.msg);
 				goto out;
 			}
-			ci_totals_of(&v[nv].t, r);
+			v[nv].t = r->totals;
 			interrupted = r->interrupted;
 			logcache_put(cache, &e->blob, &v[nv].t, interrupted);
 			report_free(r);

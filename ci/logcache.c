@@ -43,7 +43,7 @@ logcache *logcache_open(git_repository *repo)
 	return c;
 }
 
-int logcache_get(logcache *c, const git_oid *blob, ci_totals *t, int *interrupted)
+int logcache_get(logcache *c, const git_oid *blob, report_totals *t, int *interrupted)
 {
 	char key[GIT_OID_HEXSZ + 1];
 	uint64_t *fields[] = {&t->peak_va, &t->peak_rss, &t->recycles,
@@ -62,7 +62,7 @@ int logcache_get(logcache *c, const git_oid *blob, ci_totals *t, int *interrupte
 	return 1;
 }
 
-void logcache_put(logcache *c, const git_oid *blob, const ci_totals *t, int interrupted)
+void logcache_put(logcache *c, const git_oid *blob, const report_totals *t, int interrupted)
 {
 	char key[GIT_OID_HEXSZ + 1];
 	git_oid_tostr(key, sizeof(key), blob);

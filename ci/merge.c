@@ -15,7 +15,6 @@ int merge_main(int argc, char **argv)
 	report *into = NULL, *from = NULL;
 	mg_err err;
 	int rc, nin = 0;
-	size_t nsus = 0;
 
 	for (int i = 1; i < argc; i++) {
 		if (ci_is_help(argv[i]))
@@ -38,7 +37,6 @@ int merge_main(int argc, char **argv)
 			             err.msg);
 			goto out;
 		}
-		nsus = (*dst)->nsuspects > nsus ? (*dst)->nsuspects : nsus;
 		nin++;
 		if (dst == &from) {
 			if ((rc = report_merge(into, from, &err)) < 0) {
@@ -49,7 +47,7 @@ int merge_main(int argc, char **argv)
 			from = NULL;
 		}
 	}
-	store_canonical(into, nsus);
+	store_canonical(into);
 	if ((rc = report_save(into, out, &err)) < 0) {
 		rc = ci_fail(CMD, CI_EXIT_INFRA, "%s", err.msg);
 		goto out;

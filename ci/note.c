@@ -11,13 +11,6 @@
 #define CMD   "note"
 #define TRIES 5
 
-static int same_key(const report_shard *a, const report_shard *b)
-{
-	return a->node == b->node && a->index == b->index &&
-	       strcmp(a->arch ? a->arch : "", b->arch ? b->arch : "") == 0 &&
-	       strcmp(a->suite ? a->suite : "", b->suite ? b->suite : "") == 0;
-}
-
 /* "memguard: note on abc1234: 2 shards added, 1 replaced" and one line per shard. */
 static char *message_for(const git_oid *target, const report *old, const report *added)
 {
@@ -28,7 +21,7 @@ static char *message_for(const git_oid *target, const report *old, const report 
 		abort();
 	for (size_t i = 0; i < added->nshards; i++)
 		for (size_t j = 0; old && j < old->nshards; j++)
-			if (same_key(&added->shards[i], &old->shards[j])) {
+			if (report_shard_cmp(&added->shards[i], &old->shards[j]) == 0) {
 				nrepl++;
 				break;
 			}
@@ -40,7 +33,7 @@ static char *message_for(const git_oid *target, const report *old, const report 
 		const report_shard *s = &added->shards[i];
 		int repl = 0;
 		for (size_t j = 0; old && j < old->nshards; j++)
-			repl |= same_key(s, &old->shards[j]);
+			repl |= report_shard_cmp(s, &old->shards[j]) == 0;
 		len += (size_t)snprintf(
 		    msg + len, cap - len, "%s: node %u %s %s #%u\n", repl ? "replaced" : "added",
 		    s->node, s->arch ? s->arch : "?", s->suite ? s->suite : "?", s->index);
@@ -93,11 +86,9 @@ static int note_once(store *s, const git_oid *target, const report *fresh, int *
 		/* merged starts as a copy of the old note: re-read it. */
 		if ((rc = store_read(&merged, s->repo, &e->blob, target, err)) < 0)
 			goto out;
-		size_t nsus =
-		    merged->nsuspects > fresh->nsuspects ? merged->nsuspects : fresh->nsuspects;
 		if ((rc = report_merge(merged, fresh, err)) < 0)
 			goto out;
-		store_canonical(merged, nsus);
+		store_canonical(merged);
 		rc = store_write_blob(&blob, s->repo, merged, err);
 	} else {
 		rc = store_write_blob(&blob, s->repo, fresh, err);
@@ -167,7 +158,7 @@ int note_main(int argc, char **argv)
 		goto out;
 	}
 	store_strip(r, keep_timeline);
-	store_canonical(r, r->nsuspects);
+	store_canonical(r);
 	for (int t = 0; t < TRIES; t++) {
 		int unchanged = 0;
 		rc = note_once(&s, &target, r, &unchanged, &err);

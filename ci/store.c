@@ -469,24 +469,14 @@ out:
 
 static int shard_cmp(const void *a, const void *b)
 {
-	const report_shard *x = a, *y = b;
-	int c;
-	if (x->node != y->node)
-		return x->node < y->node ? -1 : 1;
-	if ((c = strcmp(x->arch ? x->arch : "", y->arch ? y->arch : "")) != 0)
-		return c;
-	if ((c = strcmp(x->suite ? x->suite : "", y->suite ? y->suite : "")) != 0)
-		return c;
-	if (x->index != y->index)
-		return x->index < y->index ? -1 : 1;
-	return 0;
+	return report_shard_cmp(a, b);
 }
 
-void store_canonical(report *r, size_t max_suspects)
+void store_canonical(report *r)
 {
 	if (r->nshards)
 		qsort(r->shards, r->nshards, sizeof(*r->shards), shard_cmp);
-	report_finish(r, max_suspects ? max_suspects : 10); /* 10: as report_merge */
+	report_finish(r, REPORT_MAX_SUSPECTS);
 }
 
 void store_strip(report *r, int keep_timeline)
@@ -541,12 +531,11 @@ int store_merge_blobs(git_oid *out, git_repository *repo, const git_oid *target,
 		rc = STORE_CORRUPT;
 		goto out;
 	}
-	size_t nsus = into->nsuspects > from->nsuspects ? into->nsuspects : from->nsuspects;
-	store_canonical(into, nsus);
-	store_canonical(from, nsus);
+	store_canonical(into);
+	store_canonical(from);
 	if ((rc = report_merge(into, from, err)) < 0)
 		goto out;
-	store_canonical(into, nsus);
+	store_canonical(into);
 	rc = store_write_blob(out, repo, into, err);
 out:
 	report_free(into);

@@ -509,6 +509,152 @@ static void test_finish_suspects(void)
 	report_free(r);
 }
 
+/* The one definition of a failure, state by state. */
+static void test_state_failed(void)
+{
+	static const struct {
+		test_state s;
+		int failed;
+	} want[] = {
+	    {TEST_PASS, 0},    {TEST_FAIL, 1},     {TEST_SKIP, 0},  {TEST_CRASH, 1},
+	    {TEST_TIMEOUT, 1}, {TEST_MEMLIMIT, 1}, {TEST_ERROR, 1}, {TEST_NOTRUN, 0},
+	};
+	CU_ASSERT_EQUAL(sizeof(want) / sizeof(want[0]), TEST_STATE_COUNT);
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		if (report_state_failed(want[i].s) != want[i].failed)
+			fprintf(stderr, "%s: failed should be %d\n", report_state_name(want[i].s),
+			        want[i].failed);
+		CU_ASSERT_EQUAL(report_state_failed(want[i].s), want[i].failed);
+	}
+}
+
+/* report_finish sums the shards once; a loaded report has the same totals. */
+static void test_finish_totals(void)
+{
+	report *r = report_new();
+	static const test_state states[] = {TEST_PASS,  TEST_PASS,    TEST_FAIL,
+	                                    TEST_CRASH, TEST_TIMEOUT, TEST_MEMLIMIT,
+	                                    TEST_ERROR, TEST_SKIP,    TEST_NOTRUN};
+	for (uint32_t k = 0; k < 2; k++) {
+		report_shard *s = report_add_shard(r);
+		s->node = 1;
+		s->index = k;
+		s->arch = report_strdup("x64");
+		s->suite = report_strdup("core");
+		s->driver = report_strdup("native");
+		s->command = report_strdup("./t");
+		s->peak_va = k ? 300 : 700;
+		s->peak_rss = k ? 90 : 40;
+		s->recycles = 2 + k;
+		s->kills = k;
+		for (size_t i = 0; i < sizeof(states) / sizeof(states[0]); i++) {
+			report_test *t = report_shard_add_test(s);
+			t->name = report_strdup("core/t");
+			t->state = states[i];
+		}
+	}
+	report_finish(r, REPORT_MAX_SUSPECTS);
+	const report_totals *t = &r->totals;
+	CU_ASSERT_EQUAL(t->tests, 18);
+	CU_ASSERT_EQUAL(t->counts[TEST_PASS], 4);
+	CU_ASSERT_EQUAL(t->failed, 10);
+	CU_ASSERT_EQUAL(t->other, 4);
+	CU_ASSERT_EQUAL(t->peak_va, 700);
+	CU_ASSERT_EQUAL(t->peak_rss, 90);
+	CU_ASSERT_EQUAL(t->recycles, 5);
+	CU_ASSERT_EQUAL(t->kills, 1);
+	report_totals one = adapters_shard_totals(&r->shards[1]);
+	CU_ASSERT_EQUAL(one.tests, 9);
+	CU_ASSERT_EQUAL(one.failed, 5);
+	CU_ASSERT_EQUAL(one.peak_va, 300);
+
+	make_tmpdir();
+	char path[512];
+	path_in(path, sizeof(path), "r.json");
+	mg_err err = {{0}};
+	report *back = NULL;
+	CU_ASSERT_EQUAL_FATAL(report_save(r, path, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(report_load(&back, path, &err), 0);
+	CU_ASSERT_EQUAL(memcmp(&back->totals, &r->totals, sizeof(r->totals)), 0);
+	report_free(back);
+	cleanup_tmpdir();
+
+	/* Sums saturate instead of wrapping. */
+	r->shards[0].counts[TEST_FAIL] = UINT64_MAX;
+	r->shards[0].recycles = UINT32_MAX;
+	report_totals sat = {0};
+	report_totals_add(&sat, &r->shards[0]);
+	report_totals_add(&sat, &r->shards[1]);
+	CU_ASSERT_EQUAL(sat.failed, UINT64_MAX);
+	CU_ASSERT_EQUAL(sat.tests, UINT64_MAX);
+	CU_ASSERT_EQUAL(sat.recycles, (uint64_t)UINT32_MAX + 3);
+	report_free(r);
+}
+
+/* The shard key (node, arch, suite, index): one order, two groupings. */
+static void test_shard_key(void)
+{
+	report_shard a = {.node = 1, .index = 0, .arch = "x64", .suite = "core"};
+	report_shard b = a, c = a, d = a, e = a;
+	b.index = 1;
+	c.node = 2;
+	d.arch = "x86";
+	e.suite = NULL; /* as "" */
+	CU_ASSERT_EQUAL(report_shard_cmp(&a, &a), 0);
+	CU_ASSERT(report_shard_cmp(&a, &b) < 0 && report_shard_cmp(&b, &a) > 0);
+	CU_ASSERT(report_shard_cmp(&b, &c) < 0); /* node before index */
+	CU_ASSERT(report_shard_cmp(&c, &d) > 0); /* node before arch */
+	CU_ASSERT(report_shard_cmp(&e, &a) < 0);
+	CU_ASSERT(report_shard_same_run(&a, &b));
+	CU_ASSERT(!report_shard_same_run(&a, &c));
+	CU_ASSERT(!report_shard_same_run(&a, &d));
+	CU_ASSERT(report_shard_same_suite(&a, &c));
+	CU_ASSERT(!report_shard_same_suite(&a, &d));
+	CU_ASSERT(!report_shard_same_suite(&a, &e));
+}
+
+/* A report with n leaking tests named PREFIX/0.. on its own node. */
+static report *leaky_report(uint32_t node, const char *prefix, int n)
+{
+	report *r = report_new();
+	report_shard *s = report_add_shard(r);
+	s->node = node;
+	s->arch = report_strdup("x64");
+	s->suite = report_strdup(prefix);
+	for (int i = 0; i < n; i++) {
+		char name[64];
+		report_test *t = report_shard_add_test(s);
+		snprintf(name, sizeof(name), "%s/%d", prefix, i);
+		t->name = report_strdup(name);
+		t->va_delta = 1000 + i;
+	}
+	report_finish(r, REPORT_MAX_SUSPECTS);
+	return r;
+}
+
+/* A merge keeps as many suspects as a run does: not the larger side's count
+ * (3 + 3 leaking tests kept 3), not 10 (a run keeps 20). */
+static void test_merge_suspects(void)
+{
+	mg_err err = {{0}};
+	report *a = leaky_report(1, "a", 3), *b = leaky_report(2, "b", 3);
+	CU_ASSERT_EQUAL(a->nsuspects, 3);
+	CU_ASSERT_EQUAL_FATAL(report_merge(a, b, &err), 0);
+	CU_ASSERT_EQUAL(a->nsuspects, 6);
+	report_free(a);
+	report_free(b);
+	a = leaky_report(1, "a", 15), b = leaky_report(2, "b", 15);
+	CU_ASSERT_EQUAL(a->nsuspects, 15);
+	CU_ASSERT_EQUAL_FATAL(report_merge(a, b, &err), 0);
+	CU_ASSERT_EQUAL(a->nsuspects, REPORT_MAX_SUSPECTS);
+	CU_ASSERT_EQUAL(a->totals.tests, 30);
+	report_free(a);
+	report_free(b);
+	a = leaky_report(1, "a", 30);
+	CU_ASSERT_EQUAL(a->nsuspects, REPORT_MAX_SUSPECTS);
+	report_free(a);
+}
+
 static void expect_size(uint64_t bytes, const char *want)
 {
 	char buf[32];
@@ -782,6 +928,10 @@ static const mg_case cases[] = {
     {"merge_rerun", test_merge_rerun},
     {"finish_suspects", test_finish_suspects},
     {"finish_saturates", test_finish_saturates},
+    {"finish_totals", test_finish_totals},
+    {"state_failed", test_state_failed},
+    {"shard_key", test_shard_key},
+    {"merge_suspects", test_merge_suspects},
     {"format_size", test_format_size},
     {"format_duration", test_format_duration},
     {"check_spec", test_check_spec},
