@@ -40,6 +40,13 @@ const char *lane_state_name(host_state s)
 	return (unsigned)s < HOST_STATE_COUNT ? names[s] : "invalid";
 }
 
+const char *lane_end_name(host_end e)
+{
+	static const char *names[] = {"running", "quit",  "recycle", "kill",       "timeout",
+	                              "error",   "crash", "exit",    "interrupted"};
+	return (unsigned)e < END_COUNT ? names[e] : "invalid";
+}
+
 const char *lane_event_name(host_event e)
 {
 	static const char *names[] = {"spawned", "hello", "fed",  "drained", "quit",
@@ -55,6 +62,23 @@ void lane_requeue(run_ctx *c, lane *l)
 		plan_push_front(c, flight_at(h, i, c->o->pipeline));
 	h->nflight = 0;
 	h->head_started = 0;
+}
+
+/* Takes the front test out of the host's flight and returns it: the caller
+ * gives it its state (or a retry). */
+size_t lane_pop_head(run_ctx *c, lane *l)
+{
+	size_t t = flight_at(&l->h, 0, c->o->pipeline);
+	flight_pop(&l->h, c->o->pipeline, now(c));
+	return t;
+}
+
+/* A host that could not start (or died before its first test): counted
+ * against --max-restarts, the reason kept for the lane's giving up. */
+void lane_failed_start(lane *l, const char *why)
+{
+	l->failed_starts++;
+	snprintf(l->gave_up_why, sizeof(l->gave_up_why), "%s", why);
 }
 
 /* The one place a host's state changes. */
@@ -101,18 +125,18 @@ void lane_detach(run_ctx *c, lane *l)
 	h->state = HOST_NONE;
 }
 
-void lane_kill(run_ctx *c, lane *l, const char *end, const char *why)
+void lane_kill(run_ctx *c, lane *l, host_end end, const char *why)
 {
-	if (!strcmp(end, "kill"))
+	if (end == END_KILL)
 		record_breakdown(c, l, "kill");
 	spawn_signal(l->h.proc, SIGKILL);
 	record_host_end(c, l, end, why);
-	if (!strcmp(end, "kill"))
+	if (end == END_KILL)
 		record_shard(c, l)->kills++;
-	else if (!strcmp(end, "recycle")) /* a recycling host that missed its quit deadline */
+	else if (end == END_RECYCLE) /* a recycling host that missed its quit deadline */
 		record_shard(c, l)->recycles++;
-	progress_event(c->prog, l->index, record_gen(c, l)->index, l->h.pid, end, l->h.tests_run,
-	               why);
+	progress_event(c->prog, l->index, record_gen(c, l)->index, l->h.pid, lane_end_name(end),
+	               l->h.tests_run, why);
 	lane_fire(c, l, EV_KILL);
 	lane_detach(c, l);
 }
@@ -142,19 +166,15 @@ void lane_protocol_error(run_ctx *c, lane *l, const char *why)
 	host *h = &l->h;
 	char msg[300];
 	snprintf(msg, sizeof(msg), "protocol error: %s", why);
-	if (h->nflight && h->head_started) {
-		size_t t = flight_at(h, 0, c->o->pipeline);
-		flight_pop(h, c->o->pipeline, now(c));
-		record_testf(c, l, t, TEST_ERROR, now(c) - h->head_t0, "%s", msg);
-	} else if (h->tests_run == 0) {
-		l->failed_starts++;
-		snprintf(l->gave_up_why, sizeof(l->gave_up_why), "%s", msg);
-	}
+	if (h->nflight && h->head_started)
+		record_testf(c, l, lane_pop_head(c, l), TEST_ERROR, now(c) - h->head_t0, "%s", msg);
+	else if (h->tests_run == 0)
+		lane_failed_start(l, msg);
 	lane_requeue(c, l);
-	lane_kill(c, l, "error", msg);
+	lane_kill(c, l, END_ERROR, msg);
 }
 
-static void lane_quit(run_ctx *c, lane *l, const char *end, const char *why)
+static void lane_quit(run_ctx *c, lane *l, host_end end, const char *why)
 {
 	host *h = &l->h;
 	conn_unfeed(c, l);
@@ -165,9 +185,9 @@ static void lane_quit(run_ctx *c, lane *l, const char *end, const char *why)
 	}
 	memcpy(h->outq + h->outq_len, quit, sizeof(quit) - 1);
 	h->outq_len += sizeof(quit) - 1;
-	snprintf(h->end, sizeof(h->end), "%s", end);
+	h->end = end;
 	snprintf(h->why, sizeof(h->why), "%s", why ? why : "");
-	record_breakdown(c, l, strcmp(end, "recycle") ? "peak" : "recycle");
+	record_breakdown(c, l, end == END_RECYCLE ? "recycle" : "peak");
 	if (h->state != HOST_QUITTING) /* a host that announced its recycle is quitting */
 		lane_fire(c, l, EV_QUIT);
 }
@@ -179,8 +199,7 @@ static int lane_start(run_ctx *c, lane *l)
 	conn_build_env(c, 1, l);
 	int rc = spawn_start(&h->proc, c->path, c->argv, c->envp, c->o->address_space, &err);
 	if (rc < 0) {
-		l->failed_starts++;
-		snprintf(l->gave_up_why, sizeof(l->gave_up_why), "%s", err.msg);
+		lane_failed_start(l, err.msg);
 		return rc;
 	}
 	h->pid = spawn_pid(h->proc);
@@ -204,20 +223,7 @@ static int lane_start(run_ctx *c, lane *l)
 void lane_schedule(run_ctx *c, lane *l)
 {
 	host *h = &l->h;
-	/* Each lane keeps at most its share of what is queued in flight, so a
-	 * lane whose host starts first does not drain the queue while the
-	 * others start. */
-	size_t share = c->qlen / c->nlanes + 1;
-	size_t depth = c->o->pipeline < share ? c->o->pipeline : share;
-	/* Near a soft limit, one test at a time: a host that does not check its
-	 * own memory then stops at the first boundary over the limit. */
-	if ((c->soft.va && h->va_last >= c->soft.va / 10 * 9) ||
-	    (l->rss_soft && h->rss_last + h->desc_rss >= l->rss_soft / 10 * 9))
-		depth = 1;
-	/* Pipelining pays for short tests only; behind a slow one, queued tests
-	 * would wait while other lanes idle (or strand behind a hang). */
-	else if (l->avg_duration > SLOW_TEST && depth > 2)
-		depth = 2;
+	size_t depth = policy_depth(c, l);
 
 	if (l->gave_up || c->signo || c->deadline_hit)
 		return;
@@ -252,7 +258,7 @@ void lane_schedule(run_ctx *c, lane *l)
 			report_format_size(b, sizeof(b), policy_expected_growth(l));
 			snprintf(why, sizeof(why),
 			         "va %s + expected growth %s would reach the kill limit", a, b);
-			lane_quit(c, l, "recycle", why);
+			lane_quit(c, l, END_RECYCLE, why);
 			break;
 		}
 		if (retry)
@@ -277,13 +283,13 @@ void lane_schedule(run_ctx *c, lane *l)
 		lane_fire(c, l, EV_FED);
 	if ((h->state == HOST_READY) && !h->nflight) {
 		if (!c->qlen && !c->rqlen)
-			lane_quit(c, l, "quit", "no tests left");
+			lane_quit(c, l, END_QUIT, "no tests left");
 		else if (h->alone)
-			lane_quit(c, l, "recycle", "its retry ran alone");
+			lane_quit(c, l, END_RECYCLE, "its retry ran alone");
 		else if (c->rqlen && !c->qlen)
-			lane_quit(c, l, "recycle", "a retry runs alone in a fresh host");
+			lane_quit(c, l, END_RECYCLE, "a retry runs alone in a fresh host");
 		else if (h->soft_hit && h->tests_run)
-			lane_quit(c, l, "recycle", "over a soft limit between tests");
+			lane_quit(c, l, END_RECYCLE, "over a soft limit between tests");
 	}
 	conn_flush(c, l);
 }
@@ -333,7 +339,7 @@ static void lane_result(run_ctx *c, lane *l, const mg_msg *m)
 				report_format_size(b, sizeof(b), c->hard.va);
 				snprintf(why, sizeof(why), "peak va %s >= kill %s", a, b);
 				lane_breach(c, l, t, why, (double)m->usec / 1e6);
-				lane_kill(c, l, "kill", why);
+				lane_kill(c, l, END_KILL, why);
 				return;
 			}
 		}
@@ -344,7 +350,7 @@ static void lane_result(run_ctx *c, lane *l, const mg_msg *m)
 		           l->rss_hard);
 		lane_breach(c, l, t, why, (double)m->usec / 1e6);
 		lane_requeue(c, l);
-		lane_kill(c, l, "kill", why);
+		lane_kill(c, l, END_KILL, why);
 		return;
 	}
 	/* a test that broke the hard limit is retried, not a growth to expect */
@@ -365,7 +371,7 @@ static void lane_result(run_ctx *c, lane *l, const mg_msg *m)
 		soft = policy_other_arch_va(c, h, c->va_soft, "recycle", why, sizeof(why));
 	if (soft) {
 		if (policy_can_recycle(c)) {
-			lane_quit(c, l, "recycle", why);
+			lane_quit(c, l, END_RECYCLE, why);
 			return;
 		}
 		if (!h->warning[0]) {
@@ -391,7 +397,7 @@ static void lane_result(run_ctx *c, lane *l, const mg_msg *m)
 		report_format_size(a, sizeof(a), gap);
 		report_format_size(b, sizeof(b), gap_limit);
 		snprintf(why, sizeof(why), "gap %s < recycle %s (largest free block)", a, b);
-		lane_quit(c, l, "recycle", why);
+		lane_quit(c, l, END_RECYCLE, why);
 	}
 }
 
@@ -468,10 +474,10 @@ void lane_line(run_ctx *c, lane *l, char *line, size_t len)
 		lane_requeue(c, l);
 		lane_fire(c, l, EV_RECYCLE);
 		/* It waits for quit, so its memory is still there to be read. */
-		if (!h->end[0]) {
+		if (h->end == END_NONE) {
 			char why2[sizeof(h->why)];
 			memcpy(why2, h->why, sizeof(why2));
-			lane_quit(c, l, "recycle", why2);
+			lane_quit(c, l, END_RECYCLE, why2);
 		}
 		conn_flush(c, l);
 		return;
@@ -483,8 +489,8 @@ void lane_line(run_ctx *c, lane *l, char *line, size_t len)
 		if (m.rss > h->peak_rss)
 			h->peak_rss = m.rss;
 		lane_requeue(c, l);
-		record_host_end(c, l, h->end[0] ? h->end : "quit", h->why);
-		if (!strcmp(h->end, "recycle")) {
+		record_host_end(c, l, h->end != END_NONE ? h->end : END_QUIT, h->why);
+		if (h->end == END_RECYCLE) {
 			record_shard(c, l)->recycles++;
 			progress_event(c->prog, l->index, record_gen(c, l)->index, h->pid,
 			               "recycle", h->tests_run, h->why);
@@ -535,19 +541,18 @@ void lane_exited(run_ctx *c, lane *l, int status)
 
 	int near =
 	    (c->soft.va && h->va_last >= c->soft.va) || (l->rss_soft && h->rss_last >= l->rss_soft);
-	const char *end = "crash";
+	host_end end = END_CRASH;
 	char why[300];
 	if (h->nflight && h->head_started) {
-		size_t t = flight_at(h, 0, c->o->pipeline);
 		double dur = now(c) - h->head_t0;
-		flight_pop(h, c->o->pipeline, now(c));
+		size_t t = lane_pop_head(c, l);
 		if (near) {
 			char a[32];
 			report_format_size(a, sizeof(a), h->va_last);
 			snprintf(why, sizeof(why), "host %s near its limit (va %s): out of memory",
 			         what, a);
 			lane_breach(c, l, t, why, dur);
-			end = "kill";
+			end = END_KILL;
 		} else {
 			snprintf(why, sizeof(why), "host %s during the test", what);
 			record_testf(c, l, t, TEST_CRASH, dur, "%s", why);
@@ -555,17 +560,16 @@ void lane_exited(run_ctx *c, lane *l, int status)
 	} else {
 		snprintf(why, sizeof(why), "host %s %s", what,
 		         h->tests_run ? "between tests" : "before its first test");
-		if (!h->tests_run) {
-			l->failed_starts++;
-			snprintf(l->gave_up_why, sizeof(l->gave_up_why), "%s", why);
-		}
-		end = "exit";
+		if (!h->tests_run)
+			lane_failed_start(l, why);
+		end = END_EXIT;
 	}
 	lane_requeue(c, l);
 	record_host_end(c, l, end, why);
-	if (!strcmp(end, "kill"))
+	if (end == END_KILL)
 		record_shard(c, l)->kills++;
-	progress_event(c->prog, l->index, record_gen(c, l)->index, h->pid, end, h->tests_run, why);
+	progress_event(c->prog, l->index, record_gen(c, l)->index, h->pid, lane_end_name(end),
+	               h->tests_run, why);
 	lane_fire(c, l, EV_EXITED);
 	lane_detach(c, l);
 }
@@ -580,17 +584,15 @@ void lane_kill_over_limit(run_ctx *c, lane *l, const char *why, double t, int ow
 {
 	host *h = &l->h;
 	if (h->nflight && h->head_started) {
-		size_t tt = flight_at(h, 0, c->o->pipeline);
 		double dur = t - h->head_t0;
-		flight_pop(h, c->o->pipeline, now(c));
-		lane_breach(c, l, tt, why, dur);
+		lane_breach(c, l, lane_pop_head(c, l), why, dur);
 	} else if (!h->tests_run && own) {
-		l->failed_starts++;
-		snprintf(l->gave_up_why, sizeof(l->gave_up_why),
-		         "a fresh host is already over the kill limit (%s)", why);
+		char msg[sizeof(l->gave_up_why)];
+		snprintf(msg, sizeof(msg), "a fresh host is already over the kill limit (%s)", why);
+		lane_failed_start(l, msg);
 	}
 	lane_requeue(c, l);
-	lane_kill(c, l, "kill", why);
+	lane_kill(c, l, END_KILL, why);
 }
 
 /* The lanes of the run: -j (default: CPUs), at most one per test, each
@@ -612,4 +614,13 @@ void lane_init_all(run_ctx *c)
 		l->rss_hard = c->hard.rss / c->nlanes;
 		timeline_init(&l->tl, TIMELINE_POINTS);
 	}
+}
+
+/* The front test took too long (or never started): timeout, the rest go
+ * back to the queue, the host is killed. */
+void lane_timeout(run_ctx *c, lane *l, double dur, const char *why)
+{
+	record_testf(c, l, lane_pop_head(c, l), TEST_TIMEOUT, dur, "%s", why);
+	lane_requeue(c, l);
+	lane_kill(c, l, END_TIMEOUT, why);
 }

@@ -30,6 +30,23 @@ typedef enum host_event {
 	EV_COUNT
 } host_event;
 
+/* How a host ended: a generation's "end" in the report. */
+typedef enum host_end {
+	END_NONE,        /* not ended (or not decided yet) */
+	END_QUIT,        /* said bye: no tests left */
+	END_RECYCLE,     /* ended at a test boundary: a soft limit, or a retry waits */
+	END_KILL,        /* killed at a hard limit (or died near one: out of memory) */
+	END_TIMEOUT,     /* killed: a test took too long */
+	END_ERROR,       /* killed: a protocol error or a failed start */
+	END_CRASH,       /* died during a test */
+	END_EXIT,        /* exited between tests or before its first */
+	END_INTERRUPTED, /* ended with the run: a signal, the deadline, the end */
+	END_COUNT
+} host_end;
+
+/* "quit", "recycle", "kill", ...: the report's words; never NULL. */
+const char *lane_end_name(host_end e);
+
 /* The state after e in s, or HOST_STATE_COUNT if e cannot happen in s. */
 host_state lane_next(host_state s, host_event e);
 

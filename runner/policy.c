@@ -153,3 +153,46 @@ int policy_exit_code(const run_ctx *c)
 		return EXIT_INFRA;
 	return code;
 }
+
+/*
+ * How many run lines a lane may keep in its host now. At most its share of
+ * what is queued, so a lane whose host starts first does not drain the
+ * queue while the others start; one near a soft limit (within 10%), so a
+ * host that does not check its own memory stops at the first boundary over
+ * it; two behind tests slower than SLOW_TEST: pipelining pays for short
+ * tests only, and behind a slow one queued tests would wait while other
+ * lanes idle (or strand behind a hang).
+ */
+size_t policy_depth(const run_ctx *c, const lane *l)
+{
+	const host *h = &l->h;
+	size_t share = c->qlen / c->nlanes + 1;
+	size_t depth = c->o->pipeline < share ? c->o->pipeline : share;
+	if ((c->soft.va && h->va_last >= c->soft.va / 10 * 9) ||
+	    (l->rss_soft && h->rss_last + h->desc_rss >= l->rss_soft / 10 * 9))
+		return 1;
+	if (l->avg_duration > SLOW_TEST && depth > 2)
+		return 2;
+	return depth;
+}
+
+/*
+ * The adaptive sampling interval: next (the interval chosen so far this
+ * pass) shortened as a host's VA nears the kill limit: an eighth of the
+ * time to reach it at the growth rate since the last sample (prev), and a
+ * quarter of the base interval within 10% of it.
+ */
+double policy_interval(const run_ctx *c, uint64_t va, uint64_t prev, double next)
+{
+	if (!c->hard.va)
+		return next;
+	if (va > prev && va < c->hard.va) {
+		double rate = (double)(va - prev) / (c->interval > 0 ? c->interval : 0.005);
+		double ttl = (double)(c->hard.va - va) / rate;
+		if (ttl / 8 < next)
+			next = ttl / 8;
+	}
+	if (va >= c->hard.va / 10 * 9 && c->o->interval / 4 < next)
+		next = c->o->interval / 4;
+	return next;
+}

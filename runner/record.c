@@ -83,14 +83,14 @@ void record_output(run_ctx *c, rtest *rt, const char *buf, size_t n)
 	rt->out_dropped += n - take;
 }
 
-void record_host_end(run_ctx *c, lane *l, const char *end, const char *why)
+void record_host_end(run_ctx *c, lane *l, host_end end, const char *why)
 {
 	report_generation *g = record_gen(c, l);
 	host *h = &l->h;
 	double t = now(c);
 	free(g->end);
 	free(g->reason);
-	g->end = report_strdup(end);
+	g->end = report_strdup(lane_end_name(end));
 	g->reason = why && *why ? report_strdup(why) : NULL;
 	g->tests_run = h->tests_run;
 	if (h->peak_va > g->peak_va)

@@ -270,10 +270,10 @@ int run_main(int argc, char **argv, run_identity_fn identity)
 	c.prog = progress_new(c.nlanes, c.ntests, o.quiet);
 	supervise_run(&c);
 	if (c.signo || c.deadline_hit)
-		supervise_stop_all(&c, "interrupted",
+		supervise_stop_all(&c, END_INTERRUPTED,
 		                   c.signo ? "interrupted" : "run deadline reached");
 	record_unrun(&c);
-	supervise_stop_all(&c, "interrupted", "runner ended");
+	supervise_stop_all(&c, END_INTERRUPTED, "runner ended");
 	progress_end(c.prog);
 
 	record_finish(&c);

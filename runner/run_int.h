@@ -87,7 +87,7 @@ typedef struct host {
 	size_t outq_len, outq_cap;
 	int outq_mid; /* outq starts inside a line already partly written */
 	double t_start;
-	char end[16];
+	host_end end; /* decided before the host is gone (a quit sent): END_NONE until then */
 	char why[256];
 } host;
 
@@ -214,7 +214,7 @@ void record_test(run_ctx *c, lane *l, size_t t, test_state st, const char *msg, 
 void record_testf(run_ctx *c, lane *l, size_t t, test_state st, double duration, const char *fmt,
                   ...) __attribute__((format(printf, 6, 7)));
 void record_output(run_ctx *c, rtest *rt, const char *buf, size_t n);
-void record_host_end(run_ctx *c, lane *l, const char *end, const char *why);
+void record_host_end(run_ctx *c, lane *l, host_end end, const char *why);
 void record_breakdown(run_ctx *c, lane *l, const char *when);
 void record_usage(run_ctx *c, size_t lane_idx, const struct rusage *ru);
 void record_limits(run_ctx *c);
@@ -235,6 +235,8 @@ unsigned policy_other_arch_va(const run_ctx *c, const host *h, const uint64_t *l
                               const char *kind, char *why, size_t n);
 int policy_resolve(run_ctx *c, mg_err *err);
 int policy_exit_code(const run_ctx *c);
+size_t policy_depth(const run_ctx *c, const lane *l);
+double policy_interval(const run_ctx *c, uint64_t va, uint64_t prev, double next);
 
 /* host_conn.c */
 void conn_build_env(run_ctx *c, int with_limits, const lane *l);
@@ -247,17 +249,20 @@ void conn_read_output(run_ctx *c, lane *l, int err_stream);
 void lane_requeue(run_ctx *c, lane *l);
 void lane_fire(run_ctx *c, lane *l, host_event e);
 void lane_detach(run_ctx *c, lane *l);
-void lane_kill(run_ctx *c, lane *l, const char *end, const char *why);
+void lane_kill(run_ctx *c, lane *l, host_end end, const char *why);
 void lane_protocol_error(run_ctx *c, lane *l, const char *why);
 void lane_schedule(run_ctx *c, lane *l);
 void lane_line(run_ctx *c, lane *l, char *line, size_t len);
 void lane_exited(run_ctx *c, lane *l, int status);
 void lane_kill_over_limit(run_ctx *c, lane *l, const char *why, double t, int own);
 void lane_init_all(run_ctx *c);
+size_t lane_pop_head(run_ctx *c, lane *l);
+void lane_failed_start(lane *l, const char *why);
+void lane_timeout(run_ctx *c, lane *l, double dur, const char *why);
 
 /* supervise.c */
 void supervise_signals(run_ctx *c);
-void supervise_stop_all(run_ctx *c, const char *end, const char *why);
+void supervise_stop_all(run_ctx *c, host_end end, const char *why);
 void supervise_run(run_ctx *c);
 void supervise_install_signals(run_ctx *c);
 void supervise_reap_orphans(void);

@@ -250,15 +250,7 @@ static void supervise_sample(run_ctx *c)
 			victim_rss = rss_tree;
 		}
 		/* Adaptive interval: sample faster as the kill limit comes near. */
-		if (c->hard.va && va_tree > prev) {
-			double rate =
-			    (double)(va_tree - prev) / (c->interval > 0 ? c->interval : 0.005);
-			double ttl = (double)(c->hard.va - va_tree) / rate;
-			if (ttl / 8 < next)
-				next = ttl / 8;
-		}
-		if (c->hard.va && va_tree >= c->hard.va / 10 * 9 && c->o->interval / 4 < next)
-			next = c->o->interval / 4;
+		next = policy_interval(c, va_tree, prev, next);
 		/* Soft limits act at test boundaries (the result handler); here a
 		 * crossing only stops feeding, so no further test starts in a host
 		 * that is already over. */
@@ -295,37 +287,28 @@ static void supervise_deadlines(run_ctx *c)
 			if (t - h->since > START_DEADLINE) {
 				snprintf(why, sizeof(why), "no greeting within %.0fs",
 				         START_DEADLINE);
-				l->failed_starts++;
-				snprintf(l->gave_up_why, sizeof(l->gave_up_why), "%s", why);
+				lane_failed_start(l, why);
 				lane_requeue(c, l);
-				lane_kill(c, l, "error", why);
+				lane_kill(c, l, END_ERROR, why);
 			}
 			break;
 		case HOST_RUNNING:
 		case HOST_QUITTING:
 			if (h->nflight && h->head_started && c->o->timeout > 0 &&
 			    t - h->head_t0 > c->o->timeout) {
-				size_t tt = flight_at(h, 0, c->o->pipeline);
-				flight_pop(h, c->o->pipeline, now(c));
 				snprintf(why, sizeof(why), "no result after %.3gs", c->o->timeout);
-				record_testf(c, l, tt, TEST_TIMEOUT, t - h->head_t0, "%s", why);
-				lane_requeue(c, l);
-				lane_kill(c, l, "timeout", why);
+				lane_timeout(c, l, t - h->head_t0, why);
 			} else if (h->nflight && !h->head_started && c->o->timeout > 0 &&
 			           t - h->head_since > c->o->timeout) {
 				/* silent between tests (a hung setup): the next one never starts */
-				size_t tt = flight_at(h, 0, c->o->pipeline);
-				flight_pop(h, c->o->pipeline, now(c));
 				snprintf(why, sizeof(why), "did not start within %.3gs",
 				         c->o->timeout);
-				record_testf(c, l, tt, TEST_TIMEOUT, 0, "%s", why);
-				lane_requeue(c, l);
-				lane_kill(c, l, "timeout", why);
+				lane_timeout(c, l, 0, why);
 			} else if (h->state == HOST_QUITTING && !h->nflight &&
 			           t - h->since > QUIT_DEADLINE) {
 				snprintf(why, sizeof(why), "no goodbye within %.0fs of quit",
 				         QUIT_DEADLINE);
-				lane_kill(c, l, h->end[0] ? h->end : "quit", why);
+				lane_kill(c, l, h->end != END_NONE ? h->end : END_QUIT, why);
 			}
 			break;
 		case HOST_DYING:
@@ -403,7 +386,7 @@ void supervise_signals(run_ctx *c)
 }
 
 /* Ends every host now: TERM to each group, KILL after a grace period. */
-void supervise_stop_all(run_ctx *c, const char *end, const char *why)
+void supervise_stop_all(run_ctx *c, host_end end, const char *why)
 {
 	for (unsigned i = 0; i < c->nlanes; i++) {
 		lane *l = &c->lanes[i];

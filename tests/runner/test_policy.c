@@ -1,0 +1,213 @@
+/*
+ * test_policy.c - the runner's verdicts from tables: which limit a reading
+ * reaches (host's arch and the other), how deep a lane may pipeline, the
+ * sampling interval, the exit code, how a host's end is named.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mg_test.h"
+#include "run_int.h"
+
+#define MI (1024ULL * 1024)
+#define GI (1024ULL * 1024 * 1024)
+
+static run_options opts;
+static run_ctx ctx;
+static lane one_lane;
+
+/* An x64 run with the given limits, one lane, nothing queued. */
+static run_ctx *fresh(void)
+{
+	memset(&opts, 0, sizeof(opts));
+	memset(&ctx, 0, sizeof(ctx));
+	memset(&one_lane, 0, sizeof(one_lane));
+	opts.pipeline = 16;
+	opts.interval = 0.005;
+	ctx.o = &opts;
+	ctx.arch = MG_ARCH_X64;
+	ctx.lanes = &one_lane;
+	ctx.nlanes = 1;
+	ctx.interval = 0.005;
+	return &ctx;
+}
+
+static void check(void)
+{
+	static const struct {
+		uint64_t lim_va, lim_rss, lim_cg, rss_share;
+		int has_cgroup;
+		uint64_t cg_usage, va, rss;
+		unsigned want;
+	} cases[] = {
+	    /* below everything */
+	    {3 * GI, 0, 0, 2 * GI, 0, 0, 3 * GI - 1, 2 * GI - 1, 0},
+	    /* at a limit is over it (>=) */
+	    {3 * GI, 0, 0, 0, 0, 0, 3 * GI, 0, LIMIT_VA},
+	    /* rss is judged against the lane's share, not the whole budget */
+	    {0, 4 * GI, 0, 2 * GI, 0, 0, 0, 2 * GI, LIMIT_RSS},
+	    {0, 4 * GI, 0, 0, 0, 0, 0, 3 * GI, 0},
+	    /* the cgroup counts only where there is one to read */
+	    {0, 0, 1 * GI, 0, 1, 1 * GI, 0, 0, LIMIT_CGROUP},
+	    {0, 0, 1 * GI, 0, 0, 1 * GI, 0, 0, 0},
+	    /* several at once */
+	    {1 * GI, 0, 0, 1 * GI, 0, 0, 1 * GI, 1 * GI, LIMIT_VA | LIMIT_RSS},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		run_ctx *c = fresh();
+		limits lim = {cases[i].lim_va, cases[i].lim_rss, cases[i].lim_cg, 64 * MI};
+		c->has_cgroup = cases[i].has_cgroup;
+		c->cg_usage = cases[i].cg_usage;
+		unsigned got = policy_check(c, &lim, cases[i].rss_share, cases[i].va, cases[i].rss);
+		if (got != cases[i].want)
+			fprintf(stderr, "\n  case %zu: got %#x want %#x\n", i, got, cases[i].want);
+		CU_ASSERT_EQUAL(got, cases[i].want);
+	}
+}
+
+static void why(void)
+{
+	char buf[200];
+	limits lim = {15 * GI / 4, 0, 0, 0};
+	policy_why(buf, sizeof(buf), LIMIT_VA, "kill", 4 * GI - 1, 0, 0, &lim, 0);
+	CU_ASSERT_STRING_EQUAL(buf, "va 4.00 GiB >= kill 3.75 GiB");
+	policy_why(buf, sizeof(buf), LIMIT_RSS, "recycle", 0, 600 * MI, 0, &lim, 512 * MI);
+	CU_ASSERT_STRING_EQUAL(buf, "rss 600 MiB >= recycle 512 MiB");
+}
+
+/* A 32-bit process under a 64-bit host is held to x86's limit. */
+static void other_arch(void)
+{
+	char buf[200];
+	run_ctx *c = fresh();
+	c->va_hard[MG_ARCH_X86] = 15 * GI / 4;
+	host h;
+	memset(&h, 0, sizeof(h));
+	h.desc_va_other = 15 * GI / 4 - 1;
+	h.desc_va_other_pid = 4242;
+	CU_ASSERT_EQUAL(policy_other_arch_va(c, &h, c->va_hard, "kill", buf, sizeof(buf)), 0);
+	h.desc_va_other = 15 * GI / 4;
+	CU_ASSERT_EQUAL(policy_other_arch_va(c, &h, c->va_hard, "kill", buf, sizeof(buf)),
+	                LIMIT_VA);
+	CU_ASSERT(strstr(buf, "pid 4242") && strstr(buf, "32-bit") && strstr(buf, "3.75 GiB"));
+	/* no limit for the other arch: nothing to reach */
+	c->va_hard[MG_ARCH_X86] = 0;
+	CU_ASSERT_EQUAL(policy_other_arch_va(c, &h, c->va_hard, "kill", buf, sizeof(buf)), 0);
+	/* an x86 run's other arch is x64 */
+	c->arch = MG_ARCH_X86;
+	c->va_hard[MG_ARCH_X64] = 8 * GI;
+	h.desc_va_other = 9 * GI;
+	CU_ASSERT_EQUAL(policy_other_arch_va(c, &h, c->va_hard, "kill", buf, sizeof(buf)),
+	                LIMIT_VA);
+	CU_ASSERT(strstr(buf, "64-bit") != NULL);
+}
+
+static void depth(void)
+{
+	static const struct {
+		unsigned pipeline, nlanes;
+		size_t qlen;
+		uint64_t soft_va, va_last, rss_soft, rss_last;
+		double avg_duration;
+		size_t want;
+	} cases[] = {
+	    {16, 1, 100, 0, 0, 0, 0, 0.0, 16},         /* the pipeline */
+	    {16, 4, 20, 0, 0, 0, 0, 0.0, 6},           /* the lane's share: 20/4 + 1 */
+	    {16, 1, 0, 0, 0, 0, 0, 0.0, 1},            /* nothing queued: share 1 */
+	    {16, 1, 100, 10 * GI, 9 * GI, 0, 0, 0, 1}, /* within 10% of the soft va */
+	    {16, 1, 100, 10 * GI, 9 * GI - 4096, 0, 0, 0.0, 16},
+	    {16, 1, 100, 0, 0, 1 * GI, 1 * GI, 0.0, 1}, /* within 10% of the rss share */
+	    {16, 1, 100, 0, 0, 0, 0, 0.006, 2},         /* slow tests: two */
+	    {16, 1, 100, 0, 0, 0, 0, 0.004, 16},
+	    {1, 1, 100, 0, 0, 0, 0, 0.006, 1}, /* never more than --pipeline */
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		run_ctx *c = fresh();
+		opts.pipeline = cases[i].pipeline;
+		lane lanes[4];
+		memset(lanes, 0, sizeof(lanes));
+		c->lanes = lanes;
+		c->nlanes = cases[i].nlanes;
+		c->qlen = cases[i].qlen;
+		c->soft.va = cases[i].soft_va;
+		lanes[0].h.va_last = cases[i].va_last;
+		lanes[0].rss_soft = cases[i].rss_soft;
+		lanes[0].h.rss_last = cases[i].rss_last;
+		lanes[0].avg_duration = cases[i].avg_duration;
+		size_t got = policy_depth(c, &lanes[0]);
+		if (got != cases[i].want)
+			fprintf(stderr, "\n  case %zu: got %zu want %zu\n", i, got, cases[i].want);
+		CU_ASSERT_EQUAL(got, cases[i].want);
+	}
+}
+
+static void interval(void)
+{
+	run_ctx *c = fresh();
+	/* no va kill limit: the interval stays */
+	CU_ASSERT_DOUBLE_EQUAL(policy_interval(c, 3 * GI, 1 * GI, 0.01), 0.01, 1e-12);
+	c->hard.va = 4 * GI;
+	/* flat: stays */
+	CU_ASSERT_DOUBLE_EQUAL(policy_interval(c, 1 * GI, 1 * GI, 0.01), 0.01, 1e-12);
+	/* 1 GiB per 5 ms with 2 GiB to go: 10 ms to the limit, an eighth of it */
+	CU_ASSERT_DOUBLE_EQUAL(policy_interval(c, 2 * GI, 1 * GI, 0.01), 0.01 / 8, 1e-9);
+	/* within 10% of the limit: at most a quarter of the base */
+	CU_ASSERT_DOUBLE_EQUAL(policy_interval(c, 4 * GI - 1, 4 * GI - 1, 0.01), 0.005 / 4, 1e-12);
+	/* over the limit already (the kill is elsewhere): no negative interval */
+	CU_ASSERT(policy_interval(c, 5 * GI, 1 * GI, 0.01) > 0);
+}
+
+static void exit_code(void)
+{
+	static const struct {
+		test_state state;
+		int signo, deadline;
+		int want;
+	} cases[] = {
+	    {TEST_PASS, 0, 0, EXIT_PASS},
+	    {TEST_SKIP, 0, 0, EXIT_PASS},
+	    {TEST_FAIL, 0, 0, EXIT_TESTS_FAILED},
+	    {TEST_CRASH, 0, 0, EXIT_TESTS_FAILED},
+	    {TEST_TIMEOUT, 0, 0, EXIT_TESTS_FAILED},
+	    {TEST_MEMLIMIT, 0, 0, EXIT_TESTS_FAILED},
+	    {TEST_NOTRUN, 0, 0, EXIT_TESTS_FAILED},
+	    {TEST_ERROR, 0, 0, EXIT_INFRA},
+	    {TEST_PASS, 0, 1, EXIT_INFRA},
+	    {TEST_FAIL, 15, 0, 143},
+	    {TEST_PASS, 2, 0, 130},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		run_ctx *c = fresh();
+		report *rep = report_new();
+		report_shard *s = report_add_shard(rep);
+		s->counts[TEST_PASS] = 3;
+		s->counts[cases[i].state]++;
+		c->rep = rep;
+		c->signo = cases[i].signo;
+		c->deadline_hit = cases[i].deadline;
+		int got = policy_exit_code(c);
+		if (got != cases[i].want)
+			fprintf(stderr, "\n  case %zu: got %d want %d\n", i, got, cases[i].want);
+		CU_ASSERT_EQUAL(got, cases[i].want);
+		report_free(rep);
+	}
+}
+
+static void end_names(void)
+{
+	static const char *const want[END_COUNT] = {"running", "quit",    "recycle",
+	                                            "kill",    "timeout", "error",
+	                                            "crash",   "exit",    "interrupted"};
+	for (int e = 0; e < END_COUNT; e++)
+		CU_ASSERT_STRING_EQUAL(lane_end_name((host_end)e), want[e]);
+	CU_ASSERT_STRING_EQUAL(lane_end_name(END_COUNT), "invalid");
+}
+
+static const mg_case cases[] = {
+    {"check", check},         {"why", why},           {"other_arch", other_arch},
+    {"depth", depth},         {"interval", interval}, {"exit_code", exit_code},
+    {"end_names", end_names},
+};
+
+MG_TEST_MAIN("policy", cases)
