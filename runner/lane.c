@@ -115,8 +115,7 @@ void lane_detach(run_ctx *c, lane *l)
 		}
 	}
 	proc_sampler_free(h->sampler);
-	for (size_t k = 0; k < h->nkids; k++)
-		proc_sampler_free(h->kid[k]);
+	tree_free(h->kids);
 	free(h->in);
 	free(h->outq);
 	size_t *flight = h->flight;
@@ -205,6 +204,8 @@ static int lane_start(run_ctx *c, lane *l)
 	h->pid = spawn_pid(h->proc);
 	if (proc_sampler_open(&h->sampler, h->pid, &err) < 0)
 		h->sampler = NULL; /* gone already: the EOF will tell */
+	if (tree_new(&h->kids, MAX_DESCENDANTS, &err) < 0)
+		h->kids = NULL; /* out of memory: its children go unseen */
 	report_shard *s = record_shard(c, l);
 	report_generation *g = report_shard_add_generation(s);
 	g->index = (uint32_t)(s->ngens - 1);

@@ -29,6 +29,7 @@
 #include "run.h"
 #include "spawn.h"
 #include "timeline.h"
+#include "tree.h"
 
 #define START_DEADLINE  10.0 /* seconds from fork to hello */
 #define QUIT_DEADLINE   5.0  /* seconds from quit (nothing in flight) to bye */
@@ -65,11 +66,7 @@ typedef struct host {
 	uint64_t va_before, va_last, rss_last, peak_va, peak_rss;
 	uint64_t desc_rss, desc_va_max;
 	pid_t desc_va_pid; /* the descendant with the most VA (drivers: the program) */
-	proc_sampler *kid[MAX_DESCENDANTS]; /* kept-open samplers of the descendants */
-	pid_t kid_pid[MAX_DESCENDANTS];
-	mg_arch kid_arch[MAX_DESCENDANTS];  /* read from each when it appears or execs */
-	uint64_t kid_text[MAX_DESCENDANTS]; /* its code size when its arch was read */
-	size_t nkids;
+	tree *kids;        /* kept-open samplers of the descendants */
 	/* VA limits are per process and per arch: the largest descendant of the
 	 * host's arch, and of the other (a 32-bit program under a 64-bit shell) */
 	uint64_t desc_va_same, desc_va_other;

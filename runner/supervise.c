@@ -110,85 +110,28 @@ static void supervise_reap_live(run_ctx *c)
 
 /* ---- the guard: sampling ---- */
 
-/* Forgets descendant k (it left the tree or is gone): the last takes its place. */
-static void kid_drop(host *h, size_t k)
-{
-	proc_sampler_free(h->kid[k]);
-	h->nkids--;
-	h->kid[k] = h->kid[h->nkids];
-	h->kid_pid[k] = h->kid_pid[h->nkids];
-	h->kid_arch[k] = h->kid_arch[h->nkids];
-	h->kid_text[k] = h->kid_text[h->nkids];
-}
-
 /*
- * Samples the host's descendants. Their statm fds stay open from one scan to
- * the next (host.kids), so a steady tree costs a children-file read and one
- * pread per process: files are opened or closed only when the tree changes.
- * A process's arch is read from its executable when it appears and again
- * when its code size changes (it exec'd: a shell becoming a 32-bit program).
+ * Samples the host's descendants (guard's tree: their statm fds stay open
+ * from one scan to the next, so a steady tree costs a children-file read
+ * and a pread per process). Each is judged by its own arch: the largest VA
+ * of the host's arch (or not known), and of the other.
  */
 static void sample_tree(const run_ctx *c, lane *l, double t)
 {
 	host *h = &l->h;
-	pid_t kids[MAX_DESCENDANTS];
+	tree_sample s;
 	h->tree_at = t;
-	size_t n = proc_descendants(h->pid, kids, MAX_DESCENDANTS);
-	if (n > MAX_DESCENDANTS)
-		n = MAX_DESCENDANTS;
-	/* drop the samplers of processes that left the tree */
-	for (size_t k = 0; k < h->nkids;) {
-		size_t i = 0;
-		while (i < n && kids[i] != h->kid_pid[k])
-			i++;
-		if (i < n)
-			k++;
-		else
-			kid_drop(h, k);
-	}
-	/* open the new ones */
-	for (size_t i = 0; i < n && h->nkids < MAX_DESCENDANTS; i++) {
-		size_t k = 0;
-		while (k < h->nkids && h->kid_pid[k] != kids[i])
-			k++;
-		if (k < h->nkids || proc_sampler_open(&h->kid[h->nkids], kids[i], NULL) < 0)
-			continue;
-		h->kid_arch[h->nkids] = MG_ARCH_UNKNOWN;
-		h->kid_text[h->nkids] = 0;
-		h->kid_pid[h->nkids++] = kids[i];
-	}
-	h->desc_rss = 0;
-	h->desc_va_max = 0;
-	h->desc_va_pid = 0;
-	h->desc_va_same = 0;
-	h->desc_va_other = 0;
-	h->desc_va_other_pid = 0;
-	for (size_t k = 0; k < h->nkids; k++) {
-		uint64_t va, rss;
-		if (proc_sampler_read(h->kid[k], &va, &rss) < 0) {
-			/* gone (its pid may come back as another process: reopen then) */
-			kid_drop(h, k--);
-			continue;
-		}
-		uint64_t text = proc_sampler_text(h->kid[k]);
-		if (text != h->kid_text[k]) {
-			h->kid_text[k] = text;
-			if (elf_arch_of_pid(&h->kid_arch[k], h->kid_pid[k], NULL) < 0)
-				h->kid_arch[k] = MG_ARCH_UNKNOWN;
-		}
-		h->desc_rss += rss;
-		if (va > h->desc_va_max) {
-			h->desc_va_max = va;
-			h->desc_va_pid = h->kid_pid[k];
-		}
-		if (!h->kid_arch[k] || h->kid_arch[k] == c->arch) {
-			if (va > h->desc_va_same)
-				h->desc_va_same = va;
-		} else if (va > h->desc_va_other) {
-			h->desc_va_other = va;
-			h->desc_va_other_pid = h->kid_pid[k];
-		}
-	}
+	if (!h->kids)
+		return;
+	tree_scan(h->kids, h->pid, &s);
+	mg_arch other = c->arch == MG_ARCH_X86 ? MG_ARCH_X64 : MG_ARCH_X86;
+	h->desc_rss = s.rss;
+	h->desc_va_max = s.va_max;
+	h->desc_va_pid = s.va_max_pid;
+	h->desc_va_same = s.va_of[c->arch] > s.va_of[MG_ARCH_UNKNOWN] ? s.va_of[c->arch]
+	                                                              : s.va_of[MG_ARCH_UNKNOWN];
+	h->desc_va_other = s.va_of[other];
+	h->desc_va_other_pid = s.va_of_pid[other];
 }
 
 static void supervise_sample(run_ctx *c)

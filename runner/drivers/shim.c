@@ -24,6 +24,7 @@
 #include "elf.h"
 #include "proc.h"
 #include "spawn.h"
+#include "tree.h"
 
 #define IN_MAX       (2 * MG_PROTO_LINE_MAX)
 #define OUT_FLUSH    (64 * 1024)
@@ -68,6 +69,7 @@ struct shim {
 	int child_out;
 	proc_sampler *child_mem;
 	uint64_t last_va, last_rss; /* the last reading of the measure chosen */
+	tree *tree;                 /* TREE: the program's process tree */
 	uint64_t tree_va, tree_rss; /* TREE: maxima since the head started */
 	int tree_samples;           /* since the child started: sets the interval */
 	uint64_t peak_va, peak_rss; /* for bye */
@@ -182,26 +184,14 @@ static void peak_note(shim *s, uint64_t va, uint64_t rss)
 		s->peak_rss = rss;
 }
 
-/* TREE: every descendant's statm (O(processes), ~20 us each): largest VA, summed RSS. */
-static void tree_sample(shim *s)
+/* TREE: every descendant's statm through guard's tree (kept-open fds: a
+ * pread each, files opened only for new processes): largest VA, summed RSS. */
+static void sample_program_tree(shim *s)
 {
-	pid_t kids[MAX_TREE];
-	size_t n = proc_descendants(getpid(), kids, MAX_TREE);
-	uint64_t va_max = 0, rss_sum = 0;
-	if (n > MAX_TREE)
-		n = MAX_TREE;
-	for (size_t i = 0; i < n; i++) {
-		proc_sampler *ps;
-		uint64_t va, rss;
-		if (proc_sampler_open(&ps, kids[i], NULL) < 0)
-			continue;
-		if (proc_sampler_read(ps, &va, &rss) == 0) {
-			rss_sum += rss;
-			if (va > va_max)
-				va_max = va;
-		}
-		proc_sampler_free(ps);
-	}
+	tree_sample ts = {0};
+	if (s->tree)
+		tree_scan(s->tree, getpid(), &ts);
+	uint64_t va_max = ts.va_max, rss_sum = ts.rss;
 	s->tree_samples++;
 	if (va_max > s->tree_va)
 		s->tree_va = va_max;
@@ -232,7 +222,7 @@ static void measure(shim *s, uint64_t *va, uint64_t *rss)
 		child_sample(s);
 	} else {
 		if (s->child)
-			tree_sample(s);
+			sample_program_tree(s);
 		s->last_va = s->tree_va;
 		s->last_rss = s->tree_rss;
 	}
@@ -892,6 +882,8 @@ int shim_main(const shim_ops *ops, void *ctx, char **cmd, int ncmd)
 	/* the program must not inherit the protocol pipes */
 	fcntl(s->cmd_fd, F_SETFD, FD_CLOEXEC);
 	fcntl(s->reply_fd, F_SETFD, FD_CLOEXEC);
+	if (ops->measure == SHIM_MEASURE_TREE && tree_new(&s->tree, MAX_TREE, NULL) < 0)
+		return 3;
 	if (ops->self_recycle) {
 		s->recycle_va = env_u64(MG_ENV_RECYCLE_VA);
 		s->recycle_rss = env_u64(MG_ENV_RECYCLE_RSS);
@@ -943,7 +935,7 @@ int shim_main(const shim_ops *ops, void *ctx, char **cmd, int ncmd)
 		if (r < 0 && errno != EINTR)
 			_exit(3);
 		if (r == 0 && s->child && ops->measure == SHIM_MEASURE_TREE)
-			tree_sample(s);
+			sample_program_tree(s);
 		if (pf[0].revents && !read_commands(s)) {
 			/* the runner has gone: quietly, and leave nothing behind */
 			child_kill(s);

@@ -1,0 +1,123 @@
+/*
+ * tree.c - kept-open statm samplers of a process tree (see tree.h). No
+ * allocation after tree_new: the sampling path only preads, and opens a
+ * file only for a process it has not seen.
+ */
+#include "tree.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "elf.h"
+#include "proc.h"
+
+struct tree {
+	size_t n, max;
+	proc_sampler **sampler;
+	pid_t *pid;
+	mg_arch *arch;  /* read from /proc/PID/exe */
+	uint64_t *text; /* the code size when the arch was read */
+	pid_t *found;   /* scratch for proc_descendants */
+};
+
+int tree_new(tree **out, size_t max, mg_err *err)
+{
+	tree *t = calloc(1, sizeof(*t));
+	if (t) {
+		t->max = max;
+		t->sampler = calloc(max ? max : 1, sizeof(*t->sampler));
+		t->pid = calloc(max ? max : 1, sizeof(*t->pid));
+		t->arch = calloc(max ? max : 1, sizeof(*t->arch));
+		t->text = calloc(max ? max : 1, sizeof(*t->text));
+		t->found = calloc(max ? max : 1, sizeof(*t->found));
+	}
+	if (!t || !t->sampler || !t->pid || !t->arch || !t->text || !t->found) {
+		tree_free(t);
+		return mg_err_set(err, MG_ERROR, "out of memory");
+	}
+	*out = t;
+	return 0;
+}
+
+/* Forgets process k: the last takes its place. */
+static void drop(tree *t, size_t k)
+{
+	proc_sampler_free(t->sampler[k]);
+	t->n--;
+	t->sampler[k] = t->sampler[t->n];
+	t->pid[k] = t->pid[t->n];
+	t->arch[k] = t->arch[t->n];
+	t->text[k] = t->text[t->n];
+}
+
+void tree_read(tree *t, tree_sample *out)
+{
+	memset(out, 0, sizeof(*out));
+	for (size_t k = 0; k < t->n; k++) {
+		uint64_t va, rss;
+		if (proc_sampler_read(t->sampler[k], &va, &rss) < 0) {
+			/* gone (its pid may come back as another process: reopen then) */
+			drop(t, k--);
+			continue;
+		}
+		uint64_t text = proc_sampler_text(t->sampler[k]);
+		if (text != t->text[k]) {
+			t->text[k] = text;
+			if (elf_arch_of_pid(&t->arch[k], t->pid[k], NULL) < 0)
+				t->arch[k] = MG_ARCH_UNKNOWN;
+		}
+		out->n++;
+		out->rss += rss;
+		if (va > out->va_max) {
+			out->va_max = va;
+			out->va_max_pid = t->pid[k];
+		}
+		if (va > out->va_of[t->arch[k]]) {
+			out->va_of[t->arch[k]] = va;
+			out->va_of_pid[t->arch[k]] = t->pid[k];
+		}
+	}
+}
+
+void tree_scan(tree *t, pid_t root, tree_sample *out)
+{
+	size_t n = proc_descendants(root, t->found, t->max);
+	if (n > t->max)
+		n = t->max;
+	/* drop the samplers of processes that left the tree */
+	for (size_t k = 0; k < t->n;) {
+		size_t i = 0;
+		while (i < n && t->found[i] != t->pid[k])
+			i++;
+		if (i < n)
+			k++;
+		else
+			drop(t, k);
+	}
+	/* open the new ones */
+	for (size_t i = 0; i < n && t->n < t->max; i++) {
+		size_t k = 0;
+		while (k < t->n && t->pid[k] != t->found[i])
+			k++;
+		if (k < t->n || proc_sampler_open(&t->sampler[t->n], t->found[i], NULL) < 0)
+			continue;
+		t->arch[t->n] = MG_ARCH_UNKNOWN;
+		t->text[t->n] = 0;
+		t->pid[t->n++] = t->found[i];
+	}
+	tree_read(t, out);
+}
+
+void tree_free(tree *t)
+{
+	if (!t)
+		return;
+	for (size_t k = 0; k < t->n; k++)
+		proc_sampler_free(t->sampler[k]);
+	free(t->sampler);
+	free(t->pid);
+	free(t->arch);
+	free(t->text);
+	free(t->found);
+	free(t);
+}

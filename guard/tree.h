@@ -1,0 +1,49 @@
+/*
+ * tree.h - the memory of a process tree: kept-open statm samplers of a
+ * root's descendants, opened when a process appears and closed when it
+ * goes, and each process's arch, read when it appears and again when it
+ * execs (its statm code size changes). Used by the runner for a host's
+ * children and by a driver shim for its program's tree.
+ */
+#ifndef MG_TREE_H
+#define MG_TREE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "limits.h"
+#include "mg_err.h"
+
+/* One reading of a tree (the root itself is not in it). */
+typedef struct tree_sample {
+	uint64_t rss;    /* summed over the processes */
+	uint64_t va_max; /* the largest VA of one process */
+	pid_t va_max_pid;
+	uint64_t va_of[3]; /* the largest VA per arch (index mg_arch; UNKNOWN: not read) */
+	pid_t va_of_pid[3];
+	size_t n; /* processes read */
+} tree_sample;
+
+/* Opaque: owns up to max kept-open statm fds. */
+typedef struct tree tree;
+
+/* A tree of at most max processes (more are not followed). The only
+ * allocation: scans and reads allocate nothing. */
+int tree_new(tree **out, size_t max, mg_err *err);
+
+/*
+ * Finds root's descendants (proc_descendants: O(processes)), keeps the
+ * samplers of those still there, opens the new ones, and reads them all
+ * into out. Costs a children-file read and a pread per process, plus an
+ * open and a 20-byte read for a process that is new or exec'd.
+ */
+void tree_scan(tree *t, pid_t root, tree_sample *out);
+
+/* Reads the processes of the last scan again (a pread each), no search. */
+void tree_read(tree *t, tree_sample *out);
+
+/* Closes every fd. NULL is a no-op. */
+void tree_free(tree *t);
+
+#endif
