@@ -48,6 +48,8 @@ void test_maps_smaps_rss(void);
 void test_maps_malformed(void);
 void test_maps_real_child_x64(void);
 void test_maps_real_child_x86(void);
+void test_tree_exec_x64(void);
+void test_tree_exec_x86(void);
 void test_maps_self(void);
 
 static const mg_case cases[] = {
@@ -95,6 +97,8 @@ static const mg_case cases[] = {
     {"maps_malformed", test_maps_malformed},
     {"maps_real_child_x64", test_maps_real_child_x64},
     {"maps_real_child_x86", test_maps_real_child_x86},
+    {"tree_exec_x64", test_tree_exec_x64},
+    {"tree_exec_x86", test_tree_exec_x86},
     {"maps_self", test_maps_self},
 };
 

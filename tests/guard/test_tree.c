@@ -1,0 +1,108 @@
+/* test_tree.c - a real process tree: descendants found and read, and a
+ * process judged by its arch after it execs (a shell becoming x86). */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "guard_test.h"
+#include "tree.h"
+
+#define MI (1024ULL * 1024)
+
+/* 0 when this kernel cannot execute prog (no IA32 emulation). */
+static int can_exec(const char *prog)
+{
+	pid_t pid = fork();
+	if (pid == 0) {
+		execl(prog, prog, (char *)NULL);
+		_exit(errno == ENOEXEC ? 126 : 127);
+	}
+	int st = 0;
+	waitpid(pid, &st, 0);
+	return !(WIFEXITED(st) && WEXITSTATUS(st) == 126);
+}
+
+/*
+ * A shell, our child, waits for a line, then execs the tiny program of
+ * arch, which maps 80 MiB and says "r". Before: one x64 process; after,
+ * without a new scan: the same pid read again, now of arch, the 80 MiB in
+ * its VA.
+ */
+static void check_exec(const char *prog, mg_arch arch)
+{
+	if (!can_exec(prog)) {
+		fprintf(stderr, "\n  skipped: this kernel cannot execute %s\n", prog);
+		fflush(NULL);
+		_exit(77);
+	}
+	int in[2], out[2];
+	CU_ASSERT_FATAL(pipe(in) == 0 && pipe(out) == 0);
+	char script[512];
+	snprintf(script, sizeof(script), "read line; exec '%s' blocks", prog);
+	fflush(NULL);
+	pid_t pid = fork();
+	CU_ASSERT_FATAL(pid >= 0);
+	if (pid == 0) {
+		dup2(in[0], 0);
+		dup2(out[1], 1);
+		close(in[0]);
+		close(in[1]);
+		close(out[0]);
+		close(out[1]);
+		execl("/bin/sh", "sh", "-c", script, (char *)NULL);
+		_exit(127);
+	}
+	close(in[0]);
+	close(out[1]);
+	tree *t = NULL;
+	CU_ASSERT_EQUAL_FATAL(tree_new(&t, 8, NULL), 0);
+	tree_sample s;
+	/* the shell may still be our fork, or sh: x64 either way */
+	for (int i = 0; i < 100; i++) {
+		tree_scan(t, getpid(), &s);
+		if (s.n == 1 && s.va_of[MG_ARCH_X64])
+			break;
+		usleep(10000);
+	}
+	CU_ASSERT_EQUAL(s.n, 1);
+	CU_ASSERT_EQUAL(s.va_max_pid, pid);
+	CU_ASSERT(s.va_of[MG_ARCH_X64] > 0);
+	CU_ASSERT_EQUAL(s.va_of[MG_ARCH_X86], 0);
+	CU_ASSERT(s.rss > 0);
+
+	CU_ASSERT_FATAL(write(in[1], "go\n", 3) == 3);
+	char c = 0;
+	CU_ASSERT_FATAL(read(out[0], &c, 1) == 1 && c == 'r');
+	tree_read(t, &s); /* no new scan: the same process, now another program */
+	CU_ASSERT_EQUAL(s.n, 1);
+	CU_ASSERT(s.va_of[arch] >= 80 * MI);
+	CU_ASSERT_EQUAL(s.va_of_pid[arch], pid);
+	if (arch == MG_ARCH_X86)
+		CU_ASSERT_EQUAL(s.va_of[MG_ARCH_X64], 0);
+	CU_ASSERT(s.rss >= 80 * MI);
+
+	close(in[1]);
+	int st = 0;
+	CU_ASSERT_EQUAL(waitpid(pid, &st, 0), pid);
+	CU_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	close(out[0]);
+	tree_read(t, &s); /* reaped: gone from the tree */
+	CU_ASSERT_EQUAL(s.n, 0);
+	CU_ASSERT_EQUAL(s.va_max, 0);
+	tree_free(t);
+	tree_free(NULL);
+}
+
+void test_tree_exec_x86(void)
+{
+	check_exec(GUARD_TINY_X86, MG_ARCH_X86);
+}
+
+void test_tree_exec_x64(void)
+{
+	check_exec(GUARD_TINY_X64, MG_ARCH_X64);
+}
