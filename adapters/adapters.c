@@ -1,9 +1,12 @@
 /*
  * adapters.c - the adapter registry: spec parsing, dispatch, "auto" by the
- * CI's environment, and the atomic file output every adapter writes through.
+ * CI's environment, and the output every adapter writes through (stdout, or
+ * a file by atomic.c).
  * Never renders anything itself.
  */
 #include "adapters.h"
+
+#include "atomic.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -131,38 +134,15 @@ static int auto_render(const report *r, const char *path, mg_err *err)
 int adapters_out_open(adapters_out *o, const char *path, mg_err *err)
 {
 	o->f = NULL;
-	o->tmp = NULL;
-	o->path = NULL;
+	o->file = NULL;
 	if (!path || strcmp(path, "-") == 0) {
 		o->f = stdout;
 		return 0;
 	}
-	struct stat st;
-	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-		/* /dev/null, a FIFO, /dev/stdout: write to it; renaming a file
-		 * over it would replace the device. */
-		o->f = fopen(path, "w");
-		if (!o->f)
-			return mg_err_set(err, MG_ERROR, "%s: %s", path, strerror(errno));
-		o->path = report_strdup(path);
-		return 0;
-	}
-	size_t len = strlen(path);
-	o->path = report_strdup(path);
-	o->tmp = malloc(len + 5);
-	if (!o->tmp)
-		abort();
-	memcpy(o->tmp, path, len);
-	memcpy(o->tmp + len, ".tmp", 5);
-	o->f = fopen(o->tmp, "w");
-	if (!o->f) {
-		int rc = mg_err_set(err, errno == ENOENT ? MG_ENOTFOUND : MG_ERROR, "%s: %s",
-		                    o->tmp, strerror(errno));
-		free(o->tmp);
-		free(o->path);
-		o->tmp = o->path = NULL;
+	int rc = atomic_open(&o->file, path, err);
+	if (rc < 0)
 		return rc;
-	}
+	o->f = atomic_stream(o->file);
 	return 0;
 }
 
@@ -171,30 +151,16 @@ int adapters_out_close(adapters_out *o, int ok, mg_err *err)
 	int rc = 0;
 	if (!o->f)
 		return 0;
-	if (!o->tmp) {
-		const char *what = o->path ? o->path : "stdout";
+	if (!o->file) { /* stdout: flushed, never closed */
 		if (fflush(o->f) != 0 || ferror(o->f))
-			rc = mg_err_set(err, MG_ERROR, "%s: %s", what, strerror(errno));
-		if (o->path && fclose(o->f) != 0 && !rc)
-			rc = mg_err_set(err, MG_ERROR, "%s: close: %s", what, strerror(errno));
-		free(o->path);
-		o->path = NULL;
+			rc = mg_err_set(err, MG_ERROR, "stdout: %s", strerror(errno));
 		o->f = NULL;
 		return ok ? rc : (rc ? rc : MG_ERROR);
 	}
-	if (ok && (ferror(o->f) || fflush(o->f) != 0 || fsync(fileno(o->f)) != 0))
-		rc = mg_err_set(err, MG_ERROR, "%s: %s", o->tmp, strerror(errno));
-	if (fclose(o->f) != 0 && ok && !rc)
-		rc = mg_err_set(err, MG_ERROR, "%s: close: %s", o->tmp, strerror(errno));
+	rc = atomic_close(o->file, ok, err);
+	o->file = NULL;
 	o->f = NULL;
-	if (ok && !rc && rename(o->tmp, o->path) != 0)
-		rc = mg_err_set(err, MG_ERROR, "rename %s: %s", o->path, strerror(errno));
-	if (!ok || rc)
-		unlink(o->tmp);
-	free(o->tmp);
-	free(o->path);
-	o->tmp = o->path = NULL;
-	return ok ? rc : (rc ? rc : MG_ERROR);
+	return rc;
 }
 
 void adapters_put_escaped(FILE *f, const char *s, const char *chars, const char *const *with)

@@ -16,8 +16,9 @@
  * unknown one and listing the known ones otherwise. Does not touch files. */
 int adapters_check(const char *spec, mg_err *err);
 
-/* Renders r as spec says. Files are written atomically (PATH.tmp, then
- * rename) unless the adapter appends by nature (GitHub step summary). */
+/* Renders r as spec says. Files are written atomically (atomic.h: a private
+ * temporary, then rename) unless the adapter appends by nature (GitHub step
+ * summary). */
 int adapters_render(const report *r, const char *spec, mg_err *err);
 
 /* The adapters "auto" picks from the environment, most important first:
@@ -30,14 +31,14 @@ const char *const *adapters_names(void);
 
 /*
  * Output helper every adapter uses: path NULL or "-" means stdout (nothing
- * to commit); otherwise PATH.tmp is written and renamed over PATH by
- * adapters_out_close(ok=1). With ok=0, or on any write error, the tmp is
- * removed and PATH is untouched.
+ * to commit); otherwise the file is written through atomic_open (a private
+ * temporary renamed over PATH by adapters_out_close(ok=1); a device or FIFO
+ * in place). With ok=0, or on any write error, the temporary is removed and
+ * PATH is untouched.
  */
 typedef struct adapters_out {
 	FILE *f;
-	char *tmp; /* NULL for stdout */
-	char *path;
+	struct atomic_file *file; /* NULL for stdout */
 } adapters_out;
 
 int adapters_out_open(adapters_out *o, const char *path, mg_err *err);

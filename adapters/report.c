@@ -5,6 +5,8 @@
  */
 #include "report.h"
 
+#include "atomic.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
@@ -1209,73 +1211,21 @@ int report_merge(report *into, const report *from, mg_err *err)
 
 /* ---- files ----------------------------------------------------------------- */
 
-/* Best effort: makes the rename durable. A failure here cannot undo it, so
- * it is not reported. */
-static void sync_parent(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-	char *dir = slash ? report_strndup(path, slash == path ? 1 : (size_t)(slash - path))
-	                  : report_strdup(".");
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd >= 0) {
-		fsync(fd);
-		close(fd);
-	}
-	free(dir);
-}
-
-/* Writes PATH.tmp, checks every step, renames it over PATH; on any failure
- * the tmp is removed and the old PATH is untouched. */
+/* Through atomic_open: a temporary next to PATH, fsynced, renamed over it;
+ * on any failure PATH is untouched. */
 int report_save(const report *r, const char *path, mg_err *err)
 {
-	int rc = MG_ERROR;
+	atomic_file *a = NULL;
 	json_t *doc = report_to_json(r);
-	char *tmp = NULL;
-	FILE *f = NULL;
-	size_t len = strlen(path);
-	struct stat st;
-	int direct = stat(path, &st) == 0 && !S_ISREG(st.st_mode);
-	tmp = xrealloc(NULL, len + 5);
-	memcpy(tmp, path, len);
-	/* /dev/null or a FIFO is written to as it is: a rename would replace it */
-	memcpy(tmp + len, direct ? "" : ".tmp", direct ? 1 : 5);
-
-	f = fopen(tmp, "w");
-	if (!f) {
-		rc = mg_err_set(err, errno == ENOENT ? MG_ENOTFOUND : MG_ERROR, "%s: %s", tmp,
-		                strerror(errno));
+	int rc = atomic_open(&a, path, err);
+	if (rc < 0)
 		goto out;
-	}
-	if (json_dumpf(doc, f, JSON_COMPACT) != 0 || fputc('\n', f) == EOF) {
-		rc = mg_err_set(err, MG_ERROR, "%s: write failed: %s", tmp, strerror(errno));
-		goto out;
-	}
-	if (fflush(f) != 0 || (!direct && fsync(fileno(f)) != 0)) {
-		rc = mg_err_set(err, MG_ERROR, "%s: %s", tmp, strerror(errno));
-		goto out;
-	}
-	int close_failed = fclose(f) != 0;
-	f = NULL;
-	if (close_failed) {
-		rc = mg_err_set(err, MG_ERROR, "%s: close: %s", tmp, strerror(errno));
-		goto out;
-	}
-	if (direct) {
-		rc = 0;
-		goto out;
-	}
-	if (rename(tmp, path) != 0) {
-		rc = mg_err_set(err, MG_ERROR, "rename %s: %s", path, strerror(errno));
-		goto out;
-	}
-	sync_parent(path);
-	rc = 0;
+	FILE *f = atomic_stream(a);
+	int ok = json_dumpf(doc, f, JSON_COMPACT) == 0 && fputc('\n', f) != EOF;
+	if (!ok)
+		mg_err_set(err, MG_ERROR, "%s: write failed: %s", path, strerror(errno));
+	rc = atomic_close(a, ok, ok ? err : NULL);
 out:
-	if (f)
-		fclose(f);
-	if (rc != 0 && !direct)
-		unlink(tmp);
-	free(tmp);
 	json_decref(doc);
 	return rc;
 }

@@ -250,7 +250,8 @@ int report_from_json(report **out, void *json, mg_err *err);
  */
 int report_merge(report *into, const report *from, mg_err *err);
 
-/* Writes PATH.tmp, fsyncs, renames over PATH: never a half-written file. */
+/* Writes through atomic_open (a private temporary next to PATH, fsynced,
+ * renamed over it; a device or FIFO in place): never a half-written file. */
 int report_save(const report *r, const char *path, mg_err *err);
 /* MG_ENOTFOUND if the file is missing, MG_EINVAL if not a valid report. */
 int report_load(report **out, const char *path, mg_err *err);

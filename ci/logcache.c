@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "atomic.h"
 #include "ci_int.h"
 
 #define CACHE_VERSION 1
@@ -73,7 +74,7 @@ void logcache_put(logcache *c, const git_oid *blob, const report_totals *t, int 
 		c->dirty = 1;
 }
 
-/* Keeps the entries of blobs still in n (old ones go), writes tmp, renames. */
+/* Keeps the entries of blobs still in n (old ones go), written atomically. */
 void logcache_save(logcache *c, const notes *n)
 {
 	char key[GIT_OID_HEXSZ + 1];
@@ -87,20 +88,19 @@ void logcache_save(logcache *c, const notes *n)
 			json_object_set(keep, key, e);
 	}
 	json_t *doc = json_pack("{s:i,s:o}", "version", CACHE_VERSION, "entries", keep);
-	size_t len = strlen(c->path) + 16;
-	char *dir = strdup(c->path), *tmp = malloc(len);
-	if (!dir || !tmp)
+	char *dir = strdup(c->path);
+	if (!dir)
 		abort();
 	*strrchr(dir, '/') = '\0';
 	mkdir(dir, 0777);
-	snprintf(tmp, len, "%s.%ld", c->path, (long)getpid());
-	if (doc && json_dump_file(doc, tmp, JSON_COMPACT) == 0 && rename(tmp, c->path) == 0)
-		c->dirty = 0;
-	else
-		unlink(tmp);
-	json_decref(doc);
 	free(dir);
-	free(tmp);
+	atomic_file *a = NULL;
+	if (doc && atomic_open(&a, c->path, NULL) == 0) {
+		int ok = json_dumpf(doc, atomic_stream(a), JSON_COMPACT) == 0;
+		if (atomic_close(a, ok, NULL) == 0)
+			c->dirty = 0;
+	}
+	json_decref(doc);
 }
 
 void logcache_free(logcache *c)

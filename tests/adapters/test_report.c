@@ -3,11 +3,13 @@
  * save, merge, finish (counts and suspects), size and duration formatting,
  * and the adapter registry's spec checks.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "adapters.h"
@@ -332,33 +334,166 @@ static void test_save_no_dir(void)
 	report_free(r);
 }
 
-/* A save that fails (here: PATH.tmp cannot be created because it is a
- * directory) leaves the previous file byte for byte intact. */
+static char *slurp_text(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return NULL;
+	char *buf = calloc(1, 1 << 20);
+	size_t n = fread(buf, 1, (1 << 20) - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+/* The names in tmpdir other than . and .. (a temporary left behind shows). */
+static int tmpdir_entries(void)
+{
+	DIR *d = opendir(tmpdir);
+	int n = 0;
+	CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+	for (struct dirent *e; (e = readdir(d)) != NULL;)
+		if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, ".."))
+			n++;
+	closedir(d);
+	return n;
+}
+
+/* A save that fails (here: the temporary's name is too long for the file
+ * system, even for root) leaves the previous file byte for byte intact. */
 static void test_save_failure_keeps_old(void)
 {
 	make_tmpdir();
-	char path[512], tmp[600];
-	path_in(path, sizeof(path), "r.json");
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	char path[512], name[256];
+	memset(name, 'r', 240);
+	name[240] = '\0';
+	path_in(path, sizeof(path), name);
 	CU_ASSERT_FATAL(write_file(path, "previous\n") == 0);
-	CU_ASSERT_FATAL(mkdir(tmp, 0700) == 0);
 	report *r = fixture_full_report();
 	mg_err err = {{0}};
 	CU_ASSERT(report_save(r, path, &err) < 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, ".tmp."));
 	FILE *f = fopen(path, "r");
 	char buf[64] = "";
 	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
 	CU_ASSERT_PTR_NOT_NULL(fgets(buf, sizeof(buf), f));
 	fclose(f);
 	CU_ASSERT_STRING_EQUAL(buf, "previous\n");
-	/* and a later save that can succeed replaces it, leaving no tmp */
-	CU_ASSERT_EQUAL(rmdir(tmp), 0);
+	CU_ASSERT_EQUAL(tmpdir_entries(), 1);
+	/* a save that can succeed replaces a file, leaving no temporary */
+	path_in(path, sizeof(path), "r.json");
+	CU_ASSERT_FATAL(write_file(path, "previous\n") == 0);
 	CU_ASSERT_EQUAL(report_save(r, path, &err), 0);
-	CU_ASSERT(!file_exists(tmp));
+	CU_ASSERT_EQUAL(tmpdir_entries(), 2);
 	report *back = NULL;
 	CU_ASSERT_EQUAL(report_load(&back, path, &err), 0);
 	report_free(back);
 	report_free(r);
+	cleanup_tmpdir();
+}
+
+/* A symlink planted at the old fixed temporary name (PATH.tmp) is never
+ * written through: not by the report, not by an adapter's output. */
+static void test_save_symlink_tmp(void)
+{
+	make_tmpdir();
+	char path[512], tmp[600], victim[512], spec[700];
+	path_in(victim, sizeof(victim), "victim");
+	CU_ASSERT_FATAL(write_file(victim, "victim\n") == 0);
+	const char *const targets[] = {"r.json", "console.txt"};
+	for (int i = 0; i < 2; i++) {
+		path_in(path, sizeof(path), targets[i]);
+		snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+		CU_ASSERT_FATAL(symlink(victim, tmp) == 0);
+		report *r = fixture_full_report();
+		mg_err err = {{0}};
+		snprintf(spec, sizeof(spec), "console=%s", path);
+		CU_ASSERT_EQUAL(
+		    i == 0 ? report_save(r, path, &err) : adapters_render(r, spec, &err), 0);
+		report_free(r);
+		char *text = slurp_text(victim);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+		CU_ASSERT_STRING_EQUAL(text, "victim\n");
+		free(text);
+		struct stat st;
+		CU_ASSERT(lstat(tmp, &st) == 0 && S_ISLNK(st.st_mode));
+		CU_ASSERT(lstat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 100);
+	}
+	CU_ASSERT_EQUAL(tmpdir_entries(), 5); /* victim, two targets, two links */
+	cleanup_tmpdir();
+}
+
+/* Processes saving the same path at once: every save succeeds and the file
+ * is always one whole report (a shared temporary name made one process's
+ * rename fail and could interleave two reports). */
+static void test_save_concurrent(void)
+{
+	enum { WRITERS = 4, SAVES = 200 };
+	make_tmpdir();
+	char path[512];
+	path_in(path, sizeof(path), "r.json");
+	pid_t pids[WRITERS];
+	for (int w = 0; w < WRITERS; w++) {
+		pids[w] = fork();
+		CU_ASSERT_FATAL(pids[w] >= 0);
+		if (pids[w] == 0) {
+			report *r = fixture_full_report();
+			for (int k = 0; k < w; k++) /* a different size per writer */
+				report_shard_add_test(&r->shards[0])->name = report_strdup("x/pad");
+			report_finish(r, REPORT_MAX_SUSPECTS);
+			int bad = 0;
+			for (int i = 0; i < SAVES; i++) {
+				mg_err err = {{0}};
+				if (report_save(r, path, &err) != 0) {
+					if (!bad)
+						fprintf(stderr, "writer %d: %s\n", w, err.msg);
+					bad++;
+				}
+			}
+			_exit(bad ? 1 : 0);
+		}
+	}
+	for (int w = 0; w < WRITERS; w++) {
+		int status = 0;
+		CU_ASSERT_EQUAL(waitpid(pids[w], &status, 0), pids[w]);
+		CU_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	}
+	report *back = NULL;
+	mg_err err = {{0}};
+	CU_ASSERT_EQUAL(report_load(&back, path, &err), 0);
+	CU_ASSERT(back && back->nshards > 0);
+	report_free(back);
+	CU_ASSERT_EQUAL(tmpdir_entries(), 1);
+	cleanup_tmpdir();
+}
+
+/* A FIFO is written in place: it is still a FIFO after, and the reader got
+ * the whole report. */
+static void test_save_to_fifo(void)
+{
+	make_tmpdir();
+	char path[512];
+	path_in(path, sizeof(path), "fifo");
+	CU_ASSERT_FATAL(mkfifo(path, 0600) == 0);
+	pid_t pid = fork();
+	CU_ASSERT_FATAL(pid >= 0);
+	if (pid == 0) {
+		report *r = fixture_full_report();
+		mg_err err = {{0}};
+		_exit(report_save(r, path, &err) == 0 ? 0 : 1);
+	}
+	char *text = slurp_text(path);
+	int status = 0;
+	CU_ASSERT_EQUAL(waitpid(pid, &status, 0), pid);
+	CU_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+	json_t *j = json_loads(text, 0, NULL);
+	CU_ASSERT_PTR_NOT_NULL(j);
+	json_decref(j);
+	free(text);
+	struct stat st;
+	CU_ASSERT(lstat(path, &st) == 0 && S_ISFIFO(st.st_mode));
+	CU_ASSERT_EQUAL(tmpdir_entries(), 1);
 	cleanup_tmpdir();
 }
 
@@ -792,18 +927,6 @@ static void test_html_bad_path(void)
 	report_free(r);
 }
 
-static char *slurp_text(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return NULL;
-	char *buf = calloc(1, 1 << 20);
-	size_t n = fread(buf, 1, (1 << 20) - 1, f);
-	buf[n] = '\0';
-	fclose(f);
-	return buf;
-}
-
 /* A fake buildkite-agent on PATH gets the arguments and the Markdown on
  * stdin; a failing agent is an error. */
 static void test_buildkite_agent(void)
@@ -923,6 +1046,9 @@ static const mg_case cases[] = {
     {"load_bad_timeline", test_load_bad_timeline},
     {"save_no_dir", test_save_no_dir},
     {"save_failure_keeps_old", test_save_failure_keeps_old},
+    {"save_symlink_tmp", test_save_symlink_tmp},
+    {"save_concurrent", test_save_concurrent},
+    {"save_to_fifo", test_save_to_fifo},
     {"merge_counts", test_merge_counts},
     {"merge_replace", test_merge_replace},
     {"merge_rerun", test_merge_rerun},

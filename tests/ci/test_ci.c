@@ -4,6 +4,7 @@
  * that git itself reads and writes the same notes. Commands run through
  * ci_main with stdout and stderr captured.
  */
+#include <dirent.h>
 #include <fcntl.h>
 #include <ftw.h>
 #include <git2.h>
@@ -1125,6 +1126,20 @@ static void compare_merge_base(void)
 	cleanup();
 }
 
+/* How many names dir holds besides . and ..; -1 when it cannot be read. */
+static int dir_entries(const char *dir)
+{
+	DIR *d = opendir(dir);
+	int n = 0;
+	if (!d)
+		return -1;
+	for (struct dirent *e; (e = readdir(d)) != NULL;)
+		if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+			n++;
+	closedir(d);
+	return n;
+}
+
 static void growth_parse_case(void)
 {
 	growth_limits l;
@@ -1265,6 +1280,7 @@ static void log_formats(void)
 	snprintf(first, sizeof(first), "%s", r->out);
 	struct stat st;
 	CU_ASSERT_EQUAL(stat(path_in(rd, ".git/memguard/log-cache.json"), &st), 0);
+	CU_ASSERT_EQUAL(dir_entries(path_in(rd, ".git/memguard")), 1); /* no temporary left */
 	CU_ASSERT_STRING_EQUAL(run_in(rd, "log", NULL)->out, first);
 	write_file(path_in(rd, ".git/memguard/log-cache.json"), "{not json");
 	CU_ASSERT_STRING_EQUAL(run_in(rd, "log", NULL)->out, first);

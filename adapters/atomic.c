@@ -1,0 +1,149 @@
+/*
+ * atomic.c - whole-or-nothing file writes: an exclusive temporary next to the
+ * target, fsync, rename, fsync of the directory. Must never follow a symlink
+ * at the temporary name, never leave a temporary behind, and never replace
+ * a device or FIFO (those are written in place).
+ */
+#include "atomic.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+struct atomic_file {
+	FILE *f;
+	char *path;
+	char *tmp; /* NULL: written in place */
+};
+
+#define TMP_TRIES 16
+
+/* 32 bits that another process is unlikely to pick: getrandom, else the
+ * clock mixed with a counter (the exclusive create catches a collision). */
+static uint32_t tmp_random(void)
+{
+	static uint32_t counter;
+	uint32_t r;
+	if (getrandom(&r, sizeof(r), GRND_NONBLOCK) == (ssize_t)sizeof(r))
+		return r;
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint32_t)ts.tv_nsec ^ ((uint32_t)ts.tv_sec << 16) ^ (++counter * 2654435761u);
+}
+
+/* Creates PATH.tmp.PID.RANDOM exclusively; its name in *tmp_out. */
+static int tmp_create(int *fd_out, char **tmp_out, const char *path, mg_err *err)
+{
+	size_t size = strlen(path) + 40;
+	char *tmp = malloc(size);
+	if (!tmp)
+		abort();
+	int fd = -1;
+	for (int i = 0; i < TMP_TRIES && fd < 0; i++) {
+		snprintf(tmp, size, "%s.tmp.%ld.%08" PRIx32, path, (long)getpid(), tmp_random());
+		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+		if (fd < 0 && errno != EEXIST)
+			break;
+	}
+	if (fd < 0) {
+		int rc = mg_err_set(err, errno == ENOENT ? MG_ENOTFOUND : MG_ERROR, "%s: %s", tmp,
+		                    strerror(errno));
+		free(tmp);
+		return rc;
+	}
+	*fd_out = fd;
+	*tmp_out = tmp;
+	return 0;
+}
+
+int atomic_open(atomic_file **out, const char *path, mg_err *err)
+{
+	int rc, fd = -1;
+	struct stat st;
+	atomic_file *a = calloc(1, sizeof(*a));
+	if (!a)
+		abort();
+	*out = NULL;
+	a->path = strdup(path);
+	if (!a->path)
+		abort();
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		fd = open(path, O_WRONLY | O_CLOEXEC);
+		if (fd < 0) {
+			rc = mg_err_set(err, MG_ERROR, "%s: %s", path, strerror(errno));
+			goto fail;
+		}
+	} else if ((rc = tmp_create(&fd, &a->tmp, path, err)) < 0) {
+		goto fail;
+	}
+	a->f = fdopen(fd, "w");
+	if (!a->f) {
+		rc = mg_err_set(err, MG_ERROR, "%s: %s", a->tmp ? a->tmp : path, strerror(errno));
+		goto fail;
+	}
+	*out = a;
+	return 0;
+fail:
+	if (fd >= 0)
+		close(fd);
+	if (a->tmp)
+		unlink(a->tmp);
+	free(a->tmp);
+	free(a->path);
+	free(a);
+	return rc;
+}
+
+FILE *atomic_stream(const atomic_file *a)
+{
+	return a->f;
+}
+
+/* Best effort: makes the rename durable. A failure here cannot undo it, so
+ * it is not reported. */
+static void sync_parent(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
+	if (!dir)
+		return;
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0) {
+		fsync(fd);
+		close(fd);
+	}
+	free(dir);
+}
+
+int atomic_close(atomic_file *a, int ok, mg_err *err)
+{
+	int rc = 0;
+	if (!a)
+		return 0;
+	const char *name = a->tmp ? a->tmp : a->path;
+	errno = 0;
+	if (ok && (ferror(a->f) || fflush(a->f) != 0 || (a->tmp && fsync(fileno(a->f)) != 0)))
+		rc = mg_err_set(err, MG_ERROR, "%s: %s", name,
+		                errno ? strerror(errno) : "write failed");
+	if (fclose(a->f) != 0 && ok && !rc)
+		rc = mg_err_set(err, MG_ERROR, "%s: close: %s", name, strerror(errno));
+	if (a->tmp && ok && !rc) {
+		if (rename(a->tmp, a->path) != 0)
+			rc = mg_err_set(err, MG_ERROR, "rename %s: %s", a->path, strerror(errno));
+		else
+			sync_parent(a->path);
+	}
+	if (a->tmp && (!ok || rc))
+		unlink(a->tmp);
+	free(a->tmp);
+	free(a->path);
+	free(a);
+	return ok ? rc : (rc ? rc : MG_ERROR);
+}

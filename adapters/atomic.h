@@ -1,0 +1,41 @@
+/*
+ * atomic.h - writing a file other programs read (a report, an adapter's
+ * output, a cache): whole or not at all. The one copy of "temporary file,
+ * fsync, rename" in memguard; adapters, ci and the runner write through it.
+ */
+#ifndef MG_ATOMIC_H
+#define MG_ATOMIC_H
+
+#include <stdio.h>
+
+#include "mg_err.h"
+
+/* One file being written; owns its stream and its temporary file. */
+typedef struct atomic_file atomic_file;
+
+/*
+ * Opens path for writing. When path is a regular file, or does not exist,
+ * the data goes to a temporary file next to it, PATH.tmp.PID.RANDOM, created
+ * exclusively (O_CREAT|O_EXCL|O_NOFOLLOW: never through a symlink someone
+ * planted, never shared with another process writing the same path), mode
+ * 0666 less the umask; atomic_close renames it over path. When path exists
+ * and is not a regular file (/dev/null, a FIFO, /dev/stdout) it is written
+ * in place: renaming over it would replace the device.
+ * MG_ENOTFOUND when the directory does not exist, MG_ERROR otherwise; the
+ * message names the file that could not be created.
+ */
+int atomic_open(atomic_file **out, const char *path, mg_err *err);
+
+/* The stream to write to; valid until atomic_close. */
+FILE *atomic_stream(const atomic_file *a);
+
+/*
+ * Ends the write and frees a. With ok, checks the stream, fsyncs, closes and
+ * renames the temporary over path (then fsyncs the directory, best effort):
+ * 0, or MG_ERROR naming the step that failed. Without ok, or when any step
+ * fails, the temporary is removed and path is untouched; without ok the
+ * return is MG_ERROR (or the error of a step). NULL returns 0.
+ */
+int atomic_close(atomic_file *a, int ok, mg_err *err);
+
+#endif
