@@ -520,12 +520,13 @@ static void mg_fault(outcome *o, const char *const *argv, const char *fault, con
 	mg_n(o, argv, fault, need, "200");
 }
 
-/* The runs of the runner's own: skipped when it does not honour --tests-from. */
-static void skip_without_tests_from(const outcome *o)
+/* Bisect re-runs exact test lists with memguard run --tests-from: a runner
+ * that ignores it is a regression these cases must fail on, never a skip. */
+static void require_tests_from(const outcome *o)
 {
 	if (strstr(o->err, "did not run exactly the")) {
-		printf("SKIP: memguard run ignores --tests-from in this build\n");
-		exit(77);
+		fprintf(stderr, "memguard run ignored --tests-from:\n%s", o->err);
+		CU_FAIL_FATAL("memguard run ignores --tests-from");
 	}
 }
 
@@ -556,7 +557,7 @@ static void bisect_report_crash(void)
 	const char *argv[] = {MEMGUARD_EXE, "bisect", "--report", report, "--out",
 	                      out,          "--",     FAULT_HOST, NULL};
 	mg_fault(&o, argv, fault, NULL);
-	skip_without_tests_from(&o);
+	require_tests_from(&o);
 	CU_ASSERT(exited_with(&o, BISECT_FOUND));
 	CU_ASSERT_STRING_EQUAL(o.out, "culprit: fault/t037 (with it, fault/t180 crashes)\n");
 	CU_ASSERT_PTR_NOT_NULL(strstr(o.err, "shard 0, host 0: 180 tests ran before fault/t180"));
@@ -595,7 +596,7 @@ static void bisect_report_kill(void)
 	const char *argv[] = {MEMGUARD_EXE, "bisect", "--report", report, "--kill-at",
 	                      "va=3.05G",   "--",     FAULT_HOST, NULL};
 	mg_n(&o, argv, fault, NULL, "40");
-	skip_without_tests_from(&o);
+	require_tests_from(&o);
 	CU_ASSERT(exited_with(&o, BISECT_FOUND));
 	CU_ASSERT_STRING_EQUAL(o.out, "culprit: fault/t007 (with it, fault/t030 is killed)\n");
 	CU_ASSERT_PTR_NOT_NULL(strstr(o.err, "30 tests ran before fault/t030 (kill)"));
@@ -619,7 +620,7 @@ static void bisect_report_target(void)
 	const char *argv[] = {MEMGUARD_EXE, "bisect", "--report", report, "--crash",
 	                      "fault/t004", "--",     FAULT_HOST, NULL};
 	mg_n(&o, argv, fault, NULL, "10");
-	skip_without_tests_from(&o);
+	require_tests_from(&o);
 	CU_ASSERT(exited_with(&o, BISECT_FOUND));
 	CU_ASSERT_STRING_EQUAL(o.out, "culprit: fault/t003 (with it, fault/t004 crashes)\n");
 	CU_ASSERT_PTR_NOT_NULL(strstr(o.err, "shard 0, host 1: 1 tests ran before fault/t004"));
@@ -657,7 +658,7 @@ static void bisect_list_stderr(void)
 	fclose(f);
 	CU_ASSERT_EQUAL(chmod(script, 0755), 0);
 	mg_n(&o, argv, "poison@2,crashpoisoned@5", NULL, "8");
-	skip_without_tests_from(&o);
+	require_tests_from(&o);
 	CU_ASSERT(exited_with(&o, BISECT_FOUND));
 	CU_ASSERT_STRING_EQUAL(o.out, "culprit: fault/t002 (with it, fault/t005 fails)\n");
 	CU_ASSERT_PTR_NOT_NULL(strstr(o.err, "5 tests listed before fault/t005"));
@@ -677,7 +678,7 @@ static void bisect_cumulative(void)
 	     "poison@1,poison@3,poison@5,poison@7,poison@9,poison@11,poison@13,"
 	     "poison@15,poison@17,crashpoisoned@30",
 	     "9", "31");
-	skip_without_tests_from(&o);
+	require_tests_from(&o);
 	CU_ASSERT(exited_with(&o, BISECT_FOUND));
 	CU_ASSERT_PTR_NOT_NULL(strstr(o.out, "no small culprit: fault/t030 fails after the first "
 	                                     "18 tests, and more than 8 of them are needed"));
@@ -786,7 +787,7 @@ static void bisect_config(void)
 	const char *argv[] = {MEMGUARD_EXE, "bisect", "--config", cfg, "--crash",
 	                      "fault/t180", "--",     FAULT_HOST, NULL};
 	mg_fault(&o, argv, "poison@99,crashpoisoned@180", NULL);
-	skip_without_tests_from(&o);
+	require_tests_from(&o);
 	CU_ASSERT(exited_with(&o, BISECT_FOUND));
 	CU_ASSERT_STRING_EQUAL(o.out, "culprit: fault/t099 (with it, fault/t180 fails)\n");
 	char path[128];
@@ -814,7 +815,7 @@ static void bisect_crash_name(void)
 	const char *argv[] = {MEMGUARD_EXE, "bisect",   "--crash", "fault/t180",
 	                      "--",         FAULT_HOST, NULL};
 	mg_fault(&o, argv, "poison@137,crashpoisoned@180", NULL);
-	skip_without_tests_from(&o);
+	require_tests_from(&o);
 	CU_ASSERT(exited_with(&o, BISECT_FOUND));
 	CU_ASSERT_STRING_EQUAL(o.out, "culprit: fault/t137 (with it, fault/t180 fails)\n");
 	CU_ASSERT_PTR_NOT_NULL(strstr(o.err, "180 tests listed before fault/t180"));
@@ -828,7 +829,7 @@ static void bisect_pair(void)
 	const char *argv[] = {MEMGUARD_EXE, "bisect",   "--crash", "fault/t199",
 	                      "--",         FAULT_HOST, NULL};
 	mg_fault(&o, argv, "poison@3,poison@150,crashpoisoned@199", "2");
-	skip_without_tests_from(&o);
+	require_tests_from(&o);
 	CU_ASSERT(exited_with(&o, BISECT_FOUND));
 	CU_ASSERT_STRING_EQUAL(o.out,
 	                       "culprits: fault/t003 + fault/t150 (with them, fault/t199 fails)\n");
@@ -841,7 +842,7 @@ static void bisect_alone(void)
 	const char *argv[] = {MEMGUARD_EXE, "bisect",   "--crash", "fault/t050",
 	                      "--",         FAULT_HOST, NULL};
 	mg_fault(&o, argv, "segv@50", NULL);
-	skip_without_tests_from(&o);
+	require_tests_from(&o);
 	CU_ASSERT(exited_with(&o, BISECT_FOUND));
 	CU_ASSERT_STRING_EQUAL(o.out,
 	                       "culprit: fault/t050 itself (it fails alone in a fresh host)\n");
@@ -854,7 +855,7 @@ static void bisect_not_reproducible(void)
 	const char *argv[] = {MEMGUARD_EXE, "bisect",   "--crash", "fault/t100",
 	                      "--",         FAULT_HOST, NULL};
 	mg_fault(&o, argv, "poison@37,crashpoisoned@180", NULL);
-	skip_without_tests_from(&o);
+	require_tests_from(&o);
 	CU_ASSERT(exited_with(&o, BISECT_NOT_REPRODUCED));
 	CU_ASSERT_PTR_NOT_NULL(strstr(o.out, "not reproducible: fault/t100"));
 	done(&o);
