@@ -5,8 +5,10 @@
  * covers. Each adapter renders into a fresh directory with its stdout
  * captured and the CI's files pointed there; everything it wrote is joined
  * ("=== name ===" per file, the directory shown as @TMP@) and compared byte
- * for byte. MG_REGENERATE=1 rewrites the expected files of every adapter
- * (for an intentional change: review the diff before committing).
+ * for byte. Every case covers every adapter of the table: a missing
+ * expected file, or one named for no adapter, fails the case.
+ * MG_REGENERATE=1 rewrites the expected files of every adapter (for an
+ * intentional change: review the diff before committing).
  *
  * Usage: test_golden CASE_DIR [ADAPTER...]
  *        test_golden --render CASE_DIR SPEC     (render one spec, for tool checks)
@@ -199,8 +201,13 @@ static int run_adapter(const report *r, const char *dir, size_t which, int regen
 	const char *name = golden[which][0];
 	char expected[4096], tmp[4096], spec[8192], path[8192];
 	pathf(expected, sizeof(expected), "%s/expected.%s", dir, name);
-	if (!regenerate && access(expected, F_OK) != 0)
-		return 0;
+	if (!regenerate && access(expected, F_OK) != 0) {
+		fprintf(stderr,
+		        "%s: missing (every case covers every adapter; MG_REGENERATE=1 "
+		        "writes it)\n",
+		        expected);
+		return 1;
+	}
 	pathf(tmp, sizeof(tmp), "%s/mg_golden_XXXXXX",
 	      getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
 	if (!mkdtemp(tmp))
@@ -286,6 +293,30 @@ static int special(int argc, char **argv)
 	return rc ? 1 : 0;
 }
 
+/* 1 (after naming it) when dir holds an expected.NAME for no adapter of
+ * the table: a misspelt file would otherwise be checked by nothing. */
+static int stray_expected(const char *dir)
+{
+	DIR *d = opendir(dir);
+	int stray = 0;
+	if (!d)
+		return 1;
+	for (struct dirent *e; (e = readdir(d)) != NULL;) {
+		if (strncmp(e->d_name, "expected.", 9) != 0)
+			continue;
+		int known = 0;
+		for (size_t i = 0; i < sizeof(golden) / sizeof(golden[0]); i++)
+			known |= strcmp(e->d_name + 9, golden[i][0]) == 0;
+		if (!known) {
+			fprintf(stderr, "%s/%s: no adapter named '%s' is checked\n", dir, e->d_name,
+			        e->d_name + 9);
+			stray = 1;
+		}
+	}
+	closedir(d);
+	return stray;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -299,21 +330,19 @@ int main(int argc, char **argv)
 	report *r = NULL;
 	if (load_case(dir, &r) != 0)
 		return 1;
-	int failed = 0, covered = 0;
+	int failed = stray_expected(dir), covered = 0;
 	for (size_t i = 0; i < sizeof(golden) / sizeof(golden[0]); i++) {
 		int listed = argc == 2;
 		for (int k = 2; k < argc; k++)
 			listed |= strcmp(argv[k], golden[i][0]) == 0;
 		if (!listed)
 			continue;
-		char path[4096];
-		pathf(path, sizeof(path), "%s/expected.%s", dir, golden[i][0]);
-		covered += regenerate || access(path, F_OK) == 0;
+		covered++;
 		failed |= run_adapter(r, dir, i, regenerate);
 	}
 	report_free(r);
 	if (covered == 0) {
-		fprintf(stderr, "%s: no expected.<adapter> file\n", dir);
+		fprintf(stderr, "%s: no adapter named on the command line is known\n", dir);
 		return 1;
 	}
 	return failed;
