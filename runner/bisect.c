@@ -17,6 +17,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "spawn.h"
+
 #define MAX_PASS 64 /* run options passed through */
 
 static const char usage[] =
@@ -558,38 +560,30 @@ static int run_child(char **argv, const char *out_path, const char *err_path, in
 		errno = EINTR;
 		return -1;
 	}
-	pid_t pid = fork();
-	if (pid < 0) {
+	int fd = open(out_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	int fe = strcmp(out_path, err_path)
+	             ? open(err_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)
+	             : fd;
+	spawn_proc *p = NULL;
+	spawn_options so = SPAWN_OPTIONS_INIT;
+	so.flags = 0; /* bisect's own group: a signal to it is passed on by hand */
+	so.stdout_fd = fd;
+	so.stderr_fd = fe;
+	so.pdeathsig = SIGTERM; /* it ends its hosts and leaves if we die */
+	int rc = fd >= 0 && fe >= 0 ? spawn_start(&p, argv[0], argv, &so, NULL) : -1;
+	if (fe >= 0 && fe != fd)
+		close(fe);
+	if (fd >= 0)
+		close(fd);
+	if (rc < 0) {
 		sigprocmask(SIG_SETMASK, &old, NULL);
 		return -1;
 	}
-	if (pid == 0) {
-		signal(SIGINT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
-		signal(SIGPIPE, SIG_DFL);
-		sigprocmask(SIG_SETMASK, &old, NULL);
-		int fd = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-		int fe = strcmp(out_path, err_path)
-		             ? open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644)
-		             : fd;
-		if (fd < 0 || fe < 0 || dup2(fd, 1) < 0 || dup2(fe, 2) < 0)
-			_exit(127);
-		if (fd > 2)
-			close(fd);
-		if (fe > 2 && fe != fd)
-			close(fe);
-		execv(argv[0], argv);
-		_exit(127);
-	}
-	running_child = pid;
+	running_child = spawn_pid(p);
 	sigprocmask(SIG_SETMASK, &old, NULL);
-	int rc = 0;
-	while (waitpid(pid, status, 0) < 0)
-		if (errno != EINTR) {
-			rc = -1;
-			break;
-		}
+	rc = spawn_wait(p, 0, status, NULL) == 1 ? 0 : -1;
 	running_child = 0;
+	spawn_free(p);
 	return rc;
 }
 

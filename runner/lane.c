@@ -196,7 +196,10 @@ static int lane_start(run_ctx *c, lane *l)
 	host *h = &l->h;
 	mg_err err;
 	conn_build_env(c, 1, l);
-	int rc = spawn_start(&h->proc, c->path, c->argv, c->envp, c->o->address_space, &err);
+	spawn_options so = SPAWN_OPTIONS_INIT;
+	so.envp = c->envp;
+	so.as_limit = c->o->address_space;
+	int rc = spawn_start(&h->proc, c->path, c->argv, &so, &err);
 	if (rc < 0) {
 		lane_failed_start(l, err.msg);
 		return rc;

@@ -22,7 +22,10 @@ int listing_run(run_ctx *c, name_list *out, mg_err *err)
 	double deadline = now_mono() + 60;
 
 	conn_build_env(c, 0, NULL);
-	rc = spawn_start(&p, c->path, c->argv, c->envp, c->o->address_space, err);
+	spawn_options so = SPAWN_OPTIONS_INIT;
+	so.envp = c->envp;
+	so.as_limit = c->o->address_space;
+	rc = spawn_start(&p, c->path, c->argv, &so, err);
 	if (rc < 0)
 		return rc;
 	rc = MG_ERROR;

@@ -1,5 +1,5 @@
 /*
- * spawn.c - fork + exec of a host with its pipes (see spawn.h).
+ * spawn.c - fork + exec of a child with its pipes (see spawn.h).
  * The child side must stay async-signal-safe: no malloc, no stdio, _exit.
  */
 #include "spawn.h"
@@ -20,6 +20,7 @@
 
 struct spawn_proc {
 	pid_t pid; /* -1 once reaped */
+	int own_group;
 	int cmd, reply, out, err;
 };
 
@@ -46,25 +47,33 @@ static void child_fail(int status_fd, int code)
 	_exit(127);
 }
 
+/* The child's end of each fd it gets, and where: fds[i] becomes targets[i]. */
+typedef struct child_fds {
+	int fds[5], targets[5];
+	int n;
+} child_fds;
+
 /*
- * Child side. fds: the child ends of the pipes. Moves them above the target
- * numbers first so that dup2 never clobbers one that is still needed.
+ * Child side: async-signal-safe calls only. Moves its fds above every
+ * target first so that dup2 never clobbers one that is still needed, then
+ * closes everything else but the status pipe (close-on-exec).
  */
-static void child_exec(const char *path, char *const argv[], char *const envp[], int cmd_r,
-                       int reply_w, int out_w, int err_w, int status_w, pid_t parent,
-                       uint64_t as_limit)
+static void child_exec(const char *path, char *const argv[], const spawn_options *o, child_fds *cf,
+                       int status_w, pid_t parent)
 {
+	extern char **environ;
 	sigset_t all;
 	struct sigaction dfl;
-	int fds[4] = {cmd_r, reply_w, out_w, err_w};
-	int targets[4] = {MG_PROTO_CMD_FD, MG_PROTO_REPLY_FD, 1, 2};
 
-	setpgid(0, 0);
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	if (getppid() != parent)
-		_exit(127); /* the runner died before the prctl took effect */
-	if (as_limit) {
-		struct rlimit rl = {(rlim_t)as_limit, (rlim_t)as_limit};
+	if (o->flags & SPAWN_OWN_GROUP)
+		setpgid(0, 0);
+	if (o->pdeathsig) {
+		prctl(PR_SET_PDEATHSIG, o->pdeathsig);
+		if (getppid() != parent)
+			_exit(127); /* we died before the prctl took effect */
+	}
+	if (o->as_limit) {
+		struct rlimit rl = {(rlim_t)o->as_limit, (rlim_t)o->as_limit};
 		if (setrlimit(RLIMIT_AS, &rl) < 0)
 			child_fail(status_w, errno);
 	}
@@ -76,11 +85,11 @@ static void child_exec(const char *path, char *const argv[], char *const envp[],
 	sigemptyset(&all);
 	sigprocmask(SIG_SETMASK, &all, NULL);
 
-	for (int i = 0; i < 4; i++) {
-		int hi = fcntl(fds[i], F_DUPFD, 10);
+	for (int i = 0; i < cf->n; i++) {
+		int hi = fcntl(cf->fds[i], F_DUPFD, 10);
 		if (hi < 0)
 			child_fail(status_w, errno);
-		fds[i] = hi;
+		cf->fds[i] = hi;
 	}
 	if (status_w < 10) {
 		int hi = fcntl(status_w, F_DUPFD_CLOEXEC, 10);
@@ -88,34 +97,42 @@ static void child_exec(const char *path, char *const argv[], char *const envp[],
 			child_fail(status_w, errno);
 		status_w = hi;
 	}
-	int devnull = open("/dev/null", O_RDONLY);
-	if (devnull < 0 || dup2(devnull, 0) < 0)
-		child_fail(status_w, errno);
-	for (int i = 0; i < 4; i++)
-		if (dup2(fds[i], targets[i]) < 0)
+	if (o->flags & SPAWN_NULL_STDIN) {
+		int devnull = open("/dev/null", O_RDONLY);
+		if (devnull < 0 || dup2(devnull, 0) < 0)
 			child_fail(status_w, errno);
-	/* Everything else above 4 goes, except the status pipe (close-on-exec). */
-	if (close_range(MG_PROTO_REPLY_FD + 1, (unsigned)status_w - 1, 0) < 0 ||
+	}
+	int top = 2;
+	for (int i = 0; i < cf->n; i++) {
+		if (dup2(cf->fds[i], cf->targets[i]) < 0)
+			child_fail(status_w, errno);
+		if (cf->targets[i] > top)
+			top = cf->targets[i];
+	}
+	/* Everything else above the targets goes, except the status pipe. */
+	if (close_range((unsigned)top + 1, (unsigned)status_w - 1, 0) < 0 ||
 	    close_range((unsigned)status_w + 1, ~0u, 0) < 0) {
-		for (int fd = MG_PROTO_REPLY_FD + 1; fd < 1024; fd++) /* before Linux 5.9 */
+		for (int fd = top + 1; fd < 1024; fd++) /* before Linux 5.9 */
 			if (fd != status_w)
 				close(fd);
 	}
-	execve(path, argv, envp);
+	execve(path, argv, o->envp ? o->envp : environ);
 	child_fail(status_w, errno);
 }
 
-int spawn_start(spawn_proc **out, const char *path, char *const argv[], char *const envp[],
-                uint64_t as_limit, mg_err *err)
+int spawn_start(spawn_proc **out, const char *path, char *const argv[], const spawn_options *o,
+                mg_err *err)
 {
-	int cmd[2] = {-1, -1}, reply[2] = {-1, -1}, o[2] = {-1, -1}, e[2] = {-1, -1};
+	int cmd[2] = {-1, -1}, reply[2] = {-1, -1}, po[2] = {-1, -1}, pe[2] = {-1, -1};
 	int status[2] = {-1, -1};
 	spawn_proc *p = NULL;
 	int rc = MG_ERROR;
+	unsigned f = o->flags;
 
 	*out = NULL;
-	if (pipe2(cmd, O_CLOEXEC) < 0 || pipe2(reply, O_CLOEXEC) < 0 || pipe2(o, O_CLOEXEC) < 0 ||
-	    pipe2(e, O_CLOEXEC) < 0 || pipe2(status, O_CLOEXEC) < 0) {
+	if (((f & SPAWN_PROTOCOL) && (pipe2(cmd, O_CLOEXEC) < 0 || pipe2(reply, O_CLOEXEC) < 0)) ||
+	    ((f & SPAWN_CAPTURE_OUT) && pipe2(po, O_CLOEXEC) < 0) ||
+	    ((f & SPAWN_CAPTURE_ERR) && pipe2(pe, O_CLOEXEC) < 0) || pipe2(status, O_CLOEXEC) < 0) {
 		mg_err_set(err, MG_ERROR, "cannot create pipes: %s", strerror(errno));
 		goto done;
 	}
@@ -125,7 +142,20 @@ int spawn_start(spawn_proc **out, const char *path, char *const argv[], char *co
 		goto done;
 	}
 	p->pid = -1;
+	p->own_group = (f & SPAWN_OWN_GROUP) != 0;
 	p->cmd = p->reply = p->out = p->err = -1;
+
+	child_fds cf = {.n = 0};
+	if (f & SPAWN_PROTOCOL) {
+		cf.fds[cf.n] = cmd[0], cf.targets[cf.n++] = MG_PROTO_CMD_FD;
+		cf.fds[cf.n] = reply[1], cf.targets[cf.n++] = MG_PROTO_REPLY_FD;
+	}
+	int out_w = f & SPAWN_CAPTURE_OUT ? po[1] : o->stdout_fd;
+	int err_w = f & SPAWN_CAPTURE_ERR ? pe[1] : o->stderr_fd;
+	if (out_w >= 0)
+		cf.fds[cf.n] = out_w, cf.targets[cf.n++] = 1;
+	if (err_w >= 0)
+		cf.fds[cf.n] = err_w, cf.targets[cf.n++] = 2;
 
 	pid_t parent = getpid();
 	fflush(NULL);
@@ -135,16 +165,16 @@ int spawn_start(spawn_proc **out, const char *path, char *const argv[], char *co
 		goto done;
 	}
 	if (pid == 0)
-		child_exec(path, argv, envp, cmd[0], reply[1], o[1], e[1], status[1], parent,
-		           as_limit);
+		child_exec(path, argv, o, &cf, status[1], parent);
 
-	setpgid(pid, pid); /* also in the child: whichever runs first wins the race */
+	if (p->own_group)
+		setpgid(pid, pid); /* also in the child: whichever runs first wins the race */
 	p->pid = pid;
 	close_fd(&status[1]);
 	close_fd(&cmd[0]);
 	close_fd(&reply[1]);
-	close_fd(&o[1]);
-	close_fd(&e[1]);
+	close_fd(&po[1]);
+	close_fd(&pe[1]);
 
 	int child_errno = 0;
 	ssize_t n;
@@ -163,21 +193,22 @@ int spawn_start(spawn_proc **out, const char *path, char *const argv[], char *co
 	}
 	p->cmd = cmd[1];
 	p->reply = reply[0];
-	p->out = o[0];
-	p->err = e[0];
-	cmd[1] = reply[0] = o[0] = e[0] = -1;
-	if (set_flags(p->cmd) < 0 || set_flags(p->reply) < 0 || set_flags(p->out) < 0 ||
-	    set_flags(p->err) < 0) {
-		mg_err_set(err, MG_ERROR, "cannot set pipe flags: %s", strerror(errno));
-		goto done;
-	}
+	p->out = po[0];
+	p->err = pe[0];
+	cmd[1] = reply[0] = po[0] = pe[0] = -1;
+	int *mine[] = {&p->cmd, &p->reply, &p->out, &p->err};
+	for (size_t i = 0; i < sizeof(mine) / sizeof(mine[0]); i++)
+		if (*mine[i] >= 0 && set_flags(*mine[i]) < 0) {
+			mg_err_set(err, MG_ERROR, "cannot set pipe flags: %s", strerror(errno));
+			goto done;
+		}
 	*out = p;
 	p = NULL;
 	rc = 0;
 done:
 	spawn_free(p);
-	int *all[] = {&cmd[0], &cmd[1], &reply[0], &reply[1],  &o[0],
-	              &o[1],   &e[0],   &e[1],     &status[0], &status[1]};
+	int *all[] = {&cmd[0], &cmd[1], &reply[0], &reply[1],  &po[0],
+	              &po[1],  &pe[0],  &pe[1],    &status[0], &status[1]};
 	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
 		close_fd(all[i]);
 	return rc;
@@ -223,7 +254,7 @@ void spawn_close_err(spawn_proc *p)
 void spawn_signal(spawn_proc *p, int sig)
 {
 	if (p->pid > 0)
-		kill(-p->pid, sig);
+		kill(p->own_group ? -p->pid : p->pid, sig);
 }
 
 int spawn_wait(spawn_proc *p, int nohang, int *status, struct rusage *usage)
@@ -233,7 +264,8 @@ int spawn_wait(spawn_proc *p, int nohang, int *status, struct rusage *usage)
 	for (;;) {
 		pid_t r = wait4(p->pid, status, nohang ? WNOHANG : 0, usage);
 		if (r == p->pid) {
-			kill(-p->pid, SIGKILL); /* whatever it left in its group */
+			if (p->own_group)
+				kill(-p->pid, SIGKILL); /* whatever it left in its group */
 			p->pid = -1;
 			return 1;
 		}
@@ -259,12 +291,26 @@ void spawn_free(spawn_proc *p)
 	close_fd(&p->err);
 	if (p->pid > 0) {
 		int st;
-		kill(-p->pid, SIGKILL);
+		if (p->own_group)
+			kill(-p->pid, SIGKILL);
 		kill(p->pid, SIGKILL);
 		while (waitpid(p->pid, &st, 0) < 0 && errno == EINTR)
 			;
 	}
 	free(p);
+}
+
+pid_t spawn_release(spawn_proc *p, int *out_fd)
+{
+	pid_t pid = p->pid;
+	*out_fd = p->out;
+	p->out = -1;
+	p->pid = -1;
+	close_fd(&p->cmd);
+	close_fd(&p->reply);
+	close_fd(&p->err);
+	free(p);
+	return pid;
 }
 
 int spawn_resolve(char *buf, size_t size, const char *cmd, mg_err *err)

@@ -1,13 +1,14 @@
 /*
- * spawn.h - starting a host process: fork + exec with the protocol pipes on
+ * spawn.h - starting a child: fork + exec, for a host (protocol pipes on
  * fds 3/4, stdout/stderr captured, stdin from /dev/null, its own process
- * group and a parent-death signal. Follows git's run-command: a close-on-exec
- * status pipe tells whether exec worked; the child only makes
+ * group, a parent-death signal), a driver's program or bisect's run alike. Follows git's
+ * run-command: a close-on-exec status pipe tells whether exec worked; the child only makes
  * async-signal-safe calls and leaves with _exit.
  */
 #ifndef MG_SPAWN_H
 #define MG_SPAWN_H
 
+#include <signal.h>
 #include <stdint.h>
 #include <sys/resource.h>
 #include <sys/types.h>
@@ -17,18 +18,49 @@
 /* Opaque: owns the pid (until reaped) and the parent's ends of four pipes. */
 typedef struct spawn_proc spawn_proc;
 
+/* What the child gets (flags of spawn_options). */
+enum {
+	SPAWN_PROTOCOL = 1 << 0,    /* command and reply pipes on fds 3 and 4 */
+	SPAWN_CAPTURE_OUT = 1 << 1, /* stdout into a pipe (spawn_out_fd) */
+	SPAWN_CAPTURE_ERR = 1 << 2, /* stderr into a pipe (spawn_err_fd) */
+	SPAWN_OWN_GROUP = 1 << 3,   /* its own process group, signalled as a group */
+	SPAWN_NULL_STDIN = 1 << 4,  /* stdin from /dev/null (else inherited) */
+};
+
 /*
- * Starts path with argv and envp (both NULL-terminated; envp complete).
- * as_limit, when not 0, becomes the child's RLIMIT_AS (an address-space
- * ceiling, e.g. 4 GiB to make a 64-bit build fail like a 32-bit one).
- * Call only from the main thread (PR_SET_PDEATHSIG fires when the forking
- * thread exits). On success the parent ends are non-blocking and
- * close-on-exec. On failure nothing is left open or running, and err says
- * why (exec's errno included): MG_ENOTFOUND when exec failed with ENOENT or
- * EACCES, MG_ERROR otherwise.
+ * How to start a child, libgit2 style: declare with SPAWN_OPTIONS_INIT (a
+ * host: protocol pipes, both streams captured, its own group, stdin from
+ * /dev/null, SIGKILL when we die) and change what differs.
  */
-int spawn_start(spawn_proc **out, const char *path, char *const argv[], char *const envp[],
-                uint64_t as_limit, mg_err *err);
+typedef struct spawn_options {
+	unsigned flags;
+	char *const *envp; /* complete environment; NULL: ours */
+	uint64_t as_limit; /* its RLIMIT_AS when not 0 (a 64-bit build failing like a 32-bit one) */
+	int stdout_fd;     /* not captured: this fd becomes its stdout; -1: ours */
+	int stderr_fd;     /* likewise for stderr */
+	int pdeathsig;     /* sent to it when we die (PR_SET_PDEATHSIG); 0: none */
+} spawn_options;
+
+#define SPAWN_OPTIONS_INIT                                                                         \
+	{                                                                                          \
+		SPAWN_PROTOCOL | SPAWN_CAPTURE_OUT | SPAWN_CAPTURE_ERR | SPAWN_OWN_GROUP |         \
+		    SPAWN_NULL_STDIN,                                                              \
+		    NULL, 0, -1, -1, SIGKILL                                                       \
+	}
+
+/*
+ * Starts path (no PATH search: see spawn_resolve) with argv (NULL-
+ * terminated). Returns once exec has happened, so the first sample sees the
+ * program, not a copy of us. Every fd of ours above 2 is closed in the
+ * child but its pipes (and stdout_fd/stderr_fd, which the caller keeps).
+ * With a pdeathsig, call only from the main thread (PR_SET_PDEATHSIG fires
+ * when the forking thread exits). On success the parent ends are
+ * non-blocking and close-on-exec. On failure nothing is left open or
+ * running, and err says why (exec's errno included): MG_ENOTFOUND when exec
+ * failed with ENOENT or EACCES, MG_ERROR otherwise.
+ */
+int spawn_start(spawn_proc **out, const char *path, char *const argv[], const spawn_options *opts,
+                mg_err *err);
 
 pid_t spawn_pid(const spawn_proc *p);
 int spawn_cmd_fd(const spawn_proc *p);   /* write: runner -> host, -1 once closed */
@@ -42,24 +74,29 @@ void spawn_close_reply(spawn_proc *p);
 void spawn_close_out(spawn_proc *p);
 void spawn_close_err(spawn_proc *p);
 
-/* Signals the host's whole process group. No-op once reaped. */
+/* Signals the child (its whole group with SPAWN_OWN_GROUP). No-op once reaped. */
 void spawn_signal(spawn_proc *p, int sig);
 
 /*
  * waitpid on this pid only. Returns 1 and fills status/usage once it has
  * exited (reaped: the pid is forgotten), 0 if still running (nohang), or
- * MG_ERROR. After reaping, the group is sent SIGKILL so nothing it left in
- * its group survives it.
+ * MG_ERROR. After reaping, its own group (SPAWN_OWN_GROUP) is sent SIGKILL
+ * so nothing it left in its group survives it.
  */
 int spawn_wait(spawn_proc *p, int nohang, int *status, struct rusage *usage);
 
 /* 1 once reaped. */
 int spawn_reaped(const spawn_proc *p);
 
-/* Closes the parent's fds. If the process was not reaped, its group is
- * killed and it is reaped (blocking): _free never leaves a zombie or an
+/* Closes the parent's fds. If the process was not reaped, it (and its own
+ * group) is killed and reaped (blocking): _free never leaves a zombie or an
  * orphan. NULL is a no-op. */
 void spawn_free(spawn_proc *p);
+
+/* Hands the child over to a caller that reaps it itself (a subreaper
+ * waiting on every pid): returns its pid, *out_fd its captured stdout (or
+ * -1), and frees p without killing or waiting. The other ends are closed. */
+pid_t spawn_release(spawn_proc *p, int *out_fd);
 
 /* Resolves a command name like execvp would (PATH search when it has no
  * slash) into buf. MG_ENOTFOUND naming the command when nothing runnable. */

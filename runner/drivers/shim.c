@@ -282,74 +282,28 @@ static void child_kill(shim *s)
 	child_forget(s);
 }
 
-/* In the forked child: async-signal-safe calls only, then exec. On failure
- * errno goes up the close-on-exec status pipe. */
-static void __attribute__((noreturn))
-child_exec(shim *s, char *const argv[], int out, int status, pid_t parent)
-{
-	sigset_t none;
-	sigemptyset(&none);
-	signal(SIGCHLD, SIG_DFL);
-	signal(SIGPIPE, SIG_DFL);
-	sigprocmask(SIG_SETMASK, &none, NULL);
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	if (getppid() != parent)
-		_exit(127);
-	if (out >= 0 && dup2(out, 1) < 0)
-		_exit(127);
-	execvpe(argv[0], argv, s->env);
-	int e = errno;
-	ssize_t w = write(status, &e, sizeof(e));
-	(void)w;
-	_exit(e == ENOENT ? 127 : 126);
-}
-
 /*
- * Forks and execs argv; returns once exec has happened (so the first sample
- * sees the program, not a copy of the shim), or -1 with a message on stderr
- * when it could not (the child is reaped). *out_fd: its piped stdout or -1.
+ * Starts argv (found on PATH) with runner/spawn: in our process group (the
+ * guard samples and kills the tree as one), stdout piped when asked, stderr
+ * ours, killed if we die; returns once exec has happened, or -1 with a
+ * message on stderr. The child is then ours to reap (we are a subreaper).
+ * *out_fd: its piped stdout or -1.
  */
 static pid_t fork_child(shim *s, char *const argv[], int pipe_out, int *out_fd)
 {
-	int out[2] = {-1, -1}, st[2] = {-1, -1}, e = 0;
+	char path[4096];
+	mg_err err;
+	spawn_proc *p;
+	spawn_options so = SPAWN_OPTIONS_INIT;
+	so.flags = pipe_out ? SPAWN_CAPTURE_OUT : 0;
+	so.envp = s->env;
 	*out_fd = -1;
-	if ((pipe_out && pipe2(out, O_CLOEXEC) < 0) || pipe2(st, O_CLOEXEC) < 0) {
-		fprintf(stderr, "memguard __driver: pipe: %s\n", strerror(errno));
-		goto fail;
+	if (spawn_resolve(path, sizeof(path), argv[0], &err) < 0 ||
+	    spawn_start(&p, path, argv, &so, &err) < 0) {
+		fprintf(stderr, "memguard: %s\n", err.msg);
+		return -1;
 	}
-	pid_t parent = getpid();
-	fflush(NULL);
-	pid_t pid = fork();
-	if (pid == 0)
-		child_exec(s, argv, out[1], st[1], parent);
-	if (pid < 0) {
-		fprintf(stderr, "memguard __driver: fork: %s\n", strerror(errno));
-		goto fail;
-	}
-	close(st[1]);
-	st[1] = -1;
-	ssize_t n;
-	while ((n = read(st[0], &e, sizeof(e))) < 0 && errno == EINTR)
-		;
-	if (n > 0) {
-		fprintf(stderr, "memguard: cannot run '%s': %s\n", argv[0], strerror(e));
-		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-			;
-		goto fail;
-	}
-	close(st[0]);
-	if (out[1] >= 0)
-		close(out[1]);
-	*out_fd = out[0];
-	return pid;
-fail:
-	for (int i = 0; i < 2; i++) {
-		if (out[i] >= 0)
-			close(out[i]);
-		if (st[i] >= 0)
-			close(st[i]);
-	}
-	return -1;
+	return spawn_release(p, out_fd);
 }
 
 int shim_spawn(shim *s, char *const argv[], int pipe_out)
@@ -375,6 +329,7 @@ int shim_capture(shim *s, char *const argv[], char **out, size_t *len, int *stat
 	pid_t pid = fork_child(s, argv, 1, &fd);
 	if (pid < 0)
 		return -1;
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK); /* read to its end */
 	for (;;) {
 		char tmp[65536];
 		ssize_t n = read(fd, tmp, sizeof(tmp));

@@ -2,14 +2,18 @@
  * test_runner.c - the host state machine edge by edge, and the option
  * parsing that decides exit 2 (durations, nodes, flags, config keys).
  */
+#include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "lane.h"
 #include "mg_test.h"
 #include "options.h"
+#include "spawn.h"
 #include "timeline.h"
 
 /* The legal edges, written out independently of the table in lane.c. */
@@ -252,6 +256,106 @@ static void timeline_bounded(void)
 	report_free(r);
 }
 
+/* Reads fd to its end into buf (NUL-terminated). */
+static void read_all(int fd, char *buf, size_t cap)
+{
+	size_t len = 0;
+	ssize_t n;
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	while (len + 1 < cap && (n = read(fd, buf + len, cap - 1 - len)) > 0)
+		len += (size_t)n;
+	buf[len] = 0;
+}
+
+/* What the child sees of its fds and group: "3 4 PGID" ("x" for a closed fd). */
+static const char probe[] = "for f in 3 4 9; do if [ -e /proc/self/fd/$f ]; then printf '%s ' $f; "
+                            "else printf 'x '; fi; done; cut -d' ' -f5 /proc/$$/stat";
+
+/* SPAWN_OPTIONS_INIT is a host: protocol fds 3 and 4, stdout captured, its
+ * own process group, nothing else of ours (fd 9) inherited. */
+static void spawn_host(void)
+{
+	int stray = open("/dev/null", O_RDONLY); /* not close-on-exec: must not leak */
+	CU_ASSERT_FATAL(dup2(stray, 9) == 9);
+	spawn_proc *p = NULL;
+	mg_err err;
+	char *argv[] = {"/bin/sh", "-c", (char *)probe, NULL};
+	spawn_options so = SPAWN_OPTIONS_INIT;
+	CU_ASSERT_EQUAL_FATAL(spawn_start(&p, "/bin/sh", argv, &so, &err), 0);
+	CU_ASSERT(spawn_cmd_fd(p) >= 0 && spawn_reply_fd(p) >= 0 && spawn_err_fd(p) >= 0);
+	char out[256], want[64];
+	read_all(spawn_out_fd(p), out, sizeof(out));
+	snprintf(want, sizeof(want), "3 4 x %d\n", (int)spawn_pid(p));
+	CU_ASSERT_STRING_EQUAL(out, want);
+	int st = 0;
+	CU_ASSERT_EQUAL(spawn_wait(p, 0, &st, NULL), 1);
+	CU_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	spawn_free(p);
+	close(9);
+	close(stray);
+}
+
+/* No protocol, stdout into a file of ours, our own process group kept. */
+static void spawn_plain(void)
+{
+	char path[] = "/tmp/mg-spawn-XXXXXX";
+	int fd = mkstemp(path);
+	CU_ASSERT_FATAL(fd >= 0);
+	spawn_proc *p = NULL;
+	mg_err err;
+	char *argv[] = {"/bin/sh", "-c", (char *)probe, NULL};
+	spawn_options so = SPAWN_OPTIONS_INIT;
+	so.flags = 0;
+	so.stdout_fd = fd;
+	CU_ASSERT_EQUAL_FATAL(spawn_start(&p, "/bin/sh", argv, &so, &err), 0);
+	CU_ASSERT(spawn_cmd_fd(p) < 0 && spawn_out_fd(p) < 0 && spawn_err_fd(p) < 0);
+	int st = 0;
+	CU_ASSERT_EQUAL(spawn_wait(p, 0, &st, NULL), 1);
+	CU_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	spawn_free(p);
+	char out[256], want[64];
+	lseek(fd, 0, SEEK_SET);
+	read_all(fd, out, sizeof(out));
+	snprintf(want, sizeof(want), "x x x %d\n", (int)getpgrp());
+	CU_ASSERT_STRING_EQUAL(out, want);
+	close(fd);
+	unlink(path);
+}
+
+/* exec fails: the error names the file and why, nothing is left running. */
+static void spawn_exec_fails(void)
+{
+	spawn_proc *p = (spawn_proc *)1;
+	mg_err err;
+	char *argv[] = {"/nonexistent/prog", NULL};
+	spawn_options so = SPAWN_OPTIONS_INIT;
+	CU_ASSERT_EQUAL(spawn_start(&p, "/nonexistent/prog", argv, &so, &err), MG_ENOTFOUND);
+	CU_ASSERT(p == NULL);
+	CU_ASSERT(strstr(err.msg, "/nonexistent/prog") && strstr(err.msg, "No such file"));
+	CU_ASSERT_EQUAL(waitpid(-1, NULL, WNOHANG), -1); /* no child left */
+}
+
+/* spawn_release hands the pid over: not killed, ours to reap. */
+static void spawn_release_keeps(void)
+{
+	spawn_proc *p = NULL;
+	mg_err err;
+	char *argv[] = {"/bin/sh", "-c", "echo hi; exit 7", NULL};
+	spawn_options so = SPAWN_OPTIONS_INIT;
+	so.flags = SPAWN_CAPTURE_OUT;
+	CU_ASSERT_EQUAL_FATAL(spawn_start(&p, "/bin/sh", argv, &so, &err), 0);
+	int out = -1;
+	pid_t pid = spawn_release(p, &out);
+	CU_ASSERT(pid > 0 && out >= 0);
+	char buf[64];
+	read_all(out, buf, sizeof(buf));
+	CU_ASSERT_STRING_EQUAL(buf, "hi\n");
+	int st = 0;
+	CU_ASSERT_EQUAL(waitpid(pid, &st, 0), pid);
+	CU_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 7);
+	close(out);
+}
+
 static const mg_case cases[] = {
     {"transitions_legal", transitions_legal},
     {"transitions_illegal", transitions_illegal},
@@ -262,6 +366,10 @@ static const mg_case cases[] = {
     {"nodes_from_env", nodes_from_env},
     {"config_file", config_file},
     {"timeline_bounded", timeline_bounded},
+    {"spawn_host", spawn_host},
+    {"spawn_plain", spawn_plain},
+    {"spawn_exec_fails", spawn_exec_fails},
+    {"spawn_release_keeps", spawn_release_keeps},
 };
 
 MG_TEST_MAIN("runner", cases)
