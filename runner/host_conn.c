@@ -22,15 +22,13 @@ static void set_env(run_ctx *c, size_t slot, const char *name, uint64_t value)
 /* Builds the host environment: ours without MEMGUARD_*, plus the protocol's. */
 void conn_build_env(run_ctx *c, int with_limits, const lane *l)
 {
-	extern char **environ;
-	size_t n = 0, k = 0;
-	while (environ[n])
-		n++;
+	size_t k = 0;
 	free(c->envp);
-	c->envp = xrealloc(NULL, (n + 8) * sizeof(char *));
-	for (size_t i = 0; i < n; i++)
-		if (strncmp(environ[i], "MEMGUARD_", 9))
-			c->envp[k++] = environ[i];
+	c->envp = spawn_env_without("MEMGUARD_", 8, &k);
+	if (!c->envp) {
+		fputs("memguard: out of memory\n", stderr);
+		abort();
+	}
 	set_env(c, 0, MG_ENV_HOST, MG_PROTO_VERSION);
 	set_env(c, 1, MG_ENV_CMD_FD, MG_PROTO_CMD_FD);
 	set_env(c, 2, MG_ENV_REPLY_FD, MG_PROTO_REPLY_FD);

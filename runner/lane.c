@@ -510,28 +510,6 @@ void lane_line(run_ctx *c, lane *l, char *line, size_t len)
 	lane_protocol_error(c, l, why);
 }
 
-static const char *signal_name(int sig)
-{
-	switch (sig) {
-	case SIGSEGV:
-		return "SIGSEGV";
-	case SIGABRT:
-		return "SIGABRT";
-	case SIGBUS:
-		return "SIGBUS";
-	case SIGKILL:
-		return "SIGKILL";
-	case SIGFPE:
-		return "SIGFPE";
-	case SIGILL:
-		return "SIGILL";
-	case SIGTERM:
-		return "SIGTERM";
-	default:
-		return "signal";
-	}
-}
-
 /* The exit status of a host that closed its pipe without bye. */
 void lane_exited(run_ctx *c, lane *l, int status)
 {
@@ -539,7 +517,7 @@ void lane_exited(run_ctx *c, lane *l, int status)
 	char what[128];
 	if (WIFSIGNALED(status))
 		snprintf(what, sizeof(what), "killed by signal %d (%s)", WTERMSIG(status),
-		         signal_name(WTERMSIG(status)));
+		         spawn_signal_name(WTERMSIG(status)));
 	else
 		snprintf(what, sizeof(what), "exited with status %d", WEXITSTATUS(status));
 

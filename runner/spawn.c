@@ -341,3 +341,31 @@ int spawn_resolve(char *buf, size_t size, const char *cmd, mg_err *err)
 	}
 	return mg_err_set(err, MG_ENOTFOUND, "cannot run '%s': not found in PATH", cmd);
 }
+
+const char *spawn_signal_name(int sig)
+{
+	static char name[32];
+	const char *abbrev = sigabbrev_np(sig);
+	if (abbrev)
+		snprintf(name, sizeof(name), "SIG%s", abbrev);
+	else
+		snprintf(name, sizeof(name), "signal %d", sig);
+	return name;
+}
+
+char **spawn_env_without(const char *prefix, size_t extra, size_t *n)
+{
+	extern char **environ;
+	size_t total = 0, len = strlen(prefix);
+	while (environ[total])
+		total++;
+	char **env = malloc((total + extra + 1) * sizeof(char *));
+	if (!env)
+		return NULL;
+	*n = 0;
+	for (size_t i = 0; i < total; i++)
+		if (strncmp(environ[i], prefix, len))
+			env[(*n)++] = environ[i];
+	env[*n] = NULL;
+	return env;
+}

@@ -102,4 +102,17 @@ pid_t spawn_release(spawn_proc *p, int *out_fd);
  * slash) into buf. MG_ENOTFOUND naming the command when nothing runnable. */
 int spawn_resolve(char *buf, size_t size, const char *cmd, mg_err *err);
 
+/* "SIGSEGV", "SIGUSR1", ... or "signal N" for a number without a name:
+ * the one way memguard names a signal. Not reentrant (a static buffer). */
+const char *spawn_signal_name(int sig);
+
+/*
+ * Our environment without the variables whose names start with prefix
+ * ("MEMGUARD_": the protocol's, which a child must get fresh or not at
+ * all), as a malloc'd NULL-terminated array of pointers into environ with
+ * room for extra more entries; *n is how many it holds. NULL when out of
+ * memory.
+ */
+char **spawn_env_without(const char *prefix, size_t extra, size_t *n);
+
 #endif

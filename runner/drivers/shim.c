@@ -601,18 +601,6 @@ void shim_die_of(shim *s, int sig)
 	_exit(128 + sig);
 }
 
-const char *shim_signal_name(int sig)
-{
-	static char other[32];
-	const char *n = sigabbrev_np(sig);
-	if (!n) {
-		snprintf(other, sizeof(other), "signal %d", sig);
-		return other;
-	}
-	snprintf(other, sizeof(other), "SIG%s", n);
-	return other;
-}
-
 /* ---- env ---- */
 
 static void env_set(shim *s, const char *name, const char *value)
@@ -651,15 +639,9 @@ char **shim_cmd(shim *s, int *ncmd)
 
 static void env_init(shim *s)
 {
-	extern char **environ;
-	size_t n = 0;
-	while (environ[n])
-		n++;
-	s->env = xmalloc((n + 1) * sizeof(char *));
-	for (size_t i = 0; i < n; i++)
-		if (strncmp(environ[i], "MEMGUARD_", 9))
-			s->env[s->nenv++] = environ[i];
-	s->env[s->nenv] = NULL;
+	s->env = spawn_env_without("MEMGUARD_", 0, &s->nenv);
+	if (!s->env)
+		abort();
 }
 
 static uint64_t env_u64(const char *name)

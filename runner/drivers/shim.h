@@ -112,9 +112,6 @@ void shim_resultf(shim *s, mg_msg_kind kind, const char *fmt, ...)
  * signal (no core dump), so the runner records crash for the started head. */
 void shim_die_of(shim *s, int sig) __attribute__((noreturn));
 
-/* "SIGSEGV" for 11; "signal N" when unknown. */
-const char *shim_signal_name(int sig);
-
 /* ---- the drivers (one file each) ---- */
 
 typedef struct shim_args {
