@@ -2,6 +2,8 @@
  * mg_test.h - the one CUnit driver every test program uses. A test file
  * lists its cases in MG_TEST_CASES; CTest runs one case per entry
  * ("prog case"), or all with no argument. Exit 0 only if no assert failed.
+ * "prog --cases" prints the case names, one a line: CTest's NAME__case_list
+ * (tests/case_list.cmake) compares them with the cases CMake registers.
  */
 #ifndef MG_TEST_H
 #define MG_TEST_H
@@ -18,6 +20,11 @@ typedef struct mg_case {
 static inline int mg_test_main(const char *suite, const mg_case *cases, size_t n, int argc,
                                char **argv)
 {
+	if (argc > 1 && strcmp(argv[1], "--cases") == 0) {
+		for (size_t i = 0; i < n; i++)
+			printf("%s\n", cases[i].name);
+		return fflush(stdout) == 0 ? 0 : 2;
+	}
 	if (CU_initialize_registry() != CUE_SUCCESS)
 		return 2;
 	CU_pSuite s = CU_add_suite(suite, NULL, NULL);
