@@ -90,40 +90,29 @@ void conn_unfeed(run_ctx *c, lane *l)
 void conn_read_replies(run_ctx *c, lane *l)
 {
 	host *h = &l->h;
-	char buf[65536];
 	for (;;) {
-		ssize_t n = read(spawn_reply_fd(h->proc), buf, sizeof(buf));
-		if (n < 0 && errno == EINTR)
+		long n = mg_lines_fill(&h->lines, spawn_reply_fd(h->proc));
+		if (n == -1 && errno == EINTR)
 			continue;
-		if (n < 0 && errno == EAGAIN)
+		if (n == -1 && errno == EAGAIN)
 			return;
+		if (n == MG_LINES_LONG) {
+			lane_protocol_error(c, l, "line longer than the protocol allows");
+			return;
+		}
 		if (n <= 0) {
 			spawn_close_reply(h->proc);
 			lane_fire(c, l, EV_EOF);
 			return;
 		}
-		h->in = xrealloc(h->in, h->in_len + (size_t)n);
-		memcpy(h->in + h->in_len, buf, (size_t)n);
-		h->in_len += (size_t)n;
-		size_t off = 0;
-		record_shard(c, l); /* keep the shard pointer fresh */
-		while (h->state != HOST_NONE && h->state != HOST_DYING) {
-			char *nl = memchr(h->in + off, '\n', h->in_len - off);
-			if (!nl)
-				break;
-			size_t len = (size_t)(nl - (h->in + off));
-			*nl = 0;
-			lane_line(c, l, h->in + off, len);
-			off += len + 1;
-		}
+		char *line;
+		size_t len;
+		/* a line can end the host (its buffer goes with it): check first */
+		while (h->state != HOST_NONE && h->state != HOST_DYING &&
+		       mg_lines_next(&h->lines, &line, &len))
+			lane_line(c, l, line, len);
 		if (h->state == HOST_NONE || h->state == HOST_DYING)
 			return;
-		memmove(h->in, h->in + off, h->in_len - off);
-		h->in_len -= off;
-		if (h->in_len >= MG_PROTO_LINE_MAX) {
-			lane_protocol_error(c, l, "line longer than the protocol allows");
-			return;
-		}
 	}
 }
 

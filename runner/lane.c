@@ -207,6 +207,8 @@ static int lane_start(run_ctx *c, lane *l)
 	h->pid = spawn_pid(h->proc);
 	if (proc_sampler_open(&h->sampler, h->pid, &err) < 0)
 		h->sampler = NULL; /* gone already: the EOF will tell */
+	h->in = xrealloc(NULL, 2 * MG_PROTO_LINE_MAX);
+	mg_lines_init(&h->lines, h->in, 2 * MG_PROTO_LINE_MAX, MG_PROTO_LINE_MAX);
 	if (tree_new(&h->kids, MAX_DESCENDANTS, &err) < 0)
 		h->kids = NULL; /* out of memory: its children go unseen */
 	report_shard *s = record_shard(c, l);

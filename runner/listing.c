@@ -16,8 +16,8 @@
 int listing_run(run_ctx *c, name_list *out, mg_err *err)
 {
 	spawn_proc *p = NULL;
-	char *buf = NULL;
-	size_t len = 0;
+	char *buf = xrealloc(NULL, 2 * MG_PROTO_LINE_MAX);
+	mg_lines lines;
 	int rc = MG_ERROR, got_hello = 0;
 	double deadline = now_mono() + 60;
 
@@ -25,9 +25,12 @@ int listing_run(run_ctx *c, name_list *out, mg_err *err)
 	spawn_options so = SPAWN_OPTIONS_INIT;
 	so.envp = c->envp;
 	so.as_limit = c->o->address_space;
+	mg_lines_init(&lines, buf, 2 * MG_PROTO_LINE_MAX, MG_PROTO_LINE_MAX);
 	rc = spawn_start(&p, c->path, c->argv, &so, err);
-	if (rc < 0)
+	if (rc < 0) {
+		free(buf);
 		return rc;
+	}
 	rc = MG_ERROR;
 	if (write(spawn_cmd_fd(p), "list\n", 5) != 5) {
 		mg_err_set(err, MG_EPROTO, "host '%s' did not take the list command",
@@ -68,9 +71,14 @@ int listing_run(run_ctx *c, name_list *out, mg_err *err)
 					spawn_close_err(p);
 			}
 		}
-		ssize_t n = read(spawn_reply_fd(p), tmp, sizeof(tmp));
-		if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		long n = mg_lines_fill(&lines, spawn_reply_fd(p));
+		if (n == -1 && (errno == EAGAIN || errno == EINTR))
 			continue;
+		if (n == MG_LINES_LONG) {
+			mg_err_set(err, MG_EPROTO, "host '%s' sent a line over the protocol limit",
+			           c->o->host_argv[0]);
+			goto done;
+		}
 		if (n <= 0) {
 			int st;
 			spawn_wait(p, 0, &st, NULL);
@@ -85,21 +93,16 @@ int listing_run(run_ctx *c, name_list *out, mg_err *err)
 				           c->o->host_argv[0]);
 			goto done;
 		}
-		buf = xrealloc(buf, len + (size_t)n);
-		memcpy(buf + len, tmp, (size_t)n);
-		len += (size_t)n;
-		size_t off = 0;
-		char *nl;
-		while ((nl = memchr(buf + off, '\n', len - off))) {
+		char *line;
+		size_t ll;
+		while (mg_lines_next(&lines, &line, &ll)) {
 			mg_msg m;
-			size_t ll = (size_t)(nl - (buf + off));
-			*nl = 0;
-			if (mg_proto_parse(&m, buf + off, ll) < 0 ||
+			if (mg_proto_parse(&m, line, ll) < 0 ||
 			    (!got_hello && m.kind != MG_MSG_HELLO) ||
 			    (got_hello && m.kind != MG_MSG_TEST && m.kind != MG_MSG_END)) {
 				mg_err_set(err, MG_EPROTO,
 				           "host '%s' broke the protocol while listing: '%.60s'",
-				           c->o->host_argv[0], buf + off);
+				           c->o->host_argv[0], line);
 				goto done;
 			}
 			if (m.kind == MG_MSG_HELLO) {
@@ -128,14 +131,6 @@ int listing_run(run_ctx *c, name_list *out, mg_err *err)
 				rc = 0;
 				goto done;
 			}
-			off += ll + 1;
-		}
-		memmove(buf, buf + off, len - off);
-		len -= off;
-		if (len >= MG_PROTO_LINE_MAX) {
-			mg_err_set(err, MG_EPROTO, "host '%s' sent a line over the protocol limit",
-			           c->o->host_argv[0]);
-			goto done;
 		}
 	}
 done:

@@ -78,9 +78,9 @@ typedef struct host {
 	uint64_t own_rss;      /* the host process's own RSS at the last sample */
 	uint64_t vm_peak_seen; /* VmPeak at the last boundary that read it */
 	char warning[256];     /* a soft limit crossed where it cannot recycle */
-	char *in;              /* reply bytes not yet a full line */
-	size_t in_len;
-	char *outq; /* run lines not yet written */
+	char *in;              /* 2 protocol lines of replies not yet read as lines */
+	mg_lines lines;        /* over in */
+	char *outq;            /* run lines not yet written */
 	size_t outq_len, outq_cap;
 	int outq_mid; /* outq starts inside a line already partly written */
 	double t_start;

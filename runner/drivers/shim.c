@@ -53,7 +53,7 @@ struct shim {
 	size_t nenv;
 
 	char in[IN_MAX];
-	size_t in_len;
+	mg_lines lines; /* the runner's commands, over in */
 	int cmd_fd, reply_fd;
 	int quit_pending;
 
@@ -690,19 +690,20 @@ static void queue_push(shim *s, const char *name, size_t len)
 /* Reads what the runner sent. 0 on EOF (the runner has gone). */
 static int read_commands(shim *s)
 {
-	ssize_t n = read(s->cmd_fd, s->in + s->in_len, sizeof(s->in) - s->in_len);
+	long n = mg_lines_fill(&s->lines, s->cmd_fd);
+	if (n == MG_LINES_LONG) {
+		char *head = s->in + s->lines.start;
+		head[64] = 0;
+		violation(s, head);
+	}
 	if (n < 0)
 		return errno == EINTR || errno == EAGAIN ? 1 : 0;
 	if (n == 0)
 		return 0;
-	s->in_len += (size_t)n;
-	size_t off = 0;
-	char *nl;
-	while ((nl = memchr(s->in + off, '\n', s->in_len - off))) {
-		size_t len = (size_t)(nl - (s->in + off));
-		char *line = s->in + off;
+	char *line;
+	size_t len;
+	while (mg_lines_next(&s->lines, &line, &len)) {
 		mg_msg m;
-		*nl = 0;
 		if (mg_proto_parse(&m, line, len) < 0)
 			violation(s, line);
 		if (m.kind == MG_CMD_RUN)
@@ -713,13 +714,6 @@ static int read_commands(shim *s)
 			do_list(s);
 		else
 			violation(s, line);
-		off += len + 1;
-	}
-	memmove(s->in, s->in + off, s->in_len - off);
-	s->in_len -= off;
-	if (s->in_len == sizeof(s->in)) {
-		s->in[64] = 0;
-		violation(s, s->in);
 	}
 	return 1;
 }
@@ -810,6 +804,7 @@ int shim_main(const shim_ops *ops, void *ctx, char **cmd, int ncmd)
 	s->child_out = -1;
 	s->cmd_fd = MG_PROTO_CMD_FD;
 	s->reply_fd = MG_PROTO_REPLY_FD;
+	mg_lines_init(&s->lines, s->in, sizeof(s->in), MG_PROTO_LINE_MAX);
 	if (!getenv(MG_ENV_HOST) || fcntl(s->cmd_fd, F_GETFD) < 0 ||
 	    fcntl(s->reply_fd, F_GETFD) < 0) {
 		fputs("memguard __driver: started outside memguard run (no protocol pipes)\n",

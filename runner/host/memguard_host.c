@@ -62,7 +62,7 @@ typedef struct host {
 	uint64_t va_limit, rss_limit;
 
 	char in[IN_CAP];
-	size_t in_start, in_len;
+	mg_lines lines; /* over in */
 	char out[OUT_CAP];
 	size_t out_len;
 	char msg[MSG_CAP];
@@ -253,21 +253,7 @@ static int out_bye(host *h)
 	return out_printf(h, "bye %" PRIu64 " %" PRIu64 "\n", peak.va, peak.rss);
 }
 
-/* ---- input: a buffered line reader over the command fd ---- */
-
-/* Takes a complete line already buffered, without reading. 1 if one was. */
-static int line_ready(host *h, char **line, size_t *len)
-{
-	char *s = h->in + h->in_start;
-	char *nl = memchr(s, '\n', h->in_len);
-	if (nl == NULL)
-		return 0;
-	*line = s;
-	*len = (size_t)(nl - s);
-	h->in_start += *len + 1;
-	h->in_len -= *len + 1;
-	return 1;
-}
+/* ---- input: the command fd, a line at a time ---- */
 
 /*
  * 1 and a line (valid until the next call), 0 at end of file, -1 on a read
@@ -276,20 +262,15 @@ static int line_ready(host *h, char **line, size_t *len)
 static int line_read(host *h, char **line, size_t *len)
 {
 	for (;;) {
-		if (line_ready(h, line, len))
+		if (mg_lines_next(&h->lines, line, len))
 			return 1;
-		if (h->in_len >= MG_PROTO_LINE_MAX)
-			return -1;
-		memmove(h->in, h->in + h->in_start, h->in_len);
-		h->in_start = 0;
-		ssize_t n = read(h->cmd_fd, h->in + h->in_len, IN_CAP - h->in_len);
-		if (n < 0 && errno == EINTR)
+		long n = mg_lines_fill(&h->lines, h->cmd_fd);
+		if (n == -1 && errno == EINTR)
 			continue;
 		if (n < 0)
 			return -1;
 		if (n == 0)
 			return 0;
-		h->in_len += (size_t)n;
 	}
 }
 
@@ -411,7 +392,7 @@ static int serve_runs(host *h, char *line, size_t len)
 				return 0;
 			return await_quit(h);
 		}
-		if (!line_ready(h, &line, &len))
+		if (!mg_lines_next(&h->lines, &line, &len))
 			return out_flush(h) < 0 ? 0 : STEP_MORE;
 		if (!is_run(line, len)) {
 			if (is_word(line, len, "quit")) {
@@ -487,6 +468,7 @@ static int env_fd(const char *name, int fallback)
 static int host_mode(host *h)
 {
 	h->cmd_fd = env_fd(MG_ENV_CMD_FD, MG_PROTO_CMD_FD);
+	mg_lines_init(&h->lines, h->in, sizeof(h->in), MG_PROTO_LINE_MAX);
 	h->reply_fd = env_fd(MG_ENV_REPLY_FD, MG_PROTO_REPLY_FD);
 	h->has_va_limit = env_u64(MG_ENV_RECYCLE_VA, &h->va_limit);
 	h->has_rss_limit = env_u64(MG_ENV_RECYCLE_RSS, &h->rss_limit);

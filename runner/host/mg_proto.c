@@ -7,6 +7,7 @@
 
 #include <limits.h>
 #include <string.h>
+#include <unistd.h>
 
 /* A cursor over the fields of one line. */
 typedef struct cursor {
@@ -224,4 +225,45 @@ size_t mg_proto_escape(char *dst, size_t cap, const char *src, size_t len)
 		}
 	}
 	return need;
+}
+
+void mg_lines_init(mg_lines *r, char *buf, size_t cap, size_t max)
+{
+	r->buf = buf;
+	r->cap = cap;
+	r->max = max;
+	r->start = r->len = 0;
+}
+
+int mg_lines_next(mg_lines *r, char **line, size_t *len)
+{
+	char *s = r->buf + r->start;
+	char *nl = memchr(s, '\n', r->len);
+	if (!nl)
+		return 0;
+	*nl = 0;
+	*line = s;
+	*len = (size_t)(nl - s);
+	r->start += *len + 1;
+	r->len -= *len + 1;
+	return 1;
+}
+
+long mg_lines_fill(mg_lines *r, int fd)
+{
+	if (r->len >= r->max)
+		return MG_LINES_LONG;
+	if (r->start) {
+		memmove(r->buf, r->buf + r->start, r->len);
+		r->start = 0;
+	}
+	ssize_t n = read(fd, r->buf + r->len, r->cap - r->len);
+	if (n > 0)
+		r->len += (size_t)n;
+	return (long)n;
+}
+
+size_t mg_lines_pending(const mg_lines *r)
+{
+	return r->len;
 }

@@ -70,4 +70,40 @@ int mg_proto_parse(mg_msg *out, char *line, size_t len);
  */
 size_t mg_proto_escape(char *dst, size_t cap, const char *src, size_t len);
 
+/*
+ * A line reader over a caller's buffer, for either end of the protocol:
+ * mg_lines_fill reads once from an fd into the buffer's free end,
+ * mg_lines_next hands out the complete lines buffered (NUL-terminated in
+ * place, valid until the next fill). Never allocates.
+ */
+typedef struct mg_lines {
+	char *buf;
+	size_t cap;   /* size of buf */
+	size_t max;   /* a longer line (without its newline) is an error */
+	size_t start; /* unread bytes: buf[start, start + len) */
+	size_t len;
+} mg_lines;
+
+/* Returned by mg_lines_fill for a line of max bytes or more. */
+#define MG_LINES_LONG (-2)
+
+/* A reader over buf (cap bytes; cap > max). */
+void mg_lines_init(mg_lines *r, char *buf, size_t cap, size_t max);
+
+/* 1 and the next complete line (without its newline), 0 when no complete
+ * line is buffered. O(line length). */
+int mg_lines_next(mg_lines *r, char **line, size_t *len);
+
+/*
+ * One read(2) of fd (after moving the unread bytes to the front): the
+ * number of bytes read, 0 at end of file, -1 with errno (EINTR and EAGAIN
+ * included), or MG_LINES_LONG when the unread bytes hold max or more with
+ * no newline. Call when mg_lines_next has no line.
+ */
+long mg_lines_fill(mg_lines *r, int fd);
+
+/* The bytes of a partial line still unread (at end of file: what came
+ * after the last newline). */
+size_t mg_lines_pending(const mg_lines *r);
+
 #endif

@@ -802,6 +802,48 @@ static void cunit_hostmode(void)
 	CU_ASSERT_EQUAL(WEXITSTATUS(st), 0);
 }
 
+/* The line reader: lines split across reads, NUL-terminated in place, a
+ * partial line kept, the limit on a line's length, the end of the file. */
+static void lines_reader(void)
+{
+	int fds[2];
+	CU_ASSERT_FATAL(pipe(fds) == 0);
+	static char buf[64];
+	mg_lines r;
+	char *line;
+	size_t len;
+	mg_lines_init(&r, buf, sizeof(buf), 16);
+	CU_ASSERT_EQUAL(mg_lines_next(&r, &line, &len), 0);
+	CU_ASSERT(write(fds[1], "run a\nrun b", 11) == 11);
+	CU_ASSERT_EQUAL(mg_lines_fill(&r, fds[0]), 11);
+	CU_ASSERT_EQUAL(mg_lines_next(&r, &line, &len), 1);
+	CU_ASSERT_EQUAL(len, 5);
+	CU_ASSERT_STRING_EQUAL(line, "run a");
+	CU_ASSERT_EQUAL(mg_lines_next(&r, &line, &len), 0); /* "run b" has no newline yet */
+	CU_ASSERT_EQUAL(mg_lines_pending(&r), 5);
+	CU_ASSERT(write(fds[1], "\n\nquit\n", 7) == 7);
+	CU_ASSERT_EQUAL(mg_lines_fill(&r, fds[0]), 7);
+	CU_ASSERT(mg_lines_next(&r, &line, &len) == 1 && !strcmp(line, "run b"));
+	CU_ASSERT(mg_lines_next(&r, &line, &len) == 1 && len == 0); /* an empty line */
+	CU_ASSERT(mg_lines_next(&r, &line, &len) == 1 && !strcmp(line, "quit"));
+	CU_ASSERT_EQUAL(mg_lines_pending(&r), 0);
+	/* 15 bytes and a newline fit a limit of 16; 16 without one do not */
+	CU_ASSERT(write(fds[1], "123456789012345\n1234567890123456", 32) == 32);
+	CU_ASSERT_EQUAL(mg_lines_fill(&r, fds[0]), 32);
+	CU_ASSERT(mg_lines_next(&r, &line, &len) == 1 && len == 15);
+	CU_ASSERT_EQUAL(mg_lines_next(&r, &line, &len), 0);
+	CU_ASSERT_EQUAL(mg_lines_fill(&r, fds[0]), MG_LINES_LONG);
+	/* the end of the file, with a partial line left */
+	mg_lines_init(&r, buf, sizeof(buf), 16);
+	CU_ASSERT(write(fds[1], "tail", 4) == 4);
+	close(fds[1]);
+	CU_ASSERT_EQUAL(mg_lines_fill(&r, fds[0]), 4);
+	CU_ASSERT_EQUAL(mg_lines_fill(&r, fds[0]), 0);
+	CU_ASSERT_EQUAL(mg_lines_next(&r, &line, &len), 0);
+	CU_ASSERT_EQUAL(mg_lines_pending(&r), 4);
+	close(fds[0]);
+}
+
 static const mg_case cases[] = {
     {"parse_hello", parse_hello},
     {"parse_names", parse_names},
@@ -821,6 +863,7 @@ static const mg_case cases[] = {
     {"demo_recycles_in_host_mode", demo_recycles_in_host_mode},
     {"cunit_standalone", cunit_standalone},
     {"cunit_hostmode", cunit_hostmode},
+    {"lines_reader", lines_reader},
 };
 
 MG_TEST_MAIN("host", cases)
