@@ -67,13 +67,11 @@ void conn_flush(run_ctx *c, lane *l)
 	(void)c;
 }
 
-/* Takes back the run lines not yet written: their tests go back to the
- * front of the queue, in order, so a host being ended runs only what it
- * was already sent (a host that does not check its own limits would
- * otherwise run them all past the limit). */
-void conn_unfeed(run_ctx *c, lane *l)
+/* Takes back the run lines not yet written to the host: returns how many
+ * (their tests are the last of the flight, for the lane to put back), so a
+ * host being ended runs only what it was already sent. */
+size_t conn_unfeed(host *h)
 {
-	host *h = &l->h;
 	size_t keep = 0, lines = 0;
 	if (h->outq_mid) {
 		char *nl = memchr(h->outq, '\n', h->outq_len);
@@ -81,9 +79,8 @@ void conn_unfeed(run_ctx *c, lane *l)
 	}
 	for (size_t i = keep; i < h->outq_len; i++)
 		lines += h->outq[i] == '\n';
-	for (; lines && h->nflight; lines--)
-		plan_push_front(c, flight_at(h, --h->nflight, c->o->pipeline));
 	h->outq_len = keep;
+	return lines;
 }
 
 /* Reads the reply pipe; returns after EOF handling or EAGAIN. */

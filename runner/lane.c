@@ -176,7 +176,10 @@ void lane_protocol_error(run_ctx *c, lane *l, const char *why)
 static void lane_quit(run_ctx *c, lane *l, host_end end, const char *why)
 {
 	host *h = &l->h;
-	conn_unfeed(c, l);
+	/* what it was not sent goes back to the front of the queue, in order (a
+	 * host that does not check its own limits would run it past the limit) */
+	for (size_t lines = conn_unfeed(h); lines && h->nflight; lines--)
+		plan_push_front(c, flight_at(h, --h->nflight, c->o->pipeline));
 	static const char quit[] = "quit\n";
 	if (h->outq_len + sizeof(quit) > h->outq_cap) {
 		h->outq_cap = h->outq_len + sizeof(quit) + 64;

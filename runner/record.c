@@ -227,5 +227,5 @@ void record_finish(run_ctx *c)
 		if (!c->rep->shards[i].ntests)
 			report_remove_shard(c->rep, i);
 	c->rep->wall = now(c);
-	report_finish(c->rep, 20);
+	report_finish(c->rep, REPORT_MAX_SUSPECTS);
 }

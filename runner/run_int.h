@@ -238,7 +238,7 @@ double policy_interval(const run_ctx *c, uint64_t va, uint64_t prev, double next
 /* host_conn.c */
 void conn_build_env(run_ctx *c, int with_limits, const lane *l);
 void conn_flush(run_ctx *c, lane *l);
-void conn_unfeed(run_ctx *c, lane *l);
+size_t conn_unfeed(host *h);
 void conn_read_replies(run_ctx *c, lane *l);
 void conn_read_output(run_ctx *c, lane *l, int err_stream);
 
