@@ -115,7 +115,7 @@ int ci_opt(const char *cmd, int argc, char **argv, int *i, const char *name, con
 		return 0;
 	if (a[len] == '\0') {
 		if (*i + 1 >= argc)
-			return -ci_fail(cmd, CI_EXIT_USAGE, "%s needs a value", name);
+			return -ci_fail(cmd, MG_EXIT_USAGE, "%s needs a value", name);
 		*val = argv[++*i];
 		return 1;
 	}
@@ -139,21 +139,21 @@ const char *ci_result(int interrupted, const report_totals *t)
 
 int ci_main(const char *cmd, int argc, char **argv)
 {
-	int rc = CI_EXIT_USAGE;
+	int rc = MG_EXIT_USAGE;
 	if (!cmd) {
 		fputs(ci_usage(), stderr);
-		return CI_EXIT_USAGE;
+		return MG_EXIT_USAGE;
 	}
 	for (size_t i = 0; i < NCOMMANDS; i++) {
 		if (strcmp(commands[i].cmd, cmd) != 0)
 			continue;
 		if (git_libgit2_init() < 0)
-			return ci_fail(cmd, CI_EXIT_INFRA, "cannot initialise libgit2");
+			return ci_fail(cmd, MG_EXIT_INFRA, "cannot initialise libgit2");
 		rc = commands[i].fn(argc, argv);
 		git_libgit2_shutdown();
 		fflush(stdout);
 		return rc;
 	}
 	fprintf(stderr, "memguard: unknown command '%s'\n%s", cmd, ci_usage());
-	return CI_EXIT_USAGE;
+	return MG_EXIT_USAGE;
 }

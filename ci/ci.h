@@ -7,16 +7,8 @@
 #define MG_CI_H
 
 #include "mg_err.h"
+#include "mg_exit.h"
 #include "report.h"
-
-/* Exit codes of ci_main (the runner's codes where they overlap). */
-enum {
-	CI_EXIT_OK = 0,
-	CI_EXIT_NOTE = 1,    /* no note on the commit asked for (show), or no baseline (compare) */
-	CI_EXIT_USAGE = 2,   /* bad option, argument or threshold; unreadable input file */
-	CI_EXIT_INFRA = 3,   /* not a repository, libgit2 failure, corrupt note or report */
-	CI_EXIT_REGRESS = 4, /* compare: a --max-growth threshold was exceeded */
-};
 
 /* The default notes ref; --ref or $MEMGUARD_NOTES_REF override it. */
 #define CI_NOTES_REF "refs/notes/memguard"

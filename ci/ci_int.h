@@ -24,7 +24,7 @@ int ci_is_help(const char *arg);
  * Matches option name (long "--ref", or short "-n") at argv[*i], in the
  * forms "--ref X", "--ref=X", "-n X", "-nX". Returns 1 and sets *val
  * (advancing *i past a separate value), 0 when argv[*i] is another
- * argument, or CI_EXIT_USAGE negated (-2) after printing a message when
+ * argument, or MG_EXIT_USAGE negated (-2) after printing a message when
  * the value is missing.
  */
 int ci_opt(const char *cmd, int argc, char **argv, int *i, const char *name, const char **val);

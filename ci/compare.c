@@ -628,24 +628,24 @@ int compare_main(int argc, char **argv)
 	memset(sd, 0, sizeof(sd));
 	for (int i = 1; i < argc; i++) {
 		if (ci_is_help(argv[i]))
-			return ci_cmd_usage(CMD, stdout, CI_EXIT_OK);
+			return ci_cmd_usage(CMD, stdout, MG_EXIT_OK);
 		if ((o = ci_opt(CMD, argc, argv, &i, "--ref", &ref)) ||
 		    (o = ci_opt(CMD, argc, argv, &i, "--max-growth", &limits)) ||
 		    (o = ci_opt(CMD, argc, argv, &i, "--format", &format))) {
 			if (o < 0)
 				return -o;
 		} else if (argv[i][0] == '-' && argv[i][1]) {
-			ci_fail(CMD, CI_EXIT_USAGE, "unknown option '%s'", argv[i]);
-			return ci_cmd_usage(CMD, stderr, CI_EXIT_USAGE);
+			ci_fail(CMD, MG_EXIT_USAGE, "unknown option '%s'", argv[i]);
+			return ci_cmd_usage(CMD, stderr, MG_EXIT_USAGE);
 		} else if (npos == 2) {
-			return ci_fail(CMD, CI_EXIT_USAGE, "too many arguments ('%s')", argv[i]);
+			return ci_fail(CMD, MG_EXIT_USAGE, "too many arguments ('%s')", argv[i]);
 		} else {
 			pos[npos++] = argv[i];
 		}
 	}
 	if (npos != 2) {
-		ci_fail(CMD, CI_EXIT_USAGE, "needs BASE and HEAD");
-		return ci_cmd_usage(CMD, stderr, CI_EXIT_USAGE);
+		ci_fail(CMD, MG_EXIT_USAGE, "needs BASE and HEAD");
+		return ci_cmd_usage(CMD, stderr, MG_EXIT_USAGE);
 	}
 	if (strcmp(format, "text") == 0)
 		fmt = FMT_TEXT;
@@ -654,12 +654,12 @@ int compare_main(int argc, char **argv)
 	else if (strcmp(format, "json") == 0)
 		fmt = FMT_JSON;
 	else
-		return ci_fail(CMD, CI_EXIT_USAGE, "unknown format '%s' (text, markdown, json)",
+		return ci_fail(CMD, MG_EXIT_USAGE, "unknown format '%s' (text, markdown, json)",
 		               format);
 	if (!limits)
 		growth_defaults(&lim);
 	else if (growth_parse(&lim, limits, &err) < 0)
-		return ci_fail(CMD, CI_EXIT_USAGE, "--max-growth: %s", err.msg);
+		return ci_fail(CMD, MG_EXIT_USAGE, "--max-growth: %s", err.msg);
 
 	/* Resolve both sides first: BASE becomes the merge base only when both are revisions. */
 	for (int k = 0; k < 2; k++) {
@@ -669,12 +669,12 @@ int compare_main(int argc, char **argv)
 			continue;
 		}
 		if ((rc = open_store(&s, ref, &err)) < 0) {
-			rc = ci_fail(CMD, rc == MG_EINVAL ? CI_EXIT_USAGE : CI_EXIT_INFRA,
+			rc = ci_fail(CMD, rc == MG_EINVAL ? MG_EXIT_USAGE : MG_EXIT_INFRA,
 			             "'%s' is not a file, and %s", pos[k], err.msg);
 			goto out;
 		}
 		if ((rc = store_resolve(&sd[k].commit, &s, pos[k], &err)) < 0) {
-			rc = ci_fail(CMD, rc == MG_ENOTFOUND ? CI_EXIT_USAGE : CI_EXIT_INFRA,
+			rc = ci_fail(CMD, rc == MG_ENOTFOUND ? MG_EXIT_USAGE : MG_EXIT_INFRA,
 			             "'%s' is neither a report file nor a revision (%s)", pos[k],
 			             err.msg);
 			goto out;
@@ -690,7 +690,7 @@ int compare_main(int argc, char **argv)
 		}
 		if (grc < 0 && git_repository_is_shallow(s.repo) == 1) {
 			/* A shallow clone has no history past its graft: the walk fails. */
-			rc = ci_fail(CMD, CI_EXIT_NOTE,
+			rc = ci_fail(CMD, MG_EXIT_FAILED,
 			             "no baseline: the merge base of %s and %s is not in this "
 			             "shallow clone; fetch more history (git fetch --deepen=100 "
 			             "origin, or --unshallow) and compare again",
@@ -698,14 +698,14 @@ int compare_main(int argc, char **argv)
 			goto out;
 		}
 		if (grc == GIT_ENOTFOUND) {
-			rc = ci_fail(CMD, CI_EXIT_NOTE,
+			rc = ci_fail(CMD, MG_EXIT_FAILED,
 			             "no baseline: %s and %s have no common history", pos[0],
 			             pos[1]);
 			goto out;
 		}
 		if (grc < 0) {
 			store_git_fail(&err, "merge base");
-			rc = ci_fail(CMD, CI_EXIT_INFRA, "%s", err.msg);
+			rc = ci_fail(CMD, MG_EXIT_INFRA, "%s", err.msg);
 			goto out;
 		}
 		if (!git_oid_equal(&mb, &sd[0].commit))
@@ -716,7 +716,7 @@ int compare_main(int argc, char **argv)
 		git_oid_cpy(&sd[0].commit, &mb);
 	}
 	if (s.repo && (rc = notes_load(&n, s.repo, s.ref, &err)) < 0) {
-		rc = ci_fail(CMD, CI_EXIT_INFRA, "%s", err.msg);
+		rc = ci_fail(CMD, MG_EXIT_INFRA, "%s", err.msg);
 		goto out;
 	}
 	for (int k = 0; k < 2; k++) {
@@ -724,7 +724,7 @@ int compare_main(int argc, char **argv)
 		if (sd[k].is_file) {
 			rc = report_load(&sd[k].r, sd[k].arg, &err);
 			if (rc < 0) {
-				rc = ci_fail(CMD, CI_EXIT_INFRA, "%s: %s", which, err.msg);
+				rc = ci_fail(CMD, MG_EXIT_INFRA, "%s: %s", which, err.msg);
 				goto out;
 			}
 			continue;
@@ -732,7 +732,7 @@ int compare_main(int argc, char **argv)
 		rc = store_read_note(&sd[k].r, &s, &n, &sd[k].commit, &err);
 		if (rc == MG_ENOTFOUND) {
 			int shallow = git_repository_is_shallow(s.repo) == 1;
-			rc = ci_fail(CMD, CI_EXIT_NOTE,
+			rc = ci_fail(CMD, MG_EXIT_FAILED,
 			             "no memguard note on %s %s (%s) in %s: nothing to compare "
 			             "with. Was the notes ref fetched (git fetch origin "
 			             "+%s:%s)?%s",
@@ -742,7 +742,7 @@ int compare_main(int argc, char **argv)
 			goto out;
 		}
 		if (rc < 0) {
-			rc = ci_fail(CMD, CI_EXIT_INFRA, "%s", err.msg);
+			rc = ci_fail(CMD, MG_EXIT_INFRA, "%s", err.msg);
 			goto out;
 		}
 	}
@@ -750,7 +750,7 @@ int compare_main(int argc, char **argv)
 	compare_tests(&tests, sd[0].r, sd[1].r, multi_arch(sd[0].r, sd[1].r), &lim);
 	output(fmt, &sd[0], &sd[1], base_what[0] ? base_what : NULL, &shards, &tests, &lim,
 	       left_out);
-	rc = count_exceeded(&shards) + count_exceeded(&tests) ? CI_EXIT_REGRESS : CI_EXIT_OK;
+	rc = count_exceeded(&shards) + count_exceeded(&tests) ? MG_EXIT_REGRESSION : MG_EXIT_OK;
 out:
 	free(shards.v);
 	free(tests.v);

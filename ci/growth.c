@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "ci_int.h"
-#include "limits.h"
+#include "mg_limits.h"
 
 static const char *const metric_names[GROWTH_COUNT] = {"va", "rss", "recycles", "test"};
 

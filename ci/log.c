@@ -132,7 +132,7 @@ int log_main(int argc, char **argv)
 
 	for (int i = 1; i < argc; i++) {
 		if (ci_is_help(argv[i]))
-			return ci_cmd_usage(CMD, stdout, CI_EXIT_OK);
+			return ci_cmd_usage(CMD, stdout, MG_EXIT_OK);
 		if ((o = ci_opt(CMD, argc, argv, &i, "--ref", &ref)) ||
 		    (o = ci_opt(CMD, argc, argv, &i, "--format", &format)) ||
 		    (o = ci_opt(CMD, argc, argv, &i, "--max-count", &count)) ||
@@ -140,10 +140,10 @@ int log_main(int argc, char **argv)
 			if (o < 0)
 				return -o;
 		} else if (argv[i][0] == '-' && argv[i][1]) {
-			ci_fail(CMD, CI_EXIT_USAGE, "unknown option '%s'", argv[i]);
-			return ci_cmd_usage(CMD, stderr, CI_EXIT_USAGE);
+			ci_fail(CMD, MG_EXIT_USAGE, "unknown option '%s'", argv[i]);
+			return ci_cmd_usage(CMD, stderr, MG_EXIT_USAGE);
 		} else if (rev) {
-			return ci_fail(CMD, CI_EXIT_USAGE, "one revision at a time ('%s')",
+			return ci_fail(CMD, MG_EXIT_USAGE, "one revision at a time ('%s')",
 			               argv[i]);
 		} else {
 			rev = argv[i];
@@ -153,7 +153,7 @@ int log_main(int argc, char **argv)
 		char *end;
 		limit = strtol(count, &end, 10);
 		if (*count == '\0' || *end || limit <= 0)
-			return ci_fail(CMD, CI_EXIT_USAGE, "-n '%s' is not a positive number",
+			return ci_fail(CMD, MG_EXIT_USAGE, "-n '%s' is not a positive number",
 			               count);
 	}
 	if (strcmp(format, "text") == 0)
@@ -163,28 +163,28 @@ int log_main(int argc, char **argv)
 	else if (strcmp(format, "csv") == 0)
 		fmt = FMT_CSV;
 	else
-		return ci_fail(CMD, CI_EXIT_USAGE, "unknown format '%s' (text, json, csv)", format);
+		return ci_fail(CMD, MG_EXIT_USAGE, "unknown format '%s' (text, json, csv)", format);
 
 	if ((rc = store_open(&s, ref, &err)) < 0)
-		return ci_fail(CMD, rc == MG_EINVAL ? CI_EXIT_USAGE : CI_EXIT_INFRA, "%s", err.msg);
+		return ci_fail(CMD, rc == MG_EINVAL ? MG_EXIT_USAGE : MG_EXIT_INFRA, "%s", err.msg);
 	/* REV, or a range A..B (B's first parents that are not A's ancestors). */
 	const char *range = rev ? strstr(rev, "..") : NULL;
 	if (!range && (rc = store_resolve(&start, &s, rev ? rev : "HEAD", &err)) < 0) {
 		rc =
-		    ci_fail(CMD, rc == MG_ENOTFOUND ? CI_EXIT_USAGE : CI_EXIT_INFRA, "%s", err.msg);
+		    ci_fail(CMD, rc == MG_ENOTFOUND ? MG_EXIT_USAGE : MG_EXIT_INFRA, "%s", err.msg);
 		goto out;
 	}
 	if ((rc = notes_load(&n, s.repo, s.ref, &err)) < 0) {
-		rc = ci_fail(CMD, CI_EXIT_INFRA, "%s", err.msg);
+		rc = ci_fail(CMD, MG_EXIT_INFRA, "%s", err.msg);
 		goto out;
 	}
 	if (git_revwalk_new(&walk, s.repo) < 0 || git_revwalk_simplify_first_parent(walk) < 0) {
 		store_git_fail(&err, "cannot walk the history");
-		rc = ci_fail(CMD, CI_EXIT_INFRA, "%s", err.msg);
+		rc = ci_fail(CMD, MG_EXIT_INFRA, "%s", err.msg);
 		goto out;
 	}
 	if (range ? git_revwalk_push_range(walk, rev) < 0 : git_revwalk_push(walk, &start) < 0) {
-		rc = ci_fail(CMD, range ? CI_EXIT_USAGE : CI_EXIT_INFRA, "cannot walk '%s': %s",
+		rc = ci_fail(CMD, range ? MG_EXIT_USAGE : MG_EXIT_INFRA, "cannot walk '%s': %s",
 		             rev ? rev : "HEAD",
 		             git_error_last() ? git_error_last()->message : "libgit2 error");
 		goto out;
@@ -248,7 +248,7 @@ int log_main(int argc, char **argv)
 		int interrupted = 0;
 		if (!logcache_get(cache, &e->blob, &v[nv].t, &interrupted)) {
 			if ((rc = store_read(&r, s.repo, &e->blob, &id, &err)) < 0) {
-				rc = ci_fail(CMD, CI_EXIT_INFRA, "%s", err.msg);
+				rc = ci_fail(CMD, MG_EXIT_INFRA, "%s", err.msg);
 				goto out;
 			}
 			v[nv].t = r->totals;
@@ -258,7 +258,7 @@ int log_main(int argc, char **argv)
 		}
 		if ((rc = git_commit_lookup(&c, s.repo, &id)) < 0) {
 			store_git_fail(&err, "cannot read a commit");
-			rc = ci_fail(CMD, CI_EXIT_INFRA, "%s", err.msg);
+			rc = ci_fail(CMD, MG_EXIT_INFRA, "%s", err.msg);
 			goto out;
 		}
 		git_oid_cpy(&v[nv].commit, &id);
@@ -269,12 +269,12 @@ int log_main(int argc, char **argv)
 	}
 	if (rc < 0 && rc != GIT_ITEROVER) {
 		store_git_fail(&err, "cannot walk the history");
-		rc = ci_fail(CMD, CI_EXIT_INFRA, "%s", err.msg);
+		rc = ci_fail(CMD, MG_EXIT_INFRA, "%s", err.msg);
 		goto out;
 	}
 	print_entries(fmt, v, nv, skipped, s.ref, shallow);
 	logcache_save(cache, &n);
-	rc = CI_EXIT_OK;
+	rc = MG_EXIT_OK;
 out:
 	logcache_free(cache);
 	free(v);

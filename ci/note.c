@@ -123,7 +123,7 @@ int note_main(int argc, char **argv)
 
 	for (int i = 1; i < argc; i++) {
 		if (ci_is_help(argv[i]))
-			return ci_cmd_usage(CMD, stdout, CI_EXIT_OK);
+			return ci_cmd_usage(CMD, stdout, MG_EXIT_OK);
 		if ((o = ci_opt(CMD, argc, argv, &i, "--ref", &ref)) ||
 		    (o = ci_opt(CMD, argc, argv, &i, "--commit", &rev))) {
 			if (o < 0)
@@ -131,29 +131,29 @@ int note_main(int argc, char **argv)
 		} else if (strcmp(argv[i], "--keep-timeline") == 0) {
 			keep_timeline = 1;
 		} else if (argv[i][0] == '-' && argv[i][1]) {
-			ci_fail(CMD, CI_EXIT_USAGE, "unknown option '%s'", argv[i]);
-			return ci_cmd_usage(CMD, stderr, CI_EXIT_USAGE);
+			ci_fail(CMD, MG_EXIT_USAGE, "unknown option '%s'", argv[i]);
+			return ci_cmd_usage(CMD, stderr, MG_EXIT_USAGE);
 		} else if (path) {
-			return ci_fail(CMD, CI_EXIT_USAGE, "one report at a time ('%s')", argv[i]);
+			return ci_fail(CMD, MG_EXIT_USAGE, "one report at a time ('%s')", argv[i]);
 		} else {
 			path = argv[i];
 		}
 	}
 	if (!path) {
-		ci_fail(CMD, CI_EXIT_USAGE, "which report? (REPORT.json)");
-		return ci_cmd_usage(CMD, stderr, CI_EXIT_USAGE);
+		ci_fail(CMD, MG_EXIT_USAGE, "which report? (REPORT.json)");
+		return ci_cmd_usage(CMD, stderr, MG_EXIT_USAGE);
 	}
 	rc = report_load(&r, path, &err);
 	if (rc == MG_ENOTFOUND)
-		return ci_fail(CMD, CI_EXIT_USAGE, "%s", err.msg);
+		return ci_fail(CMD, MG_EXIT_USAGE, "%s", err.msg);
 	if (rc < 0)
-		return ci_fail(CMD, CI_EXIT_INFRA, "%s", err.msg);
+		return ci_fail(CMD, MG_EXIT_INFRA, "%s", err.msg);
 	if ((rc = store_open(&s, ref, &err)) < 0) {
-		rc = ci_fail(CMD, rc == MG_EINVAL ? CI_EXIT_USAGE : CI_EXIT_INFRA, "%s", err.msg);
+		rc = ci_fail(CMD, rc == MG_EINVAL ? MG_EXIT_USAGE : MG_EXIT_INFRA, "%s", err.msg);
 		goto out;
 	}
 	if ((rc = pick_target(&target, &s, rev, r, &err)) < 0) {
-		rc = ci_fail(CMD, rc == MG_ENOTFOUND && rev ? CI_EXIT_USAGE : CI_EXIT_INFRA, "%s",
+		rc = ci_fail(CMD, rc == MG_ENOTFOUND && rev ? MG_EXIT_USAGE : MG_EXIT_INFRA, "%s",
 		             err.msg);
 		goto out;
 	}
@@ -165,15 +165,15 @@ int note_main(int argc, char **argv)
 		if (rc == STORE_ERACE)
 			continue;
 		if (rc < 0) {
-			rc = ci_fail(CMD, CI_EXIT_INFRA, "%s", err.msg);
+			rc = ci_fail(CMD, MG_EXIT_INFRA, "%s", err.msg);
 			goto out;
 		}
 		printf("%s %s on %s (%zu shard%s)\n", unchanged ? "unchanged:" : "noted:", s.ref,
 		       store_short(sha, &target), r->nshards, r->nshards == 1 ? "" : "s");
-		rc = CI_EXIT_OK;
+		rc = MG_EXIT_OK;
 		goto out;
 	}
-	rc = ci_fail(CMD, CI_EXIT_INFRA, "%s kept moving: gave up after %d tries", s.ref, TRIES);
+	rc = ci_fail(CMD, MG_EXIT_INFRA, "%s kept moving: gave up after %d tries", s.ref, TRIES);
 out:
 	store_close(&s);
 	report_free(r);

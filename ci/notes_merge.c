@@ -163,39 +163,39 @@ int notes_merge_main(int argc, char **argv)
 
 	for (int i = 1; i < argc; i++) {
 		if (ci_is_help(argv[i]))
-			return ci_cmd_usage(CMD, stdout, CI_EXIT_OK);
+			return ci_cmd_usage(CMD, stdout, MG_EXIT_OK);
 		if ((o = ci_opt(CMD, argc, argv, &i, "--ref", &ref))) {
 			if (o < 0)
 				return -o;
 		} else if (argv[i][0] == '-' && argv[i][1]) {
-			ci_fail(CMD, CI_EXIT_USAGE, "unknown option '%s'", argv[i]);
-			return ci_cmd_usage(CMD, stderr, CI_EXIT_USAGE);
+			ci_fail(CMD, MG_EXIT_USAGE, "unknown option '%s'", argv[i]);
+			return ci_cmd_usage(CMD, stderr, MG_EXIT_USAGE);
 		} else if (other) {
-			return ci_fail(CMD, CI_EXIT_USAGE, "one ref at a time ('%s')", argv[i]);
+			return ci_fail(CMD, MG_EXIT_USAGE, "one ref at a time ('%s')", argv[i]);
 		} else {
 			other = argv[i];
 		}
 	}
 	if (!other) {
-		ci_fail(CMD, CI_EXIT_USAGE, "which ref? (OTHER_REF)");
-		return ci_cmd_usage(CMD, stderr, CI_EXIT_USAGE);
+		ci_fail(CMD, MG_EXIT_USAGE, "which ref? (OTHER_REF)");
+		return ci_cmd_usage(CMD, stderr, MG_EXIT_USAGE);
 	}
 	if ((rc = store_open(&s, ref, &err)) < 0)
-		return ci_fail(CMD, rc == MG_EINVAL ? CI_EXIT_USAGE : CI_EXIT_INFRA, "%s", err.msg);
+		return ci_fail(CMD, rc == MG_EINVAL ? MG_EXIT_USAGE : MG_EXIT_INFRA, "%s", err.msg);
 	rc = resolve_other(&theirs, &s, other, &err);
 	if (rc == 0)
 		rc = check_notes_commit(&s, &theirs, other, &err);
 	if (rc == MG_EINVAL) {
-		rc = ci_fail(CMD, CI_EXIT_USAGE, "%s", err.msg);
+		rc = ci_fail(CMD, MG_EXIT_USAGE, "%s", err.msg);
 		goto out;
 	}
 	if (rc == MG_ENOTFOUND) {
 		fprintf(stderr, "memguard " CMD ": %s does not exist: nothing to merge\n", other);
-		rc = CI_EXIT_OK;
+		rc = MG_EXIT_OK;
 		goto out;
 	}
 	if (rc < 0) {
-		rc = ci_fail(CMD, CI_EXIT_INFRA, "%s", err.msg);
+		rc = ci_fail(CMD, MG_EXIT_INFRA, "%s", err.msg);
 		goto out;
 	}
 	for (int t = 0; t < TRIES; t++) {
@@ -203,14 +203,14 @@ int notes_merge_main(int argc, char **argv)
 		if (rc == STORE_ERACE)
 			continue;
 		if (rc < 0) {
-			rc = ci_fail(CMD, CI_EXIT_INFRA, "%s", err.msg);
+			rc = ci_fail(CMD, MG_EXIT_INFRA, "%s", err.msg);
 			goto out;
 		}
 		printf("%s\n", what);
-		rc = CI_EXIT_OK;
+		rc = MG_EXIT_OK;
 		goto out;
 	}
-	rc = ci_fail(CMD, CI_EXIT_INFRA, "%s kept moving: gave up after %d tries", s.ref, TRIES);
+	rc = ci_fail(CMD, MG_EXIT_INFRA, "%s kept moving: gave up after %d tries", s.ref, TRIES);
 out:
 	store_close(&s);
 	return rc;

@@ -71,41 +71,41 @@ int show_main(int argc, char **argv)
 
 	for (int i = 1; i < argc; i++) {
 		if (ci_is_help(argv[i]))
-			return ci_cmd_usage(CMD, stdout, CI_EXIT_OK);
+			return ci_cmd_usage(CMD, stdout, MG_EXIT_OK);
 		if ((o = ci_opt(CMD, argc, argv, &i, "--ref", &ref))) {
 			if (o < 0)
 				return -o;
 		} else if (strcmp(argv[i], "--tests") == 0) {
 			tests = 1;
 		} else if (argv[i][0] == '-' && argv[i][1]) {
-			ci_fail(CMD, CI_EXIT_USAGE, "unknown option '%s'", argv[i]);
-			return ci_cmd_usage(CMD, stderr, CI_EXIT_USAGE);
+			ci_fail(CMD, MG_EXIT_USAGE, "unknown option '%s'", argv[i]);
+			return ci_cmd_usage(CMD, stderr, MG_EXIT_USAGE);
 		} else if (rev) {
-			return ci_fail(CMD, CI_EXIT_USAGE, "one revision at a time ('%s')",
+			return ci_fail(CMD, MG_EXIT_USAGE, "one revision at a time ('%s')",
 			               argv[i]);
 		} else {
 			rev = argv[i];
 		}
 	}
 	if ((rc = store_open(&s, ref, &err)) < 0)
-		return ci_fail(CMD, rc == MG_EINVAL ? CI_EXIT_USAGE : CI_EXIT_INFRA, "%s", err.msg);
+		return ci_fail(CMD, rc == MG_EINVAL ? MG_EXIT_USAGE : MG_EXIT_INFRA, "%s", err.msg);
 	if ((rc = store_resolve(&target, &s, rev ? rev : "HEAD", &err)) < 0) {
 		rc =
-		    ci_fail(CMD, rc == MG_ENOTFOUND ? CI_EXIT_USAGE : CI_EXIT_INFRA, "%s", err.msg);
+		    ci_fail(CMD, rc == MG_ENOTFOUND ? MG_EXIT_USAGE : MG_EXIT_INFRA, "%s", err.msg);
 		goto out;
 	}
 	if ((rc = notes_load(&n, s.repo, s.ref, &err)) < 0) {
-		rc = ci_fail(CMD, CI_EXIT_INFRA, "%s", err.msg);
+		rc = ci_fail(CMD, MG_EXIT_INFRA, "%s", err.msg);
 		goto out;
 	}
 	rc = store_read_note(&r, &s, &n, &target, &err);
 	if (rc == MG_ENOTFOUND) {
-		rc = ci_fail(CMD, CI_EXIT_NOTE, "no memguard note on %s (%s) in %s",
+		rc = ci_fail(CMD, MG_EXIT_FAILED, "no memguard note on %s (%s) in %s",
 		             rev ? rev : "HEAD", store_short(sha, &target), s.ref);
 		goto out;
 	}
 	if (rc < 0) {
-		rc = ci_fail(CMD, CI_EXIT_INFRA, "%s", err.msg);
+		rc = ci_fail(CMD, MG_EXIT_INFRA, "%s", err.msg);
 		goto out;
 	}
 	git_oid_tostr(sha, sizeof(sha), &target);
@@ -117,13 +117,13 @@ int show_main(int argc, char **argv)
 	printf("\n");
 	fflush(stdout);
 	if (adapters_render(r, "console", &err) < 0) {
-		rc = ci_fail(CMD, CI_EXIT_INFRA, "%s", err.msg);
+		rc = ci_fail(CMD, MG_EXIT_INFRA, "%s", err.msg);
 		goto out;
 	}
 	fflush(stdout);
 	if (tests)
 		print_tests(r);
-	rc = CI_EXIT_OK;
+	rc = MG_EXIT_OK;
 out:
 	report_free(r);
 	notes_free(&n);

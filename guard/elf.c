@@ -2,8 +2,9 @@
  * elf.c - reads what a host executable is from its file: the ELF class and
  * machine, and whether it holds a marker string. Never executes the file.
  */
-#include "elf.h" /* also brings the system <elf.h> */
+#include "mg_elf.h"
 
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>

@@ -2,7 +2,7 @@
  * limits.c - the limit grammar, arch defaults and evaluation of a reading.
  * Pure computation: no I/O, no allocation; every error names the bad token.
  */
-#include "limits.h"
+#include "mg_limits.h"
 
 #include <ctype.h>
 #include <string.h>

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "elf.h"
+#include "mg_elf.h"
 #include "proc.h"
 
 struct tree {

@@ -12,8 +12,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "limits.h"
 #include "mg_err.h"
+#include "mg_limits.h"
 
 /* One reading of a tree (the root itself is not in it). */
 typedef struct tree_sample {

@@ -657,14 +657,14 @@ static int oracle(void *ctx, const size_t *idx, size_t n)
 	FILE *f = fopen(tests, "w");
 	if (!f) {
 		fprintf(stderr, "memguard bisect: %s: %s\n", tests, strerror(errno));
-		return -BISECT_INFRA;
+		return -MG_EXIT_INFRA;
 	}
 	for (size_t i = 0; i < n; i++)
 		fprintf(f, "%s\n", p->names[idx[i]]);
 	fprintf(f, "%s\n", target);
 	if (fclose(f) != 0) {
 		fprintf(stderr, "memguard bisect: %s: %s\n", tests, strerror(errno));
-		return -BISECT_INFRA;
+		return -MG_EXIT_INFRA;
 	}
 	char *fixed[] = {"--node",   "1/1", "-j",           "1",  "--quiet",
 	                 "--report", rep,   "--tests-from", tests};
@@ -674,24 +674,24 @@ static int oracle(void *ctx, const size_t *idx, size_t n)
 	free(argv);
 	if ((c->interrupted = interrupted_code(rc < 0 ? 0 : status)) != 0) {
 		fprintf(stderr, "memguard bisect: interrupted\n");
-		return -BISECT_INFRA;
+		return -MG_EXIT_INFRA;
 	}
 	if (rc < 0) {
 		fprintf(stderr, "memguard bisect: cannot start %s: %s\n", c->exe, strerror(errno));
-		return -BISECT_INFRA;
+		return -MG_EXIT_INFRA;
 	}
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 2) {
 		fprintf(stderr, "memguard bisect: memguard run refused the options (see %s)\n",
 		        log);
 		c->keep = 1;
-		return -BISECT_USAGE;
+		return -MG_EXIT_USAGE;
 	}
 	report *r = NULL;
 	if (report_load(&r, rep, &err) < 0) {
 		fprintf(stderr, "memguard bisect: run %u wrote no report (%s; see %s)\n", c->run,
 		        err.msg, log);
 		c->keep = 1;
-		return -BISECT_INFRA;
+		return -MG_EXIT_INFRA;
 	}
 	/* exactly the tests asked for, or the runner ignored --tests-from */
 	size_t seen = 0;
@@ -710,7 +710,7 @@ static int oracle(void *ctx, const size_t *idx, size_t n)
 		        n + 1, seen, t ? "" : ", not the target", rep);
 		report_free(r);
 		c->keep = 1;
-		return -BISECT_INFRA;
+		return -MG_EXIT_INFRA;
 	}
 	int again = failed_again(t, p->failure);
 	fprintf(stderr, "memguard bisect: run %u: %zu test%s, then %s: %s%s: %s\n", c->run, n,
@@ -747,7 +747,7 @@ static int prepare_config(bisect_ctx *c, const char *path)
 		fprintf(stderr, "memguard bisect: config %s: %s\n", path,
 		        root ? "not a JSON object" : je.text);
 		json_decref(root);
-		return BISECT_USAGE;
+		return MG_EXIT_USAGE;
 	}
 	const char *key;
 	json_t *v;
@@ -771,7 +771,7 @@ static int prepare_config(bisect_ctx *c, const char *path)
 	if (rc != 0) {
 		fprintf(stderr, "memguard bisect: cannot write %s\n", c->config);
 		c->config[0] = '\0';
-		return BISECT_INFRA;
+		return MG_EXIT_INFRA;
 	}
 	return 0;
 }
@@ -793,11 +793,12 @@ static int plan_from_list(bisect_plan *p, bisect_ctx *c, const char *target)
 	if (rc < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
 		fprintf(stderr, "memguard bisect: memguard list failed (see %s)\n", errs);
 		c->keep = 1;
-		return WIFEXITED(status) && WEXITSTATUS(status) == 2 ? BISECT_USAGE : BISECT_INFRA;
+		return WIFEXITED(status) && WEXITSTATUS(status) == 2 ? MG_EXIT_USAGE
+		                                                     : MG_EXIT_INFRA;
 	}
 	FILE *f = fopen(out, "r");
 	if (!f)
-		return BISECT_INFRA;
+		return MG_EXIT_INFRA;
 	char *line = NULL;
 	size_t cap = 0;
 	ssize_t len;
@@ -823,7 +824,7 @@ static int plan_from_list(bisect_plan *p, bisect_ctx *c, const char *target)
 		fprintf(stderr, "memguard bisect: --crash: '%s' is not a test of the host\n",
 		        target);
 		bisect_plan_free(p);
-		return BISECT_USAGE;
+		return MG_EXIT_USAGE;
 	}
 	plan_add(p, target);
 	return 0;
@@ -968,7 +969,7 @@ int bisect_main(int argc, char **argv)
 	bisect_ctx c;
 	bisect_plan plan;
 	bisect_result res;
-	int i, code = BISECT_USAGE;
+	int i, code = MG_EXIT_USAGE;
 
 	memset(&c, 0, sizeof(c));
 	memset(&plan, 0, sizeof(plan));
@@ -999,7 +1000,7 @@ int bisect_main(int argc, char **argv)
 				val = argv[++i];
 			} else {
 				fprintf(stderr, "memguard bisect: option '%s' needs a value\n", a);
-				return BISECT_USAGE;
+				return MG_EXIT_USAGE;
 			}
 			dst = dsts[k];
 			break;
@@ -1015,7 +1016,7 @@ int bisect_main(int argc, char **argv)
 				fprintf(stderr,
 				        "memguard bisect: --generation: '%s' is not a number\n",
 				        val);
-				return BISECT_USAGE;
+				return MG_EXIT_USAGE;
 			}
 			continue;
 		}
@@ -1024,32 +1025,32 @@ int bisect_main(int argc, char **argv)
 			        "memguard bisect: '%s' is set by bisect itself (one lane, "
 			        "its own report and test list)\n",
 			        a);
-			return BISECT_USAGE;
+			return MG_EXIT_USAGE;
 		}
 		if (c.npass == MAX_PASS) {
 			fputs("memguard bisect: too many options\n", stderr);
-			return BISECT_USAGE;
+			return MG_EXIT_USAGE;
 		}
 		pass[c.npass++] = argv[i];
 	}
 	if (i >= argc || i + 1 >= argc) {
 		fprintf(stderr, "memguard bisect: no host given (... -- HOST...)\n\n%s", usage);
-		return BISECT_USAGE;
+		return MG_EXIT_USAGE;
 	}
 	c.host = argv + i + 1;
 	c.nhost = argc - i - 1;
 	if (!report_path && !target) {
 		fputs("memguard bisect: give --report REPORT.json or --crash NAME\n", stderr);
-		return BISECT_USAGE;
+		return MG_EXIT_USAGE;
 	}
 	if (!report_path && (shard || generation >= 0)) {
 		fputs("memguard bisect: --shard and --generation need --report\n", stderr);
-		return BISECT_USAGE;
+		return MG_EXIT_USAGE;
 	}
 	ssize_t n = readlink("/proc/self/exe", c.exe, sizeof(c.exe) - 1);
 	if (n <= 0) {
 		fprintf(stderr, "memguard bisect: /proc/self/exe: %s\n", strerror(errno));
-		return BISECT_INFRA;
+		return MG_EXIT_INFRA;
 	}
 	c.exe[n] = '\0';
 	/* from here a SIGINT or SIGTERM ends the child run and the search, and
@@ -1062,7 +1063,7 @@ int bisect_main(int argc, char **argv)
 	if (!mkdtemp(c.dir)) {
 		fprintf(stderr, "memguard bisect: %s: %s\n", c.dir, strerror(errno));
 		c.dir[0] = '\0';
-		code = BISECT_INFRA;
+		code = MG_EXIT_INFRA;
 		goto out;
 	}
 
@@ -1078,7 +1079,7 @@ int bisect_main(int argc, char **argv)
 		report_free(r);
 		if (rc < 0) {
 			fprintf(stderr, "memguard bisect: %s\n", err.msg);
-			code = rc == MG_ENOTFOUND ? BISECT_INFRA : BISECT_USAGE;
+			code = rc == MG_ENOTFOUND ? MG_EXIT_INFRA : MG_EXIT_USAGE;
 			goto out;
 		}
 		fprintf(stderr,
@@ -1103,14 +1104,14 @@ int bisect_main(int argc, char **argv)
 		printf("not reproducible: %s did not fail again after the %zu tests before it "
 		       "(in a fresh host)\n",
 		       plan.names[plan.n - 1], plan.n - 1);
-		code = BISECT_NOT_REPRODUCED;
+		code = MG_EXIT_FAILED;
 	} else {
 		print_result(&plan, &res);
-		code = BISECT_FOUND;
+		code = MG_EXIT_OK;
 	}
 	fprintf(stderr, "memguard bisect: %u runs\n", res.runs);
 	if (out && write_out(out, &plan, &res) < 0)
-		code = BISECT_INFRA;
+		code = MG_EXIT_INFRA;
 out:
 	if (stop_signal) {
 		code = 128 + stop_signal;

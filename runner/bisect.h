@@ -12,15 +12,8 @@
 #include <stdint.h>
 
 #include "mg_err.h"
+#include "mg_exit.h"
 #include "report.h"
-
-/* Exit codes of memguard bisect. */
-enum {
-	BISECT_FOUND = 0,          /* reproduced and narrowed down; the result is printed */
-	BISECT_NOT_REPRODUCED = 1, /* the target did not fail again with all the tests */
-	BISECT_USAGE = 2,
-	BISECT_INFRA = 3, /* a run could not be made or read */
-};
 
 /*
  * The question asked of each run: with the candidates idx[0..n) (ascending

@@ -51,36 +51,36 @@ static int report_main(int argc, char **argv)
 			if (!v) {
 				fputs("memguard report: option '--adapter' needs a value\n",
 				      stderr);
-				return EXIT_USAGE;
+				return MG_EXIT_USAGE;
 			}
 			if (n == sizeof(specs) / sizeof(specs[0])) {
 				fputs("memguard report: too many adapters\n", stderr);
-				return EXIT_USAGE;
+				return MG_EXIT_USAGE;
 			}
 			if (adapters_check(v, &err) < 0) {
 				fprintf(stderr, "memguard report: %s\n", err.msg);
-				return EXIT_USAGE;
+				return MG_EXIT_USAGE;
 			}
 			specs[n++] = v;
 		} else if (a[0] == '-' && a[1]) {
 			fprintf(stderr, "memguard report: unknown option '%s'\n", a);
-			return EXIT_USAGE;
+			return MG_EXIT_USAGE;
 		} else if (path) {
 			fprintf(stderr, "memguard report: more than one report given ('%s')\n", a);
-			return EXIT_USAGE;
+			return MG_EXIT_USAGE;
 		} else {
 			path = a;
 		}
 	}
 	if (!path) {
 		fputs("memguard report: no report given\n", stderr);
-		return EXIT_USAGE;
+		return MG_EXIT_USAGE;
 	}
 	report *r = NULL;
 	int rc = report_load(&r, path, &err);
 	if (rc < 0) {
 		fprintf(stderr, "memguard report: %s\n", err.msg);
-		return rc == MG_ENOTFOUND ? EXIT_INFRA : EXIT_USAGE;
+		return rc == MG_ENOTFOUND ? MG_EXIT_INFRA : MG_EXIT_USAGE;
 	}
 	int code = 0;
 	if (!n)
@@ -88,7 +88,7 @@ static int report_main(int argc, char **argv)
 	for (size_t i = 0; i < n; i++)
 		if (adapters_render(r, specs[i], &err) < 0) {
 			fprintf(stderr, "memguard report: %s: %s\n", specs[i], err.msg);
-			code = EXIT_INFRA;
+			code = MG_EXIT_INFRA;
 		}
 	report_free(r);
 	return code;
@@ -99,7 +99,7 @@ int main(int argc, char **argv)
 	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") ||
 	    !strcmp(argv[1], "help")) {
 		fputs(usage, argc < 2 ? stderr : stdout);
-		return argc < 2 ? EXIT_USAGE : 0;
+		return argc < 2 ? MG_EXIT_USAGE : 0;
 	}
 	const char *cmd = argv[1];
 	if (!strcmp(cmd, "run"))
@@ -122,5 +122,5 @@ int main(int argc, char **argv)
 		if (!strcmp(cmd, ci_cmds[i]))
 			return ci_main(cmd, argc - 1, argv + 1);
 	fprintf(stderr, "memguard: unknown command '%s'\n\n%s", cmd, usage);
-	return EXIT_USAGE;
+	return MG_EXIT_USAGE;
 }

@@ -10,8 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "limits.h"
 #include "mg_err.h"
+#include "mg_limits.h"
 
 #define OPTIONS_MAX_ADAPTERS 16
 

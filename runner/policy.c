@@ -138,19 +138,19 @@ int policy_exit_code(const run_ctx *c)
 {
 	if (c->signo)
 		return 128 + c->signo;
-	int code = EXIT_PASS;
+	int code = MG_EXIT_OK;
 	for (size_t s = 0; s < c->rep->nshards; s++) {
 		const report_shard *sh = &c->rep->shards[s];
 		if (sh->counts[TEST_ERROR])
-			return EXIT_INFRA;
+			return MG_EXIT_INFRA;
 		if (sh->counts[TEST_FAIL] || sh->counts[TEST_CRASH] || sh->counts[TEST_TIMEOUT] ||
 		    sh->counts[TEST_MEMLIMIT] || sh->counts[TEST_NOTRUN])
-			code = EXIT_TESTS_FAILED;
+			code = MG_EXIT_FAILED;
 	}
 	/* a lane that gave up left its tests in error (above) only when no
 	 * other lane could run them */
 	if (c->deadline_hit)
-		return EXIT_INFRA;
+		return MG_EXIT_INFRA;
 	return code;
 }
 

@@ -156,7 +156,7 @@ int run_list_main(int argc, char **argv)
 	if (options_parse(&o, argc, argv, &err) < 0) {
 		fprintf(stderr, "memguard list: %s\n", err.msg);
 		options_free(&o);
-		return EXIT_USAGE;
+		return MG_EXIT_USAGE;
 	}
 	int rc = prepare(&c, &o, &err);
 	if (rc == 0) {
@@ -167,7 +167,7 @@ int run_list_main(int argc, char **argv)
 	if (rc < 0) {
 		fprintf(stderr, "memguard list: %s\n", err.msg);
 		listing_explain(&c, &err);
-		code = rc == MG_EINVAL ? EXIT_USAGE : EXIT_INFRA;
+		code = rc == MG_EINVAL ? MG_EXIT_USAGE : MG_EXIT_INFRA;
 	} else {
 		for (size_t i = 0; i < nl.n; i++) {
 			if (o.filter && fnmatch(o.filter, nl.names[i], 0))
@@ -191,7 +191,7 @@ int run_main(int argc, char **argv, run_identity_fn identity)
 	run_ctx c;
 	mg_err err;
 	name_list nl;
-	int code = EXIT_INFRA;
+	int code = MG_EXIT_INFRA;
 
 	options_init(&o);
 	memset(&c, 0, sizeof(c));
@@ -204,13 +204,13 @@ int run_main(int argc, char **argv, run_identity_fn identity)
 	if (options_parse(&o, argc, argv, &err) < 0) {
 		fprintf(stderr, "memguard run: %s\n", err.msg);
 		options_free(&o);
-		return EXIT_USAGE;
+		return MG_EXIT_USAGE;
 	}
 	for (size_t i = 0; i < o.nadapters; i++)
 		if (adapters_check(o.adapters[i], &err) < 0) {
 			fprintf(stderr, "memguard run: %s\n", err.msg);
 			options_free(&o);
-			return EXIT_USAGE;
+			return MG_EXIT_USAGE;
 		}
 	if (!o.node_index)
 		options_node_from_env(&o.node_index, &o.node_total);
@@ -218,7 +218,7 @@ int run_main(int argc, char **argv, run_identity_fn identity)
 	if (rc < 0) {
 		fprintf(stderr, "memguard run: %s\n", err.msg);
 		options_free(&o);
-		return rc == MG_EINVAL ? EXIT_USAGE : EXIT_INFRA;
+		return rc == MG_EINVAL ? MG_EXIT_USAGE : MG_EXIT_INFRA;
 	}
 	supervise_install_signals(&c);
 
@@ -234,7 +234,7 @@ int run_main(int argc, char **argv, run_identity_fn identity)
 		fprintf(stderr, "memguard run: %s\n", err.msg);
 		listing_explain(&c, &err);
 		/* CI still gets a report saying the run could not start */
-		c.rep->exit_code = c.signo ? 128 + c.signo : EXIT_INFRA;
+		c.rep->exit_code = c.signo ? 128 + c.signo : MG_EXIT_INFRA;
 		c.rep->interrupted = c.signo != 0;
 		c.rep->wall = now(&c);
 		if (o.report && report_save(c.rep, o.report, &err) < 0)
@@ -246,7 +246,7 @@ int run_main(int argc, char **argv, run_identity_fn identity)
 	rc = policy_resolve(&c, &err);
 	if (rc < 0) {
 		fprintf(stderr, "memguard run: %s\n", err.msg);
-		code = EXIT_USAGE;
+		code = MG_EXIT_USAGE;
 		goto out;
 	}
 	record_limits(&c);
@@ -254,7 +254,7 @@ int run_main(int argc, char **argv, run_identity_fn identity)
 	rc = plan_build(&c, &nl, &err);
 	if (rc < 0) {
 		fprintf(stderr, "memguard run: %s\n", err.msg);
-		code = rc == MG_EINVAL ? EXIT_USAGE : EXIT_INFRA;
+		code = rc == MG_EINVAL ? MG_EXIT_USAGE : MG_EXIT_INFRA;
 		goto out;
 	}
 
@@ -283,7 +283,7 @@ int run_main(int argc, char **argv, run_identity_fn identity)
 	if (o.report && report_save(c.rep, o.report, &err) < 0) {
 		fprintf(stderr, "memguard run: %s\n", err.msg);
 		if (!c.signo)
-			code = EXIT_INFRA;
+			code = MG_EXIT_INFRA;
 	}
 	if (o.nadapters == 0) {
 		if (adapters_render(c.rep, "console", &err) < 0)
@@ -292,8 +292,8 @@ int run_main(int argc, char **argv, run_identity_fn identity)
 	for (size_t i = 0; i < o.nadapters; i++)
 		if (adapters_render(c.rep, o.adapters[i], &err) < 0) {
 			fprintf(stderr, "memguard run: adapter %s: %s\n", o.adapters[i], err.msg);
-			if (!c.signo && code == EXIT_PASS)
-				code = EXIT_INFRA;
+			if (!c.signo && code == MG_EXIT_OK)
+				code = MG_EXIT_INFRA;
 		}
 out:
 	supervise_reap_orphans();

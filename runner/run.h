@@ -6,14 +6,7 @@
 #ifndef MG_RUN_H
 #define MG_RUN_H
 
-/* Exit codes (README "Exit codes"). */
-enum {
-	EXIT_PASS = 0,
-	EXIT_TESTS_FAILED = 1,
-	EXIT_USAGE = 2,
-	EXIT_INFRA = 3,
-	EXIT_REGRESSION = 4,
-};
+#include "mg_exit.h"
 
 struct report;
 struct mg_err;

@@ -451,7 +451,7 @@ void supervise_install_signals(run_ctx *c)
 	}
 	if (pipe2(c->sigfd, O_CLOEXEC | O_NONBLOCK) < 0) {
 		perror("memguard: pipe");
-		exit(EXIT_INFRA);
+		exit(MG_EXIT_INFRA);
 	}
 	sig_write_fd = c->sigfd[1];
 	memset(&sa, 0, sizeof(sa));

@@ -8,8 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "elf.h"
 #include "memguard_host.h"
+#include "mg_elf.h"
 #include "shim.h"
 
 /*

@@ -21,7 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "elf.h"
+#include "mg_elf.h"
 #include "proc.h"
 #include "spawn.h"
 #include "tree.h"

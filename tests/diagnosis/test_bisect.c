@@ -35,7 +35,7 @@ static int planted_oracle(void *ctx, const size_t *idx, size_t n)
 	planted *p = ctx;
 	p->calls++;
 	if (p->error_at && (int)p->calls == p->error_at)
-		return -BISECT_INFRA;
+		return -MG_EXIT_INFRA;
 	for (size_t i = 1; i < n; i++)
 		p->sorted &= idx[i - 1] < idx[i];
 	if (p->threshold)
@@ -194,7 +194,7 @@ static void search_error(void)
 {
 	planted p = {.need = {3}, .nneed = 1, .error_at = 4};
 	bisect_result r;
-	CU_ASSERT_EQUAL(bisect_search(&r, 100, planted_oracle, &p), -BISECT_INFRA);
+	CU_ASSERT_EQUAL(bisect_search(&r, 100, planted_oracle, &p), -MG_EXIT_INFRA);
 	CU_ASSERT_EQUAL(p.calls, 4);
 }
 
@@ -558,7 +558,7 @@ static void bisect_report_crash(void)
 	                      out,          "--",     FAULT_HOST, NULL};
 	mg_fault(&o, argv, fault, NULL);
 	require_tests_from(&o);
-	CU_ASSERT(exited_with(&o, BISECT_FOUND));
+	CU_ASSERT(exited_with(&o, MG_EXIT_OK));
 	CU_ASSERT_STRING_EQUAL(o.out, "culprit: fault/t037 (with it, fault/t180 crashes)\n");
 	CU_ASSERT_PTR_NOT_NULL(strstr(o.err, "shard 0, host 0: 180 tests ran before fault/t180"));
 	CU_ASSERT(no_leftovers(&o));
@@ -597,7 +597,7 @@ static void bisect_report_kill(void)
 	                      "va=3.05G",   "--",     FAULT_HOST, NULL};
 	mg_n(&o, argv, fault, NULL, "40");
 	require_tests_from(&o);
-	CU_ASSERT(exited_with(&o, BISECT_FOUND));
+	CU_ASSERT(exited_with(&o, MG_EXIT_OK));
 	CU_ASSERT_STRING_EQUAL(o.out, "culprit: fault/t007 (with it, fault/t030 is killed)\n");
 	CU_ASSERT_PTR_NOT_NULL(strstr(o.err, "30 tests ran before fault/t030 (kill)"));
 	done(&o);
@@ -621,14 +621,14 @@ static void bisect_report_target(void)
 	                      "fault/t004", "--",     FAULT_HOST, NULL};
 	mg_n(&o, argv, fault, NULL, "10");
 	require_tests_from(&o);
-	CU_ASSERT(exited_with(&o, BISECT_FOUND));
+	CU_ASSERT(exited_with(&o, MG_EXIT_OK));
 	CU_ASSERT_STRING_EQUAL(o.out, "culprit: fault/t003 (with it, fault/t004 crashes)\n");
 	CU_ASSERT_PTR_NOT_NULL(strstr(o.err, "shard 0, host 1: 1 tests ran before fault/t004"));
 	done(&o);
 	/* the crash of another host named */
 	argv[5] = "fault/t006";
 	mg_n(&o, argv, fault, NULL, "10");
-	CU_ASSERT(exited_with(&o, BISECT_FOUND));
+	CU_ASSERT(exited_with(&o, MG_EXIT_OK));
 	CU_ASSERT_PTR_NOT_NULL(strstr(o.err, "shard 0, host 2: 1 tests ran before fault/t006"));
 	CU_ASSERT_STRING_EQUAL(o.out,
 	                       "culprit: fault/t006 itself (it crashes alone in a fresh host)\n");
@@ -636,7 +636,7 @@ static void bisect_report_target(void)
 	/* the first test of a host: nothing ran before it there */
 	argv[5] = "fault/t000";
 	mg_n(&o, argv, fault, NULL, "10");
-	CU_ASSERT(exited_with(&o, BISECT_NOT_REPRODUCED));
+	CU_ASSERT(exited_with(&o, MG_EXIT_FAILED));
 	CU_ASSERT_PTR_NOT_NULL(strstr(o.err, "shard 0, host 0: 0 tests ran before fault/t000"));
 	done(&o);
 	done(&run);
@@ -659,7 +659,7 @@ static void bisect_list_stderr(void)
 	CU_ASSERT_EQUAL(chmod(script, 0755), 0);
 	mg_n(&o, argv, "poison@2,crashpoisoned@5", NULL, "8");
 	require_tests_from(&o);
-	CU_ASSERT(exited_with(&o, BISECT_FOUND));
+	CU_ASSERT(exited_with(&o, MG_EXIT_OK));
 	CU_ASSERT_STRING_EQUAL(o.out, "culprit: fault/t002 (with it, fault/t005 fails)\n");
 	CU_ASSERT_PTR_NOT_NULL(strstr(o.err, "5 tests listed before fault/t005"));
 	CU_ASSERT(no_leftovers(&o));
@@ -679,7 +679,7 @@ static void bisect_cumulative(void)
 	     "poison@15,poison@17,crashpoisoned@30",
 	     "9", "31");
 	require_tests_from(&o);
-	CU_ASSERT(exited_with(&o, BISECT_FOUND));
+	CU_ASSERT(exited_with(&o, MG_EXIT_OK));
 	CU_ASSERT_PTR_NOT_NULL(strstr(o.out, "no small culprit: fault/t030 fails after the first "
 	                                     "18 tests, and more than 8 of them are needed"));
 	done(&o);
@@ -788,7 +788,7 @@ static void bisect_config(void)
 	                      "fault/t180", "--",     FAULT_HOST, NULL};
 	mg_fault(&o, argv, "poison@99,crashpoisoned@180", NULL);
 	require_tests_from(&o);
-	CU_ASSERT(exited_with(&o, BISECT_FOUND));
+	CU_ASSERT(exited_with(&o, MG_EXIT_OK));
 	CU_ASSERT_STRING_EQUAL(o.out, "culprit: fault/t099 (with it, fault/t180 fails)\n");
 	char path[128];
 	static const char *const never[] = {"junit.xml", "page.html", "mem.json"};
@@ -803,7 +803,7 @@ static void bisect_config(void)
 	fputs("{not json", f);
 	fclose(f);
 	mg_fault(&o, argv, "", NULL);
-	CU_ASSERT(exited_with(&o, BISECT_USAGE));
+	CU_ASSERT(exited_with(&o, MG_EXIT_USAGE));
 	CU_ASSERT_PTR_NOT_NULL(strstr(o.err, "memguard bisect: config "));
 	done(&o);
 	unlink(cfg);
@@ -816,7 +816,7 @@ static void bisect_crash_name(void)
 	                      "--",         FAULT_HOST, NULL};
 	mg_fault(&o, argv, "poison@137,crashpoisoned@180", NULL);
 	require_tests_from(&o);
-	CU_ASSERT(exited_with(&o, BISECT_FOUND));
+	CU_ASSERT(exited_with(&o, MG_EXIT_OK));
 	CU_ASSERT_STRING_EQUAL(o.out, "culprit: fault/t137 (with it, fault/t180 fails)\n");
 	CU_ASSERT_PTR_NOT_NULL(strstr(o.err, "180 tests listed before fault/t180"));
 	CU_ASSERT(no_leftovers(&o));
@@ -830,7 +830,7 @@ static void bisect_pair(void)
 	                      "--",         FAULT_HOST, NULL};
 	mg_fault(&o, argv, "poison@3,poison@150,crashpoisoned@199", "2");
 	require_tests_from(&o);
-	CU_ASSERT(exited_with(&o, BISECT_FOUND));
+	CU_ASSERT(exited_with(&o, MG_EXIT_OK));
 	CU_ASSERT_STRING_EQUAL(o.out,
 	                       "culprits: fault/t003 + fault/t150 (with them, fault/t199 fails)\n");
 	done(&o);
@@ -843,7 +843,7 @@ static void bisect_alone(void)
 	                      "--",         FAULT_HOST, NULL};
 	mg_fault(&o, argv, "segv@50", NULL);
 	require_tests_from(&o);
-	CU_ASSERT(exited_with(&o, BISECT_FOUND));
+	CU_ASSERT(exited_with(&o, MG_EXIT_OK));
 	CU_ASSERT_STRING_EQUAL(o.out,
 	                       "culprit: fault/t050 itself (it fails alone in a fresh host)\n");
 	done(&o);
@@ -856,7 +856,7 @@ static void bisect_not_reproducible(void)
 	                      "--",         FAULT_HOST, NULL};
 	mg_fault(&o, argv, "poison@37,crashpoisoned@180", NULL);
 	require_tests_from(&o);
-	CU_ASSERT(exited_with(&o, BISECT_NOT_REPRODUCED));
+	CU_ASSERT(exited_with(&o, MG_EXIT_FAILED));
 	CU_ASSERT_PTR_NOT_NULL(strstr(o.out, "not reproducible: fault/t100"));
 	done(&o);
 }
@@ -879,7 +879,7 @@ static void bisect_usage(void)
 			argv[k + 1] = cases[i][k];
 		outcome o;
 		mg_fault(&o, argv, "", NULL);
-		CU_ASSERT(exited_with(&o, BISECT_USAGE));
+		CU_ASSERT(exited_with(&o, MG_EXIT_USAGE));
 		CU_ASSERT_PTR_NOT_NULL(strstr(o.err, "memguard bisect: "));
 		CU_ASSERT(no_leftovers(&o));
 		done(&o);
@@ -894,7 +894,7 @@ static void bisect_usage(void)
 	snprintf(report, sizeof(report), "%s/mem.json", run.dir);
 	const char *argv[] = {MEMGUARD_EXE, "bisect", "--report", report, "--", FAULT_HOST, NULL};
 	mg_fault(&o, argv, "", NULL);
-	CU_ASSERT(exited_with(&o, BISECT_USAGE));
+	CU_ASSERT(exited_with(&o, MG_EXIT_USAGE));
 	CU_ASSERT_PTR_NOT_NULL(strstr(o.err, "no host crashed or was killed in the report"));
 	done(&o);
 	done(&run);
@@ -906,12 +906,12 @@ static void bisect_infra(void)
 	const char *missing[] = {MEMGUARD_EXE, "bisect",   "--report", "/nonexistent/mem.json",
 	                         "--",         FAULT_HOST, NULL};
 	mg_fault(&o, missing, "", NULL);
-	CU_ASSERT(exited_with(&o, BISECT_INFRA));
+	CU_ASSERT(exited_with(&o, MG_EXIT_INFRA));
 	done(&o);
 	const char *nohost[] = {MEMGUARD_EXE,        "bisect", "--crash", "x", "--",
 	                        "/nonexistent/host", NULL};
 	mg_fault(&o, nohost, "", NULL);
-	CU_ASSERT(exited_with(&o, BISECT_INFRA));
+	CU_ASSERT(exited_with(&o, MG_EXIT_INFRA));
 	CU_ASSERT_PTR_NOT_NULL(strstr(o.err, "memguard list failed"));
 	done(&o);
 }

@@ -5,8 +5,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "elf.h"
 #include "guard_test.h"
+#include "mg_elf.h"
 
 void test_elf_arch_x86(void)
 {

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "guard_test.h"
-#include "limits.h"
+#include "mg_limits.h"
 
 #define KI 1024ULL
 #define MI (1024ULL * 1024)

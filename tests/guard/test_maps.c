@@ -11,8 +11,8 @@
 #include <unistd.h>
 
 #include "guard_test.h"
-#include "limits.h"
 #include "maps.h"
+#include "mg_limits.h"
 #include "proc.h"
 
 #define KI 1024ULL

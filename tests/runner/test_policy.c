@@ -165,15 +165,15 @@ static void exit_code(void)
 		int signo, deadline;
 		int want;
 	} cases[] = {
-	    {TEST_PASS, 0, 0, EXIT_PASS},
-	    {TEST_SKIP, 0, 0, EXIT_PASS},
-	    {TEST_FAIL, 0, 0, EXIT_TESTS_FAILED},
-	    {TEST_CRASH, 0, 0, EXIT_TESTS_FAILED},
-	    {TEST_TIMEOUT, 0, 0, EXIT_TESTS_FAILED},
-	    {TEST_MEMLIMIT, 0, 0, EXIT_TESTS_FAILED},
-	    {TEST_NOTRUN, 0, 0, EXIT_TESTS_FAILED},
-	    {TEST_ERROR, 0, 0, EXIT_INFRA},
-	    {TEST_PASS, 0, 1, EXIT_INFRA},
+	    {TEST_PASS, 0, 0, MG_EXIT_OK},
+	    {TEST_SKIP, 0, 0, MG_EXIT_OK},
+	    {TEST_FAIL, 0, 0, MG_EXIT_FAILED},
+	    {TEST_CRASH, 0, 0, MG_EXIT_FAILED},
+	    {TEST_TIMEOUT, 0, 0, MG_EXIT_FAILED},
+	    {TEST_MEMLIMIT, 0, 0, MG_EXIT_FAILED},
+	    {TEST_NOTRUN, 0, 0, MG_EXIT_FAILED},
+	    {TEST_ERROR, 0, 0, MG_EXIT_INFRA},
+	    {TEST_PASS, 0, 1, MG_EXIT_INFRA},
 	    {TEST_FAIL, 15, 0, 143},
 	    {TEST_PASS, 2, 0, 130},
 	};

@@ -1,15 +1,9 @@
 /*
- * limits.h - the limit grammar ("va=3.5G,rss=80%,gap=64M") shared by flags
- * and the config file, arch defaults, and evaluation against a reading.
- * Pure computation: no I/O, no allocation.
- *
- * This file shares its name with the C library's <limits.h>. With guard/ on
- * the include path, "#include <limits.h>" anywhere (cgroup.h, system headers,
- * other folders) finds this file first, so it passes the include on to the
- * real one before anything else; PATH_MAX and INT_MAX keep working.
+ * mg_limits.h - the limit grammar ("va=3.5G,rss=80%,gap=64M") shared by
+ * flags and the config file, arch defaults, and evaluation against a
+ * reading (limits.c). Pure computation: no I/O, no allocation. Prefixed so
+ * that it never stands in for the C library's <limits.h>.
  */
-#include_next <limits.h>
-
 #ifndef MG_LIMITS_H
 #define MG_LIMITS_H
 

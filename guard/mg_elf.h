@@ -1,22 +1,17 @@
 /*
- * elf.h - what a host executable is, read from its file without running it:
- * the ELF class (x86 or x64) and whether it carries a marker string (the
- * host library's, GoogleTest's). Reads; never executes.
- *
- * Like limits.h, this file shares its name with a system header (<elf.h>);
- * with guard/ on the include path it would hide it, so it includes the real
- * one first: Elf64_Ehdr, EM_386 and friends stay available.
+ * mg_elf.h - what a host executable is, read from its file without running
+ * it (elf.c): the ELF class (x86 or x64) and whether it carries a marker
+ * string (the host library's, GoogleTest's). Reads; never executes.
+ * Prefixed so that it never stands in for the system's <elf.h>.
  */
-#include_next <elf.h>
-
 #ifndef MG_ELF_H
 #define MG_ELF_H
 
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "limits.h"
 #include "mg_err.h"
+#include "mg_limits.h"
 
 /*
  * Reads the ELF header of path: MG_ARCH_X86 for ELFCLASS32 i386,
