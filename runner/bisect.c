@@ -17,6 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "atomic.h"
 #include "spawn.h"
 
 #define MAX_PASS 64 /* run options passed through */
@@ -895,25 +896,17 @@ static int write_out(const char *path, const bisect_plan *p, const bisect_result
 	json_object_set_new(o, "smallest_prefix", json_integer((json_int_t)res->prefix));
 	json_object_set_new(o, "runs", json_integer(res->runs));
 
-	size_t len = strlen(path);
-	char *tmp = malloc(len + 5);
-	if (!tmp)
-		abort();
-	memcpy(tmp, path, len);
-	memcpy(tmp + len, ".tmp", 5);
-	int rc = -1;
-	FILE *f = fopen(tmp, "w");
-	if (f) {
-		int bad = json_dumpf(o, f, JSON_INDENT(2) | JSON_SORT_KEYS) != 0 ||
-		          fputc('\n', f) == EOF || fflush(f) != 0 || fsync(fileno(f)) != 0;
-		if (fclose(f) == 0 && !bad && rename(tmp, path) == 0)
-			rc = 0;
+	atomic_file *af = NULL;
+	mg_err err;
+	int rc = atomic_open(&af, path, &err);
+	if (rc == 0) {
+		FILE *f = atomic_stream(af);
+		int ok =
+		    json_dumpf(o, f, JSON_INDENT(2) | JSON_SORT_KEYS) == 0 && fputc('\n', f) != EOF;
+		rc = atomic_close(af, ok, &err);
 	}
-	if (rc < 0) {
-		fprintf(stderr, "memguard bisect: %s: %s\n", path, strerror(errno));
-		unlink(tmp);
-	}
-	free(tmp);
+	if (rc < 0)
+		fprintf(stderr, "memguard bisect: %s\n", err.msg);
 	json_decref(o);
 	return rc;
 }
