@@ -6,6 +6,8 @@
  * reaches the page unescaped, and no report string becomes a tag, attribute
  * name, class or URL. The page is also well-formed XML (polyglot), so XML
  * tools can check it.
+ * Over 800 lines on purpose: the page is one document (style, charts and
+ * tables in the order the page shows them).
  */
 #include <ctype.h>
 #include <stdint.h>

@@ -3,6 +3,8 @@
  * had run, in fresh hosts, halving the set until the test (or the few tests)
  * that make the target fail are named. Every run is a child "memguard run"
  * (this executable) read back through its report; never runs a host itself.
+ * Over 800 lines on purpose: the search, its plan from a report, the runs and
+ * the result are one command sharing one context, read top to bottom.
  */
 #include "bisect.h"
 

@@ -2,6 +2,7 @@
  * test_report.c - the report model: JSON round trip, load errors, atomic
  * save, merge, finish (counts and suspects), size and duration formatting,
  * and the adapter registry's spec checks.
+ * Long on purpose: one case after another, each on its own.
  */
 #include <dirent.h>
 #include <errno.h>

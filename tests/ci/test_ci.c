@@ -3,6 +3,7 @@
  * with libgit2 under a mkdtemp directory; the git CLI is used only to check
  * that git itself reads and writes the same notes. Commands run through
  * ci_main with stdout and stderr captured.
+ * Long on purpose: one case after another, each on its own.
  */
 #include <dirent.h>
 #include <fcntl.h>

@@ -2,6 +2,7 @@
  * test_bisect.c - memguard bisect: the search against planted oracles, the
  * plan read from reports, and the command end to end against fault_host64
  * (a culprit planted among 200 tests run in one host), exit codes included.
+ * Long on purpose: one case after another, each on its own.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -2,6 +2,7 @@
  * test_host.c - protocol v1 parser and escaper (good and malformed lines, a
  * fixed-seed fuzz loop) and the host library driven as a real process:
  * standalone exit codes, and host mode through pipes on fds 3/4.
+ * Long on purpose: one case after another, each on its own.
  */
 #include "mg_proto.h"
 #include "mg_test.h"

@@ -2,6 +2,7 @@
  * integration.c - memguard run against real hosts (x86 and x64), asserting
  * on the exit status and on the JSON report read back with Jansson. Each
  * case is its own CTest entry (run__CASE).
+ * Long on purpose: one case after another, each on its own.
  */
 #include <errno.h>
 #include <fcntl.h>
