@@ -110,6 +110,26 @@ static void options_flags(void)
 	options_free(&o);
 }
 
+/* One size grammar: 1MB is 10^6 bytes and 1MiB (or 1M) 2^20, in
+ * --recycle-at and --kill-at as in --max-growth (tests/ci pins that one). */
+static void options_size_units(void)
+{
+	run_options o;
+	mg_err err;
+	const char *args[] = {"run", "--recycle-at", "rss=1MB", "--kill-at", "rss=1MiB,va=2M",
+	                      "--",  "./t",          NULL};
+	CU_ASSERT_EQUAL_FATAL(parse(&o, args, &err), 0);
+	limits_spec us, uh;
+	options_limits(&o, &us, &uh);
+	limits_base b = {MG_ARCH_X64, 1ULL << 47, 1ULL << 34, 0, 0};
+	limits soft, hard;
+	CU_ASSERT_EQUAL_FATAL(limits_settle(&soft, &hard, &us, &uh, &b, &err), 0);
+	CU_ASSERT_EQUAL(soft.rss, 1000000);
+	CU_ASSERT_EQUAL(hard.rss, 1048576);
+	CU_ASSERT_EQUAL(hard.va, 2097152);
+	options_free(&o);
+}
+
 static void options_errors(void)
 {
 	static const struct {
@@ -362,6 +382,7 @@ static const mg_case cases[] = {
     {"transitions_lifecycle", transitions_lifecycle},
     {"options_flags", options_flags},
     {"options_errors", options_errors},
+    {"options_size_units", options_size_units},
     {"durations", durations},
     {"nodes_from_env", nodes_from_env},
     {"config_file", config_file},
