@@ -169,6 +169,13 @@ static inline const char *state_of(json_t *report, const char *name)
 	return t ? json_string_value(json_object_get(t, "state")) : "(missing)";
 }
 
+/* The message of the named test in the report, or NULL. */
+static inline const char *message_of(json_t *report, const char *name)
+{
+	json_t *t = find_test(report, name);
+	return t ? json_string_value(json_object_get(t, "message")) : NULL;
+}
+
 #define ARGV(...)                                                                                  \
 	(const char *const[])                                                                      \
 	{                                                                                          \

@@ -125,10 +125,19 @@ static mg_result ops_run(void *ctx, size_t i, char *msg, size_t cap)
 	if (plan & F_SLOW)
 		sleep_ms(200);
 	if (plan & F_SPIKE) {
-		/* 3 GiB reserved and released at once: no sample sees it, VmPeak does */
-		void *chunks[RESERVE_CHUNKS];
-		size_t n = reserve(chunks);
-		unreserve(chunks, n);
+		/* over 2 GiB reserved and released at once: no sample sees it,
+		 * VmPeak does. One mapping, the largest this space takes (a 32-bit
+		 * one has no 3 GiB region), so it lives only between two calls. */
+		static const size_t sizes[] = {(size_t)3 << 30, (size_t)5 << 29, (size_t)9 << 28,
+		                               (size_t)17 << 27};
+		for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+			void *p = mmap(NULL, sizes[k], PROT_NONE,
+			               MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+			if (p != MAP_FAILED) {
+				munmap(p, sizes[k]);
+				break;
+			}
+		}
 		sleep_ms(2);
 	}
 	if (plan & F_FORKCRASH) {
