@@ -852,12 +852,12 @@ static void bench_host_passes(const char *host, const char *arch)
 	done(&o);
 }
 
-static void x64_host(void)
+static void host_x64(void)
 {
 	bench_host_passes(BENCH64, "x64");
 }
 
-static void x86_host(void)
+static void host_x86(void)
 {
 	bench_host_passes(BENCH32, "x86");
 }
@@ -910,8 +910,8 @@ static const mg_case cases[] = {
     {"missing_host", missing_host},
     {"bad_config", bad_config},
     {"two_lanes", two_lanes},
-    {"x64_host", x64_host},
-    {"x86_host", x86_host},
+    {"host_x64", host_x64},
+    {"host_x86", host_x86},
     {"recycle_x64", recycle_x64},
     {"list", list},
     {"node_split", node_split},
