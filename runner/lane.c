@@ -312,8 +312,9 @@ static void lane_result(run_ctx *c, lane *l, const mg_msg *m)
 	                : m->kind == MG_MSG_FAIL ? TEST_FAIL
 	                                         : TEST_SKIP;
 	int64_t dva = (int64_t)m->va - (int64_t)h->va_before;
-	int64_t drss = (int64_t)m->rss - (int64_t)h->rss_last;
+	int64_t drss = (int64_t)m->rss - (int64_t)h->rss_before;
 	h->va_before = m->va;
+	h->rss_before = m->rss;
 	h->va_last = m->va;
 	h->rss_last = m->rss;
 	if (m->va > h->peak_va)
@@ -429,7 +430,7 @@ void lane_line(run_ctx *c, lane *l, char *line, size_t len)
 		if (h->state != HOST_STARTING)
 			break;
 		h->va_before = h->va_last = m.va;
-		h->rss_last = m.rss;
+		h->rss_before = h->rss_last = m.rss;
 		h->peak_va = m.va;
 		h->peak_rss = m.rss;
 		lane_fire(c, l, EV_HELLO);

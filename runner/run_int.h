@@ -63,7 +63,10 @@ typedef struct host {
 	double head_since; /* when the front test became the front: a host that
 	                    * never starts it times out too */
 	double since;      /* when the current state began */
-	uint64_t va_before, va_last, rss_last, peak_va, peak_rss;
+	/* the host's own figures at its last boundary (the base of a test's
+	 * deltas: samples never move them), and at the last reading of either */
+	uint64_t va_before, rss_before;
+	uint64_t va_last, rss_last, peak_va, peak_rss;
 	uint64_t desc_rss, desc_va_max;
 	pid_t desc_va_pid; /* the descendant with the most VA (drivers: the program) */
 	tree *kids;        /* kept-open samplers of the descendants */

@@ -541,6 +541,51 @@ static void shell_segv(void)
 	script_dir_free(dir);
 }
 
+/* A test's rss_delta is between its own boundary readings: a host keeping
+ * 64 MiB touched per test shows 64 MiB for every test, however often the
+ * guard samples in between (a sample inside a test once moved the base). */
+static void rss_delta_exact(const char *host)
+{
+	static const char *const intervals[] = {"1ms", "5ms", "50ms"};
+	for (size_t k = 0; k < 3; k++) {
+		outcome o;
+		mg(&o,
+		   ARGV("run", "-j", "1", "--interval", intervals[k], "--report", "report.json",
+		        "--", host),
+		   ENV("MG_FAULT=leakrss@0,leakrss@1,leakrss@2,leakrss@3,leakrss@4,leakrss@5,"
+		       "leakrss@6,leakrss@7,leakrss@8,leakrss@9,leakrss@10,leakrss@11",
+		       "MG_FAULT_TESTS=12"),
+		   0);
+		CU_ASSERT(exited_with(&o, 0));
+		CU_ASSERT_FATAL(o.report != NULL);
+		json_t *tests = json_object_get(
+		    json_array_get(json_object_get(o.report, "shards"), 0), "tests");
+		CU_ASSERT_EQUAL(json_array_size(tests), 12);
+		size_t i;
+		json_t *t;
+		json_array_foreach(tests, i, t)
+		{
+			json_int_t d = json_integer_value(json_object_get(t, "rss_delta"));
+			if (d < (63 << 20) || d > (65 << 20))
+				fprintf(stderr, "\n  --interval %s: %s rss_delta %lld\n",
+				        intervals[k], json_string_value(json_object_get(t, "name")),
+				        (long long)d);
+			CU_ASSERT(d >= (63 << 20) && d <= (65 << 20));
+		}
+		done(&o);
+	}
+}
+
+static void rss_delta_exact_x64(void)
+{
+	rss_delta_exact(FAULT64);
+}
+
+static void rss_delta_exact_x86(void)
+{
+	rss_delta_exact(FAULT32);
+}
+
 /* Limits that contradict each other or the machine: exit 2, both named. */
 static void contradicts(const char *host, const char *flag1, const char *v1, const char *flag2,
                         const char *v2, const char *want1, const char *want2)
@@ -933,6 +978,8 @@ static const mg_case cases[] = {
     {"contradictory_limits", contradictory_limits},
     {"contradictory_limits_x86", contradictory_limits_x86},
     {"arch_contradiction_x86", arch_contradiction_x86},
+    {"rss_delta_exact_x64", rss_delta_exact_x64},
+    {"rss_delta_exact_x86", rss_delta_exact_x86},
 };
 
 /*
