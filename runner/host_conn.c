@@ -42,6 +42,17 @@ void conn_build_env(run_ctx *c, int with_limits, const lane *l)
 		set_env(c, 4, MG_ENV_RECYCLE_RSS, l->rss_soft);
 		c->envp[k++] = c->env_store[4];
 	}
+	/* v2: the host admits the next test only if its expected growth stays
+	 * below the kill limit, and (32-bit) only while a gap-sized block fits */
+	if (with_limits && c->hard.va) {
+		set_env(c, 5, MG_ENV_KILL_VA, c->hard.va);
+		c->envp[k++] = c->env_store[5];
+	}
+	uint64_t gap = c->soft.gap > c->hard.gap ? c->soft.gap : c->hard.gap;
+	if (with_limits && gap && c->arch == MG_ARCH_X86) {
+		set_env(c, 6, MG_ENV_RECYCLE_GAP, gap);
+		c->envp[k++] = c->env_store[6];
+	}
 	c->envp[k] = NULL;
 }
 

@@ -396,11 +396,13 @@ static void lane_result(run_ctx *c, lane *l, const mg_msg *m)
 	if (!policy_can_recycle(c))
 		return;
 	/* Fragmentation: VA can look fine while no large block fits any more.
-	 * Only a 32-bit space fragments, and only past half of it: no maps read
-	 * before then. */
+	 * A v2 host asks itself at every boundary; for a v1 host the runner
+	 * reads its maps, late (the host runs ahead) and only past half of a
+	 * 32-bit space, so no maps are read before then. */
 	uint64_t gap_limit = c->soft.gap > c->hard.gap ? c->soft.gap : c->hard.gap;
 	uint64_t gap;
-	if (gap_limit && c->arch == MG_ARCH_X86 && m->va >= policy_va_ceiling(c) / 2 &&
+	if (gap_limit && h->version < 2 && c->arch == MG_ARCH_X86 &&
+	    m->va >= policy_va_ceiling(c) / 2 &&
 	    maps_largest_gap(&gap, policy_va_pid(c, h), limits_arch_ceiling(c->arch), NULL) == 0 &&
 	    gap < gap_limit) {
 		char why[200], a[32], b[32];
@@ -429,6 +431,7 @@ void lane_line(run_ctx *c, lane *l, char *line, size_t len)
 	case MG_MSG_HELLO:
 		if (h->state != HOST_STARTING)
 			break;
+		h->version = m.version;
 		h->va_before = h->va_last = m.va;
 		h->rss_before = h->rss_last = m.rss;
 		h->peak_va = m.va;
@@ -470,17 +473,7 @@ void lane_line(run_ctx *c, lane *l, char *line, size_t len)
 			break;
 		if (h->head_started)
 			break;
-		{
-			/* the host checked the same limits we passed it: say which */
-			unsigned bits = policy_check(c, &c->soft, l->rss_soft, m.va, m.rss);
-			if (bits)
-				policy_why(h->why, sizeof(h->why), bits, "recycle", m.va, m.rss,
-				           c->cg_usage, &c->soft, l->rss_soft);
-			else
-				snprintf(h->why, sizeof(h->why),
-				         "host crossed its soft limit (va %llu, rss %llu)",
-				         (unsigned long long)m.va, (unsigned long long)m.rss);
-		}
+		policy_recycle_why(c, l, &m, h->why, sizeof(h->why));
 		lane_requeue(c, l);
 		lane_fire(c, l, EV_RECYCLE);
 		/* It waits for quit, so its memory is still there to be read. */
@@ -490,6 +483,14 @@ void lane_line(run_ctx *c, lane *l, char *line, size_t len)
 			lane_quit(c, l, END_RECYCLE, why2);
 		}
 		conn_flush(c, l);
+		return;
+	case MG_MSG_DYING:
+		/* its memory at a fatal signal; its EOF and exit status follow */
+		if (h->state == HOST_STARTING)
+			break;
+		h->death_va = m.va > m.bytes ? m.va : m.bytes;
+		if (h->death_va > h->peak_va)
+			h->peak_va = h->death_va;
 		return;
 	case MG_MSG_BYE:
 		if (h->state != HOST_QUITTING || h->head_started)
@@ -527,8 +528,11 @@ void lane_exited(run_ctx *c, lane *l, int status)
 	else
 		snprintf(what, sizeof(what), "exited with status %d", WEXITSTATUS(status));
 
+	/* near a limit by the last reading, or by what the host said as it died
+	 * (a fast allocation to the ceiling that no sample saw) */
+	uint64_t va_end = h->death_va > h->va_last ? h->death_va : h->va_last;
 	int near =
-	    (c->soft.va && h->va_last >= c->soft.va) || (l->rss_soft && h->rss_last >= l->rss_soft);
+	    (c->soft.va && va_end >= c->soft.va) || (l->rss_soft && h->rss_last >= l->rss_soft);
 	host_end end = END_CRASH;
 	char why[300];
 	if (h->nflight && h->head_started) {
@@ -536,7 +540,7 @@ void lane_exited(run_ctx *c, lane *l, int status)
 		size_t t = lane_pop_head(c, l);
 		if (near) {
 			char a[32];
-			report_format_size(a, sizeof(a), h->va_last);
+			report_format_size(a, sizeof(a), va_end);
 			snprintf(why, sizeof(why), "host %s near its limit (va %s): out of memory",
 			         what, a);
 			lane_breach(c, l, t, why, dur);

@@ -196,3 +196,36 @@ double policy_interval(const run_ctx *c, uint64_t va, uint64_t prev, double next
 		next = c->o->interval / 4;
 	return next;
 }
+
+/*
+ * Why a host said it recycles, in the report's words: the reason a v2 host
+ * gives (its own boundary verdict), else the soft limits it was passed,
+ * which it checked against the same figures.
+ */
+void policy_recycle_why(const run_ctx *c, const lane *l, const mg_msg *m, char *why, size_t n)
+{
+	char a[32], b[32], k[32];
+	if (m->why == MG_WHY_GROWTH) {
+		report_format_size(a, sizeof(a), m->va);
+		report_format_size(b, sizeof(b), m->bytes);
+		report_format_size(k, sizeof(k), c->hard.va);
+		snprintf(why, n, "va %s + expected growth %s would reach kill %s", a, b, k);
+		return;
+	}
+	if (m->why == MG_WHY_GAP) {
+		report_format_size(b, sizeof(b), m->bytes);
+		snprintf(why, n, "gap: no free block of %s fits any more (largest free block)", b);
+		return;
+	}
+	unsigned bits = policy_check(c, &c->soft, l->rss_soft, m->va, m->rss);
+	if (m->why == MG_WHY_VA)
+		bits &= LIMIT_VA;
+	else if (m->why == MG_WHY_RSS)
+		bits &= LIMIT_RSS;
+	if (bits)
+		policy_why(why, n, bits, "recycle", m->va, m->rss, c->cg_usage, &c->soft,
+		           l->rss_soft);
+	else
+		snprintf(why, n, "host crossed its soft limit (va %llu, rss %llu)",
+		         (unsigned long long)m->va, (unsigned long long)m->rss);
+}

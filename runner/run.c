@@ -179,7 +179,7 @@ int run_list_main(int argc, char **argv)
 	plan_names_free(&nl);
 	free(c.envp);
 	free(c.shim_argv);
-	for (int i = 0; i < 5; i++)
+	for (int i = 0; i < ENV_SLOTS; i++)
 		free(c.env_store[i]);
 	options_free(&o);
 	return code;
@@ -312,7 +312,7 @@ out:
 	free(c.shim_argv);
 	free(c.reap);
 	free(c.envp);
-	for (int i = 0; i < 5; i++)
+	for (int i = 0; i < ENV_SLOTS; i++)
 		free(c.env_store[i]);
 	plan_names_free(&nl);
 	progress_free(c.prog);

@@ -38,6 +38,7 @@
 #define TIMELINE_POINTS 4096 /* per lane */
 #define GROWTH_WINDOW   32   /* recent per-test growths kept per lane */
 #define MAX_DESCENDANTS 64
+#define ENV_SLOTS       7     /* MEMGUARD_* variables a host gets */
 #define SLOW_TEST       0.005 /* seconds: above it, a lane keeps only 2 tests in flight */
 
 typedef struct rtest {
@@ -67,6 +68,8 @@ typedef struct host {
 	 * deltas: samples never move them), and at the last reading of either */
 	uint64_t va_before, rss_before;
 	uint64_t va_last, rss_last, peak_va, peak_rss;
+	unsigned version;  /* of the protocol, from its hello */
+	uint64_t death_va; /* VmPeak it reported at a fatal signal (v2 "dying"); 0: none */
 	uint64_t desc_rss, desc_va_max;
 	pid_t desc_va_pid; /* the descendant with the most VA (drivers: the program) */
 	tree *kids;        /* kept-open samplers of the descendants */
@@ -121,7 +124,7 @@ typedef struct run_ctx {
 	driver_kind driver;
 	double tree_interval;
 	char **envp;
-	char *env_store[5];
+	char *env_store[ENV_SLOTS]; /* the MEMGUARD_* entries of envp */
 	mg_arch arch;
 	limits soft, hard; /* for the host's arch */
 	/* VA limits per process arch (mg_arch): a tree may hold both kinds */
@@ -235,6 +238,7 @@ unsigned policy_other_arch_va(const run_ctx *c, const host *h, const uint64_t *l
                               const char *kind, char *why, size_t n);
 int policy_resolve(run_ctx *c, mg_err *err);
 int policy_exit_code(const run_ctx *c);
+void policy_recycle_why(const run_ctx *c, const lane *l, const mg_msg *m, char *why, size_t n);
 size_t policy_depth(const run_ctx *c, const lane *l);
 double policy_interval(const run_ctx *c, uint64_t va, uint64_t prev, double next);
 

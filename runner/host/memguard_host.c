@@ -1,8 +1,9 @@
 /*
- * memguard_host.c - makes a test program a memguard host (protocol v1 on fds
- * 3/4, PROTOCOL.md) or, started directly, a plain test runner. libc only,
- * built for -m32 too. The per-test path never allocates (a host near its
- * address-space limit cannot) and costs one pread and one write per test.
+ * memguard_host.c - makes a test program a memguard host (the protocol on
+ * fds 3/4, PROTOCOL.md) or, started directly, a plain test runner. libc
+ * only, built for -m32 too. The per-test path never allocates (a host near
+ * its address-space limit cannot) and costs one pread and one write per
+ * test; every soft verdict is taken here, at the boundary (the contract).
  */
 #include "memguard_host.h"
 #include "mg_proto.h"
@@ -10,11 +11,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -27,6 +30,8 @@ __attribute__((used)) const char mg_host_marker[] = MG_HOST_MARKER;
 /* Longest test name quoted in an "unknown test" message. */
 #define UNKNOWN_NAME_MAX 1024
 #define NO_INDEX         ((size_t)-1)
+/* Recent per-test VA growths kept for the admission of the next test. */
+#define GROWTH_WINDOW 32
 /* Return value of a step that wants the serve loop to go on. */
 #define STEP_MORE (-1)
 
@@ -60,6 +65,14 @@ typedef struct host {
 	uint64_t page;
 	int has_va_limit, has_rss_limit;
 	uint64_t va_limit, rss_limit;
+	unsigned version; /* the protocol spoken: the lower of ours and the runner's */
+	/* v2: admission of the next test by the recent growth, and the gap */
+	uint64_t kill_va;              /* 0: none */
+	int64_t growth[GROWTH_WINDOW]; /* VA growth of the last tests */
+	size_t ngrowth;
+	uint64_t va_start;  /* VA at the start of the running test */
+	uint64_t gap_limit; /* a free block of this size must fit; 0: none */
+	uint64_t gap_ok_va; /* VA when it last did (0: not checked yet) */
 
 	char in[IN_CAP];
 	mg_lines lines; /* over in */
@@ -294,10 +307,145 @@ static int bad_command(const char *line, size_t len)
 	return 3;
 }
 
-static int over_limit(const host *h, mem m)
+/* The largest VA growth of the recent tests: what the next may add. */
+static uint64_t expected_growth(const host *h)
 {
-	return (h->has_va_limit && m.va >= h->va_limit) ||
-	       (h->has_rss_limit && m.rss >= h->rss_limit);
+	int64_t g = 0;
+	for (size_t i = 0; i < h->ngrowth && i < GROWTH_WINDOW; i++)
+		if (h->growth[i] > g)
+			g = h->growth[i];
+	return (uint64_t)g;
+}
+
+/*
+ * 1 when a free block of h->gap_limit still fits: one mmap of it (untouched,
+ * reserved for the length of two system calls) and its munmap, ~2 us, and
+ * exactly the question whether the test's next allocation of that size
+ * could succeed. Asked again only when VA grew since it last said yes.
+ */
+static int gap_fits(host *h, mem m)
+{
+	if (h->gap_ok_va && m.va <= h->gap_ok_va)
+		return 1;
+	void *p = mmap(NULL, (size_t)h->gap_limit, PROT_NONE,
+	               MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (p == MAP_FAILED)
+		return 0;
+	munmap(p, (size_t)h->gap_limit);
+	h->gap_ok_va = m.va;
+	return 1;
+}
+
+/*
+ * The boundary verdict, after each test and before the next: why this host
+ * must take no more tests (MG_WHY_*), or MG_WHY_NONE. *bytes: the figure of
+ * a growth or gap verdict. The growth of the test just ended is counted
+ * first, so it is expected of the next.
+ */
+static mg_why boundary_verdict(host *h, mem m, uint64_t *bytes)
+{
+	h->growth[h->ngrowth++ % GROWTH_WINDOW] = (int64_t)m.va - (int64_t)h->va_start;
+	if (h->has_va_limit && m.va >= h->va_limit)
+		return MG_WHY_VA;
+	if (h->has_rss_limit && m.rss >= h->rss_limit)
+		return MG_WHY_RSS;
+	if (h->kill_va && m.va + expected_growth(h) >= h->kill_va) {
+		*bytes = expected_growth(h);
+		return MG_WHY_GROWTH;
+	}
+	if (h->gap_limit && !gap_fits(h, m)) {
+		*bytes = h->gap_limit;
+		return MG_WHY_GAP;
+	}
+	return MG_WHY_NONE;
+}
+
+/* ---- dying: the memory at a fatal signal (v2) ---- */
+
+static int dying_fd = -1;
+static int dying_statm = -1;
+static uint64_t dying_page = 4096;
+
+/* Writes v in decimal at p (async-signal-safe); returns the end. */
+static char *put_u64(char *p, uint64_t v)
+{
+	char tmp[24];
+	int n = 0;
+	do
+		tmp[n++] = (char)('0' + v % 10);
+	while ((v /= 10) != 0);
+	while (n > 0)
+		*p++ = tmp[--n];
+	return p;
+}
+
+/*
+ * At SIGSEGV, SIGBUS, SIGABRT, SIGFPE or SIGILL, on its own stack: writes
+ * "dying SIG VA RSS PEAKVA" to the reply pipe with async-signal-safe calls
+ * only (pread of the kept statm, open/read of status), then dies of the
+ * same signal (SA_RESETHAND restored the default). A death near the limit
+ * that no sample saw is then still known for what it was.
+ */
+static void on_fatal(int sig)
+{
+	char buf[2048], line[128], *p = line;
+	uint64_t va = 0, rss = 0, peak = 0;
+	ssize_t n = dying_statm < 0 ? -1 : pread(dying_statm, buf, sizeof(buf) - 1, 0);
+	if (n > 0) {
+		buf[n] = '\0';
+		const char *q = buf;
+		va = parse_u64(&q) * dying_page;
+		rss = parse_u64(&q) * dying_page;
+	}
+	int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+	n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+	if (fd >= 0)
+		close(fd);
+	if (n > 0) {
+		buf[n] = '\0';
+		const char *q = strstr(buf, "\nVmPeak:");
+		if (q != NULL) {
+			q += 8;
+			peak = parse_u64(&q) * 1024;
+		}
+	}
+	memcpy(p, "dying ", 6);
+	p = put_u64(p + 6, (uint64_t)sig);
+	*p++ = ' ';
+	p = put_u64(p, va);
+	*p++ = ' ';
+	p = put_u64(p, rss);
+	*p++ = ' ';
+	p = put_u64(p, peak > va ? peak : va);
+	*p++ = '\n';
+	ssize_t w = write(dying_fd, line, (size_t)(p - line));
+	(void)w;
+	raise(sig);
+}
+
+/* Installs on_fatal on an alternate stack (a stack overflow or a full
+ * address space leaves no room on the test's own), for the fatal signals
+ * whose disposition is still the default. */
+static void dying_install(host *h)
+{
+	static char stack[64 * 1024];
+	static const int sigs[] = {SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL};
+	stack_t ss = {.ss_sp = stack, .ss_size = sizeof(stack), .ss_flags = 0};
+	dying_fd = h->reply_fd;
+	dying_statm = h->statm_fd;
+	dying_page = h->page;
+	if (sigaltstack(&ss, NULL) < 0)
+		return;
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+		struct sigaction old, sa;
+		if (sigaction(sigs[i], NULL, &old) < 0 || old.sa_handler != SIG_DFL)
+			continue; /* the test program has its own */
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = on_fatal;
+		sa.sa_flags = SA_ONSTACK | SA_RESETHAND | SA_NODEFER;
+		sigemptyset(&sa.sa_mask);
+		sigaction(sigs[i], &sa, NULL);
+	}
 }
 
 /* Runs test i with the message buffer in place; flushes stdout and stderr. */
@@ -385,10 +533,20 @@ static int serve_runs(host *h, char *line, size_t len)
 		}
 		if (out_put(h, "\n", 1) < 0)
 			return 0;
-		if (over_limit(h, after)) {
-			if (out_printf(h, "recycle %" PRIu64 " %" PRIu64 "\n", after.va,
-			               after.rss) < 0 ||
-			    out_flush(h) < 0)
+		uint64_t bytes = 0;
+		mg_why why = boundary_verdict(h, after, &bytes);
+		h->va_start = after.va;
+		if (why != MG_WHY_NONE) {
+			static const char *const words[] = {"", " va", " rss", " growth", " gap"};
+			int rc =
+			    h->version < 2 ? out_printf(h, "recycle %" PRIu64 " %" PRIu64 "\n",
+			                                after.va, after.rss)
+			    : why == MG_WHY_GROWTH || why == MG_WHY_GAP
+			        ? out_printf(h, "recycle %" PRIu64 " %" PRIu64 "%s %" PRIu64 "\n",
+			                     after.va, after.rss, words[why], bytes)
+			        : out_printf(h, "recycle %" PRIu64 " %" PRIu64 "%s\n", after.va,
+			                     after.rss, words[why]);
+			if (rc < 0 || out_flush(h) < 0)
 				return 0;
 			return await_quit(h);
 		}
@@ -472,6 +630,15 @@ static int host_mode(host *h)
 	h->reply_fd = env_fd(MG_ENV_REPLY_FD, MG_PROTO_REPLY_FD);
 	h->has_va_limit = env_u64(MG_ENV_RECYCLE_VA, &h->va_limit);
 	h->has_rss_limit = env_u64(MG_ENV_RECYCLE_RSS, &h->rss_limit);
+	uint64_t runner_version = 1;
+	env_u64(MG_ENV_HOST, &runner_version);
+	h->version = runner_version >= MG_PROTO_VERSION ? MG_PROTO_VERSION : 1;
+	if (h->version >= 2) {
+		env_u64(MG_ENV_KILL_VA, &h->kill_va);
+		env_u64(MG_ENV_RECYCLE_GAP, &h->gap_limit);
+		if (h->gap_limit > SIZE_MAX / 2)
+			h->gap_limit = 0; /* no block that large on this arch: nothing to check */
+	}
 	/* processes the tests spawn must not hold the protocol pipes open */
 	fcntl(h->cmd_fd, F_SETFD, FD_CLOEXEC);
 	fcntl(h->reply_fd, F_SETFD, FD_CLOEXEC);
@@ -489,8 +656,11 @@ static int host_mode(host *h)
 		}
 	}
 
+	if (h->version >= 2)
+		dying_install(h);
 	mem m = mem_now(h);
-	if (out_printf(h, "hello %d %s %ld %" PRIu64 " %" PRIu64 "\n", MG_PROTO_VERSION,
+	h->va_start = m.va;
+	if (out_printf(h, "hello %u %s %ld %" PRIu64 " %" PRIu64 "\n", h->version,
 	               sizeof(void *) == 4 ? "x86" : "x64", (long)getpid(), m.va, m.rss) < 0 ||
 	    out_flush(h) < 0)
 		return 0;

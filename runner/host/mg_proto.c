@@ -141,8 +141,38 @@ static const struct {
     {"start", 5, MG_MSG_START}, {"pass", 4, MG_MSG_PASS},       {"fail", 4, MG_MSG_FAIL},
     {"skip", 4, MG_MSG_SKIP},   {"recycle", 7, MG_MSG_RECYCLE}, {"bye", 3, MG_MSG_BYE},
     {"out", 3, MG_MSG_OUT},     {"list", 4, MG_CMD_LIST},       {"run", 3, MG_CMD_RUN},
-    {"quit", 4, MG_CMD_QUIT},
+    {"quit", 4, MG_CMD_QUIT},   {"dying", 5, MG_MSG_DYING},
 };
+
+/* [SP WHY [SP BYTES]] after "recycle VA RSS": v1 hosts say nothing more. */
+static int take_why(cursor *c, mg_msg *out)
+{
+	static const struct {
+		const char *word;
+		mg_why why;
+		int bytes;
+	} whys[] = {{"va", MG_WHY_VA, 0},
+	            {"rss", MG_WHY_RSS, 0},
+	            {"growth", MG_WHY_GROWTH, 1},
+	            {"gap", MG_WHY_GAP, 1}};
+	if (c->p == c->end)
+		return 0;
+	if (take_space(c) < 0)
+		return -1;
+	size_t wl = 0;
+	while (c->p + wl < c->end && c->p[wl] != ' ')
+		wl++;
+	for (size_t i = 0; i < sizeof(whys) / sizeof(whys[0]); i++) {
+		if (strlen(whys[i].word) != wl || memcmp(whys[i].word, c->p, wl) != 0)
+			continue;
+		c->p += wl;
+		out->why = whys[i].why;
+		if (whys[i].bytes && take_field(c, &out->bytes) < 0)
+			return -1;
+		return at_end(c);
+	}
+	return -1;
+}
 
 /*
  * O(len): one pass for NUL/LF, one for the fields. On failure *out holds
@@ -187,10 +217,23 @@ int mg_proto_parse(mg_msg *out, char *line, size_t len)
 	case MG_MSG_SKIP:
 		return take_result(&c, out, 1);
 	case MG_MSG_RECYCLE:
+		if (take_field(&c, &out->va) < 0 || take_field(&c, &out->rss) < 0)
+			return -1;
+		return take_why(&c, out);
 	case MG_MSG_BYE:
 		if (take_field(&c, &out->va) < 0 || take_field(&c, &out->rss) < 0)
 			return -1;
 		return at_end(&c);
+	case MG_MSG_DYING: {
+		uint64_t sig;
+		if (take_field(&c, &sig) < 0 || sig == 0 || sig > 64)
+			return -1;
+		out->sig = (int)sig;
+		if (take_field(&c, &out->va) < 0 || take_field(&c, &out->rss) < 0 ||
+		    take_field(&c, &out->bytes) < 0)
+			return -1;
+		return at_end(&c);
+	}
 	case MG_CMD_LIST:
 	case MG_CMD_QUIT:
 		return at_end(&c);

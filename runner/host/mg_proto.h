@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define MG_PROTO_VERSION 1
+#define MG_PROTO_VERSION 2
 /* Longest line either side may send, newline included. Longer is an error. */
 #define MG_PROTO_LINE_MAX 65536
 /* The descriptors a host finds its pipes on (also named in the env). */
@@ -18,11 +18,22 @@
 #define MG_PROTO_REPLY_FD 4
 
 /* Environment the runner sets for a host. */
-#define MG_ENV_HOST        "MEMGUARD_HOST"        /* protocol version, "1" */
+#define MG_ENV_HOST        "MEMGUARD_HOST"        /* the runner's protocol version, "2" */
 #define MG_ENV_CMD_FD      "MEMGUARD_CMD_FD"      /* "3" */
 #define MG_ENV_REPLY_FD    "MEMGUARD_REPLY_FD"    /* "4" */
 #define MG_ENV_RECYCLE_VA  "MEMGUARD_RECYCLE_VA"  /* soft VA limit, bytes; absent: none */
 #define MG_ENV_RECYCLE_RSS "MEMGUARD_RECYCLE_RSS" /* soft RSS limit, bytes; absent: none */
+#define MG_ENV_RECYCLE_GAP "MEMGUARD_RECYCLE_GAP" /* v2: the free block that must fit, bytes */
+#define MG_ENV_KILL_VA     "MEMGUARD_KILL_VA"     /* v2: hard VA limit, bytes (admission) */
+
+/* Why a v2 host recycles (the word after "recycle VA RSS"). */
+typedef enum mg_why {
+	MG_WHY_NONE,   /* v1: not said */
+	MG_WHY_VA,     /* va: MEMGUARD_RECYCLE_VA reached */
+	MG_WHY_RSS,    /* rss: MEMGUARD_RECYCLE_RSS reached */
+	MG_WHY_GROWTH, /* growth BYTES: VA + the expected growth of a test reaches the kill limit */
+	MG_WHY_GAP,    /* gap BYTES: no free block of BYTES is left */
+} mg_why;
 
 typedef enum mg_msg_kind {
 	/* host -> runner */
@@ -33,9 +44,10 @@ typedef enum mg_msg_kind {
 	MG_MSG_PASS,    /* pass USEC VA RSS */
 	MG_MSG_FAIL,    /* fail USEC VA RSS MESSAGE */
 	MG_MSG_SKIP,    /* skip USEC VA RSS MESSAGE */
-	MG_MSG_RECYCLE, /* recycle VA RSS       (soft limit crossed: no more tests) */
+	MG_MSG_RECYCLE, /* recycle VA RSS [WHY [BYTES]] (soft limit crossed: no more tests) */
 	MG_MSG_BYE,     /* bye PEAKVA PEAKRSS   (last line before a clean exit) */
 	MG_MSG_OUT,     /* out TEXT             (output of the started test; optional) */
+	MG_MSG_DYING,   /* dying SIG VA RSS PEAKVA (v2: written at a fatal signal, then it dies) */
 	/* runner -> host */
 	MG_CMD_LIST, /* list */
 	MG_CMD_RUN,  /* run NAME */
@@ -50,6 +62,9 @@ typedef struct mg_msg {
 	uint64_t usec;    /* pass/fail/skip: the test's duration */
 	uint64_t va, rss; /* hello, pass/fail/skip (after the test), recycle; bye: peaks */
 	uint64_t count;   /* end */
+	mg_why why;       /* recycle (v2) */
+	uint64_t bytes;   /* recycle growth/gap: the figure; dying: VmPeak */
+	int sig;          /* dying: the signal */
 	const char *text; /* test/start/run: the name; fail/skip: the message (may be empty) */
 	size_t text_len;  /* text may hold any byte but NUL... and NUL is excluded */
 } mg_msg;

@@ -111,6 +111,42 @@ static void parse_results(void)
 	CU_ASSERT_EQUAL(m.usec, 7);
 }
 
+/* Protocol v2: a recycle says why; dying carries the memory at death. */
+static void parse_v2(void)
+{
+	mg_msg m;
+	CU_ASSERT_EQUAL_FATAL(parse(&m, "recycle 10 20"), 0); /* v1: no reason */
+	CU_ASSERT_EQUAL(m.why, MG_WHY_NONE);
+	CU_ASSERT_EQUAL_FATAL(parse(&m, "recycle 10 20 va"), 0);
+	CU_ASSERT_EQUAL(m.why, MG_WHY_VA);
+	CU_ASSERT_EQUAL_FATAL(parse(&m, "recycle 10 20 rss"), 0);
+	CU_ASSERT_EQUAL(m.why, MG_WHY_RSS);
+	CU_ASSERT_EQUAL_FATAL(parse(&m, "recycle 10 20 growth 524288000"), 0);
+	CU_ASSERT_EQUAL(m.why, MG_WHY_GROWTH);
+	CU_ASSERT_EQUAL(m.bytes, 524288000);
+	CU_ASSERT_EQUAL_FATAL(parse(&m, "recycle 10 20 gap 67108864"), 0);
+	CU_ASSERT_EQUAL(m.why, MG_WHY_GAP);
+	CU_ASSERT_EQUAL(m.va, 10);
+	CU_ASSERT_EQUAL(m.bytes, 67108864);
+	CU_ASSERT_EQUAL_FATAL(parse(&m, "dying 11 4100000000 5000 4190000000"), 0);
+	CU_ASSERT_EQUAL(m.kind, MG_MSG_DYING);
+	CU_ASSERT_EQUAL(m.sig, 11);
+	CU_ASSERT_EQUAL(m.va, 4100000000u);
+	CU_ASSERT_EQUAL(m.rss, 5000);
+	CU_ASSERT_EQUAL(m.bytes, 4190000000u);
+	static const char *const bad[] = {
+	    "recycle 10 20 ",      "recycle 10 20 vaa",  "recycle 10 20 growth",
+	    "recycle 10 20 gap x", "recycle 10 20 va 5", "recycle 10 20 growth 5 6",
+	    "dying 11 1 2",        "dying 0 1 2 3",      "dying 65 1 2 3",
+	    "dying 11 1 2 3 4",    "dying SEGV 1 2 3",
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		if (parse(&m, bad[i]) == 0)
+			fprintf(stderr, "\n  accepted: '%s'\n", bad[i]);
+		CU_ASSERT_EQUAL(parse(&m, bad[i]), -1);
+	}
+}
+
 static void parse_malformed(void)
 {
 	static const char *const bad[] = {
@@ -265,7 +301,8 @@ static size_t format_msg(char *dst, size_t cap, const mg_msg *m)
 	/* indexed by mg_msg_kind */
 	static const char *const words[] = {"hello", "test", "end",     "start", "pass",
 	                                    "fail",  "skip", "recycle", "bye",   "out",
-	                                    "list",  "run",  "quit"};
+	                                    "dying", "list", "run",     "quit"};
+	static const char *const whys[] = {"", "va", "rss", "growth", "gap"};
 	int n = 0;
 	switch (m->kind) {
 	case MG_MSG_HELLO:
@@ -284,8 +321,17 @@ static size_t format_msg(char *dst, size_t cap, const mg_msg *m)
 			dst[n++] = ' ';
 		break;
 	case MG_MSG_RECYCLE:
+		n = snprintf(dst, cap, "recycle %" PRIu64 " %" PRIu64 "%s%s", m->va, m->rss,
+		             m->why ? " " : "", whys[m->why]);
+		if (m->why == MG_WHY_GROWTH || m->why == MG_WHY_GAP)
+			n += snprintf(dst + n, cap - (size_t)n, " %" PRIu64, m->bytes);
+		break;
 	case MG_MSG_BYE:
-		n = snprintf(dst, cap, "%s %" PRIu64 " %" PRIu64, words[m->kind], m->va, m->rss);
+		n = snprintf(dst, cap, "bye %" PRIu64 " %" PRIu64, m->va, m->rss);
+		break;
+	case MG_MSG_DYING:
+		n = snprintf(dst, cap, "dying %d %" PRIu64 " %" PRIu64 " %" PRIu64, m->sig, m->va,
+		             m->rss, m->bytes);
 		break;
 	case MG_MSG_TEST:
 	case MG_MSG_START:
@@ -865,6 +911,7 @@ static const mg_case cases[] = {
     {"cunit_standalone", cunit_standalone},
     {"cunit_hostmode", cunit_hostmode},
     {"lines_reader", lines_reader},
+    {"parse_v2", parse_v2},
 };
 
 MG_TEST_MAIN("host", cases)

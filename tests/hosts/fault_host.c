@@ -1,7 +1,8 @@
 /*
  * fault_host.c - a host whose tests misbehave on request, for the runner's
  * fault handling. Tests fault/t000..; MG_FAULT_TESTS sets the count (40);
- * MG_FAULT="KIND@INDEX,..." plants faults; MG_FAULT_START_MS delays the start. Plain C: built for
+ * MG_FAULT="KIND@INDEX,..." plants faults (KIND@* in every test); MG_FAULT_START_MS delays the
+ * start; MG_FAULT_FRAG_KEEP_MB (8) is what frag keeps of its 14 MiB. Plain C: built for
  * x86 and x64. Faults that depend on order (for bisect): poison@K marks the process;
  * crashpoisoned@M crashes (SIGSEGV) at test M only when at least
  * MG_FAULT_POISON_NEED (1) poison tests ran earlier in the same process.
@@ -33,6 +34,9 @@ enum {
 	F_CRASHPOISONED = 1 << 13,
 	F_FORKCRASH = 1 << 14,
 	F_SPIKE = 1 << 15,
+	F_BIGLEAK = 1 << 16,
+	F_FRAG = 1 << 17,
+	F_OOMCRASH = 1 << 18,
 };
 
 static const struct {
@@ -47,6 +51,8 @@ static const struct {
     {"skip", F_SKIP},           {"leakrss", F_LEAKRSS},
     {"poison", F_POISON},       {"crashpoisoned", F_CRASHPOISONED},
     {"forkcrash", F_FORKCRASH}, {"spike", F_SPIKE},
+    {"bigleak", F_BIGLEAK},     {"frag", F_FRAG},
+    {"oomcrash", F_OOMCRASH},
 };
 
 #define NAME_LEN 32
@@ -57,6 +63,7 @@ typedef struct faults {
 	unsigned *plan;
 	unsigned poisoned;    /* poison tests run so far in this process */
 	unsigned poison_need; /* crashpoisoned crashes from this many on */
+	size_t frag_keep;     /* MiB of each 14 MiB frag mapping kept */
 } faults;
 
 static void sleep_ms(long ms)
@@ -178,6 +185,37 @@ static mg_result ops_run(void *ctx, size_t i, char *msg, size_t cap)
 		}
 		unreserve(chunks, n);
 	}
+	if (plan & F_BIGLEAK) {
+		/* 500 MiB kept, in 64 MiB pieces as a 32-bit program must map it */
+		for (int k = 0; k < 8 && r == MG_PASS; k++)
+			if (mmap(NULL, k < 7 ? 64u << 20 : 52u << 20, PROT_NONE,
+			         MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1,
+			         0) == MAP_FAILED) {
+				mg_message("bigleak: mmap of 64 MiB failed");
+				r = MG_FAIL;
+			}
+	}
+	if (plan & F_FRAG) {
+		/* 14 MiB mapped, its first frag_keep MiB kept and the rest given
+		 * back: mappings go top-down, so the hole sits between this piece
+		 * and the last one and is too small for the next 14 MiB; the space
+		 * fragments faster than it fills. A failed mmap is dereferenced, as
+		 * code that does not check would. */
+		char *p = mmap(NULL, 14u << 20, PROT_READ | PROT_WRITE,
+		               MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		if (p == MAP_FAILED)
+			raise(SIGSEGV);
+		munmap(p + (f->frag_keep << 20), (14 - f->frag_keep) << 20);
+		p[0] = 1;
+	}
+	if (plan & F_OOMCRASH) {
+		/* 64 MiB pieces until the space is full, then the crash of code
+		 * that does not check: faster than any sample */
+		while (mmap(NULL, 64u << 20, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+		            -1, 0) != MAP_FAILED)
+			;
+		raise(SIGSEGV);
+	}
 	if (plan & F_POISON)
 		f->poisoned++;
 	if ((plan & F_SEGV) || ((plan & F_CRASHPOISONED) && f->poisoned >= f->poison_need))
@@ -215,8 +253,9 @@ static int plan_faults(faults *f, const char *spec)
 	     tok = strtok_r(NULL, ",", &save)) {
 		char *at = strchr(tok, '@');
 		char *end = NULL;
-		unsigned long idx = at != NULL ? strtoul(at + 1, &end, 10) : 0;
-		if (at == NULL || end == at + 1 || *end != '\0' || idx >= f->count) {
+		int every = at != NULL && strcmp(at + 1, "*") == 0;
+		unsigned long idx = at != NULL && !every ? strtoul(at + 1, &end, 10) : 0;
+		if (at == NULL || (!every && (end == at + 1 || *end != '\0' || idx >= f->count))) {
 			fprintf(stderr,
 			        "fault_host: bad MG_FAULT entry '%s' (KIND@INDEX, %zu tests)\n",
 			        tok, f->count);
@@ -230,14 +269,20 @@ static int plan_faults(faults *f, const char *spec)
 			fprintf(stderr, "fault_host: unknown fault kind '%s'\n", tok);
 			return -1;
 		}
-		f->plan[idx] |= kinds[k].bit;
+		for (size_t i = every ? 0 : idx; i < (every ? f->count : idx + 1); i++)
+			f->plan[i] |= kinds[k].bit;
 	}
 	return 0;
 }
 
 int main(int argc, char **argv)
 {
-	faults f = {40, NULL, NULL, 0, 1};
+	faults f = {40, NULL, NULL, 0, 1, 8};
+	const char *keep = getenv("MG_FAULT_FRAG_KEEP_MB");
+	if (keep != NULL && *keep != '\0')
+		f.frag_keep = (size_t)strtoul(keep, NULL, 10);
+	if (f.frag_keep < 1 || f.frag_keep > 13)
+		f.frag_keep = 8;
 	const char *delay = getenv("MG_FAULT_START_MS"); /* a slow start, before the greeting */
 	if (delay != NULL && *delay != '\0')
 		sleep_ms(strtoul(delay, NULL, 10));

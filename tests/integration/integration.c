@@ -586,6 +586,141 @@ static void rss_delta_exact_x86(void)
 	rss_delta_exact(FAULT32);
 }
 
+/* Every generation of the report's first shard: each check(gen) must hold;
+ * returns how many there were. */
+static size_t gens_of(json_t *report, json_t **out, size_t cap)
+{
+	json_t *gens =
+	    json_object_get(json_array_get(json_object_get(report, "shards"), 0), "generations");
+	size_t n = json_array_size(gens);
+	for (size_t i = 0; i < n && i < cap; i++)
+		out[i] = json_array_get(gens, i);
+	return n < cap ? n : cap;
+}
+
+/* The boundary contract, admission: a host keeping 500 MiB per test, with
+ * the default limits and pipeline. The host itself refuses the next test
+ * when VA + the growth it expects would reach the kill limit, so every test
+ * passes and no host is killed mid-test. */
+static void growth_admission(const char *host, const char *const *extra)
+{
+	outcome o;
+	const char *argv[16] = {MEMGUARD_BIN, "run", "-j", "1", "--report", "report.json"};
+	size_t k = 6;
+	for (size_t i = 0; extra && extra[i]; i++)
+		argv[k++] = extra[i];
+	argv[k++] = "--";
+	argv[k++] = host;
+	argv[k] = NULL;
+	mg(&o, argv, ENV("MG_FAULT=bigleak@*", "MG_FAULT_TESTS=20"), 0);
+	CU_ASSERT(exited_with(&o, 0));
+	CU_ASSERT_FATAL(o.report != NULL);
+	CU_ASSERT_EQUAL(count(o.report, "pass"), 20);
+	CU_ASSERT_EQUAL(shard_sum(o.report, "kills"), 0);
+	CU_ASSERT(shard_sum(o.report, "recycles") >= 2);
+	json_t *gens[16];
+	size_t n = gens_of(o.report, gens, 16);
+	for (size_t i = 0; i + 1 < n; i++) {
+		const char *why = json_string_value(json_object_get(gens[i], "reason"));
+		CU_ASSERT(why && strstr(why, "expected growth 500 MiB"));
+		CU_ASSERT(json_integer_value(json_object_get(gens[i], "peak_va")) < (json_int_t)15
+		                                                                        << 28);
+	}
+	done(&o);
+}
+
+static void growth_admission_x86(void)
+{
+	growth_admission(FAULT32, NULL);
+}
+
+static void growth_admission_capped(void)
+{
+	growth_admission(FAULT64, (const char *const[]){"--address-space", "4G", NULL});
+}
+
+/* The boundary contract, gap: a host that maps 14 MiB per test and keeps
+ * KEEP of it fragments its 32-bit space (run directly it dies of SIGSEGV
+ * when no 14 MiB block is left). With gap=64M the host asks at every
+ * boundary whether a 64 MiB block still fits: no crash, recycles named
+ * "gap" - also far below half the space (KEEP 1: the runner's own check,
+ * past 2 GiB only, never saw it). */
+static void gap_fragments(const char *keep, json_int_t peak_below)
+{
+	outcome o;
+	char keep_env[64];
+	snprintf(keep_env, sizeof(keep_env), "MG_FAULT_FRAG_KEEP_MB=%s", keep);
+	mg(&o,
+	   ARGV("run", "-j", "1", "--recycle-at", "gap=64M", "--report", "report.json", "--",
+	        FAULT32),
+	   ENV("MG_FAULT=frag@*", "MG_FAULT_TESTS=1000", keep_env), 0);
+	CU_ASSERT(exited_with(&o, 0));
+	CU_ASSERT_FATAL(o.report != NULL);
+	CU_ASSERT_EQUAL(count(o.report, "pass"), 1000);
+	CU_ASSERT_EQUAL(count(o.report, "crash"), 0);
+	json_t *gens[64];
+	size_t n = gens_of(o.report, gens, 64), gap_recycles = 0;
+	for (size_t i = 0; i < n; i++) {
+		const char *why = json_string_value(json_object_get(gens[i], "reason"));
+		gap_recycles += why && !strncmp(why, "gap", 3);
+		CU_ASSERT(json_integer_value(json_object_get(gens[i], "peak_va")) < peak_below);
+	}
+	CU_ASSERT(gap_recycles >= 1);
+	done(&o);
+}
+
+static void gap_fragments_x86(void)
+{
+	gap_fragments("8", (json_int_t)7 << 29); /* recycled by gap before va's 3.5 GiB */
+}
+
+static void gap_below_half_x86(void)
+{
+	gap_fragments("1", (json_int_t)1 << 30); /* never near half the space */
+}
+
+/* The boundary contract, death: a test maps 64 MiB pieces until the space
+ * is full, then crashes (faster than any sample). The host says at the
+ * fatal signal what it held, so the death is known as out of memory:
+ * retried once alone, memory-limit, and the generation's peak is the real
+ * one, not the few MiB the last sample saw. */
+static void oom_crash(const char *host, const char *const *extra)
+{
+	outcome o;
+	const char *argv[16] = {MEMGUARD_BIN, "run", "-j", "1", "--report", "report.json"};
+	size_t k = 6;
+	for (size_t i = 0; extra && extra[i]; i++)
+		argv[k++] = extra[i];
+	argv[k++] = "--";
+	argv[k++] = host;
+	argv[k] = NULL;
+	mg(&o, argv, ENV("MG_FAULT=oomcrash@3", "MG_FAULT_TESTS=6"), 0);
+	CU_ASSERT(exited_with(&o, 1));
+	CU_ASSERT_FATAL(o.report != NULL);
+	CU_ASSERT_STRING_EQUAL(state_of(o.report, "fault/t003"), "memory-limit");
+	json_t *t = find_test(o.report, "fault/t003");
+	CU_ASSERT(t && json_integer_value(json_object_get(t, "attempts")) == 2);
+	CU_ASSERT(message_of(o.report, "fault/t003") &&
+	          strstr(message_of(o.report, "fault/t003"), "out of memory"));
+	CU_ASSERT_EQUAL(count(o.report, "pass"), 5);
+	json_t *gens[8];
+	size_t n = gens_of(o.report, gens, 8);
+	CU_ASSERT_FATAL(n >= 2);
+	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(gens[0], "end")), "kill");
+	CU_ASSERT(json_integer_value(json_object_get(gens[0], "peak_va")) >= (json_int_t)7 << 29);
+	done(&o);
+}
+
+static void oom_crash_x86(void)
+{
+	oom_crash(FAULT32, NULL);
+}
+
+static void oom_crash_capped(void)
+{
+	oom_crash(FAULT64, (const char *const[]){"--address-space", "4G", NULL});
+}
+
 /* Limits that contradict each other or the machine: exit 2, both named. */
 static void contradicts(const char *host, const char *flag1, const char *v1, const char *flag2,
                         const char *v2, const char *want1, const char *want2)
@@ -980,6 +1115,12 @@ static const mg_case cases[] = {
     {"arch_contradiction_x86", arch_contradiction_x86},
     {"rss_delta_exact_x64", rss_delta_exact_x64},
     {"rss_delta_exact_x86", rss_delta_exact_x86},
+    {"growth_admission_x86", growth_admission_x86},
+    {"growth_admission_capped", growth_admission_capped},
+    {"gap_fragments_x86", gap_fragments_x86},
+    {"gap_below_half_x86", gap_below_half_x86},
+    {"oom_crash_x86", oom_crash_x86},
+    {"oom_crash_capped", oom_crash_capped},
 };
 
 /*
