@@ -302,7 +302,7 @@ static int is_run(const char *line, size_t len)
 
 static int bad_command(const char *line, size_t len)
 {
-	fprintf(stderr, "memguard host: not a protocol v1 command: '%.*s'\n",
+	fprintf(stderr, "memguard host: not a protocol command: '%.*s'\n",
 	        (int)(len > 200 ? 200 : len), line);
 	return 3;
 }
@@ -689,7 +689,7 @@ static void usage(const char *prog)
 	printf("usage: %s [--list | TEST...]\n"
 	       "  no arguments: run every test; --list: print the test names;\n"
 	       "  TEST...: run only those. Under memguard (MEMGUARD_HOST set) it\n"
-	       "  serves protocol v1 on fds 3/4 instead.\n",
+	       "  serves the memguard protocol on fds 3/4 instead.\n",
 	       prog);
 }
 

@@ -1,7 +1,7 @@
 /*
  * memguard_host.h - make a test program a memguard host with one call.
  * libc only; builds for x86 (-m32) and x64. Started by memguard (the env has
- * MEMGUARD_HOST), the program serves protocol v1 on fds 3/4; started
+ * MEMGUARD_HOST), the program serves the memguard protocol (v2) on fds 3/4; started
  * directly, it runs its tests itself and exits non-zero on a failure.
  */
 #ifndef MEMGUARD_HOST_H

@@ -1,7 +1,7 @@
 /*
- * mg_proto.c - the protocol v1 line parser and the text escaper (PROTOCOL.md).
- * libc only, built for -m32 too. Never allocates; the parser unescapes in
- * place and rejects anything outside the grammar.
+ * mg_proto.c - the protocol line parser (v1 and v2), the text escaper and the line reader
+ * (PROTOCOL.md). libc only, built for -m32 too. Never allocates; the parser unescapes in place and
+ * rejects anything outside the grammar.
  */
 #include "mg_proto.h"
 

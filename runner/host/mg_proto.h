@@ -1,5 +1,5 @@
 /*
- * mg_proto.h - protocol v1 between the runner and a host: line grammar,
+ * mg_proto.h - the protocol (v2, compatible with v1) between the runner and a host: line grammar,
  * escaping and the parser both sides use. libc only (built for -m32 too).
  * The grammar is written down in PROTOCOL.md; keep the two in step.
  * The parser never allocates: it unescapes in place and points into the line.

@@ -1,5 +1,5 @@
 /*
- * test_host.c - protocol v1 parser and escaper (good and malformed lines, a
+ * test_host.c - the protocol parser (v1 and v2) and escaper (good and malformed lines, a
  * fixed-seed fuzz loop) and the host library driven as a real process:
  * standalone exit codes, and host mode through pipes on fds 3/4.
  * Long on purpose: one case after another, each on its own.
