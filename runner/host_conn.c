@@ -124,6 +124,87 @@ void conn_read_replies(run_ctx *c, lane *l)
 	}
 }
 
+/* The test whose output ordinal n is (v2), or NULL; forgets the tests
+ * both streams are past. */
+static rtest *sent_test(run_ctx *c, host *h, uint64_t n)
+{
+	uint64_t low = h->out_seq[0] < h->out_seq[1] ? h->out_seq[0] : h->out_seq[1];
+	if (low > h->sent_base + 1024 && low - h->sent_base <= h->nsent) {
+		size_t drop = (size_t)(low - h->sent_base);
+		memmove(h->sent, h->sent + drop, (h->nsent - drop) * sizeof(*h->sent));
+		h->nsent -= drop;
+		h->sent_base = low;
+	}
+	if (n < h->sent_base || n - h->sent_base >= h->nsent)
+		return NULL;
+	return &c->tests[h->sent[n - h->sent_base]];
+}
+
+/*
+ * v2: splits what a stream brought at the host's marks. Bytes go to the
+ * test of the stream's current ordinal; a mark "HEAD N TAIL" moves the
+ * stream to ordinal N + 1 and is dropped. A mark cut by the end of a read
+ * waits in mark_pend for the next. Bytes that only look like the start of a
+ * mark are output.
+ */
+static void split_marked(run_ctx *c, host *h, int k, const char *buf, size_t n)
+{
+	static const size_t head = sizeof(MG_MARK_HEAD) - 1;
+	char joined[sizeof(h->mark_pend[0]) + 65536];
+	if (h->mark_npend[k]) { /* a mark cut short: it continues here */
+		memcpy(joined, h->mark_pend[k], h->mark_npend[k]);
+		memcpy(joined + h->mark_npend[k], buf, n);
+		n += h->mark_npend[k];
+		buf = joined;
+		h->mark_npend[k] = 0;
+	}
+	size_t from = 0, i = 0;
+	while (i < n) {
+		const char *p = memchr(buf + i, MG_MARK_HEAD[0], n - i);
+		if (!p)
+			break;
+		i = (size_t)(p - buf);
+		size_t j = i, avail = n - i;
+		/* the head, digits, the tail: complete, cut short, or not a mark */
+		size_t m = 0;
+		while (m < head && m < avail && buf[j + m] == MG_MARK_HEAD[m])
+			m++;
+		if (m < head && m < avail) {
+			i++;
+			continue;
+		}
+		size_t d = head;
+		uint64_t ord = 0;
+		while (d < avail && d < head + 20 && buf[j + d] >= '0' && buf[j + d] <= '9')
+			ord = ord * 10 + (uint64_t)(buf[j + d++] - '0');
+		if (d == avail || (m == avail && m < head)) {
+			if (avail < sizeof(h->mark_pend[k])) { /* cut short: keep it */
+				rtest *rt = sent_test(c, h, h->out_seq[k]);
+				if (rt && i > from)
+					record_output(c, rt, buf + from, i - from);
+				memcpy(h->mark_pend[k], buf + i, avail);
+				h->mark_npend[k] = avail;
+				return;
+			}
+			i++;
+			continue;
+		}
+		if (d == head || buf[j + d] != MG_MARK_TAIL) {
+			i++;
+			continue;
+		}
+		rtest *rt = sent_test(c, h, h->out_seq[k]);
+		if (rt && i > from)
+			record_output(c, rt, buf + from, i - from);
+		h->out_seq[k] = ord + 1;
+		i = j + d + 1;
+		from = i;
+	}
+	rtest *rt = sent_test(c, h, h->out_seq[k]);
+	if (rt && n > from)
+		record_output(c, rt, buf + from, n - from);
+}
+
 void conn_read_output(run_ctx *c, lane *l, int err_stream)
 {
 	host *h = &l->h;
@@ -138,13 +219,20 @@ void conn_read_output(run_ctx *c, lane *l, int err_stream)
 		if (n < 0)
 			return;
 		if (n == 0) {
+			rtest *rt = sent_test(c, h, h->out_seq[err_stream]);
+			if (rt && h->mark_npend[err_stream]) /* it was output after all */
+				record_output(c, rt, h->mark_pend[err_stream],
+				              h->mark_npend[err_stream]);
+			h->mark_npend[err_stream] = 0;
 			if (err_stream)
 				spawn_close_err(h->proc);
 			else
 				spawn_close_out(h->proc);
 			return;
 		}
-		if (h->nflight)
+		if (h->version >= 2 && c->driver == DRIVER_NATIVE)
+			split_marked(c, h, err_stream, buf, (size_t)n);
+		else if (h->nflight) /* v1: the test in front when the bytes are read */
 			record_output(c, &c->tests[flight_at(h, 0, c->o->pipeline)], buf,
 			              (size_t)n);
 	}

@@ -118,6 +118,7 @@ void lane_detach(run_ctx *c, lane *l)
 	tree_free(h->kids);
 	free(h->in);
 	free(h->outq);
+	free(h->sent);
 	size_t *flight = h->flight;
 	memset(h, 0, sizeof(*h));
 	h->flight = flight;
@@ -178,8 +179,11 @@ static void lane_quit(run_ctx *c, lane *l, host_end end, const char *why)
 	host *h = &l->h;
 	/* what it was not sent goes back to the front of the queue, in order (a
 	 * host that does not check its own limits would run it past the limit) */
-	for (size_t lines = conn_unfeed(h); lines && h->nflight; lines--)
+	for (size_t lines = conn_unfeed(h); lines && h->nflight; lines--) {
 		plan_push_front(c, flight_at(h, --h->nflight, c->o->pipeline));
+		if (h->nsent)
+			h->nsent--; /* never written: no ordinal in the host */
+	}
 	static const char quit[] = "quit\n";
 	if (h->outq_len + sizeof(quit) > h->outq_cap) {
 		h->outq_cap = h->outq_len + sizeof(quit) + 64;
@@ -286,6 +290,11 @@ void lane_schedule(run_ctx *c, lane *l)
 		                               rt->name, rt->len);
 		h->outq[h->outq_len++] = '\n';
 		h->flight[(h->fhead + h->nflight++) % c->o->pipeline] = t;
+		if (h->nsent == h->capsent) {
+			h->capsent = h->capsent ? 2 * h->capsent : 64;
+			h->sent = xrealloc(h->sent, h->capsent * sizeof(*h->sent));
+		}
+		h->sent[h->nsent++] = t;
 		fed++;
 	}
 	if (fed)

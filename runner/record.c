@@ -30,20 +30,11 @@ void record_test(run_ctx *c, lane *l, size_t t, test_state st, const char *msg, 
 	r->name = report_strndup(rt->name, rt->len);
 	r->state = st;
 	r->message = msg ? report_strndup(msg, msg_len) : NULL;
-	if (rt->out_len) {
-		if (rt->out_dropped) {
-			char note[64];
-			int n = snprintf(note, sizeof(note),
-			                 "\n[memguard: %zu more bytes dropped]\n", rt->out_dropped);
-			rt->out = xrealloc(rt->out, rt->out_len + (size_t)n + 1);
-			memcpy(rt->out + rt->out_len, note, (size_t)n);
-			rt->out_len += (size_t)n;
-		}
-		r->output = report_strndup(rt->out, rt->out_len);
-	}
-	free(rt->out);
-	rt->out = NULL;
-	rt->out_len = rt->out_dropped = 0;
+	/* its output is attached at the end of the run (record_finish): with
+	 * marked streams, the last of it may come after the result */
+	rt->recorded = 1;
+	rt->rec_shard = l->shard;
+	rt->rec_index = record_shard(c, l)->ntests - 1;
 	r->generation = l->h.state != HOST_NONE ? (uint32_t)record_gen(c, l)->index : 0;
 	r->attempts = rt->attempts;
 	r->duration = duration;
@@ -205,8 +196,34 @@ void record_unrun(run_ctx *c)
  * lanes that ran nothing are no shard; the run's wall time; the model's
  * totals and suspects (report_finish).
  */
+/* Each recorded test's captured output into its report entry (bounded, a
+ * note saying how much was dropped). */
+static void attach_outputs(run_ctx *c)
+{
+	for (size_t t = 0; t < c->ntests; t++) {
+		rtest *rt = &c->tests[t];
+		if (rt->recorded && rt->out_len) {
+			if (rt->out_dropped) {
+				char note[64];
+				int n = snprintf(note, sizeof(note),
+				                 "\n[memguard: %zu more bytes dropped]\n",
+				                 rt->out_dropped);
+				rt->out = xrealloc(rt->out, rt->out_len + (size_t)n + 1);
+				memcpy(rt->out + rt->out_len, note, (size_t)n);
+				rt->out_len += (size_t)n;
+			}
+			report_test *r = &c->rep->shards[rt->rec_shard].tests[rt->rec_index];
+			r->output = report_strndup(rt->out, rt->out_len);
+		}
+		free(rt->out);
+		rt->out = NULL;
+		rt->out_len = rt->out_dropped = 0;
+	}
+}
+
 void record_finish(run_ctx *c)
 {
+	attach_outputs(c);
 	for (unsigned i = 0; i < c->nlanes; i++) {
 		lane *l = &c->lanes[i];
 		report_shard *s = record_shard(c, l);

@@ -49,6 +49,9 @@ typedef struct rtest {
 	char *out; /* captured output, bounded */
 	size_t out_len;
 	size_t out_dropped;
+	int recorded;     /* in the report: its output is attached there at the end */
+	size_t rec_shard; /* where: the shard ... */
+	size_t rec_index; /* ... and its position among the shard's tests */
 } rtest;
 
 typedef struct host {
@@ -86,7 +89,16 @@ typedef struct host {
 	char warning[256];     /* a soft limit crossed where it cannot recycle */
 	char *in;              /* 2 protocol lines of replies not yet read as lines */
 	mg_lines lines;        /* over in */
-	char *outq;            /* run lines not yet written */
+	/* v2 output attribution: the tests in the order their run lines were
+	 * queued (ordinal sent_base is sent[0]); per stream (stdout, stderr)
+	 * the ordinal its bytes belong to now, and a mark split across reads */
+	size_t *sent;
+	size_t nsent, capsent;
+	uint64_t sent_base;
+	uint64_t out_seq[2];
+	char mark_pend[2][32];
+	size_t mark_npend[2];
+	char *outq; /* run lines not yet written */
 	size_t outq_len, outq_cap;
 	int outq_mid; /* outq starts inside a line already partly written */
 	double t_start;

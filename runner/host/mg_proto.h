@@ -26,6 +26,15 @@
 #define MG_ENV_RECYCLE_GAP "MEMGUARD_RECYCLE_GAP" /* v2: the free block that must fit, bytes */
 #define MG_ENV_KILL_VA     "MEMGUARD_KILL_VA"     /* v2: hard VA limit, bytes (admission) */
 
+/*
+ * v2: the boundary mark a host writes to its stdout and to its stderr after
+ * each test's output (flushed first): MG_MARK_HEAD, the test's ordinal in
+ * this host (0 for the first run line it answered), MG_MARK_TAIL. Every
+ * byte before mark N on a stream is test N's; the runner strips the marks.
+ */
+#define MG_MARK_HEAD "\036\037mg:"
+#define MG_MARK_TAIL '\036'
+
 /* Why a v2 host recycles (the word after "recycle VA RSS"). */
 typedef enum mg_why {
 	MG_WHY_NONE,   /* v1: not said */

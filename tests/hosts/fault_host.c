@@ -37,6 +37,8 @@ enum {
 	F_BIGLEAK = 1 << 16,
 	F_FRAG = 1 << 17,
 	F_OOMCRASH = 1 << 18,
+	F_NAME = 1 << 19,
+	F_NAMENONL = 1 << 20,
 };
 
 static const struct {
@@ -52,7 +54,8 @@ static const struct {
     {"poison", F_POISON},       {"crashpoisoned", F_CRASHPOISONED},
     {"forkcrash", F_FORKCRASH}, {"spike", F_SPIKE},
     {"bigleak", F_BIGLEAK},     {"frag", F_FRAG},
-    {"oomcrash", F_OOMCRASH},
+    {"oomcrash", F_OOMCRASH},   {"name", F_NAME},
+    {"namenonl", F_NAMENONL},
 };
 
 #define NAME_LEN 32
@@ -122,6 +125,10 @@ static mg_result ops_run(void *ctx, size_t i, char *msg, size_t cap)
 			printf("%s: stdout line %d\n", f->names[i], k);
 		fprintf(stderr, "%s: stderr line\n", f->names[i]);
 	}
+	if (plan & F_NAME) /* its own name, a line */
+		printf("%s\n", f->names[i]);
+	if (plan & F_NAMENONL) /* its own name, no newline after it */
+		printf("%s", f->names[i]);
 	if (plan & F_GARBAGE) {
 		static const char garbage[] = "\x01\x02 not a protocol line\n";
 		const char *fd_env = getenv("MEMGUARD_REPLY_FD");

@@ -721,6 +721,77 @@ static void oom_crash_capped(void)
 	oom_crash(FAULT64, (const char *const[]){"--address-space", "4G", NULL});
 }
 
+/* The boundary contract, output: 50,000 fast tests that each print their
+ * own name (with and without a newline) and fail; the host marks its
+ * streams at every boundary, so each test's output is exactly its own,
+ * however far stdout, stderr and the replies run apart. */
+static void output_exact(const char *host)
+{
+	static const char *const kinds[] = {"MG_FAULT=name@*,fail@*", "MG_FAULT=namenonl@*,fail@*"};
+	for (size_t k = 0; k < 2; k++) {
+		outcome o;
+		mg(&o, ARGV("run", "-q", "--report", "report.json", "--", host),
+		   ENV(kinds[k], "MG_FAULT_TESTS=50000"), 0);
+		CU_ASSERT(exited_with(&o, 1));
+		CU_ASSERT_FATAL(o.report != NULL);
+		CU_ASSERT_EQUAL(count(o.report, "fail"), 50000);
+		size_t i, j, wrong = 0, seen = 0;
+		json_t *sh, *t;
+		json_array_foreach(json_object_get(o.report, "shards"), i, sh)
+		    json_array_foreach(json_object_get(sh, "tests"), j, t)
+		{
+			const char *name = json_string_value(json_object_get(t, "name"));
+			const char *out = json_string_value(json_object_get(t, "output"));
+			size_t nl = strlen(name);
+			int ok = out && strncmp(out, name, nl) == 0 &&
+			         strcmp(out + nl, k == 0 ? "\n" : "") == 0;
+			if (!ok && wrong++ < 3)
+				fprintf(stderr, "\n  %s: output '%s'\n", name,
+				        out ? out : "(none)");
+			seen++;
+		}
+		CU_ASSERT_EQUAL(seen, 50000);
+		CU_ASSERT_EQUAL(wrong, 0);
+		done(&o);
+	}
+	/* both streams: three stdout lines and a stderr line each, nothing else */
+	outcome o;
+	mg(&o, ARGV("run", "-q", "--report", "report.json", "--", host),
+	   ENV("MG_FAULT=print@*", "MG_FAULT_TESTS=2000"), 0);
+	CU_ASSERT(exited_with(&o, 0));
+	CU_ASSERT_FATAL(o.report != NULL);
+	size_t i, j, wrong = 0;
+	json_t *sh, *t;
+	json_array_foreach(json_object_get(o.report, "shards"), i, sh)
+	    json_array_foreach(json_object_get(sh, "tests"), j, t)
+	{
+		const char *name = json_string_value(json_object_get(t, "name"));
+		const char *out = json_string_value(json_object_get(t, "output"));
+		char want[4][96];
+		size_t len = 0;
+		for (int k = 0; k < 3; k++)
+			len += (size_t)snprintf(want[k], sizeof(want[k]), "%s: stdout line %d\n",
+			                        name, k + 1);
+		len += (size_t)snprintf(want[3], sizeof(want[3]), "%s: stderr line\n", name);
+		int ok = out && strlen(out) == len;
+		for (int k = 0; k < 4 && ok; k++)
+			ok = strstr(out, want[k]) != NULL;
+		wrong += !ok;
+	}
+	CU_ASSERT_EQUAL(wrong, 0);
+	done(&o);
+}
+
+static void output_exact_x64(void)
+{
+	output_exact(FAULT64);
+}
+
+static void output_exact_x86(void)
+{
+	output_exact(FAULT32);
+}
+
 /* Limits that contradict each other or the machine: exit 2, both named. */
 static void contradicts(const char *host, const char *flag1, const char *v1, const char *flag2,
                         const char *v2, const char *want1, const char *want2)
@@ -1121,6 +1192,8 @@ static const mg_case cases[] = {
     {"gap_below_half_x86", gap_below_half_x86},
     {"oom_crash_x86", oom_crash_x86},
     {"oom_crash_capped", oom_crash_capped},
+    {"output_exact_x64", output_exact_x64},
+    {"output_exact_x86", output_exact_x86},
 };
 
 /*
