@@ -405,12 +405,13 @@ static void lane_result(run_ctx *c, lane *l, const mg_msg *m)
 	if (!policy_can_recycle(c))
 		return;
 	/* Fragmentation: VA can look fine while no large block fits any more.
-	 * A v2 host asks itself at every boundary; for a v1 host the runner
-	 * reads its maps, late (the host runs ahead) and only past half of a
-	 * 32-bit space, so no maps are read before then. */
+	 * A v2 native host asks itself at every boundary; for a v1 host or a
+	 * driver's program the runner reads its maps, late (the host runs
+	 * ahead) and only past half of a 32-bit space (no maps read before). */
 	uint64_t gap_limit = c->soft.gap > c->hard.gap ? c->soft.gap : c->hard.gap;
 	uint64_t gap;
-	if (gap_limit && h->version < 2 && c->arch == MG_ARCH_X86 &&
+	int host_judges = c->driver == DRIVER_NATIVE && h->version >= 2;
+	if (gap_limit && !host_judges && c->arch == MG_ARCH_X86 &&
 	    m->va >= policy_va_ceiling(c) / 2 &&
 	    maps_largest_gap(&gap, policy_va_pid(c, h), limits_arch_ceiling(c->arch), NULL) == 0 &&
 	    gap < gap_limit) {
