@@ -143,7 +143,8 @@ static void put_more(FILE *f, size_t shown, size_t total, const char *what)
 
 /* ---- limits ---------------------------------------------------------------- */
 
-/* The bytes of key= in a limits text as limits_format writes it
+/* For reports without the limits in bytes: the bytes of key= in a limits
+ * text as limits_format writes it
  * ("va=3.50GiB,rss=6.00GiB (address space capped at 4.00 GiB)"); 0 when the
  * key is absent, a percentage or unreadable. */
 static uint64_t limit_value(const char *text, const char *key)
@@ -253,10 +254,17 @@ static void polyline(FILE *f, const scale *s, const report_shard *sh, int rss)
 
 static void chart(FILE *f, const report *r, const report_shard *sh, const char *label)
 {
-	uint64_t soft = limit_value(r->limits_soft, "va");
-	uint64_t hard = limit_value(r->limits_hard, "va");
-	uint64_t soft_rss = limit_value(r->limits_soft, "rss");
-	uint64_t hard_rss = limit_value(r->limits_hard, "rss");
+	/* the limits as numbers; a report from before they were written has
+	 * only the display strings, read back */
+	uint64_t soft = r->has_limit_bytes ? r->soft.va : limit_value(r->limits_soft, "va");
+	uint64_t hard = r->has_limit_bytes ? r->hard.va : limit_value(r->limits_hard, "va");
+	uint64_t soft_rss = r->has_limit_bytes ? r->soft.rss : limit_value(r->limits_soft, "rss");
+	uint64_t hard_rss = r->has_limit_bytes ? r->hard.rss : limit_value(r->limits_hard, "rss");
+	/* an rss budget is shared by the lanes: each chart draws its lane's part */
+	if (sh->rss_soft || sh->rss_hard) {
+		soft_rss = sh->rss_soft;
+		hard_rss = sh->rss_hard;
+	}
 	uint64_t data = sh->peak_va > sh->peak_rss ? sh->peak_va : sh->peak_rss;
 	double tmax = 0;
 	for (size_t i = 0; i < sh->ntimeline; i++) {

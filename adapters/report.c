@@ -637,6 +637,16 @@ static json_t *test_to_json(const report_test *t)
 	return o;
 }
 
+static json_t *limits_to_json(const report_limits *l)
+{
+	json_t *o = json_object();
+	set(o, "va", juint(l->va));
+	set(o, "rss", juint(l->rss));
+	set(o, "cgroup", juint(l->cgroup));
+	set(o, "gap", juint(l->gap));
+	return o;
+}
+
 static json_t *shard_to_json(const report_shard *s)
 {
 	json_t *o = json_object();
@@ -653,6 +663,10 @@ static json_t *shard_to_json(const report_shard *s)
 	set(o, "counts", counts);
 	set(o, "peak_va", juint(s->peak_va));
 	set(o, "peak_rss", juint(s->peak_rss));
+	if (s->rss_soft || s->rss_hard) {
+		set(o, "rss_soft", juint(s->rss_soft));
+		set(o, "rss_hard", juint(s->rss_hard));
+	}
 	set(o, "recycles", juint(s->recycles));
 	set(o, "kills", juint(s->kills));
 	set(o, "wall", jreal(s->wall));
@@ -701,6 +715,10 @@ void *report_to_json(const report *r)
 	json_t *limits = json_object();
 	set(limits, "soft", jstr(r->limits_soft));
 	set(limits, "hard", jstr(r->limits_hard));
+	if (r->has_limit_bytes) {
+		set(limits, "soft_bytes", limits_to_json(&r->soft));
+		set(limits, "hard_bytes", limits_to_json(&r->hard));
+	}
 	set(o, "limits", limits);
 	set(o, "start_time", jreal(r->start_time));
 	char iso[64] = "";
@@ -845,6 +863,17 @@ static int get_arr(json_t *o, const char *path, const char *key, json_t **out, m
 	if (!json_is_array(v))
 		return bad_type(err, path, key, "an array");
 	*out = v;
+	return 0;
+}
+
+static int limits_from_json(json_t *o, const char *path, report_limits *l, mg_err *err)
+{
+	int rc;
+	if ((rc = get_u64(o, path, "va", &l->va, err)) < 0 ||
+	    (rc = get_u64(o, path, "rss", &l->rss, err)) < 0 ||
+	    (rc = get_u64(o, path, "cgroup", &l->cgroup, err)) < 0 ||
+	    (rc = get_u64(o, path, "gap", &l->gap, err)) < 0)
+		return rc;
 	return 0;
 }
 
@@ -1003,6 +1032,10 @@ static int shard_from_json(report_shard *s, json_t *o, const char *p, mg_err *er
 			TRY(get_u64(counts, sub, state_names[i], &s->counts[i], err));
 	TRY(get_u64(o, p, "peak_va", &s->peak_va, err));
 	TRY(get_u64(o, p, "peak_rss", &s->peak_rss, err));
+	if (json_object_get(o, "rss_soft") || json_object_get(o, "rss_hard")) {
+		TRY(get_u64(o, p, "rss_soft", &s->rss_soft, err));
+		TRY(get_u64(o, p, "rss_hard", &s->rss_hard, err));
+	}
 	TRY(get_u32(o, p, "recycles", &s->recycles, err));
 	TRY(get_u32(o, p, "kills", &s->kills, err));
 	TRY(get_real(o, p, "wall", &s->wall, err));
@@ -1064,6 +1097,14 @@ static int from_json(report *r, json_t *o, mg_err *err)
 	TRY(get_obj(o, "", "limits", &limits, err));
 	TRY(get_str(limits, "limits", "soft", NULLABLE, &r->limits_soft, err));
 	TRY(get_str(limits, "limits", "hard", NULLABLE, &r->limits_hard, err));
+	json_t *lb;
+	if (json_object_get(limits, "soft_bytes") || json_object_get(limits, "hard_bytes")) {
+		TRY(get_obj(limits, "limits", "soft_bytes", &lb, err));
+		TRY(limits_from_json(lb, "limits.soft_bytes", &r->soft, err));
+		TRY(get_obj(limits, "limits", "hard_bytes", &lb, err));
+		TRY(limits_from_json(lb, "limits.hard_bytes", &r->hard, err));
+		r->has_limit_bytes = 1;
+	}
 	TRY(get_real(o, "", "start_time", &r->start_time, err));
 	TRY(get_real(o, "", "wall", &r->wall, err));
 	TRY(get_bool(o, "", "interrupted", &r->interrupted, err));
@@ -1197,6 +1238,11 @@ int report_merge(report *into, const report *from, mg_err *err)
 		into->limits_soft = report_strdup(from->limits_soft);
 	if (!into->limits_hard)
 		into->limits_hard = report_strdup(from->limits_hard);
+	if (!into->has_limit_bytes && from->has_limit_bytes) {
+		into->soft = from->soft;
+		into->hard = from->hard;
+		into->has_limit_bytes = 1;
+	}
 	if (from->start_time < into->start_time)
 		into->start_time = from->start_time;
 	if (from->wall > into->wall)

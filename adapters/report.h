@@ -102,6 +102,11 @@ typedef struct report_point {
 	uint32_t generation;
 } report_point;
 
+/* Limits in bytes (0: none): what limits_format's text shows, as numbers. */
+typedef struct report_limits {
+	uint64_t va, rss, cgroup, gap;
+} report_limits;
+
 typedef struct report_shard {
 	uint32_t node;     /* 1-based CI node that ran it (report.node_index when run) */
 	double start_time; /* unix seconds: when the run that made it started; 0: unknown */
@@ -113,6 +118,7 @@ typedef struct report_shard {
 	uint64_t counts[TEST_STATE_COUNT];
 	uint64_t peak_va;
 	uint64_t peak_rss;
+	uint64_t rss_soft, rss_hard; /* this lane's share of an rss budget, bytes; 0: none */
 	uint32_t recycles;
 	uint32_t kills;
 	double wall;
@@ -160,7 +166,9 @@ typedef struct report {
 	uint32_t node_total;
 	char *limits_soft; /* as limits_format writes them */
 	char *limits_hard;
-	double start_time; /* unix seconds */
+	report_limits soft, hard; /* the same in bytes (rss: the whole budget) */
+	int has_limit_bytes;      /* 0 in a report from before they were written */
+	double start_time;        /* unix seconds */
 	double wall;
 	int interrupted;
 	int exit_code;

@@ -144,6 +144,9 @@ void record_limits(run_ctx *c)
 	}
 	c->rep->limits_soft = report_strdup(s);
 	c->rep->limits_hard = report_strdup(h);
+	c->rep->soft = (report_limits){c->soft.va, c->soft.rss, c->soft.cgroup, c->soft.gap};
+	c->rep->hard = (report_limits){c->hard.va, c->hard.rss, c->hard.cgroup, c->hard.gap};
+	c->rep->has_limit_bytes = 1;
 }
 
 /* One shard per lane, before the run: the lane's tests and hosts go there. */
@@ -160,6 +163,8 @@ void record_shards(run_ctx *c, const char *suite, const char *cmdline)
 		s->arch = report_strdup(limits_arch_name(c->arch));
 		s->driver = report_strdup(driver_name(c->driver));
 		s->command = report_strdup(cmdline);
+		s->rss_soft = l->rss_soft;
+		s->rss_hard = l->rss_hard;
 	}
 }
 

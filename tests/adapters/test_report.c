@@ -69,6 +69,9 @@ static void assert_reports_equal(const report *a, const report *b)
 	CU_ASSERT_EQUAL(a->node_total, b->node_total);
 	CU_ASSERT(str_eq(a->limits_soft, b->limits_soft));
 	CU_ASSERT(str_eq(a->limits_hard, b->limits_hard));
+	CU_ASSERT_EQUAL(a->has_limit_bytes, b->has_limit_bytes);
+	CU_ASSERT(memcmp(&a->soft, &b->soft, sizeof(a->soft)) == 0);
+	CU_ASSERT(memcmp(&a->hard, &b->hard, sizeof(a->hard)) == 0);
 	CU_ASSERT(a->start_time == b->start_time);
 	CU_ASSERT(a->wall == b->wall);
 	CU_ASSERT_EQUAL(a->interrupted, b->interrupted);
@@ -85,6 +88,8 @@ static void assert_reports_equal(const report *a, const report *b)
 		CU_ASSERT(memcmp(x->counts, y->counts, sizeof(x->counts)) == 0);
 		CU_ASSERT_EQUAL(x->peak_va, y->peak_va);
 		CU_ASSERT_EQUAL(x->peak_rss, y->peak_rss);
+		CU_ASSERT_EQUAL(x->rss_soft, y->rss_soft);
+		CU_ASSERT_EQUAL(x->rss_hard, y->rss_hard);
 		CU_ASSERT_EQUAL(x->recycles, y->recycles);
 		CU_ASSERT_EQUAL(x->kills, y->kills);
 		CU_ASSERT(x->wall == y->wall && x->user == y->user && x->sys == y->sys);
@@ -172,6 +177,37 @@ static void test_roundtrip(void)
 }
 
 /* Not a repository: the note survives, sha stays NULL. */
+/* The limits in bytes and each lane's share of an rss budget survive a
+ * save and a load; a report without them (older) loads with none. */
+static void test_roundtrip_limit_bytes(void)
+{
+	make_tmpdir();
+	char path[512];
+	path_in(path, sizeof(path), "r.json");
+	report *r = fixture_full_report();
+	r->soft = (report_limits){7ull << 29, 6ull << 30, 0, 64ull << 20};
+	r->hard = (report_limits){15ull << 28, 8ull << 30, 9ull << 30, 0};
+	r->has_limit_bytes = 1;
+	r->shards[0].rss_soft = 3ull << 30;
+	r->shards[0].rss_hard = 4ull << 30;
+	mg_err err = {{0}};
+	CU_ASSERT_EQUAL_FATAL(report_save(r, path, &err), 0);
+	report *back = NULL;
+	CU_ASSERT_EQUAL_FATAL(report_load(&back, path, &err), 0);
+	assert_reports_equal(r, back);
+	CU_ASSERT_EQUAL(back->hard.cgroup, 9ull << 30);
+	CU_ASSERT_EQUAL(back->shards[0].rss_hard, 4ull << 30);
+	report_free(back);
+	r->has_limit_bytes = 0;
+	r->shards[0].rss_soft = r->shards[0].rss_hard = 0;
+	CU_ASSERT_EQUAL_FATAL(report_save(r, path, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(report_load(&back, path, &err), 0);
+	CU_ASSERT_EQUAL(back->has_limit_bytes, 0);
+	CU_ASSERT_EQUAL(back->hard.va, 0);
+	report_free(back);
+	report_free(r);
+}
+
 static void test_roundtrip_no_repo(void)
 {
 	report *r = report_new();
@@ -1036,6 +1072,7 @@ static void test_markdown_truncated(void)
 
 static const mg_case cases[] = {
     {"roundtrip", test_roundtrip},
+    {"roundtrip_limit_bytes", test_roundtrip_limit_bytes},
     {"roundtrip_no_repo", test_roundtrip_no_repo},
     {"utf8_replaced", test_utf8_replaced},
     {"load_missing", test_load_missing},

@@ -395,6 +395,28 @@ static void html_no_samples(void)
 	done(&p);
 }
 
+/* Each chart draws its own lane's share of an rss budget (the report holds
+ * the limits in bytes, and each shard its share), not the whole budget. */
+static void html_lane_share(void)
+{
+	page p;
+	report *r = diag_fixture_report();
+	r->soft = (report_limits){7ull << 29, 6ull << 30, 0, 0};
+	r->hard = (report_limits){15ull << 28, 8ull << 30, 0, 0};
+	r->has_limit_bytes = 1;
+	for (size_t i = 0; i < r->nshards; i++) {
+		r->shards[i].rss_soft = 3ull << 30;
+		r->shards[i].rss_hard = 4ull << 30;
+	}
+	render(&p, r);
+	CU_ASSERT_EQUAL(count(&p, "//svg:text[@class='rsslim'][.='RSS kill 4.00 GiB']"), 2);
+	CU_ASSERT_EQUAL(count(&p, "//svg:text[@class='rsslim'][.='RSS recycle 3.00 GiB']"), 2);
+	CU_ASSERT_EQUAL(count(&p, "//svg:text[@class='rsslim'][.='RSS kill 8.00 GiB']"), 0);
+	/* the va lines come from the numbers too */
+	CU_ASSERT_EQUAL(count(&p, "//svg:text[@class='hard'][.='kill 3.75 GiB']"), 2);
+	done(&p);
+}
+
 static void html_atomic(void)
 {
 	mg_err err = {0};
@@ -429,6 +451,7 @@ static const mg_case cases[] = {
     {"html_no_network", html_no_network}, {"html_escaped", html_escaped},
     {"html_large", html_large},           {"html_empty", html_empty},
     {"html_no_samples", html_no_samples}, {"html_atomic", html_atomic},
+    {"html_lane_share", html_lane_share},
 };
 
 MG_TEST_MAIN("diagnosis", cases)
