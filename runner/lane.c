@@ -12,26 +12,43 @@
 
 #define X HOST_STATE_COUNT
 
-/* next[state][event] */
-static const host_state next[HOST_STATE_COUNT][EV_COUNT] = {
-    /*                SPAWNED        HELLO       FED           DRAINED     QUIT           RECYCLE
-       BYE        KILL       EOF         EXITED */
-    [HOST_NONE] = {HOST_STARTING, X, X, X, X, X, X, X, X, X},
-    [HOST_STARTING] = {X, HOST_READY, X, X, X, X, X, HOST_NONE, HOST_DYING, X},
-    [HOST_READY] = {X, X, HOST_RUNNING, X, HOST_QUITTING, HOST_QUITTING, X, HOST_NONE, HOST_DYING,
-                    X},
-    [HOST_RUNNING] = {X, X, HOST_RUNNING, HOST_READY, HOST_QUITTING, HOST_QUITTING, X, HOST_NONE,
-                      HOST_DYING, X},
-    [HOST_QUITTING] = {X, X, X, HOST_QUITTING, X, HOST_QUITTING, HOST_NONE, HOST_NONE, HOST_DYING,
-                       X},
-    [HOST_DYING] = {X, X, X, X, X, X, X, HOST_NONE, X, HOST_NONE},
+typedef struct edge {
+	host_state next;
+	host_action act;
+} edge;
+
+/* clang-format off */
+#define NO      {X, ACT_NONE}
+#define TO(s)   {s, ACT_NONE}
+#define GONE(s) {s, ACT_DETACH} /* the host is ended: detach it */
+/* clang-format on */
+
+/* table[state][event]: the next state and what follows */
+static const edge table[HOST_STATE_COUNT][EV_COUNT] = {
+    /* SPAWNED, HELLO, FED, DRAINED, QUIT, RECYCLE, BYE, KILL, EOF, EXITED */
+    [HOST_NONE] = {TO(HOST_STARTING), NO, NO, NO, NO, NO, NO, NO, NO, NO},
+    [HOST_STARTING] = {NO, TO(HOST_READY), NO, NO, NO, NO, NO, GONE(HOST_NONE), TO(HOST_DYING), NO},
+    [HOST_READY] = {NO, NO, TO(HOST_RUNNING), NO, TO(HOST_QUITTING), TO(HOST_QUITTING), NO,
+                    GONE(HOST_NONE), TO(HOST_DYING), NO},
+    [HOST_RUNNING] = {NO, NO, TO(HOST_RUNNING), TO(HOST_READY), TO(HOST_QUITTING),
+                      TO(HOST_QUITTING), NO, GONE(HOST_NONE), TO(HOST_DYING), NO},
+    [HOST_QUITTING] = {NO, NO, NO, TO(HOST_QUITTING), NO, TO(HOST_QUITTING), GONE(HOST_NONE),
+                       GONE(HOST_NONE), TO(HOST_DYING), NO},
+    [HOST_DYING] = {NO, NO, NO, NO, NO, NO, NO, GONE(HOST_NONE), NO, GONE(HOST_NONE)},
 };
 
 host_state lane_next(host_state s, host_event e)
 {
 	if ((unsigned)s >= HOST_STATE_COUNT || (unsigned)e >= EV_COUNT)
 		return X;
-	return next[s][e];
+	return table[s][e].next;
+}
+
+host_action lane_action(host_state s, host_event e)
+{
+	if ((unsigned)s >= HOST_STATE_COUNT || (unsigned)e >= EV_COUNT)
+		return ACT_NONE;
+	return table[s][e].act;
 }
 
 const char *lane_state_name(host_state s)
@@ -90,8 +107,11 @@ void lane_fire(run_ctx *c, lane *l, host_event e)
 		        l->index, lane_event_name(e), lane_state_name(l->h.state));
 		abort();
 	}
+	host_action act = lane_action(l->h.state, e);
 	l->h.state = next;
 	l->h.since = now(c);
+	if (act == ACT_DETACH)
+		lane_detach(c, l);
 }
 
 /* Detaches the host from its lane: its fds close now, the process is reaped
@@ -137,8 +157,7 @@ void lane_kill(run_ctx *c, lane *l, host_end end, const char *why)
 		record_shard(c, l)->recycles++;
 	progress_event(c->prog, l->index, record_gen(c, l)->index, l->h.pid, lane_end_name(end),
 	               l->h.tests_run, why);
-	lane_fire(c, l, EV_KILL);
-	lane_detach(c, l);
+	lane_fire(c, l, EV_KILL); /* detaches it */
 }
 
 /* A test broke a hard limit (or crashed near one): retry it once, alone,
@@ -516,8 +535,7 @@ void lane_line(run_ctx *c, lane *l, char *line, size_t len)
 			progress_event(c->prog, l->index, record_gen(c, l)->index, h->pid,
 			               "recycle", h->tests_run, h->why);
 		}
-		lane_fire(c, l, EV_BYE);
-		lane_detach(c, l);
+		lane_fire(c, l, EV_BYE); /* detaches it */
 		return;
 	default:
 		break;
@@ -572,8 +590,7 @@ void lane_exited(run_ctx *c, lane *l, int status)
 		record_shard(c, l)->kills++;
 	progress_event(c->prog, l->index, record_gen(c, l)->index, h->pid, lane_end_name(end),
 	               h->tests_run, why);
-	lane_fire(c, l, EV_EXITED);
-	lane_detach(c, l);
+	lane_fire(c, l, EV_EXITED); /* detaches it */
 }
 
 /*

@@ -1,7 +1,8 @@
 /*
- * lane.h - the host lifecycle as an explicit state machine. lane_next is
- * the one table of legal transitions; the run loop changes a host's state
- * only through it, so an impossible transition is caught, not acted on.
+ * lane.h - the host lifecycle as an explicit state machine: one table of
+ * {next state, action} per state and event (lane_next, lane_action); the
+ * run changes a host's state only through it (lane_fire), so an impossible
+ * transition is caught, not acted on.
  */
 #ifndef MG_LANE_H
 #define MG_LANE_H
@@ -47,8 +48,17 @@ typedef enum host_end {
 /* "quit", "recycle", "kill", ...: the report's words; never NULL. */
 const char *lane_end_name(host_end e);
 
+/* What lane_fire does after an edge, besides changing the state. */
+typedef enum host_action {
+	ACT_NONE,
+	ACT_DETACH, /* the host is done with: its fds close now, it is reaped in the background */
+} host_action;
+
 /* The state after e in s, or HOST_STATE_COUNT if e cannot happen in s. */
 host_state lane_next(host_state s, host_event e);
+
+/* The action of the edge (s, e); ACT_NONE for an edge that cannot happen. */
+host_action lane_action(host_state s, host_event e);
 
 const char *lane_state_name(host_state s);
 const char *lane_event_name(host_event e);

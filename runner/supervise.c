@@ -348,8 +348,7 @@ void supervise_stop_all(run_ctx *c, host_end end, const char *why)
 		}
 		l->h.nflight = 0;
 		record_host_end(c, l, end, why);
-		lane_fire(c, l, EV_KILL);
-		lane_detach(c, l);
+		lane_fire(c, l, EV_KILL); /* detaches it */
 	}
 	double until = now(c) + 1.0;
 	while (c->nreap && now(c) < until) {

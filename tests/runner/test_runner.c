@@ -41,6 +41,29 @@ static void transitions_legal(void)
 		CU_ASSERT_EQUAL(lane_next(legal[i].from, legal[i].ev), legal[i].to);
 }
 
+/* The action of every edge: the ones that end a host detach it, no other
+ * does, and an edge that cannot happen has none. */
+static void transitions_actions(void)
+{
+	for (int st = 0; st < HOST_STATE_COUNT; st++)
+		for (int e = 0; e < EV_COUNT; e++) {
+			host_action want = ACT_NONE;
+			int ends = lane_next((host_state)st, (host_event)e) == HOST_NONE;
+			if (ends && (e == EV_KILL || e == EV_BYE || e == EV_EXITED))
+				want = ACT_DETACH;
+			if (lane_action((host_state)st, (host_event)e) != want)
+				fprintf(stderr, "\n  %s x %s\n", lane_state_name((host_state)st),
+				        lane_event_name((host_event)e));
+			CU_ASSERT_EQUAL(lane_action((host_state)st, (host_event)e), want);
+		}
+	/* every way to HOST_NONE but a fresh lane's detaches */
+	CU_ASSERT_EQUAL(lane_action(HOST_QUITTING, EV_BYE), ACT_DETACH);
+	CU_ASSERT_EQUAL(lane_action(HOST_DYING, EV_EXITED), ACT_DETACH);
+	CU_ASSERT_EQUAL(lane_action(HOST_STARTING, EV_KILL), ACT_DETACH);
+	CU_ASSERT_EQUAL(lane_action(HOST_RUNNING, EV_EOF), ACT_NONE);
+	CU_ASSERT_EQUAL(lane_action(HOST_STATE_COUNT, EV_KILL), ACT_NONE);
+}
+
 /* Every pair not listed above is refused. */
 static void transitions_illegal(void)
 {
@@ -378,6 +401,7 @@ static void spawn_release_keeps(void)
 
 static const mg_case cases[] = {
     {"transitions_legal", transitions_legal},
+    {"transitions_actions", transitions_actions},
     {"transitions_illegal", transitions_illegal},
     {"transitions_lifecycle", transitions_lifecycle},
     {"options_flags", options_flags},
