@@ -156,6 +156,8 @@ int spawn_start(spawn_proc **out, const char *path, char *const argv[], const sp
 		cf.fds[cf.n] = out_w, cf.targets[cf.n++] = 1;
 	if (err_w >= 0)
 		cf.fds[cf.n] = err_w, cf.targets[cf.n++] = 2;
+	if (o->extra_fd >= 0 && o->extra_target > 2)
+		cf.fds[cf.n] = o->extra_fd, cf.targets[cf.n++] = o->extra_target;
 
 	pid_t parent = getpid();
 	fflush(NULL);
