@@ -4,18 +4,34 @@
  * "[ RUN      ]" / "[       OK ]" / "[  FAILED  ]" / "[  SKIPPED ]" lines
  * to know which test runs. Never hides gtest's lines (no --gtest_brief) and
  * keeps the user's GTEST_* settings except those that would reorder,
- * repeat, colour or hide the lines it follows.
+ * repeat, colour or hide the lines it follows. The program gets the probe
+ * (../probe/) with LD_PRELOAD: each test's memory, read by the program at
+ * its own boundary, comes on the probe pipe ahead of the test's result line,
+ * and a soft verdict there stops the program before its next test.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
+#include "mg_elf.h"
 #include "shim.h"
+#include "spawn.h"
 
 /* An argv element is limited to 128 KiB (MAX_ARG_STRLEN): keep the filter below. */
 #define FILTER_MAX (120 * 1024)
 #define FAIL_TEXT  (8 * 1024)
+/* The probe pipe: the child's fd, and the longest line it writes. */
+#define PROBE_TARGET_FD 3
+#define PROBE_LINE      (8 * 1024)
+#define PROBE_PIPE_SIZE (1 << 20)
+#ifndef MEMGUARD_PROBE_INSTALL_DIR
+#define MEMGUARD_PROBE_INSTALL_DIR "/usr/local/lib/memguard"
+#endif
+#define PROBE_FILE "libmemguard_probe.so"
 
 typedef struct gtest {
 	shim_names *list; /* NULL until listed; gives each name its gtest order */
@@ -24,6 +40,15 @@ typedef struct gtest {
 	int summary;      /* past "[==========] N tests ... ran.": the rest is gtest's recap */
 	char text[FAIL_TEXT];
 	size_t text_len; /* the running test's output: a failure's message */
+
+	int probe_state;          /* 0: not looked for yet, 1: found, -1: none */
+	const char *probe_why;    /* why there is none */
+	char probe_preload[8192]; /* LD_PRELOAD for the program: the probe first */
+	int probe_rd;             /* the probe pipe's read end, -1 when none */
+	int probe_seen;           /* the running program's probe said hello */
+	char probe_in[2 * PROBE_LINE];
+	mg_lines probe_lines;
+	char stop_why[64]; /* a "stop" for the result being handled */
 } gtest;
 
 size_t gtest_parse_list(const char *buf, size_t len,
@@ -79,13 +104,238 @@ int gtest_match(const char *line, size_t len, const char *tag, const char **name
 	return 1;
 }
 
+/* ---- the probe ---- */
+
+/* 1 when path is a dynamically linked ELF (a PT_INTERP header: the dynamic
+ * loader runs, so LD_PRELOAD works), 0 when static or unreadable. */
+static int elf_dynamic(const char *path)
+{
+	unsigned char eh[64];
+	int fd = open(path, O_RDONLY | O_CLOEXEC), dyn = 0;
+	if (fd < 0)
+		return 0;
+	if (pread(fd, eh, sizeof(eh), 0) != (ssize_t)sizeof(eh) || memcmp(eh, "\177ELF", 4))
+		goto out;
+	int is64 = eh[4] == 2;
+	uint64_t off = 0;
+	unsigned entsize, num;
+	if (is64) {
+		memcpy(&off, eh + 32, 8);
+		entsize = (unsigned)(eh[54] | eh[55] << 8);
+		num = (unsigned)(eh[56] | eh[57] << 8);
+	} else {
+		uint32_t o32;
+		memcpy(&o32, eh + 28, 4);
+		off = o32;
+		entsize = (unsigned)(eh[42] | eh[43] << 8);
+		num = (unsigned)(eh[44] | eh[45] << 8);
+	}
+	for (unsigned i = 0; i < num && i < 256 && entsize >= 4; i++) {
+		uint32_t type;
+		if (pread(fd, &type, 4, (off_t)(off + (uint64_t)i * entsize)) != 4)
+			break;
+		if (type == 3) { /* PT_INTERP */
+			dyn = 1;
+			break;
+		}
+	}
+out:
+	close(fd);
+	return dyn;
+}
+
+/* The probe for arch: next to this executable in the build tree
+ * (runner/probe/), in the install tree (lib/memguard/), or where it was
+ * installed. 0 and the path in out, or -1. */
+static int probe_find(char *out, size_t size, mg_arch arch)
+{
+	char exe[2048];
+	const char *sub = arch == MG_ARCH_X86 ? "x86/" : "";
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n > 0) {
+		exe[n] = 0;
+		char *slash = strrchr(exe, '/');
+		if (slash)
+			*slash = 0;
+		snprintf(out, size, "%s/probe/%s" PROBE_FILE, exe, sub);
+		if (access(out, R_OK) == 0)
+			return 0;
+		snprintf(out, size, "%s/../lib/memguard/%s" PROBE_FILE, exe, sub);
+		if (access(out, R_OK) == 0)
+			return 0;
+	}
+	snprintf(out, size, MEMGUARD_PROBE_INSTALL_DIR "/%s" PROBE_FILE, sub);
+	return access(out, R_OK) == 0 ? 0 : -1;
+}
+
+static void pass_env(shim *s, const char *name)
+{
+	const char *v = getenv(name);
+	if (v && *v)
+		shim_setenv(s, name, v);
+}
+
+/*
+ * Once per shim: whether the program can take the probe and, if so, its
+ * environment (LD_PRELOAD with the probe first, the limits, and for an
+ * ASan program verify_asan_link_order=0 added to the user's ASAN_OPTIONS).
+ * When it cannot and say is set (the listing host, whose stderr is the
+ * user's), one line on stderr says the boundaries are approximate; a lane's
+ * host says nothing (its stderr is a test's output).
+ */
+static void probe_setup(shim *s, gtest *g, int say)
+{
+	char path[4096], probe[4096];
+	const char *why = NULL;
+	mg_arch arch = MG_ARCH_X64;
+	char **cmd = shim_cmd(s, NULL);
+	g->probe_state = -1;
+	if (spawn_resolve(path, sizeof(path), cmd[0], NULL) < 0 || elf_arch(&arch, path, NULL) < 0)
+		why = "not an x86/x64 ELF executable (no probe)";
+	else if (!elf_dynamic(path))
+		why = "a static executable (no LD_PRELOAD, no probe)";
+	else if (probe_find(probe, sizeof(probe), arch) < 0)
+		why = "the probe library " PROBE_FILE " was not found";
+	else if (strpbrk(probe, ": "))
+		why = "the probe library's path has a space or a colon (LD_PRELOAD)";
+	g->probe_why = why;
+	if (why && say)
+		fprintf(stderr,
+		        "memguard: %s: %s: per-test memory is read by the driver, boundaries are "
+		        "approximate\n",
+		        cmd[0], why);
+	if (why)
+		return;
+	const char *user = getenv("LD_PRELOAD");
+	snprintf(g->probe_preload, sizeof(g->probe_preload), "%s%s%s", probe,
+	         user && *user ? ":" : "", user && *user ? user : "");
+	shim_setenv(s, "LD_PRELOAD", g->probe_preload);
+	if (elf_contains(path, "__asan_init", NULL) == 1) {
+		static char asan[8192];
+		const char *u = getenv("ASAN_OPTIONS");
+		snprintf(asan, sizeof(asan), "%s%sverify_asan_link_order=0", u && *u ? u : "",
+		         u && *u ? ":" : "");
+		shim_setenv(s, "ASAN_OPTIONS", asan);
+	}
+	char fd[16];
+	snprintf(fd, sizeof(fd), "%d", PROBE_TARGET_FD);
+	shim_setenv(s, "MEMGUARD_PROBE_FD", fd);
+	pass_env(s, MG_ENV_RECYCLE_VA);
+	pass_env(s, MG_ENV_RECYCLE_RSS);
+	pass_env(s, MG_ENV_KILL_VA);
+	pass_env(s, MG_ENV_RECYCLE_GAP);
+	g->probe_state = 1;
+}
+
+static void probe_close(gtest *g)
+{
+	if (g->probe_rd >= 0)
+		close(g->probe_rd);
+	g->probe_rd = -1;
+	g->probe_seen = 0;
+}
+
+/* A fresh probe pipe for the next program: its write end (the caller
+ * passes it to the child and closes it), or -1 without the probe. */
+static int probe_open(shim *s, gtest *g)
+{
+	int p[2];
+	probe_close(g);
+	if (!g->probe_state)
+		probe_setup(s, g, 0);
+	if (g->probe_state < 0 || pipe2(p, O_CLOEXEC) < 0)
+		return -1;
+	fcntl(p[0], F_SETFL, O_NONBLOCK);
+	fcntl(p[1], F_SETPIPE_SZ, PROBE_PIPE_SIZE); /* best effort: 64 KiB will do too */
+	g->probe_rd = p[0];
+	mg_lines_init(&g->probe_lines, g->probe_in, sizeof(g->probe_in), PROBE_LINE);
+	g->stop_why[0] = 0;
+	return p[1];
+}
+
+static uint64_t next_u64(const char **p)
+{
+	uint64_t v = 0;
+	while (**p == ' ')
+		(*p)++;
+	while (**p >= '0' && **p <= '9')
+		v = v * 10 + (uint64_t)(*(*p)++ - '0');
+	return v;
+}
+
+/*
+ * Reads what the probe wrote (non-blocking: it was written before the line
+ * being handled left the program) up to the "end" line of name: 1 and the
+ * figures given to the shim, g->stop_why set when a verdict stopped the
+ * program there. End lines of tests not handled are dropped. name NULL: only
+ * the probe's hello is looked for. 0 when the probe said nothing of it.
+ */
+static int probe_take(shim *s, gtest *g, const char *name, size_t n)
+{
+	char why[sizeof(g->stop_why)] = "";
+	if (g->probe_rd < 0)
+		return 0;
+	for (;;) {
+		char *line;
+		size_t len;
+		while (mg_lines_next(&g->probe_lines, &line, &len)) {
+			if (!strncmp(line, "probe ", 6)) {
+				g->probe_seen = 1;
+				shim_probed(s);
+				if (!name)
+					return 1;
+			} else if (!strncmp(line, "stop ", 5)) {
+				snprintf(why, sizeof(why), "%s", line + 5);
+			} else if (!strncmp(line, "end ", 4) && name) {
+				const char *p = line + 4;
+				uint64_t va = next_u64(&p), rss = next_u64(&p);
+				uint64_t pva = next_u64(&p), prss = next_u64(&p);
+				if (*p == ' ')
+					p++;
+				size_t pn = len - (size_t)(p - line);
+				if ((pn == n || (pn >= 4000 && pn < n)) && !memcmp(p, name, pn)) {
+					shim_figures(s, va, rss, pva, prss);
+					memcpy(g->stop_why, why, sizeof(why));
+					return 1;
+				}
+				why[0] = 0; /* another test's */
+			}
+		}
+		long r = mg_lines_fill(&g->probe_lines, g->probe_rd);
+		if (r == MG_LINES_LONG) {
+			mg_lines_init(&g->probe_lines, g->probe_in, sizeof(g->probe_in),
+			              PROBE_LINE);
+			continue;
+		}
+		if (r <= 0)
+			return 0;
+	}
+}
+
+/* The listing program's "exit VA RSS" (written by the probe as it ended). */
+static void probe_exit(gtest *g, uint64_t *va, uint64_t *rss)
+{
+	char *line;
+	size_t len;
+	while (mg_lines_fill(&g->probe_lines, g->probe_rd) > 0)
+		;
+	while (mg_lines_next(&g->probe_lines, &line, &len))
+		if (!strncmp(line, "exit ", 5)) {
+			const char *p = line + 5;
+			*va = next_u64(&p);
+			*rss = next_u64(&p);
+		}
+}
+
 static void add_name(void *ctx, const char *name, size_t n)
 {
 	shim_names_add(ctx, name, n);
 }
 
-/* Runs PROG --gtest_list_tests into g->list. -1 after a message on stderr. */
-static int load_list(shim *s, gtest *g)
+/* Runs PROG --gtest_list_tests into g->list; with the probe, va and rss get
+ * the listing program's memory as it ended (a fresh program's, before its
+ * first test), else untouched. -1 after a message on stderr. */
+static int load_list(shim *s, gtest *g, uint64_t *va, uint64_t *rss)
 {
 	int ncmd, status;
 	char **cmd = shim_cmd(s, &ncmd);
@@ -97,7 +347,15 @@ static int load_list(shim *s, gtest *g)
 		return -1;
 	memcpy(argv, cmd, (size_t)ncmd * sizeof(char *));
 	argv[ncmd] = "--gtest_list_tests";
-	if (shim_capture(s, argv, &out, &len, &status) < 0)
+	int probe_w = probe_open(s, g);
+	rc = shim_capture_fd(s, argv, &out, &len, &status, probe_w, PROBE_TARGET_FD);
+	if (probe_w >= 0)
+		close(probe_w);
+	if (rc == 0)
+		probe_exit(g, va, rss);
+	probe_close(g);
+	rc = -1;
+	if (!out)
 		goto out;
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
 		fprintf(stderr, "memguard: '%s --gtest_list_tests' %s %d\n", cmd[0],
@@ -118,7 +376,13 @@ out:
 static int g_list(shim *s)
 {
 	gtest *g = shim_ctx(s);
-	if (load_list(s, g) < 0)
+	uint64_t va, rss;
+	if (g->probe_state < 0) /* the listing host: its stderr is the user's */
+		fprintf(stderr,
+		        "memguard: %s: %s: per-test memory is read by the driver, boundaries are "
+		        "approximate\n",
+		        shim_cmd(s, NULL)[0], g->probe_why);
+	if (!g->list && load_list(s, g, &va, &rss) < 0)
 		return -1;
 	for (size_t i = 0; i < shim_names_count(g->list); i++) {
 		size_t n;
@@ -128,12 +392,38 @@ static int g_list(shim *s)
 	return 0;
 }
 
+/* Before hello: the list, by a program run with the probe, so that hello
+ * carries a fresh program's memory (the base of the first test's delta),
+ * not the shim's. */
+static void g_hello(shim *s, uint64_t *va, uint64_t *rss)
+{
+	gtest *g = shim_ctx(s);
+	if (!g->probe_state)
+		probe_setup(s, g, 0);
+	if (g->probe_state > 0)
+		load_list(s, g, va, rss);
+}
+
 /* A result for the head, which belongs to the batch. May not return (quit, recycle). */
 static void g_result(shim *s, gtest *g, mg_msg_kind kind, const char *msg, size_t len)
 {
 	if (g->batch)
 		g->batch--;
 	shim_result(s, kind, msg, len);
+}
+
+/* The head's result line from gtest: with the probe's figures for it, and
+ * the program's stop at this boundary when a verdict said so. */
+static void g_end(shim *s, gtest *g, mg_msg_kind kind, const char *msg, size_t len)
+{
+	size_t n;
+	const char *name = shim_queue_name(s, 0, &n);
+	g->stop_why[0] = 0;
+	if (g->probe_seen)
+		probe_take(s, g, name, n);
+	g_result(s, g, kind, msg, len);
+	if (g->stop_why[0])
+		shim_stop(s, g->stop_why);
 }
 
 static void not_run(shim *s, gtest *g)
@@ -155,7 +445,8 @@ static void g_begin(shim *s)
 	gtest *g = shim_ctx(s);
 	size_t n;
 	const char *name = shim_queue_name(s, 0, &n);
-	if (!g->list && load_list(s, g) < 0) {
+	uint64_t va, rss;
+	if (!g->list && load_list(s, g, &va, &rss) < 0) {
 		shim_start(s);
 		shim_resultf(s, MG_MSG_FAIL, "cannot list the program's tests");
 		return;
@@ -200,7 +491,10 @@ static void g_begin(shim *s)
 	g->started_any = 0;
 	g->summary = 0;
 	g->text_len = 0;
-	int rc = shim_spawn(s, argv, 1);
+	int probe_w = probe_open(s, g);
+	int rc = shim_spawn_fd(s, argv, 1, probe_w, PROBE_TARGET_FD);
+	if (probe_w >= 0)
+		close(probe_w);
 	free(filter);
 	free(argv);
 	if (rc < 0) {
@@ -233,6 +527,13 @@ static void on_run(shim *s, gtest *g, const char *name, size_t n)
 	}
 	if (k == g->batch)
 		return;
+	/* the probe says hello before main: by the first RUN line it has, or it
+	 * is not there (then the driver's own readings stand) */
+	if (!g->started_any && g->probe_rd >= 0 && !probe_take(s, g, NULL, 0)) {
+		probe_close(g);
+		g->probe_state = -1;
+		shim_setenv(s, "LD_PRELOAD", getenv("LD_PRELOAD"));
+	}
 	/* gtest runs in list order: what it passed over, it will not run */
 	while (k--)
 		not_run(s, g);
@@ -296,13 +597,13 @@ static void g_line(shim *s, char *line, size_t len)
 			on_run(s, g, name, n);
 		} else if (gtest_match(line, len, "[       OK ]", &name, &n)) {
 			if (shim_head_started(s) && head_is(s, name, n))
-				g_result(s, g, MG_MSG_PASS, NULL, 0);
+				g_end(s, g, MG_MSG_PASS, NULL, 0);
 		} else if (gtest_match(line, len, "[  FAILED  ]", &name, &n)) {
 			if (shim_head_started(s) && head_is(s, name, n))
-				g_result(s, g, MG_MSG_FAIL, g->text, g->text_len);
+				g_end(s, g, MG_MSG_FAIL, g->text, g->text_len);
 		} else if (gtest_match(line, len, "[  SKIPPED ]", &name, &n)) {
 			if (shim_head_started(s) && head_is(s, name, n))
-				g_result(s, g, MG_MSG_SKIP, g->text, g->text_len);
+				g_end(s, g, MG_MSG_SKIP, g->text, g->text_len);
 		} else if (!strncmp(line, "[==========]", 12) && strstr(line, " ran.")) {
 			g->summary = 1;
 		}
@@ -318,6 +619,7 @@ static void g_exited(shim *s, int status, const struct rusage *ru)
 	gtest *g = shim_ctx(s);
 	char **cmd = shim_cmd(s, NULL);
 	(void)ru;
+	probe_close(g);
 	if (shim_head_started(s)) {
 		/* it died mid-test: that test's crash (mirrored), or its exit */
 		if (WIFSIGNALED(status))
@@ -358,6 +660,7 @@ int gtest_main(const shim_args *a)
 	static const shim_ops ops = {
 	    .measure = SHIM_MEASURE_CHILD,
 	    .self_recycle = 1,
+	    .hello = g_hello,
 	    .list = g_list,
 	    .begin = g_begin,
 	    .line = g_line,
@@ -365,5 +668,6 @@ int gtest_main(const shim_args *a)
 	    .env = gtest_env,
 	};
 	static gtest g;
+	g.probe_rd = -1;
 	return shim_main(&ops, &g, a->cmd, a->ncmd);
 }

@@ -76,9 +76,15 @@ struct shim {
 	int tree_samples;           /* since the child started: sets the interval */
 	uint64_t peak_va, peak_rss; /* for bye */
 	uint64_t recycle_va, recycle_rss;
+	int probed;      /* the child reports its own figures (shim_probed) */
+	int has_figures; /* shim_figures gave the next result's memory */
+	uint64_t fig_va, fig_rss;
+	int stopped; /* recycled at a boundary: the child is parked until quit */
 };
 
 static int sigchld_pipe[2] = {-1, -1};
+
+static void env_set(shim *s, const char *name, const char *value);
 
 static void on_sigchld(int sig)
 {
@@ -217,10 +223,15 @@ static void child_sample(shim *s)
 	}
 }
 
-/* The memory a result line reports, per the driver's measure. */
+/* The memory a result line reports: the child's own figures when it gave
+ * them (shim_figures), else per the driver's measure. */
 static void measure(shim *s, uint64_t *va, uint64_t *rss)
 {
-	if (s->ops->measure == SHIM_MEASURE_CHILD) {
+	if (s->has_figures) {
+		s->has_figures = 0;
+		s->last_va = s->fig_va;
+		s->last_rss = s->fig_rss;
+	} else if (s->ops->measure == SHIM_MEASURE_CHILD) {
 		child_sample(s);
 	} else {
 		if (s->child)
@@ -291,7 +302,8 @@ static void child_kill(shim *s)
  * message on stderr. The child is then ours to reap (we are a subreaper).
  * *out_fd: its piped stdout or -1.
  */
-static pid_t fork_child(shim *s, char *const argv[], int pipe_out, int *out_fd)
+static pid_t fork_child(shim *s, char *const argv[], int pipe_out, int *out_fd, int extra_fd,
+                        int extra_target)
 {
 	char path[4096];
 	mg_err err;
@@ -299,6 +311,8 @@ static pid_t fork_child(shim *s, char *const argv[], int pipe_out, int *out_fd)
 	spawn_options so = SPAWN_OPTIONS_INIT;
 	so.flags = pipe_out ? SPAWN_CAPTURE_OUT : 0;
 	so.envp = s->env;
+	so.extra_fd = extra_fd;
+	so.extra_target = extra_target;
 	*out_fd = -1;
 	if (spawn_resolve(path, sizeof(path), argv[0], &err) < 0 ||
 	    spawn_start(&p, path, argv, &so, &err) < 0) {
@@ -310,8 +324,13 @@ static pid_t fork_child(shim *s, char *const argv[], int pipe_out, int *out_fd)
 
 int shim_spawn(shim *s, char *const argv[], int pipe_out)
 {
+	return shim_spawn_fd(s, argv, pipe_out, -1, -1);
+}
+
+int shim_spawn_fd(shim *s, char *const argv[], int pipe_out, int fd, int target)
+{
 	int out;
-	pid_t pid = fork_child(s, argv, pipe_out, &out);
+	pid_t pid = fork_child(s, argv, pipe_out, &out, fd, target);
 	if (pid < 0)
 		return -1;
 	if (out >= 0)
@@ -319,6 +338,7 @@ int shim_spawn(shim *s, char *const argv[], int pipe_out)
 	s->child = pid;
 	s->child_out = out;
 	s->tree_samples = 0;
+	s->probed = 0;
 	if (proc_sampler_open(&s->child_mem, pid, NULL) < 0)
 		s->child_mem = NULL;
 	return 0;
@@ -326,9 +346,16 @@ int shim_spawn(shim *s, char *const argv[], int pipe_out)
 
 int shim_capture(shim *s, char *const argv[], char **out, size_t *len, int *status)
 {
+	return shim_capture_fd(s, argv, out, len, status, -1, -1);
+}
+
+int shim_capture_fd(shim *s, char *const argv[], char **out, size_t *len, int *status, int extra,
+                    int target)
+{
 	int fd;
 	buf b = {0};
-	pid_t pid = fork_child(s, argv, 1, &fd);
+	*out = NULL;
+	pid_t pid = fork_child(s, argv, 1, &fd, extra, target);
 	if (pid < 0)
 		return -1;
 	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK); /* read to its end */
@@ -467,8 +494,9 @@ static void __attribute__((noreturn)) finish(shim *s, int recycle)
 	uint64_t va = s->last_va, rss = s->last_rss;
 	child_kill(s);
 	if (recycle)
-		buf_addf(&s->reply, "recycle %llu %llu\n", (unsigned long long)va,
-		         (unsigned long long)rss);
+		buf_addf(&s->reply, "recycle %llu %llu %s\n", (unsigned long long)va,
+		         (unsigned long long)rss,
+		         s->recycle_va && va >= s->recycle_va ? "va" : "rss");
 	buf_addf(&s->reply, "bye %llu %llu\n", (unsigned long long)s->peak_va,
 	         (unsigned long long)s->peak_rss);
 	reply_flush(s);
@@ -527,8 +555,14 @@ int shim_head_started(const shim *s)
 void shim_start(shim *s)
 {
 	const qent *e = &s->q[s->qhead];
-	if (s->out.len && buf_flush(&s->out, 1) < 0)
-		s->out.len = 0;
+	if (s->out.len) {
+		/* between-test output goes after the results before it (batched in
+		 * s->reply until the loop waits) */
+		if (s->reply.len)
+			reply_flush(s);
+		if (buf_flush(&s->out, 1) < 0)
+			s->out.len = 0;
+	}
 	buf_add(&s->reply, "start ", 6);
 	buf_add_text(&s->reply, e->name, e->len);
 	buf_add(&s->reply, "\n", 1);
@@ -554,16 +588,47 @@ void shim_result(shim *s, mg_msg_kind kind, const char *msg, size_t len)
 		buf_add_text(&s->reply, msg, len);
 	}
 	buf_add(&s->reply, "\n", 1);
-	reply_flush(s);
+	/* the reply goes out when the loop would wait, several results a write */
+	if (s->reply.len >= OUT_FLUSH)
+		reply_flush(s);
+	int probed = s->probed;
 	free(s->q[s->qhead].name);
 	s->qhead++;
 	s->qlen--;
 	s->started = 0;
 	if (s->quit_pending)
 		finish(s, 0);
-	if (s->ops->self_recycle &&
+	if (s->ops->self_recycle && !probed &&
 	    ((s->recycle_va && va >= s->recycle_va) || (s->recycle_rss && rss >= s->recycle_rss)))
 		finish(s, 1);
+}
+
+void shim_figures(shim *s, uint64_t va, uint64_t rss, uint64_t peak_va, uint64_t peak_rss)
+{
+	s->has_figures = 1;
+	s->fig_va = va;
+	s->fig_rss = rss;
+	peak_note(s, va > peak_va ? va : peak_va, rss > peak_rss ? rss : peak_rss);
+}
+
+void shim_probed(shim *s)
+{
+	s->probed = 1;
+}
+
+void shim_stop(shim *s, const char *why)
+{
+	if (s->stopped)
+		return;
+	buf_addf(&s->reply, "recycle %llu %llu%s%.200s\n", (unsigned long long)s->last_va,
+	         (unsigned long long)s->last_rss, why && *why ? " " : "", why ? why : "");
+	reply_flush(s);
+	s->stopped = 1;
+}
+
+void shim_setenv(shim *s, const char *name, const char *value)
+{
+	env_set(s, name, value);
 }
 
 void shim_resultf(shim *s, mg_msg_kind kind, const char *fmt, ...)
@@ -755,7 +820,7 @@ static int read_child(shim *s)
 		s->child_out = -1;
 		return 0;
 	}
-	if (s->ops->measure == SHIM_MEASURE_CHILD)
+	if (s->ops->measure == SHIM_MEASURE_CHILD && !s->probed)
 		child_sample(s); /* the earliest moment we know of the lines below */
 	/* the protocol carries any byte but NUL: a program's NUL becomes '?' */
 	for (char *z = memchr(tmp, 0, (size_t)n); z; z = memchr(z, 0, (size_t)(tmp + n - z)))
@@ -769,6 +834,11 @@ static void child_exited(shim *s, int status, struct rusage *ru)
 	/* It is reaped: forget its pid now, so nothing below (a result read from
 	 * the pipe can end the host) signals or waits for a pid that is gone. */
 	s->child = 0;
+	if (s->stopped) {
+		/* after the recycle nothing more is answered: quit is awaited */
+		child_forget(s);
+		return;
+	}
 	/* the output it wrote before exiting comes first; a grandchild holding the
 	 * pipe open does not keep us waiting: read what is there, then stop */
 	if (s->child_out >= 0) {
@@ -842,12 +912,14 @@ int shim_main(const shim_ops *ops, void *ctx, char **cmd, int ncmd)
 		proc_sampler_read(self, &va, &rss);
 		proc_sampler_free(self);
 	}
+	if (ops->hello)
+		ops->hello(s, &va, &rss);
 	buf_addf(&s->reply, "hello %d %s %ld %llu %llu\n", MG_PROTO_VERSION, hello_arch(cmd),
 	         (long)getpid(), (unsigned long long)va, (unsigned long long)rss);
 	reply_flush(s);
 
 	for (;;) {
-		while (!s->child && s->qlen && !s->quit_pending) {
+		while (!s->child && s->qlen && !s->quit_pending && !s->stopped) {
 			size_t before = s->qlen;
 			ops->begin(s);
 			if (!s->child && s->qlen == before) {

@@ -45,6 +45,8 @@ typedef struct shim_ops {
 	void (*line)(shim *s, char *line, size_t len);
 	/* The child has exited (waitpid status) and its piped stdout has been drained. */
 	void (*exited)(shim *s, int status, const struct rusage *ru);
+	/* Optional, before hello: the memory hello reports (untouched: the shim's). */
+	void (*hello)(shim *s, uint64_t *va, uint64_t *rss);
 	/* NAME, VALUE pairs (NULL-terminated) set in the children's environment. */
 	const char *const *env;
 } shim_ops;
@@ -73,6 +75,8 @@ int shim_head_started(const shim *s);
  * on stderr (exec failure shows as exit status 127 through ops->exited).
  */
 int shim_spawn(shim *s, char *const argv[], int pipe_out);
+/* shim_spawn, and fd becomes the child's fd target (the caller keeps fd). */
+int shim_spawn_fd(shim *s, char *const argv[], int pipe_out, int fd, int target);
 pid_t shim_child(const shim *s);
 
 /*
@@ -81,6 +85,9 @@ pid_t shim_child(const shim *s);
  * inherited. For listing. 0, or -1 after a message on stderr.
  */
 int shim_capture(shim *s, char *const argv[], char **out, size_t *len, int *status);
+/* shim_capture, and fd becomes the child's fd target (the caller keeps fd). */
+int shim_capture_fd(shim *s, char *const argv[], char **out, size_t *len, int *status, int fd,
+                    int target);
 
 /* A set of names in insertion order with O(1) lookup (listing, batching). */
 typedef struct shim_names shim_names;
@@ -105,6 +112,25 @@ void shim_start(shim *s);
  * quit or a crossed soft limit ends the shim (does not return).
  */
 void shim_result(shim *s, mg_msg_kind kind, const char *msg, size_t len);
+/*
+ * The child measured itself at the head's boundary (gtest's probe): the
+ * next shim_result reports va/rss instead of the driver's measure; the
+ * peaks (0: not read) count for bye.
+ */
+void shim_figures(shim *s, uint64_t va, uint64_t rss, uint64_t peak_va, uint64_t peak_rss);
+/* The running child measures itself and takes the soft verdicts: the shim
+ * neither samples it per read nor recycles on its figures (until the next
+ * shim_spawn). */
+void shim_probed(shim *s);
+/*
+ * The child stopped itself at a boundary (after the last result): sends
+ * "recycle VA RSS [WHY]" (WHY as protocol v2 words: "va", "growth BYTES"),
+ * answers nothing more and ends the child at quit, so its memory is still
+ * there for the runner's breakdown.
+ */
+void shim_stop(shim *s, const char *why);
+/* Sets (value) or removes (NULL) a variable of the children's environment. */
+void shim_setenv(shim *s, const char *name, const char *value);
 /* shim_result with a formatted message. */
 void shim_resultf(shim *s, mg_msg_kind kind, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

@@ -1,0 +1,381 @@
+/*
+ * memguard_probe.c - the boundary contract inside an unchanged GoogleTest
+ * program, injected by the gtest driver with LD_PRELOAD. GoogleTest's
+ * printer flushes stdout after each "[ RUN      ]" line and each test's
+ * "[       OK ]" / "[  FAILED  ]" / "[  SKIPPED ]" line: this library
+ * interposes fflush, and at a test's end line it reads the program's own
+ * memory and writes it to the driver's probe pipe before that line leaves,
+ * then takes the host library's soft verdicts (memguard_host.c).
+ * libc only, built for x64 and x86, never sanitized; the per-test path
+ * never allocates (static buffers) and costs one pread and one write.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+/* The driver's environment for the probe (also read by gtest.c). */
+#define ENV_PROBE_FD "MEMGUARD_PROBE_FD"
+/* Soft and hard limits, as the host library reads them (mg_proto.h). */
+#define ENV_RECYCLE_VA  "MEMGUARD_RECYCLE_VA"
+#define ENV_RECYCLE_RSS "MEMGUARD_RECYCLE_RSS"
+#define ENV_KILL_VA     "MEMGUARD_KILL_VA"
+#define ENV_RECYCLE_GAP "MEMGUARD_RECYCLE_GAP"
+
+#define GROWTH_WINDOW 32
+#define NAME_MAX_OUT  4000 /* longer names are cut (the driver compares the prefix) */
+#define HIGH_FD       200  /* the probe fd is moved up here, out of the program's way */
+#define TAG_LEN       13   /* "[ RUN      ] " */
+
+static int (*real_fflush)(FILE *);
+
+static int probe_fd = -1;  /* -1: inactive (not under the driver, or a forked copy) */
+static int statm_fd = -1;  /* kept open: one pread per test */
+static int status_fd = -1; /* kept open: read after tests of 1 ms or more */
+static uint64_t page = 4096;
+
+static uint64_t recycle_va, recycle_rss, kill_va, gap_limit;
+static int running; /* between a RUN line and its end line */
+static struct timespec t_run;
+static int have_prev;
+static uint64_t va_prev; /* VA at the previous boundary: a test's growth is from there */
+static int64_t growth[GROWTH_WINDOW];
+static size_t ngrowth;
+static uint64_t gap_ok_va;
+
+static char line[NAME_MAX_OUT + 128];
+
+static uint64_t parse_u64(const char **p)
+{
+	uint64_t v = 0;
+	while (**p == ' ' || **p == '\t')
+		(*p)++;
+	while (**p >= '0' && **p <= '9')
+		v = v * 10 + (uint64_t)(*(*p)++ - '0');
+	return v;
+}
+
+static uint64_t env_u64(const char *name)
+{
+	const char *v = getenv(name);
+	return v ? parse_u64(&v) : 0;
+}
+
+static char *put_u64(char *p, uint64_t v)
+{
+	char tmp[24];
+	int n = 0;
+	do
+		tmp[n++] = (char)('0' + v % 10);
+	while ((v /= 10) != 0);
+	while (n > 0)
+		*p++ = tmp[--n];
+	return p;
+}
+
+static void write_all(const char *p, size_t n)
+{
+	while (n) {
+		ssize_t w = write(probe_fd, p, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			probe_fd = -1; /* the driver has gone: stay out of the way */
+			return;
+		}
+		p += w;
+		n -= (size_t)w;
+	}
+}
+
+/* VmSize and VmRSS: one pread of the kept statm (~1.5 us). */
+static void mem_now(uint64_t *va, uint64_t *rss)
+{
+	char buf[160];
+	ssize_t n = statm_fd < 0 ? -1 : pread(statm_fd, buf, sizeof(buf) - 1, 0);
+	*va = *rss = 0;
+	if (n <= 0)
+		return;
+	buf[n] = '\0';
+	const char *p = buf;
+	*va = parse_u64(&p) * page;
+	*rss = parse_u64(&p) * page;
+}
+
+/* VmPeak and VmHWM (6-9 us): only after tests of 1 ms or more. */
+static void mem_peak(uint64_t *peak_va, uint64_t *peak_rss)
+{
+	static char buf[4096];
+	ssize_t n = status_fd < 0 ? -1 : pread(status_fd, buf, sizeof(buf) - 1, 0);
+	*peak_va = *peak_rss = 0;
+	if (n <= 0)
+		return;
+	buf[n] = '\0';
+	const char *p = strstr(buf, "\nVmPeak:");
+	if (p) {
+		p += 8;
+		*peak_va = parse_u64(&p) * 1024;
+	}
+	p = strstr(buf, "\nVmHWM:");
+	if (p) {
+		p += 7;
+		*peak_rss = parse_u64(&p) * 1024;
+	}
+}
+
+static uint64_t expected_growth(void)
+{
+	int64_t g = 0;
+	for (size_t i = 0; i < ngrowth && i < GROWTH_WINDOW; i++)
+		if (growth[i] > g)
+			g = growth[i];
+	return (uint64_t)g;
+}
+
+/* As memguard_host.c's gap_fits: one untouched mmap of the gap limit, asked
+ * again only when VA grew since it last fitted. */
+static int gap_fits(uint64_t va)
+{
+	if (gap_ok_va && va <= gap_ok_va)
+		return 1;
+	void *p = mmap(NULL, (size_t)gap_limit, PROT_NONE,
+	               MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (p == MAP_FAILED)
+		return 0;
+	munmap(p, (size_t)gap_limit);
+	gap_ok_va = va;
+	return 1;
+}
+
+/*
+ * The boundary verdict (memguard_host.c's boundary_verdict): the word of a
+ * "stop" line, or NULL to go on; *bytes the figure of growth and gap.
+ */
+static const char *verdict(uint64_t va, uint64_t rss, uint64_t *bytes)
+{
+	growth[ngrowth++ % GROWTH_WINDOW] = (int64_t)va - (int64_t)va_prev;
+	va_prev = va;
+	if (recycle_va && va >= recycle_va)
+		return "va";
+	if (recycle_rss && rss >= recycle_rss)
+		return "rss";
+	if (kill_va && va + expected_growth() >= kill_va) {
+		*bytes = expected_growth();
+		return "growth";
+	}
+	if (gap_limit && !gap_fits(va)) {
+		*bytes = gap_limit;
+		return "gap";
+	}
+	return NULL;
+}
+
+static double ms_since(const struct timespec *t0)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)(t.tv_sec - t0->tv_sec) * 1e3 + (double)(t.tv_nsec - t0->tv_nsec) / 1e6;
+}
+
+/*
+ * A test's end line: "end VA RSS PEAKVA PEAKRSS NAME" to the probe pipe
+ * (peaks 0 when not read), after "stop WHY [BYTES]" when a verdict ends the
+ * program here (one write, so the driver has both when it has the end).
+ * Returns 1 when the program must stop at this boundary.
+ */
+static int test_end(const char *name, size_t n)
+{
+	uint64_t va, rss, peak_va = 0, peak_rss = 0, bytes = 0;
+	if (ms_since(&t_run) >= 1.0)
+		mem_peak(&peak_va, &peak_rss);
+	mem_now(&va, &rss);
+	if (n > NAME_MAX_OUT)
+		n = NAME_MAX_OUT;
+	char *p = line;
+	const char *why = verdict(va, rss, &bytes);
+	if (why) {
+		size_t wl = strlen(why);
+		memcpy(p, "stop ", 5);
+		memcpy(p + 5, why, wl);
+		p += 5 + wl;
+		if (bytes) {
+			*p++ = ' ';
+			p = put_u64(p, bytes);
+		}
+		*p++ = '\n';
+	}
+	memcpy(p, "end ", 4);
+	p = put_u64(p + 4, va);
+	*p++ = ' ';
+	p = put_u64(p, rss);
+	*p++ = ' ';
+	p = put_u64(p, peak_va);
+	*p++ = ' ';
+	p = put_u64(p, peak_rss);
+	*p++ = ' ';
+	memcpy(p, name, n);
+	p += n;
+	*p++ = '\n';
+	write_all(line, (size_t)(p - line));
+	return why != NULL && probe_fd >= 0;
+}
+
+/* The name after a tag: up to a space or a comma (", where GetParam() = 3"). */
+static size_t name_len(const char *p, const char *e)
+{
+	const char *q = p;
+	while (q < e && *q != ' ' && *q != ',')
+		q++;
+	return (size_t)(q - p);
+}
+
+/*
+ * Looks at the bytes about to be flushed: GoogleTest's tag, at the start of
+ * the last line (or after output a test left without a newline). Called
+ * with stdout locked. Returns 1 when the program must stop after this flush.
+ */
+static int boundary(FILE *f)
+{
+	const char *b = f->_IO_write_base, *e = f->_IO_write_ptr;
+	if (e - b < TAG_LEN + 1 || e[-1] != '\n')
+		return 0;
+	e--; /* the line without its newline */
+	const char *ls = memrchr(b, '\n', (size_t)(e - b));
+	ls = ls ? ls + 1 : b;
+	for (const char *t = memchr(ls, '[', (size_t)(e - ls)); t && e - t > TAG_LEN;
+	     t = memchr(t + 1, '[', (size_t)(e - t - 1))) {
+		const char *name = t + TAG_LEN;
+		if (!memcmp(t, "[ RUN      ] ", TAG_LEN)) {
+			running = 1;
+			if (!have_prev) {
+				uint64_t rss;
+				mem_now(&va_prev, &rss);
+				have_prev = 1;
+			}
+			clock_gettime(CLOCK_MONOTONIC, &t_run);
+			return 0;
+		}
+		if (running &&
+		    (!memcmp(t, "[       OK ] ", TAG_LEN) || !memcmp(t, "[  FAILED  ] ", TAG_LEN) ||
+		     !memcmp(t, "[  SKIPPED ] ", TAG_LEN))) {
+			running = 0;
+			return test_end(name, name_len(name, e));
+		}
+	}
+	return 0;
+}
+
+/* After a stop: the driver recycles the host and kills this process when
+ * the runner has read its memory map; nothing more runs here. */
+static void __attribute__((noreturn)) park(void)
+{
+	sigset_t none;
+	sigemptyset(&none);
+	for (;;)
+		sigsuspend(&none);
+}
+
+__attribute__((visibility("default"))) int fflush(FILE *f)
+{
+	if (!real_fflush)
+		real_fflush = (int (*)(FILE *))dlsym(RTLD_NEXT, "fflush");
+	if (probe_fd < 0 || f != stdout || !f || f->_IO_write_ptr <= f->_IO_write_base)
+		return real_fflush(f);
+	flockfile(f);
+	int stop = boundary(f);
+	int rc = real_fflush(f);
+	funlockfile(f);
+	if (stop)
+		park();
+	return rc;
+}
+
+/* "exit VA RSS" as the program ends (the driver's listing run: a fresh
+ * program's memory, the base of its first test). */
+__attribute__((destructor)) static void probe_fini(void)
+{
+	uint64_t va, rss;
+	if (probe_fd < 0)
+		return;
+	mem_now(&va, &rss);
+	char *p = line;
+	memcpy(p, "exit ", 5);
+	p = put_u64(p + 5, va);
+	*p++ = ' ';
+	p = put_u64(p, rss);
+	*p++ = '\n';
+	write_all(line, (size_t)(p - line));
+}
+
+/* A forked copy (a death test) is not the host: it stays silent. */
+static void on_fork_child(void)
+{
+	probe_fd = -1;
+}
+
+/* LD_PRELOAD without this library, so the program's own children (a 32-bit
+ * one, a re-executed death test) do not load it. */
+static void preload_forget(void)
+{
+	const char *v = getenv("LD_PRELOAD");
+	if (!v)
+		return;
+	static char rest[4096];
+	size_t n = 0;
+	for (const char *p = v; *p;) {
+		size_t len = strcspn(p, ": ");
+		if (len && !memmem(p, len, "libmemguard_probe", 17) && n + len + 1 < sizeof(rest)) {
+			if (n)
+				rest[n++] = ':';
+			memcpy(rest + n, p, len);
+			n += len;
+		}
+		p += len;
+		p += *p != '\0';
+	}
+	rest[n] = '\0';
+	if (n)
+		setenv("LD_PRELOAD", rest, 1);
+	else
+		unsetenv("LD_PRELOAD");
+}
+
+__attribute__((constructor)) static void probe_init(void)
+{
+	real_fflush = (int (*)(FILE *))dlsym(RTLD_NEXT, "fflush");
+	const char *v = getenv(ENV_PROBE_FD);
+	preload_forget();
+	if (!v || !real_fflush)
+		return;
+	int fd = (int)parse_u64(&v);
+	unsetenv(ENV_PROBE_FD);
+	if (fcntl(fd, F_GETFD) < 0)
+		return;
+	int high = fcntl(fd, F_DUPFD_CLOEXEC, HIGH_FD);
+	if (high >= 0) {
+		close(fd);
+		fd = high;
+	} else {
+		fcntl(fd, F_SETFD, FD_CLOEXEC);
+	}
+	long ps = sysconf(_SC_PAGESIZE);
+	page = ps > 0 ? (uint64_t)ps : 4096;
+	statm_fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+	status_fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+	recycle_va = env_u64(ENV_RECYCLE_VA);
+	recycle_rss = env_u64(ENV_RECYCLE_RSS);
+	kill_va = env_u64(ENV_KILL_VA);
+	gap_limit = env_u64(ENV_RECYCLE_GAP);
+	pthread_atfork(NULL, NULL, on_fork_child);
+	probe_fd = fd;
+	static const char hello[] = "probe 1\n";
+	write_all(hello, sizeof(hello) - 1);
+}
