@@ -5,6 +5,7 @@
 // MG_GT_EACH_MB=M: every test keeps M MiB more (a suite leaking toward its
 // limit). MG_GT_LOG=FILE: one line per test body run ("body NAME"), and a
 // first line saying whether the probe is loaded and the ASAN_OPTIONS seen.
+// MG_GT_FAIL=NAME: that test fails.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -65,6 +66,8 @@ TEST_P(Step, Run)
 		keep = 4u << 20;
 		break;
 	}
+	const char *fail = std::getenv("MG_GT_FAIL");
+	EXPECT_TRUE(!fail || std::strcmp(fail, name)) << "asked to fail";
 	const char *each = std::getenv("MG_GT_EACH_MB");
 	if (each)
 		keep += std::strtoul(each, nullptr, 10) << 20;

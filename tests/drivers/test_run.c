@@ -110,6 +110,213 @@ static void gtest_run(void)
 	done(&o);
 }
 
+/* ---- the probe (runner/probe): the boundary inside a GoogleTest program ---- */
+
+/* The n-th suspect's name and VA retained (MiB), or NULL. */
+static const char *suspect(json_t *report, size_t n, double *mib)
+{
+	json_t *s = json_array_get(json_object_get(report, "suspects"), n);
+	*mib = s ? (double)json_integer_value(json_object_get(s, "va_retained")) / (1 << 20) : 0;
+	return s ? json_string_value(json_object_get(s, "name")) : NULL;
+}
+
+/* How many lines of path start with prefix. */
+static int lines_with(const char *path, const char *prefix)
+{
+	static char buf[1 << 16];
+	int n = 0;
+	slurp(path, buf, sizeof(buf));
+	for (char *p = buf; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : p)
+		n += !strncmp(p, prefix, strlen(prefix));
+	return n;
+}
+
+/*
+ * 200 tests that allocate and free, three that keep 64, 16 and 4 MiB: the
+ * top three suspects are exactly those, with their sizes (+-1 MiB), in ten
+ * runs out of ten; no test waits for the driver.
+ */
+static void gtest_probe_suspects(void)
+{
+	static const char *const want[] = {"Leaks/Step.Run/37", "Leaks/Step.Run/101",
+	                                   "Leaks/Step.Run/163"};
+	static const double mib[] = {64, 16, 4};
+	int good = 0;
+	for (int run = 0; run < 10; run++) {
+		outcome o;
+		mg(&o,
+		   ARGV("run", "-q", "-j", "1", "--driver", "gtest", "--report", "report.json",
+		        "--", GTEST_LEAKS),
+		   NULL, 0);
+		CU_ASSERT(exited_with(&o, 0));
+		CU_ASSERT_FATAL(o.report != NULL);
+		CU_ASSERT_EQUAL(count(o.report, "pass"), 200);
+		int ok = 1;
+		for (size_t i = 0; i < 3; i++) {
+			double got;
+			const char *name = suspect(o.report, i, &got);
+			if (!name || strcmp(name, want[i]) || got < mib[i] - 1 ||
+			    got > mib[i] + 1) {
+				fprintf(stderr, "run %d: suspect %zu is %s (%.2f MiB), wanted %s\n",
+				        run, i, name ? name : "(none)", got, want[i]);
+				ok = 0;
+			}
+		}
+		/* the program's own memory, not the shim's: peak is the 84 MiB it keeps */
+		json_t *t = find_test(o.report, "Leaks/Step.Run/199");
+		json_int_t va = t ? json_integer_value(json_object_get(t, "va_after")) : 0;
+		ok &= va >= 84 << 20 && va < 120 << 20;
+		good += ok;
+		done(&o);
+	}
+	CU_ASSERT_EQUAL(good, 10);
+}
+
+/* The generations of shard 0 that ended with end, and whether every one's
+ * reason holds needle. */
+static int generations(json_t *report, const char *end, const char *needle, int *all_say)
+{
+	size_t i;
+	json_t *g;
+	int n = 0;
+	*all_say = 1;
+	json_array_foreach(
+	    json_object_get(json_array_get(json_object_get(report, "shards"), 0), "generations"), i,
+	    g)
+	{
+		if (strcmp(json_string_value(json_object_get(g, "end")), end))
+			continue;
+		n++;
+		const char *why = json_string_value(json_object_get(g, "reason"));
+		if (!why || !strstr(why, needle)) {
+			fprintf(stderr, "generation %zu: %s\n", i, why ? why : "(no reason)");
+			*all_say = 0;
+		}
+	}
+	return n;
+}
+
+/* Every test body that ran is one attempt in the report, each ran once. */
+static void bodies_once(json_t *report, const char *log, int ntests)
+{
+	CU_ASSERT_EQUAL(lines_with(log, "body "), ntests);
+	size_t i, k;
+	json_t *s, *t;
+	json_int_t attempts = 0;
+	json_array_foreach(json_object_get(report, "shards"), i, s)
+	    json_array_foreach(json_object_get(s, "tests"), k, t) attempts +=
+	    json_integer_value(json_object_get(t, "attempts"));
+	CU_ASSERT_EQUAL(attempts, ntests);
+}
+
+/*
+ * A suite keeping 8 MiB more per test, recycle at va=100M: the program
+ * stops itself at the boundary over the limit (the reason says va), every
+ * test passes, and every body ran once, recorded as one attempt.
+ */
+static void gtest_probe_recycle(void)
+{
+	outcome o;
+	char log[128];
+	mg(&o,
+	   ARGV("run", "-q", "-j", "1", "--driver", "gtest", "--recycle-at", "va=100M", "--report",
+	        "report.json", "--", GTEST_LEAKS, "--gtest_filter=*/1?:*/2?:*/4?"),
+	   ENV("MG_GT_EACH_MB=8", "MG_GT_LOG=body.log"), 0);
+	CU_ASSERT(exited_with(&o, 0));
+	CU_ASSERT_FATAL(o.report != NULL);
+	CU_ASSERT_EQUAL(count(o.report, "pass"), 30);
+	CU_ASSERT_EQUAL(shard_sum(o.report, "kills"), 0);
+	int all_say;
+	CU_ASSERT(generations(o.report, "recycle", ">= recycle 100 MiB", &all_say) >= 2);
+	CU_ASSERT(all_say);
+	/* stopped at the boundary: never past the limit by more than one test */
+	CU_ASSERT(shard_sum(o.report, "peak_va") < 120 << 20);
+	snprintf(log, sizeof(log), "%s/body.log", o.dir);
+	bodies_once(o.report, log, 30);
+	CU_ASSERT(lines_with(log, "probe yes") >= 1);
+	done(&o);
+}
+
+/* Only a kill limit: the program stops itself when its VA plus the growth
+ * it expects of the next test would reach it (reason: expected growth). */
+static void gtest_probe_growth(void)
+{
+	outcome o;
+	char log[128];
+	mg(&o,
+	   ARGV("run", "-q", "-j", "1", "--driver", "gtest", "--kill-at", "va=120M", "--report",
+	        "report.json", "--", GTEST_LEAKS, "--gtest_filter=*/1?:*/2?:*/4?"),
+	   ENV("MG_GT_EACH_MB=8", "MG_GT_LOG=body.log"), 0);
+	CU_ASSERT(exited_with(&o, 0));
+	CU_ASSERT_FATAL(o.report != NULL);
+	CU_ASSERT_EQUAL(count(o.report, "pass"), 30);
+	CU_ASSERT_EQUAL(shard_sum(o.report, "kills"), 0);
+	int all_say;
+	CU_ASSERT(generations(o.report, "recycle", "expected growth", &all_say) >= 2);
+	CU_ASSERT(all_say);
+	snprintf(log, sizeof(log), "%s/body.log", o.dir);
+	bodies_once(o.report, log, 30);
+	done(&o);
+}
+
+/*
+ * An ASan-built GoogleTest program (the probe is not sanitized) runs with the
+ * probe: it is loaded (ASan is told not to insist on coming first, the
+ * user's ASAN_OPTIONS kept), the figures are the program's own, the exit
+ * status is the tests'.
+ */
+static void gtest_probe_asan(void)
+{
+	outcome o;
+	char log[128];
+	mg(&o,
+	   ARGV("run", "-q", "-j", "1", "--driver", "gtest", "--report", "report.json", "--",
+	        GTEST_LEAKS_ASAN, "--gtest_filter=*/3?"),
+	   ENV("MG_GT_LOG=body.log", "ASAN_OPTIONS=detect_leaks=0"), 0);
+	CU_ASSERT(exited_with(&o, 0));
+	CU_ASSERT_FATAL(o.report != NULL);
+	CU_ASSERT_EQUAL(count(o.report, "pass"), 10);
+	snprintf(log, sizeof(log), "%s/body.log", o.dir);
+	CU_ASSERT(lines_with(log, "probe yes detect_leaks=0:verify_asan_link_order=0") >= 1);
+	CU_ASSERT_EQUAL(lines_with(log, "probe no detect_leaks=0:"), 0);
+	json_t *t = find_test(o.report, "Leaks/Step.Run/37");
+	json_int_t d = t ? json_integer_value(json_object_get(t, "va_delta")) : 0;
+	CU_ASSERT(d >= 64 << 20 && d < 72 << 20); /* 64 MiB and ASan's redzones */
+	t = find_test(o.report, "Leaks/Step.Run/30");
+	d = t ? json_integer_value(json_object_get(t, "va_delta")) : -1;
+	CU_ASSERT(d < 16 << 20); /* the first test: from a fresh program, not the shim */
+	done(&o);
+	/* a failing test still fails the run */
+	mg(&o,
+	   ARGV("run", "-q", "-j", "1", "--driver", "gtest", "--report", "report.json", "--",
+	        GTEST_LEAKS_ASAN, "--gtest_filter=*/3?"),
+	   ENV("MG_GT_FAIL=Leaks/Step.Run/33", "ASAN_OPTIONS=detect_leaks=0"), 0);
+	CU_ASSERT(exited_with(&o, 1));
+	CU_ASSERT_STRING_EQUAL(state_of(o.report, "Leaks/Step.Run/33"), "fail");
+	CU_ASSERT_EQUAL(count(o.report, "pass"), 9);
+	done(&o);
+}
+
+/* A static program cannot take the probe: the driver's own readings, and
+ * one line saying the boundaries are approximate; every test still runs. */
+static void gtest_probe_static(void)
+{
+	outcome o;
+	mg(&o,
+	   ARGV("run", "-j", "1", "--driver", "gtest", "--report", "report.json", "--",
+	        GTEST_LEAKS_STATIC),
+	   NULL, 0);
+	CU_ASSERT(exited_with(&o, 0));
+	CU_ASSERT_FATAL(o.report != NULL);
+	CU_ASSERT_EQUAL(count(o.report, "pass"), 200);
+	CU_ASSERT(strstr(o.err, "a static executable") != NULL);
+	CU_ASSERT(strstr(o.err, "boundaries are approximate") != NULL);
+	json_t *t = find_test(o.report, "Leaks/Step.Run/0");
+	const char *out = t ? json_string_value(json_object_get(t, "output")) : NULL;
+	CU_ASSERT(!out || !strstr(out, "approximate")); /* said to the user, not to a test */
+	done(&o);
+}
+
 /* --driver auto (the default) recognises GoogleTest without running it. */
 static void gtest_auto(void)
 {
@@ -421,6 +628,11 @@ static const mg_case cases[] = {
     {"wrap_kill", wrap_kill},
     {"wrap_auto", wrap_auto},
     {"wrap_fail", wrap_fail},
+    {"gtest_probe_suspects", gtest_probe_suspects},
+    {"gtest_probe_recycle", gtest_probe_recycle},
+    {"gtest_probe_growth", gtest_probe_growth},
+    {"gtest_probe_asan", gtest_probe_asan},
+    {"gtest_probe_static", gtest_probe_static},
 };
 
 MG_TEST_MAIN("drivers_run", cases)
