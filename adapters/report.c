@@ -634,6 +634,8 @@ static json_t *test_to_json(const report_test *t)
 	set(o, "rss_after", juint(t->rss_after));
 	set(o, "va_delta", json_integer(t->va_delta));
 	set(o, "rss_delta", json_integer(t->rss_delta));
+	if (t->va_peak)
+		set(o, "va_peak", juint(t->va_peak));
 	return o;
 }
 
@@ -984,6 +986,8 @@ static int test_from_json(report_test *t, json_t *o, const char *p, mg_err *err)
 	TRY(get_u64(o, p, "rss_after", &t->rss_after, err));
 	TRY(get_int(o, p, "va_delta", INT64_MIN, INT64_MAX, &t->va_delta, err));
 	TRY(get_int(o, p, "rss_delta", INT64_MIN, INT64_MAX, &t->rss_delta, err));
+	if (json_object_get(o, "va_peak"))
+		TRY(get_u64(o, p, "va_peak", &t->va_peak, err));
 	return 0;
 }
 

@@ -50,6 +50,8 @@ typedef struct report_test {
 	uint64_t rss_after;
 	int64_t va_delta; /* VA left behind: after minus before */
 	int64_t rss_delta;
+	uint64_t
+	    va_peak; /* VmPeak when it rose during the test (tests of 1 ms or more); 0: unknown */
 } report_test;
 
 /* One category of a memory breakdown (issue: diagnosis). */

@@ -34,6 +34,14 @@ int ci_main(const char *cmd, int argc, char **argv);
  */
 int ci_commit_identity(report *r, const char *dir, mg_err *err);
 
+/*
+ * The report noted on the nearest noted ancestor of HEAD (HEAD first, then
+ * its first parents, at most 1,000): what "memguard run --history auto"
+ * plans from. MG_ENOTFOUND when no commit within reach has a note; the
+ * caller frees *out with report_free.
+ */
+int ci_history(report **out, const char *dir, mg_err *err);
+
 /* The help text for these subcommands (static storage). */
 const char *ci_usage(void);
 

@@ -88,8 +88,8 @@ size_t conn_unfeed(host *h)
 		char *nl = memchr(h->outq, '\n', h->outq_len);
 		keep = nl ? (size_t)(nl - h->outq) + 1 : h->outq_len;
 	}
-	for (size_t i = keep; i < h->outq_len; i++)
-		lines += h->outq[i] == '\n';
+	for (size_t i = keep; i < h->outq_len; i++) /* run lines, not their expect lines */
+		lines += h->outq[i] == 'r' && (i == 0 || h->outq[i - 1] == '\n');
 	h->outq_len = keep;
 	return lines;
 }

@@ -298,11 +298,16 @@ void lane_schedule(run_ctx *c, lane *l)
 		else
 			plan_pop(c);
 		retry = 0;
-		size_t need = rt->len * 2 + 8;
+		size_t need = rt->len * 2 + 56;
 		if (h->outq_len + need > h->outq_cap) {
 			h->outq_cap = 2 * (h->outq_len + need);
 			h->outq = xrealloc(h->outq, h->outq_cap);
 		}
+		if ((rt->exp_rise || rt->exp_growth) && h->version >= 2 &&
+		    c->driver == DRIVER_NATIVE) /* history's word, for the host's admission */
+			h->outq_len += (size_t)snprintf(
+			    h->outq + h->outq_len, h->outq_cap - h->outq_len, "expect %llu %llu\n",
+			    (unsigned long long)rt->exp_rise, (unsigned long long)rt->exp_growth);
 		memcpy(h->outq + h->outq_len, "run ", 4);
 		h->outq_len += 4;
 		h->outq_len += mg_proto_escape(h->outq + h->outq_len, h->outq_cap - h->outq_len,
@@ -365,12 +370,19 @@ static void lane_result(run_ctx *c, lane *l, const mg_msg *m)
 	 * and where such a burst has time to hide; the host has already started
 	 * its next test, so a peak from that one is blamed here: its retry alone
 	 * clears a wrong blame. */
+	uint64_t test_peak = h->head_peak; /* a v2 host said it, at its boundary: exact */
+	h->head_peak = 0;
 	if (!hard && m->usec >= 1000 && c->driver == DRIVER_NATIVE) {
-		proc_status ps;
-		if (proc_read_status(&ps, h->pid, NULL) == 0 && ps.vm_peak > h->vm_peak_seen) {
+		proc_status ps = {0};
+		if (h->version >= 2) /* the host read it itself; nothing to read here */
+			ps.vm_peak = test_peak;
+		else if (proc_read_status(&ps, h->pid, NULL) < 0)
+			ps.vm_peak = 0;
+		if (ps.vm_peak > h->vm_peak_seen) {
 			h->vm_peak_seen = ps.vm_peak;
 			if (ps.vm_peak > h->peak_va)
 				h->peak_va = ps.vm_peak;
+			test_peak = ps.vm_peak;
 			if (c->hard.va && ps.vm_peak >= c->hard.va) {
 				char why[200], a[32], b[32];
 				report_format_size(a, sizeof(a), ps.vm_peak);
@@ -396,6 +408,8 @@ static void lane_result(run_ctx *c, lane *l, const mg_msg *m)
 	l->avg_duration = 0.75 * l->avg_duration + 0.25 * ((double)m->usec / 1e6);
 	record_test(c, l, t, st, m->text, m->text_len, (double)m->usec / 1e6, m->va, m->rss, dva,
 	            drss);
+	if (test_peak > m->va - (uint64_t)(dva > 0 ? dva : 0))
+		record_shard(c, l)->tests[record_shard(c, l)->ntests - 1].va_peak = test_peak;
 	if (!h->nflight)
 		lane_fire(c, l, EV_DRAINED);
 	if (h->state == HOST_QUITTING)
@@ -512,6 +526,12 @@ void lane_line(run_ctx *c, lane *l, char *line, size_t len)
 			lane_quit(c, l, END_RECYCLE, why2);
 		}
 		conn_flush(c, l);
+		return;
+	case MG_MSG_PEAK:
+		/* VmPeak rose during the started test (v2, tests of 1 ms or more) */
+		if (!h->nflight || !h->head_started)
+			break;
+		h->head_peak = m.va;
 		return;
 	case MG_MSG_DYING:
 		/* its memory at a fatal signal; its EOF and exit status follow */

@@ -102,8 +102,10 @@ int main(int argc, char **argv)
 		return argc < 2 ? MG_EXIT_USAGE : 0;
 	}
 	const char *cmd = argv[1];
-	if (!strcmp(cmd, "run"))
-		return run_main(argc - 1, argv + 1, ci_commit_identity);
+	if (!strcmp(cmd, "run")) {
+		static const run_hooks hooks = {ci_commit_identity, ci_history};
+		return run_main(argc - 1, argv + 1, &hooks);
+	}
 	if (!strcmp(cmd, "bisect"))
 		return bisect_main(argc - 1, argv + 1);
 	if (!strcmp(cmd, "list"))

@@ -185,6 +185,8 @@ static int apply(run_options *o, const char *key, const char *val, int layer, mg
 		o->list_file = val;
 	} else if (!strcmp(key, "tests-from")) {
 		o->tests_from = val;
+	} else if (!strcmp(key, "history")) {
+		o->history = val;
 	} else if (!strcmp(key, "filter")) {
 		o->filter = val;
 	} else if (!strcmp(key, "node")) {
@@ -279,7 +281,7 @@ static const char *const valued[] = {
     "arch",     "recycle-at", "kill-at",      "jobs",         "timeout",       "deadline",
     "interval", "pipeline",   "max-restarts", "output-limit", "address-space", "report",
     "adapter",  "suite",      "driver",       "filter",       "node",          "config",
-    "list-cmd", "list-file",  "tests-from"};
+    "list-cmd", "list-file",  "tests-from",   "history"};
 
 int options_parse(run_options *o, int argc, char **argv, mg_err *err)
 {
@@ -392,6 +394,8 @@ const char *options_usage(void)
 	       "  --suite NAME           the suite's name in reports (default: host basename)\n"
 	       "  --filter GLOB          run only tests whose name matches\n"
 	       "  --tests-from FILE      run exactly the tests named in FILE (one a line)\n"
+	       "  --history PATH|auto    plan from an earlier report (auto: the note of the\n"
+	       "                         nearest noted ancestor commit)\n"
 	       "  --driver NAME          auto (default), native, gtest, exec, wrap\n"
 	       "  --list-cmd CMD         exec driver: command printing one test name a line\n"
 	       "  --list-file FILE       exec driver: file of test names\n"

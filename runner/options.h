@@ -38,8 +38,9 @@ typedef struct run_options {
 	const char *list_file;  /* exec driver: a file of test names */
 	int shell;              /* exec driver: run the template with sh -c */
 	const char *tests_from; /* run exactly these names (one a line), in order */
-	const char *filter;     /* fnmatch pattern on test names, NULL: all */
-	uint32_t node_index;    /* 1-based; 0: from the CI env, else 1/1 */
+	const char *history; /* an earlier report, "auto" (the nearest noted ancestor), or NULL */
+	const char *filter;  /* fnmatch pattern on test names, NULL: all */
+	uint32_t node_index; /* 1-based; 0: from the CI env, else 1/1 */
 	uint32_t node_total;
 	int quiet;
 	char **host_argv; /* after "--" */

@@ -168,3 +168,116 @@ int plan_build(run_ctx *c, name_list *nl, mg_err *err)
 	c->remaining = c->ntests;
 	return 0;
 }
+
+/* One test of the history, for the lookup by name. */
+typedef struct hist_test {
+	const char *name;
+	uint64_t rise, growth;
+	int alone;
+} hist_test;
+
+static int hist_cmp(const void *a, const void *b)
+{
+	return strcmp(((const hist_test *)a)->name, ((const hist_test *)b)->name);
+}
+
+/* This run's suite name, as its shards will carry it. */
+static const char *suite_of(const run_ctx *c)
+{
+	if (c->o->suite)
+		return c->o->suite;
+	if (c->o->shell)
+		return "shell";
+	const char *p = strrchr(c->o->host_argv[0], '/');
+	return p ? p + 1 : c->o->host_argv[0];
+}
+
+/*
+ * --history: an earlier report of this suite (a file, or with "auto" the
+ * note of the nearest noted ancestor, through auto_history). Per test, what
+ * it did then: how far its VA rose above its start (its VmPeak), what it
+ * kept, and whether it alone broke the hard limit (those start alone in a
+ * fresh host at once). A history that cannot be read, or holds another
+ * suite, is one line on stderr; the run goes on without it. O(n log n).
+ */
+void plan_history(run_ctx *c, run_history_fn auto_history)
+{
+	const char *src = c->o->history;
+	report *h = NULL;
+	mg_err err;
+	int rc;
+	if (!src)
+		return;
+	if (!strcmp(src, "auto"))
+		rc = auto_history
+		         ? auto_history(&h, ".", &err)
+		         : mg_err_set(&err, MG_ERROR, "no repository access in this build");
+	else
+		rc = report_load(&h, src, &err);
+	if (rc < 0) {
+		fprintf(stderr, "memguard: history: %s; planning without it\n", err.msg);
+		return;
+	}
+	const char *suite = suite_of(c);
+	size_t n = 0, cap = 0, other = 0;
+	hist_test *v = NULL;
+	for (size_t s = 0; s < h->nshards; s++) {
+		const report_shard *sh = &h->shards[s];
+		if (!sh->suite || strcmp(sh->suite, suite)) {
+			other++;
+			continue;
+		}
+		for (size_t t = 0; t < sh->ntests; t++) {
+			const report_test *x = &sh->tests[t];
+			if (n == cap) {
+				cap = cap ? 2 * cap : 256;
+				v = xrealloc(v, cap * sizeof(*v));
+			}
+			uint64_t start = x->va_after - (uint64_t)x->va_delta;
+			v[n++] = (hist_test){x->name, x->va_peak > start ? x->va_peak - start : 0,
+			                     x->va_delta > 0 ? (uint64_t)x->va_delta : 0,
+			                     x->state == TEST_MEMLIMIT};
+		}
+	}
+	if (!n) {
+		fprintf(
+		    stderr,
+		    "memguard: history: %s holds no test of suite '%s'%s; planning without it\n",
+		    !strcmp(src, "auto") ? "the noted report" : src, suite,
+		    other ? " (another suite's)" : "");
+		free(v);
+		report_free(h);
+		return;
+	}
+	qsort(v, n, sizeof(*v), hist_cmp);
+	size_t known = 0, alone = 0;
+	for (size_t i = 0; i < c->ntests; i++) {
+		rtest *rt = &c->tests[i];
+		hist_test key = {rt->name, 0, 0, 0};
+		const hist_test *f = bsearch(&key, v, n, sizeof(*v), hist_cmp);
+		if (!f)
+			continue; /* new since: this run's own estimates */
+		known++;
+		rt->exp_rise = f->rise;
+		rt->exp_growth = f->growth;
+		rt->hist_alone = f->alone || (c->hard.va && f->rise >= c->hard.va);
+		alone += rt->hist_alone;
+	}
+	/* the tests that alone broke the hard limit wait for a fresh host each */
+	if (alone) {
+		size_t len = c->qlen;
+		for (size_t j = 0; j < len; j++) {
+			size_t t = plan_pop(c);
+			if (c->tests[t].hist_alone)
+				plan_retry_push(c, t);
+			else
+				plan_push_back(c, t);
+		}
+	}
+	if (!c->o->quiet)
+		fprintf(stderr, "memguard: history: %zu of %zu tests known from %s%s\n", known,
+		        c->ntests, !strcmp(src, "auto") ? "the nearest noted ancestor" : src,
+		        alone ? "; those that alone broke the hard limit start alone" : "");
+	free(v);
+	report_free(h);
+}

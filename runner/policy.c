@@ -212,6 +212,15 @@ void policy_recycle_why(const run_ctx *c, const lane *l, const mg_msg *m, char *
 		snprintf(why, n, "va %s + expected growth %s would reach kill %s", a, b, k);
 		return;
 	}
+	if (m->why == MG_WHY_PEAK) {
+		report_format_size(a, sizeof(a), m->va);
+		report_format_size(b, sizeof(b), m->bytes);
+		report_format_size(k, sizeof(k), c->hard.va);
+		snprintf(why, n,
+		         "history: the next test rises %s, from va %s it would reach kill %s", b, a,
+		         k);
+		return;
+	}
 	if (m->why == MG_WHY_GAP) {
 		report_format_size(b, sizeof(b), m->bytes);
 		snprintf(why, n, "gap: no free block of %s fits any more (largest free block)", b);

@@ -185,7 +185,7 @@ int run_list_main(int argc, char **argv)
 	return code;
 }
 
-int run_main(int argc, char **argv, run_identity_fn identity)
+int run_main(int argc, char **argv, const run_hooks *hooks)
 {
 	run_options o;
 	run_ctx c;
@@ -226,7 +226,7 @@ int run_main(int argc, char **argv, run_identity_fn identity)
 	c.rep->start_time = (double)time(NULL);
 	c.rep->node_index = o.node_index;
 	c.rep->node_total = o.node_total;
-	if (identity && identity(c.rep, ".", &err) < 0 && !c.rep->repo_note)
+	if (hooks && hooks->identity && hooks->identity(c.rep, ".", &err) < 0 && !c.rep->repo_note)
 		c.rep->repo_note = report_strdup(err.msg);
 
 	rc = listing_run(&c, &nl, &err);
@@ -257,10 +257,14 @@ int run_main(int argc, char **argv, run_identity_fn identity)
 		code = rc == MG_EINVAL ? MG_EXIT_USAGE : MG_EXIT_INFRA;
 		goto out;
 	}
+	plan_history(&c, hooks ? hooks->history : NULL);
 
 	lane_init_all(&c);
 	{
-		char *suite = o.suite ? report_strdup(o.suite) : basename_dup(c.path);
+		/* the user's command, not a driver's shim (this executable) */
+		char *suite = o.suite   ? report_strdup(o.suite)
+		              : o.shell ? report_strdup("shell")
+		                        : basename_dup(o.host_argv[0]);
 		char *cmdline = command_line(o.host_argv, o.host_argc);
 		record_shards(&c, suite, cmdline);
 		free(suite);

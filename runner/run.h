@@ -16,13 +16,25 @@ struct mg_err;
  * The CLI passes ci's (libgit2), so the runner itself never touches git. */
 typedef int (*run_identity_fn)(struct report *rep, const char *dir, struct mg_err *err);
 
+/* Loads the report noted on the nearest noted ancestor of HEAD in the
+ * repository at dir (--history auto); <0 with err set when there is none.
+ * The CLI passes ci's; NULL: auto is not available. */
+typedef int (*run_history_fn)(struct report **out, const char *dir, struct mg_err *err);
+
+/* What the CLI gives the run from outside the runner (git, through ci). */
+typedef struct run_hooks {
+	run_identity_fn identity;
+	run_history_fn history;
+} run_hooks;
+
 /*
  * argv[0] is "run" / "list". Returns the process exit code; after SIGINT
  * or SIGTERM (every host ended, the partial report written) it re-raises
  * the signal with its default action, so the caller sees the signal.
- * identity may be NULL (the report then says "not a git repository").
+ * hooks may be NULL (the report then says "not a git repository", and
+ * --history auto has no history to read).
  */
-int run_main(int argc, char **argv, run_identity_fn identity);
+int run_main(int argc, char **argv, const run_hooks *hooks);
 int run_list_main(int argc, char **argv);
 
 #endif

@@ -52,6 +52,10 @@ typedef struct rtest {
 	int recorded;     /* in the report: its output is attached there at the end */
 	size_t rec_shard; /* where: the shard ... */
 	size_t rec_index; /* ... and its position among the shard's tests */
+	/* from --history: how far above its start its VA rose, what it kept,
+	 * and whether it must run alone (it alone broke the hard limit) */
+	uint64_t exp_rise, exp_growth;
+	int hist_alone;
 } rtest;
 
 typedef struct host {
@@ -71,8 +75,9 @@ typedef struct host {
 	 * deltas: samples never move them), and at the last reading of either */
 	uint64_t va_before, rss_before;
 	uint64_t va_last, rss_last, peak_va, peak_rss;
-	unsigned version;  /* of the protocol, from its hello */
-	uint64_t death_va; /* VmPeak it reported at a fatal signal (v2 "dying"); 0: none */
+	unsigned version;   /* of the protocol, from its hello */
+	uint64_t death_va;  /* VmPeak it reported at a fatal signal (v2 "dying"); 0: none */
+	uint64_t head_peak; /* VmPeak the started test rose to (v2 "peak"); 0: not said */
 	uint64_t desc_rss, desc_va_max;
 	pid_t desc_va_pid; /* the descendant with the most VA (drivers: the program) */
 	tree *kids;        /* kept-open samplers of the descendants */
@@ -220,6 +225,7 @@ size_t plan_pop(run_ctx *c);
 void plan_names_free(name_list *nl);
 int plan_tests_from(size_t **order, size_t *norder, name_list *nl, const char *file, mg_err *err);
 int plan_build(run_ctx *c, name_list *nl, mg_err *err);
+void plan_history(run_ctx *c, run_history_fn auto_history);
 
 /* record.c */
 report_shard *record_shard(run_ctx *c, lane *l);

@@ -137,11 +137,12 @@ static const struct {
 	size_t len;
 	mg_msg_kind kind;
 } words[] = {
-    {"hello", 5, MG_MSG_HELLO}, {"test", 4, MG_MSG_TEST},       {"end", 3, MG_MSG_END},
-    {"start", 5, MG_MSG_START}, {"pass", 4, MG_MSG_PASS},       {"fail", 4, MG_MSG_FAIL},
-    {"skip", 4, MG_MSG_SKIP},   {"recycle", 7, MG_MSG_RECYCLE}, {"bye", 3, MG_MSG_BYE},
-    {"out", 3, MG_MSG_OUT},     {"list", 4, MG_CMD_LIST},       {"run", 3, MG_CMD_RUN},
-    {"quit", 4, MG_CMD_QUIT},   {"dying", 5, MG_MSG_DYING},
+    {"hello", 5, MG_MSG_HELLO},   {"test", 4, MG_MSG_TEST},       {"end", 3, MG_MSG_END},
+    {"start", 5, MG_MSG_START},   {"pass", 4, MG_MSG_PASS},       {"fail", 4, MG_MSG_FAIL},
+    {"skip", 4, MG_MSG_SKIP},     {"recycle", 7, MG_MSG_RECYCLE}, {"bye", 3, MG_MSG_BYE},
+    {"out", 3, MG_MSG_OUT},       {"list", 4, MG_CMD_LIST},       {"run", 3, MG_CMD_RUN},
+    {"quit", 4, MG_CMD_QUIT},     {"dying", 5, MG_MSG_DYING},     {"peak", 4, MG_MSG_PEAK},
+    {"expect", 6, MG_CMD_EXPECT},
 };
 
 /* [SP WHY [SP BYTES]] after "recycle VA RSS": v1 hosts say nothing more. */
@@ -154,7 +155,8 @@ static int take_why(cursor *c, mg_msg *out)
 	} whys[] = {{"va", MG_WHY_VA, 0},
 	            {"rss", MG_WHY_RSS, 0},
 	            {"growth", MG_WHY_GROWTH, 1},
-	            {"gap", MG_WHY_GAP, 1}};
+	            {"gap", MG_WHY_GAP, 1},
+	            {"peak", MG_WHY_PEAK, 1}};
 	if (c->p == c->end)
 		return 0;
 	if (take_space(c) < 0)
@@ -222,6 +224,14 @@ int mg_proto_parse(mg_msg *out, char *line, size_t len)
 		return take_why(&c, out);
 	case MG_MSG_BYE:
 		if (take_field(&c, &out->va) < 0 || take_field(&c, &out->rss) < 0)
+			return -1;
+		return at_end(&c);
+	case MG_MSG_PEAK:
+		if (take_field(&c, &out->va) < 0)
+			return -1;
+		return at_end(&c);
+	case MG_CMD_EXPECT:
+		if (take_field(&c, &out->va) < 0 || take_field(&c, &out->bytes) < 0)
 			return -1;
 		return at_end(&c);
 	case MG_MSG_DYING: {

@@ -42,6 +42,8 @@ typedef enum mg_why {
 	MG_WHY_RSS,    /* rss: MEMGUARD_RECYCLE_RSS reached */
 	MG_WHY_GROWTH, /* growth BYTES: VA + the expected growth of a test reaches the kill limit */
 	MG_WHY_GAP,    /* gap BYTES: no free block of BYTES is left */
+	MG_WHY_PEAK,   /* peak BYTES: the next test's expected peak (history) would reach the kill
+	                  limit */
 } mg_why;
 
 typedef enum mg_msg_kind {
@@ -57,10 +59,12 @@ typedef enum mg_msg_kind {
 	MG_MSG_BYE,     /* bye PEAKVA PEAKRSS   (last line before a clean exit) */
 	MG_MSG_OUT,     /* out TEXT             (output of the started test; optional) */
 	MG_MSG_DYING,   /* dying SIG VA RSS PEAKVA (v2: written at a fatal signal, then it dies) */
+	MG_MSG_PEAK,    /* peak VA  (v2: VmPeak rose to VA during the started test, >= 1 ms) */
 	/* runner -> host */
-	MG_CMD_LIST, /* list */
-	MG_CMD_RUN,  /* run NAME */
-	MG_CMD_QUIT, /* quit */
+	MG_CMD_LIST,   /* list */
+	MG_CMD_RUN,    /* run NAME */
+	MG_CMD_QUIT,   /* quit */
+	MG_CMD_EXPECT, /* expect RISE GROWTH (v2: what history says of the next run line) */
 } mg_msg_kind;
 
 typedef struct mg_msg {
@@ -69,10 +73,11 @@ typedef struct mg_msg {
 	char arch[8];     /* hello: "x86" or "x64" */
 	long pid;         /* hello */
 	uint64_t usec;    /* pass/fail/skip: the test's duration */
-	uint64_t va, rss; /* hello, pass/fail/skip (after the test), recycle; bye: peaks */
+	uint64_t va, rss; /* hello, pass/fail/skip (after the test), recycle; bye: peaks;
+	                   * peak: va; expect: va = the rise above the test's start */
 	uint64_t count;   /* end */
 	mg_why why;       /* recycle (v2) */
-	uint64_t bytes;   /* recycle growth/gap: the figure; dying: VmPeak */
+	uint64_t bytes;   /* recycle growth/gap/peak: the figure; dying: VmPeak; expect: growth */
 	int sig;          /* dying: the signal */
 	const char *text; /* test/start/run: the name; fail/skip: the message (may be empty) */
 	size_t text_len;  /* text may hold any byte but NUL... and NUL is excluded */

@@ -134,6 +134,15 @@ static void parse_v2(void)
 	CU_ASSERT_EQUAL(m.va, 4100000000u);
 	CU_ASSERT_EQUAL(m.rss, 5000);
 	CU_ASSERT_EQUAL(m.bytes, 4190000000u);
+	CU_ASSERT_EQUAL_FATAL(parse(&m, "peak 3900000000"), 0);
+	CU_ASSERT_EQUAL(m.kind, MG_MSG_PEAK);
+	CU_ASSERT_EQUAL(m.va, 3900000000u);
+	CU_ASSERT_EQUAL_FATAL(parse(&m, "expect 629145600 8388608"), 0);
+	CU_ASSERT_EQUAL(m.kind, MG_CMD_EXPECT);
+	CU_ASSERT_EQUAL(m.va, 629145600);
+	CU_ASSERT_EQUAL(m.bytes, 8388608);
+	CU_ASSERT_EQUAL_FATAL(parse(&m, "recycle 1 2 peak 629145600"), 0);
+	CU_ASSERT_EQUAL(m.why, MG_WHY_PEAK);
 	static const char *const bad[] = {
 	    "recycle 10 20 ",      "recycle 10 20 vaa",  "recycle 10 20 growth",
 	    "recycle 10 20 gap x", "recycle 10 20 va 5", "recycle 10 20 growth 5 6",
@@ -299,10 +308,10 @@ static uint32_t rng(void)
 static size_t format_msg(char *dst, size_t cap, const mg_msg *m)
 {
 	/* indexed by mg_msg_kind */
-	static const char *const words[] = {"hello", "test", "end",     "start", "pass",
-	                                    "fail",  "skip", "recycle", "bye",   "out",
-	                                    "dying", "list", "run",     "quit"};
-	static const char *const whys[] = {"", "va", "rss", "growth", "gap"};
+	static const char *const words[] = {"hello", "test",    "end",  "start", "pass",  "fail",
+	                                    "skip",  "recycle", "bye",  "out",   "dying", "peak",
+	                                    "list",  "run",     "quit", "expect"};
+	static const char *const whys[] = {"", "va", "rss", "growth", "gap", "peak"};
 	int n = 0;
 	switch (m->kind) {
 	case MG_MSG_HELLO:
@@ -323,7 +332,7 @@ static size_t format_msg(char *dst, size_t cap, const mg_msg *m)
 	case MG_MSG_RECYCLE:
 		n = snprintf(dst, cap, "recycle %" PRIu64 " %" PRIu64 "%s%s", m->va, m->rss,
 		             m->why ? " " : "", whys[m->why]);
-		if (m->why == MG_WHY_GROWTH || m->why == MG_WHY_GAP)
+		if (m->why == MG_WHY_GROWTH || m->why == MG_WHY_GAP || m->why == MG_WHY_PEAK)
 			n += snprintf(dst + n, cap - (size_t)n, " %" PRIu64, m->bytes);
 		break;
 	case MG_MSG_BYE:
@@ -332,6 +341,12 @@ static size_t format_msg(char *dst, size_t cap, const mg_msg *m)
 	case MG_MSG_DYING:
 		n = snprintf(dst, cap, "dying %d %" PRIu64 " %" PRIu64 " %" PRIu64, m->sig, m->va,
 		             m->rss, m->bytes);
+		break;
+	case MG_MSG_PEAK:
+		n = snprintf(dst, cap, "peak %" PRIu64, m->va);
+		break;
+	case MG_CMD_EXPECT:
+		n = snprintf(dst, cap, "expect %" PRIu64 " %" PRIu64, m->va, m->bytes);
 		break;
 	case MG_MSG_TEST:
 	case MG_MSG_START:

@@ -1,11 +1,12 @@
 /*
  * fault_host.c - a host whose tests misbehave on request, for the runner's
  * fault handling. Tests fault/t000..; MG_FAULT_TESTS sets the count (40);
- * MG_FAULT="KIND@INDEX,..." plants faults (KIND@* in every test); MG_FAULT_START_MS delays the
- * start; MG_FAULT_FRAG_KEEP_MB (8) is what frag keeps of its 14 MiB. Plain C: built for
- * x86 and x64. Faults that depend on order (for bisect): poison@K marks the process;
- * crashpoisoned@M crashes (SIGSEGV) at test M only when at least
- * MG_FAULT_POISON_NEED (1) poison tests ran earlier in the same process.
+ * MG_FAULT="KIND@INDEX,..." plants faults (KIND@* in every test, KIND@%N in every
+ * Nth); MG_FAULT_START_MS delays the start; MG_FAULT_FRAG_KEEP_MB (8) is what frag
+ * keeps of its 14 MiB, MG_FAULT_TRANSIENT_MB (600) what transient maps for 20 ms.
+ * Plain C: built for x86 and x64. Faults that depend on order (for bisect): poison@K marks the
+ * process; crashpoisoned@M crashes (SIGSEGV) at test M only when at least MG_FAULT_POISON_NEED (1)
+ * poison tests ran earlier in the same process.
  */
 #include "memguard_host.h"
 
@@ -39,6 +40,8 @@ enum {
 	F_OOMCRASH = 1 << 18,
 	F_NAME = 1 << 19,
 	F_NAMENONL = 1 << 20,
+	F_TRANSIENT = 1 << 21,
+	F_LEAK8 = 1 << 22,
 };
 
 static const struct {
@@ -55,7 +58,8 @@ static const struct {
     {"forkcrash", F_FORKCRASH}, {"spike", F_SPIKE},
     {"bigleak", F_BIGLEAK},     {"frag", F_FRAG},
     {"oomcrash", F_OOMCRASH},   {"name", F_NAME},
-    {"namenonl", F_NAMENONL},
+    {"namenonl", F_NAMENONL},   {"transient", F_TRANSIENT},
+    {"leak8", F_LEAK8},
 };
 
 #define NAME_LEN 32
@@ -67,6 +71,7 @@ typedef struct faults {
 	unsigned poisoned;    /* poison tests run so far in this process */
 	unsigned poison_need; /* crashpoisoned crashes from this many on */
 	size_t frag_keep;     /* MiB of each 14 MiB frag mapping kept */
+	size_t transient_mb;  /* what transient maps for 20 ms */
 } faults;
 
 static void sleep_ms(long ms)
@@ -223,6 +228,30 @@ static mg_result ops_run(void *ctx, size_t i, char *msg, size_t cap)
 			;
 		raise(SIGSEGV);
 	}
+	if (plan & F_LEAK8) /* 8 MiB kept, untouched */
+		if (mmap(NULL, 8u << 20, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1,
+		         0) == MAP_FAILED) {
+			mg_message("leak8: mmap of 8 MiB failed");
+			r = MG_FAIL;
+		}
+	if (plan & F_TRANSIENT) {
+		/* transient_mb for 20 ms, in 50 MiB pieces, then given back */
+		void *p[64];
+		size_t want = f->transient_mb / 50, got = 0;
+		while (got < want && got < 64 &&
+		       (p[got] = mmap(NULL, 50u << 20, PROT_NONE,
+		                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0)) !=
+		           MAP_FAILED)
+			got++;
+		if (got < want) {
+			mg_message("transient: mmap of %zu MiB failed after %zu MiB", want * 50,
+			           got * 50);
+			r = MG_FAIL;
+		}
+		sleep_ms(20);
+		while (got > 0)
+			munmap(p[--got], 50u << 20);
+	}
 	if (plan & F_POISON)
 		f->poisoned++;
 	if ((plan & F_SEGV) || ((plan & F_CRASHPOISONED) && f->poisoned >= f->poison_need))
@@ -261,6 +290,11 @@ static int plan_faults(faults *f, const char *spec)
 		char *at = strchr(tok, '@');
 		char *end = NULL;
 		int every = at != NULL && strcmp(at + 1, "*") == 0;
+		unsigned long step = 0; /* KIND@%N: every Nth test (N-1, 2N-1, ...) */
+		if (at != NULL && at[1] == '%') {
+			step = strtoul(at + 2, &end, 10);
+			every = step > 0 && end != at + 2 && *end == '\0';
+		}
 		unsigned long idx = at != NULL && !every ? strtoul(at + 1, &end, 10) : 0;
 		if (at == NULL || (!every && (end == at + 1 || *end != '\0' || idx >= f->count))) {
 			fprintf(stderr,
@@ -277,14 +311,18 @@ static int plan_faults(faults *f, const char *spec)
 			return -1;
 		}
 		for (size_t i = every ? 0 : idx; i < (every ? f->count : idx + 1); i++)
-			f->plan[i] |= kinds[k].bit;
+			if (!step || i % step == step - 1)
+				f->plan[i] |= kinds[k].bit;
 	}
 	return 0;
 }
 
 int main(int argc, char **argv)
 {
-	faults f = {40, NULL, NULL, 0, 1, 8};
+	faults f = {40, NULL, NULL, 0, 1, 8, 600};
+	const char *tmb = getenv("MG_FAULT_TRANSIENT_MB");
+	if (tmb != NULL && *tmb != '\0')
+		f.transient_mb = (size_t)strtoul(tmb, NULL, 10);
 	const char *keep = getenv("MG_FAULT_FRAG_KEEP_MB");
 	if (keep != NULL && *keep != '\0')
 		f.frag_keep = (size_t)strtoul(keep, NULL, 10);

@@ -792,6 +792,118 @@ static void output_exact_x86(void)
 	output_exact(FAULT32);
 }
 
+/* Planning from history: every 50th of 1,000 tests maps 700 MiB for 20 ms
+ * while the host keeps 8 MiB per test. Without history the big test that
+ * comes late in a host is killed mid-way and retried; with the first run's
+ * report as --history the host refuses it where it would not fit (it knows
+ * its peak) and a fresh host runs it: no kill, no failure. */
+static const char *const transient_env[] = {"MG_FAULT=leak8@*,transient@%50", "MG_FAULT_TESTS=1000",
+                                            "MG_FAULT_TRANSIENT_MB=700", NULL};
+
+static void history_transient(const char *host, const char *cap)
+{
+	char first[96];
+	outcome o;
+	mg(&o,
+	   cap ? ARGV("run", "-q", "-j", "1", "--address-space", cap, "--report", "report.json",
+	              "--", host)
+	       : ARGV("run", "-q", "-j", "1", "--report", "report.json", "--", host),
+	   transient_env, 0);
+	CU_ASSERT(exited_with(&o, 0));
+	CU_ASSERT_FATAL(o.report != NULL);
+	CU_ASSERT(shard_sum(o.report, "kills") >= 1); /* what history is for */
+	snprintf(first, sizeof(first), "/tmp/mg-history-%d.json", (int)getpid());
+	CU_ASSERT_EQUAL_FATAL(json_dump_file(o.report, first, 0), 0);
+	done(&o);
+	mg(&o,
+	   cap ? ARGV("run", "-j", "1", "--address-space", cap, "--history", first, "--report",
+	              "report.json", "--", host)
+	       : ARGV("run", "-j", "1", "--history", first, "--report", "report.json", "--", host),
+	   transient_env, 0);
+	CU_ASSERT(exited_with(&o, 0));
+	CU_ASSERT_FATAL(o.report != NULL);
+	CU_ASSERT_EQUAL(count(o.report, "pass"), 1000);
+	CU_ASSERT_EQUAL(shard_sum(o.report, "kills"), 0);
+	CU_ASSERT(strstr(o.err, "history: 1000 of 1000 tests known") != NULL);
+	json_t *gens[32];
+	size_t n = gens_of(o.report, gens, 32), by_history = 0;
+	for (size_t i = 0; i < n; i++) {
+		const char *why = json_string_value(json_object_get(gens[i], "reason"));
+		by_history += why && !strncmp(why, "history: the next test rises", 28);
+	}
+	CU_ASSERT(by_history >= 1);
+	done(&o);
+	unlink(first);
+}
+
+static void history_transient_x86(void)
+{
+	history_transient(FAULT32, NULL);
+}
+
+static void history_transient_capped(void)
+{
+	history_transient(FAULT64, "4G");
+}
+
+/* A history that cannot help is one line, never an error: a missing file,
+ * a file that is not a report, a report of another suite. */
+static void history_unusable(void)
+{
+	char bad[96], other[96];
+	snprintf(bad, sizeof(bad), "/tmp/mg-history-bad-%d.json", (int)getpid());
+	snprintf(other, sizeof(other), "/tmp/mg-history-other-%d.json", (int)getpid());
+	FILE *f = fopen(bad, "w");
+	CU_ASSERT_FATAL(f != NULL);
+	fputs("{ not json", f);
+	fclose(f);
+	outcome o;
+	mg(&o, ARGV("run", "-q", "--suite", "elsewhere", "--report", "report.json", "--", FAULT64),
+	   ENV("MG_FAULT_TESTS=5"), 0);
+	CU_ASSERT_FATAL(o.report != NULL);
+	CU_ASSERT_EQUAL_FATAL(json_dump_file(o.report, other, 0), 0);
+	done(&o);
+	const char *paths[] = {"/nonexistent/history.json", bad, other};
+	const char *says[] = {"/nonexistent/history.json", bad, "holds no test of suite"};
+	for (int i = 0; i < 3; i++) {
+		mg(&o,
+		   ARGV("run", "-q", "--history", paths[i], "--report", "report.json", "--",
+		        FAULT64),
+		   ENV("MG_FAULT_TESTS=5"), 0);
+		CU_ASSERT(exited_with(&o, 0));
+		CU_ASSERT(o.report && count(o.report, "pass") == 5);
+		const char *line = strstr(o.err, "memguard: history: ");
+		CU_ASSERT(line && strstr(line, says[i]) && strstr(line, "planning without it"));
+		done(&o);
+	}
+	unlink(bad);
+	unlink(other);
+}
+
+/* --history auto: the note of the nearest noted ancestor, in a real git
+ * repository: run, note the report on the commit, commit again, run with
+ * auto. */
+static void history_auto(void)
+{
+	outcome o;
+	static const char script[] =
+	    "set -e; git init -q; git config user.email t@example.com; git config user.name t; "
+	    "git commit -q --allow-empty -m base; "
+	    "\"$MG\" run -q -j 1 --report first.json -- \"$HOST\" >/dev/null || true; "
+	    "\"$MG\" note first.json >/dev/null; git commit -q --allow-empty -m next; "
+	    "\"$MG\" run -j 1 --history auto --report report.json -- \"$HOST\"";
+	mg(&o, (const char *const[]){"/bin/sh", "-c", script, NULL},
+	   (const char *const[]){"MG=" MEMGUARD_BIN, "HOST=" FAULT64,
+	                         "MG_FAULT=leak8@*,transient@%50", "MG_FAULT_TESTS=1000",
+	                         "MG_FAULT_TRANSIENT_MB=700", "MEMGUARD_NOTES_REF=", NULL},
+	   0);
+	CU_ASSERT(exited_with(&o, 0));
+	CU_ASSERT(
+	    strstr(o.err, "history: 1000 of 1000 tests known from the nearest noted ancestor") !=
+	    NULL);
+	done(&o);
+}
+
 /* Limits that contradict each other or the machine: exit 2, both named. */
 static void contradicts(const char *host, const char *flag1, const char *v1, const char *flag2,
                         const char *v2, const char *want1, const char *want2)
@@ -1194,6 +1306,10 @@ static const mg_case cases[] = {
     {"oom_crash_capped", oom_crash_capped},
     {"output_exact_x64", output_exact_x64},
     {"output_exact_x86", output_exact_x86},
+    {"history_transient_x86", history_transient_x86},
+    {"history_transient_capped", history_transient_capped},
+    {"history_unusable", history_unusable},
+    {"history_auto", history_auto},
 };
 
 /*
