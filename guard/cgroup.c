@@ -209,3 +209,31 @@ int cgroup_read(const cgroup_mem *cg, cgroup_usage *out, mg_err *err)
 	*out = u;
 	return 0;
 }
+
+int cgroup_oom_kills(const cgroup_mem *cg, uint64_t *out, mg_err *err)
+{
+	char path[PATH_MAX + 64], buf[1024];
+	snprintf(path, sizeof(path), "%s/%s", cg->dir,
+	         cg->version == 1 ? "memory.oom_control" : "memory.events");
+	*out = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT
+		           ? 0
+		           : mg_err_set(err, MG_ERROR, "open %s: %s", path, strerror(errno));
+	ssize_t n;
+	do
+		n = read(fd, buf, sizeof(buf) - 1);
+	while (n < 0 && errno == EINTR);
+	int e = errno;
+	close(fd);
+	if (n < 0)
+		return mg_err_set(err, MG_ERROR, "read %s: %s", path, strerror(e));
+	buf[n] = '\0';
+	for (const char *p = buf; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		if (!strncmp(p, "oom_kill ", 9)) {
+			*out = strtoull(p + 9, NULL, 10);
+			break;
+		}
+	return 0;
+}

@@ -36,4 +36,12 @@ typedef struct cgroup_usage {
 /* Reads the usage files (two or three small reads). */
 int cgroup_read(const cgroup_mem *cg, cgroup_usage *out, mg_err *err);
 
+/*
+ * How many processes the kernel's OOM killer has killed in the group: the
+ * "oom_kill" line of v2 memory.events or v1 memory.oom_control (one small
+ * read). 0 when the kernel does not count them. A count that went up while
+ * a host died of SIGKILL says the kernel, not someone else, killed it.
+ */
+int cgroup_oom_kills(const cgroup_mem *cg, uint64_t *out, mg_err *err);
+
 #endif

@@ -581,12 +581,28 @@ void lane_exited(run_ctx *c, lane *l, int status)
 	uint64_t va_end = h->death_va > h->va_last ? h->death_va : h->va_last;
 	int near =
 	    (c->soft.va && va_end >= c->soft.va) || (l->rss_soft && h->rss_last >= l->rss_soft);
+	/* a SIGKILL while the cgroup's OOM-kill count went up: the kernel's OOM
+	 * killer, not someone else; an out-of-memory death like the others */
+	uint64_t kills = 0;
+	int oom = WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL && c->cg_found &&
+	          cgroup_oom_kills(&c->cg, &kills, NULL) == 0 && kills > c->oom_kills;
+	if (oom) {
+		c->oom_kills = kills;
+		snprintf(what, sizeof(what),
+		         "killed by the kernel's OOM killer (SIGKILL; cgroup "
+		         "oom_kill %llu)",
+		         (unsigned long long)kills);
+	}
 	host_end end = END_CRASH;
 	char why[300];
 	if (h->nflight && h->head_started) {
 		double dur = now(c) - h->head_t0;
 		size_t t = lane_pop_head(c, l);
-		if (near) {
+		if (oom) {
+			snprintf(why, sizeof(why), "host %s: out of memory", what);
+			lane_breach(c, l, t, why, dur);
+			end = END_KILL;
+		} else if (near) {
 			char a[32];
 			report_format_size(a, sizeof(a), va_end);
 			snprintf(why, sizeof(why), "host %s near its limit (va %s): out of memory",

@@ -111,8 +111,11 @@ int policy_resolve(run_ctx *c, mg_err *err)
 	limits_spec soft, hard;
 	cgroup_usage u = {0, 0, 0};
 	mg_err e;
-	if (cgroup_find(&c->cg, 0, &e) == 0 && cgroup_read(&c->cg, &u, &e) == 0)
+	if (cgroup_find(&c->cg, 0, &e) == 0 && cgroup_read(&c->cg, &u, &e) == 0) {
 		c->has_cgroup = 1;
+		c->cg_found = 1;
+		cgroup_oom_kills(&c->cg, &c->oom_kills, NULL);
+	}
 	options_limits(c->o, &soft, &hard);
 	for (mg_arch a = MG_ARCH_X86; a <= MG_ARCH_X64; a++) {
 		uint64_t ceiling = limits_arch_ceiling(a), as = c->o->address_space;

@@ -180,3 +180,30 @@ void test_cgroup_real(void)
 	CU_ASSERT(u.usage > 0);
 	CU_ASSERT(u.limit == 0 || u.limit >= u.usage / 2);
 }
+
+/* The OOM-kill count of either version; 0 where the kernel has no file. */
+void test_cgroup_oom_kills(void)
+{
+	char root[256];
+	cgroup_mem cg;
+	uint64_t n = 99;
+	mg_err err = {{0}};
+	gt_tmpdir(root);
+	gt_write(root, "cgroup.controllers", "memory\n");
+	gt_write(root, "ci/memory.current", "1\n");
+	CU_ASSERT_EQUAL_FATAL(cgroup_find_in(&cg, "0::/ci", root, &err), 0);
+	CU_ASSERT_EQUAL(cgroup_oom_kills(&cg, &n, &err), 0);
+	CU_ASSERT_EQUAL(n, 0); /* no memory.events */
+	gt_write(root, "ci/memory.events",
+	         "low 0\nhigh 0\nmax 12\noom 3\noom_kill 2\noom_group_kill 0\n");
+	CU_ASSERT_EQUAL(cgroup_oom_kills(&cg, &n, &err), 0);
+	CU_ASSERT_EQUAL(n, 2);
+	char root1[256];
+	gt_tmpdir(root1);
+	gt_write(root1, "memory/job/memory.usage_in_bytes", "1");
+	gt_write(root1, "memory/job/memory.oom_control",
+	         "oom_kill_disable 0\nunder_oom 0\noom_kill 7\n");
+	CU_ASSERT_EQUAL_FATAL(cgroup_find_in(&cg, "4:memory:/job\n", root1, &err), 0);
+	CU_ASSERT_EQUAL(cgroup_oom_kills(&cg, &n, &err), 0);
+	CU_ASSERT_EQUAL(n, 7);
+}

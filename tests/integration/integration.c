@@ -957,6 +957,35 @@ static void arch_contradiction_x86(void)
 	done(&o);
 }
 
+/* The kernel's OOM killer with memguard's own limits off: in the 512 MiB
+ * cgroup a host that keeps 64 MiB per test is SIGKILLed by the kernel. The
+ * cgroup's oom_kill count says so: an out-of-memory death, retried alone in
+ * a fresh host (where it passes), not a crash. */
+static void cgroup_oom_killer(void)
+{
+	static const char *const leaks =
+	    "MG_FAULT=leakrss@0,leakrss@1,leakrss@2,leakrss@3,leakrss@4,leakrss@5,leakrss@6,"
+	    "leakrss@7,leakrss@8,leakrss@9";
+	outcome o;
+	mg_run_cgroup_procs = cg_procs;
+	mg(&o,
+	   ARGV("run", "-j", "1", "--recycle-at", "rss=none", "--kill-at", "rss=none", "--report",
+	        "report.json", "--", FAULT64),
+	   ENV(leaks, "MG_FAULT_TESTS=12"), 0);
+	mg_run_cgroup_procs = NULL;
+	CU_ASSERT(exited_with(&o, 0));
+	CU_ASSERT_FATAL(o.report != NULL);
+	CU_ASSERT_EQUAL(count(o.report, "crash"), 0);
+	CU_ASSERT_EQUAL(count(o.report, "pass"), 12);
+	CU_ASSERT(shard_sum(o.report, "kills") >= 1);
+	json_t *gen = json_array_get(
+	    json_object_get(json_array_get(json_object_get(o.report, "shards"), 0), "generations"),
+	    0);
+	const char *why = json_string_value(json_object_get(gen, "reason"));
+	CU_ASSERT(why && strstr(why, "OOM killer") && strstr(why, "out of memory"));
+	done(&o);
+}
+
 /* wrap cannot recycle: a soft limit is a warning in the report and the
  * console, not a recycle, and the command runs once, whole. The program
  * holds 128 MiB for 200 ms, so the samples see it. */
@@ -1293,6 +1322,7 @@ static const mg_case cases[] = {
     {"wrap_script_hog_x86", wrap_script_hog_x86},
     {"shell_segv", shell_segv},
     {"cgroup_oom_x86", cgroup_oom_x86},
+    {"cgroup_oom_killer", cgroup_oom_killer},
     {"contradictory_limits", contradictory_limits},
     {"contradictory_limits_x86", contradictory_limits_x86},
     {"arch_contradiction_x86", arch_contradiction_x86},
