@@ -38,8 +38,8 @@ void conn_build_env(run_ctx *c, int with_limits, const lane *l)
 		set_env(c, 3, MG_ENV_RECYCLE_VA, c->soft.va);
 		c->envp[k++] = c->env_store[3];
 	}
-	if (with_limits && l && l->rss_soft) {
-		set_env(c, 4, MG_ENV_RECYCLE_RSS, l->rss_soft);
+	if (with_limits && l && c->soft.rss) { /* alone over the whole pool: it stops itself */
+		set_env(c, 4, MG_ENV_RECYCLE_RSS, c->soft.rss);
 		c->envp[k++] = c->env_store[4];
 	}
 	/* v2: the host admits the next test only if its expected growth stays

@@ -363,8 +363,11 @@ static void lane_result(run_ctx *c, lane *l, const mg_msg *m)
 	uint64_t tree_rss = c->driver == DRIVER_NATIVE          ? m->rss + h->desc_rss
 	                    : m->rss > h->own_rss + h->desc_rss ? m->rss
 	                                                        : h->own_rss + h->desc_rss;
-	unsigned hard = policy_check(c, &c->hard, l->rss_hard, m->va, tree_rss) &
-	                ~(unsigned)LIMIT_CGROUP; /* shared: judged once per sample pass */
+	h->tree_rss = tree_rss;
+	/* a tree alone over the whole rss pool is killed here; the pool and the
+	 * cgroup are shared: judged once per sample pass */
+	unsigned hard =
+	    policy_check(c, &c->hard, c->hard.rss, m->va, tree_rss) & ~(unsigned)LIMIT_CGROUP;
 	/* A reservation burst can come and go between samples; VmPeak keeps it.
 	 * Read it (6-17 us) after tests of 1 ms or more, where it costs under 2%
 	 * and where such a burst has time to hide; the host has already started
@@ -397,7 +400,7 @@ static void lane_result(run_ctx *c, lane *l, const mg_msg *m)
 	if (hard) {
 		char why[200];
 		policy_why(why, sizeof(why), hard, "kill", m->va, tree_rss, c->cg_usage, &c->hard,
-		           l->rss_hard);
+		           c->hard.rss);
 		lane_breach(c, l, t, why, (double)m->usec / 1e6);
 		lane_requeue(c, l);
 		lane_kill(c, l, END_KILL, why);
@@ -414,11 +417,13 @@ static void lane_result(run_ctx *c, lane *l, const mg_msg *m)
 		lane_fire(c, l, EV_DRAINED);
 	if (h->state == HOST_QUITTING)
 		return;
-	unsigned soft = policy_check(c, &c->soft, l->rss_soft, m->va, tree_rss);
+	unsigned soft = policy_check(c, &c->soft, 0, m->va, tree_rss);
 	char why[200];
 	if (soft)
 		policy_why(why, sizeof(why), soft, "recycle", m->va, tree_rss, c->cg_usage,
-		           &c->soft, l->rss_soft);
+		           &c->soft, 0);
+	else if ((soft = policy_rss_pool(c, c->soft.rss, tree_rss)))
+		policy_pool_why(c, why, sizeof(why), "recycle", tree_rss, c->soft.rss);
 	else /* a process of the other arch, as last sampled */
 		soft = policy_other_arch_va(c, h, c->va_soft, "recycle", why, sizeof(why));
 	if (soft) {
@@ -516,7 +521,7 @@ void lane_line(run_ctx *c, lane *l, char *line, size_t len)
 			break;
 		if (h->head_started)
 			break;
-		policy_recycle_why(c, l, &m, h->why, sizeof(h->why));
+		policy_recycle_why(c, &m, h->why, sizeof(h->why));
 		lane_requeue(c, l);
 		lane_fire(c, l, EV_RECYCLE);
 		/* It waits for quit, so its memory is still there to be read. */
@@ -548,6 +553,10 @@ void lane_line(run_ctx *c, lane *l, char *line, size_t len)
 			h->peak_va = m.va;
 		if (m.rss > h->peak_rss)
 			h->peak_rss = m.rss;
+		/* it wrote its output before bye, but the pipes run apart: what is
+		 * still in them is read now, before they close with the host */
+		conn_read_output(c, l, 0);
+		conn_read_output(c, l, 1);
 		lane_requeue(c, l);
 		record_host_end(c, l, h->end != END_NONE ? h->end : END_QUIT, h->why);
 		if (h->end == END_RECYCLE) {
@@ -580,7 +589,7 @@ void lane_exited(run_ctx *c, lane *l, int status)
 	 * (a fast allocation to the ceiling that no sample saw) */
 	uint64_t va_end = h->death_va > h->va_last ? h->death_va : h->va_last;
 	int near =
-	    (c->soft.va && va_end >= c->soft.va) || (l->rss_soft && h->rss_last >= l->rss_soft);
+	    (c->soft.va && va_end >= c->soft.va) || policy_rss_pool(c, c->soft.rss, h->tree_rss);
 	/* a SIGKILL while the cgroup's OOM-kill count went up: the kernel's OOM
 	 * killer, not someone else; an out-of-memory death like the others */
 	uint64_t kills = 0;
@@ -651,7 +660,7 @@ void lane_kill_over_limit(run_ctx *c, lane *l, const char *why, double t, int ow
 }
 
 /* The lanes of the run: -j (default: CPUs), at most one per test, each
- * with its share of an RSS budget and its timeline. */
+ * with its timeline (an rss budget is their pool: policy_rss_pool). */
 void lane_init_all(run_ctx *c)
 {
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
@@ -665,8 +674,6 @@ void lane_init_all(run_ctx *c)
 		lane *l = &c->lanes[i];
 		l->index = i;
 		l->h.flight = xrealloc(NULL, c->o->pipeline * sizeof(size_t));
-		l->rss_soft = c->soft.rss / c->nlanes;
-		l->rss_hard = c->hard.rss / c->nlanes;
 		timeline_init(&l->tl, TIMELINE_POINTS);
 	}
 }

@@ -172,7 +172,8 @@ size_t policy_depth(const run_ctx *c, const lane *l)
 	size_t share = c->qlen / c->nlanes + 1;
 	size_t depth = c->o->pipeline < share ? c->o->pipeline : share;
 	if ((c->soft.va && h->va_last >= c->soft.va / 10 * 9) ||
-	    (l->rss_soft && h->rss_last + h->desc_rss >= l->rss_soft / 10 * 9))
+	    (c->soft.rss && policy_pool_rss(c) >= c->soft.rss / 10 * 9 &&
+	     h->tree_rss >= c->soft.rss / c->nlanes / 10 * 9))
 		return 1;
 	if (l->avg_duration > SLOW_TEST && depth > 2)
 		return 2;
@@ -205,7 +206,7 @@ double policy_interval(const run_ctx *c, uint64_t va, uint64_t prev, double next
  * gives (its own boundary verdict), else the soft limits it was passed,
  * which it checked against the same figures.
  */
-void policy_recycle_why(const run_ctx *c, const lane *l, const mg_msg *m, char *why, size_t n)
+void policy_recycle_why(const run_ctx *c, const mg_msg *m, char *why, size_t n)
 {
 	char a[32], b[32], k[32];
 	if (m->why == MG_WHY_GROWTH) {
@@ -229,15 +230,54 @@ void policy_recycle_why(const run_ctx *c, const lane *l, const mg_msg *m, char *
 		snprintf(why, n, "gap: no free block of %s fits any more (largest free block)", b);
 		return;
 	}
-	unsigned bits = policy_check(c, &c->soft, l->rss_soft, m->va, m->rss);
+	unsigned bits = policy_check(c, &c->soft, c->soft.rss, m->va, m->rss);
 	if (m->why == MG_WHY_VA)
 		bits &= LIMIT_VA;
 	else if (m->why == MG_WHY_RSS)
 		bits &= LIMIT_RSS;
 	if (bits)
 		policy_why(why, n, bits, "recycle", m->va, m->rss, c->cg_usage, &c->soft,
-		           l->rss_soft);
+		           c->soft.rss);
 	else
 		snprintf(why, n, "host crossed its soft limit (va %llu, rss %llu)",
 		         (unsigned long long)m->va, (unsigned long long)m->rss);
+}
+
+/* The resident memory of the pool: every lane's host tree at its last
+ * reading (boundary or sample). O(lanes). */
+uint64_t policy_pool_rss(const run_ctx *c)
+{
+	uint64_t sum = 0;
+	for (unsigned i = 0; i < c->nlanes; i++)
+		if (c->lanes[i].h.state != HOST_NONE)
+			sum += c->lanes[i].h.tree_rss;
+	return sum;
+}
+
+/*
+ * One rss budget for all lanes (lim: c->soft.rss or c->hard.rss): LIMIT_RSS
+ * when the pool reached it and this lane's tree (lane_rss) holds at least
+ * its share, so the heavier lanes recycle and the lighter go on. With one
+ * lane: the lane's rss against the limit.
+ */
+unsigned policy_rss_pool(const run_ctx *c, uint64_t lim, uint64_t lane_rss)
+{
+	if (!lim)
+		return 0;
+	return policy_pool_rss(c) >= lim && lane_rss >= lim / c->nlanes ? LIMIT_RSS : 0;
+}
+
+/* "rss pool 530 MiB (this lane 290 MiB) >= recycle 512 MiB", or with one
+ * lane the plain "rss 530 MiB >= recycle 512 MiB". */
+void policy_pool_why(const run_ctx *c, char *buf, size_t n, const char *kind, uint64_t lane_rss,
+                     uint64_t lim)
+{
+	char a[32], b[32], k[32];
+	report_format_size(a, sizeof(a), policy_pool_rss(c));
+	report_format_size(b, sizeof(b), lane_rss);
+	report_format_size(k, sizeof(k), lim);
+	if (c->nlanes > 1)
+		snprintf(buf, n, "rss pool %s (this lane %s) >= %s %s", a, b, kind, k);
+	else
+		snprintf(buf, n, "rss %s >= %s %s", b, kind, k);
 }

@@ -142,6 +142,15 @@ void record_limits(run_ctx *c)
 		report_format_size(as, sizeof(as), c->o->address_space);
 		snprintf(h + hl, sizeof(h) - hl, " (address space capped at %s)", as);
 	}
+	if (c->nlanes > 1 && (c->soft.rss || c->hard.rss)) {
+		/* one rss budget for all lanes (lanes exist by now: record_limits
+		 * follows lane_init_all) */
+		char pool[48];
+		snprintf(pool, sizeof(pool), " (rss: one pool for %u lanes)", c->nlanes);
+		size_t sl = strlen(s), hl = strlen(h);
+		snprintf(s + sl, sizeof(s) - sl, "%s", pool);
+		snprintf(h + hl, sizeof(h) - hl, "%s", pool);
+	}
 	c->rep->limits_soft = report_strdup(s);
 	c->rep->limits_hard = report_strdup(h);
 	c->rep->soft = (report_limits){c->soft.va, c->soft.rss, c->soft.cgroup, c->soft.gap};
@@ -163,8 +172,8 @@ void record_shards(run_ctx *c, const char *suite, const char *cmdline)
 		s->arch = report_strdup(limits_arch_name(c->arch));
 		s->driver = report_strdup(driver_name(c->driver));
 		s->command = report_strdup(cmdline);
-		s->rss_soft = l->rss_soft;
-		s->rss_hard = l->rss_hard;
+		/* one pool for all lanes: no lane has a limit of its own */
+		s->rss_soft = s->rss_hard = 0;
 	}
 }
 

@@ -249,7 +249,6 @@ int run_main(int argc, char **argv, const run_hooks *hooks)
 		code = MG_EXIT_USAGE;
 		goto out;
 	}
-	record_limits(&c);
 
 	rc = plan_build(&c, &nl, &err);
 	if (rc < 0) {
@@ -260,6 +259,7 @@ int run_main(int argc, char **argv, const run_hooks *hooks)
 	plan_history(&c, hooks ? hooks->history : NULL);
 
 	lane_init_all(&c);
+	record_limits(&c); /* after the lanes: an rss budget is their pool */
 	{
 		/* the user's command, not a driver's shim (this executable) */
 		char *suite = o.suite   ? report_strdup(o.suite)

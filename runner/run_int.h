@@ -78,6 +78,7 @@ typedef struct host {
 	unsigned version;   /* of the protocol, from its hello */
 	uint64_t death_va;  /* VmPeak it reported at a fatal signal (v2 "dying"); 0: none */
 	uint64_t head_peak; /* VmPeak the started test rose to (v2 "peak"); 0: not said */
+	uint64_t tree_rss;  /* the resident memory of its tree at the last reading */
 	uint64_t desc_rss, desc_va_max;
 	pid_t desc_va_pid; /* the descendant with the most VA (drivers: the program) */
 	tree *kids;        /* kept-open samplers of the descendants */
@@ -121,8 +122,7 @@ typedef struct lane {
 	timeline tl;
 	int64_t growth[GROWTH_WINDOW];
 	size_t ngrowth;
-	double avg_duration;         /* of recent tests (moving average), seconds */
-	uint64_t rss_soft, rss_hard; /* this lane's share of an RSS budget */
+	double avg_duration; /* of recent tests (moving average), seconds */
 	double user, sys;
 	double first_start, last_end;
 } lane;
@@ -167,7 +167,8 @@ typedef struct run_ctx {
 	uint64_t oom_kills; /* the cgroup's OOM-kill count when last read */
 	cgroup_mem cg;
 	uint64_t cg_usage;
-	double cg_hold_until; /* no cgroup kill before this: the last one is dying */
+	double cg_hold_until;   /* no cgroup kill before this: the last one is dying */
+	double pool_hold_until; /* no rss pool kill before this */
 	double next_sample;
 	double interval;
 	progress *prog;
@@ -258,7 +259,11 @@ unsigned policy_other_arch_va(const run_ctx *c, const host *h, const uint64_t *l
                               const char *kind, char *why, size_t n);
 int policy_resolve(run_ctx *c, mg_err *err);
 int policy_exit_code(const run_ctx *c);
-void policy_recycle_why(const run_ctx *c, const lane *l, const mg_msg *m, char *why, size_t n);
+uint64_t policy_pool_rss(const run_ctx *c);
+unsigned policy_rss_pool(const run_ctx *c, uint64_t lim, uint64_t lane_rss);
+void policy_pool_why(const run_ctx *c, char *buf, size_t n, const char *kind, uint64_t lane_rss,
+                     uint64_t lim);
+void policy_recycle_why(const run_ctx *c, const mg_msg *m, char *why, size_t n);
 size_t policy_depth(const run_ctx *c, const lane *l);
 double policy_interval(const run_ctx *c, uint64_t va, uint64_t prev, double next);
 

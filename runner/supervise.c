@@ -178,13 +178,16 @@ static void supervise_sample(run_ctx *c)
 		progress_sample(c->prog, l->index, va_tree, h->peak_va);
 
 		/* the cgroup is shared by all lanes: handled once, below */
-		unsigned hard = policy_check(c, &c->hard, l->rss_hard, va_same, rss_tree) &
+		h->tree_rss = rss_tree;
+		/* a tree alone over the whole rss pool now; the pool and the cgroup
+		 * are shared by all lanes: handled once, below */
+		unsigned hard = policy_check(c, &c->hard, c->hard.rss, va_same, rss_tree) &
 		                ~(unsigned)LIMIT_CGROUP;
 		char why[200];
 		if (hard || policy_other_arch_va(c, h, c->va_hard, "kill", why, sizeof(why))) {
 			if (hard)
 				policy_why(why, sizeof(why), hard, "kill", va_same, rss_tree,
-				           c->cg_usage, &c->hard, l->rss_hard);
+				           c->cg_usage, &c->hard, c->hard.rss);
 			lane_kill_over_limit(c, l, why, t, 1);
 			continue;
 		}
@@ -198,8 +201,18 @@ static void supervise_sample(run_ctx *c)
 		 * crossing only stops feeding, so no further test starts in a host
 		 * that is already over. */
 		h->soft_hit = policy_can_recycle(c) &&
-		              (policy_check(c, &c->soft, l->rss_soft, va_same, rss_tree) != 0 ||
+		              (policy_check(c, &c->soft, 0, va_same, rss_tree) != 0 ||
+		               policy_rss_pool(c, c->soft.rss, rss_tree) != 0 ||
 		               policy_other_arch_va(c, h, c->va_soft, "recycle", why, sizeof(why)));
+	}
+	/* The rss pool over its hard limit: end the largest tree only, then give
+	 * the kernel a second to tear it down before judging again. */
+	if (c->hard.rss && c->nlanes > 1 && victim && t >= c->pool_hold_until &&
+	    policy_pool_rss(c) >= c->hard.rss) {
+		char why[200];
+		policy_pool_why(c, why, sizeof(why), "kill", victim_rss, c->hard.rss);
+		lane_kill_over_limit(c, victim, why, t, 0);
+		c->pool_hold_until = t + 1.0;
 	}
 	/* Over the cgroup's hard limit: end the largest tree only, then give
 	 * the kernel a second to tear it down before judging again. */

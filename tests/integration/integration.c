@@ -986,6 +986,41 @@ static void cgroup_oom_killer(void)
 	done(&o);
 }
 
+/* One rss budget for all lanes: with -j 2 and rss=512M, a host keeping
+ * 64 MiB per test recycles when the pool (both lanes) reaches 512 MiB, not
+ * when its own lane reaches half of it; the reasons and the limits say so. */
+static void rss_pool_two_lanes(void)
+{
+	outcome o;
+	mg(&o,
+	   ARGV("run", "-j", "2", "--recycle-at", "rss=512M", "--kill-at", "rss=2G", "--report",
+	        "report.json", "--", FAULT64),
+	   ENV("MG_FAULT=leakrss@*", "MG_FAULT_TESTS=40"), 0);
+	CU_ASSERT(exited_with(&o, 0));
+	CU_ASSERT_FATAL(o.report != NULL);
+	CU_ASSERT_EQUAL(count(o.report, "pass"), 40);
+	CU_ASSERT_EQUAL(shard_sum(o.report, "kills"), 0);
+	CU_ASSERT(shard_sum(o.report, "recycles") >= 2);
+	const char *soft =
+	    json_string_value(json_object_get(json_object_get(o.report, "limits"), "soft"));
+	CU_ASSERT(soft && strstr(soft, "one pool for 2 lanes"));
+	size_t i, g, pooled = 0;
+	json_t *sh, *gen;
+	json_array_foreach(json_object_get(o.report, "shards"), i, sh)
+	    json_array_foreach(json_object_get(sh, "generations"), g, gen)
+	{
+		const char *why = json_string_value(json_object_get(gen, "reason"));
+		if (!why || strncmp(why, "rss pool ", 9))
+			continue;
+		pooled++;
+		/* "rss pool X MiB (this lane Y MiB) >= recycle 512 MiB": X at least 512 */
+		double pool = atof(why + 9);
+		CU_ASSERT(strstr(why, "MiB (this lane") && pool >= 512 && pool < 1024);
+	}
+	CU_ASSERT(pooled >= 2);
+	done(&o);
+}
+
 /* wrap cannot recycle: a soft limit is a warning in the report and the
  * console, not a recycle, and the command runs once, whole. The program
  * holds 128 MiB for 200 ms, so the samples see it. */
@@ -1323,6 +1358,7 @@ static const mg_case cases[] = {
     {"shell_segv", shell_segv},
     {"cgroup_oom_x86", cgroup_oom_x86},
     {"cgroup_oom_killer", cgroup_oom_killer},
+    {"rss_pool_two_lanes", rss_pool_two_lanes},
     {"contradictory_limits", contradictory_limits},
     {"contradictory_limits_x86", contradictory_limits_x86},
     {"arch_contradiction_x86", arch_contradiction_x86},

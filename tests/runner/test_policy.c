@@ -117,7 +117,7 @@ static void depth(void)
 	    {16, 1, 0, 0, 0, 0, 0, 0.0, 1},            /* nothing queued: share 1 */
 	    {16, 1, 100, 10 * GI, 9 * GI, 0, 0, 0, 1}, /* within 10% of the soft va */
 	    {16, 1, 100, 10 * GI, 9 * GI - 4096, 0, 0, 0.0, 16},
-	    {16, 1, 100, 0, 0, 1 * GI, 1 * GI, 0.0, 1}, /* within 10% of the rss share */
+	    {16, 1, 100, 0, 0, 1 * GI, 1 * GI, 0.0, 1}, /* within 10% of the rss pool */
 	    {16, 1, 100, 0, 0, 0, 0, 0.006, 2},         /* slow tests: two */
 	    {16, 1, 100, 0, 0, 0, 0, 0.004, 16},
 	    {1, 1, 100, 0, 0, 0, 0, 0.006, 1}, /* never more than --pipeline */
@@ -132,14 +132,46 @@ static void depth(void)
 		c->qlen = cases[i].qlen;
 		c->soft.va = cases[i].soft_va;
 		lanes[0].h.va_last = cases[i].va_last;
-		lanes[0].rss_soft = cases[i].rss_soft;
-		lanes[0].h.rss_last = cases[i].rss_last;
+		c->soft.rss = cases[i].rss_soft; /* the pool's, one lane: all of it its share */
+		lanes[0].h.tree_rss = cases[i].rss_last;
+		lanes[0].h.state = HOST_RUNNING;
 		lanes[0].avg_duration = cases[i].avg_duration;
 		size_t got = policy_depth(c, &lanes[0]);
 		if (got != cases[i].want)
 			fprintf(stderr, "\n  case %zu: got %zu want %zu\n", i, got, cases[i].want);
 		CU_ASSERT_EQUAL(got, cases[i].want);
 	}
+}
+
+/* One rss budget for all lanes: over it, the lanes at or above their
+ * share recycle, the lighter go on; with one lane it is the lane's rss. */
+static void rss_pool(void)
+{
+	run_ctx *c = fresh();
+	lane lanes[2];
+	memset(lanes, 0, sizeof(lanes));
+	c->lanes = lanes;
+	c->nlanes = 2;
+	c->soft.rss = 512 * MI;
+	lanes[0].h.state = lanes[1].h.state = HOST_RUNNING;
+	lanes[0].h.tree_rss = 448 * MI;
+	lanes[1].h.tree_rss = 32 * MI;
+	CU_ASSERT_EQUAL(policy_pool_rss(c), 480 * MI);
+	CU_ASSERT_EQUAL(policy_rss_pool(c, c->soft.rss, 448 * MI), 0); /* pool under: no */
+	lanes[1].h.tree_rss = 64 * MI;                                 /* pool at 512 MiB */
+	CU_ASSERT_EQUAL(policy_rss_pool(c, c->soft.rss, 448 * MI), LIMIT_RSS);
+	CU_ASSERT_EQUAL(policy_rss_pool(c, c->soft.rss, 64 * MI), 0); /* under its share */
+	char buf[200];
+	policy_pool_why(c, buf, sizeof(buf), "recycle", 448 * MI, c->soft.rss);
+	CU_ASSERT_STRING_EQUAL(buf, "rss pool 512 MiB (this lane 448 MiB) >= recycle 512 MiB");
+	/* a lane without a host holds nothing */
+	lanes[1].h.state = HOST_NONE;
+	CU_ASSERT_EQUAL(policy_pool_rss(c), 448 * MI);
+	/* one lane: its own rss against the whole limit */
+	c->nlanes = 1;
+	lanes[0].h.tree_rss = 512 * MI;
+	CU_ASSERT_EQUAL(policy_rss_pool(c, c->soft.rss, 512 * MI), LIMIT_RSS);
+	CU_ASSERT_EQUAL(policy_rss_pool(c, 0, 512 * MI), 0);
 }
 
 static void interval(void)
@@ -207,7 +239,7 @@ static void end_names(void)
 static const mg_case cases[] = {
     {"check", check},         {"why", why},           {"other_arch", other_arch},
     {"depth", depth},         {"interval", interval}, {"exit_code", exit_code},
-    {"end_names", end_names},
+    {"end_names", end_names}, {"rss_pool", rss_pool},
 };
 
 MG_TEST_MAIN("policy", cases)
