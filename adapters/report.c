@@ -730,6 +730,8 @@ void *report_to_json(const report *r)
 		strftime(iso, sizeof(iso), "%Y-%m-%dT%H:%M:%SZ", &tm);
 	set(o, "start_time_iso", json_string(iso));
 	set(o, "wall", jreal(r->wall));
+	if (r->expected_wall > 0)
+		set(o, "expected_wall", jreal(r->expected_wall));
 	set(o, "interrupted", json_boolean(r->interrupted));
 	set(o, "exit_code", json_integer(r->exit_code));
 	json_t *shards = json_array();
@@ -1111,6 +1113,8 @@ static int from_json(report *r, json_t *o, mg_err *err)
 	}
 	TRY(get_real(o, "", "start_time", &r->start_time, err));
 	TRY(get_real(o, "", "wall", &r->wall, err));
+	if (json_object_get(o, "expected_wall"))
+		TRY(get_real(o, "", "expected_wall", &r->expected_wall, err));
 	TRY(get_bool(o, "", "interrupted", &r->interrupted, err));
 	TRY(get_int(o, "", "exit_code", INT32_MIN, INT32_MAX, &exit_code, err));
 	r->exit_code = (int)exit_code;

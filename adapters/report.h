@@ -170,7 +170,8 @@ typedef struct report {
 	char *limits_hard;
 	report_limits soft, hard; /* the same in bytes (rss: the whole budget) */
 	int has_limit_bytes;      /* 0 in a report from before they were written */
-	double start_time;        /* unix seconds */
+	double expected_wall; /* this node's seconds by the history it was planned from; 0: none */
+	double start_time;    /* unix seconds */
 	double wall;
 	int interrupted;
 	int exit_code;

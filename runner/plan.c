@@ -131,10 +131,14 @@ int plan_tests_from(size_t **order, size_t *norder, name_list *nl, const char *f
 	return rc;
 }
 
+static void node_share(const run_ctx *c, name_list *nl, const size_t *order, size_t n, char *mine,
+                       double *expected);
+
 /*
  * Plans the run: the named tests (--tests-from) or all in list order,
- * filtered, then this node's share (round-robin by position: deterministic
- * for a list, sizes differ by at most one), queued in that order. Takes the
+ * filtered, then this node's share (node_share: by the history's durations
+ * when there is one, else round-robin by position; deterministic either
+ * way), queued in list order. Takes the
  * names it keeps out of nl. MG_EINVAL names a bad --tests-from line.
  */
 int plan_build(run_ctx *c, name_list *nl, mg_err *err)
@@ -150,16 +154,22 @@ int plan_build(run_ctx *c, name_list *nl, mg_err *err)
 		for (size_t i = 0; i < nl->n; i++)
 			order[norder++] = i;
 	}
-	c->tests = xrealloc(NULL, (norder ? norder : 1) * sizeof(*c->tests));
-	for (size_t j = 0, k = 0; j < norder; j++) {
+	/* the filter first, then this node's share of what is left */
+	size_t kept = 0;
+	for (size_t j = 0; j < norder; j++)
+		if (!c->o->filter || !fnmatch(c->o->filter, nl->names[order[j]], 0))
+			order[kept++] = order[j];
+	char *mine = xrealloc(NULL, kept ? kept : 1);
+	node_share(c, nl, order, kept, mine, &c->expected_wall);
+	c->tests = xrealloc(NULL, (kept ? kept : 1) * sizeof(*c->tests));
+	for (size_t j = 0; j < kept; j++) {
 		size_t i = order[j];
-		if (c->o->filter && fnmatch(c->o->filter, nl->names[i], 0))
-			continue;
-		if (k++ % c->o->node_total != c->o->node_index - 1)
+		if (!mine[j])
 			continue;
 		c->tests[c->ntests++] = (rtest){.name = nl->names[i], .len = nl->lens[i]};
 		nl->names[i] = NULL;
 	}
+	free(mine);
 	free(order);
 	c->q = xrealloc(NULL, (c->ntests ? c->ntests : 1) * sizeof(size_t));
 	c->rq = xrealloc(NULL, (c->ntests ? c->ntests : 1) * sizeof(size_t));
@@ -170,11 +180,12 @@ int plan_build(run_ctx *c, name_list *nl, mg_err *err)
 }
 
 /* One test of the history, for the lookup by name. */
-typedef struct hist_test {
+struct hist_test {
 	const char *name;
 	uint64_t rise, growth;
+	double duration;
 	int alone;
-} hist_test;
+};
 
 static int hist_cmp(const void *a, const void *b)
 {
@@ -193,14 +204,13 @@ static const char *suite_of(const run_ctx *c)
 }
 
 /*
- * --history: an earlier report of this suite (a file, or with "auto" the
- * note of the nearest noted ancestor, through auto_history). Per test, what
- * it did then: how far its VA rose above its start (its VmPeak), what it
- * kept, and whether it alone broke the hard limit (those start alone in a
- * fresh host at once). A history that cannot be read, or holds another
- * suite, is one line on stderr; the run goes on without it. O(n log n).
+ * --history, first half: an earlier report of this suite (a file, or with
+ * "auto" the note of the nearest noted ancestor, through auto_history),
+ * held as its tests sorted by name in c->hist. A history that cannot be
+ * read, or holds another suite, is one line on stderr; the run goes on
+ * without it. O(n log n).
  */
-void plan_history(run_ctx *c, run_history_fn auto_history)
+void plan_history_load(run_ctx *c, run_history_fn auto_history)
 {
 	const char *src = c->o->history;
 	report *h = NULL;
@@ -236,7 +246,7 @@ void plan_history(run_ctx *c, run_history_fn auto_history)
 			uint64_t start = x->va_after - (uint64_t)x->va_delta;
 			v[n++] = (hist_test){x->name, x->va_peak > start ? x->va_peak - start : 0,
 			                     x->va_delta > 0 ? (uint64_t)x->va_delta : 0,
-			                     x->state == TEST_MEMLIMIT};
+			                     x->duration, x->state == TEST_MEMLIMIT};
 		}
 	}
 	if (!n) {
@@ -250,11 +260,31 @@ void plan_history(run_ctx *c, run_history_fn auto_history)
 		return;
 	}
 	qsort(v, n, sizeof(*v), hist_cmp);
+	c->hist = v;
+	c->nhist = n;
+	c->hist_report = h;
+}
+
+static const hist_test *hist_find(const run_ctx *c, const char *name)
+{
+	hist_test key = {name, 0, 0, 0.0, 0};
+	return c->nhist ? bsearch(&key, c->hist, c->nhist, sizeof(*c->hist), hist_cmp) : NULL;
+}
+
+/*
+ * --history, second half: each planned test gets what it did then: how far
+ * its VA rose above its start (its VmPeak), what it kept, and whether it
+ * alone broke the hard limit (those start alone in a fresh host at once).
+ * Frees the history.
+ */
+void plan_history(run_ctx *c)
+{
+	if (!c->nhist)
+		return;
 	size_t known = 0, alone = 0;
 	for (size_t i = 0; i < c->ntests; i++) {
 		rtest *rt = &c->tests[i];
-		hist_test key = {rt->name, 0, 0, 0};
-		const hist_test *f = bsearch(&key, v, n, sizeof(*v), hist_cmp);
+		const hist_test *f = hist_find(c, rt->name);
 		if (!f)
 			continue; /* new since: this run's own estimates */
 		known++;
@@ -276,8 +306,70 @@ void plan_history(run_ctx *c, run_history_fn auto_history)
 	}
 	if (!c->o->quiet)
 		fprintf(stderr, "memguard: history: %zu of %zu tests known from %s%s\n", known,
-		        c->ntests, !strcmp(src, "auto") ? "the nearest noted ancestor" : src,
+		        c->ntests,
+		        !strcmp(c->o->history, "auto") ? "the nearest noted ancestor"
+		                                       : c->o->history,
 		        alone ? "; those that alone broke the hard limit start alone" : "");
-	free(v);
-	report_free(h);
+	free(c->hist);
+	c->hist = NULL;
+	c->nhist = 0;
+	report_free(c->hist_report);
+	c->hist_report = NULL;
+}
+
+/*
+ * This node's share of the planned tests (order[0..n), indices into nl):
+ * with a history, the tests are dealt longest first to the node with the
+ * least time so far (ties to the lowest node), a test new since counting
+ * the mean of the known; every node computes the same split from the same
+ * history. Without one, round-robin by position. mine[j] is set for the
+ * tests of this node; *expected: this node's total by the history.
+ */
+static void node_share(const run_ctx *c, name_list *nl, const size_t *order, size_t n, char *mine,
+                       double *expected)
+{
+	uint32_t nodes = c->o->node_total, me = c->o->node_index - 1;
+	*expected = 0;
+	if (!c->nhist || nodes < 2) {
+		for (size_t j = 0; j < n; j++)
+			mine[j] = j % nodes == me;
+		return;
+	}
+	double *dur = xrealloc(NULL, (n ? n : 1) * sizeof(double)), sum = 0;
+	size_t *by = xrealloc(NULL, (n ? n : 1) * sizeof(size_t)), nknown = 0;
+	for (size_t j = 0; j < n; j++) {
+		const hist_test *f = hist_find(c, nl->names[order[j]]);
+		dur[j] = f ? f->duration : -1;
+		if (f) {
+			sum += f->duration;
+			nknown++;
+		}
+		by[j] = j;
+	}
+	for (size_t j = 0; j < n; j++)
+		if (dur[j] < 0)
+			dur[j] = nknown ? sum / (double)nknown : 0;
+	/* longest first; equal ones in list order (insertion sort is stable
+	 * and the list is usually short enough; O(n^2) worst) */
+	for (size_t j = 1; j < n; j++) {
+		size_t x = by[j], k = j;
+		while (k > 0 && dur[by[k - 1]] < dur[x]) {
+			by[k] = by[k - 1];
+			k--;
+		}
+		by[k] = x;
+	}
+	double *load = calloc(nodes, sizeof(double));
+	for (size_t j = 0; j < n; j++) {
+		uint32_t best = 0;
+		for (uint32_t k = 1; k < nodes; k++)
+			if (load[k] < load[best])
+				best = k;
+		load[best] += dur[by[j]];
+		mine[by[j]] = best == me;
+	}
+	*expected = load[me];
+	free(load);
+	free(dur);
+	free(by);
 }

@@ -258,5 +258,6 @@ void record_finish(run_ctx *c)
 		if (!c->rep->shards[i].ntests)
 			report_remove_shard(c->rep, i);
 	c->rep->wall = now(c);
+	c->rep->expected_wall = c->expected_wall;
 	report_finish(c->rep, REPORT_MAX_SUSPECTS);
 }

@@ -58,8 +58,8 @@ static int prepare(run_ctx *c, run_options *o, mg_err *err)
 	} else if (driver_parse(&c->driver, o->driver, err) < 0) {
 		return MG_EINVAL;
 	}
-	if (!o->pipeline) /* gtest runs what is queued as one batch: one start per batch */
-		o->pipeline = c->driver == DRIVER_GTEST ? 1024 : 16;
+	if (!o->pipeline) /* gtest: one program for what the shim is given, so all of it */
+		o->pipeline = c->driver == DRIVER_GTEST ? 1000000 : 16;
 	if (c->driver == DRIVER_EXEC && !o->list_cmd && !o->list_file)
 		return mg_err_set(err, MG_EINVAL,
 		                  "the exec driver needs --list-cmd CMD or --list-file FILE");
@@ -250,13 +250,14 @@ int run_main(int argc, char **argv, const run_hooks *hooks)
 		goto out;
 	}
 
+	plan_history_load(&c, hooks ? hooks->history : NULL);
 	rc = plan_build(&c, &nl, &err);
 	if (rc < 0) {
 		fprintf(stderr, "memguard run: %s\n", err.msg);
 		code = rc == MG_EINVAL ? MG_EXIT_USAGE : MG_EXIT_INFRA;
 		goto out;
 	}
-	plan_history(&c, hooks ? hooks->history : NULL);
+	plan_history(&c);
 
 	lane_init_all(&c);
 	record_limits(&c); /* after the lanes: an rss budget is their pool */

@@ -133,6 +133,8 @@ typedef struct reaping {
 	double since;
 } reaping;
 
+typedef struct hist_test hist_test;
+
 typedef struct run_ctx {
 	run_options *o;
 	char path[PATH_MAX];
@@ -172,6 +174,11 @@ typedef struct run_ctx {
 	double next_sample;
 	double interval;
 	progress *prog;
+	/* --history, while the run is planned */
+	hist_test *hist; /* its tests, by name */
+	size_t nhist;
+	report *hist_report;  /* owns their names */
+	double expected_wall; /* this node's seconds by the history (0: none) */
 } run_ctx;
 
 typedef struct name_list {
@@ -228,7 +235,8 @@ size_t plan_pop(run_ctx *c);
 void plan_names_free(name_list *nl);
 int plan_tests_from(size_t **order, size_t *norder, name_list *nl, const char *file, mg_err *err);
 int plan_build(run_ctx *c, name_list *nl, mg_err *err);
-void plan_history(run_ctx *c, run_history_fn auto_history);
+void plan_history_load(run_ctx *c, run_history_fn auto_history);
+void plan_history(run_ctx *c);
 
 /* record.c */
 report_shard *record_shard(run_ctx *c, lane *l);

@@ -904,6 +904,59 @@ static void history_auto(void)
 	done(&o);
 }
 
+/* --node I/N with history: four 200 ms tests at positions 0, 4, 8, 12 of
+ * 40 (round-robin gives all four to node 1 of 4) are dealt one to each
+ * node by their durations; every node computes the same split (each test
+ * runs on exactly one node), and no node's wall is over 1.2 x the mean. */
+static void node_split_history(void)
+{
+	static const char *const env[] = {"MG_FAULT=slow@0,slow@4,slow@8,slow@12",
+	                                  "MG_FAULT_TESTS=40", NULL};
+	char hist[96];
+	outcome o;
+	mg(&o,
+	   ARGV("run", "-q", "-j", "1", "--node", "1/1", "--report", "report.json", "--", FAULT64),
+	   env, 0);
+	CU_ASSERT_FATAL(o.report != NULL);
+	snprintf(hist, sizeof(hist), "/tmp/mg-node-history-%d.json", (int)getpid());
+	CU_ASSERT_EQUAL_FATAL(json_dump_file(o.report, hist, 0), 0);
+	done(&o);
+	char seen[40] = {0};
+	double wall[4], sum = 0, max = 0;
+	int slow_on[4] = {0};
+	for (int i = 1; i <= 4; i++) {
+		char node[8];
+		snprintf(node, sizeof(node), "%d/4", i);
+		mg(&o,
+		   ARGV("run", "-q", "-j", "1", "--node", node, "--history", hist, "--report",
+		        "report.json", "--", FAULT64),
+		   env, 0);
+		CU_ASSERT(exited_with(&o, 0));
+		CU_ASSERT_FATAL(o.report != NULL);
+		size_t s, t;
+		json_t *sh, *x;
+		json_array_foreach(json_object_get(o.report, "shards"), s, sh)
+		    json_array_foreach(json_object_get(sh, "tests"), t, x)
+		{
+			int k = atoi(json_string_value(json_object_get(x, "name")) + 7);
+			CU_ASSERT(k >= 0 && k < 40 && !seen[k]);
+			seen[k] = 1;
+			slow_on[i - 1] += k < 16 && k % 4 == 0;
+		}
+		CU_ASSERT(json_real_value(json_object_get(o.report, "expected_wall")) >= 0.15);
+		wall[i - 1] = json_real_value(json_object_get(o.report, "wall"));
+		sum += wall[i - 1];
+		max = wall[i - 1] > max ? wall[i - 1] : max;
+		done(&o);
+	}
+	for (int k = 0; k < 40; k++)
+		CU_ASSERT(seen[k]);
+	for (int i = 0; i < 4; i++)
+		CU_ASSERT_EQUAL(slow_on[i], 1);
+	CU_ASSERT(max <= 1.2 * sum / 4);
+	unlink(hist);
+}
+
 /* Limits that contradict each other or the machine: exit 2, both named. */
 static void contradicts(const char *host, const char *flag1, const char *v1, const char *flag2,
                         const char *v2, const char *want1, const char *want2)
@@ -1376,6 +1429,7 @@ static const mg_case cases[] = {
     {"history_transient_capped", history_transient_capped},
     {"history_unusable", history_unusable},
     {"history_auto", history_auto},
+    {"node_split_history", node_split_history},
 };
 
 /*
