@@ -196,6 +196,28 @@ static void first_breakdown(const report *r, FILE *f)
 	}
 }
 
+/* What planning from history changed (memguard run --history). */
+static void history(const report *r, FILE *f)
+{
+	const report_history *h = &r->history;
+	if (!h->source)
+		return;
+	fputs("\nhistory (", f);
+	adapters_put_printable(f, h->source, 200);
+	fprintf(f,
+	        "): %u tests known; %u recycles before a test that would not have fit; %zu "
+	        "started alone\n",
+	        h->known, h->avoided, h->nalone);
+	for (size_t i = 0; i < h->ngrew; i++) {
+		char a[16], b[16];
+		report_format_size(a, sizeof(a), h->grew[i].then);
+		report_format_size(b, sizeof(b), h->grew[i].now);
+		fprintf(f, "  rose %9s, was %9s  ", b, a);
+		adapters_put_printable(f, h->grew[i].name, 200);
+		fputc('\n', f);
+	}
+}
+
 int console_write(const report *r, FILE *f)
 {
 	table(r, f);
@@ -210,6 +232,7 @@ int console_write(const report *r, FILE *f)
 	endings(r, f, "kill", "kills");
 	endings(r, f, "warning", "soft-limit warnings");
 	first_breakdown(r, f);
+	history(r, f);
 	if (r->interrupted)
 		fputs("\ninterrupted: this is a partial report\n", f);
 	return ferror(f) ? MG_ERROR : 0;

@@ -167,10 +167,23 @@ static void suspects_clear(report *r)
 	r->nsuspects = 0;
 }
 
+static void history_clear(report_history *h)
+{
+	free(h->source);
+	for (size_t i = 0; i < h->nalone; i++)
+		free(h->alone[i]);
+	free(h->alone);
+	for (size_t i = 0; i < h->ngrew; i++)
+		free(h->grew[i].name);
+	free(h->grew);
+	memset(h, 0, sizeof(*h));
+}
+
 void report_free(report *r)
 {
 	if (!r)
 		return;
+	history_clear(&r->history);
 	free(r->tool_version);
 	free(r->sha);
 	free(r->branch);
@@ -751,6 +764,25 @@ void *report_to_json(const report *r)
 		push(sus, j);
 	}
 	set(o, "suspects", sus);
+	if (r->history.source) {
+		const report_history *h = &r->history;
+		json_t *ho = json_object(), *alone = json_array(), *grew = json_array();
+		set(ho, "source", jstr(h->source));
+		set(ho, "known", juint(h->known));
+		set(ho, "avoided", juint(h->avoided));
+		for (size_t i = 0; i < h->nalone; i++)
+			push(alone, jstr(h->alone[i]));
+		set(ho, "alone", alone);
+		for (size_t i = 0; i < h->ngrew; i++) {
+			json_t *g = json_object();
+			set(g, "name", jstr(h->grew[i].name));
+			set(g, "then", juint(h->grew[i].then));
+			set(g, "now", juint(h->grew[i].now));
+			push(grew, g);
+		}
+		set(ho, "grew", grew);
+		set(o, "history", ho);
+	}
 	return o;
 }
 
@@ -1135,6 +1167,32 @@ static int from_json(report *r, json_t *o, mg_err *err)
 		TRY(get_u32(e, sub, "grew", &s->grew, err));
 		TRY(get_u32(e, sub, "runs", &s->runs, err));
 		TRY(get_bool(e, sub, "alone_over_hard", &s->alone_over_hard, err));
+	}
+	json_t *ho;
+	if (json_object_get(o, "history")) {
+		report_history *h = &r->history;
+		TRY(get_obj(o, "", "history", &ho, err));
+		TRY(get_str(ho, "history", "source", 0, &h->source, err));
+		TRY(get_u32(ho, "history", "known", &h->known, err));
+		TRY(get_u32(ho, "history", "avoided", &h->avoided, err));
+		TRY(get_arr(ho, "history", "alone", &arr, err));
+		h->alone = array_alloc(json_array_size(arr), sizeof(char *));
+		for (size_t i = 0; i < json_array_size(arr); i++) {
+			if (!json_is_string(json_array_get(arr, i)))
+				return mg_err_set(err, MG_EINVAL,
+				                  "history.alone[%zu]: not a string", i);
+			h->alone[h->nalone++] =
+			    report_strdup(json_string_value(json_array_get(arr, i)));
+		}
+		TRY(get_arr(ho, "history", "grew", &arr, err));
+		h->grew = array_alloc(json_array_size(arr), sizeof(report_history_test));
+		for (size_t i = 0; i < json_array_size(arr); i++) {
+			report_history_test *g = &h->grew[h->ngrew++];
+			TRY(elem(arr, i, "history", "grew", sub, sizeof(sub), &e, err));
+			TRY(get_str(e, sub, "name", 0, &g->name, err));
+			TRY(get_u64(e, sub, "then", &g->then, err));
+			TRY(get_u64(e, sub, "now", &g->now, err));
+		}
 	}
 	return 0;
 }

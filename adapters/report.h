@@ -109,6 +109,23 @@ typedef struct report_limits {
 	uint64_t va, rss, cgroup, gap;
 } report_limits;
 
+/* A test whose VA rose more than its history said (memguard run --history). */
+typedef struct report_history_test {
+	char *name;
+	uint64_t then, now; /* how far its VA rose above its start, bytes */
+} report_history_test;
+
+/* What planning from history changed; source NULL: the run had none. */
+typedef struct report_history {
+	char *source;     /* the report file, or "the nearest noted ancestor" */
+	uint32_t known;   /* tests it knew */
+	uint32_t avoided; /* recycles before a test that would not have fit (kills avoided) */
+	char **alone;     /* started alone: they alone broke the hard limit last time */
+	size_t nalone;
+	report_history_test *grew; /* the largest rises against it, most first (at most 10) */
+	size_t ngrew;
+} report_history;
+
 typedef struct report_shard {
 	uint32_t node;     /* 1-based CI node that ran it (report.node_index when run) */
 	double start_time; /* unix seconds: when the run that made it started; 0: unknown */
@@ -171,7 +188,8 @@ typedef struct report {
 	report_limits soft, hard; /* the same in bytes (rss: the whole budget) */
 	int has_limit_bytes;      /* 0 in a report from before they were written */
 	double expected_wall; /* this node's seconds by the history it was planned from; 0: none */
-	double start_time;    /* unix seconds */
+	report_history history;
+	double start_time; /* unix seconds */
 	double wall;
 	int interrupted;
 	int exit_code;

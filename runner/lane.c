@@ -522,6 +522,8 @@ void lane_line(run_ctx *c, lane *l, char *line, size_t len)
 		if (h->head_started)
 			break;
 		policy_recycle_why(c, &m, h->why, sizeof(h->why));
+		if (m.why == MG_WHY_PEAK) /* history kept a test from a host it would not fit */
+			c->rep->history.avoided++;
 		lane_requeue(c, l);
 		lane_fire(c, l, EV_RECYCLE);
 		/* It waits for quit, so its memory is still there to be read. */

@@ -304,6 +304,15 @@ void plan_history(run_ctx *c)
 				plan_push_back(c, t);
 		}
 	}
+	report_history *rh = &c->rep->history;
+	rh->source = report_strdup(!strcmp(c->o->history, "auto") ? "the nearest noted ancestor"
+	                                                          : c->o->history);
+	rh->known = (uint32_t)known;
+	for (size_t i = 0; i < c->ntests && rh->nalone < 20; i++)
+		if (c->tests[i].hist_alone) {
+			rh->alone = xrealloc(rh->alone, (rh->nalone + 1) * sizeof(char *));
+			rh->alone[rh->nalone++] = report_strndup(c->tests[i].name, c->tests[i].len);
+		}
 	if (!c->o->quiet)
 		fprintf(stderr, "memguard: history: %zu of %zu tests known from %s%s\n", known,
 		        c->ntests,

@@ -235,9 +235,42 @@ static void attach_outputs(run_ctx *c)
 	}
 }
 
+/* The tests whose VA rose most above what their history said (at most 10,
+ * most first), for the report's history section. */
+static void history_grew(run_ctx *c)
+{
+	report_history *rh = &c->rep->history;
+	if (!rh->source)
+		return;
+	for (size_t t = 0; t < c->ntests; t++) {
+		const rtest *rt = &c->tests[t];
+		if (!rt->recorded || !rt->exp_rise)
+			continue;
+		const report_test *x = &c->rep->shards[rt->rec_shard].tests[rt->rec_index];
+		uint64_t start = x->va_after - (uint64_t)x->va_delta;
+		uint64_t now = x->va_peak > start ? x->va_peak - start : 0;
+		if (now <= rt->exp_rise)
+			continue;
+		uint64_t d = now - rt->exp_rise;
+		size_t k = rh->ngrew;
+		while (k > 0 && rh->grew[k - 1].now - rh->grew[k - 1].then < d)
+			k--;
+		if (k >= 10)
+			continue;
+		if (rh->ngrew < 10)
+			rh->grew = xrealloc(rh->grew, (++rh->ngrew) * sizeof(*rh->grew));
+		else
+			free(rh->grew[9].name);
+		memmove(&rh->grew[k + 1], &rh->grew[k], (rh->ngrew - 1 - k) * sizeof(*rh->grew));
+		rh->grew[k] =
+		    (report_history_test){report_strndup(rt->name, rt->len), rt->exp_rise, now};
+	}
+}
+
 void record_finish(run_ctx *c)
 {
 	attach_outputs(c);
+	history_grew(c);
 	for (unsigned i = 0; i < c->nlanes; i++) {
 		lane *l = &c->lanes[i];
 		report_shard *s = record_shard(c, l);

@@ -832,6 +832,28 @@ static void history_transient(const char *host, const char *cap)
 		by_history += why && !strncmp(why, "history: the next test rises", 28);
 	}
 	CU_ASSERT(by_history >= 1);
+	/* the report says what history changed */
+	json_t *hs = json_object_get(o.report, "history");
+	CU_ASSERT(json_integer_value(json_object_get(hs, "known")) == 1000);
+	CU_ASSERT(json_integer_value(json_object_get(hs, "avoided")) == (json_int_t)by_history);
+	CU_ASSERT_EQUAL(json_array_size(json_object_get(hs, "grew")), 0); /* same sizes as then */
+	CU_ASSERT(strstr(o.out, "recycles before a test that would not have fit") != NULL);
+	done(&o);
+	/* a test that now rises more than its history said is named, with both */
+	mg(&o,
+	   cap ? ARGV("run", "-q", "-j", "1", "--address-space", cap, "--history", first,
+	              "--report", "report.json", "--", host)
+	       : ARGV("run", "-q", "-j", "1", "--history", first, "--report", "report.json", "--",
+	              host),
+	   (const char *const[]){"MG_FAULT=leak8@*,transient@%50", "MG_FAULT_TESTS=1000",
+	                         "MG_FAULT_TRANSIENT_MB=800", NULL},
+	   0);
+	CU_ASSERT_FATAL(o.report != NULL);
+	json_t *g0 =
+	    json_array_get(json_object_get(json_object_get(o.report, "history"), "grew"), 0);
+	CU_ASSERT(g0 && json_integer_value(json_object_get(g0, "now")) >=
+	                    json_integer_value(json_object_get(g0, "then")) + (90 << 20));
+	CU_ASSERT(g0 && strstr(json_string_value(json_object_get(g0, "name")), "fault/t"));
 	done(&o);
 	unlink(first);
 }
