@@ -38,8 +38,11 @@ void conn_build_env(run_ctx *c, int with_limits, const lane *l)
 		set_env(c, 3, MG_ENV_RECYCLE_VA, c->soft.va);
 		c->envp[k++] = c->env_store[3];
 	}
-	if (with_limits && l && c->soft.rss) { /* alone over the whole pool: it stops itself */
-		set_env(c, 4, MG_ENV_RECYCLE_RSS, c->soft.rss);
+	/* the host judges its own rss at each boundary against its share of the
+	 * pool (it cannot see the other lanes, and runs ahead of the runner);
+	 * the runner judges the pool */
+	if (with_limits && l && c->soft.rss) {
+		set_env(c, 4, MG_ENV_RECYCLE_RSS, c->soft.rss / c->nlanes);
 		c->envp[k++] = c->env_store[4];
 	}
 	/* v2: the host admits the next test only if its expected growth stays
@@ -47,6 +50,10 @@ void conn_build_env(run_ctx *c, int with_limits, const lane *l)
 	if (with_limits && c->hard.va) {
 		set_env(c, 5, MG_ENV_KILL_VA, c->hard.va);
 		c->envp[k++] = c->env_store[5];
+	}
+	if (with_limits && c->hard.rss) { /* its share of the pool's kill limit */
+		set_env(c, 7, MG_ENV_KILL_RSS, c->hard.rss / c->nlanes);
+		c->envp[k++] = c->env_store[7];
 	}
 	uint64_t gap = c->soft.gap > c->hard.gap ? c->soft.gap : c->hard.gap;
 	if (with_limits && gap && c->arch == MG_ARCH_X86) {

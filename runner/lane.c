@@ -283,6 +283,18 @@ void lane_schedule(run_ctx *c, lane *l)
 	       (h->nflight < depth && c->qlen && !h->alone && !(h->soft_hit && h->tests_run))) {
 		size_t t = retry ? c->rq[c->rqhead] : plan_front(c);
 		rtest *rt = &c->tests[t];
+		char pool_why[200];
+		if (!retry && h->tests_run && !h->nflight) {
+			/* the rss pool: a test that would take it to the kill limit
+			 * starts only after the largest lane has recycled */
+			int verdict = policy_pool_admits(c, l, pool_why, sizeof(pool_why));
+			if (verdict < 0) {
+				lane_quit(c, l, END_RECYCLE, pool_why);
+				break;
+			}
+			if (verdict == 0)
+				break; /* wait: a larger lane makes room */
+		}
 		if (!retry && c->hard.va && h->tests_run && !h->nflight &&
 		    h->va_last + policy_expected_growth(l) >= c->hard.va) {
 			char why[200], a[32], b[32];
@@ -407,6 +419,7 @@ static void lane_result(run_ctx *c, lane *l, const mg_msg *m)
 		return;
 	}
 	/* a test that broke the hard limit is retried, not a growth to expect */
+	l->rgrowth[l->ngrowth % GROWTH_WINDOW] = drss;
 	l->growth[l->ngrowth++ % GROWTH_WINDOW] = dva;
 	l->avg_duration = 0.75 * l->avg_duration + 0.25 * ((double)m->usec / 1e6);
 	record_test(c, l, t, st, m->text, m->text_len, (double)m->usec / 1e6, m->va, m->rss, dva,

@@ -216,6 +216,14 @@ void policy_recycle_why(const run_ctx *c, const mg_msg *m, char *why, size_t n)
 		snprintf(why, n, "va %s + expected growth %s would reach kill %s", a, b, k);
 		return;
 	}
+	if (m->why == MG_WHY_RSSGROWTH) {
+		report_format_size(a, sizeof(a), m->rss);
+		report_format_size(b, sizeof(b), m->bytes);
+		report_format_size(k, sizeof(k), c->hard.rss / c->nlanes);
+		snprintf(why, n, "rss %s + expected growth %s would reach kill %s%s", a, b, k,
+		         c->nlanes > 1 ? " (its share of the pool)" : "");
+		return;
+	}
 	if (m->why == MG_WHY_PEAK) {
 		report_format_size(a, sizeof(a), m->va);
 		report_format_size(b, sizeof(b), m->bytes);
@@ -228,6 +236,13 @@ void policy_recycle_why(const run_ctx *c, const mg_msg *m, char *why, size_t n)
 	if (m->why == MG_WHY_GAP) {
 		report_format_size(b, sizeof(b), m->bytes);
 		snprintf(why, n, "gap: no free block of %s fits any more (largest free block)", b);
+		return;
+	}
+	if (m->why == MG_WHY_RSS && c->nlanes > 1) { /* it judged its share of the pool */
+		report_format_size(a, sizeof(a), m->rss);
+		report_format_size(b, sizeof(b), c->soft.rss / c->nlanes);
+		report_format_size(k, sizeof(k), c->soft.rss);
+		snprintf(why, n, "rss %s >= recycle %s (its share of the pool's %s)", a, b, k);
 		return;
 	}
 	unsigned bits = policy_check(c, &c->soft, c->soft.rss, m->va, m->rss);
@@ -280,4 +295,54 @@ void policy_pool_why(const run_ctx *c, char *buf, size_t n, const char *kind, ui
 		snprintf(buf, n, "rss pool %s (this lane %s) >= %s %s", a, b, kind, k);
 	else
 		snprintf(buf, n, "rss %s >= %s %s", b, kind, k);
+}
+
+/* The rss growth of the next test: the largest of the lane's recent ones. */
+uint64_t policy_expected_rss_growth(const lane *l)
+{
+	int64_t m = 0;
+	for (size_t i = 0; i < l->ngrowth && i < GROWTH_WINDOW; i++)
+		if (l->rgrowth[i] > m)
+			m = l->rgrowth[i];
+	return (uint64_t)m;
+}
+
+/*
+ * Whether lane l, at a boundary with nothing in flight, may start its next
+ * test under a shared rss pool: 1 yes; 0 not yet (the pool plus the growth
+ * it expects would reach the kill limit, and a larger lane will recycle and
+ * make room); -1 it is the largest, so it recycles itself (why says so). A
+ * pool near its kill limit then makes room at boundaries instead of
+ * killing a tree mid-test. In a memory cgroup, near the limit, the pool is
+ * at least the cgroup's usage (two small reads): hosts still tearing down
+ * hold memory that no tree counts any more.
+ */
+int policy_pool_admits(const run_ctx *c, const lane *l, char *why, size_t n)
+{
+	if (!c->hard.rss || c->nlanes < 2)
+		return 1;
+	uint64_t pool = policy_pool_rss(c), grow = policy_expected_rss_growth(l);
+	/* the other lanes' tests under way will grow too */
+	for (unsigned i = 0; i < c->nlanes; i++)
+		if (&c->lanes[i] != l && c->lanes[i].h.nflight)
+			pool += policy_expected_rss_growth(&c->lanes[i]);
+	/* in a cgroup, hosts still tearing down hold memory no tree counts */
+	if (c->cg_found && pool + grow >= c->hard.rss / 4 * 3) {
+		cgroup_usage u;
+		if (cgroup_read(&c->cg, &u, NULL) == 0 && u.usage > pool)
+			pool = u.usage;
+	}
+	if (pool + grow < c->hard.rss)
+		return 1;
+	for (unsigned i = 0; i < c->nlanes; i++) {
+		const lane *o = &c->lanes[i];
+		if (o != l && o->h.state != HOST_NONE && o->h.tree_rss > l->h.tree_rss)
+			return 0;
+	}
+	char a[32], b[32], k[32];
+	report_format_size(a, sizeof(a), pool);
+	report_format_size(b, sizeof(b), grow);
+	report_format_size(k, sizeof(k), c->hard.rss);
+	snprintf(why, n, "rss pool %s + expected growth %s would reach kill %s", a, b, k);
+	return -1;
 }

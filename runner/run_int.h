@@ -38,7 +38,7 @@
 #define TIMELINE_POINTS 4096 /* per lane */
 #define GROWTH_WINDOW   32   /* recent per-test growths kept per lane */
 #define MAX_DESCENDANTS 64
-#define ENV_SLOTS       7     /* MEMGUARD_* variables a host gets */
+#define ENV_SLOTS       8     /* MEMGUARD_* variables a host gets */
 #define SLOW_TEST       0.005 /* seconds: above it, a lane keeps only 2 tests in flight */
 
 typedef struct rtest {
@@ -120,7 +120,8 @@ typedef struct lane {
 	char gave_up_why[sizeof(mg_err)];
 	size_t shard;
 	timeline tl;
-	int64_t growth[GROWTH_WINDOW];
+	int64_t growth[GROWTH_WINDOW];  /* recent per-test VA growths */
+	int64_t rgrowth[GROWTH_WINDOW]; /* and rss growths */
 	size_t ngrowth;
 	double avg_duration; /* of recent tests (moving average), seconds */
 	double user, sys;
@@ -259,6 +260,8 @@ uint64_t policy_va_ceiling(const run_ctx *c);
 pid_t policy_va_pid(const run_ctx *c, const host *h);
 int policy_can_recycle(const run_ctx *c);
 uint64_t policy_expected_growth(const lane *l);
+uint64_t policy_expected_rss_growth(const lane *l);
+int policy_pool_admits(const run_ctx *c, const lane *l, char *why, size_t n);
 void policy_why(char *buf, size_t n, unsigned bits, const char *kind, uint64_t va, uint64_t rss,
                 uint64_t cg, const limits *lim, uint64_t rss_limit);
 unsigned policy_check(const run_ctx *c, const limits *lim, uint64_t rss_limit, uint64_t va,

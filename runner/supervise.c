@@ -191,7 +191,9 @@ static void supervise_sample(run_ctx *c)
 			lane_kill_over_limit(c, l, why, t, 1);
 			continue;
 		}
-		if (!victim || rss_tree > victim_rss) {
+		/* the largest tree still running tests: a recycling host frees its
+		 * memory at quit anyway */
+		if (h->state != HOST_QUITTING && (!victim || rss_tree > victim_rss)) {
 			victim = l;
 			victim_rss = rss_tree;
 		}

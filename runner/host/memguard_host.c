@@ -67,8 +67,11 @@ typedef struct host {
 	uint64_t va_limit, rss_limit;
 	unsigned version; /* the protocol spoken: the lower of ours and the runner's */
 	/* v2: admission of the next test by the recent growth, and the gap */
-	uint64_t kill_va;              /* 0: none */
-	int64_t growth[GROWTH_WINDOW]; /* VA growth of the last tests */
+	uint64_t kill_va;               /* 0: none */
+	int64_t growth[GROWTH_WINDOW];  /* VA growth of the last tests */
+	int64_t rgrowth[GROWTH_WINDOW]; /* and their RSS growth */
+	uint64_t kill_rss;              /* 0: none */
+	uint64_t rss_start;             /* RSS at the start of the running test */
 	size_t ngrowth;
 	uint64_t va_start;  /* VA at the start of the running test */
 	uint64_t gap_limit; /* a free block of this size must fit; 0: none */
@@ -317,6 +320,16 @@ static int bad_command(const char *line, size_t len)
 }
 
 /* The largest VA growth of the recent tests: what the next may add. */
+/* The largest RSS growth of the recent tests. */
+static uint64_t expected_rss_growth(const host *h)
+{
+	int64_t g = 0;
+	for (size_t i = 0; i < h->ngrowth && i < GROWTH_WINDOW; i++)
+		if (h->rgrowth[i] > g)
+			g = h->rgrowth[i];
+	return (uint64_t)g;
+}
+
 static uint64_t expected_growth(const host *h)
 {
 	int64_t g = 0;
@@ -353,6 +366,7 @@ static int gap_fits(host *h, mem m)
  */
 static mg_why boundary_verdict(host *h, mem m, uint64_t *bytes)
 {
+	h->rgrowth[h->ngrowth % GROWTH_WINDOW] = (int64_t)m.rss - (int64_t)h->rss_start;
 	h->growth[h->ngrowth++ % GROWTH_WINDOW] = (int64_t)m.va - (int64_t)h->va_start;
 	if (h->has_va_limit && m.va >= h->va_limit)
 		return MG_WHY_VA;
@@ -361,6 +375,10 @@ static mg_why boundary_verdict(host *h, mem m, uint64_t *bytes)
 	if (h->kill_va && m.va + expected_growth(h) >= h->kill_va) {
 		*bytes = expected_growth(h);
 		return MG_WHY_GROWTH;
+	}
+	if (h->kill_rss && m.rss + expected_rss_growth(h) >= h->kill_rss) {
+		*bytes = expected_rss_growth(h);
+		return MG_WHY_RSSGROWTH;
 	}
 	if (h->gap_limit && !gap_fits(h, m)) {
 		*bytes = h->gap_limit;
@@ -595,12 +613,14 @@ static int serve_runs(host *h, char *line, size_t len)
 		uint64_t bytes = 0;
 		mg_why why = boundary_verdict(h, after, &bytes);
 		h->va_start = after.va;
+		h->rss_start = after.rss;
 		if (why != MG_WHY_NONE) {
-			static const char *const words[] = {"", " va", " rss", " growth", " gap"};
+			static const char *const words[] = {"",     " va",   " rss",      " growth",
+			                                    " gap", " peak", " rssgrowth"};
 			int rc =
 			    h->version < 2 ? out_printf(h, "recycle %" PRIu64 " %" PRIu64 "\n",
 			                                after.va, after.rss)
-			    : why == MG_WHY_GROWTH || why == MG_WHY_GAP
+			    : why == MG_WHY_GROWTH || why == MG_WHY_GAP || why == MG_WHY_RSSGROWTH
 			        ? out_printf(h, "recycle %" PRIu64 " %" PRIu64 "%s %" PRIu64 "\n",
 			                     after.va, after.rss, words[why], bytes)
 			        : out_printf(h, "recycle %" PRIu64 " %" PRIu64 "%s\n", after.va,
@@ -707,6 +727,7 @@ static int host_mode(host *h)
 	h->version = runner_version >= MG_PROTO_VERSION ? MG_PROTO_VERSION : 1;
 	if (h->version >= 2) {
 		env_u64(MG_ENV_KILL_VA, &h->kill_va);
+		env_u64(MG_ENV_KILL_RSS, &h->kill_rss);
 		env_u64(MG_ENV_RECYCLE_GAP, &h->gap_limit);
 		if (h->gap_limit > SIZE_MAX / 2)
 			h->gap_limit = 0; /* no block that large on this arch: nothing to check */
@@ -732,6 +753,7 @@ static int host_mode(host *h)
 		dying_install(h);
 	mem m = mem_now(h);
 	h->va_start = m.va;
+	h->rss_start = m.rss;
 	h->peak_seen = m.va;
 	if (out_printf(h, "hello %u %s %ld %" PRIu64 " %" PRIu64 "\n", h->version,
 	               sizeof(void *) == 4 ? "x86" : "x64", (long)getpid(), m.va, m.rss) < 0 ||

@@ -152,11 +152,9 @@ static int take_why(cursor *c, mg_msg *out)
 		const char *word;
 		mg_why why;
 		int bytes;
-	} whys[] = {{"va", MG_WHY_VA, 0},
-	            {"rss", MG_WHY_RSS, 0},
-	            {"growth", MG_WHY_GROWTH, 1},
-	            {"gap", MG_WHY_GAP, 1},
-	            {"peak", MG_WHY_PEAK, 1}};
+	} whys[] = {{"va", MG_WHY_VA, 0},         {"rss", MG_WHY_RSS, 0},
+	            {"growth", MG_WHY_GROWTH, 1}, {"gap", MG_WHY_GAP, 1},
+	            {"peak", MG_WHY_PEAK, 1},     {"rssgrowth", MG_WHY_RSSGROWTH, 1}};
 	if (c->p == c->end)
 		return 0;
 	if (take_space(c) < 0)

@@ -25,6 +25,7 @@
 #define MG_ENV_RECYCLE_RSS "MEMGUARD_RECYCLE_RSS" /* soft RSS limit, bytes; absent: none */
 #define MG_ENV_RECYCLE_GAP "MEMGUARD_RECYCLE_GAP" /* v2: the free block that must fit, bytes */
 #define MG_ENV_KILL_VA     "MEMGUARD_KILL_VA"     /* v2: hard VA limit, bytes (admission) */
+#define MG_ENV_KILL_RSS    "MEMGUARD_KILL_RSS"    /* v2: hard RSS limit (its share), bytes */
 
 /*
  * v2: the boundary mark a host writes to its stdout and to its stderr after
@@ -44,6 +45,8 @@ typedef enum mg_why {
 	MG_WHY_GAP,    /* gap BYTES: no free block of BYTES is left */
 	MG_WHY_PEAK,   /* peak BYTES: the next test's expected peak (history) would reach the kill
 	                  limit */
+	MG_WHY_RSSGROWTH, /* rssgrowth BYTES: RSS + the expected RSS growth reaches
+	                     MEMGUARD_KILL_RSS */
 } mg_why;
 
 typedef enum mg_msg_kind {

@@ -311,7 +311,7 @@ static size_t format_msg(char *dst, size_t cap, const mg_msg *m)
 	static const char *const words[] = {"hello", "test",    "end",  "start", "pass",  "fail",
 	                                    "skip",  "recycle", "bye",  "out",   "dying", "peak",
 	                                    "list",  "run",     "quit", "expect"};
-	static const char *const whys[] = {"", "va", "rss", "growth", "gap", "peak"};
+	static const char *const whys[] = {"", "va", "rss", "growth", "gap", "peak", "rssgrowth"};
 	int n = 0;
 	switch (m->kind) {
 	case MG_MSG_HELLO:
@@ -332,7 +332,8 @@ static size_t format_msg(char *dst, size_t cap, const mg_msg *m)
 	case MG_MSG_RECYCLE:
 		n = snprintf(dst, cap, "recycle %" PRIu64 " %" PRIu64 "%s%s", m->va, m->rss,
 		             m->why ? " " : "", whys[m->why]);
-		if (m->why == MG_WHY_GROWTH || m->why == MG_WHY_GAP || m->why == MG_WHY_PEAK)
+		if (m->why == MG_WHY_GROWTH || m->why == MG_WHY_GAP || m->why == MG_WHY_PEAK ||
+		    m->why == MG_WHY_RSSGROWTH)
 			n += snprintf(dst + n, cap - (size_t)n, " %" PRIu64, m->bytes);
 		break;
 	case MG_MSG_BYE:
