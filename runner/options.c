@@ -20,7 +20,7 @@ void options_init(run_options *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->interval = 0.005;
-	o->pipeline = 0; /* per driver: 16, gtest 1024 */
+	o->pipeline = 0; /* per driver: 16, gtest 1,000,000 */
 	o->max_restarts = 3;
 	o->output_limit = 64 * 1024;
 	o->driver = "auto";
@@ -151,7 +151,7 @@ static int apply(run_options *o, const char *key, const char *val, int layer, mg
 			                  "interval: '%s' out of range (0.5ms to 1s)", val);
 		*(key[0] == 't' ? &o->timeout : key[0] == 'd' ? &o->deadline : &o->interval) = d;
 	} else if (!strcmp(key, "pipeline")) {
-		if (parse_uint(&o->pipeline, val, 1, 1024, "pipeline", err) < 0)
+		if (parse_uint(&o->pipeline, val, 1, 1000000, "pipeline", err) < 0)
 			return MG_EINVAL;
 	} else if (!strcmp(key, "max-restarts")) {
 		if (parse_uint(&o->max_restarts, val, 1, 1000, "max-restarts", err) < 0)
@@ -383,7 +383,7 @@ const char *options_usage(void)
 	       "  --timeout D            per-test timeout (60s, 2m, 500ms; default none)\n"
 	       "  --deadline D           whole-run deadline; tests not run are 'not-run'\n"
 	       "  --interval D           base sampling interval (default 5ms; adaptive)\n"
-	       "  --pipeline N           run lines in flight per host (default 16; gtest 1024)\n"
+	       "  --pipeline N           run lines in flight per host (default 16; gtest 1000000)\n"
 	       "  --max-restarts N       failed host starts in a row before a lane gives up (3)\n"
 	       "  --output-limit SIZE    captured output kept per test (default 64K)\n"
 	       "  --address-space SIZE   cap each host's address space (RLIMIT_AS): a 64-bit\n"

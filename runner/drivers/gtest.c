@@ -21,9 +21,16 @@
 #include "shim.h"
 #include "spawn.h"
 
-/* An argv element is limited to 128 KiB (MAX_ARG_STRLEN): keep the filter below. */
-#define FILTER_MAX (120 * 1024)
-#define FAIL_TEXT  (8 * 1024)
+/* An argv element is limited to 128 KiB (MAX_ARG_STRLEN): without the probe,
+ * batches keep the filter below. With it the filter is a file the probe
+ * gives GoogleTest as GTEST_FILTER (names as in ../probe/memguard_probe.c). */
+#define FILTER_MAX       (120 * 1024)
+#define ENV_PROBE_FILTER "MEMGUARD_PROBE_FILTER"
+#define ENV_USER_FILTER  "MEMGUARD_PROBE_USER_FILTER"
+#define FILTER_UNREAD    "-*"
+#define FILTER_OPT       "--gtest_filter="
+#define FEED_SETTLE_MS   2 /* the runner's feed has ended when it paused this long */
+#define FAIL_TEXT        (8 * 1024)
 /* The probe pipe: the child's fd, and the longest line it writes. */
 #define PROBE_TARGET_FD 3
 #define PROBE_LINE      (8 * 1024)
@@ -49,6 +56,19 @@ typedef struct gtest {
 	char probe_in[2 * PROBE_LINE];
 	mg_lines probe_lines;
 	char stop_why[64]; /* a "stop" for the result being handled */
+
+	int by_file;            /* the running program has its filter from a file */
+	char filter_path[4096]; /* that file until removed, "" when none */
+	int in_note;            /* in the pieces of gtest's long "Note: ... filter" line */
+
+	/* The list's suites (contiguous in it), for filters by whole suites;
+	 * nsuites 0 when a suite's name comes back later in the list. */
+	size_t nsuites;
+	size_t *suite_of;    /* list index -> suite */
+	size_t *suite_first; /* suite -> its first list index */
+	size_t *suite_n;     /* suite -> its tests in the list */
+	size_t *suite_in;    /* suite -> its tests in the batch (scratch) */
+	unsigned char *mark; /* list index -> in the batch (scratch) */
 } gtest;
 
 size_t gtest_parse_list(const char *buf, size_t len,
@@ -327,6 +347,53 @@ static void probe_exit(gtest *g, uint64_t *va, uint64_t *rss)
 		}
 }
 
+/* The suite part of a listed name: up to its first '.' ("Prefix/Suite" of
+ * "Prefix/Suite.Test/0"). */
+static size_t suite_len(const char *name, size_t n)
+{
+	const char *dot = memchr(name, '.', n);
+	return dot ? (size_t)(dot - name) : n;
+}
+
+/* g->suite_* for g->list; nsuites 0 (no filter by suites) when a suite is
+ * not in one piece or memory is short. */
+static void suites_index(gtest *g)
+{
+	size_t n = shim_names_count(g->list), ns = 0, prev_len = 0;
+	const char *prev = NULL;
+	shim_names *seen = shim_names_new();
+	free(g->suite_of);
+	free(g->suite_first);
+	free(g->suite_n);
+	free(g->suite_in);
+	free(g->mark);
+	g->suite_of = malloc((n + 1) * sizeof(size_t));
+	g->suite_first = malloc((n + 1) * sizeof(size_t));
+	g->suite_n = calloc(n + 1, sizeof(size_t));
+	g->suite_in = calloc(n + 1, sizeof(size_t));
+	g->mark = calloc(n + 1, 1);
+	g->nsuites = 0;
+	if (!g->suite_of || !g->suite_first || !g->suite_n || !g->suite_in || !g->mark)
+		goto out;
+	for (size_t i = 0; i < n; i++) {
+		size_t len;
+		const char *name = shim_names_at(g->list, i, &len);
+		size_t sl = suite_len(name, len);
+		if (!prev || sl != prev_len || memcmp(name, prev, sl)) {
+			if (shim_names_add(seen, name, sl) < 0)
+				goto out; /* this suite came before: no filter by suites */
+			g->suite_first[ns++] = i;
+			prev = name;
+			prev_len = sl;
+		}
+		g->suite_of[i] = ns - 1;
+		g->suite_n[ns - 1]++;
+	}
+	g->nsuites = ns;
+out:
+	shim_names_free(seen);
+}
+
 static void add_name(void *ctx, const char *name, size_t n)
 {
 	shim_names_add(ctx, name, n);
@@ -366,6 +433,7 @@ static int load_list(shim *s, gtest *g, uint64_t *va, uint64_t *rss)
 	shim_names_free(g->list);
 	g->list = shim_names_new();
 	gtest_parse_list(out, len, add_name, g->list);
+	suites_index(g);
 	rc = 0;
 out:
 	free(out);
@@ -440,10 +508,228 @@ static void not_run(shim *s, gtest *g)
 		g_result(s, g, MG_MSG_SKIP, other, sizeof(other) - 1);
 }
 
+/* The filter file is gone (the probe removes it once read; this is for a
+ * program that never read it). */
+static void filter_remove(gtest *g)
+{
+	if (g->filter_path[0])
+		unlink(g->filter_path);
+	g->filter_path[0] = 0;
+}
+
+/* Writes text to a new file of its own (created exclusively, mode 0600) in
+ * $TMPDIR or /tmp; 0 and its path in g->filter_path, or -1. */
+static int filter_write(gtest *g, const char *text, size_t len)
+{
+	const char *dir = getenv("TMPDIR");
+	snprintf(g->filter_path, sizeof(g->filter_path), "%s/memguard-gtest-filter-XXXXXX",
+	         dir && *dir ? dir : "/tmp");
+	int fd = mkstemp(g->filter_path);
+	size_t done = 0;
+	if (fd < 0 && strcmp(g->filter_path, "/tmp")) { /* an unusable TMPDIR */
+		snprintf(g->filter_path, sizeof(g->filter_path),
+		         "/tmp/memguard-gtest-filter-XXXXXX");
+		fd = mkstemp(g->filter_path);
+	}
+	if (fd < 0) {
+		g->filter_path[0] = 0;
+		return -1;
+	}
+	while (done < len) {
+		ssize_t w = write(fd, text + done, len - done);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			break;
+		done += (size_t)w;
+	}
+	if (close(fd) < 0 || done < len) {
+		filter_remove(g);
+		return -1;
+	}
+	return 0;
+}
+
+/* How many queued names from the head are in gtest's order and fit in
+ * limit bytes of filter (at least the head); 0 when the head is not one of
+ * the program's tests. */
+static size_t batch_len(shim *s, gtest *g, size_t limit)
+{
+	size_t k, n, flen = 0;
+	long prev = -1;
+	for (k = 0; k < shim_queued(s); k++) {
+		const char *name = shim_queue_name(s, k, &n);
+		long idx = shim_names_find(g->list, name, n);
+		if (idx < 0 && k == 0)
+			return 0;
+		if (idx <= prev || (k && flen + n + 1 > limit))
+			break;
+		prev = idx;
+		flen += n + 1;
+	}
+	return k;
+}
+
+/* "PREFIX" and the first k queued names joined by ':' (malloc'd, NUL-
+ * terminated, *len bytes), or NULL. */
+static char *filter_build(shim *s, size_t k, const char *prefix, size_t *len)
+{
+	size_t n, total = strlen(prefix) + 1;
+	for (size_t i = 0; i < k; i++)
+		total += (shim_queue_name(s, i, &n), n) + 1;
+	char *f = malloc(total);
+	if (!f)
+		return NULL;
+	char *p = f + strlen(prefix);
+	memcpy(f, prefix, strlen(prefix));
+	for (size_t i = 0; i < k; i++) {
+		const char *name = shim_queue_name(s, i, &n);
+		if (i)
+			*p++ = ':';
+		memcpy(p, name, n);
+		p += n;
+	}
+	*p = 0;
+	*len = (size_t)(p - f);
+	return f;
+}
+
+/* The user's own filter: the last --gtest_filter= of the command, else
+ * GTEST_FILTER, else NULL (GoogleTest's own precedence). */
+static const char *user_filter(shim *s)
+{
+	int ncmd;
+	char **cmd = shim_cmd(s, &ncmd);
+	const char *f = NULL;
+	for (int i = 1; i < ncmd; i++)
+		if (!strncmp(cmd[i], FILTER_OPT, sizeof(FILTER_OPT) - 1))
+			f = cmd[i] + sizeof(FILTER_OPT) - 1;
+	if (!f)
+		f = getenv("GTEST_FILTER");
+	return f;
+}
+
+/* A growing string (the filter). */
+typedef struct fbuf {
+	char *p;
+	size_t len, cap;
+	int bad; /* out of memory */
+} fbuf;
+
+static void fb_add(fbuf *b, const char *p, size_t n)
+{
+	if (b->bad)
+		return;
+	if (b->len + n + 1 > b->cap) {
+		size_t cap = 2 * (b->len + n + 1) + 256;
+		char *q = realloc(b->p, cap);
+		if (!q) {
+			b->bad = 1;
+			return;
+		}
+		b->p = q;
+		b->cap = cap;
+	}
+	memcpy(b->p + b->len, p, n);
+	b->len += n;
+	b->p[b->len] = 0;
+}
+
+/* Adds one pattern, after a ':' unless first. */
+static void fb_pattern(fbuf *b, int *first, const char *p, size_t n, int suite)
+{
+	if (!*first)
+		fb_add(b, ":", 1);
+	*first = 0;
+	fb_add(b, p, n);
+	if (suite)
+		fb_add(b, ".*", 2);
+}
+
+/*
+ * The filter for the first k queued names (the batch, in list order) as
+ * short as GoogleTest's filter syntax allows: every Test object copies the
+ * filter flag twice (its flag saver), so a filter of every name costs each
+ * test its length in copies. Two forms, the shorter wins:
+ *   the names themselves, a suite whose every listed test is in the batch as
+ *   "Suite.*" (only without a user filter: the list is then every test);
+ *   the user's filter P-N (none: "*") with the listed tests not in the
+ *   batch added to its negatives, a suite with none in the batch as
+ *   "Suite.*" (safe: what the user's filter did not list it excludes anyway).
+ * user is the user's filter or NULL. NULL when memory is short.
+ */
+static char *filter_compose(shim *s, gtest *g, size_t k, const char *user, size_t *len)
+{
+	size_t nl = shim_names_count(g->list), n;
+	fbuf a = {0}, b = {0};
+	int first = 1;
+	if (!g->nsuites)
+		return filter_build(s, k, "", len);
+	memset(g->mark, 0, nl);
+	memset(g->suite_in, 0, g->nsuites * sizeof(size_t));
+	for (size_t i = 0; i < k; i++) {
+		const char *name = shim_queue_name(s, i, &n);
+		long idx = shim_names_find(g->list, name, n);
+		g->mark[idx] = 1;
+		g->suite_in[g->suite_of[idx]]++;
+	}
+	/* a: the names, whole suites as patterns when the list is every test */
+	for (size_t i = 0; i < nl; i++) {
+		size_t su = g->suite_of[i];
+		if (!g->mark[i])
+			continue;
+		const char *name = shim_names_at(g->list, i, &n);
+		if (!user && g->suite_in[su] == g->suite_n[su]) {
+			if (i == g->suite_first[su])
+				fb_pattern(&a, &first, name, suite_len(name, n), 1);
+			continue;
+		}
+		fb_pattern(&a, &first, name, n, 0);
+	}
+	/* b: the user's filter less what is listed but not in the batch */
+	const char *f = user ? user : "*";
+	const char *dash = strchr(f, '-');
+	fb_add(&b, f, strlen(f));
+	first = !dash || !dash[1];
+	int any = 0;
+	for (size_t i = 0; i < nl; i++) {
+		size_t su = g->suite_of[i];
+		if (g->mark[i])
+			continue;
+		if (!any && !dash)
+			fb_add(&b, "-", 1); /* "P" becomes "P-X" ("P-N": "P-N:X") */
+		any = 1;
+		const char *name = shim_names_at(g->list, i, &n);
+		if (!g->suite_in[su]) {
+			if (i == g->suite_first[su])
+				fb_pattern(&b, &first, name, suite_len(name, n), 1);
+			continue;
+		}
+		fb_pattern(&b, &first, name, n, 0);
+	}
+	if (a.bad || b.bad || !a.p) {
+		free(a.p);
+		free(b.p);
+		return filter_build(s, k, "", len);
+	}
+	fbuf *win = b.len < a.len ? &b : &a, *lose = win == &a ? &b : &a;
+	free(lose->p);
+	*len = win->len;
+	return win->p;
+}
+
+/*
+ * Starts the program for the queued names from the head that are in
+ * gtest's own order (so its run order is ours). With the probe the filter
+ * is a file (every such name: one program for the lane's whole share) and
+ * the user's --gtest_filter is left out of argv (it chose what was listed;
+ * in argv it would override ours); without it the filter is an argument,
+ * at most FILTER_MAX, after the user's (which it overrides).
+ */
 static void g_begin(shim *s)
 {
 	gtest *g = shim_ctx(s);
-	size_t n;
+	size_t n, flen;
 	const char *name = shim_queue_name(s, 0, &n);
 	uint64_t va, rss;
 	if (!g->list && load_list(s, g, &va, &rss) < 0) {
@@ -451,53 +737,69 @@ static void g_begin(shim *s)
 		shim_resultf(s, MG_MSG_FAIL, "cannot list the program's tests");
 		return;
 	}
-	/* The batch: queued names in gtest's own order, so its run order is ours. */
-	size_t k, flen = 0;
-	long prev = -1;
-	for (k = 0; k < shim_queued(s); k++) {
-		name = shim_queue_name(s, k, &n);
-		long idx = shim_names_find(g->list, name, n);
-		if (idx < 0 && k == 0) {
-			shim_start(s);
-			shim_resultf(s, MG_MSG_FAIL, "unknown test '%.1000s'", name);
-			return;
-		}
-		if (idx <= prev || flen + n + 1 > FILTER_MAX)
-			break;
-		prev = idx;
-		flen += n + 1;
+	if (!g->probe_state)
+		probe_setup(s, g, 0);
+	int by_file = g->probe_state > 0;
+	shim_take_pending(s, FEED_SETTLE_MS);
+	size_t k = batch_len(s, g, by_file ? (size_t)-1 : FILTER_MAX);
+	if (!k) {
+		shim_start(s);
+		shim_resultf(s, MG_MSG_FAIL, "unknown test '%.1000s'", name);
+		return;
 	}
-	int ncmd;
+	char *filter = NULL;
+	if (by_file) {
+		filter = filter_compose(s, g, k, user_filter(s), &flen);
+		if (!filter || filter_write(g, filter, flen) < 0) {
+			by_file = 0; /* no file: an argument this time */
+			k = batch_len(s, g, FILTER_MAX);
+			free(filter);
+			filter = NULL;
+		}
+	}
+	if (!by_file)
+		filter = filter_build(s, k, FILTER_OPT, &flen);
+	int ncmd, argc = 0;
 	char **cmd = shim_cmd(s, &ncmd);
 	char **argv = calloc((size_t)ncmd + 2, sizeof(char *));
-	char *filter = malloc(flen + 16);
 	if (!argv || !filter) {
+		filter_remove(g);
 		free(argv);
 		free(filter);
 		shim_start(s);
 		shim_resultf(s, MG_MSG_FAIL, "out of memory");
 		return;
 	}
-	char *p = filter + sprintf(filter, "--gtest_filter=");
-	for (size_t i = 0; i < k; i++) {
-		name = shim_queue_name(s, i, &n);
-		memcpy(p, name, n);
-		p += n;
-		*p++ = i + 1 < k ? ':' : 0;
+	for (int i = 0; i < ncmd; i++)
+		if (!by_file || strncmp(cmd[i], FILTER_OPT, sizeof(FILTER_OPT) - 1))
+			argv[argc++] = cmd[i];
+	if (!by_file)
+		argv[argc++] = filter;
+	const char *user = getenv("GTEST_FILTER");
+	if (by_file) {
+		shim_setenv(s, ENV_PROBE_FILTER, g->filter_path);
+		shim_setenv(s, ENV_USER_FILTER, user);
+		shim_setenv(s, "GTEST_FILTER", FILTER_UNREAD);
 	}
-	memcpy(argv, cmd, (size_t)ncmd * sizeof(char *));
-	argv[ncmd] = filter;
 	g->batch = k;
+	g->by_file = by_file;
 	g->started_any = 0;
 	g->summary = 0;
 	g->text_len = 0;
+	g->in_note = 0;
 	int probe_w = probe_open(s, g);
 	int rc = shim_spawn_fd(s, argv, 1, probe_w, PROBE_TARGET_FD);
 	if (probe_w >= 0)
 		close(probe_w);
+	if (by_file) { /* the listing, and a later fallback, see the user's own */
+		shim_setenv(s, ENV_PROBE_FILTER, NULL);
+		shim_setenv(s, ENV_USER_FILTER, NULL);
+		shim_setenv(s, "GTEST_FILTER", user);
+	}
 	free(filter);
 	free(argv);
 	if (rc < 0) {
+		filter_remove(g);
 		g->batch = 0;
 		shim_start(s);
 		shim_resultf(s, MG_MSG_FAIL, "cannot start %s", cmd[0]);
@@ -527,6 +829,8 @@ static void on_run(shim *s, gtest *g, const char *name, size_t n)
 	}
 	if (k == g->batch)
 		return;
+	if (!g->started_any)
+		filter_remove(g); /* GoogleTest has its flags by its first test */
 	/* the probe says hello before main: by the first RUN line it has, or it
 	 * is not there (then the driver's own readings stand) */
 	if (!g->started_any && g->probe_rd >= 0 && !probe_take(s, g, NULL, 0)) {
@@ -609,8 +913,16 @@ static void g_line(shim *s, char *line, size_t len)
 		}
 		return; /* gtest's own framing: the report says it better */
 	}
-	if (!strncmp(line, "Note: Google Test filter = ", 27) || (!len && !shim_head_started(s)))
-		return; /* the filter we gave, and the blank lines between suites */
+	if (g->in_note) { /* the rest of a filter line over 1 MiB */
+		g->in_note = shim_line_cut(s);
+		return;
+	}
+	if (!strncmp(line, "Note: Google Test filter = ", 27)) {
+		g->in_note = shim_line_cut(s);
+		return; /* the filter we gave */
+	}
+	if (!len && !shim_head_started(s))
+		return; /* the blank lines between suites */
 	g_output(s, g, line, len, 1);
 }
 
@@ -619,6 +931,18 @@ static void g_exited(shim *s, int status, const struct rusage *ru)
 	gtest *g = shim_ctx(s);
 	char **cmd = shim_cmd(s, NULL);
 	(void)ru;
+	filter_remove(g);
+	if (g->by_file && !g->started_any && g->batch && !g->probe_seen &&
+	    !probe_take(s, g, NULL, 0)) {
+		/* the probe was not loaded, so the filter was FILTER_UNREAD and no
+		 * test ran: the same names again, in batches given as arguments */
+		probe_close(g);
+		g->probe_state = -1;
+		g->probe_why = "the probe was not loaded";
+		shim_setenv(s, "LD_PRELOAD", getenv("LD_PRELOAD"));
+		g->batch = 0;
+		return;
+	}
 	probe_close(g);
 	if (shim_head_started(s)) {
 		/* it died mid-test: that test's crash (mirrored), or its exit */

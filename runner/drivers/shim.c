@@ -79,7 +79,9 @@ struct shim {
 	int probed;      /* the child reports its own figures (shim_probed) */
 	int has_figures; /* shim_figures gave the next result's memory */
 	uint64_t fig_va, fig_rss;
-	int stopped; /* recycled at a boundary: the child is parked until quit */
+	int stopped;  /* recycled at a boundary: the child is parked until quit */
+	int line_cut; /* the line given to ops->line is a piece of a longer one */
+	int pipe_big; /* the command pipe was enlarged (shim_take_pending) */
 };
 
 static int sigchld_pipe[2] = {-1, -1};
@@ -785,6 +787,25 @@ static int read_commands(shim *s)
 	return 1;
 }
 
+void shim_take_pending(shim *s, int ms)
+{
+	struct pollfd pf = {s->cmd_fd, POLLIN, 0};
+	if (!s->pipe_big) /* best effort: fewer wake-ups for a long feed */
+		fcntl(s->cmd_fd, F_SETPIPE_SZ, 1 << 20);
+	s->pipe_big = 1;
+	while (!s->quit_pending && poll(&pf, 1, ms) > 0) {
+		if (!read_commands(s)) {
+			child_kill(s);
+			_exit(0);
+		}
+	}
+}
+
+int shim_line_cut(const shim *s)
+{
+	return s->line_cut;
+}
+
 /* ---- the child's stdout, line by line ---- */
 
 static void child_lines(shim *s, const char *p, size_t n, int eof)
@@ -800,7 +821,9 @@ static void child_lines(shim *s, const char *p, size_t n, int eof)
 	}
 	if ((eof || s->line.len - off >= CHILD_LINE) && off < s->line.len) {
 		buf_add(&s->line, "", 1); /* NUL after the partial line */
+		s->line_cut = 1;
 		s->ops->line(s, s->line.p + off, s->line.len - 1 - off);
+		s->line_cut = 0;
 		off = s->line.len;
 	}
 	memmove(s->line.p, s->line.p + off, s->line.len - off);

@@ -29,6 +29,13 @@
 #define ENV_RECYCLE_RSS "MEMGUARD_RECYCLE_RSS"
 #define ENV_KILL_VA     "MEMGUARD_KILL_VA"
 #define ENV_RECYCLE_GAP "MEMGUARD_RECYCLE_GAP"
+/* The run's filter (gtest.c): a file the driver wrote, its content is what
+ * getenv("GTEST_FILTER") answers; the real GTEST_FILTER is FILTER_UNREAD
+ * (a program without the probe runs nothing), the user's own is in
+ * ENV_USER_FILTER and is put back for the program's children. */
+#define ENV_PROBE_FILTER "MEMGUARD_PROBE_FILTER"
+#define ENV_USER_FILTER  "MEMGUARD_PROBE_USER_FILTER"
+#define FILTER_UNREAD    "-*"
 
 #define GROWTH_WINDOW 32
 #define NAME_MAX_OUT  4000 /* longer names are cut (the driver compares the prefix) */
@@ -52,6 +59,12 @@ static size_t ngrowth;
 static uint64_t gap_ok_va;
 
 static char line[NAME_MAX_OUT + 128];
+
+static char *(*real_getenv)(const char *);
+static pthread_mutex_t filter_lock = PTHREAD_MUTEX_INITIALIZER;
+static int filter_state; /* 0: not looked for, 1: a file is named, -1: none */
+static char filter_path[4096];
+static char *filter_text; /* the file's content, read at the first GTEST_FILTER */
 
 static uint64_t parse_u64(const char **p)
 {
@@ -283,6 +296,114 @@ static void __attribute__((noreturn)) park(void)
 		sigsuspend(&none);
 }
 
+/* The environment read directly: while dlsym runs (were it to ask), or
+ * if it found no getenv. */
+static char *getenv_environ(const char *name)
+{
+	extern char **environ;
+	size_t n = strlen(name);
+	for (char **e = environ; e && *e; e++)
+		if (!strncmp(*e, name, n) && (*e)[n] == '=')
+			return *e + n + 1;
+	return NULL;
+}
+
+/* The real getenv (the next definition: libc's, or another preload's). */
+static char *getenv_next(const char *name)
+{
+	static int resolving;
+	if (!real_getenv && !resolving) {
+		resolving = 1;
+		real_getenv = (char *(*)(const char *))dlsym(RTLD_NEXT, "getenv");
+		resolving = 0;
+	}
+	return real_getenv ? real_getenv(name) : getenv_environ(name);
+}
+
+/* Whether the driver named a filter file; the path is kept, as the
+ * constructor removes the variable (GoogleTest may ask before or after it
+ * ran: a shared libgtest's flags are initialised before this library's
+ * constructor may run). Called with filter_lock held. */
+static void filter_locate(void)
+{
+	if (filter_state)
+		return;
+	const char *v = getenv_next(ENV_PROBE_FILTER);
+	size_t n = v ? strlen(v) : 0;
+	filter_state = n && n < sizeof(filter_path) ? 1 : -1;
+	if (filter_state > 0)
+		memcpy(filter_path, v, n + 1);
+}
+
+/* The filter file's content, read once (it is then removed: it was written
+ * for this one read), or NULL when it cannot be read. Lock held. */
+static char *filter_read(void)
+{
+	int fd = open(filter_path, O_RDONLY | O_CLOEXEC);
+	off_t size = fd < 0 ? -1 : lseek(fd, 0, SEEK_END);
+	char *text = size >= 0 ? malloc((size_t)size + 1) : NULL;
+	size_t got = 0;
+	while (text && got < (size_t)size) {
+		ssize_t r = pread(fd, text + got, (size_t)size - got, (off_t)got);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		got += (size_t)r;
+	}
+	if (fd >= 0)
+		close(fd);
+	unlink(filter_path);
+	if (text && got != (size_t)size) {
+		free(text);
+		text = NULL;
+	}
+	if (text)
+		text[got] = '\0';
+	return text;
+}
+
+/*
+ * GoogleTest reads GTEST_FILTER with getenv when its flags are initialised:
+ * under the driver that is the run's filter, which may be far over the
+ * 128 KiB an argument or a variable may hold. When the file cannot be read,
+ * FILTER_UNREAD: the program runs no test (never ones it was not given).
+ * Every other name is the real getenv's.
+ */
+__attribute__((visibility("default"))) char *getenv(const char *name)
+{
+	if (name[0] == 'G' && !strcmp(name, "GTEST_FILTER")) {
+		pthread_mutex_lock(&filter_lock);
+		filter_locate();
+		if (filter_state > 0 && !filter_text)
+			filter_text = filter_read();
+		char *v =
+		    filter_state > 0 ? (filter_text ? filter_text : (char *)FILTER_UNREAD) : NULL;
+		pthread_mutex_unlock(&filter_lock);
+		if (v)
+			return v;
+	}
+	return getenv_next(name);
+}
+
+/* The variables of the filter leave the environment the program's children
+ * see; the user's GTEST_FILTER comes back. */
+static void filter_forget(void)
+{
+	pthread_mutex_lock(&filter_lock);
+	filter_locate();
+	pthread_mutex_unlock(&filter_lock);
+	if (filter_state < 0)
+		return;
+	const char *user = getenv_next(ENV_USER_FILTER);
+	if (user)
+		setenv("GTEST_FILTER", user, 1);
+	else
+		unsetenv("GTEST_FILTER");
+	unsetenv(ENV_USER_FILTER);
+	unsetenv(ENV_PROBE_FILTER);
+}
+
 __attribute__((visibility("default"))) int fflush(FILE *f)
 {
 	if (!real_fflush)
@@ -353,6 +474,7 @@ __attribute__((constructor)) static void probe_init(void)
 	real_fflush = (int (*)(FILE *))dlsym(RTLD_NEXT, "fflush");
 	const char *v = getenv(ENV_PROBE_FD);
 	preload_forget();
+	filter_forget();
 	if (!v || !real_fflush)
 		return;
 	int fd = (int)parse_u64(&v);

@@ -1,13 +1,22 @@
 // gtest_bench.cc - the bench suite as a GoogleTest program: MG_BENCH_TESTS
 // (default 10,000) tests Bench.tNNNNN registered at start, each doing the
 // same ~1 us of work as bench_host's tests.
+// MG_BENCH_NAME_LEN=N: names padded to N characters (a filter far over the
+// 128 KiB an argument may hold). MG_BENCH_STARTS=FILE: each start that runs
+// tests (not --gtest_list_tests) appends "start PID" to FILE.
+// MG_BENCH_LOG=FILE: each test body run appends "body NAME" to FILE.
 #include <gtest/gtest.h>
+
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 
 namespace
 {
+
+FILE *body_log;
 
 class One : public ::testing::Test
 {
@@ -17,6 +26,12 @@ class One : public ::testing::Test
 	}
 	void TestBody() override
 	{
+		if (body_log) {
+			const ::testing::TestInfo *t =
+			    ::testing::UnitTest::GetInstance()->current_test_info();
+			std::fprintf(body_log, "body %s.%s\n", t->test_suite_name(), t->name());
+			std::fflush(body_log);
+		}
 		volatile unsigned acc = i_;
 		for (unsigned k = 0; k < 400; k++)
 			acc = acc * 2654435761u + k;
@@ -33,10 +48,26 @@ int main(int argc, char **argv)
 	::testing::InitGoogleTest(&argc, argv);
 	const char *n = std::getenv("MG_BENCH_TESTS");
 	unsigned count = n && *n ? static_cast<unsigned>(std::strtoul(n, nullptr, 10)) : 10000;
+	const char *pad = std::getenv("MG_BENCH_NAME_LEN");
+	size_t len = pad && *pad ? std::strtoul(pad, nullptr, 10) : 0;
+	const char *starts = std::getenv("MG_BENCH_STARTS");
+	if (starts && !GTEST_FLAG_GET(list_tests)) {
+		FILE *f = std::fopen(starts, "a");
+		if (f) {
+			std::fprintf(f, "start %ld\n", static_cast<long>(getpid()));
+			std::fclose(f);
+		}
+	}
+	const char *log = std::getenv("MG_BENCH_LOG");
+	if (log && !GTEST_FLAG_GET(list_tests))
+		body_log = std::fopen(log, "a");
 	for (unsigned i = 0; i < count; i++) {
-		char name[32];
-		std::snprintf(name, sizeof(name), "t%05u", i);
-		::testing::RegisterTest("Bench", name, nullptr, nullptr, __FILE__, __LINE__,
+		char num[32];
+		std::snprintf(num, sizeof(num), "t%05u", i);
+		std::string name(num);
+		if (name.size() < len)
+			name.append(len - name.size(), 'x');
+		::testing::RegisterTest("Bench", name.c_str(), nullptr, nullptr, __FILE__, __LINE__,
 		                        [i]() -> ::testing::Test * { return new One(i); });
 	}
 	return RUN_ALL_TESTS();

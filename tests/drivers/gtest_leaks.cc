@@ -3,14 +3,19 @@
 // keep memory (N = 37: 64 MiB, 101: 16 MiB, 163: 4 MiB, touched). No test
 // waits: the figures must come from the boundary itself.
 // MG_GT_EACH_MB=M: every test keeps M MiB more (a suite leaking toward its
-// limit). MG_GT_LOG=FILE: one line per test body run ("body NAME"), and a
-// first line saying whether the probe is loaded and the ASAN_OPTIONS seen.
+// limit; with MG_GT_UNTOUCHED=1 that memory is mapped, not touched: fast
+// tests, so the runner's pipeline rules for slow tests stay out of the
+// way). MG_GT_LOG=FILE: one line per test body run ("body NAME"), and a
+// first line saying whether the probe is loaded and the ASAN_OPTIONS seen,
+// and "start PID" for each start that runs tests (not --gtest_list_tests).
 // MG_GT_FAIL=NAME: that test fails.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 #include <vector>
 
 namespace
@@ -69,8 +74,13 @@ TEST_P(Step, Run)
 	const char *fail = std::getenv("MG_GT_FAIL");
 	EXPECT_TRUE(!fail || std::strcmp(fail, name)) << "asked to fail";
 	const char *each = std::getenv("MG_GT_EACH_MB");
-	if (each)
+	if (each && std::getenv("MG_GT_UNTOUCHED")) {
+		void *p = std::malloc(std::strtoul(each, nullptr, 10) << 20);
+		ASSERT_NE(p, nullptr);
+		kept.push_back(static_cast<char *>(p));
+	} else if (each) {
 		keep += std::strtoul(each, nullptr, 10) << 20;
+	}
 	if (keep) {
 		char *p = touched(keep);
 		ASSERT_NE(p, nullptr);
@@ -100,5 +110,7 @@ int main(int argc, char **argv)
 	::testing::InitGoogleTest(&argc, argv);
 	const char *asan = std::getenv("ASAN_OPTIONS");
 	log_line(probe_loaded() ? "probe yes" : "probe no", asan ? asan : "-");
+	if (!GTEST_FLAG_GET(list_tests))
+		log_line("start", std::to_string(static_cast<long>(getpid())).c_str());
 	return RUN_ALL_TESTS();
 }

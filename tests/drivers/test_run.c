@@ -221,7 +221,7 @@ static void gtest_probe_recycle(void)
 	mg(&o,
 	   ARGV("run", "-q", "-j", "1", "--driver", "gtest", "--recycle-at", "va=100M", "--report",
 	        "report.json", "--", GTEST_LEAKS, "--gtest_filter=*/1?:*/2?:*/4?"),
-	   ENV("MG_GT_EACH_MB=8", "MG_GT_LOG=body.log"), 0);
+	   ENV("MG_GT_EACH_MB=8", "MG_GT_UNTOUCHED=1", "MG_GT_LOG=body.log"), 0);
 	CU_ASSERT(exited_with(&o, 0));
 	CU_ASSERT_FATAL(o.report != NULL);
 	CU_ASSERT_EQUAL(count(o.report, "pass"), 30);
@@ -234,6 +234,8 @@ static void gtest_probe_recycle(void)
 	snprintf(log, sizeof(log), "%s/body.log", o.dir);
 	bodies_once(o.report, log, 30);
 	CU_ASSERT(lines_with(log, "probe yes") >= 1);
+	/* one program per generation: recycles + 1 starts that ran tests */
+	CU_ASSERT_EQUAL(lines_with(log, "start "), shard_sum(o.report, "recycles") + 1);
 	done(&o);
 }
 
@@ -246,7 +248,7 @@ static void gtest_probe_growth(void)
 	mg(&o,
 	   ARGV("run", "-q", "-j", "1", "--driver", "gtest", "--kill-at", "va=120M", "--report",
 	        "report.json", "--", GTEST_LEAKS, "--gtest_filter=*/1?:*/2?:*/4?"),
-	   ENV("MG_GT_EACH_MB=8", "MG_GT_LOG=body.log"), 0);
+	   ENV("MG_GT_EACH_MB=8", "MG_GT_UNTOUCHED=1", "MG_GT_LOG=body.log"), 0);
 	CU_ASSERT(exited_with(&o, 0));
 	CU_ASSERT_FATAL(o.report != NULL);
 	CU_ASSERT_EQUAL(count(o.report, "pass"), 30);
@@ -314,6 +316,183 @@ static void gtest_probe_static(void)
 	json_t *t = find_test(o.report, "Leaks/Step.Run/0");
 	const char *out = t ? json_string_value(json_object_get(t, "output")) : NULL;
 	CU_ASSERT(!out || !strstr(out, "approximate")); /* said to the user, not to a test */
+	done(&o);
+}
+
+/* How many lines of path start with prefix (any size of file). */
+static long lines_in(const char *path, const char *prefix)
+{
+	char line[4096];
+	long n = 0;
+	FILE *f = fopen(path, "r");
+	while (f && fgets(line, sizeof(line), f))
+		n += !strncmp(line, prefix, strlen(prefix));
+	if (f)
+		fclose(f);
+	return n;
+}
+
+/* Whether the run left a filter file in its TMPDIR (the test's directory). */
+static int filter_left(const outcome *o)
+{
+	char cmd[160];
+	snprintf(cmd, sizeof(cmd), "ls '%s' | grep -q memguard-gtest-filter", o->dir);
+	return system(cmd) == 0;
+}
+
+/*
+ * 20,000 tests, -j 1, the defaults: one program runs them all (one start
+ * that runs tests; a bug that batched or restarted would log more), every
+ * test passes, each body once, one generation; the filter file is gone.
+ */
+static void gtest_one_program(void)
+{
+	outcome o;
+	char path[128];
+	mg(&o,
+	   ARGV("run", "-q", "-j", "1", "--driver", "gtest", "--report", "report.json", "--",
+	        GTEST_BENCH),
+	   ENV("MG_BENCH_TESTS=20000", "MG_BENCH_STARTS=starts.log", "MG_BENCH_LOG=body.log"), 0);
+	CU_ASSERT(exited_with(&o, 0));
+	CU_ASSERT_FATAL(o.report != NULL);
+	CU_ASSERT_EQUAL(count(o.report, "pass"), 20000);
+	snprintf(path, sizeof(path), "%s/starts.log", o.dir);
+	CU_ASSERT_EQUAL(lines_in(path, "start "), 1);
+	snprintf(path, sizeof(path), "%s/body.log", o.dir);
+	CU_ASSERT_EQUAL(lines_in(path, "body "), 20000);
+	json_t *gens =
+	    json_object_get(json_array_get(json_object_get(o.report, "shards"), 0), "generations");
+	CU_ASSERT_EQUAL(json_array_size(gens), 1);
+	CU_ASSERT(!filter_left(&o));
+	done(&o);
+}
+
+/*
+ * A filter far over the 128 KiB an argument may hold: every other test of
+ * 6,000 with 200-character names (--tests-from), so neither form of the
+ * filter is short (~600 KiB), and gtest's note of it is over 1 MiB only
+ * for the whole list: both run in one program, exactly the tests asked for,
+ * and the note never lands in a test's output or on stdout.
+ */
+static void gtest_long_filter(void)
+{
+	outcome o;
+	char path[160], name[256], xs[200];
+	char dir[] = "/tmp/mg-lf-XXXXXX";
+	memset(xs, 'x', sizeof(xs) - 1);
+	xs[sizeof(xs) - 1] = 0;
+	CU_ASSERT_FATAL(mkdtemp(dir) != NULL);
+	snprintf(path, sizeof(path), "%s/tests.txt", dir);
+	FILE *f = fopen(path, "w");
+	CU_ASSERT_FATAL(f != NULL);
+	for (int i = 0; i < 6000; i += 2) {
+		snprintf(name, sizeof(name), "t%05d", i);
+		fprintf(f, "Bench.%s%.194s\n", name, xs);
+	}
+	fclose(f);
+	const char *tests_from = path;
+	mg(&o,
+	   ARGV("run", "-q", "-j", "1", "--driver", "gtest", "--tests-from", tests_from, "--report",
+	        "report.json", "--", GTEST_BENCH),
+	   ENV("MG_BENCH_TESTS=6000", "MG_BENCH_NAME_LEN=200", "MG_BENCH_STARTS=starts.log",
+	       "MG_BENCH_LOG=body.log"),
+	   0);
+	CU_ASSERT(exited_with(&o, 0));
+	CU_ASSERT_FATAL(o.report != NULL);
+	CU_ASSERT_EQUAL(count(o.report, "pass"), 3000);
+	CU_ASSERT_EQUAL(ntests(o.report), 3000);
+	char lp[160];
+	snprintf(lp, sizeof(lp), "%s/starts.log", o.dir);
+	CU_ASSERT_EQUAL(lines_in(lp, "start "), 1);
+	snprintf(lp, sizeof(lp), "%s/body.log", o.dir);
+	CU_ASSERT_EQUAL(lines_in(lp, "body "), 3000);
+	CU_ASSERT_EQUAL(lines_in(lp, "body Bench.t00001"), 0);
+	CU_ASSERT(!filter_left(&o));
+	done(&o);
+	/* the whole list, its note over 1 MiB when given by names (a user filter) */
+	mg(&o,
+	   ARGV("run", "-j", "1", "--driver", "gtest", "--report", "report.json", "--", GTEST_BENCH,
+	        "--gtest_filter=Bench.*"),
+	   ENV("MG_BENCH_TESTS=6000", "MG_BENCH_NAME_LEN=200"), 0);
+	CU_ASSERT(exited_with(&o, 0));
+	CU_ASSERT_EQUAL(count(o.report, "pass"), 6000);
+	CU_ASSERT(strstr(o.out, "xxxxxxxxxx:Bench") == NULL);
+	snprintf(name, sizeof(name), "Bench.t00000%.194s", xs);
+	json_t *t = find_test(o.report, name);
+	CU_ASSERT(t != NULL);
+	CU_ASSERT(!t || !json_object_get(t, "output") ||
+	          !strstr(json_string_value(json_object_get(t, "output")), "Note:"));
+	done(&o);
+	snprintf(path, sizeof(path), "rm -rf '%s'", dir);
+	CU_ASSERT(system(path) == 0);
+}
+
+/*
+ * The user's own selection, as before: --gtest_filter or GTEST_FILTER chose
+ * what was listed, memguard's --filter narrows it; the program runs exactly
+ * those (bodies logged), in one start, whichever way the user said it.
+ */
+static void gtest_user_filter(void)
+{
+	static const char *const how[][2] = {
+	    {"--gtest_filter=Bench.t00*-Bench.t000*", "MG_BENCH_X=1"},
+	    {"--gtest_also_run_disabled_tests=0", "GTEST_FILTER=Bench.t00*-Bench.t000*"},
+	};
+	for (size_t i = 0; i < 2; i++) {
+		outcome o;
+		char lp[160];
+		mg(&o,
+		   ARGV("run", "-q", "-j", "1", "--driver", "gtest", "--filter", "Bench.t001*",
+		        "--report", "report.json", "--", GTEST_BENCH, how[i][0]),
+		   ENV("MG_BENCH_TESTS=2000", "MG_BENCH_STARTS=starts.log", "MG_BENCH_LOG=body.log",
+		       how[i][1]),
+		   0);
+		CU_ASSERT(exited_with(&o, 0));
+		CU_ASSERT_FATAL(o.report != NULL);
+		CU_ASSERT_EQUAL(count(o.report, "pass"), 100);
+		CU_ASSERT_EQUAL(ntests(o.report), 100);
+		snprintf(lp, sizeof(lp), "%s/body.log", o.dir);
+		CU_ASSERT_EQUAL(lines_in(lp, "body "), 100);
+		CU_ASSERT_EQUAL(lines_in(lp, "body Bench.t001"), 100);
+		snprintf(lp, sizeof(lp), "%s/starts.log", o.dir);
+		CU_ASSERT_EQUAL(lines_in(lp, "start "), 1);
+		done(&o);
+		/* without memguard's filter: the user's 900, one start */
+		mg(&o,
+		   ARGV("run", "-q", "-j", "1", "--driver", "gtest", "--report", "report.json",
+		        "--", GTEST_BENCH, how[i][0]),
+		   ENV("MG_BENCH_TESTS=2000", "MG_BENCH_LOG=body.log", how[i][1]), 0);
+		CU_ASSERT(exited_with(&o, 0));
+		CU_ASSERT_EQUAL(count(o.report, "pass"), 900);
+		snprintf(lp, sizeof(lp), "%s/body.log", o.dir);
+		CU_ASSERT_EQUAL(lines_in(lp, "body "), 900);
+		done(&o);
+	}
+}
+
+/*
+ * Without the probe (a static program) the filter is an argument: batches
+ * under 128 KiB, a start each (3,000 names of 206 bytes: 5 or 6), every
+ * test passes once.
+ */
+static void gtest_static_batches(void)
+{
+	outcome o;
+	char lp[160];
+	mg(&o,
+	   ARGV("run", "-q", "-j", "1", "--driver", "gtest", "--report", "report.json", "--",
+	        GTEST_BENCH_STATIC),
+	   ENV("MG_BENCH_TESTS=3000", "MG_BENCH_NAME_LEN=200", "MG_BENCH_STARTS=starts.log",
+	       "MG_BENCH_LOG=body.log"),
+	   0);
+	CU_ASSERT(exited_with(&o, 0));
+	CU_ASSERT_FATAL(o.report != NULL);
+	CU_ASSERT_EQUAL(count(o.report, "pass"), 3000);
+	snprintf(lp, sizeof(lp), "%s/starts.log", o.dir);
+	long starts = lines_in(lp, "start ");
+	CU_ASSERT(starts >= 5 && starts <= 6);
+	snprintf(lp, sizeof(lp), "%s/body.log", o.dir);
+	CU_ASSERT_EQUAL(lines_in(lp, "body "), 3000);
 	done(&o);
 }
 
@@ -633,6 +812,10 @@ static const mg_case cases[] = {
     {"gtest_probe_growth", gtest_probe_growth},
     {"gtest_probe_asan", gtest_probe_asan},
     {"gtest_probe_static", gtest_probe_static},
+    {"gtest_one_program", gtest_one_program},
+    {"gtest_long_filter", gtest_long_filter},
+    {"gtest_user_filter", gtest_user_filter},
+    {"gtest_static_batches", gtest_static_batches},
 };
 
 MG_TEST_MAIN("drivers_run", cases)

@@ -1,14 +1,17 @@
 # Driver modes for run-bench (sourced): the same ~1 us tests, driven three ways.
 #   gtest-direct  the suite as a GoogleTest program (tests/drivers/gtest_bench), run directly
-#   gtest         that program under memguard --driver gtest; batches are as big as the
-#                 pipeline, so it is raised (each batch is one process start)
+#   gtest         that program under memguard --driver gtest, its defaults: one program
+#                 runs the lane's whole share (the probe passes the filter)
+#   gtest-batch   the same with --pipeline 1024: batches of 1,024, a program start each
+#                 (the driver before one program per generation)
 #   exec-direct   bench_host started once per test by a shell loop (exec's own baseline)
 #   exec          bench_host under --driver exec: one process per test (bench_host TEST)
 # The ratio column is against the native direct run; gtest vs gtest-direct is the
 # driver's own cost.
 gtest_bench=$build/tests/drivers/gtest_bench
-names+=(gtest-direct gtest exec-direct exec)
+names+=(gtest-direct gtest gtest-batch exec-direct exec)
 cmd_gtest-direct() { "$gtest_bench"; }
-cmd_gtest() { "$mg" run -q -j 1 --driver gtest --pipeline 1024 -- "$gtest_bench"; }
+cmd_gtest() { "$mg" run -q -j 1 --driver gtest -- "$gtest_bench"; }
+cmd_gtest-batch() { "$mg" run -q -j 1 --driver gtest --pipeline 1024 -- "$gtest_bench"; }
 cmd_exec-direct() { "$host" --list | while read -r t; do "$host" "$t" >/dev/null; done; }
 cmd_exec() { "$mg" run -q -j 1 --driver exec --list-cmd "$host --list" -- "$host" {}; }
