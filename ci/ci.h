@@ -36,7 +36,9 @@ int ci_commit_identity(report *r, const char *dir, mg_err *err);
 
 /*
  * The report noted on the nearest noted ancestor of HEAD (HEAD first, then
- * its first parents, at most 1,000): what "memguard run --history auto"
+ * its first parents, at most 1,000) — on a pull request (the CI's
+ * GITHUB_BASE_REF, CI_MERGE_REQUEST_TARGET_BRANCH_NAME, ...) of the
+ * merge-base with its target branch: what "memguard run --history auto"
  * plans from. MG_ENOTFOUND when no commit within reach has a note; the
  * caller frees *out with report_free.
  */

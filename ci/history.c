@@ -1,13 +1,50 @@
 /*
  * history.c - "memguard run --history auto": the report noted on the
  * nearest noted ancestor of HEAD (HEAD itself first), walking first parents
- * (a merge's history is its mainline's). Reads only; never writes a note.
+ * (a merge's history is its mainline's); on a pull request, of the
+ * merge-base with its target branch. Reads only; never writes a note.
  */
 #include "ci_int.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #define HISTORY_DEPTH 1000 /* ancestors looked at before giving up */
+
+/* The target branch of a pull request, from the CI's environment; NULL
+ * when this is no pull request. */
+static const char *pr_target(void)
+{
+	static const char *const vars[] = {"GITHUB_BASE_REF", "CI_MERGE_REQUEST_TARGET_BRANCH_NAME",
+	                                   "SYSTEM_PULLREQUEST_TARGETBRANCH",
+	                                   "BUILDKITE_PULL_REQUEST_BASE_BRANCH", "CHANGE_TARGET"};
+	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
+		const char *v = getenv(vars[i]);
+		if (v && *v && strcmp(v, "false")) /* Buildkite says "false" when none */
+			return v;
+	}
+	return NULL;
+}
+
+/* On a pull request, where its history starts: the merge-base of HEAD with
+ * the target branch (origin/NAME, else NAME); HEAD otherwise, or when the
+ * branch is not here (a shallow clone). */
+static void history_start(git_oid *start, store *s, const git_oid *head)
+{
+	const char *target = pr_target();
+	char rev[300];
+	git_oid base, mb;
+	*start = *head;
+	if (!target)
+		return;
+	if (!strncmp(target, "refs/heads/", 11)) /* Azure gives the full ref */
+		target += 11;
+	snprintf(rev, sizeof(rev), "origin/%s", target);
+	if (store_resolve(&base, s, rev, NULL) < 0 && store_resolve(&base, s, target, NULL) < 0)
+		return;
+	if (git_merge_base(&mb, s->repo, head, &base) == 0)
+		*start = mb;
+}
 
 int ci_history(report **out, const char *dir, mg_err *err)
 {
@@ -28,7 +65,9 @@ int ci_history(report **out, const char *dir, mg_err *err)
 		                s.ref);
 		goto done;
 	}
-	if (git_revwalk_new(&walk, s.repo) < 0 || git_revwalk_push(walk, &head) < 0) {
+	git_oid start;
+	history_start(&start, &s, &head);
+	if (git_revwalk_new(&walk, s.repo) < 0 || git_revwalk_push(walk, &start) < 0) {
 		rc = store_git_fail(err, "walking the history");
 		goto done;
 	}

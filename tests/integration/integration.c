@@ -979,6 +979,47 @@ static void node_split_history(void)
 	unlink(hist);
 }
 
+/* --history auto on a pull request starts from the merge-base with its
+ * target branch (GITHUB_BASE_REF): the branch's own newer note (another
+ * suite's) is passed over; without the variable it is the nearest, and is
+ * said to hold no test of this suite. A corrupt note is one line too. */
+static void history_auto_pr(void)
+{
+	outcome o;
+	static const char script[] =
+	    "set -e; git init -q -b main; git config user.email t@example.com; "
+	    "git config user.name t; git commit -q --allow-empty -m base; "
+	    "\"$MG\" run -q -j 1 --report first.json -- \"$HOST\" >/dev/null || true; "
+	    "\"$MG\" note first.json >/dev/null; git checkout -q -b feature; "
+	    "git commit -q --allow-empty -m mine; "
+	    "MG_FAULT_TESTS=3 \"$MG\" run -q --suite elsewhere --report other.json -- \"$HOST\" "
+	    ">/dev/null; \"$MG\" note other.json >/dev/null; git commit -q --allow-empty -m head; "
+	    "echo '== pr'; GITHUB_BASE_REF=main \"$MG\" run -j 1 --history auto --report "
+	    "pr.json -- \"$HOST\" >/dev/null; "
+	    "echo '== push'; \"$MG\" run -j 1 --history auto --report report.json -- "
+	    "\"$HOST\" >/dev/null; "
+	    "git notes --ref=memguard add -f -m 'not a report' HEAD; "
+	    "echo '== corrupt'; \"$MG\" run -j 1 --history auto --report corrupt.json -- "
+	    "\"$HOST\" >/dev/null";
+	mg(&o, (const char *const[]){"/bin/sh", "-c", script, NULL},
+	   (const char *const[]){"MG=" MEMGUARD_BIN, "HOST=" FAULT64, "MG_FAULT_TESTS=20",
+	                         "GITHUB_BASE_REF=", NULL},
+	   0);
+	CU_ASSERT(exited_with(&o, 0));
+	CU_ASSERT_FATAL(strstr(o.out, "== corrupt") != NULL); /* every step ran */
+	/* stderr in order: the pull request's run knew every test (the base's
+	 * note), the push's found the branch's note of another suite, the
+	 * corrupt note was one line as well */
+	const char *k1 =
+	    strstr(o.err, "history: 20 of 20 tests known from the nearest noted ancestor");
+	const char *k2 = strstr(o.err, "holds no test of suite 'fault_host64'");
+	CU_ASSERT(k1 != NULL);
+	CU_ASSERT(k2 != NULL && k1 && k2 > k1);
+	const char *k3 = k2 ? strstr(k2 + 1, "memguard: history: ") : NULL;
+	CU_ASSERT(k3 && strstr(k3, "planning without it"));
+	done(&o);
+}
+
 /* Limits that contradict each other or the machine: exit 2, both named. */
 static void contradicts(const char *host, const char *flag1, const char *v1, const char *flag2,
                         const char *v2, const char *want1, const char *want2)
@@ -1475,6 +1516,7 @@ static const mg_case cases[] = {
     {"history_unusable", history_unusable},
     {"history_auto", history_auto},
     {"node_split_history", node_split_history},
+    {"history_auto_pr", history_auto_pr},
 };
 
 /*
