@@ -21,12 +21,12 @@
 #include "shim.h"
 #include "spawn.h"
 
-/* An argv element is limited to 128 KiB (MAX_ARG_STRLEN): without the probe,
- * batches keep the filter below. With it the filter is a file the probe
- * gives GoogleTest as GTEST_FILTER (names as in ../probe/memguard_probe.c). */
+/* An argv element or a variable is limited to 128 KiB (MAX_ARG_STRLEN):
+ * without the probe, batches keep the filter below. With it a longer filter
+ * is a file the probe gives GoogleTest as GTEST_FILTER (the names as in
+ * ../probe/memguard_probe.c). */
 #define FILTER_MAX       (120 * 1024)
 #define ENV_PROBE_FILTER "MEMGUARD_PROBE_FILTER"
-#define ENV_USER_FILTER  "MEMGUARD_PROBE_USER_FILTER"
 #define FILTER_UNREAD    "-*"
 #define FILTER_OPT       "--gtest_filter="
 #define FEED_SETTLE_MS   2 /* the runner's feed has ended when it paused this long */
@@ -57,7 +57,7 @@ typedef struct gtest {
 	mg_lines probe_lines;
 	char stop_why[64]; /* a "stop" for the result being handled */
 
-	int by_file;            /* the running program has its filter from a file */
+	int by_file;            /* the running program has its filter from a file (the probe) */
 	char filter_path[4096]; /* that file until removed, "" when none */
 	int in_note;            /* in the pieces of gtest's long "Note: ... filter" line */
 
@@ -720,11 +720,13 @@ static char *filter_compose(shim *s, gtest *g, size_t k, const char *user, size_
 
 /*
  * Starts the program for the queued names from the head that are in
- * gtest's own order (so its run order is ours). With the probe the filter
- * is a file (every such name: one program for the lane's whole share) and
- * the user's --gtest_filter is left out of argv (it chose what was listed;
- * in argv it would override ours); without it the filter is an argument,
- * at most FILTER_MAX, after the user's (which it overrides).
+ * gtest's own order (so its run order is ours). With the probe: every
+ * such name (one program for the lane's whole share), the filter in
+ * GTEST_FILTER, or when it is FILTER_MAX or longer in a file the probe
+ * gives GoogleTest as GTEST_FILTER (the variable itself is then
+ * FILTER_UNREAD); the user's --gtest_filter leaves argv (it chose what was
+ * listed; in argv it would override ours). Without the probe: an argument
+ * of at most FILTER_MAX after the user's (which it overrides).
  */
 static void g_begin(shim *s)
 {
@@ -739,25 +741,26 @@ static void g_begin(shim *s)
 	}
 	if (!g->probe_state)
 		probe_setup(s, g, 0);
-	int by_file = g->probe_state > 0;
+	int by_env = g->probe_state > 0, by_file = 0;
 	shim_take_pending(s, FEED_SETTLE_MS);
-	size_t k = batch_len(s, g, by_file ? (size_t)-1 : FILTER_MAX);
+	size_t k = batch_len(s, g, by_env ? (size_t)-1 : FILTER_MAX);
 	if (!k) {
 		shim_start(s);
 		shim_resultf(s, MG_MSG_FAIL, "unknown test '%.1000s'", name);
 		return;
 	}
 	char *filter = NULL;
-	if (by_file) {
+	if (by_env) {
 		filter = filter_compose(s, g, k, user_filter(s), &flen);
-		if (!filter || filter_write(g, filter, flen) < 0) {
-			by_file = 0; /* no file: an argument this time */
+		by_file = filter && flen >= FILTER_MAX;
+		if (!filter || (by_file && filter_write(g, filter, flen) < 0)) {
+			by_env = by_file = 0; /* no file: an argument this time */
 			k = batch_len(s, g, FILTER_MAX);
 			free(filter);
 			filter = NULL;
 		}
 	}
-	if (!by_file)
+	if (!by_env)
 		filter = filter_build(s, k, FILTER_OPT, &flen);
 	int ncmd, argc = 0;
 	char **cmd = shim_cmd(s, &ncmd);
@@ -771,16 +774,15 @@ static void g_begin(shim *s)
 		return;
 	}
 	for (int i = 0; i < ncmd; i++)
-		if (!by_file || strncmp(cmd[i], FILTER_OPT, sizeof(FILTER_OPT) - 1))
+		if (!by_env || strncmp(cmd[i], FILTER_OPT, sizeof(FILTER_OPT) - 1))
 			argv[argc++] = cmd[i];
-	if (!by_file)
+	if (!by_env)
 		argv[argc++] = filter;
 	const char *user = getenv("GTEST_FILTER");
-	if (by_file) {
+	if (by_env)
+		shim_setenv(s, "GTEST_FILTER", by_file ? FILTER_UNREAD : filter);
+	if (by_file)
 		shim_setenv(s, ENV_PROBE_FILTER, g->filter_path);
-		shim_setenv(s, ENV_USER_FILTER, user);
-		shim_setenv(s, "GTEST_FILTER", FILTER_UNREAD);
-	}
 	g->batch = k;
 	g->by_file = by_file;
 	g->started_any = 0;
@@ -791,9 +793,8 @@ static void g_begin(shim *s)
 	int rc = shim_spawn_fd(s, argv, 1, probe_w, PROBE_TARGET_FD);
 	if (probe_w >= 0)
 		close(probe_w);
-	if (by_file) { /* the listing, and a later fallback, see the user's own */
+	if (by_env) { /* the listing, and a later fallback, see the user's own */
 		shim_setenv(s, ENV_PROBE_FILTER, NULL);
-		shim_setenv(s, ENV_USER_FILTER, NULL);
 		shim_setenv(s, "GTEST_FILTER", user);
 	}
 	free(filter);

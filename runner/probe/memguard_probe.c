@@ -29,12 +29,11 @@
 #define ENV_RECYCLE_RSS "MEMGUARD_RECYCLE_RSS"
 #define ENV_KILL_VA     "MEMGUARD_KILL_VA"
 #define ENV_RECYCLE_GAP "MEMGUARD_RECYCLE_GAP"
-/* The run's filter (gtest.c): a file the driver wrote, its content is what
- * getenv("GTEST_FILTER") answers; the real GTEST_FILTER is FILTER_UNREAD
- * (a program without the probe runs nothing), the user's own is in
- * ENV_USER_FILTER and is put back for the program's children. */
+/* The run's filter when over 128 KiB (gtest.c): a file the driver wrote, its
+ * content is what getenv("GTEST_FILTER") answers; the real GTEST_FILTER is
+ * FILTER_UNREAD, so a program without the probe (or one a wrapper the
+ * probe was loaded into started) runs no test, never ones it was not given. */
 #define ENV_PROBE_FILTER "MEMGUARD_PROBE_FILTER"
-#define ENV_USER_FILTER  "MEMGUARD_PROBE_USER_FILTER"
 #define FILTER_UNREAD    "-*"
 
 #define GROWTH_WINDOW 32
@@ -386,22 +385,16 @@ __attribute__((visibility("default"))) char *getenv(const char *name)
 	return getenv_next(name);
 }
 
-/* The variables of the filter leave the environment the program's children
- * see; the user's GTEST_FILTER comes back. */
+/* The filter file's name leaves the environment the program's children
+ * see (GTEST_FILTER stays FILTER_UNREAD for them: a re-executed death test
+ * has its own --gtest_filter). */
 static void filter_forget(void)
 {
 	pthread_mutex_lock(&filter_lock);
 	filter_locate();
 	pthread_mutex_unlock(&filter_lock);
-	if (filter_state < 0)
-		return;
-	const char *user = getenv_next(ENV_USER_FILTER);
-	if (user)
-		setenv("GTEST_FILTER", user, 1);
-	else
-		unsetenv("GTEST_FILTER");
-	unsetenv(ENV_USER_FILTER);
-	unsetenv(ENV_PROBE_FILTER);
+	if (filter_state > 0)
+		unsetenv(ENV_PROBE_FILTER);
 }
 
 __attribute__((visibility("default"))) int fflush(FILE *f)
