@@ -932,11 +932,13 @@ static void g_exited(shim *s, int status, const struct rusage *ru)
 	gtest *g = shim_ctx(s);
 	char **cmd = shim_cmd(s, NULL);
 	(void)ru;
+	/* the probe removes the file as GoogleTest reads it */
+	int unread = g->by_file && g->filter_path[0] && access(g->filter_path, F_OK) == 0;
 	filter_remove(g);
-	if (g->by_file && !g->started_any && g->batch && !g->probe_seen &&
-	    !probe_take(s, g, NULL, 0)) {
-		/* the probe was not loaded, so the filter was FILTER_UNREAD and no
-		 * test ran: the same names again, in batches given as arguments */
+	if (unread && !g->started_any && g->batch) {
+		/* no probe read it (not loaded, or loaded into a wrapper that then
+		 * started the program), so GoogleTest had FILTER_UNREAD and ran no
+		 * test: the same names again, in batches given as arguments */
 		probe_close(g);
 		g->probe_state = -1;
 		g->probe_why = "the probe was not loaded";
