@@ -40,6 +40,11 @@
 #endif
 #define PROBE_FILE "libmemguard_probe.so"
 
+typedef struct sname {
+	const char *p;
+	size_t len, idx; /* idx: in the list */
+} sname;
+
 typedef struct gtest {
 	shim_names *list; /* NULL until listed; gives each name its gtest order */
 	size_t batch;     /* queue entries (from the head) the running program was given */
@@ -61,13 +66,11 @@ typedef struct gtest {
 	char filter_path[4096]; /* that file until removed, "" when none */
 	int in_note;            /* in the pieces of gtest's long "Note: ... filter" line */
 
-	/* The list's suites (contiguous in it), for filters by whole suites;
-	 * nsuites 0 when a suite's name comes back later in the list. */
-	size_t nsuites;
-	size_t *suite_of;    /* list index -> suite */
-	size_t *suite_first; /* suite -> its first list index */
-	size_t *suite_n;     /* suite -> its tests in the list */
-	size_t *suite_in;    /* suite -> its tests in the batch (scratch) */
+	/* The list sorted by name, for filters by prefix ("Suite.*", "Suite.t1*");
+	 * nsorted 0 when memory was short (then names only). */
+	struct sname *sorted;
+	size_t nsorted;
+	size_t *want_before; /* sorted index -> wanted names before it (scratch) */
 	unsigned char *mark; /* list index -> in the batch (scratch) */
 } gtest;
 
@@ -347,51 +350,33 @@ static void probe_exit(gtest *g, uint64_t *va, uint64_t *rss)
 		}
 }
 
-/* The suite part of a listed name: up to its first '.' ("Prefix/Suite" of
- * "Prefix/Suite.Test/0"). */
-static size_t suite_len(const char *name, size_t n)
+static int sname_cmp(const void *a, const void *b)
 {
-	const char *dot = memchr(name, '.', n);
-	return dot ? (size_t)(dot - name) : n;
+	const sname *x = a, *y = b;
+	int c = memcmp(x->p, y->p, x->len < y->len ? x->len : y->len);
+	return c ? c : (x->len > y->len) - (x->len < y->len);
 }
 
-/* g->suite_* for g->list; nsuites 0 (no filter by suites) when a suite is
- * not in one piece or memory is short. */
-static void suites_index(gtest *g)
+/* g->sorted for g->list (O(N log N), once per listing); nsorted 0 when
+ * memory is short. */
+static void names_sort(gtest *g)
 {
-	size_t n = shim_names_count(g->list), ns = 0, prev_len = 0;
-	const char *prev = NULL;
-	shim_names *seen = shim_names_new();
-	free(g->suite_of);
-	free(g->suite_first);
-	free(g->suite_n);
-	free(g->suite_in);
+	size_t n = shim_names_count(g->list);
+	free(g->sorted);
+	free(g->want_before);
 	free(g->mark);
-	g->suite_of = malloc((n + 1) * sizeof(size_t));
-	g->suite_first = malloc((n + 1) * sizeof(size_t));
-	g->suite_n = calloc(n + 1, sizeof(size_t));
-	g->suite_in = calloc(n + 1, sizeof(size_t));
+	g->sorted = malloc((n + 1) * sizeof(sname));
+	g->want_before = malloc((n + 1) * sizeof(size_t));
 	g->mark = calloc(n + 1, 1);
-	g->nsuites = 0;
-	if (!g->suite_of || !g->suite_first || !g->suite_n || !g->suite_in || !g->mark)
-		goto out;
+	g->nsorted = 0;
+	if (!g->sorted || !g->want_before || !g->mark)
+		return;
 	for (size_t i = 0; i < n; i++) {
-		size_t len;
-		const char *name = shim_names_at(g->list, i, &len);
-		size_t sl = suite_len(name, len);
-		if (!prev || sl != prev_len || memcmp(name, prev, sl)) {
-			if (shim_names_add(seen, name, sl) < 0)
-				goto out; /* this suite came before: no filter by suites */
-			g->suite_first[ns++] = i;
-			prev = name;
-			prev_len = sl;
-		}
-		g->suite_of[i] = ns - 1;
-		g->suite_n[ns - 1]++;
+		g->sorted[i].p = shim_names_at(g->list, i, &g->sorted[i].len);
+		g->sorted[i].idx = i;
 	}
-	g->nsuites = ns;
-out:
-	shim_names_free(seen);
+	qsort(g->sorted, n, sizeof(sname), sname_cmp);
+	g->nsorted = n;
 }
 
 static void add_name(void *ctx, const char *name, size_t n)
@@ -433,7 +418,7 @@ static int load_list(shim *s, gtest *g, uint64_t *va, uint64_t *rss)
 	shim_names_free(g->list);
 	g->list = shim_names_new();
 	gtest_parse_list(out, len, add_name, g->list);
-	suites_index(g);
+	names_sort(g);
 	rc = 0;
 out:
 	free(out);
@@ -635,15 +620,57 @@ static void fb_add(fbuf *b, const char *p, size_t n)
 	b->p[b->len] = 0;
 }
 
-/* Adds one pattern, after a ':' unless first. */
-static void fb_pattern(fbuf *b, int *first, const char *p, size_t n, int suite)
+/* Adds one pattern, after a ':' unless first; star: "P*" (a prefix). */
+static void fb_pattern(fbuf *b, int *first, const char *p, size_t n, int star)
 {
 	if (!*first)
 		fb_add(b, ":", 1);
 	*first = 0;
 	fb_add(b, p, n);
-	if (suite)
-		fb_add(b, ".*", 2);
+	if (star)
+		fb_add(b, "*", 1);
+}
+
+/*
+ * Patterns for the names of g->sorted[lo, hi) whose mark is want: the
+ * range is every listed name starting with its first depth bytes. With
+ * prefixes, a range all wanted is "PREFIX*" (one name: the name), else
+ * it is split by the next byte; without, the names themselves. O(length of
+ * the names) at most, ~O(patterns) when they compress.
+ */
+static void cover(gtest *g, fbuf *b, int *first, size_t lo, size_t hi, size_t depth, int want,
+                  int prefixes)
+{
+	const sname *v = g->sorted;
+	size_t wanted = g->want_before[hi] - g->want_before[lo];
+	if (!want)
+		wanted = (hi - lo) - wanted;
+	if (!wanted)
+		return;
+	if (prefixes && wanted == hi - lo) {
+		if (hi - lo == 1)
+			fb_pattern(b, first, v[lo].p, v[lo].len, 0);
+		else
+			fb_pattern(b, first, v[lo].p, depth, 1);
+		return;
+	}
+	size_t i = lo;
+	if (!prefixes) {
+		for (; i < hi; i++)
+			if (g->mark[v[i].idx] == want)
+				fb_pattern(b, first, v[i].p, v[i].len, 0);
+		return;
+	}
+	for (; i < hi && v[i].len == depth; i++) /* the name that is the prefix itself */
+		if (g->mark[v[i].idx] == want)
+			fb_pattern(b, first, v[i].p, v[i].len, 0);
+	while (i < hi) {
+		size_t j = i;
+		while (j < hi && v[j].p[depth] == v[i].p[depth])
+			j++;
+		cover(g, b, first, i, j, depth + 1, want, prefixes);
+		i = j;
+	}
 }
 
 /*
@@ -651,62 +678,38 @@ static void fb_pattern(fbuf *b, int *first, const char *p, size_t n, int suite)
  * short as GoogleTest's filter syntax allows: every Test object copies the
  * filter flag twice (its flag saver), so a filter of every name costs each
  * test its length in copies. Two forms, the shorter wins:
- *   the names themselves, a suite whose every listed test is in the batch as
- *   "Suite.*" (only without a user filter: the list is then every test);
- *   the user's filter P-N (none: "*") with the listed tests not in the
- *   batch added to its negatives, a suite with none in the batch as
- *   "Suite.*" (safe: what the user's filter did not list it excludes anyway).
+ *   the names themselves, a prefix whose every listed name is in the batch
+ *   as "PREFIX*" (only without a user filter: the list is then every test);
+ *   the user's filter P-N (none: "*") with the listed names not in the
+ *   batch added to its negatives, by prefix too (safe: what the user's
+ *   filter did not list it excludes anyway).
  * user is the user's filter or NULL. NULL when memory is short.
  */
 static char *filter_compose(shim *s, gtest *g, size_t k, const char *user, size_t *len)
 {
-	size_t nl = shim_names_count(g->list), n;
+	size_t nl = g->nsorted, n;
 	fbuf a = {0}, b = {0};
 	int first = 1;
-	if (!g->nsuites)
+	if (!nl)
 		return filter_build(s, k, "", len);
 	memset(g->mark, 0, nl);
-	memset(g->suite_in, 0, g->nsuites * sizeof(size_t));
 	for (size_t i = 0; i < k; i++) {
 		const char *name = shim_queue_name(s, i, &n);
-		long idx = shim_names_find(g->list, name, n);
-		g->mark[idx] = 1;
-		g->suite_in[g->suite_of[idx]]++;
+		g->mark[shim_names_find(g->list, name, n)] = 1;
 	}
-	/* a: the names, whole suites as patterns when the list is every test */
-	for (size_t i = 0; i < nl; i++) {
-		size_t su = g->suite_of[i];
-		if (!g->mark[i])
-			continue;
-		const char *name = shim_names_at(g->list, i, &n);
-		if (!user && g->suite_in[su] == g->suite_n[su]) {
-			if (i == g->suite_first[su])
-				fb_pattern(&a, &first, name, suite_len(name, n), 1);
-			continue;
-		}
-		fb_pattern(&a, &first, name, n, 0);
-	}
+	g->want_before[0] = 0;
+	for (size_t i = 0; i < nl; i++)
+		g->want_before[i + 1] = g->want_before[i] + g->mark[g->sorted[i].idx];
+	/* a: the batch, by prefix when the list is every test */
+	cover(g, &a, &first, 0, nl, 0, 1, !user);
 	/* b: the user's filter less what is listed but not in the batch */
 	const char *f = user ? user : "*";
 	const char *dash = strchr(f, '-');
 	fb_add(&b, f, strlen(f));
+	if (k < nl && !dash)
+		fb_add(&b, "-", 1); /* "P" becomes "P-X" ("P-N": "P-N:X") */
 	first = !dash || !dash[1];
-	int any = 0;
-	for (size_t i = 0; i < nl; i++) {
-		size_t su = g->suite_of[i];
-		if (g->mark[i])
-			continue;
-		if (!any && !dash)
-			fb_add(&b, "-", 1); /* "P" becomes "P-X" ("P-N": "P-N:X") */
-		any = 1;
-		const char *name = shim_names_at(g->list, i, &n);
-		if (!g->suite_in[su]) {
-			if (i == g->suite_first[su])
-				fb_pattern(&b, &first, name, suite_len(name, n), 1);
-			continue;
-		}
-		fb_pattern(&b, &first, name, n, 0);
-	}
+	cover(g, &b, &first, 0, nl, 0, 0, 1);
 	if (a.bad || b.bad || !a.p) {
 		free(a.p);
 		free(b.p);

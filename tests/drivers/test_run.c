@@ -520,6 +520,33 @@ static void gtest_static_batches(void)
 	done(&o);
 }
 
+/*
+ * Filters by prefix ("Bench.t1*", and the negatives "*-Bench.t0*:..."): two
+ * lanes, each given a part of the list, memguard's --filter picking every
+ * test ending in 3 or 7 and all of one block: exactly those bodies, once.
+ */
+static void gtest_lanes_prefixes(void)
+{
+	static const char *const filters[] = {"Bench.t*[37]", "Bench.t1*", "*9?"};
+	static const long want[] = {4000, 10000, 2000};
+	for (size_t i = 0; i < 3; i++) {
+		outcome o;
+		char lp[160], line[256];
+		mg(&o,
+		   ARGV("run", "-q", "-j", "2", "--driver", "gtest", "--filter", filters[i],
+		        "--report", "report.json", "--", GTEST_BENCH),
+		   ENV("MG_BENCH_TESTS=20000", "MG_BENCH_LOG=body.log"), 0);
+		CU_ASSERT(exited_with(&o, 0));
+		CU_ASSERT_FATAL(o.report != NULL);
+		CU_ASSERT_EQUAL(count(o.report, "pass"), want[i]);
+		snprintf(lp, sizeof(lp), "%s/body.log", o.dir);
+		CU_ASSERT_EQUAL(lines_in(lp, "body "), want[i]);
+		snprintf(line, sizeof(line), "sort '%s' | uniq -d | grep -q .", lp);
+		CU_ASSERT(system(line) != 0); /* no body twice */
+		done(&o);
+	}
+}
+
 /* --driver auto (the default) recognises GoogleTest without running it. */
 static void gtest_auto(void)
 {
@@ -840,6 +867,7 @@ static const mg_case cases[] = {
     {"gtest_long_filter", gtest_long_filter},
     {"gtest_user_filter", gtest_user_filter},
     {"gtest_static_batches", gtest_static_batches},
+    {"gtest_lanes_prefixes", gtest_lanes_prefixes},
 };
 
 MG_TEST_MAIN("drivers_run", cases)
