@@ -187,6 +187,11 @@ static int apply(run_options *o, const char *key, const char *val, int layer, mg
 		o->tests_from = val;
 	} else if (!strcmp(key, "history")) {
 		o->history = val;
+	} else if (!strcmp(key, "order")) {
+		if (strcmp(val, "list") && strcmp(val, "history"))
+			return mg_err_set(err, MG_EINVAL, "order: '%s' is not list or history",
+			                  val);
+		o->order_history = !strcmp(val, "history");
 	} else if (!strcmp(key, "filter")) {
 		o->filter = val;
 	} else if (!strcmp(key, "node")) {
@@ -281,7 +286,7 @@ static const char *const valued[] = {
     "arch",     "recycle-at", "kill-at",      "jobs",         "timeout",       "deadline",
     "interval", "pipeline",   "max-restarts", "output-limit", "address-space", "report",
     "adapter",  "suite",      "driver",       "filter",       "node",          "config",
-    "list-cmd", "list-file",  "tests-from",   "history"};
+    "list-cmd", "list-file",  "tests-from",   "history",      "order"};
 
 int options_parse(run_options *o, int argc, char **argv, mg_err *err)
 {
@@ -396,6 +401,8 @@ const char *options_usage(void)
 	       "  --tests-from FILE      run exactly the tests named in FILE (one a line)\n"
 	       "  --history PATH|auto    plan from an earlier report (auto: the note of the\n"
 	       "                         nearest noted ancestor commit)\n"
+	       "  --order list|history   the queue in list order (default), or with --history\n"
+	       "                         the longest tests first\n"
 	       "  --driver NAME          auto (default), native, gtest, exec, wrap\n"
 	       "  --list-cmd CMD         exec driver: command printing one test name a line\n"
 	       "  --list-file FILE       exec driver: file of test names\n"

@@ -39,6 +39,7 @@ typedef struct run_options {
 	int shell;              /* exec driver: run the template with sh -c */
 	const char *tests_from; /* run exactly these names (one a line), in order */
 	const char *history; /* an earlier report, "auto" (the nearest noted ancestor), or NULL */
+	int order_history;   /* --order history: the longest tests first */
 	const char *filter;  /* fnmatch pattern on test names, NULL: all */
 	uint32_t node_index; /* 1-based; 0: from the CI env, else 1/1 */
 	uint32_t node_total;

@@ -131,6 +131,21 @@ int plan_tests_from(size_t **order, size_t *norder, name_list *nl, const char *f
 	return rc;
 }
 
+/* A test with its expected length, for sorting longest first. */
+typedef struct by_length {
+	double d;   /* seconds; < 0 unknown: after the known */
+	size_t pos; /* list position: equal lengths keep list order */
+	size_t t;
+} by_length;
+
+static int longest_first(const void *a, const void *b)
+{
+	const by_length *x = a, *y = b;
+	if (x->d != y->d)
+		return x->d > y->d ? -1 : 1;
+	return (x->pos > y->pos) - (x->pos < y->pos);
+}
+
 static void node_share(const run_ctx *c, name_list *nl, const size_t *order, size_t n, char *mine,
                        double *expected);
 
@@ -166,7 +181,8 @@ int plan_build(run_ctx *c, name_list *nl, mg_err *err)
 		size_t i = order[j];
 		if (!mine[j])
 			continue;
-		c->tests[c->ntests++] = (rtest){.name = nl->names[i], .len = nl->lens[i]};
+		c->tests[c->ntests++] =
+		    (rtest){.name = nl->names[i], .len = nl->lens[i], .exp_duration = -1};
 		nl->names[i] = NULL;
 	}
 	free(mine);
@@ -288,10 +304,27 @@ void plan_history(run_ctx *c)
 		if (!f)
 			continue; /* new since: this run's own estimates */
 		known++;
+		rt->exp_duration = f->duration;
 		rt->exp_rise = f->rise;
 		rt->exp_growth = f->growth;
 		rt->hist_alone = f->alone || (c->hard.va && f->rise >= c->hard.va);
 		alone += rt->hist_alone;
+	}
+	/* --order history: where the order does not matter, the longest first
+	 * (a stable sort of the queue: equal ones keep list order, and the
+	 * tests new since, unknown, come after the known ones) */
+	if (c->o->order_history) {
+		size_t n = 0;
+		by_length *v = xrealloc(NULL, (c->qlen ? c->qlen : 1) * sizeof(*v));
+		while (c->qlen) {
+			size_t t = plan_pop(c);
+			v[n] = (by_length){c->tests[t].exp_duration, n, t};
+			n++;
+		}
+		qsort(v, n, sizeof(*v), longest_first);
+		for (size_t j = 0; j < n; j++)
+			plan_push_back(c, v[j].t);
+		free(v);
 	}
 	/* the tests that alone broke the hard limit wait for a fresh host each */
 	if (alone) {
@@ -358,16 +391,14 @@ static void node_share(const run_ctx *c, name_list *nl, const size_t *order, siz
 	for (size_t j = 0; j < n; j++)
 		if (dur[j] < 0)
 			dur[j] = nknown ? sum / (double)nknown : 0;
-	/* longest first; equal ones in list order (insertion sort is stable
-	 * and the list is usually short enough; O(n^2) worst) */
-	for (size_t j = 1; j < n; j++) {
-		size_t x = by[j], k = j;
-		while (k > 0 && dur[by[k - 1]] < dur[x]) {
-			by[k] = by[k - 1];
-			k--;
-		}
-		by[k] = x;
-	}
+	/* longest first; equal ones in list order */
+	by_length *v = xrealloc(NULL, (n ? n : 1) * sizeof(*v));
+	for (size_t j = 0; j < n; j++)
+		v[j] = (by_length){dur[j], j, j};
+	qsort(v, n, sizeof(*v), longest_first);
+	for (size_t j = 0; j < n; j++)
+		by[j] = v[j].t;
+	free(v);
 	double *load = calloc(nodes, sizeof(double));
 	for (size_t j = 0; j < n; j++) {
 		uint32_t best = 0;

@@ -55,6 +55,7 @@ typedef struct rtest {
 	/* from --history: how far above its start its VA rose, what it kept,
 	 * and whether it must run alone (it alone broke the hard limit) */
 	uint64_t exp_rise, exp_growth;
+	double exp_duration; /* seconds; < 0: unknown */
 	int hist_alone;
 } rtest;
 

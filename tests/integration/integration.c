@@ -1020,6 +1020,42 @@ static void history_auto_pr(void)
 	done(&o);
 }
 
+/* --order history: with a history the longest tests start first (here two
+ * 200 ms tests near the end of the list), the rest keep list order; an
+ * unknown order is a usage error naming it. */
+static void order_history(void)
+{
+	static const char *const env[] = {"MG_FAULT=slow@30,slow@35", "MG_FAULT_TESTS=40", NULL};
+	char hist[96];
+	outcome o;
+	mg(&o, ARGV("run", "-q", "-j", "1", "--report", "report.json", "--", FAULT64), env, 0);
+	CU_ASSERT_FATAL(o.report != NULL);
+	snprintf(hist, sizeof(hist), "/tmp/mg-order-history-%d.json", (int)getpid());
+	CU_ASSERT_EQUAL_FATAL(json_dump_file(o.report, hist, 0), 0);
+	done(&o);
+	mg(&o,
+	   ARGV("run", "-q", "-j", "1", "--history", hist, "--order", "history", "--report",
+	        "report.json", "--", FAULT64),
+	   env, 0);
+	CU_ASSERT(exited_with(&o, 0));
+	CU_ASSERT_FATAL(o.report != NULL);
+	json_t *tests =
+	    json_object_get(json_array_get(json_object_get(o.report, "shards"), 0), "tests");
+	CU_ASSERT_FATAL(json_array_size(tests) == 40);
+	const char *n0 = json_string_value(json_object_get(json_array_get(tests, 0), "name"));
+	const char *n1 = json_string_value(json_object_get(json_array_get(tests, 1), "name"));
+	CU_ASSERT((!strcmp(n0, "fault/t030") && !strcmp(n1, "fault/t035")) ||
+	          (!strcmp(n0, "fault/t035") && !strcmp(n1, "fault/t030")));
+	const char *n2 = json_string_value(json_object_get(json_array_get(tests, 2), "name"));
+	CU_ASSERT_STRING_EQUAL(n2, "fault/t000");
+	done(&o);
+	mg(&o, ARGV("run", "--order", "sideways", "--", FAULT64), NULL, 0);
+	CU_ASSERT(exited_with(&o, 2));
+	CU_ASSERT(strstr(o.err, "sideways") != NULL);
+	done(&o);
+	unlink(hist);
+}
+
 /* Limits that contradict each other or the machine: exit 2, both named. */
 static void contradicts(const char *host, const char *flag1, const char *v1, const char *flag2,
                         const char *v2, const char *want1, const char *want2)
@@ -1517,6 +1553,7 @@ static const mg_case cases[] = {
     {"history_auto", history_auto},
     {"node_split_history", node_split_history},
     {"history_auto_pr", history_auto_pr},
+    {"order_history", order_history},
 };
 
 /*
