@@ -164,11 +164,19 @@ int policy_exit_code(const run_ctx *c)
  * host that does not check its own memory stops at the first boundary over
  * it; two behind tests slower than SLOW_TEST: pipelining pays for short
  * tests only, and behind a slow one queued tests would wait while other
- * lanes idle (or strand behind a hang).
+ * lanes idle (or strand behind a hang). A gtest lane takes its whole share
+ * (the run's tests over the lanes) in one program.
  */
 size_t policy_depth(const run_ctx *c, const lane *l)
 {
 	const host *h = &l->h;
+	/* gtest: one program takes the lane's whole share at once (each refill
+	 * would be a program start, and GoogleTest pays for its suite at each);
+	 * the probe judges the limits at every boundary inside the program */
+	if (c->driver == DRIVER_GTEST) {
+		size_t whole = c->ntests / c->nlanes + 1;
+		return c->o->pipeline < whole ? c->o->pipeline : whole;
+	}
 	size_t share = c->qlen / c->nlanes + 1;
 	size_t depth = c->o->pipeline < share ? c->o->pipeline : share;
 	if ((c->soft.va && h->va_last >= c->soft.va / 10 * 9) ||

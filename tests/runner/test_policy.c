@@ -136,6 +136,7 @@ static void depth(void)
 		lanes[0].h.tree_rss = cases[i].rss_last;
 		lanes[0].h.state = HOST_RUNNING;
 		lanes[0].avg_duration = cases[i].avg_duration;
+		c->ntests = 1000;
 		size_t got = policy_depth(c, &lanes[0]);
 		if (got != cases[i].want)
 			fprintf(stderr, "\n  case %zu: got %zu want %zu\n", i, got, cases[i].want);
@@ -172,6 +173,27 @@ static void rss_pool(void)
 	lanes[0].h.tree_rss = 512 * MI;
 	CU_ASSERT_EQUAL(policy_rss_pool(c, c->soft.rss, 512 * MI), LIMIT_RSS);
 	CU_ASSERT_EQUAL(policy_rss_pool(c, 0, 512 * MI), 0);
+}
+
+/* gtest: the lane's whole share of the run at once, whatever the rules
+ * for slow tests and soft limits say (the probe judges inside the program) */
+static void depth_gtest(void)
+{
+	run_ctx *c = fresh();
+	lane lanes[2];
+	memset(lanes, 0, sizeof(lanes));
+	c->lanes = lanes;
+	c->nlanes = 2;
+	c->driver = DRIVER_GTEST;
+	opts.pipeline = 1000000;
+	c->ntests = 20000;
+	c->qlen = 3000; /* what is left: the share is of the run */
+	lanes[0].avg_duration = 0.5;
+	c->soft.va = 1ull << 30;
+	lanes[0].h.va_last = 1ull << 30;
+	CU_ASSERT_EQUAL(policy_depth(c, &lanes[0]), 10001);
+	opts.pipeline = 1024;
+	CU_ASSERT_EQUAL(policy_depth(c, &lanes[0]), 1024);
 }
 
 static void interval(void)
@@ -239,7 +261,7 @@ static void end_names(void)
 static const mg_case cases[] = {
     {"check", check},         {"why", why},           {"other_arch", other_arch},
     {"depth", depth},         {"interval", interval}, {"exit_code", exit_code},
-    {"end_names", end_names}, {"rss_pool", rss_pool},
+    {"end_names", end_names}, {"rss_pool", rss_pool}, {"depth_gtest", depth_gtest},
 };
 
 MG_TEST_MAIN("policy", cases)
