@@ -7,6 +7,7 @@
  */
 #include "memguard_host.h"
 #include "mg_proto.h"
+#include "mg_verdict.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -30,8 +31,6 @@ __attribute__((used)) const char mg_host_marker[] = MG_HOST_MARKER;
 /* Longest test name quoted in an "unknown test" message. */
 #define UNKNOWN_NAME_MAX 1024
 #define NO_INDEX         ((size_t)-1)
-/* Recent per-test VA growths kept for the admission of the next test. */
-#define GROWTH_WINDOW 32
 /* Return value of a step that wants the serve loop to go on. */
 #define STEP_MORE (-1)
 
@@ -63,19 +62,8 @@ typedef struct host {
 
 	int cmd_fd, reply_fd, statm_fd;
 	uint64_t page;
-	int has_va_limit, has_rss_limit;
-	uint64_t va_limit, rss_limit;
-	unsigned version; /* the protocol spoken: the lower of ours and the runner's */
-	/* v2: admission of the next test by the recent growth, and the gap */
-	uint64_t kill_va;               /* 0: none */
-	int64_t growth[GROWTH_WINDOW];  /* VA growth of the last tests */
-	int64_t rgrowth[GROWTH_WINDOW]; /* and their RSS growth */
-	uint64_t kill_rss;              /* 0: none */
-	uint64_t rss_start;             /* RSS at the start of the running test */
-	size_t ngrowth;
-	uint64_t va_start;  /* VA at the start of the running test */
-	uint64_t gap_limit; /* a free block of this size must fit; 0: none */
-	uint64_t gap_ok_va; /* VA when it last did (0: not checked yet) */
+	unsigned version;   /* the protocol spoken: the lower of ours and the runner's */
+	mg_verdict verdict; /* the limits it was given, and the growth of its last tests */
 	uint64_t ordinal;   /* run lines answered: the mark of the next test */
 	/* v2: what history says of the next run line (expect RISE GROWTH) */
 	uint64_t expect_rise, expect_growth;
@@ -320,73 +308,6 @@ static int bad_command(const char *line, size_t len)
 }
 
 /* The largest VA growth of the recent tests: what the next may add. */
-/* The largest RSS growth of the recent tests. */
-static uint64_t expected_rss_growth(const host *h)
-{
-	int64_t g = 0;
-	for (size_t i = 0; i < h->ngrowth && i < GROWTH_WINDOW; i++)
-		if (h->rgrowth[i] > g)
-			g = h->rgrowth[i];
-	return (uint64_t)g;
-}
-
-static uint64_t expected_growth(const host *h)
-{
-	int64_t g = 0;
-	for (size_t i = 0; i < h->ngrowth && i < GROWTH_WINDOW; i++)
-		if (h->growth[i] > g)
-			g = h->growth[i];
-	return (uint64_t)g;
-}
-
-/*
- * 1 when a free block of h->gap_limit still fits: one mmap of it (untouched,
- * reserved for the length of two system calls) and its munmap, ~2 us, and
- * exactly the question whether the test's next allocation of that size
- * could succeed. Asked again only when VA grew since it last said yes.
- */
-static int gap_fits(host *h, mem m)
-{
-	if (h->gap_ok_va && m.va <= h->gap_ok_va)
-		return 1;
-	void *p = mmap(NULL, (size_t)h->gap_limit, PROT_NONE,
-	               MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (p == MAP_FAILED)
-		return 0;
-	munmap(p, (size_t)h->gap_limit);
-	h->gap_ok_va = m.va;
-	return 1;
-}
-
-/*
- * The boundary verdict, after each test and before the next: why this host
- * must take no more tests (MG_WHY_*), or MG_WHY_NONE. *bytes: the figure of
- * a growth or gap verdict. The growth of the test just ended is counted
- * first, so it is expected of the next.
- */
-static mg_why boundary_verdict(host *h, mem m, uint64_t *bytes)
-{
-	h->rgrowth[h->ngrowth % GROWTH_WINDOW] = (int64_t)m.rss - (int64_t)h->rss_start;
-	h->growth[h->ngrowth++ % GROWTH_WINDOW] = (int64_t)m.va - (int64_t)h->va_start;
-	if (h->has_va_limit && m.va >= h->va_limit)
-		return MG_WHY_VA;
-	if (h->has_rss_limit && m.rss >= h->rss_limit)
-		return MG_WHY_RSS;
-	if (h->kill_va && m.va + expected_growth(h) >= h->kill_va) {
-		*bytes = expected_growth(h);
-		return MG_WHY_GROWTH;
-	}
-	if (h->kill_rss && m.rss + expected_rss_growth(h) >= h->kill_rss) {
-		*bytes = expected_rss_growth(h);
-		return MG_WHY_RSSGROWTH;
-	}
-	if (h->gap_limit && !gap_fits(h, m)) {
-		*bytes = h->gap_limit;
-		return MG_WHY_GAP;
-	}
-	return MG_WHY_NONE;
-}
-
 /* ---- dying: the memory at a fatal signal (v2) ---- */
 
 static int dying_fd = -1;
@@ -550,12 +471,12 @@ static int serve_runs(host *h, char *line, size_t len)
 	for (;;) {
 		/* history's word on this test: would its peak reach the kill limit
 		 * from where this host stands? Then not here: a fresh host runs it */
-		if (h->expect_rise && h->kill_va) {
+		if (h->expect_rise && h->verdict.kill_va) {
 			mem now = mem_now(h);
 			uint64_t need =
 			    h->expect_rise > h->expect_growth ? h->expect_rise : h->expect_growth;
 			h->expect_rise = h->expect_growth = 0;
-			if (now.va + need >= h->kill_va) {
+			if (now.va + need >= h->verdict.kill_va) {
 				if (out_printf(h,
 				               "recycle %" PRIu64 " %" PRIu64 " peak %" PRIu64 "\n",
 				               now.va, now.rss, need) < 0 ||
@@ -611,9 +532,7 @@ static int serve_runs(host *h, char *line, size_t len)
 		if (out_put(h, "\n", 1) < 0)
 			return 0;
 		uint64_t bytes = 0;
-		mg_why why = boundary_verdict(h, after, &bytes);
-		h->va_start = after.va;
-		h->rss_start = after.rss;
+		mg_why why = mg_verdict_end(&h->verdict, after.va, after.rss, &bytes);
 		if (why != MG_WHY_NONE) {
 			static const char *const words[] = {"",     " va",   " rss",      " growth",
 			                                    " gap", " peak", " rssgrowth"};
@@ -720,17 +639,17 @@ static int host_mode(host *h)
 	h->cmd_fd = env_fd(MG_ENV_CMD_FD, MG_PROTO_CMD_FD);
 	mg_lines_init(&h->lines, h->in, sizeof(h->in), MG_PROTO_LINE_MAX);
 	h->reply_fd = env_fd(MG_ENV_REPLY_FD, MG_PROTO_REPLY_FD);
-	h->has_va_limit = env_u64(MG_ENV_RECYCLE_VA, &h->va_limit);
-	h->has_rss_limit = env_u64(MG_ENV_RECYCLE_RSS, &h->rss_limit);
+	env_u64(MG_ENV_RECYCLE_VA, &h->verdict.recycle_va);
+	env_u64(MG_ENV_RECYCLE_RSS, &h->verdict.recycle_rss);
 	uint64_t runner_version = 1;
 	env_u64(MG_ENV_HOST, &runner_version);
 	h->version = runner_version >= MG_PROTO_VERSION ? MG_PROTO_VERSION : 1;
 	if (h->version >= 2) {
-		env_u64(MG_ENV_KILL_VA, &h->kill_va);
-		env_u64(MG_ENV_KILL_RSS, &h->kill_rss);
-		env_u64(MG_ENV_RECYCLE_GAP, &h->gap_limit);
-		if (h->gap_limit > SIZE_MAX / 2)
-			h->gap_limit = 0; /* no block that large on this arch: nothing to check */
+		env_u64(MG_ENV_KILL_VA, &h->verdict.kill_va);
+		env_u64(MG_ENV_KILL_RSS, &h->verdict.kill_rss);
+		env_u64(MG_ENV_RECYCLE_GAP, &h->verdict.gap_limit);
+		if (h->verdict.gap_limit > SIZE_MAX / 2)
+			h->verdict.gap_limit = 0; /* no block that large on this arch */
 	}
 	/* processes the tests spawn must not hold the protocol pipes open */
 	fcntl(h->cmd_fd, F_SETFD, FD_CLOEXEC);
@@ -752,8 +671,7 @@ static int host_mode(host *h)
 	if (h->version >= 2)
 		dying_install(h);
 	mem m = mem_now(h);
-	h->va_start = m.va;
-	h->rss_start = m.rss;
+	mg_verdict_start(&h->verdict, m.va, m.rss);
 	h->peak_seen = m.va;
 	if (out_printf(h, "hello %u %s %ld %" PRIu64 " %" PRIu64 "\n", h->version,
 	               sizeof(void *) == 4 ? "x86" : "x64", (long)getpid(), m.va, m.rss) < 0 ||

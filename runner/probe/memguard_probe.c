@@ -22,6 +22,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "mg_verdict.h"
+
 /* The driver's environment for the probe (also read by gtest.c). */
 #define ENV_PROBE_FD "MEMGUARD_PROBE_FD"
 /* Soft and hard limits, as the host library reads them (mg_proto.h). */
@@ -36,10 +38,9 @@
 #define ENV_PROBE_FILTER "MEMGUARD_PROBE_FILTER"
 #define FILTER_UNREAD    "-*"
 
-#define GROWTH_WINDOW 32
-#define NAME_MAX_OUT  4000 /* longer names are cut (the driver compares the prefix) */
-#define HIGH_FD       200  /* the probe fd is moved up here, out of the program's way */
-#define TAG_LEN       13   /* "[ RUN      ] " */
+#define NAME_MAX_OUT 4000 /* longer names are cut (the driver compares the prefix) */
+#define HIGH_FD      200  /* the probe fd is moved up here, out of the program's way */
+#define TAG_LEN      13   /* "[ RUN      ] " */
 
 static int (*real_fflush)(FILE *);
 
@@ -48,14 +49,11 @@ static int statm_fd = -1;  /* kept open: one pread per test */
 static int status_fd = -1; /* kept open: read after tests of 1 ms or more */
 static uint64_t page = 4096;
 
-static uint64_t recycle_va, recycle_rss, kill_va, gap_limit;
-static int running; /* between a RUN line and its end line */
+static mg_verdict verdict; /* the limits the driver passed, the recent growths */
+static int running;        /* between a RUN line and its end line */
 static struct timespec t_run;
-static int have_prev;
-static uint64_t va_prev; /* VA at the previous boundary: a test's growth is from there */
-static int64_t growth[GROWTH_WINDOW];
-static size_t ngrowth;
-static uint64_t gap_ok_va;
+static int have_prev; /* the first test's start was read: a test's growth is from
+                       * the previous boundary from then on */
 
 static char line[NAME_MAX_OUT + 128];
 
@@ -143,53 +141,6 @@ static void mem_peak(uint64_t *peak_va, uint64_t *peak_rss)
 	}
 }
 
-static uint64_t expected_growth(void)
-{
-	int64_t g = 0;
-	for (size_t i = 0; i < ngrowth && i < GROWTH_WINDOW; i++)
-		if (growth[i] > g)
-			g = growth[i];
-	return (uint64_t)g;
-}
-
-/* As memguard_host.c's gap_fits: one untouched mmap of the gap limit, asked
- * again only when VA grew since it last fitted. */
-static int gap_fits(uint64_t va)
-{
-	if (gap_ok_va && va <= gap_ok_va)
-		return 1;
-	void *p = mmap(NULL, (size_t)gap_limit, PROT_NONE,
-	               MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (p == MAP_FAILED)
-		return 0;
-	munmap(p, (size_t)gap_limit);
-	gap_ok_va = va;
-	return 1;
-}
-
-/*
- * The boundary verdict (memguard_host.c's boundary_verdict): the word of a
- * "stop" line, or NULL to go on; *bytes the figure of growth and gap.
- */
-static const char *verdict(uint64_t va, uint64_t rss, uint64_t *bytes)
-{
-	growth[ngrowth++ % GROWTH_WINDOW] = (int64_t)va - (int64_t)va_prev;
-	va_prev = va;
-	if (recycle_va && va >= recycle_va)
-		return "va";
-	if (recycle_rss && rss >= recycle_rss)
-		return "rss";
-	if (kill_va && va + expected_growth() >= kill_va) {
-		*bytes = expected_growth();
-		return "growth";
-	}
-	if (gap_limit && !gap_fits(va)) {
-		*bytes = gap_limit;
-		return "gap";
-	}
-	return NULL;
-}
-
 static double ms_since(const struct timespec *t0)
 {
 	struct timespec t;
@@ -212,7 +163,9 @@ static int test_end(const char *name, size_t n)
 	if (n > NAME_MAX_OUT)
 		n = NAME_MAX_OUT;
 	char *p = line;
-	const char *why = verdict(va, rss, &bytes);
+	static const char *const words[] = {NULL,  "va",   "rss",      "growth",
+	                                    "gap", "peak", "rssgrowth"};
+	const char *why = words[mg_verdict_end(&verdict, va, rss, &bytes)];
 	if (why) {
 		size_t wl = strlen(why);
 		memcpy(p, "stop ", 5);
@@ -268,8 +221,9 @@ static int boundary(FILE *f)
 		if (!memcmp(t, "[ RUN      ] ", TAG_LEN)) {
 			running = 1;
 			if (!have_prev) {
-				uint64_t rss;
-				mem_now(&va_prev, &rss);
+				uint64_t va, rss;
+				mem_now(&va, &rss);
+				mg_verdict_start(&verdict, va, rss);
 				have_prev = 1;
 			}
 			clock_gettime(CLOCK_MONOTONIC, &t_run);
@@ -485,10 +439,10 @@ __attribute__((constructor)) static void probe_init(void)
 	page = ps > 0 ? (uint64_t)ps : 4096;
 	statm_fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
 	status_fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
-	recycle_va = env_u64(ENV_RECYCLE_VA);
-	recycle_rss = env_u64(ENV_RECYCLE_RSS);
-	kill_va = env_u64(ENV_KILL_VA);
-	gap_limit = env_u64(ENV_RECYCLE_GAP);
+	verdict.recycle_va = env_u64(ENV_RECYCLE_VA);
+	verdict.recycle_rss = env_u64(ENV_RECYCLE_RSS);
+	verdict.kill_va = env_u64(ENV_KILL_VA);
+	verdict.gap_limit = env_u64(ENV_RECYCLE_GAP);
 	pthread_atfork(NULL, NULL, on_fork_child);
 	probe_fd = fd;
 	static const char hello[] = "probe 1\n";
