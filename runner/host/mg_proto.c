@@ -288,6 +288,8 @@ void mg_lines_init(mg_lines *r, char *buf, size_t cap, size_t max)
 
 int mg_lines_next(mg_lines *r, char **line, size_t *len)
 {
+	if (r->len == 0)
+		return 0; /* also: no buffer yet, and memchr(NULL, ..., 0) is UB */
 	char *s = r->buf + r->start;
 	char *nl = memchr(s, '\n', r->len);
 	if (!nl)
