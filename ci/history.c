@@ -46,14 +46,15 @@ static void history_start(git_oid *start, store *s, const git_oid *head)
 		*start = mb;
 }
 
-int ci_history(report **out, const char *dir, mg_err *err)
+/* Called from "memguard run" (outside ci_main), so it holds libgit2 itself:
+ * without init, libgit2's per-thread error state is never freed. */
+static int history_find(report **out, mg_err *err)
 {
 	store s;
 	notes n;
 	git_oid head, id;
 	git_revwalk *walk = NULL;
 	int rc, steps = 0;
-	(void)dir; /* the repository is found from the current directory */
 	memset(&n, 0, sizeof(n));
 	if ((rc = store_open(&s, NULL, err)) < 0)
 		return rc;
@@ -85,5 +86,15 @@ done:
 	git_revwalk_free(walk);
 	notes_free(&n);
 	store_close(&s);
+	return rc;
+}
+
+int ci_history(report **out, const char *dir, mg_err *err)
+{
+	(void)dir; /* the repository is found from the current directory */
+	if (git_libgit2_init() < 0)
+		return mg_err_set(err, MG_ERROR, "cannot initialise libgit2");
+	int rc = history_find(out, err);
+	git_libgit2_shutdown();
 	return rc;
 }
