@@ -5,8 +5,10 @@
  */
 #include "tree.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "mg_elf.h"
 #include "proc.h"
@@ -17,8 +19,23 @@ struct tree {
 	pid_t *pid;
 	mg_arch *arch;  /* read from /proc/PID/exe */
 	uint64_t *text; /* the code size when the arch was read */
+	char *ours;     /* still memguard's own program (forked, not yet exec'd) */
 	pid_t *found;   /* scratch for proc_descendants */
+	dev_t self_dev; /* memguard's own executable */
+	ino_t self_ino;
 };
+
+/* Whether pid runs memguard's own executable: a driver shim's child
+ * between its fork and its exec (an ASan build of memguard reserves
+ * terabytes there), which is not the program under test yet. */
+static int is_ours(const tree *t, pid_t pid)
+{
+	char path[64];
+	struct stat st;
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	return t->self_ino && stat(path, &st) == 0 && st.st_dev == t->self_dev &&
+	       st.st_ino == t->self_ino;
+}
 
 int tree_new(tree **out, size_t max, mg_err *err)
 {
@@ -29,11 +46,17 @@ int tree_new(tree **out, size_t max, mg_err *err)
 		t->pid = calloc(max ? max : 1, sizeof(*t->pid));
 		t->arch = calloc(max ? max : 1, sizeof(*t->arch));
 		t->text = calloc(max ? max : 1, sizeof(*t->text));
+		t->ours = calloc(max ? max : 1, sizeof(*t->ours));
 		t->found = calloc(max ? max : 1, sizeof(*t->found));
 	}
-	if (!t || !t->sampler || !t->pid || !t->arch || !t->text || !t->found) {
+	if (!t || !t->sampler || !t->pid || !t->arch || !t->text || !t->ours || !t->found) {
 		tree_free(t);
 		return mg_err_set(err, MG_ERROR, "out of memory");
+	}
+	struct stat st;
+	if (stat("/proc/self/exe", &st) == 0) {
+		t->self_dev = st.st_dev;
+		t->self_ino = st.st_ino;
 	}
 	*out = t;
 	return 0;
@@ -48,6 +71,7 @@ static void drop(tree *t, size_t k)
 	t->pid[k] = t->pid[t->n];
 	t->arch[k] = t->arch[t->n];
 	t->text[k] = t->text[t->n];
+	t->ours[k] = t->ours[t->n];
 }
 
 void tree_read(tree *t, tree_sample *out)
@@ -65,7 +89,10 @@ void tree_read(tree *t, tree_sample *out)
 			t->text[k] = text;
 			if (elf_arch_of_pid(&t->arch[k], t->pid[k], NULL) < 0)
 				t->arch[k] = MG_ARCH_UNKNOWN;
+			t->ours[k] = (char)is_ours(t, t->pid[k]);
 		}
+		if (t->ours[k])
+			continue;
 		out->n++;
 		out->rss += rss;
 		if (va > out->va_max) {
@@ -103,6 +130,7 @@ void tree_scan(tree *t, pid_t root, tree_sample *out)
 			continue;
 		t->arch[t->n] = MG_ARCH_UNKNOWN;
 		t->text[t->n] = 0;
+		t->ours[t->n] = 0;
 		t->pid[t->n++] = t->found[i];
 	}
 	tree_read(t, out);
@@ -118,6 +146,7 @@ void tree_free(tree *t)
 	free(t->pid);
 	free(t->arch);
 	free(t->text);
+	free(t->ours);
 	free(t->found);
 	free(t);
 }

@@ -15,7 +15,9 @@
 #include "mg_err.h"
 #include "mg_limits.h"
 
-/* One reading of a tree (the root itself is not in it). */
+/* One reading of a tree. The root itself is not in it, nor a process still
+ * running memguard's own executable (forked and not yet exec'd: not the
+ * program under test yet). */
 typedef struct tree_sample {
 	uint64_t rss;    /* summed over the processes */
 	uint64_t va_max; /* the largest VA of one process */

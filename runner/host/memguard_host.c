@@ -144,16 +144,6 @@ static size_t index_find(host *h, const char *name, size_t len)
 
 /* ---- memory ---- */
 
-static uint64_t parse_u64(const char **p)
-{
-	uint64_t v = 0;
-	while (**p == ' ' || **p == '\t')
-		(*p)++;
-	while (**p >= '0' && **p <= '9')
-		v = v * 10 + (uint64_t)(*(*p)++ - '0');
-	return v;
-}
-
 /* ~1.5 us: one pread of the kept-open statm. Zeros when it cannot be read. */
 static mem mem_now(host *h)
 {
@@ -164,8 +154,8 @@ static mem mem_now(host *h)
 		return m;
 	buf[n] = '\0';
 	const char *p = buf;
-	m.va = parse_u64(&p) * h->page;
-	m.rss = parse_u64(&p) * h->page;
+	m.va = mg_parse_u64(&p) * h->page;
+	m.rss = mg_parse_u64(&p) * h->page;
 	return m;
 }
 
@@ -185,12 +175,12 @@ static mem mem_peak(void)
 	const char *p = strstr(buf, "\nVmPeak:");
 	if (p != NULL) {
 		p += 8;
-		m.va = parse_u64(&p) * 1024;
+		m.va = mg_parse_u64(&p) * 1024;
 	}
 	p = strstr(buf, "\nVmHWM:");
 	if (p != NULL) {
 		p += 7;
-		m.rss = parse_u64(&p) * 1024;
+		m.rss = mg_parse_u64(&p) * 1024;
 	}
 	return m;
 }
@@ -307,25 +297,11 @@ static int bad_command(const char *line, size_t len)
 	return 3;
 }
 
-/* The largest VA growth of the recent tests: what the next may add. */
 /* ---- dying: the memory at a fatal signal (v2) ---- */
 
 static int dying_fd = -1;
 static int dying_statm = -1;
 static uint64_t dying_page = 4096;
-
-/* Writes v in decimal at p (async-signal-safe); returns the end. */
-static char *put_u64(char *p, uint64_t v)
-{
-	char tmp[24];
-	int n = 0;
-	do
-		tmp[n++] = (char)('0' + v % 10);
-	while ((v /= 10) != 0);
-	while (n > 0)
-		*p++ = tmp[--n];
-	return p;
-}
 
 /*
  * At SIGSEGV, SIGBUS, SIGABRT, SIGFPE or SIGILL, on its own stack: writes
@@ -342,8 +318,8 @@ static void on_fatal(int sig)
 	if (n > 0) {
 		buf[n] = '\0';
 		const char *q = buf;
-		va = parse_u64(&q) * dying_page;
-		rss = parse_u64(&q) * dying_page;
+		va = mg_parse_u64(&q) * dying_page;
+		rss = mg_parse_u64(&q) * dying_page;
 	}
 	int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
 	n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
@@ -354,17 +330,17 @@ static void on_fatal(int sig)
 		const char *q = strstr(buf, "\nVmPeak:");
 		if (q != NULL) {
 			q += 8;
-			peak = parse_u64(&q) * 1024;
+			peak = mg_parse_u64(&q) * 1024;
 		}
 	}
 	memcpy(p, "dying ", 6);
-	p = put_u64(p + 6, (uint64_t)sig);
+	p = mg_put_u64(p + 6, (uint64_t)sig);
 	*p++ = ' ';
-	p = put_u64(p, va);
+	p = mg_put_u64(p, va);
 	*p++ = ' ';
-	p = put_u64(p, rss);
+	p = mg_put_u64(p, rss);
 	*p++ = ' ';
-	p = put_u64(p, peak > va ? peak : va);
+	p = mg_put_u64(p, peak > va ? peak : va);
 	*p++ = '\n';
 	ssize_t w = write(dying_fd, line, (size_t)(p - line));
 	(void)w;

@@ -63,3 +63,25 @@ mg_why mg_verdict_end(mg_verdict *v, uint64_t va, uint64_t rss, uint64_t *bytes)
 	}
 	return MG_WHY_NONE;
 }
+
+uint64_t mg_parse_u64(const char **p)
+{
+	uint64_t v = 0;
+	while (**p == ' ' || **p == '\t')
+		(*p)++;
+	while (**p >= '0' && **p <= '9')
+		v = v * 10 + (uint64_t)(*(*p)++ - '0');
+	return v;
+}
+
+char *mg_put_u64(char *p, uint64_t v)
+{
+	char tmp[24];
+	int n = 0;
+	do
+		tmp[n++] = (char)('0' + v % 10);
+	while ((v /= 10) != 0);
+	while (n > 0)
+		*p++ = tmp[--n];
+	return p;
+}

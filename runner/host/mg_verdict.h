@@ -42,4 +42,10 @@ uint64_t mg_verdict_growth(const mg_verdict *v, int rss);
  */
 mg_why mg_verdict_end(mg_verdict *v, uint64_t va, uint64_t rss, uint64_t *bytes);
 
+/* The numbers both sides read and write without stdio. mg_parse_u64 skips
+ * blanks, reads decimal digits and leaves *p after them; mg_put_u64 writes v
+ * in decimal at p and returns the end (async-signal-safe). */
+uint64_t mg_parse_u64(const char **p);
+char *mg_put_u64(char *p, uint64_t v);
+
 #endif

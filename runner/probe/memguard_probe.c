@@ -63,32 +63,10 @@ static int filter_state; /* 0: not looked for, 1: a file is named, -1: none */
 static char filter_path[4096];
 static char *filter_text; /* the file's content, read at the first GTEST_FILTER */
 
-static uint64_t parse_u64(const char **p)
-{
-	uint64_t v = 0;
-	while (**p == ' ' || **p == '\t')
-		(*p)++;
-	while (**p >= '0' && **p <= '9')
-		v = v * 10 + (uint64_t)(*(*p)++ - '0');
-	return v;
-}
-
 static uint64_t env_u64(const char *name)
 {
 	const char *v = getenv(name);
-	return v ? parse_u64(&v) : 0;
-}
-
-static char *put_u64(char *p, uint64_t v)
-{
-	char tmp[24];
-	int n = 0;
-	do
-		tmp[n++] = (char)('0' + v % 10);
-	while ((v /= 10) != 0);
-	while (n > 0)
-		*p++ = tmp[--n];
-	return p;
+	return v ? mg_parse_u64(&v) : 0;
 }
 
 static void write_all(const char *p, size_t n)
@@ -116,8 +94,8 @@ static void mem_now(uint64_t *va, uint64_t *rss)
 		return;
 	buf[n] = '\0';
 	const char *p = buf;
-	*va = parse_u64(&p) * page;
-	*rss = parse_u64(&p) * page;
+	*va = mg_parse_u64(&p) * page;
+	*rss = mg_parse_u64(&p) * page;
 }
 
 /* VmPeak and VmHWM (6-9 us): only after tests of 1 ms or more. */
@@ -132,12 +110,12 @@ static void mem_peak(uint64_t *peak_va, uint64_t *peak_rss)
 	const char *p = strstr(buf, "\nVmPeak:");
 	if (p) {
 		p += 8;
-		*peak_va = parse_u64(&p) * 1024;
+		*peak_va = mg_parse_u64(&p) * 1024;
 	}
 	p = strstr(buf, "\nVmHWM:");
 	if (p) {
 		p += 7;
-		*peak_rss = parse_u64(&p) * 1024;
+		*peak_rss = mg_parse_u64(&p) * 1024;
 	}
 }
 
@@ -173,18 +151,18 @@ static int test_end(const char *name, size_t n)
 		p += 5 + wl;
 		if (bytes) {
 			*p++ = ' ';
-			p = put_u64(p, bytes);
+			p = mg_put_u64(p, bytes);
 		}
 		*p++ = '\n';
 	}
 	memcpy(p, "end ", 4);
-	p = put_u64(p + 4, va);
+	p = mg_put_u64(p + 4, va);
 	*p++ = ' ';
-	p = put_u64(p, rss);
+	p = mg_put_u64(p, rss);
 	*p++ = ' ';
-	p = put_u64(p, peak_va);
+	p = mg_put_u64(p, peak_va);
 	*p++ = ' ';
-	p = put_u64(p, peak_rss);
+	p = mg_put_u64(p, peak_rss);
 	*p++ = ' ';
 	memcpy(p, name, n);
 	p += n;
@@ -376,9 +354,9 @@ __attribute__((destructor)) static void probe_fini(void)
 	mem_now(&va, &rss);
 	char *p = line;
 	memcpy(p, "exit ", 5);
-	p = put_u64(p + 5, va);
+	p = mg_put_u64(p + 5, va);
 	*p++ = ' ';
-	p = put_u64(p, rss);
+	p = mg_put_u64(p, rss);
 	*p++ = '\n';
 	write_all(line, (size_t)(p - line));
 }
@@ -424,7 +402,7 @@ __attribute__((constructor)) static void probe_init(void)
 	filter_forget();
 	if (!v || !real_fflush)
 		return;
-	int fd = (int)parse_u64(&v);
+	int fd = (int)mg_parse_u64(&v);
 	unsetenv(ENV_PROBE_FD);
 	if (fcntl(fd, F_GETFD) < 0)
 		return;

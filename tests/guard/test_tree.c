@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -105,4 +106,58 @@ void test_tree_exec_x86(void)
 void test_tree_exec_x64(void)
 {
 	check_exec(GUARD_TINY_X64, MG_ARCH_X64);
+}
+
+/*
+ * Our fork that has not exec'd runs our own executable (as a driver shim's
+ * child does between fork and exec): not in the tree, though it maps
+ * 256 MiB. Once it execs a shell, the same pid is read, without a new scan.
+ */
+void test_tree_fork_not_ours(void)
+{
+	int in[2], out[2];
+	CU_ASSERT_FATAL(pipe(in) == 0 && pipe(out) == 0);
+	fflush(NULL);
+	pid_t pid = fork();
+	CU_ASSERT_FATAL(pid >= 0);
+	if (pid == 0) {
+		dup2(in[0], 0);
+		dup2(out[1], 1);
+		close(in[0]);
+		close(in[1]);
+		close(out[0]);
+		close(out[1]);
+		void *p = mmap(NULL, 256 * MI, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+		               -1, 0);
+		char c;
+		if (p == MAP_FAILED || write(1, "m", 1) != 1 || read(0, &c, 1) != 1)
+			_exit(1);
+		execl("/bin/sh", "sh", "-c", "echo r; read line; exit 0", (char *)NULL);
+		_exit(127);
+	}
+	close(in[0]);
+	close(out[1]);
+	char c = 0;
+	CU_ASSERT_FATAL(read(out[0], &c, 1) == 1 && c == 'm');
+	tree *t = NULL;
+	CU_ASSERT_EQUAL_FATAL(tree_new(&t, 8, NULL), 0);
+	tree_sample s;
+	tree_scan(t, getpid(), &s);
+	CU_ASSERT_EQUAL(s.n, 0);
+	CU_ASSERT_EQUAL(s.va_max, 0);
+	CU_ASSERT_EQUAL(s.rss, 0);
+
+	CU_ASSERT_FATAL(write(in[1], "g", 1) == 1);
+	CU_ASSERT_FATAL(read(out[0], &c, 1) == 1 && c == 'r');
+	tree_read(t, &s);
+	CU_ASSERT_EQUAL(s.n, 1);
+	CU_ASSERT_EQUAL(s.va_max_pid, pid);
+	CU_ASSERT(s.va_max > 0 && s.va_max < 256 * MI);
+
+	close(in[1]);
+	int st = 0;
+	CU_ASSERT_EQUAL(waitpid(pid, &st, 0), pid);
+	CU_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	close(out[0]);
+	tree_free(t);
 }
