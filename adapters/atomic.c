@@ -53,7 +53,8 @@ static int tmp_create(int *fd_out, char **tmp_out, const char *path, mg_err *err
 			break;
 	}
 	if (fd < 0) {
-		int rc = mg_err_set(err, errno == ENOENT ? MG_ENOTFOUND : MG_ERROR, "%s: %s", tmp,
+		int rc = mg_err_set(err, errno == ENOENT ? MG_ENOTFOUND : MG_ERROR,
+		                    "%s: cannot create a temporary file beside it: %s", path,
 		                    strerror(errno));
 		free(tmp);
 		return rc;
@@ -85,7 +86,7 @@ int atomic_open(atomic_file **out, const char *path, mg_err *err)
 	}
 	a->f = fdopen(fd, "w");
 	if (!a->f) {
-		rc = mg_err_set(err, MG_ERROR, "%s: %s", a->tmp ? a->tmp : path, strerror(errno));
+		rc = mg_err_set(err, MG_ERROR, "%s: %s", path, strerror(errno));
 		goto fail;
 	}
 	*out = a;
@@ -127,13 +128,14 @@ int atomic_close(atomic_file *a, int ok, mg_err *err)
 	int rc = 0;
 	if (!a)
 		return 0;
-	const char *name = a->tmp ? a->tmp : a->path;
+	/* errors name the file the user asked for; its old content stays */
+	const char *kept = a->tmp ? " (not replaced)" : "";
 	errno = 0;
 	if (ok && (ferror(a->f) || fflush(a->f) != 0 || (a->tmp && fsync(fileno(a->f)) != 0)))
-		rc = mg_err_set(err, MG_ERROR, "%s: %s", name,
-		                errno ? strerror(errno) : "write failed");
+		rc = mg_err_set(err, MG_ERROR, "%s: %s%s", a->path,
+		                errno ? strerror(errno) : "write failed", kept);
 	if (fclose(a->f) != 0 && ok && !rc)
-		rc = mg_err_set(err, MG_ERROR, "%s: close: %s", name, strerror(errno));
+		rc = mg_err_set(err, MG_ERROR, "%s: close: %s%s", a->path, strerror(errno), kept);
 	if (a->tmp && ok && !rc) {
 		if (rename(a->tmp, a->path) != 0)
 			rc = mg_err_set(err, MG_ERROR, "rename %s: %s", a->path, strerror(errno));
