@@ -700,14 +700,24 @@ static void oom_crash(const char *host, const char *const *extra)
 	CU_ASSERT_STRING_EQUAL(state_of(o.report, "fault/t003"), "memory-limit");
 	json_t *t = find_test(o.report, "fault/t003");
 	CU_ASSERT(t && json_integer_value(json_object_get(t, "attempts")) == 2);
-	CU_ASSERT(message_of(o.report, "fault/t003") &&
-	          strstr(message_of(o.report, "fault/t003"), "out of memory"));
 	CU_ASSERT_EQUAL(count(o.report, "pass"), 5);
 	json_t *gens[8];
 	size_t n = gens_of(o.report, gens, 8);
 	CU_ASSERT_FATAL(n >= 2);
 	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(gens[0], "end")), "kill");
+	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(gens[1], "end")), "kill");
 	CU_ASSERT(json_integer_value(json_object_get(gens[0], "peak_va")) >= (json_int_t)7 << 29);
+	/* each attempt either died (known from what it said as it died: "out
+	 * of memory") or, where the machine is slow enough (an emulated x86),
+	 * was caught first by a sample at the kill limit; a death taken for a
+	 * plain crash would be neither. At least one attempt died. */
+	int died = 0;
+	for (size_t g = 0; g < 2; g++) {
+		const char *why = json_string_value(json_object_get(gens[g], "reason"));
+		CU_ASSERT(why && (strstr(why, "out of memory") || strstr(why, ">= kill")));
+		died += why && strstr(why, "out of memory") != NULL;
+	}
+	CU_ASSERT(died >= 1);
 	done(&o);
 }
 
