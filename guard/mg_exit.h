@@ -20,6 +20,9 @@ enum {
 	MG_EXIT_INFRA = 3,
 	/* compare: a --max-growth threshold was exceeded */
 	MG_EXIT_REGRESSION = 4,
+	/* run: no test ran (a filter matching nothing, a host listing none);
+	 * --allow-no-tests makes that 0 (pytest's convention) */
+	MG_EXIT_NO_TESTS = 5,
 };
 
 #endif

@@ -253,12 +253,15 @@ int options_load_config(run_options *o, const char *path, mg_err *err)
 			}
 			continue;
 		}
-		if (!strcmp(name, "quiet") || !strcmp(name, "shell")) {
+		if (!strcmp(name, "quiet") || !strcmp(name, "shell") ||
+		    !strcmp(name, "allow-no-tests")) {
 			if (!json_is_boolean(v))
 				return mg_err_set(err, MG_EINVAL,
 				                  "config %s: '%s' must be true or false", file,
 				                  key);
-			*(name[0] == 'q' ? &o->quiet : &o->shell) = json_is_true(v);
+			*(name[0] == 'q'   ? &o->quiet
+			  : name[0] == 's' ? &o->shell
+			                   : &o->allow_no_tests) = json_is_true(v);
 			continue;
 		}
 		if (json_is_string(v)) {
@@ -319,6 +322,10 @@ int options_parse(run_options *o, int argc, char **argv, mg_err *err)
 		}
 		if (!strcmp(a, "--shell")) {
 			o->shell = 1;
+			continue;
+		}
+		if (!strcmp(a, "--allow-no-tests")) {
+			o->allow_no_tests = 1;
 			continue;
 		}
 		if (!strcmp(a, "-j")) {
@@ -408,6 +415,8 @@ const char *options_usage(void)
 	       "  --list-file FILE       exec driver: file of test names\n"
 	       "  --shell                exec driver: run the command template with sh -c\n"
 	       "  --node I/N             run node I's share of N (default: from the CI env)\n"
+	       "  --allow-no-tests       no test to run (a filter matching none) is exit 0,\n"
+	       "                         not 5\n"
 	       "  --config PATH          config file (default ./memguard.json if present)\n"
 	       "  -q, --quiet            no progress output\n";
 }

@@ -1495,6 +1495,53 @@ static void list(void)
 	done(&o);
 }
 
+/* A filter matching nothing: no test ran, exit 5 (pytest's convention),
+ * and the report is still written, with no tests and exit_code 5; with
+ * --allow-no-tests (or the config key allow_no_tests) that is exit 0. */
+static void no_tests(void)
+{
+	outcome o;
+	mg(&o, ARGV("run", "-q", "--filter", "nomatch*", "--report", "report.json", "--", FAULT64),
+	   ENV("MG_FAULT_TESTS=5"), 0);
+	CU_ASSERT(exited_with(&o, 5));
+	CU_ASSERT(strstr(o.err, "memguard run: no tests ran") != NULL);
+	CU_ASSERT_FATAL(o.report != NULL);
+	CU_ASSERT_EQUAL(json_integer_value(json_object_get(o.report, "exit_code")), 5);
+	CU_ASSERT_EQUAL(count(o.report, "pass"), 0);
+	done(&o);
+}
+
+static void no_tests_allowed(void)
+{
+	outcome o;
+	mg(&o,
+	   ARGV("run", "-q", "--allow-no-tests", "--filter", "nomatch*", "--report", "report.json",
+	        "--", FAULT64),
+	   ENV("MG_FAULT_TESTS=5"), 0);
+	CU_ASSERT(exited_with(&o, 0));
+	CU_ASSERT(strstr(o.err, "no tests ran") == NULL);
+	CU_ASSERT_FATAL(o.report != NULL);
+	CU_ASSERT_EQUAL(json_integer_value(json_object_get(o.report, "exit_code")), 0);
+	done(&o);
+	/* the config key, and "filter": "" (which matches no name) */
+	mg(&o,
+	   (const char *const[]){"/bin/sh", "-c",
+	                         "echo '{\"filter\": \"\", \"allow_no_tests\": true}' "
+	                         "> memguard.json && exec \"$MG\" run -q -- \"$HOST\"",
+	                         NULL},
+	   (const char *const[]){"MG=" MEMGUARD_BIN, "HOST=" FAULT64, "MG_FAULT_TESTS=5", NULL}, 0);
+	CU_ASSERT(exited_with(&o, 0));
+	done(&o);
+	mg(&o,
+	   (const char *const[]){"/bin/sh", "-c",
+	                         "echo '{\"filter\": \"\"}' > memguard.json && "
+	                         "exec \"$MG\" run -q -- \"$HOST\"",
+	                         NULL},
+	   (const char *const[]){"MG=" MEMGUARD_BIN, "HOST=" FAULT64, "MG_FAULT_TESTS=5", NULL}, 0);
+	CU_ASSERT(exited_with(&o, 5));
+	done(&o);
+}
+
 static const mg_case cases[] = {
     {"demo_direct_dies_x86", demo_direct_dies},
     {"demo_recycles_x86", demo_recycles},
@@ -1554,6 +1601,8 @@ static const mg_case cases[] = {
     {"node_split_history", node_split_history},
     {"history_auto_pr", history_auto_pr},
     {"order_history", order_history},
+    {"no_tests", no_tests},
+    {"no_tests_allowed", no_tests_allowed},
 };
 
 /*
