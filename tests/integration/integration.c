@@ -1382,6 +1382,25 @@ static void unknown_flag(void)
 	done(&o);
 }
 
+/* A number past its type is a usage error naming it, not a wrapped value
+ * (--node 1/4294967298 once ran as node 1 of 2). */
+static void bad_numbers(void)
+{
+	static const char *const bad[][2] = {
+	    {"--node", "1/4294967298"}, {"-j", "99999999999999999999"}, {"--pipeline", "0x10"}};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		outcome o;
+		mg(&o,
+		   ARGV("run", "-q", bad[i][0], bad[i][1], "--report", "report.json", "--",
+		        FAULT64),
+		   NULL, 0);
+		CU_ASSERT(exited_with(&o, 2));
+		CU_ASSERT(strstr(o.err, bad[i][1]) != NULL);
+		CU_ASSERT(o.report == NULL);
+		done(&o);
+	}
+}
+
 static void missing_host(void)
 {
 	outcome o;
@@ -1603,6 +1622,7 @@ static const mg_case cases[] = {
     {"order_history", order_history},
     {"no_tests", no_tests},
     {"no_tests_allowed", no_tests_allowed},
+    {"bad_numbers", bad_numbers},
 };
 
 /*
