@@ -1561,6 +1561,49 @@ static void no_tests_allowed(void)
 	done(&o);
 }
 
+/* A host that never answers "list" (a script reading nothing, asleep):
+ * the listing obeys --timeout (or --deadline), memguard run and memguard
+ * list exit 3 saying so, and the host's group (the script and its sleep) is
+ * gone. Not a timed test: CTest's TIMEOUT is the bound on a hang. */
+static void mute_lister(const char *cmd, const char *flag, const char *needle, int report)
+{
+	char script[512];
+	snprintf(script, sizeof(script),
+	         "printf '#!/bin/sh\\necho $$ > pid\\nsleep 1000\\n' > mute.sh && "
+	         "chmod +x mute.sh && exec \"$MG\" %s %s 1s --driver native%s -- ./mute.sh",
+	         cmd, flag, report ? " --report report.json" : "");
+	outcome o;
+	mg(&o, (const char *const[]){"/bin/sh", "-c", script, NULL},
+	   (const char *const[]){"MG=" MEMGUARD_BIN, NULL}, 0);
+	CU_ASSERT(exited_with(&o, 3));
+	CU_ASSERT(strstr(o.err, needle) != NULL);
+	if (report) {
+		CU_ASSERT_FATAL(o.report != NULL);
+		CU_ASSERT_EQUAL(json_integer_value(json_object_get(o.report, "exit_code")), 3);
+	}
+	char path[128], buf[32];
+	snprintf(path, sizeof(path), "%s/pid", o.dir);
+	pid_t pid = (pid_t)atoi(slurp(path, buf, sizeof(buf)));
+	CU_ASSERT_FATAL(pid > 0);
+	/* SIGKILL to the group is sent before memguard exits; let it land */
+	for (int i = 0; i < 200 && group_alive(pid); i++)
+		nanosleep(&(struct timespec){0, 10 * 1000 * 1000}, NULL);
+	CU_ASSERT(!pid_alive(pid));
+	CU_ASSERT(!group_alive(pid)); /* its sleep went with it */
+	done(&o);
+}
+
+static void listing_timeout(void)
+{
+	mute_lister("run", "--timeout", "memguard run: listing timed out after 1 s", 1);
+	mute_lister("list", "--timeout", "memguard list: listing timed out after 1 s", 0);
+}
+
+static void listing_deadline(void)
+{
+	mute_lister("run", "--deadline", "memguard run: listing timed out after", 1);
+}
+
 static const mg_case cases[] = {
     {"demo_direct_dies_x86", demo_direct_dies},
     {"demo_recycles_x86", demo_recycles},
@@ -1623,6 +1666,8 @@ static const mg_case cases[] = {
     {"no_tests", no_tests},
     {"no_tests_allowed", no_tests_allowed},
     {"bad_numbers", bad_numbers},
+    {"listing_timeout", listing_timeout},
+    {"listing_deadline", listing_deadline},
 };
 
 /*
