@@ -15,11 +15,15 @@ enum {
 	MG_EXIT_FAILED = 1,
 	/* a bad flag, config key, argument or token (the message names it) */
 	MG_EXIT_USAGE = 2,
-	/* infrastructure: a host could not start or broke the protocol, the run
-	 * deadline passed, a file could not be written, not a repository */
+	/* infrastructure: a host could not start, broke the protocol or did not
+	 * list its tests in time, the run deadline passed, a file could not be
+	 * written, not a repository */
 	MG_EXIT_INFRA = 3,
 	/* compare: a --max-growth threshold was exceeded */
 	MG_EXIT_REGRESSION = 4,
+	/* run: no test ran (a filter matching nothing, a host listing none);
+	 * --allow-no-tests makes that 0 (pytest's convention) */
+	MG_EXIT_NO_TESTS = 5,
 };
 
 #endif

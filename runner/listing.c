@@ -12,14 +12,26 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-/* Runs one host for "list" and collects the names. Blocking with a deadline. */
+/*
+ * Runs one host for "list" and collects the names. Blocking with a deadline:
+ * --timeout if given (the listing is timed like a test), else
+ * LISTING_TIMEOUT, and never past the run's --deadline. On expiry the host
+ * and its process group are killed (spawn_free).
+ */
 int listing_run(run_ctx *c, name_list *out, mg_err *err)
 {
 	spawn_proc *p = NULL;
 	char *buf = xrealloc(NULL, 2 * MG_PROTO_LINE_MAX);
 	mg_lines lines;
 	int rc = MG_ERROR, got_hello = 0;
-	double deadline = now_mono() + 60;
+	double start = now_mono();
+	double limit = c->o->timeout > 0 ? c->o->timeout : LISTING_TIMEOUT;
+	int by_deadline = 0;
+	if (c->o->deadline > 0 && c->t0 + c->o->deadline < start + limit) {
+		limit = c->t0 + c->o->deadline - start;
+		by_deadline = 1;
+	}
+	double deadline = start + (limit > 0 ? limit : 0);
 
 	conn_build_env(c, 0, NULL);
 	spawn_options so = SPAWN_OPTIONS_INIT;
@@ -44,11 +56,20 @@ int listing_run(run_ctx *c, name_list *out, mg_err *err)
 		                       {c->sigfd[0], POLLIN, 0}}; /* -1 for list: ignored */
 		double left = deadline - now_mono();
 		if (left <= 0) {
-			mg_err_set(err, MG_EPROTO, "host '%s' did not list its tests within 60s",
-			           c->o->host_argv[0]);
+			char secs[32];
+			double l = limit > 0 ? limit : 0;
+			snprintf(secs, sizeof(secs), l < 1000 ? "%.3g" : "%.0f", l);
+			mg_err_set(err, MG_EPROTO,
+			           "listing timed out after %s s: host '%s' did not list its tests "
+			           "(%s)",
+			           secs, c->o->host_argv[0],
+			           by_deadline         ? "the run's --deadline"
+			           : c->o->timeout > 0 ? "--timeout"
+			                               : "the default listing timeout; --timeout "
+			                                 "sets it");
 			goto done;
 		}
-		if (poll(pf, 4, (int)(left * 1000)) < 0 && errno != EINTR)
+		if (poll(pf, 4, (int)(left * 1000) + 1) < 0 && errno != EINTR)
 			goto done;
 		if (pf[3].revents) {
 			supervise_signals(c);

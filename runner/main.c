@@ -30,7 +30,7 @@ static const char usage[] =
     "\n"
     "'memguard COMMAND -h' shows a command's options. Exit codes: 0 all passed,\n"
     "1 a test did not pass, 2 usage or config error, 3 infrastructure error,\n"
-    "4 memory regression, 130/143 interrupted.\n";
+    "4 memory regression, 5 no tests ran, 130/143 interrupted.\n";
 
 /* memguard report [--adapter NAME[=PATH]]... REPORT.json */
 static int report_main(int argc, char **argv)

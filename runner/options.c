@@ -48,29 +48,57 @@ int options_parse_duration(double *out, const char *text, mg_err *err)
 	return 0;
 }
 
+/*
+ * A whole decimal number from min to max in all of text (len bytes; -1: up
+ * to its end): digits only (no sign, space or 0x; strtoull alone would take
+ * "-1" as ULLONG_MAX and " 7"), no overflow (ERANGE), then the bound, so a
+ * number past the target type never wraps into range.
+ */
+static int parse_whole(unsigned long long *out, const char *text, long len, unsigned long long min,
+                       unsigned long long max)
+{
+	char buf[32], *end;
+	size_t n = len < 0 ? strlen(text) : (size_t)len;
+	if (n == 0 || n >= sizeof(buf))
+		return -1;
+	memcpy(buf, text, n);
+	buf[n] = 0;
+	for (size_t i = 0; i < n; i++)
+		if (buf[i] < '0' || buf[i] > '9')
+			return -1;
+	errno = 0;
+	unsigned long long v = strtoull(buf, &end, 10);
+	if (*end || errno == ERANGE || v < min || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
 static int parse_uint(unsigned *out, const char *text, unsigned min, unsigned max, const char *what,
                       mg_err *err)
 {
-	char *end;
-	errno = 0;
-	unsigned long v = strtoul(text, &end, 10);
-	if (end == text || *end || errno || text[0] == '-' || v < min || v > max)
+	unsigned long long v;
+	if (parse_whole(&v, text, -1, min, max) < 0)
 		return mg_err_set(err, MG_EINVAL, "bad %s '%s' (a whole number from %u to %u)",
 		                  what, text, min, max);
 	*out = (unsigned)v;
 	return 0;
 }
 
+#define NODE_MAX 10000
+
 int options_parse_node(uint32_t *index, uint32_t *total, const char *text, mg_err *err)
 {
-	unsigned i, n;
-	char extra;
-	if (sscanf(text, "%u/%u%c", &i, &n, &extra) != 2 || n == 0 || i == 0 || i > n ||
-	    n > 10000 || strchr(text, '-') || strchr(text, '+'))
+	unsigned long long i, n;
+	const char *slash = strchr(text, '/');
+	if (!slash || parse_whole(&i, text, (long)(slash - text), 1, NODE_MAX) < 0 ||
+	    parse_whole(&n, slash + 1, -1, 1, NODE_MAX) < 0 || i > n)
 		return mg_err_set(err, MG_EINVAL,
-		                  "bad node '%s' (I/N, 1-based: 1/4 is the first of four)", text);
-	*index = i;
-	*total = n;
+		                  "bad node '%s' (I/N, 1-based, N at most %d: 1/4 is the first "
+		                  "of four)",
+		                  text, NODE_MAX);
+	*index = (uint32_t)i;
+	*total = (uint32_t)n;
 	return 0;
 }
 
@@ -78,13 +106,11 @@ int options_parse_node(uint32_t *index, uint32_t *total, const char *text, mg_er
 static int node_env(uint32_t *index, uint32_t *total, const char *iv, const char *tv, int base)
 {
 	const char *i = getenv(iv), *t = getenv(tv);
-	char *e1, *e2;
-	if (!i || !t || !*i || !*t)
+	unsigned long long li, lt;
+	if (!i || !t || parse_whole(&li, i, -1, (unsigned long long)base, NODE_MAX) < 0 ||
+	    parse_whole(&lt, t, -1, 1, NODE_MAX) < 0 || li - (unsigned long long)base >= lt)
 		return 0;
-	long li = strtol(i, &e1, 10), lt = strtol(t, &e2, 10);
-	if (*e1 || *e2 || lt < 1 || li < base || li - base >= lt)
-		return 0;
-	*index = (uint32_t)(li - base + 1);
+	*index = (uint32_t)(li - (unsigned long long)base + 1);
 	*total = (uint32_t)lt;
 	return 1;
 }
@@ -253,12 +279,15 @@ int options_load_config(run_options *o, const char *path, mg_err *err)
 			}
 			continue;
 		}
-		if (!strcmp(name, "quiet") || !strcmp(name, "shell")) {
+		if (!strcmp(name, "quiet") || !strcmp(name, "shell") ||
+		    !strcmp(name, "allow-no-tests")) {
 			if (!json_is_boolean(v))
 				return mg_err_set(err, MG_EINVAL,
 				                  "config %s: '%s' must be true or false", file,
 				                  key);
-			*(name[0] == 'q' ? &o->quiet : &o->shell) = json_is_true(v);
+			*(name[0] == 'q'   ? &o->quiet
+			  : name[0] == 's' ? &o->shell
+			                   : &o->allow_no_tests) = json_is_true(v);
 			continue;
 		}
 		if (json_is_string(v)) {
@@ -319,6 +348,10 @@ int options_parse(run_options *o, int argc, char **argv, mg_err *err)
 		}
 		if (!strcmp(a, "--shell")) {
 			o->shell = 1;
+			continue;
+		}
+		if (!strcmp(a, "--allow-no-tests")) {
+			o->allow_no_tests = 1;
 			continue;
 		}
 		if (!strcmp(a, "-j")) {
@@ -385,8 +418,10 @@ const char *options_usage(void)
 	       "      LIMITS is key=size[,key=size]: va, rss, cgroup (size or N%), gap (size);\n"
 	       "      sizes: 123, 4K, 3.5G, 512MiB (1024s), 500MB (1000s)\n"
 	       "  -j, --jobs N           lanes in parallel (default: number of CPUs)\n"
-	       "  --timeout D            per-test timeout (60s, 2m, 500ms; default none)\n"
-	       "  --deadline D           whole-run deadline; tests not run are 'not-run'\n"
+	       "  --timeout D            per-test timeout (60s, 2m, 500ms; default none), and\n"
+	       "                         the host's time to list its tests (default 60s)\n"
+	       "  --deadline D           whole-run deadline (listing included); tests not run\n"
+	       "                         are 'not-run'\n"
 	       "  --interval D           base sampling interval (default 5ms; adaptive)\n"
 	       "  --pipeline N           run lines in flight per host (default 16; gtest 1000000)\n"
 	       "  --max-restarts N       failed host starts in a row before a lane gives up (3)\n"
@@ -408,6 +443,8 @@ const char *options_usage(void)
 	       "  --list-file FILE       exec driver: file of test names\n"
 	       "  --shell                exec driver: run the command template with sh -c\n"
 	       "  --node I/N             run node I's share of N (default: from the CI env)\n"
+	       "  --allow-no-tests       no test to run (a filter matching none) is exit 0,\n"
+	       "                         not 5\n"
 	       "  --config PATH          config file (default ./memguard.json if present)\n"
 	       "  -q, --quiet            no progress output\n";
 }

@@ -154,6 +154,12 @@ int policy_exit_code(const run_ctx *c)
 	 * other lane could run them */
 	if (c->deadline_hit)
 		return MG_EXIT_INFRA;
+	size_t ran = 0;
+	for (size_t s = 0; s < c->rep->nshards; s++)
+		for (int k = 0; k < TEST_STATE_COUNT; k++)
+			ran += c->rep->shards[s].counts[k];
+	if (!ran && !c->o->allow_no_tests)
+		return MG_EXIT_NO_TESTS;
 	return code;
 }
 

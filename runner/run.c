@@ -300,6 +300,9 @@ int run_main(int argc, char **argv, const run_hooks *hooks)
 			if (!c.signo && code == MG_EXIT_OK)
 				code = MG_EXIT_INFRA;
 		}
+	if (code == MG_EXIT_NO_TESTS) /* last, under the console's table */
+		fprintf(stderr,
+		        "memguard run: no tests ran (--allow-no-tests makes that exit 0)\n");
 out:
 	supervise_reap_orphans();
 	for (unsigned i = 0; i < c.nlanes; i++) {

@@ -33,6 +33,7 @@
 
 #define START_DEADLINE  10.0 /* seconds from fork to hello */
 #define QUIT_DEADLINE   5.0  /* seconds from quit (nothing in flight) to bye */
+#define LISTING_TIMEOUT 60.0 /* seconds for a host to list its tests, without --timeout */
 #define DYING_DEADLINE  2.0  /* seconds from EOF to exit status */
 #define TREE_INTERVAL   0.2  /* seconds between descendant scans */
 #define TIMELINE_POINTS 4096 /* per lane */

@@ -1392,6 +1392,25 @@ static void unknown_flag(void)
 	done(&o);
 }
 
+/* A number past its type is a usage error naming it, not a wrapped value
+ * (--node 1/4294967298 once ran as node 1 of 2). */
+static void bad_numbers(void)
+{
+	static const char *const bad[][2] = {
+	    {"--node", "1/4294967298"}, {"-j", "99999999999999999999"}, {"--pipeline", "0x10"}};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		outcome o;
+		mg(&o,
+		   ARGV("run", "-q", bad[i][0], bad[i][1], "--report", "report.json", "--",
+		        FAULT64),
+		   NULL, 0);
+		CU_ASSERT(exited_with(&o, 2));
+		CU_ASSERT(strstr(o.err, bad[i][1]) != NULL);
+		CU_ASSERT(o.report == NULL);
+		done(&o);
+	}
+}
+
 static void missing_host(void)
 {
 	outcome o;
@@ -1505,6 +1524,96 @@ static void list(void)
 	done(&o);
 }
 
+/* A filter matching nothing: no test ran, exit 5 (pytest's convention),
+ * and the report is still written, with no tests and exit_code 5; with
+ * --allow-no-tests (or the config key allow_no_tests) that is exit 0. */
+static void no_tests(void)
+{
+	outcome o;
+	mg(&o, ARGV("run", "-q", "--filter", "nomatch*", "--report", "report.json", "--", FAULT64),
+	   ENV("MG_FAULT_TESTS=5"), 0);
+	CU_ASSERT(exited_with(&o, 5));
+	CU_ASSERT(strstr(o.err, "memguard run: no tests ran") != NULL);
+	CU_ASSERT_FATAL(o.report != NULL);
+	CU_ASSERT_EQUAL(json_integer_value(json_object_get(o.report, "exit_code")), 5);
+	CU_ASSERT_EQUAL(count(o.report, "pass"), 0);
+	done(&o);
+}
+
+static void no_tests_allowed(void)
+{
+	outcome o;
+	mg(&o,
+	   ARGV("run", "-q", "--allow-no-tests", "--filter", "nomatch*", "--report", "report.json",
+	        "--", FAULT64),
+	   ENV("MG_FAULT_TESTS=5"), 0);
+	CU_ASSERT(exited_with(&o, 0));
+	CU_ASSERT(strstr(o.err, "no tests ran") == NULL);
+	CU_ASSERT_FATAL(o.report != NULL);
+	CU_ASSERT_EQUAL(json_integer_value(json_object_get(o.report, "exit_code")), 0);
+	done(&o);
+	/* the config key, and "filter": "" (which matches no name) */
+	mg(&o,
+	   (const char *const[]){"/bin/sh", "-c",
+	                         "echo '{\"filter\": \"\", \"allow_no_tests\": true}' "
+	                         "> memguard.json && exec \"$MG\" run -q -- \"$HOST\"",
+	                         NULL},
+	   (const char *const[]){"MG=" MEMGUARD_BIN, "HOST=" FAULT64, "MG_FAULT_TESTS=5", NULL}, 0);
+	CU_ASSERT(exited_with(&o, 0));
+	done(&o);
+	mg(&o,
+	   (const char *const[]){"/bin/sh", "-c",
+	                         "echo '{\"filter\": \"\"}' > memguard.json && "
+	                         "exec \"$MG\" run -q -- \"$HOST\"",
+	                         NULL},
+	   (const char *const[]){"MG=" MEMGUARD_BIN, "HOST=" FAULT64, "MG_FAULT_TESTS=5", NULL}, 0);
+	CU_ASSERT(exited_with(&o, 5));
+	done(&o);
+}
+
+/* A host that never answers "list" (a script reading nothing, asleep):
+ * the listing obeys --timeout (or --deadline), memguard run and memguard
+ * list exit 3 saying so, and the host's group (the script and its sleep) is
+ * gone. Not a timed test: CTest's TIMEOUT is the bound on a hang. */
+static void mute_lister(const char *cmd, const char *flag, const char *needle, int report)
+{
+	char script[512];
+	snprintf(script, sizeof(script),
+	         "printf '#!/bin/sh\\necho $$ > pid\\nsleep 1000\\n' > mute.sh && "
+	         "chmod +x mute.sh && exec \"$MG\" %s %s 1s --driver native%s -- ./mute.sh",
+	         cmd, flag, report ? " --report report.json" : "");
+	outcome o;
+	mg(&o, (const char *const[]){"/bin/sh", "-c", script, NULL},
+	   (const char *const[]){"MG=" MEMGUARD_BIN, NULL}, 0);
+	CU_ASSERT(exited_with(&o, 3));
+	CU_ASSERT(strstr(o.err, needle) != NULL);
+	if (report) {
+		CU_ASSERT_FATAL(o.report != NULL);
+		CU_ASSERT_EQUAL(json_integer_value(json_object_get(o.report, "exit_code")), 3);
+	}
+	char path[128], buf[32];
+	snprintf(path, sizeof(path), "%s/pid", o.dir);
+	pid_t pid = (pid_t)atoi(slurp(path, buf, sizeof(buf)));
+	CU_ASSERT_FATAL(pid > 0);
+	/* SIGKILL to the group is sent before memguard exits; let it land */
+	for (int i = 0; i < 200 && group_alive(pid); i++)
+		nanosleep(&(struct timespec){0, 10 * 1000 * 1000}, NULL);
+	CU_ASSERT(!pid_alive(pid));
+	CU_ASSERT(!group_alive(pid)); /* its sleep went with it */
+	done(&o);
+}
+
+static void listing_timeout(void)
+{
+	mute_lister("run", "--timeout", "memguard run: listing timed out after 1 s", 1);
+	mute_lister("list", "--timeout", "memguard list: listing timed out after 1 s", 0);
+}
+
+static void listing_deadline(void)
+{
+	mute_lister("run", "--deadline", "memguard run: listing timed out after", 1);
+}
+
 static const mg_case cases[] = {
     {"demo_direct_dies_x86", demo_direct_dies},
     {"demo_recycles_x86", demo_recycles},
@@ -1564,6 +1673,11 @@ static const mg_case cases[] = {
     {"node_split_history", node_split_history},
     {"history_auto_pr", history_auto_pr},
     {"order_history", order_history},
+    {"no_tests", no_tests},
+    {"no_tests_allowed", no_tests_allowed},
+    {"bad_numbers", bad_numbers},
+    {"listing_timeout", listing_timeout},
+    {"listing_deadline", listing_deadline},
 };
 
 /*

@@ -246,6 +246,17 @@ static void exit_code(void)
 		CU_ASSERT_EQUAL(got, cases[i].want);
 		report_free(rep);
 	}
+	/* no test ran: 5, or 0 with --allow-no-tests; a signal still wins */
+	for (int allow = 0; allow < 2; allow++) {
+		run_ctx *c = fresh();
+		c->o->allow_no_tests = allow;
+		c->rep = report_new();
+		report_add_shard(c->rep);
+		CU_ASSERT_EQUAL(policy_exit_code(c), allow ? MG_EXIT_OK : MG_EXIT_NO_TESTS);
+		c->signo = 15;
+		CU_ASSERT_EQUAL(policy_exit_code(c), 143);
+		report_free(c->rep);
+	}
 }
 
 static void end_names(void)

@@ -184,6 +184,58 @@ static void options_errors(void)
 	}
 }
 
+/* Numbers past the target type are refused, never wrapped into range
+ * (1/4294967298 once read as 1/2), and so are signs, spaces and hex. */
+static void options_numbers(void)
+{
+	static const struct {
+		const char *flag, *val;
+	} bad[] = {
+	    {"--node", "1/4294967298"},
+	    {"--node", "4294967297/4294967298"},
+	    {"--node", "1/18446744073709551617"},
+	    {"--node", "1/10001"},
+	    {"--node", "+1/4"},
+	    {"--node", "1/ 4"},
+	    {"--node", "1/4x"},
+	    {"-j", "99999999999999999999"},
+	    {"-j", "4294967297"},
+	    {"-j", "-1"},
+	    {"-j", " 2"},
+	    {"--pipeline", "0x10"},
+	    {"--pipeline", "18446744073709551616"},
+	    {"--max-restarts", "4294967297"},
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		run_options o;
+		mg_err err = {{0}};
+		const char *args[] = {"run", bad[i].flag, bad[i].val, "--", "./t", NULL};
+		CU_ASSERT_EQUAL(parse(&o, args, &err), MG_EINVAL);
+		if (!strstr(err.msg, bad[i].val)) {
+			fprintf(stderr, "%s %s: message '%s' does not name it\n", bad[i].flag,
+			        bad[i].val, err.msg);
+			CU_FAIL("message does not name the bad token");
+		}
+		options_free(&o);
+	}
+	run_options o;
+	mg_err err;
+	const char *good[] = {"run",     "--node",         "10000/10000", "-j", "256", "--pipeline",
+	                      "1000000", "--max-restarts", "1000",        "--", "./t", NULL};
+	CU_ASSERT_EQUAL_FATAL(parse(&o, good, &err), 0);
+	CU_ASSERT(o.node_index == 10000 && o.node_total == 10000);
+	CU_ASSERT(o.jobs == 256 && o.pipeline == 1000000 && o.max_restarts == 1000);
+	options_free(&o);
+	/* the CI's env: an overflowing total is ignored, not wrapped */
+	uint32_t ni, nt;
+	setenv("CI_NODE_INDEX", "1", 1);
+	setenv("CI_NODE_TOTAL", "4294967298", 1);
+	options_node_from_env(&ni, &nt);
+	CU_ASSERT(ni == 1 && nt == 1);
+	unsetenv("CI_NODE_INDEX");
+	unsetenv("CI_NODE_TOTAL");
+}
+
 static void durations(void)
 {
 	double d;
@@ -407,6 +459,7 @@ static const mg_case cases[] = {
     {"options_flags", options_flags},
     {"options_errors", options_errors},
     {"options_size_units", options_size_units},
+    {"options_numbers", options_numbers},
     {"durations", durations},
     {"nodes_from_env", nodes_from_env},
     {"config_file", config_file},
