@@ -8,6 +8,7 @@
 #include "report.h"
 
 #include "atomic.h"
+#include "mg_exit.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -1253,6 +1254,13 @@ int report_shard_same_suite(const report_shard *a, const report_shard *b)
 
 /* ---- merge ----------------------------------------------------------------- */
 
+/* How bad an exit code is, for a merge: 0, then 5 (no tests ran on that
+ * node), then the others by value. */
+static int exit_rank(int code)
+{
+	return code == 0 ? 0 : code == MG_EXIT_NO_TESTS ? 1 : 2 + code;
+}
+
 /* The latest start_time of r's shards in a's group; -1 when r has none. */
 static double group_start(const report *r, const report_shard *a)
 {
@@ -1316,10 +1324,14 @@ int report_merge(report *into, const report *from, mg_err *err)
 	if (from->node_total > into->node_total)
 		into->node_total = from->node_total;
 	into->interrupted = into->interrupted || from->interrupted;
-	/* the worse exit code: any nonzero beats 0, then the larger */
-	if (from->exit_code != 0 && (into->exit_code == 0 || from->exit_code > into->exit_code))
+	/* the worse exit code: any nonzero beats 0, "no tests ran" (5) beats
+	 * only 0, then the larger */
+	if (exit_rank(from->exit_code) > exit_rank(into->exit_code))
 		into->exit_code = from->exit_code;
 	report_finish(into, REPORT_MAX_SUSPECTS);
+	/* a node that ran nothing beside nodes that ran tests: tests ran */
+	if (into->exit_code == MG_EXIT_NO_TESTS && into->totals.tests > 0)
+		into->exit_code = MG_EXIT_OK;
 	return 0;
 }
 

@@ -611,6 +611,37 @@ static void test_merge_replace(void)
 	report_free(b);
 }
 
+/* Exit codes of nodes: a node that ran no test (5) is worse only than 0,
+ * and beside a node that ran tests the merged run did run tests. */
+static void test_merge_exit_codes(void)
+{
+	static const struct {
+		int a, b, merged;
+	} rows[] = {{0, 0, 0}, {1, 0, 1}, {0, 3, 3}, {1, 3, 3}, {5, 1, 1},
+	            {1, 5, 1}, {3, 5, 3}, {5, 0, 0}, {0, 5, 0}};
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		report *a = node_report(1, 2, 3), *b = node_report(2, 2, 3);
+		mg_err err = {{0}};
+		a->exit_code = rows[i].a;
+		b->exit_code = rows[i].b;
+		CU_ASSERT_EQUAL_FATAL(report_merge(a, b, &err), 0);
+		if (a->exit_code != rows[i].merged)
+			fprintf(stderr, "\n  %d + %d: %d (wanted %d)", rows[i].a, rows[i].b,
+			        a->exit_code, rows[i].merged);
+		CU_ASSERT_EQUAL(a->exit_code, rows[i].merged);
+		report_free(a);
+		report_free(b);
+	}
+	/* no node ran a test: still 5 */
+	report *a = report_new(), *b = report_new();
+	mg_err err = {{0}};
+	a->exit_code = b->exit_code = 5;
+	CU_ASSERT_EQUAL_FATAL(report_merge(a, b, &err), 0);
+	CU_ASSERT_EQUAL(a->exit_code, 5);
+	report_free(a);
+	report_free(b);
+}
+
 /* A re-run with fewer lanes leaves no stale lane behind; an older run
  * merged in later does not replace a newer one. */
 static void test_merge_rerun(void)
@@ -1092,6 +1123,7 @@ static const mg_case cases[] = {
     {"save_to_fifo", test_save_to_fifo},
     {"merge_counts", test_merge_counts},
     {"merge_replace", test_merge_replace},
+    {"merge_exit_codes", test_merge_exit_codes},
     {"merge_rerun", test_merge_rerun},
     {"finish_suspects", test_finish_suspects},
     {"finish_saturates", test_finish_saturates},
