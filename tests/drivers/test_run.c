@@ -131,12 +131,33 @@ static int lines_with(const char *path, const char *prefix)
 	return n;
 }
 
+/* Every shard of report ran arch (the program's, from its ELF). */
+static int shards_arch(json_t *report, const char *arch)
+{
+	size_t i;
+	json_t *s;
+	int n = 0;
+	json_array_foreach(json_object_get(report, "shards"), i, s)
+	{
+		const char *a = json_string_value(json_object_get(s, "arch"));
+		if (!a || strcmp(a, arch)) {
+			fprintf(stderr, "shard %zu: arch %s, wanted %s\n", i, a ? a : "(none)",
+			        arch);
+			return 0;
+		}
+		n++;
+	}
+	return n > 0;
+}
+
 /*
  * 200 tests that allocate and free, three that keep 64, 16 and 4 MiB: the
  * top three suspects are exactly those, with their sizes (+-1 MiB), in ten
  * runs out of ten; no test waits for the driver.
+ * The probe was in the program (its log says so) and the shard's arch is
+ * the program's.
  */
-static void gtest_probe_suspects(void)
+static void probe_suspects(const char *prog, const char *arch)
 {
 	static const char *const want[] = {"Leaks/Step.Run/37", "Leaks/Step.Run/101",
 	                                   "Leaks/Step.Run/163"};
@@ -144,13 +165,18 @@ static void gtest_probe_suspects(void)
 	int good = 0;
 	for (int run = 0; run < 10; run++) {
 		outcome o;
+		char log[128];
 		mg(&o,
 		   ARGV("run", "-q", "-j", "1", "--driver", "gtest", "--report", "report.json",
-		        "--", GTEST_LEAKS),
-		   NULL, 0);
+		        "--", prog),
+		   ENV("MG_GT_LOG=body.log"), 0);
 		CU_ASSERT(exited_with(&o, 0));
 		CU_ASSERT_FATAL(o.report != NULL);
 		CU_ASSERT_EQUAL(count(o.report, "pass"), 200);
+		CU_ASSERT(shards_arch(o.report, arch));
+		snprintf(log, sizeof(log), "%s/body.log", o.dir);
+		CU_ASSERT(lines_with(log, "probe yes") >= 1);
+		CU_ASSERT_EQUAL(lines_with(log, "probe no"), 0);
 		int ok = 1;
 		for (size_t i = 0; i < 3; i++) {
 			double got;
@@ -170,6 +196,11 @@ static void gtest_probe_suspects(void)
 		done(&o);
 	}
 	CU_ASSERT_EQUAL(good, 10);
+}
+
+static void gtest_probe_suspects(void)
+{
+	probe_suspects(GTEST_LEAKS, "x64");
 }
 
 /* The generations of shard 0 that ended with end, and whether every one's
@@ -214,17 +245,18 @@ static void bodies_once(json_t *report, const char *log, int ntests)
  * stops itself at the boundary over the limit (the reason says va), every
  * test passes, and every body ran once, recorded as one attempt.
  */
-static void gtest_probe_recycle(void)
+static void probe_recycle(const char *prog, const char *arch)
 {
 	outcome o;
 	char log[128];
 	mg(&o,
 	   ARGV("run", "-q", "-j", "1", "--driver", "gtest", "--recycle-at", "va=100M", "--report",
-	        "report.json", "--", GTEST_LEAKS, "--gtest_filter=*/1?:*/2?:*/4?"),
+	        "report.json", "--", prog, "--gtest_filter=*/1?:*/2?:*/4?"),
 	   ENV("MG_GT_EACH_MB=8", "MG_GT_UNTOUCHED=1", "MG_GT_LOG=body.log"), 0);
 	CU_ASSERT(exited_with(&o, 0));
 	CU_ASSERT_FATAL(o.report != NULL);
 	CU_ASSERT_EQUAL(count(o.report, "pass"), 30);
+	CU_ASSERT(shards_arch(o.report, arch));
 	CU_ASSERT_EQUAL(shard_sum(o.report, "kills"), 0);
 	int all_say;
 	CU_ASSERT(generations(o.report, "recycle", ">= recycle 100 MiB", &all_say) >= 2);
@@ -234,10 +266,56 @@ static void gtest_probe_recycle(void)
 	snprintf(log, sizeof(log), "%s/body.log", o.dir);
 	bodies_once(o.report, log, 30);
 	CU_ASSERT(lines_with(log, "probe yes") >= 1);
+	CU_ASSERT_EQUAL(lines_with(log, "probe no"), 0);
 	/* one program per generation: recycles + 1 starts that ran tests */
 	CU_ASSERT_EQUAL(lines_with(log, "start "), shard_sum(o.report, "recycles") + 1);
 	done(&o);
 }
+
+static void gtest_probe_recycle(void)
+{
+	probe_recycle(GTEST_LEAKS, "x64");
+}
+
+#ifdef GTEST_LEAKS32
+/* A kernel that cannot execute 32-bit programs (exec: ENOEXEC) skips the
+ * x86 cases: CTest's skip code 77, with the reason (the VM runs them). */
+static void x86_or_skip(const char *prog)
+{
+	fflush(NULL);
+	pid_t pid = fork();
+	CU_ASSERT_FATAL(pid >= 0);
+	if (pid == 0) {
+		int fd = open("/dev/null", O_WRONLY);
+		dup2(fd, 1);
+		dup2(fd, 2);
+		execl(prog, prog, "--gtest_list_tests", (char *)NULL);
+		_exit(errno == ENOEXEC ? 126 : 127);
+	}
+	int st = 0;
+	CU_ASSERT_FATAL(waitpid(pid, &st, 0) == pid);
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 126) {
+		fprintf(stderr, "\n  skipped: this kernel cannot execute %s (%s)\n", prog,
+		        strerror(ENOEXEC));
+		fflush(NULL);
+		_exit(77);
+	}
+	CU_ASSERT_FATAL(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+}
+
+/* The same two with the program built for x86 (-m32): the x86 probe. */
+static void gtest_probe_suspects_x86(void)
+{
+	x86_or_skip(GTEST_LEAKS32);
+	probe_suspects(GTEST_LEAKS32, "x86");
+}
+
+static void gtest_probe_recycle_x86(void)
+{
+	x86_or_skip(GTEST_LEAKS32);
+	probe_recycle(GTEST_LEAKS32, "x86");
+}
+#endif
 
 /* Only a kill limit: the program stops itself when its VA plus the growth
  * it expects of the next test would reach it (reason: expected growth). */
@@ -860,6 +938,10 @@ static const mg_case cases[] = {
     {"wrap_fail", wrap_fail},
     {"gtest_probe_suspects", gtest_probe_suspects},
     {"gtest_probe_recycle", gtest_probe_recycle},
+#ifdef GTEST_LEAKS32
+    {"gtest_probe_suspects_x86", gtest_probe_suspects_x86},
+    {"gtest_probe_recycle_x86", gtest_probe_recycle_x86},
+#endif
     {"gtest_probe_growth", gtest_probe_growth},
     {"gtest_probe_asan", gtest_probe_asan},
     {"gtest_probe_static", gtest_probe_static},
