@@ -1,0 +1,24 @@
+/* fuzz_maps.c - the /proc/PID/maps and smaps parser (guard/maps.h), on the
+ * input's bytes as they are (it takes a length, no NUL), against the x86
+ * and the x64 ceiling. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "maps.h"
+#include "mg_limits.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char *text = malloc(size ? size : 1);
+	if (!text)
+		return 0;
+	memcpy(text, data, size);
+	maps_breakdown b;
+	maps_parse(&b, text, size, limits_arch_ceiling(MG_ARCH_X86));
+	maps_parse(&b, text, size, limits_arch_ceiling(MG_ARCH_X64));
+	free(text);
+	return 0;
+}
