@@ -19,7 +19,8 @@ static const struct {
      "  when it is in this repository, else HEAD) under refs/notes/memguard.\n"
      "  The note is compact JSON without timelines (unless --keep-timeline) or\n"
      "  captured test output. A note already there is merged by shard key (node,\n"
-     "  arch, suite, index): the same key is replaced, other shards are kept.\n"},
+     "  arch, suite, index): the same key is replaced, other shards are kept.\n"
+     "  A note that is not a memguard report is left as it is (exit 3).\n"},
     {"notes-merge", notes_merge_main,
      "Usage: memguard notes-merge [--ref REF] OTHER_REF\n"
      "  Merges the notes of OTHER_REF (e.g. refs/notes/memguard-remote, fetched with\n"

@@ -38,6 +38,22 @@ const char *ci_result(int interrupted, const report_totals *t);
 
 /* A ref update lost a race with another writer: re-read and retry. */
 #define STORE_ERACE (-20)
+/* Another writer held the ref's lock file (GIT_ELOCKED): re-read and retry. */
+#define STORE_ELOCKED (-21)
+
+/*
+ * Bounded backoff between retries of a ref update: delays from 1 ms doubling
+ * to 100 ms, each a random part of the current step (seeded per process, so
+ * two writers started together drift apart), until about 2 s have been slept.
+ */
+typedef struct store_backoff {
+	uint64_t seed;
+	long step_us, slept_us;
+	int tries;
+} store_backoff;
+void store_backoff_init(store_backoff *b);
+/* Counts a failed try and sleeps; 0 once the budget is spent (no sleep). */
+int store_backoff_wait(store_backoff *b);
 
 typedef struct note_entry {
 	git_oid target; /* the annotated object (a commit) */
@@ -116,7 +132,8 @@ int store_write_blob(git_oid *out, git_repository *repo, const report *r, mg_err
  * Writes a notes tree holding exactly the notes n (flat layout, which git
  * and libgit2 both read) and its non-note entries at their paths, a notes commit with message and
  * parents, and moves ref to it if ref still points at expect (NULL: ref must not exist yet).
- * STORE_ERACE when another writer moved it first.
+ * STORE_ERACE when another writer moved it first, STORE_ELOCKED when another
+ * writer held its lock.
  */
 int store_commit(git_oid *out, store *s, const notes *n, const git_oid *parents, size_t nparents,
                  const git_oid *expect, const char *message, mg_err *err);

@@ -1,15 +1,16 @@
 /*
  * note.c - "memguard note": attach a report to a commit as a git note,
  * merged by shard key with what other jobs already attached. The ref moves
- * only by compare-and-swap; a lost race re-reads and merges again.
+ * only by compare-and-swap; a lost race or a busy ref lock re-reads and
+ * merges again after a backoff. Never replaces a note that is not ours.
  */
+#include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ci_int.h"
 
-#define CMD   "note"
-#define TRIES 5
+#define CMD "note"
 
 /* "memguard: note on abc1234: 2 shards added, 1 replaced" and one line per shard. */
 static char *message_for(const git_oid *target, const report *old, const report *added)
@@ -62,6 +63,35 @@ static int pick_target(git_oid *out, store *s, const char *rev, const report *r,
 	return store_resolve(out, s, "HEAD", err);
 }
 
+/*
+ * The error for a note of target that is not a memguard report: it names
+ * the note's schema when it is a JSON object with one, else says it is not
+ * a memguard report. Always MG_EINVAL.
+ */
+static int foreign_note(git_repository *repo, const git_oid *blob_id, const git_oid *target,
+                        mg_err *err)
+{
+	git_blob *blob = NULL;
+	json_t *j = NULL;
+	const char *schema = NULL;
+	char sha[16];
+	if (git_blob_lookup(&blob, repo, blob_id) == 0)
+		j = json_loadb(git_blob_rawcontent(blob), (size_t)git_blob_rawsize(blob), 0, NULL);
+	if (json_is_object(j))
+		schema = json_string_value(json_object_get(j, "schema"));
+	int rc = schema && strcmp(schema, REPORT_SCHEMA) != 0
+	             ? mg_err_set(err, MG_EINVAL,
+	                          "the note on commit %s has schema '%.64s', not '%s': left as "
+	                          "it is",
+	                          store_short(sha, target), schema, REPORT_SCHEMA)
+	             : mg_err_set(err, MG_EINVAL,
+	                          "the note on commit %s is not a memguard report: left as it is",
+	                          store_short(sha, target));
+	json_decref(j);
+	git_blob_free(blob);
+	return rc;
+}
+
 /* One attempt: read the current note, merge, write, move the ref. */
 static int note_once(store *s, const git_oid *target, const report *fresh, int *unchanged,
                      mg_err *err)
@@ -75,10 +105,9 @@ static int note_once(store *s, const git_oid *target, const report *fresh, int *
 		return rc;
 	const note_entry *e = notes_find(&n, target);
 	if (e && (rc = store_read(&old, s->repo, &e->blob, target, err)) == MG_EINVAL) {
-		/* Not a report (corrupt, or written by hand): replaced, never a dead end. */
-		fprintf(stderr, "memguard " CMD ": warning: %s; replacing it with this report\n",
-		        err->msg);
-		rc = 0;
+		/* Another tool's note, or one written by hand: never replaced. */
+		rc = foreign_note(s->repo, &e->blob, target, err);
+		goto out;
 	} else if (rc < 0) {
 		goto out;
 	}
@@ -159,10 +188,12 @@ int note_main(int argc, char **argv)
 	}
 	store_strip(r, keep_timeline);
 	store_canonical(r);
-	for (int t = 0; t < TRIES; t++) {
+	store_backoff b;
+	store_backoff_init(&b);
+	do {
 		int unchanged = 0;
 		rc = note_once(&s, &target, r, &unchanged, &err);
-		if (rc == STORE_ERACE)
+		if (rc == STORE_ERACE || rc == STORE_ELOCKED)
 			continue;
 		if (rc < 0) {
 			rc = ci_fail(CMD, MG_EXIT_INFRA, "%s", err.msg);
@@ -172,8 +203,13 @@ int note_main(int argc, char **argv)
 		       store_short(sha, &target), r->nshards, r->nshards == 1 ? "" : "s");
 		rc = MG_EXIT_OK;
 		goto out;
-	}
-	rc = ci_fail(CMD, MG_EXIT_INFRA, "%s kept moving: gave up after %d tries", s.ref, TRIES);
+	} while (store_backoff_wait(&b));
+	if (rc == STORE_ELOCKED)
+		rc = ci_fail(CMD, MG_EXIT_INFRA, "the lock of %s was busy: gave up after %d tries",
+		             s.ref, b.tries);
+	else
+		rc = ci_fail(CMD, MG_EXIT_INFRA, "%s kept moving: gave up after %d tries", s.ref,
+		             b.tries);
 out:
 	store_close(&s);
 	report_free(r);

@@ -4,9 +4,12 @@
  * trees and commits, and the order-independent keyed merge of two notes.
  * Never shells out to git, never writes a ref without compare-and-swap.
  */
+#include <errno.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "ci_int.h"
 
@@ -442,10 +445,18 @@ int store_commit(git_oid *out, store *s, const notes *n, const git_oid *parent_i
 		store_git_fail(err, "cannot write the notes commit");
 		goto out;
 	}
-	int grc =
-	    expect ? git_reference_create_matching(&ref, s->repo, s->ref, out, 1, expect,
-	                                           "memguard: notes updated")
-	           : git_reference_create(&ref, s->repo, s->ref, out, 0, "memguard: notes created");
+	/* "Must not exist yet" is a zero expected id, compared under the ref's
+	 * lock: git_reference_create with force 0 checks before taking the lock,
+	 * and two first writers both won (one note lost). */
+	git_oid none;
+	memset(&none, 0, sizeof(none));
+	int grc = git_reference_create_matching(
+	    &ref, s->repo, s->ref, out, 1, expect ? expect : &none,
+	    expect ? "memguard: notes updated" : "memguard: notes created");
+	if (grc == GIT_ELOCKED) {
+		rc = mg_err_set(err, STORE_ELOCKED, "%s is locked by another writer", s->ref);
+		goto out;
+	}
 	if (grc == GIT_EMODIFIED || grc == GIT_EEXISTS) {
 		rc = mg_err_set(err, STORE_ERACE, "%s was updated by another writer", s->ref);
 		goto out;
@@ -463,6 +474,45 @@ out:
 	git_tree_free(tree);
 	git_treebuilder_free(tb);
 	return rc;
+}
+
+/* ---- retrying a ref update ---- */
+
+#define BACKOFF_FIRST_US  1000
+#define BACKOFF_MAX_US    100000
+#define BACKOFF_BUDGET_US 2000000
+
+void store_backoff_init(store_backoff *b)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	b->seed = ((uint64_t)getpid() << 32) ^ (uint64_t)ts.tv_nsec ^ (uint64_t)ts.tv_sec;
+	if (!b->seed)
+		b->seed = 1;
+	b->step_us = BACKOFF_FIRST_US;
+	b->slept_us = 0;
+	b->tries = 0;
+}
+
+int store_backoff_wait(store_backoff *b)
+{
+	b->tries++;
+	if (b->slept_us >= BACKOFF_BUDGET_US)
+		return 0;
+	b->seed ^= b->seed << 13; /* xorshift64 */
+	b->seed ^= b->seed >> 7;
+	b->seed ^= b->seed << 17;
+	/* Half the step, plus up to the other half at random. */
+	long us = b->step_us / 2 + (long)(b->seed % (uint64_t)(b->step_us / 2 + 1));
+	if (us > BACKOFF_BUDGET_US - b->slept_us)
+		us = BACKOFF_BUDGET_US - b->slept_us;
+	struct timespec ts = {us / 1000000, (us % 1000000) * 1000};
+	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+		;
+	b->slept_us += us;
+	if ((b->step_us *= 2) > BACKOFF_MAX_US)
+		b->step_us = BACKOFF_MAX_US;
+	return 1;
 }
 
 /* ---- canonical form and the keyed merge ---- */

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "ci.h"
@@ -654,6 +655,155 @@ static void note_report_sha(void)
 	cleanup();
 }
 
+/* ---- concurrent writers, foreign notes ---- */
+
+/* Runs "note --commit SHA REPORT" in a child once go[1] is closed (the
+ * child closes its own copy); its stderr goes to errpath. Returns the pid. */
+static pid_t note_child(const char *dir, const char *sha, const char *rep, const int go[2],
+                        const char *errpath)
+{
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid != 0)
+		return pid;
+	char b;
+	close(go[1]);
+	int fd = open(errpath, O_WRONLY | O_CREAT | O_TRUNC, 0600),
+	    nul = open("/dev/null", O_WRONLY);
+	if (fd < 0 || nul < 0 || dup2(nul, 1) < 0 || dup2(fd, 2) < 0 || chdir(dir) != 0)
+		_exit(99);
+	if (read(go[0], &b, 1) < 0)
+		_exit(98);
+	char *argv[] = {"note", "--commit", (char *)sha, (char *)rep, NULL};
+	int rc = ci_main("note", 4, argv);
+	fflush(NULL);
+	_exit(rc);
+}
+
+#define PAIRS 200
+
+/*
+ * PAIRS times, two writers note two different shards on the same commit at
+ * the same moment (released together through a pipe): every note is stored
+ * and holds both shards. The notes ref lock and the compare-and-swap are
+ * both contended.
+ */
+static void note_concurrent_pairs(void)
+{
+	const char *dir = setup();
+	const char *rd = path_in(dir, "repo");
+	git_repository *repo = mk_repo(rd);
+	static git_oid c[PAIRS];
+	char sha[GIT_OID_HEXSZ + 1], errp[2][300], line[512];
+	int failed = 0;
+	commits(repo, PAIRS, c);
+	const char *rep[2] = {
+	    save_report(mk_report(1, "x64", "core", 0, 2 * GIB, 100 * MIB, 1, 0), dir, "p1.json"),
+	    save_report(mk_report(2, "x64", "core", 0, 3 * GIB, 100 * MIB, 2, 0), dir, "p2.json")};
+	for (int w = 0; w < 2; w++)
+		snprintf(errp[w], sizeof(errp[w]), "%s/.pair%d.err", root, w);
+	for (int p = 0; p < PAIRS; p++) {
+		int go[2];
+		pid_t pid[2];
+		CU_ASSERT_FATAL(pipe(go) == 0);
+		sha_of(sha, &c[p]);
+		for (int w = 0; w < 2; w++)
+			pid[w] = note_child(rd, sha, rep[w], go, errp[w]);
+		close(go[0]);
+		close(go[1]); /* both children read EOF: go */
+		for (int w = 0; w < 2; w++) {
+			int st = 0;
+			CU_ASSERT_FATAL(pid[w] > 0 && waitpid(pid[w], &st, 0) == pid[w]);
+			CU_ASSERT(WIFEXITED(st));
+			if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
+				continue;
+			FILE *f = fopen(errp[w], "r");
+			if (f && fgets(line, sizeof(line), f) && failed < 5)
+				fprintf(stderr, "pair %d writer %d: exit %d: %s", p, w,
+				        WIFEXITED(st) ? WEXITSTATUS(st) : -1, line);
+			if (f)
+				fclose(f);
+			failed++;
+		}
+	}
+	fprintf(stderr, "note_concurrent_pairs: %d of %d writers failed\n", failed, 2 * PAIRS);
+	CU_ASSERT_EQUAL(failed, 0);
+	int both = 0;
+	for (int p = 0; p < PAIRS; p++) {
+		report *n = read_note(repo, REF, &c[p]);
+		both += n && n->nshards == 2 && note_has_shard(n, 1, "x64", 2 * GIB) &&
+		        note_has_shard(n, 2, "x64", 3 * GIB);
+		report_free(n);
+	}
+	fprintf(stderr, "note_concurrent_pairs: %d of %d notes hold both shards\n", both, PAIRS);
+	CU_ASSERT_EQUAL(both, PAIRS);
+	git_repository_free(repo);
+	cleanup();
+}
+
+/* A ref lock that stays taken (a writer that died holding it): note gives up
+ * after its ~2 s of backoff, exit 3, saying the lock was busy. */
+static void note_lock_busy(void)
+{
+	const char *dir = setup();
+	const char *rd = path_in(dir, "repo");
+	git_repository *repo = mk_repo(rd);
+	git_oid c[1];
+	commits(repo, 1, c);
+	const char *rep = save_report(mk_report(1, "x64", "s", 0, GIB, MIB, 0, 0), dir, "m.json");
+	CU_ASSERT_EQUAL_FATAL(run_in(rd, "note", rep, NULL)->rc, 0);
+	write_file(path_in(rd, ".git/refs/notes/memguard.lock"), "");
+	const char *rep2 = save_report(mk_report(2, "x64", "s", 0, GIB, MIB, 0, 0), dir, "n.json");
+	run *r = run_in(rd, "note", rep2, NULL);
+	CU_ASSERT_EQUAL(r->rc, 3);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r->err, "was busy: gave up after"));
+	report *n = read_note(repo, REF, &c[0]);
+	CU_ASSERT(n && n->nshards == 1);
+	report_free(n);
+	git_repository_free(repo);
+	cleanup();
+}
+
+/* A note that is not a memguard report, added with the git CLI, is left as it
+ * is: note exits 3 naming what it is and the commit. */
+static void foreign_case(const char *content, const char *named)
+{
+	const char *dir = setup();
+	const char *rd = path_in(dir, "repo");
+	git_repository *repo = mk_repo(rd);
+	git_oid c[1];
+	char sh7[16];
+	commits(repo, 1, c);
+	short_of(sh7, &c[0]);
+	write_file(path_in(dir, "foreign.txt"), content);
+	CU_ASSERT_FATAL(
+	    sh("cd %s && git notes --ref=memguard add -F %s/foreign.txt HEAD", rd, dir) == 0);
+	CU_ASSERT_FATAL(
+	    sh("cd %s && git notes --ref=memguard show HEAD > %s/before.txt", rd, dir) == 0);
+	const char *rep = save_report(mk_report(1, "x64", "s", 0, GIB, MIB, 0, 0), dir, "m.json");
+	run *r = run_in(rd, "note", rep, NULL);
+	CU_ASSERT_EQUAL(r->rc, 3);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r->err, named));
+	CU_ASSERT_PTR_NOT_NULL(strstr(r->err, sh7));
+	CU_ASSERT_PTR_NULL(strstr(r->out, "noted"));
+	CU_ASSERT_FATAL(sh("cd %s && git notes --ref=memguard show HEAD > %s/after.txt", rd, dir) ==
+	                0);
+	CU_ASSERT_EQUAL(sh("cmp -s %s/before.txt %s/after.txt", dir, dir), 0);
+	git_repository_free(repo);
+	cleanup();
+}
+
+static void note_keeps_other_schema(void)
+{
+	foreign_case("{\"schema\":\"memguard-report/2\",\"shards\":[{\"node\":1}]}\n",
+	             "'memguard-report/2'");
+}
+
+static void note_keeps_plain_text(void)
+{
+	foreign_case("reviewed by hand: looks fine\n", "not a memguard report");
+}
+
 /* ---- notes-merge ---- */
 
 /* The git CLI fetches, as the CI templates do (libgit2 1.5's anonymous remote
@@ -865,16 +1015,16 @@ static void corrupt_case(const char *content)
 	r = run_in(rd, "log", NULL);
 	CU_ASSERT_EQUAL(r->rc, 3);
 	CU_ASSERT_PTR_NOT_NULL(strstr(r->err, sh7));
-	/* note replaces the note that is not a report, with a warning naming it. */
+	/* note leaves the note that is not a report as it is, naming the commit. */
 	r = run_in(rd, "note", "--commit", "HEAD~1", rep, NULL);
-	CU_ASSERT_EQUAL(r->rc, 0);
-	CU_ASSERT_PTR_NOT_NULL(strstr(r->err, "warning"));
+	CU_ASSERT_EQUAL(r->rc, 3);
 	CU_ASSERT_PTR_NOT_NULL(strstr(r->err, sh7));
 	CU_ASSERT_PTR_NULL(strstr(r->err, "(null)"));
-	report *n = read_note(repo, REF, &c[0]);
-	CU_ASSERT(n && n->nshards == 1);
-	report_free(n);
-	CU_ASSERT_EQUAL(run_in(rd, "show", "HEAD~1", NULL)->rc, 0);
+	git_note *gn = NULL;
+	CU_ASSERT_FATAL(git_note_read(&gn, repo, REF, &c[0]) == 0);
+	CU_ASSERT_STRING_EQUAL(git_note_message(gn), content);
+	git_note_free(gn);
+	CU_ASSERT_EQUAL(run_in(rd, "show", "HEAD~1", NULL)->rc, 3);
 	git_repository_free(repo);
 	cleanup();
 }
@@ -1688,6 +1838,10 @@ static const mg_case cases[] = {
     {"note_two_nodes", note_two_nodes},
     {"note_strips_timeline", note_strips_timeline},
     {"note_report_sha", note_report_sha},
+    {"note_concurrent_pairs", note_concurrent_pairs},
+    {"note_keeps_other_schema", note_keeps_other_schema},
+    {"note_keeps_plain_text", note_keeps_plain_text},
+    {"note_lock_busy", note_lock_busy},
     {"notes_merge_converge", notes_merge_converge},
     {"notes_merge_missing_ref", notes_merge_missing_ref},
     {"notes_fanout", notes_fanout},
