@@ -150,14 +150,14 @@ int cgroup_find(cgroup_mem *out, pid_t pid, mg_err *err)
 }
 
 /*
- * Reads one number from dir/name. "max" reads as 0 (unlimited). If optional
- * and the file does not exist, *out is 0 and the result 0.
+ * Reads dir/name (at most cap - 1 bytes, NUL-terminated) into buf; its path
+ * in path. 1: read; 0: optional and the file does not exist (buf empty).
  */
-static int read_number(uint64_t *out, const char *dir, const char *name, int optional, mg_err *err)
+static int read_small(char *buf, size_t cap, char *path, size_t path_cap, const char *dir,
+                      const char *name, int optional, mg_err *err)
 {
-	char path[PATH_MAX + 64], buf[64];
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	*out = 0;
+	snprintf(path, path_cap, "%s/%s", dir, name);
+	buf[0] = '\0';
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		int e = errno;
@@ -168,13 +168,27 @@ static int read_number(uint64_t *out, const char *dir, const char *name, int opt
 	}
 	ssize_t n;
 	do
-		n = read(fd, buf, sizeof(buf) - 1);
+		n = read(fd, buf, cap - 1);
 	while (n < 0 && errno == EINTR);
 	int e = errno;
 	close(fd);
 	if (n < 0)
 		return mg_err_set(err, MG_ERROR, "read %s: %s", path, strerror(e));
 	buf[n] = '\0';
+	return 1;
+}
+
+/*
+ * Reads one number from dir/name. "max" reads as 0 (unlimited). If optional
+ * and the file does not exist, *out is 0 and the result 0.
+ */
+static int read_number(uint64_t *out, const char *dir, const char *name, int optional, mg_err *err)
+{
+	char path[PATH_MAX + 64], buf[64];
+	*out = 0;
+	int rc = read_small(buf, sizeof(buf), path, sizeof(path), dir, name, optional, err);
+	if (rc <= 0)
+		return rc;
 	buf[strcspn(buf, "\n")] = '\0';
 	if (strcmp(buf, "max") == 0)
 		return 0;
@@ -213,23 +227,11 @@ int cgroup_read(const cgroup_mem *cg, cgroup_usage *out, mg_err *err)
 int cgroup_oom_kills(const cgroup_mem *cg, uint64_t *out, mg_err *err)
 {
 	char path[PATH_MAX + 64], buf[1024];
-	snprintf(path, sizeof(path), "%s/%s", cg->dir,
-	         cg->version == 1 ? "memory.oom_control" : "memory.events");
 	*out = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return errno == ENOENT
-		           ? 0
-		           : mg_err_set(err, MG_ERROR, "open %s: %s", path, strerror(errno));
-	ssize_t n;
-	do
-		n = read(fd, buf, sizeof(buf) - 1);
-	while (n < 0 && errno == EINTR);
-	int e = errno;
-	close(fd);
-	if (n < 0)
-		return mg_err_set(err, MG_ERROR, "read %s: %s", path, strerror(e));
-	buf[n] = '\0';
+	int rc = read_small(buf, sizeof(buf), path, sizeof(path), cg->dir,
+	                    cg->version == 1 ? "memory.oom_control" : "memory.events", 1, err);
+	if (rc <= 0)
+		return rc;
 	for (const char *p = buf; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
 		if (!strncmp(p, "oom_kill ", 9)) {
 			*out = strtoull(p + 9, NULL, 10);
