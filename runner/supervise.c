@@ -334,8 +334,8 @@ void supervise_signals(run_ctx *c)
 	int child = 0;
 	while ((n = read(c->sigfd[0], b, sizeof(b))) > 0)
 		for (ssize_t i = 0; i < n; i++) {
-			if (b[i] == SIGINT || b[i] == SIGTERM)
-				c->signo = b[i];
+			if (b[i] != SIGCHLD)
+				c->signo = b[i]; /* one of stop_signals */
 			child |= b[i] == SIGCHLD;
 		}
 	supervise_reap(c);
@@ -454,6 +454,12 @@ void supervise_run(run_ctx *c)
 	free(pfd);
 }
 
+/* The signals that stop a run the way SIGTERM does: every host ended, the
+ * partial report written, then the signal re-raised. SIGHUP is a closed
+ * terminal or a dropped ssh session; SIGPIPE is ignored (a closed reader of
+ * our output must not lose the report). */
+static const int stop_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
+
 void supervise_install_signals(run_ctx *c)
 {
 	struct sigaction sa;
@@ -472,8 +478,8 @@ void supervise_install_signals(run_ctx *c)
 	sa.sa_handler = on_signal;
 	sa.sa_flags = SA_RESTART;
 	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	for (size_t i = 0; i < sizeof(stop_signals) / sizeof(stop_signals[0]); i++)
+		sigaction(stop_signals[i], &sa, NULL);
 	sigaction(SIGCHLD, &sa, NULL);
 	sa.sa_handler = SIG_IGN;
 	sigaction(SIGPIPE, &sa, NULL);

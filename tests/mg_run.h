@@ -25,6 +25,9 @@
  * cgroup.procs file): the child moves itself there before exec. */
 static const char *mg_run_cgroup_procs;
 
+/* The signal mg() sends after term_after_ms (0: SIGTERM). */
+static int mg_run_signal;
+
 typedef struct outcome {
 	int status; /* as waitpid gives it */
 	char out[1 << 16];
@@ -48,7 +51,7 @@ static inline char *slurp(const char *path, char *buf, size_t cap)
 /*
  * Runs argv with extra environment entries (NULL-terminated, may be NULL),
  * the report written to DIR/report.json. With term_after_ms > 0 the runner
- * gets SIGTERM after that long.
+ * gets SIGTERM (mg_run_signal) after that long.
  */
 static inline void mg(outcome *o, const char *const *argv, const char *const *env,
                       int term_after_ms)
@@ -85,7 +88,7 @@ static inline void mg(outcome *o, const char *const *argv, const char *const *en
 	if (term_after_ms > 0) {
 		struct timespec ts = {term_after_ms / 1000, (term_after_ms % 1000) * 1000000L};
 		nanosleep(&ts, NULL);
-		kill(pid, SIGTERM);
+		kill(pid, mg_run_signal ? mg_run_signal : SIGTERM);
 	}
 	while (waitpid(pid, &o->status, 0) < 0 && errno == EINTR)
 		;

@@ -1275,6 +1275,38 @@ static void sigterm(void)
 	done(&o);
 }
 
+/* SIGHUP (a closed terminal, a dropped ssh session), SIGQUIT, SIGUSR1 and
+ * SIGUSR2 stop a run as SIGTERM does: the partial report (interrupted,
+ * exit_code 128 + N), no host left, and memguard dies of the same signal. */
+static void stop_signals(void)
+{
+	static const int sigs[] = {SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
+	for (size_t k = 0; k < sizeof(sigs) / sizeof(sigs[0]); k++) {
+		outcome o;
+		mg_run_signal = sigs[k];
+		mg(&o, ARGV("run", "-j", "2", "--report", "report.json", "--", FAULT64),
+		   ENV("MG_FAULT=hang@30,hang@31", "MG_FAULT_TESTS=60"), 800);
+		mg_run_signal = 0;
+		CU_ASSERT(killed_by(&o, sigs[k]));
+		CU_ASSERT_FATAL(o.report != NULL);
+		CU_ASSERT(json_is_true(json_object_get(o.report, "interrupted")));
+		CU_ASSERT_EQUAL(json_integer_value(json_object_get(o.report, "exit_code")),
+		                128 + sigs[k]);
+		size_t i, g;
+		json_t *s, *gen;
+		int hosts = 0;
+		json_array_foreach(json_object_get(o.report, "shards"), i, s)
+		    json_array_foreach(json_object_get(s, "generations"), g, gen)
+		{
+			pid_t pid = (pid_t)json_integer_value(json_object_get(gen, "pid"));
+			CU_ASSERT(pid > 0 && !pid_alive(pid));
+			hosts++;
+		}
+		CU_ASSERT(hosts >= 2);
+		done(&o);
+	}
+}
+
 /* 1 if a live (non-zombie) process is in process group pgid. */
 static int group_alive(pid_t pgid)
 {
@@ -1631,6 +1663,7 @@ static const mg_case cases[] = {
     {"reserve_x86", reserve_x86},
     {"reserve_x64", reserve_x64},
     {"sigterm", sigterm},
+    {"stop_signals", stop_signals},
     {"bad_limit", bad_limit},
     {"unknown_flag", unknown_flag},
     {"missing_host", missing_host},
