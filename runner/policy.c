@@ -151,8 +151,9 @@ int policy_exit_code(const run_ctx *c)
 			code = MG_EXIT_FAILED;
 	}
 	/* a lane that gave up left its tests in error (above) only when no
-	 * other lane could run them */
-	if (c->deadline_hit)
+	 * other lane could run them; a host that broke the protocol between
+	 * tests left none in error, but the host is broken all the same */
+	if (c->deadline_hit || c->protocol_breaks)
 		return MG_EXIT_INFRA;
 	size_t ran = 0;
 	for (size_t s = 0; s < c->rep->nshards; s++)

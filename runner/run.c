@@ -300,6 +300,11 @@ int run_main(int argc, char **argv, const run_hooks *hooks)
 			if (!c.signo && code == MG_EXIT_OK)
 				code = MG_EXIT_INFRA;
 		}
+	if (c.protocol_breaks && !c.signo) /* under the console's table */
+		fprintf(stderr,
+		        "memguard run: %u host%s broke the protocol (the generations say how; "
+		        "their tests ran again in fresh hosts)\n",
+		        c.protocol_breaks, c.protocol_breaks == 1 ? "" : "s");
 	if (code == MG_EXIT_NO_TESTS) /* last, under the console's table */
 		fprintf(stderr,
 		        "memguard run: no tests ran (--allow-no-tests makes that exit 0)\n");

@@ -167,9 +167,10 @@ typedef struct run_ctx {
 	int sigfd[2];
 	int signo;
 	int deadline_hit;
-	int has_cgroup;     /* its usage is judged against a cgroup limit */
-	int cg_found;       /* the runner is in a memory cgroup (its OOM kills are counted) */
-	uint64_t oom_kills; /* the cgroup's OOM-kill count when last read */
+	unsigned protocol_breaks; /* hosts ended for a protocol error (exit 3) */
+	int has_cgroup;           /* its usage is judged against a cgroup limit */
+	int cg_found;             /* the runner is in a memory cgroup (its OOM kills are counted) */
+	uint64_t oom_kills;       /* the cgroup's OOM-kill count when last read */
 	cgroup_mem cg;
 	uint64_t cg_usage;
 	double cg_hold_until;   /* no cgroup kill before this: the last one is dying */

@@ -1307,6 +1307,31 @@ static void stop_signals(void)
 	}
 }
 
+/* A host that answers every run line with two results breaks the protocol
+ * between tests: each such host ends as error (the generations say so),
+ * every test passes in a fresh host, and the run is exit 3 saying so (it
+ * exited 0 before). */
+static void protocol_break_between_tests(void)
+{
+	outcome o;
+	mg(&o,
+	   ARGV("run", "-q", "--driver", "native", "--report", "report.json", "--", TWO_RESULTS),
+	   NULL, 0);
+	CU_ASSERT(exited_with(&o, 3));
+	CU_ASSERT(strstr(o.err, "broke the protocol") != NULL);
+	CU_ASSERT_FATAL(o.report != NULL);
+	CU_ASSERT_EQUAL(json_integer_value(json_object_get(o.report, "exit_code")), 3);
+	CU_ASSERT_EQUAL(count(o.report, "pass"), 3);
+	json_t *gens[8];
+	size_t n = gens_of(o.report, gens, 8), errors = 0;
+	for (size_t g = 0; g < n && g < 8; g++) {
+		const char *why = json_string_value(json_object_get(gens[g], "reason"));
+		errors += why && strstr(why, "protocol error: unexpected 'pass") != NULL;
+	}
+	CU_ASSERT(errors >= 1);
+	done(&o);
+}
+
 /* 1 if a live (non-zombie) process is in process group pgid. */
 static int group_alive(pid_t pgid)
 {
@@ -1664,6 +1689,7 @@ static const mg_case cases[] = {
     {"reserve_x64", reserve_x64},
     {"sigterm", sigterm},
     {"stop_signals", stop_signals},
+    {"protocol_break_between_tests", protocol_break_between_tests},
     {"bad_limit", bad_limit},
     {"unknown_flag", unknown_flag},
     {"missing_host", missing_host},
