@@ -28,6 +28,31 @@ static int can_exec(const char *prog)
 }
 
 /*
+ * Forks a child whose stdin is the pipe in (the parent writes in[1]) and
+ * whose stdout is the pipe out (the parent reads out[0]); returns 0 in the
+ * child, its pid in the parent, which keeps only in[1] and out[0].
+ */
+static pid_t fork_piped(int in[2], int out[2])
+{
+	CU_ASSERT_FATAL(pipe(in) == 0 && pipe(out) == 0);
+	fflush(NULL);
+	pid_t pid = fork();
+	CU_ASSERT_FATAL(pid >= 0);
+	if (pid == 0) {
+		dup2(in[0], 0);
+		dup2(out[1], 1);
+		close(in[0]);
+		close(in[1]);
+		close(out[0]);
+		close(out[1]);
+		return 0;
+	}
+	close(in[0]);
+	close(out[1]);
+	return pid;
+}
+
+/*
  * A shell, our child, waits for a line, then execs the tiny program of
  * arch, which maps 80 MiB and says "r". Before: one x64 process; after,
  * without a new scan: the same pid read again, now of arch, the 80 MiB in
@@ -41,24 +66,13 @@ static void check_exec(const char *prog, mg_arch arch)
 		_exit(77);
 	}
 	int in[2], out[2];
-	CU_ASSERT_FATAL(pipe(in) == 0 && pipe(out) == 0);
 	char script[512];
 	snprintf(script, sizeof(script), "read line; exec '%s' blocks", prog);
-	fflush(NULL);
-	pid_t pid = fork();
-	CU_ASSERT_FATAL(pid >= 0);
+	pid_t pid = fork_piped(in, out);
 	if (pid == 0) {
-		dup2(in[0], 0);
-		dup2(out[1], 1);
-		close(in[0]);
-		close(in[1]);
-		close(out[0]);
-		close(out[1]);
 		execl("/bin/sh", "sh", "-c", script, (char *)NULL);
 		_exit(127);
 	}
-	close(in[0]);
-	close(out[1]);
 	tree *t = NULL;
 	CU_ASSERT_EQUAL_FATAL(tree_new(&t, 8, NULL), 0);
 	tree_sample s;
@@ -116,17 +130,8 @@ void test_tree_exec_x64(void)
 void test_tree_fork_not_ours(void)
 {
 	int in[2], out[2];
-	CU_ASSERT_FATAL(pipe(in) == 0 && pipe(out) == 0);
-	fflush(NULL);
-	pid_t pid = fork();
-	CU_ASSERT_FATAL(pid >= 0);
+	pid_t pid = fork_piped(in, out);
 	if (pid == 0) {
-		dup2(in[0], 0);
-		dup2(out[1], 1);
-		close(in[0]);
-		close(in[1]);
-		close(out[0]);
-		close(out[1]);
 		void *p = mmap(NULL, 256 * MI, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
 		               -1, 0);
 		char c;
@@ -135,8 +140,6 @@ void test_tree_fork_not_ours(void)
 		execl("/bin/sh", "sh", "-c", "echo r; read line; exit 0", (char *)NULL);
 		_exit(127);
 	}
-	close(in[0]);
-	close(out[1]);
 	char c = 0;
 	CU_ASSERT_FATAL(read(out[0], &c, 1) == 1 && c == 'm');
 	tree *t = NULL;
