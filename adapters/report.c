@@ -189,6 +189,7 @@ void report_free(report *r)
 	free(r->sha);
 	free(r->branch);
 	free(r->repo_note);
+	free(r->containment);
 	free(r->limits_soft);
 	free(r->limits_hard);
 	for (size_t i = 0; i < r->nshards; i++)
@@ -748,6 +749,8 @@ void *report_to_json(const report *r)
 		set(o, "expected_wall", jreal(r->expected_wall));
 	set(o, "interrupted", json_boolean(r->interrupted));
 	set(o, "exit_code", json_integer(r->exit_code));
+	if (r->containment)
+		set(o, "containment", jstr(r->containment));
 	json_t *shards = json_array();
 	for (size_t i = 0; i < r->nshards; i++)
 		push(shards, shard_to_json(&r->shards[i]));
@@ -1151,6 +1154,8 @@ static int from_json(report *r, json_t *o, mg_err *err)
 	TRY(get_bool(o, "", "interrupted", &r->interrupted, err));
 	TRY(get_int(o, "", "exit_code", INT32_MIN, INT32_MAX, &exit_code, err));
 	r->exit_code = (int)exit_code;
+	if (json_object_get(o, "containment"))
+		TRY(get_str(o, "", "containment", 0, &r->containment, err));
 	TRY(get_arr(o, "", "shards", &arr, err));
 	r->shards = array_alloc(json_array_size(arr), sizeof(report_shard));
 	for (size_t i = 0; i < json_array_size(arr); i++) {
@@ -1324,6 +1329,12 @@ int report_merge(report *into, const report *from, mg_err *err)
 	if (from->node_total > into->node_total)
 		into->node_total = from->node_total;
 	into->interrupted = into->interrupted || from->interrupted;
+	/* the weaker guarantee of the two holds for the whole */
+	if (from->containment &&
+	    (!into->containment || !strcmp(from->containment, "process-group"))) {
+		free(into->containment);
+		into->containment = report_strdup(from->containment);
+	}
 	/* the worse exit code: any nonzero beats 0, "no tests ran" (5) beats
 	 * only 0, then the larger */
 	if (exit_rank(from->exit_code) > exit_rank(into->exit_code))

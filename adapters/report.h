@@ -193,6 +193,9 @@ typedef struct report {
 	double wall;
 	int interrupted;
 	int exit_code;
+	/* what kept every process of the run from outliving it: "pid-namespace",
+	 * "user-namespace", "process-group"; NULL: not said (older reports) */
+	char *containment;
 	report_shard *shards;
 	size_t nshards;
 	report_suspect *suspects; /* top-N, most VA retained first */

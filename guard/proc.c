@@ -470,6 +470,83 @@ out:
 	return found;
 }
 
+size_t proc_parse_nspid(const char *buf, size_t len, pid_t *out, size_t cap)
+{
+	const char *end = buf + len, *p = buf;
+	while (p < end &&
+	       !(end - p >= 6 && !memcmp(p, "NSpid:", 6) && (p == buf || p[-1] == '\n'))) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		p = nl ? nl + 1 : end;
+	}
+	if (p >= end)
+		return 0;
+	size_t n = 0;
+	for (p += 6; p < end && *p != '\n';) {
+		if (*p == ' ' || *p == '\t') {
+			p++;
+			continue;
+		}
+		uint64_t v = 0;
+		const char *q = p;
+		while (p < end && *p >= '0' && *p <= '9' && v <= INT32_MAX)
+			v = v * 10 + (uint64_t)(*p++ - '0');
+		if (p == q || v > INT32_MAX || (p < end && *p != ' ' && *p != '\t' && *p != '\n'))
+			return 0; /* malformed: no namespace view at all */
+		if (n < cap)
+			out[n] = (pid_t)v;
+		n++;
+	}
+	return n;
+}
+
+pid_t proc_self_pid(void)
+{
+	static pid_t cached_for, self; /* a fork must not keep its parent's */
+	pid_t me = getpid();
+	if (cached_for != me) {
+		char buf[32];
+		ssize_t n = readlink("/proc/self", buf, sizeof(buf) - 1);
+		long v = 0;
+		if (n > 0) {
+			buf[n] = 0;
+			v = strtol(buf, NULL, 10);
+		}
+		self = v > 0 && v <= INT32_MAX ? (pid_t)v : me;
+		cached_for = me;
+	}
+	return self;
+}
+
+/* The NSpid pids of /proc/PID/status (0: self) into out; how many. */
+static size_t nspids(pid_t pid, pid_t *out, size_t cap)
+{
+	char path[64], buf[8192];
+	proc_path(path, sizeof(path), pid, "status");
+	ssize_t n = read_small(path, buf, sizeof(buf), NULL);
+	return n > 0 ? proc_parse_nspid(buf, (size_t)n, out, cap) : 0;
+}
+
+pid_t proc_child_pid(pid_t pid)
+{
+	pid_t self = proc_self_pid(), mine[32], theirs[33];
+	if (self == getpid())
+		return pid;
+	/* our level: the last of our NSpid pids is getpid() */
+	size_t level = nspids(0, mine, 32);
+	if (level == 0 || level > 32)
+		return -1;
+	pid_list kids = {0};
+	pid_t found = -1;
+	children_of(&kids, self);
+	for (size_t i = 0; i < kids.n && found < 0; i++) {
+		size_t n = nspids(kids.v[i], theirs, 33);
+		if (n >= level && n <= 33 && theirs[level - 1] == pid)
+			found = kids.v[i];
+	}
+	free(kids.v);
+	return found;
+}
+
 uint64_t proc_ram_bytes(void)
 {
 	long pages = sysconf(_SC_PHYS_PAGES);

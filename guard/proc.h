@@ -65,6 +65,21 @@ size_t proc_descendants_scan(pid_t pid, pid_t *out, size_t cap);
  * -1 if malformed. */
 int proc_parse_stat_ppid(const char *buf, size_t len, pid_t *ppid);
 
+/*
+ * PID namespaces. A contained run's hosts live in a PID namespace of their
+ * own while /proc stays the one of the runner's namespace, so inside a host
+ * getpid() and fork()'s pids are not the numbers /proc knows them by.
+ * proc_self_pid: our pid as /proc names it (getpid() when /proc is our
+ * namespace's). proc_child_pid: the /proc pid of our child pid (as fork
+ * returned it), by the NSpid lines of our children; pid itself when /proc is
+ * our namespace's; -1 when no child of ours has it.
+ */
+pid_t proc_self_pid(void);
+pid_t proc_child_pid(pid_t pid);
+/* The pids of an "NSpid:" line of /proc/PID/status text, outermost first,
+ * into out (at most cap); returns how many there were, 0 when none. */
+size_t proc_parse_nspid(const char *buf, size_t len, pid_t *out, size_t cap);
+
 /* Physical memory in bytes (sysconf). */
 uint64_t proc_ram_bytes(void);
 

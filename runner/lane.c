@@ -231,7 +231,7 @@ static int lane_start(run_ctx *c, lane *l)
 		lane_failed_start(l, err.msg);
 		return rc;
 	}
-	h->pid = spawn_pid(h->proc);
+	h->pid = spawn_proc_pid(h->proc);
 	if (proc_sampler_open(&h->sampler, h->pid, &err) < 0)
 		h->sampler = NULL; /* gone already: the EOF will tell */
 	h->in = xrealloc(NULL, 2 * MG_PROTO_LINE_MAX);

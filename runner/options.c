@@ -4,6 +4,8 @@
  */
 #include "options.h"
 
+#include "contain.h"
+
 #include "driver.h"
 
 #include <errno.h>
@@ -220,6 +222,11 @@ static int apply(run_options *o, const char *key, const char *val, int layer, mg
 		o->order_history = !strcmp(val, "history");
 	} else if (!strcmp(key, "filter")) {
 		o->filter = val;
+	} else if (!strcmp(key, "contain")) {
+		if (!contain_mode_valid(val))
+			return mg_err_set(err, MG_EINVAL,
+			                  "contain: '%s' is not auto, pid, user or none", val);
+		o->contain = val;
 	} else if (!strcmp(key, "node")) {
 		if (options_parse_node(&o->node_index, &o->node_total, val, err) < 0)
 			return MG_EINVAL;
@@ -315,7 +322,7 @@ static const char *const valued[] = {
     "arch",     "recycle-at", "kill-at",      "jobs",         "timeout",       "deadline",
     "interval", "pipeline",   "max-restarts", "output-limit", "address-space", "report",
     "adapter",  "suite",      "driver",       "filter",       "node",          "config",
-    "list-cmd", "list-file",  "tests-from",   "history",      "order"};
+    "list-cmd", "list-file",  "tests-from",   "history",      "order",         "contain"};
 
 int options_parse(run_options *o, int argc, char **argv, mg_err *err)
 {
@@ -445,6 +452,10 @@ const char *options_usage(void)
 	       "  --node I/N             run node I's share of N (default: from the CI env)\n"
 	       "  --allow-no-tests       no test to run (a filter matching none) is exit 0,\n"
 	       "                         not 5\n"
+	       "  --contain MODE         auto (default): hosts in a PID namespace that dies\n"
+	       "                         with memguard (in a user namespace without root),\n"
+	       "                         else process groups; pid or user: that or exit 3;\n"
+	       "                         none: process groups only\n"
 	       "  --config PATH          config file (default ./memguard.json if present)\n"
 	       "  -q, --quiet            no progress output\n";
 }

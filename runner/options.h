@@ -44,8 +44,9 @@ typedef struct run_options {
 	uint32_t node_index; /* 1-based; 0: from the CI env, else 1/1 */
 	uint32_t node_total;
 	int quiet;
-	int allow_no_tests; /* no test to run is exit 0, not MG_EXIT_NO_TESTS */
-	char **host_argv;   /* after "--" */
+	int allow_no_tests;  /* no test to run is exit 0, not MG_EXIT_NO_TESTS */
+	const char *contain; /* contain_start's mode: "auto" (NULL), "pid", "user", "none" */
+	char **host_argv;    /* after "--" */
 	int host_argc;
 } run_options;
 

@@ -4,6 +4,7 @@
  * supervise (the poll loop) -> record (finish) -> adapters. What happens in a
  * room is in that room's file; this one only puts them in order.
  */
+#include "contain.h"
 #include "run_int.h"
 
 #include <errno.h>
@@ -159,9 +160,12 @@ int run_list_main(int argc, char **argv)
 		return MG_EXIT_USAGE;
 	}
 	int rc = prepare(&c, &o, &err);
+	if (rc == 0)
+		rc = contain_start(o.contain, &err);
 	if (rc == 0) {
 		signal(SIGPIPE, SIG_IGN);
 		rc = listing_run(&c, &nl, &err);
+		contain_end();
 	}
 	int code = 0;
 	if (rc < 0) {
@@ -221,8 +225,14 @@ int run_main(int argc, char **argv, const run_hooks *hooks)
 		return rc == MG_EINVAL ? MG_EXIT_USAGE : MG_EXIT_INFRA;
 	}
 	supervise_install_signals(&c);
+	if (contain_start(o.contain, &err) < 0) {
+		fprintf(stderr, "memguard run: %s\n", err.msg);
+		options_free(&o);
+		return MG_EXIT_INFRA;
+	}
 
 	c.rep = report_new();
+	c.rep->containment = report_strdup(contain_name());
 	c.rep->start_time = (double)time(NULL);
 	c.rep->node_index = o.node_index;
 	c.rep->node_total = o.node_total;

@@ -17,9 +17,11 @@
 #include <unistd.h>
 
 #include "mg_proto.h"
+#include "proc.h"
 
 struct spawn_proc {
-	pid_t pid; /* -1 once reaped */
+	pid_t pid;      /* -1 once reaped */
+	pid_t proc_pid; /* the same as /proc names it (see proc_child_pid) */
 	int own_group;
 	int cmd, reply, out, err;
 };
@@ -69,8 +71,11 @@ static void child_exec(const char *path, char *const argv[], const spawn_options
 		setpgid(0, 0);
 	if (o->pdeathsig) {
 		prctl(PR_SET_PDEATHSIG, o->pdeathsig);
-		if (getppid() != parent)
-			_exit(127); /* we died before the prctl took effect */
+		/* the parent died before the prctl took effect: we were reparented.
+		 * 0 is a parent alive outside our PID namespace (a contained run). */
+		pid_t pp = getppid();
+		if (pp != parent && pp != 0)
+			_exit(127);
 	}
 	if (o->as_limit) {
 		struct rlimit rl = {(rlim_t)o->as_limit, (rlim_t)o->as_limit};
@@ -172,6 +177,9 @@ int spawn_start(spawn_proc **out, const char *path, char *const argv[], const sp
 	if (p->own_group)
 		setpgid(pid, pid); /* also in the child: whichever runs first wins the race */
 	p->pid = pid;
+	p->proc_pid = proc_child_pid(pid);
+	if (p->proc_pid <= 0)
+		p->proc_pid = pid;
 	close_fd(&status[1]);
 	close_fd(&cmd[0]);
 	close_fd(&reply[1]);
@@ -219,6 +227,10 @@ done:
 pid_t spawn_pid(const spawn_proc *p)
 {
 	return p->pid;
+}
+pid_t spawn_proc_pid(const spawn_proc *p)
+{
+	return p->pid > 0 ? p->proc_pid : -1;
 }
 int spawn_cmd_fd(const spawn_proc *p)
 {

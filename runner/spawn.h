@@ -64,7 +64,11 @@ typedef struct spawn_options {
 int spawn_start(spawn_proc **out, const char *path, char *const argv[], const spawn_options *opts,
                 mg_err *err);
 
+/* The child's pid, for signals and waits; spawn_proc_pid: the same as /proc
+ * names it, for readings (they differ inside a contained run's host). Both
+ * -1 once reaped. */
 pid_t spawn_pid(const spawn_proc *p);
+pid_t spawn_proc_pid(const spawn_proc *p);
 int spawn_cmd_fd(const spawn_proc *p);   /* write: runner -> host, -1 once closed */
 int spawn_reply_fd(const spawn_proc *p); /* read: host -> runner */
 int spawn_out_fd(const spawn_proc *p);   /* read: the host's stdout */

@@ -3,6 +3,7 @@
  * the signal self-pipe and the sampling timer; reaping, deadlines, the guard's
  * samples, stop-all. No thread per host, no sleep, no allocation per sample.
  */
+#include "contain.h"
 #include "run_int.h"
 
 #include <errno.h>
@@ -59,7 +60,7 @@ static int is_host_pid(const run_ctx *c, pid_t pid)
 		if (c->lanes[i].h.state != HOST_NONE && c->lanes[i].h.pid == pid)
 			return 1;
 	for (size_t i = 0; i < c->nreap; i++)
-		if (spawn_pid(c->reap[i].proc) == pid)
+		if (spawn_proc_pid(c->reap[i].proc) == pid)
 			return 1;
 	return 0;
 }
@@ -92,6 +93,8 @@ static void supervise_reap_live(run_ctx *c)
 		lane_exited(c, l, st);
 	}
 	char path[64], buf[4096];
+	if (proc_self_pid() != getpid())
+		return; /* /proc's pids are not the ones we could wait for */
 	snprintf(path, sizeof(path), "/proc/self/task/%d/children", (int)getpid());
 	FILE *f = fopen(path, "r");
 	if (!f)
@@ -487,11 +490,15 @@ void supervise_install_signals(run_ctx *c)
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
 }
 
-/* Reaps anything reparented to us (grandchildren of dead hosts). */
+/* Ends whatever the run's hosts left: the namespace whole where there is one
+ * (its init dies, and with it every process in it), else what was
+ * reparented to us (grandchildren of dead hosts) and is still ours. */
 void supervise_reap_orphans(void)
 {
 	pid_t kids[256];
-	size_t n = proc_descendants(getpid(), kids, 256);
+	contain_end();
+	/* /proc's pids are not ours to signal inside another's namespace */
+	size_t n = proc_self_pid() == getpid() ? proc_descendants(getpid(), kids, 256) : 0;
 	for (size_t i = 0; i < n && i < 256; i++)
 		kill(kids[i], SIGKILL);
 	while (waitpid(-1, NULL, WNOHANG) > 0)

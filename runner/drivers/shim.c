@@ -67,7 +67,8 @@ struct shim {
 	buf reply, out, line;
 	size_t listed;
 
-	pid_t child;
+	pid_t child;      /* for signals and waits */
+	pid_t child_proc; /* the same as /proc names it (proc_child_pid) */
 	int child_out;
 	proc_sampler *child_mem;
 	uint64_t last_va, last_rss; /* the last reading of the measure chosen */
@@ -200,7 +201,7 @@ static void sample_program_tree(shim *s)
 {
 	tree_sample ts = {0};
 	if (s->tree)
-		tree_scan(s->tree, getpid(), &ts);
+		tree_scan(s->tree, proc_self_pid(), &ts);
 	uint64_t va_max = ts.va_max, rss_sum = ts.rss;
 	s->tree_samples++;
 	if (va_max > s->tree_va)
@@ -289,7 +290,7 @@ static void child_kill(shim *s)
 	if (!s->child)
 		return;
 	proc_status ps;
-	if (proc_read_status(&ps, s->child, NULL) == 0)
+	if (proc_read_status(&ps, s->child_proc, NULL) == 0)
 		peak_note(s, ps.vm_peak, ps.vm_hwm);
 	kill(s->child, SIGKILL);
 	while (s->child && reap(s, 1, &st, &ru) == 0)
@@ -338,10 +339,13 @@ int shim_spawn_fd(shim *s, char *const argv[], int pipe_out, int fd, int target)
 	if (out >= 0)
 		fcntl(out, F_SETFL, fcntl(out, F_GETFL) | O_NONBLOCK);
 	s->child = pid;
+	s->child_proc = proc_child_pid(pid);
+	if (s->child_proc <= 0)
+		s->child_proc = pid;
 	s->child_out = out;
 	s->tree_samples = 0;
 	s->probed = 0;
-	if (proc_sampler_open(&s->child_mem, pid, NULL) < 0)
+	if (proc_sampler_open(&s->child_mem, s->child_proc, NULL) < 0)
 		s->child_mem = NULL;
 	return 0;
 }

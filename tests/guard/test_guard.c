@@ -29,6 +29,8 @@ void test_proc_descendants(void);
 void test_proc_descendants_scan(void);
 void test_proc_descendants_none(void);
 void test_proc_ram_page(void);
+void test_proc_nspid_parse(void);
+void test_proc_namespace_pids(void);
 void test_cgroup_v1_unlimited(void);
 void test_cgroup_v1_limited(void);
 void test_cgroup_v1_container_root(void);
@@ -81,6 +83,8 @@ static const mg_case cases[] = {
     {"proc_descendants_scan", test_proc_descendants_scan},
     {"proc_descendants_none", test_proc_descendants_none},
     {"proc_ram_page", test_proc_ram_page},
+    {"proc_nspid_parse", test_proc_nspid_parse},
+    {"proc_namespace_pids", test_proc_namespace_pids},
     {"cgroup_v1_unlimited", test_cgroup_v1_unlimited},
     {"cgroup_v1_limited", test_cgroup_v1_limited},
     {"cgroup_v1_container_root", test_cgroup_v1_container_root},

@@ -1,6 +1,7 @@
 /* test_proc.c - statm/status/stat parsers, the sampler on a real child, the
  * process tree, RAM and page size. */
 #include <errno.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -353,4 +354,78 @@ void test_proc_ram_page(void)
 	CU_ASSERT_EQUAL(proc_page_size(), (uint64_t)sysconf(_SC_PAGESIZE));
 	CU_ASSERT(proc_ram_bytes() >= 256 * MI);
 	CU_ASSERT_EQUAL(proc_ram_bytes() % proc_page_size(), 0);
+}
+
+void test_proc_nspid_parse(void)
+{
+	static const char two[] = "Name:\tx\nNSpid:\t4321\t2\nNSpgid:\t4321\t2\n";
+	static const char one[] = "Pid:\t7\nNSpid:\t7\n";
+	static const char bad[] = "NSpid:\t12x\t3\n";
+	pid_t v[4];
+	CU_ASSERT_EQUAL(proc_parse_nspid(two, sizeof(two) - 1, v, 4), 2);
+	CU_ASSERT(v[0] == 4321 && v[1] == 2);
+	CU_ASSERT_EQUAL(proc_parse_nspid(one, sizeof(one) - 1, v, 4), 1);
+	CU_ASSERT_EQUAL(v[0], 7);
+	CU_ASSERT_EQUAL(proc_parse_nspid(two, sizeof(two) - 1, v, 1), 2); /* only v[0] written */
+	CU_ASSERT_EQUAL(proc_parse_nspid(bad, sizeof(bad) - 1, v, 4), 0);
+	CU_ASSERT_EQUAL(proc_parse_nspid("Pid:\t1\n", 7, v, 4), 0);
+	/* outside a namespace of our own, a child's pid is /proc's */
+	CU_ASSERT_EQUAL(proc_self_pid(), getpid());
+	CU_ASSERT_EQUAL(proc_child_pid(1234), 1234);
+}
+
+/*
+ * In a PID namespace whose /proc is the outer one (a contained run's host):
+ * its init (pid 1 inside) forks a child that writes readlink("/proc/self"),
+ * the truth; proc_self_pid and proc_child_pid must give /proc's numbers.
+ * Skipped (no assertion fails) where no namespace can be made.
+ */
+void test_proc_namespace_pids(void)
+{
+	pid_t a = fork();
+	if (a == 0) {
+		if (unshare(CLONE_NEWPID) < 0 && unshare(CLONE_NEWUSER | CLONE_NEWPID) < 0)
+			_exit(77);
+		pid_t init = fork();
+		if (init == 0) {
+			int p[2];
+			if (pipe(p) < 0)
+				_exit(10);
+			pid_t c = fork();
+			if (c == 0) {
+				char buf[32] = "";
+				ssize_t n = readlink("/proc/self", buf, sizeof(buf) - 1);
+				if (n <= 0 || write(p[1], buf, (size_t)n) != n)
+					_exit(1);
+				_exit(0);
+			}
+			char buf[32] = "";
+			close(p[1]);
+			if (read(p[0], buf, sizeof(buf) - 1) <= 0)
+				_exit(11);
+			pid_t truth = (pid_t)atoi(buf), got = proc_child_pid(c);
+			char self[32] = "";
+			if (readlink("/proc/self", self, sizeof(self) - 1) <= 0)
+				_exit(12);
+			int rc = getpid() != 1                       ? 13
+			         : proc_self_pid() != atoi(self)     ? 14
+			         : truth <= 1 || c == truth          ? 15
+			         : got != truth                      ? 16
+			         : proc_child_pid(c + 1000000) != -1 ? 17
+			                                             : 0;
+			waitpid(c, NULL, 0);
+			_exit(rc);
+		}
+		int st = 0;
+		waitpid(init, &st, 0);
+		_exit(WIFEXITED(st) ? WEXITSTATUS(st) : 99);
+	}
+	int st = 0;
+	waitpid(a, &st, 0);
+	CU_ASSERT_FATAL(WIFEXITED(st));
+	if (WEXITSTATUS(st) == 77) {
+		fprintf(stderr, "proc_namespace_pids: no PID namespace here, not tested\n");
+		return;
+	}
+	CU_ASSERT_EQUAL(WEXITSTATUS(st), 0);
 }

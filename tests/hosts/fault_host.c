@@ -6,7 +6,8 @@
  * keeps of its 14 MiB, MG_FAULT_TRANSIENT_MB (600) what transient maps for 20 ms.
  * Plain C: built for x86 and x64. Faults that depend on order (for bisect): poison@K marks the
  * process; crashpoisoned@M crashes (SIGSEGV) at test M only when at least MG_FAULT_POISON_NEED (1)
- * poison tests ran earlier in the same process.
+ * poison tests ran earlier in the same process. family@K leaves a child in the host's group
+ * and a setsid double-fork escapee behind, asleep for ten minutes.
  */
 #include "memguard_host.h"
 
@@ -15,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -42,6 +44,7 @@ enum {
 	F_NAMENONL = 1 << 20,
 	F_TRANSIENT = 1 << 21,
 	F_LEAK8 = 1 << 22,
+	F_FAMILY = 1 << 23,
 };
 
 static const struct {
@@ -59,7 +62,7 @@ static const struct {
     {"bigleak", F_BIGLEAK},     {"frag", F_FRAG},
     {"oomcrash", F_OOMCRASH},   {"name", F_NAME},
     {"namenonl", F_NAMENONL},   {"transient", F_TRANSIENT},
-    {"leak8", F_LEAK8},
+    {"leak8", F_LEAK8},         {"family", F_FAMILY},
 };
 
 #define NAME_LEN 32
@@ -158,6 +161,30 @@ static mg_result ops_run(void *ctx, size_t i, char *msg, size_t cap)
 			}
 		}
 		sleep_ms(2);
+	}
+	if (plan & F_FAMILY) {
+		/* a host family: a child in our process group and a setsid
+		 * double-fork escapee, both asleep for ten minutes with every fd
+		 * closed (the test goes on and passes) */
+		pid_t kid = fork();
+		if (kid == 0) {
+			for (int fd = 0; fd < 64; fd++)
+				close(fd);
+			sleep_ms(600000);
+			_exit(0);
+		}
+		pid_t mid = fork();
+		if (mid == 0) {
+			setsid();
+			if (fork() == 0) {
+				for (int fd = 0; fd < 64; fd++)
+					close(fd);
+				sleep_ms(600000);
+			}
+			_exit(0);
+		}
+		if (mid > 0)
+			waitpid(mid, NULL, 0);
 	}
 	if (plan & F_FORKCRASH) {
 		/* a child that keeps every inherited fd (the reply pipe too) for

@@ -1625,12 +1625,14 @@ static void no_tests_allowed(void)
 /* A host that never answers "list" (a script reading nothing, asleep):
  * the listing obeys --timeout (or --deadline), memguard run and memguard
  * list exit 3 saying so, and the host's group (the script and its sleep) is
- * gone. Not a timed test: CTest's TIMEOUT is the bound on a hang. */
+ * gone. The script writes the pid /proc knows it by ($$ is its number in
+ * memguard's PID namespace). Not a timed test: CTest's TIMEOUT bounds a hang. */
 static void mute_lister(const char *cmd, const char *flag, const char *needle, int report)
 {
 	char script[512];
 	snprintf(script, sizeof(script),
-	         "printf '#!/bin/sh\\necho $$ > pid\\nsleep 1000\\n' > mute.sh && "
+	         "printf '#!/bin/sh\\nread p _ < /proc/self/stat\\necho $p > pid\\nsleep 1000\\n' "
+	         "> mute.sh && "
 	         "chmod +x mute.sh && exec \"$MG\" %s %s 1s --driver native%s -- ./mute.sh",
 	         cmd, flag, report ? " --report report.json" : "");
 	outcome o;

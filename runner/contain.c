@@ -1,0 +1,196 @@
+/*
+ * contain.c - the run's PID namespace and its init (see contain.h).
+ */
+#include "contain.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static contain_kind kind = CONTAIN_PROCESS_GROUP;
+static pid_t init_pid = -1;
+static int alive_w = -1; /* only the runner holds it: EOF tells init we died */
+static char why_not[160];
+
+static const char *const modes[] = {"auto", "pid", "user", "none"};
+
+int contain_mode_valid(const char *mode)
+{
+	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++)
+		if (!strcmp(mode, modes[i]))
+			return 1;
+	return 0;
+}
+
+/*
+ * The namespace's init (pid 1 there): reaps the orphans that come to it and
+ * leaves when the runner does. Async-signal-safe calls only (a fork without
+ * exec). Every signal stays blocked: from outside only SIGKILL reaches it,
+ * and that is how it ends.
+ */
+static void init_main(int alive_r)
+{
+	sigset_t all, chld;
+	sigfillset(&all);
+	sigprocmask(SIG_SETMASK, &all, NULL);
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	prctl(PR_SET_NAME, "memguard-init");
+	/* the runner may have died before the prctl: its pipe end tells */
+	struct pollfd pf = {.fd = alive_r, .events = POLLIN};
+	if (poll(&pf, 1, 0) != 0)
+		_exit(0);
+	for (int fd = 0; fd < 1024; fd++)
+		if (fd != alive_r)
+			close(fd);
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	for (;;) {
+		while (waitpid(-1, NULL, WNOHANG) > 0)
+			;
+		struct timespec ts = {1, 0};
+		sigtimedwait(&chld, NULL, &ts);
+		if (poll(&pf, 1, 0) != 0) /* the runner is gone */
+			_exit(0);
+	}
+}
+
+/* "deny" into setgroups, "ID ID 1" into uid_map or gid_map. */
+static int write_proc(const char *name, const char *text)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/self/%s", name);
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t n = write(fd, text, strlen(text));
+	int e = errno;
+	close(fd);
+	errno = e;
+	return n == (ssize_t)strlen(text) ? 0 : -1;
+}
+
+static int enter_user_ns(void)
+{
+	char map[64];
+	uid_t uid = geteuid();
+	gid_t gid = getegid();
+	if (unshare(CLONE_NEWUSER | CLONE_NEWPID) < 0)
+		return -1;
+	snprintf(map, sizeof(map), "%u %u 1\n", (unsigned)uid, (unsigned)uid);
+	if (write_proc("uid_map", map) < 0)
+		return -1;
+	if (write_proc("setgroups", "deny") < 0 && errno != ENOENT)
+		return -1;
+	snprintf(map, sizeof(map), "%u %u 1\n", (unsigned)gid, (unsigned)gid);
+	return write_proc("gid_map", map);
+}
+
+/* The first fork after unshare(CLONE_NEWPID) is the namespace's init. */
+static int start_init(mg_err *err)
+{
+	int alive[2];
+	if (pipe2(alive, O_CLOEXEC) < 0)
+		return mg_err_set(err, MG_ERROR, "cannot create a pipe: %s", strerror(errno));
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid < 0) {
+		int e = errno;
+		close(alive[0]);
+		close(alive[1]);
+		return mg_err_set(err, MG_ERROR, "cannot start the namespace's init: %s",
+		                  strerror(e));
+	}
+	if (pid == 0) {
+		close(alive[1]);
+		init_main(alive[0]);
+	}
+	close(alive[0]);
+	alive_w = alive[1];
+	init_pid = pid;
+	return 0;
+}
+
+int contain_start(const char *mode, mg_err *err)
+{
+	if (!mode)
+		mode = "auto";
+	if (!contain_mode_valid(mode))
+		return mg_err_set(err, MG_EINVAL,
+		                  "--contain: unknown mode '%s' (auto, pid, user, none)", mode);
+	if (!strcmp(mode, "none")) {
+		snprintf(why_not, sizeof(why_not), "--contain none");
+		return 0;
+	}
+	int pid_err = 0, user_err = 0;
+	if (strcmp(mode, "user")) {
+		if (unshare(CLONE_NEWPID) == 0)
+			kind = CONTAIN_PID_NS;
+		else
+			pid_err = errno;
+	}
+	if (kind == CONTAIN_PROCESS_GROUP && strcmp(mode, "pid")) {
+		if (enter_user_ns() == 0)
+			kind = CONTAIN_USER_NS;
+		else
+			user_err = errno;
+	}
+	if (kind == CONTAIN_PROCESS_GROUP) {
+		if (pid_err && user_err)
+			snprintf(why_not, sizeof(why_not),
+			         "no PID namespace (%s), none in a user namespace either (%s)",
+			         strerror(pid_err), strerror(user_err));
+		else
+			snprintf(why_not, sizeof(why_not), "no %s namespace: %s",
+			         pid_err ? "PID" : "user", strerror(pid_err ? pid_err : user_err));
+		if (strcmp(mode, "auto"))
+			return mg_err_set(err, MG_ERROR, "--contain %s: %s", mode, why_not);
+		return 0;
+	}
+	if (start_init(err) < 0) {
+		/* the namespace is there but without an init nothing can start in it */
+		kind = CONTAIN_PROCESS_GROUP;
+		return MG_ERROR;
+	}
+	return 0;
+}
+
+const char *contain_name(void)
+{
+	switch (kind) {
+	case CONTAIN_PID_NS:
+		return "pid-namespace";
+	case CONTAIN_USER_NS:
+		return "user-namespace";
+	default:
+		return "process-group";
+	}
+}
+
+contain_kind contain_kind_now(void)
+{
+	return kind;
+}
+
+const char *contain_why_not(void)
+{
+	return kind == CONTAIN_PROCESS_GROUP && why_not[0] ? why_not : NULL;
+}
+
+void contain_end(void)
+{
+	if (init_pid <= 0)
+		return;
+	kill(init_pid, SIGKILL);
+	while (waitpid(init_pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	init_pid = -1;
+	close(alive_w);
+	alive_w = -1;
+}

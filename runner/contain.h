@@ -1,0 +1,43 @@
+/*
+ * contain.h - no process of a run outlives it (issue: reliability).
+ *
+ * Where the kernel allows, every process the runner starts after
+ * contain_start lives in a PID namespace of its own, whose init is a small
+ * fork of the runner that dies with it (parent-death signal, and a pipe only
+ * the runner holds): when a namespace's init dies the kernel kills every
+ * process in it, so even a runner killed by SIGKILL leaves no survivor. The
+ * runner keeps seeing its hosts by the pids /proc knows (fork's).
+ * Without root a user namespace comes with it (the caller's uid and gid
+ * mapped to themselves); where neither is allowed, process groups, the
+ * parent-death signal and the subreaper are all there is (see README).
+ */
+#ifndef MG_CONTAIN_H
+#define MG_CONTAIN_H
+
+#include "mg_err.h"
+
+typedef enum contain_kind {
+	CONTAIN_PROCESS_GROUP, /* no namespace: what can escape, see README */
+	CONTAIN_PID_NS,        /* a PID namespace */
+	CONTAIN_USER_NS,       /* a PID namespace inside a user namespace */
+} contain_kind;
+
+/*
+ * mode: "auto" (a PID namespace, then one in a user namespace, else process
+ * groups), "pid" or "user" (that one or MG_ERROR), "none" (process groups).
+ * Once per process, before the first child it must hold. MG_EINVAL for an
+ * unknown mode, naming it.
+ */
+int contain_start(const char *mode, mg_err *err);
+/* What holds now: "pid-namespace", "user-namespace" or "process-group". */
+const char *contain_name(void);
+contain_kind contain_kind_now(void);
+/* Why the namespaces were not used (NULL when one is). */
+const char *contain_why_not(void);
+/* Kills every process left in the namespace (its init first), and waits for
+ * the init. No child can be started after it. A no-op without one. */
+void contain_end(void);
+/* 1 for a valid mode name. */
+int contain_mode_valid(const char *mode);
+
+#endif
