@@ -1686,6 +1686,23 @@ static void unknown_hello_version(void)
 	                        "version 9") != NULL);
 	CU_ASSERT(o.out[0] == 0);
 	done(&o);
+	/* version 1 while listing, 9 in the lane: each host is refused as a
+	 * protocol error, the lane gives up, the test is `error` */
+	mg(&o,
+	   ARGV("run", "-q", "--driver", "native", "--report", "report.json", "--", BAD_VERSION),
+	   ENV("LATE=1"), 0);
+	CU_ASSERT(exited_with(&o, 3));
+	CU_ASSERT_FATAL(o.report != NULL);
+	CU_ASSERT_EQUAL(count(o.report, "error"), 1);
+	json_t *gens[8];
+	size_t n = gens_of(o.report, gens, 8), refused = 0;
+	for (size_t g = 0; g < n && g < 8; g++) {
+		const char *why = json_string_value(json_object_get(gens[g], "reason"));
+		refused += why && strstr(why, "hello in protocol version 9; memguard speaks "
+		                              "versions 1 to 2") != NULL;
+	}
+	CU_ASSERT(refused >= 1);
+	done(&o);
 }
 
 /* A host listing a name twice is refused at listing (the host's fault:
