@@ -22,6 +22,7 @@ enum {
 	/* compare: a --max-growth threshold was exceeded */
 	MG_EXIT_REGRESSION = 4,
 	/* run: no test ran (a filter matching nothing, a host listing none);
+	 * list: no name printed;
 	 * --allow-no-tests makes that 0 (pytest's convention) */
 	MG_EXIT_NO_TESTS = 5,
 };

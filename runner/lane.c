@@ -493,6 +493,13 @@ void lane_line(run_ctx *c, lane *l, char *line, size_t len)
 	case MG_MSG_HELLO:
 		if (h->state != HOST_STARTING)
 			break;
+		if (m.version < 1 || m.version > MG_PROTO_VERSION) {
+			snprintf(why, sizeof(why),
+			         "hello in protocol version %u; memguard speaks versions 1 to %d",
+			         m.version, MG_PROTO_VERSION);
+			lane_protocol_error(c, l, why);
+			return;
+		}
 		h->version = m.version;
 		h->va_before = h->va_last = m.va;
 		h->rss_before = h->rss_last = m.rss;
@@ -590,6 +597,38 @@ void lane_line(run_ctx *c, lane *l, char *line, size_t len)
 	lane_protocol_error(c, l, why);
 }
 
+/* A host that closed its reply pipe and was still running at
+ * DYING_DEADLINE (killed by us): `error`, a protocol break (exit 3). The
+ * test it had started is retried once in a fresh host (a second time it is
+ * `error`); the tests queued behind it go back to the queue. */
+static void lane_pipe_closed(run_ctx *c, lane *l)
+{
+	host *h = &l->h;
+	static const char why[] = "protocol error: closed its reply pipe";
+	c->protocol_breaks++;
+	if (h->nflight && h->head_started) {
+		double dur = now(c) - h->head_t0;
+		size_t t = lane_pop_head(c, l);
+		rtest *rt = &c->tests[t];
+		lane_requeue(c, l);
+		if (rt->attempts < 2) {
+			free(rt->out);
+			rt->out = NULL;
+			rt->out_len = rt->out_dropped = 0;
+			plan_retry_push(c, t);
+		} else {
+			record_testf(c, l, t, TEST_ERROR, dur, "%s (during the test, twice)", why);
+		}
+	} else if (!h->tests_run) {
+		lane_failed_start(l, why);
+	}
+	lane_requeue(c, l);
+	record_host_end(c, l, END_ERROR, why);
+	progress_event(c->prog, l->index, record_gen(c, l)->index, h->pid, lane_end_name(END_ERROR),
+	               h->tests_run, why);
+	lane_fire(c, l, EV_EXITED); /* detaches it */
+}
+
 /* The exit status of a host that closed its pipe without bye. */
 void lane_exited(run_ctx *c, lane *l, int status)
 {
@@ -620,6 +659,12 @@ void lane_exited(run_ctx *c, lane *l, int status)
 	}
 	host_end end = END_CRASH;
 	char why[300];
+	if (h->pipe_closed_alive && WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) {
+		/* our own SIGKILL, DYING_DEADLINE after it closed its reply pipe: a
+		 * protocol error; the test it was running gets its one retry */
+		lane_pipe_closed(c, l);
+		return;
+	}
 	if (h->nflight && h->head_started) {
 		double dur = now(c) - h->head_t0;
 		size_t t = lane_pop_head(c, l);

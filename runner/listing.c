@@ -12,6 +12,43 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+static const name_list *sort_names; /* for cmp_name */
+
+static int cmp_name(const void *a, const void *b)
+{
+	size_t i = *(const size_t *)a, j = *(const size_t *)b;
+	size_t li = sort_names->lens[i], lj = sort_names->lens[j];
+	int r = memcmp(sort_names->names[i], sort_names->names[j], li < lj ? li : lj);
+	return r ? r : (li > lj) - (li < lj);
+}
+
+/* Names are unique (PROTOCOL.md, Ordering 2): a host listing one twice is
+ * refused, naming it (the first in list order). O(n log n). */
+static int listing_check_unique(const run_ctx *c, const name_list *nl, mg_err *err)
+{
+	if (nl->n < 2)
+		return 0;
+	size_t *idx = xrealloc(NULL, nl->n * sizeof(size_t));
+	for (size_t i = 0; i < nl->n; i++)
+		idx[i] = i;
+	sort_names = nl;
+	qsort(idx, nl->n, sizeof(size_t), cmp_name);
+	size_t dup = nl->n; /* the duplicate listed first */
+	for (size_t k = 1; k < nl->n; k++)
+		if (!cmp_name(&idx[k - 1], &idx[k])) {
+			size_t first = idx[k - 1] < idx[k] ? idx[k - 1] : idx[k];
+			if (first < dup)
+				dup = first;
+		}
+	free(idx);
+	if (dup == nl->n)
+		return 0;
+	return mg_err_set(err, MG_EPROTO,
+	                  "host '%s' listed the test '%.200s' more than once (test names "
+	                  "must be unique)",
+	                  c->o->host_argv[0], nl->names[dup]);
+}
+
 /*
  * Runs one host for "list" and collects the names. Blocking with a deadline:
  * --timeout if given (the listing is timed like a test), else
@@ -127,6 +164,13 @@ int listing_run(run_ctx *c, name_list *out, mg_err *err)
 				goto done;
 			}
 			if (m.kind == MG_MSG_HELLO) {
+				if (m.version < 1 || m.version > MG_PROTO_VERSION) {
+					mg_err_set(err, MG_EPROTO,
+					           "host '%s' said hello in protocol version %u; "
+					           "memguard speaks versions 1 to %d",
+					           c->o->host_argv[0], m.version, MG_PROTO_VERSION);
+					goto done;
+				}
 				got_hello = 1;
 				snprintf(out->arch, sizeof(out->arch), "%s", m.arch);
 			} else if (m.kind == MG_MSG_TEST) {
@@ -146,6 +190,8 @@ int listing_run(run_ctx *c, name_list *out, mg_err *err)
 					           (unsigned long long)m.count);
 					goto done;
 				}
+				if (listing_check_unique(c, out, err) < 0)
+					goto done;
 				if (write(spawn_cmd_fd(p), "quit\n", 5) < 0) {
 					/* it may have gone: the wait below reaps it */
 				}

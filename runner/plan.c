@@ -118,6 +118,11 @@ int plan_tests_from(size_t **order, size_t *norder, name_list *nl, const char *f
 		if (!used[idx[lo]]) {
 			used[idx[lo]] = 1;
 			(*order)[(*norder)++] = idx[lo];
+		} else {
+			fprintf(stderr,
+			        "memguard: warning: --tests-from %s names '%s' more than "
+			        "once: it runs once\n",
+			        file, line);
 		}
 	}
 	free(line);

@@ -173,11 +173,25 @@ int run_list_main(int argc, char **argv)
 		listing_explain(&c, &err);
 		code = rc == MG_EINVAL ? MG_EXIT_USAGE : MG_EXIT_INFRA;
 	} else {
+		size_t shown = 0;
 		for (size_t i = 0; i < nl.n; i++) {
 			if (o.filter && fnmatch(o.filter, nl.names[i], 0))
 				continue;
 			fwrite(nl.names[i], 1, nl.lens[i], stdout);
 			fputc('\n', stdout);
+			shown++;
+		}
+		/* as for run: an empty answer is most likely a misconfigured step */
+		if (!shown && !o.allow_no_tests) {
+			if (o.filter && nl.n)
+				fprintf(stderr,
+				        "memguard list: no tests: the filter '%s' matches none of "
+				        "the %zu listed (--allow-no-tests makes that exit 0)\n",
+				        o.filter, nl.n);
+			else
+				fprintf(stderr, "memguard list: no tests: the host listed none "
+				                "(--allow-no-tests makes that exit 0)\n");
+			code = MG_EXIT_NO_TESTS;
 		}
 	}
 	plan_names_free(&nl);

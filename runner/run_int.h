@@ -77,10 +77,12 @@ typedef struct host {
 	 * deltas: samples never move them), and at the last reading of either */
 	uint64_t va_before, rss_before;
 	uint64_t va_last, rss_last, peak_va, peak_rss;
-	unsigned version;   /* of the protocol, from its hello */
-	uint64_t death_va;  /* VmPeak it reported at a fatal signal (v2 "dying"); 0: none */
-	uint64_t head_peak; /* VmPeak the started test rose to (v2 "peak"); 0: not said */
-	uint64_t tree_rss;  /* the resident memory of its tree at the last reading */
+	unsigned version;      /* of the protocol, from its hello */
+	int pipe_closed_alive; /* still running DYING_DEADLINE after its reply pipe
+	                        * closed: we killed it; an error, not a crash */
+	uint64_t death_va;     /* VmPeak it reported at a fatal signal (v2 "dying"); 0: none */
+	uint64_t head_peak;    /* VmPeak the started test rose to (v2 "peak"); 0: not said */
+	uint64_t tree_rss;     /* the resident memory of its tree at the last reading */
 	uint64_t desc_rss, desc_va_max;
 	pid_t desc_va_pid; /* the descendant with the most VA (drivers: the program) */
 	tree *kids;        /* kept-open samplers of the descendants */

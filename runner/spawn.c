@@ -41,7 +41,18 @@ static int set_flags(int fd)
 	return fcntl(fd, F_SETFD, FD_CLOEXEC);
 }
 
-/* Child: report errno on the status pipe and leave. */
+/* What to raise when a spawn ran out of file descriptors ("" otherwise). */
+static const char *fd_hint(int e)
+{
+	if (e == EMFILE)
+		return " (too many open files in memguard: raise its limit, e.g. `ulimit -n`)";
+	if (e == ENFILE)
+		return " (too many open files in the system: raise fs.file-max)";
+	return "";
+}
+
+/* Child: report errno on the status pipe and leave (execve's own error
+ * negated, so the parent tells it from a setup error). */
 static void child_fail(int status_fd, int code)
 {
 	ssize_t w = write(status_fd, &code, sizeof(code));
@@ -122,7 +133,7 @@ static void child_exec(const char *path, char *const argv[], const spawn_options
 				close(fd);
 	}
 	execve(path, argv, o->envp ? o->envp : environ);
-	child_fail(status_w, errno);
+	child_fail(status_w, -errno); /* negative: execve's own error, not the setup's */
 }
 
 int spawn_start(spawn_proc **out, const char *path, char *const argv[], const spawn_options *o,
@@ -138,7 +149,8 @@ int spawn_start(spawn_proc **out, const char *path, char *const argv[], const sp
 	if (((f & SPAWN_PROTOCOL) && (pipe2(cmd, O_CLOEXEC) < 0 || pipe2(reply, O_CLOEXEC) < 0)) ||
 	    ((f & SPAWN_CAPTURE_OUT) && pipe2(po, O_CLOEXEC) < 0) ||
 	    ((f & SPAWN_CAPTURE_ERR) && pipe2(pe, O_CLOEXEC) < 0) || pipe2(status, O_CLOEXEC) < 0) {
-		mg_err_set(err, MG_ERROR, "cannot create pipes: %s", strerror(errno));
+		mg_err_set(err, MG_ERROR, "cannot create pipes: %s%s", strerror(errno),
+		           fd_hint(errno));
 		goto done;
 	}
 	p = calloc(1, sizeof(*p));
@@ -196,9 +208,16 @@ int spawn_start(spawn_proc **out, const char *path, char *const argv[], const sp
 		while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 			;
 		p->pid = -1;
-		rc = mg_err_set(
-		    err, child_errno == ENOENT || child_errno == EACCES ? MG_ENOTFOUND : MG_ERROR,
-		    "cannot execute '%s': %s", path, strerror(child_errno));
+		if (child_errno > 0) /* before execve: its fds, limits, group */
+			rc = mg_err_set(err, MG_ERROR, "cannot set up the child for '%s': %s%s",
+			                path, strerror(child_errno), fd_hint(child_errno));
+		else
+			rc = mg_err_set(err,
+			                -child_errno == ENOENT || -child_errno == EACCES
+			                    ? MG_ENOTFOUND
+			                    : MG_ERROR,
+			                "cannot execute '%s': %s%s", path, strerror(-child_errno),
+			                fd_hint(-child_errno));
 		goto done;
 	}
 	p->cmd = cmd[1];

@@ -276,6 +276,7 @@ static void supervise_deadlines(run_ctx *c)
 			if (t - h->since > DYING_DEADLINE) {
 				int st;
 				struct rusage ru;
+				h->pipe_closed_alive = 1;
 				spawn_signal(h->proc, SIGKILL);
 				if (spawn_wait(h->proc, 0, &st, &ru) == 1) {
 					record_usage(c, i, &ru);

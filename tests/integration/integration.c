@@ -1667,7 +1667,165 @@ static void listing_deadline(void)
 	mute_lister("run", "--deadline", "memguard run: listing timed out after", 1);
 }
 
+/* Issue 13, item 9: a hello in a protocol version memguard does not speak
+ * is refused at listing, naming the version sent and those spoken: exit 3
+ * for run (the report says 3) and for list. */
+static void unknown_hello_version(void)
+{
+	outcome o;
+	mg(&o,
+	   ARGV("run", "-q", "--driver", "native", "--report", "report.json", "--", BAD_VERSION),
+	   NULL, 0);
+	CU_ASSERT(exited_with(&o, 3));
+	CU_ASSERT(strstr(o.err, "bad_version.sh' said hello in protocol version 9; memguard "
+	                        "speaks versions 1 to 2") != NULL);
+	CU_ASSERT_FATAL(o.report != NULL);
+	CU_ASSERT_EQUAL(json_integer_value(json_object_get(o.report, "exit_code")), 3);
+	done(&o);
+	mg(&o, ARGV("list", "--driver", "native", "--", BAD_VERSION), NULL, 0);
+	CU_ASSERT(exited_with(&o, 3));
+	CU_ASSERT(strstr(o.err, "memguard list: host '" BAD_VERSION "' said hello in protocol "
+	                        "version 9") != NULL);
+	CU_ASSERT(o.out[0] == 0);
+	done(&o);
+	/* version 1 while listing, 9 in the lane: each host is refused as a
+	 * protocol error, the lane gives up, the test is `error` */
+	mg(&o,
+	   ARGV("run", "-q", "--driver", "native", "--report", "report.json", "--", BAD_VERSION),
+	   ENV("LATE=1"), 0);
+	CU_ASSERT(exited_with(&o, 3));
+	CU_ASSERT_FATAL(o.report != NULL);
+	CU_ASSERT_EQUAL(count(o.report, "error"), 1);
+	json_t *gens[8];
+	size_t n = gens_of(o.report, gens, 8), refused = 0;
+	for (size_t g = 0; g < n && g < 8; g++) {
+		const char *why = json_string_value(json_object_get(gens[g], "reason"));
+		refused += why && strstr(why, "hello in protocol version 9; memguard speaks "
+		                              "versions 1 to 2") != NULL;
+	}
+	CU_ASSERT(refused >= 1);
+	done(&o);
+}
+
+/* A host listing a name twice is refused at listing (the host's fault:
+ * exit 3), naming the test; a --tests-from file naming one twice runs it
+ * once, with a warning. */
+static void duplicate_names(void)
+{
+	outcome o;
+	mg(&o, ARGV("run", "-q", "--driver", "native", "--report", "report.json", "--", DUP_NAMES),
+	   NULL, 0);
+	CU_ASSERT(exited_with(&o, 3));
+	CU_ASSERT(strstr(o.err, "listed the test 'a/t1' more than once") != NULL);
+	CU_ASSERT_FATAL(o.report != NULL);
+	CU_ASSERT_EQUAL(json_integer_value(json_object_get(o.report, "exit_code")), 3);
+	CU_ASSERT_EQUAL(count(o.report, "pass"), 0);
+	done(&o);
+	mg(&o, ARGV("list", "--driver", "native", "--", DUP_NAMES), NULL, 0);
+	CU_ASSERT(exited_with(&o, 3));
+	CU_ASSERT(strstr(o.err, "memguard list: host '" DUP_NAMES "' listed the test 'a/t1' "
+	                        "more than once") != NULL);
+	done(&o);
+	mg(&o,
+	   (const char *const[]){"/bin/sh", "-c",
+	                         "printf 'fault/t001\\nfault/t003\\nfault/t001\\n' > names && "
+	                         "exec \"$MG\" run -q --tests-from names --report report.json "
+	                         "-- \"$HOST\"",
+	                         NULL},
+	   (const char *const[]){"MG=" MEMGUARD_BIN, "HOST=" FAULT64, "MG_FAULT_TESTS=5", NULL}, 0);
+	CU_ASSERT(exited_with(&o, 0));
+	CU_ASSERT(strstr(o.err, "--tests-from names names 'fault/t001' more than once: it runs "
+	                        "once") != NULL);
+	CU_ASSERT_FATAL(o.report != NULL);
+	CU_ASSERT_EQUAL(count(o.report, "pass"), 2);
+	done(&o);
+}
+
+/* A host that starts a test, closes its reply pipe and keeps running (the
+ * first host only): after DYING_DEADLINE memguard kills it and records it
+ * as `error` "closed its reply pipe" (it said "crash", "killed by signal 9":
+ * its own SIGKILL); the test is retried in a fresh host and passes, no test
+ * is lost, and the protocol break makes the run exit 3. */
+static void closed_reply_pipe(void)
+{
+	outcome o;
+	mg(&o,
+	   ARGV("run", "-q", "--driver", "native", "-j", "1", "--report", "report.json", "--",
+	        CLOSE_REPLY),
+	   ENV("MARK=mark"), 0);
+	CU_ASSERT(exited_with(&o, 3));
+	CU_ASSERT(strstr(o.err, "1 host broke the protocol") != NULL);
+	CU_ASSERT_FATAL(o.report != NULL);
+	CU_ASSERT_EQUAL(json_integer_value(json_object_get(o.report, "exit_code")), 3);
+	CU_ASSERT_EQUAL(count(o.report, "pass"), 3);
+	json_t *gens[8];
+	size_t n = gens_of(o.report, gens, 8), closed = 0, crashes = 0;
+	for (size_t g = 0; g < n && g < 8; g++) {
+		const char *end = json_string_value(json_object_get(gens[g], "end"));
+		const char *why = json_string_value(json_object_get(gens[g], "reason"));
+		closed += end && !strcmp(end, "error") && why &&
+		          strstr(why, "closed its reply pipe") != NULL;
+		crashes += end && !strcmp(end, "crash");
+	}
+	CU_ASSERT_EQUAL(closed, 1);
+	CU_ASSERT_EQUAL(crashes, 0);
+	done(&o);
+}
+
+/* memguard list with a filter matching nothing: exit 5 with a message, as
+ * run; --allow-no-tests makes it 0. */
+static void list_no_tests(void)
+{
+	outcome o;
+	mg(&o, ARGV("list", "--filter", "nomatch*", "--", FAULT64), ENV("MG_FAULT_TESTS=5"), 0);
+	CU_ASSERT(exited_with(&o, 5));
+	CU_ASSERT(strstr(o.err, "memguard list: no tests: the filter 'nomatch*' matches none of "
+	                        "the 5 listed") != NULL);
+	CU_ASSERT(o.out[0] == 0);
+	done(&o);
+	mg(&o, ARGV("list", "--allow-no-tests", "--filter", "nomatch*", "--", FAULT64),
+	   ENV("MG_FAULT_TESTS=5"), 0);
+	CU_ASSERT(exited_with(&o, 0));
+	CU_ASSERT(strstr(o.err, "no tests") == NULL);
+	done(&o);
+}
+
+/* Out of file descriptors at spawn (pipe2 in memguard, or the child's setup
+ * before execve): the message says "too many open files" and `ulimit -n`,
+ * never "cannot execute" (the child's errno came from its setup, not from
+ * execve), exit 3. The fds memguard holds vary, so the limit is walked up;
+ * some limit lands in the child's setup. */
+static void out_of_fds(void)
+{
+	outcome o;
+	mg(&o,
+	   (const char *const[]){"/bin/sh", "-c",
+	                         "for n in $(seq 4 40); do (ulimit -n $n; exec \"$MG\" list -- "
+	                         "\"$HOST\"); rc=$?; echo \"rc=$rc\" >&2; done",
+	                         NULL},
+	   (const char *const[]){"MG=" MEMGUARD_BIN, "HOST=" FAULT64, "MG_FAULT_TESTS=2", NULL}, 0);
+	CU_ASSERT(exited_with(&o, 0));
+	CU_ASSERT(strstr(o.err, "cannot execute") == NULL);
+	CU_ASSERT(strstr(o.err, "cannot set up the child for") != NULL);
+	CU_ASSERT(strstr(o.err, "too many open files in memguard: raise its limit, e.g. "
+	                        "`ulimit -n`") != NULL);
+	CU_ASSERT(strstr(o.err, "rc=3") != NULL);
+	CU_ASSERT(strstr(o.err, "rc=0") != NULL); /* enough fds at last */
+	int other = 0;
+	for (char *p = strstr(o.err, "rc="); p; p = strstr(p + 3, "rc="))
+		other += p[3] != '0' && p[3] != '3' && strncmp(p, "rc=127", 6); /* 127: ld.so */
+	CU_ASSERT_EQUAL(other, 0);
+	if (other)
+		fprintf(stderr, "stderr:\n%s\n", o.err);
+	done(&o);
+}
+
 static const mg_case cases[] = {
+    {"unknown_hello_version", unknown_hello_version},
+    {"duplicate_names", duplicate_names},
+    {"closed_reply_pipe", closed_reply_pipe},
+    {"list_no_tests", list_no_tests},
+    {"out_of_fds", out_of_fds},
     {"demo_direct_dies_x86", demo_direct_dies},
     {"demo_recycles_x86", demo_recycles},
     {"demo_direct_dies_capped", demo_direct_dies_capped},
