@@ -31,11 +31,18 @@ void options_init(run_options *o)
 int options_parse_duration(double *out, const char *text, mg_err *err)
 {
 	char *end;
+	/* decimal only: strtod alone takes " 7", "0x10", "1e3", "inf" and "nan" */
+	size_t digits = strspn(text, "0123456789");
+	if (!digits || (text[digits] == '.' && !strspn(text + digits + 1, "0123456789")))
+		return mg_err_set(err, MG_EINVAL,
+		                  "bad duration '%s' (a decimal number and ms, s, m or h)", text);
 	errno = 0;
 	double v = strtod(text, &end);
 	double unit = 1;
-	if (end == text || errno || !isfinite(v) || v < 0)
-		return mg_err_set(err, MG_EINVAL, "bad duration '%s'", text);
+	if (end == text || errno || !isfinite(v) || v < 0 ||
+	    strspn(text, "0123456789.") != (size_t)(end - text))
+		return mg_err_set(err, MG_EINVAL,
+		                  "bad duration '%s' (a decimal number and ms, s, m or h)", text);
 	if (!strcmp(end, "ms"))
 		unit = 0.001;
 	else if (!strcmp(end, "s") || !*end)

@@ -250,6 +250,16 @@ static void durations(void)
 	CU_ASSERT_EQUAL(options_parse_duration(&d, "-1s", NULL), MG_EINVAL);
 	CU_ASSERT_EQUAL(options_parse_duration(&d, "1d", NULL), MG_EINVAL);
 	CU_ASSERT_EQUAL(options_parse_duration(&d, "", NULL), MG_EINVAL);
+	/* decimal only: strtod would take each of these */
+	static const char *const odd[] = {"0x10", "0x1p3s", "1e3", "1e3s", " 7",    "+7",
+	                                  "inf",  "nan",    ".5s", "5.s",  "1.2.3s"};
+	for (size_t i = 0; i < sizeof(odd) / sizeof(odd[0]); i++) {
+		mg_err e;
+		CU_ASSERT_EQUAL(options_parse_duration(&d, odd[i], &e), MG_EINVAL);
+		CU_ASSERT(strstr(e.msg, odd[i]) != NULL);
+	}
+	CU_ASSERT_EQUAL(options_parse_duration(&d, "0.25s", NULL), 0);
+	CU_ASSERT_DOUBLE_EQUAL(d, 0.25, 1e-12);
 }
 
 static void nodes_from_env(void)
