@@ -17,6 +17,12 @@
 static contain_kind kind = CONTAIN_PROCESS_GROUP;
 static pid_t init_pid = -1;
 static int alive_w = -1; /* only the runner holds it: EOF tells init we died */
+/* The namespaces our children are forked into, by setns around each fork
+ * (contain_fork_begin/end): between forks ours is our own again, so the
+ * runner can still make threads (LeakSanitizer's tracer is one). -1: not
+ * switched (a user namespace cannot return to the outer one: there every
+ * child goes in, and the runner makes no thread). */
+static int ns_children = -1, ns_self = -1;
 static char why_not[160];
 
 static const char *const modes[] = {"auto", "pid", "user", "none"};
@@ -158,7 +164,31 @@ int contain_start(const char *mode, mg_err *err)
 		kind = CONTAIN_PROCESS_GROUP;
 		return MG_ERROR;
 	}
+	if (kind == CONTAIN_PID_NS) {
+		ns_children = open("/proc/self/ns/pid_for_children", O_RDONLY | O_CLOEXEC);
+		ns_self = open("/proc/self/ns/pid", O_RDONLY | O_CLOEXEC);
+		if (ns_children < 0 || ns_self < 0 || setns(ns_self, CLONE_NEWPID) < 0) {
+			if (ns_children >= 0)
+				close(ns_children);
+			if (ns_self >= 0)
+				close(ns_self);
+			ns_children = ns_self =
+			    -1; /* every child goes in, as in a user namespace */
+		}
+	}
 	return 0;
+}
+
+void contain_fork_begin(void)
+{
+	if (init_pid > 0 && ns_children >= 0)
+		setns(ns_children, CLONE_NEWPID);
+}
+
+void contain_fork_end(void)
+{
+	if (init_pid > 0 && ns_self >= 0)
+		setns(ns_self, CLONE_NEWPID);
 }
 
 const char *contain_name(void)
@@ -193,4 +223,9 @@ void contain_end(void)
 	init_pid = -1;
 	close(alive_w);
 	alive_w = -1;
+	if (ns_children >= 0) {
+		close(ns_children);
+		close(ns_self);
+		ns_children = ns_self = -1;
+	}
 }

@@ -37,6 +37,11 @@ const char *contain_why_not(void);
 /* Kills every process left in the namespace (its init first), and waits for
  * the init. No child can be started after it. A no-op without one. */
 void contain_end(void);
+/* Around every fork of a child that must be contained (runner/spawn.c):
+ * the next child goes into the namespace, then the runner's own is its
+ * children's again. No-ops without a namespace. */
+void contain_fork_begin(void);
+void contain_fork_end(void);
 /* 1 for a valid mode name. */
 int contain_mode_valid(const char *mode);
 

@@ -16,6 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "contain.h"
 #include "mg_proto.h"
 #include "proc.h"
 
@@ -178,7 +179,10 @@ int spawn_start(spawn_proc **out, const char *path, char *const argv[], const sp
 
 	pid_t parent = getpid();
 	fflush(NULL);
+	contain_fork_begin();
 	pid_t pid = fork();
+	if (pid != 0)
+		contain_fork_end();
 	if (pid < 0) {
 		mg_err_set(err, MG_ERROR, "cannot fork: %s", strerror(errno));
 		goto done;
