@@ -24,6 +24,8 @@ static int alive_w = -1; /* only the runner holds it: EOF tells init we died */
  * child goes in, and the runner makes no thread). */
 static int ns_children = -1, ns_self = -1;
 static char why_not[160];
+static uid_t saved_uid;
+static gid_t saved_gid;
 
 static const char *const modes[] = {"auto", "pid", "user", "none"};
 
@@ -82,13 +84,14 @@ static int write_proc(const char *name, const char *text)
 	return n == (ssize_t)strlen(text) ? 0 : -1;
 }
 
-static int enter_user_ns(void)
+/* Just after unshare(CLONE_NEWUSER): our uid and gid mapped to themselves
+ * (taken before it: until the maps are written geteuid() is the overflow
+ * uid). */
+static int map_ids(void)
 {
 	char map[64];
-	uid_t uid = geteuid();
-	gid_t gid = getegid();
-	if (unshare(CLONE_NEWUSER | CLONE_NEWPID) < 0)
-		return -1;
+	uid_t uid = saved_uid;
+	gid_t gid = saved_gid;
 	snprintf(map, sizeof(map), "%u %u 1\n", (unsigned)uid, (unsigned)uid);
 	if (write_proc("uid_map", map) < 0)
 		return -1;
@@ -98,12 +101,10 @@ static int enter_user_ns(void)
 	return write_proc("gid_map", map);
 }
 
-/* The first fork after unshare(CLONE_NEWPID) is the namespace's init. */
-static int start_init(mg_err *err)
+/* The first fork after unshare(CLONE_NEWPID) is the namespace's init;
+ * alive is the pipe made before (nothing may fail between unshare and it). */
+static int start_init(int alive[2], mg_err *err)
 {
-	int alive[2];
-	if (pipe2(alive, O_CLOEXEC) < 0)
-		return mg_err_set(err, MG_ERROR, "cannot create a pipe: %s", strerror(errno));
 	fflush(NULL);
 	pid_t pid = fork();
 	if (pid < 0) {
@@ -134,20 +135,55 @@ int contain_start(const char *mode, mg_err *err)
 		snprintf(why_not, sizeof(why_not), "--contain none");
 		return 0;
 	}
-	int pid_err = 0, user_err = 0;
+	saved_uid = geteuid();
+	saved_gid = getegid();
+	/* What can fail (fds) is made first: once unshared, the next fork must
+	 * be the init, and only a PID namespace can be left again (setns). */
+	int alive[2];
+	if (pipe2(alive, O_CLOEXEC) < 0)
+		return mg_err_set(err, MG_ERROR, "cannot create a pipe: %s", strerror(errno));
+	ns_self = open("/proc/self/ns/pid", O_RDONLY | O_CLOEXEC);
+	if (ns_self < 0) {
+		int e = errno;
+		close(alive[0]);
+		close(alive[1]);
+		return mg_err_set(err, MG_ERROR, "cannot open /proc/self/ns/pid: %s", strerror(e));
+	}
+	int pid_err = 0, user_err = 0, mapped = 1;
 	if (strcmp(mode, "user")) {
 		if (unshare(CLONE_NEWPID) == 0)
 			kind = CONTAIN_PID_NS;
 		else
 			pid_err = errno;
 	}
-	if (kind == CONTAIN_PROCESS_GROUP && strcmp(mode, "pid")) {
-		if (enter_user_ns() == 0)
-			kind = CONTAIN_USER_NS;
-		else
+	/* a user namespace only where a PID one is not allowed (not for want of
+	 * memory or fds: what fails after its unshare cannot be undone) */
+	if (kind == CONTAIN_PROCESS_GROUP && strcmp(mode, "pid") &&
+	    (!pid_err || pid_err == EPERM || pid_err == EINVAL)) {
+		if (unshare(CLONE_NEWUSER | CLONE_NEWPID) < 0)
 			user_err = errno;
+		else if (map_ids() < 0)
+			mapped = 0;
+		else
+			kind = CONTAIN_USER_NS;
+	} else if (kind == CONTAIN_PROCESS_GROUP && !user_err) {
+		user_err = pid_err;
+	}
+	if (!mapped) {
+		int e = errno;
+		close(alive[0]);
+		close(alive[1]);
+		return mg_err_set(err, MG_ERROR,
+		                  "cannot map our uid and gid in a user namespace: %s",
+		                  strerror(e));
+	}
+	if (kind != CONTAIN_PID_NS && ns_self >= 0) {
+		close(ns_self);
+		ns_self = -1;
 	}
 	if (kind == CONTAIN_PROCESS_GROUP) {
+		close(alive[0]);
+		close(alive[1]);
 		if (pid_err && user_err)
 			snprintf(why_not, sizeof(why_not),
 			         "no PID namespace (%s), none in a user namespace either (%s)",
@@ -159,21 +195,24 @@ int contain_start(const char *mode, mg_err *err)
 			return mg_err_set(err, MG_ERROR, "--contain %s: %s", mode, why_not);
 		return 0;
 	}
-	if (start_init(err) < 0) {
-		/* the namespace is there but without an init nothing can start in it */
+	if (start_init(alive, err) < 0) {
+		/* without an init nothing can start in the namespace: leave it */
+		if (ns_self >= 0) {
+			setns(ns_self, CLONE_NEWPID);
+			close(ns_self);
+			ns_self = -1;
+		}
 		kind = CONTAIN_PROCESS_GROUP;
 		return MG_ERROR;
 	}
 	if (kind == CONTAIN_PID_NS) {
 		ns_children = open("/proc/self/ns/pid_for_children", O_RDONLY | O_CLOEXEC);
-		ns_self = open("/proc/self/ns/pid", O_RDONLY | O_CLOEXEC);
-		if (ns_children < 0 || ns_self < 0 || setns(ns_self, CLONE_NEWPID) < 0) {
+		if (ns_children < 0 || setns(ns_self, CLONE_NEWPID) < 0) {
+			/* every child goes in, as in a user namespace */
 			if (ns_children >= 0)
 				close(ns_children);
-			if (ns_self >= 0)
-				close(ns_self);
-			ns_children = ns_self =
-			    -1; /* every child goes in, as in a user namespace */
+			close(ns_self);
+			ns_children = ns_self = -1;
 		}
 	}
 	return 0;
