@@ -27,6 +27,8 @@
 #define MEMGUARD_VERSION "0.0.0"
 #endif
 
+#define ISO_TIME_END 253402300800.0 /* 10000-01-01T00:00:00Z */
+
 static const char *const state_names[TEST_STATE_COUNT] = {
     "pass", "fail", "skip", "crash", "timeout", "memory-limit", "error", "not-run",
 };
@@ -471,6 +473,12 @@ void report_format_duration(char *buf, size_t size, double seconds)
 		snprintf(buf, size, "%.1fs", seconds);
 		return;
 	}
+	/* lround of a value past LONG_MAX is unspecified: such a span shows in
+	 * whole hours (a year is 8766h, so these never fit the format anyway). */
+	if (seconds >= 1e12) {
+		snprintf(buf, size, "%.0fh", seconds / 3600);
+		return;
+	}
 	long s = lround(seconds);
 	if (s < 3600) {
 		snprintf(buf, size, "%ldm%02lds", s / 60, s % 60);
@@ -565,6 +573,22 @@ static json_t *juint(uint64_t v)
 static json_t *jreal(double v)
 {
 	return json_real(isfinite(v) ? v : 0.0);
+}
+
+/*
+ * Unix seconds t as "2026-09-21T14:13:20Z" in buf, or "" when t is not a
+ * time from 1970 to 9999 (not finite, negative, or so large that casting it
+ * to time_t would be undefined: a report read back may hold any number).
+ */
+static void iso_time(char *buf, size_t size, double t)
+{
+	buf[0] = 0;
+	if (!isfinite(t) || t < 0 || t >= ISO_TIME_END)
+		return;
+	time_t whole = (time_t)floor(t);
+	struct tm tm;
+	if (gmtime_r(&whole, &tm))
+		strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
 static void set(json_t *o, const char *key, json_t *v)
@@ -739,10 +763,7 @@ void *report_to_json(const report *r)
 	set(o, "limits", limits);
 	set(o, "start_time", jreal(r->start_time));
 	char iso[64] = "";
-	time_t t = (time_t)floor(isfinite(r->start_time) ? r->start_time : 0);
-	struct tm tm;
-	if (gmtime_r(&t, &tm))
-		strftime(iso, sizeof(iso), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	iso_time(iso, sizeof(iso), r->start_time);
 	set(o, "start_time_iso", json_string(iso));
 	set(o, "wall", jreal(r->wall));
 	if (r->expected_wall > 0)

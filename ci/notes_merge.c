@@ -8,8 +8,7 @@
 
 #include "ci_int.h"
 
-#define CMD   "notes-merge"
-#define TRIES 5
+#define CMD "notes-merge"
 
 /*
  * Resolves OTHER_REF: only a ref under refs/notes/ ("memguard-remote" is
@@ -74,6 +73,8 @@ static int move_ref(store *s, const notes *ours, const git_oid *to, mg_err *err)
 	             : git_reference_create(&ref, s->repo, s->ref, to, 0,
 	                                    "memguard: notes from another ref");
 	git_reference_free(ref);
+	if (rc == GIT_ELOCKED)
+		return mg_err_set(err, STORE_ELOCKED, "%s is locked by another writer", s->ref);
 	if (rc == GIT_EMODIFIED || rc == GIT_EEXISTS)
 		return mg_err_set(err, STORE_ERACE, "%s was updated by another writer", s->ref);
 	if (rc < 0)
@@ -198,9 +199,13 @@ int notes_merge_main(int argc, char **argv)
 		rc = ci_fail(CMD, MG_EXIT_INFRA, "%s", err.msg);
 		goto out;
 	}
-	for (int t = 0; t < TRIES; t++) {
+	/* A lost race or a busy ref lock (parallel jobs) retries as note does:
+	 * store_backoff's bounded, jittered delays, re-reading each time. */
+	store_backoff b;
+	store_backoff_init(&b);
+	do {
 		rc = merge_once(&s, &theirs, other, what, sizeof(what), &err);
-		if (rc == STORE_ERACE)
+		if (rc == STORE_ERACE || rc == STORE_ELOCKED)
 			continue;
 		if (rc < 0) {
 			rc = ci_fail(CMD, MG_EXIT_INFRA, "%s", err.msg);
@@ -209,8 +214,13 @@ int notes_merge_main(int argc, char **argv)
 		printf("%s\n", what);
 		rc = MG_EXIT_OK;
 		goto out;
-	}
-	rc = ci_fail(CMD, MG_EXIT_INFRA, "%s kept moving: gave up after %d tries", s.ref, TRIES);
+	} while (store_backoff_wait(&b));
+	if (rc == STORE_ELOCKED)
+		rc = ci_fail(CMD, MG_EXIT_INFRA, "the lock of %s was busy: gave up after %d tries",
+		             s.ref, b.tries);
+	else
+		rc = ci_fail(CMD, MG_EXIT_INFRA, "%s kept moving: gave up after %d tries", s.ref,
+		             b.tries);
 out:
 	store_close(&s);
 	return rc;

@@ -15,9 +15,11 @@
 
 int store_git_fail(mg_err *err, const char *what)
 {
+	/* libgit2 may leave an empty message (a lock it could not take): never
+	 * end the line with a bare colon. */
 	const git_error *e = git_error_last();
 	return mg_err_set(err, MG_ERROR, "%s: %s", what,
-	                  e && e->message ? e->message : "libgit2 error");
+	                  e && e->message && *e->message ? e->message : "libgit2 error");
 }
 
 void store_ref_name(char *buf, size_t size, const char *name)

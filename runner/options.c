@@ -244,6 +244,8 @@ static int apply(run_options *o, const char *key, const char *val, int layer, mg
 	return 0;
 }
 
+static int config_apply(run_options *o, json_t *root, const char *file, mg_err *err);
+
 int options_load_config(run_options *o, const char *path, mg_err *err)
 {
 	json_error_t je;
@@ -253,6 +255,22 @@ int options_load_config(run_options *o, const char *path, mg_err *err)
 	json_t *root = json_load_file(file, 0, &je);
 	if (!root)
 		return mg_err_set(err, MG_EINVAL, "config %s:%d: %s", file, je.line, je.text);
+	return config_apply(o, root, file, err);
+}
+
+int options_load_config_buffer(run_options *o, const char *buf, size_t len, const char *name,
+                               mg_err *err)
+{
+	json_error_t je;
+	json_t *root = json_loadb(buf, len, 0, &je);
+	if (!root)
+		return mg_err_set(err, MG_EINVAL, "config %s:%d: %s", name, je.line, je.text);
+	return config_apply(o, root, name, err);
+}
+
+/* Applies root (taken: kept alive as config_root, or freed) as config file. */
+static int config_apply(run_options *o, json_t *root, const char *file, mg_err *err)
+{
 	if (!json_is_object(root)) {
 		json_decref(root);
 		return mg_err_set(err, MG_EINVAL, "config %s: not a JSON object", file);

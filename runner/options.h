@@ -59,6 +59,11 @@ void options_init(run_options *o);
  */
 int options_load_config(run_options *o, const char *path, mg_err *err);
 
+/* The same from len bytes of JSON text in memory (no NUL needed); NAME
+ * stands for the file in messages. For the fuzz harness and tests. */
+int options_load_config_buffer(run_options *o, const char *buf, size_t len, const char *name,
+                               mg_err *err);
+
 /*
  * Parses argv (argv[0] is the subcommand) over what o holds. --config is
  * handled first, so flags override the file. MG_EINVAL names the bad flag.

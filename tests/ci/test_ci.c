@@ -764,6 +764,32 @@ static void note_lock_busy(void)
 	cleanup();
 }
 
+/* notes-merge retries a busy ref lock with note's backoff, then gives up
+ * saying so (it failed at once with libgit2's error before). */
+static void notes_merge_lock_busy(void)
+{
+	const char *dir = setup();
+	const char *rd = path_in(dir, "repo");
+	git_repository *repo = mk_repo(rd);
+	git_oid c[1];
+	commits(repo, 1, c);
+	const char *rep = save_report(mk_report(1, "x64", "s", 0, GIB, MIB, 0, 0), dir, "m.json");
+	const char *rep2 = save_report(mk_report(2, "x64", "s", 0, GIB, MIB, 0, 0), dir, "n.json");
+	CU_ASSERT_EQUAL_FATAL(run_in(rd, "note", rep, NULL)->rc, 0);
+	CU_ASSERT_FATAL(sh("git -C %s update-ref refs/notes/old refs/notes/memguard", rd) == 0);
+	CU_ASSERT_EQUAL_FATAL(run_in(rd, "note", rep2, NULL)->rc, 0);
+	/* the remote is one note ahead: merging it moves the ref, under its lock */
+	CU_ASSERT_FATAL(sh("git -C %s update-ref refs/notes/memguard-remote refs/notes/memguard &&"
+	                   " git -C %s update-ref refs/notes/memguard refs/notes/old",
+	                   rd, rd) == 0);
+	write_file(path_in(rd, ".git/refs/notes/memguard.lock"), "");
+	run *r = run_in(rd, "notes-merge", "refs/notes/memguard-remote", NULL);
+	CU_ASSERT_EQUAL(r->rc, 3);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r->err, "was busy: gave up after"));
+	git_repository_free(repo);
+	cleanup();
+}
+
 /* A note that is not a memguard report, added with the git CLI, is left as it
  * is: note exits 3 naming what it is and the commit. */
 static void foreign_case(const char *content, const char *named)
@@ -1842,6 +1868,7 @@ static const mg_case cases[] = {
     {"note_keeps_other_schema", note_keeps_other_schema},
     {"note_keeps_plain_text", note_keeps_plain_text},
     {"note_lock_busy", note_lock_busy},
+    {"notes_merge_lock_busy", notes_merge_lock_busy},
     {"notes_merge_converge", notes_merge_converge},
     {"notes_merge_missing_ref", notes_merge_missing_ref},
     {"notes_fanout", notes_fanout},

@@ -105,7 +105,9 @@ static mg_result demo_test(void)
 		if (i == SMALL_ITEMS / 2) {
 			/* the one item this test keeps: it pins its block forever */
 			item *k = item_alloc(KEPT_SIZE);
-			memcpy(k + 1, &kept, sizeof(kept));
+			unsigned char *payload =
+			    (unsigned char *)(k + 1); /* holds the chain's pointer */
+			memcpy(payload, &kept, sizeof(kept));
 			kept = k;
 		}
 	}
