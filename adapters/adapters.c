@@ -121,7 +121,7 @@ int adapters_console_on_stdout(const char *spec)
 		return 1;
 	if (strcmp(spec, "auto") != 0 && strncmp(spec, "auto=", 5) != 0)
 		return 0;
-	const char *picked[8];
+	const char *picked[8] = {NULL};
 	size_t n = adapters_auto(picked, 8);
 	for (size_t i = 0; i < n && i < 8; i++)
 		if (!strcmp(picked[i], "console"))
