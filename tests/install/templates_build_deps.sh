@@ -1,7 +1,7 @@
 #!/bin/sh
 # templates_build_deps.sh TEMPLATES_DIR: each template runs ci/setup without
 # --test, and each configure of memguard (-B build-memguard) has
-# -DBUILD_TESTING=OFF.
+# -DBUILD_TESTING=OFF; the GitHub one installs memguard's .deb.
 set -u
 bad=0
 for t in "$1"/*; do
@@ -19,5 +19,9 @@ for t in "$1"/*; do
 		bad=1
 	fi
 done
+# the GitHub template installs memguard as the Debian package
+t="$1/github-actions.yml"
+grep -q 'cpack -G DEB' "$t" && grep -q 'apt-get install .*memguard_\*\.deb' "$t" ||
+	{ echo "FAIL: $t does not build and install the .deb"; bad=1; }
 [ $bad = 0 ] && echo "ok: every template installs and configures for building only"
 exit $bad
