@@ -115,6 +115,20 @@ size_t adapters_auto(const char **out, size_t cap)
 	return n;
 }
 
+int adapters_console_on_stdout(const char *spec)
+{
+	if (!strcmp(spec, "console") || !strcmp(spec, "console=-"))
+		return 1;
+	if (strcmp(spec, "auto") != 0 && strncmp(spec, "auto=", 5) != 0)
+		return 0;
+	const char *picked[8] = {NULL};
+	size_t n = adapters_auto(picked, 8);
+	for (size_t i = 0; i < n && i < 8; i++)
+		if (!strcmp(picked[i], "console"))
+			return 1;
+	return 0;
+}
+
 /* auto ignores a path: every picked adapter uses its own default target. */
 static int auto_render(const report *r, const char *path, mg_err *err)
 {

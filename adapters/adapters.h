@@ -26,6 +26,11 @@ int adapters_render(const report *r, const char *spec, mg_err *err);
  * (which may be more than cap). Never 0: "console" when no CI is detected. */
 size_t adapters_auto(const char **names, size_t cap);
 
+/* 1 if spec writes the console table to stdout ("console", "console=-", or
+ * "auto" where it picks console): the runner then does not add the job-log
+ * table a second time. */
+int adapters_console_on_stdout(const char *spec);
+
 /* The known adapter names, NULL-terminated. */
 const char *const *adapters_names(void);
 

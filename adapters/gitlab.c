@@ -10,7 +10,13 @@
 #include "adapters.h"
 
 /* Label values: backslash, double quote and newline escaped, CR a space;
- * valid UTF-8, at most 256 bytes of the value. */
+ * valid UTF-8, at most 256 bytes of the value. '#' becomes U+FF03 (＃):
+ * GitLab's parser (Gitlab::Ci::Parsers::Metrics::Generic) deletes from the
+ * first '#' of a line to its end, quotes or not, then shellsplits the rest,
+ * so a '#' in a value leaves an unmatched quote and the whole report is
+ * dropped; the format has no escape for it. The escapes above are also
+ * shellsplit's own inside double quotes (\\ and \"), so the key GitLab
+ * shows keeps the value. */
 static void label(FILE *f, const char *name, const char *value, int first)
 {
 	char *clean = adapters_clean(value ? value : "", 256, 0, NULL);
@@ -24,6 +30,8 @@ static void label(FILE *f, const char *name, const char *value, int first)
 			fputs("\\n", f);
 		else if (*p == '\r')
 			fputc(' ', f); /* the format has no escape for it */
+		else if (*p == '#')
+			fputs("\xef\xbc\x83", f); /* U+FF03 FULLWIDTH NUMBER SIGN */
 		else
 			fputc(*p, f);
 	}

@@ -13,14 +13,46 @@
 #define MAX_NOT_PASSING 50
 #define MAX_ENDINGS     20
 
-/* One line, with the characters that could start markup, a link, a code
+/* Whether the three bytes before p (not before start) are "www", any case. */
+static int after_www(const char *start, const char *p)
+{
+	if (p - start < 3)
+		return 0;
+	for (int i = 1; i <= 3; i++)
+		if (p[-i] != 'w' && p[-i] != 'W')
+			return 0;
+	return 1;
+}
+
+/*
+ * One line, with the characters that could start markup, a link, a code
  * span or a new table cell escaped, so a name can neither break the table
- * nor inject HTML (never at a line start, so - + # need nothing). */
+ * nor inject HTML (never at a line start, so - + # need nothing). GitHub's
+ * extras are disarmed too, each way checked with cmark-gfm's autolink
+ * extension (tests/adapters/hostile_names.py): "://" and "www." autolinks by
+ * an entity for ':' and '.' (the extension looks at the raw bytes); '@' (an
+ * e-mail autolink, a mention) in a <span> (an entity is not enough: the
+ * extension reads the decoded text); '$' (MathJax's $...$, $$...$$ and
+ * $`...`$, which a backslash does not stop) in a <span>, as GitHub's
+ * "Writing mathematical expressions" says.
+ */
 void markdown_put(FILE *f, const char *s, size_t max)
 {
 	char *clean = adapters_clean(s ? s : "", max, ADAPTERS_ONELINE, NULL);
 	for (const char *p = clean; *p; p++) {
 		switch (*p) {
+		case '$':
+			fputs("<span>$</span>", f);
+			break;
+		case '@':
+			fputs("<span>@</span>", f);
+			break;
+		case ':':
+			fputs(p[1] == '/' && p[2] == '/' ? "&#58;" : ":", f);
+			break;
+		case '.':
+			fputs(after_www(clean, p) ? "&#46;" : ".", f);
+			break;
 		case '<':
 			fputs("&lt;", f);
 			break;

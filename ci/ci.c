@@ -14,7 +14,7 @@ static const struct {
 	const char *usage;
 } commands[] = {
     {"note", note_main,
-     "Usage: memguard note [--ref REF] [--commit REV] [--keep-timeline] REPORT.json\n"
+     "usage: memguard note [--ref REF] [--commit REV] [--keep-timeline] REPORT.json\n"
      "  Stores the report as the git note of REV (default: the report's own commit\n"
      "  when it is in this repository, else HEAD) under refs/notes/memguard.\n"
      "  The note is compact JSON without timelines (unless --keep-timeline) or\n"
@@ -22,7 +22,7 @@ static const struct {
      "  arch, suite, index): the same key is replaced, other shards are kept.\n"
      "  A note that is not a memguard report is left as it is (exit 3).\n"},
     {"notes-merge", notes_merge_main,
-     "Usage: memguard notes-merge [--ref REF] OTHER_REF\n"
+     "usage: memguard notes-merge [--ref REF] OTHER_REF\n"
      "  Merges the notes of OTHER_REF (e.g. refs/notes/memguard-remote, fetched with\n"
      "  +refs/notes/memguard:refs/notes/memguard-remote) into REF: every commit's two\n"
      "  notes are merged by shard key, and REF gets a notes commit with both parents.\n"
@@ -30,12 +30,12 @@ static const struct {
      "  branch or revision is a usage error. A missing OTHER_REF merges nothing and\n"
      "  exits 0.\n"},
     {"show", show_main,
-     "Usage: memguard show [--ref REF] [--tests] [REV]\n"
+     "usage: memguard show [--ref REF] [--tests] [REV]\n"
      "  Prints the per-shard table of the note on REV (default HEAD); --tests also\n"
      "  lists the tests that left the most memory behind.\n"
      "  Exit 1: REV has no memguard note; 3: the note is not a memguard report.\n"},
     {"compare", compare_main,
-     "Usage: memguard compare [--ref REF] [--max-growth LIMITS] [--format text|markdown|json]\n"
+     "usage: memguard compare [--ref REF] [--max-growth LIMITS] [--format text|markdown|json]\n"
      "                        BASE HEAD\n"
      "  BASE and HEAD are revisions or report files; when both are revisions, BASE\n"
      "  is replaced by merge-base(BASE, HEAD) and the output says so. The shards\n"
@@ -52,14 +52,14 @@ static const struct {
      "  missing (shallow clone) - nothing was compared; 2: bad arguments;\n"
      "  3: repository or note error; 4: a limit was exceeded (listed).\n"},
     {"log", log_main,
-     "Usage: memguard log [--ref REF] [-n N] [--format text|json|csv] [REV | A..B]\n"
+     "usage: memguard log [--ref REF] [-n N] [--format text|json|csv] [REV | A..B]\n"
      "  One line per commit with a note, following first parents from REV\n"
      "  (default HEAD; A..B stops at A's history), newest first, at most N lines (default 20): "
      "peak VA, peak\n"
      "  RSS, recycles, tests, result, and a sparkline of peak VA. Commits without\n"
      "  a note are skipped and counted in the footer.\n"},
     {"merge", merge_main,
-     "Usage: memguard merge OUT.json IN.json...\n"
+     "usage: memguard merge OUT.json IN.json...\n"
      "  Combines the reports of several nodes into one (shards keyed by node, arch,\n"
      "  suite, index; a later file's shard replaces an earlier one with the same\n"
      "  key), written atomically.\n"},

@@ -28,7 +28,7 @@ int ci_is_help(const char *arg);
  * the value is missing.
  */
 int ci_opt(const char *cmd, int argc, char **argv, int *i, const char *name, const char **val);
-/* Prints "Usage: ..." text of cmd to stdout (for -h) or stderr. */
+/* Prints "usage: ..." text of cmd to stdout (for -h) or stderr. */
 int ci_cmd_usage(const char *cmd, FILE *to, int code);
 
 /* "pass", "fail" or "interrupted", from the model's totals (report.totals). */

@@ -28,9 +28,10 @@ static const char usage[] =
     "  notes-merge OTHER_REF        merge another notes ref into ours\n"
     "  version                      print the version\n"
     "\n"
-    "'memguard COMMAND -h' shows a command's options. Exit codes: 0 all passed,\n"
-    "1 a test did not pass, 2 usage or config error, 3 infrastructure error,\n"
-    "4 memory regression, 5 no tests ran, 130/143 interrupted.\n";
+    "'memguard help COMMAND' (or 'memguard COMMAND -h') shows a command's\n"
+    "options. Exit codes: 0 all passed, 1 a test did not pass, 2 usage or config\n"
+    "error, 3 infrastructure error, 4 memory regression, 5 no tests ran, 130/143\n"
+    "interrupted.\n";
 
 /* memguard report [--adapter NAME[=PATH]]... REPORT.json */
 static int report_main(int argc, char **argv)
@@ -94,12 +95,43 @@ static int report_main(int argc, char **argv)
 	return code;
 }
 
+static int is_command(const char *cmd)
+{
+	static const char *const cmds[] = {"run",         "list",  "bisect",  "report",
+	                                   "note",        "show",  "compare", "log",
+	                                   "notes-merge", "merge", "version"};
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		if (!strcmp(cmd, cmds[i]))
+			return 1;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") ||
-	    !strcmp(argv[1], "help")) {
+	    (!strcmp(argv[1], "help") && argc == 2)) {
 		fputs(usage, argc < 2 ? stderr : stdout);
 		return argc < 2 ? MG_EXIT_USAGE : 0;
+	}
+	/* memguard help COMMAND: what 'memguard COMMAND --help' prints */
+	static char help_flag[] = "--help";
+	char *help_argv[4];
+	if (!strcmp(argv[1], "help")) {
+		if (argc > 3 || !is_command(argv[2])) {
+			fprintf(stderr, "memguard help: %s\n\n%s",
+			        argc > 3 ? "one command at a time" : "unknown command", usage);
+			return MG_EXIT_USAGE;
+		}
+		if (!strcmp(argv[2], "version")) {
+			puts("usage: memguard version\n  Prints the version.");
+			return 0;
+		}
+		help_argv[0] = argv[0];
+		help_argv[1] = argv[2];
+		help_argv[2] = help_flag;
+		help_argv[3] = NULL;
+		argv = help_argv;
+		argc = 3;
 	}
 	const char *cmd = argv[1];
 	if (!strcmp(cmd, "run")) {

@@ -252,7 +252,15 @@ int options_load_config(run_options *o, const char *path, mg_err *err)
 	const char *file = path ? path : "memguard.json";
 	if (!path && access(file, F_OK) != 0)
 		return 0;
-	json_t *root = json_load_file(file, 0, &je);
+	/* opened here, so a file that cannot be read is said as such (Jansson's
+	 * message has line -1 and the path again) */
+	FILE *f = fopen(file, "r");
+	if (!f)
+		return mg_err_set(err, MG_EINVAL, "config %s: %s", file, strerror(errno));
+	json_t *root = json_loadf(f, 0, &je);
+	fclose(f);
+	if (!root && je.line < 1)
+		return mg_err_set(err, MG_EINVAL, "config %s: %s", file, je.text);
 	if (!root)
 		return mg_err_set(err, MG_EINVAL, "config %s:%d: %s", file, je.line, je.text);
 	return config_apply(o, root, file, err);

@@ -314,14 +314,23 @@ int run_main(int argc, char **argv, const run_hooks *hooks)
 		if (!c.signo)
 			code = MG_EXIT_INFRA;
 	}
-	if (o.nadapters == 0) {
+	/* The job log always gets the table and the tests that did not pass
+	 * (whatever adapters write elsewhere: a step summary, files); -q drops
+	 * it only when adapters are given, else it is the run's one output. */
+	int table_shown = 0;
+	for (size_t i = 0; i < o.nadapters; i++)
+		table_shown |= adapters_console_on_stdout(o.adapters[i]);
+	if (!table_shown && (o.nadapters == 0 || !o.quiet)) {
 		if (adapters_render(c.rep, "console", &err) < 0)
 			fprintf(stderr, "memguard run: %s\n", err.msg);
+		fflush(stdout);
 	}
+	/* An output CI reads that could not be written is an infrastructure
+	 * error (3), even when tests failed (1): the failure would go unseen. */
 	for (size_t i = 0; i < o.nadapters; i++)
 		if (adapters_render(c.rep, o.adapters[i], &err) < 0) {
 			fprintf(stderr, "memguard run: adapter %s: %s\n", o.adapters[i], err.msg);
-			if (!c.signo && code == MG_EXIT_OK)
+			if (!c.signo)
 				code = MG_EXIT_INFRA;
 		}
 	if (c.protocol_breaks && !c.signo) /* under the console's table */

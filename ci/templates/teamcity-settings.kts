@@ -33,7 +33,7 @@ fun memguardNode(node: Int) = BuildType {
                 git fetch --unshallow --quiet 2>/dev/null || true # compare needs the merge base
                 git submodule update --init --recursive
                 "${'$'}MEMGUARD_DIR/ci/setup"
-                cmake -S "${'$'}MEMGUARD_DIR" -B build-memguard -DCMAKE_BUILD_TYPE=Release
+                cmake -S "${'$'}MEMGUARD_DIR" -B build-memguard -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF
                 cmake --build build-memguard --target memguard -j "${'$'}(nproc)"
                 cmake -S . -B build32 -DCMAKE_C_FLAGS=-m32 -DCMAKE_CXX_FLAGS=-m32
                 cmake --build build32 -j "${'$'}(nproc)"

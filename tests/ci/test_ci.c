@@ -1508,7 +1508,7 @@ static void usage(void)
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
 		run *r = run_in(root, cmds[i], "-h", NULL);
 		CU_ASSERT_EQUAL(r->rc, 0);
-		CU_ASSERT_PTR_NOT_NULL(strstr(r->out, "Usage: memguard"));
+		CU_ASSERT_PTR_NOT_NULL(strstr(r->out, "usage: memguard"));
 		CU_ASSERT_PTR_NOT_NULL(strstr(r->out, cmds[i]));
 		r = run_in(root, cmds[i], "--bogus", NULL);
 		CU_ASSERT_EQUAL(r->rc, 2);
