@@ -1474,6 +1474,46 @@ static void merge_files(void)
 	cleanup();
 }
 
+/* Nodes 1 and 3 of 3: merge warns naming both sets and the report records
+ * the nodes present; a complete set merges without a warning. */
+static void merge_partial_nodes(void)
+{
+	const char *dir = setup();
+	mg_err err;
+	report *r1 = mk_report(1, "x64", "s", 0, GIB, MIB, 0, 0);
+	report *r2 = mk_report(2, "x64", "s", 0, GIB, MIB, 0, 0);
+	report *r3 = mk_report(3, "x64", "s", 0, GIB, MIB, 0, 0);
+	r1->node_total = r2->node_total = r3->node_total = 3;
+	const char *a = save_report(r1, dir, "n1.json");
+	const char *b = save_report(r2, dir, "n2.json");
+	const char *c = save_report(r3, dir, "n3.json");
+	const char *out = path_in(dir, "partial.json");
+	run *m = run_in(dir, "merge", out, c, a, NULL);
+	CU_ASSERT_EQUAL(m->rc, 0);
+	CU_ASSERT_PTR_NOT_NULL(
+	    strstr(m->err, "warning: partial node set: nodes 1, 3 of 3 present, node 2 missing"));
+	report *r = NULL;
+	CU_ASSERT_EQUAL_FATAL(report_load(&r, out, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(r->nnodes_present, 2);
+	CU_ASSERT_EQUAL(r->nodes_present[0], 1);
+	CU_ASSERT_EQUAL(r->nodes_present[1], 3);
+	CU_ASSERT_EQUAL(r->node_total, 3);
+	report_free(r);
+	/* a merged report merged again keeps the union; now complete */
+	const char *all = path_in(dir, "all.json");
+	m = run_in(dir, "merge", all, out, b, NULL);
+	CU_ASSERT_EQUAL(m->rc, 0);
+	CU_ASSERT_PTR_NULL(strstr(m->err, "warning"));
+	CU_ASSERT_EQUAL_FATAL(report_load(&r, all, &err), 0);
+	CU_ASSERT_EQUAL(r->nnodes_present, 3);
+	report_free(r);
+	/* one node alone of three: two missing */
+	m = run_in(dir, "merge", all, b, NULL);
+	CU_ASSERT_PTR_NOT_NULL(
+	    strstr(m->err, "partial node set: node 2 of 3 present, nodes 1, 3 missing"));
+	cleanup();
+}
+
 static void usage(void)
 {
 	setup();
@@ -1860,6 +1900,7 @@ static const mg_case cases[] = {
     {"log_first_parent", log_first_parent},
     {"log_formats", log_formats},
     {"merge_files", merge_files},
+    {"merge_partial_nodes", merge_partial_nodes},
     {"usage", usage},
     {"notes_non_note_entries", notes_non_note_entries},
     {"notes_merge_rejects_code", notes_merge_rejects_code},
