@@ -50,7 +50,18 @@ static const struct {
      "  Default: va=5%,rss=10%,test=8M.\n"
      "  Exit 0: within limits; 1: no note on BASE or HEAD, or the merge base is\n"
      "  missing (shallow clone) - nothing was compared; 2: bad arguments;\n"
-     "  3: repository or note error; 4: a limit was exceeded (listed).\n"},
+     "  3: repository or note error; 4: a limit was exceeded (the first 10 listed,\n"
+     "  then how many more; --format json lists all).\n"
+     "\n"
+     "       memguard compare --table [--ref REF] [--label NAME]... [--baseline N|LABEL]\n"
+     "                        [--format text|markdown|csv] REPORT...\n"
+     "  The experiment table: one row per report per (arch, suite) - peak VA, peak\n"
+     "  RSS, tests run (of listed), pass, fail, other (skip, not-run), recycles,\n"
+     "  kills, wall (the longest lane). REPORT is a report file or a revision\n"
+     "  whose note is read (no merge base). Rows are labelled by --label, in order,\n"
+     "  else by the file name without .json or the short commit. --baseline adds a\n"
+     "  column of differences against that report (its row number from 1, or its\n"
+     "  label). Exit 0; 1: a revision has no note; 2: bad arguments; 3: a bad report.\n"},
     {"log", log_main,
      "Usage: memguard log [--ref REF] [-n N] [--format text|json|csv] [REV | A..B]\n"
      "  One line per commit with a note, following first parents from REV\n"
@@ -75,6 +86,8 @@ const char *ci_usage(void)
 	       "  memguard show [--ref REF] [--tests] [REV]\n"
 	       "  memguard compare [--ref REF] [--max-growth LIMITS] [--format text|markdown|json]"
 	       " BASE HEAD\n"
+	       "  memguard compare --table [--label NAME]... [--baseline N|LABEL]"
+	       " [--format text|markdown|csv] REPORT...\n"
 	       "  memguard log [--ref REF] [-n N] [--format text|json|csv] [REV | A..B]\n"
 	       "  memguard merge OUT.json IN.json...\n"
 	       "REF defaults to $MEMGUARD_NOTES_REF, else refs/notes/memguard.\n"

@@ -207,6 +207,8 @@ int note_main(int argc, char **argv);
 int notes_merge_main(int argc, char **argv);
 int show_main(int argc, char **argv);
 int compare_main(int argc, char **argv);
+/* compare --table (compare_table.c): compare_main hands over when it sees --table. */
+int compare_table_main(int argc, char **argv);
 int log_main(int argc, char **argv);
 int merge_main(int argc, char **argv);
 
