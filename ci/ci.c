@@ -63,12 +63,18 @@ static const struct {
      "  column of differences against that report (its row number from 1, or its\n"
      "  label). Exit 0; 1: a revision has no note; 2: bad arguments; 3: a bad report.\n"},
     {"log", log_main,
-     "Usage: memguard log [--ref REF] [-n N] [--format text|json|csv] [REV | A..B]\n"
+     "Usage: memguard log [--ref REF] [-n N] [--format text|json|csv|html] [--test NAME]\n"
+     "                    [-o FILE] [REV | A..B]\n"
      "  One line per commit with a note, following first parents from REV\n"
      "  (default HEAD; A..B stops at A's history), newest first, at most N lines (default 20): "
      "peak VA, peak\n"
      "  RSS, recycles, tests, result, and a sparkline of peak VA. Commits without\n"
-     "  a note are skipped and counted in the footer.\n"},
+     "  a note are skipped and counted in the footer.\n"
+     "  --format html: one self-contained page (inline SVG and CSS, no script, no\n"
+     "  request): per (arch, suite) peak VA and peak RSS per commit, recycles and\n"
+     "  kills marked, each point linked to that commit's table further down; -n\n"
+     "  defaults to 100. --test NAME charts that test's retained VA/RSS and its\n"
+     "  duration instead. -o FILE writes the page atomically (default stdout).\n"},
     {"merge", merge_main,
      "Usage: memguard merge OUT.json IN.json...\n"
      "  Combines the reports of several nodes into one (shards keyed by node, arch,\n"
@@ -88,7 +94,8 @@ const char *ci_usage(void)
 	       " BASE HEAD\n"
 	       "  memguard compare --table [--label NAME]... [--baseline N|LABEL]"
 	       " [--format text|markdown|csv] REPORT...\n"
-	       "  memguard log [--ref REF] [-n N] [--format text|json|csv] [REV | A..B]\n"
+	       "  memguard log [--ref REF] [-n N] [--format text|json|csv|html] [--test NAME]"
+	       " [-o FILE] [REV | A..B]\n"
 	       "  memguard merge OUT.json IN.json...\n"
 	       "REF defaults to $MEMGUARD_NOTES_REF, else refs/notes/memguard.\n"
 	       "Exit codes: 0 ok; 1 no note (show) or no baseline (compare); 2 usage;\n"
