@@ -1402,6 +1402,62 @@ static void log_first_parent(void)
 	cleanup();
 }
 
+static size_t count_of(const char *s, const char *what)
+{
+	size_t n = 0;
+	for (const char *p = s; (p = strstr(p, what)) != NULL; p += strlen(what))
+		n++;
+	return n;
+}
+
+/* log --format html: a point per noted commit linked to its section, the
+ * test's chart with --test, escaped names; the options it alone takes. */
+static void log_html(void)
+{
+	const char *dir = setup();
+	const char *rd = path_in(dir, "repo");
+	git_repository *repo = mk_repo(rd);
+	git_oid c[3];
+	char sh[16], want[64];
+	commits(repo, 3, c);
+	report *m = mk_report(1, "x64", "<s&>", 0, GIB, MIB, 2, 3 * MIB);
+	const char *rep = save_report(m, dir, "m.json");
+	CU_ASSERT_EQUAL(run_in(rd, "note", "--commit", "HEAD", rep, NULL)->rc, 0);
+	CU_ASSERT_EQUAL(run_in(rd, "note", "--commit", "HEAD~2", rep, NULL)->rc, 0);
+	run *r = run_in(rd, "log", "--format", "html", NULL);
+	CU_ASSERT_EQUAL(r->rc, 0);
+	CU_ASSERT_EQUAL(count_of(r->out, "<circle class=\"pt va\""), 2);
+	CU_ASSERT_EQUAL(count_of(r->out, "<section class=\"commit\""), 2);
+	CU_ASSERT_EQUAL(count_of(r->out, "class=\"m-recycle\""), 2);
+	short_of(sh, &c[2]);
+	snprintf(want, sizeof(want), "<a href=\"#c-%s\"><circle", sh);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r->out, want));
+	snprintf(want, sizeof(want), "id=\"c-%s\"", sh);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r->out, want));
+	CU_ASSERT_PTR_NOT_NULL(strstr(r->out, "&lt;s&amp;&gt;"));
+	CU_ASSERT_PTR_NULL(strstr(r->out, "<s&>"));
+	CU_ASSERT_PTR_NULL(strstr(r->out, "<script"));
+	r = run_in(rd, "log", "--format", "html", "--test", "<s&>/t0", "-o", "t.html", NULL);
+	CU_ASSERT_EQUAL(r->rc, 0);
+	int fd = open(path_in(rd, "t.html"), O_RDONLY);
+	CU_ASSERT_FATAL(fd >= 0);
+	static char page[1 << 16];
+	ssize_t got = read(fd, page, sizeof(page) - 1);
+	close(fd);
+	CU_ASSERT_FATAL(got > 0);
+	page[got] = '\0';
+	CU_ASSERT_EQUAL(count_of(page, "<circle class=\"pt dur\""), 2);
+	CU_ASSERT_EQUAL(count_of(page, "<circle class=\"pt va\""), 2);
+	CU_ASSERT_PTR_NOT_NULL(strstr(page, "3.00 MiB</td>"));
+	CU_ASSERT_EQUAL(run_in(rd, "log", "--test", "x", NULL)->rc, 2);
+	CU_ASSERT_EQUAL(run_in(rd, "log", "-o", "x.html", NULL)->rc, 2);
+	CU_ASSERT_EQUAL(
+	    run_in(rd, "log", "--format", "html", "-o", path_in(dir, "no/such/p.html"), NULL)->rc,
+	    2);
+	git_repository_free(repo);
+	cleanup();
+}
+
 static void log_formats(void)
 {
 	const char *dir = setup();
@@ -2061,6 +2117,7 @@ static const mg_case cases[] = {
     {"log_formats", log_formats},
     {"merge_files", merge_files},
     {"merge_partial_nodes", merge_partial_nodes},
+    {"log_html", log_html},
     {"compare_table_three", compare_table_three},
     {"compare_exceeded_bounded", compare_exceeded_bounded},
     {"compare_table_revisions", compare_table_revisions},
