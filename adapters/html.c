@@ -295,6 +295,41 @@ static void polylines(FILE *f, const scale *s, const report_shard *sh, int rss)
 	}
 }
 
+/* The recorded peak of each drawn generation that has no sample in the
+ * timeline (a host that lived less than one sampling interval), at its end. */
+static void lone_peaks(FILE *f, const scale *s, const report_shard *sh, size_t ndraw)
+{
+	unsigned char *seen = calloc(ndraw ? ndraw : 1, 1);
+	if (!seen)
+		abort();
+	size_t last = 0; /* points come in generation order: usually the same as before */
+	for (size_t i = 0; i < sh->ntimeline && ndraw; i++) {
+		if (sh->gens[last].index == sh->timeline[i].generation)
+			continue;
+		for (size_t g = 0; g < ndraw; g++)
+			if (sh->gens[g].index == sh->timeline[i].generation) {
+				seen[g] = 1;
+				last = g;
+				break;
+			}
+	}
+	if (ndraw && sh->ntimeline && sh->gens[0].index == sh->timeline[0].generation)
+		seen[0] = 1;
+	for (size_t g = 0; g < ndraw; g++) {
+		const report_generation *gen = &sh->gens[g];
+		if (seen[g] || !gen->peak_va)
+			continue;
+		fprintf(f,
+		        "<circle class=\"peak\" data-gen=\"%u\" data-va=\"%llu\" cx=\"%.1f\" "
+		        "cy=\"%.1f\" r=\"3\"><title>host %u peak VA ",
+		        gen->index, (unsigned long long)gen->peak_va, sx(s, gen->start + gen->wall),
+		        sy(s, gen->peak_va), gen->index);
+		put_size(f, gen->peak_va);
+		fputs(" (no samples)</title></circle>\n", f);
+	}
+	free(seen);
+}
+
 static void chart(FILE *f, const report *r, const report_shard *sh, const char *label)
 {
 	/* the limits as numbers; a report from before they were written has
@@ -405,9 +440,11 @@ static void chart(FILE *f, const report *r, const report_shard *sh, const char *
 	if (sh->ntimeline) {
 		polylines(f, &s, sh, 1);
 		polylines(f, &s, sh, 0);
+		lone_peaks(f, &s, sh, ndraw);
 	} else {
 		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">no samples</text>\n",
 		        (CLEFT + CRIGHT) / 2, (CTOP + CBOTTOM) / 2);
+		lone_peaks(f, &s, sh, ndraw);
 	}
 
 	/* recycles and kills: a line at the generation's end, a label above

@@ -448,6 +448,9 @@ static void html_no_samples(void)
 	render(&p, r);
 	CU_ASSERT_EQUAL(count(&p, "//svg:svg"), 2);
 	CU_ASSERT_EQUAL(count(&p, "//svg:text[.='no samples']"), 2);
+	/* each generation's recorded peak still drawn: 3 hosts per lane */
+	CU_ASSERT_EQUAL(count(&p, "//svg:circle[@class='peak']"), 6);
+	CU_ASSERT_EQUAL(count(&p, "//svg:circle[@class='peak'][@data-va='3670016000']"), 6);
 	CU_ASSERT_EQUAL(count(&p, "//svg:line[@class='soft' or @class='hard' or "
 	                          "@class='rsslim']"),
 	                0);
