@@ -1622,6 +1622,18 @@ static void compare_table_three(void)
 	    "-10485760,0,0,0\n"
 	    "crash,x86,my_tests,4294967296,220200960,41,100,40,1,59,1,1,12.300,536870912,10485760,"
 	    "-59,1,1\n");
+	/* a report without the suite: an empty row; suites of two arches named by arch */
+	const char *o = save_report(mk_report(1, "x64", "other", 0, GIB, MIB, 0, 0), dir, "o.json");
+	r = run_in(dir, "compare", "--table", "--format", "csv", a, o, NULL);
+	CU_ASSERT_EQUAL(r->rc, 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r->out, "\no,x86,my_tests,,,,,,,,,,\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(r->out, "\nbaseline,x64,other,,,,,,,,,,\n"));
+	CU_ASSERT_PTR_NOT_NULL(
+	    strstr(r->out, "\no,x64,other,1073741824,1048576,3,3,3,0,0,0,0,10.000\n"));
+	r = run_in(dir, "compare", "--table", "--baseline", "1", a, o, NULL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r->out, "\nbaseline  x86 my_tests  3.50 GiB"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(r->out, "\no         x64 other     1.00 GiB"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(r->out, "  new\n"));
 	/* errors: a baseline that names no row, an unknown format, too many labels */
 	CU_ASSERT_EQUAL(run_in(dir, "compare", "--table", "--baseline", "4", a, b, c, NULL)->rc, 2);
 	CU_ASSERT_EQUAL(run_in(dir, "compare", "--table", "--format", "json", a, NULL)->rc, 2);
