@@ -55,6 +55,7 @@ static const char css[] =
     "svg .axis{stroke:#8c959f;stroke-width:1}svg .grid{stroke:#eaeef2;stroke-width:1}"
     "svg .g0{fill:#eaf1fb}svg .g1{fill:#f6f4ee}"
     "svg .va{fill:none;stroke:#0969da;stroke-width:1.6;stroke-linejoin:round}"
+    "svg .peak{fill:#0969da;stroke:#fff;stroke-width:1}"
     "svg .rss{fill:none;stroke:#1a7f37;stroke-width:1.4;stroke-linejoin:round}"
     "svg .soft{stroke:#bf8700;stroke-width:1.3;stroke-dasharray:7 4}"
     "svg .hard{stroke:#cf222e;stroke-width:1.3;stroke-dasharray:7 4}"
@@ -242,14 +243,91 @@ static void limit_line(FILE *f, const scale *s, uint64_t v, const char *cls, con
 	fputs("</text>\n", f);
 }
 
-static void polyline(FILE *f, const scale *s, const report_shard *sh, int rss)
+/* The generation g of sh, or NULL when the shard does not list it. */
+static const report_generation *gen_of(const report_shard *sh, uint32_t g)
 {
-	fprintf(f, "<polyline class=\"%s\" points=\"", rss ? "rss" : "va");
-	for (size_t i = 0; i < sh->ntimeline; i++) {
-		const report_point *p = &sh->timeline[i];
-		fprintf(f, "%s%.1f,%.1f", i ? " " : "", sx(s, p->t), sy(s, rss ? p->rss : p->va));
+	for (size_t i = 0; i < sh->ngens; i++)
+		if (sh->gens[i].index == g)
+			return &sh->gens[i];
+	return NULL;
+}
+
+/*
+ * One polyline per host generation: a line between the last sample of one
+ * host and the first of the next would draw memory no process held. The
+ * timeline is downsampled, so a fast peak can fall between its points: the
+ * highest VA point of each generation is drawn at the generation's recorded
+ * peak_va when that is higher, and marked (circle.peak) at that value.
+ */
+static void polylines(FILE *f, const scale *s, const report_shard *sh, int rss)
+{
+	for (size_t i = 0; i < sh->ntimeline;) {
+		size_t end = i, top = i;
+		while (end < sh->ntimeline &&
+		       sh->timeline[end].generation == sh->timeline[i].generation) {
+			if (sh->timeline[end].va > sh->timeline[top].va)
+				top = end;
+			end++;
+		}
+		const report_generation *g = gen_of(sh, sh->timeline[i].generation);
+		uint64_t peak =
+		    g && g->peak_va > sh->timeline[top].va ? g->peak_va : sh->timeline[top].va;
+		fprintf(f, "<polyline class=\"%s\" data-gen=\"%u\" points=\"", rss ? "rss" : "va",
+		        sh->timeline[i].generation);
+		for (size_t k = i; k < end; k++) {
+			const report_point *p = &sh->timeline[k];
+			uint64_t v = rss ? p->rss : k == top ? peak : p->va;
+			fprintf(f, "%s%.1f,%.1f", k > i ? " " : "", sx(s, p->t), sy(s, v));
+		}
+		fprintf(f, "\"><title>%s, host %u</title></polyline>\n", rss ? "RSS" : "VA",
+		        sh->timeline[i].generation);
+		if (!rss && g) {
+			fprintf(
+			    f,
+			    "<circle class=\"peak\" data-gen=\"%u\" data-va=\"%llu\" cx=\"%.1f\" "
+			    "cy=\"%.1f\" r=\"3\"><title>host %u peak VA ",
+			    g->index, (unsigned long long)peak, sx(s, sh->timeline[top].t),
+			    sy(s, peak), g->index);
+			put_size(f, peak);
+			fputs("</title></circle>\n", f);
+		}
+		i = end;
 	}
-	fprintf(f, "\"><title>%s</title></polyline>\n", rss ? "RSS" : "VA");
+}
+
+/* The recorded peak of each drawn generation that has no sample in the
+ * timeline (a host that lived less than one sampling interval), at its end. */
+static void lone_peaks(FILE *f, const scale *s, const report_shard *sh, size_t ndraw)
+{
+	unsigned char *seen = calloc(ndraw ? ndraw : 1, 1);
+	if (!seen)
+		abort();
+	size_t last = 0; /* points come in generation order: usually the same as before */
+	for (size_t i = 0; i < sh->ntimeline && ndraw; i++) {
+		if (sh->gens[last].index == sh->timeline[i].generation)
+			continue;
+		for (size_t g = 0; g < ndraw; g++)
+			if (sh->gens[g].index == sh->timeline[i].generation) {
+				seen[g] = 1;
+				last = g;
+				break;
+			}
+	}
+	if (ndraw && sh->ntimeline && sh->gens[0].index == sh->timeline[0].generation)
+		seen[0] = 1;
+	for (size_t g = 0; g < ndraw; g++) {
+		const report_generation *gen = &sh->gens[g];
+		if (seen[g] || !gen->peak_va)
+			continue;
+		fprintf(f,
+		        "<circle class=\"peak\" data-gen=\"%u\" data-va=\"%llu\" cx=\"%.1f\" "
+		        "cy=\"%.1f\" r=\"3\"><title>host %u peak VA ",
+		        gen->index, (unsigned long long)gen->peak_va, sx(s, gen->start + gen->wall),
+		        sy(s, gen->peak_va), gen->index);
+		put_size(f, gen->peak_va);
+		fputs(" (no samples)</title></circle>\n", f);
+	}
+	free(seen);
 }
 
 static void chart(FILE *f, const report *r, const report_shard *sh, const char *label)
@@ -275,6 +353,7 @@ static void chart(FILE *f, const report *r, const report_shard *sh, const char *
 	}
 	for (size_t i = 0; i < sh->ngens; i++) {
 		double e = sh->gens[i].start + sh->gens[i].wall;
+		data = sh->gens[i].peak_va > data ? sh->gens[i].peak_va : data;
 		tmax = e > tmax ? e : tmax;
 	}
 	uint64_t top = data;
@@ -286,8 +365,9 @@ static void chart(FILE *f, const report *r, const report_shard *sh, const char *
 
 	fprintf(f,
 	        "<svg class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %.0f "
-	        "%.0f\" role=\"img\" aria-label=\"VA and RSS over time, lane %s\">\n",
-	        CW, CH, label);
+	        "%.0f\" data-ymax=\"%.0f\" role=\"img\" aria-label=\"VA and RSS over time, lane "
+	        "%s\">\n",
+	        CW, CH, s.ymax, label);
 
 	/* host generations, shaded alternately */
 	size_t ndraw = sh->ngens < MAX_MARKS ? sh->ngens : MAX_MARKS;
@@ -358,11 +438,13 @@ static void chart(FILE *f, const report *r, const report_shard *sh, const char *
 		limit_line(f, &s, hard, "hard", "kill", &last_y);
 
 	if (sh->ntimeline) {
-		polyline(f, &s, sh, 1);
-		polyline(f, &s, sh, 0);
+		polylines(f, &s, sh, 1);
+		polylines(f, &s, sh, 0);
+		lone_peaks(f, &s, sh, ndraw);
 	} else {
 		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">no samples</text>\n",
 		        (CLEFT + CRIGHT) / 2, (CTOP + CBOTTOM) / 2);
+		lone_peaks(f, &s, sh, ndraw);
 	}
 
 	/* recycles and kills: a line at the generation's end, a label above

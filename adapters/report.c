@@ -192,6 +192,7 @@ void report_free(report *r)
 	free(r->branch);
 	free(r->repo_note);
 	free(r->containment);
+	free(r->nodes_present);
 	free(r->limits_soft);
 	free(r->limits_hard);
 	for (size_t i = 0; i < r->nshards; i++)
@@ -753,6 +754,12 @@ void *report_to_json(const report *r)
 	set(node, "index", juint(r->node_index));
 	set(node, "total", juint(r->node_total));
 	set(o, "node", node);
+	if (r->nnodes_present) {
+		json_t *present = json_array();
+		for (size_t i = 0; i < r->nnodes_present; i++)
+			json_array_append_new(present, juint(r->nodes_present[i]));
+		set(o, "nodes_present", present);
+	}
 	json_t *limits = json_object();
 	set(limits, "soft", jstr(r->limits_soft));
 	set(limits, "hard", jstr(r->limits_hard));
@@ -1157,6 +1164,22 @@ static int from_json(report *r, json_t *o, mg_err *err)
 	TRY(get_obj(o, "", "node", &node, err));
 	TRY(get_u32(node, "node", "index", &r->node_index, err));
 	TRY(get_u32(node, "node", "total", &r->node_total, err));
+	if (json_object_get(o, "nodes_present")) {
+		json_t *present, *v;
+		size_t i;
+		TRY(get_arr(o, "", "nodes_present", &present, err));
+		r->nodes_present = calloc(json_array_size(present) + 1, sizeof(uint32_t));
+		if (!r->nodes_present)
+			abort();
+		json_array_foreach(present, i, v)
+		{
+			json_int_t n = json_integer_value(v);
+			if (!json_is_integer(v) || n < 0 || n > UINT32_MAX)
+				return bad_type(err, "", "nodes_present",
+				                "an array of node numbers");
+			r->nodes_present[r->nnodes_present++] = (uint32_t)n;
+		}
+	}
 	TRY(get_obj(o, "", "limits", &limits, err));
 	TRY(get_str(limits, "limits", "soft", NULLABLE, &r->limits_soft, err));
 	TRY(get_str(limits, "limits", "hard", NULLABLE, &r->limits_hard, err));
@@ -1297,6 +1320,42 @@ static double group_start(const report *r, const report_shard *a)
 	return t;
 }
 
+/* The nodes r holds: the recorded set, else its own node. */
+static size_t nodes_of(const report *r, const uint32_t **v, uint32_t *own)
+{
+	if (r->nnodes_present) {
+		*v = r->nodes_present;
+		return r->nnodes_present;
+	}
+	*own = r->node_index;
+	*v = own;
+	return 1;
+}
+
+/* into->nodes_present becomes the sorted union of both sides' nodes; two
+ * reports of one node that record none stay without (a re-noted run). */
+static void report_nodes_union(report *into, const report *from)
+{
+	if (!into->nnodes_present && !from->nnodes_present && into->node_index == from->node_index)
+		return;
+	const uint32_t *a, *b;
+	uint32_t own_a, own_b;
+	size_t na = nodes_of(into, &a, &own_a), nb = nodes_of(from, &b, &own_b), n = 0;
+	uint32_t *u = malloc((na + nb) * sizeof(*u));
+	if (!u)
+		abort();
+	for (size_t i = 0, j = 0; i < na || j < nb;) {
+		uint32_t x = j >= nb || (i < na && a[i] <= b[j]) ? a[i] : b[j];
+		if (!n || u[n - 1] != x)
+			u[n++] = x;
+		i += i < na && a[i] == x;
+		j += j < nb && b[j] == x;
+	}
+	free(into->nodes_present);
+	into->nodes_present = u;
+	into->nnodes_present = n;
+}
+
 int report_merge(report *into, const report *from, mg_err *err)
 {
 	if (into == from)
@@ -1349,6 +1408,7 @@ int report_merge(report *into, const report *from, mg_err *err)
 		into->wall = from->wall;
 	if (from->node_total > into->node_total)
 		into->node_total = from->node_total;
+	report_nodes_union(into, from);
 	into->interrupted = into->interrupted || from->interrupted;
 	/* the weaker guarantee of the two holds for the whole */
 	if (from->containment &&

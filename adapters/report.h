@@ -183,6 +183,10 @@ typedef struct report {
 	char *repo_note;     /* "not a git repository" etc.; NULL when sha is set */
 	uint32_t node_index; /* 1-based */
 	uint32_t node_total;
+	/* the nodes a merge holds reports of, ascending; NULL/0: not recorded
+	 * (a single node's run). report_merge keeps the union. */
+	uint32_t *nodes_present;
+	size_t nnodes_present;
 	char *limits_soft; /* as limits_format writes them */
 	char *limits_hard;
 	report_limits soft, hard; /* the same in bytes (rss: the whole budget) */

@@ -167,6 +167,26 @@ void logcache_save(logcache *c, const notes *n);
 /* NULL is a no-op. */
 void logcache_free(logcache *c);
 
+/* ---- log_html.c: log --format html ---- */
+
+/* One commit of the trend: its note parsed whole (the page needs every suite). */
+typedef struct log_commit {
+	git_oid commit;
+	git_time_t when;
+	char summary[160];  /* the first line of the commit message */
+	const char *result; /* ci_result's, static */
+	report *r;
+} log_commit;
+
+/*
+ * Writes the trend page of v (newest first, n commits) to f: per (arch,
+ * suite) an SVG chart of peak VA and RSS per commit with recycles and kills
+ * marked, or, with test, that test's retained VA/RSS and duration; every
+ * point links to the commit's section (id "c-SHORTSHA"). Self-contained: no
+ * script and no reference to anything outside the page. O(n x shards x tests).
+ */
+void log_html_write(FILE *f, const log_commit *v, size_t n, const char *ref, const char *test);
+
 /* ---- growth.c: --max-growth thresholds ---- */
 
 typedef enum growth_metric {
@@ -207,6 +227,8 @@ int note_main(int argc, char **argv);
 int notes_merge_main(int argc, char **argv);
 int show_main(int argc, char **argv);
 int compare_main(int argc, char **argv);
+/* compare --table (compare_table.c): compare_main hands over when it sees --table. */
+int compare_table_main(int argc, char **argv);
 int log_main(int argc, char **argv);
 int merge_main(int argc, char **argv);
 

@@ -12,8 +12,9 @@
 
 #include "ci_int.h"
 
-#define CMD       "compare"
-#define TOP_TESTS 10
+#define CMD          "compare"
+#define TOP_TESTS    10
+#define TOP_EXCEEDED 10 /* lines of the text and Markdown list of exceeded limits */
 
 enum { FMT_TEXT, FMT_MARKDOWN, FMT_JSON };
 
@@ -451,15 +452,24 @@ static void print_table(const rows *rs, size_t limit, int md, const char *first)
 		printf(md ? "\n%zu more not shown.\n" : "  (%zu more not shown)\n", rs->n - limit);
 }
 
-static void print_exceeded(const rows *sets[2], int md)
+/* The first TOP_EXCEEDED exceeded limits (shards first, then tests by
+ * growth), then "... and K more": a thousand regressions stay readable.
+ * The JSON form lists every one. */
+static void print_exceeded(const rows *sets[2], int md, size_t nexc)
 {
+	size_t shown = 0;
 	for (int k = 0; k < 2; k++)
-		for (size_t i = 0; i < sets[k]->n; i++) {
+		for (size_t i = 0; i < sets[k]->n && shown < TOP_EXCEEDED; i++) {
 			const row *w = &sets[k]->v[i];
-			if (w->exceeded[0])
-				printf(md ? "- %s %s: %s\n" : "  %s %s: %s\n", w->label, w->metric,
-				       w->exceeded);
+			if (!w->exceeded[0])
+				continue;
+			printf(md ? "- %s %s: %s\n" : "  %s %s: %s\n", w->label, w->metric,
+			       w->exceeded);
+			shown++;
 		}
+	if (nexc > shown)
+		printf(md ? "- \xe2\x80\xa6 and %zu more\n" : "  \xe2\x80\xa6 and %zu more\n",
+		       nexc - shown);
 }
 
 static json_t *rows_json(const rows *rs, size_t limit)
@@ -567,7 +577,7 @@ static void output(int fmt, const side *base, const side *head, const char *base
 	if (nexc) {
 		printf(md ? "**%zu limit%s exceeded:**\n\n" : "REGRESSION: %zu limit%s exceeded:\n",
 		       nexc, nexc == 1 ? "" : "s");
-		print_exceeded(sets, md);
+		print_exceeded(sets, md, nexc);
 	} else {
 		printf(md ? "All within limits.\n" : "OK: within limits.\n");
 	}
@@ -626,6 +636,9 @@ int compare_main(int argc, char **argv)
 	size_t left_out = 0;
 
 	memset(sd, 0, sizeof(sd));
+	for (int i = 1; i < argc; i++)
+		if (strcmp(argv[i], "--table") == 0)
+			return compare_table_main(argc, argv);
 	for (int i = 1; i < argc; i++) {
 		if (ci_is_help(argv[i]))
 			return ci_cmd_usage(CMD, stdout, MG_EXIT_OK);

@@ -3,18 +3,20 @@
  * commit that has a note. The notes tree is read once into a sorted set, so
  * a commit without a note costs a binary search, never an object read; each
  * note is parsed once and its totals cached by blob id (logcache.c).
+ * --format html parses every note shown whole and writes log_html.c's page.
  */
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "atomic.h"
 #include "ci_int.h"
 
 #define CMD       "log"
 #define SPARK_MAX 80 /* characters of the footer's sparkline */
 
-enum { FMT_TEXT, FMT_JSON, FMT_CSV };
+enum { FMT_TEXT, FMT_JSON, FMT_CSV, FMT_HTML };
 
 typedef struct entry {
 	git_oid commit;
@@ -118,13 +120,16 @@ static void print_entries(int fmt, const entry *v, size_t n, size_t skipped, con
 
 int log_main(int argc, char **argv)
 {
-	const char *ref = NULL, *rev = NULL, *count = NULL, *format = "text";
+	const char *ref = NULL, *rev = NULL, *count = NULL, *format = "text", *test = NULL,
+	           *output = NULL;
 	long limit = 20;
 	int fmt, rc, o, shallow = 0;
 	store s = {0};
 	notes n = {0};
 	git_revwalk *walk = NULL;
 	entry *v = NULL;
+	log_commit *hv = NULL; /* --format html: the notes parsed whole */
+	atomic_file *af = NULL;
 	logcache *cache = NULL;
 	size_t nv = 0, skipped = 0;
 	mg_err err;
@@ -136,7 +141,10 @@ int log_main(int argc, char **argv)
 		if ((o = ci_opt(CMD, argc, argv, &i, "--ref", &ref)) ||
 		    (o = ci_opt(CMD, argc, argv, &i, "--format", &format)) ||
 		    (o = ci_opt(CMD, argc, argv, &i, "--max-count", &count)) ||
-		    (o = ci_opt(CMD, argc, argv, &i, "-n", &count))) {
+		    (o = ci_opt(CMD, argc, argv, &i, "-n", &count)) ||
+		    (o = ci_opt(CMD, argc, argv, &i, "--test", &test)) ||
+		    (o = ci_opt(CMD, argc, argv, &i, "--output", &output)) ||
+		    (o = ci_opt(CMD, argc, argv, &i, "-o", &output))) {
 			if (o < 0)
 				return -o;
 		} else if (argv[i][0] == '-' && argv[i][1]) {
@@ -149,6 +157,8 @@ int log_main(int argc, char **argv)
 			rev = argv[i];
 		}
 	}
+	if (strcmp(format, "html") == 0 && !count)
+		limit = 100; /* a page holds more than a terminal */
 	if (count) {
 		char *end;
 		limit = strtol(count, &end, 10);
@@ -162,8 +172,14 @@ int log_main(int argc, char **argv)
 		fmt = FMT_JSON;
 	else if (strcmp(format, "csv") == 0)
 		fmt = FMT_CSV;
+	else if (strcmp(format, "html") == 0)
+		fmt = FMT_HTML;
 	else
-		return ci_fail(CMD, MG_EXIT_USAGE, "unknown format '%s' (text, json, csv)", format);
+		return ci_fail(CMD, MG_EXIT_USAGE, "unknown format '%s' (text, json, csv, html)",
+		               format);
+	if (fmt != FMT_HTML && (test || output))
+		return ci_fail(CMD, MG_EXIT_USAGE, "%s is for --format html",
+		               test ? "--test" : "-o");
 
 	if ((rc = store_open(&s, ref, &err)) < 0)
 		return ci_fail(CMD, rc == MG_EINVAL ? MG_EXIT_USAGE : MG_EXIT_INFRA, "%s", err.msg);
@@ -191,7 +207,8 @@ int log_main(int argc, char **argv)
 	}
 	cache = logcache_open(s.repo);
 	v = calloc(((size_t)limit < n.n ? (size_t)limit : n.n) + 1, sizeof(*v));
-	if (!v)
+	hv = calloc(((size_t)limit < n.n ? (size_t)limit : n.n) + 1, sizeof(*hv));
+	if (!v || !hv)
 		abort();
 	/*
 	 * Stops at the limit, or once every note has been seen. In a shallow
@@ -246,7 +263,14 @@ int log_main(int argc, char **argv)
 			continue;
 		}
 		int interrupted = 0;
-		if (!logcache_get(cache, &e->blob, &v[nv].t, &interrupted)) {
+		if (fmt == FMT_HTML) {
+			if ((rc = store_read(&hv[nv].r, s.repo, &e->blob, &id, &err)) < 0) {
+				rc = ci_fail(CMD, MG_EXIT_INFRA, "%s", err.msg);
+				goto out;
+			}
+			v[nv].t = hv[nv].r->totals;
+			interrupted = hv[nv].r->interrupted;
+		} else if (!logcache_get(cache, &e->blob, &v[nv].t, &interrupted)) {
 			if ((rc = store_read(&r, s.repo, &e->blob, &id, &err)) < 0) {
 				rc = ci_fail(CMD, MG_EXIT_INFRA, "%s", err.msg);
 				goto out;
@@ -264,6 +288,11 @@ int log_main(int argc, char **argv)
 		git_oid_cpy(&v[nv].commit, &id);
 		v[nv].when = git_commit_time(c);
 		v[nv].result = ci_result(interrupted, &v[nv].t);
+		git_oid_cpy(&hv[nv].commit, &id);
+		hv[nv].when = v[nv].when;
+		hv[nv].result = v[nv].result;
+		snprintf(hv[nv].summary, sizeof(hv[nv].summary), "%s",
+		         git_commit_summary(c) ? git_commit_summary(c) : "");
 		nv++;
 		git_commit_free(c);
 	}
@@ -272,10 +301,38 @@ int log_main(int argc, char **argv)
 		rc = ci_fail(CMD, MG_EXIT_INFRA, "%s", err.msg);
 		goto out;
 	}
-	print_entries(fmt, v, nv, skipped, s.ref, shallow);
-	logcache_save(cache, &n);
+	if (fmt == FMT_HTML) {
+		FILE *f = stdout;
+		if (output && (rc = atomic_open(&af, output, &err)) < 0) {
+			rc = ci_fail(CMD, rc == MG_ENOTFOUND ? MG_EXIT_USAGE : MG_EXIT_INFRA, "%s",
+			             err.msg);
+			goto out;
+		}
+		if (af)
+			f = atomic_stream(af);
+		log_html_write(f, hv, nv, s.ref, test);
+		if (af) {
+			rc = atomic_close(af, 1, &err);
+			af = NULL;
+			if (rc < 0) {
+				rc = ci_fail(CMD, MG_EXIT_INFRA, "%s", err.msg);
+				goto out;
+			}
+			printf("%zu commit%s with a note written to %s; %zu without a note "
+			       "skipped%s\n",
+			       nv, nv == 1 ? "" : "s", output, skipped,
+			       shallow ? " (history ends at the shallow clone's boundary)" : "");
+		}
+	} else {
+		print_entries(fmt, v, nv, skipped, s.ref, shallow);
+		logcache_save(cache, &n);
+	}
 	rc = MG_EXIT_OK;
 out:
+	atomic_close(af, 0, NULL);
+	for (size_t i = 0; hv && i < nv + 1; i++)
+		report_free(hv[i].r);
+	free(hv);
 	logcache_free(cache);
 	free(v);
 	git_revwalk_free(walk);

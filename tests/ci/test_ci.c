@@ -1428,6 +1428,62 @@ static void log_first_parent(void)
 	cleanup();
 }
 
+static size_t count_of(const char *s, const char *what)
+{
+	size_t n = 0;
+	for (const char *p = s; (p = strstr(p, what)) != NULL; p += strlen(what))
+		n++;
+	return n;
+}
+
+/* log --format html: a point per noted commit linked to its section, the
+ * test's chart with --test, escaped names; the options it alone takes. */
+static void log_html(void)
+{
+	const char *dir = setup();
+	const char *rd = path_in(dir, "repo");
+	git_repository *repo = mk_repo(rd);
+	git_oid c[3];
+	char sh[16], want[64];
+	commits(repo, 3, c);
+	report *m = mk_report(1, "x64", "<s&>", 0, GIB, MIB, 2, 3 * MIB);
+	const char *rep = save_report(m, dir, "m.json");
+	CU_ASSERT_EQUAL(run_in(rd, "note", "--commit", "HEAD", rep, NULL)->rc, 0);
+	CU_ASSERT_EQUAL(run_in(rd, "note", "--commit", "HEAD~2", rep, NULL)->rc, 0);
+	run *r = run_in(rd, "log", "--format", "html", NULL);
+	CU_ASSERT_EQUAL(r->rc, 0);
+	CU_ASSERT_EQUAL(count_of(r->out, "<circle class=\"pt va\""), 2);
+	CU_ASSERT_EQUAL(count_of(r->out, "<section class=\"commit\""), 2);
+	CU_ASSERT_EQUAL(count_of(r->out, "class=\"m-recycle\""), 2);
+	short_of(sh, &c[2]);
+	snprintf(want, sizeof(want), "<a href=\"#c-%s\"><circle", sh);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r->out, want));
+	snprintf(want, sizeof(want), "id=\"c-%s\"", sh);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r->out, want));
+	CU_ASSERT_PTR_NOT_NULL(strstr(r->out, "&lt;s&amp;&gt;"));
+	CU_ASSERT_PTR_NULL(strstr(r->out, "<s&>"));
+	CU_ASSERT_PTR_NULL(strstr(r->out, "<script"));
+	r = run_in(rd, "log", "--format", "html", "--test", "<s&>/t0", "-o", "t.html", NULL);
+	CU_ASSERT_EQUAL(r->rc, 0);
+	int fd = open(path_in(rd, "t.html"), O_RDONLY);
+	CU_ASSERT_FATAL(fd >= 0);
+	static char page[1 << 16];
+	ssize_t got = read(fd, page, sizeof(page) - 1);
+	close(fd);
+	CU_ASSERT_FATAL(got > 0);
+	page[got] = '\0';
+	CU_ASSERT_EQUAL(count_of(page, "<circle class=\"pt dur\""), 2);
+	CU_ASSERT_EQUAL(count_of(page, "<circle class=\"pt va\""), 2);
+	CU_ASSERT_PTR_NOT_NULL(strstr(page, "3.00 MiB</td>"));
+	CU_ASSERT_EQUAL(run_in(rd, "log", "--test", "x", NULL)->rc, 2);
+	CU_ASSERT_EQUAL(run_in(rd, "log", "-o", "x.html", NULL)->rc, 2);
+	CU_ASSERT_EQUAL(
+	    run_in(rd, "log", "--format", "html", "-o", path_in(dir, "no/such/p.html"), NULL)->rc,
+	    2);
+	git_repository_free(repo);
+	cleanup();
+}
+
 static void log_formats(void)
 {
 	const char *dir = setup();
@@ -1497,6 +1553,218 @@ static void merge_files(void)
 	report_free(r);
 	CU_ASSERT_EQUAL(run_in(dir, "merge", out, NULL)->rc, 2);
 	CU_ASSERT_EQUAL(run_in(dir, "merge", out, path_in(dir, "none.json"), NULL)->rc, 2);
+	cleanup();
+}
+
+/* One run of my_tests: npass passing tests, ncrash crashed, nnotrun never
+ * run (the host died), over two lanes that take wall and wall/2. */
+static report *mk_experiment(uint64_t peak_va, uint64_t peak_rss, int npass, int ncrash,
+                             int nnotrun, uint32_t recycles, uint32_t kills, double wall)
+{
+	report *r = report_new();
+	r->node_index = r->node_total = 1;
+	r->start_time = 1790000000;
+	r->wall = wall;
+	for (uint32_t lane = 0; lane < 2; lane++) {
+		report_shard *s = report_add_shard(r);
+		s->node = 1;
+		s->index = lane;
+		s->arch = report_strdup("x86");
+		s->suite = report_strdup("my_tests");
+		s->driver = report_strdup("native");
+		s->command = report_strdup("./my_tests");
+		s->peak_va = lane ? peak_va / 2 : peak_va;
+		s->peak_rss = lane ? peak_rss / 2 : peak_rss;
+		s->recycles = lane ? 0 : recycles;
+		s->kills = lane ? 0 : kills;
+		s->wall = lane ? wall / 2 : wall;
+		int n = npass + ncrash + nnotrun;
+		for (int t = 0; t < n; t++) {
+			if ((t % 2) != (int)lane)
+				continue;
+			report_test *rt = report_shard_add_test(s);
+			char name[64];
+			snprintf(name, sizeof(name), "my_tests/t%03d", t);
+			rt->name = report_strdup(name);
+			rt->state = t < npass            ? TEST_PASS
+			            : t < npass + ncrash ? TEST_CRASH
+			                                 : TEST_NOTRUN;
+			rt->duration = 0.1;
+		}
+	}
+	report_finish(r, 10);
+	return r;
+}
+
+/* The experiment table: a baseline, a fix that lowers peak VA, a change
+ * that crashes; every row, cell by cell, in text, Markdown and CSV. */
+static void compare_table_three(void)
+{
+	const char *dir = setup();
+	const char *a = save_report(mk_experiment(3584 * MIB, 200 * MIB, 100, 0, 0, 2, 0, 40), dir,
+	                            "baseline.json");
+	const char *b =
+	    save_report(mk_experiment(2 * GIB, 190 * MIB, 100, 0, 0, 0, 0, 31.5), dir, "fix.json");
+	const char *c = save_report(mk_experiment(4 * GIB, 210 * MIB, 40, 1, 59, 1, 1, 12.3), dir,
+	                            "crash.json");
+	run *r = run_in(dir, "compare", "--table", a, b, c, NULL);
+	CU_ASSERT_EQUAL(r->rc, 0);
+	CU_ASSERT_STRING_EQUAL(r->out, "report    suite      peak VA  peak RSS  tests run  pass  "
+	                               "fail  other  recycles  kills  "
+	                               " wall\n"
+	                               "baseline  my_tests  3.50 GiB   200 MiB    100/100   100    "
+	                               " 0      0         2      0  "
+	                               "40.0s\n"
+	                               "fix       my_tests  2.00 GiB   190 MiB    100/100   100    "
+	                               " 0      0         0      0  "
+	                               "31.5s\n"
+	                               "crash     my_tests  4.00 GiB   210 MiB     41/100    40    "
+	                               " 1     59         1      1  "
+	                               "12.3s\n");
+	r = run_in(dir, "compare", "--table", "--format", "markdown", "--label", "base", "--label",
+	           "fix", "--label", "crash|x", "--baseline", "1", a, b, c, NULL);
+	CU_ASSERT_EQUAL(r->rc, 0);
+	CU_ASSERT_STRING_EQUAL(
+	    r->out,
+	    "| report | suite | peak VA | peak RSS | tests run | pass | fail | other | recycles | "
+	    "kills | wall | vs base |\n"
+	    "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n"
+	    "| base | my_tests | 3.50 GiB | 200 MiB | 100/100 | 100 | 0 | 0 | 2 | 0 | 40.0s | "
+	    "baseline |\n"
+	    "| fix | my_tests | 2.00 GiB | 190 MiB | 100/100 | 100 | 0 | 0 | 0 | 0 | 31.5s | VA "
+	    "-1.50 GiB (-42.9%), RSS -10.0 MiB (-5.0%), recycles -2 |\n"
+	    "| crash\\|x | my_tests | 4.00 GiB | 210 MiB | 41/100 | 40 | 1 | 59 | 1 | 1 | 12.3s | "
+	    "VA +512 MiB (+14.3%), RSS +10.0 MiB (+5.0%), run -59, pass -60, fail +1, other +59, "
+	    "recycles -1, kills +1 |\n");
+	r = run_in(dir, "compare", "--table", "--format=csv", "--baseline", "baseline", a, b, c,
+	           NULL);
+	CU_ASSERT_EQUAL(r->rc, 0);
+	CU_ASSERT_STRING_EQUAL(
+	    r->out,
+	    "report,arch,suite,peak_va,peak_rss,tests_run,tests_listed,pass,fail,other,recycles,"
+	    "kills,wall_s,delta_peak_va,delta_peak_rss,delta_tests_run,delta_fail,delta_kills\n"
+	    "baseline,x86,my_tests,3758096384,209715200,100,100,100,0,0,2,0,40.000,0,0,0,0,0\n"
+	    "fix,x86,my_tests,2147483648,199229440,100,100,100,0,0,0,0,31.500,-1610612736,"
+	    "-10485760,0,0,0\n"
+	    "crash,x86,my_tests,4294967296,220200960,41,100,40,1,59,1,1,12.300,536870912,10485760,"
+	    "-59,1,1\n");
+	/* a report without the suite: an empty row; suites of two arches named by arch */
+	const char *o = save_report(mk_report(1, "x64", "other", 0, GIB, MIB, 0, 0), dir, "o.json");
+	r = run_in(dir, "compare", "--table", "--format", "csv", a, o, NULL);
+	CU_ASSERT_EQUAL(r->rc, 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r->out, "\no,x86,my_tests,,,,,,,,,,\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(r->out, "\nbaseline,x64,other,,,,,,,,,,\n"));
+	CU_ASSERT_PTR_NOT_NULL(
+	    strstr(r->out, "\no,x64,other,1073741824,1048576,3,3,3,0,0,0,0,10.000\n"));
+	r = run_in(dir, "compare", "--table", "--baseline", "1", a, o, NULL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r->out, "\nbaseline  x86 my_tests  3.50 GiB"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(r->out, "\no         x64 other     1.00 GiB"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(r->out, "  new\n"));
+	/* errors: a baseline that names no row, an unknown format, too many labels */
+	CU_ASSERT_EQUAL(run_in(dir, "compare", "--table", "--baseline", "4", a, b, c, NULL)->rc, 2);
+	CU_ASSERT_EQUAL(run_in(dir, "compare", "--table", "--format", "json", a, NULL)->rc, 2);
+	CU_ASSERT_EQUAL(
+	    run_in(dir, "compare", "--table", "--label", "x", "--label", "y", a, NULL)->rc, 2);
+	CU_ASSERT_EQUAL(run_in(dir, "compare", "--table", NULL)->rc, 2);
+	cleanup();
+}
+
+/* 30 tests over the limit: the text and Markdown lists show 10, then
+ * "... and 20 more"; JSON lists all 30. */
+static void compare_exceeded_bounded(void)
+{
+	const char *dir = setup();
+	report *rb = mk_experiment(GIB, MIB, 30, 0, 0, 0, 0, 1);
+	report *rh = mk_experiment(GIB, MIB, 30, 0, 0, 0, 0, 1);
+	for (size_t i = 0; i < rh->nshards; i++)
+		for (size_t t = 0; t < rh->shards[i].ntests; t++)
+			rh->shards[i].tests[t].va_delta = 16 * MIB;
+	const char *b = save_report(rb, dir, "b.json"), *h = save_report(rh, dir, "h.json");
+	run *r = run_in(dir, "compare", b, h, NULL);
+	CU_ASSERT_EQUAL(r->rc, 4);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r->out, "REGRESSION: 30 limits exceeded:\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(r->out, "\n  \xe2\x80\xa6 and 20 more\n"));
+	size_t lines = 0;
+	for (const char *p = strstr(r->out, "REGRESSION"); p && *p; p++)
+		lines += *p == '\n';
+	CU_ASSERT_EQUAL(lines, 1 + 10 + 1);
+	r = run_in(dir, "compare", "--format", "markdown", b, h, NULL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r->out, "\n- \xe2\x80\xa6 and 20 more\n"));
+	r = run_in(dir, "compare", "--format", "json", b, h, NULL);
+	json_t *j = json_loads(r->out, 0, NULL);
+	CU_ASSERT_EQUAL(json_array_size(json_object_get(j, "exceeded")), 30);
+	json_decref(j);
+	cleanup();
+}
+
+/* Revisions in the table: each one's note, labelled by its short commit. */
+static void compare_table_revisions(void)
+{
+	const char *dir = setup();
+	const char *rd = path_in(dir, "repo");
+	git_repository *repo = mk_repo(rd);
+	git_oid c[3];
+	char sh[3][16];
+	commits(repo, 3, c);
+	for (int i = 0; i < 3; i++) {
+		char name[32], sha[GIT_OID_HEXSZ + 1];
+		snprintf(name, sizeof(name), "r%d.json", i);
+		const char *rep = save_report(
+		    mk_report(1, "x64", "s", 0, (uint64_t)(i + 1) * GIB, MIB, 0, 0), dir, name);
+		git_oid_tostr(sha, sizeof(sha), &c[i]);
+		CU_ASSERT_EQUAL(run_in(rd, "note", "--commit", sha, rep, NULL)->rc, 0);
+		short_of(sh[i], &c[i]);
+	}
+	run *r =
+	    run_in(rd, "compare", "--table", "--format", "csv", "HEAD~2", "HEAD~1", "HEAD", NULL);
+	CU_ASSERT_EQUAL(r->rc, 0);
+	for (int i = 0; i < 3; i++) {
+		char line[128];
+		snprintf(line, sizeof(line), "\n%s,x64,s,%llu,", sh[i],
+		         (unsigned long long)(i + 1) * GIB);
+		CU_ASSERT_PTR_NOT_NULL(strstr(r->out, line));
+	}
+	git_repository_free(repo);
+	cleanup();
+}
+
+/* Nodes 1 and 3 of 3: merge warns naming both sets and the report records
+ * the nodes present; a complete set merges without a warning. */
+static void merge_partial_nodes(void)
+{
+	const char *dir = setup();
+	mg_err err;
+	report *r1 = mk_report(1, "x64", "s", 0, GIB, MIB, 0, 0);
+	report *r2 = mk_report(2, "x64", "s", 0, GIB, MIB, 0, 0);
+	report *r3 = mk_report(3, "x64", "s", 0, GIB, MIB, 0, 0);
+	r1->node_total = r2->node_total = r3->node_total = 3;
+	const char *a = save_report(r1, dir, "n1.json");
+	const char *b = save_report(r2, dir, "n2.json");
+	const char *c = save_report(r3, dir, "n3.json");
+	const char *out = path_in(dir, "partial.json");
+	run *m = run_in(dir, "merge", out, c, a, NULL);
+	CU_ASSERT_EQUAL(m->rc, 0);
+	CU_ASSERT_PTR_NOT_NULL(
+	    strstr(m->err, "warning: partial node set: nodes 1, 3 of 3 present, node 2 missing"));
+	report *r = NULL;
+	CU_ASSERT_EQUAL_FATAL(report_load(&r, out, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(r->nnodes_present, 2);
+	CU_ASSERT_EQUAL(r->nodes_present[0], 1);
+	CU_ASSERT_EQUAL(r->nodes_present[1], 3);
+	CU_ASSERT_EQUAL(r->node_total, 3);
+	report_free(r);
+	/* a merged report merged again keeps the union; now complete */
+	const char *all = path_in(dir, "all.json");
+	m = run_in(dir, "merge", all, out, b, NULL);
+	CU_ASSERT_EQUAL(m->rc, 0);
+	CU_ASSERT_PTR_NULL(strstr(m->err, "warning"));
+	CU_ASSERT_EQUAL_FATAL(report_load(&r, all, &err), 0);
+	CU_ASSERT_EQUAL(r->nnodes_present, 3);
+	report_free(r);
+	/* one node alone of three: two missing */
+	m = run_in(dir, "merge", all, b, NULL);
+	CU_ASSERT_PTR_NOT_NULL(
+	    strstr(m->err, "partial node set: node 2 of 3 present, nodes 1, 3 missing"));
 	cleanup();
 }
 
@@ -1887,6 +2155,11 @@ static const mg_case cases[] = {
     {"log_first_parent", log_first_parent},
     {"log_formats", log_formats},
     {"merge_files", merge_files},
+    {"merge_partial_nodes", merge_partial_nodes},
+    {"log_html", log_html},
+    {"compare_table_three", compare_table_three},
+    {"compare_exceeded_bounded", compare_exceeded_bounded},
+    {"compare_table_revisions", compare_table_revisions},
     {"usage", usage},
     {"notes_non_note_entries", notes_non_note_entries},
     {"notes_merge_rejects_code", notes_merge_rejects_code},

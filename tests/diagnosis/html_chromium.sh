@@ -2,7 +2,7 @@
 # html_chromium.sh MEMGUARD DIAG_FIXTURE: renders the fixture report with
 # `memguard report --adapter html=PAGE`, then loads the page in headless
 # Chromium: it must write a non-empty PNG, and the DOM it rendered must hold
-# one <svg> with lines per lane. Exit 77 (skip) when Chromium is missing.
+# one <svg> per lane with a VA and an RSS line per host generation. Exit 77 (skip) when Chromium is missing.
 set -u
 mg=$1
 fixture=$2
@@ -50,7 +50,8 @@ svgs=$(grep -o '<svg' "$dir/dom.html" | wc -l)
 lines=$(grep -o '<polyline' "$dir/dom.html" | wc -l)
 echo "rendered DOM: $svgs svg, $lines polyline"
 [ "$svgs" -eq 2 ] || { echo "FAIL: expected 2 <svg>"; exit 1; }
-[ "$lines" -eq 4 ] || { echo "FAIL: expected 4 <polyline>"; exit 1; }
+# VA and RSS per host generation: 2 lanes x 3 generations x 2
+[ "$lines" -eq 12 ] || { echo "FAIL: expected 12 <polyline>"; exit 1; }
 if grep -q '<script' "$dir/dom.html"; then
 	echo "FAIL: a script element in the rendered DOM"
 	exit 1

@@ -183,19 +183,33 @@ static void html_svg_per_shard(void)
 	page p;
 	render(&p, diag_fixture_report());
 	CU_ASSERT_EQUAL(count(&p, "//svg:svg"), 2);
-	CU_ASSERT_EQUAL(count(&p, "//svg:svg/svg:polyline[@class='va']"), 2);
-	CU_ASSERT_EQUAL(count(&p, "//svg:svg/svg:polyline[@class='rss']"), 2);
-	/* 300 points each, every one a pair of numbers inside the view box */
-	char *pts = value(&p, "(//svg:polyline[@class='va'])[1]/@points");
+	/* one line per host generation: three per lane, none across a boundary */
+	CU_ASSERT_EQUAL(count(&p, "//svg:svg/svg:polyline[@class='va']"), 6);
+	CU_ASSERT_EQUAL(count(&p, "//svg:svg/svg:polyline[@class='rss']"), 6);
+	/* 300 points in the lane, every one a pair of numbers inside the view
+	 * box, each line's x range inside its generation's */
 	int n = 0;
-	for (char *save = NULL, *tok = strtok_r(pts, " ", &save); tok;
-	     tok = strtok_r(NULL, " ", &save), n++) {
-		double x, y;
-		CU_ASSERT_EQUAL(sscanf(tok, "%lf,%lf", &x, &y), 2);
-		CU_ASSERT(x >= 0 && x <= 1000 && y >= 0 && y <= 330);
+	double last_x = -1;
+	for (int g = 1; g <= 3; g++) {
+		char xpath[96];
+		snprintf(xpath, sizeof(xpath),
+		         "(//svg:svg)[1]/svg:polyline[@class='va'][%d]/@points", g);
+		char *pts = value(&p, xpath);
+		double first_x = -1;
+		for (char *save = NULL, *tok = strtok_r(pts, " ", &save); tok;
+		     tok = strtok_r(NULL, " ", &save), n++) {
+			double x, y;
+			CU_ASSERT_EQUAL(sscanf(tok, "%lf,%lf", &x, &y), 2);
+			CU_ASSERT(x >= 0 && x <= 1000 && y >= 0 && y <= 330);
+			if (first_x < 0)
+				first_x = x;
+			CU_ASSERT(x >= last_x);
+			last_x = x;
+		}
+		CU_ASSERT(first_x >= 0);
+		free(pts);
 	}
 	CU_ASSERT_EQUAL(n, 300);
-	free(pts);
 	/* three host generations per lane, shaded alternately */
 	CU_ASSERT_EQUAL(count(&p, "(//svg:svg)[1]/svg:rect[@class='g0']"), 2);
 	CU_ASSERT_EQUAL(count(&p, "(//svg:svg)[1]/svg:rect[@class='g1']"), 1);
@@ -343,13 +357,58 @@ static void html_escaped(void)
 	done(&p);
 }
 
+/*
+ * The timeline is downsampled: a generation's recorded peak_va may fall
+ * between its points. The chart draws it at the recorded value: a circle
+ * per generation whose y is the recorded peak on the chart's scale, and
+ * the line reaches it.
+ */
+static void html_peak_recorded(void)
+{
+	page p;
+	report *r = diag_fixture_report();
+	report_shard *s = &r->shards[0];
+	uint64_t top = 0;
+	for (size_t i = 0; i < s->ntimeline; i++)
+		if (s->timeline[i].generation == 1 && s->timeline[i].va > top)
+			top = s->timeline[i].va;
+	const uint64_t peak = 3584ull << 20; /* 3.50 GiB: above every sample of host 1 */
+	CU_ASSERT_FATAL(top < peak - (64ull << 20));
+	s->gens[1].peak_va = peak;
+	render(&p, r);
+	char *va = value(&p, "(//svg:svg)[1]/svg:circle[@class='peak'][@data-gen='1']/@data-va");
+	char *cy = value(&p, "(//svg:svg)[1]/svg:circle[@class='peak'][@data-gen='1']/@cy");
+	char *ymax = value(&p, "(//svg:svg)[1]/@data-ymax");
+	CU_ASSERT_EQUAL(strtoull(va, NULL, 10), peak);
+	/* the plot spans y 300 (0 bytes) to 58 (ymax) */
+	double want = 300.0 - (300.0 - 58.0) * (double)peak / atof(ymax);
+	CU_ASSERT(atof(cy) > want - 0.11 && atof(cy) < want + 0.11);
+	/* host 1's line reaches the peak: its highest point is the circle's y */
+	char *pts = value(&p, "(//svg:svg)[1]/svg:polyline[@class='va'][@data-gen='1']/@points");
+	double miny = 1e9;
+	for (char *save = NULL, *tok = strtok_r(pts, " ", &save); tok;
+	     tok = strtok_r(NULL, " ", &save)) {
+		double x, y;
+		CU_ASSERT_EQUAL(sscanf(tok, "%lf,%lf", &x, &y), 2);
+		miny = y < miny ? y : miny;
+	}
+	CU_ASSERT(miny > atof(cy) - 0.01 && miny < atof(cy) + 0.01);
+	CU_ASSERT_EQUAL(count(&p, "(//svg:svg)[1]/svg:circle[@class='peak']"), 3);
+	free(va);
+	free(cy);
+	free(ymax);
+	free(pts);
+	done(&p);
+}
+
 static void html_large(void)
 {
 	page p;
 	render(&p, diag_fixture_large(100000, 4));
 	CU_ASSERT(p.len < 2u << 20);
 	CU_ASSERT_EQUAL(count(&p, "//svg:svg"), 4);
-	CU_ASSERT_EQUAL(count(&p, "//svg:polyline[@class='va']"), 4);
+	/* 63 host generations per lane, one line each */
+	CU_ASSERT_EQUAL(count(&p, "//svg:polyline[@class='va']"), 4 * 63);
 	/* every table at most 50 rows (+ header), then a "N more" line */
 	CU_ASSERT_EQUAL(count(&p, "//*[local-name()='table'][count(*[local-name()='tr']) > 51]"),
 	                0);
@@ -389,6 +448,9 @@ static void html_no_samples(void)
 	render(&p, r);
 	CU_ASSERT_EQUAL(count(&p, "//svg:svg"), 2);
 	CU_ASSERT_EQUAL(count(&p, "//svg:text[.='no samples']"), 2);
+	/* each generation's recorded peak still drawn: 3 hosts per lane */
+	CU_ASSERT_EQUAL(count(&p, "//svg:circle[@class='peak']"), 6);
+	CU_ASSERT_EQUAL(count(&p, "//svg:circle[@class='peak'][@data-va='3670016000']"), 6);
 	CU_ASSERT_EQUAL(count(&p, "//svg:line[@class='soft' or @class='hard' or "
 	                          "@class='rsslim']"),
 	                0);
@@ -451,7 +513,7 @@ static const mg_case cases[] = {
     {"html_no_network", html_no_network}, {"html_escaped", html_escaped},
     {"html_large", html_large},           {"html_empty", html_empty},
     {"html_no_samples", html_no_samples}, {"html_atomic", html_atomic},
-    {"html_lane_share", html_lane_share},
+    {"html_lane_share", html_lane_share}, {"html_peak_recorded", html_peak_recorded},
 };
 
 MG_TEST_MAIN("diagnosis", cases)
