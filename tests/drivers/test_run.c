@@ -436,6 +436,13 @@ static void gtest_one_program(void)
 	CU_ASSERT_EQUAL(count(o.report, "pass"), 20000);
 	snprintf(path, sizeof(path), "%s/starts.log", o.dir);
 	CU_ASSERT_EQUAL(lines_in(path, "start "), 1);
+	if (lines_in(path, "start ") != 1) {
+		char cmd[300];
+		snprintf(cmd, sizeof(cmd), "cat '%s' >&2; ls -la '%s' >&2", path, o.dir);
+		fprintf(stderr, "starts.log:\n");
+		CU_ASSERT(system(cmd) == 0);
+		fprintf(stderr, "stderr: %s\n", o.err);
+	}
 	snprintf(path, sizeof(path), "%s/body.log", o.dir);
 	CU_ASSERT_EQUAL(lines_in(path, "body "), 20000);
 	json_t *gens =
