@@ -54,6 +54,9 @@ typedef struct store_backoff {
 void store_backoff_init(store_backoff *b);
 /* Counts a failed try and sleeps; 0 once the budget is spent (no sleep). */
 int store_backoff_wait(store_backoff *b);
+/* The giving up of cmd after the retries of b on ref, last: STORE_ELOCKED
+ * (the lock stayed busy) or STORE_ERACE (the ref kept moving); exit 3. */
+int store_backoff_fail(const char *cmd, const char *ref, int last, const store_backoff *b);
 
 typedef struct note_entry {
 	git_oid target; /* the annotated object (a commit) */

@@ -204,12 +204,7 @@ int note_main(int argc, char **argv)
 		rc = MG_EXIT_OK;
 		goto out;
 	} while (store_backoff_wait(&b));
-	if (rc == STORE_ELOCKED)
-		rc = ci_fail(CMD, MG_EXIT_INFRA, "the lock of %s was busy: gave up after %d tries",
-		             s.ref, b.tries);
-	else
-		rc = ci_fail(CMD, MG_EXIT_INFRA, "%s kept moving: gave up after %d tries", s.ref,
-		             b.tries);
+	rc = store_backoff_fail(CMD, s.ref, rc, &b);
 out:
 	store_close(&s);
 	report_free(r);

@@ -496,6 +496,14 @@ void store_backoff_init(store_backoff *b)
 	b->tries = 0;
 }
 
+int store_backoff_fail(const char *cmd, const char *ref, int last, const store_backoff *b)
+{
+	if (last == STORE_ELOCKED)
+		return ci_fail(cmd, MG_EXIT_INFRA,
+		               "the lock of %s was busy: gave up after %d tries", ref, b->tries);
+	return ci_fail(cmd, MG_EXIT_INFRA, "%s kept moving: gave up after %d tries", ref, b->tries);
+}
+
 int store_backoff_wait(store_backoff *b)
 {
 	b->tries++;

@@ -160,22 +160,30 @@ void lane_kill(run_ctx *c, lane *l, host_end end, const char *why)
 	lane_fire(c, l, EV_KILL); /* detaches it */
 }
 
+/* Test t goes to the retry queue (a fresh host, alone) unless it has had
+ * its second attempt: 0 then, and the caller records how it ended. */
+static int retry_once(run_ctx *c, size_t t)
+{
+	rtest *rt = &c->tests[t];
+	if (rt->attempts >= 2)
+		return 0;
+	free(rt->out);
+	rt->out = NULL;
+	rt->out_len = rt->out_dropped = 0;
+	plan_retry_push(c, t);
+	return 1;
+}
+
 /* A test broke a hard limit (or crashed near one): retry it once, alone,
  * in a fresh host; the second time it is memory-limit. */
 static void lane_breach(run_ctx *c, lane *l, size_t t, const char *why, double dur)
 {
-	rtest *rt = &c->tests[t];
 	/* the tests queued behind it go back first, so the retry is next in line */
 	lane_requeue(c, l);
 	if (c->driver == DRIVER_WRAP) {
 		/* one command, no tests to isolate it from: a retry reruns it all */
 		record_testf(c, l, t, TEST_MEMLIMIT, dur, "%s", why);
-	} else if (rt->attempts < 2) {
-		free(rt->out);
-		rt->out = NULL;
-		rt->out_len = rt->out_dropped = 0;
-		plan_retry_push(c, t);
-	} else {
+	} else if (!retry_once(c, t)) {
 		record_testf(c, l, t, TEST_MEMLIMIT, dur, "%s (alone in a fresh host, twice)", why);
 	}
 }
@@ -609,16 +617,9 @@ static void lane_pipe_closed(run_ctx *c, lane *l)
 	if (h->nflight && h->head_started) {
 		double dur = now(c) - h->head_t0;
 		size_t t = lane_pop_head(c, l);
-		rtest *rt = &c->tests[t];
 		lane_requeue(c, l);
-		if (rt->attempts < 2) {
-			free(rt->out);
-			rt->out = NULL;
-			rt->out_len = rt->out_dropped = 0;
-			plan_retry_push(c, t);
-		} else {
+		if (!retry_once(c, t))
 			record_testf(c, l, t, TEST_ERROR, dur, "%s (during the test, twice)", why);
-		}
 	} else if (!h->tests_run) {
 		lane_failed_start(l, why);
 	}
