@@ -212,6 +212,23 @@ void adapters_put_printable(FILE *f, const char *s, size_t max)
 
 /* ---- helpers shared by the adapters --------------------------------------- */
 
+void adapters_put_html(FILE *f, const char *s, size_t max)
+{
+	static const char chars[] = "&<>\"'";
+	static const char *const with[] = {"&amp;", "&lt;", "&gt;", "&quot;", "&#39;"};
+	if (!s)
+		return;
+	char *c = adapters_clean(s, max, ADAPTERS_ONELINE | ADAPTERS_XML, NULL);
+	for (const char *p = c; *p; p++) {
+		const char *hit = strchr(chars, *p);
+		if (hit)
+			fputs(with[hit - chars], f);
+		else
+			fputc(*p, f);
+	}
+	free(c);
+}
+
 char *adapters_clean(const char *s, size_t max, unsigned flags, int *truncated)
 {
 	size_t len = strlen(s);

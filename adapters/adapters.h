@@ -72,6 +72,10 @@ char *adapters_clean(const char *s, size_t max, unsigned flags, int *truncated);
  * of the CI logging-command formats (GitHub, Azure), one table each. */
 void adapters_put_escaped(FILE *f, const char *s, const char *chars, const char *const *with);
 
+/* s cleaned (one line, at most max bytes) and escaped for HTML text and
+ * quoted attribute values alike (& < > " '). NULL writes nothing. */
+void adapters_put_html(FILE *f, const char *s, size_t max);
+
 /* "0", or "node.index" when the report holds shards of several nodes. */
 void adapters_shard_label(const report *r, const report_shard *s, char *buf, size_t size);
 /* The totals of one shard (report_totals_add), for a row of a table. */

@@ -88,31 +88,7 @@ static const char css[] =
  * bytes) and escaped for HTML text and quoted attribute values alike. */
 static void put_text(FILE *f, const char *s, size_t max)
 {
-	if (!s)
-		return;
-	char *c = adapters_clean(s, max, ADAPTERS_ONELINE | ADAPTERS_XML, NULL);
-	for (const char *p = c; *p; p++) {
-		switch (*p) {
-		case '&':
-			fputs("&amp;", f);
-			break;
-		case '<':
-			fputs("&lt;", f);
-			break;
-		case '>':
-			fputs("&gt;", f);
-			break;
-		case '"':
-			fputs("&quot;", f);
-			break;
-		case '\'':
-			fputs("&#39;", f);
-			break;
-		default:
-			fputc(*p, f);
-		}
-	}
-	free(c);
+	adapters_put_html(f, s, max);
 }
 
 static void put_size(FILE *f, uint64_t bytes)

@@ -51,31 +51,7 @@ static const char css[] =
 
 static void put_text(FILE *f, const char *s)
 {
-	if (!s)
-		return;
-	char *c = adapters_clean(s, 400, ADAPTERS_ONELINE | ADAPTERS_XML, NULL);
-	for (const char *p = c; *p; p++) {
-		switch (*p) {
-		case '&':
-			fputs("&amp;", f);
-			break;
-		case '<':
-			fputs("&lt;", f);
-			break;
-		case '>':
-			fputs("&gt;", f);
-			break;
-		case '"':
-			fputs("&quot;", f);
-			break;
-		case '\'':
-			fputs("&#39;", f);
-			break;
-		default:
-			fputc(*p, f);
-		}
-	}
-	free(c);
+	adapters_put_html(f, s, 400);
 }
 
 static void put_size(FILE *f, uint64_t v)
