@@ -101,6 +101,45 @@ static int map_ids(void)
 	return write_proc("gid_map", map);
 }
 
+/*
+ * A user namespace tried in a child first: where a policy lets unshare
+ * succeed but not the mapping (AppArmor's restriction of unprivileged user
+ * namespaces), the runner itself would be left in one it cannot use or
+ * leave. 0 when the child could, else its errno.
+ */
+static int user_ns_tried(void)
+{
+	int fds[2];
+	if (pipe2(fds, O_CLOEXEC) < 0)
+		return errno;
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid < 0) {
+		int e = errno;
+		close(fds[0]);
+		close(fds[1]);
+		return e;
+	}
+	if (pid == 0) {
+		int e = 0;
+		if (unshare(CLONE_NEWUSER | CLONE_NEWPID) < 0 || map_ids() < 0)
+			e = errno ? errno : EPERM;
+		ssize_t w = write(fds[1], &e, sizeof(e));
+		(void)w;
+		_exit(0);
+	}
+	close(fds[1]);
+	int e = EPERM;
+	ssize_t n;
+	do
+		n = read(fds[0], &e, sizeof(e));
+	while (n < 0 && errno == EINTR);
+	close(fds[0]);
+	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	return n == (ssize_t)sizeof(e) ? e : EPERM;
+}
+
 /* The first fork after unshare(CLONE_NEWPID) is the namespace's init;
  * alive is the pipe made before (nothing may fail between unshare and it). */
 static int start_init(int alive[2], mg_err *err)
@@ -160,7 +199,9 @@ int contain_start(const char *mode, mg_err *err)
 	 * memory or fds: what fails after its unshare cannot be undone) */
 	if (kind == CONTAIN_PROCESS_GROUP && strcmp(mode, "pid") &&
 	    (!pid_err || pid_err == EPERM || pid_err == EINVAL)) {
-		if (unshare(CLONE_NEWUSER | CLONE_NEWPID) < 0)
+		if ((user_err = user_ns_tried()) != 0)
+			; /* refused in a child: we are as we were */
+		else if (unshare(CLONE_NEWUSER | CLONE_NEWPID) < 0)
 			user_err = errno;
 		else if (map_ids() < 0)
 			mapped = 0;
