@@ -1,0 +1,32 @@
+/* The CTest project's one program: what it does is its first argument. */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int main(int argc, char **argv)
+{
+	const char *what = argc > 1 ? argv[1] : "pass";
+	if (!strcmp(what, "fail"))
+		return 3;
+	if (!strcmp(what, "crash"))
+		raise(SIGSEGV);
+	if (!strcmp(what, "sleep"))
+		sleep(30);
+	if (!strcmp(what, "env")) {
+		const char *v = getenv("MG_CT_VALUE");
+		/* its working directory is the source dir, which has prog.c */
+		return v && !strcmp(v, "42") && access("prog.c", R_OK) == 0 ? 0 : 4;
+	}
+	if (!strcmp(what, "leak")) {
+		size_t n = 200u << 20;
+		char *p = malloc(n);
+		if (!p)
+			return 5;
+		memset(p, 1, n);
+		usleep(20000); /* sampled while it holds it */
+		printf("held %zu bytes\n", n);
+	}
+	return 0;
+}
