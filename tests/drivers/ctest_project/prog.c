@@ -1,4 +1,5 @@
 /* The CTest project's one program: what it does is its first argument. */
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +19,15 @@ int main(int argc, char **argv)
 		const char *v = getenv("MG_CT_VALUE");
 		/* its working directory is the source dir, which has prog.c */
 		return v && !strcmp(v, "42") && access("prog.c", R_OK) == 0 ? 0 : 4;
+	}
+	if (!strcmp(what, "lock")) {
+		int fd = open("db.marker", O_CREAT | O_EXCL | O_WRONLY, 0600);
+		if (fd < 0)
+			return 6; /* the other test holding the lock runs now */
+		usleep(300000);
+		close(fd);
+		unlink("db.marker");
+		return 0;
 	}
 	if (!strcmp(what, "leak")) {
 		size_t n = 200u << 20;
