@@ -966,8 +966,8 @@ static void ctest_states(void)
 	double got;
 	ctest_project(dir, sizeof(dir));
 	mg(&o,
-	   ARGV("run", "-j", "2", "--report", "report.json", "--", CTEST_BIN, "--test-dir", dir,
-	        "-j8", "--output-on-failure"),
+	   ARGV("run", "-j", "2", "--pipeline", "1", "--report", "report.json", "--", CTEST_BIN,
+	        "--test-dir", dir, "-j8", "--output-on-failure"),
 	   NULL, 0);
 	CU_ASSERT(exited_with(&o, 1));
 	CU_ASSERT_FATAL(o.report != NULL);
@@ -1017,6 +1017,38 @@ static void ctest_select(void)
 	CU_ASSERT_FATAL(o.report != NULL);
 	CU_ASSERT_EQUAL(count(o.report, "pass"), 1);
 	CU_ASSERT_STRING_EQUAL(state_of(o.report, "serial"), "pass");
+	done(&o);
+	ctest_project_free(dir);
+}
+
+/* The shard a test ran in, -1 when none. */
+static long shard_of(json_t *report, const char *name)
+{
+	size_t i, k;
+	json_t *sh, *t;
+	json_array_foreach(json_object_get(report, "shards"), i, sh) json_array_foreach(
+	    json_object_get(sh, "tests"), k,
+	    t) if (!strcmp(json_string_value(json_object_get(t, "name")), name)) return (long)i;
+	return -1;
+}
+
+/* Two tests sharing a RESOURCE_LOCK in two lanes at once (one a lane):
+ * each holds a marker file for 300 ms and fails if the other's is there,
+ * so both pass only if the lock kept them apart. */
+static void ctest_locks(void)
+{
+	char dir[64];
+	outcome o;
+	ctest_project(dir, sizeof(dir));
+	mg(&o,
+	   ARGV("run", "-q", "-j", "2", "--pipeline", "1", "--report", "report.json", "--",
+	        CTEST_BIN, "--test-dir", dir, "-R", "locked|plain"),
+	   NULL, 0);
+	CU_ASSERT(exited_with(&o, 0));
+	CU_ASSERT_FATAL(o.report != NULL);
+	CU_ASSERT_EQUAL(count(o.report, "pass"), 4);
+	long a = shard_of(o.report, "locked_a"), b = shard_of(o.report, "locked_b");
+	CU_ASSERT(a >= 0 && b >= 0 && a != b);
 	done(&o);
 	ctest_project_free(dir);
 }
@@ -1158,6 +1190,7 @@ static const mg_case cases[] = {
     {"gtest_lanes_prefixes", gtest_lanes_prefixes},
     {"ctest_states", ctest_states},
     {"ctest_select", ctest_select},
+    {"ctest_locks", ctest_locks},
 #ifdef CATCH2_LEAKS
     {"catch2_suspects", catch2_suspects},
     {"catch2_recycle", catch2_recycle},
