@@ -311,7 +311,8 @@ static void locks_acquire(shim *s, ctest_drv *d, ct_test *t)
 	size_t n = 0;
 	while (t->locks && t->locks[n])
 		n++;
-	qsort(t->locks, n, sizeof(char *), str_cmp);
+	if (n > 1)
+		qsort(t->locks, n, sizeof(char *), str_cmp);
 	for (size_t i = 0; i < n && d->nheld < (int)(sizeof(d->held) / sizeof(d->held[0])); i++) {
 		int fd = lock_open(d, t->locks[i]);
 		lock_take(fd, LOCK_EX);
