@@ -53,6 +53,7 @@ typedef struct gtest {
 	int catch2;        /* a Catch2 program (catch2_main) */
 	int catch2_v3;     /* ... without v2's --list-test-names-only */
 	int c2_ok;         /* the running test case's OverallResult success */
+	int c2_fatal;      /* ... it hit a FatalErrorCondition (a signal Catch2 caught) */
 	char c2_enc[4096]; /* its name as the XML has it (the probe's end line) */
 	size_t c2_enc_len;
 	shim_names *list; /* NULL until listed; gives each name its gtest order */
@@ -1141,6 +1142,7 @@ static void c2_line(shim *s, gtest *g, char *line, size_t len)
 		memcpy(g->c2_enc, nm, g->c2_enc_len);
 		size_t dn = xml_decode(nm, en, name, sizeof(name));
 		g->c2_ok = 0;
+		g->c2_fatal = 0;
 		on_run(s, g, name, dn);
 		return;
 	}
@@ -1153,7 +1155,14 @@ static void c2_line(shim *s, gtest *g, char *line, size_t len)
 		g->c2_ok = !memcmp(p + 24, "true\"", 5);
 		return;
 	}
+	if (n > 20 && !memcmp(p, "<FatalErrorCondition", 20))
+		g->c2_fatal = 1;
 	if (n >= 11 && !memcmp(p, "</TestCase>", 11)) {
+		/* after a fatal signal Catch2 closes its XML and re-raises it: the
+		 * test stays started, so the program's death is its crash (and the
+		 * tests after it run in a fresh program) */
+		if (g->c2_fatal)
+			return;
 		g_end(s, g, g->c2_ok ? MG_MSG_PASS : MG_MSG_FAIL, g->text, g->text_len);
 		return;
 	}
