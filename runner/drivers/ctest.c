@@ -74,7 +74,7 @@ typedef struct ct_test {
 } ct_test;
 
 typedef struct ctest_drv {
-	const shim_args *a;
+	const shim_args *a; /* first, as in exec.c's context: exec_exited reads a->shell */
 	ct_test *v;
 	size_t n;
 	shim_names *names;
