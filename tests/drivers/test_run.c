@@ -1032,21 +1032,22 @@ static long shard_of(json_t *report, const char *name)
 	return -1;
 }
 
-/* Two tests sharing a RESOURCE_LOCK in two lanes at once (one a lane):
- * each holds a marker file for 300 ms and fails if the other's is there,
- * so both pass only if the lock kept them apart. */
+/* Two tests sharing a RESOURCE_LOCK and a RUN_SERIAL one, three lanes at
+ * once (one test a lane): each holds a marker file for 300 ms and fails on
+ * seeing another's (the serial one on either lock's), so all pass only if
+ * the locks kept them apart. */
 static void ctest_locks(void)
 {
 	char dir[64];
 	outcome o;
 	ctest_project(dir, sizeof(dir));
 	mg(&o,
-	   ARGV("run", "-q", "-j", "2", "--pipeline", "1", "--report", "report.json", "--",
-	        CTEST_BIN, "--test-dir", dir, "-R", "locked|plain"),
+	   ARGV("run", "-q", "-j", "3", "--pipeline", "1", "--report", "report.json", "--",
+	        CTEST_BIN, "--test-dir", dir, "-R", "locked|plain|serial"),
 	   NULL, 0);
 	CU_ASSERT(exited_with(&o, 0));
 	CU_ASSERT_FATAL(o.report != NULL);
-	CU_ASSERT_EQUAL(count(o.report, "pass"), 4);
+	CU_ASSERT_EQUAL(count(o.report, "pass"), 5);
 	long a = shard_of(o.report, "locked_a"), b = shard_of(o.report, "locked_b");
 	CU_ASSERT(a >= 0 && b >= 0 && a != b);
 	done(&o);

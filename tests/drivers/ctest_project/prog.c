@@ -20,14 +20,20 @@ int main(int argc, char **argv)
 		/* its working directory is the source dir, which has prog.c */
 		return v && !strcmp(v, "42") && access("prog.c", R_OK) == 0 ? 0 : 4;
 	}
-	if (!strcmp(what, "lock")) {
-		int fd = open("db.marker", O_CREAT | O_EXCL | O_WRONLY, 0600);
-		if (fd < 0)
-			return 6; /* the other test holding the lock runs now */
+	/* lock: holds db.marker 300 ms (RESOURCE_LOCK db); serial: holds
+	 * serial.marker 300 ms (RUN_SERIAL); either fails on seeing the other's */
+	if (!strcmp(what, "lock") || !strcmp(what, "serial")) {
+		int serial = what[0] == 's';
+		const char *mine = serial ? "serial.marker" : "db.marker";
+		const char *other = serial ? "db.marker" : "serial.marker";
+		int fd = open(mine, O_CREAT | O_EXCL | O_WRONLY, 0600);
+		if (fd < 0 || access(other, F_OK) == 0)
+			return 6;
 		usleep(300000);
+		int clash = access(other, F_OK) == 0;
 		close(fd);
-		unlink("db.marker");
-		return 0;
+		unlink(mine);
+		return clash ? 7 : 0;
 	}
 	if (!strcmp(what, "leak")) {
 		size_t n = 200u << 20;
