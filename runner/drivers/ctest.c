@@ -3,11 +3,13 @@
  * user's selecting arguments (parsed with Jansson), then runs each CTest
  * test's own command as an exec-style child (one process per test, its
  * working directory and environment), honouring WILL_FAIL, DISABLED,
- * TIMEOUT, RUN_SERIAL and RESOURCE_LOCK. Never runs ctest itself per test.
+ * TIMEOUT, SKIP_RETURN_CODE, PASS/FAIL/SKIP_REGULAR_EXPRESSION (on stdout),
+ * RUN_SERIAL and RESOURCE_LOCK. Never runs ctest itself per test.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
+#include <regex.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,6 +71,8 @@ typedef struct ct_test {
 	char *cwd;
 	char **env; /* "NAME=VALUE", NULL-terminated */
 	char **locks;
+	char **pass_re, **fail_re, **skip_re; /* NULL: none */
+	int skip_code;                        /* SKIP_RETURN_CODE, -1: none */
 	int will_fail, disabled, serial;
 	double timeout; /* seconds, 0: none */
 } ct_test;
@@ -87,6 +91,8 @@ typedef struct ctest_drv {
 	int nheld;
 	int serial_fd;
 	char lock_base[4096];
+	char *out; /* the running test's stdout, when a regex judges it */
+	size_t out_len, out_cap;
 } ctest_drv;
 
 static int in_list(const char *const *list, const char *a)
@@ -131,6 +137,14 @@ static void prop(ct_test *t, const char *name, json_t *val)
 		t->locks = str_array(val);
 	else if (!strcmp(name, "TIMEOUT") && json_is_number(val))
 		t->timeout = json_number_value(val);
+	else if (!strcmp(name, "SKIP_RETURN_CODE") && json_is_integer(val))
+		t->skip_code = (int)json_integer_value(val);
+	else if (!strcmp(name, "PASS_REGULAR_EXPRESSION"))
+		t->pass_re = str_array(val);
+	else if (!strcmp(name, "FAIL_REGULAR_EXPRESSION"))
+		t->fail_re = str_array(val);
+	else if (!strcmp(name, "SKIP_REGULAR_EXPRESSION"))
+		t->skip_re = str_array(val);
 }
 
 /* 1 when argv runs one GoogleTest case (what gtest_discover_tests writes). */
@@ -170,6 +184,7 @@ static int ct_parse(ctest_drv *d, const char *text, size_t len, int say)
 			continue;
 		ct_test *c = &d->v[d->n++];
 		c->name = strdup(name);
+		c->skip_code = -1;
 		json_t *cmd = json_object_get(t, "command");
 		c->argv = json_is_array(cmd) && json_array_size(cmd) ? str_array(cmd) : NULL;
 		size_t k;
@@ -382,7 +397,8 @@ static void ct_begin(shim *s)
 		return;
 	}
 	env_apply(s, t->env, 0);
-	int rc = shim_spawn(s, t->argv, 0);
+	d->out_len = 0;
+	int rc = shim_spawn(s, t->argv, t->pass_re || t->fail_re || t->skip_re);
 	env_apply(s, t->env, 1);
 	if (back >= 0) {
 		if (fchdir(back) < 0)
@@ -415,6 +431,46 @@ static void ct_tick(shim *s)
 	}
 }
 
+/* A judged test's stdout: kept for its regexes, passed on as its output. */
+static void ct_line(shim *s, char *line, size_t len)
+{
+	ctest_drv *d = shim_ctx(s);
+	if (d->out_len + len + 2 > d->out_cap && d->out_len + len + 2 <= (16u << 20)) {
+		size_t cap = 2 * (d->out_len + len + 2);
+		char *p = realloc(d->out, cap);
+		if (p) {
+			d->out = p;
+			d->out_cap = cap;
+		}
+	}
+	if (d->out_len + len + 2 <= d->out_cap) {
+		memcpy(d->out + d->out_len, line, len);
+		d->out_len += len;
+		if (!shim_line_cut(s))
+			d->out[d->out_len++] = '\n';
+		d->out[d->out_len] = 0;
+	}
+	shim_output(s, line, len);
+	if (!shim_line_cut(s))
+		shim_output(s, "\n", 1);
+}
+
+/* The first of res (POSIX extended, on the whole output: '^' is its start,
+ * as in CMake's regular expressions) that matches, or NULL. */
+static const char *regex_first(char **res, const char *text)
+{
+	for (size_t i = 0; res && res[i]; i++) {
+		regex_t re;
+		if (regcomp(&re, res[i], REG_EXTENDED | REG_NOSUB))
+			continue;
+		int hit = regexec(&re, text, 0, NULL, 0) == 0;
+		regfree(&re);
+		if (hit)
+			return res[i];
+	}
+	return NULL;
+}
+
 static void ct_exited(shim *s, int status, const struct rusage *ru)
 {
 	ctest_drv *d = shim_ctx(s);
@@ -427,6 +483,41 @@ static void ct_exited(shim *s, int status, const struct rusage *ru)
 		/* "timeout: " from the ctest driver is recorded as state timeout */
 		shim_resultf(s, MG_MSG_FAIL, "timeout: over its TIMEOUT of %g s (killed)",
 		             t->timeout);
+		return;
+	}
+	if (WIFEXITED(status) && (t->skip_code >= 0 || t->pass_re || t->fail_re || t->skip_re)) {
+		/* as ctest judges: a skip first, then the pass regexes (the exit
+		 * status does not count then), a fail regex, WILL_FAIL last */
+		const char *text = d->out ? d->out : "", *hit;
+		int code = WEXITSTATUS(status), ok;
+		if (code == t->skip_code) {
+			shim_resultf(s, MG_MSG_SKIP, "SKIP_RETURN_CODE %d", code);
+			return;
+		}
+		if ((hit = regex_first(t->skip_re, text))) {
+			shim_resultf(s, MG_MSG_SKIP, "SKIP_REGULAR_EXPRESSION [%s] found", hit);
+			return;
+		}
+		char why[1200];
+		if (t->pass_re) {
+			ok = regex_first(t->pass_re, text) != NULL;
+			snprintf(why, sizeof(why),
+			         "no PASS_REGULAR_EXPRESSION found in its output");
+		} else {
+			ok = code == 0;
+			snprintf(why, sizeof(why), "exit status %d", code);
+		}
+		if (ok && (hit = regex_first(t->fail_re, text))) {
+			ok = 0;
+			snprintf(why, sizeof(why), "FAIL_REGULAR_EXPRESSION [%.1000s] found", hit);
+		}
+		if (t->will_fail)
+			ok = !ok;
+		if (ok)
+			shim_result(s, MG_MSG_PASS, NULL, 0);
+		else
+			shim_resultf(s, MG_MSG_FAIL, "%s%s", why,
+			             t->will_fail ? " (WILL_FAIL)" : "");
 		return;
 	}
 	if (t->will_fail && WIFEXITED(status)) {
@@ -448,6 +539,7 @@ int ctest_main(const shim_args *a)
 	    .begin = ct_begin,
 	    .exited = ct_exited,
 	    .tick = ct_tick,
+	    .line = ct_line,
 	};
 	static ctest_drv d;
 	d.a = a;

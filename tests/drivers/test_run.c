@@ -956,11 +956,12 @@ static void ctest_project_free(const char *dir)
 static void ctest_states(void)
 {
 	static const char *const want[][2] = {
-	    {"plain_one", "pass"}, {"plain_two", "pass"}, {"env_and_dir", "pass"},
-	    {"will_fail", "pass"}, {"disabled", "skip"},  {"leaks_200m", "pass"},
-	    {"crashes", "crash"},  {"fails", "fail"},     {"times_out", "timeout"},
-	    {"serial", "pass"},    {"locked_a", "pass"},  {"locked_b", "pass"},
-	    {"Suite.Case", "pass"}};
+	    {"plain_one", "pass"},  {"plain_two", "pass"}, {"env_and_dir", "pass"},
+	    {"will_fail", "pass"},  {"disabled", "skip"},  {"leaks_200m", "pass"},
+	    {"crashes", "crash"},   {"fails", "fail"},     {"times_out", "timeout"},
+	    {"serial", "pass"},     {"locked_a", "pass"},  {"locked_b", "pass"},
+	    {"Suite.Case", "pass"}, {"skips", "skip"},     {"says_ok", "pass"},
+	    {"says_error", "fail"}, {"says_skip", "skip"}};
 	char dir[64];
 	outcome o;
 	double got;

@@ -11,6 +11,12 @@ int main(int argc, char **argv)
 	const char *what = argc > 1 ? argv[1] : "pass";
 	if (!strcmp(what, "fail"))
 		return 3;
+	if (!strcmp(what, "exit") && argc > 2)
+		return atoi(argv[2]);
+	if (!strcmp(what, "say") && argc > 3) { /* prints TEXT, exits CODE */
+		printf("%s\n", argv[2]);
+		return atoi(argv[3]);
+	}
 	if (!strcmp(what, "crash"))
 		raise(SIGSEGV);
 	if (!strcmp(what, "sleep"))
