@@ -1128,12 +1128,32 @@ static size_t xml_decode(const char *p, size_t n, char *out, size_t cap)
  * output) is the test's output. */
 static void c2_line(shim *s, gtest *g, char *line, size_t len)
 {
+	static const char *const marks[] = {"<TestCase name=\"", "<OverallResult success=\"",
+	                                    "</TestCase>", "<FatalErrorCondition"};
 	const char *p = line, *e = line + len;
 	while (p < e && (*p == ' ' || *p == '\t'))
 		p++;
 	size_t n = (size_t)(e - p);
 	if (g->summary)
 		return;
+	/* a test's printf output without a final newline is in front of the
+	 * reporter's next element: it is the test's, the element is read on */
+	if (n && *p != '<') {
+		const char *cut = e;
+		for (size_t i = 0; i < sizeof(marks) / sizeof(marks[0]); i++) {
+			const char *hit = memmem(p, n, marks[i], strlen(marks[i]));
+			if (hit && hit < cut)
+				cut = hit;
+		}
+		if (cut < e) {
+			const char *te = cut; /* without the element's indentation */
+			while (te > p && (te[-1] == ' ' || te[-1] == '\t'))
+				te--;
+			g_output(s, g, line, (size_t)(te - line), 1);
+			c2_line(s, g, (char *)cut, (size_t)(e - cut));
+			return;
+		}
+	}
 	if (n > 16 && !memcmp(p, "<TestCase name=\"", 16)) {
 		const char *nm = p + 16, *q = memchr(nm, '"', (size_t)(e - nm));
 		size_t en = q ? (size_t)(q - nm) : (size_t)(e - nm);
@@ -1166,8 +1186,11 @@ static void c2_line(shim *s, gtest *g, char *line, size_t len)
 		g_end(s, g, g->c2_ok ? MG_MSG_PASS : MG_MSG_FAIL, g->text, g->text_len);
 		return;
 	}
-	if (n && *p != '<') {
-		g_output(s, g, line, len, 1);
+	if (n && *p != '<') { /* the program's printf, or captured text (XML-encoded) */
+		char text[4096];
+		size_t tn = xml_decode(line, len < sizeof(text) ? len : sizeof(text) - 1, text,
+		                       sizeof(text));
+		g_output(s, g, text, tn, 1);
 		return;
 	}
 	size_t room = sizeof(g->text) - g->text_len;

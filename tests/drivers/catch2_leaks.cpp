@@ -5,6 +5,8 @@
 // MG_C2_EACH_MB=M: every test keeps M MiB more, mapped and untouched (a
 // suite leaking toward its limit). MG_C2_LOG=FILE: "body NAME" per body run.
 // MG_C2_FAIL=N: step N fails. MG_C2_CRASH=N: step N dies of SIGSEGV.
+// MG_C2_PRINT=1: every test printf()s a line without its newline, and
+// writes "<&>" to std::cout (which Catch2 captures into its XML).
 #define CATCH_CONFIG_MAIN
 #include <catch2/catch.hpp>
 
@@ -12,6 +14,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <iostream>
 #include <string>
 #include <vector>
 
@@ -48,6 +51,10 @@ void step(int n)
 	}
 	if (const char *each = std::getenv("MG_C2_EACH_MB"))
 		kept.push_back(std::malloc(std::strtoul(each, nullptr, 10) << 20));
+	if (std::getenv("MG_C2_PRINT")) {
+		std::printf("no newline %d", n);
+		std::cout << "<&>" << n << "\n";
+	}
 	const char *crash = std::getenv("MG_C2_CRASH");
 	if (crash && std::atoi(crash) == n)
 		std::raise(SIGSEGV);
@@ -69,8 +76,9 @@ void step(int n)
 
 STEP(0)
 STEP(1)
-STEP(2) STEP(3) STEP(4) STEP(5) STEP(6) STEP(7) STEP(8) STEP(9) TEN(1) TEN(2) TEN(3) TEN(4) TEN(5)
-    TEN(6) TEN(7) TEN(8) TEN(9) TEN(10) TEN(11)
+STEP(2)
+STEP(3) STEP(4) STEP(5) STEP(6) STEP(7) STEP(8) STEP(9) TEN(1) TEN(2) TEN(3) TEN(4) TEN(5) TEN(6)
+    TEN(7) TEN(8) TEN(9) TEN(10) TEN(11)
 
         TEST_CASE("odd, [name] *")
 {

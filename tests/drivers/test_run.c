@@ -1133,6 +1133,26 @@ static void catch2_crash(void)
 	done(&o);
 }
 
+/* A test's printf output without a newline (in front of Catch2's next
+ * element) and its std::cout (captured by Catch2 into the XML, encoded)
+ * are the test's output, decoded; every test still passes. */
+static void catch2_output(void)
+{
+	outcome o;
+	mg(&o,
+	   ARGV("run", "-q", "-j", "1", "--report", "report.json", "--", CATCH2_LEAKS, "step 1*"),
+	   ENV("MG_C2_PRINT=1"), 0);
+	CU_ASSERT(exited_with(&o, 0));
+	CU_ASSERT_FATAL(o.report != NULL);
+	CU_ASSERT_EQUAL(count(o.report, "pass"), 31);
+	json_t *t = find_test(o.report, "step 12");
+	const char *out = t ? json_string_value(json_object_get(t, "output")) : NULL;
+	CU_ASSERT(out && !strcmp(out, "no newline 12\n<&>12\n"));
+	if (out && strcmp(out, "no newline 12\n<&>12\n"))
+		fprintf(stderr, "output: '%s'\n", out);
+	done(&o);
+}
+
 static void catch2_suspects(void)
 {
 	catch2_suspects_of(CATCH2_LEAKS, "x64");
@@ -1216,6 +1236,7 @@ static const mg_case cases[] = {
     {"catch2_suspects", catch2_suspects},
     {"catch2_recycle", catch2_recycle},
     {"catch2_crash", catch2_crash},
+    {"catch2_output", catch2_output},
 #endif
 #ifdef CATCH2_LEAKS32
     {"catch2_suspects_x86", catch2_suspects_x86},
