@@ -365,6 +365,10 @@ static void lane_result(run_ctx *c, lane *l, const mg_msg *m)
 	test_state st = m->kind == MG_MSG_PASS   ? TEST_PASS
 	                : m->kind == MG_MSG_FAIL ? TEST_FAIL
 	                                         : TEST_SKIP;
+	/* the ctest driver enforces a test's own TIMEOUT property itself */
+	if (st == TEST_FAIL && c->driver == DRIVER_CTEST && m->text_len >= 9 &&
+	    !memcmp(m->text, "timeout: ", 9))
+		st = TEST_TIMEOUT;
 	int64_t dva = (int64_t)m->va - (int64_t)h->va_before;
 	int64_t drss = (int64_t)m->rss - (int64_t)h->rss_before;
 	h->va_before = m->va;

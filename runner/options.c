@@ -478,7 +478,7 @@ const char *options_usage(void)
 	       "                         nearest noted ancestor commit)\n"
 	       "  --order list|history   the queue in list order (default), or with --history\n"
 	       "                         the longest tests first\n"
-	       "  --driver NAME          auto (default), native, gtest, exec, wrap\n"
+	       "  --driver NAME          auto (default), native, gtest, catch2, ctest, exec, wrap\n"
 	       "  --list-cmd CMD         exec driver: command printing one test name a line\n"
 	       "  --list-file FILE       exec driver: file of test names\n"
 	       "  --shell                exec driver: run the command template with sh -c\n"

@@ -29,7 +29,8 @@ pid_t policy_va_pid(const run_ctx *c, const host *h)
  * a boundary frees nothing, so a soft limit there is a warning. */
 int policy_can_recycle(const run_ctx *c)
 {
-	return c->driver == DRIVER_NATIVE || c->driver == DRIVER_GTEST;
+	return c->driver == DRIVER_NATIVE || c->driver == DRIVER_GTEST ||
+	       c->driver == DRIVER_CATCH2;
 }
 
 /* The expected VA growth of the next test: the largest of the recent ones. */
@@ -177,10 +178,10 @@ int policy_exit_code(const run_ctx *c)
 size_t policy_depth(const run_ctx *c, const lane *l)
 {
 	const host *h = &l->h;
-	/* gtest: one program takes the lane's whole share at once (each refill
+	/* gtest and catch2: one program takes the lane's whole share at once (each refill
 	 * would be a program start, and GoogleTest pays for its suite at each);
 	 * the probe judges the limits at every boundary inside the program */
-	if (c->driver == DRIVER_GTEST) {
+	if (c->driver == DRIVER_GTEST || c->driver == DRIVER_CATCH2) {
 		size_t whole = c->ntests / c->nlanes + 1;
 		return c->o->pipeline < whole ? c->o->pipeline : whole;
 	}

@@ -18,7 +18,11 @@
  */
 #define GTEST_MARKER "gtest_list_tests"
 
-static const char *const names[] = {"native", "gtest", "exec", "wrap"};
+/* Catch2 v2 and v3 carry their command line's help text; this option name
+ * is Catch2's own. */
+#define CATCH2_MARKER "list-test-names-only"
+
+static const char *const names[] = {"native", "gtest", "exec", "wrap", "ctest", "catch2"};
 
 int driver_parse(driver_kind *out, const char *name, mg_err *err)
 {
@@ -27,7 +31,8 @@ int driver_parse(driver_kind *out, const char *name, mg_err *err)
 			*out = (driver_kind)i;
 			return 0;
 		}
-	return mg_err_set(err, MG_EINVAL, "unknown driver '%s' (known: native, gtest, exec, wrap)",
+	return mg_err_set(err, MG_EINVAL,
+	                  "unknown driver '%s' (known: native, gtest, exec, wrap, ctest, catch2)",
 	                  name);
 }
 
@@ -38,11 +43,16 @@ const char *driver_name(driver_kind k)
 
 driver_kind driver_detect(const char *path, char *note, size_t size)
 {
+	const char *base = strrchr(path, '/');
 	note[0] = 0;
+	if (!strcmp(base ? base + 1 : path, "ctest"))
+		return DRIVER_CTEST;
 	if (elf_contains(path, MG_HOST_MARKER, NULL) == 1)
 		return DRIVER_NATIVE;
 	if (elf_contains(path, GTEST_MARKER, NULL) == 1)
 		return DRIVER_GTEST;
+	if (elf_contains(path, CATCH2_MARKER, NULL) == 1)
+		return DRIVER_CATCH2;
 	snprintf(note, size,
 	         "%s does not carry the memguard host library: running it whole with "
 	         "--driver wrap (no per-test results)",
@@ -63,7 +73,7 @@ int driver_main(int argc, char **argv)
 	driver_kind k = DRIVER_WRAP;
 	int i = 2;
 	if (argc < 2 || driver_parse(&k, argv[1], NULL) < 0 || k == DRIVER_NATIVE)
-		return usage_error("needs a driver: gtest, exec or wrap, not",
+		return usage_error("needs a driver: gtest, exec, wrap, ctest or catch2, not",
 		                   argc > 1 ? argv[1] : "");
 	for (; i < argc && strcmp(argv[i], "--"); i++) {
 		if (!strcmp(argv[i], "--shell")) {
@@ -82,7 +92,9 @@ int driver_main(int argc, char **argv)
 	a.ncmd = argc - i - 1;
 	if (k == DRIVER_EXEC && !a.list_cmd && !a.list_file)
 		return usage_error("the exec driver needs --list-cmd or --list-file, got", "");
-	return k == DRIVER_GTEST  ? gtest_main(&a)
-	       : k == DRIVER_EXEC ? exec_main(&a)
-	                          : wrap_main(&a);
+	return k == DRIVER_GTEST    ? gtest_main(&a)
+	       : k == DRIVER_EXEC   ? exec_main(&a)
+	       : k == DRIVER_CTEST  ? ctest_main(&a)
+	       : k == DRIVER_CATCH2 ? catch2_main(&a)
+	                            : wrap_main(&a);
 }

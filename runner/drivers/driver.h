@@ -19,15 +19,18 @@ typedef enum driver_kind {
 	DRIVER_GTEST,
 	DRIVER_EXEC,
 	DRIVER_WRAP,
+	DRIVER_CTEST,  /* ctest's own tests, one process each */
+	DRIVER_CATCH2, /* a Catch2 program, followed through its XML reporter */
 } driver_kind;
 
-/* "native", "gtest", "exec", "wrap"; MG_EINVAL naming the token else. */
+/* "native", "gtest", "exec", "wrap", "ctest", "catch2"; MG_EINVAL naming the token else. */
 int driver_parse(driver_kind *out, const char *name, mg_err *err);
 const char *driver_name(driver_kind k);
 
 /*
  * Decides the driver for an executable without running it: the host
- * library's marker → native; GoogleTest's → gtest; otherwise wrap, with a
+ * library's marker → native; GoogleTest's → gtest; Catch2's → catch2; a
+ * program named ctest → ctest; otherwise wrap, with a
  * one-line note saying so written to note (empty when none).
  */
 driver_kind driver_detect(const char *path, char *note, size_t size);

@@ -976,6 +976,8 @@ int shim_main(const shim_ops *ops, void *ctx, char **cmd, int ncmd)
 		}
 		if (s->child_out >= 0 && pf[1].revents)
 			read_child(s);
+		if (s->child && ops->tick)
+			ops->tick(s);
 		if (pf[2].revents) {
 			char tmp[64];
 			while (read(sigchld_pipe[0], tmp, sizeof(tmp)) > 0)

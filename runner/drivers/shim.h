@@ -47,6 +47,9 @@ typedef struct shim_ops {
 	void (*exited)(shim *s, int status, const struct rusage *ru);
 	/* Optional, before hello: the memory hello reports (untouched: the shim's). */
 	void (*hello)(shim *s, uint64_t *va, uint64_t *rss);
+	/* Optional: after every wake-up of the loop while a child runs (at least
+	 * every 5 ms with SHIM_MEASURE_TREE): a driver's own deadline. */
+	void (*tick)(shim *s);
 	/* NAME, VALUE pairs (NULL-terminated) set in the children's environment. */
 	const char *const *env;
 } shim_ops;
@@ -160,6 +163,8 @@ typedef struct shim_args {
 int gtest_main(const shim_args *a);
 int exec_main(const shim_args *a);
 int wrap_main(const shim_args *a);
+int ctest_main(const shim_args *a);
+int catch2_main(const shim_args *a);
 
 /*
  * gtest: parses --gtest_list_tests output (len bytes) into names as

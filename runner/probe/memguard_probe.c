@@ -5,7 +5,9 @@
  * "[       OK ]" / "[  FAILED  ]" / "[  SKIPPED ]" line: this library
  * interposes fflush, and at a test's end line it reads the program's own
  * memory and writes it to the driver's probe pipe before that line leaves,
- * then takes the host library's soft verdicts (memguard_host.c).
+ * then takes the host library's soft verdicts (memguard_host.c). For a
+ * Catch2 program (MEMGUARD_PROBE_FORMAT=catch2) the boundaries are its XML
+ * reporter's flushes: "<TestCase name=..." starts, "</TestCase>" ends.
  * libc only, built for x64 and x86, never sanitized; the per-test path
  * never allocates (static buffers) and costs one pread and one write.
  */
@@ -25,7 +27,8 @@
 #include "mg_verdict.h"
 
 /* The driver's environment for the probe (also read by gtest.c). */
-#define ENV_PROBE_FD "MEMGUARD_PROBE_FD"
+#define ENV_PROBE_FD     "MEMGUARD_PROBE_FD"
+#define ENV_PROBE_FORMAT "MEMGUARD_PROBE_FORMAT"
 /* Soft and hard limits, as the host library reads them (mg_proto.h). */
 #define ENV_RECYCLE_VA  "MEMGUARD_RECYCLE_VA"
 #define ENV_RECYCLE_RSS "MEMGUARD_RECYCLE_RSS"
@@ -56,6 +59,9 @@ static int have_prev; /* the first test's start was read: a test's growth is fro
                        * the previous boundary from then on */
 
 static char line[NAME_MAX_OUT + 128];
+static int catch2;                     /* the program is Catch2 with -r xml */
+static char c2_name[NAME_MAX_OUT + 1]; /* the running test case's name, XML-encoded */
+static size_t c2_len;
 
 static char *(*real_getenv)(const char *);
 static pthread_mutex_t filter_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -171,6 +177,19 @@ static int test_end(const char *name, size_t n)
 	return why != NULL && probe_fd >= 0;
 }
 
+/* Mark the start of a test (RUN line, <TestCase>). */
+static void test_start(void)
+{
+	running = 1;
+	if (!have_prev) {
+		uint64_t va, rss;
+		mem_now(&va, &rss);
+		mg_verdict_start(&verdict, va, rss);
+		have_prev = 1;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t_run);
+}
+
 /* The name after a tag: up to a space or a comma (", where GetParam() = 3"). */
 static size_t name_len(const char *p, const char *e)
 {
@@ -197,14 +216,7 @@ static int boundary(FILE *f)
 	     t = memchr(t + 1, '[', (size_t)(e - t - 1))) {
 		const char *name = t + TAG_LEN;
 		if (!memcmp(t, "[ RUN      ] ", TAG_LEN)) {
-			running = 1;
-			if (!have_prev) {
-				uint64_t va, rss;
-				mem_now(&va, &rss);
-				mg_verdict_start(&verdict, va, rss);
-				have_prev = 1;
-			}
-			clock_gettime(CLOCK_MONOTONIC, &t_run);
+			test_start();
 			return 0;
 		}
 		if (running &&
@@ -215,6 +227,34 @@ static int boundary(FILE *f)
 		}
 	}
 	return 0;
+}
+
+/*
+ * Catch2's XML reporter flushes after each start tag it closes and after
+ * each end tag: "</TestCase>" is the end of a test case (after its
+ * OverallResult and captured output), "<TestCase name=\"N\"" a start. The
+ * name is kept as encoded (the driver compares it so). Returns 1 when the
+ * program must stop after this flush.
+ */
+static int boundary_catch2(FILE *f)
+{
+	const char *b = f->_IO_write_base, *e = f->_IO_write_ptr;
+	int stop = 0;
+	const char *end = memmem(b, (size_t)(e - b), "</TestCase>", 11);
+	const char *start = memmem(b, (size_t)(e - b), "<TestCase name=\"", 16);
+	if (end && running && (!start || end < start)) {
+		running = 0;
+		stop = test_end(c2_name, c2_len);
+	}
+	if (start && !stop) {
+		const char *n = start + 16, *q = memchr(n, '"', (size_t)(e - n));
+		c2_len = q ? (size_t)(q - n) : (size_t)(e - n);
+		if (c2_len > NAME_MAX_OUT)
+			c2_len = NAME_MAX_OUT;
+		memcpy(c2_name, n, c2_len);
+		test_start();
+	}
+	return stop;
 }
 
 /* After a stop: the driver recycles the host and kills this process when
@@ -336,9 +376,15 @@ __attribute__((visibility("default"))) int fflush(FILE *f)
 	if (probe_fd < 0 || f != stdout || !f || f->_IO_write_ptr <= f->_IO_write_base)
 		return real_fflush(f);
 	flockfile(f);
-	int stop = boundary(f);
+	int stop = catch2 ? boundary_catch2(f) : boundary(f);
 	int rc = real_fflush(f);
 	funlockfile(f);
+	if (stop && catch2) {
+		/* Catch2 ends "</TestCase>" with its newline only at the next
+		 * element: the driver reads lines, so it gets one now */
+		ssize_t w = write(1, "\n", 1);
+		(void)w;
+	}
 	if (stop)
 		park();
 	return rc;
@@ -398,12 +444,15 @@ __attribute__((constructor)) static void probe_init(void)
 {
 	real_fflush = (int (*)(FILE *))dlsym(RTLD_NEXT, "fflush");
 	const char *v = getenv(ENV_PROBE_FD);
+	const char *fmt = getenv(ENV_PROBE_FORMAT);
+	catch2 = fmt && !strcmp(fmt, "catch2");
 	preload_forget();
 	filter_forget();
 	if (!v || !real_fflush)
 		return;
 	int fd = (int)mg_parse_u64(&v);
 	unsetenv(ENV_PROBE_FD);
+	unsetenv(ENV_PROBE_FORMAT);
 	if (fcntl(fd, F_GETFD) < 0)
 		return;
 	int high = fcntl(fd, F_DUPFD_CLOEXEC, HIGH_FD);

@@ -144,6 +144,19 @@ static void detect(void)
 	CU_ASSERT_EQUAL(driver_detect("/bin/sh", note, sizeof(note)), DRIVER_WRAP);
 	CU_ASSERT(strstr(note, "--driver wrap") != NULL);
 	CU_ASSERT(strchr(note, '\n') == NULL);
+	/* ctest by its name, wherever it is; Catch2 by its option text */
+	CU_ASSERT_EQUAL(driver_detect(CTEST_BIN, note, sizeof(note)), DRIVER_CTEST);
+	CU_ASSERT_EQUAL(driver_detect("/nowhere/ctest", note, sizeof(note)), DRIVER_CTEST);
+	CU_ASSERT_EQUAL(driver_detect(CMAKE_BIN, note, sizeof(note)), DRIVER_WRAP);
+#ifdef CATCH2_LEAKS
+	CU_ASSERT_EQUAL(driver_detect(CATCH2_LEAKS, note, sizeof(note)), DRIVER_CATCH2);
+	CU_ASSERT_STRING_EQUAL(note, "");
+#endif
+	driver_kind k;
+	CU_ASSERT_EQUAL(driver_parse(&k, "ctest", NULL), 0);
+	CU_ASSERT_EQUAL(k, DRIVER_CTEST);
+	CU_ASSERT_EQUAL(driver_parse(&k, "catch2", NULL), 0);
+	CU_ASSERT_EQUAL(k, DRIVER_CATCH2);
 }
 
 static const mg_case cases[] = {

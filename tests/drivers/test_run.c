@@ -928,6 +928,285 @@ static void wrap_fail(void)
 	done(&o);
 }
 
+/* ---- ctest ---- */
+
+/* The CTest project (ctest_project/) configured and built in a directory
+ * of its own under TMPDIR; its path in dir. */
+static void ctest_project(char *dir, size_t size)
+{
+	char cmd[8192];
+	snprintf(dir, size, "/tmp/mg-ctp-XXXXXX");
+	CU_ASSERT_FATAL(mkdtemp(dir) != NULL);
+	snprintf(cmd, sizeof(cmd),
+	         "'%s' -S '%s' -B '%s' -DCMAKE_BUILD_TYPE=Release >/dev/null && '%s' --build '%s' "
+	         ">/dev/null",
+	         CMAKE_BIN, CTEST_PROJECT, dir, CMAKE_BIN, dir);
+	CU_ASSERT_FATAL(system(cmd) == 0);
+}
+
+static void ctest_project_free(const char *dir)
+{
+	char cmd[256];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "could not remove %s\n", dir);
+}
+
+/*
+ * memguard run -- ctest --test-dir DIR (auto: the ctest driver by the
+ * command's name), two lanes: every CTest test is a test of the report
+ * with its state (WILL_FAIL passes by failing, DISABLED is skip, TIMEOUT is
+ * timeout, a SIGSEGV is crash), the 200 MiB leaker is the top suspect, the
+ * two RESOURCE_LOCK tests never overlapped, the gtest_discover_tests-like
+ * test gets the hint, exit 1 (a test failed).
+ */
+static void ctest_states(void)
+{
+	static const char *const want[][2] = {
+	    {"plain_one", "pass"},  {"plain_two", "pass"}, {"env_and_dir", "pass"},
+	    {"will_fail", "pass"},  {"disabled", "skip"},  {"leaks_200m", "pass"},
+	    {"crashes", "crash"},   {"fails", "fail"},     {"times_out", "timeout"},
+	    {"serial", "pass"},     {"locked_a", "pass"},  {"locked_b", "pass"},
+	    {"Suite.Case", "pass"}, {"skips", "skip"},     {"says_ok", "pass"},
+	    {"says_error", "fail"}, {"says_skip", "skip"}};
+	char dir[64];
+	outcome o;
+	double got;
+	ctest_project(dir, sizeof(dir));
+	mg(&o,
+	   ARGV("run", "-j", "2", "--pipeline", "1", "--report", "report.json", "--", CTEST_BIN,
+	        "--test-dir", dir, "-j8", "--output-on-failure"),
+	   NULL, 0);
+	CU_ASSERT(exited_with(&o, 1));
+	CU_ASSERT_FATAL(o.report != NULL);
+	json_int_t total = 0;
+	json_t *sh;
+	size_t i;
+	json_array_foreach(json_object_get(o.report, "shards"), i, sh) total +=
+	    (json_int_t)json_array_size(json_object_get(sh, "tests"));
+	CU_ASSERT_EQUAL(total, (json_int_t)(sizeof(want) / sizeof(want[0])));
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		const char *st = state_of(o.report, want[i][0]);
+		if (!st || strcmp(st, want[i][1]))
+			fprintf(stderr, "%s: %s, wanted %s (%s)\n", want[i][0], st ? st : "(none)",
+			        want[i][1], message_of(o.report, want[i][0]));
+		CU_ASSERT(st && !strcmp(st, want[i][1]));
+	}
+	const char *top = suspect(o.report, 0, &got);
+	CU_ASSERT(top && !strcmp(top, "leaks_200m"));
+	CU_ASSERT(got >= 200 && got < 210);
+	CU_ASSERT(strstr(o.err, "--driver gtest") != NULL);
+	CU_ASSERT(strstr(o.err, "'--output-on-failure' does not choose tests") != NULL);
+	done(&o);
+	ctest_project_free(dir);
+}
+
+/* ctest's selecting arguments choose the tests (-R, -E, -L): only those
+ * are listed and run; all pass, exit 0. */
+static void ctest_select(void)
+{
+	char dir[64];
+	outcome o;
+	ctest_project(dir, sizeof(dir));
+	mg(&o,
+	   ARGV("run", "-q", "--driver", "ctest", "--report", "report.json", "--", CTEST_BIN,
+	        "--test-dir", dir, "-R", "plain|serial|will", "-E", "two"),
+	   NULL, 0);
+	CU_ASSERT(exited_with(&o, 0));
+	CU_ASSERT_FATAL(o.report != NULL);
+	CU_ASSERT_EQUAL(count(o.report, "pass"), 3);
+	CU_ASSERT_PTR_NULL(find_test(o.report, "plain_two"));
+	done(&o);
+	mg(&o,
+	   ARGV("run", "-q", "--report", "report.json", "--", CTEST_BIN, "--test-dir", dir, "-L",
+	        "slow"),
+	   NULL, 0);
+	CU_ASSERT(exited_with(&o, 0));
+	CU_ASSERT_FATAL(o.report != NULL);
+	CU_ASSERT_EQUAL(count(o.report, "pass"), 1);
+	CU_ASSERT_STRING_EQUAL(state_of(o.report, "serial"), "pass");
+	done(&o);
+	ctest_project_free(dir);
+}
+
+/* The shard a test ran in, -1 when none. */
+static long shard_of(json_t *report, const char *name)
+{
+	size_t i, k;
+	json_t *sh, *t;
+	json_array_foreach(json_object_get(report, "shards"), i, sh) json_array_foreach(
+	    json_object_get(sh, "tests"), k,
+	    t) if (!strcmp(json_string_value(json_object_get(t, "name")), name)) return (long)i;
+	return -1;
+}
+
+/* Two tests sharing a RESOURCE_LOCK and a RUN_SERIAL one, three lanes at
+ * once (one test a lane): each holds a marker file for 300 ms and fails on
+ * seeing another's (the serial one on either lock's), so all pass only if
+ * the locks kept them apart. */
+static void ctest_locks(void)
+{
+	char dir[64];
+	outcome o;
+	ctest_project(dir, sizeof(dir));
+	mg(&o,
+	   ARGV("run", "-q", "-j", "3", "--pipeline", "1", "--report", "report.json", "--",
+	        CTEST_BIN, "--test-dir", dir, "-R", "locked|plain|serial"),
+	   NULL, 0);
+	CU_ASSERT(exited_with(&o, 0));
+	CU_ASSERT_FATAL(o.report != NULL);
+	CU_ASSERT_EQUAL(count(o.report, "pass"), 5);
+	long a = shard_of(o.report, "locked_a"), b = shard_of(o.report, "locked_b");
+	CU_ASSERT(a >= 0 && b >= 0 && a != b);
+	done(&o);
+	ctest_project_free(dir);
+}
+
+/* ---- catch2 ---- */
+
+#ifdef CATCH2_LEAKS
+/* 120 Catch2 test cases that allocate and free, three that keep 64, 16
+ * and 4 MiB (auto: the catch2 driver by Catch2's marker): the top three
+ * suspects are exactly those, each run once, with the probe's figures. */
+static void catch2_suspects_of(const char *prog, const char *arch)
+{
+	static const char *const want[] = {"step 17", "step 55", "step 91"};
+	static const double mib[] = {64, 16, 4};
+	outcome o;
+	char log[128];
+	mg(&o, ARGV("run", "-q", "-j", "1", "--report", "report.json", "--", prog),
+	   ENV("MG_C2_LOG=body.log"), 0);
+	CU_ASSERT(exited_with(&o, 0));
+	CU_ASSERT_FATAL(o.report != NULL);
+	CU_ASSERT_EQUAL(count(o.report, "pass"), 121);
+	CU_ASSERT(shards_arch(o.report, arch));
+	CU_ASSERT_STRING_EQUAL(state_of(o.report, "odd, [name] *"), "pass");
+	for (size_t i = 0; i < 3; i++) {
+		double got;
+		const char *name = suspect(o.report, i, &got);
+		if (!name || strcmp(name, want[i]) || got < mib[i] - 1 || got > mib[i] + 3)
+			fprintf(stderr, "suspect %zu is %s (%.2f MiB), wanted %s\n", i,
+			        name ? name : "(none)", got, want[i]);
+		CU_ASSERT(name && !strcmp(name, want[i]) && got >= mib[i] - 1 && got <= mib[i] + 3);
+	}
+	double fourth;
+	suspect(o.report, 3, &fourth);
+	CU_ASSERT(fourth < 3);
+	snprintf(log, sizeof(log), "%s/body.log", o.dir);
+	bodies_once(o.report, log, 121);
+	done(&o);
+}
+
+/* Every test keeps 8 MiB more, recycle at va=100M: the program stops
+ * itself at a boundary (the probe's "va"), more than one generation, every
+ * body ran once, recorded once; a planted failure is the test's fail. */
+static void catch2_recycle_of(const char *prog)
+{
+	outcome o;
+	char log[128];
+	mg(&o,
+	   ARGV("run", "-q", "-j", "1", "--driver", "catch2", "--recycle-at", "va=100M", "--report",
+	        "report.json", "--", prog, "step 1*,step 5"),
+	   ENV("MG_C2_EACH_MB=8", "MG_C2_LOG=body.log", "MG_C2_FAIL=13"), 0);
+	CU_ASSERT(exited_with(&o, 1));
+	CU_ASSERT_FATAL(o.report != NULL);
+	CU_ASSERT_EQUAL(count(o.report, "pass"), 31);
+	CU_ASSERT_STRING_EQUAL(state_of(o.report, "step 13"), "fail");
+	CU_ASSERT_EQUAL(shard_sum(o.report, "kills"), 0);
+	int all_say;
+	CU_ASSERT(generations(o.report, "recycle", "va", &all_say) >= 2);
+	CU_ASSERT(all_say);
+	snprintf(log, sizeof(log), "%s/body.log", o.dir);
+	bodies_once(o.report, log, 32);
+	done(&o);
+}
+
+/* A test case dying of SIGSEGV (Catch2 reports it, closes its XML, then
+ * re-raises): that test is crash, every other one runs (in a fresh program)
+ * and passes, each body once. */
+static void catch2_crash(void)
+{
+	outcome o;
+	char log[128];
+	mg(&o,
+	   ARGV("run", "-q", "-j", "1", "--report", "report.json", "--", CATCH2_LEAKS, "step 1*"),
+	   ENV("MG_C2_CRASH=13", "MG_C2_LOG=body.log"), 0);
+	CU_ASSERT(exited_with(&o, 1));
+	CU_ASSERT_FATAL(o.report != NULL);
+	CU_ASSERT_STRING_EQUAL(state_of(o.report, "step 13"), "crash");
+	CU_ASSERT_EQUAL(count(o.report, "pass"), 30);
+	snprintf(log, sizeof(log), "%s/body.log", o.dir);
+	bodies_once(o.report, log, 31);
+	done(&o);
+}
+
+/* A test's printf output without a newline (in front of Catch2's next
+ * element) and its std::cout (captured by Catch2 into the XML, encoded)
+ * are the test's output, decoded; every test still passes. */
+static void catch2_output(void)
+{
+	outcome o;
+	mg(&o,
+	   ARGV("run", "-q", "-j", "1", "--report", "report.json", "--", CATCH2_LEAKS, "step 1*"),
+	   ENV("MG_C2_PRINT=1"), 0);
+	CU_ASSERT(exited_with(&o, 0));
+	CU_ASSERT_FATAL(o.report != NULL);
+	CU_ASSERT_EQUAL(count(o.report, "pass"), 31);
+	json_t *t = find_test(o.report, "step 12");
+	const char *out = t ? json_string_value(json_object_get(t, "output")) : NULL;
+	CU_ASSERT(out && !strcmp(out, "no newline 12\n<&>12\n"));
+	if (out && strcmp(out, "no newline 12\n<&>12\n"))
+		fprintf(stderr, "output: '%s'\n", out);
+	done(&o);
+}
+
+static void catch2_suspects(void)
+{
+	catch2_suspects_of(CATCH2_LEAKS, "x64");
+}
+
+static void catch2_recycle(void)
+{
+	catch2_recycle_of(CATCH2_LEAKS);
+}
+#endif
+
+#ifdef CATCH2_LEAKS32
+/* The same two with the program built for x86 (header-only Catch2 v2, -m32). */
+static void catch2_x86_or_skip(void)
+{
+	fflush(NULL);
+	pid_t pid = fork();
+	CU_ASSERT_FATAL(pid >= 0);
+	if (pid == 0) {
+		int fd = open("/dev/null", O_WRONLY);
+		dup2(fd, 1);
+		dup2(fd, 2);
+		execl(CATCH2_LEAKS32, CATCH2_LEAKS32, "--list-test-names-only", (char *)NULL);
+		_exit(errno == ENOEXEC ? 126 : 127);
+	}
+	int st = 0;
+	CU_ASSERT_FATAL(waitpid(pid, &st, 0) == pid);
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 126) {
+		fprintf(stderr, "\n  skipped: this kernel cannot execute %s\n", CATCH2_LEAKS32);
+		fflush(NULL);
+		_exit(77);
+	}
+}
+
+static void catch2_suspects_x86(void)
+{
+	catch2_x86_or_skip();
+	catch2_suspects_of(CATCH2_LEAKS32, "x86");
+}
+
+static void catch2_recycle_x86(void)
+{
+	catch2_x86_or_skip();
+	catch2_recycle_of(CATCH2_LEAKS32);
+}
+#endif
+
 static const mg_case cases[] = {
     {"gtest_run", gtest_run},
     {"gtest_auto", gtest_auto},
@@ -957,6 +1236,19 @@ static const mg_case cases[] = {
     {"gtest_user_filter", gtest_user_filter},
     {"gtest_static_batches", gtest_static_batches},
     {"gtest_lanes_prefixes", gtest_lanes_prefixes},
+    {"ctest_states", ctest_states},
+    {"ctest_select", ctest_select},
+    {"ctest_locks", ctest_locks},
+#ifdef CATCH2_LEAKS
+    {"catch2_suspects", catch2_suspects},
+    {"catch2_recycle", catch2_recycle},
+    {"catch2_crash", catch2_crash},
+    {"catch2_output", catch2_output},
+#endif
+#ifdef CATCH2_LEAKS32
+    {"catch2_suspects_x86", catch2_suspects_x86},
+    {"catch2_recycle_x86", catch2_recycle_x86},
+#endif
 };
 
 MG_TEST_MAIN("drivers_run", cases)

@@ -1,0 +1,549 @@
+/*
+ * ctest.c - the CTest driver: lists with "ctest --show-only=json-v1" and the
+ * user's selecting arguments (parsed with Jansson), then runs each CTest
+ * test's own command as an exec-style child (one process per test, its
+ * working directory and environment), honouring WILL_FAIL, DISABLED,
+ * TIMEOUT, SKIP_RETURN_CODE, PASS/FAIL/SKIP_REGULAR_EXPRESSION (on stdout),
+ * RUN_SERIAL and RESOURCE_LOCK. Never runs ctest itself per test.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <regex.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "shim.h"
+
+/* ctest's options that choose tests or where they are: kept for listing.
+ * The ones with a value take the next argument. */
+static const char *const select_with_value[] = {"-R",
+                                                "--tests-regex",
+                                                "-E",
+                                                "--exclude-regex",
+                                                "-L",
+                                                "--label-regex",
+                                                "-LE",
+                                                "--label-exclude",
+                                                "--test-dir",
+                                                "-C",
+                                                "--build-config",
+                                                "-I",
+                                                "--tests-information",
+                                                "-FA",
+                                                "--fixture-exclude-any",
+                                                "-FS",
+                                                "--fixture-exclude-setup",
+                                                "-FC",
+                                                "--fixture-exclude-cleanup",
+                                                "--preset",
+                                                NULL};
+static const char *const select_flags[] = {"-U", "--union", NULL};
+/* ctest's options with a value that are dropped (ours, or output only). */
+static const char *const drop_with_value[] = {"-j",
+                                              "--parallel",
+                                              "-O",
+                                              "--output-log",
+                                              "--output-junit",
+                                              "--timeout",
+                                              "--repeat",
+                                              "--repeat-until-fail",
+                                              "--test-load",
+                                              "--resource-spec-file",
+                                              "-T",
+                                              "--test-action",
+                                              "-M",
+                                              "--test-model",
+                                              "-S",
+                                              "--script",
+                                              "-D",
+                                              NULL};
+
+typedef struct ct_test {
+	char *name;
+	char **argv; /* NULL: ctest found no executable */
+	char *cwd;
+	char **env; /* "NAME=VALUE", NULL-terminated */
+	char **locks;
+	char **pass_re, **fail_re, **skip_re; /* NULL: none */
+	int skip_code;                        /* SKIP_RETURN_CODE, -1: none */
+	int will_fail, disabled, serial;
+	double timeout; /* seconds, 0: none */
+} ct_test;
+
+typedef struct ctest_drv {
+	const shim_args *a; /* first, as in exec.c's context: exec_exited reads a->shell */
+	ct_test *v;
+	size_t n;
+	shim_names *names;
+	int listed;
+	/* the running test */
+	long cur;
+	struct timespec t0;
+	int timed_out;
+	int held[64];
+	int nheld;
+	int serial_fd;
+	char lock_base[4096];
+	char *out; /* the running test's stdout, when a regex judges it */
+	size_t out_len, out_cap;
+} ctest_drv;
+
+static int in_list(const char *const *list, const char *a)
+{
+	for (size_t i = 0; list[i]; i++)
+		if (!strcmp(list[i], a))
+			return 1;
+	return 0;
+}
+
+static char *dup_or_null(const char *s)
+{
+	return s ? strdup(s) : NULL;
+}
+
+/* A NULL-terminated copy of a JSON array of strings. */
+static char **str_array(json_t *a)
+{
+	size_t n = json_is_array(a) ? json_array_size(a) : 0, k = 0;
+	char **v = calloc(n + 1, sizeof(char *));
+	for (size_t i = 0; v && i < n; i++) {
+		const char *s = json_string_value(json_array_get(a, i));
+		if (s)
+			v[k++] = strdup(s);
+	}
+	return v;
+}
+
+static void prop(ct_test *t, const char *name, json_t *val)
+{
+	if (!strcmp(name, "WORKING_DIRECTORY"))
+		t->cwd = dup_or_null(json_string_value(val));
+	else if (!strcmp(name, "ENVIRONMENT"))
+		t->env = str_array(val);
+	else if (!strcmp(name, "WILL_FAIL"))
+		t->will_fail = json_is_true(val);
+	else if (!strcmp(name, "DISABLED"))
+		t->disabled = json_is_true(val);
+	else if (!strcmp(name, "RUN_SERIAL"))
+		t->serial = json_is_true(val);
+	else if (!strcmp(name, "RESOURCE_LOCK"))
+		t->locks = str_array(val);
+	else if (!strcmp(name, "TIMEOUT") && json_is_number(val))
+		t->timeout = json_number_value(val);
+	else if (!strcmp(name, "SKIP_RETURN_CODE") && json_is_integer(val))
+		t->skip_code = (int)json_integer_value(val);
+	else if (!strcmp(name, "PASS_REGULAR_EXPRESSION"))
+		t->pass_re = str_array(val);
+	else if (!strcmp(name, "FAIL_REGULAR_EXPRESSION"))
+		t->fail_re = str_array(val);
+	else if (!strcmp(name, "SKIP_REGULAR_EXPRESSION"))
+		t->skip_re = str_array(val);
+}
+
+/* 1 when argv runs one GoogleTest case (what gtest_discover_tests writes). */
+static int gtest_one_case(char **argv)
+{
+	for (size_t i = 1; argv && argv[i]; i++)
+		if (!strncmp(argv[i], "--gtest_filter=", 15) && !strpbrk(argv[i] + 15, "*?:-"))
+			return 1;
+	return 0;
+}
+
+/*
+ * Parses ctest's json-v1 document into d->v. say: the listing host (its
+ * stderr is the user's): one hint line when tests are single GoogleTest
+ * cases. 0, or -1 after a message on stderr.
+ */
+static int ct_parse(ctest_drv *d, const char *text, size_t len, int say)
+{
+	json_error_t je;
+	json_t *root = json_loadb(text, len, 0, &je);
+	json_t *tests = json_object_get(root, "tests");
+	size_t i, gt = 0;
+	json_t *t;
+	const char *gt_bin = NULL;
+	if (!json_is_array(tests)) {
+		fprintf(stderr, "memguard: ctest --show-only=json-v1 gave no test list: %s\n",
+		        root ? "no \"tests\" array" : je.text);
+		json_decref(root);
+		return -1;
+	}
+	d->v = calloc(json_array_size(tests) + 1, sizeof(ct_test));
+	d->names = shim_names_new();
+	json_array_foreach(tests, i, t)
+	{
+		const char *name = json_string_value(json_object_get(t, "name"));
+		if (!name || !*name || shim_names_add(d->names, name, strlen(name)) < 0)
+			continue;
+		ct_test *c = &d->v[d->n++];
+		c->name = strdup(name);
+		c->skip_code = -1;
+		json_t *cmd = json_object_get(t, "command");
+		c->argv = json_is_array(cmd) && json_array_size(cmd) ? str_array(cmd) : NULL;
+		size_t k;
+		json_t *p;
+		json_array_foreach(json_object_get(t, "properties"), k, p)
+		{
+			const char *pn = json_string_value(json_object_get(p, "name"));
+			if (pn)
+				prop(c, pn, json_object_get(p, "value"));
+		}
+		if (gtest_one_case(c->argv)) {
+			gt++;
+			gt_bin = c->argv[0];
+		}
+	}
+	if (say && gt)
+		fprintf(
+		    stderr,
+		    "memguard: %zu CTest test%s run%s one GoogleTest case (gtest_discover_tests): "
+		    "'memguard run --driver gtest -- %s' runs them in one program per lane with "
+		    "in-process boundaries\n",
+		    gt, gt == 1 ? "" : "s", gt == 1 ? "s" : "", gt_bin);
+	json_decref(root);
+	return 0;
+}
+
+/* ctest with the user's selecting arguments and --show-only=json-v1. */
+static int ct_load(shim *s, ctest_drv *d, int say)
+{
+	int ncmd, status, k = 0;
+	char **cmd = shim_cmd(s, &ncmd);
+	char **argv = calloc((size_t)ncmd + 2, sizeof(char *));
+	char *out = NULL;
+	size_t len = 0;
+	int rc = -1;
+	if (!argv)
+		return -1;
+	argv[k++] = cmd[0];
+	for (int i = 1; i < ncmd; i++) {
+		if (in_list(select_with_value, cmd[i]) && i + 1 < ncmd) {
+			argv[k++] = cmd[i];
+			argv[k++] = cmd[++i];
+		} else if (in_list(select_flags, cmd[i]) || !strncmp(cmd[i], "--test-dir=", 11) ||
+		           !strncmp(cmd[i], "--preset=", 9)) {
+			argv[k++] = cmd[i];
+		} else if (in_list(drop_with_value, cmd[i]) && i + 1 < ncmd) {
+			i++;
+		} else if (!strncmp(cmd[i], "-j", 2) || !strncmp(cmd[i], "--parallel", 10)) {
+			/* -j4 / --parallel=4: memguard's -j runs lanes */
+		} else if (say) {
+			fprintf(stderr, "memguard: ctest's '%s' does not choose tests: left out\n",
+			        cmd[i]);
+		}
+	}
+	argv[k++] = "--show-only=json-v1";
+	if (shim_capture(s, argv, &out, &len, &status) < 0)
+		goto out;
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		fprintf(stderr, "memguard: '%s --show-only=json-v1' %s %d\n", cmd[0],
+		        WIFEXITED(status) ? "exited with status" : "was killed by signal",
+		        WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+		goto out;
+	}
+	rc = ct_parse(d, out, len, say);
+	d->listed = rc == 0;
+out:
+	free(out);
+	free(argv);
+	return rc;
+}
+
+static int ct_list(shim *s)
+{
+	ctest_drv *d = shim_ctx(s);
+	if (!d->listed && ct_load(s, d, 1) < 0)
+		return -1;
+	for (size_t i = 0; i < d->n; i++)
+		shim_test(s, d->v[i].name, strlen(d->v[i].name));
+	return 0;
+}
+
+/* ---- serial and locked tests: flock(2) on files every lane's shim of this
+ * test directory opens, so they hold across lanes (and across runs). ---- */
+
+static void lock_base(shim *s, ctest_drv *d)
+{
+	int ncmd;
+	char **cmd = shim_cmd(s, &ncmd);
+	char cwd[4096] = "", dir[4096];
+	const char *td = NULL;
+	for (int i = 1; i < ncmd; i++)
+		if (!strcmp(cmd[i], "--test-dir") && i + 1 < ncmd)
+			td = cmd[i + 1];
+		else if (!strncmp(cmd[i], "--test-dir=", 11))
+			td = cmd[i] + 11;
+	if (!getcwd(cwd, sizeof(cwd)))
+		cwd[0] = 0;
+	if (!td || !realpath(td, dir))
+		snprintf(dir, sizeof(dir), "%s", cwd);
+	uint64_t h = 1469598103934665603ull;
+	for (const char *p = dir; *p; p++)
+		h = (h ^ (unsigned char)*p) * 1099511628211ull;
+	const char *tmp = getenv("TMPDIR");
+	snprintf(d->lock_base, sizeof(d->lock_base), "%s/memguard-ctest-%ld-%016llx",
+	         tmp && *tmp ? tmp : "/tmp", (long)getuid(), (unsigned long long)h);
+}
+
+static int lock_open(ctest_drv *d, const char *what)
+{
+	char path[4096 + 64];
+	uint64_t h = 1469598103934665603ull;
+	for (const char *p = what; *p; p++)
+		h = (h ^ (unsigned char)*p) * 1099511628211ull;
+	snprintf(path, sizeof(path), "%s-%016llx.lock", d->lock_base, (unsigned long long)h);
+	return open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+}
+
+static void lock_take(int fd, int how)
+{
+	while (fd >= 0 && flock(fd, how) < 0 && errno == EINTR)
+		;
+}
+
+static int str_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Every test holds the serial lock shared, a RUN_SERIAL one exclusive; a
+ * RESOURCE_LOCK name is an exclusive lock taken in name order (no
+ * deadlock between two tests sharing two names). Blocks. */
+static void locks_acquire(shim *s, ctest_drv *d, ct_test *t)
+{
+	if (!d->lock_base[0])
+		lock_base(s, d);
+	if (d->serial_fd < 0)
+		d->serial_fd = lock_open(d, "\001serial");
+	lock_take(d->serial_fd, t->serial ? LOCK_EX : LOCK_SH);
+	size_t n = 0;
+	while (t->locks && t->locks[n])
+		n++;
+	if (n > 1)
+		qsort(t->locks, n, sizeof(char *), str_cmp);
+	for (size_t i = 0; i < n && d->nheld < (int)(sizeof(d->held) / sizeof(d->held[0])); i++) {
+		int fd = lock_open(d, t->locks[i]);
+		lock_take(fd, LOCK_EX);
+		if (fd >= 0)
+			d->held[d->nheld++] = fd;
+	}
+}
+
+static void locks_release(ctest_drv *d)
+{
+	while (d->nheld)
+		close(d->held[--d->nheld]);
+	if (d->serial_fd >= 0)
+		flock(d->serial_fd, LOCK_UN);
+}
+
+/* ---- running ---- */
+
+static void env_apply(shim *s, char **env, int restore)
+{
+	for (size_t i = 0; env && env[i]; i++) {
+		char *eq = strchr(env[i], '=');
+		if (!eq)
+			continue;
+		*eq = 0;
+		shim_setenv(s, env[i], restore ? getenv(env[i]) : eq + 1);
+		*eq = '=';
+	}
+}
+
+static void ct_begin(shim *s)
+{
+	ctest_drv *d = shim_ctx(s);
+	size_t n;
+	const char *name = shim_queue_name(s, 0, &n);
+	if (!d->listed && ct_load(s, d, 0) < 0) {
+		shim_start(s);
+		shim_resultf(s, MG_MSG_FAIL, "cannot list the CTest tests");
+		return;
+	}
+	long i = shim_names_find(d->names, name, n);
+	if (i < 0) {
+		shim_start(s);
+		shim_resultf(s, MG_MSG_FAIL, "unknown CTest test '%.1000s'", name);
+		return;
+	}
+	ct_test *t = &d->v[i];
+	if (t->disabled) {
+		shim_start(s);
+		shim_resultf(s, MG_MSG_SKIP, "disabled (CTest property DISABLED)");
+		return;
+	}
+	if (!t->argv) {
+		shim_start(s);
+		shim_resultf(s, MG_MSG_FAIL, "ctest found no executable for this test (Not Run)");
+		return;
+	}
+	locks_acquire(s, d, t);
+	int back = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (t->cwd && chdir(t->cwd) < 0) {
+		locks_release(d);
+		if (back >= 0)
+			close(back);
+		shim_start(s);
+		shim_resultf(s, MG_MSG_FAIL, "cannot enter its WORKING_DIRECTORY %s: %s", t->cwd,
+		             strerror(errno));
+		return;
+	}
+	env_apply(s, t->env, 0);
+	d->out_len = 0;
+	int rc = shim_spawn(s, t->argv, t->pass_re || t->fail_re || t->skip_re);
+	env_apply(s, t->env, 1);
+	if (back >= 0) {
+		if (fchdir(back) < 0)
+			fprintf(stderr, "memguard: cannot return to the driver's directory\n");
+		close(back);
+	}
+	d->cur = i;
+	d->timed_out = 0;
+	clock_gettime(CLOCK_MONOTONIC, &d->t0);
+	shim_start(s);
+	if (rc < 0) {
+		locks_release(d);
+		shim_resultf(s, MG_MSG_FAIL, "cannot start %s", t->argv[0]);
+	}
+}
+
+/* While the test runs (every 1-5 ms): its TIMEOUT. */
+static void ct_tick(shim *s)
+{
+	ctest_drv *d = shim_ctx(s);
+	struct timespec now;
+	if (d->cur < 0 || d->timed_out || !shim_child(s) || d->v[d->cur].timeout <= 0)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	double el =
+	    (double)(now.tv_sec - d->t0.tv_sec) + (double)(now.tv_nsec - d->t0.tv_nsec) / 1e9;
+	if (el >= d->v[d->cur].timeout) {
+		d->timed_out = 1;
+		kill(shim_child(s), SIGKILL);
+	}
+}
+
+/* A judged test's stdout: kept for its regexes, passed on as its output. */
+static void ct_line(shim *s, char *line, size_t len)
+{
+	ctest_drv *d = shim_ctx(s);
+	if (d->out_len + len + 2 > d->out_cap && d->out_len + len + 2 <= (16u << 20)) {
+		size_t cap = 2 * (d->out_len + len + 2);
+		char *p = realloc(d->out, cap);
+		if (p) {
+			d->out = p;
+			d->out_cap = cap;
+		}
+	}
+	if (d->out_len + len + 2 <= d->out_cap) {
+		memcpy(d->out + d->out_len, line, len);
+		d->out_len += len;
+		if (!shim_line_cut(s))
+			d->out[d->out_len++] = '\n';
+		d->out[d->out_len] = 0;
+	}
+	shim_output(s, line, len);
+	if (!shim_line_cut(s))
+		shim_output(s, "\n", 1);
+}
+
+/* The first of res (POSIX extended, on the whole output: '^' is its start,
+ * as in CMake's regular expressions) that matches, or NULL. */
+static const char *regex_first(char **res, const char *text)
+{
+	for (size_t i = 0; res && res[i]; i++) {
+		regex_t re;
+		if (regcomp(&re, res[i], REG_EXTENDED | REG_NOSUB))
+			continue;
+		int hit = regexec(&re, text, 0, NULL, 0) == 0;
+		regfree(&re);
+		if (hit)
+			return res[i];
+	}
+	return NULL;
+}
+
+static void ct_exited(shim *s, int status, const struct rusage *ru)
+{
+	ctest_drv *d = shim_ctx(s);
+	ct_test *t = d->cur >= 0 ? &d->v[d->cur] : NULL;
+	locks_release(d);
+	d->cur = -1;
+	if (!shim_head_started(s) || !t)
+		return;
+	if (d->timed_out) {
+		/* "timeout: " from the ctest driver is recorded as state timeout */
+		shim_resultf(s, MG_MSG_FAIL, "timeout: over its TIMEOUT of %g s (killed)",
+		             t->timeout);
+		return;
+	}
+	if (WIFEXITED(status) && (t->skip_code >= 0 || t->pass_re || t->fail_re || t->skip_re)) {
+		/* as ctest judges: a skip first, then the pass regexes (the exit
+		 * status does not count then), a fail regex, WILL_FAIL last */
+		const char *text = d->out ? d->out : "", *hit;
+		int code = WEXITSTATUS(status), ok;
+		if (code == t->skip_code) {
+			shim_resultf(s, MG_MSG_SKIP, "SKIP_RETURN_CODE %d", code);
+			return;
+		}
+		if ((hit = regex_first(t->skip_re, text))) {
+			shim_resultf(s, MG_MSG_SKIP, "SKIP_REGULAR_EXPRESSION [%s] found", hit);
+			return;
+		}
+		char why[1200];
+		if (t->pass_re) {
+			ok = regex_first(t->pass_re, text) != NULL;
+			snprintf(why, sizeof(why),
+			         "no PASS_REGULAR_EXPRESSION found in its output");
+		} else {
+			ok = code == 0;
+			snprintf(why, sizeof(why), "exit status %d", code);
+		}
+		if (ok && (hit = regex_first(t->fail_re, text))) {
+			ok = 0;
+			snprintf(why, sizeof(why), "FAIL_REGULAR_EXPRESSION [%.1000s] found", hit);
+		}
+		if (t->will_fail)
+			ok = !ok;
+		if (ok)
+			shim_result(s, MG_MSG_PASS, NULL, 0);
+		else
+			shim_resultf(s, MG_MSG_FAIL, "%s%s", why,
+			             t->will_fail ? " (WILL_FAIL)" : "");
+		return;
+	}
+	if (t->will_fail && WIFEXITED(status)) {
+		if (WEXITSTATUS(status))
+			shim_result(s, MG_MSG_PASS, NULL, 0);
+		else
+			shim_resultf(s, MG_MSG_FAIL, "exit status 0 of a WILL_FAIL test");
+		return;
+	}
+	exec_exited(s, status, ru);
+}
+
+int ctest_main(const shim_args *a)
+{
+	static const shim_ops ops = {
+	    .measure = SHIM_MEASURE_TREE,
+	    .self_recycle = 0, /* every test is a fresh process already */
+	    .list = ct_list,
+	    .begin = ct_begin,
+	    .exited = ct_exited,
+	    .tick = ct_tick,
+	    .line = ct_line,
+	};
+	static ctest_drv d;
+	d.a = a;
+	d.cur = -1;
+	d.serial_fd = -1;
+	return shim_main(&ops, &d, a->cmd, a->ncmd);
+}
