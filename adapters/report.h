@@ -1,6 +1,6 @@
 /*
  * report.h - the run report: the one model every adapter renders from, and
- * its JSON form ("schema": "memguard-report/1", see report.schema.json).
+ * its JSON form ("schema": "memguard-report/2", see report.schema.json).
  * The runner builds it; adapters and ci only read it. Strings are owned by
  * the report (copied in) and freed with it.
  */
@@ -9,10 +9,14 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "mg_err.h"
 
-#define REPORT_SCHEMA "memguard-report/1"
+/* What report_save writes; report_load reads it and /1 (the layout before
+ * the compact tests of /2). */
+#define REPORT_SCHEMA    "memguard-report/2"
+#define REPORT_SCHEMA_V1 "memguard-report/1"
 
 typedef enum test_state {
 	TEST_PASS,
@@ -262,9 +266,20 @@ size_t report_utf8_valid_len(const unsigned char *s, size_t avail);
 char *report_utf8_sanitize(const char *s, size_t *len_out);
 
 /* JSON form (Jansson): to_json returns a new reference (json_t *), from_json
- * checks the schema field and every type, MG_EINVAL naming the bad field. */
+ * checks the schema field and every type, MG_EINVAL naming the bad field.
+ * Both hold the whole document as one tree (a few hundred bytes a test):
+ * for small reports and tests; files and notes go through report_write and
+ * report_parse, which never build one. */
 void *report_to_json(const report *r);
 int report_from_json(report **out, void *json, mg_err *err);
+
+/* The JSON form written to f in pieces (one test object at a time): memory
+ * does not grow with the tests. 0, or MG_ERROR when a write failed. */
+int report_write(const report *r, FILE *f);
+/* The JSON form read from data in pieces (report_from_json's checks and
+ * messages; "LINE:COL: not valid JSON: ..." for a syntax error), without a
+ * tree of the whole document: memory is the model plus data. */
+int report_parse(report **out, const char *data, size_t len, mg_err *err);
 
 /*
  * Merges from into into, by (node, arch, suite): the shards one run of a

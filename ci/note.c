@@ -79,14 +79,15 @@ static int foreign_note(git_repository *repo, const git_oid *blob_id, const git_
 		j = json_loadb(git_blob_rawcontent(blob), (size_t)git_blob_rawsize(blob), 0, NULL);
 	if (json_is_object(j))
 		schema = json_string_value(json_object_get(j, "schema"));
-	int rc = schema && strcmp(schema, REPORT_SCHEMA) != 0
-	             ? mg_err_set(err, MG_EINVAL,
-	                          "the note on commit %s has schema '%.64s', not '%s': left as "
-	                          "it is",
-	                          store_short(sha, target), schema, REPORT_SCHEMA)
-	             : mg_err_set(err, MG_EINVAL,
-	                          "the note on commit %s is not a memguard report: left as it is",
-	                          store_short(sha, target));
+	int rc =
+	    schema && strcmp(schema, REPORT_SCHEMA) != 0 && strcmp(schema, REPORT_SCHEMA_V1) != 0
+	        ? mg_err_set(err, MG_EINVAL,
+	                     "the note on commit %s has schema '%.64s', not '%s': left as "
+	                     "it is",
+	                     store_short(sha, target), schema, REPORT_SCHEMA)
+	        : mg_err_set(err, MG_EINVAL,
+	                     "the note on commit %s is not a memguard report: left as it is",
+	                     store_short(sha, target));
 	json_decref(j);
 	git_blob_free(blob);
 	return rc;

@@ -254,15 +254,9 @@ void notes_free(notes *n)
 
 static int parse_report(report **out, const char *data, size_t len, const char *what, mg_err *err)
 {
-	json_error_t jerr;
 	mg_err rerr;
-	json_t *j = json_loadb(data, len, 0, &jerr);
-	if (!j)
-		return mg_err_set(err, MG_EINVAL, "%s is not JSON (line %d: %s)", what, jerr.line,
-		                  jerr.text);
-	int rc = report_from_json(out, j, &rerr);
-	json_decref(j);
-	if (rc < 0)
+	/* in pieces, straight from the blob: no tree of the whole note */
+	if (report_parse(out, data, len, &rerr) < 0)
 		return mg_err_set(err, MG_EINVAL, "%s is not a memguard report: %s", what,
 		                  rerr.msg);
 	return 0;
@@ -296,23 +290,22 @@ int store_read_note(report **out, store *s, const notes *n, const git_oid *targe
 
 int store_write_blob(git_oid *out, git_repository *repo, const report *r, mg_err *err)
 {
-	json_t *j = report_to_json(r);
-	char *text = j ? json_dumps(j, JSON_COMPACT) : NULL;
+	/* Written in pieces (report_write) into one buffer: the note's text is
+	 * the only copy; it ends in a newline, as git notes add writes it. */
+	char *buf = NULL;
+	size_t len = 0;
 	int rc = 0;
-	json_decref(j);
-	if (!text)
-		return mg_err_set(err, MG_ERROR, "cannot serialise the report");
-	/* A trailing newline, as git notes add writes it. */
-	size_t len = strlen(text);
-	char *buf = malloc(len + 2);
-	if (!buf)
-		abort();
-	memcpy(buf, text, len);
-	buf[len] = '\n';
-	if (git_blob_create_from_buffer(out, repo, buf, len + 1) < 0)
+	FILE *f = open_memstream(&buf, &len);
+	if (!f)
+		return mg_err_set(err, MG_ERROR, "cannot serialise the report: %s",
+		                  strerror(errno));
+	int bad = report_write(r, f) != 0;
+	bad |= fclose(f) != 0;
+	if (bad)
+		rc = mg_err_set(err, MG_ERROR, "cannot serialise the report");
+	else if (git_blob_create_from_buffer(out, repo, buf, len) < 0)
 		rc = store_git_fail(err, "cannot write the note");
 	free(buf);
-	free(text);
 	return rc;
 }
 

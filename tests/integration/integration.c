@@ -251,6 +251,7 @@ static void node_split(void)
 		json_error_t je;
 		json_t *m = json_load_file(merged, 0, &je);
 		CU_ASSERT_FATAL(m != NULL);
+		mg_report_expand(m);
 		CU_ASSERT_EQUAL(count(m, "pass"), TESTS);
 		CU_ASSERT_EQUAL(count(m, "fail") + count(m, "crash") + count(m, "error"), 0);
 		json_decref(m);
