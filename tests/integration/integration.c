@@ -1666,8 +1666,40 @@ static void listing_deadline(void)
 	mute_lister("run", "--deadline", "memguard run: listing timed out after", 1);
 }
 
+/* The streamed report renders as the run did: memguard report --adapter
+ * console of the report a run wrote prints what that run printed (issue 14:
+ * the report round-trips). Two lanes, a crash, a retry, planted leaks. */
+static void report_console_same(const char *host, const char *const *env)
+{
+	outcome run, again;
+	mg(&run, ARGV("run", "-q", "-j", "2", "--report", "report.json", "--", host), env, 0);
+	CU_ASSERT_FATAL(run.report != NULL);
+	CU_ASSERT(strstr(run.out, "shard") != NULL);
+	char path[128];
+	snprintf(path, sizeof(path), "%s/report.json", run.dir);
+	mg(&again, ARGV("report", "--adapter", "console", path), NULL, 0);
+	CU_ASSERT(exited_with(&again, 0));
+	if (strcmp(run.out, again.out) != 0)
+		fprintf(stderr, "in the run:\n%s\nfrom the report:\n%s\n", run.out, again.out);
+	CU_ASSERT_STRING_EQUAL(run.out, again.out);
+	done(&again);
+	done(&run);
+}
+
+static void report_console_roundtrip(void)
+{
+	report_console_same(FAULT64, ENV("MG_FAULT=segv@5", "MG_FAULT_TESTS=40"));
+}
+
+static void report_console_roundtrip_leaks(void)
+{
+	report_console_same(LEAK64, NULL);
+}
+
 static const mg_case cases[] = {
     {"demo_direct_dies_x86", demo_direct_dies},
+    {"report_console_roundtrip", report_console_roundtrip},
+    {"report_console_roundtrip_leaks", report_console_roundtrip_leaks},
     {"demo_recycles_x86", demo_recycles},
     {"demo_direct_dies_capped", demo_direct_dies_capped},
     {"demo_recycles_capped", demo_recycles_capped},
