@@ -1041,6 +1041,61 @@ static void test_check_spec(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "'jnuit'"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "console"));
 	CU_ASSERT_EQUAL(adapters_check("", &err), MG_EINVAL);
+	CU_ASSERT_EQUAL(adapters_check("junit:all=x.xml", &err), 0);
+	CU_ASSERT_EQUAL(adapters_check("teamcity:none", &err), 0);
+	CU_ASSERT_EQUAL(adapters_check("junit:informative", &err), 0);
+	CU_ASSERT_EQUAL(adapters_check("junit:most=x.xml", &err), MG_EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "unknown detail 'most'"));
+	CU_ASSERT_EQUAL(adapters_check("console:all", &err), MG_EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "takes no detail"));
+	CU_ASSERT_EQUAL(adapters_check("jnuit:all", &err), MG_EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "'jnuit'"));
+}
+
+static size_t count_in(const char *text, const char *what)
+{
+	size_t n = 0;
+	for (const char *p = text; p && (p = strstr(p, what)) != NULL; p += strlen(what))
+		n++;
+	return n;
+}
+
+/* junit and teamcity write a test's memory for every test (:all), for none
+ * (:none), or by default for the informative ones only: failed, retried, or
+ * left >= ADAPTERS_INFORMATIVE_BYTES behind. */
+static void test_adapter_detail(void)
+{
+	make_tmpdir();
+	report *r = fixture_full_report();
+	size_t ntests = 0, informative = 0;
+	for (size_t i = 0; i < r->nshards; i++)
+		for (size_t t = 0; t < r->shards[i].ntests; t++) {
+			ntests++;
+			informative += adapters_test_informative(&r->shards[i].tests[t]);
+		}
+	CU_ASSERT(informative > 0 && informative < ntests);
+	static const char *const details[] = {"", ":all", ":none", ":informative"};
+	const size_t want[] = {informative, ntests, 0, informative};
+	for (int k = 0; k < 4; k++) {
+		char path[512], spec[700];
+		path_in(path, sizeof(path), "out");
+		mg_err err = {{0}};
+		snprintf(spec, sizeof(spec), "junit%s=%s", details[k], path);
+		CU_ASSERT_EQUAL_FATAL(adapters_render(r, spec, &err), 0);
+		char *text = slurp_text(path);
+		CU_ASSERT_EQUAL(count_in(text, "<property name=\"va_after\""), want[k]);
+		CU_ASSERT_EQUAL(count_in(text, "[[PROPERTY|va_after="), want[k]);
+		CU_ASSERT_EQUAL(count_in(text, "<testcase "), ntests);
+		free(text);
+		snprintf(spec, sizeof(spec), "teamcity%s=%s", details[k], path);
+		CU_ASSERT_EQUAL_FATAL(adapters_render(r, spec, &err), 0);
+		text = slurp_text(path);
+		CU_ASSERT_EQUAL(count_in(text, "name='va_after'"), want[k]);
+		CU_ASSERT_EQUAL(count_in(text, "##teamcity[testStarted "), ntests);
+		free(text);
+	}
+	report_free(r);
+	cleanup_tmpdir();
 }
 
 static void test_console_to_file(void)
@@ -1256,6 +1311,7 @@ static const mg_case cases[] = {
     {"format_size", test_format_size},
     {"format_duration", test_format_duration},
     {"check_spec", test_check_spec},
+    {"adapter_detail", test_adapter_detail},
     {"console_to_file", test_console_to_file},
     {"auto_env", test_auto_env},
     {"html_bad_path", test_html_bad_path},
