@@ -354,62 +354,87 @@ static void totals_compute(report *r)
 		report_totals_add(&r->totals, &r->shards[i]);
 }
 
+/* NULL as "" */
+static const char *test_name(const report_test *t)
+{
+	return t->name ? t->name : "";
+}
+
+static int cmp_suspect_name(const void *key, const void *elem)
+{
+	return strcmp(key, ((const report_suspect *)elem)->name);
+}
+
 /*
  * A suspect is a test name (summed over every shard that ran it) whose VA
- * deltas add up to more than zero, or that ended memory-limit. Sorting all
- * tests by name makes it O(tests log tests) with no hash table.
+ * deltas add up to more than zero, or that ended memory-limit. Only a name
+ * with a run that grew or ended memory-limit can be one, so those names are
+ * found first (sorted, K of them), then every test adds to its name's sums
+ * by binary search: O(tests log K) time, memory for K names only (a million
+ * flat tests do not need a million pointers).
  */
 void report_finish(report *r, size_t max_suspects)
 {
-	size_t total = 0;
 	for (size_t i = 0; i < r->nshards; i++) {
 		report_shard *s = &r->shards[i];
 		memset(s->counts, 0, sizeof(s->counts));
 		for (size_t t = 0; t < s->ntests; t++)
 			if ((unsigned)s->tests[t].state < TEST_STATE_COUNT)
 				s->counts[s->tests[t].state]++;
-		total += s->ntests;
 	}
 	totals_compute(r);
 	suspects_clear(r);
-	if (total == 0 || max_suspects == 0)
+	if (max_suspects == 0)
 		return;
 
-	report_test **all = xrealloc(NULL, total * sizeof(*all));
-	size_t n = 0;
+	report_test **grew = NULL;
+	size_t ngrew = 0;
 	for (size_t i = 0; i < r->nshards; i++)
-		for (size_t t = 0; t < r->shards[i].ntests; t++)
-			all[n++] = &r->shards[i].tests[t];
-	qsort(all, n, sizeof(*all), cmp_test_name);
-
+		for (size_t t = 0; t < r->shards[i].ntests; t++) {
+			report_test *x = &r->shards[i].tests[t];
+			if (x->va_delta > 0 || x->state == TEST_MEMLIMIT)
+				*(report_test **)array_append(&grew, &ngrew, sizeof(x)) = x;
+		}
+	if (ngrew == 0) {
+		free(grew);
+		return;
+	}
+	qsort(grew, ngrew, sizeof(*grew), cmp_test_name);
 	report_suspect *cand = NULL;
 	size_t ncand = 0;
-	for (size_t i = 0; i < n;) {
-		report_suspect sus = {.name = all[i]->name ? all[i]->name : ""};
-		size_t j = i;
-		for (; j < n && cmp_test_name(&all[i], &all[j]) == 0; j++) {
-			sus.va_retained = sat_add(sus.va_retained, all[j]->va_delta);
-			sus.rss_retained = sat_add(sus.rss_retained, all[j]->rss_delta);
-			sus.grew += all[j]->va_delta > 0;
-			sus.runs++;
-			if (all[j]->state == TEST_MEMLIMIT)
-				sus.alone_over_hard = 1;
+	for (size_t i = 0; i < ngrew; i++)
+		if (i == 0 || cmp_test_name(&grew[i - 1], &grew[i]) != 0)
+			((report_suspect *)array_append(&cand, &ncand, sizeof(*cand)))->name =
+			    (char *)test_name(grew[i]);
+	free(grew);
+	for (size_t i = 0; i < r->nshards; i++)
+		for (size_t t = 0; t < r->shards[i].ntests; t++) {
+			const report_test *x = &r->shards[i].tests[t];
+			report_suspect *sus =
+			    bsearch(test_name(x), cand, ncand, sizeof(*cand), cmp_suspect_name);
+			if (!sus)
+				continue;
+			sus->va_retained = sat_add(sus->va_retained, x->va_delta);
+			sus->rss_retained = sat_add(sus->rss_retained, x->rss_delta);
+			sus->grew += x->va_delta > 0;
+			sus->runs++;
+			if (x->state == TEST_MEMLIMIT)
+				sus->alone_over_hard = 1;
 		}
-		if (sus.va_retained > 0 || sus.alone_over_hard)
-			*(report_suspect *)array_append(&cand, &ncand, sizeof(sus)) = sus;
-		i = j;
-	}
-	free(all);
-	if (ncand)
-		qsort(cand, ncand, sizeof(*cand), cmp_suspect);
-	if (ncand > max_suspects)
-		ncand = max_suspects;
-	r->suspects = array_alloc(ncand, sizeof(report_suspect));
-	for (size_t i = 0; i < ncand; i++) {
+	size_t n = 0;
+	for (size_t i = 0; i < ncand; i++)
+		if (cand[i].va_retained > 0 || cand[i].alone_over_hard)
+			cand[n++] = cand[i];
+	if (n)
+		qsort(cand, n, sizeof(*cand), cmp_suspect);
+	if (n > max_suspects)
+		n = max_suspects;
+	r->suspects = array_alloc(n, sizeof(report_suspect));
+	for (size_t i = 0; i < n; i++) {
 		r->suspects[i] = cand[i];
 		r->suspects[i].name = report_strdup(cand[i].name);
 	}
-	r->nsuspects = ncand;
+	r->nsuspects = n;
 	free(cand);
 }
 

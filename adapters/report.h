@@ -43,10 +43,10 @@ int report_state_failed(test_state s);
 #define REPORT_MAX_SUSPECTS 20
 
 typedef struct report_test {
-	char *name; /* "suite/test"; any byte but NUL */
-	test_state state;
+	char *name;          /* "suite/test"; any byte but NUL */
 	char *message;       /* fail/skip message, crash signal, error reason; NULL: none */
 	char *output;        /* captured stdout+stderr, bounded; NULL: none */
+	test_state state;    /* (the 4-byte fields together: 88 bytes a test, not 96) */
 	uint32_t generation; /* the host generation that ran it last */
 	uint32_t attempts;   /* 1, or 2 when it was retried in a fresh host */
 	double duration;     /* seconds */
