@@ -1,6 +1,7 @@
 /*
  * report.c - the run report model: building, finishing, merging, and its JSON
- * form (Jansson only; no hand-built JSON). Must never call runner or guard
+ * form (Jansson only; no hand-built JSON), written and read in pieces so that
+ * a million tests never become one tree. Must never call runner or guard
  * code: the model is plain data every adapter and ci can use on its own.
  * Over 800 lines on purpose: a field of the model, its writer and its reader
  * change together, and here they are side by side.
