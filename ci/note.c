@@ -98,7 +98,7 @@ static int note_once(store *s, const git_oid *target, const report *fresh, int *
                      mg_err *err)
 {
 	notes n;
-	report *old = NULL, *merged = NULL;
+	report *old = NULL;
 	git_oid blob, commit;
 	char *msg = NULL;
 	int rc = notes_load(&n, s->repo, s->ref, err);
@@ -112,14 +112,14 @@ static int note_once(store *s, const git_oid *target, const report *fresh, int *
 	} else if (rc < 0) {
 		goto out;
 	}
+	/* the message names old's shards, so it is made before old becomes
+	 * the merge (one copy of the old note in memory, not two) */
+	msg = message_for(target, old, fresh);
 	if (old) {
-		/* merged starts as a copy of the old note: re-read it. */
-		if ((rc = store_read(&merged, s->repo, &e->blob, target, err)) < 0)
+		if ((rc = report_merge(old, fresh, err)) < 0)
 			goto out;
-		if ((rc = report_merge(merged, fresh, err)) < 0)
-			goto out;
-		store_canonical(merged);
-		rc = store_write_blob(&blob, s->repo, merged, err);
+		store_canonical(old);
+		rc = store_write_blob(&blob, s->repo, old, err);
 	} else {
 		rc = store_write_blob(&blob, s->repo, fresh, err);
 	}
@@ -130,13 +130,11 @@ static int note_once(store *s, const git_oid *target, const report *fresh, int *
 		goto out;
 	}
 	notes_set(&n, target, &blob);
-	msg = message_for(target, old, fresh);
 	rc = store_commit(&commit, s, &n, &n.commit, n.exists ? 1 : 0, n.exists ? &n.commit : NULL,
 	                  msg, err);
 out:
 	free(msg);
 	report_free(old);
-	report_free(merged);
 	notes_free(&n);
 	return rc;
 }

@@ -288,25 +288,36 @@ int store_read_note(report **out, store *s, const notes *n, const git_oid *targe
 	return store_read(out, s->repo, &e->blob, target, err);
 }
 
+/* fopencookie's write: into libgit2's blob stream. */
+static ssize_t blob_stream_write(void *cookie, const char *buf, size_t size)
+{
+	git_writestream *w = cookie;
+	return w->write(w, buf, size) < 0 ? -1 : (ssize_t)size;
+}
+
 int store_write_blob(git_oid *out, git_repository *repo, const report *r, mg_err *err)
 {
-	/* Written in pieces (report_write) into one buffer: the note's text is
-	 * the only copy; it ends in a newline, as git notes add writes it. */
-	char *buf = NULL;
-	size_t len = 0;
-	int rc = 0;
-	FILE *f = open_memstream(&buf, &len);
-	if (!f)
-		return mg_err_set(err, MG_ERROR, "cannot serialise the report: %s",
-		                  strerror(errno));
+	/* Written in pieces (report_write) through stdio into libgit2's blob
+	 * stream: the note's text is never whole in memory. It ends in a
+	 * newline, as git notes add writes it. */
+	git_writestream *w = NULL;
+	if (git_blob_create_from_stream(&w, repo, NULL) < 0)
+		return store_git_fail(err, "cannot write the note");
+	cookie_io_functions_t io = {.write = blob_stream_write};
+	FILE *f = fopencookie(w, "w", io);
+	if (!f) {
+		w->free(w);
+		return mg_err_set(err, MG_ERROR, "cannot write the note: %s", strerror(errno));
+	}
 	int bad = report_write(r, f) != 0;
 	bad |= fclose(f) != 0;
-	if (bad)
-		rc = mg_err_set(err, MG_ERROR, "cannot serialise the report");
-	else if (git_blob_create_from_buffer(out, repo, buf, len) < 0)
-		rc = store_git_fail(err, "cannot write the note");
-	free(buf);
-	return rc;
+	if (bad) {
+		w->free(w);
+		return mg_err_set(err, MG_ERROR, "cannot write the note: serialising failed");
+	}
+	if (git_blob_create_from_stream_commit(out, w) < 0) /* frees w */
+		return store_git_fail(err, "cannot write the note");
+	return 0;
 }
 
 static int signature(git_signature **out, git_repository *repo)
