@@ -572,11 +572,26 @@ char *report_utf8_sanitize(const char *s, size_t *len_out)
 /* ---- to JSON --------------------------------------------------------------- */
 
 /* A JSON string (invalid UTF-8 replaced by U+FFFD), or null for NULL. */
+/* 1 when s (len bytes) is all valid UTF-8: then it needs no clean copy. */
+static int utf8_valid(const char *s, size_t len)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	for (size_t i = 0; i < len;) {
+		size_t n = u[i] < 0x80 ? 1 : report_utf8_valid_len(u + i, len - i);
+		if (n == 0)
+			return 0;
+		i += n;
+	}
+	return 1;
+}
+
 static json_t *jstr(const char *s)
 {
 	if (!s)
 		return json_null();
-	size_t len;
+	size_t len = strlen(s);
+	if (utf8_valid(s, len))
+		return json_stringn_nocheck(s, len);
 	char *clean = report_utf8_sanitize(s, &len);
 	json_t *j = json_stringn_nocheck(clean, len);
 	free(clean);
@@ -883,7 +898,16 @@ int report_write(const report *r, FILE *f)
 			size_t flags = JSON_COMPACT;
 			if (sh->tests[t].duration != 0 && isfinite(sh->tests[t].duration))
 				flags |= JSON_REAL_PRECISION(real_precision(sh->tests[t].duration));
-			bad = (t && fputc(',', f) == EOF) || json_dumpf(o, f, flags) != 0;
+			/* into a buffer first: json_dumpf would make an fwrite a token */
+			char buf[1024];
+			buf[0] = ',';
+			size_t n = json_dumpb(o, buf + 1, sizeof(buf) - 1, flags);
+			if (n == 0)
+				bad = 1;
+			else if (n < sizeof(buf))
+				bad = fwrite(buf + !t, 1, n + !!t, f) != n + !!t;
+			else
+				bad = (t && fputc(',', f) == EOF) || json_dumpf(o, f, flags) != 0;
 			json_decref(o);
 		}
 		bad = bad || fputs("]}", f) == EOF;
