@@ -113,6 +113,55 @@ static void *array_append(void *arrp, size_t *n, size_t elem)
 	return slot;
 }
 
+/*
+ * Test names of a shard read in pieces, packed in 1 MiB blocks: a million
+ * names of ~14 bytes take 14 MB, not the 32 MB of a malloc each. A block
+ * list is a singly linked list, newest first.
+ */
+#define NAMES_BLOCK ((size_t)1 << 20)
+typedef struct report_names {
+	struct report_names *next;
+	size_t used, size;
+	char text[];
+} report_names;
+
+/* A copy of s (len bytes, NUL-terminated) in s's shard's blocks. */
+static char *names_add(report_names **list, const char *s, size_t len)
+{
+	report_names *b = *list;
+	if (!b || b->size - b->used < len + 1) {
+		size_t size = len + 1 > NAMES_BLOCK ? len + 1 : NAMES_BLOCK;
+		b = xrealloc(NULL, sizeof(*b) + size);
+		b->next = *list;
+		b->used = 0;
+		b->size = size;
+		*list = b;
+	}
+	char *d = b->text + b->used;
+	memcpy(d, s, len);
+	d[len] = '\0';
+	b->used += len + 1;
+	return d;
+}
+
+/* 1 when p points into one of list's blocks. */
+static int names_hold(const report_names *list, const char *p)
+{
+	for (; list; list = list->next)
+		if (p >= list->text && p < list->text + list->size)
+			return 1;
+	return 0;
+}
+
+static void names_free(report_names *list)
+{
+	while (list) {
+		report_names *next = list->next;
+		free(list);
+		list = next;
+	}
+}
+
 report *report_new(void)
 {
 	report *r = calloc(1, sizeof(*r));
@@ -152,12 +201,14 @@ static void shard_clear(report_shard *s)
 	}
 	free(s->gens);
 	for (size_t t = 0; t < s->ntests; t++) {
-		free(s->tests[t].name);
+		if (!s->names || !names_hold(s->names, s->tests[t].name))
+			free(s->tests[t].name);
 		free(s->tests[t].message);
 		free(s->tests[t].output);
 	}
 	free(s->tests);
 	free(s->timeline);
+	names_free(s->names);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -265,6 +316,7 @@ static void breakdown_copy(report_breakdown *d, const report_breakdown *s)
 static void shard_copy(report_shard *d, const report_shard *s)
 {
 	*d = *s;
+	d->names = NULL; /* the copy's names are its own (strdup below) */
 	d->suite = report_strdup(s->suite);
 	d->arch = report_strdup(s->arch);
 	d->driver = report_strdup(s->driver);
@@ -1730,9 +1782,15 @@ static int piece_test(pieces *pc, void *ctx, size_t i)
 	json_t *o = pieces_value(pc);
 	if (!o)
 		return MG_EINVAL;
-	int rc = json_is_object(o)
-	             ? test_from_json(report_shard_add_test(sc->s), o, pc->version, sub, pc->err)
-	             : mg_err_set(pc->err, MG_EINVAL, "%s: expected an object", sub);
+	report_test *t = NULL;
+	int rc = json_is_object(o) ? test_from_json(t = report_shard_add_test(sc->s), o,
+	                                            pc->version, sub, pc->err)
+	                           : mg_err_set(pc->err, MG_EINVAL, "%s: expected an object", sub);
+	if (t && t->name) { /* into the shard's blocks */
+		char *packed = names_add(&sc->s->names, t->name, strlen(t->name));
+		free(t->name);
+		t->name = packed;
+	}
 	json_decref(o);
 	return rc;
 }

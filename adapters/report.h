@@ -153,6 +153,10 @@ typedef struct report_shard {
 	size_t ntests;
 	report_point *timeline; /* downsampled, bounded */
 	size_t ntimeline;
+	/* Read from a file or note: its tests' names packed in these blocks
+	 * (report_parse), not one malloc each. A name inside a block is not
+	 * freed on its own; any other (one set later) is. */
+	struct report_names *names;
 } report_shard;
 
 /* What shards add up to: a report's totals (report.totals), or a subset's
