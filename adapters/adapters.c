@@ -15,19 +15,25 @@
 #include <unistd.h>
 
 typedef int (*render_fn)(const report *r, const char *path, mg_err *err);
+typedef int (*detail_fn)(const report *r, const char *path, adapters_detail d, mg_err *err);
 
 typedef struct adapter {
 	const char *name;
 	render_fn render;
+	detail_fn render_detail; /* NULL: the adapter takes no :DETAIL */
 } adapter;
 
 static int auto_render(const report *r, const char *path, mg_err *err);
 
 static const adapter adapters[] = {
-    {"console", console_render},     {"junit", junit_render}, {"github", github_render},
-    {"gitlab", gitlab_render},       {"azure", azure_render}, {"teamcity", teamcity_render},
-    {"buildkite", buildkite_render}, {"html", html_render},   {"auto", auto_render},
+    {"console", console_render, NULL},     {"junit", junit_render, junit_render_detail},
+    {"github", github_render, NULL},       {"gitlab", gitlab_render, NULL},
+    {"azure", azure_render, NULL},         {"teamcity", teamcity_render, teamcity_render_detail},
+    {"buildkite", buildkite_render, NULL}, {"html", html_render, NULL},
+    {"auto", auto_render, NULL},
 };
+
+static const char *const detail_names[] = {"informative", "all", "none"};
 
 #define NADAPTERS (sizeof(adapters) / sizeof(adapters[0]))
 
@@ -40,25 +46,55 @@ const char *const *adapters_names(void)
 	return names;
 }
 
-static const adapter *find(const char *spec, const char **path)
+/* NAME[:DETAIL][=PATH]: the adapter, its path (NULL: none) and its detail
+ * (NULL: none given; else not NUL-terminated, *detail_len bytes). */
+static const adapter *find_detail(const char *spec, const char **path, const char **detail,
+                                  size_t *detail_len)
 {
 	const char *eq = strchr(spec, '=');
 	size_t len = eq ? (size_t)(eq - spec) : strlen(spec);
+	const char *colon = memchr(spec, ':', len);
 	*path = eq ? eq + 1 : NULL;
+	*detail = colon ? colon + 1 : NULL;
+	*detail_len = colon ? len - (size_t)(colon + 1 - spec) : 0;
+	if (colon)
+		len = (size_t)(colon - spec);
 	for (size_t i = 0; i < sizeof(adapters) / sizeof(adapters[0]); i++)
 		if (strlen(adapters[i].name) == len && memcmp(adapters[i].name, spec, len) == 0)
 			return &adapters[i];
 	return NULL;
 }
 
+/* The detail named by (s, len); -1 for none of them. */
+static int detail_parse(const char *s, size_t len)
+{
+	for (int i = 0; i < 3; i++)
+		if (strlen(detail_names[i]) == len && memcmp(detail_names[i], s, len) == 0)
+			return i;
+	return -1;
+}
+
 int adapters_check(const char *spec, mg_err *err)
 {
-	const char *path;
+	const char *path, *detail;
+	size_t dlen;
+	const adapter *a;
 	if (!spec || !*spec)
 		return mg_err_set(err, MG_EINVAL, "adapter: empty name");
-	if (find(spec, &path))
+	if ((a = find_detail(spec, &path, &detail, &dlen)) != NULL) {
+		if (detail && !a->render_detail)
+			return mg_err_set(
+			    err, MG_EINVAL,
+			    "adapter '%s' takes no detail (only junit and teamcity do)", a->name);
+		if (detail && detail_parse(detail, dlen) < 0)
+			return mg_err_set(
+			    err, MG_EINVAL,
+			    "adapter '%s': unknown detail '%.*s' (known: informative, "
+			    "all, none)",
+			    a->name, dlen > 64 ? 64 : (int)dlen, detail);
 		return path && !*path ? mg_err_set(err, MG_EINVAL, "adapter '%s': empty path", spec)
 		                      : 0;
+	}
 	char known[256] = "";
 	for (size_t i = 0; names[i]; i++) {
 		strncat(known, i ? ", " : "", sizeof(known) - strlen(known) - 1);
@@ -66,6 +102,9 @@ int adapters_check(const char *spec, mg_err *err)
 	}
 	const char *eq = strchr(spec, '=');
 	int len = eq ? (int)(eq - spec) : (int)strlen(spec);
+	const char *colon = memchr(spec, ':', (size_t)len);
+	if (colon)
+		len = (int)(colon - spec);
 	return mg_err_set(err, MG_EINVAL, "unknown adapter '%.*s' (known: %s)", len > 64 ? 64 : len,
 	                  spec, known);
 }
@@ -75,9 +114,24 @@ int adapters_render(const report *r, const char *spec, mg_err *err)
 	int rc = adapters_check(spec, err);
 	if (rc)
 		return rc;
-	const char *path;
-	const adapter *a = find(spec, &path);
+	const char *path, *detail;
+	size_t dlen;
+	const adapter *a = find_detail(spec, &path, &detail, &dlen);
+	if (detail)
+		return a->render_detail(r, path, (adapters_detail)detail_parse(detail, dlen), err);
 	return a->render(r, path, err);
+}
+
+int adapters_test_informative(const report_test *t)
+{
+	return report_state_failed(t->state) || t->attempts > 1 ||
+	       t->va_delta >= ADAPTERS_INFORMATIVE_BYTES ||
+	       t->rss_delta >= ADAPTERS_INFORMATIVE_BYTES;
+}
+
+int adapters_test_detailed(const report_test *t, adapters_detail d)
+{
+	return d == ADAPTERS_ALL || (d == ADAPTERS_INFORMATIVE && adapters_test_informative(t));
 }
 
 /* ---- auto ------------------------------------------------------------------ */

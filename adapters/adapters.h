@@ -12,7 +12,30 @@
 #include "mg_err.h"
 #include "report.h"
 
-/* 0 if spec names a known adapter (NAME or NAME=PATH); MG_EINVAL naming the
+/*
+ * How much of each test's memory junit and teamcity write: spec
+ * NAME:DETAIL[=PATH]. informative (the default): only for a test that is
+ * informative (adapters_test_informative); all: every test; none: no test.
+ * Shards' figures are always written.
+ */
+typedef enum adapters_detail {
+	ADAPTERS_INFORMATIVE,
+	ADAPTERS_ALL,
+	ADAPTERS_NONE,
+} adapters_detail;
+
+/* What a test must have left behind (VA or RSS, bytes) to be informative. */
+#define ADAPTERS_INFORMATIVE_BYTES (1 << 20)
+
+/* 1 when t's memory is worth showing per test: it failed (fail, crash,
+ * timeout, memory-limit, error), was retried, or left at least ADAPTERS_INFORMATIVE_BYTES
+ * of VA or RSS behind. */
+int adapters_test_informative(const report_test *t);
+/* 1 when detail d writes t's memory. */
+int adapters_test_detailed(const report_test *t, adapters_detail d);
+
+/* 0 if spec names a known adapter (NAME, NAME=PATH, or NAME:DETAIL[=PATH]
+ * for an adapter that takes a detail); MG_EINVAL naming the
  * unknown one and listing the known ones otherwise. Does not touch files. */
 int adapters_check(const char *spec, mg_err *err);
 
@@ -90,6 +113,9 @@ int console_render(const report *r, const char *path, mg_err *err);
 int console_write(const report *r, FILE *f);
 int junit_render(const report *r, const char *path, mg_err *err);
 int junit_write(const report *r, FILE *f, mg_err *err);
+int junit_write_detail(const report *r, FILE *f, adapters_detail d, mg_err *err);
+int junit_render_detail(const report *r, const char *path, adapters_detail d, mg_err *err);
+int teamcity_render_detail(const report *r, const char *path, adapters_detail d, mg_err *err);
 int github_render(const report *r, const char *path, mg_err *err);
 int gitlab_render(const report *r, const char *path, mg_err *err);
 int gitlab_write_metrics(const report *r, FILE *f);

@@ -1,8 +1,9 @@
 /*
  * junit.c - JUnit XML (the Jenkins/Ant dialect, see junit.xsd) written with
  * libxml2's xmlTextWriter: one <testsuite> per shard, one <testcase> per
- * test with its memory as properties. Never pastes XML by hand: every text
- * goes through adapters_clean (valid XML 1.0 characters) and the writer.
+ * test, with its memory as properties when the detail asks for it (by
+ * default only for informative tests: a passing test is one short line). Never pastes XML by hand:
+ * every text goes through adapters_clean (valid XML 1.0 characters) and the writer.
  */
 #include <libxml/xmlwriter.h>
 #include <stdlib.h>
@@ -16,6 +17,7 @@
 typedef struct junit_w {
 	xmlTextWriterPtr w;
 	int failed; /* a writer call returned < 0 */
+	adapters_detail detail;
 } junit_w;
 
 static const xmlChar *X(const char *s)
@@ -103,17 +105,21 @@ static const char *error_type(test_state s)
 }
 
 /* The bounded output, with [[PROPERTY|...]] lines first (Jenkins reads
- * them as test properties). */
-static void system_out(junit_w *j, const report_test *t)
+ * them as test properties) when the test's memory is written; nothing for
+ * a test with neither. */
+static void system_out(junit_w *j, const report_test *t, int detailed)
 {
 	char head[256];
+	if (!detailed && !t->output)
+		return;
 	snprintf(head, sizeof(head),
 	         "[[PROPERTY|va_after=%llu]]\n[[PROPERTY|rss_after=%llu]]\n"
 	         "[[PROPERTY|va_delta=%lld]]\n[[PROPERTY|rss_delta=%lld]]\n",
 	         (unsigned long long)t->va_after, (unsigned long long)t->rss_after,
 	         (long long)t->va_delta, (long long)t->rss_delta);
 	start(j, "system-out");
-	text(j, head);
+	if (detailed)
+		text(j, head);
 	if (t->output) {
 		size_t len = strlen(t->output);
 		char *clean = adapters_clean(t->output, OUTPUT_MAX, ADAPTERS_XML, NULL);
@@ -141,15 +147,18 @@ static void testcase(junit_w *j, const report_shard *s, const report_test *t)
 	free(classname);
 	free(name);
 
-	start(j, "properties");
-	property(j, "state", report_state_name(t->state));
-	property_u64(j, "va_after", t->va_after);
-	property_u64(j, "rss_after", t->rss_after);
-	property_i64(j, "va_delta", t->va_delta);
-	property_i64(j, "rss_delta", t->rss_delta);
-	property_u64(j, "generation", t->generation);
-	property_u64(j, "attempts", t->attempts);
-	end(j);
+	int detailed = adapters_test_detailed(t, j->detail);
+	if (detailed) {
+		start(j, "properties");
+		property(j, "state", report_state_name(t->state));
+		property_u64(j, "va_after", t->va_after);
+		property_u64(j, "rss_after", t->rss_after);
+		property_i64(j, "va_delta", t->va_delta);
+		property_i64(j, "rss_delta", t->rss_delta);
+		property_u64(j, "generation", t->generation);
+		property_u64(j, "attempts", t->attempts);
+		end(j);
+	}
 
 	const char *msg = t->message ? t->message : "";
 	const char *type = error_type(t->state);
@@ -171,7 +180,7 @@ static void testcase(junit_w *j, const report_shard *s, const report_test *t)
 		     t->state == TEST_NOTRUN ? "not run: the run was interrupted" : msg);
 		end(j);
 	}
-	system_out(j, t);
+	system_out(j, t, detailed);
 	end(j);
 }
 
@@ -210,10 +219,15 @@ static void testsuite(junit_w *j, const report *r, const report_shard *s, const 
 
 int junit_write(const report *r, FILE *f, mg_err *err)
 {
+	return junit_write_detail(r, f, ADAPTERS_INFORMATIVE, err);
+}
+
+int junit_write_detail(const report *r, FILE *f, adapters_detail d, mg_err *err)
+{
 	xmlOutputBufferPtr out = xmlOutputBufferCreateFile(f, NULL);
 	if (!out)
 		return mg_err_set(err, MG_ERROR, "junit: cannot create the XML output");
-	junit_w j = {.w = xmlNewTextWriter(out), .failed = 0};
+	junit_w j = {.w = xmlNewTextWriter(out), .failed = 0, .detail = d};
 	if (!j.w) {
 		xmlOutputBufferClose(out);
 		return mg_err_set(err, MG_ERROR, "junit: cannot create the XML writer");
@@ -249,11 +263,16 @@ int junit_write(const report *r, FILE *f, mg_err *err)
 /* path NULL: memguard-junit.xml in the current directory. */
 int junit_render(const report *r, const char *path, mg_err *err)
 {
+	return junit_render_detail(r, path, ADAPTERS_INFORMATIVE, err);
+}
+
+int junit_render_detail(const report *r, const char *path, adapters_detail d, mg_err *err)
+{
 	adapters_out o;
 	int rc = adapters_out_open(&o, path ? path : "memguard-junit.xml", err);
 	if (rc)
 		return rc;
-	rc = junit_write(r, o.f, err);
+	rc = junit_write_detail(r, o.f, d, err);
 	int crc = adapters_out_close(&o, rc == 0, err);
 	return rc ? rc : crc;
 }

@@ -1,6 +1,7 @@
 /*
  * report.c - the run report model: building, finishing, merging, and its JSON
- * form (Jansson only; no hand-built JSON). Must never call runner or guard
+ * form (Jansson only; no hand-built JSON), written and read in pieces so that
+ * a million tests never become one tree. Must never call runner or guard
  * code: the model is plain data every adapter and ci can use on its own.
  * Over 800 lines on purpose: a field of the model, its writer and its reader
  * change together, and here they are side by side.
@@ -19,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -113,6 +115,55 @@ static void *array_append(void *arrp, size_t *n, size_t elem)
 	return slot;
 }
 
+/*
+ * Test names of a shard read in pieces, packed in 1 MiB blocks: a million
+ * names of ~14 bytes take 14 MB, not the 32 MB of a malloc each. A block
+ * list is a singly linked list, newest first.
+ */
+#define NAMES_BLOCK ((size_t)1 << 20)
+typedef struct report_names {
+	struct report_names *next;
+	size_t used, size;
+	char text[];
+} report_names;
+
+/* A copy of s (len bytes, NUL-terminated) in s's shard's blocks. */
+static char *names_add(report_names **list, const char *s, size_t len)
+{
+	report_names *b = *list;
+	if (!b || b->size - b->used < len + 1) {
+		size_t size = len + 1 > NAMES_BLOCK ? len + 1 : NAMES_BLOCK;
+		b = xrealloc(NULL, sizeof(*b) + size);
+		b->next = *list;
+		b->used = 0;
+		b->size = size;
+		*list = b;
+	}
+	char *d = b->text + b->used;
+	memcpy(d, s, len);
+	d[len] = '\0';
+	b->used += len + 1;
+	return d;
+}
+
+/* 1 when p points into one of list's blocks. */
+static int names_hold(const report_names *list, const char *p)
+{
+	for (; list; list = list->next)
+		if (p >= list->text && p < list->text + list->size)
+			return 1;
+	return 0;
+}
+
+static void names_free(report_names *list)
+{
+	while (list) {
+		report_names *next = list->next;
+		free(list);
+		list = next;
+	}
+}
+
 report *report_new(void)
 {
 	report *r = calloc(1, sizeof(*r));
@@ -152,12 +203,14 @@ static void shard_clear(report_shard *s)
 	}
 	free(s->gens);
 	for (size_t t = 0; t < s->ntests; t++) {
-		free(s->tests[t].name);
+		if (!s->names || !names_hold(s->names, s->tests[t].name))
+			free(s->tests[t].name);
 		free(s->tests[t].message);
 		free(s->tests[t].output);
 	}
 	free(s->tests);
 	free(s->timeline);
+	names_free(s->names);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -267,6 +320,7 @@ static void breakdown_copy(report_breakdown *d, const report_breakdown *s)
 static void shard_copy(report_shard *d, const report_shard *s)
 {
 	*d = *s;
+	d->names = NULL; /* the copy's names are its own (strdup below) */
 	d->suite = report_strdup(s->suite);
 	d->arch = report_strdup(s->arch);
 	d->driver = report_strdup(s->driver);
@@ -357,62 +411,87 @@ static void totals_compute(report *r)
 		report_totals_add(&r->totals, &r->shards[i]);
 }
 
+/* NULL as "" */
+static const char *test_name(const report_test *t)
+{
+	return t->name ? t->name : "";
+}
+
+static int cmp_suspect_name(const void *key, const void *elem)
+{
+	return strcmp(key, ((const report_suspect *)elem)->name);
+}
+
 /*
  * A suspect is a test name (summed over every shard that ran it) whose VA
- * deltas add up to more than zero, or that ended memory-limit. Sorting all
- * tests by name makes it O(tests log tests) with no hash table.
+ * deltas add up to more than zero, or that ended memory-limit. Only a name
+ * with a run that grew or ended memory-limit can be one, so those names are
+ * found first (sorted, K of them), then every test adds to its name's sums
+ * by binary search: O(tests log K) time, memory for K names only (a million
+ * flat tests do not need a million pointers).
  */
 void report_finish(report *r, size_t max_suspects)
 {
-	size_t total = 0;
 	for (size_t i = 0; i < r->nshards; i++) {
 		report_shard *s = &r->shards[i];
 		memset(s->counts, 0, sizeof(s->counts));
 		for (size_t t = 0; t < s->ntests; t++)
 			if ((unsigned)s->tests[t].state < TEST_STATE_COUNT)
 				s->counts[s->tests[t].state]++;
-		total += s->ntests;
 	}
 	totals_compute(r);
 	suspects_clear(r);
-	if (total == 0 || max_suspects == 0)
+	if (max_suspects == 0)
 		return;
 
-	report_test **all = xrealloc(NULL, total * sizeof(*all));
-	size_t n = 0;
+	report_test **grew = NULL;
+	size_t ngrew = 0;
 	for (size_t i = 0; i < r->nshards; i++)
-		for (size_t t = 0; t < r->shards[i].ntests; t++)
-			all[n++] = &r->shards[i].tests[t];
-	qsort(all, n, sizeof(*all), cmp_test_name);
-
+		for (size_t t = 0; t < r->shards[i].ntests; t++) {
+			report_test *x = &r->shards[i].tests[t];
+			if (x->va_delta > 0 || x->state == TEST_MEMLIMIT)
+				*(report_test **)array_append(&grew, &ngrew, sizeof(x)) = x;
+		}
+	if (ngrew == 0) {
+		free(grew);
+		return;
+	}
+	qsort(grew, ngrew, sizeof(*grew), cmp_test_name);
 	report_suspect *cand = NULL;
 	size_t ncand = 0;
-	for (size_t i = 0; i < n;) {
-		report_suspect sus = {.name = all[i]->name ? all[i]->name : ""};
-		size_t j = i;
-		for (; j < n && cmp_test_name(&all[i], &all[j]) == 0; j++) {
-			sus.va_retained = sat_add(sus.va_retained, all[j]->va_delta);
-			sus.rss_retained = sat_add(sus.rss_retained, all[j]->rss_delta);
-			sus.grew += all[j]->va_delta > 0;
-			sus.runs++;
-			if (all[j]->state == TEST_MEMLIMIT)
-				sus.alone_over_hard = 1;
+	for (size_t i = 0; i < ngrew; i++)
+		if (i == 0 || cmp_test_name(&grew[i - 1], &grew[i]) != 0)
+			((report_suspect *)array_append(&cand, &ncand, sizeof(*cand)))->name =
+			    (char *)test_name(grew[i]);
+	free(grew);
+	for (size_t i = 0; i < r->nshards; i++)
+		for (size_t t = 0; t < r->shards[i].ntests; t++) {
+			const report_test *x = &r->shards[i].tests[t];
+			report_suspect *sus =
+			    bsearch(test_name(x), cand, ncand, sizeof(*cand), cmp_suspect_name);
+			if (!sus)
+				continue;
+			sus->va_retained = sat_add(sus->va_retained, x->va_delta);
+			sus->rss_retained = sat_add(sus->rss_retained, x->rss_delta);
+			sus->grew += x->va_delta > 0;
+			sus->runs++;
+			if (x->state == TEST_MEMLIMIT)
+				sus->alone_over_hard = 1;
 		}
-		if (sus.va_retained > 0 || sus.alone_over_hard)
-			*(report_suspect *)array_append(&cand, &ncand, sizeof(sus)) = sus;
-		i = j;
-	}
-	free(all);
-	if (ncand)
-		qsort(cand, ncand, sizeof(*cand), cmp_suspect);
-	if (ncand > max_suspects)
-		ncand = max_suspects;
-	r->suspects = array_alloc(ncand, sizeof(report_suspect));
-	for (size_t i = 0; i < ncand; i++) {
+	size_t n = 0;
+	for (size_t i = 0; i < ncand; i++)
+		if (cand[i].va_retained > 0 || cand[i].alone_over_hard)
+			cand[n++] = cand[i];
+	if (n)
+		qsort(cand, n, sizeof(*cand), cmp_suspect);
+	if (n > max_suspects)
+		n = max_suspects;
+	r->suspects = array_alloc(n, sizeof(report_suspect));
+	for (size_t i = 0; i < n; i++) {
 		r->suspects[i] = cand[i];
 		r->suspects[i].name = report_strdup(cand[i].name);
 	}
-	r->nsuspects = ncand;
+	r->nsuspects = n;
 	free(cand);
 }
 
@@ -555,11 +634,26 @@ char *report_utf8_sanitize(const char *s, size_t *len_out)
 /* ---- to JSON --------------------------------------------------------------- */
 
 /* A JSON string (invalid UTF-8 replaced by U+FFFD), or null for NULL. */
+/* 1 when s (len bytes) is all valid UTF-8: then it needs no clean copy. */
+static int utf8_valid(const char *s, size_t len)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	for (size_t i = 0; i < len;) {
+		size_t n = u[i] < 0x80 ? 1 : report_utf8_valid_len(u + i, len - i);
+		if (n == 0)
+			return 0;
+		i += n;
+	}
+	return 1;
+}
+
 static json_t *jstr(const char *s)
 {
 	if (!s)
 		return json_null();
-	size_t len;
+	size_t len = strlen(s);
+	if (utf8_valid(s, len))
+		return json_stringn_nocheck(s, len);
 	char *clean = report_utf8_sanitize(s, &len);
 	json_t *j = json_stringn_nocheck(clean, len);
 	free(clean);
@@ -658,25 +752,55 @@ static json_t *generation_to_json(const report_generation *g)
 	return o;
 }
 
+/*
+ * One test in the compact form of memguard-report/2: short keys, and a field
+ * at its default is left out (state pass, no message or output, generation
+ * 0, attempts 1, duration and every figure 0). A passing test of a flat
+ * suite is its name and two sizes: ~50 bytes, against ~150 in /1.
+ */
 static json_t *test_to_json(const report_test *t)
 {
 	json_t *o = json_object();
-	set(o, "name", jstr(t->name ? t->name : ""));
-	set(o, "state", json_string(report_state_name(t->state)));
+	set(o, "n", jstr(t->name ? t->name : ""));
+	if (t->state != TEST_PASS)
+		set(o, "s", json_string(report_state_name(t->state)));
 	if (t->message)
-		set(o, "message", jstr(t->message));
+		set(o, "m", jstr(t->message));
 	if (t->output)
-		set(o, "output", jstr(t->output));
-	set(o, "generation", juint(t->generation));
-	set(o, "attempts", juint(t->attempts));
-	set(o, "duration", jreal(t->duration));
-	set(o, "va_after", juint(t->va_after));
-	set(o, "rss_after", juint(t->rss_after));
-	set(o, "va_delta", json_integer(t->va_delta));
-	set(o, "rss_delta", json_integer(t->rss_delta));
+		set(o, "o", jstr(t->output));
+	if (t->generation)
+		set(o, "g", juint(t->generation));
+	if (t->attempts != 1)
+		set(o, "a", juint(t->attempts));
+	if (t->duration != 0 && isfinite(t->duration))
+		set(o, "d", jreal(t->duration));
+	if (t->va_after)
+		set(o, "va", juint(t->va_after));
+	if (t->rss_after)
+		set(o, "rss", juint(t->rss_after));
+	if (t->va_delta)
+		set(o, "dva", json_integer(t->va_delta));
+	if (t->rss_delta)
+		set(o, "drss", json_integer(t->rss_delta));
 	if (t->va_peak)
-		set(o, "va_peak", juint(t->va_peak));
+		set(o, "pk", juint(t->va_peak));
 	return o;
+}
+
+/*
+ * The fewest significant digits (1..17) that read back as d: a test's only
+ * real is its duration, and "1e-06" is shorter than Jansson's default
+ * "9.9999999999999995e-07" while reading back the same double.
+ */
+static int real_precision(double d)
+{
+	char buf[40];
+	for (int p = 1; p < 17; p++) {
+		snprintf(buf, sizeof(buf), "%.*g", p, d);
+		if (strtod(buf, NULL) == d)
+			return p;
+	}
+	return 17;
 }
 
 static json_t *limits_to_json(const report_limits *l)
@@ -689,7 +813,8 @@ static json_t *limits_to_json(const report_limits *l)
 	return o;
 }
 
-static json_t *shard_to_json(const report_shard *s)
+/* A shard without its tests (they are written, or added, after it). */
+static json_t *shard_head_to_json(const report_shard *s)
 {
 	json_t *o = json_object();
 	set(o, "node", juint(s->node));
@@ -718,10 +843,6 @@ static json_t *shard_to_json(const report_shard *s)
 	for (size_t i = 0; i < s->ngens; i++)
 		push(gens, generation_to_json(&s->gens[i]));
 	set(o, "generations", gens);
-	json_t *tests = json_array();
-	for (size_t i = 0; i < s->ntests; i++)
-		push(tests, test_to_json(&s->tests[i]));
-	set(o, "tests", tests);
 	json_t *tl = json_array();
 	for (size_t i = 0; i < s->ntimeline; i++) {
 		const report_point *p = &s->timeline[i];
@@ -736,7 +857,8 @@ static json_t *shard_to_json(const report_shard *s)
 	return o;
 }
 
-void *report_to_json(const report *r)
+/* The report without its shards: everything but the tests is small. */
+static json_t *report_head_to_json(const report *r)
 {
 	json_t *o = json_object();
 	set(o, "schema", json_string(REPORT_SCHEMA));
@@ -779,10 +901,6 @@ void *report_to_json(const report *r)
 	set(o, "exit_code", json_integer(r->exit_code));
 	if (r->containment)
 		set(o, "containment", jstr(r->containment));
-	json_t *shards = json_array();
-	for (size_t i = 0; i < r->nshards; i++)
-		push(shards, shard_to_json(&r->shards[i]));
-	set(o, "shards", shards);
 	json_t *sus = json_array();
 	for (size_t i = 0; i < r->nsuspects; i++) {
 		const report_suspect *s = &r->suspects[i];
@@ -816,6 +934,69 @@ void *report_to_json(const report *r)
 		set(o, "history", ho);
 	}
 	return o;
+}
+
+void *report_to_json(const report *r)
+{
+	json_t *o = report_head_to_json(r);
+	json_t *shards = json_array();
+	for (size_t i = 0; i < r->nshards; i++) {
+		const report_shard *sh = &r->shards[i];
+		json_t *so = shard_head_to_json(sh), *tests = json_array();
+		for (size_t t = 0; t < sh->ntests; t++)
+			push(tests, test_to_json(&sh->tests[t]));
+		set(so, "tests", tests);
+		push(shards, so);
+	}
+	set(o, "shards", shards);
+	return o;
+}
+
+/* Dumps o compactly without its braces (JSON_EMBED) and frees it. */
+static int dump_embedded(FILE *f, json_t *o)
+{
+	int rc = json_dumpf(o, f, JSON_COMPACT | JSON_EMBED);
+	json_decref(o);
+	return rc;
+}
+
+/*
+ * The document in pieces: the report's fields (one small Jansson object),
+ * then per shard its fields and its tests one object at a time, each built,
+ * dumped and freed. The braces and brackets between the pieces are the only
+ * text written here; Jansson writes every key and value. The shards come
+ * last in the report and the tests last in a shard, so the pieces join.
+ */
+int report_write(const report *r, FILE *f)
+{
+	int bad = fputc('{', f) == EOF || dump_embedded(f, report_head_to_json(r)) != 0 ||
+	          fputs(",\"shards\":[", f) == EOF;
+	for (size_t i = 0; i < r->nshards && !bad; i++) {
+		const report_shard *sh = &r->shards[i];
+		bad = fputs(i ? ",{" : "{", f) == EOF ||
+		      dump_embedded(f, shard_head_to_json(sh)) != 0 ||
+		      fputs(",\"tests\":[", f) == EOF;
+		for (size_t t = 0; t < sh->ntests && !bad; t++) {
+			json_t *o = test_to_json(&sh->tests[t]);
+			size_t flags = JSON_COMPACT;
+			if (sh->tests[t].duration != 0 && isfinite(sh->tests[t].duration))
+				flags |= JSON_REAL_PRECISION(real_precision(sh->tests[t].duration));
+			/* into a buffer first: json_dumpf would make an fwrite a token */
+			char buf[1024];
+			buf[0] = ',';
+			size_t n = json_dumpb(o, buf + 1, sizeof(buf) - 1, flags);
+			if (n == 0)
+				bad = 1;
+			else if (n < sizeof(buf))
+				bad = fwrite(buf + !t, 1, n + !!t, f) != n + !!t;
+			else
+				bad = (t && fputc(',', f) == EOF) || json_dumpf(o, f, flags) != 0;
+			json_decref(o);
+		}
+		bad = bad || fputs("]}", f) == EOF;
+	}
+	bad = bad || fputs("]}\n", f) == EOF || ferror(f);
+	return bad ? MG_ERROR : 0;
 }
 
 /* ---- from JSON ------------------------------------------------------------- */
@@ -1029,7 +1210,8 @@ static int generation_from_json(report_generation *g, json_t *o, const char *p, 
 	return 0;
 }
 
-static int test_from_json(report_test *t, json_t *o, const char *p, mg_err *err)
+/* A test of memguard-report/1: long keys, every figure present. */
+static int test_from_json_v1(report_test *t, json_t *o, const char *p, mg_err *err)
 {
 	int rc;
 	char *state = NULL;
@@ -1057,6 +1239,51 @@ static int test_from_json(report_test *t, json_t *o, const char *p, mg_err *err)
 	return 0;
 }
 
+/* The optional fields of /2: absent means the default (test_to_json). */
+#define IF_SET(o, key, x)                                                                          \
+	do {                                                                                       \
+		if (json_object_get(o, key))                                                       \
+			TRY(x);                                                                    \
+	} while (0)
+
+/* A test of memguard-report/2 (test_to_json): short keys, defaults left out. */
+static int test_from_json_v2(report_test *t, json_t *o, const char *p, mg_err *err)
+{
+	int rc;
+	char *state = NULL;
+	TRY(get_str(o, p, "n", 0, &t->name, err));
+	TRY(get_str(o, p, "s", OPT, &state, err));
+	int s = state ? report_state_parse(state) : TEST_PASS;
+	if (s < 0) {
+		rc = mg_err_set(err, MG_EINVAL, "%s.s: unknown state '%.64s'", p, state);
+		free(state);
+		return rc;
+	}
+	free(state);
+	t->state = (test_state)s;
+	TRY(get_str(o, p, "m", OPT | NULLABLE, &t->message, err));
+	TRY(get_str(o, p, "o", OPT | NULLABLE, &t->output, err));
+	t->attempts = 1;
+	IF_SET(o, "g", get_u32(o, p, "g", &t->generation, err));
+	IF_SET(o, "a", get_u32(o, p, "a", &t->attempts, err));
+	IF_SET(o, "d", get_real(o, p, "d", &t->duration, err));
+	IF_SET(o, "va", get_u64(o, p, "va", &t->va_after, err));
+	IF_SET(o, "rss", get_u64(o, p, "rss", &t->rss_after, err));
+	IF_SET(o, "dva", get_int(o, p, "dva", INT64_MIN, INT64_MAX, &t->va_delta, err));
+	IF_SET(o, "drss", get_int(o, p, "drss", INT64_MIN, INT64_MAX, &t->rss_delta, err));
+	IF_SET(o, "pk", get_u64(o, p, "pk", &t->va_peak, err));
+	return 0;
+}
+
+/* version: 1 or 2 (the schema); 0 when the schema was not read yet (a
+ * document with its shards before it): then by the keys the test has. */
+static int test_from_json(report_test *t, json_t *o, int version, const char *p, mg_err *err)
+{
+	if (version == 0)
+		version = json_object_get(o, "name") ? 1 : 2;
+	return version == 1 ? test_from_json_v1(t, o, p, err) : test_from_json_v2(t, o, p, err);
+}
+
 static int point_from_json(report_point *pt, json_t *a, const char *p, mg_err *err)
 {
 	if (!json_is_array(a) || json_array_size(a) != 4)
@@ -1075,7 +1302,10 @@ static int point_from_json(report_point *pt, json_t *a, const char *p, mg_err *e
 	return 0;
 }
 
-static int shard_from_json(report_shard *s, json_t *o, const char *p, mg_err *err)
+/* version as test_from_json; with_tests 0: the tests were read in pieces
+ * (report_parse) and o holds no "tests". */
+static int shard_from_json(report_shard *s, json_t *o, int version, int with_tests, const char *p,
+                           mg_err *err)
 {
 	int rc;
 	json_t *counts, *arr, *e;
@@ -1117,11 +1347,13 @@ static int shard_from_json(report_shard *s, json_t *o, const char *p, mg_err *er
 		TRY(elem(arr, i, p, "generations", sub, sizeof(sub), &e, err));
 		TRY(generation_from_json(&s->gens[s->ngens++], e, sub, err));
 	}
-	TRY(get_arr(o, p, "tests", &arr, err));
-	s->tests = array_alloc(json_array_size(arr), sizeof(report_test));
-	for (size_t i = 0; i < json_array_size(arr); i++) {
-		TRY(elem(arr, i, p, "tests", sub, sizeof(sub), &e, err));
-		TRY(test_from_json(&s->tests[s->ntests++], e, sub, err));
+	if (with_tests) {
+		TRY(get_arr(o, p, "tests", &arr, err));
+		s->tests = array_alloc(json_array_size(arr), sizeof(report_test));
+		for (size_t i = 0; i < json_array_size(arr); i++) {
+			TRY(elem(arr, i, p, "tests", sub, sizeof(sub), &e, err));
+			TRY(test_from_json(&s->tests[s->ntests++], e, version, sub, err));
+		}
 	}
 	TRY(get_arr(o, p, "timeline", &arr, err));
 	s->timeline = array_alloc(json_array_size(arr), sizeof(report_point));
@@ -1133,7 +1365,19 @@ static int shard_from_json(report_shard *s, json_t *o, const char *p, mg_err *er
 	return 0;
 }
 
-static int from_json(report *r, json_t *o, mg_err *err)
+/* 1 or 2 for the schemas this reader knows, 0 for any other. */
+static int schema_version(json_t *o)
+{
+	const char *s = json_string_value(json_object_get(o, "schema"));
+	return !s                                 ? 0
+	       : strcmp(s, REPORT_SCHEMA_V1) == 0 ? 1
+	       : strcmp(s, REPORT_SCHEMA) == 0    ? 2
+	                                          : 0;
+}
+
+/* with_shards 0: the shards were read in pieces into r (report_parse) and o
+ * holds no "shards". */
+static int from_json(report *r, json_t *o, int with_shards, mg_err *err)
 {
 	int rc;
 	json_t *commit, *node, *limits, *arr, *e;
@@ -1143,9 +1387,10 @@ static int from_json(report *r, json_t *o, mg_err *err)
 	if (!json_is_object(o))
 		return mg_err_set(err, MG_EINVAL, "report: expected a JSON object");
 	TRY(get_str(o, "", "schema", 0, &schema, err));
-	if (strcmp(schema, REPORT_SCHEMA) != 0) {
-		rc = mg_err_set(err, MG_EINVAL, "schema: '%.64s' is not '%s'", schema,
-		                REPORT_SCHEMA);
+	int version = schema_version(o);
+	if (version == 0) {
+		rc = mg_err_set(err, MG_EINVAL, "schema: '%.64s' is not '%s' (nor '%s')", schema,
+		                REPORT_SCHEMA, REPORT_SCHEMA_V1);
 		free(schema);
 		return rc;
 	}
@@ -1200,11 +1445,13 @@ static int from_json(report *r, json_t *o, mg_err *err)
 	r->exit_code = (int)exit_code;
 	if (json_object_get(o, "containment"))
 		TRY(get_str(o, "", "containment", 0, &r->containment, err));
-	TRY(get_arr(o, "", "shards", &arr, err));
-	r->shards = array_alloc(json_array_size(arr), sizeof(report_shard));
-	for (size_t i = 0; i < json_array_size(arr); i++) {
-		TRY(elem(arr, i, "", "shards", sub, sizeof(sub), &e, err));
-		TRY(shard_from_json(&r->shards[r->nshards++], e, sub, err));
+	if (with_shards) {
+		TRY(get_arr(o, "", "shards", &arr, err));
+		r->shards = array_alloc(json_array_size(arr), sizeof(report_shard));
+		for (size_t i = 0; i < json_array_size(arr); i++) {
+			TRY(elem(arr, i, "", "shards", sub, sizeof(sub), &e, err));
+			TRY(shard_from_json(&r->shards[r->nshards++], e, version, 1, sub, err));
+		}
 	}
 	TRY(get_arr(o, "", "suspects", &arr, err));
 	r->suspects = array_alloc(json_array_size(arr), sizeof(report_suspect));
@@ -1253,7 +1500,7 @@ int report_from_json(report **out, void *json, mg_err *err)
 	report *r = report_new();
 	if (!r)
 		return mg_err_set(err, MG_ERROR, "out of memory");
-	int rc = from_json(r, json, err);
+	int rc = from_json(r, json, 1, err);
 	if (rc) {
 		report_free(r);
 		return rc;
@@ -1427,6 +1674,305 @@ int report_merge(report *into, const report *from, mg_err *err)
 	return 0;
 }
 
+/* ---- reading in pieces ---------------------------------------------------- */
+
+/*
+ * report_parse reads a document without a tree of it: the objects of the
+ * report and of each shard are read key by key, each value with Jansson
+ * (json_loadb with JSON_DISABLE_EOF_CHECK; error.position says where it
+ * stopped), except the shards and the tests arrays, which are read one
+ * element at a time: a test becomes a report_test and its Jansson object is
+ * freed before the next is read. Peak memory is the model plus the input.
+ */
+typedef struct pieces {
+	const char *data;
+	size_t len, pos;
+	size_t released; /* with mapped: bytes before this are given back */
+	int mapped;      /* data is a private file mapping (report_load) */
+	int version;     /* the schema once read; 0 before */
+	report *r;
+	mg_err *err;
+	int json_error; /* the error is in the JSON, not in the model */
+} pieces;
+
+static void pieces_ws(pieces *pc)
+{
+	while (pc->pos < pc->len && (pc->data[pc->pos] == ' ' || pc->data[pc->pos] == '\t' ||
+	                             pc->data[pc->pos] == '\n' || pc->data[pc->pos] == '\r'))
+		pc->pos++;
+}
+
+/* "not valid JSON" at byte offset at, as line:column (1-based) like Jansson. */
+static int pieces_syntax(pieces *pc, size_t at, const char *text)
+{
+	int line = 1;
+	size_t col0 = 0;
+	for (size_t i = 0; i < at && i < pc->len; i++)
+		if (pc->data[i] == '\n') {
+			line++;
+			col0 = i + 1;
+		}
+	pc->json_error = 1;
+	return mg_err_set(pc->err, MG_EINVAL, "%d:%d: not valid JSON: %s", line,
+	                  (int)(at - col0 + 1), text);
+}
+
+/* A file mapping's pages already read are dropped every 8 MiB, so a large
+ * report is never resident twice (the model and its text). */
+static void pieces_release(pieces *pc)
+{
+	const size_t step = (size_t)8 << 20;
+	if (!pc->mapped || pc->pos - pc->released < 2 * step)
+		return;
+	size_t upto = (pc->pos - step) & ~(step - 1);
+	if (upto > pc->released) {
+		madvise((char *)pc->data + pc->released, upto - pc->released, MADV_DONTNEED);
+		pc->released = upto;
+	}
+}
+
+/* The value at pos (any JSON value), read with Jansson; NULL with the error set. */
+static json_t *pieces_value(pieces *pc)
+{
+	json_error_t jerr;
+	pieces_ws(pc);
+	json_t *v = json_loadb(pc->data + pc->pos, pc->len - pc->pos,
+	                       JSON_DECODE_ANY | JSON_DISABLE_EOF_CHECK, &jerr);
+	if (!v) {
+		pieces_syntax(pc, pc->pos + (jerr.position > 0 ? (size_t)jerr.position : 0),
+		              jerr.text);
+		return NULL;
+	}
+	pc->pos += (size_t)jerr.position;
+	return v;
+}
+
+/* Expects the byte c at pos (after white space) and steps over it. */
+static int pieces_expect(pieces *pc, char c)
+{
+	pieces_ws(pc);
+	if (pc->pos >= pc->len || pc->data[pc->pos] != c) {
+		char text[64];
+		snprintf(text, sizeof(text), "'%c' expected", c);
+		return pieces_syntax(pc, pc->pos, text);
+	}
+	pc->pos++;
+	return 0;
+}
+
+/* 1 when the next byte (after white space) is c, which is then stepped over. */
+static int pieces_next_is(pieces *pc, char c)
+{
+	pieces_ws(pc);
+	if (pc->pos < pc->len && pc->data[pc->pos] == c) {
+		pc->pos++;
+		return 1;
+	}
+	return 0;
+}
+
+/* so_far: the object's keys read before the piece. */
+typedef int (*pieces_fn)(pieces *pc, void *ctx, const char *path, json_t *so_far);
+
+/*
+ * The object at pos into *out, key by key; the value of the key named piece
+ * is not read into it but handed to on_piece (pos at the value; at most once:
+ * a repeated piece key is an error). path names the object in errors.
+ */
+static int pieces_object(pieces *pc, const char *path, const char *piece, pieces_fn on_piece,
+                         void *ctx, int *seen, json_t **out)
+{
+	int rc = 0;
+	json_t *o = json_object(), *k = NULL, *v = NULL;
+	*out = NULL;
+	pieces_ws(pc);
+	if (pc->pos >= pc->len || pc->data[pc->pos] != '{') {
+		rc = mg_err_set(pc->err, MG_EINVAL, "%s: expected an object",
+		                *path ? path : "report");
+		goto out;
+	}
+	pc->pos++;
+	if (pieces_next_is(pc, '}'))
+		goto done;
+	for (;;) {
+		pieces_ws(pc);
+		if (pc->pos >= pc->len || pc->data[pc->pos] != '"') {
+			rc = pieces_syntax(pc, pc->pos, "string or '}' expected");
+			goto out;
+		}
+		if (!(k = pieces_value(pc))) {
+			rc = MG_EINVAL;
+			goto out;
+		}
+		if ((rc = pieces_expect(pc, ':')) != 0)
+			goto out;
+		if (piece && strcmp(json_string_value(k), piece) == 0) {
+			if ((*seen)++) {
+				rc = mg_err_set(pc->err, MG_EINVAL, "%s%s%s: given twice", path,
+				                *path ? "." : "", piece);
+				goto out;
+			}
+			pieces_ws(pc);
+			if ((rc = on_piece(pc, ctx, path, o)) != 0)
+				goto out;
+		} else {
+			if (!(v = pieces_value(pc))) {
+				rc = MG_EINVAL;
+				goto out;
+			}
+			set(o, json_string_value(k), v);
+			v = NULL;
+		}
+		json_decref(k);
+		k = NULL;
+		if (pieces_next_is(pc, '}'))
+			break;
+		if ((rc = pieces_expect(pc, ',')) != 0)
+			goto out;
+	}
+done:
+	*out = o;
+	o = NULL;
+out:
+	json_decref(k);
+	json_decref(o);
+	return rc;
+}
+
+/* The array at pos, one element at a time: on_elem(pc, ctx, index). */
+static int pieces_array(pieces *pc, const char *what, int (*on_elem)(pieces *, void *, size_t),
+                        void *ctx)
+{
+	int rc;
+	pieces_ws(pc);
+	if (pc->pos >= pc->len || pc->data[pc->pos] != '[')
+		return mg_err_set(pc->err, MG_EINVAL, "%s: expected an array", what);
+	pc->pos++;
+	if (pieces_next_is(pc, ']'))
+		return 0;
+	for (size_t i = 0;; i++) {
+		if ((rc = on_elem(pc, ctx, i)) != 0)
+			return rc;
+		pieces_release(pc);
+		if (pieces_next_is(pc, ']'))
+			return 0;
+		if ((rc = pieces_expect(pc, ',')) != 0)
+			return rc;
+	}
+}
+
+typedef struct shard_ctx {
+	report_shard *s;
+	const char *path; /* "shards[3]" */
+} shard_ctx;
+
+static int piece_test(pieces *pc, void *ctx, size_t i)
+{
+	shard_ctx *sc = ctx;
+	char sub[256];
+	pathf(sub, sizeof(sub), "%s.tests[%zu]", sc->path, i);
+	json_t *o = pieces_value(pc);
+	if (!o)
+		return MG_EINVAL;
+	report_test *t = NULL;
+	int rc = json_is_object(o) ? test_from_json(t = report_shard_add_test(sc->s), o,
+	                                            pc->version, sub, pc->err)
+	                           : mg_err_set(pc->err, MG_EINVAL, "%s: expected an object", sub);
+	if (t && t->name) { /* into the shard's blocks */
+		char *packed = names_add(&sc->s->names, t->name, strlen(t->name));
+		free(t->name);
+		t->name = packed;
+	}
+	json_decref(o);
+	return rc;
+}
+
+static int piece_tests(pieces *pc, void *ctx, const char *path, json_t *so_far)
+{
+	(void)so_far;
+	char what[256];
+	pathf(what, sizeof(what), "%s.tests", path);
+	return pieces_array(pc, what, piece_test, ctx);
+}
+
+static int piece_shard(pieces *pc, void *ctx, size_t i)
+{
+	(void)ctx;
+	char sub[256];
+	json_t *o = NULL;
+	int seen = 0;
+	pathf(sub, sizeof(sub), "shards[%zu]", i);
+	report_shard *s = report_add_shard(pc->r);
+	shard_ctx sc = {s, sub};
+	int rc = pieces_object(pc, sub, "tests", piece_tests, &sc, &seen, &o);
+	if (rc == 0 && !seen)
+		rc = mg_err_set(pc->err, MG_EINVAL, "%s.tests: missing", sub);
+	if (rc == 0)
+		rc = shard_from_json(s, o, pc->version, 0, sub, pc->err);
+	json_decref(o);
+	return rc;
+}
+
+static int piece_shards(pieces *pc, void *ctx, const char *path, json_t *so_far)
+{
+	(void)path;
+	(void)ctx;
+	pc->version = schema_version(so_far); /* 0 when the schema comes later */
+	return pieces_array(pc, "shards", piece_shard, NULL);
+}
+
+static int parse_pieces(report *r, pieces *pc)
+{
+	int seen = 0, rc;
+	pieces_ws(pc);
+	if (pc->pos >= pc->len || pc->data[pc->pos] != '{') {
+		/* not an object: Jansson says what it is, or why it is not JSON */
+		json_error_t jerr;
+		json_t *j = json_loadb(pc->data, pc->len, JSON_DECODE_ANY, &jerr);
+		if (!j)
+			return pieces_syntax(pc, jerr.position > 0 ? (size_t)jerr.position : 0,
+			                     jerr.text);
+		json_decref(j);
+		return mg_err_set(pc->err, MG_EINVAL, "report: expected a JSON object");
+	}
+	json_t *o = NULL;
+	rc = pieces_object(pc, "", "shards", piece_shards, NULL, &seen, &o);
+	if (rc == 0) {
+		pieces_ws(pc);
+		if (pc->pos != pc->len)
+			rc = pieces_syntax(pc, pc->pos, "end of file expected");
+	}
+	if (rc == 0 && !seen)
+		rc = mg_err_set(pc->err, MG_EINVAL, "shards: missing");
+	if (rc == 0)
+		rc = from_json(r, o, 0, pc->err);
+	json_decref(o);
+	return rc;
+}
+
+static int parse_into(report **out, pieces *pc)
+{
+	*out = NULL;
+	report *r = report_new();
+	if (!r)
+		return mg_err_set(pc->err, MG_ERROR, "out of memory");
+	pc->r = r;
+	int rc = parse_pieces(r, pc);
+	if (rc) {
+		report_free(r);
+		return rc;
+	}
+	totals_compute(r);
+	*out = r;
+	return 0;
+}
+
+int report_parse(report **out, const char *data, size_t len, mg_err *err)
+{
+	pieces pc = {.data = data, .len = len, .err = err};
+	return parse_into(out, &pc);
+}
+
 /* ---- files ----------------------------------------------------------------- */
 
 /* Through atomic_open: a temporary next to PATH, fsynced, renamed over it;
@@ -1434,37 +1980,63 @@ int report_merge(report *into, const report *from, mg_err *err)
 int report_save(const report *r, const char *path, mg_err *err)
 {
 	atomic_file *a = NULL;
-	json_t *doc = report_to_json(r);
 	int rc = atomic_open(&a, path, err);
 	if (rc < 0)
-		goto out;
-	FILE *f = atomic_stream(a);
-	int ok = json_dumpf(doc, f, JSON_COMPACT) == 0 && fputc('\n', f) != EOF;
+		return rc;
+	int ok = report_write(r, atomic_stream(a)) == 0;
 	if (!ok)
 		mg_err_set(err, MG_ERROR, "%s: write failed: %s", path, strerror(errno));
-	rc = atomic_close(a, ok, ok ? err : NULL);
-out:
-	json_decref(doc);
-	return rc;
+	return atomic_close(a, ok, ok ? err : NULL);
 }
 
+/* A regular file is mapped (and its pages dropped as they are read); any
+ * other file (a FIFO, /dev/stdin) is read into memory. */
 int report_load(report **out, const char *path, mg_err *err)
 {
 	*out = NULL;
-	FILE *f = fopen(path, "r");
-	if (!f)
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
 		return mg_err_set(err, errno == ENOENT ? MG_ENOTFOUND : MG_ERROR, "%s: %s", path,
 		                  strerror(errno));
-	json_error_t jerr;
-	json_t *doc = json_loadf(f, 0, &jerr);
-	fclose(f);
-	if (!doc)
-		return mg_err_set(err, MG_EINVAL, "%s:%d:%d: not valid JSON: %s", path, jerr.line,
-		                  jerr.column, jerr.text);
+	struct stat st;
+	char *data = NULL;
+	size_t len = 0, cap = 0;
+	int mapped = 0, rc;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+		len = (size_t)st.st_size;
+		data = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
+		mapped = data != MAP_FAILED;
+		if (!mapped)
+			data = NULL;
+	}
+	if (!mapped) {
+		len = 0;
+		for (;;) {
+			if (len == cap)
+				data = xrealloc(data, cap = cap ? cap * 2 : 65536);
+			ssize_t n = read(fd, data + len, cap - len);
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n < 0) {
+				rc = mg_err_set(err, MG_ERROR, "%s: %s", path, strerror(errno));
+				free(data);
+				close(fd);
+				return rc;
+			}
+			if (n == 0)
+				break;
+			len += (size_t)n;
+		}
+	}
+	close(fd);
 	mg_err inner = {{0}};
-	int rc = report_from_json(out, doc, &inner);
-	json_decref(doc);
+	pieces pc = {.data = data ? data : "", .len = len, .mapped = mapped, .err = &inner};
+	rc = parse_into(out, &pc);
+	if (mapped)
+		munmap(data, len);
+	else
+		free(data);
 	if (rc)
-		return mg_err_set(err, rc, "%s: %s", path, inner.msg);
+		return mg_err_set(err, rc, pc.json_error ? "%s:%s" : "%s: %s", path, inner.msg);
 	return 0;
 }

@@ -1,6 +1,6 @@
 /*
  * report.h - the run report: the one model every adapter renders from, and
- * its JSON form ("schema": "memguard-report/1", see report.schema.json).
+ * its JSON form ("schema": "memguard-report/2", see report.schema.json).
  * The runner builds it; adapters and ci only read it. Strings are owned by
  * the report (copied in) and freed with it.
  */
@@ -9,10 +9,14 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "mg_err.h"
 
-#define REPORT_SCHEMA "memguard-report/1"
+/* What report_save writes; report_load reads it and /1 (the layout before
+ * the compact tests of /2). */
+#define REPORT_SCHEMA    "memguard-report/2"
+#define REPORT_SCHEMA_V1 "memguard-report/1"
 
 typedef enum test_state {
 	TEST_PASS,
@@ -39,10 +43,10 @@ int report_state_failed(test_state s);
 #define REPORT_MAX_SUSPECTS 20
 
 typedef struct report_test {
-	char *name; /* "suite/test"; any byte but NUL */
-	test_state state;
+	char *name;          /* "suite/test"; any byte but NUL */
 	char *message;       /* fail/skip message, crash signal, error reason; NULL: none */
 	char *output;        /* captured stdout+stderr, bounded; NULL: none */
+	test_state state;    /* (the 4-byte fields together: 88 bytes a test, not 96) */
 	uint32_t generation; /* the host generation that ran it last */
 	uint32_t attempts;   /* 1, or 2 when it was retried in a fresh host */
 	double duration;     /* seconds */
@@ -149,6 +153,10 @@ typedef struct report_shard {
 	size_t ntests;
 	report_point *timeline; /* downsampled, bounded */
 	size_t ntimeline;
+	/* Read from a file or note: its tests' names packed in these blocks
+	 * (report_parse), not one malloc each. A name inside a block is not
+	 * freed on its own; any other (one set later) is. */
+	struct report_names *names;
 } report_shard;
 
 /* What shards add up to: a report's totals (report.totals), or a subset's
@@ -269,9 +277,20 @@ size_t report_utf8_valid_len(const unsigned char *s, size_t avail);
 char *report_utf8_sanitize(const char *s, size_t *len_out);
 
 /* JSON form (Jansson): to_json returns a new reference (json_t *), from_json
- * checks the schema field and every type, MG_EINVAL naming the bad field. */
+ * checks the schema field and every type, MG_EINVAL naming the bad field.
+ * Both hold the whole document as one tree (a few hundred bytes a test):
+ * for small reports and tests; files and notes go through report_write and
+ * report_parse, which never build one. */
 void *report_to_json(const report *r);
 int report_from_json(report **out, void *json, mg_err *err);
+
+/* The JSON form written to f in pieces (one test object at a time): memory
+ * does not grow with the tests. 0, or MG_ERROR when a write failed. */
+int report_write(const report *r, FILE *f);
+/* The JSON form read from data in pieces (report_from_json's checks and
+ * messages; "LINE:COL: not valid JSON: ..." for a syntax error), without a
+ * tree of the whole document: memory is the model plus data. */
+int report_parse(report **out, const char *data, size_t len, mg_err *err);
 
 /*
  * Merges from into into, by (node, arch, suite): the shards one run of a

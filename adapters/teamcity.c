@@ -1,7 +1,8 @@
 /*
  * teamcity.c - TeamCity service messages: buildStatisticValue per shard
  * figure, and the tests (testStarted/testFailed/testIgnored/testFinished,
- * testMetadata for their memory) with one flowId per shard. Values use
+ * testMetadata for their memory: by default only for informative tests, so
+ * a passing test is two lines) with one flowId per shard. Values use
  * TeamCity's escaping: || |' |[ |] |n |r, non-ASCII as |0xNNNN (UTF-16 units).
  */
 #include <errno.h>
@@ -95,24 +96,30 @@ static void statistic_u64(FILE *f, const char *prefix, const char *key, uint64_t
 	statistic(f, prefix, key, buf);
 }
 
-static void metadata(FILE *f, const char *flow, const char *test, const char *name, long long v)
+/* A byte count as test metadata: type 'bytes', one of the numeric types
+ * TeamCity graphs (number, ms, bytes, percent: "Reporting Test Metadata"),
+ * so its axis reads as sizes. */
+static void metadata_bytes(FILE *f, const char *flow, const char *test, const char *name,
+                           long long v)
 {
 	char buf[32];
 	snprintf(buf, sizeof(buf), "%lld", v);
-	const char *attrs[] = {"testName", test, "name",   name, "type", "number",
+	const char *attrs[] = {"testName", test, "name",   name, "type", "bytes",
 	                       "value",    buf,  "flowId", flow, NULL};
 	message(f, "testMetadata", attrs);
 }
 
-static void test(FILE *f, const char *flow, const report_test *t)
+static void test(FILE *f, const char *flow, const report_test *t, adapters_detail d)
 {
 	const char *name = t->name ? t->name : "";
 	const char *start[] = {"name", name, "flowId", flow, NULL};
 	message(f, "testStarted", start);
-	metadata(f, flow, name, "va_after", (long long)t->va_after);
-	metadata(f, flow, name, "rss_after", (long long)t->rss_after);
-	metadata(f, flow, name, "va_delta", (long long)t->va_delta);
-	metadata(f, flow, name, "rss_delta", (long long)t->rss_delta);
+	if (adapters_test_detailed(t, d)) {
+		metadata_bytes(f, flow, name, "va_after", (long long)t->va_after);
+		metadata_bytes(f, flow, name, "rss_after", (long long)t->rss_after);
+		metadata_bytes(f, flow, name, "va_delta", (long long)t->va_delta);
+		metadata_bytes(f, flow, name, "rss_delta", (long long)t->rss_delta);
+	}
 	if (t->output) {
 		const char *out[] = {"name", name, "out", t->output, "flowId", flow, NULL};
 		message(f, "testStdOut", out);
@@ -143,7 +150,7 @@ static void test(FILE *f, const char *flow, const report_test *t)
 	message(f, "testFinished", fin);
 }
 
-static int write_all(const report *r, FILE *f)
+static int write_all(const report *r, FILE *f, adapters_detail d)
 {
 	for (size_t i = 0; i < r->nshards; i++) {
 		const report_shard *s = &r->shards[i];
@@ -156,7 +163,7 @@ static int write_all(const report *r, FILE *f)
 		const char *ss[] = {"name", suite, "flowId", flow, NULL};
 		message(f, "testSuiteStarted", ss);
 		for (size_t t = 0; t < s->ntests; t++)
-			test(f, flow, &s->tests[t]);
+			test(f, flow, &s->tests[t], d);
 		message(f, "testSuiteFinished", ss);
 		statistic_u64(f, prefix, "peak_va", s->peak_va);
 		statistic_u64(f, prefix, "peak_rss", s->peak_rss);
@@ -175,11 +182,16 @@ static int write_all(const report *r, FILE *f)
 /* path NULL: stdout (TeamCity reads service messages from the build log). */
 int teamcity_render(const report *r, const char *path, mg_err *err)
 {
+	return teamcity_render_detail(r, path, ADAPTERS_INFORMATIVE, err);
+}
+
+int teamcity_render_detail(const report *r, const char *path, adapters_detail d, mg_err *err)
+{
 	adapters_out o;
 	int rc = adapters_out_open(&o, path, err);
 	if (rc)
 		return rc;
-	int ok = write_all(r, o.f) == 0;
+	int ok = write_all(r, o.f, d) == 0;
 	rc = adapters_out_close(&o, ok, err);
 	if (rc && !ok)
 		return mg_err_set(err, rc, "teamcity: write failed: %s", strerror(errno));

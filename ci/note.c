@@ -79,14 +79,15 @@ static int foreign_note(git_repository *repo, const git_oid *blob_id, const git_
 		j = json_loadb(git_blob_rawcontent(blob), (size_t)git_blob_rawsize(blob), 0, NULL);
 	if (json_is_object(j))
 		schema = json_string_value(json_object_get(j, "schema"));
-	int rc = schema && strcmp(schema, REPORT_SCHEMA) != 0
-	             ? mg_err_set(err, MG_EINVAL,
-	                          "the note on commit %s has schema '%.64s', not '%s': left as "
-	                          "it is",
-	                          store_short(sha, target), schema, REPORT_SCHEMA)
-	             : mg_err_set(err, MG_EINVAL,
-	                          "the note on commit %s is not a memguard report: left as it is",
-	                          store_short(sha, target));
+	int rc =
+	    schema && strcmp(schema, REPORT_SCHEMA) != 0 && strcmp(schema, REPORT_SCHEMA_V1) != 0
+	        ? mg_err_set(err, MG_EINVAL,
+	                     "the note on commit %s has schema '%.64s', not '%s': left as "
+	                     "it is",
+	                     store_short(sha, target), schema, REPORT_SCHEMA)
+	        : mg_err_set(err, MG_EINVAL,
+	                     "the note on commit %s is not a memguard report: left as it is",
+	                     store_short(sha, target));
 	json_decref(j);
 	git_blob_free(blob);
 	return rc;
@@ -97,7 +98,7 @@ static int note_once(store *s, const git_oid *target, const report *fresh, int *
                      mg_err *err)
 {
 	notes n;
-	report *old = NULL, *merged = NULL;
+	report *old = NULL;
 	git_oid blob, commit;
 	char *msg = NULL;
 	int rc = notes_load(&n, s->repo, s->ref, err);
@@ -111,14 +112,14 @@ static int note_once(store *s, const git_oid *target, const report *fresh, int *
 	} else if (rc < 0) {
 		goto out;
 	}
+	/* the message names old's shards, so it is made before old becomes
+	 * the merge (one copy of the old note in memory, not two) */
+	msg = message_for(target, old, fresh);
 	if (old) {
-		/* merged starts as a copy of the old note: re-read it. */
-		if ((rc = store_read(&merged, s->repo, &e->blob, target, err)) < 0)
+		if ((rc = report_merge(old, fresh, err)) < 0)
 			goto out;
-		if ((rc = report_merge(merged, fresh, err)) < 0)
-			goto out;
-		store_canonical(merged);
-		rc = store_write_blob(&blob, s->repo, merged, err);
+		store_canonical(old);
+		rc = store_write_blob(&blob, s->repo, old, err);
 	} else {
 		rc = store_write_blob(&blob, s->repo, fresh, err);
 	}
@@ -129,13 +130,11 @@ static int note_once(store *s, const git_oid *target, const report *fresh, int *
 		goto out;
 	}
 	notes_set(&n, target, &blob);
-	msg = message_for(target, old, fresh);
 	rc = store_commit(&commit, s, &n, &n.commit, n.exists ? 1 : 0, n.exists ? &n.commit : NULL,
 	                  msg, err);
 out:
 	free(msg);
 	report_free(old);
-	report_free(merged);
 	notes_free(&n);
 	return rc;
 }

@@ -256,15 +256,9 @@ void notes_free(notes *n)
 
 static int parse_report(report **out, const char *data, size_t len, const char *what, mg_err *err)
 {
-	json_error_t jerr;
 	mg_err rerr;
-	json_t *j = json_loadb(data, len, 0, &jerr);
-	if (!j)
-		return mg_err_set(err, MG_EINVAL, "%s is not JSON (line %d: %s)", what, jerr.line,
-		                  jerr.text);
-	int rc = report_from_json(out, j, &rerr);
-	json_decref(j);
-	if (rc < 0)
+	/* in pieces, straight from the blob: no tree of the whole note */
+	if (report_parse(out, data, len, &rerr) < 0)
 		return mg_err_set(err, MG_EINVAL, "%s is not a memguard report: %s", what,
 		                  rerr.msg);
 	return 0;
@@ -296,26 +290,36 @@ int store_read_note(report **out, store *s, const notes *n, const git_oid *targe
 	return store_read(out, s->repo, &e->blob, target, err);
 }
 
+/* fopencookie's write: into libgit2's blob stream. */
+static ssize_t blob_stream_write(void *cookie, const char *buf, size_t size)
+{
+	git_writestream *w = cookie;
+	return w->write(w, buf, size) < 0 ? -1 : (ssize_t)size;
+}
+
 int store_write_blob(git_oid *out, git_repository *repo, const report *r, mg_err *err)
 {
-	json_t *j = report_to_json(r);
-	char *text = j ? json_dumps(j, JSON_COMPACT) : NULL;
-	int rc = 0;
-	json_decref(j);
-	if (!text)
-		return mg_err_set(err, MG_ERROR, "cannot serialise the report");
-	/* A trailing newline, as git notes add writes it. */
-	size_t len = strlen(text);
-	char *buf = malloc(len + 2);
-	if (!buf)
-		abort();
-	memcpy(buf, text, len);
-	buf[len] = '\n';
-	if (git_blob_create_from_buffer(out, repo, buf, len + 1) < 0)
-		rc = store_git_fail(err, "cannot write the note");
-	free(buf);
-	free(text);
-	return rc;
+	/* Written in pieces (report_write) through stdio into libgit2's blob
+	 * stream: the note's text is never whole in memory. It ends in a
+	 * newline, as git notes add writes it. */
+	git_writestream *w = NULL;
+	if (git_blob_create_from_stream(&w, repo, NULL) < 0)
+		return store_git_fail(err, "cannot write the note");
+	cookie_io_functions_t io = {.write = blob_stream_write};
+	FILE *f = fopencookie(w, "w", io);
+	if (!f) {
+		w->free(w);
+		return mg_err_set(err, MG_ERROR, "cannot write the note: %s", strerror(errno));
+	}
+	int bad = report_write(r, f) != 0;
+	bad |= fclose(f) != 0;
+	if (bad) {
+		w->free(w);
+		return mg_err_set(err, MG_ERROR, "cannot write the note: serialising failed");
+	}
+	if (git_blob_create_from_stream_commit(out, w) < 0) /* frees w */
+		return store_git_fail(err, "cannot write the note");
+	return 0;
 }
 
 static int signature(git_signature **out, git_repository *repo)

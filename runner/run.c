@@ -350,7 +350,8 @@ out:
 	}
 	free(c.lanes);
 	for (size_t i = 0; i < c.ntests; i++) {
-		free(c.tests[i].name);
+		if (!c.tests[i].recorded) /* a recorded test's name is the report's */
+			free(c.tests[i].name);
 		free(c.tests[i].out);
 	}
 	free(c.tests);

@@ -43,21 +43,21 @@
 #define SLOW_TEST       0.005 /* seconds: above it, a lane keeps only 2 tests in flight */
 
 typedef struct rtest {
-	char *name;
+	char *name; /* the listing's copy; the report's once recorded (record_test) */
 	size_t len;
 	unsigned attempts;
 	int done;
+	int recorded;   /* in the report: its output is attached there at the end */
+	int hist_alone; /* from --history: it alone broke the hard limit (runs alone) */
+	/* (the 4-byte fields together: 96 bytes a test, not 112) */
 	char *out; /* captured output, bounded */
 	size_t out_len;
 	size_t out_dropped;
-	int recorded;     /* in the report: its output is attached there at the end */
-	size_t rec_shard; /* where: the shard ... */
+	size_t rec_shard; /* where it is recorded: the shard ... */
 	size_t rec_index; /* ... and its position among the shard's tests */
-	/* from --history: how far above its start its VA rose, what it kept,
-	 * and whether it must run alone (it alone broke the hard limit) */
+	/* from --history: how far above its start its VA rose, what it kept */
 	uint64_t exp_rise, exp_growth;
 	double exp_duration; /* seconds; < 0: unknown */
-	int hist_alone;
 } rtest;
 
 typedef struct host {

@@ -177,6 +177,115 @@ static void test_roundtrip(void)
 	cleanup_tmpdir();
 }
 
+/* report_write's pieces make one JSON document, the same as report_to_json. */
+static void test_write_is_tree(void)
+{
+	report *r = fixture_full_report();
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	CU_ASSERT_FATAL(f != NULL);
+	CU_ASSERT_EQUAL(report_write(r, f), 0);
+	CU_ASSERT_EQUAL_FATAL(fclose(f), 0);
+	json_error_t jerr;
+	json_t *streamed = json_loadb(buf, len, 0, &jerr);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(streamed);
+	json_t *tree = report_to_json(r);
+	CU_ASSERT(json_equal(streamed, tree));
+	json_decref(streamed);
+	json_decref(tree);
+	free(buf);
+	report_free(r);
+}
+
+/* Each test of a /2 tree rewritten as /1 writes it: long keys, every figure. */
+static void tests_to_v1(json_t *j)
+{
+	json_t *shards = json_object_get(j, "shards"), *sh, *t;
+	size_t i, k;
+	json_object_set_new(j, "schema", json_string(REPORT_SCHEMA_V1));
+	json_array_foreach(shards, i, sh)
+	{
+		json_array_foreach(json_object_get(sh, "tests"), k, t)
+		{
+			static const char *const from[] = {"n", "s",  "m",   "o",   "g",    "a",
+			                                   "d", "va", "rss", "dva", "drss", "pk"};
+			static const char *const to[] = {"name",     "state",      "message",
+			                                 "output",   "generation", "attempts",
+			                                 "duration", "va_after",   "rss_after",
+			                                 "va_delta", "rss_delta",  "va_peak"};
+			json_t *o = json_object();
+			json_object_set_new(o, "state", json_string("pass"));
+			json_object_set_new(o, "generation", json_integer(0));
+			json_object_set_new(o, "attempts", json_integer(1));
+			json_object_set_new(o, "duration", json_real(0));
+			json_object_set_new(o, "va_after", json_integer(0));
+			json_object_set_new(o, "rss_after", json_integer(0));
+			json_object_set_new(o, "va_delta", json_integer(0));
+			json_object_set_new(o, "rss_delta", json_integer(0));
+			for (size_t f = 0; f < sizeof(from) / sizeof(from[0]); f++)
+				if (json_object_get(t, from[f]))
+					json_object_set(o, to[f], json_object_get(t, from[f]));
+			json_array_set_new(json_object_get(sh, "tests"), k, o);
+		}
+	}
+}
+
+/* A memguard-report/1 file still loads, to the same model (in pieces by
+ * report_load, as a tree by report_from_json), and saves as /2. */
+static void test_load_v1(void)
+{
+	make_tmpdir();
+	char path[512];
+	path_in(path, sizeof(path), "v1.json");
+	report *r = fixture_full_report();
+	json_t *j = report_to_json(r);
+	tests_to_v1(j);
+	CU_ASSERT_EQUAL_FATAL(json_dump_file(j, path, JSON_INDENT(2)), 0);
+	report *back = NULL, *tree = NULL;
+	mg_err err = {{0}};
+	CU_ASSERT_EQUAL_FATAL(report_load(&back, path, &err), 0);
+	assert_reports_equal(r, back);
+	CU_ASSERT_EQUAL_FATAL(report_from_json(&tree, j, &err), 0);
+	assert_reports_equal(r, tree);
+	path_in(path, sizeof(path), "v2.json");
+	CU_ASSERT_EQUAL(report_save(back, path, &err), 0);
+	json_t *again = json_load_file(path, 0, NULL);
+	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(again, "schema")), REPORT_SCHEMA);
+	json_decref(again);
+	json_decref(j);
+	report_free(r);
+	report_free(back);
+	report_free(tree);
+	cleanup_tmpdir();
+}
+
+/* The piecewise reader does not depend on the writer's key order or
+ * spacing: sorted keys (tests before timeline), indented, still the same. */
+static void test_load_any_layout(void)
+{
+	report *r = fixture_full_report();
+	json_t *j = report_to_json(r);
+	char *text = json_dumps(j, JSON_INDENT(3) | JSON_SORT_KEYS);
+	report *back = NULL;
+	mg_err err = {{0}};
+	CU_ASSERT_EQUAL_FATAL(report_parse(&back, text, strlen(text), &err), 0);
+	assert_reports_equal(r, back);
+	report_free(back);
+	/* trailing text after the document is a syntax error, as for Jansson */
+	size_t len = strlen(text);
+	char *more = malloc(len + 3);
+	memcpy(more, text, len);
+	memcpy(more + len, " x", 3);
+	CU_ASSERT_EQUAL(report_parse(&back, more, len + 2, &err), MG_EINVAL);
+	CU_ASSERT_PTR_NULL(back);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "not valid JSON"));
+	free(more);
+	free(text);
+	json_decref(j);
+	report_free(r);
+}
+
 /* Not a repository: the note survives, sha stays NULL. */
 /* The limits in bytes and each lane's share of an rss budget survive a
  * save and a load; a report without them (older) loads with none. */
@@ -283,7 +392,8 @@ static void test_load_not_json(void)
 }
 
 /* Loads the full report as JSON, lets edit change it, expects MG_EINVAL with
- * want in the message. */
+ * want in the message: from the tree (report_from_json) and from its text
+ * read in pieces (report_parse, as report_load and notes read). */
 static void expect_invalid(void (*edit)(json_t *), const char *want)
 {
 	report *r = fixture_full_report();
@@ -296,6 +406,15 @@ static void expect_invalid(void (*edit)(json_t *), const char *want)
 	if (!strstr(err.msg, want))
 		fprintf(stderr, "message '%s' lacks '%s'\n", err.msg, want);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, want));
+	char *text = json_dumps(j, JSON_INDENT(1));
+	mg_err perr = {{0}};
+	back = (report *)1;
+	CU_ASSERT_EQUAL(report_parse(&back, text, strlen(text), &perr), MG_EINVAL);
+	CU_ASSERT_PTR_NULL(back);
+	if (!strstr(perr.msg, want))
+		fprintf(stderr, "pieces: message '%s' lacks '%s'\n", perr.msg, want);
+	CU_ASSERT_PTR_NOT_NULL(strstr(perr.msg, want));
+	free(text);
 	json_decref(j);
 	report_free(r);
 }
@@ -318,22 +437,22 @@ static json_t *test_at(json_t *j, size_t shard, size_t test)
 
 static void edit_type(json_t *j)
 {
-	json_object_set_new(test_at(j, 1, 5), "va_after", json_string("lots"));
+	json_object_set_new(test_at(j, 1, 5), "va", json_string("lots"));
 }
 
 static void test_load_wrong_type(void)
 {
-	expect_invalid(edit_type, "shards[1].tests[5].va_after: expected an integer");
+	expect_invalid(edit_type, "shards[1].tests[5].va: expected an integer");
 }
 
 static void edit_state(json_t *j)
 {
-	json_object_set_new(test_at(j, 1, 5), "state", json_string("zzz"));
+	json_object_set_new(test_at(j, 1, 5), "s", json_string("zzz"));
 }
 
 static void test_load_unknown_state(void)
 {
-	expect_invalid(edit_state, "shards[1].tests[5].state: unknown state 'zzz'");
+	expect_invalid(edit_state, "shards[1].tests[5].s: unknown state 'zzz'");
 }
 
 static void edit_missing(json_t *j)
@@ -923,6 +1042,61 @@ static void test_check_spec(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "'jnuit'"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "console"));
 	CU_ASSERT_EQUAL(adapters_check("", &err), MG_EINVAL);
+	CU_ASSERT_EQUAL(adapters_check("junit:all=x.xml", &err), 0);
+	CU_ASSERT_EQUAL(adapters_check("teamcity:none", &err), 0);
+	CU_ASSERT_EQUAL(adapters_check("junit:informative", &err), 0);
+	CU_ASSERT_EQUAL(adapters_check("junit:most=x.xml", &err), MG_EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "unknown detail 'most'"));
+	CU_ASSERT_EQUAL(adapters_check("console:all", &err), MG_EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "takes no detail"));
+	CU_ASSERT_EQUAL(adapters_check("jnuit:all", &err), MG_EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "'jnuit'"));
+}
+
+static size_t count_in(const char *text, const char *what)
+{
+	size_t n = 0;
+	for (const char *p = text; p && (p = strstr(p, what)) != NULL; p += strlen(what))
+		n++;
+	return n;
+}
+
+/* junit and teamcity write a test's memory for every test (:all), for none
+ * (:none), or by default for the informative ones only: failed, retried, or
+ * left >= ADAPTERS_INFORMATIVE_BYTES behind. */
+static void test_adapter_detail(void)
+{
+	make_tmpdir();
+	report *r = fixture_full_report();
+	size_t ntests = 0, informative = 0;
+	for (size_t i = 0; i < r->nshards; i++)
+		for (size_t t = 0; t < r->shards[i].ntests; t++) {
+			ntests++;
+			informative += adapters_test_informative(&r->shards[i].tests[t]);
+		}
+	CU_ASSERT(informative > 0 && informative < ntests);
+	static const char *const details[] = {"", ":all", ":none", ":informative"};
+	const size_t want[] = {informative, ntests, 0, informative};
+	for (int k = 0; k < 4; k++) {
+		char path[512], spec[700];
+		path_in(path, sizeof(path), "out");
+		mg_err err = {{0}};
+		snprintf(spec, sizeof(spec), "junit%s=%s", details[k], path);
+		CU_ASSERT_EQUAL_FATAL(adapters_render(r, spec, &err), 0);
+		char *text = slurp_text(path);
+		CU_ASSERT_EQUAL(count_in(text, "<property name=\"va_after\""), want[k]);
+		CU_ASSERT_EQUAL(count_in(text, "[[PROPERTY|va_after="), want[k]);
+		CU_ASSERT_EQUAL(count_in(text, "<testcase "), ntests);
+		free(text);
+		snprintf(spec, sizeof(spec), "teamcity%s=%s", details[k], path);
+		CU_ASSERT_EQUAL_FATAL(adapters_render(r, spec, &err), 0);
+		text = slurp_text(path);
+		CU_ASSERT_EQUAL(count_in(text, "name='va_after'"), want[k]);
+		CU_ASSERT_EQUAL(count_in(text, "##teamcity[testStarted "), ntests);
+		free(text);
+	}
+	report_free(r);
+	cleanup_tmpdir();
 }
 
 static void test_console_to_file(void)
@@ -1109,6 +1283,9 @@ static const mg_case cases[] = {
     {"roundtrip", test_roundtrip},
     {"roundtrip_limit_bytes", test_roundtrip_limit_bytes},
     {"roundtrip_no_repo", test_roundtrip_no_repo},
+    {"write_is_tree", test_write_is_tree},
+    {"load_v1", test_load_v1},
+    {"load_any_layout", test_load_any_layout},
     {"utf8_replaced", test_utf8_replaced},
     {"load_missing", test_load_missing},
     {"load_not_json", test_load_not_json},
@@ -1135,6 +1312,7 @@ static const mg_case cases[] = {
     {"format_size", test_format_size},
     {"format_duration", test_format_duration},
     {"check_spec", test_check_spec},
+    {"adapter_detail", test_adapter_detail},
     {"console_to_file", test_console_to_file},
     {"auto_env", test_auto_env},
     {"html_bad_path", test_html_bad_path},

@@ -821,8 +821,8 @@ static void foreign_case(const char *content, const char *named)
 
 static void note_keeps_other_schema(void)
 {
-	foreign_case("{\"schema\":\"memguard-report/2\",\"shards\":[{\"node\":1}]}\n",
-	             "'memguard-report/2'");
+	foreign_case("{\"schema\":\"memguard-report/3\",\"shards\":[{\"node\":1}]}\n",
+	             "'memguard-report/3'");
 }
 
 static void note_keeps_plain_text(void)

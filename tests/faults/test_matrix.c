@@ -173,8 +173,15 @@ static int lost_tests(const char *path, int tests, const char *state, int *seen)
 	{
 		json_array_foreach(json_object_get(sh, "tests"), j, t)
 		{
-			const char *name = json_string_value(json_object_get(t, "name"));
-			const char *st = json_string_value(json_object_get(t, "state"));
+			/* memguard-report/2's short keys (n, s; s absent: pass), or /1's */
+			const char *name = json_string_value(json_object_get(t, "n"));
+			const char *st = json_string_value(json_object_get(t, "s"));
+			if (!name) {
+				name = json_string_value(json_object_get(t, "name"));
+				st = json_string_value(json_object_get(t, "state"));
+			} else if (!st) {
+				st = "pass";
+			}
 			int k;
 			if (name && sscanf(name, "fault/t%d", &k) == 1 && k >= 0 && k < tests)
 				times[k]++;

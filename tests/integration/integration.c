@@ -251,6 +251,7 @@ static void node_split(void)
 		json_error_t je;
 		json_t *m = json_load_file(merged, 0, &je);
 		CU_ASSERT_FATAL(m != NULL);
+		mg_report_expand(m);
 		CU_ASSERT_EQUAL(count(m, "pass"), TESTS);
 		CU_ASSERT_EQUAL(count(m, "fail") + count(m, "crash") + count(m, "error"), 0);
 		json_decref(m);
@@ -1820,6 +1821,36 @@ static void out_of_fds(void)
 	done(&o);
 }
 
+/* The streamed report renders as the run did: memguard report --adapter
+ * console of the report a run wrote prints what that run printed (issue 14:
+ * the report round-trips). Two lanes, a crash, a retry, planted leaks. */
+static void report_console_same(const char *host, const char *const *env)
+{
+	outcome run, again;
+	mg(&run, ARGV("run", "-q", "-j", "2", "--report", "report.json", "--", host), env, 0);
+	CU_ASSERT_FATAL(run.report != NULL);
+	CU_ASSERT(strstr(run.out, "shard") != NULL);
+	char path[128];
+	snprintf(path, sizeof(path), "%s/report.json", run.dir);
+	mg(&again, ARGV("report", "--adapter", "console", path), NULL, 0);
+	CU_ASSERT(exited_with(&again, 0));
+	if (strcmp(run.out, again.out) != 0)
+		fprintf(stderr, "in the run:\n%s\nfrom the report:\n%s\n", run.out, again.out);
+	CU_ASSERT_STRING_EQUAL(run.out, again.out);
+	done(&again);
+	done(&run);
+}
+
+static void report_console_roundtrip(void)
+{
+	report_console_same(FAULT64, ENV("MG_FAULT=segv@5", "MG_FAULT_TESTS=40"));
+}
+
+static void report_console_roundtrip_leaks(void)
+{
+	report_console_same(LEAK64, NULL);
+}
+
 static const mg_case cases[] = {
     {"unknown_hello_version", unknown_hello_version},
     {"duplicate_names", duplicate_names},
@@ -1827,6 +1858,8 @@ static const mg_case cases[] = {
     {"list_no_tests", list_no_tests},
     {"out_of_fds", out_of_fds},
     {"demo_direct_dies_x86", demo_direct_dies},
+    {"report_console_roundtrip", report_console_roundtrip},
+    {"report_console_roundtrip_leaks", report_console_roundtrip_leaks},
     {"demo_recycles_x86", demo_recycles},
     {"demo_direct_dies_capped", demo_direct_dies_capped},
     {"demo_recycles_capped", demo_recycles_capped},
