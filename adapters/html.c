@@ -851,11 +851,9 @@ static void header(FILE *f, const report *r)
 	} else {
 		put_text(f, r->repo_note ? r->repo_note : "no commit", 120);
 	}
-	char when[64] = "?";
-	time_t t = (time_t)r->start_time;
-	struct tm tm;
-	if (gmtime_r(&t, &tm))
-		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S UTC", &tm);
+	char when[64];
+	if (report_format_time(when, sizeof(when), r->start_time, "%Y-%m-%d %H:%M:%S UTC") < 0)
+		snprintf(when, sizeof(when), "?");
 	fprintf(f, "; node %u/%u; started %s; wall ", r->node_index, r->node_total, when);
 	put_duration(f, r->wall);
 	fputs("; memguard ", f);

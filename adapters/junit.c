@@ -235,11 +235,10 @@ int junit_write_detail(const report *r, FILE *f, adapters_detail d, mg_err *err)
 	xmlTextWriterSetIndent(j.w, 1);
 	xmlTextWriterSetIndentString(j.w, X("  "));
 
-	char timestamp[32] = "1970-01-01T00:00:00";
-	time_t t = (time_t)r->start_time;
-	struct tm tm;
-	if (gmtime_r(&t, &tm))
-		strftime(timestamp, sizeof(timestamp), "%Y-%m-%dT%H:%M:%S", &tm);
+	char timestamp[32];
+	if (report_format_time(timestamp, sizeof(timestamp), r->start_time, "%Y-%m-%dT%H:%M:%S") <
+	    0)
+		snprintf(timestamp, sizeof(timestamp), "1970-01-01T00:00:00");
 	const report_totals *tot = &r->totals;
 
 	j.failed |= xmlTextWriterStartDocument(j.w, "1.0", "UTF-8", NULL) < 0;

@@ -670,20 +670,29 @@ static json_t *jreal(double v)
 	return json_real(isfinite(v) ? v : 0.0);
 }
 
-/*
- * Unix seconds t as "2026-09-21T14:13:20Z" in buf, or "" when t is not a
- * time from 1970 to 9999 (not finite, negative, or so large that casting it
- * to time_t would be undefined: a report read back may hold any number).
- */
-static void iso_time(char *buf, size_t size, double t)
+int report_format_time(char *buf, size_t size, double t, const char *fmt)
 {
-	buf[0] = 0;
+	if (size)
+		buf[0] = 0;
+	/* not finite, negative, or so large that casting it to time_t would be
+	 * undefined: a report read back may hold any number */
 	if (!isfinite(t) || t < 0 || t >= ISO_TIME_END)
-		return;
+		return -1;
 	time_t whole = (time_t)floor(t);
 	struct tm tm;
-	if (gmtime_r(&whole, &tm))
-		strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	if (!gmtime_r(&whole, &tm) || strftime(buf, size, fmt, &tm) == 0) {
+		if (size)
+			buf[0] = 0;
+		return -1;
+	}
+	return 0;
+}
+
+/* Unix seconds t as "2026-09-21T14:13:20Z" in buf, or "" when t is not a
+ * time from 1970 to 9999. */
+static void iso_time(char *buf, size_t size, double t)
+{
+	report_format_time(buf, size, t, "%Y-%m-%dT%H:%M:%SZ");
 }
 
 static void set(json_t *o, const char *key, json_t *v)

@@ -264,6 +264,10 @@ int report_shard_same_suite(const report_shard *a, const report_shard *b);
 void report_format_size(char *buf, size_t size, uint64_t bytes);
 /* report_format_size of a signed amount: "-212 MiB" below 0 (INT64_MIN too). */
 void report_format_size_signed(char *buf, size_t size, int64_t bytes);
+/* Unix seconds t through strftime's fmt (UTC) into buf: 0, or -1 and ""
+ * when t is no time from 1970 to 9999 (not finite, negative, too large for
+ * time_t: a report read back may hold any number). */
+int report_format_time(char *buf, size_t size, double t, const char *fmt);
 /* "850ms", "12.3s", "4m12s", "1h02m" into buf; "-" for a negative value. */
 void report_format_duration(char *buf, size_t size, double seconds);
 

@@ -1033,6 +1033,43 @@ static void test_format_duration(void)
 	expect_duration(-1, "-");
 }
 
+/* A start_time no time_t holds (a report read back may carry any number):
+ * no cast that is undefined (clang's float-cast-overflow stops on 1e19),
+ * the JSON's ISO time empty, JUnit's timestamp the epoch, the page a '?'. */
+static void test_start_time_out_of_range(void)
+{
+	static const double bad[] = {1e19, -1, 253402300800.0 /* year 10000 */, INFINITY, NAN};
+	char buf[64];
+	CU_ASSERT_EQUAL(report_format_time(buf, sizeof(buf), 0, "%Y-%m-%d"), 0);
+	CU_ASSERT_STRING_EQUAL(buf, "1970-01-01");
+	CU_ASSERT_EQUAL(report_format_time(buf, sizeof(buf), 1790000000.7, "%H:%M:%S"), 0);
+	CU_ASSERT_STRING_EQUAL(buf, "14:13:20");
+	make_tmpdir();
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		CU_ASSERT_EQUAL(report_format_time(buf, sizeof(buf), bad[i], "%Y"), -1);
+		CU_ASSERT_STRING_EQUAL(buf, "");
+		report *r = fixture_full_report();
+		r->start_time = bad[i];
+		json_t *j = report_to_json(r);
+		CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(j, "start_time_iso")), "");
+		json_decref(j);
+		char path[512], spec[600], text[1 << 16];
+		path_in(path, sizeof(path), "j.xml");
+		snprintf(spec, sizeof(spec), "junit=%s", path);
+		CU_ASSERT_EQUAL(adapters_render(r, spec, &(mg_err){{0}}), 0);
+		FILE *f = fopen(path, "r");
+		size_t n = f ? fread(text, 1, sizeof(text) - 1, f) : 0;
+		text[n] = 0;
+		if (f)
+			fclose(f);
+		CU_ASSERT_PTR_NOT_NULL(strstr(text, "timestamp=\"1970-01-01T00:00:00\""));
+		path_in(path, sizeof(path), "p.html");
+		snprintf(spec, sizeof(spec), "html=%s", path);
+		CU_ASSERT_EQUAL(adapters_render(r, spec, &(mg_err){{0}}), 0);
+		report_free(r);
+	}
+}
+
 static void test_check_spec(void)
 {
 	mg_err err = {{0}};
@@ -1311,6 +1348,7 @@ static const mg_case cases[] = {
     {"merge_suspects", test_merge_suspects},
     {"format_size", test_format_size},
     {"format_duration", test_format_duration},
+    {"start_time_out_of_range", test_start_time_out_of_range},
     {"check_spec", test_check_spec},
     {"adapter_detail", test_adapter_detail},
     {"console_to_file", test_console_to_file},
