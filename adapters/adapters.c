@@ -21,19 +21,26 @@ typedef struct adapter {
 	const char *name;
 	render_fn render;
 	detail_fn render_detail; /* NULL: the adapter takes no :DETAIL */
+	int properties;          /* takes :properties (testcase properties) */
 } adapter;
 
 static int auto_render(const report *r, const char *path, mg_err *err);
 
 static const adapter adapters[] = {
-    {"console", console_render, NULL},     {"junit", junit_render, junit_render_detail},
-    {"github", github_render, NULL},       {"gitlab", gitlab_render, NULL},
-    {"azure", azure_render, NULL},         {"teamcity", teamcity_render, teamcity_render_detail},
-    {"buildkite", buildkite_render, NULL}, {"html", html_render, NULL},
-    {"auto", auto_render, NULL},
+    {"console", console_render, NULL, 0},
+    {"junit", junit_render, junit_render_detail, 1},
+    {"github", github_render, NULL, 0},
+    {"gitlab", gitlab_render, NULL, 0},
+    {"azure", azure_render, NULL, 0},
+    {"teamcity", teamcity_render, teamcity_render_detail, 0},
+    {"buildkite", buildkite_render, NULL, 0},
+    {"html", html_render, NULL, 0},
+    {"auto", auto_render, NULL, 0},
 };
 
-static const char *const detail_names[] = {"informative", "all", "none"};
+/* Indexed by adapters_detail. */
+static const char *const detail_names[] = {"informative", "all", "none", "properties"};
+#define NDETAILS (sizeof(detail_names) / sizeof(detail_names[0]))
 
 #define NADAPTERS (sizeof(adapters) / sizeof(adapters[0]))
 
@@ -68,7 +75,7 @@ static const adapter *find_detail(const char *spec, const char **path, const cha
 /* The detail named by (s, len); -1 for none of them. */
 static int detail_parse(const char *s, size_t len)
 {
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < (int)NDETAILS; i++)
 		if (strlen(detail_names[i]) == len && memcmp(detail_names[i], s, len) == 0)
 			return i;
 	return -1;
@@ -86,12 +93,14 @@ int adapters_check(const char *spec, mg_err *err)
 			return mg_err_set(
 			    err, MG_EINVAL,
 			    "adapter '%s' takes no detail (only junit and teamcity do)", a->name);
-		if (detail && detail_parse(detail, dlen) < 0)
+		int d = detail ? detail_parse(detail, dlen) : ADAPTERS_INFORMATIVE;
+		if (d < 0 || (d == ADAPTERS_PROPERTIES && !a->properties))
 			return mg_err_set(
 			    err, MG_EINVAL,
 			    "adapter '%s': unknown detail '%.*s' (known: informative, "
-			    "all, none)",
-			    a->name, dlen > 64 ? 64 : (int)dlen, detail);
+			    "all, none%s)",
+			    a->name, dlen > 64 ? 64 : (int)dlen, detail,
+			    a->properties ? ", properties" : "");
 		return path && !*path ? mg_err_set(err, MG_EINVAL, "adapter '%s': empty path", spec)
 		                      : 0;
 	}
@@ -131,7 +140,8 @@ int adapters_test_informative(const report_test *t)
 
 int adapters_test_detailed(const report_test *t, adapters_detail d)
 {
-	return d == ADAPTERS_ALL || (d == ADAPTERS_INFORMATIVE && adapters_test_informative(t));
+	return d == ADAPTERS_ALL || d == ADAPTERS_PROPERTIES ||
+	       (d == ADAPTERS_INFORMATIVE && adapters_test_informative(t));
 }
 
 /* ---- auto ------------------------------------------------------------------ */

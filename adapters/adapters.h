@@ -16,12 +16,16 @@
  * How much of each test's memory junit and teamcity write: spec
  * NAME:DETAIL[=PATH]. informative (the default): only for a test that is
  * informative (adapters_test_informative); all: every test; none: no test.
- * Shards' figures are always written.
+ * properties (junit only): every test, as <properties> inside its
+ * <testcase>, the form Jenkins' keepProperties reads (not valid under
+ * junit-10.xsd or the windyroad JUnit.xsd). Shards' figures are always
+ * written.
  */
 typedef enum adapters_detail {
 	ADAPTERS_INFORMATIVE,
 	ADAPTERS_ALL,
 	ADAPTERS_NONE,
+	ADAPTERS_PROPERTIES,
 } adapters_detail;
 
 /* What a test must have left behind (VA or RSS, bytes) to be informative. */

@@ -1,11 +1,16 @@
 /*
- * junit.c - JUnit XML (the Jenkins/Ant dialect, see junit.xsd) written with
- * libxml2's xmlTextWriter: one <testsuite> per shard, one <testcase> per
- * test, with its memory as properties when the detail asks for it (by
- * default only for informative tests: a passing test is one short line). Never pastes XML by hand:
- * every text goes through adapters_clean (valid XML 1.0 characters) and the writer.
+ * junit.c - JUnit XML written with libxml2's xmlTextWriter: one <testsuite>
+ * per shard, one <testcase> per test. The default form is valid under
+ * Jenkins xunit's junit-10.xsd and the windyroad JUnit.xsd (and junit.xsd):
+ * the shard's figures are suite properties, a detailed test's memory is a
+ * readable line (in its failure text, or the suite's <system-out>); a
+ * passing test is one short line. :properties puts every test's memory in
+ * <properties> inside its <testcase> instead (not valid under those two).
+ * Never pastes XML by hand: every text goes through adapters_clean (valid
+ * XML 1.0 characters) and the writer.
  */
 #include <libxml/xmlwriter.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -51,8 +56,9 @@ static void attr_u64(junit_w *j, const char *name, uint64_t v)
 
 static void attr_time(junit_w *j, const char *name, double seconds)
 {
-	j->failed |= xmlTextWriterWriteFormatAttribute(j->w, X(name), "%.3f",
-	                                               seconds > 0 ? seconds : 0.0) < 0;
+	j->failed |=
+	    xmlTextWriterWriteFormatAttribute(j->w, X(name), "%.3f",
+	                                      isfinite(seconds) && seconds > 0 ? seconds : 0.0) < 0;
 }
 
 static void text(junit_w *j, const char *s)
@@ -104,38 +110,71 @@ static const char *error_type(test_state s)
 	return report_state_failed(s) && s != TEST_FAIL ? report_state_name(s) : NULL;
 }
 
-/* The bounded output, with [[PROPERTY|...]] lines first (Jenkins reads
- * them as test properties) when the test's memory is written; nothing for
- * a test with neither. */
-static void system_out(junit_w *j, const report_test *t, int detailed)
+/* The element that says how t ended (error, failure, skipped); NULL for a
+ * test that passed. */
+static const char *outcome(const report_test *t)
 {
-	char head[256];
-	if (!detailed && !t->output)
-		return;
-	snprintf(head, sizeof(head),
-	         "[[PROPERTY|va_after=%llu]]\n[[PROPERTY|rss_after=%llu]]\n"
-	         "[[PROPERTY|va_delta=%lld]]\n[[PROPERTY|rss_delta=%lld]]\n",
+	if (error_type(t->state))
+		return "error";
+	if (t->state == TEST_FAIL)
+		return "failure";
+	if (t->state == TEST_SKIP || t->state == TEST_NOTRUN)
+		return "skipped";
+	return NULL;
+}
+
+/* t's output, cleaned and bounded to OUTPUT_MAX with a note saying so. */
+static void output_text(junit_w *j, const report_test *t)
+{
+	size_t len = strlen(t->output);
+	char *clean = adapters_clean(t->output, OUTPUT_MAX, ADAPTERS_XML, NULL);
+	j->failed |= xmlTextWriterWriteString(j->w, X(clean)) < 0;
+	free(clean);
+	if (len > OUTPUT_MAX) {
+		char note[128];
+		snprintf(note, sizeof(note),
+		         "\n[memguard: output truncated: %d of %zu bytes shown]\n", OUTPUT_MAX,
+		         len);
+		text(j, note);
+	}
+}
+
+/* One readable line of t's memory, "key=value", no newline. */
+static void memory_line(junit_w *j, const report_test *t)
+{
+	char line[256];
+	snprintf(line, sizeof(line),
+	         "memguard: state=%s attempts=%u generation=%u va_after=%llu rss_after=%llu "
+	         "va_delta=%lld rss_delta=%lld",
+	         report_state_name(t->state), (unsigned)t->attempts, (unsigned)t->generation,
 	         (unsigned long long)t->va_after, (unsigned long long)t->rss_after,
 	         (long long)t->va_delta, (long long)t->rss_delta);
-	start(j, "system-out");
-	if (detailed)
-		text(j, head);
-	if (t->output) {
-		size_t len = strlen(t->output);
-		char *clean = adapters_clean(t->output, OUTPUT_MAX, ADAPTERS_XML, NULL);
-		j->failed |= xmlTextWriterWriteString(j->w, X(clean)) < 0;
-		free(clean);
-		if (len > OUTPUT_MAX) {
-			char note[128];
-			snprintf(note, sizeof(note),
-			         "\n[memguard: output truncated: %d of %zu bytes shown]\n",
-			         OUTPUT_MAX, len);
-			text(j, note);
-		}
-	}
+	text(j, line);
+}
+
+/* The properties form: t's memory as <properties> inside its testcase,
+ * its output in the testcase's <system-out>. */
+static void testcase_properties(junit_w *j, const report_test *t)
+{
+	start(j, "properties");
+	property(j, "state", report_state_name(t->state));
+	property_u64(j, "va_after", t->va_after);
+	property_u64(j, "rss_after", t->rss_after);
+	property_i64(j, "va_delta", t->va_delta);
+	property_i64(j, "rss_delta", t->rss_delta);
+	property_u64(j, "generation", t->generation);
+	property_u64(j, "attempts", t->attempts);
 	end(j);
 }
 
+/*
+ * A testcase with at most one child, error, failure or skipped, whose text
+ * is the message (never empty for a skip: GitLab shows an empty one as a
+ * hash), then, in the default form, the test's memory line when it is
+ * detailed and its output. That is all junit-10.xsd and the windyroad
+ * schema both allow; a passing test's memory and output go to the suite's
+ * <system-out> (suite_out).
+ */
 static void testcase(junit_w *j, const report_shard *s, const report_test *t)
 {
 	char *classname, *name;
@@ -147,45 +186,75 @@ static void testcase(junit_w *j, const report_shard *s, const report_test *t)
 	free(classname);
 	free(name);
 
-	int detailed = adapters_test_detailed(t, j->detail);
-	if (detailed) {
-		start(j, "properties");
-		property(j, "state", report_state_name(t->state));
-		property_u64(j, "va_after", t->va_after);
-		property_u64(j, "rss_after", t->rss_after);
-		property_i64(j, "va_delta", t->va_delta);
-		property_i64(j, "rss_delta", t->rss_delta);
-		property_u64(j, "generation", t->generation);
-		property_u64(j, "attempts", t->attempts);
-		end(j);
-	}
-
-	const char *msg = t->message ? t->message : "";
-	const char *type = error_type(t->state);
-	if (type) {
-		start(j, "error");
-		attr(j, "type", type);
+	int props = j->detail == ADAPTERS_PROPERTIES;
+	if (props)
+		testcase_properties(j, t);
+	const char *what = outcome(t);
+	if (what) {
+		const char *msg = t->message ? t->message : "";
+		if (t->state == TEST_NOTRUN)
+			msg = "not run: the run was interrupted";
+		else if (t->state == TEST_SKIP && !*msg)
+			msg = "skipped";
+		start(j, what);
+		if (strcmp(what, "skipped") != 0)
+			attr(j, "type", error_type(t->state) ? error_type(t->state) : "fail");
 		attr(j, "message", msg);
 		text(j, msg);
-		end(j);
-	} else if (t->state == TEST_FAIL) {
-		start(j, "failure");
-		attr(j, "type", "fail");
-		attr(j, "message", msg);
-		text(j, msg);
-		end(j);
-	} else if (t->state == TEST_SKIP || t->state == TEST_NOTRUN) {
-		start(j, "skipped");
-		attr(j, "message",
-		     t->state == TEST_NOTRUN ? "not run: the run was interrupted" : msg);
+		int any = *msg != '\0';
+		if (!props && adapters_test_detailed(t, j->detail)) {
+			text(j, any ? "\n" : "");
+			memory_line(j, t);
+			any = 1;
+		}
+		if (!props && t->output) {
+			text(j, any ? "\n" : "");
+			output_text(j, t);
+		}
 		end(j);
 	}
-	system_out(j, t, detailed);
+	if (props && t->output) {
+		start(j, "system-out");
+		output_text(j, t);
+		end(j);
+	}
 	end(j);
 }
 
-static void testsuite(junit_w *j, const report *r, const report_shard *s, const char *timestamp)
+/* The suite's <system-out> in the default form: for each passing test, its
+ * memory line when detailed and its output, each headed by the test's
+ * name. Empty when there is none (both schemas require the element). */
+static void suite_out(junit_w *j, const report_shard *s)
 {
+	start(j, "system-out");
+	for (size_t i = 0; j->detail != ADAPTERS_PROPERTIES && i < s->ntests; i++) {
+		const report_test *t = &s->tests[i];
+		if (outcome(t))
+			continue;
+		const char *name = t->name ? t->name : "";
+		if (adapters_test_detailed(t, j->detail)) {
+			text(j, name);
+			text(j, ": ");
+			memory_line(j, t);
+			text(j, "\n");
+		}
+		if (t->output) {
+			text(j, "--- output of ");
+			text(j, name);
+			text(j, " ---\n");
+			output_text(j, t);
+			text(j, "\n");
+		}
+	}
+	end(j);
+}
+
+/* Attributes and children in the order and types the windyroad schema
+ * requires (its aggregated form: package and an integer id from 0) and
+ * junit-10.xsd allows; the shard's label is in the name. */
+static void testsuite(junit_w *j, const report *r, size_t index, const char *timestamp)
+{
+	const report_shard *s = &r->shards[index];
 	char label[32], name[512];
 	adapters_shard_label(r, s, label, sizeof(label));
 	snprintf(name, sizeof(name), "%.400s [%.16s] shard %s", s->suite ? s->suite : "",
@@ -199,12 +268,15 @@ static void testsuite(junit_w *j, const report *r, const report_shard *s, const 
 	attr_u64(j, "skipped", t.other);
 	attr_time(j, "time", s->wall);
 	attr(j, "timestamp", timestamp);
-	attr(j, "id", label);
+	attr(j, "hostname", "localhost"); /* the report has no host name; the node is a property */
+	attr_u64(j, "id", index);
+	attr(j, "package", s->suite && *s->suite ? s->suite : "memguard");
 
 	start(j, "properties");
 	property(j, "arch", s->arch);
 	property(j, "driver", s->driver);
 	property(j, "command", s->command);
+	property(j, "shard", label);
 	property_u64(j, "node", s->node);
 	property_u64(j, "peak_va", s->peak_va);
 	property_u64(j, "peak_rss", s->peak_rss);
@@ -214,6 +286,9 @@ static void testsuite(junit_w *j, const report *r, const report_shard *s, const 
 	end(j);
 	for (size_t i = 0; i < s->ntests; i++)
 		testcase(j, s, &s->tests[i]);
+	suite_out(j, s);
+	start(j, "system-err");
+	end(j);
 	end(j);
 }
 
@@ -239,18 +314,13 @@ int junit_write_detail(const report *r, FILE *f, adapters_detail d, mg_err *err)
 	if (report_format_time(timestamp, sizeof(timestamp), r->start_time, "%Y-%m-%dT%H:%M:%S") <
 	    0)
 		snprintf(timestamp, sizeof(timestamp), "1970-01-01T00:00:00");
-	const report_totals *tot = &r->totals;
 
 	j.failed |= xmlTextWriterStartDocument(j.w, "1.0", "UTF-8", NULL) < 0;
+	/* No attributes: the windyroad schema allows none on <testsuites>
+	 * (junit-10.xsd no skipped); readers add the suites up. */
 	start(&j, "testsuites");
-	attr(&j, "name", "memguard");
-	attr_u64(&j, "tests", tot->tests);
-	attr_u64(&j, "failures", tot->counts[TEST_FAIL]);
-	attr_u64(&j, "errors", tot->failed - tot->counts[TEST_FAIL]);
-	attr_u64(&j, "skipped", tot->other);
-	attr_time(&j, "time", r->wall);
 	for (size_t i = 0; i < r->nshards; i++)
-		testsuite(&j, r, &r->shards[i], timestamp);
+		testsuite(&j, r, i, timestamp);
 	end(&j);
 	j.failed |= xmlTextWriterEndDocument(j.w) < 0;
 	xmlFreeTextWriter(j.w); /* flushes and frees out; f stays open */

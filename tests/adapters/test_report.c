@@ -1100,7 +1100,8 @@ static size_t count_in(const char *text, const char *what)
 
 /* junit and teamcity write a test's memory for every test (:all), for none
  * (:none), or by default for the informative ones only: failed, retried, or
- * left >= ADAPTERS_INFORMATIVE_BYTES behind. */
+ * left >= ADAPTERS_INFORMATIVE_BYTES behind. junit as a line (testcase
+ * properties only with :properties). */
 static void test_adapter_detail(void)
 {
 	make_tmpdir();
@@ -1121,8 +1122,9 @@ static void test_adapter_detail(void)
 		snprintf(spec, sizeof(spec), "junit%s=%s", details[k], path);
 		CU_ASSERT_EQUAL_FATAL(adapters_render(r, spec, &err), 0);
 		char *text = slurp_text(path);
-		CU_ASSERT_EQUAL(count_in(text, "<property name=\"va_after\""), want[k]);
-		CU_ASSERT_EQUAL(count_in(text, "[[PROPERTY|va_after="), want[k]);
+		CU_ASSERT_EQUAL(count_in(text, "memguard: state="), want[k]);
+		CU_ASSERT_EQUAL(count_in(text, "<property name=\"va_after\""), 0);
+		CU_ASSERT_EQUAL(count_in(text, "[[PROPERTY|"), 0);
 		CU_ASSERT_EQUAL(count_in(text, "<testcase "), ntests);
 		free(text);
 		snprintf(spec, sizeof(spec), "teamcity%s=%s", details[k], path);
@@ -1132,6 +1134,21 @@ static void test_adapter_detail(void)
 		CU_ASSERT_EQUAL(count_in(text, "##teamcity[testStarted "), ntests);
 		free(text);
 	}
+	/* junit:properties: every test's memory inside its testcase, no lines;
+	 * teamcity takes no such detail. */
+	char path[512], spec[700];
+	path_in(path, sizeof(path), "out");
+	mg_err err = {{0}};
+	snprintf(spec, sizeof(spec), "junit:properties=%s", path);
+	CU_ASSERT_EQUAL_FATAL(adapters_render(r, spec, &err), 0);
+	char *text = slurp_text(path);
+	CU_ASSERT_EQUAL(count_in(text, "<property name=\"va_after\""), ntests);
+	CU_ASSERT_EQUAL(count_in(text, "memguard: state="), 0);
+	free(text);
+	CU_ASSERT_EQUAL(adapters_check("teamcity:properties", &err), MG_EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "known: informative, all, none)"));
+	CU_ASSERT_EQUAL(adapters_check("junit:propertie", &err), MG_EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "none, properties)"));
 	report_free(r);
 	cleanup_tmpdir();
 }
