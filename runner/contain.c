@@ -10,6 +10,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -257,6 +258,23 @@ int contain_start(const char *mode, mg_err *err)
 		}
 	}
 	return 0;
+}
+
+/*
+ * In a child just forked into the namespace (async-signal-safe): a mount
+ * namespace of its own with a /proc of the PID namespace, so that inside a
+ * host getpid(), fork()'s pids and /proc agree, as they do outside memguard
+ * (a test reading /proc/<its pid>). The runner's own /proc is untouched.
+ * Where mounting is refused (a container's masked /proc) the host keeps the
+ * outer /proc: the pids differ there, which guard/proc.h translates.
+ */
+void contain_child_enter(void)
+{
+	if (init_pid <= 0)
+		return;
+	if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL) < 0)
+		return;
+	mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL);
 }
 
 void contain_fork_begin(void)

@@ -42,6 +42,8 @@ void contain_end(void);
  * children's again. No-ops without a namespace. */
 void contain_fork_begin(void);
 void contain_fork_end(void);
+/* In the child, before exec: a /proc of the namespace (see contain.c). */
+void contain_child_enter(void);
 /* 1 for a valid mode name. */
 int contain_mode_valid(const char *mode);
 

@@ -81,6 +81,7 @@ static void child_exec(const char *path, char *const argv[], const spawn_options
 
 	if (o->flags & SPAWN_OWN_GROUP)
 		setpgid(0, 0);
+	contain_child_enter();
 	if (o->pdeathsig) {
 		prctl(PR_SET_PDEATHSIG, o->pdeathsig);
 		/* the parent died before the prctl took effect: we were reparented.

@@ -7,6 +7,7 @@
 #ifndef MG_RUN_H
 #define MG_RUN_H
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
@@ -216,6 +217,57 @@ static inline const char *message_of(json_t *report, const char *name)
 {
 	json_t *t = find_test(report, name);
 	return t ? json_string_value(json_object_get(t, "message")) : NULL;
+}
+
+/*
+ * The live processes whose environment holds tag ("NAME=VALUE") exactly,
+ * found by a scan of every /proc/PID/environ (a zombie's reads empty); their
+ * pids into out (at most cap, out may be NULL). How a test finds what a run
+ * left behind without asking it: inside memguard's PID namespace a process
+ * knows no pid the test could use.
+ */
+static inline int mg_tagged(const char *tag, pid_t *out, int cap)
+{
+	int n = 0;
+	size_t tl = strlen(tag);
+	char path[300];
+	static char buf[1 << 16];
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	while (d && (e = readdir(d)) != NULL) {
+		if (e->d_name[0] < '0' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/environ", e->d_name);
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		ssize_t len = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		for (ssize_t i = 0; len > 0 && i + (ssize_t)tl <= len;) {
+			if (!memcmp(buf + i, tag, tl) && (i + (ssize_t)tl == len || !buf[i + tl])) {
+				if (out && n < cap)
+					out[n] = (pid_t)atoi(e->d_name);
+				n++;
+				break;
+			}
+			char *z = memchr(buf + i, 0, (size_t)(len - i));
+			if (!z)
+				break;
+			i = z - buf + 1;
+		}
+	}
+	if (d)
+		closedir(d);
+	return n;
+}
+
+/* mg_tagged after up to 3 s for the kernel to end what was killed. */
+static inline int mg_tagged_left(const char *tag, pid_t *out, int cap)
+{
+	int n = 0;
+	for (int i = 0; i < 150 && (n = mg_tagged(tag, out, cap)) > 0; i++)
+		nanosleep(&(struct timespec){0, 20 * 1000 * 1000}, NULL);
+	return n;
 }
 
 #define ARGV(...)                                                                                  \

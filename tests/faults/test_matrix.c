@@ -23,7 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "mg_test.h"
+#include "mg_run.h"
 
 enum { NONE, KILL, TERM, HUP }; /* what the test does to memguard mid-run */
 
@@ -65,55 +65,6 @@ static const row rows[] = {
      * what README says can escape, and proof that the scan sees it */
     {"sigkill_no_namespace", FAULT64, "family@1,slow@*", 40, "--contain none", KILL, 137, -1, NULL},
 };
-
-/* Pids whose environment holds tag (NAME=VALUE), at most cap. */
-static int tagged(const char *tag, pid_t *out, int cap)
-{
-	int n = 0;
-	DIR *d = opendir("/proc");
-	struct dirent *e;
-	size_t tl = strlen(tag);
-	while (d && (e = readdir(d)) != NULL) {
-		char path[300], buf[16384];
-		if (e->d_name[0] < '0' || e->d_name[0] > '9')
-			continue;
-		snprintf(path, sizeof(path), "/proc/%s/environ", e->d_name);
-		int fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		ssize_t len = read(fd, buf, sizeof(buf) - 1);
-		close(fd);
-		for (ssize_t i = 0; len > 0 && i + (ssize_t)tl <= len;) {
-			if (!memcmp(buf + i, tag, tl) && (i + (ssize_t)tl == len || !buf[i + tl])) {
-				if (n < cap)
-					out[n] = (pid_t)atoi(e->d_name);
-				n++;
-				break;
-			}
-			char *z = memchr(buf + i, 0, (size_t)(len - i));
-			if (!z)
-				break;
-			i = z - buf + 1;
-		}
-	}
-	if (d)
-		closedir(d);
-	return n;
-}
-
-static void nap_ms(long ms)
-{
-	nanosleep(&(struct timespec){ms / 1000, (ms % 1000) * 1000000}, NULL);
-}
-
-/* Processes left with tag after up to 3 s for the kernel to end them. */
-static int left_after(const char *tag, pid_t *pids, int cap)
-{
-	int n = 0;
-	for (int i = 0; i < 150 && (n = tagged(tag, pids, cap)) > 0; i++)
-		nap_ms(20);
-	return n;
-}
 
 static pid_t start_row(const row *r, const char *dir, const char *tag)
 {
@@ -248,14 +199,14 @@ static void run_row(const row *r, const char *dir, char *reports, size_t size)
 	if (r->action != NONE) {
 		/* memguard, the host, its child and its escapee */
 		int i;
-		for (i = 0; i < 500 && tagged(tag, left, 64) < 4; i++)
-			nap_ms(10);
+		for (i = 0; i < 500 && mg_tagged(tag, left, 64) < 4; i++)
+			nanosleep(&(struct timespec){0, 10 * 1000 * 1000}, NULL);
 		ROW_CHECK(r, i < 500, "the host family never came up");
 		kill(pid, r->action == KILL ? SIGKILL : r->action == TERM ? SIGTERM : SIGHUP);
 	}
 	int code = status_of(pid);
 	ROW_CHECK(r, code == r->want_exit, "exit %d, want %d", code, r->want_exit);
-	int n = left_after(tag, left, 64);
+	int n = mg_tagged_left(tag, left, 64);
 	if (r->want_left == 0)
 		ROW_CHECK(r, n == 0, "%d processes of the run left (first pid %d)", n,
 		          n ? (int)left[0] : 0);

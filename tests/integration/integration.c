@@ -946,7 +946,8 @@ static void history_auto(void)
 /* --node I/N with history: four 200 ms tests at positions 0, 4, 8, 12 of
  * 40 (round-robin gives all four to node 1 of 4) are dealt one to each
  * node by their durations; every node computes the same split (each test
- * runs on exactly one node), and no node's wall is over 1.2 x the mean. */
+ * runs on exactly one node), and no node's planned wall is over 1.2 x the
+ * mean. */
 static void node_split_history(void)
 {
 	static const char *const env[] = {"MG_FAULT=slow@0,slow@4,slow@8,slow@12",
@@ -982,8 +983,10 @@ static void node_split_history(void)
 			seen[k] = 1;
 			slow_on[i - 1] += k < 16 && k % 4 == 0;
 		}
-		CU_ASSERT(json_real_value(json_object_get(o.report, "expected_wall")) >= 0.15);
-		wall[i - 1] = json_real_value(json_object_get(o.report, "wall"));
+		/* the plan's walls, not the measured ones: a loaded machine moves
+		 * those, and the split is what is under test */
+		wall[i - 1] = json_real_value(json_object_get(o.report, "expected_wall"));
+		CU_ASSERT(wall[i - 1] >= 0.15);
 		sum += wall[i - 1];
 		max = wall[i - 1] > max ? wall[i - 1] : max;
 		done(&o);
@@ -1626,15 +1629,17 @@ static void no_tests_allowed(void)
 /* A host that never answers "list" (a script reading nothing, asleep):
  * the listing obeys --timeout (or --deadline), memguard run and memguard
  * list exit 3 saying so, and the host's group (the script and its sleep) is
- * gone. The script writes the pid /proc knows it by ($$ is its number in
- * memguard's PID namespace). Not a timed test: CTest's TIMEOUT bounds a hang. */
+ * gone: killed at the timeout, not only with memguard's PID namespace at
+ * exit (--contain none: the pid the script writes is then the test's too).
+ * Not a timed test: CTest's TIMEOUT bounds a hang. */
 static void mute_lister(const char *cmd, const char *flag, const char *needle, int report)
 {
 	char script[512];
 	snprintf(script, sizeof(script),
 	         "printf '#!/bin/sh\\nread p _ < /proc/self/stat\\necho $p > pid\\nsleep 1000\\n' "
 	         "> mute.sh && "
-	         "chmod +x mute.sh && exec \"$MG\" %s %s 1s --driver native%s -- ./mute.sh",
+	         "chmod +x mute.sh && exec \"$MG\" %s %s 1s --contain none --driver native%s -- "
+	         "./mute.sh",
 	         cmd, flag, report ? " --report report.json" : "");
 	outcome o;
 	mg(&o, (const char *const[]){"/bin/sh", "-c", script, NULL},
