@@ -65,9 +65,9 @@ fun memguardNode(node: Int) = BuildType {
                   memguard note mem.json
                   memguard notes-merge refs/notes/memguard-remote
                   pushed=0
-                  for try in 1 2 3; do
+                  for try in 1 2 3 4 5 6 7 8; do
                     if git push origin refs/notes/memguard; then pushed=1; break; fi
-                    echo "notes push rejected: merging again (${'$'}try/3)"
+                    echo "notes push rejected: merging again (${'$'}try/8)"
                     r=${'$'}(od -An -N2 -tu2 /dev/urandom) # jitter in tenths: nodes finish together
                     sleep "${'$'}((try * 2 + r % 5)).${'$'}((r / 5 % 10))"
                     fetch_notes

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Four CI nodes note the same commit and push refs/notes/memguard at once,
 # with the retry loop of ci/templates (fetch into memguard-remote, note,
-# notes-merge, push; 3 tries with jitter). Every node's shard must arrive.
+# notes-merge, push; 8 tries with jitter). Every node's shard must arrive.
 # Usage: push_race.sh CI_TOOL   (a memguard stand-in: ci_tool CMD ...)
 set -eu
 tool=$1
@@ -30,9 +30,9 @@ fetch_notes() {
 fetch_notes
 memguard note mem.json
 memguard notes-merge refs/notes/memguard-remote
-for try in 1 2 3; do
+for try in 1 2 3 4 5 6 7 8; do
   git push -q origin refs/notes/memguard 2>/dev/null && exit 0
-  echo "notes push rejected: merging again ($try/3)"
+  echo "notes push rejected: merging again ($try/8)"
   r=$(od -An -N2 -tu2 /dev/urandom) # jitter in tenths: nodes finish together
   sleep "$((try * 2 + r % 5)).$((r / 5 % 10))"
   fetch_notes
