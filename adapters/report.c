@@ -1814,11 +1814,12 @@ static int pieces_syntax(pieces *pc, size_t at, const char *text)
 	                  (int)(at - col0 + 1), text);
 }
 
-/* A file mapping's pages already read are dropped every 8 MiB, so a large
+/* A file mapping's pages already read are dropped every 1 MiB (at most 2 MiB
+ * of it resident), so a large
  * report is never resident twice (the model and its text). */
 static void pieces_release(pieces *pc)
 {
-	const size_t step = (size_t)8 << 20;
+	const size_t step = (size_t)1 << 20;
 	if (!pc->mapped || pc->pos - pc->released < 2 * step)
 		return;
 	size_t upto = (pc->pos - step) & ~(step - 1);
