@@ -1029,6 +1029,92 @@ static int dump_embedded(FILE *f, json_t *o)
  * text written here; Jansson writes every key and value. The shards come
  * last in the report and the tests last in a shard, so the pieces join.
  */
+/*
+ * One test object reused for the tests of a shard: while a test has the
+ * same fields as the one before (a mask of test_to_json's optional keys),
+ * its values are set in place, in the same key order, rather than a new
+ * object of four or five allocations built and freed per test (report_write
+ * of a million bench tests: 0.40 s of CPU, 0.54 s before).
+ */
+enum { TW_NFIELDS = 12 };
+static const char *const tw_keys[TW_NFIELDS] = {"n", "s",  "m",   "o",   "g",    "a",
+                                                "d", "va", "rss", "dva", "drss", "pk"};
+
+typedef struct test_writer {
+	json_t *o;                /* NULL: none yet */
+	unsigned mask;            /* which of tw_keys o holds */
+	json_t *vals[TW_NFIELDS]; /* o's values, borrowed */
+} test_writer;
+
+static unsigned test_mask(const report_test *t, uint64_t va_peak)
+{
+	return 1u | (t->state != TEST_PASS) << 1 | !!t->message << 2 | !!t->output << 3 |
+	       !!t->generation << 4 | (t->attempts != 1) << 5 |
+	       (t->duration != 0 && isfinite(t->duration)) << 6 | !!t->va_after << 7 |
+	       !!t->rss_after << 8 | !!t->va_delta << 9 | !!t->rss_delta << 10 | !!va_peak << 11;
+}
+
+static void string_set(json_t *v, const char *s)
+{
+	size_t len = strlen(s);
+	if (utf8_valid(s, len)) {
+		json_string_setn_nocheck(v, s, len);
+		return;
+	}
+	char *clean = report_utf8_sanitize(s, &len);
+	json_string_setn_nocheck(v, clean, len);
+	free(clean);
+}
+
+static void int_set(json_t *v, uint64_t u)
+{
+	json_integer_set(v, u > (uint64_t)INT64_MAX ? INT64_MAX : (json_int_t)u);
+}
+
+/* The object of test t (owned by w, valid until the next call). */
+static json_t *test_writer_json(test_writer *w, const report_test *t, uint64_t va_peak,
+                                int *precision)
+{
+	unsigned mask = test_mask(t, va_peak);
+	if (!w->o || mask != w->mask) {
+		json_decref(w->o);
+		w->o = test_to_json(t, va_peak, precision);
+		w->mask = mask;
+		for (int k = 0; k < TW_NFIELDS; k++)
+			w->vals[k] = json_object_get(w->o, tw_keys[k]);
+		return w->o;
+	}
+	json_t *const *v = w->vals;
+	string_set(v[0], t->name ? t->name : "");
+	if (v[1])
+		json_string_set_nocheck(v[1], report_state_name(t->state));
+	if (v[2])
+		string_set(v[2], t->message);
+	if (v[3])
+		string_set(v[3], t->output);
+	if (v[4])
+		json_integer_set(v[4], t->generation);
+	if (v[5])
+		json_integer_set(v[5], t->attempts);
+	*precision = 0;
+	if (v[6]) {
+		double d;
+		*precision = real_precision(t->duration, &d);
+		json_real_set(v[6], d);
+	}
+	if (v[7])
+		int_set(v[7], t->va_after);
+	if (v[8])
+		int_set(v[8], t->rss_after);
+	if (v[9])
+		json_integer_set(v[9], t->va_delta);
+	if (v[10])
+		json_integer_set(v[10], t->rss_delta);
+	if (v[11])
+		int_set(v[11], va_peak);
+	return w->o;
+}
+
 int report_write(const report *r, FILE *f)
 {
 	int bad = fputc('{', f) == EOF || dump_embedded(f, report_head_to_json(r)) != 0 ||
@@ -1038,10 +1124,11 @@ int report_write(const report *r, FILE *f)
 		bad = fputs(i ? ",{" : "{", f) == EOF ||
 		      dump_embedded(f, shard_head_to_json(sh)) != 0 ||
 		      fputs(",\"tests\":[", f) == EOF;
+		test_writer w = {0};
 		for (size_t t = 0; t < sh->ntests && !bad; t++) {
 			int precision;
-			json_t *o =
-			    test_to_json(&sh->tests[t], report_shard_test_peak(sh, t), &precision);
+			json_t *o = test_writer_json(&w, &sh->tests[t],
+			                             report_shard_test_peak(sh, t), &precision);
 			size_t flags = JSON_COMPACT;
 			if (precision)
 				flags |= JSON_REAL_PRECISION(precision);
@@ -1055,8 +1142,8 @@ int report_write(const report *r, FILE *f)
 				bad = fwrite(buf + !t, 1, n + !!t, f) != n + !!t;
 			else
 				bad = (t && fputc(',', f) == EOF) || json_dumpf(o, f, flags) != 0;
-			json_decref(o);
 		}
+		json_decref(w.o);
 		bad = bad || fputs("]}", f) == EOF;
 	}
 	bad = bad || fputs("]}\n", f) == EOF || ferror(f);
