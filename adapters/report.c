@@ -359,7 +359,7 @@ static void breakdown_copy(report_breakdown *d, const report_breakdown *s)
 static void shard_copy(report_shard *d, const report_shard *s)
 {
 	*d = *s;
-	d->names = NULL; /* the copy's names are its own (strdup below) */
+	d->names = NULL; /* the copy's names are its own, packed in its blocks below */
 	d->suite = report_strdup(s->suite);
 	d->arch = report_strdup(s->arch);
 	d->driver = report_strdup(s->driver);
@@ -379,7 +379,8 @@ static void shard_copy(report_shard *d, const report_shard *s)
 	d->tests = array_alloc(s->ntests, sizeof(report_test));
 	for (size_t t = 0; t < s->ntests; t++) {
 		d->tests[t] = s->tests[t];
-		d->tests[t].name = report_strdup(s->tests[t].name);
+		const char *name = s->tests[t].name;
+		d->tests[t].name = name ? names_add(&d->names, name, strlen(name)) : NULL;
 		d->tests[t].message = report_strdup(s->tests[t].message);
 		d->tests[t].output = report_strdup(s->tests[t].output);
 	}
@@ -1787,6 +1788,15 @@ static void report_nodes_union(report *into, const report *from)
 	into->nnodes_present = n;
 }
 
+int report_merge_replaces(const report *into, const report *from, size_t j)
+{
+	const report_shard *s = &into->shards[j];
+	for (size_t i = 0; i < from->nshards; i++)
+		if (report_shard_same_run(&from->shards[i], s))
+			return group_start(into, s) <= group_start(from, &from->shards[i]);
+	return 0;
+}
+
 int report_merge(report *into, const report *from, mg_err *err)
 {
 	if (into == from)
@@ -1876,7 +1886,9 @@ typedef struct pieces {
 	int version;     /* the schema once read; 0 before */
 	report *r;
 	mg_err *err;
-	int json_error; /* the error is in the JSON, not in the model */
+	int json_error;                  /* the error is in the JSON, not in the model */
+	report_keep_tests_fn keep_tests; /* NULL: every shard's tests are kept */
+	void *keep_ctx;
 } pieces;
 
 static void pieces_ws(pieces *pc)
@@ -2048,7 +2060,9 @@ static int pieces_array(pieces *pc, const char *what, int (*on_elem)(pieces *, v
 
 typedef struct shard_ctx {
 	report_shard *s;
-	const char *path; /* "shards[3]" */
+	const char *path;     /* "shards[3]" */
+	int drop;             /* its tests are read (and checked) into scratch, then dropped */
+	report_shard scratch; /* one test at a time */
 } shard_ctx;
 
 static int piece_test(pieces *pc, void *ctx, size_t i)
@@ -2060,11 +2074,17 @@ static int piece_test(pieces *pc, void *ctx, size_t i)
 	if (!o)
 		return MG_EINVAL;
 	report_test *t = NULL;
+	report_shard *into = sc->drop ? &sc->scratch : sc->s;
 	int rc = json_is_object(o)
-	             ? (t = report_shard_add_test(sc->s),
-	                test_from_json(sc->s, sc->s->ntests - 1, o, pc->version, sub, pc->err))
+	             ? (t = report_shard_add_test(into),
+	                test_from_json(into, into->ntests - 1, o, pc->version, sub, pc->err))
 	             : mg_err_set(pc->err, MG_EINVAL, "%s: expected an object", sub);
-	if (t && t->name) { /* into the shard's blocks */
+	if (t && sc->drop) {
+		free(t->name);
+		free(t->message);
+		free(t->output);
+		into->ntests = into->npeaks = 0;
+	} else if (t && t->name) { /* into the shard's blocks */
 		char *packed = names_add(&sc->s->names, t->name, strlen(t->name));
 		free(t->name);
 		t->name = packed;
@@ -2089,8 +2109,10 @@ static int piece_shard(pieces *pc, void *ctx, size_t i)
 	int seen = 0;
 	pathf(sub, sizeof(sub), "shards[%zu]", i);
 	report_shard *s = report_add_shard(pc->r);
-	shard_ctx sc = {s, sub};
+	shard_ctx sc = {s, sub, pc->keep_tests && !pc->keep_tests(i, pc->keep_ctx), {0}};
 	int rc = pieces_object(pc, sub, "tests", piece_tests, &sc, &seen, &o);
+	free(sc.scratch.tests);
+	free(sc.scratch.peaks);
 	if (rc == 0 && !seen)
 		rc = mg_err_set(pc->err, MG_EINVAL, "%s.tests: missing", sub);
 	if (rc == 0)
@@ -2155,7 +2177,13 @@ static int parse_into(report **out, pieces *pc)
 
 int report_parse(report **out, const char *data, size_t len, mg_err *err)
 {
-	pieces pc = {.data = data, .len = len, .err = err};
+	return report_parse_some(out, data, len, NULL, NULL, err);
+}
+
+int report_parse_some(report **out, const char *data, size_t len, report_keep_tests_fn keep,
+                      void *ctx, mg_err *err)
+{
+	pieces pc = {.data = data, .len = len, .err = err, .keep_tests = keep, .keep_ctx = ctx};
 	return parse_into(out, &pc);
 }
 

@@ -326,6 +326,15 @@ int report_write(const report *r, FILE *f);
  * messages; "LINE:COL: not valid JSON: ..." for a syntax error), without a
  * tree of the whole document: memory is the model plus data. */
 int report_parse(report **out, const char *data, size_t len, mg_err *err);
+/* Whether report_parse_some keeps shard i's tests (i: its place in the
+ * document's shards). */
+typedef int (*report_keep_tests_fn)(size_t shard, void *ctx);
+/* report_parse, but a shard keep does not want gets no tests: they are read
+ * and checked as ever, then dropped (its other fields stay); keep NULL
+ * keeps all. For a note whose shards a merge replaces: memory is then the
+ * shards it keeps. */
+int report_parse_some(report **out, const char *data, size_t len, report_keep_tests_fn keep,
+                      void *ctx, mg_err *err);
 
 /*
  * Merges from into into, by (node, arch, suite): the shards one run of a
@@ -339,6 +348,10 @@ int report_parse(report **out, const char *data, size_t len, mg_err *err);
  * (report_finish, REPORT_MAX_SUSPECTS).
  */
 int report_merge(report *into, const report *from, mg_err *err);
+/* 1 when report_merge(into, from) would replace into's shard j (drop it for
+ * from's group): it reads only the shards' keys and start times, so into
+ * may be a report_parse_some without tests. */
+int report_merge_replaces(const report *into, const report *from, size_t j);
 
 /* Writes through atomic_open (a private temporary next to PATH, fsynced,
  * renamed over it; a device or FIFO in place): never a half-written file. */

@@ -116,7 +116,8 @@ static int note_once(store *s, const git_oid *target, const report *fresh,
 		*unchanged = 1;
 		goto out;
 	}
-	if (e && (rc = store_read(&old, s->repo, &e->blob, target, err)) == MG_EINVAL) {
+	if (e &&
+	    (rc = store_read_merging(&old, s->repo, &e->blob, target, fresh, err)) == MG_EINVAL) {
 		/* Another tool's note, or one written by hand: never replaced. */
 		rc = foreign_note(s->repo, &e->blob, target, err);
 		goto out;
