@@ -42,21 +42,42 @@ int report_state_failed(test_state s);
 /* The most suspects a report keeps: in a run, after a merge and in a note. */
 #define REPORT_MAX_SUSPECTS 20
 
+/*
+ * One test: 64 bytes (a million tests are 61 MiB, names apart), so the
+ * figures a few tests have live elsewhere: the VA peak in the shard's sparse
+ * table (report_shard_test_peak), and state, attempts and generation share
+ * one 32-bit word. report_test is built in place by the runner and by
+ * report_parse and read field by field by adapters and ci.
+ */
 typedef struct report_test {
-	char *name;          /* "suite/test"; any byte but NUL */
-	char *message;       /* fail/skip message, crash signal, error reason; NULL: none */
-	char *output;        /* captured stdout+stderr, bounded; NULL: none */
-	test_state state;    /* (the 4-byte fields together: 88 bytes a test, not 96) */
-	uint32_t generation; /* the host generation that ran it last */
-	uint32_t attempts;   /* 1, or 2 when it was retried in a fresh host */
-	double duration;     /* seconds */
-	uint64_t va_after;   /* bytes, sampled right after the test; 0: unknown */
+	char *name;        /* "suite/test"; any byte but NUL */
+	char *message;     /* fail/skip message, crash signal, error reason; NULL: none */
+	char *output;      /* captured stdout+stderr, bounded; NULL: none */
+	uint64_t va_after; /* bytes, sampled right after the test; 0: unknown */
 	uint64_t rss_after;
 	int64_t va_delta; /* VA left behind: after minus before */
 	int64_t rss_delta;
-	uint64_t
-	    va_peak; /* VmPeak when it rose during the test (tests of 1 ms or more); 0: unknown */
+	/* seconds: a float holds 24 bits, so microseconds exactly up to 16 s
+	 * and within 0.25 ms at an hour; the JSON form writes the float's
+	 * shortest digits */
+	float duration;
+	unsigned state : 3;       /* a test_state (TEST_STATE_COUNT is at most 8) */
+	unsigned attempts : 5;    /* 1, or 2 when it was retried in a fresh host; at most 31 */
+	unsigned generation : 24; /* the host generation that ran it last; at most
+	                           * REPORT_MAX_GENERATION (the runner saturates there) */
 } report_test;
+
+/* The highest generation a test records and a report may hold: 2^24 - 1. */
+#define REPORT_MAX_GENERATION 16777215u
+/* The most attempts a test records and a report may hold. */
+#define REPORT_MAX_ATTEMPTS 31u
+
+/* A test's VA peak, kept sparse (most tests have none): test index and the
+ * peak in bytes, ascending by index. Use report_shard_test_peak. */
+typedef struct report_peak {
+	size_t test;
+	uint64_t va_peak;
+} report_peak;
 
 /* One category of a memory breakdown (issue: diagnosis). */
 typedef struct report_category {
@@ -151,6 +172,10 @@ typedef struct report_shard {
 	size_t ngens;
 	report_test *tests;
 	size_t ntests;
+	/* VmPeak of the tests whose VA peak rose during them (tests of 1 ms or
+	 * more), by ascending test index: report_shard_test_peak and _set */
+	report_peak *peaks;
+	size_t npeaks;
 	report_point *timeline; /* downsampled, bounded */
 	size_t ntimeline;
 	/* Read from a file or note: its tests' names packed in these blocks
@@ -231,6 +256,12 @@ char *report_strndup(const char *s, size_t len);
  * the next power of two). */
 report_shard *report_add_shard(report *r);
 report_test *report_shard_add_test(report_shard *s);
+/* Test i's VA peak (VmPeak when it rose during the test); 0: unknown.
+ * O(log peaks). */
+uint64_t report_shard_test_peak(const report_shard *s, size_t i);
+/* Sets test i's VA peak (0: unknown, removes it). O(1) for the last test
+ * or a later one than any with a peak, O(peaks) otherwise. Abort on out of memory. */
+void report_shard_set_test_peak(report_shard *s, size_t i, uint64_t va_peak);
 /* Frees shard i and closes the gap (later shards move down by one). */
 void report_remove_shard(report *r, size_t i);
 report_generation *report_shard_add_generation(report_shard *s);
@@ -295,6 +326,15 @@ int report_write(const report *r, FILE *f);
  * messages; "LINE:COL: not valid JSON: ..." for a syntax error), without a
  * tree of the whole document: memory is the model plus data. */
 int report_parse(report **out, const char *data, size_t len, mg_err *err);
+/* Whether report_parse_some keeps shard i's tests (i: its place in the
+ * document's shards). */
+typedef int (*report_keep_tests_fn)(size_t shard, void *ctx);
+/* report_parse, but a shard keep does not want gets no tests: they are read
+ * and checked as ever, then dropped (its other fields stay); keep NULL
+ * keeps all. For a note whose shards a merge replaces: memory is then the
+ * shards it keeps. */
+int report_parse_some(report **out, const char *data, size_t len, report_keep_tests_fn keep,
+                      void *ctx, mg_err *err);
 
 /*
  * Merges from into into, by (node, arch, suite): the shards one run of a
@@ -308,6 +348,10 @@ int report_parse(report **out, const char *data, size_t len, mg_err *err);
  * (report_finish, REPORT_MAX_SUSPECTS).
  */
 int report_merge(report *into, const report *from, mg_err *err);
+/* 1 when report_merge(into, from) would replace into's shard j (drop it for
+ * from's group): it reads only the shards' keys and start times, so into
+ * may be a report_parse_some without tests. */
+int report_merge_replaces(const report *into, const report *from, size_t j);
 
 /* Writes through atomic_open (a private temporary next to PATH, fsynced,
  * renamed over it; a device or FIFO in place): never a half-written file. */

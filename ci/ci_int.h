@@ -127,6 +127,14 @@ void notes_free(notes *n);
  */
 int store_read(report **out, git_repository *repo, const git_oid *blob, const git_oid *target,
                mg_err *err);
+/*
+ * store_read for a note that report_merge(*out, from) will be given: the
+ * tests of the shards that merge replaces are checked but not kept (read
+ * twice: once for the shards' keys, once for the tests kept), so a re-note
+ * holds the new report and what the merge keeps of the old, not both whole.
+ */
+int store_read_merging(report **out, git_repository *repo, const git_oid *blob,
+                       const git_oid *target, const report *from, mg_err *err);
 /* Reads the note of target in ref: MG_ENOTFOUND when there is none. */
 int store_read_note(report **out, store *s, const notes *n, const git_oid *target, mg_err *err);
 /* Writes r as a compact JSON blob (shards in key order). */

@@ -4,8 +4,10 @@
  * the tests whose retained VA grew most, and fails with exit 4 when a
  * --max-growth limit was exceeded. Never exits 0 without having compared.
  */
+#include <assert.h>
 #include <jansson.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -240,51 +242,83 @@ static void compare_shards(rows *rs, const report *base, const report *head,
 
 /* ---- tests, matched by (arch, name, suite), retained VA summed over shards ---- */
 
+/* A test of a report by position, 8 bytes (a million tests: 8 MB a report);
+ * its key and figures are read from the report (tkey_*). */
 typedef struct tkey {
-	const char *arch, *name, *suite;
-	int64_t va;
+	uint32_t shard, test;
 } tkey;
 
-/* By arch, then name, then suite: the same name in two suites sits side by side. */
-static int tkey_cmp_name(const tkey *x, const tkey *y)
+static const char *tkey_arch(const report *r, tkey k)
 {
-	int c = strcmp(x->arch, y->arch);
-	return c ? c : strcmp(x->name, y->name);
+	return str(r->shards[k.shard].arch);
 }
+
+static const char *tkey_suite(const report *r, tkey k)
+{
+	return str(r->shards[k.shard].suite);
+}
+
+static const char *tkey_name(const report *r, tkey k)
+{
+	return str(r->shards[k.shard].tests[k.test].name);
+}
+
+/* By arch, then name, then suite: the same name in two suites sits side by
+ * side. x of report a, y of report b. */
+static int tkey_cmp_name(const report *a, tkey x, const report *b, tkey y)
+{
+	int c = strcmp(tkey_arch(a, x), tkey_arch(b, y));
+	return c ? c : strcmp(tkey_name(a, x), tkey_name(b, y));
+}
+
+static int tkey_cmp2(const report *a, tkey x, const report *b, tkey y)
+{
+	int c = tkey_cmp_name(a, x, b, y);
+	return c ? c : strcmp(tkey_suite(a, x), tkey_suite(b, y));
+}
+
+/* qsort has no context: the report being sorted (compare is single-threaded). */
+static const report *sorting;
 
 static int tkey_cmp(const void *a, const void *b)
 {
-	const tkey *x = a, *y = b;
-	int c = tkey_cmp_name(x, y);
-	return c ? c : strcmp(x->suite, y->suite);
+	return tkey_cmp2(sorting, *(const tkey *)a, sorting, *(const tkey *)b);
 }
 
-/* The report's tests sorted by key, duplicates summed. */
+/* The report's tests sorted by key; duplicates stay, side by side (tkey_sum). */
 static tkey *collect_tests(const report *r, size_t *n)
 {
 	size_t total = 0, k = 0;
 	for (size_t i = 0; i < r->nshards; i++)
 		total += r->shards[i].ntests;
+	assert(r->nshards <= UINT32_MAX);
 	tkey *v = calloc(total ? total : 1, sizeof(*v));
 	if (!v)
 		abort();
-	for (size_t i = 0; i < r->nshards; i++)
-		for (size_t t = 0; t < r->shards[i].ntests; t++) {
-			v[k].arch = str(r->shards[i].arch);
-			v[k].name = str(r->shards[i].tests[t].name);
-			v[k].suite = str(r->shards[i].suite);
-			v[k++].va = r->shards[i].tests[t].va_delta;
-		}
-	qsort(v, k, sizeof(*v), tkey_cmp);
-	size_t out = 0;
-	for (size_t i = 0; i < k; i++) {
-		if (out && tkey_cmp(&v[out - 1], &v[i]) == 0)
-			v[out - 1].va = sat_add(v[out - 1].va, v[i].va);
-		else
-			v[out++] = v[i];
+	for (size_t i = 0; i < r->nshards; i++) {
+		assert(r->shards[i].ntests <= UINT32_MAX);
+		for (size_t t = 0; t < r->shards[i].ntests; t++)
+			v[k++] = (tkey){(uint32_t)i, (uint32_t)t};
 	}
-	*n = out;
+	sorting = r;
+	qsort(v, k, sizeof(*v), tkey_cmp);
+	sorting = NULL;
+	*n = k;
 	return v;
+}
+
+/* The retained VA of the test at v[*i] summed over its duplicates; *i moves
+ * past them. */
+static int64_t tkey_sum(const report *r, const tkey *v, size_t n, size_t *i)
+{
+	int64_t va = 0;
+	size_t j = *i;
+	do {
+		va = sat_add(va, r->shards[v[j].shard].tests[v[j].test].va_delta);
+		j++;
+	} while (j < n && tkey_cmp2(r, v[*i], r, v[j]) == 0);
+	*i = j;
+	return va;
 }
 
 static int by_growth(const void *a, const void *b)
@@ -302,38 +336,40 @@ static void compare_tests(rows *rs, const report *base, const report *head, int 
 {
 	size_t nb, nh, i = 0, j = 0;
 	tkey *b = collect_tests(base, &nb), *h = collect_tests(head, &nh);
+	size_t prev = SIZE_MAX; /* the head test before h[j] (its first duplicate) */
 	while (j < nh) {
-		int c = i < nb ? tkey_cmp(&b[i], &h[j]) : 1;
+		int c = i < nb ? tkey_cmp2(base, b[i], head, h[j]) : 1;
 		if (c < 0) {
-			i++;
+			tkey_sum(base, b, nb, &i);
 			continue;
 		}
-		int64_t bv = c == 0 ? b[i].va : 0;
-		if (h[j].va > bv) {
+		int64_t bv = c == 0 ? tkey_sum(base, b, nb, &i) : 0;
+		size_t first = j;
+		int64_t hv = tkey_sum(head, h, nh, &j);
+		if (hv > bv) {
 			row *w = rows_add(rs);
 			/* The suite, when another suite has a test of the same name. */
-			int dup = (j > 0 && tkey_cmp_name(&h[j - 1], &h[j]) == 0) ||
-			          (j + 1 < nh && tkey_cmp_name(&h[j + 1], &h[j]) == 0);
+			int dup = (prev != SIZE_MAX &&
+			           tkey_cmp_name(head, h[prev], head, h[first]) == 0) ||
+			          (j < nh && tkey_cmp_name(head, h[j], head, h[first]) == 0);
 			char suite[256] = "";
+			const char *name = tkey_name(head, h[first]);
 			if (dup)
-				snprintf(suite, sizeof(suite), " (%s)", h[j].suite);
+				snprintf(suite, sizeof(suite), " (%s)", tkey_suite(head, h[first]));
 			if (multi_arch)
-				label_fmt(w->label, sizeof(w->label), "%s%s [%s]", h[j].name, suite,
-				          h[j].arch);
+				label_fmt(w->label, sizeof(w->label), "%s%s [%s]", name, suite,
+				          tkey_arch(head, h[first]));
 			else
-				label_fmt(w->label, sizeof(w->label), "%s%s", h[j].name, suite);
+				label_fmt(w->label, sizeof(w->label), "%s%s", name, suite);
 			w->metric = "retained VA";
 			w->m = GROWTH_TEST;
 			w->has_base = c == 0;
 			w->has_head = 1;
 			w->base = bv;
-			w->head = h[j].va;
-			growth_exceeded(lim, GROWTH_TEST, bv, h[j].va, w->exceeded,
-			                sizeof(w->exceeded));
+			w->head = hv;
+			growth_exceeded(lim, GROWTH_TEST, bv, hv, w->exceeded, sizeof(w->exceeded));
 		}
-		if (c == 0)
-			i++;
-		j++;
+		prev = first;
 	}
 	if (rs->n)
 		qsort(rs->v, rs->n, sizeof(*rs->v), by_growth);

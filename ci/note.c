@@ -93,9 +93,16 @@ static int foreign_note(git_repository *repo, const git_oid *blob_id, const git_
 	return rc;
 }
 
-/* One attempt: read the current note, merge, write, move the ref. */
-static int note_once(store *s, const git_oid *target, const report *fresh, int *unchanged,
-                     mg_err *err)
+/*
+ * One attempt: read the current note, merge, write, move the ref. fresh_blob
+ * is fresh written as a note (store_write_blob, once for all attempts): a
+ * note that is that very blob already holds exactly fresh and is left
+ * unchanged without being read (re-noting a report costs one model, not
+ * two); with no note yet it is the note. Otherwise it is merged, and the
+ * blob of fresh stays unreferenced in the object store (git gc prunes it).
+ */
+static int note_once(store *s, const git_oid *target, const report *fresh,
+                     const git_oid *fresh_blob, int *unchanged, mg_err *err)
 {
 	notes n;
 	report *old = NULL;
@@ -105,7 +112,12 @@ static int note_once(store *s, const git_oid *target, const report *fresh, int *
 	if (rc < 0)
 		return rc;
 	const note_entry *e = notes_find(&n, target);
-	if (e && (rc = store_read(&old, s->repo, &e->blob, target, err)) == MG_EINVAL) {
+	if (e && git_oid_equal(&e->blob, fresh_blob)) {
+		*unchanged = 1;
+		goto out;
+	}
+	if (e &&
+	    (rc = store_read_merging(&old, s->repo, &e->blob, target, fresh, err)) == MG_EINVAL) {
 		/* Another tool's note, or one written by hand: never replaced. */
 		rc = foreign_note(s->repo, &e->blob, target, err);
 		goto out;
@@ -121,7 +133,7 @@ static int note_once(store *s, const git_oid *target, const report *fresh, int *
 		store_canonical(old);
 		rc = store_write_blob(&blob, s->repo, old, err);
 	} else {
-		rc = store_write_blob(&blob, s->repo, fresh, err);
+		git_oid_cpy(&blob, fresh_blob);
 	}
 	if (rc < 0)
 		goto out;
@@ -187,11 +199,16 @@ int note_main(int argc, char **argv)
 	}
 	store_strip(r, keep_timeline);
 	store_canonical(r);
+	git_oid fresh_blob;
+	if ((rc = store_write_blob(&fresh_blob, s.repo, r, &err)) < 0) {
+		rc = ci_fail(CMD, MG_EXIT_INFRA, "%s", err.msg);
+		goto out;
+	}
 	store_backoff b;
 	store_backoff_init(&b);
 	do {
 		int unchanged = 0;
-		rc = note_once(&s, &target, r, &unchanged, &err);
+		rc = note_once(&s, &target, r, &fresh_blob, &unchanged, &err);
 		if (rc == STORE_ERACE || rc == STORE_ELOCKED)
 			continue;
 		if (rc < 0) {

@@ -279,6 +279,50 @@ int store_read(report **out, git_repository *repo, const git_oid *blob_id, const
 	return rc;
 }
 
+typedef struct replaced {
+	const report *heads, *from;
+} replaced;
+
+static int keep_none(size_t shard, void *ctx)
+{
+	(void)shard;
+	(void)ctx;
+	return 0;
+}
+
+static int keep_unreplaced(size_t shard, void *ctx)
+{
+	const replaced *rp = ctx;
+	return shard >= rp->heads->nshards || !report_merge_replaces(rp->heads, rp->from, shard);
+}
+
+int store_read_merging(report **out, git_repository *repo, const git_oid *blob_id,
+                       const git_oid *target, const report *from, mg_err *err)
+{
+	git_blob *blob = NULL;
+	report *heads = NULL;
+	char sha[16], what[64];
+	*out = NULL;
+	snprintf(what, sizeof(what), "the memguard note on commit %s", store_short(sha, target));
+	if (git_blob_lookup(&blob, repo, blob_id) < 0)
+		return store_git_fail(err, what);
+	const char *data = git_blob_rawcontent(blob);
+	size_t len = (size_t)git_blob_rawsize(blob);
+	mg_err rerr;
+	/* first its shards without tests, to learn which the merge replaces;
+	 * then the tests of the others only */
+	int rc = report_parse_some(&heads, data, len, keep_none, NULL, &rerr);
+	if (rc == 0) {
+		replaced rp = {heads, from};
+		rc = report_parse_some(out, data, len, keep_unreplaced, &rp, &rerr);
+	}
+	if (rc < 0)
+		rc = mg_err_set(err, MG_EINVAL, "%s is not a memguard report: %s", what, rerr.msg);
+	report_free(heads);
+	git_blob_free(blob);
+	return rc;
+}
+
 int store_read_note(report **out, store *s, const notes *n, const git_oid *target, mg_err *err)
 {
 	char sha[16];

@@ -438,7 +438,8 @@ static void lane_result(run_ctx *c, lane *l, const mg_msg *m)
 	record_test(c, l, t, st, m->text, m->text_len, (double)m->usec / 1e6, m->va, m->rss, dva,
 	            drss);
 	if (test_peak > m->va - (uint64_t)(dva > 0 ? dva : 0))
-		record_shard(c, l)->tests[record_shard(c, l)->ntests - 1].va_peak = test_peak;
+		report_shard_set_test_peak(record_shard(c, l), record_shard(c, l)->ntests - 1,
+		                           test_peak);
 	if (!h->nflight)
 		lane_fire(c, l, EV_DRAINED);
 	if (h->state == HOST_QUITTING)

@@ -265,7 +265,8 @@ void plan_history_load(run_ctx *c, run_history_fn auto_history)
 				v = xrealloc(v, cap * sizeof(*v));
 			}
 			uint64_t start = x->va_after - (uint64_t)x->va_delta;
-			v[n++] = (hist_test){x->name, x->va_peak > start ? x->va_peak - start : 0,
+			uint64_t peak = report_shard_test_peak(sh, t);
+			v[n++] = (hist_test){x->name, peak > start ? peak - start : 0,
 			                     x->va_delta > 0 ? (uint64_t)x->va_delta : 0,
 			                     x->duration, x->state == TEST_MEMLIMIT};
 		}

@@ -38,9 +38,11 @@ void record_test(run_ctx *c, lane *l, size_t t, test_state st, const char *msg, 
 	rt->recorded = 1;
 	rt->rec_shard = l->shard;
 	rt->rec_index = record_shard(c, l)->ntests - 1;
-	r->generation = l->h.state != HOST_NONE ? (uint32_t)record_gen(c, l)->index : 0;
-	r->attempts = rt->attempts;
-	r->duration = duration;
+	uint32_t gen = l->h.state != HOST_NONE ? (uint32_t)record_gen(c, l)->index : 0;
+	/* saturated: 16.7 million hosts in one lane is beyond any run's memory */
+	r->generation = gen < REPORT_MAX_GENERATION ? gen : REPORT_MAX_GENERATION;
+	r->attempts = rt->attempts < REPORT_MAX_ATTEMPTS ? rt->attempts : REPORT_MAX_ATTEMPTS;
+	r->duration = (float)duration;
 	r->va_after = va;
 	r->rss_after = rss;
 	r->va_delta = dva;
@@ -251,7 +253,9 @@ static void history_grew(run_ctx *c)
 			continue;
 		const report_test *x = &c->rep->shards[rt->rec_shard].tests[rt->rec_index];
 		uint64_t start = x->va_after - (uint64_t)x->va_delta;
-		uint64_t now = x->va_peak > start ? x->va_peak - start : 0;
+		uint64_t peak =
+		    report_shard_test_peak(&c->rep->shards[rt->rec_shard], rt->rec_index);
+		uint64_t now = peak > start ? peak - start : 0;
 		if (now <= rt->exp_rise)
 			continue;
 		uint64_t d = now - rt->exp_rise;

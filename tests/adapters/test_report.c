@@ -731,6 +731,135 @@ static void test_merge_replace(void)
 	report_free(b);
 }
 
+static char *write_mem(const report *r, size_t *len)
+{
+	char *buf = NULL;
+	FILE *f = open_memstream(&buf, len);
+	CU_ASSERT_FATAL(f != NULL);
+	CU_ASSERT_EQUAL(report_write(r, f), 0);
+	CU_ASSERT_EQUAL_FATAL(fclose(f), 0);
+	return buf;
+}
+
+typedef struct merge_view {
+	const report *heads, *from;
+} merge_view;
+
+static int keep_unless_replaced(size_t i, void *ctx)
+{
+	const merge_view *v = ctx;
+	return !report_merge_replaces(v->heads, v->from, i);
+}
+
+static int keep_no_tests(size_t i, void *ctx)
+{
+	(void)i;
+	(void)ctx;
+	return 0;
+}
+
+/* A note read for a merge (report_parse_some without the tests the merge
+ * replaces) merges into the same document as the note read whole; a group
+ * of a later run than from's is kept with its tests. */
+static void test_parse_some_merging(void)
+{
+	report *a = node_report(1, 2, 3), *b = node_report(2, 2, 4);
+	mg_err err = {{0}};
+	CU_ASSERT_EQUAL_FATAL(report_merge(a, b, &err), 0);
+	for (int later = 0; later < 2; later++) {
+		report *from = node_report(1, 2, 5);
+		if (later) /* node 1's shards in a are from a later run: kept */
+			for (size_t i = 0; i < from->nshards; i++)
+				from->shards[i].start_time = -1;
+		else
+			for (size_t i = 0; i < from->nshards; i++)
+				from->shards[i].start_time = 5000;
+		size_t len = 0;
+		char *doc = write_mem(a, &len);
+		report *heads = NULL, *part = NULL, *whole = NULL;
+		CU_ASSERT_EQUAL_FATAL(
+		    report_parse_some(&heads, doc, len, keep_no_tests, NULL, &err), 0);
+		CU_ASSERT_EQUAL_FATAL(heads->nshards, 4);
+		merge_view v = {heads, from};
+		CU_ASSERT_EQUAL_FATAL(
+		    report_parse_some(&part, doc, len, keep_unless_replaced, &v, &err), 0);
+		CU_ASSERT_EQUAL_FATAL(report_parse(&whole, doc, len, &err), 0);
+		size_t dropped = 0;
+		for (size_t i = 0; i < part->nshards; i++) {
+			CU_ASSERT_EQUAL(heads->shards[i].ntests, 0);
+			int replaced = report_merge_replaces(heads, from, i);
+			CU_ASSERT_EQUAL(replaced, !later && part->shards[i].node == 1);
+			CU_ASSERT_EQUAL(part->shards[i].ntests,
+			                replaced ? 0 : whole->shards[i].ntests);
+			dropped += replaced;
+		}
+		CU_ASSERT_EQUAL(dropped, later ? 0 : 2);
+		CU_ASSERT_EQUAL_FATAL(report_merge(part, from, &err), 0);
+		CU_ASSERT_EQUAL_FATAL(report_merge(whole, from, &err), 0);
+		size_t lp = 0, lw = 0;
+		char *dp = write_mem(part, &lp), *dw = write_mem(whole, &lw);
+		CU_ASSERT(lp == lw && memcmp(dp, dw, lp) == 0);
+		free(dp);
+		free(dw);
+		free(doc);
+		report_free(heads);
+		report_free(part);
+		report_free(whole);
+		report_free(from);
+	}
+	report_free(a);
+	report_free(b);
+}
+
+/* VA peaks live in the shard's sparse table: set in any order, replaced,
+ * removed with 0, copied by a merge and round-tripped by the JSON form. */
+static void test_test_peaks(void)
+{
+	report *r = node_report(1, 1, 6);
+	report_shard *s = &r->shards[0];
+	report_shard_set_test_peak(s, 4, 4000);
+	report_shard_set_test_peak(s, 1, 1000);
+	report_shard_set_test_peak(s, 5, 5000);
+	report_shard_set_test_peak(s, 1, 1100);
+	report_shard_set_test_peak(s, 5, 0);
+	CU_ASSERT_EQUAL(s->npeaks, 2);
+	CU_ASSERT_EQUAL(report_shard_test_peak(s, 0), 0);
+	CU_ASSERT_EQUAL(report_shard_test_peak(s, 1), 1100);
+	CU_ASSERT_EQUAL(report_shard_test_peak(s, 4), 4000);
+	CU_ASSERT_EQUAL(report_shard_test_peak(s, 5), 0);
+	size_t len = 0;
+	char *doc = write_mem(r, &len);
+	report *back = NULL;
+	mg_err err = {{0}};
+	CU_ASSERT_EQUAL_FATAL(report_parse(&back, doc, len, &err), 0);
+	CU_ASSERT_EQUAL(back->shards[0].npeaks, 2);
+	CU_ASSERT_EQUAL(report_shard_test_peak(&back->shards[0], 1), 1100);
+	CU_ASSERT_EQUAL(report_shard_test_peak(&back->shards[0], 4), 4000);
+	report *m = report_new();
+	CU_ASSERT_EQUAL_FATAL(report_merge(m, back, &err), 0);
+	CU_ASSERT_EQUAL(report_shard_test_peak(&m->shards[0], 4), 4000);
+	free(doc);
+	report_free(m);
+	report_free(back);
+	report_free(r);
+}
+
+/* Attempts and generation beyond what a test holds are refused, not cut. */
+static void test_load_out_of_range_test(void)
+{
+	static const char *const docs[] = {
+	    "{\"schema\":\"memguard-report/2\",\"shards\":[{\"tests\":[{\"n\":\"a\",\"a\":32}]}]}",
+	    "{\"schema\":\"memguard-report/"
+	    "2\",\"shards\":[{\"tests\":[{\"n\":\"a\",\"g\":16777216}]}]}"};
+	for (size_t i = 0; i < 2; i++) {
+		report *r = NULL;
+		mg_err err = {{0}};
+		CU_ASSERT_EQUAL(report_parse(&r, docs[i], strlen(docs[i]), &err), MG_EINVAL);
+		CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "out of range"));
+		report_free(r);
+	}
+}
+
 /* Exit codes of nodes: a node that ran no test (5) is worse only than 0,
  * and beside a node that ran tests the merged run did run tests. */
 static void test_merge_exit_codes(void)
@@ -1355,6 +1484,9 @@ static const mg_case cases[] = {
     {"save_to_fifo", test_save_to_fifo},
     {"merge_counts", test_merge_counts},
     {"merge_replace", test_merge_replace},
+    {"parse_some_merging", test_parse_some_merging},
+    {"test_peaks", test_test_peaks},
+    {"load_out_of_range_test", test_load_out_of_range_test},
     {"merge_exit_codes", test_merge_exit_codes},
     {"merge_rerun", test_merge_rerun},
     {"finish_suspects", test_finish_suspects},
