@@ -155,6 +155,12 @@ int spawn_start(spawn_proc **out, const char *path, char *const argv[], const sp
 		           fd_hint(errno));
 		goto done;
 	}
+	/* A feed of run lines up to 1 MiB lands in one write the host reads
+	 * whole (a pipe write that fits is copied under the pipe's lock): a
+	 * batching driver sees every line of a burst before it starts its
+	 * program. Best effort (fs.pipe-max-size may be lower). */
+	if (f & SPAWN_PROTOCOL)
+		fcntl(cmd[1], F_SETPIPE_SZ, 1 << 20);
 	p = calloc(1, sizeof(*p));
 	if (!p) {
 		mg_err_set(err, MG_ERROR, "out of memory");
