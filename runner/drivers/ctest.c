@@ -243,9 +243,7 @@ static int ct_load(shim *s, ctest_drv *d, int say)
 	if (shim_capture(s, argv, &out, &len, &status) < 0)
 		goto out;
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-		fprintf(stderr, "memguard: '%s --show-only=json-v1' %s %d\n", cmd[0],
-		        WIFEXITED(status) ? "exited with status" : "was killed by signal",
-		        WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+		shim_say_failed(status, "'%s --show-only=json-v1'", cmd[0]);
 		goto out;
 	}
 	rc = ct_parse(d, out, len, say);

@@ -159,9 +159,7 @@ static int e_list(shim *s)
 		if (shim_capture(s, argv, &text, &len, &status) < 0)
 			return -1;
 		if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-			fprintf(stderr, "memguard: the list command '%s' %s %d\n", d->a->list_cmd,
-			        WIFEXITED(status) ? "exited with status" : "was killed by signal",
-			        WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+			shim_say_failed(status, "the list command '%s'", d->a->list_cmd);
 			free(text);
 			return -1;
 		}

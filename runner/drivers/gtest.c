@@ -527,9 +527,7 @@ static int load_list(shim *s, gtest *g, uint64_t *va, uint64_t *rss)
 		goto out;
 	/* Catch2 v2's listing exits with the number of tests it listed */
 	if (!WIFEXITED(status) || (WEXITSTATUS(status) != 0 && !g->catch2)) {
-		fprintf(stderr, "memguard: '%s %s' %s %d\n", cmd[0], argv[ncmd],
-		        WIFEXITED(status) ? "exited with status" : "was killed by signal",
-		        WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+		shim_say_failed(status, "'%s %s'", cmd[0], argv[ncmd]);
 		goto out;
 	}
 	shim_names_free(g->list);
@@ -1303,17 +1301,18 @@ static void g_exited(shim *s, int status, const struct rusage *ru)
 static const char *const gtest_env[] = {
     "GTEST_COLOR", "no", "GTEST_BRIEF", "0", "GTEST_SHUFFLE", "0", "GTEST_REPEAT", "1", NULL};
 
+/* gtest and catch2: one program a batch, its own boundaries through the
+ * probe; environment: the variables set for the program (NULL: none). */
+#define GTEST_LIKE_OPS(environment)                                                                \
+	{                                                                                          \
+		.measure = SHIM_MEASURE_CHILD, .self_recycle = 1, .hello = g_hello,                \
+		.list = g_list, .begin = g_begin, .line = g_line, .exited = g_exited,              \
+		.env = (environment),                                                              \
+	}
+
 int catch2_main(const shim_args *a)
 {
-	static const shim_ops ops = {
-	    .measure = SHIM_MEASURE_CHILD,
-	    .self_recycle = 1,
-	    .hello = g_hello,
-	    .list = g_list,
-	    .begin = g_begin,
-	    .line = g_line,
-	    .exited = g_exited,
-	};
+	static const shim_ops ops = GTEST_LIKE_OPS(NULL);
 	static gtest g;
 	char path[4096];
 	g.probe_rd = -1;
@@ -1326,16 +1325,7 @@ int catch2_main(const shim_args *a)
 
 int gtest_main(const shim_args *a)
 {
-	static const shim_ops ops = {
-	    .measure = SHIM_MEASURE_CHILD,
-	    .self_recycle = 1,
-	    .hello = g_hello,
-	    .list = g_list,
-	    .begin = g_begin,
-	    .line = g_line,
-	    .exited = g_exited,
-	    .env = gtest_env,
-	};
+	static const shim_ops ops = GTEST_LIKE_OPS(gtest_env);
 	static gtest g;
 	g.probe_rd = -1;
 	return shim_main(&ops, &g, a->cmd, a->ncmd);

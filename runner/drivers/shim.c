@@ -350,6 +350,18 @@ int shim_spawn_fd(shim *s, char *const argv[], int pipe_out, int fd, int target)
 	return 0;
 }
 
+void shim_say_failed(int status, const char *fmt, ...)
+{
+	va_list ap;
+	fputs("memguard: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, " %s %d\n",
+	        WIFEXITED(status) ? "exited with status" : "was killed by signal",
+	        WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+}
+
 int shim_capture(shim *s, char *const argv[], char **out, size_t *len, int *status)
 {
 	return shim_capture_fd(s, argv, out, len, status, -1, -1);

@@ -97,6 +97,9 @@ pid_t shim_child(const shim *s);
  * inherited. For listing. 0, or -1 after a message on stderr.
  */
 int shim_capture(shim *s, char *const argv[], char **out, size_t *len, int *status);
+/* One line on stderr: "memguard: WHAT exited with status N" (or "was killed
+ * by signal N"), WHAT formatted from fmt: a listing command that failed. */
+void shim_say_failed(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* shim_capture, and fd becomes the child's fd target (the caller keeps fd). */
 int shim_capture_fd(shim *s, char *const argv[], char **out, size_t *len, int *status, int fd,
                     int target);
