@@ -860,6 +860,33 @@ static void c2_spec(fbuf *b, const char *name, size_t n)
 	fb_add(b, "\"\n", 2);
 }
 
+/* Starts the program for a batch of k names (argv built by the caller):
+ * the batch's reading state afresh, the probe's pipe as PROBE_TARGET_FD;
+ * shim_spawn_fd's result. gtest and catch2 alike. */
+static int batch_spawn(shim *s, gtest *g, char **argv, size_t k, int by_file)
+{
+	g->batch = k;
+	g->by_file = by_file;
+	g->started_any = 0;
+	g->summary = 0;
+	g->text_len = 0;
+	g->in_note = 0;
+	int probe_w = probe_open(s, g);
+	int rc = shim_spawn_fd(s, argv, 1, probe_w, PROBE_TARGET_FD);
+	if (probe_w >= 0)
+		close(probe_w);
+	return rc;
+}
+
+/* The program of a batch did not start: its head fails saying so. */
+static void batch_failed(shim *s, gtest *g, const char *prog)
+{
+	filter_remove(g);
+	g->batch = 0;
+	shim_start(s);
+	shim_resultf(s, MG_MSG_FAIL, "cannot start %s", prog);
+}
+
 /* Catch2: the first k queued names (in its order) as an --input-file, the
  * XML reporter on stdout, declaration order. */
 static void c2_begin(shim *s, gtest *g, size_t k)
@@ -889,22 +916,10 @@ static void c2_begin(shim *s, gtest *g, size_t k)
 	argv[argc++] = "--input-file";
 	argv[argc++] = g->filter_path;
 	argv[argc] = NULL;
-	g->batch = k;
-	g->by_file = 0;
-	g->started_any = 0;
-	g->summary = 0;
-	g->text_len = 0;
-	int probe_w = probe_open(s, g);
-	int rc = shim_spawn_fd(s, argv, 1, probe_w, PROBE_TARGET_FD);
-	if (probe_w >= 0)
-		close(probe_w);
+	int rc = batch_spawn(s, g, argv, k, 0);
 	free(argv);
-	if (rc < 0) {
-		filter_remove(g);
-		g->batch = 0;
-		shim_start(s);
-		shim_resultf(s, MG_MSG_FAIL, "cannot start %s", cmd[0]);
-	}
+	if (rc < 0)
+		batch_failed(s, g, cmd[0]);
 }
 
 /*
@@ -976,28 +991,15 @@ static void g_begin(shim *s)
 		shim_setenv(s, "GTEST_FILTER", by_file ? FILTER_UNREAD : filter);
 	if (by_file)
 		shim_setenv(s, ENV_PROBE_FILTER, g->filter_path);
-	g->batch = k;
-	g->by_file = by_file;
-	g->started_any = 0;
-	g->summary = 0;
-	g->text_len = 0;
-	g->in_note = 0;
-	int probe_w = probe_open(s, g);
-	int rc = shim_spawn_fd(s, argv, 1, probe_w, PROBE_TARGET_FD);
-	if (probe_w >= 0)
-		close(probe_w);
+	int rc = batch_spawn(s, g, argv, k, by_file);
 	if (by_env) { /* the listing, and a later fallback, see the user's own */
 		shim_setenv(s, ENV_PROBE_FILTER, NULL);
 		shim_setenv(s, "GTEST_FILTER", user);
 	}
 	free(filter);
 	free(argv);
-	if (rc < 0) {
-		filter_remove(g);
-		g->batch = 0;
-		shim_start(s);
-		shim_resultf(s, MG_MSG_FAIL, "cannot start %s", cmd[0]);
-	}
+	if (rc < 0)
+		batch_failed(s, g, cmd[0]);
 }
 
 static int head_is(shim *s, const char *name, size_t n)
