@@ -270,6 +270,37 @@ static inline int mg_tagged_left(const char *tag, pid_t *out, int cap)
 	return n;
 }
 
+/*
+ * 1 when this kernel refuses to execute prog (exec fails with ENOEXEC: no
+ * 32-bit support), after a line "SKIP what: the reason" on stdout: the x86
+ * cases then exit 77, CTest's skip code (tests/run runs them in a VM). prog
+ * runs with arg (something quick, such as its listing) where it can; its
+ * wait status in *status (may be NULL).
+ */
+static inline int mg_exec_refused(const char *prog, const char *arg, const char *what, int *status)
+{
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid == 0) {
+		int fd = open("/dev/null", O_WRONLY);
+		dup2(fd, 1);
+		dup2(fd, 2);
+		execl(prog, prog, arg, (char *)NULL);
+		_exit(errno == ENOEXEC ? 126 : 127);
+	}
+	int st = 0;
+	while (pid > 0 && waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	if (status)
+		*status = pid > 0 ? st : -1;
+	if (pid < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 126)
+		return 0;
+	printf("SKIP %s: this kernel cannot execute 32-bit programs (exec of %s: %s)\n", what, prog,
+	       strerror(ENOEXEC));
+	fflush(NULL);
+	return 1;
+}
+
 #define ARGV(...)                                                                                  \
 	(const char *const[])                                                                      \
 	{                                                                                          \

@@ -282,24 +282,9 @@ static void gtest_probe_recycle(void)
  * x86 cases: CTest's skip code 77, with the reason (the VM runs them). */
 static void x86_or_skip(const char *prog)
 {
-	fflush(NULL);
-	pid_t pid = fork();
-	CU_ASSERT_FATAL(pid >= 0);
-	if (pid == 0) {
-		int fd = open("/dev/null", O_WRONLY);
-		dup2(fd, 1);
-		dup2(fd, 2);
-		execl(prog, prog, "--gtest_list_tests", (char *)NULL);
-		_exit(errno == ENOEXEC ? 126 : 127);
-	}
-	int st = 0;
-	CU_ASSERT_FATAL(waitpid(pid, &st, 0) == pid);
-	if (WIFEXITED(st) && WEXITSTATUS(st) == 126) {
-		fprintf(stderr, "\n  skipped: this kernel cannot execute %s (%s)\n", prog,
-		        strerror(ENOEXEC));
-		fflush(NULL);
+	int st;
+	if (mg_exec_refused(prog, "--gtest_list_tests", prog, &st))
 		_exit(77);
-	}
 	CU_ASSERT_FATAL(WIFEXITED(st) && WEXITSTATUS(st) == 0);
 }
 

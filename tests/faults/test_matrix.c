@@ -277,21 +277,8 @@ static const mg_case cases[] = {
 
 int main(int argc, char **argv)
 {
-	if (argc > 1 && !strcmp(argv[1], "rows_x86")) {
-		pid_t pid = fork();
-		if (pid == 0) {
-			int fd = open("/dev/null", O_WRONLY);
-			dup2(fd, 1);
-			dup2(fd, 2);
-			execl(FAULT32, FAULT32, (char *)NULL);
-			_exit(errno == ENOEXEC ? 126 : 0);
-		}
-		if (status_of(pid) == 126) {
-			printf("SKIP fault_matrix__rows_x86: this kernel cannot execute 32-bit "
-			       "programs (exec of %s: %s)\n",
-			       FAULT32, strerror(ENOEXEC));
-			return 77;
-		}
-	}
+	if (argc > 1 && !strcmp(argv[1], "rows_x86") &&
+	    mg_exec_refused(FAULT32, "--list", "fault_matrix__rows_x86", NULL))
+		return 77;
 	return mg_test_main("fault_matrix", cases, sizeof(cases) / sizeof(cases[0]), argc, argv);
 }

@@ -1932,39 +1932,11 @@ static const mg_case cases[] = {
     {"listing_deadline", listing_deadline},
 };
 
-/*
- * Some kernels cannot execute 32-bit programs at all (no IA32 emulation, or
- * a VM that lacks compat mode): exec fails with ENOEXEC. The x86 cases are
- * skipped there (CTest's skip code 77, with the reason), and their x64
- * counterparts under an address-space cap still run.
- */
-static int can_run_x86(char *why, size_t n)
-{
-	pid_t pid = fork();
-	if (pid == 0) {
-		int fd = open("/dev/null", O_WRONLY);
-		dup2(fd, 1);
-		dup2(fd, 2);
-		execl(BENCH32, BENCH32, "--list", (char *)NULL);
-		_exit(errno == ENOEXEC ? 126 : 127);
-	}
-	int st = 0;
-	waitpid(pid, &st, 0);
-	if (WIFEXITED(st) && WEXITSTATUS(st) == 126) {
-		snprintf(why, n, "this kernel cannot execute 32-bit programs (exec of %s: %s)",
-		         BENCH32, strerror(ENOEXEC));
-		return 0;
-	}
-	return 1;
-}
-
 int main(int argc, char **argv)
 {
-	char why[512];
-	if (argc > 1 && strstr(argv[1], "x86") && !can_run_x86(why, sizeof(why))) {
-		printf("SKIP run__%s: %s\n", argv[1], why);
+	/* x86 cases where the kernel refuses 32-bit programs: skipped (77) */
+	if (argc > 1 && strstr(argv[1], "x86") && mg_exec_refused(BENCH32, "--list", argv[1], NULL))
 		return 77;
-	}
 	if (argc > 1 && !strncmp(argv[1], "cgroup_oom", 10)) {
 		if (cgroup_make(512u << 20) < 0) {
 			printf("SKIP run__%s: cannot make a memory cgroup (%s)\n", argv[1],
