@@ -73,6 +73,7 @@ struct shim {
 	proc_sampler *child_mem;
 	uint64_t last_va, last_rss; /* the last reading of the measure chosen */
 	tree *tree;                 /* TREE: the program's process tree */
+	pid_t tree_root;            /* TREE: our pid as /proc names it (its root) */
 	uint64_t tree_va, tree_rss; /* TREE: maxima since the head started */
 	int tree_samples;           /* since the child started: sets the interval */
 	uint64_t peak_va, peak_rss; /* for bye */
@@ -201,7 +202,7 @@ static void sample_program_tree(shim *s)
 {
 	tree_sample ts = {0};
 	if (s->tree)
-		tree_scan(s->tree, proc_self_pid(), &ts);
+		tree_scan(s->tree, s->tree_root, &ts);
 	uint64_t va_max = ts.va_max, rss_sum = ts.rss;
 	s->tree_samples++;
 	if (va_max > s->tree_va)
@@ -925,6 +926,7 @@ int shim_main(const shim_ops *ops, void *ctx, char **cmd, int ncmd)
 	/* the program must not inherit the protocol pipes */
 	fcntl(s->cmd_fd, F_SETFD, FD_CLOEXEC);
 	fcntl(s->reply_fd, F_SETFD, FD_CLOEXEC);
+	s->tree_root = proc_self_pid();
 	if (ops->measure == SHIM_MEASURE_TREE && tree_new(&s->tree, MAX_TREE, NULL) < 0)
 		return 3;
 	if (ops->self_recycle) {
