@@ -186,6 +186,30 @@ static void breakdown_clear(report_breakdown *b)
 	free(b->groups);
 }
 
+/* Frees the shard's tests, their names and peaks; the rest (counts too) stays. */
+static void shard_drop_tests(report_shard *s)
+{
+	for (size_t t = 0; t < s->ntests; t++) {
+		if (!s->names || !names_hold(s->names, s->tests[t].name))
+			free(s->tests[t].name);
+		free(s->tests[t].message);
+		free(s->tests[t].output);
+	}
+	free(s->tests);
+	free(s->peaks);
+	names_free(s->names);
+	s->tests = NULL;
+	s->peaks = NULL;
+	s->names = NULL;
+	s->ntests = s->npeaks = 0;
+}
+
+void report_drop_tests(report *r)
+{
+	for (size_t i = 0; i < r->nshards; i++)
+		shard_drop_tests(&r->shards[i]);
+}
+
 static void shard_clear(report_shard *s)
 {
 	free(s->suite);
@@ -202,16 +226,8 @@ static void shard_clear(report_shard *s)
 		free(gen->breakdowns);
 	}
 	free(s->gens);
-	for (size_t t = 0; t < s->ntests; t++) {
-		if (!s->names || !names_hold(s->names, s->tests[t].name))
-			free(s->tests[t].name);
-		free(s->tests[t].message);
-		free(s->tests[t].output);
-	}
-	free(s->tests);
-	free(s->peaks);
+	shard_drop_tests(s);
 	free(s->timeline);
-	names_free(s->names);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -1797,7 +1813,9 @@ int report_merge_replaces(const report *into, const report *from, size_t j)
 	return 0;
 }
 
-int report_merge(report *into, const report *from, mg_err *err)
+/* report_merge; take: from's shards are moved, not copied (from is left
+ * with empty shards), else from is not changed. */
+static int merge(report *into, report *from, int take, mg_err *err)
 {
 	if (into == from)
 		return mg_err_set(err, MG_EINVAL, "merge: a report cannot be merged into itself");
@@ -1822,8 +1840,20 @@ int report_merge(report *into, const report *from, mg_err *err)
 				n0--;
 			}
 		for (size_t k = i; k < from->nshards; k++)
-			if (report_shard_same_run(&from->shards[k], f))
-				shard_copy(report_add_shard(into), &from->shards[k]);
+			if (report_shard_same_run(&from->shards[k], f)) {
+				report_shard *d = report_add_shard(into);
+				if (!take) {
+					shard_copy(d, &from->shards[k]);
+					continue;
+				}
+				*d = from->shards[k];
+				memset(&from->shards[k], 0, sizeof(from->shards[k]));
+				/* an emptied shard still names its group for the rest */
+				from->shards[k].node = d->node;
+				from->shards[k].arch = report_strdup(d->arch);
+				from->shards[k].suite = report_strdup(d->suite);
+				from->shards[k].start_time = d->start_time;
+			}
 	}
 	if (!into->sha && from->sha) {
 		free(into->repo_note);
@@ -1868,6 +1898,16 @@ int report_merge(report *into, const report *from, mg_err *err)
 	return 0;
 }
 
+int report_merge(report *into, const report *from, mg_err *err)
+{
+	return merge(into, (report *)from, 0, err);
+}
+
+int report_merge_take(report *into, report *from, mg_err *err)
+{
+	return merge(into, from, 1, err);
+}
+
 /* ---- reading in pieces ---------------------------------------------------- */
 
 /*
@@ -1889,6 +1929,8 @@ typedef struct pieces {
 	int json_error;                  /* the error is in the JSON, not in the model */
 	report_keep_tests_fn keep_tests; /* NULL: every shard's tests are kept */
 	void *keep_ctx;
+	report_test_fn each; /* with keep_tests: given each test not kept */
+	void *each_ctx;
 } pieces;
 
 static void pieces_ws(pieces *pc)
@@ -2060,6 +2102,7 @@ static int pieces_array(pieces *pc, const char *what, int (*on_elem)(pieces *, v
 
 typedef struct shard_ctx {
 	report_shard *s;
+	size_t index;         /* its place in the document's shards */
 	const char *path;     /* "shards[3]" */
 	int drop;             /* its tests are read (and checked) into scratch, then dropped */
 	report_shard scratch; /* one test at a time */
@@ -2080,6 +2123,8 @@ static int piece_test(pieces *pc, void *ctx, size_t i)
 	                test_from_json(into, into->ntests - 1, o, pc->version, sub, pc->err))
 	             : mg_err_set(pc->err, MG_EINVAL, "%s: expected an object", sub);
 	if (t && sc->drop) {
+		if (rc == 0 && pc->each)
+			rc = pc->each(sc->index, t, pc->each_ctx, pc->err);
 		free(t->name);
 		free(t->message);
 		free(t->output);
@@ -2109,7 +2154,7 @@ static int piece_shard(pieces *pc, void *ctx, size_t i)
 	int seen = 0;
 	pathf(sub, sizeof(sub), "shards[%zu]", i);
 	report_shard *s = report_add_shard(pc->r);
-	shard_ctx sc = {s, sub, pc->keep_tests && !pc->keep_tests(i, pc->keep_ctx), {0}};
+	shard_ctx sc = {s, i, sub, pc->keep_tests && !pc->keep_tests(i, pc->keep_ctx), {0}};
 	int rc = pieces_object(pc, sub, "tests", piece_tests, &sc, &seen, &o);
 	free(sc.scratch.tests);
 	free(sc.scratch.peaks);
@@ -2187,6 +2232,25 @@ int report_parse_some(report **out, const char *data, size_t len, report_keep_te
 	return parse_into(out, &pc);
 }
 
+static int keep_no_tests(size_t shard, void *ctx)
+{
+	(void)shard;
+	(void)ctx;
+	return 0;
+}
+
+int report_parse_tests(report **out, const char *data, size_t len, report_test_fn fn, void *ctx,
+                       mg_err *err)
+{
+	pieces pc = {.data = data,
+	             .len = len,
+	             .err = err,
+	             .keep_tests = keep_no_tests,
+	             .each = fn,
+	             .each_ctx = ctx};
+	return parse_into(out, &pc);
+}
+
 /* ---- files ----------------------------------------------------------------- */
 
 /* Through atomic_open: a temporary next to PATH, fsynced, renamed over it;
@@ -2203,9 +2267,10 @@ int report_save(const report *r, const char *path, mg_err *err)
 	return atomic_close(a, ok, ok ? err : NULL);
 }
 
-/* A regular file is mapped (and its pages dropped as they are read); any
- * other file (a FIFO, /dev/stdin) is read into memory. */
-int report_load(report **out, const char *path, mg_err *err)
+/* The file at path read through pc (its data, len, mapped and err are set
+ * here): a regular file is mapped (and its pages dropped as they are read);
+ * any other file (a FIFO, /dev/stdin) is read into memory. */
+static int load_pieces(report **out, const char *path, pieces *pc, mg_err *err)
 {
 	*out = NULL;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -2244,13 +2309,28 @@ int report_load(report **out, const char *path, mg_err *err)
 	}
 	close(fd);
 	mg_err inner = {{0}};
-	pieces pc = {.data = data ? data : "", .len = len, .mapped = mapped, .err = &inner};
-	rc = parse_into(out, &pc);
+	pc->data = data ? data : "";
+	pc->len = len;
+	pc->mapped = mapped;
+	pc->err = &inner;
+	rc = parse_into(out, pc);
 	if (mapped)
 		munmap(data, len);
 	else
 		free(data);
 	if (rc)
-		return mg_err_set(err, rc, pc.json_error ? "%s:%s" : "%s: %s", path, inner.msg);
+		return mg_err_set(err, rc, pc->json_error ? "%s:%s" : "%s: %s", path, inner.msg);
 	return 0;
+}
+
+int report_load(report **out, const char *path, mg_err *err)
+{
+	pieces pc = {0};
+	return load_pieces(out, path, &pc, err);
+}
+
+int report_load_tests(report **out, const char *path, report_test_fn fn, void *ctx, mg_err *err)
+{
+	pieces pc = {.keep_tests = keep_no_tests, .each = fn, .each_ctx = ctx};
+	return load_pieces(out, path, &pc, err);
 }

@@ -336,6 +336,20 @@ typedef int (*report_keep_tests_fn)(size_t shard, void *ctx);
 int report_parse_some(report **out, const char *data, size_t len, report_keep_tests_fn keep,
                       void *ctx, mg_err *err);
 
+/* A test of shard (its place in the document's shards) as it was read: t
+ * and its strings live only during the call. Nonzero ends the read with it,
+ * and err (set by fn) says why. */
+typedef int (*report_test_fn)(size_t shard, const report_test *t, void *ctx, mg_err *err);
+/* report_parse and report_load keeping no shard's tests: each is read,
+ * checked and given to fn (NULL: none), then dropped. The shards keep their
+ * counts. For a reader with a form of its own of the tests (compare keeps
+ * 16 bytes and the name of each): memory is that form, not the model. */
+int report_parse_tests(report **out, const char *data, size_t len, report_test_fn fn, void *ctx,
+                       mg_err *err);
+int report_load_tests(report **out, const char *path, report_test_fn fn, void *ctx, mg_err *err);
+/* Frees every shard's tests (the counts and totals stay, the suspects too). */
+void report_drop_tests(report *r);
+
 /*
  * Merges from into into, by (node, arch, suite): the shards one run of a
  * suite on one node made are one group. A group of from replaces the same
@@ -348,6 +362,10 @@ int report_parse_some(report **out, const char *data, size_t len, report_keep_te
  * (report_finish, REPORT_MAX_SUSPECTS).
  */
 int report_merge(report *into, const report *from, mg_err *err);
+/* report_merge, but from's shards that the merge takes are moved into into,
+ * not copied (memory: one copy of them, not two). from is left with those
+ * shards emptied (their keys and start times only): free it. */
+int report_merge_take(report *into, report *from, mg_err *err);
 /* 1 when report_merge(into, from) would replace into's shard j (drop it for
  * from's group): it reads only the shards' keys and start times, so into
  * may be a report_parse_some without tests. */

@@ -137,6 +137,10 @@ int store_read_merging(report **out, git_repository *repo, const git_oid *blob,
                        const git_oid *target, const report *from, mg_err *err);
 /* Reads the note of target in ref: MG_ENOTFOUND when there is none. */
 int store_read_note(report **out, store *s, const notes *n, const git_oid *target, mg_err *err);
+/* store_read_note through report_parse_tests: no shard keeps its tests, each
+ * is given to fn (NULL: dropped). */
+int store_read_note_tests(report **out, store *s, const notes *n, const git_oid *target,
+                          report_test_fn fn, void *ctx, mg_err *err);
 /* Writes r as a compact JSON blob (shards in key order). */
 int store_write_blob(git_oid *out, git_repository *repo, const report *r, mg_err *err);
 /*

@@ -20,12 +20,29 @@
 
 enum { FMT_TEXT, FMT_MARKDOWN, FMT_JSON };
 
+/* A test as compare keeps it, 16 bytes and its name: a report's tests are
+ * never held as the model (64 bytes a test), only as this (a million bench
+ * tests: 30 MB a report, against 83 MB). */
+typedef struct ctest {
+	uint32_t shard; /* in the side's report */
+	uint32_t name;  /* offset in the table's names */
+	int64_t va;     /* VA left behind */
+} ctest;
+
+typedef struct ctests {
+	ctest *v;
+	size_t n, cap;
+	char *names;
+	size_t len, names_cap;
+} ctests;
+
 /* One side of the comparison. */
 typedef struct side {
 	const char *arg; /* as given */
 	int is_file;
 	git_oid commit; /* when a revision */
-	report *r;
+	report *r;      /* without tests: they are in t */
+	ctests t;
 } side;
 
 /* A compared quantity: one metric of one shard (or group), or one test. */
@@ -242,81 +259,105 @@ static void compare_shards(rows *rs, const report *base, const report *head,
 
 /* ---- tests, matched by (arch, name, suite), retained VA summed over shards ---- */
 
-/* A test of a report by position, 8 bytes (a million tests: 8 MB a report);
- * its key and figures are read from the report (tkey_*). */
-typedef struct tkey {
-	uint32_t shard, test;
-} tkey;
-
-static const char *tkey_arch(const report *r, tkey k)
+static void *grow(void *p, size_t *cap, size_t need, size_t size)
 {
-	return str(r->shards[k.shard].arch);
+	if (need <= *cap)
+		return p;
+	size_t c = *cap ? *cap : 4096;
+	while (c < need)
+		c *= 2;
+	if (!(p = realloc(p, c * size)))
+		abort();
+	*cap = c;
+	return p;
 }
 
-static const char *tkey_suite(const report *r, tkey k)
+/* report_test_fn: the test into the table. */
+static int ctests_add(size_t shard, const report_test *t, void *ctx, mg_err *err)
 {
-	return str(r->shards[k.shard].suite);
+	ctests *c = ctx;
+	const char *name = t->name ? t->name : "";
+	size_t len = strlen(name) + 1;
+	if (c->len + len > UINT32_MAX || shard > UINT32_MAX)
+		return mg_err_set(err, MG_ERROR,
+		                  "too many tests to compare: their names pass 4 GiB at '%.64s'",
+		                  name);
+	c->names = grow(c->names, &c->names_cap, c->len + len, 1);
+	memcpy(c->names + c->len, name, len);
+	c->v = grow(c->v, &c->cap, c->n + 1, sizeof(*c->v));
+	c->v[c->n++] = (ctest){(uint32_t)shard, (uint32_t)c->len, t->va_delta};
+	c->len += len;
+	return 0;
 }
 
-static const char *tkey_name(const report *r, tkey k)
+static void ctests_free(ctests *c)
 {
-	return str(r->shards[k.shard].tests[k.test].name);
+	free(c->v);
+	free(c->names);
+}
+
+/* One side's tests: its report (for the shards' arch and suite) and table. */
+typedef struct tside {
+	const report *r;
+	const ctests *c;
+} tside;
+
+static const char *ct_arch(tside s, const ctest *t)
+{
+	return str(s.r->shards[t->shard].arch);
+}
+
+static const char *ct_suite(tside s, const ctest *t)
+{
+	return str(s.r->shards[t->shard].suite);
+}
+
+static const char *ct_name(tside s, const ctest *t)
+{
+	return s.c->names + t->name;
 }
 
 /* By arch, then name, then suite: the same name in two suites sits side by
- * side. x of report a, y of report b. */
-static int tkey_cmp_name(const report *a, tkey x, const report *b, tkey y)
+ * side. x of side a, y of side b. */
+static int ct_cmp_name(tside a, const ctest *x, tside b, const ctest *y)
 {
-	int c = strcmp(tkey_arch(a, x), tkey_arch(b, y));
-	return c ? c : strcmp(tkey_name(a, x), tkey_name(b, y));
+	int c = strcmp(ct_arch(a, x), ct_arch(b, y));
+	return c ? c : strcmp(ct_name(a, x), ct_name(b, y));
 }
 
-static int tkey_cmp2(const report *a, tkey x, const report *b, tkey y)
+static int ct_cmp2(tside a, const ctest *x, tside b, const ctest *y)
 {
-	int c = tkey_cmp_name(a, x, b, y);
-	return c ? c : strcmp(tkey_suite(a, x), tkey_suite(b, y));
+	int c = ct_cmp_name(a, x, b, y);
+	return c ? c : strcmp(ct_suite(a, x), ct_suite(b, y));
 }
 
-/* qsort has no context: the report being sorted (compare is single-threaded). */
-static const report *sorting;
+/* qsort has no context: the side being sorted (compare is single-threaded). */
+static tside sorting;
 
-static int tkey_cmp(const void *a, const void *b)
+static int ct_cmp(const void *a, const void *b)
 {
-	return tkey_cmp2(sorting, *(const tkey *)a, sorting, *(const tkey *)b);
+	return ct_cmp2(sorting, a, sorting, b);
 }
 
-/* The report's tests sorted by key; duplicates stay, side by side (tkey_sum). */
-static tkey *collect_tests(const report *r, size_t *n)
+/* The table sorted by key; duplicates stay, side by side (ct_sum). */
+static void ct_sort(tside s)
 {
-	size_t total = 0, k = 0;
-	for (size_t i = 0; i < r->nshards; i++)
-		total += r->shards[i].ntests;
-	assert(r->nshards <= UINT32_MAX);
-	tkey *v = calloc(total ? total : 1, sizeof(*v));
-	if (!v)
-		abort();
-	for (size_t i = 0; i < r->nshards; i++) {
-		assert(r->shards[i].ntests <= UINT32_MAX);
-		for (size_t t = 0; t < r->shards[i].ntests; t++)
-			v[k++] = (tkey){(uint32_t)i, (uint32_t)t};
-	}
-	sorting = r;
-	qsort(v, k, sizeof(*v), tkey_cmp);
-	sorting = NULL;
-	*n = k;
-	return v;
+	sorting = s;
+	qsort(s.c->v, s.c->n, sizeof(*s.c->v), ct_cmp);
+	sorting = (tside){0};
 }
 
 /* The retained VA of the test at v[*i] summed over its duplicates; *i moves
  * past them. */
-static int64_t tkey_sum(const report *r, const tkey *v, size_t n, size_t *i)
+static int64_t ct_sum(tside s, size_t *i)
 {
+	const ctest *v = s.c->v;
 	int64_t va = 0;
 	size_t j = *i;
 	do {
-		va = sat_add(va, r->shards[v[j].shard].tests[v[j].test].va_delta);
+		va = sat_add(va, v[j].va);
 		j++;
-	} while (j < n && tkey_cmp2(r, v[*i], r, v[j]) == 0);
+	} while (j < s.c->n && ct_cmp2(s, &v[*i], s, &v[j]) == 0);
 	*i = j;
 	return va;
 }
@@ -330,35 +371,36 @@ static int by_growth(const void *a, const void *b)
 	return strcmp(x->label, y->label);
 }
 
-/* Tests whose retained VA grew, most growth first; new tests count from 0. */
-static void compare_tests(rows *rs, const report *base, const report *head, int multi_arch,
+/* Tests whose retained VA grew, most growth first; new tests count from 0.
+ * Both tables are sorted (ct_sort). */
+static void compare_tests(rows *rs, tside base, tside head, int multi_arch,
                           const growth_limits *lim)
 {
-	size_t nb, nh, i = 0, j = 0;
-	tkey *b = collect_tests(base, &nb), *h = collect_tests(head, &nh);
+	size_t nb = base.c->n, nh = head.c->n, i = 0, j = 0;
+	const ctest *b = base.c->v, *h = head.c->v;
 	size_t prev = SIZE_MAX; /* the head test before h[j] (its first duplicate) */
 	while (j < nh) {
-		int c = i < nb ? tkey_cmp2(base, b[i], head, h[j]) : 1;
+		int c = i < nb ? ct_cmp2(base, &b[i], head, &h[j]) : 1;
 		if (c < 0) {
-			tkey_sum(base, b, nb, &i);
+			ct_sum(base, &i);
 			continue;
 		}
-		int64_t bv = c == 0 ? tkey_sum(base, b, nb, &i) : 0;
+		int64_t bv = c == 0 ? ct_sum(base, &i) : 0;
 		size_t first = j;
-		int64_t hv = tkey_sum(head, h, nh, &j);
+		int64_t hv = ct_sum(head, &j);
 		if (hv > bv) {
 			row *w = rows_add(rs);
 			/* The suite, when another suite has a test of the same name. */
 			int dup = (prev != SIZE_MAX &&
-			           tkey_cmp_name(head, h[prev], head, h[first]) == 0) ||
-			          (j < nh && tkey_cmp_name(head, h[j], head, h[first]) == 0);
+			           ct_cmp_name(head, &h[prev], head, &h[first]) == 0) ||
+			          (j < nh && ct_cmp_name(head, &h[j], head, &h[first]) == 0);
 			char suite[256] = "";
-			const char *name = tkey_name(head, h[first]);
+			const char *name = ct_name(head, &h[first]);
 			if (dup)
-				snprintf(suite, sizeof(suite), " (%s)", tkey_suite(head, h[first]));
+				snprintf(suite, sizeof(suite), " (%s)", ct_suite(head, &h[first]));
 			if (multi_arch)
 				label_fmt(w->label, sizeof(w->label), "%s%s [%s]", name, suite,
-				          tkey_arch(head, h[first]));
+				          ct_arch(head, &h[first]));
 			else
 				label_fmt(w->label, sizeof(w->label), "%s%s", name, suite);
 			w->metric = "retained VA";
@@ -373,8 +415,6 @@ static void compare_tests(rows *rs, const report *base, const report *head, int 
 	}
 	if (rs->n)
 		qsort(rs->v, rs->n, sizeof(*rs->v), by_growth);
-	free(b);
-	free(h);
 }
 
 static int multi_arch(const report *a, const report *b)
@@ -771,14 +811,16 @@ int compare_main(int argc, char **argv)
 	for (int k = 0; k < 2; k++) {
 		const char *which = k ? "HEAD" : "BASE";
 		if (sd[k].is_file) {
-			rc = report_load(&sd[k].r, sd[k].arg, &err);
+			rc = report_load_tests(&sd[k].r, sd[k].arg, ctests_add, &sd[k].t, &err);
 			if (rc < 0) {
 				rc = ci_fail(CMD, MG_EXIT_INFRA, "%s: %s", which, err.msg);
 				goto out;
 			}
+			ct_sort((tside){sd[k].r, &sd[k].t});
 			continue;
 		}
-		rc = store_read_note(&sd[k].r, &s, &n, &sd[k].commit, &err);
+		rc = store_read_note_tests(&sd[k].r, &s, &n, &sd[k].commit, ctests_add, &sd[k].t,
+		                           &err);
 		if (rc == MG_ENOTFOUND) {
 			int shallow = git_repository_is_shallow(s.repo) == 1;
 			rc = ci_fail(CMD, MG_EXIT_FAILED,
@@ -794,17 +836,21 @@ int compare_main(int argc, char **argv)
 			rc = ci_fail(CMD, MG_EXIT_INFRA, "%s", err.msg);
 			goto out;
 		}
+		ct_sort((tside){sd[k].r, &sd[k].t});
 	}
 	compare_shards(&shards, sd[0].r, sd[1].r, &lim, &left_out);
-	compare_tests(&tests, sd[0].r, sd[1].r, multi_arch(sd[0].r, sd[1].r), &lim);
+	compare_tests(&tests, (tside){sd[0].r, &sd[0].t}, (tside){sd[1].r, &sd[1].t},
+	              multi_arch(sd[0].r, sd[1].r), &lim);
 	output(fmt, &sd[0], &sd[1], base_what[0] ? base_what : NULL, &shards, &tests, &lim,
 	       left_out);
 	rc = count_exceeded(&shards) + count_exceeded(&tests) ? MG_EXIT_REGRESSION : MG_EXIT_OK;
 out:
 	free(shards.v);
 	free(tests.v);
-	report_free(sd[0].r);
-	report_free(sd[1].r);
+	for (int k = 0; k < 2; k++) {
+		report_free(sd[k].r);
+		ctests_free(&sd[k].t);
+	}
 	notes_free(&n);
 	store_close(&s);
 	return rc;

@@ -7,6 +7,7 @@
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "ci_int.h"
 
@@ -94,15 +95,61 @@ static int foreign_note(git_repository *repo, const git_oid *blob_id, const git_
 }
 
 /*
- * One attempt: read the current note, merge, write, move the ref. fresh_blob
- * is fresh written as a note (store_write_blob, once for all attempts): a
- * note that is that very blob already holds exactly fresh and is left
- * unchanged without being read (re-noting a report costs one model, not
- * two); with no note yet it is the note. Otherwise it is merged, and the
- * blob of fresh stays unreferenced in the object store (git gc prunes it).
+ * The report being noted. Its blob (written once for all attempts) is the
+ * note when there is none, and a note that is that very blob holds exactly
+ * it: unchanged, read never. Over another note, the old note is read while
+ * r holds the shards' keys only (a report file's tests are dropped once the
+ * blob is written), and the tests are read again from the file for the
+ * merge, which takes them over: one copy of the new report's tests at a
+ * time, never beside the old note's text or a copy of themselves.
  */
-static int note_once(store *s, const git_oid *target, const report *fresh,
-                     const git_oid *fresh_blob, int *unchanged, mg_err *err)
+typedef struct fresh {
+	const char *path;
+	int keep_timeline;
+	report *r;      /* whole, or without tests (dropped) */
+	int dropped;    /* r's tests are to be read again from path */
+	struct stat st; /* path when read: it must not change */
+	git_oid blob;
+} fresh;
+
+static int same_file(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino && a->st_size == b->st_size &&
+	       a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec &&
+	       a->st_ctim.tv_sec == b->st_ctim.tv_sec && a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
+}
+
+/* The report as it is noted: read, its output dropped (and timelines
+ * unless kept), in canonical order. */
+static int fresh_read(report **out, const fresh *f, mg_err *err)
+{
+	int rc = report_load(out, f->path, err);
+	if (rc < 0)
+		return rc;
+	store_strip(*out, f->keep_timeline);
+	store_canonical(*out);
+	return 0;
+}
+
+/* old with f's report merged in: the report read again when its tests were dropped. */
+static int merge_fresh(report *old, const fresh *f, mg_err *err)
+{
+	if (!f->dropped)
+		return report_merge(old, f->r, err);
+	report *full = NULL;
+	struct stat st;
+	int rc = fresh_read(&full, f, err);
+	if (rc == 0 && (stat(f->path, &st) != 0 || !same_file(&st, &f->st)))
+		rc = mg_err_set(err, MG_ERROR, "%s changed while it was being noted", f->path);
+	if (rc == 0)
+		rc = report_merge_take(old, full, err);
+	report_free(full);
+	return rc;
+}
+
+/* One attempt: read the current note, merge, write, move the ref. A note
+ * that becomes no other blob is unchanged. */
+static int note_once(store *s, const git_oid *target, const fresh *f, int *unchanged, mg_err *err)
 {
 	notes n;
 	report *old = NULL;
@@ -112,12 +159,12 @@ static int note_once(store *s, const git_oid *target, const report *fresh,
 	if (rc < 0)
 		return rc;
 	const note_entry *e = notes_find(&n, target);
-	if (e && git_oid_equal(&e->blob, fresh_blob)) {
+	if (e && git_oid_equal(&e->blob, &f->blob)) {
 		*unchanged = 1;
 		goto out;
 	}
 	if (e &&
-	    (rc = store_read_merging(&old, s->repo, &e->blob, target, fresh, err)) == MG_EINVAL) {
+	    (rc = store_read_merging(&old, s->repo, &e->blob, target, f->r, err)) == MG_EINVAL) {
 		/* Another tool's note, or one written by hand: never replaced. */
 		rc = foreign_note(s->repo, &e->blob, target, err);
 		goto out;
@@ -126,14 +173,14 @@ static int note_once(store *s, const git_oid *target, const report *fresh,
 	}
 	/* the message names old's shards, so it is made before old becomes
 	 * the merge (one copy of the old note in memory, not two) */
-	msg = message_for(target, old, fresh);
+	msg = message_for(target, old, f->r);
 	if (old) {
-		if ((rc = report_merge(old, fresh, err)) < 0)
+		if ((rc = merge_fresh(old, f, err)) < 0)
 			goto out;
 		store_canonical(old);
 		rc = store_write_blob(&blob, s->repo, old, err);
 	} else {
-		git_oid_cpy(&blob, fresh_blob);
+		git_oid_cpy(&blob, &f->blob);
 	}
 	if (rc < 0)
 		goto out;
@@ -153,9 +200,9 @@ out:
 
 int note_main(int argc, char **argv)
 {
-	const char *ref = NULL, *rev = NULL, *path = NULL;
-	int keep_timeline = 0, rc, o;
-	report *r = NULL;
+	const char *ref = NULL, *rev = NULL;
+	int rc, o;
+	fresh f = {0};
 	store s = {0};
 	mg_err err;
 	git_oid target;
@@ -169,21 +216,23 @@ int note_main(int argc, char **argv)
 			if (o < 0)
 				return -o;
 		} else if (strcmp(argv[i], "--keep-timeline") == 0) {
-			keep_timeline = 1;
+			f.keep_timeline = 1;
 		} else if (argv[i][0] == '-' && argv[i][1]) {
 			ci_fail(CMD, MG_EXIT_USAGE, "unknown option '%s'", argv[i]);
 			return ci_cmd_usage(CMD, stderr, MG_EXIT_USAGE);
-		} else if (path) {
+		} else if (f.path) {
 			return ci_fail(CMD, MG_EXIT_USAGE, "one report at a time ('%s')", argv[i]);
 		} else {
-			path = argv[i];
+			f.path = argv[i];
 		}
 	}
-	if (!path) {
+	if (!f.path) {
 		ci_fail(CMD, MG_EXIT_USAGE, "which report? (REPORT.json)");
 		return ci_cmd_usage(CMD, stderr, MG_EXIT_USAGE);
 	}
-	rc = report_load(&r, path, &err);
+	/* a regular file can be read again: its tests need not be held meanwhile */
+	int again = stat(f.path, &f.st) == 0 && S_ISREG(f.st.st_mode);
+	rc = fresh_read(&f.r, &f, &err);
 	if (rc == MG_ENOTFOUND)
 		return ci_fail(CMD, MG_EXIT_USAGE, "%s", err.msg);
 	if (rc < 0)
@@ -192,23 +241,24 @@ int note_main(int argc, char **argv)
 		rc = ci_fail(CMD, rc == MG_EINVAL ? MG_EXIT_USAGE : MG_EXIT_INFRA, "%s", err.msg);
 		goto out;
 	}
-	if ((rc = pick_target(&target, &s, rev, r, &err)) < 0) {
+	if ((rc = pick_target(&target, &s, rev, f.r, &err)) < 0) {
 		rc = ci_fail(CMD, rc == MG_ENOTFOUND && rev ? MG_EXIT_USAGE : MG_EXIT_INFRA, "%s",
 		             err.msg);
 		goto out;
 	}
-	store_strip(r, keep_timeline);
-	store_canonical(r);
-	git_oid fresh_blob;
-	if ((rc = store_write_blob(&fresh_blob, s.repo, r, &err)) < 0) {
+	if ((rc = store_write_blob(&f.blob, s.repo, f.r, &err)) < 0) {
 		rc = ci_fail(CMD, MG_EXIT_INFRA, "%s", err.msg);
 		goto out;
+	}
+	if (again) {
+		report_drop_tests(f.r);
+		f.dropped = 1;
 	}
 	store_backoff b;
 	store_backoff_init(&b);
 	do {
 		int unchanged = 0;
-		rc = note_once(&s, &target, r, &fresh_blob, &unchanged, &err);
+		rc = note_once(&s, &target, &f, &unchanged, &err);
 		if (rc == STORE_ERACE || rc == STORE_ELOCKED)
 			continue;
 		if (rc < 0) {
@@ -216,13 +266,13 @@ int note_main(int argc, char **argv)
 			goto out;
 		}
 		printf("%s %s on %s (%zu shard%s)\n", unchanged ? "unchanged:" : "noted:", s.ref,
-		       store_short(sha, &target), r->nshards, r->nshards == 1 ? "" : "s");
+		       store_short(sha, &target), f.r->nshards, f.r->nshards == 1 ? "" : "s");
 		rc = MG_EXIT_OK;
 		goto out;
 	} while (store_backoff_wait(&b));
 	rc = store_backoff_fail(CMD, s.ref, rc, &b);
 out:
 	store_close(&s);
-	report_free(r);
+	report_free(f.r);
 	return rc;
 }

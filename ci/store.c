@@ -254,18 +254,22 @@ void notes_free(notes *n)
 
 /* ---- reports in blobs ---- */
 
-static int parse_report(report **out, const char *data, size_t len, const char *what, mg_err *err)
+/* In pieces, straight from the blob: no tree of the whole note. With
+ * tests, through report_parse_tests (each test given to fn, none kept). */
+static int parse_report(report **out, const char *data, size_t len, const char *what, int tests,
+                        report_test_fn fn, void *ctx, mg_err *err)
 {
 	mg_err rerr;
-	/* in pieces, straight from the blob: no tree of the whole note */
-	if (report_parse(out, data, len, &rerr) < 0)
+	int rc = tests ? report_parse_tests(out, data, len, fn, ctx, &rerr)
+	               : report_parse(out, data, len, &rerr);
+	if (rc < 0)
 		return mg_err_set(err, MG_EINVAL, "%s is not a memguard report: %s", what,
 		                  rerr.msg);
 	return 0;
 }
 
-int store_read(report **out, git_repository *repo, const git_oid *blob_id, const git_oid *target,
-               mg_err *err)
+static int read_blob(report **out, git_repository *repo, const git_oid *blob_id,
+                     const git_oid *target, int tests, report_test_fn fn, void *ctx, mg_err *err)
 {
 	git_blob *blob = NULL;
 	char sha[16], what[64];
@@ -273,10 +277,16 @@ int store_read(report **out, git_repository *repo, const git_oid *blob_id, const
 	snprintf(what, sizeof(what), "the memguard note on commit %s", store_short(sha, target));
 	if (git_blob_lookup(&blob, repo, blob_id) < 0)
 		return store_git_fail(err, what);
-	int rc =
-	    parse_report(out, git_blob_rawcontent(blob), (size_t)git_blob_rawsize(blob), what, err);
+	int rc = parse_report(out, git_blob_rawcontent(blob), (size_t)git_blob_rawsize(blob), what,
+	                      tests, fn, ctx, err);
 	git_blob_free(blob);
 	return rc;
+}
+
+int store_read(report **out, git_repository *repo, const git_oid *blob_id, const git_oid *target,
+               mg_err *err)
+{
+	return read_blob(out, repo, blob_id, target, 0, NULL, NULL, err);
 }
 
 typedef struct replaced {
@@ -323,15 +333,29 @@ int store_read_merging(report **out, git_repository *repo, const git_oid *blob_i
 	return rc;
 }
 
-int store_read_note(report **out, store *s, const notes *n, const git_oid *target, mg_err *err)
+static const note_entry *note_of(const notes *n, const git_oid *target, mg_err *err)
 {
 	char sha[16];
 	const note_entry *e = notes_find(n, target);
-	*out = NULL;
 	if (!e)
-		return mg_err_set(err, MG_ENOTFOUND, "no memguard note on commit %s",
-		                  store_short(sha, target));
-	return store_read(out, s->repo, &e->blob, target, err);
+		mg_err_set(err, MG_ENOTFOUND, "no memguard note on commit %s",
+		           store_short(sha, target));
+	return e;
+}
+
+int store_read_note(report **out, store *s, const notes *n, const git_oid *target, mg_err *err)
+{
+	const note_entry *e = note_of(n, target, err);
+	*out = NULL;
+	return e ? read_blob(out, s->repo, &e->blob, target, 0, NULL, NULL, err) : MG_ENOTFOUND;
+}
+
+int store_read_note_tests(report **out, store *s, const notes *n, const git_oid *target,
+                          report_test_fn fn, void *ctx, mg_err *err)
+{
+	const note_entry *e = note_of(n, target, err);
+	*out = NULL;
+	return e ? read_blob(out, s->repo, &e->blob, target, 1, fn, ctx, err) : MG_ENOTFOUND;
 }
 
 /* fopencookie's write: into libgit2's blob stream. */
@@ -631,8 +655,9 @@ int store_merge_blobs(git_oid *out, git_repository *repo, const git_oid *target,
 		lb = (size_t)git_blob_rawsize(bb);
 	}
 	mg_err ferr;
-	int ia = parse_report(&into, git_blob_rawcontent(ba), la, what, err);
-	int ib = parse_report(&from, git_blob_rawcontent(bb), lb, what, ia < 0 ? &ferr : err);
+	int ia = parse_report(&into, git_blob_rawcontent(ba), la, what, 0, NULL, NULL, err);
+	int ib = parse_report(&from, git_blob_rawcontent(bb), lb, what, 0, NULL, NULL,
+	                      ia < 0 ? &ferr : err);
 	if (ia < 0 || ib < 0) {
 		/* Keep the side that is a report (both corrupt: the first by bytes). */
 		git_oid_cpy(out, git_blob_id(ia < 0 && ib == 0 ? bb : ba));
@@ -641,7 +666,7 @@ int store_merge_blobs(git_oid *out, git_repository *repo, const git_oid *target,
 	}
 	store_canonical(into);
 	store_canonical(from);
-	if ((rc = report_merge(into, from, err)) < 0)
+	if ((rc = report_merge_take(into, from, err)) < 0)
 		goto out;
 	store_canonical(into);
 	rc = store_write_blob(out, repo, into, err);
