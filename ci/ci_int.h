@@ -127,6 +127,10 @@ void notes_free(notes *n);
  */
 int store_read(report **out, git_repository *repo, const git_oid *blob, const git_oid *target,
                mg_err *err);
+/* store_read through report_parse_tests: no shard keeps its tests, each is
+ * given to fn (NULL: dropped). */
+int store_read_tests(report **out, git_repository *repo, const git_oid *blob, const git_oid *target,
+                     report_test_fn fn, void *ctx, mg_err *err);
 /*
  * store_read for a note that report_merge(*out, from) will be given: the
  * tests of the shards that merge replaces are checked but not kept (read

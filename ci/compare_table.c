@@ -390,7 +390,7 @@ int compare_table_main(int argc, char **argv)
 	for (size_t k = 0; k < nsrc; k++) {
 		table_src *sd = &srcs[k];
 		if (is_file(sd->arg)) {
-			if ((rc = report_load(&sd->r, sd->arg, &err)) < 0) {
+			if ((rc = report_load_tests(&sd->r, sd->arg, NULL, NULL, &err)) < 0) {
 				rc = ci_fail(CMD, MG_EXIT_INFRA, "%s", err.msg);
 				goto out;
 			}
@@ -413,7 +413,7 @@ int compare_table_main(int argc, char **argv)
 				            sd->arg, err.msg);
 				goto out;
 			}
-			rc = store_read_note(&sd->r, &s, &n, &commit, &err);
+			rc = store_read_note_tests(&sd->r, &s, &n, &commit, NULL, NULL, &err);
 			if (rc == MG_ENOTFOUND) {
 				char sha[16];
 				rc = ci_fail(CMD, MG_EXIT_FAILED,

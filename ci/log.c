@@ -3,7 +3,9 @@
  * commit that has a note. The notes tree is read once into a sorted set, so
  * a commit without a note costs a binary search, never an object read; each
  * note is parsed once and its totals cached by blob id (logcache.c).
- * --format html parses every note shown whole and writes log_html.c's page.
+ * Notes are read without their tests (their totals and shards are what a
+ * line shows); --format html keeps each shown note's shards (and with
+ * --test that test's records) and writes log_html.c's page.
  */
 #include <jansson.h>
 #include <stdlib.h>
@@ -116,6 +118,62 @@ static void print_entries(int fmt, const entry *v, size_t n, size_t skipped, con
 	if (shallow)
 		printf("history ends at the shallow clone's boundary (git fetch --unshallow for "
 		       "more)\n");
+}
+
+/*
+ * --format html --test NAME: the tests named NAME, picked as a note is read
+ * (report_parse_tests), into shards of their own by index; pick_keep then
+ * gives them to the note's shards. A note is held as its shards and these
+ * tests, never as its million tests.
+ */
+typedef struct test_pick {
+	const char *name;
+	report *into; /* shards by index; only their tests are set */
+} test_pick;
+
+static int pick_test(size_t shard, const report_test *t, void *ctx, mg_err *err)
+{
+	test_pick *p = ctx;
+	(void)err;
+	if (!t->name || strcmp(t->name, p->name) != 0)
+		return 0;
+	while (p->into->nshards <= shard)
+		report_add_shard(p->into);
+	report_test *d = report_shard_add_test(&p->into->shards[shard]);
+	*d = *t;
+	d->name = report_strdup(t->name);
+	d->message = report_strdup(t->message);
+	d->output = NULL;
+	return 0;
+}
+
+static void pick_keep(report *r, report *picked)
+{
+	for (size_t i = 0; i < picked->nshards && i < r->nshards; i++) {
+		report_shard *d = &r->shards[i], *p = &picked->shards[i];
+		report_test *tests = d->tests;
+		size_t n = d->ntests;
+		d->tests = p->tests;
+		d->ntests = p->ntests;
+		p->tests = tests; /* none: d's were dropped */
+		p->ntests = n;
+	}
+}
+
+/* A note for the page: its shards, and with test its tests of that name. */
+static int read_for_page(report **out, store *s, const git_oid *blob, const git_oid *id,
+                         const char *test, mg_err *err)
+{
+	if (!test)
+		return store_read_tests(out, s->repo, blob, id, NULL, NULL, err);
+	test_pick p = {test, report_new()};
+	if (!p.into)
+		abort();
+	int rc = store_read_tests(out, s->repo, blob, id, pick_test, &p, err);
+	if (rc == 0)
+		pick_keep(*out, p.into);
+	report_free(p.into);
+	return rc;
 }
 
 int log_main(int argc, char **argv)
@@ -264,14 +322,15 @@ int log_main(int argc, char **argv)
 		}
 		int interrupted = 0;
 		if (fmt == FMT_HTML) {
-			if ((rc = store_read(&hv[nv].r, s.repo, &e->blob, &id, &err)) < 0) {
+			if ((rc = read_for_page(&hv[nv].r, &s, &e->blob, &id, test, &err)) < 0) {
 				rc = ci_fail(CMD, MG_EXIT_INFRA, "%s", err.msg);
 				goto out;
 			}
 			v[nv].t = hv[nv].r->totals;
 			interrupted = hv[nv].r->interrupted;
 		} else if (!logcache_get(cache, &e->blob, &v[nv].t, &interrupted)) {
-			if ((rc = store_read(&r, s.repo, &e->blob, &id, &err)) < 0) {
+			if ((rc = store_read_tests(&r, s.repo, &e->blob, &id, NULL, NULL, &err)) <
+			    0) {
 				rc = ci_fail(CMD, MG_EXIT_INFRA, "%s", err.msg);
 				goto out;
 			}

@@ -333,6 +333,12 @@ int store_read_merging(report **out, git_repository *repo, const git_oid *blob_i
 	return rc;
 }
 
+int store_read_tests(report **out, git_repository *repo, const git_oid *blob_id,
+                     const git_oid *target, report_test_fn fn, void *ctx, mg_err *err)
+{
+	return read_blob(out, repo, blob_id, target, 1, fn, ctx, err);
+}
+
 static const note_entry *note_of(const notes *n, const git_oid *target, mg_err *err)
 {
 	char sha[16];

@@ -794,11 +794,29 @@ static void test_parse_some_merging(void)
 			dropped += replaced;
 		}
 		CU_ASSERT_EQUAL(dropped, later ? 0 : 2);
+		/* the same merge taking from's shards over (from read back: a
+		 * second from to give away) */
+		size_t lf = 0;
+		char *df = write_mem(from, &lf);
+		report *taken = NULL, *given = NULL;
+		CU_ASSERT_EQUAL_FATAL(
+		    report_parse_some(&taken, doc, len, keep_unless_replaced, &v, &err), 0);
+		CU_ASSERT_EQUAL_FATAL(report_parse(&given, df, lf, &err), 0);
 		CU_ASSERT_EQUAL_FATAL(report_merge(part, from, &err), 0);
 		CU_ASSERT_EQUAL_FATAL(report_merge(whole, from, &err), 0);
-		size_t lp = 0, lw = 0;
-		char *dp = write_mem(part, &lp), *dw = write_mem(whole, &lw);
+		CU_ASSERT_EQUAL_FATAL(report_merge_take(taken, given, &err), 0);
+		for (size_t i = 0; i < given->nshards; i++) /* moved, not copied */
+			CU_ASSERT_EQUAL(given->shards[i].ntests,
+			                later ? from->shards[i].ntests : 0);
+		size_t lp = 0, lw = 0, lt = 0;
+		char *dp = write_mem(part, &lp), *dw = write_mem(whole, &lw),
+		     *dt = write_mem(taken, &lt);
 		CU_ASSERT(lp == lw && memcmp(dp, dw, lp) == 0);
+		CU_ASSERT(lt == lw && memcmp(dt, dw, lt) == 0);
+		report_free(taken);
+		report_free(given);
+		free(df);
+		free(dt);
 		free(dp);
 		free(dw);
 		free(doc);
@@ -809,6 +827,66 @@ static void test_parse_some_merging(void)
 	}
 	report_free(a);
 	report_free(b);
+}
+
+/* What report_parse_tests gives the reader of its tests' figures. */
+typedef struct seen_tests {
+	size_t n, stop_at;
+	size_t shard[16];
+	char name[16][32];
+	int64_t va[16];
+} seen_tests;
+
+static int see_test(size_t shard, const report_test *t, void *ctx, mg_err *err)
+{
+	seen_tests *st = ctx;
+	if (st->n == st->stop_at)
+		return mg_err_set(err, MG_ERROR, "stopped at '%s'", t->name);
+	if (st->n < 16) {
+		st->shard[st->n] = shard;
+		snprintf(st->name[st->n], sizeof(st->name[0]), "%s", t->name);
+		st->va[st->n] = t->va_delta;
+	}
+	st->n++;
+	return 0;
+}
+
+/* report_parse_tests hands over every test, in document order with its
+ * shard's place and figures, keeps none, and keeps the shards' counts; a
+ * reader's error ends the read with its message. */
+static void test_parse_tests(void)
+{
+	report *r = node_report(1, 2, 3), *whole = NULL, *heads = NULL;
+	r->shards[1].tests[2].va_delta = -4096;
+	report_finish(r, REPORT_MAX_SUSPECTS);
+	size_t len = 0;
+	char *doc = write_mem(r, &len);
+	mg_err err = {{0}};
+	seen_tests st = {.stop_at = SIZE_MAX};
+	CU_ASSERT_EQUAL_FATAL(report_parse(&whole, doc, len, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(report_parse_tests(&heads, doc, len, see_test, &st, &err), 0);
+	CU_ASSERT_EQUAL_FATAL(st.n, 6);
+	for (size_t k = 0, i = 0; i < whole->nshards; i++) {
+		CU_ASSERT_EQUAL(heads->shards[i].ntests, 0);
+		CU_ASSERT_EQUAL(heads->shards[i].counts[TEST_PASS],
+		                whole->shards[i].counts[TEST_PASS]);
+		for (size_t t = 0; t < whole->shards[i].ntests; t++, k++) {
+			CU_ASSERT_EQUAL(st.shard[k], i);
+			CU_ASSERT_STRING_EQUAL(st.name[k], whole->shards[i].tests[t].name);
+			CU_ASSERT_EQUAL(st.va[k], whole->shards[i].tests[t].va_delta);
+		}
+	}
+	CU_ASSERT_EQUAL(st.va[5], -4096);
+	CU_ASSERT_EQUAL(heads->totals.tests, whole->totals.tests);
+	report_free(heads);
+	heads = NULL;
+	st = (seen_tests){.stop_at = 4};
+	CU_ASSERT_EQUAL(report_parse_tests(&heads, doc, len, see_test, &st, &err), MG_ERROR);
+	CU_ASSERT_PTR_NULL(heads);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "stopped at '"));
+	free(doc);
+	report_free(whole);
+	report_free(r);
 }
 
 /* VA peaks live in the shard's sparse table: set in any order, replaced,
@@ -1485,6 +1563,7 @@ static const mg_case cases[] = {
     {"merge_counts", test_merge_counts},
     {"merge_replace", test_merge_replace},
     {"parse_some_merging", test_parse_some_merging},
+    {"parse_tests", test_parse_tests},
     {"test_peaks", test_test_peaks},
     {"load_out_of_range_test", test_load_out_of_range_test},
     {"merge_exit_codes", test_merge_exit_codes},

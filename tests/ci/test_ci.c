@@ -590,6 +590,74 @@ static void note_two_nodes(void)
 	cleanup();
 }
 
+/* The note of target's blob id into out; 0 when there is one. */
+static int note_blob(git_repository *repo, const char *ref, const git_oid *target, git_oid *out)
+{
+	git_note *note = NULL;
+	if (git_note_read(&note, repo, ref, target) < 0)
+		return -1;
+	git_oid_cpy(out, git_note_id(note));
+	git_note_free(note);
+	return 0;
+}
+
+/* A report noted over another node's note is read again from its file for
+ * the merge (its tests are not held while the old note is read): the merged
+ * note has every test of both nodes, is stripped as the report was, and is
+ * the very blob that noting the same report from a FIFO (read once, held)
+ * makes. */
+static void note_over_note_reread(void)
+{
+	const char *dir = setup();
+	const char *rd = path_in(dir, "repo");
+	git_repository *repo = mk_repo(rd);
+	git_oid c[1], from_file, from_fifo;
+	commits(repo, 1, c);
+	const char *n1 =
+	    save_report(mk_report(1, "x86", "core", 0, 2 * GIB, 100 * MIB, 1, 0), dir, "n1.json");
+	const char *n2 = save_report(mk_report(2, "x86", "core", 0, 3 * GIB, 100 * MIB, 4, 8192),
+	                             dir, "n2.json");
+	const char *fifo = path_in(dir, "n2.fifo");
+	CU_ASSERT_FATAL(mkfifo(fifo, 0600) == 0);
+	const char *refs[2] = {"refs/notes/file", "refs/notes/fifo"};
+	for (int k = 0; k < 2; k++) {
+		CU_ASSERT_EQUAL(run_in(rd, "note", "--ref", refs[k], n1, NULL)->rc, 0);
+		pid_t pid = 0;
+		if (k == 1) { /* a writer into the FIFO: cat's exit is checked */
+			pid = fork();
+			CU_ASSERT_FATAL(pid >= 0);
+			if (pid == 0)
+				_exit(sh("cat '%s' > '%s'", n2, fifo));
+		}
+		CU_ASSERT_EQUAL(run_in(rd, "note", "--ref", refs[k], k ? fifo : n2, NULL)->rc, 0);
+		if (k == 1) {
+			int st = 0;
+			CU_ASSERT_FATAL(waitpid(pid, &st, 0) == pid);
+			CU_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+		}
+	}
+	CU_ASSERT_FATAL(note_blob(repo, refs[0], &c[0], &from_file) == 0);
+	CU_ASSERT_FATAL(note_blob(repo, refs[1], &c[0], &from_fifo) == 0);
+	CU_ASSERT(git_oid_equal(&from_file, &from_fifo));
+	report *n = read_note(repo, refs[0], &c[0]);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(n);
+	CU_ASSERT_EQUAL_FATAL(n->nshards, 2);
+	CU_ASSERT(note_has_shard(n, 1, "x86", 2 * GIB));
+	CU_ASSERT(note_has_shard(n, 2, "x86", 3 * GIB));
+	for (size_t i = 0; i < n->nshards; i++) {
+		const report_shard *s = &n->shards[i];
+		CU_ASSERT_EQUAL(s->ntests, 3);
+		CU_ASSERT_EQUAL(s->ntimeline, 0);
+		for (size_t t = 0; t < s->ntests; t++)
+			CU_ASSERT_PTR_NULL(s->tests[t].output);
+		if (s->node == 2 && s->ntests == 3)
+			CU_ASSERT_EQUAL(s->tests[0].va_delta, 8192);
+	}
+	report_free(n);
+	git_repository_free(repo);
+	cleanup();
+}
+
 static void note_strips_timeline(void)
 {
 	const char *dir = setup();
@@ -2130,6 +2198,7 @@ static const mg_case cases[] = {
     {"note_git_cli_reads", note_git_cli_reads},
     {"note_git_cli_writes", note_git_cli_writes},
     {"note_two_nodes", note_two_nodes},
+    {"note_over_note_reread", note_over_note_reread},
     {"note_strips_timeline", note_strips_timeline},
     {"note_report_sha", note_report_sha},
     {"note_concurrent_pairs", note_concurrent_pairs},
