@@ -661,12 +661,20 @@ int store_merge_blobs(git_oid *out, git_repository *repo, const git_oid *target,
 		lb = (size_t)git_blob_rawsize(bb);
 	}
 	mg_err ferr;
+	git_oid ida, idb;
+	git_oid_cpy(&ida, git_blob_id(ba));
+	git_oid_cpy(&idb, git_blob_id(bb));
+	/* each text is freed once read: never both texts beside both models */
 	int ia = parse_report(&into, git_blob_rawcontent(ba), la, what, 0, NULL, NULL, err);
+	git_blob_free(ba);
+	ba = NULL;
 	int ib = parse_report(&from, git_blob_rawcontent(bb), lb, what, 0, NULL, NULL,
 	                      ia < 0 ? &ferr : err);
+	git_blob_free(bb);
+	bb = NULL;
 	if (ia < 0 || ib < 0) {
 		/* Keep the side that is a report (both corrupt: the first by bytes). */
-		git_oid_cpy(out, git_blob_id(ia < 0 && ib == 0 ? bb : ba));
+		git_oid_cpy(out, ia < 0 && ib == 0 ? &idb : &ida);
 		rc = STORE_CORRUPT;
 		goto out;
 	}
