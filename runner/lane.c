@@ -369,8 +369,11 @@ static void lane_result(run_ctx *c, lane *l, const mg_msg *m)
 	if (st == TEST_FAIL && c->driver == DRIVER_CTEST && m->text_len >= 9 &&
 	    !memcmp(m->text, "timeout: ", 9))
 		st = TEST_TIMEOUT;
-	int64_t dva = (int64_t)m->va - (int64_t)h->va_before;
-	int64_t drss = (int64_t)m->rss - (int64_t)h->rss_before;
+	/* a test that was a process of its own ended with it: what it holds
+	 * is its own figure, not a rise over the test before */
+	int per_process = policy_process_per_test(c);
+	int64_t dva = per_process ? 0 : (int64_t)m->va - (int64_t)h->va_before;
+	int64_t drss = per_process ? 0 : (int64_t)m->rss - (int64_t)h->rss_before;
 	h->va_before = m->va;
 	h->rss_before = m->rss;
 	h->va_last = m->va;

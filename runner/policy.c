@@ -33,6 +33,11 @@ int policy_can_recycle(const run_ctx *c)
 	       c->driver == DRIVER_CATCH2;
 }
 
+int policy_process_per_test(const run_ctx *c)
+{
+	return c->driver == DRIVER_EXEC || c->driver == DRIVER_CTEST || c->driver == DRIVER_WRAP;
+}
+
 /* The expected VA growth of the next test: the largest of the recent ones. */
 uint64_t policy_expected_growth(const lane *l)
 {

@@ -264,6 +264,10 @@ void record_finish(run_ctx *c);
 uint64_t policy_va_ceiling(const run_ctx *c);
 pid_t policy_va_pid(const run_ctx *c, const host *h);
 int policy_can_recycle(const run_ctx *c);
+/* exec and ctest run a process per test, wrap one for its command: a test's
+ * figures are its own process's, it leaves nothing behind in a host, and
+ * the shim marks its streams at each boundary. */
+int policy_process_per_test(const run_ctx *c);
 uint64_t policy_expected_growth(const lane *l);
 uint64_t policy_expected_rss_growth(const lane *l);
 int policy_pool_admits(const run_ctx *c, const lane *l, char *why, size_t n);

@@ -81,9 +81,10 @@ struct shim {
 	int probed;      /* the child reports its own figures (shim_probed) */
 	int has_figures; /* shim_figures gave the next result's memory */
 	uint64_t fig_va, fig_rss;
-	int stopped;  /* recycled at a boundary: the child is parked until quit */
-	int line_cut; /* the line given to ops->line is a piece of a longer one */
-	int pipe_big; /* the command pipe was enlarged (shim_take_pending) */
+	int stopped;      /* recycled at a boundary: the child is parked until quit */
+	int line_cut;     /* the line given to ops->line is a piece of a longer one */
+	int pipe_big;     /* the command pipe was enlarged (shim_take_pending) */
+	uint64_t ordinal; /* TREE: results sent, the next mark's number */
 };
 
 static int sigchld_pipe[2] = {-1, -1};
@@ -590,6 +591,28 @@ void shim_start(shim *s)
 	clock_gettime(CLOCK_MONOTONIC, &s->t0);
 }
 
+/*
+ * TREE: the test's mark on stdout and stderr (PROTOCOL.md, version 2), which
+ * its program shares with us: the program has exited, so every byte it
+ * wrote is in the pipes before the mark, and the runner gives each byte to
+ * the test that wrote it however far the pipes run apart. (What a process
+ * it left running writes later goes to a later test.)
+ */
+static void mark_streams(shim *s)
+{
+	char mark[40];
+	size_t n = sizeof(MG_MARK_HEAD) - 1;
+	memcpy(mark, MG_MARK_HEAD, n);
+	n += (size_t)snprintf(mark + n, sizeof(mark) - n, "%llu", (unsigned long long)s->ordinal++);
+	mark[n++] = MG_MARK_TAIL;
+	for (int fd = 1; fd <= 2; fd++) {
+		ssize_t w;
+		do
+			w = write(fd, mark, n);
+		while (w < 0 && errno == EINTR);
+	}
+}
+
 void shim_result(shim *s, mg_msg_kind kind, const char *msg, size_t len)
 {
 	static const char *const words[] = {
@@ -600,6 +623,8 @@ void shim_result(shim *s, mg_msg_kind kind, const char *msg, size_t len)
 	/* output first: the runner attributes it to the test still in flight */
 	if (s->out.len && buf_flush(&s->out, 1) < 0)
 		s->out.len = 0;
+	if (s->ops->measure == SHIM_MEASURE_TREE)
+		mark_streams(s);
 	buf_addf(&s->reply, "%s %llu %llu %llu", words[kind], (unsigned long long)us,
 	         (unsigned long long)va, (unsigned long long)rss);
 	if (kind != MG_MSG_PASS && msg && len) {
@@ -949,7 +974,9 @@ int shim_main(const shim_ops *ops, void *ctx, char **cmd, int ncmd)
 
 	proc_sampler *self;
 	uint64_t va = 0, rss = 0;
-	if (proc_sampler_open(&self, 0, NULL) == 0) {
+	/* TREE: the memory under test is the tree's, which holds no test yet
+	 * (we are not one: an ASan build of us reserves terabytes) */
+	if (ops->measure != SHIM_MEASURE_TREE && proc_sampler_open(&self, 0, NULL) == 0) {
 		proc_sampler_read(self, &va, &rss);
 		proc_sampler_free(self);
 	}
