@@ -33,7 +33,6 @@
 #define ENV_PROBE_FILTER "MEMGUARD_PROBE_FILTER"
 #define FILTER_UNREAD    "-*"
 #define FILTER_OPT       "--gtest_filter="
-#define FEED_SETTLE_MS   2 /* the runner's feed has ended when it paused this long */
 #define FAIL_TEXT        (8 * 1024)
 /* The probe pipe: the child's fd, and the longest line it writes. */
 #define PROBE_TARGET_FD 3
@@ -946,7 +945,7 @@ static void g_begin(shim *s)
 	if (!g->probe_state)
 		probe_setup(s, g, 0);
 	int by_env = g->probe_state > 0, by_file = 0;
-	shim_take_pending(s, FEED_SETTLE_MS);
+	shim_take_pending(s);
 	size_t k = batch_len(s, g, by_env ? (size_t)-1 : FILTER_MAX);
 	if (!k) {
 		shim_start(s);

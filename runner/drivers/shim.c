@@ -85,6 +85,7 @@ struct shim {
 	int line_cut;     /* the line given to ops->line is a piece of a longer one */
 	int pipe_big;     /* the command pipe was enlarged (shim_take_pending) */
 	uint64_t ordinal; /* TREE: results sent, the next mark's number */
+	size_t unfed;     /* run lines read since the runner's last "fed" */
 };
 
 static int sigchld_pipe[2] = {-1, -1};
@@ -817,8 +818,11 @@ static int read_commands(shim *s)
 		mg_msg m;
 		if (mg_proto_parse(&m, line, len) < 0)
 			violation(s, line);
-		if (m.kind == MG_CMD_RUN)
+		if (m.kind == MG_CMD_RUN) {
 			queue_push(s, m.text, m.text_len);
+			s->unfed++;
+		} else if (m.kind == MG_CMD_FED)
+			s->unfed = 0;
 		else if (m.kind == MG_CMD_QUIT)
 			s->quit_pending = 1;
 		else if (m.kind == MG_CMD_LIST)
@@ -829,13 +833,18 @@ static int read_commands(shim *s)
 	return 1;
 }
 
-void shim_take_pending(shim *s, int ms)
+void shim_take_pending(shim *s)
 {
 	struct pollfd pf = {s->cmd_fd, POLLIN, 0};
 	if (!s->pipe_big) /* best effort: fewer wake-ups for a long feed */
 		fcntl(s->cmd_fd, F_SETPIPE_SZ, 1 << 20);
 	s->pipe_big = 1;
-	while (!s->quit_pending && poll(&pf, 1, ms) > 0) {
+	while (!s->quit_pending && s->unfed) {
+		int r = poll(&pf, 1, -1);
+		if (r < 0 && errno == EINTR) /* SIGCHLD */
+			continue;
+		if (r <= 0)
+			break;
 		if (!read_commands(s)) {
 			child_kill(s);
 			_exit(0);

@@ -71,11 +71,11 @@ size_t shim_queued(const shim *s);
 const char *shim_queue_name(const shim *s, size_t i, size_t *len);
 int shim_head_started(const shim *s);
 /*
- * Reads the run lines the runner is still sending, until none has come for
- * ms milliseconds or quit came (for a driver that gives its program every
- * queued name at its start). Costs ms once the feed has ended.
+ * Reads the run lines the runner is still sending, up to its last "fed"
+ * (PROTOCOL.md 6b), or until quit came: for a driver that gives its program
+ * every queued name at its start. Waits only while a burst is unfinished.
  */
-void shim_take_pending(shim *s, int ms);
+void shim_take_pending(shim *s);
 /* In ops->line: 1 when line is a piece of a longer line (over 1 MiB, or
  * the last bytes without a newline), not a whole line. */
 int shim_line_cut(const shim *s);

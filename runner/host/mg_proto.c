@@ -142,7 +142,7 @@ static const struct {
     {"skip", 4, MG_MSG_SKIP},     {"recycle", 7, MG_MSG_RECYCLE}, {"bye", 3, MG_MSG_BYE},
     {"out", 3, MG_MSG_OUT},       {"list", 4, MG_CMD_LIST},       {"run", 3, MG_CMD_RUN},
     {"quit", 4, MG_CMD_QUIT},     {"dying", 5, MG_MSG_DYING},     {"peak", 4, MG_MSG_PEAK},
-    {"expect", 6, MG_CMD_EXPECT},
+    {"expect", 6, MG_CMD_EXPECT}, {"fed", 3, MG_CMD_FED},
 };
 
 /* [SP WHY [SP BYTES]] after "recycle VA RSS": v1 hosts say nothing more. */
@@ -244,6 +244,7 @@ int mg_proto_parse(mg_msg *out, char *line, size_t len)
 	}
 	case MG_CMD_LIST:
 	case MG_CMD_QUIT:
+	case MG_CMD_FED:
 		return at_end(&c);
 	}
 	return -1;

@@ -68,6 +68,8 @@ typedef enum mg_msg_kind {
 	MG_CMD_RUN,    /* run NAME */
 	MG_CMD_QUIT,   /* quit */
 	MG_CMD_EXPECT, /* expect RISE GROWTH (v2: what history says of the next run line) */
+	MG_CMD_FED,    /* fed (to a gtest or catch2 shim only: the run lines before it are
+	                * all it is given until results go back) */
 } mg_msg_kind;
 
 typedef struct mg_msg {

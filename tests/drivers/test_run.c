@@ -437,6 +437,86 @@ static void gtest_one_program(void)
 	done(&o);
 }
 
+/* Writes all of text to fd. */
+static void put_all(int fd, const char *text)
+{
+	for (size_t n = strlen(text); n;) {
+		ssize_t w = write(fd, text, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		CU_ASSERT_FATAL(w > 0);
+		text += w;
+		n -= (size_t)w;
+	}
+}
+
+/*
+ * The gtest shim starts its program once for a burst of run lines however
+ * long the runner takes to write it: up to the burst's "fed" (PROTOCOL.md
+ * 6b). This runner, written by hand, pauses 100 ms in the middle of one
+ * (the shim once took a 2 ms pause for the end of the feed, and started a
+ * second program for the rest on a loaded machine).
+ */
+static void gtest_fed_burst(void)
+{
+	char dir[] = "/tmp/mg-fed-XXXXXX", path[64], line[256];
+	int cmd[2], rep[2];
+	CU_ASSERT_FATAL(mkdtemp(dir) != NULL);
+	CU_ASSERT_FATAL(pipe(cmd) == 0 && pipe(rep) == 0);
+	pid_t pid = fork();
+	CU_ASSERT_FATAL(pid >= 0);
+	if (pid == 0) {
+		int null = open("/dev/null", O_WRONLY);
+		if (chdir(dir) != 0 || null < 0 || dup2(cmd[0], 3) < 0 || dup2(rep[1], 4) < 0 ||
+		    dup2(null, 1) < 0)
+			_exit(127);
+		for (int fd = 5; fd < 64; fd++)
+			close(fd);
+		setenv("MEMGUARD_HOST", "2", 1);
+		setenv("MEMGUARD_CMD_FD", "3", 1);
+		setenv("MEMGUARD_REPLY_FD", "4", 1);
+		setenv("MG_BENCH_TESTS", "200", 1);
+		setenv("MG_BENCH_STARTS", "starts.log", 1);
+		execl(MEMGUARD_BIN, "memguard", "__driver", "gtest", "--", GTEST_BENCH,
+		      (char *)NULL);
+		_exit(127);
+	}
+	close(cmd[0]);
+	close(rep[1]);
+	FILE *replies = fdopen(rep[0], "r");
+	CU_ASSERT_FATAL(replies != NULL);
+	CU_ASSERT_FATAL(fgets(line, sizeof(line), replies) && !strncmp(line, "hello 2 ", 8));
+	for (int i = 0; i < 200; i++) {
+		char run[32];
+		snprintf(run, sizeof(run), "run Bench.t%05d\n", i);
+		put_all(cmd[1], run);
+		if (i == 99)
+			nanosleep(&(struct timespec){0, 100 * 1000 * 1000}, NULL);
+	}
+	put_all(cmd[1], "fed\n");
+	int results = 0, starts = 0;
+	while (results < 200 && fgets(line, sizeof(line), replies)) {
+		starts += !strncmp(line, "start ", 6);
+		results += !strncmp(line, "pass ", 5);
+	}
+	CU_ASSERT_EQUAL(starts, 200);
+	CU_ASSERT_EQUAL(results, 200);
+	put_all(cmd[1], "quit\n");
+	int bye = 0;
+	while (fgets(line, sizeof(line), replies))
+		bye |= !strncmp(line, "bye ", 4);
+	CU_ASSERT(bye);
+	fclose(replies);
+	close(cmd[1]);
+	int st = 0;
+	CU_ASSERT_FATAL(waitpid(pid, &st, 0) == pid);
+	CU_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	snprintf(path, sizeof(path), "%s/starts.log", dir);
+	CU_ASSERT_EQUAL(lines_in(path, "start "), 1);
+	unlink(path);
+	CU_ASSERT(rmdir(dir) == 0);
+}
+
 /*
  * A filter far over the 128 KiB an argument may hold, and over the 1 MiB
  * the shim reads a line in: every other test of 12,000 with 200-character
@@ -1250,6 +1330,7 @@ static const mg_case cases[] = {
     {"gtest_probe_asan", gtest_probe_asan},
     {"gtest_probe_static", gtest_probe_static},
     {"gtest_one_program", gtest_one_program},
+    {"gtest_fed_burst", gtest_fed_burst},
     {"gtest_long_filter", gtest_long_filter},
     {"gtest_user_filter", gtest_user_filter},
     {"gtest_static_batches", gtest_static_batches},

@@ -141,13 +141,15 @@ static void parse_v2(void)
 	CU_ASSERT_EQUAL(m.kind, MG_CMD_EXPECT);
 	CU_ASSERT_EQUAL(m.va, 629145600);
 	CU_ASSERT_EQUAL(m.bytes, 8388608);
+	CU_ASSERT_EQUAL_FATAL(parse(&m, "fed"), 0);
+	CU_ASSERT_EQUAL(m.kind, MG_CMD_FED);
 	CU_ASSERT_EQUAL_FATAL(parse(&m, "recycle 1 2 peak 629145600"), 0);
 	CU_ASSERT_EQUAL(m.why, MG_WHY_PEAK);
 	static const char *const bad[] = {
 	    "recycle 10 20 ",      "recycle 10 20 vaa",  "recycle 10 20 growth",
 	    "recycle 10 20 gap x", "recycle 10 20 va 5", "recycle 10 20 growth 5 6",
 	    "dying 11 1 2",        "dying 0 1 2 3",      "dying 65 1 2 3",
-	    "dying 11 1 2 3 4",    "dying SEGV 1 2 3",
+	    "dying 11 1 2 3 4",    "dying SEGV 1 2 3",   "fed 1",
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		if (parse(&m, bad[i]) == 0)
@@ -308,9 +310,9 @@ static uint32_t rng(void)
 static size_t format_msg(char *dst, size_t cap, const mg_msg *m)
 {
 	/* indexed by mg_msg_kind */
-	static const char *const words[] = {"hello", "test",    "end",  "start", "pass",  "fail",
-	                                    "skip",  "recycle", "bye",  "out",   "dying", "peak",
-	                                    "list",  "run",     "quit", "expect"};
+	static const char *const words[] = {"hello", "test",    "end",  "start",  "pass",  "fail",
+	                                    "skip",  "recycle", "bye",  "out",    "dying", "peak",
+	                                    "list",  "run",     "quit", "expect", "fed"};
 	static const char *const whys[] = {"", "va", "rss", "growth", "gap", "peak", "rssgrowth"};
 	int n = 0;
 	switch (m->kind) {
@@ -357,6 +359,7 @@ static size_t format_msg(char *dst, size_t cap, const mg_msg *m)
 		break;
 	case MG_CMD_LIST:
 	case MG_CMD_QUIT:
+	case MG_CMD_FED:
 		n = snprintf(dst, cap, "%s", words[m->kind]);
 		break;
 	}
