@@ -67,6 +67,39 @@ static void suspects(const report *r, FILE *f)
 	}
 }
 
+/* Tests that were processes of their own leave nothing behind: the largest
+ * of them by their own VA instead (at most MAX_SUSPECTS, largest first). */
+static void largest(const report *r, FILE *f)
+{
+	const report_test *top[MAX_SUSPECTS];
+	size_t n = 0;
+	for (size_t i = 0; i < r->nshards; i++) {
+		const report_shard *s = &r->shards[i];
+		for (size_t t = 0; report_shard_own_process(s) && t < s->ntests; t++) {
+			const report_test *x = &s->tests[t];
+			if (!x->va_after ||
+			    (n == MAX_SUSPECTS && x->va_after <= top[n - 1]->va_after))
+				continue;
+			size_t k = n < MAX_SUSPECTS ? n++ : n - 1;
+			while (k > 0 && top[k - 1]->va_after < x->va_after) {
+				top[k] = top[k - 1];
+				k--;
+			}
+			top[k] = x;
+		}
+	}
+	if (n == 0)
+		return;
+	fputs("\nlargest tests (each a process of its own: its peak VA):\n", f);
+	for (size_t i = 0; i < n; i++) {
+		char va[16];
+		report_format_size(va, sizeof(va), top[i]->va_after);
+		fprintf(f, "  %9s  ", va);
+		adapters_put_printable(f, top[i]->name ? top[i]->name : "", 200);
+		fputc('\n', f);
+	}
+}
+
 static void not_passing(const report *r, FILE *f)
 {
 	size_t total = 0, shown = 0;
@@ -222,6 +255,7 @@ int console_write(const report *r, FILE *f)
 {
 	table(r, f);
 	suspects(r, f);
+	largest(r, f);
 	not_passing(r, f);
 	int any = 0;
 	for (size_t i = 0; i < r->nshards; i++)

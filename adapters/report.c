@@ -1749,6 +1749,15 @@ int report_shard_same_suite(const report_shard *a, const report_shard *b)
 	return key_cmp(a, b, 0) == 0;
 }
 
+int report_shard_own_process(const report_shard *s)
+{
+	static const char *const drivers[] = {"exec", "ctest", "wrap"};
+	for (size_t i = 0; s->driver && i < sizeof(drivers) / sizeof(drivers[0]); i++)
+		if (!strcmp(s->driver, drivers[i]))
+			return 1;
+	return 0;
+}
+
 /* ---- merge ----------------------------------------------------------------- */
 
 /* How bad an exit code is, for a merge: 0, then 5 (no tests ran on that

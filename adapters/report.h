@@ -289,6 +289,9 @@ void report_totals_add(report_totals *t, const report_shard *s);
 int report_shard_cmp(const report_shard *a, const report_shard *b);
 int report_shard_same_run(const report_shard *a, const report_shard *b);
 int report_shard_same_suite(const report_shard *a, const report_shard *b);
+/* 1 when s's tests were processes of their own (driver exec, ctest, wrap):
+ * they leave nothing behind, and a test's VA is its own peak. */
+int report_shard_own_process(const report_shard *s);
 
 /* "3.49 GiB", "212 MiB", "4.0 KiB", "12 B" into buf: binary units, three
  * significant digits (KiB at most one decimal). */

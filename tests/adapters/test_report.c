@@ -1377,6 +1377,48 @@ static void test_console_to_file(void)
 	cleanup_tmpdir();
 }
 
+/* Tests that were processes of their own (ctest) leave nothing behind: the
+ * console lists the largest by their own VA, largest first, five at most,
+ * and none of another driver's (whose VA is its host's). */
+static void test_console_largest(void)
+{
+	static const unsigned mib[] = {5, 70, 30, 0, 90, 10, 60};
+	report *r = report_new();
+	report_shard *s = report_add_shard(r);
+	s->suite = report_strdup("suite");
+	s->arch = report_strdup("x64");
+	s->driver = report_strdup("ctest");
+	for (size_t i = 0; i < sizeof(mib) / sizeof(mib[0]); i++) {
+		report_test *t = report_shard_add_test(s);
+		char name[16];
+		snprintf(name, sizeof(name), "t%u", mib[i]);
+		t->name = report_strdup(name);
+		t->va_after = (uint64_t)mib[i] << 20;
+	}
+	s = report_add_shard(r);
+	s->suite = report_strdup("host");
+	s->arch = report_strdup("x64");
+	s->driver = report_strdup("native");
+	report_test *t = report_shard_add_test(s);
+	t->name = report_strdup("native500");
+	t->va_after = 500u << 20;
+	report_finish(r, REPORT_MAX_SUSPECTS);
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	CU_ASSERT_FATAL(f != NULL);
+	CU_ASSERT_EQUAL(console_write(r, f), 0);
+	fclose(f);
+	const char *sec = strstr(text, "largest tests (each a process of its own: its peak VA):\n");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(sec);
+	CU_ASSERT_PTR_NOT_NULL(strstr(sec, "   90.0 MiB  t90\n   70.0 MiB  t70\n   60.0 MiB  t60\n"
+	                                   "   30.0 MiB  t30\n   10.0 MiB  t10\n"));
+	CU_ASSERT_PTR_NULL(strstr(sec, "t5\n"));
+	CU_ASSERT_PTR_NULL(strstr(sec, "native500"));
+	free(text);
+	report_free(r);
+}
+
 static void test_auto_env(void)
 {
 	static const char *const vars[] = {"GITHUB_ACTIONS",   "GITLAB_CI", "TF_BUILD",
@@ -1580,6 +1622,7 @@ static const mg_case cases[] = {
     {"check_spec", test_check_spec},
     {"adapter_detail", test_adapter_detail},
     {"console_to_file", test_console_to_file},
+    {"console_largest", test_console_largest},
     {"auto_env", test_auto_env},
     {"html_bad_path", test_html_bad_path},
     {"save_to_device", test_save_to_device},

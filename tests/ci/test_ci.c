@@ -1243,6 +1243,54 @@ static void compare_unchanged(void)
 	cleanup();
 }
 
+/* A report of tests that were processes of their own (ctest): each test's
+ * figure is its peak VA (va_after), none is left behind. */
+static report *own_report(const uint64_t *mib, size_t n)
+{
+	report *r = mk_report(1, "x64", "ct", 0, GIB, MIB, 0, 0);
+	report_shard *s = &r->shards[0];
+	free(s->driver);
+	s->driver = report_strdup("ctest");
+	for (size_t t = 0; t < s->ntests; t++) { /* mk_report's three, replaced */
+		free(s->tests[t].name);
+		free(s->tests[t].output);
+	}
+	s->ntests = 0;
+	for (size_t i = 0; i < n; i++) {
+		report_test *t = report_shard_add_test(s);
+		char name[16];
+		snprintf(name, sizeof(name), "ct/t%zu", i);
+		t->name = report_strdup(name);
+		t->state = TEST_PASS;
+		t->va_after = mib[i] * MIB;
+	}
+	report_finish(r, 10);
+	return r;
+}
+
+/* compare shows a process-per-test test by its peak VA where both sides
+ * know it (t0 +100 MiB), never the one whose base is unknown (t1) nor a
+ * new one (t3), and judges none of them: a sampled peak is not exact. */
+static void compare_own_process(void)
+{
+	const char *dir = setup();
+	static const uint64_t base[] = {10, 0, 20}, head[] = {110, 50, 20, 300};
+	const char *a = save_report(own_report(base, 3), dir, "a.json");
+	const char *b = save_report(own_report(head, 4), dir, "b.json");
+	run *r = run_in(dir, "compare", a, b, NULL);
+	CU_ASSERT_EQUAL(r->rc, 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r->out, "ct/t0"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(r->out, "peak VA "));
+	CU_ASSERT_PTR_NOT_NULL(strstr(r->out, "10.0 MiB     110 MiB  +100 MiB"));
+	CU_ASSERT_PTR_NOT_NULL(
+	    strstr(r->out, "each a process of its own: its peak, shown, not judged"));
+	CU_ASSERT_PTR_NULL(strstr(r->out, "ct/t1"));
+	CU_ASSERT_PTR_NULL(strstr(r->out, "ct/t3"));
+	CU_ASSERT_PTR_NULL(strstr(r->out, "EXCEEDED"));
+	CU_ASSERT_EQUAL(run_in(dir, "compare", "--max-growth", "test=0", a, b, NULL)->rc, 0);
+	cleanup();
+}
+
 static void compare_missing_base(void)
 {
 	const char *dir = setup();
@@ -2214,6 +2262,7 @@ static const mg_case cases[] = {
     {"show_corrupt_schema", show_corrupt_schema},
     {"compare_regression", compare_regression},
     {"compare_unchanged", compare_unchanged},
+    {"compare_own_process", compare_own_process},
     {"compare_missing_base", compare_missing_base},
     {"compare_files", compare_files},
     {"compare_bad_threshold", compare_bad_threshold},
