@@ -12,6 +12,135 @@
 #define CMD       "show"
 #define TOP_TESTS 10
 
+/*
+ * What show keeps of a note's tests as they are read (the note's text is
+ * inflated whole by libgit2: the model of a million tests beside it would
+ * be 2.7x the note): what it prints and nothing else. Every test that did
+ * not pass (the console lists them), and of each shard the TOP_TESTS
+ * largest by VA after (the console's largest tests of processes of their
+ * own) and by VA left behind (--tests without suspects).
+ */
+typedef struct kept {
+	size_t shard, index;
+	report_test t; /* its strings ours */
+} kept;
+
+typedef struct keeper {
+	kept *v; /* not passing */
+	size_t n, cap;
+	size_t shard, index; /* where the read is */
+	kept top_va[TOP_TESTS], top_delta[TOP_TESTS];
+	size_t ntop_va, ntop_delta;
+	/* the tops of shards already read */
+	kept *done;
+	size_t ndone, done_cap;
+} keeper;
+
+static kept kept_of(const keeper *k, const report_test *t)
+{
+	kept x = {k->shard, k->index, *t};
+	x.t.name = report_strdup(t->name);
+	x.t.message = report_strdup(t->message);
+	x.t.output = NULL;
+	return x;
+}
+
+static void kept_free(kept *x)
+{
+	free(x->t.name);
+	free(x->t.message);
+}
+
+static void push(kept **v, size_t *n, size_t *cap, kept x)
+{
+	if (*n == *cap) {
+		*cap = *cap ? *cap * 2 : 64;
+		if (!(*v = realloc(*v, *cap * sizeof(**v))))
+			abort();
+	}
+	(*v)[(*n)++] = x;
+}
+
+/* Into top (largest first, at most TOP_TESTS) by key; what falls out is freed. */
+static void top_add(keeper *k, kept *top, size_t *n, const report_test *t,
+                    int64_t (*key)(const report_test *))
+{
+	if (key(t) <= 0 || (*n == TOP_TESTS && key(t) <= key(&top[*n - 1].t)))
+		return;
+	if (*n == TOP_TESTS)
+		kept_free(&top[--*n]);
+	size_t i = (*n)++;
+	for (; i > 0 && key(&top[i - 1].t) < key(t); i--)
+		top[i] = top[i - 1];
+	top[i] = kept_of(k, t);
+}
+
+static int64_t key_va(const report_test *t)
+{
+	return t->va_after > INT64_MAX ? INT64_MAX : (int64_t)t->va_after;
+}
+
+static int64_t key_delta(const report_test *t)
+{
+	return t->va_delta;
+}
+
+/* The shard's tops join the kept ones (a shard's tests come together). */
+static void tops_done(keeper *k)
+{
+	for (size_t i = 0; i < k->ntop_va; i++)
+		push(&k->done, &k->ndone, &k->done_cap, k->top_va[i]);
+	for (size_t i = 0; i < k->ntop_delta; i++)
+		push(&k->done, &k->ndone, &k->done_cap, k->top_delta[i]);
+	k->ntop_va = k->ntop_delta = 0;
+}
+
+static int keep_test(size_t shard, const report_test *t, void *ctx, mg_err *err)
+{
+	keeper *k = ctx;
+	(void)err;
+	if (shard != k->shard) {
+		tops_done(k);
+		k->shard = shard;
+		k->index = 0;
+	}
+	if (t->state != TEST_PASS)
+		push(&k->v, &k->n, &k->cap, kept_of(k, t));
+	top_add(k, k->top_va, &k->ntop_va, t, key_va);
+	top_add(k, k->top_delta, &k->ntop_delta, t, key_delta);
+	k->index++;
+	return 0;
+}
+
+static int by_place(const void *a, const void *b)
+{
+	const kept *x = a, *y = b;
+	if (x->shard != y->shard)
+		return x->shard < y->shard ? -1 : 1;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/* The kept tests into r's shards, in their order, each once (r NULL: they
+ * are freed); k is emptied. */
+static void keeper_install(keeper *k, report *r)
+{
+	tops_done(k);
+	for (size_t i = 0; i < k->ndone; i++)
+		push(&k->v, &k->n, &k->cap, k->done[i]);
+	free(k->done);
+	qsort(k->v, k->n, sizeof(*k->v), by_place);
+	for (size_t i = 0; i < k->n; i++) {
+		kept *x = &k->v[i];
+		if (!r || x->shard >= r->nshards || (i && by_place(x, x - 1) == 0)) {
+			kept_free(x); /* a test both failed and large: once */
+			continue;
+		}
+		*report_shard_add_test(&r->shards[x->shard]) = x->t;
+	}
+	free(k->v);
+	memset(k, 0, sizeof(*k));
+}
+
 static int by_delta(const void *a, const void *b)
 {
 	const report_test *x = *(report_test *const *)a, *y = *(report_test *const *)b;
@@ -98,7 +227,12 @@ int show_main(int argc, char **argv)
 		rc = ci_fail(CMD, MG_EXIT_INFRA, "%s", err.msg);
 		goto out;
 	}
-	rc = store_read_note(&r, &s, &n, &target, &err);
+	keeper k = {0};
+	rc = store_read_note_tests(&r, &s, &n, &target, keep_test, &k, &err);
+	if (rc == 0)
+		keeper_install(&k, r);
+	else
+		keeper_install(&k, NULL);
 	if (rc == MG_ENOTFOUND) {
 		rc = ci_fail(CMD, MG_EXIT_FAILED, "no memguard note on %s (%s) in %s",
 		             rev ? rev : "HEAD", store_short(sha, &target), s.ref);

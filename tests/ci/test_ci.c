@@ -18,6 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "adapters.h"
 #include "ci.h"
 #include "ci_int.h"
 #include "mg_test.h"
@@ -485,6 +486,65 @@ static void note_show_roundtrip(void)
 	o = read_note(repo, "refs/notes/fromenv", &c[0]);
 	CU_ASSERT_PTR_NOT_NULL(o);
 	report_free(o);
+	git_repository_free(repo);
+	cleanup();
+}
+
+/* show keeps of a note's tests only what it prints (the failures, each
+ * shard's largest): its output is the console's of the whole note, to the
+ * byte, for a note of many passing tests, 28 failures (over the console's
+ * 20) and a ctest shard whose largest tests are listed. */
+static void show_as_console(void)
+{
+	const char *dir = setup();
+	const char *rd = path_in(dir, "repo");
+	git_repository *repo = mk_repo(rd);
+	git_oid c[1];
+	commits(repo, 1, c);
+	report *m = mk_report(1, "x64", "host", 0, 3 * GIB, 200 * MIB, 1, 6 * MIB);
+	const char *drivers[2] = {"native", "ctest"};
+	for (int k = 0; k < 2; k++) {
+		report_shard *s = k ? report_add_shard(m) : &m->shards[0];
+		if (k) {
+			s->node = 1;
+			s->index = 1;
+			s->arch = report_strdup("x64");
+			s->suite = report_strdup("ct");
+		}
+		free(s->driver);
+		s->driver = report_strdup(drivers[k]);
+		for (unsigned i = 0; i < (k ? 40u : 300u); i++) {
+			report_test *t = report_shard_add_test(s);
+			char name[32];
+			snprintf(name, sizeof(name), "%s/n%03u", k ? "ct" : "host", i);
+			t->name = report_strdup(name);
+			t->state = i % (k ? 13 : 12) == 5 ? TEST_FAIL : TEST_PASS;
+			if (t->state == TEST_FAIL)
+				t->message = report_strdup("expected 1, got 2");
+			t->va_after = (uint64_t)((i * 7919u) % 1000u + 1) * MIB;
+		}
+	}
+	report_finish(m, 10);
+	const char *rep = save_report(m, dir, "mem.json");
+	CU_ASSERT_EQUAL(run_in(rd, "note", rep, NULL)->rc, 0);
+	report *n = read_note(repo, REF, &c[0]);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(n);
+	char *want = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&want, &len);
+	CU_ASSERT_FATAL(f != NULL);
+	char sha[GIT_OID_HEXSZ + 1];
+	sha_of(sha, &c[0]);
+	fprintf(f, "commit %s\n", sha);
+	CU_ASSERT_EQUAL(console_write(n, f), 0);
+	fclose(f);
+	run *r = run_in(rd, "show", NULL);
+	CU_ASSERT_EQUAL(r->rc, 0);
+	CU_ASSERT_STRING_EQUAL(r->out, want);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r->out, "largest tests"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(r->out, "... and 8 more"));
+	free(want);
+	report_free(n);
 	git_repository_free(repo);
 	cleanup();
 }
@@ -2246,6 +2306,7 @@ static const mg_case cases[] = {
     {"note_git_cli_reads", note_git_cli_reads},
     {"note_git_cli_writes", note_git_cli_writes},
     {"note_two_nodes", note_two_nodes},
+    {"show_as_console", show_as_console},
     {"note_over_note_reread", note_over_note_reread},
     {"note_strips_timeline", note_strips_timeline},
     {"note_report_sha", note_report_sha},
