@@ -128,7 +128,8 @@ static void keeper_install(keeper *k, report *r)
 	for (size_t i = 0; i < k->ndone; i++)
 		push(&k->v, &k->n, &k->cap, k->done[i]);
 	free(k->done);
-	qsort(k->v, k->n, sizeof(*k->v), by_place);
+	if (k->n)
+		qsort(k->v, k->n, sizeof(*k->v), by_place);
 	for (size_t i = 0; i < k->n; i++) {
 		kept *x = &k->v[i];
 		if (!r || x->shard >= r->nshards || (i && by_place(x, x - 1) == 0)) {

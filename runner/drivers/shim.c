@@ -606,12 +606,19 @@ static void mark_streams(shim *s)
 	memcpy(mark, MG_MARK_HEAD, n);
 	n += (size_t)snprintf(mark + n, sizeof(mark) - n, "%llu", (unsigned long long)s->ordinal++);
 	mark[n++] = MG_MARK_TAIL;
-	for (int fd = 1; fd <= 2; fd++) {
-		ssize_t w;
-		do
-			w = write(fd, mark, n);
-		while (w < 0 && errno == EINTR);
-	}
+	for (int fd = 1; fd <= 2; fd++) /* whole, even where the program made the pipe
+	                                 * non-blocking; a stream that is gone is left */
+		for (size_t done = 0; done < n;) {
+			ssize_t w = write(fd, mark + done, n - done);
+			if (w > 0) {
+				done += (size_t)w;
+			} else if (w < 0 && errno == EAGAIN) {
+				struct pollfd pf = {fd, POLLOUT, 0};
+				poll(&pf, 1, 1000);
+			} else if (!(w < 0 && errno == EINTR)) {
+				break;
+			}
+		}
 }
 
 void shim_result(shim *s, mg_msg_kind kind, const char *msg, size_t len)

@@ -1318,7 +1318,7 @@ static report *own_report(const uint64_t *mib, size_t n)
 	s->ntests = 0;
 	for (size_t i = 0; i < n; i++) {
 		report_test *t = report_shard_add_test(s);
-		char name[16];
+		char name[32];
 		snprintf(name, sizeof(name), "ct/t%zu", i);
 		t->name = report_strdup(name);
 		t->state = TEST_PASS;
