@@ -402,13 +402,15 @@ static void compare_tests(rows *rs, tside base, tside head, int multi_arch,
 			ct_sum(base, &i);
 			continue;
 		}
+		size_t bfirst = i, first = j;
 		int64_t bv = c == 0 ? ct_sum(base, &i) : 0;
-		size_t first = j;
 		int64_t hv = ct_sum(head, &j);
 		/* A process of its own is shown by its peak where both sides know
-		 * it, never judged: a peak sampled every 1-5 ms is not exact. */
+		 * it, never judged: a peak sampled every 1-5 ms is not exact; nor
+		 * against a base that ran it in a host (a peak is no VA left behind). */
 		int own = own_process(head, &h[first]);
-		if (hv > bv && (!own || (c == 0 && bv > 0))) {
+		int mixed = c == 0 && own != own_process(base, &b[bfirst]);
+		if (hv > bv && !mixed && (!own || (c == 0 && bv > 0))) {
 			row *w = rows_add(rs);
 			/* The suite, when another suite has a test of the same name. */
 			int dup = (prev != SIZE_MAX &&
