@@ -2,7 +2,9 @@
  * pieces (report_parse, as report_load and notes read it) and as one
  * Jansson tree (report_from_json); a report either accepts is written back
  * (report_write, report_to_json), and when both accept they must hold the
- * same report (the same text written). */
+ * same report (the same text written). The read that hands each test to a
+ * callback (report_parse_tests, as compare reads) must accept exactly what
+ * report_parse does, and hand over every test it holds, each in its shard. */
 #include <jansson.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -26,11 +28,50 @@ static char *written(const report *r, size_t *len)
 	return buf;
 }
 
+typedef struct seen {
+	const report *whole;
+	size_t shard, test, n;
+} seen;
+
+static int see(size_t shard, const report_test *t, void *ctx, mg_err *err)
+{
+	seen *s = ctx;
+	(void)err;
+	if (shard != s->shard) {
+		s->shard = shard;
+		s->test = 0;
+	}
+	if (s->whole) { /* the same test, at the same place */
+		if (shard >= s->whole->nshards || s->test >= s->whole->shards[shard].ntests)
+			abort();
+		const report_test *w = &s->whole->shards[shard].tests[s->test];
+		if (strcmp(w->name ? w->name : "", t->name ? t->name : "") ||
+		    w->va_delta != t->va_delta || w->va_after != t->va_after)
+			abort();
+	}
+	s->test++;
+	s->n++;
+	return 0;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	mg_err err;
 	report *pieces = NULL, *tree = NULL;
 	report_parse(&pieces, (const char *)data, size, &err);
+	report *heads = NULL;
+	seen sn = {pieces, 0, 0, 0};
+	report_parse_tests(&heads, (const char *)data, size, see, &sn, &err);
+	if (!heads != !pieces)
+		abort(); /* the two piecewise reads disagree */
+	if (heads) {
+		size_t total = 0;
+		for (size_t i = 0; i < pieces->nshards; i++)
+			total += pieces->shards[i].ntests;
+		if (sn.n != total || heads->nshards != pieces->nshards)
+			abort();
+		report_free(heads);
+	}
 	json_error_t jerr;
 	json_t *doc = json_loadb((const char *)data, size, 0, &jerr);
 	if (doc && report_from_json(&tree, doc, &err) == 0)
