@@ -16,6 +16,7 @@
 
 #define CMD          "compare"
 #define TOP_TESTS    10
+#define TOP_SHARDS   60 /* rows of the shard table: 20 shards' three metrics */
 #define TOP_EXCEEDED 10 /* lines of the text and Markdown list of exceeded limits */
 
 enum { FMT_TEXT, FMT_MARKDOWN, FMT_JSON };
@@ -521,17 +522,24 @@ static size_t count_exceeded(const rows *rs)
 	return n;
 }
 
+/* At most limit rows of rs, in their order: the exceeded ones first chosen,
+ * then the others from the top; how many more were left out. The JSON form
+ * has every row. */
 static void print_table(const rows *rs, size_t limit, int md, const char *first)
 {
 	char b[32], h[32], d[64];
+	size_t nexc = count_exceeded(rs), room = limit > nexc ? limit - nexc : 0;
 	if (md) {
 		printf("| %s | metric | base | head | change | |\n", first);
 		printf("| --- | --- | ---: | ---: | ---: | --- |\n");
 	} else {
 		printf("  %-44s %-12s %11s %11s %20s\n", first, "metric", "base", "head", "change");
 	}
-	for (size_t i = 0; i < rs->n && i < limit; i++) {
+	for (size_t i = 0, shown = 0, others = 0; i < rs->n && shown < limit; i++) {
 		const row *w = &rs->v[i];
+		if (!w->exceeded[0] && others++ >= room)
+			continue;
+		shown++;
 		if (w->has_base)
 			fmt_value(b, sizeof(b), w->m, w->base);
 		else
@@ -656,7 +664,7 @@ static void output(int fmt, const side *base, const side *head, const char *base
 	} else {
 		printf("base: %s\nhead: %s\nlimits: %s\n\n", bn, hn, limits);
 	}
-	print_table(shards, shards->n, md, "shard");
+	print_table(shards, TOP_SHARDS, md, "shard");
 	if (left_out)
 		printf(
 		    md ? "\n%zu base shard%s that head did not run (other nodes) not compared.\n"

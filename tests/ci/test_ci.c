@@ -1357,6 +1357,47 @@ static void compare_own_process(void)
 	cleanup();
 }
 
+/* A report of n lanes of one suite; lane bump's peak VA is 1 GiB higher. */
+static report *lanes_report(uint32_t n, uint32_t bump)
+{
+	report *r = report_new();
+	r->node_index = r->node_total = 1;
+	for (uint32_t i = 0; i < n; i++) {
+		report_shard *s = report_add_shard(r);
+		s->node = 1;
+		s->index = i;
+		s->arch = report_strdup("x64");
+		s->suite = report_strdup("wide");
+		s->driver = report_strdup("native");
+		s->peak_va = (i == bump ? 2 : 1) * GIB;
+		s->peak_rss = 100 * MIB;
+	}
+	report_finish(r, 10);
+	return r;
+}
+
+/* The shard table of a wide run stays readable: 60 rows at most, the
+ * exceeded ones always among them (lane 35's, past the first 60 rows),
+ * and how many were left out; --format json has them all. */
+static void compare_shards_bounded(void)
+{
+	const char *dir = setup();
+	const char *a = save_report(lanes_report(40, UINT32_MAX), dir, "a.json");
+	const char *b = save_report(lanes_report(40, 35), dir, "b.json");
+	run *r = run_in(dir, "compare", a, b, NULL);
+	CU_ASSERT_EQUAL(r->rc, 4);
+	/* 60 rows, and lane 35's line in the list of exceeded limits */
+	CU_ASSERT_EQUAL(count_lines_with(r->out, "x64 wide node 1 #"), 61);
+	CU_ASSERT_PTR_NOT_NULL(
+	    strstr(r->out, "x64 wide node 1 #35                          peak VA"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(r->out, "(60 more not shown)"));
+	CU_ASSERT_PTR_NULL(strstr(r->out, "x64 wide node 1 #34 "));
+	r = run_in(dir, "compare", "--format", "json", a, b, NULL);
+	CU_ASSERT_EQUAL(r->rc, 4);
+	CU_ASSERT_EQUAL(count_lines_with(r->out, "\"name\": \"x64 wide node 1 #"), 120);
+	cleanup();
+}
+
 static void compare_missing_base(void)
 {
 	const char *dir = setup();
@@ -2330,6 +2371,7 @@ static const mg_case cases[] = {
     {"compare_regression", compare_regression},
     {"compare_unchanged", compare_unchanged},
     {"compare_own_process", compare_own_process},
+    {"compare_shards_bounded", compare_shards_bounded},
     {"compare_missing_base", compare_missing_base},
     {"compare_files", compare_files},
     {"compare_bad_threshold", compare_bad_threshold},
