@@ -25,17 +25,16 @@ pid_t policy_va_pid(const run_ctx *c, const host *h)
 	return h->desc_va_pid && h->desc_va_max > h->va_last ? h->desc_va_pid : h->pid;
 }
 
-/* exec runs a process per test and wrap one command: ending their shim at
- * a boundary frees nothing, so a soft limit there is a warning. */
-int policy_can_recycle(const run_ctx *c)
-{
-	return c->driver == DRIVER_NATIVE || c->driver == DRIVER_GTEST ||
-	       c->driver == DRIVER_CATCH2;
-}
-
 int policy_process_per_test(const run_ctx *c)
 {
 	return c->driver == DRIVER_EXEC || c->driver == DRIVER_CTEST || c->driver == DRIVER_WRAP;
+}
+
+/* exec and ctest run a process per test and wrap one command: ending their
+ * shim at a boundary frees nothing, so a soft limit there is a warning. */
+int policy_can_recycle(const run_ctx *c)
+{
+	return !policy_process_per_test(c);
 }
 
 /* The expected VA growth of the next test: the largest of the recent ones. */
