@@ -348,6 +348,8 @@ static int ct_cmp(const void *a, const void *b)
 /* The table sorted by key; duplicates stay, side by side (ct_sum). */
 static void ct_sort(tside s)
 {
+	if (!s.c->n) /* v is NULL: a report without tests */
+		return;
 	sorting = s;
 	qsort(s.c->v, s.c->n, sizeof(*s.c->v), ct_cmp);
 	sorting = (tside){0};
