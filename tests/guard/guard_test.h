@@ -8,6 +8,7 @@
 #include <CUnit/CUnit.h>
 #include <stddef.h>
 #include <string.h>
+#include <sys/types.h>
 
 /* Asserts that haystack contains needle, printing both when not. */
 #define GT_ASSERT_CONTAINS(haystack, needle)                                                       \
@@ -25,5 +26,9 @@ void gt_tmpdir(char *path);
 void gt_rmtree(const char *path);
 /* Writes text to dir/name, making parent directories. */
 void gt_write(const char *dir, const char *name, const char *text);
+/* Forks a child whose stdin is the pipe in (the parent writes in[1]) and
+ * whose stdout is the pipe out (the parent reads out[0]); returns 0 in the
+ * child, its pid in the parent, which keeps only in[1] and out[0]. */
+pid_t gt_fork_piped(int in[2], int out[2]);
 
 #endif

@@ -187,22 +187,11 @@ static void check_blocks_child(const char *prog, mg_arch arch)
 	int out[2], in[2];
 	mg_err err = {{0}};
 	uint64_t ceiling = limits_arch_ceiling(arch);
-	CU_ASSERT_FATAL(pipe(out) == 0 && pipe(in) == 0);
-	fflush(NULL);
-	pid_t pid = fork();
-	CU_ASSERT_FATAL(pid >= 0);
+	pid_t pid = gt_fork_piped(in, out);
 	if (pid == 0) {
-		dup2(in[0], 0);
-		dup2(out[1], 1);
-		close(in[0]);
-		close(in[1]);
-		close(out[0]);
-		close(out[1]);
 		execl(prog, prog, "blocks", (char *)NULL);
 		_exit(errno == ENOEXEC ? 126 : 127);
 	}
-	close(out[1]);
-	close(in[0]);
 	char c = 0;
 	if (read(out[0], &c, 1) != 1) {
 		int status = 0;

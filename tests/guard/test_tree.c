@@ -28,31 +28,6 @@ static int can_exec(const char *prog)
 }
 
 /*
- * Forks a child whose stdin is the pipe in (the parent writes in[1]) and
- * whose stdout is the pipe out (the parent reads out[0]); returns 0 in the
- * child, its pid in the parent, which keeps only in[1] and out[0].
- */
-static pid_t fork_piped(int in[2], int out[2])
-{
-	CU_ASSERT_FATAL(pipe(in) == 0 && pipe(out) == 0);
-	fflush(NULL);
-	pid_t pid = fork();
-	CU_ASSERT_FATAL(pid >= 0);
-	if (pid == 0) {
-		dup2(in[0], 0);
-		dup2(out[1], 1);
-		close(in[0]);
-		close(in[1]);
-		close(out[0]);
-		close(out[1]);
-		return 0;
-	}
-	close(in[0]);
-	close(out[1]);
-	return pid;
-}
-
-/*
  * A shell, our child, waits for a line, then execs the tiny program of
  * arch, which maps 80 MiB and says "r". Before: one x64 process; after,
  * without a new scan: the same pid read again, now of arch, the 80 MiB in
@@ -68,7 +43,7 @@ static void check_exec(const char *prog, mg_arch arch)
 	int in[2], out[2];
 	char script[512];
 	snprintf(script, sizeof(script), "read line; exec '%s' blocks", prog);
-	pid_t pid = fork_piped(in, out);
+	pid_t pid = gt_fork_piped(in, out);
 	if (pid == 0) {
 		execl("/bin/sh", "sh", "-c", script, (char *)NULL);
 		_exit(127);
@@ -130,7 +105,7 @@ void test_tree_exec_x64(void)
 void test_tree_fork_not_ours(void)
 {
 	int in[2], out[2];
-	pid_t pid = fork_piped(in, out);
+	pid_t pid = gt_fork_piped(in, out);
 	if (pid == 0) {
 		void *p = mmap(NULL, 256 * MI, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
 		               -1, 0);

@@ -44,3 +44,23 @@ void gt_write(const char *dir, const char *name, const char *text)
 	fputs(text, f);
 	CU_ASSERT_EQUAL(fclose(f), 0);
 }
+
+pid_t gt_fork_piped(int in[2], int out[2])
+{
+	CU_ASSERT_FATAL(pipe(in) == 0 && pipe(out) == 0);
+	fflush(NULL);
+	pid_t pid = fork();
+	CU_ASSERT_FATAL(pid >= 0);
+	if (pid == 0) {
+		dup2(in[0], 0);
+		dup2(out[1], 1);
+		close(in[0]);
+		close(in[1]);
+		close(out[0]);
+		close(out[1]);
+		return 0;
+	}
+	close(in[0]);
+	close(out[1]);
+	return pid;
+}
