@@ -86,10 +86,24 @@ void tree_read(tree *t, tree_sample *out)
 		}
 		uint64_t text = proc_sampler_text(t->sampler[k]);
 		if (text != t->text[k]) {
-			t->text[k] = text;
+			/* a new image (an exec, or first seen): its arch and whether it
+			 * is still ours are read from /proc/PID/exe, then its figures
+			 * again, so that they are of the image judged (figures read
+			 * before our fork's exec and judged after it would count
+			 * memguard's own VA); an image that changed meanwhile is judged
+			 * at the next read */
 			if (elf_arch_of_pid(&t->arch[k], t->pid[k], NULL) < 0)
 				t->arch[k] = MG_ARCH_UNKNOWN;
 			t->ours[k] = (char)is_ours(t, t->pid[k]);
+			if (proc_sampler_read(t->sampler[k], &va, &rss) < 0) {
+				drop(t, k--);
+				continue;
+			}
+			if (proc_sampler_text(t->sampler[k]) != text) {
+				t->text[k] = 0;
+				continue;
+			}
+			t->text[k] = text;
 		}
 		if (t->ours[k])
 			continue;
