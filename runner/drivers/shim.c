@@ -157,27 +157,13 @@ static void buf_add_text(buf *b, const char *text, size_t len)
 	b->len += mg_proto_escape(b->p + b->len, b->cap - b->len, text, len);
 }
 
-/* Writes all of b to fd. -1 when the reader has gone (EPIPE). */
+/* Writes all of b to fd, whole (mg_proto_write_all). -1 when the reader
+ * has gone (EPIPE). */
 static int buf_flush(buf *b, int fd)
 {
-	size_t done = 0;
-	while (done < b->len) {
-		ssize_t n = write(fd, b->p + done, b->len - done);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 && errno == EAGAIN) {
-			struct pollfd pf = {fd, POLLOUT, 0};
-			poll(&pf, 1, 100);
-			continue;
-		}
-		if (n <= 0) {
-			b->len = 0;
-			return -1;
-		}
-		done += (size_t)n;
-	}
+	int rc = mg_proto_write_all(fd, b->p, b->len);
 	b->len = 0;
-	return 0;
+	return rc;
 }
 
 static double elapsed_us(const struct timespec *t0)
@@ -601,24 +587,8 @@ void shim_start(shim *s)
  */
 static void mark_streams(shim *s)
 {
-	char mark[40];
-	size_t n = sizeof(MG_MARK_HEAD) - 1;
-	memcpy(mark, MG_MARK_HEAD, n);
-	n += (size_t)snprintf(mark + n, sizeof(mark) - n, "%llu", (unsigned long long)s->ordinal++);
-	mark[n++] = MG_MARK_TAIL;
-	for (int fd = 1; fd <= 2; fd++) /* whole, even where the program made the pipe
-	                                 * non-blocking; a stream that is gone is left */
-		for (size_t done = 0; done < n;) {
-			ssize_t w = write(fd, mark + done, n - done);
-			if (w > 0) {
-				done += (size_t)w;
-			} else if (w < 0 && errno == EAGAIN) {
-				struct pollfd pf = {fd, POLLOUT, 0};
-				poll(&pf, 1, 1000);
-			} else if (!(w < 0 && errno == EINTR)) {
-				break;
-			}
-		}
+	/* whole, even where the program made the pipe non-blocking */
+	mg_proto_mark_streams(s->ordinal++);
 }
 
 void shim_result(shim *s, mg_msg_kind kind, const char *msg, size_t len)

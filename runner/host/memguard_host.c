@@ -6,6 +6,7 @@
  * test; every soft verdict is taken here, at the boundary (the contract).
  */
 #include "memguard_host.h"
+#include "mg_contract.h"
 #include "mg_proto.h"
 #include "mg_verdict.h"
 
@@ -147,41 +148,17 @@ static size_t index_find(host *h, const char *name, size_t len)
 /* ~1.5 us: one pread of the kept-open statm. Zeros when it cannot be read. */
 static mem mem_now(host *h)
 {
-	mem m = {0, 0};
-	char buf[160];
-	ssize_t n = h->statm_fd < 0 ? -1 : pread(h->statm_fd, buf, sizeof(buf) - 1, 0);
-	if (n <= 0)
-		return m;
-	buf[n] = '\0';
-	const char *p = buf;
-	m.va = mg_parse_u64(&p) * h->page;
-	m.rss = mg_parse_u64(&p) * h->page;
+	mem m;
+	mg_contract_statm(h->statm_fd, h->page, &m.va, &m.rss);
 	return m;
 }
 
-/* 6-9 us: VmPeak and VmHWM from /proc/self/status; once per host, at bye. */
+/* 6-9 us: VmPeak and VmHWM from /proc/self/status (after tests of 1 ms or
+ * more, and at bye). */
 static mem mem_peak(void)
 {
-	mem m = {0, 0};
-	static char buf[8192];
-	int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return m;
-	ssize_t n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return m;
-	buf[n] = '\0';
-	const char *p = strstr(buf, "\nVmPeak:");
-	if (p != NULL) {
-		p += 8;
-		m.va = mg_parse_u64(&p) * 1024;
-	}
-	p = strstr(buf, "\nVmHWM:");
-	if (p != NULL) {
-		p += 7;
-		m.rss = mg_parse_u64(&p) * 1024;
-	}
+	mem m;
+	mg_contract_status(-1, &m.va, &m.rss);
 	return m;
 }
 
@@ -189,17 +166,9 @@ static mem mem_peak(void)
 
 static int out_flush(host *h)
 {
-	size_t done = 0;
-	while (done < h->out_len) {
-		ssize_t n = write(h->reply_fd, h->out + done, h->out_len - done);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		done += (size_t)n;
-	}
+	int rc = mg_proto_write_all(h->reply_fd, h->out, h->out_len);
 	h->out_len = 0;
-	return 0;
+	return rc;
 }
 
 /* Makes room for n bytes (n <= OUT_CAP), flushing if needed. */
@@ -312,27 +281,10 @@ static uint64_t dying_page = 4096;
  */
 static void on_fatal(int sig)
 {
-	char buf[2048], line[128], *p = line;
-	uint64_t va = 0, rss = 0, peak = 0;
-	ssize_t n = dying_statm < 0 ? -1 : pread(dying_statm, buf, sizeof(buf) - 1, 0);
-	if (n > 0) {
-		buf[n] = '\0';
-		const char *q = buf;
-		va = mg_parse_u64(&q) * dying_page;
-		rss = mg_parse_u64(&q) * dying_page;
-	}
-	int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
-	n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
-	if (fd >= 0)
-		close(fd);
-	if (n > 0) {
-		buf[n] = '\0';
-		const char *q = strstr(buf, "\nVmPeak:");
-		if (q != NULL) {
-			q += 8;
-			peak = mg_parse_u64(&q) * 1024;
-		}
-	}
+	char line[128], *p = line;
+	uint64_t va, rss, peak, hwm;
+	mg_contract_statm(dying_statm, dying_page, &va, &rss);
+	mg_contract_status(-1, &peak, &hwm);
 	memcpy(p, "dying ", 6);
 	p = mg_put_u64(p + 6, (uint64_t)sig);
 	*p++ = ' ';
@@ -342,8 +294,7 @@ static void on_fatal(int sig)
 	*p++ = ' ';
 	p = mg_put_u64(p, peak > va ? peak : va);
 	*p++ = '\n';
-	ssize_t w = write(dying_fd, line, (size_t)(p - line));
-	(void)w;
+	mg_proto_write_all(dying_fd, line, (size_t)(p - line));
 	raise(sig);
 }
 
@@ -399,22 +350,12 @@ static mg_result run_one(host *h, size_t i, uint64_t *usec)
 /*
  * v2: after a test's output (flushed by run_one), its mark on stdout and on
  * stderr, so the runner gives every byte to the test that wrote it however
- * far the pipes run apart (two small writes, ~1 us). A stream that is gone
- * is left alone.
+ * far the pipes run apart (two small writes, ~1 us; whole, however full a
+ * pipe the test made non-blocking is). A stream that is gone is left alone.
  */
 static void mark_streams(host *h)
 {
-	char mark[40];
-	size_t n = sizeof(MG_MARK_HEAD) - 1;
-	memcpy(mark, MG_MARK_HEAD, n);
-	n += (size_t)snprintf(mark + n, sizeof(mark) - n, "%" PRIu64, h->ordinal++);
-	mark[n++] = MG_MARK_TAIL;
-	for (int fd = 1; fd <= 2; fd++) {
-		ssize_t w;
-		do
-			w = write(fd, mark, n);
-		while (w < 0 && errno == EINTR);
-	}
+	mg_proto_mark_streams(h->ordinal++);
 }
 
 static int serve_line(host *h, char *line, size_t len);
@@ -585,27 +526,10 @@ static int serve_line(host *h, char *line, size_t len)
 	}
 }
 
-/* Reads a decimal env value; 0 if absent or not a number. */
-static int env_u64(const char *name, uint64_t *out)
-{
-	const char *s = getenv(name);
-	if (s == NULL || *s == '\0')
-		return 0;
-	char *end;
-	errno = 0;
-	unsigned long long v = strtoull(s, &end, 10);
-	if (*end != '\0' || errno != 0 || *s < '0' || *s > '9') {
-		fprintf(stderr, "memguard host: ignoring %s='%s' (not a number)\n", name, s);
-		return 0;
-	}
-	*out = (uint64_t)v;
-	return 1;
-}
-
 static int env_fd(const char *name, int fallback)
 {
 	uint64_t v;
-	if (env_u64(name, &v) && v < 1024)
+	if (mg_contract_env_u64(name, &v) && v < 1024)
 		return (int)v;
 	return fallback;
 }
@@ -615,24 +539,15 @@ static int host_mode(host *h)
 	h->cmd_fd = env_fd(MG_ENV_CMD_FD, MG_PROTO_CMD_FD);
 	mg_lines_init(&h->lines, h->in, sizeof(h->in), MG_PROTO_LINE_MAX);
 	h->reply_fd = env_fd(MG_ENV_REPLY_FD, MG_PROTO_REPLY_FD);
-	env_u64(MG_ENV_RECYCLE_VA, &h->verdict.recycle_va);
-	env_u64(MG_ENV_RECYCLE_RSS, &h->verdict.recycle_rss);
 	uint64_t runner_version = 1;
-	env_u64(MG_ENV_HOST, &runner_version);
+	mg_contract_env_u64(MG_ENV_HOST, &runner_version);
 	h->version = runner_version >= MG_PROTO_VERSION ? MG_PROTO_VERSION : 1;
-	if (h->version >= 2) {
-		env_u64(MG_ENV_KILL_VA, &h->verdict.kill_va);
-		env_u64(MG_ENV_KILL_RSS, &h->verdict.kill_rss);
-		env_u64(MG_ENV_RECYCLE_GAP, &h->verdict.gap_limit);
-		if (h->verdict.gap_limit > SIZE_MAX / 2)
-			h->verdict.gap_limit = 0; /* no block that large on this arch */
-	}
+	mg_contract_read_limits(&h->verdict, h->version);
 	/* processes the tests spawn must not hold the protocol pipes open */
 	fcntl(h->cmd_fd, F_SETFD, FD_CLOEXEC);
 	fcntl(h->reply_fd, F_SETFD, FD_CLOEXEC);
 	h->statm_fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
-	long page = sysconf(_SC_PAGESIZE);
-	h->page = page > 0 ? (uint64_t)page : 4096;
+	h->page = mg_contract_page();
 
 	for (size_t i = 0; i < h->count; i++) {
 		const char *name = h->ops->name(h->ctx, i);

@@ -5,7 +5,9 @@
  */
 #include "mg_proto.h"
 
+#include <errno.h>
 #include <limits.h>
+#include <poll.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -248,6 +250,50 @@ int mg_proto_parse(mg_msg *out, char *line, size_t len)
 		return at_end(&c);
 	}
 	return -1;
+}
+
+/* ---- stream marks ---- */
+
+size_t mg_proto_put_mark(char *dst, uint64_t ordinal)
+{
+	char tmp[20];
+	size_t n = sizeof(MG_MARK_HEAD) - 1, k = 0;
+	memcpy(dst, MG_MARK_HEAD, n);
+	do
+		tmp[k++] = (char)('0' + ordinal % 10);
+	while ((ordinal /= 10) != 0);
+	while (k)
+		dst[n++] = tmp[--k];
+	dst[n++] = MG_MARK_TAIL;
+	return n;
+}
+
+int mg_proto_write_all(int fd, const void *buf, size_t n)
+{
+	const char *p = buf;
+	while (n) {
+		ssize_t w = write(fd, p, n);
+		if (w > 0) {
+			p += w;
+			n -= (size_t)w;
+		} else if (w < 0 && errno == EAGAIN) {
+			struct pollfd pf = {fd, POLLOUT, 0};
+			poll(&pf, 1, -1); /* EINTR, POLLERR: the write says what it is */
+		} else if (!(w < 0 && errno == EINTR)) {
+			if (w == 0)
+				errno = EPIPE;
+			return -1;
+		}
+	}
+	return 0;
+}
+
+void mg_proto_mark_streams(uint64_t ordinal)
+{
+	char mark[MG_MARK_MAX];
+	size_t n = mg_proto_put_mark(mark, ordinal);
+	mg_proto_write_all(1, mark, n);
+	mg_proto_write_all(2, mark, n);
 }
 
 /* O(len). When the result is larger than cap, dst holds its first cap bytes

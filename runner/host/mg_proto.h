@@ -35,6 +35,8 @@
  */
 #define MG_MARK_HEAD "\036\037mg:"
 #define MG_MARK_TAIL '\036'
+/* The longest mark: head, 20 digits, tail. */
+#define MG_MARK_MAX (sizeof(MG_MARK_HEAD) - 1 + 20 + 1)
 
 /* Why a v2 host recycles (the word after "recycle VA RSS"). */
 typedef enum mg_why {
@@ -95,6 +97,24 @@ typedef struct mg_msg {
  * number out of range, bad escape, NUL byte). Never allocates.
  */
 int mg_proto_parse(mg_msg *out, char *line, size_t len);
+
+/* Writes the mark of ordinal at dst (MG_MARK_MAX bytes) and returns its
+ * length. */
+size_t mg_proto_put_mark(char *dst, uint64_t ordinal);
+
+/*
+ * Writes all n bytes of buf to fd: EINTR is retried, EAGAIN (a descriptor
+ * the program made non-blocking) waits in poll for room and retries. 0, or
+ * -1 with errno when the reader has gone or fd is bad. Async-signal-safe.
+ */
+int mg_proto_write_all(int fd, const void *buf, size_t n);
+
+/*
+ * The boundary mark of ordinal written whole to stdout and to stderr (the
+ * caller flushed its stdio first); a stream that is gone is left alone.
+ * The one mark writer of the host library and the driver shims.
+ */
+void mg_proto_mark_streams(uint64_t ordinal);
 
 /*
  * Escapes src (len bytes, any byte but NUL) for a line: "\\" -> "\\\\",
