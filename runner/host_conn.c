@@ -1,7 +1,9 @@
 /*
- * host_conn.c - the runner's end of one host: its environment, the run
- * lines written to its command pipe, the replies read from its reply pipe
- * (handed to the lane a line at a time) and its output captured.
+ * host_conn.c - the runner's end of one host: its environment, the command
+ * lines written to its command pipe (written here, with the protocol's one
+ * writer, mg_proto_put; taken back here when not yet sent), the replies read
+ * from its reply pipe (handed to the lane a line at a time) and its output
+ * captured.
  */
 #include "run_int.h"
 
@@ -63,6 +65,46 @@ void conn_build_env(run_ctx *c, int with_limits, const lane *l)
 	c->envp[k] = NULL;
 }
 
+/* Queues the command line m for the host (written by conn_flush); a run
+ * line's name is the runner's listed one, well within a line. */
+void conn_send(host *h, const mg_msg *m)
+{
+	size_t need = mg_proto_put(NULL, 0, m);
+	if (h->outq_len + need > h->outq_cap) {
+		h->outq_cap = 2 * (h->outq_len + need);
+		h->outq = xrealloc(h->outq, h->outq_cap);
+	}
+	if (h->outq_nlines == h->outq_caplines) {
+		h->outq_caplines = h->outq_caplines ? 2 * h->outq_caplines : 16;
+		h->outq_lines = xrealloc(h->outq_lines, h->outq_caplines * sizeof(*h->outq_lines));
+	}
+	h->outq_len += mg_proto_put(h->outq + h->outq_len, need, m);
+	h->outq_lines[h->outq_nlines++] = (struct outq_line){h->outq_len, m->kind == MG_CMD_RUN};
+}
+
+/* The first w queued bytes were written: drop them and the lines they
+ * complete. */
+static void outq_drop(host *h, size_t w)
+{
+	size_t done = 0;
+	while (done < h->outq_nlines && h->outq_lines[done].end <= w)
+		done++;
+	size_t written_end = done ? h->outq_lines[done - 1].end : 0;
+	if (done == h->outq_nlines)
+		h->outq_mid = 0;
+	else if (w > written_end) /* the next line is partly written */
+		h->outq_mid = 1;
+	else if (done)
+		h->outq_mid = 0;
+	memmove(h->outq_lines, h->outq_lines + done,
+	        (h->outq_nlines - done) * sizeof(*h->outq_lines));
+	h->outq_nlines -= done;
+	for (size_t i = 0; i < h->outq_nlines; i++)
+		h->outq_lines[i].end -= w;
+	memmove(h->outq, h->outq + w, h->outq_len - w);
+	h->outq_len -= w;
+}
+
 void conn_flush(run_ctx *c, lane *l)
 {
 	host *h = &l->h;
@@ -74,31 +116,26 @@ void conn_flush(run_ctx *c, lane *l)
 			if (errno == EAGAIN)
 				return;
 			/* EPIPE: the host is gone; its EOF and exit status tell the rest. */
-			h->outq_len = 0;
+			h->outq_len = h->outq_nlines = 0;
 			return;
 		}
-		if (w > 0)
-			h->outq_mid = h->outq[w - 1] != '\n';
-		memmove(h->outq, h->outq + w, h->outq_len - (size_t)w);
-		h->outq_len -= (size_t)w;
+		outq_drop(h, (size_t)w);
 	}
 	(void)c;
 }
 
 /* Takes back the run lines not yet written to the host: returns how many
  * (their tests are the last of the flight, for the lane to put back), so a
- * host being ended runs only what it was already sent. */
+ * host being ended runs only what it was already sent. A line partly
+ * written stays, to be finished. */
 size_t conn_unfeed(host *h)
 {
-	size_t keep = 0, lines = 0;
-	if (h->outq_mid) {
-		char *nl = memchr(h->outq, '\n', h->outq_len);
-		keep = nl ? (size_t)(nl - h->outq) + 1 : h->outq_len;
-	}
-	for (size_t i = keep; i < h->outq_len; i++) /* run lines, not their expect lines */
-		lines += h->outq[i] == 'r' && (i == 0 || h->outq[i - 1] == '\n');
-	h->outq_len = keep;
-	return lines;
+	size_t keep = h->outq_mid && h->outq_nlines ? 1 : 0, runs = 0;
+	for (size_t i = keep; i < h->outq_nlines; i++)
+		runs += h->outq_lines[i].run; /* run lines, not their expect lines */
+	h->outq_nlines = keep;
+	h->outq_len = keep ? h->outq_lines[0].end : 0;
+	return runs;
 }
 
 /* Reads the reply pipe; returns after EOF handling or EAGAIN. */

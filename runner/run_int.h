@@ -108,9 +108,16 @@ typedef struct host {
 	uint64_t out_seq[2];
 	char mark_pend[2][32];
 	size_t mark_npend[2];
-	char *outq; /* run lines not yet written */
+	/* host_conn's: the command lines not yet written (conn_send), and where
+	 * each ends and whether it is a run line (conn_unfeed takes them back) */
+	char *outq;
 	size_t outq_len, outq_cap;
 	int outq_mid; /* outq starts inside a line already partly written */
+	struct outq_line {
+		size_t end;
+		int run;
+	} * outq_lines;
+	size_t outq_nlines, outq_caplines;
 	double t_start;
 	host_end end; /* decided before the host is gone (a quit sent): END_NONE until then */
 	char why[256];
@@ -289,6 +296,7 @@ double policy_interval(const run_ctx *c, uint64_t va, uint64_t prev, double next
 
 /* host_conn.c */
 void conn_build_env(run_ctx *c, int with_limits, const lane *l);
+void conn_send(host *h, const mg_msg *m);
 void conn_flush(run_ctx *c, lane *l);
 size_t conn_unfeed(host *h);
 void conn_read_replies(run_ctx *c, lane *l);

@@ -85,7 +85,9 @@ struct shim {
 	int line_cut;     /* the line given to ops->line is a piece of a longer one */
 	int pipe_big;     /* the command pipe was enlarged (shim_take_pending) */
 	uint64_t ordinal; /* TREE: results sent, the next mark's number */
-	size_t unfed;     /* run lines read since the runner's last "fed" */
+	unsigned version; /* the protocol spoken: the lower of ours and the runner's */
+
+	size_t unfed; /* run lines read since the runner's last "fed" */
 };
 
 static int sigchld_pipe[2] = {-1, -1};
@@ -133,28 +135,19 @@ static void buf_add(buf *b, const void *p, size_t n)
 	b->len += n;
 }
 
-static void buf_addf(buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void buf_addf(buf *b, const char *fmt, ...)
+/* Appends m's line (mg_proto_put, the one writer); a text is cut to
+ * MSG_MAX raw bytes so the line stays in the limit. */
+static void buf_add_msg(buf *b, const mg_msg *m)
 {
-	char tmp[256];
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
-	va_end(ap);
-	buf_add(b, tmp, n < 0 ? 0 : (size_t)n < sizeof(tmp) ? (size_t)n : sizeof(tmp) - 1);
-}
-
-/* Escaped text field; at most MSG_MAX raw bytes so a line stays in the limit. */
-static void buf_add_text(buf *b, const char *text, size_t len)
-{
-	if (len > MSG_MAX)
-		len = MSG_MAX;
-	size_t need = 2 * len;
+	mg_msg cut = *m;
+	if (cut.text_len > MSG_MAX)
+		cut.text_len = MSG_MAX;
+	size_t need = mg_proto_put(NULL, 0, &cut);
 	if (b->len + need > b->cap) {
 		b->cap = 2 * (b->len + need) + 256;
 		b->p = xrealloc_(b->p, b->cap);
 	}
-	b->len += mg_proto_escape(b->p + b->len, b->cap - b->len, text, len);
+	b->len += mg_proto_put(b->p + b->len, need, &cut);
 }
 
 /* Writes all of b to fd, whole (mg_proto_write_all). -1 when the reader
@@ -500,12 +493,15 @@ static void __attribute__((noreturn)) finish(shim *s, int recycle)
 {
 	uint64_t va = s->last_va, rss = s->last_rss;
 	child_kill(s);
-	if (recycle)
-		buf_addf(&s->reply, "recycle %llu %llu %s\n", (unsigned long long)va,
-		         (unsigned long long)rss,
-		         s->recycle_va && va >= s->recycle_va ? "va" : "rss");
-	buf_addf(&s->reply, "bye %llu %llu\n", (unsigned long long)s->peak_va,
-	         (unsigned long long)s->peak_rss);
+	if (recycle) {
+		mg_msg m = {.kind = MG_MSG_RECYCLE, .va = va, .rss = rss};
+		m.why = s->version < 2                         ? MG_WHY_NONE
+		        : s->recycle_va && va >= s->recycle_va ? MG_WHY_VA
+		                                               : MG_WHY_RSS;
+		buf_add_msg(&s->reply, &m);
+	}
+	mg_msg bye = {.kind = MG_MSG_BYE, .va = s->peak_va, .rss = s->peak_rss};
+	buf_add_msg(&s->reply, &bye);
 	reply_flush(s);
 	_exit(0);
 }
@@ -521,13 +517,10 @@ void shim_output(shim *s, const char *p, size_t len)
 	}
 	/* the running test's output goes in the reply stream as "out" lines,
 	 * so it stays in order with the test's start and result */
-	char esc[1024];
 	while (len) {
-		size_t take = len < sizeof(esc) / 2 ? len : sizeof(esc) / 2;
-		size_t n = mg_proto_escape(esc, sizeof(esc), p, take);
-		buf_add(&s->reply, "out ", 4);
-		buf_add(&s->reply, esc, n);
-		buf_add(&s->reply, "\n", 1);
+		size_t take = len < 512 ? len : 512;
+		mg_msg m = {.kind = MG_MSG_OUT, .text = p, .text_len = take};
+		buf_add_msg(&s->reply, &m);
 		p += take;
 		len -= take;
 	}
@@ -535,9 +528,8 @@ void shim_output(shim *s, const char *p, size_t len)
 
 void shim_test(shim *s, const char *name, size_t len)
 {
-	buf_add(&s->reply, "test ", 5);
-	buf_add_text(&s->reply, name, len);
-	buf_add(&s->reply, "\n", 1);
+	mg_msg m = {.kind = MG_MSG_TEST, .text = name, .text_len = len};
+	buf_add_msg(&s->reply, &m);
 	s->listed++;
 }
 
@@ -570,9 +562,8 @@ void shim_start(shim *s)
 		if (buf_flush(&s->out, 1) < 0)
 			s->out.len = 0;
 	}
-	buf_add(&s->reply, "start ", 6);
-	buf_add_text(&s->reply, e->name, e->len);
-	buf_add(&s->reply, "\n", 1);
+	mg_msg m = {.kind = MG_MSG_START, .text = e->name, .text_len = e->len};
+	buf_add_msg(&s->reply, &m);
 	s->started = 1;
 	s->tree_va = s->tree_rss = 0;
 	clock_gettime(CLOCK_MONOTONIC, &s->t0);
@@ -593,8 +584,6 @@ static void mark_streams(shim *s)
 
 void shim_result(shim *s, mg_msg_kind kind, const char *msg, size_t len)
 {
-	static const char *const words[] = {
-	    [MG_MSG_PASS] = "pass", [MG_MSG_FAIL] = "fail", [MG_MSG_SKIP] = "skip"};
 	uint64_t va, rss;
 	double us = elapsed_us(&s->t0);
 	measure(s, &va, &rss);
@@ -603,13 +592,12 @@ void shim_result(shim *s, mg_msg_kind kind, const char *msg, size_t len)
 		s->out.len = 0;
 	if (s->ops->measure == SHIM_MEASURE_TREE)
 		mark_streams(s);
-	buf_addf(&s->reply, "%s %llu %llu %llu", words[kind], (unsigned long long)us,
-	         (unsigned long long)va, (unsigned long long)rss);
-	if (kind != MG_MSG_PASS && msg && len) {
-		buf_add(&s->reply, " ", 1);
-		buf_add_text(&s->reply, msg, len);
+	mg_msg m = {.kind = kind, .usec = (uint64_t)us, .va = va, .rss = rss};
+	if (kind != MG_MSG_PASS && msg) {
+		m.text = msg;
+		m.text_len = len;
 	}
-	buf_add(&s->reply, "\n", 1);
+	buf_add_msg(&s->reply, &m);
 	/* the reply goes out when the loop would wait, several results a write */
 	if (s->reply.len >= OUT_FLUSH)
 		reply_flush(s);
@@ -642,8 +630,11 @@ void shim_stop(shim *s, const char *why)
 {
 	if (s->stopped)
 		return;
-	buf_addf(&s->reply, "recycle %llu %llu%s%.200s\n", (unsigned long long)s->last_va,
-	         (unsigned long long)s->last_rss, why && *why ? " " : "", why ? why : "");
+	mg_msg m = {.kind = MG_MSG_RECYCLE, .va = s->last_va, .rss = s->last_rss};
+	if (why == NULL || s->version < 2 ||
+	    mg_proto_parse_why(why, strlen(why), &m.why, &m.bytes) < 0)
+		m.why = MG_WHY_NONE; /* not a word of the protocol: the runner's own words */
+	buf_add_msg(&s->reply, &m);
 	reply_flush(s);
 	s->stopped = 1;
 }
@@ -756,7 +747,8 @@ static void do_list(shim *s)
 		child_kill(s);
 		_exit(3);
 	}
-	buf_addf(&s->reply, "end %zu\n", s->listed);
+	mg_msg end = {.kind = MG_MSG_END, .count = s->listed};
+	buf_add_msg(&s->reply, &end);
 	reply_flush(s);
 }
 
@@ -937,6 +929,10 @@ int shim_main(const shim_ops *ops, void *ctx, char **cmd, int ncmd)
 	/* the program must not inherit the protocol pipes */
 	fcntl(s->cmd_fd, F_SETFD, FD_CLOEXEC);
 	fcntl(s->reply_fd, F_SETFD, FD_CLOEXEC);
+	uint64_t runner = env_u64(MG_ENV_HOST);
+	s->version = runner >= MG_PROTO_VERSION ? MG_PROTO_VERSION
+	             : runner >= 1              ? (unsigned)runner
+	                                        : 1;
 	s->tree_root = proc_self_pid();
 	if (ops->measure == SHIM_MEASURE_TREE && tree_new(&s->tree, MAX_TREE, NULL) < 0)
 		return 3;
@@ -968,8 +964,13 @@ int shim_main(const shim_ops *ops, void *ctx, char **cmd, int ncmd)
 	}
 	if (ops->hello)
 		ops->hello(s, &va, &rss);
-	buf_addf(&s->reply, "hello %d %s %ld %llu %llu\n", MG_PROTO_VERSION, hello_arch(cmd),
-	         (long)getpid(), (unsigned long long)va, (unsigned long long)rss);
+	mg_msg hello = {.kind = MG_MSG_HELLO,
+	                .version = s->version,
+	                .pid = (long)getpid(),
+	                .va = va,
+	                .rss = rss};
+	snprintf(hello.arch, sizeof(hello.arch), "%s", hello_arch(cmd));
+	buf_add_msg(&s->reply, &hello);
 	reply_flush(s);
 
 	for (;;) {

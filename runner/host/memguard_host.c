@@ -12,7 +12,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <inttypes.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -179,45 +178,32 @@ static int out_room(host *h, size_t n)
 	return 0;
 }
 
-static int out_put(host *h, const char *s, size_t n)
-{
-	if (out_room(h, n) < 0)
-		return -1;
-	memcpy(h->out + h->out_len, s, n);
-	h->out_len += n;
-	return 0;
-}
-
-/* Appends one formatted line (callers keep it well under a line). */
-__attribute__((format(printf, 2, 3))) static int out_printf(host *h, const char *fmt, ...)
+/* Appends m's line (mg_proto_put); the caller bounds its text so the line
+ * stays within MG_PROTO_LINE_MAX. */
+static int out_msg(host *h, const mg_msg *m)
 {
 	if (out_room(h, MG_PROTO_LINE_MAX) < 0)
 		return -1;
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vsnprintf(h->out + h->out_len, OUT_CAP - h->out_len, fmt, ap);
-	va_end(ap);
-	if (n < 0 || (size_t)n >= OUT_CAP - h->out_len)
+	size_t n = mg_proto_put(h->out + h->out_len, OUT_CAP - h->out_len, m);
+	if (n == 0 || n > OUT_CAP - h->out_len)
 		return -1;
-	h->out_len += (size_t)n;
-	return 0;
-}
-
-/* Appends escaped text; the caller bounds len so the line fits. */
-static int out_escaped(host *h, const char *s, size_t len)
-{
-	size_t need = mg_proto_escape(NULL, 0, s, len);
-	if (out_room(h, need) < 0)
-		return -1;
-	mg_proto_escape(h->out + h->out_len, need, s, len);
-	h->out_len += need;
+	h->out_len += n;
 	return 0;
 }
 
 static int out_bye(host *h)
 {
 	mem peak = mem_peak();
-	return out_printf(h, "bye %" PRIu64 " %" PRIu64 "\n", peak.va, peak.rss);
+	mg_msg m = {.kind = MG_MSG_BYE, .va = peak.va, .rss = peak.rss};
+	return out_msg(h, &m);
+}
+
+/* recycle VA RSS [WHY [BYTES]] (no why in version 1) */
+static int out_recycle(host *h, mem at, mg_why why, uint64_t bytes)
+{
+	mg_msg m = {.kind = MG_MSG_RECYCLE, .va = at.va, .rss = at.rss, .bytes = bytes};
+	m.why = h->version >= 2 ? why : MG_WHY_NONE;
+	return out_msg(h, &m);
 }
 
 /* ---- input: the command fd, a line at a time ---- */
@@ -281,20 +267,15 @@ static uint64_t dying_page = 4096;
  */
 static void on_fatal(int sig)
 {
-	char line[128], *p = line;
-	uint64_t va, rss, peak, hwm;
-	mg_contract_statm(dying_statm, dying_page, &va, &rss);
+	char line[128];
+	uint64_t peak, hwm;
+	mg_msg m = {.kind = MG_MSG_DYING, .sig = sig};
+	mg_contract_statm(dying_statm, dying_page, &m.va, &m.rss);
 	mg_contract_status(-1, &peak, &hwm);
-	memcpy(p, "dying ", 6);
-	p = mg_put_u64(p + 6, (uint64_t)sig);
-	*p++ = ' ';
-	p = mg_put_u64(p, va);
-	*p++ = ' ';
-	p = mg_put_u64(p, rss);
-	*p++ = ' ';
-	p = mg_put_u64(p, peak > va ? peak : va);
-	*p++ = '\n';
-	mg_proto_write_all(dying_fd, line, (size_t)(p - line));
+	m.bytes = peak > m.va ? peak : m.va;
+	size_t n = mg_proto_put(line, sizeof(line), &m);
+	if (n <= sizeof(line))
+		mg_proto_write_all(dying_fd, line, n);
 	raise(sig);
 }
 
@@ -394,26 +375,20 @@ static int serve_runs(host *h, char *line, size_t len)
 			    h->expect_rise > h->expect_growth ? h->expect_rise : h->expect_growth;
 			h->expect_rise = h->expect_growth = 0;
 			if (now.va + need >= h->verdict.kill_va) {
-				if (out_printf(h,
-				               "recycle %" PRIu64 " %" PRIu64 " peak %" PRIu64 "\n",
-				               now.va, now.rss, need) < 0 ||
-				    out_flush(h) < 0)
+				if (out_recycle(h, now, MG_WHY_PEAK, need) < 0 || out_flush(h) < 0)
 					return 0;
 				return await_quit(h);
 			}
 		}
 		h->expect_rise = h->expect_growth = 0;
-		size_t before = h->out_len;
-		if (out_put(h, "start", 5) < 0 || out_put(h, line + 3, len - 3) < 0 ||
-		    out_put(h, "\n", 1) < 0)
-			return 0;
 		mg_msg m;
 		if (mg_proto_parse(&m, line, len) < 0 || m.kind != MG_CMD_RUN) {
-			/* the previous result still goes out; out_put may have flushed */
-			h->out_len = before <= h->out_len ? before : 0;
-			out_flush(h);
+			out_flush(h); /* the previous result still goes out */
 			return bad_command(line, len);
 		}
+		mg_msg start = {.kind = MG_MSG_START, .text = m.text, .text_len = m.text_len};
+		if (out_msg(h, &start) < 0)
+			return 0;
 		size_t i = index_find(h, m.text, m.text_len);
 		mg_result r = MG_FAIL;
 		uint64_t usec = 0;
@@ -433,35 +408,22 @@ static int serve_runs(host *h, char *line, size_t len)
 			mem peak = mem_peak();
 			if (peak.va > h->peak_seen) {
 				h->peak_seen = peak.va;
-				if (out_printf(h, "peak %" PRIu64 "\n", peak.va) < 0)
+				mg_msg pm = {.kind = MG_MSG_PEAK, .va = peak.va};
+				if (out_msg(h, &pm) < 0)
 					return 0;
 			}
 		}
 		mem after = mem_now(h);
-		static const char *const words[] = {"pass", "fail", "skip"};
-		if (out_printf(h, "%s %" PRIu64 " %" PRIu64 " %" PRIu64, words[r], usec, after.va,
-		               after.rss) < 0)
-			return 0;
-		if (r != MG_PASS && h->msg[0] != '\0') {
-			if (out_put(h, " ", 1) < 0 || out_escaped(h, h->msg, strlen(h->msg)) < 0)
-				return 0;
-		}
-		if (out_put(h, "\n", 1) < 0)
+		static const mg_msg_kind kinds[] = {MG_MSG_PASS, MG_MSG_FAIL, MG_MSG_SKIP};
+		mg_msg res = {.kind = kinds[r], .usec = usec, .va = after.va, .rss = after.rss};
+		res.text = h->msg;
+		res.text_len = r != MG_PASS ? strlen(h->msg) : 0;
+		if (out_msg(h, &res) < 0)
 			return 0;
 		uint64_t bytes = 0;
 		mg_why why = mg_verdict_end(&h->verdict, after.va, after.rss, &bytes);
 		if (why != MG_WHY_NONE) {
-			static const char *const words[] = {"",     " va",   " rss",      " growth",
-			                                    " gap", " peak", " rssgrowth"};
-			int rc =
-			    h->version < 2 ? out_printf(h, "recycle %" PRIu64 " %" PRIu64 "\n",
-			                                after.va, after.rss)
-			    : why == MG_WHY_GROWTH || why == MG_WHY_GAP || why == MG_WHY_RSSGROWTH
-			        ? out_printf(h, "recycle %" PRIu64 " %" PRIu64 "%s %" PRIu64 "\n",
-			                     after.va, after.rss, words[why], bytes)
-			        : out_printf(h, "recycle %" PRIu64 " %" PRIu64 "%s\n", after.va,
-			                     after.rss, words[why]);
-			if (rc < 0 || out_flush(h) < 0)
+			if (out_recycle(h, after, why, bytes) < 0 || out_flush(h) < 0)
 				return 0;
 			return await_quit(h);
 		}
@@ -493,11 +455,12 @@ static int serve_list(host *h)
 {
 	for (size_t i = 0; i < h->count; i++) {
 		const char *name = h->ops->name(h->ctx, i);
-		if (out_put(h, "test ", 5) < 0 || out_escaped(h, name, strlen(name)) < 0 ||
-		    out_put(h, "\n", 1) < 0)
+		mg_msg m = {.kind = MG_MSG_TEST, .text = name, .text_len = strlen(name)};
+		if (out_msg(h, &m) < 0)
 			return 0;
 	}
-	if (out_printf(h, "end %zu\n", h->count) < 0 || out_flush(h) < 0)
+	mg_msg end = {.kind = MG_MSG_END, .count = h->count};
+	if (out_msg(h, &end) < 0 || out_flush(h) < 0)
 		return 0;
 	return STEP_MORE;
 }
@@ -541,7 +504,10 @@ static int host_mode(host *h)
 	h->reply_fd = env_fd(MG_ENV_REPLY_FD, MG_PROTO_REPLY_FD);
 	uint64_t runner_version = 1;
 	mg_contract_env_u64(MG_ENV_HOST, &runner_version);
-	h->version = runner_version >= MG_PROTO_VERSION ? MG_PROTO_VERSION : 1;
+	/* the lower of ours and the runner's (a runner of version 0 is a 1) */
+	h->version = runner_version >= MG_PROTO_VERSION ? MG_PROTO_VERSION
+	             : runner_version >= 1              ? (unsigned)runner_version
+	                                                : 1;
 	mg_contract_read_limits(&h->verdict, h->version);
 	/* processes the tests spawn must not hold the protocol pipes open */
 	fcntl(h->cmd_fd, F_SETFD, FD_CLOEXEC);
@@ -564,9 +530,13 @@ static int host_mode(host *h)
 	mem m = mem_now(h);
 	mg_verdict_start(&h->verdict, m.va, m.rss);
 	h->peak_seen = m.va;
-	if (out_printf(h, "hello %u %s %ld %" PRIu64 " %" PRIu64 "\n", h->version,
-	               sizeof(void *) == 4 ? "x86" : "x64", (long)getpid(), m.va, m.rss) < 0 ||
-	    out_flush(h) < 0)
+	mg_msg hello = {.kind = MG_MSG_HELLO,
+	                .version = h->version,
+	                .pid = (long)getpid(),
+	                .va = m.va,
+	                .rss = m.rss};
+	memcpy(hello.arch, sizeof(void *) == 4 ? "x86" : "x64", 4);
+	if (out_msg(h, &hello) < 0 || out_flush(h) < 0)
 		return 0;
 
 	for (;;) {

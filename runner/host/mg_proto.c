@@ -1,7 +1,8 @@
 /*
- * mg_proto.c - the protocol line parser (v1 and v2), the text escaper and the line reader
- * (PROTOCOL.md). libc only, built for -m32 too. Never allocates; the parser unescapes in place and
- * rejects anything outside the grammar.
+ * mg_proto.c - the wire (PROTOCOL.md) in one place: the line parser and, beside it, the writer of
+ * every line, the text escaper, the stream marks and their whole write, the line reader. libc
+ * only, built for -m32 too. Never allocates; the parser unescapes in place and rejects anything
+ * outside the grammar; the writers are async-signal-safe.
  */
 #include "mg_proto.h"
 
@@ -147,20 +148,17 @@ static const struct {
     {"expect", 6, MG_CMD_EXPECT}, {"fed", 3, MG_CMD_FED},
 };
 
-/* [SP WHY [SP BYTES]] after "recycle VA RSS": v1 hosts say nothing more. */
-static int take_why(cursor *c, mg_msg *out)
+/* The words of recycle's why, and whether a figure follows. */
+static const struct {
+	const char *word;
+	mg_why why;
+	int bytes;
+} whys[] = {{"va", MG_WHY_VA, 0},   {"rss", MG_WHY_RSS, 0},   {"growth", MG_WHY_GROWTH, 1},
+            {"gap", MG_WHY_GAP, 1}, {"peak", MG_WHY_PEAK, 1}, {"rssgrowth", MG_WHY_RSSGROWTH, 1}};
+
+/* WHY [SP BYTES] up to the end of the line. */
+static int take_why_words(cursor *c, mg_why *why, uint64_t *bytes)
 {
-	static const struct {
-		const char *word;
-		mg_why why;
-		int bytes;
-	} whys[] = {{"va", MG_WHY_VA, 0},         {"rss", MG_WHY_RSS, 0},
-	            {"growth", MG_WHY_GROWTH, 1}, {"gap", MG_WHY_GAP, 1},
-	            {"peak", MG_WHY_PEAK, 1},     {"rssgrowth", MG_WHY_RSSGROWTH, 1}};
-	if (c->p == c->end)
-		return 0;
-	if (take_space(c) < 0)
-		return -1;
 	size_t wl = 0;
 	while (c->p + wl < c->end && c->p[wl] != ' ')
 		wl++;
@@ -168,12 +166,32 @@ static int take_why(cursor *c, mg_msg *out)
 		if (strlen(whys[i].word) != wl || memcmp(whys[i].word, c->p, wl) != 0)
 			continue;
 		c->p += wl;
-		out->why = whys[i].why;
-		if (whys[i].bytes && take_field(c, &out->bytes) < 0)
+		*why = whys[i].why;
+		if (whys[i].bytes && take_field(c, bytes) < 0)
 			return -1;
 		return at_end(c);
 	}
 	return -1;
+}
+
+/* [SP WHY [SP BYTES]] after "recycle VA RSS": v1 hosts say nothing more. */
+static int take_why(cursor *c, mg_msg *out)
+{
+	if (c->p == c->end)
+		return 0;
+	if (take_space(c) < 0)
+		return -1;
+	return take_why_words(c, &out->why, &out->bytes);
+}
+
+int mg_proto_parse_why(const char *s, size_t len, mg_why *why, uint64_t *bytes)
+{
+	cursor c = {(char *)s, (char *)s + len};
+	*why = MG_WHY_NONE;
+	*bytes = 0;
+	if (memchr(s, '\0', len) != NULL)
+		return -1;
+	return take_why_words(&c, why, bytes);
 }
 
 /*
@@ -252,20 +270,156 @@ int mg_proto_parse(mg_msg *out, char *line, size_t len)
 	return -1;
 }
 
+/* ---- writers: every line, the parser's inverse ---- */
+
+/* A writer's cursor: bytes past cap are counted, not written. */
+typedef struct put {
+	char *dst;
+	size_t cap, len;
+} put;
+
+static void put_bytes(put *w, const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++, w->len++)
+		if (w->len < w->cap)
+			w->dst[w->len] = s[i];
+}
+
+static void put_str(put *w, const char *s)
+{
+	put_bytes(w, s, strlen(s));
+}
+
+/* NUMBER, in decimal */
+static void put_number(put *w, uint64_t v)
+{
+	char tmp[24];
+	size_t n = 0;
+	do
+		tmp[sizeof(tmp) - ++n] = (char)('0' + v % 10);
+	while ((v /= 10) != 0);
+	put_bytes(w, tmp + sizeof(tmp) - n, n);
+}
+
+/* " NUMBER" */
+static void put_field(put *w, uint64_t v)
+{
+	put_bytes(w, " ", 1);
+	put_number(w, v);
+}
+
+static void put_text(put *w, const char *s, size_t n)
+{
+	size_t room = w->len < w->cap ? w->cap - w->len : 0;
+	w->len += mg_proto_escape(w->dst + (room ? w->len : 0), room, s, n);
+}
+
+static const char *kind_word(mg_msg_kind kind)
+{
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (words[i].kind == kind)
+			return words[i].word;
+	return NULL;
+}
+
+static int why_has_bytes(mg_why why)
+{
+	for (size_t i = 0; i < sizeof(whys) / sizeof(whys[0]); i++)
+		if (whys[i].why == why)
+			return whys[i].bytes;
+	return 0;
+}
+
+const char *mg_proto_why_word(mg_why why)
+{
+	for (size_t i = 0; i < sizeof(whys) / sizeof(whys[0]); i++)
+		if (whys[i].why == why)
+			return whys[i].word;
+	return NULL;
+}
+
+size_t mg_proto_put(char *dst, size_t cap, const mg_msg *m)
+{
+	put w = {dst, cap, 0};
+	const char *word = kind_word(m->kind);
+	if (word == NULL)
+		return 0;
+	put_str(&w, word);
+	switch (m->kind) {
+	case MG_MSG_HELLO:
+		put_field(&w, m->version);
+		put_bytes(&w, " ", 1);
+		put_str(&w, m->arch);
+		put_field(&w, (uint64_t)m->pid);
+		put_field(&w, m->va);
+		put_field(&w, m->rss);
+		break;
+	case MG_MSG_TEST:
+	case MG_MSG_START:
+	case MG_MSG_OUT:
+	case MG_CMD_RUN:
+		put_bytes(&w, " ", 1);
+		put_text(&w, m->text, m->text_len);
+		break;
+	case MG_MSG_END:
+		put_field(&w, m->count);
+		break;
+	case MG_MSG_PASS:
+	case MG_MSG_FAIL:
+	case MG_MSG_SKIP:
+		put_field(&w, m->usec);
+		put_field(&w, m->va);
+		put_field(&w, m->rss);
+		if (m->kind != MG_MSG_PASS && m->text_len) {
+			put_bytes(&w, " ", 1);
+			put_text(&w, m->text, m->text_len);
+		}
+		break;
+	case MG_MSG_RECYCLE:
+		put_field(&w, m->va);
+		put_field(&w, m->rss);
+		if (m->why != MG_WHY_NONE) {
+			put_bytes(&w, " ", 1);
+			put_str(&w, mg_proto_why_word(m->why));
+			if (why_has_bytes(m->why))
+				put_field(&w, m->bytes);
+		}
+		break;
+	case MG_MSG_BYE:
+		put_field(&w, m->va);
+		put_field(&w, m->rss);
+		break;
+	case MG_MSG_PEAK:
+		put_field(&w, m->va);
+		break;
+	case MG_CMD_EXPECT:
+		put_field(&w, m->va);
+		put_field(&w, m->bytes);
+		break;
+	case MG_MSG_DYING:
+		put_field(&w, (uint64_t)m->sig);
+		put_field(&w, m->va);
+		put_field(&w, m->rss);
+		put_field(&w, m->bytes);
+		break;
+	case MG_CMD_LIST:
+	case MG_CMD_QUIT:
+	case MG_CMD_FED:
+		break;
+	}
+	put_bytes(&w, "\n", 1);
+	return w.len;
+}
+
 /* ---- stream marks ---- */
 
 size_t mg_proto_put_mark(char *dst, uint64_t ordinal)
 {
-	char tmp[20];
-	size_t n = sizeof(MG_MARK_HEAD) - 1, k = 0;
-	memcpy(dst, MG_MARK_HEAD, n);
-	do
-		tmp[k++] = (char)('0' + ordinal % 10);
-	while ((ordinal /= 10) != 0);
-	while (k)
-		dst[n++] = tmp[--k];
-	dst[n++] = MG_MARK_TAIL;
-	return n;
+	put w = {dst, MG_MARK_MAX, 0};
+	put_str(&w, MG_MARK_HEAD);
+	put_number(&w, ordinal);
+	put_bytes(&w, (const char[]){MG_MARK_TAIL}, 1);
+	return w.len;
 }
 
 int mg_proto_write_all(int fd, const void *buf, size_t n)

@@ -1,8 +1,9 @@
 /*
  * mg_proto.h - the protocol (v2, compatible with v1) between the runner and a host: line grammar,
- * escaping and the parser both sides use. libc only (built for -m32 too).
- * The grammar is written down in PROTOCOL.md; keep the two in step.
- * The parser never allocates: it unescapes in place and points into the line.
+ * escaping, the parser and the writer of every line, side by side, and the stream marks, for both
+ * sides (the host library, the probe, the driver shims, the runner). libc only (built for -m32
+ * too). The grammar is written down in PROTOCOL.md; keep the two in step. Nothing here allocates:
+ * the parser unescapes in place and points into the line; the writers are async-signal-safe.
  */
 #ifndef MG_PROTO_H
 #define MG_PROTO_H
@@ -97,6 +98,28 @@ typedef struct mg_msg {
  * number out of range, bad escape, NUL byte). Never allocates.
  */
 int mg_proto_parse(mg_msg *out, char *line, size_t len);
+
+/*
+ * Writes m as its line, newline included, at dst: the parser's inverse
+ * (mg_proto_parse of the line without its newline gives m back). Returns
+ * the line's length, which may be larger than cap (then dst holds a
+ * truncated prefix: callers size dst from the return value, or bound the
+ * text). The text of test, start, out, run, fail and skip is escaped; a
+ * fail or skip without text has no message field; a recycle with MG_WHY_NONE
+ * has no why (v1). 0 for a kind with no line. Async-signal-safe: no stdio,
+ * no locale, no allocation (the host library writes `dying` with it in a
+ * fatal-signal handler).
+ */
+size_t mg_proto_put(char *dst, size_t cap, const mg_msg *m);
+
+/* The word of why on the wire ("va", "growth", ...), NULL for MG_WHY_NONE. */
+const char *mg_proto_why_word(mg_why why);
+
+/*
+ * Parses "WHY [BYTES]" (len bytes, the words of recycle after VA RSS): 0 and
+ * *why, *bytes, or -1 when it is not one.
+ */
+int mg_proto_parse_why(const char *s, size_t len, mg_why *why, uint64_t *bytes);
 
 /* Writes the mark of ordinal at dst (MG_MARK_MAX bytes) and returns its
  * length. */

@@ -93,9 +93,7 @@ static int test_end(const char *name, size_t n)
 	if (n > NAME_MAX_OUT)
 		n = NAME_MAX_OUT;
 	char *p = line;
-	static const char *const words[] = {NULL,  "va",   "rss",      "growth",
-	                                    "gap", "peak", "rssgrowth"};
-	const char *why = words[mg_verdict_end(&verdict, va, rss, &bytes)];
+	const char *why = mg_proto_why_word(mg_verdict_end(&verdict, va, rss, &bytes));
 	if (why) {
 		size_t wl = strlen(why);
 		memcpy(p, MG_PROBE_STOP, sizeof(MG_PROBE_STOP) - 1);
