@@ -8,9 +8,12 @@
 #include "run_int.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <time.h>
 #include <unistd.h>
 
 static void set_env(run_ctx *c, size_t slot, const char *name, uint64_t value)
@@ -21,12 +24,37 @@ static void set_env(run_ctx *c, size_t slot, const char *name, uint64_t value)
 	c->env_store[slot] = report_strdup(buf);
 }
 
+/*
+ * The run's mark secret (v3), chosen once: MG_MARK_SECRET_LEN hex digits
+ * from the kernel's random source, so no test's output can hold a mark by
+ * chance or on purpose (the time and pid mixed in where it will not say).
+ */
+static void mark_secret_choose(run_ctx *c)
+{
+	unsigned char r[MG_MARK_SECRET_LEN / 2];
+	if (c->mark_secret[0])
+		return;
+	if (getrandom(r, sizeof(r), GRND_NONBLOCK) != (ssize_t)sizeof(r)) {
+		struct timespec t;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		uint64_t x = (uint64_t)t.tv_nsec ^ ((uint64_t)t.tv_sec << 32) ^
+		             ((uint64_t)getpid() << 16) ^ (uint64_t)(uintptr_t)c;
+		for (size_t i = 0; i < sizeof(r); i++, x = x * 6364136223846793005ull + 1)
+			r[i] = (unsigned char)(x >> 56);
+	}
+	for (size_t i = 0; i < sizeof(r); i++) {
+		c->mark_secret[2 * i] = "0123456789abcdef"[r[i] >> 4];
+		c->mark_secret[2 * i + 1] = "0123456789abcdef"[r[i] & 15];
+	}
+	c->mark_secret[MG_MARK_SECRET_LEN] = '\0';
+}
+
 /* Builds the host environment: ours without MEMGUARD_*, plus the protocol's. */
 void conn_build_env(run_ctx *c, int with_limits, const lane *l)
 {
 	size_t k = 0;
 	free(c->envp);
-	c->envp = spawn_env_without("MEMGUARD_", 8, &k);
+	c->envp = spawn_env_without("MEMGUARD_", ENV_SLOTS, &k);
 	if (!c->envp) {
 		fputs("memguard: out of memory\n", stderr);
 		abort();
@@ -36,6 +64,12 @@ void conn_build_env(run_ctx *c, int with_limits, const lane *l)
 	set_env(c, 2, MG_ENV_REPLY_FD, MG_PROTO_REPLY_FD);
 	for (size_t i = 0; i < 3; i++)
 		c->envp[k++] = c->env_store[i];
+	mark_secret_choose(c);
+	free(c->env_store[8]);
+	c->env_store[8] = xrealloc(NULL, sizeof(MG_ENV_MARK "=") + MG_MARK_SECRET_LEN);
+	snprintf(c->env_store[8], sizeof(MG_ENV_MARK "=") + MG_MARK_SECRET_LEN, "%s=%s",
+	         MG_ENV_MARK, c->mark_secret);
+	c->envp[k++] = c->env_store[8];
 	if (with_limits && c->soft.va) {
 		set_env(c, 3, MG_ENV_RECYCLE_VA, c->soft.va);
 		c->envp[k++] = c->env_store[3];
@@ -187,13 +221,16 @@ static rtest *sent_test(run_ctx *c, host *h, uint64_t n)
 /*
  * v2: splits what a stream brought at the host's marks. Bytes go to the
  * test of the stream's current ordinal; a mark "HEAD N TAIL" moves the
- * stream to ordinal N + 1 and is dropped. A mark cut by the end of a read
- * waits in mark_pend for the next. Bytes that only look like the start of a
- * mark are output.
+ * stream to ordinal N + 1 and is dropped (HEAD: MG_MARK_HEAD and, from
+ * version 3, the run's secret). A mark cut by the end of a read waits in
+ * mark_pend for the next. Bytes that only look like the start of a mark
+ * are output.
  */
 static void split_marked(run_ctx *c, host *h, int k, const char *buf, size_t n)
 {
-	static const size_t head = sizeof(MG_MARK_HEAD) - 1;
+	char mark_head[sizeof(MG_MARK_HEAD) + MG_MARK_SECRET_LEN];
+	size_t head = (size_t)snprintf(mark_head, sizeof(mark_head), "%s%s", MG_MARK_HEAD,
+	                               h->version >= 3 ? c->mark_secret : "");
 	char joined[sizeof(h->mark_pend[0]) + 65536];
 	if (h->mark_npend[k]) { /* a mark cut short: it continues here */
 		memcpy(joined, h->mark_pend[k], h->mark_npend[k]);
@@ -211,7 +248,7 @@ static void split_marked(run_ctx *c, host *h, int k, const char *buf, size_t n)
 		size_t j = i, avail = n - i;
 		/* the head, digits, the tail: complete, cut short, or not a mark */
 		size_t m = 0;
-		while (m < head && m < avail && buf[j + m] == MG_MARK_HEAD[m])
+		while (m < head && m < avail && buf[j + m] == mark_head[m])
 			m++;
 		if (m < head && m < avail) {
 			i++;

@@ -39,7 +39,7 @@
 #define TIMELINE_POINTS 4096 /* per lane */
 #define GROWTH_WINDOW   32   /* recent per-test growths kept per lane */
 #define MAX_DESCENDANTS 64
-#define ENV_SLOTS       8     /* MEMGUARD_* variables a host gets */
+#define ENV_SLOTS       9     /* MEMGUARD_* variables a host gets */
 #define SLOW_TEST       0.005 /* seconds: above it, a lane keeps only 2 tests in flight */
 
 typedef struct rtest {
@@ -106,7 +106,7 @@ typedef struct host {
 	size_t nsent, capsent;
 	uint64_t sent_base;
 	uint64_t out_seq[2];
-	char mark_pend[2][32];
+	char mark_pend[2][MG_MARK_MAX];
 	size_t mark_npend[2];
 	/* host_conn's: the command lines not yet written (conn_send), and where
 	 * each ends and whether it is a run line (conn_unfeed takes them back) */
@@ -155,7 +155,8 @@ typedef struct run_ctx {
 	driver_kind driver;
 	double tree_interval;
 	char **envp;
-	char *env_store[ENV_SLOTS]; /* the MEMGUARD_* entries of envp */
+	char *env_store[ENV_SLOTS];               /* the MEMGUARD_* entries of envp */
+	char mark_secret[MG_MARK_SECRET_LEN + 1]; /* v3: in every host's marks, chosen once */
 	mg_arch arch;
 	limits soft, hard; /* for the host's arch */
 	/* VA limits per process arch (mg_arch): a tree may hold both kinds */

@@ -86,6 +86,7 @@ struct shim {
 	int pipe_big;     /* the command pipe was enlarged (shim_take_pending) */
 	uint64_t ordinal; /* TREE: results sent, the next mark's number */
 	unsigned version; /* the protocol spoken: the lower of ours and the runner's */
+	char secret[MG_MARK_SECRET_LEN + 1]; /* v3: the run's, in every mark */
 
 	size_t unfed; /* run lines read since the runner's last "fed" */
 };
@@ -579,7 +580,7 @@ void shim_start(shim *s)
 static void mark_streams(shim *s)
 {
 	/* whole, even where the program made the pipe non-blocking */
-	mg_proto_mark_streams(s->ordinal++);
+	mg_proto_mark_streams(s->secret, s->ordinal++);
 }
 
 void shim_result(shim *s, mg_msg_kind kind, const char *msg, size_t len)
@@ -933,6 +934,7 @@ int shim_main(const shim_ops *ops, void *ctx, char **cmd, int ncmd)
 	s->version = runner >= MG_PROTO_VERSION ? MG_PROTO_VERSION
 	             : runner >= 1              ? (unsigned)runner
 	                                        : 1;
+	mg_proto_mark_secret(s->secret, s->version);
 	s->tree_root = proc_self_pid();
 	if (ops->measure == SHIM_MEASURE_TREE && tree_new(&s->tree, MAX_TREE, NULL) < 0)
 		return 3;

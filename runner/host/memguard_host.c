@@ -65,6 +65,7 @@ typedef struct host {
 	unsigned version;   /* the protocol spoken: the lower of ours and the runner's */
 	mg_verdict verdict; /* the limits it was given, and the growth of its last tests */
 	uint64_t ordinal;   /* run lines answered: the mark of the next test */
+	char secret[MG_MARK_SECRET_LEN + 1]; /* v3: the run's, in every mark */
 	/* v2: what history says of the next run line (expect RISE GROWTH) */
 	uint64_t expect_rise, expect_growth;
 	uint64_t peak_seen; /* VmPeak at the last boundary that read it */
@@ -336,7 +337,7 @@ static mg_result run_one(host *h, size_t i, uint64_t *usec)
  */
 static void mark_streams(host *h)
 {
-	mg_proto_mark_streams(h->ordinal++);
+	mg_proto_mark_streams(h->secret, h->ordinal++);
 }
 
 static int serve_line(host *h, char *line, size_t len);
@@ -509,6 +510,7 @@ static int host_mode(host *h)
 	             : runner_version >= 1              ? (unsigned)runner_version
 	                                                : 1;
 	mg_contract_read_limits(&h->verdict, h->version);
+	mg_proto_mark_secret(h->secret, h->version);
 	/* processes the tests spawn must not hold the protocol pipes open */
 	fcntl(h->cmd_fd, F_SETFD, FD_CLOEXEC);
 	fcntl(h->reply_fd, F_SETFD, FD_CLOEXEC);

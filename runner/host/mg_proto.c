@@ -1,14 +1,15 @@
 /*
- * mg_proto.c - the wire (PROTOCOL.md) in one place: the line parser and, beside it, the writer of
- * every line, the text escaper, the stream marks and their whole write, the line reader. libc
- * only, built for -m32 too. Never allocates; the parser unescapes in place and rejects anything
- * outside the grammar; the writers are async-signal-safe.
+ * mg_proto.c - the wire (PROTOCOL.md, v1 to v3) in one place: the line parser and, beside it, the
+ * writer of every line, the text escaper, the stream marks and their whole write, the line reader.
+ * libc only, built for -m32 too. Never allocates; the parser unescapes in place and rejects
+ * anything outside the grammar; the writers are async-signal-safe.
  */
 #include "mg_proto.h"
 
 #include <errno.h>
 #include <limits.h>
 #include <poll.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -413,10 +414,24 @@ size_t mg_proto_put(char *dst, size_t cap, const mg_msg *m)
 
 /* ---- stream marks ---- */
 
-size_t mg_proto_put_mark(char *dst, uint64_t ordinal)
+void mg_proto_mark_secret(char *secret, unsigned version)
+{
+	const char *s = version >= 3 ? getenv(MG_ENV_MARK) : NULL;
+	size_t n = 0;
+	while (s && n < MG_MARK_SECRET_LEN &&
+	       ((s[n] >= '0' && s[n] <= '9') || (s[n] >= 'a' && s[n] <= 'f')))
+		n++;
+	if (s == NULL || n != MG_MARK_SECRET_LEN || s[n] != '\0')
+		n = 0;
+	memcpy(secret, s ? s : "", n);
+	secret[n] = '\0';
+}
+
+size_t mg_proto_put_mark(char *dst, const char *secret, uint64_t ordinal)
 {
 	put w = {dst, MG_MARK_MAX, 0};
 	put_str(&w, MG_MARK_HEAD);
+	put_str(&w, secret);
 	put_number(&w, ordinal);
 	put_bytes(&w, (const char[]){MG_MARK_TAIL}, 1);
 	return w.len;
@@ -442,10 +457,10 @@ int mg_proto_write_all(int fd, const void *buf, size_t n)
 	return 0;
 }
 
-void mg_proto_mark_streams(uint64_t ordinal)
+void mg_proto_mark_streams(const char *secret, uint64_t ordinal)
 {
 	char mark[MG_MARK_MAX];
-	size_t n = mg_proto_put_mark(mark, ordinal);
+	size_t n = mg_proto_put_mark(mark, secret, ordinal);
 	mg_proto_write_all(1, mark, n);
 	mg_proto_write_all(2, mark, n);
 }

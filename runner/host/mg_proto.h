@@ -1,9 +1,10 @@
 /*
- * mg_proto.h - the protocol (v2, compatible with v1) between the runner and a host: line grammar,
- * escaping, the parser and the writer of every line, side by side, and the stream marks, for both
- * sides (the host library, the probe, the driver shims, the runner). libc only (built for -m32
- * too). The grammar is written down in PROTOCOL.md; keep the two in step. Nothing here allocates:
- * the parser unescapes in place and points into the line; the writers are async-signal-safe.
+ * mg_proto.h - the protocol (v3, compatible with v1 and v2) between the runner and a host: line
+ * grammar, escaping, the parser and the writer of every line, side by side, and the stream marks,
+ * for both sides (the host library, the probe, the driver shims, the runner). libc only (built for
+ * -m32 too). The grammar is written down in PROTOCOL.md; keep the two in step. Nothing here
+ * allocates: the parser unescapes in place and points into the line; the writers are
+ * async-signal-safe.
  */
 #ifndef MG_PROTO_H
 #define MG_PROTO_H
@@ -11,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define MG_PROTO_VERSION 2
+#define MG_PROTO_VERSION 3
 /* Longest line either side may send, newline included. Longer is an error. */
 #define MG_PROTO_LINE_MAX 65536
 /* The descriptors a host finds its pipes on (also named in the env). */
@@ -27,17 +28,21 @@
 #define MG_ENV_RECYCLE_GAP "MEMGUARD_RECYCLE_GAP" /* v2: the free block that must fit, bytes */
 #define MG_ENV_KILL_VA     "MEMGUARD_KILL_VA"     /* v2: hard VA limit, bytes (admission) */
 #define MG_ENV_KILL_RSS    "MEMGUARD_KILL_RSS"    /* v2: hard RSS limit (its share), bytes */
+#define MG_ENV_MARK        "MEMGUARD_MARK"        /* v3: the run's mark secret */
 
 /*
  * v2: the boundary mark a host writes to its stdout and to its stderr after
- * each test's output (flushed first): MG_MARK_HEAD, the test's ordinal in
- * this host (0 for the first run line it answered), MG_MARK_TAIL. Every
- * byte before mark N on a stream is test N's; the runner strips the marks.
+ * each test's output (flushed first): MG_MARK_HEAD, in v3 the run's secret
+ * (MG_ENV_MARK: MG_MARK_SECRET_LEN lowercase hex digits the runner chose, so
+ * no test output can hold a mark), the test's ordinal in this host (0 for
+ * the first run line it answered), MG_MARK_TAIL. Every byte before mark N
+ * on a stream is test N's; the runner strips the marks.
  */
-#define MG_MARK_HEAD "\036\037mg:"
-#define MG_MARK_TAIL '\036'
-/* The longest mark: head, 20 digits, tail. */
-#define MG_MARK_MAX (sizeof(MG_MARK_HEAD) - 1 + 20 + 1)
+#define MG_MARK_HEAD       "\036\037mg:"
+#define MG_MARK_TAIL       '\036'
+#define MG_MARK_SECRET_LEN 16
+/* The longest mark: head, secret, 20 digits, tail. */
+#define MG_MARK_MAX (sizeof(MG_MARK_HEAD) - 1 + MG_MARK_SECRET_LEN + 20 + 1)
 
 /* Why a v2 host recycles (the word after "recycle VA RSS"). */
 typedef enum mg_why {
@@ -121,9 +126,17 @@ const char *mg_proto_why_word(mg_why why);
  */
 int mg_proto_parse_why(const char *s, size_t len, mg_why *why, uint64_t *bytes);
 
-/* Writes the mark of ordinal at dst (MG_MARK_MAX bytes) and returns its
- * length. */
-size_t mg_proto_put_mark(char *dst, uint64_t ordinal);
+/*
+ * The mark secret of this host from the environment (MG_ENV_MARK) when it
+ * speaks version 3 or above: secret gets MG_MARK_SECRET_LEN hex digits and
+ * a NUL (MG_MARK_SECRET_LEN + 1 bytes), or "" (a version 2 mark) when the
+ * version is lower or the variable is absent or malformed.
+ */
+void mg_proto_mark_secret(char *secret, unsigned version);
+
+/* Writes the mark of ordinal with secret ("" or MG_MARK_SECRET_LEN digits)
+ * at dst (MG_MARK_MAX bytes) and returns its length. */
+size_t mg_proto_put_mark(char *dst, const char *secret, uint64_t ordinal);
 
 /*
  * Writes all n bytes of buf to fd: EINTR is retried, EAGAIN (a descriptor
@@ -137,7 +150,7 @@ int mg_proto_write_all(int fd, const void *buf, size_t n);
  * caller flushed its stdio first); a stream that is gone is left alone.
  * The one mark writer of the host library and the driver shims.
  */
-void mg_proto_mark_streams(uint64_t ordinal);
+void mg_proto_mark_streams(const char *secret, uint64_t ordinal);
 
 /*
  * Escapes src (len bytes, any byte but NUL) for a line: "\\" -> "\\\\",

@@ -149,9 +149,44 @@ static void gtest_probe_no_trace_x86(void)
 }
 #endif
 
+/*
+ * A process per test (exec driver; the shim marks the streams): output
+ * holding the 7 bytes of a version 2 mark ("\036\037mg:7\036") stays on the
+ * test that wrote it, mark bytes and all.
+ */
+static void exec_marks_forged(void)
+{
+	outcome o;
+	mg(&o,
+	   ARGV("run", "-q", "-j", "1", "--driver", "exec", "--list-cmd", "seq -f t%02g 0 19",
+	        "--report", "report.json", "--", "sh", "-c",
+	        "printf '%s-a \\036\\037mg:7\\036 %s-b\\n' $1 $1", "sh", "{}"),
+	   NULL, 0);
+	CU_ASSERT(exited_with(&o, 0));
+	CU_ASSERT_FATAL(o.report != NULL);
+	CU_ASSERT_EQUAL(count(o.report, "pass"), 20);
+	int exact = 0;
+	for (int i = 0; i < 20; i++) {
+		char name[8], want[64];
+		snprintf(name, sizeof(name), "t%02d", i);
+		snprintf(want, sizeof(want), "%s-a \036\037mg:7\036 %s-b\n", name, name);
+		json_t *t = find_test(o.report, name);
+		json_t *out = t ? json_object_get(t, "output") : NULL;
+		int ok = out && json_string_length(out) == strlen(want) &&
+		         !memcmp(json_string_value(out), want, strlen(want));
+		if (!ok)
+			fprintf(stderr, "%s: output '%s'\n", name,
+			        out ? json_string_value(out) : "");
+		exact += ok;
+	}
+	CU_ASSERT_EQUAL(exact, 20);
+	done(&o);
+}
+
 static const mg_case cases[] = {
     {"gtest_probe_rssgrowth", gtest_probe_rssgrowth},
     {"gtest_child_env", gtest_child_env},
+    {"exec_marks_forged", exec_marks_forged},
     {"gtest_probe_no_trace", gtest_probe_no_trace},
 #ifdef GTEST_CONTRACT32
     {"gtest_probe_no_trace_x86", gtest_probe_no_trace_x86},
