@@ -23,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "mg_contract.h"
 #include "mg_elf.h"
 #include "proc.h"
 #include "spawn.h"
@@ -87,6 +88,8 @@ struct shim {
 	uint64_t ordinal; /* TREE: results sent, the next mark's number */
 	unsigned version; /* the protocol spoken: the lower of ours and the runner's */
 	char secret[MG_MARK_SECRET_LEN + 1]; /* v3: the run's, in every mark */
+	char **set_names; /* variables (not MEMGUARD_*) set or removed for children */
+	size_t nset;
 
 	size_t unfed; /* run lines read since the runner's last "fed" */
 };
@@ -94,6 +97,8 @@ struct shim {
 static int sigchld_pipe[2] = {-1, -1};
 
 static void env_set(shim *s, const char *name, const char *value);
+static char **env_for_child(shim *s);
+static void env_for_child_free(shim *s, char **envp);
 
 static void on_sigchld(int sig)
 {
@@ -295,13 +300,18 @@ static pid_t fork_child(shim *s, char *const argv[], int pipe_out, int *out_fd, 
 	mg_err err;
 	spawn_proc *p;
 	spawn_options so = SPAWN_OPTIONS_INIT;
+	char **envp = env_for_child(s);
 	so.flags = pipe_out ? SPAWN_CAPTURE_OUT : 0;
-	so.envp = s->env;
+	so.envp = envp;
 	so.extra_fd = extra_fd;
 	so.extra_target = extra_target;
 	*out_fd = -1;
-	if (spawn_resolve(path, sizeof(path), argv[0], &err) < 0 ||
-	    spawn_start(&p, path, argv, &so, &err) < 0) {
+	int rc = spawn_resolve(path, sizeof(path), argv[0], &err) < 0 ||
+	                 spawn_start(&p, path, argv, &so, &err) < 0
+	             ? -1
+	             : 0;
+	env_for_child_free(s, envp);
+	if (rc < 0) {
 		fprintf(stderr, "memguard: %s\n", err.msg);
 		return -1;
 	}
@@ -684,9 +694,72 @@ void shim_die_of(shim *s, int sig)
 
 /* ---- env ---- */
 
+/* A variable the driver sets or removes for its children, other than its
+ * own MEMGUARD_* ones, is remembered (once): the probe gives the program's
+ * children the user's value back (env_for_child). */
+static void env_note_set(shim *s, const char *name)
+{
+	if (!strncmp(name, "MEMGUARD_", 9))
+		return;
+	for (size_t i = 0; i < s->nset; i++)
+		if (!strcmp(s->set_names[i], name))
+			return;
+	s->set_names = xrealloc_(s->set_names, (s->nset + 1) * sizeof(char *));
+	s->set_names[s->nset] = xmalloc(strlen(name) + 1);
+	strcpy(s->set_names[s->nset++], name);
+}
+
+/*
+ * The environment a child starts with: s->env, and when it takes the probe
+ * (MG_PROBE_ENV_FD is set) the names of the variables set for it
+ * (MG_PROBE_ENV_SET, colon-separated) and the user's own value of each
+ * (MG_PROBE_ENV_USER NAME=VALUE), so the probe can give the program's own
+ * children the user's environment back. Free with env_for_child_free.
+ */
+static char **env_for_child(shim *s)
+{
+	int probe = 0;
+	for (size_t i = 0; i < s->nenv && !probe; i++)
+		probe = !strncmp(s->env[i], MG_PROBE_ENV_FD "=", sizeof(MG_PROBE_ENV_FD));
+	if (!probe || !s->nset)
+		return s->env;
+	char **envp = xmalloc((s->nenv + s->nset + 2) * sizeof(char *));
+	size_t n = s->nenv, len = sizeof(MG_PROBE_ENV_SET "=");
+	memcpy(envp, s->env, n * sizeof(char *));
+	for (size_t i = 0; i < s->nset; i++)
+		len += strlen(s->set_names[i]) + 1;
+	char *set = xmalloc(len);
+	strcpy(set, MG_PROBE_ENV_SET "=");
+	for (size_t i = 0; i < s->nset; i++) {
+		const char *user = getenv(s->set_names[i]);
+		if (i)
+			strcat(set, ":");
+		strcat(set, s->set_names[i]);
+		if (!user)
+			continue;
+		char *e =
+		    xmalloc(sizeof(MG_PROBE_ENV_USER) + strlen(s->set_names[i]) + strlen(user) + 1);
+		sprintf(e, MG_PROBE_ENV_USER "%s=%s", s->set_names[i], user);
+		envp[n++] = e;
+	}
+	envp[n++] = set;
+	envp[n] = NULL;
+	return envp;
+}
+
+static void env_for_child_free(shim *s, char **envp)
+{
+	if (envp == s->env)
+		return;
+	for (size_t i = s->nenv; envp[i]; i++)
+		free(envp[i]);
+	free(envp);
+}
+
 static void env_set(shim *s, const char *name, const char *value)
 {
 	size_t nl = strlen(name);
+	env_note_set(s, name);
 	for (size_t i = 0; i < s->nenv;)
 		if (!strncmp(s->env[i], name, nl) && s->env[i][nl] == '=')
 			s->env[i] = s->env[--s->nenv];

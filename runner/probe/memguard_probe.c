@@ -45,8 +45,9 @@ static uint64_t page = 4096;
 static mg_verdict verdict; /* the limits the driver passed, the recent growths */
 static int running;        /* between a RUN line and its end line */
 static struct timespec t_run;
-static int have_prev; /* the first test's start was read: a test's growth is from
-                       * the previous boundary from then on */
+static int started_any; /* a test has started: the environment is the user's again */
+static int have_prev;   /* the first test's start was read: a test's growth is from
+                         * the previous boundary from then on */
 
 static char line[NAME_MAX_OUT + 128];
 static int catch2;                     /* the program is Catch2 with -r xml */
@@ -122,10 +123,16 @@ static int test_end(const char *name, size_t n)
 	return why != NULL && probe_fd >= 0;
 }
 
+static void env_restore(void);
+
 /* Mark the start of a test (RUN line, <TestCase>). */
 static void test_start(void)
 {
 	running = 1;
+	if (!started_any) {
+		started_any = 1;
+		env_restore();
+	}
 	if (!have_prev) {
 		uint64_t va, rss;
 		mem_now(&va, &rss);
@@ -304,8 +311,8 @@ __attribute__((visibility("default"))) char *getenv(const char *name)
 }
 
 /* The filter file's name leaves the environment the program's children
- * see (GTEST_FILTER stays MG_PROBE_FILTER_UNREAD for them: a re-executed death test
- * has its own --gtest_filter). */
+ * see (GTEST_FILTER stays MG_PROBE_FILTER_UNREAD for those of a wrapper;
+ * the program's own get the user's at its first test, env_restore). */
 static void filter_forget(void)
 {
 	pthread_mutex_lock(&filter_lock);
@@ -313,6 +320,44 @@ static void filter_forget(void)
 	pthread_mutex_unlock(&filter_lock);
 	if (filter_state > 0)
 		unsetenv(MG_PROBE_ENV_FILTER);
+}
+
+/*
+ * At the program's first test (its settings read, GTEST_* by GoogleTest's
+ * flags): the environment its tests' children inherit gets the user's own
+ * value of each variable the driver set for the program (MG_PROBE_ENV_SET;
+ * the user's in MG_PROBE_ENV_USER NAME, or none), without the verdict's
+ * limits. Not at load: a wrapper the probe was loaded into (env, a shell)
+ * never starts a test, so the program it starts keeps the driver's
+ * settings (MG_PROBE_FILTER_UNREAD: no test rather than tests not given).
+ * Once; allocates (setenv), outside the per-test path.
+ */
+static void env_restore(void)
+{
+	static char names[4096];
+	char user[sizeof(MG_PROBE_ENV_USER) + 256];
+	const char *set = getenv_next(MG_PROBE_ENV_SET);
+	size_t n = set ? strlen(set) : 0;
+	if (n && n < sizeof(names)) {
+		memcpy(names, set, n + 1);
+		for (char *p = names, *colon; p; p = colon ? colon + 1 : NULL) {
+			colon = strchr(p, ':');
+			if (colon)
+				*colon = '\0';
+			if (!*p || strlen(p) > 255)
+				continue;
+			snprintf(user, sizeof(user), MG_PROBE_ENV_USER "%s", p);
+			const char *u = getenv_next(user);
+			if (u)
+				setenv(p, u, 1);
+			else
+				unsetenv(p);
+			unsetenv(user);
+		}
+	}
+	unsetenv(MG_PROBE_ENV_SET);
+	for (size_t i = 0; i < MG_CONTRACT_NLIMITS; i++)
+		unsetenv(mg_contract_limits[i].env);
 }
 
 __attribute__((visibility("default"))) int fflush(FILE *f)
@@ -389,17 +434,18 @@ static void preload_forget(void)
 __attribute__((constructor)) static void probe_init(void)
 {
 	real_fflush = (int (*)(FILE *))dlsym(RTLD_NEXT, "fflush");
-	const char *v = getenv(MG_PROBE_ENV_FD);
-	const char *fmt = getenv(MG_PROBE_ENV_FORMAT);
+	const char *v = getenv_next(MG_PROBE_ENV_FD);
+	const char *fmt = getenv_next(MG_PROBE_ENV_FORMAT);
 	catch2 = fmt && !strcmp(fmt, "catch2");
+	int fd = v && *v && real_fflush ? (int)mg_parse_u64(&v) : -1;
+	/* every limit of the one list, as the host library reads them, before
+	 * the environment loses them */
+	mg_contract_read_limits(&verdict, MG_PROTO_VERSION);
 	preload_forget();
 	filter_forget();
-	if (!v || !real_fflush)
-		return;
-	int fd = (int)mg_parse_u64(&v);
 	unsetenv(MG_PROBE_ENV_FD);
 	unsetenv(MG_PROBE_ENV_FORMAT);
-	if (fcntl(fd, F_GETFD) < 0)
+	if (fd < 0 || fcntl(fd, F_GETFD) < 0)
 		return;
 	int high = fcntl(fd, F_DUPFD_CLOEXEC, HIGH_FD);
 	if (high >= 0) {
@@ -411,8 +457,6 @@ __attribute__((constructor)) static void probe_init(void)
 	page = mg_contract_page();
 	statm_fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
 	status_fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
-	/* every limit of the one list, as the host library reads them */
-	mg_contract_read_limits(&verdict, MG_PROTO_VERSION);
 	pthread_atfork(NULL, NULL, on_fork_child);
 	probe_fd = fd;
 	write_all(MG_PROBE_HELLO, sizeof(MG_PROBE_HELLO) - 1);
