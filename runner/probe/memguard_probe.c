@@ -9,7 +9,11 @@
  * Catch2 program (MEMGUARD_PROBE_FORMAT=catch2) the boundaries are its XML
  * reporter's flushes: "<TestCase name=..." starts, "</TestCase>" ends.
  * libc only, built for x64 and x86, never sanitized; the per-test path
- * never allocates (static buffers) and costs one pread and one write.
+ * never allocates (static buffers) and costs one pread and one write. It
+ * leaves no trace in the program: no floating point (its exception flags
+ * and rounding are the program's), errno kept across its work, no signal
+ * mask or stdio state of its own; and from the program's first test its
+ * children see the user's environment, not the driver's.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -72,11 +76,14 @@ static void mem_now(uint64_t *va, uint64_t *rss)
 	mg_contract_statm(statm_fd, page, va, rss);
 }
 
-static double ms_since(const struct timespec *t0)
+/* Whether 1 ms has passed since t0: integers only (a division in floating
+ * point would raise the program's FE_INEXACT flag). */
+static int ms_passed(const struct timespec *t0)
 {
 	struct timespec t;
 	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)(t.tv_sec - t0->tv_sec) * 1e3 + (double)(t.tv_nsec - t0->tv_nsec) / 1e6;
+	int64_t ns = (int64_t)(t.tv_sec - t0->tv_sec) * 1000000000 + (t.tv_nsec - t0->tv_nsec);
+	return ns >= 1000000;
 }
 
 /*
@@ -88,7 +95,7 @@ static double ms_since(const struct timespec *t0)
 static int test_end(const char *name, size_t n)
 {
 	uint64_t va, rss, peak_va = 0, peak_rss = 0, bytes = 0;
-	if (ms_since(&t_run) >= 1.0)
+	if (ms_passed(&t_run))
 		mg_contract_status(status_fd, &peak_va, &peak_rss);
 	mem_now(&va, &rss);
 	if (n > NAME_MAX_OUT)
@@ -367,7 +374,9 @@ __attribute__((visibility("default"))) int fflush(FILE *f)
 	if (probe_fd < 0 || f != stdout || !f || f->_IO_write_ptr <= f->_IO_write_base)
 		return real_fflush(f);
 	flockfile(f);
+	int saved = errno; /* the boundary's reads and writes are not the program's */
 	int stop = catch2 ? boundary_catch2(f) : boundary(f);
+	errno = saved;
 	int rc = real_fflush(f);
 	funlockfile(f);
 	if (stop && catch2) {
@@ -388,6 +397,7 @@ __attribute__((destructor)) static void probe_fini(void)
 	uint64_t va, rss;
 	if (probe_fd < 0)
 		return;
+	int saved = errno;
 	mem_now(&va, &rss);
 	char *p = line;
 	memcpy(p, MG_PROBE_EXIT, sizeof(MG_PROBE_EXIT) - 1);
@@ -396,6 +406,7 @@ __attribute__((destructor)) static void probe_fini(void)
 	p = mg_put_u64(p, rss);
 	*p++ = '\n';
 	write_all(line, (size_t)(p - line));
+	errno = saved;
 }
 
 /* A forked copy (a death test) is not the host: it stays silent. */
@@ -433,6 +444,7 @@ static void preload_forget(void)
 
 __attribute__((constructor)) static void probe_init(void)
 {
+	int saved = errno; /* the program's, from its first instruction */
 	real_fflush = (int (*)(FILE *))dlsym(RTLD_NEXT, "fflush");
 	const char *v = getenv_next(MG_PROBE_ENV_FD);
 	const char *fmt = getenv_next(MG_PROBE_ENV_FORMAT);
@@ -445,8 +457,10 @@ __attribute__((constructor)) static void probe_init(void)
 	filter_forget();
 	unsetenv(MG_PROBE_ENV_FD);
 	unsetenv(MG_PROBE_ENV_FORMAT);
-	if (fd < 0 || fcntl(fd, F_GETFD) < 0)
+	if (fd < 0 || fcntl(fd, F_GETFD) < 0) {
+		errno = saved;
 		return;
+	}
 	int high = fcntl(fd, F_DUPFD_CLOEXEC, HIGH_FD);
 	if (high >= 0) {
 		close(fd);
@@ -460,4 +474,5 @@ __attribute__((constructor)) static void probe_init(void)
 	pthread_atfork(NULL, NULL, on_fork_child);
 	probe_fd = fd;
 	write_all(MG_PROBE_HELLO, sizeof(MG_PROBE_HELLO) - 1);
+	errno = saved;
 }
