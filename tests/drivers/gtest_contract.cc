@@ -75,8 +75,8 @@ TEST(Child, Environment)
 	ASSERT_GT(env.size(), 1u);
 	EXPECT_EQ(env.find("\nMEMGUARD_"), std::string::npos) << env;
 	EXPECT_EQ(env.find("libmemguard_probe"), std::string::npos) << env;
-	for (const char *driver_set : {"\nGTEST_FILTER=", "\nGTEST_BRIEF=", "\nGTEST_SHUFFLE=",
-	                               "\nGTEST_REPEAT="})
+	for (const char *driver_set :
+	     {"\nGTEST_FILTER=", "\nGTEST_BRIEF=", "\nGTEST_SHUFFLE=", "\nGTEST_REPEAT="})
 		EXPECT_EQ(env.find(driver_set), std::string::npos) << driver_set << " in\n" << env;
 	const char *user = std::getenv("MG_GC_USER_COLOR");
 	if (user && std::strcmp(user, "-") != 0)
@@ -94,7 +94,8 @@ TEST(Child, RunsAll)
 		GTEST_SKIP() << "MG_GC_CHILD and MG_GC_CHILD_TESTS name the program";
 	std::string out = run_child((std::string(child) + " 2>&1").c_str());
 	std::string want = std::string(tests) + " tests from"; // colours or not
-	EXPECT_NE(out.find(want), std::string::npos) << out.substr(out.size() > 2000 ? out.size() - 2000 : 0);
+	EXPECT_NE(out.find(want), std::string::npos)
+	    << out.substr(out.size() > 2000 ? out.size() - 2000 : 0);
 }
 
 } // namespace
