@@ -179,15 +179,14 @@ static int out_room(host *h, size_t n)
 	return 0;
 }
 
-/* Appends m's line (mg_proto_put); the caller bounds its text so the line
- * stays within MG_PROTO_LINE_MAX. */
+/* Appends m's line (mg_proto_put, sized first: O(text)); the caller bounds
+ * its text so the line stays within the protocol's limit. */
 static int out_msg(host *h, const mg_msg *m)
 {
-	if (out_room(h, MG_PROTO_LINE_MAX) < 0)
+	size_t n = mg_proto_put(NULL, 0, m);
+	if (n == 0 || n > OUT_CAP || out_room(h, n) < 0)
 		return -1;
-	size_t n = mg_proto_put(h->out + h->out_len, OUT_CAP - h->out_len, m);
-	if (n == 0 || n > OUT_CAP - h->out_len)
-		return -1;
+	mg_proto_put(h->out + h->out_len, n, m);
 	h->out_len += n;
 	return 0;
 }
