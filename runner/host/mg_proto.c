@@ -309,10 +309,11 @@ static void put_field(put *w, uint64_t v)
 	put_number(w, v);
 }
 
+/* Escaped text (a sizing writer's dst may be NULL: no room, no pointer). */
 static void put_text(put *w, const char *s, size_t n)
 {
 	size_t room = w->len < w->cap ? w->cap - w->len : 0;
-	w->len += mg_proto_escape(w->dst + (room ? w->len : 0), room, s, n);
+	w->len += mg_proto_escape(room ? w->dst + w->len : NULL, room, s, n);
 }
 
 static const char *kind_word(mg_msg_kind kind)
