@@ -51,13 +51,13 @@ static int generations_saying(json_t *report, const char *end, const char *const
  * native host's), before the soft rss limit (141 MiB) would: nothing is
  * killed, every test passes in one attempt.
  */
-static void gtest_probe_rssgrowth(void)
+static void probe_rssgrowth(const char *prog)
 {
 	static const char *const says[] = {"rss ", "expected growth", NULL};
 	outcome o;
 	mg(&o,
 	   ARGV("run", "-q", "-j", "1", "--driver", "gtest", "--kill-at", "rss=150M", "--report",
-	        "report.json", "--", GTEST_LEAKS, "--gtest_filter=*/1?:*/2?:*/3?:*/4?"),
+	        "report.json", "--", prog, "--gtest_filter=*/1?:*/2?:*/3?:*/4?"),
 	   ENV("MG_GT_EACH_MB=2"), 0);
 	CU_ASSERT(exited_with(&o, 0));
 	CU_ASSERT_FATAL(o.report != NULL);
@@ -68,6 +68,18 @@ static void gtest_probe_rssgrowth(void)
 	CU_ASSERT(all_say);
 	done(&o);
 }
+
+static void gtest_probe_rssgrowth(void)
+{
+	probe_rssgrowth(GTEST_LEAKS);
+}
+
+#ifdef GTEST_LEAKS32
+static void gtest_probe_rssgrowth_x86(void)
+{
+	probe_rssgrowth(GTEST_LEAKS32);
+}
+#endif
 
 /* prog run directly (no memguard) with env: its exit status. */
 static int direct(const char *prog, const char *filter, const char *const *env)
@@ -185,6 +197,9 @@ static void exec_marks_forged(void)
 
 static const mg_case cases[] = {
     {"gtest_probe_rssgrowth", gtest_probe_rssgrowth},
+#ifdef GTEST_LEAKS32
+    {"gtest_probe_rssgrowth_x86", gtest_probe_rssgrowth_x86},
+#endif
     {"gtest_child_env", gtest_child_env},
     {"exec_marks_forged", exec_marks_forged},
     {"gtest_probe_no_trace", gtest_probe_no_trace},
