@@ -711,17 +711,20 @@ static void env_note_set(shim *s, const char *name)
 
 /*
  * The environment a child starts with: s->env, and when it takes the probe
- * (MG_PROBE_ENV_FD is set) the names of the variables set for it
+ * (MG_PROBE_ENV_FD set, the probe in LD_PRELOAD) the names of the variables set for it
  * (MG_PROBE_ENV_SET, colon-separated) and the user's own value of each
  * (MG_PROBE_ENV_USER NAME=VALUE), so the probe can give the program's own
  * children the user's environment back. Free with env_for_child_free.
  */
 static char **env_for_child(shim *s)
 {
-	int probe = 0;
-	for (size_t i = 0; i < s->nenv && !probe; i++)
-		probe = !strncmp(s->env[i], MG_PROBE_ENV_FD "=", sizeof(MG_PROBE_ENV_FD));
-	if (!probe || !s->nset)
+	int fd = 0, preload = 0;
+	for (size_t i = 0; i < s->nenv; i++) {
+		fd |= !strncmp(s->env[i], MG_PROBE_ENV_FD "=", sizeof(MG_PROBE_ENV_FD));
+		preload |= !strncmp(s->env[i], "LD_PRELOAD=", 11) &&
+		           strstr(s->env[i], "libmemguard_probe") != NULL;
+	}
+	if (!fd || !preload || !s->nset)
 		return s->env;
 	char **envp = xmalloc((s->nenv + s->nset + 2) * sizeof(char *));
 	size_t n = s->nenv, len = sizeof(MG_PROBE_ENV_SET "=");
