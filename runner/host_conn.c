@@ -101,11 +101,15 @@ size_t conn_unfeed(host *h)
 	return lines;
 }
 
-/* Reads the reply pipe; returns after EOF handling or EAGAIN. */
+/* Reads the reply pipe; returns after EOF handling, or once a read came
+ * back short: a pipe read returns less than asked only when the pipe is
+ * empty, so the read that would say EAGAIN is not made (it was a third of
+ * the runner's reads); poll says when there is more. */
 void conn_read_replies(run_ctx *c, lane *l)
 {
 	host *h = &l->h;
 	for (;;) {
+		size_t want = h->lines.cap - h->lines.len;
 		long n = mg_lines_fill(&h->lines, spawn_reply_fd(h->proc));
 		if (n == -1 && errno == EINTR)
 			continue;
@@ -126,7 +130,7 @@ void conn_read_replies(run_ctx *c, lane *l)
 		while (h->state != HOST_NONE && h->state != HOST_DYING &&
 		       mg_lines_next(&h->lines, &line, &len))
 			lane_line(c, l, line, len);
-		if (h->state == HOST_NONE || h->state == HOST_DYING)
+		if (h->state == HOST_NONE || h->state == HOST_DYING || (size_t)n < want)
 			return;
 	}
 }
@@ -212,6 +216,11 @@ static void split_marked(run_ctx *c, host *h, int k, const char *buf, size_t n)
 		record_output(c, rt, buf + from, n - from);
 }
 
+int conn_output_marked(const run_ctx *c, const host *h)
+{
+	return h->version >= 2 && (c->driver == DRIVER_NATIVE || policy_process_per_test(c));
+}
+
 void conn_read_output(run_ctx *c, lane *l, int err_stream)
 {
 	host *h = &l->h;
@@ -237,10 +246,12 @@ void conn_read_output(run_ctx *c, lane *l, int err_stream)
 				spawn_close_out(h->proc);
 			return;
 		}
-		if (h->version >= 2 && (c->driver == DRIVER_NATIVE || policy_process_per_test(c)))
+		if (conn_output_marked(c, h))
 			split_marked(c, h, err_stream, buf, (size_t)n);
 		else if (h->nflight) /* v1: the test in front when the bytes are read */
 			record_output(c, &c->tests[flight_at(h, 0, c->o->pipeline)], buf,
 			              (size_t)n);
+		if ((size_t)n < sizeof(buf)) /* drained: no read just for EAGAIN */
+			return;
 	}
 }

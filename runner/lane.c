@@ -288,8 +288,12 @@ void lane_schedule(run_ctx *c, lane *l)
 		h->head_since = now(c);
 	if (retry)
 		h->alone = 1;
-	while (retry ||
-	       (h->nflight < depth && c->qlen && !h->alone && !(h->soft_hit && h->tests_run))) {
+	/* Refills come in batches: a host with over half its depth in flight has
+	 * work enough, so the runner writes once per depth / 2 results, not once
+	 * per result (a write is a system call on both sides). */
+	int refill = depth < 4 || h->nflight <= depth / 2;
+	while (retry || (h->nflight < depth && (refill || fed) && c->qlen && !h->alone &&
+	                 !(h->soft_hit && h->tests_run))) {
 		size_t t = retry ? c->rq[c->rqhead] : plan_front(c);
 		rtest *rt = &c->tests[t];
 		char pool_why[200];

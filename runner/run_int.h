@@ -293,6 +293,9 @@ void conn_flush(run_ctx *c, lane *l);
 size_t conn_unfeed(host *h);
 void conn_read_replies(run_ctx *c, lane *l);
 void conn_read_output(run_ctx *c, lane *l, int err_stream);
+/* Whether h's output is split at its stream marks (v2 native hosts and the
+ * process-per-test shims), not given to the test in front when read. */
+int conn_output_marked(const run_ctx *c, const host *h);
 
 /* lane.c */
 void lane_requeue(run_ctx *c, lane *l);

@@ -387,6 +387,8 @@ void supervise_stop_all(run_ctx *c, host_end end, const char *why)
 void supervise_run(run_ctx *c)
 {
 	struct pollfd *pfd = xrealloc(NULL, (1 + 4 * c->nlanes) * sizeof(*pfd));
+	/* each lane's out, err and reply entries in pfd, -1 when not polled */
+	int(*at)[3] = xrealloc(NULL, c->nlanes * sizeof(*at));
 	c->next_sample = now(c);
 	c->interval = c->o->interval;
 	while (!c->signo && !c->deadline_hit) {
@@ -399,23 +401,18 @@ void supervise_run(run_ctx *c)
 		pfd[n++] = (struct pollfd){c->sigfd[0], POLLIN, 0};
 		for (unsigned i = 0; i < c->nlanes; i++) {
 			host *h = &c->lanes[i].h;
+			at[i][0] = at[i][1] = at[i][2] = -1;
 			if (h->state == HOST_NONE)
 				continue;
-			if (h->state == HOST_DYING) {
-				/* drain its output so it is not stuck writing while it dies */
-				if (spawn_out_fd(h->proc) >= 0)
-					pfd[n++] =
-					    (struct pollfd){spawn_out_fd(h->proc), POLLIN, 0};
-				if (spawn_err_fd(h->proc) >= 0)
-					pfd[n++] =
-					    (struct pollfd){spawn_err_fd(h->proc), POLLIN, 0};
-				continue;
-			}
+			/* a dying host: its output drained so it is not stuck writing */
 			int fds[4] = {spawn_out_fd(h->proc), spawn_err_fd(h->proc),
-			              spawn_reply_fd(h->proc), spawn_cmd_fd(h->proc)};
+			              h->state == HOST_DYING ? -1 : spawn_reply_fd(h->proc),
+			              h->state == HOST_DYING ? -1 : spawn_cmd_fd(h->proc)};
 			for (int k = 0; k < 3; k++)
-				if (fds[k] >= 0)
+				if (fds[k] >= 0) {
+					at[i][k] = (int)n;
 					pfd[n++] = (struct pollfd){fds[k], POLLIN, 0};
+				}
 			if (fds[3] >= 0 && h->outq_len)
 				pfd[n++] = (struct pollfd){fds[3], POLLOUT, 0};
 		}
@@ -437,15 +434,26 @@ void supervise_run(run_ctx *c)
 			 * turn, output can land on a neighbouring test. */
 			int replies_first = c->driver != DRIVER_NATIVE && h->state != HOST_DYING &&
 			                    spawn_reply_fd(h->proc) >= 0;
-			if (replies_first)
+			/* Only the pipes poll found ready are read (a read that would
+			 * say EAGAIN is a system call for nothing), but where output
+			 * is attributed by the order of reading, not by the host's
+			 * marks, output is read whenever the replies are: bytes written
+			 * before a result can arrive after poll looked at their pipe. */
+			int by_order = !conn_output_marked(c, h);
+			int replies = at[i][2] >= 0 && pfd[at[i][2]].revents;
+			int out = at[i][0] >= 0 && (pfd[at[i][0]].revents || (by_order && replies));
+			int err = at[i][1] >= 0 && (pfd[at[i][1]].revents || (by_order && replies));
+			if (replies_first && replies)
 				conn_read_replies(c, l);
 			if (h->state == HOST_NONE)
 				continue;
-			conn_read_output(c, l, 0);
-			conn_read_output(c, l, 1);
+			if (out)
+				conn_read_output(c, l, 0);
+			if (err)
+				conn_read_output(c, l, 1);
 			if (h->state == HOST_DYING)
 				continue;
-			if (!replies_first && spawn_reply_fd(h->proc) >= 0)
+			if (!replies_first && replies && spawn_reply_fd(h->proc) >= 0)
 				conn_read_replies(c, l);
 			if (h->state != HOST_NONE && h->state != HOST_DYING && h->outq_len)
 				conn_flush(c, l);
@@ -455,6 +463,7 @@ void supervise_run(run_ctx *c)
 		supervise_deadlines(c);
 		supervise_reap(c);
 	}
+	free(at);
 	free(pfd);
 }
 
