@@ -86,6 +86,7 @@ void lane_requeue(run_ctx *c, lane *l)
 size_t lane_pop_head(run_ctx *c, lane *l)
 {
 	size_t t = flight_at(&l->h, 0, c->o->pipeline);
+	conn_output_to(c, l, &c->tests[t]); /* what it wrote since the last mark */
 	flight_pop(&l->h, c->o->pipeline, now(c));
 	return t;
 }
@@ -138,6 +139,8 @@ void lane_detach(run_ctx *c, lane *l)
 	tree_free(h->kids);
 	free(h->in);
 	free(h->outq);
+	free(h->out_pend[0]); /* after its last test: no test's */
+	free(h->out_pend[1]);
 	free(h->sent);
 	size_t *flight = h->flight;
 	memset(h, 0, sizeof(*h));

@@ -108,6 +108,11 @@ typedef struct host {
 	uint64_t out_seq[2];
 	char mark_pend[2][32];
 	size_t mark_npend[2];
+	/* per stream, the bytes since its last mark: the next mark's test's (a
+	 * host marks only tests that wrote), or the test the host ends in */
+	char *out_pend[2];
+	size_t out_npend[2], out_cappend[2];
+	uint64_t out_pend_dropped[2];
 	char *outq; /* run lines not yet written */
 	size_t outq_len, outq_cap;
 	int outq_mid; /* outq starts inside a line already partly written */
@@ -296,6 +301,10 @@ void conn_read_output(run_ctx *c, lane *l, int err_stream);
 /* Whether h's output is split at its stream marks (v2 native hosts and the
  * process-per-test shims), not given to the test in front when read. */
 int conn_output_marked(const run_ctx *c, const host *h);
+/* Gives rt (NULL: no test, they are dropped) the bytes the host wrote since
+ * its last marks, reading what its output pipes still hold first: at the end
+ * of a test the host did not end itself (a crash, a kill, a timeout). */
+void conn_output_to(run_ctx *c, lane *l, rtest *rt);
 
 /* lane.c */
 void lane_requeue(run_ctx *c, lane *l);

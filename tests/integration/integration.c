@@ -799,6 +799,54 @@ static void output_exact(const char *host)
 	done(&o);
 }
 
+/* A host marks only the tests that wrote: the output of a test after a run
+ * of silent ones is still its own, the silent ones have none, and what a
+ * test wrote before it crashed (stderr: unbuffered) is the crashed test's,
+ * though the tests before it wrote nothing and were never marked. */
+static void output_sparse(const char *host)
+{
+	outcome o;
+	mg(&o, ARGV("run", "-q", "-j", "1", "--report", "report.json", "--", host),
+	   ENV("MG_FAULT=name@%97,print@3001,segv@3001", "MG_FAULT_TESTS=5000"), 0);
+	CU_ASSERT(exited_with(&o, 1));
+	CU_ASSERT_FATAL(o.report != NULL);
+	CU_ASSERT_STRING_EQUAL(state_of(o.report, "fault/t3001"), "crash");
+	size_t i, j, wrong = 0, seen = 0;
+	json_t *sh, *t;
+	json_array_foreach(json_object_get(o.report, "shards"), i, sh)
+	    json_array_foreach(json_object_get(sh, "tests"), j, t)
+	{
+		const char *name = json_string_value(json_object_get(t, "name"));
+		const char *out = json_string_value(json_object_get(t, "output"));
+		unsigned k = (unsigned)strtoul(name + strlen("fault/t"), NULL, 10);
+		char want[64];
+		if (k == 3001)
+			snprintf(want, sizeof(want), "%s: stderr line\n", name);
+		else if (k % 97 == 96) /* KIND@%N: every Nth, the first at N - 1 */
+			snprintf(want, sizeof(want), "%s\n", name);
+		else
+			want[0] = '\0';
+		int ok = k == 3001 ? out && strstr(out, want) != NULL
+		                   : strcmp(out ? out : "", want) == 0;
+		if (!ok && wrong++ < 3)
+			fprintf(stderr, "\n  %s: output '%s'\n", name, out ? out : "(none)");
+		seen++;
+	}
+	CU_ASSERT_EQUAL(seen, 5000);
+	CU_ASSERT_EQUAL(wrong, 0);
+	done(&o);
+}
+
+static void output_sparse_x64(void)
+{
+	output_sparse(FAULT64);
+}
+
+static void output_sparse_x86(void)
+{
+	output_sparse(FAULT32);
+}
+
 static void output_exact_x64(void)
 {
 	output_exact(FAULT64);
@@ -1917,6 +1965,8 @@ static const mg_case cases[] = {
     {"oom_death_x86", oom_death_x86},
     {"oom_crash_capped", oom_crash_capped},
     {"output_exact_x64", output_exact_x64},
+    {"output_sparse_x64", output_sparse_x64},
+    {"output_sparse_x86", output_sparse_x86},
     {"output_exact_x86", output_exact_x86},
     {"history_transient_x86", history_transient_x86},
     {"history_transient_capped", history_transient_capped},
