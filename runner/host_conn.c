@@ -101,11 +101,28 @@ size_t conn_unfeed(host *h)
 	return lines;
 }
 
+static void conn_read_lines(run_ctx *c, lane *l);
+
 /* Reads the reply pipe; returns after EOF handling, or once a read came
  * back short: a pipe read returns less than asked only when the pipe is
  * empty, so the read that would say EAGAIN is not made (it was a third of
  * the runner's reads); poll says when there is more. */
 void conn_read_replies(run_ctx *c, lane *l)
+{
+	host *h = &l->h;
+	uint32_t before = h->tests_run;
+	conn_read_lines(c, l);
+	/* the pace: seconds a result since the last read that brought any */
+	double t = now(c);
+	if (h->state != HOST_NONE && h->tests_run > before && before) {
+		double each = (t - l->read_at) / (h->tests_run - before);
+		l->cycle = l->cycle > 0 && before ? 0.75 * l->cycle + 0.25 * each : each;
+	}
+	if (h->tests_run > before || !before)
+		l->read_at = t;
+}
+
+static void conn_read_lines(run_ctx *c, lane *l)
 {
 	host *h = &l->h;
 	for (;;) {

@@ -191,6 +191,11 @@ size_t policy_depth(const run_ctx *c, const lane *l)
 	}
 	size_t share = c->qlen / c->nlanes + 1;
 	size_t depth = c->o->pipeline < share ? c->o->pipeline : share;
+	if (c->pipeline_auto) { /* PIPELINE_WORK of work, once the pace is known */
+		double fit = h->tests_run < 16 || l->cycle <= 0 ? 16 : PIPELINE_WORK / l->cycle;
+		size_t pace = fit < 16 ? 16 : fit > PIPELINE_AUTO ? PIPELINE_AUTO : (size_t)fit;
+		depth = depth < pace ? depth : pace;
+	}
 	if ((c->soft.va && h->va_last >= c->soft.va / 10 * 9) ||
 	    (c->soft.rss && policy_pool_rss(c) >= c->soft.rss / 10 * 9 &&
 	     h->tree_rss >= c->soft.rss / c->nlanes / 10 * 9))

@@ -59,9 +59,13 @@ static int prepare(run_ctx *c, run_options *o, mg_err *err)
 	} else if (driver_parse(&c->driver, o->driver, err) < 0) {
 		return MG_EINVAL;
 	}
-	if (!o->pipeline) /* gtest, catch2: one program for what the shim is given, so all of it */
-		o->pipeline =
-		    c->driver == DRIVER_GTEST || c->driver == DRIVER_CATCH2 ? 1000000 : 16;
+	/* gtest, catch2: one program for what the shim is given, so all of it; a
+	 * native host: as deep as its tests' pace asks (policy_depth) */
+	c->pipeline_auto = !o->pipeline && c->driver == DRIVER_NATIVE;
+	if (!o->pipeline)
+		o->pipeline = c->driver == DRIVER_GTEST || c->driver == DRIVER_CATCH2 ? 1000000
+		              : c->pipeline_auto ? PIPELINE_AUTO
+		                                 : 16;
 	if (c->driver == DRIVER_EXEC && !o->list_cmd && !o->list_file)
 		return mg_err_set(err, MG_EINVAL,
 		                  "the exec driver needs --list-cmd CMD or --list-file FILE");

@@ -41,6 +41,13 @@
 #define MAX_DESCENDANTS 64
 #define ENV_SLOTS       8     /* MEMGUARD_* variables a host gets */
 #define SLOW_TEST       0.005 /* seconds: above it, a lane keeps only 2 tests in flight */
+/* A native host without --pipeline holds as many run lines as take it
+ * PIPELINE_WORK (16 to PIPELINE_AUTO), and while it holds more than twice
+ * REPLY_WAIT of work the runner reads its replies every REPLY_WAIT, not at
+ * every result: short tests stream in batches, with no wakeup per test. */
+#define PIPELINE_AUTO 4096
+#define PIPELINE_WORK 0.004 /* seconds of work a host holds */
+#define REPLY_WAIT    0.001 /* seconds between reads of a busy host's replies */
 
 typedef struct rtest {
 	char *name; /* the listing's copy; the report's once recorded (record_test) */
@@ -113,7 +120,8 @@ typedef struct host {
 	char *out_pend[2];
 	size_t out_npend[2], out_cappend[2];
 	uint64_t out_pend_dropped[2];
-	char *outq; /* run lines not yet written */
+	double reply_due; /* its replies are not polled before: it has work enough */
+	char *outq;       /* run lines not yet written */
 	size_t outq_len, outq_cap;
 	int outq_mid; /* outq starts inside a line already partly written */
 	double t_start;
@@ -133,6 +141,8 @@ typedef struct lane {
 	int64_t rgrowth[GROWTH_WINDOW]; /* and rss growths */
 	size_t ngrowth;
 	double avg_duration; /* of recent tests (moving average), seconds */
+	double cycle;        /* seconds a result, as the runner reads them (moving average) */
+	double read_at;      /* when the runner last read results */
 	double user, sys;
 	double first_start, last_end;
 } lane;
@@ -151,6 +161,7 @@ typedef struct run_ctx {
 	char **argv;
 	char **shim_argv; /* non-native drivers: memguard __driver NAME ... -- HOST */
 	driver_kind driver;
+	int pipeline_auto; /* no --pipeline: depth follows the tests' pace (policy_depth) */
 	double tree_interval;
 	char **envp;
 	char *env_store[ENV_SLOTS]; /* the MEMGUARD_* entries of envp */

@@ -309,6 +309,9 @@ static double next_wakeup(const run_ctx *c)
 		}
 		if (h->state == HOST_DYING && h->since + DYING_DEADLINE < w)
 			w = h->since + DYING_DEADLINE;
+		if (h->state != HOST_NONE && h->state != HOST_DYING && h->reply_due > t &&
+		    h->reply_due < w)
+			w = h->reply_due;
 	}
 	if (c->nreap && t + 1.0 < w)
 		w = t + 1.0;
@@ -406,7 +409,9 @@ void supervise_run(run_ctx *c)
 				continue;
 			/* a dying host: its output drained so it is not stuck writing */
 			int fds[4] = {spawn_out_fd(h->proc), spawn_err_fd(h->proc),
-			              h->state == HOST_DYING ? -1 : spawn_reply_fd(h->proc),
+			              h->state == HOST_DYING || h->reply_due > now(c)
+			                  ? -1
+			                  : spawn_reply_fd(h->proc),
 			              h->state == HOST_DYING ? -1 : spawn_cmd_fd(h->proc)};
 			for (int k = 0; k < 3; k++)
 				if (fds[k] >= 0) {
@@ -455,6 +460,11 @@ void supervise_run(run_ctx *c)
 				continue;
 			if (!replies_first && replies && spawn_reply_fd(h->proc) >= 0)
 				conn_read_replies(c, l);
+			/* a host with work enough for twice REPLY_WAIT after the next
+			 * refill is read again in REPLY_WAIT, however soon it answers */
+			if (replies && c->pipeline_auto && h->state == HOST_RUNNING &&
+			    (double)policy_depth(c, l) * l->cycle >= 2 * REPLY_WAIT)
+				h->reply_due = now(c) + REPLY_WAIT;
 			if (h->state != HOST_NONE && h->state != HOST_DYING && h->outq_len)
 				conn_flush(c, l);
 		}
