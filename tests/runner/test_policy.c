@@ -196,6 +196,51 @@ static void depth_gtest(void)
 	CU_ASSERT_EQUAL(policy_depth(c, &lanes[0]), 1024);
 }
 
+/* A native host without --pipeline: as deep as 4 ms of its tests' pace
+ * (16 until 16 results, 16 to 4,096), but one test at a time near a soft
+ * limit the runner judges, however fast the tests: a deep pipeline must not
+ * carry a host past the runner's verdicts. */
+static void depth_auto(void)
+{
+	static const struct {
+		uint32_t tests_run;
+		double cycle;
+		size_t qlen;
+		uint64_t soft_va, va_last, rss_soft, rss_last;
+		size_t want;
+	} cases[] = {
+	    {10, 1e-6, 100000, 0, 0, 0, 0, 16},            /* pace not known yet */
+	    {100, 1e-6, 100000, 0, 0, 0, 0, 4000},         /* 4 ms of 1 us tests */
+	    {100, 1e-8, 100000, 0, 0, 0, 0, 4096},         /* at most 4,096 */
+	    {100, 1e-3, 100000, 0, 0, 0, 0, 16},           /* at least 16 */
+	    {100, 1e-6, 100, 0, 0, 0, 0, 101},             /* the lane's share */
+	    {100, 1e-6, 100000, 10 * GI, 9 * GI, 0, 0, 1}, /* near the soft va */
+	    {100, 1e-6, 100000, 0, 0, 1 * GI, 1 * GI, 1},  /* near the rss pool */
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		run_ctx *c = fresh();
+		opts.pipeline = PIPELINE_AUTO;
+		c->pipeline_auto = 1;
+		lane lanes[1];
+		memset(lanes, 0, sizeof(lanes));
+		c->lanes = lanes;
+		c->nlanes = 1;
+		c->qlen = cases[i].qlen;
+		c->soft.va = cases[i].soft_va;
+		c->soft.rss = cases[i].rss_soft;
+		lanes[0].h.va_last = cases[i].va_last;
+		lanes[0].h.tree_rss = cases[i].rss_last;
+		lanes[0].h.state = HOST_RUNNING;
+		lanes[0].h.tests_run = cases[i].tests_run;
+		lanes[0].cycle = cases[i].cycle;
+		c->ntests = 100000;
+		size_t got = policy_depth(c, &lanes[0]);
+		if (got != cases[i].want)
+			fprintf(stderr, "\n  case %zu: got %zu want %zu\n", i, got, cases[i].want);
+		CU_ASSERT_EQUAL(got, cases[i].want);
+	}
+}
+
 static void interval(void)
 {
 	run_ctx *c = fresh();
@@ -270,9 +315,11 @@ static void end_names(void)
 }
 
 static const mg_case cases[] = {
-    {"check", check},         {"why", why},           {"other_arch", other_arch},
-    {"depth", depth},         {"interval", interval}, {"exit_code", exit_code},
-    {"end_names", end_names}, {"rss_pool", rss_pool}, {"depth_gtest", depth_gtest},
+    {"check", check},           {"why", why},
+    {"other_arch", other_arch}, {"depth", depth},
+    {"depth_auto", depth_auto}, {"interval", interval},
+    {"exit_code", exit_code},   {"end_names", end_names},
+    {"rss_pool", rss_pool},     {"depth_gtest", depth_gtest},
 };
 
 MG_TEST_MAIN("policy", cases)
