@@ -122,6 +122,16 @@ void conn_read_replies(run_ctx *c, lane *l)
 		l->read_at = t;
 }
 
+void conn_catch_up(run_ctx *c, lane *l)
+{
+	host *h = &l->h;
+	if (h->reply_due == 0)
+		return;
+	h->reply_due = 0;
+	if (h->state != HOST_NONE && h->state != HOST_DYING && spawn_reply_fd(h->proc) >= 0)
+		conn_read_replies(c, l);
+}
+
 static void conn_read_lines(run_ctx *c, lane *l)
 {
 	host *h = &l->h;

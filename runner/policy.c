@@ -205,6 +205,14 @@ size_t policy_depth(const run_ctx *c, const lane *l)
 	return depth;
 }
 
+int policy_batch_replies(const run_ctx *c, const lane *l)
+{
+	if (l->h.state != HOST_RUNNING ||
+	    !(c->pipeline_auto || c->driver == DRIVER_GTEST || c->driver == DRIVER_CATCH2))
+		return 0;
+	return (double)policy_depth(c, l) * l->cycle >= 2 * REPLY_WAIT;
+}
+
 /*
  * The adaptive sampling interval: next (the interval chosen so far this
  * pass) shortened as a host's VA nears the kill limit: an eighth of the

@@ -301,6 +301,10 @@ void policy_pool_why(const run_ctx *c, char *buf, size_t n, const char *kind, ui
                      uint64_t lim);
 void policy_recycle_why(const run_ctx *c, const mg_msg *m, char *why, size_t n);
 size_t policy_depth(const run_ctx *c, const lane *l);
+/* Whether l's host has work enough (twice REPLY_WAIT of it, at its pace)
+ * that its replies can wait REPLY_WAIT: a native host of paced depth, or a
+ * gtest or Catch2 program (its shim sends everything on the reply pipe). */
+int policy_batch_replies(const run_ctx *c, const lane *l);
 double policy_interval(const run_ctx *c, uint64_t va, uint64_t prev, double next);
 
 /* host_conn.c */
@@ -308,6 +312,9 @@ void conn_build_env(run_ctx *c, int with_limits, const lane *l);
 void conn_flush(run_ctx *c, lane *l);
 size_t conn_unfeed(host *h);
 void conn_read_replies(run_ctx *c, lane *l);
+/* Reads the replies of a host whose reads wait for REPLY_WAIT now: before a
+ * verdict that names the test it is running (a kill, a timeout). */
+void conn_catch_up(run_ctx *c, lane *l);
 void conn_read_output(run_ctx *c, lane *l, int err_stream);
 /* Whether h's output is split at its stream marks (v2 native hosts and the
  * process-per-test shims), not given to the test in front when read. */

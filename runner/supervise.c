@@ -152,6 +152,7 @@ static void supervise_sample(run_ctx *c)
 		lane *l = &c->lanes[i];
 		host *h = &l->h;
 		uint64_t va, rss;
+		conn_catch_up(c, l); /* a kill blames the test the host is running */
 		if (h->state == HOST_NONE || h->state == HOST_DYING || !h->sampler)
 			continue;
 		if (proc_sampler_read(h->sampler, &va, &rss) < 0)
@@ -255,6 +256,10 @@ static void supervise_deadlines(run_ctx *c)
 			break;
 		case HOST_RUNNING:
 		case HOST_QUITTING:
+			if (h->nflight && c->o->timeout > 0)
+				conn_catch_up(c, l); /* its latest start and results first */
+			if (h->state != HOST_RUNNING && h->state != HOST_QUITTING)
+				break;
 			if (h->nflight && h->head_started && c->o->timeout > 0 &&
 			    t - h->head_t0 > c->o->timeout) {
 				snprintf(why, sizeof(why), "no result after %.3gs", c->o->timeout);
@@ -462,8 +467,7 @@ void supervise_run(run_ctx *c)
 				conn_read_replies(c, l);
 			/* a host with work enough for twice REPLY_WAIT after the next
 			 * refill is read again in REPLY_WAIT, however soon it answers */
-			if (replies && c->pipeline_auto && h->state == HOST_RUNNING &&
-			    (double)policy_depth(c, l) * l->cycle >= 2 * REPLY_WAIT)
+			if (replies && policy_batch_replies(c, l))
 				h->reply_due = now(c) + REPLY_WAIT;
 			if (h->state != HOST_NONE && h->state != HOST_DYING && h->outq_len)
 				conn_flush(c, l);
