@@ -74,6 +74,8 @@ typedef struct bisect_plan {
 int bisect_plan_from_report(bisect_plan *out, const report *r, const char *shard, long generation,
                             const char *target, mg_err *err);
 void bisect_plan_free(bisect_plan *p);
+/* Appends a copy of name to p's tests (aborts when out of memory). */
+void bisect_plan_add(bisect_plan *p, const char *name);
 
 /* memguard bisect [options] [run options] -- HOST...; returns the exit code. */
 int bisect_main(int argc, char **argv);
