@@ -52,6 +52,33 @@ int report_state_failed(test_state s)
 	       s == TEST_ERROR;
 }
 
+static const char *const end_names[REPORT_END_COUNT] = {
+    "running", "quit", "recycle", "kill", "timeout", "error", "crash", "exit", "interrupted",
+};
+
+const char *report_end_name(report_end e)
+{
+	if ((unsigned)e >= REPORT_END_COUNT)
+		return "unknown";
+	return end_names[e];
+}
+
+int report_end_parse(const char *name)
+{
+	if (name && !*name)
+		return REPORT_END_RUNNING;
+	for (int i = 0; name && i < REPORT_END_COUNT; i++)
+		if (strcmp(name, end_names[i]) == 0)
+			return i;
+	return -1;
+}
+
+int report_end_abnormal(report_end e)
+{
+	return e == REPORT_END_CRASH || e == REPORT_END_KILL || e == REPORT_END_TIMEOUT ||
+	       e == REPORT_END_ERROR;
+}
+
 /* ---- memory ---------------------------------------------------------------- */
 
 void *report_xrealloc(void *p, size_t n)
@@ -214,7 +241,6 @@ static void shard_clear(report_shard *s)
 	free(s->command);
 	for (size_t g = 0; g < s->ngens; g++) {
 		report_generation *gen = &s->gens[g];
-		free(gen->end);
 		free(gen->reason);
 		free(gen->warning);
 		for (size_t b = 0; b < gen->nbreakdowns; b++)
@@ -325,6 +351,17 @@ void report_shard_set_test_peak(report_shard *s, size_t i, uint64_t va_peak)
 	}
 }
 
+void report_shard_count_ends(report_shard *s)
+{
+	uint32_t recycles = 0, kills = 0;
+	for (size_t g = 0; g < s->ngens; g++) {
+		recycles += s->gens[g].end == REPORT_END_RECYCLE;
+		kills += s->gens[g].end == REPORT_END_KILL;
+	}
+	s->recycles = recycles;
+	s->kills = kills;
+}
+
 report_generation *report_shard_add_generation(report_shard *s)
 {
 	return array_append(&s->gens, &s->ngens, sizeof(report_generation));
@@ -381,7 +418,7 @@ void report_shard_copy(report_shard *d, const report_shard *s)
 		report_generation *dg = &d->gens[g];
 		const report_generation *sg = &s->gens[g];
 		*dg = *sg;
-		dg->end = report_strdup(sg->end);
+		dg->end = sg->end;
 		dg->reason = report_strdup(sg->reason);
 		dg->warning = report_strdup(sg->warning);
 		dg->breakdowns = report_array_alloc(sg->nbreakdowns, sizeof(report_breakdown));

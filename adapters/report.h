@@ -39,6 +39,34 @@ int report_state_parse(const char *name);
  * The one definition every adapter and ci counts "failed" by. */
 int report_state_failed(test_state s);
 
+/* How a host ended: a generation's "end" in the report. The runner's
+ * host_end is this enum (runner/lane.h). */
+typedef enum report_end {
+	REPORT_END_RUNNING,     /* "running": not ended (or not decided yet); "" in
+	                         * reports written before this enum */
+	REPORT_END_QUIT,        /* "quit": said bye, no tests left */
+	REPORT_END_RECYCLE,     /* "recycle": ended at a test boundary (a soft limit, or a
+	                         * retry waits) */
+	REPORT_END_KILL,        /* "kill": killed at a hard limit (or died near one) */
+	REPORT_END_TIMEOUT,     /* "timeout": killed, a test took too long */
+	REPORT_END_ERROR,       /* "error": killed, a protocol error or a failed start */
+	REPORT_END_CRASH,       /* "crash": died during a test */
+	REPORT_END_EXIT,        /* "exit": exited between tests or before its first */
+	REPORT_END_INTERRUPTED, /* "interrupted": ended with the run (a signal, the
+	                         * deadline, the end) */
+	REPORT_END_COUNT
+} report_end;
+
+/* "running", "quit", "recycle", "kill", "timeout", "error", "crash", "exit",
+ * "interrupted"; "unknown" for a value out of range. */
+const char *report_end_name(report_end e);
+/* The inverse ("" is running, as older reports wrote it); -1 for an unknown
+ * name. */
+int report_end_parse(const char *name);
+/* 1 when a host that ended so took its test down with it: crash, kill,
+ * timeout, error (what bisect looks for). */
+int report_end_abnormal(report_end e);
+
 /* The most suspects a report keeps: in a run, after a merge and in a note. */
 #define REPORT_MAX_SUSPECTS 20
 
@@ -110,9 +138,7 @@ typedef struct report_generation {
 	uint32_t tests_run;
 	uint64_t peak_va; /* VmPeak of the host, or the highest sample */
 	uint64_t peak_rss;
-	/* how it ended: "quit", "recycle", "kill", "crash", "timeout", "error",
-	 * "interrupted", "exit" */
-	char *end;
+	report_end end;               /* how it ended */
 	char *reason;                 /* "va 3.51 GiB >= recycle 3.50 GiB"; NULL: none */
 	char *warning;                /* a soft limit crossed where the driver cannot recycle
 	                               * (exec, wrap): "rss 6.1 GiB >= recycle 6.0 GiB"; NULL: none */
@@ -249,6 +275,10 @@ void report_free(report *r);
 char *report_strdup(const char *s);
 /* Same for len bytes (the result is NUL-terminated). */
 char *report_strndup(const char *s, size_t len);
+
+/* The shard's recycles and kills, counted from its generations' ends: the
+ * one place they are counted. */
+void report_shard_count_ends(report_shard *s);
 
 /* Appends a zeroed element (a test starts with attempts 1); the returned
  * pointer is valid until the next append to the same array. Abort on out of

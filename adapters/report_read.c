@@ -218,7 +218,16 @@ static int generation_from_json(report_generation *g, json_t *o, const char *p, 
 	TRY(get_u32(o, p, "tests_run", &g->tests_run, err));
 	TRY(get_u64(o, p, "peak_va", &g->peak_va, err));
 	TRY(get_u64(o, p, "peak_rss", &g->peak_rss, err));
-	TRY(get_str(o, p, "end", 0, &g->end, err));
+	char *end = NULL;
+	TRY(get_str(o, p, "end", 0, &end, err));
+	int how = report_end_parse(end);
+	if (how < 0) {
+		rc = mg_err_set(err, MG_EINVAL, "%s.end: unknown end '%.64s'", p, end);
+		free(end);
+		return rc;
+	}
+	free(end);
+	g->end = (report_end)how;
 	TRY(get_str(o, p, "reason", OPT | NULLABLE, &g->reason, err));
 	TRY(get_str(o, p, "warning", OPT | NULLABLE, &g->warning, err));
 	TRY(get_real(o, p, "start", &g->start, err));

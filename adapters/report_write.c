@@ -122,7 +122,7 @@ static json_t *generation_to_json(const report_generation *g)
 	report_write_set(o, "tests_run", juint(g->tests_run));
 	report_write_set(o, "peak_va", juint(g->peak_va));
 	report_write_set(o, "peak_rss", juint(g->peak_rss));
-	report_write_set(o, "end", jstr(g->end ? g->end : ""));
+	report_write_set(o, "end", json_string(report_end_name(g->end)));
 	if (g->reason)
 		report_write_set(o, "reason", jstr(g->reason));
 	if (g->warning)

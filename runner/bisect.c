@@ -262,17 +262,21 @@ static int interrupted_code(int status)
 }
 
 /* Did the target fail the way it did before? */
-static int failed_again(const report_test *t, const char *failure)
+static int failed_again(const report_test *t, report_end failure)
 {
 	int killed = t->attempts > 1 || t->state == TEST_MEMLIMIT;
-	if (!failure)
+	switch (failure) {
+	case REPORT_END_CRASH:
+	case REPORT_END_KILL:
+		return killed || t->state == TEST_CRASH; /* a crash near the limit is a kill */
+	case REPORT_END_TIMEOUT:
+		return t->state == TEST_TIMEOUT;
+	case REPORT_END_ERROR:
+		return t->state == TEST_ERROR;
+	default:
 		return killed || t->state == TEST_CRASH || t->state == TEST_TIMEOUT ||
 		       t->state == TEST_ERROR;
-	if (!strcmp(failure, "crash") || !strcmp(failure, "kill"))
-		return killed || t->state == TEST_CRASH; /* a crash near the limit is a kill */
-	if (!strcmp(failure, "timeout"))
-		return t->state == TEST_TIMEOUT;
-	return t->state == TEST_ERROR;
+	}
 }
 
 static int oracle(void *ctx, const size_t *idx, size_t n)
@@ -464,17 +468,20 @@ static int plan_from_list(bisect_plan *p, bisect_ctx *c, const char *target)
 
 /* ---- the result ------------------------------------------------------------ */
 
-static const char *failed_verb(const char *failure)
+static const char *failed_verb(report_end failure)
 {
-	if (!failure)
-		return "fails";
-	if (!strcmp(failure, "kill"))
+	switch (failure) {
+	case REPORT_END_KILL:
 		return "is killed";
-	if (!strcmp(failure, "timeout"))
+	case REPORT_END_TIMEOUT:
 		return "times out";
-	if (!strcmp(failure, "error"))
+	case REPORT_END_ERROR:
 		return "breaks the protocol";
-	return "crashes";
+	case REPORT_END_CRASH:
+		return "crashes";
+	default:
+		return "fails";
+	}
 }
 
 static void print_result(const bisect_plan *p, const bisect_result *res)
@@ -514,7 +521,10 @@ static int write_out(const char *path, const bisect_plan *p, const bisect_result
 	json_object_set_new(o, "schema", json_string("memguard-bisect/1"));
 	json_object_set_new(o, "target", json_string(target));
 	free(target);
-	json_object_set_new(o, "failure", p->failure ? json_string(p->failure) : json_null());
+	json_object_set_new(o, "failure",
+	                    report_end_abnormal(p->failure)
+	                        ? json_string(report_end_name(p->failure))
+	                        : json_null());
 	if (p->shard) {
 		json_object_set_new(o, "shard", json_string(p->shard));
 		json_object_set_new(o, "generation", json_integer(p->generation));
@@ -706,10 +716,10 @@ int bisect_main(int argc, char **argv)
 			code = rc == MG_ENOTFOUND ? MG_EXIT_INFRA : MG_EXIT_USAGE;
 			goto out;
 		}
-		fprintf(stderr,
-		        "memguard bisect: shard %s, host %ld: %zu tests ran before %s (%s)\n",
-		        plan.shard, plan.generation, plan.n - 1, plan.names[plan.n - 1],
-		        plan.failure ? plan.failure : "failed");
+		fprintf(
+		    stderr, "memguard bisect: shard %s, host %ld: %zu tests ran before %s (%s)\n",
+		    plan.shard, plan.generation, plan.n - 1, plan.names[plan.n - 1],
+		    report_end_abnormal(plan.failure) ? report_end_name(plan.failure) : "failed");
 	} else {
 		code = plan_from_list(&plan, &c, target);
 		if (code)

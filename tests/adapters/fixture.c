@@ -47,7 +47,7 @@ report *fixture_full_report(void)
 			gen->tests_run = 100;
 			gen->peak_va = 3000000000ull;
 			gen->peak_rss = 100000000;
-			gen->end = report_strdup(g ? "kill" : "recycle");
+			gen->end = g ? REPORT_END_KILL : REPORT_END_RECYCLE;
 			gen->reason = g ? NULL : report_strdup("va 3.51 GiB >= recycle 3.50 GiB");
 			gen->start = 1.5 * g;
 			gen->wall = 0.1 + g;
@@ -116,7 +116,7 @@ static report *hostile_report(void)
 		gen->index = g;
 		gen->pid = 100 + g;
 		gen->tests_run = 3;
-		gen->end = report_strdup("recycle");
+		gen->end = REPORT_END_RECYCLE;
 		gen->reason = report_strdup("va 3.51 GiB >= recycle 3.50 GiB; 100% full: [x],y");
 	}
 	for (int i = 0; i < 12; i++) {

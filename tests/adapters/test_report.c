@@ -165,6 +165,8 @@ static const mg_case cases[] = {
     {"github_files", test_github_files},
     {"clean_text", test_clean_text},
     {"markdown_truncated", test_markdown_truncated},
+    {"load_unknown_end", test_load_unknown_end},
+    {"endings_same_set", test_endings_same_set},
 };
 
 MG_TEST_MAIN("adapters", cases)

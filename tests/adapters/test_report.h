@@ -71,5 +71,7 @@ void test_buildkite_agent(void);
 void test_github_files(void);
 void test_clean_text(void);
 void test_markdown_truncated(void);
+void test_load_unknown_end(void);
+void test_endings_same_set(void);
 
 #endif

@@ -259,14 +259,22 @@ static void exit_code(void)
 	}
 }
 
+/* How a host ended is the report's vocabulary: names and parse round trip;
+ * the lane's short names are the same values. */
 static void end_names(void)
 {
-	static const char *const want[END_COUNT] = {"running", "quit",    "recycle",
-	                                            "kill",    "timeout", "error",
-	                                            "crash",   "exit",    "interrupted"};
-	for (int e = 0; e < END_COUNT; e++)
-		CU_ASSERT_STRING_EQUAL(lane_end_name((host_end)e), want[e]);
-	CU_ASSERT_STRING_EQUAL(lane_end_name(END_COUNT), "invalid");
+	static const char *const want[REPORT_END_COUNT] = {"running", "quit",    "recycle",
+	                                                   "kill",    "timeout", "error",
+	                                                   "crash",   "exit",    "interrupted"};
+	for (int e = 0; e < REPORT_END_COUNT; e++) {
+		CU_ASSERT_STRING_EQUAL(report_end_name((report_end)e), want[e]);
+		CU_ASSERT_EQUAL(report_end_parse(want[e]), e);
+	}
+	CU_ASSERT_STRING_EQUAL(report_end_name(REPORT_END_COUNT), "unknown");
+	CU_ASSERT_EQUAL(report_end_parse("killed"), -1);
+	CU_ASSERT_EQUAL(report_end_parse(""), REPORT_END_RUNNING);
+	CU_ASSERT_EQUAL(END_NONE, REPORT_END_RUNNING);
+	CU_ASSERT_EQUAL(END_INTERRUPTED, REPORT_END_INTERRUPTED);
 }
 
 static const mg_case cases[] = {
