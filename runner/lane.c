@@ -351,13 +351,10 @@ static void lane_result(run_ctx *c, lane *l, const mg_msg *m)
 {
 	host *h = &l->h;
 	size_t t = flight_at(h, 0, c->o->pipeline);
-	test_state st = m->kind == MG_MSG_PASS   ? TEST_PASS
-	                : m->kind == MG_MSG_FAIL ? TEST_FAIL
-	                                         : TEST_SKIP;
-	/* the ctest driver enforces a test's own TIMEOUT property itself */
-	if (st == TEST_FAIL && c->driver == DRIVER_CTEST && m->text_len >= 9 &&
-	    !memcmp(m->text, "timeout: ", 9))
-		st = TEST_TIMEOUT;
+	test_state st = m->kind == MG_MSG_PASS      ? TEST_PASS
+	                : m->kind == MG_MSG_FAIL    ? TEST_FAIL
+	                : m->kind == MG_MSG_TIMEOUT ? TEST_TIMEOUT /* ctest's TIMEOUT */
+	                                            : TEST_SKIP;
 	/* a test that was a process of its own ended with it: what it holds
 	 * is its own figure, not a rise over the test before */
 	int per_process = policy_process_per_test(c);
@@ -537,6 +534,7 @@ void lane_line(run_ctx *c, lane *l, char *line, size_t len)
 	case MG_MSG_PASS:
 	case MG_MSG_FAIL:
 	case MG_MSG_SKIP:
+	case MG_MSG_TIMEOUT:
 		if (!h->nflight || !h->head_started)
 			break;
 		lane_result(c, l, &m);
