@@ -295,7 +295,11 @@ void adapters_put_html(FILE *f, const char *s, size_t max)
 
 char *adapters_clean(const char *s, size_t max, unsigned flags, int *truncated)
 {
-	size_t len = strlen(s);
+	return adapters_clean_n(s, strlen(s), max, flags, truncated);
+}
+
+char *adapters_clean_n(const char *s, size_t len, size_t max, unsigned flags, int *truncated)
+{
 	int cut = max && len > max;
 	if (cut)
 		len = max;

@@ -93,6 +93,9 @@ enum {
  * "..." is appended. *truncated (may be NULL) says whether s was cut.
  */
 char *adapters_clean(const char *s, size_t max, unsigned flags, int *truncated);
+/* The same for len bytes at s, which may hold NUL (shown as \x00, as every
+ * control byte): a test's output (report_bytes). */
+char *adapters_clean_n(const char *s, size_t len, size_t max, unsigned flags, int *truncated);
 
 /* Writes s cleaned (adapters_clean, at most 4096 bytes), each byte found
  * in chars replaced by the string at the same index of with: the escaping

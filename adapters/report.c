@@ -79,6 +79,11 @@ int report_end_abnormal(report_end e)
 	       e == REPORT_END_ERROR;
 }
 
+int report_load_exit(int rc)
+{
+	return rc == MG_ENOTFOUND ? MG_EXIT_USAGE : MG_EXIT_INFRA;
+}
+
 /* ---- memory ---------------------------------------------------------------- */
 
 void *report_xrealloc(void *p, size_t n)
@@ -89,6 +94,16 @@ void *report_xrealloc(void *p, size_t n)
 		abort();
 	}
 	return q;
+}
+
+report_bytes *report_bytes_new(const char *p, size_t len)
+{
+	report_bytes *b = report_xrealloc(NULL, sizeof(*b) + len + 1);
+	b->len = len;
+	if (len)
+		memcpy(b->data, p, len);
+	b->data[len] = '\0';
+	return b;
 }
 
 char *report_strdup(const char *s)
@@ -431,7 +446,8 @@ void report_shard_copy(report_shard *d, const report_shard *s)
 		const char *name = s->tests[t].name;
 		d->tests[t].name = name ? report_names_add(&d->names, name, strlen(name)) : NULL;
 		d->tests[t].message = report_strdup(s->tests[t].message);
-		d->tests[t].output = report_strdup(s->tests[t].output);
+		const report_bytes *o = s->tests[t].output;
+		d->tests[t].output = o ? report_bytes_new(o->data, o->len) : NULL;
 	}
 	d->peaks = report_array_alloc(s->npeaks, sizeof(report_peak));
 	if (s->npeaks)

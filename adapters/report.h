@@ -67,6 +67,29 @@ int report_end_parse(const char *name);
  * timeout, error (what bisect looks for). */
 int report_end_abnormal(report_end e);
 
+/* The exit code of a command that could not read a report file (rc from
+ * report_load): 2 (usage) when no file is there (a path that names
+ * nothing), 3 (infrastructure) for every other reason: a corrupt,
+ * truncated or foreign report, a file that cannot be read. One rule for
+ * every command that reads a report file (report, compare, merge, note,
+ * bisect; README "Exit codes"). */
+int report_load_exit(int rc);
+
+/*
+ * Bytes that may hold NUL: a test's output is what the test wrote, and a
+ * NUL in it is kept (the JSON form writes \u0000; outputs that cannot hold
+ * it show it as \x00), never a silent cut. data[len] is a NUL after them,
+ * so text with none reads as a string.
+ */
+typedef struct report_bytes {
+	size_t len;
+	char data[];
+} report_bytes;
+
+/* A malloc'd copy of len bytes at p (aborts when out of memory); free()
+ * frees it. */
+report_bytes *report_bytes_new(const char *p, size_t len);
+
 /* The most suspects a report keeps: in a run, after a merge and in a note. */
 #define REPORT_MAX_SUSPECTS 20
 
@@ -78,10 +101,10 @@ int report_end_abnormal(report_end e);
  * report_parse and read field by field by adapters and ci.
  */
 typedef struct report_test {
-	char *name;        /* "suite/test"; any byte but NUL */
-	char *message;     /* fail/skip message, crash signal, error reason; NULL: none */
-	char *output;      /* captured stdout+stderr, bounded; NULL: none */
-	uint64_t va_after; /* bytes, sampled right after the test; 0: unknown */
+	char *name;           /* "suite/test"; any byte but NUL */
+	char *message;        /* fail/skip message, crash signal, error reason; NULL: none */
+	report_bytes *output; /* captured stdout+stderr, bounded, any byte (NUL too); NULL: none */
+	uint64_t va_after;    /* bytes, sampled right after the test; 0: unknown */
 	uint64_t rss_after;
 	int64_t va_delta; /* VA left behind: after minus before */
 	int64_t rss_delta;
@@ -343,6 +366,8 @@ size_t report_utf8_valid_len(const unsigned char *s, size_t avail);
  * how strings are stored in the JSON form: Jansson only takes valid UTF-8,
  * so a name or output with invalid bytes does not round-trip byte for byte. */
 char *report_utf8_sanitize(const char *s, size_t *len_out);
+/* The same for len bytes at s, which may hold NUL (kept: it is valid UTF-8). */
+char *report_utf8_sanitize_n(const char *s, size_t len, size_t *len_out);
 
 /* JSON form (Jansson): to_json returns a new reference (json_t *), from_json
  * checks the schema field and every type, MG_EINVAL naming the bad field.

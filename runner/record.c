@@ -272,7 +272,7 @@ static void attach_outputs(run_ctx *c)
 				rt->out_len += (size_t)n;
 			}
 			report_test *r = &c->rep->shards[rt->rec_shard].tests[rt->rec_index];
-			r->output = report_strndup(rt->out, rt->out_len);
+			r->output = report_bytes_new(rt->out, rt->out_len);
 		}
 		free(rt->out);
 		rt->out = NULL;

@@ -88,7 +88,7 @@ static void assert_reports_equal(const report *a, const report *b)
 			const report_test *p = &x->tests[t], *q = &y->tests[t];
 			CU_ASSERT(str_eq(p->name, q->name));
 			CU_ASSERT(str_eq(p->message, q->message));
-			CU_ASSERT(str_eq(p->output, q->output));
+			CU_ASSERT(bytes_eq(p->output, q->output));
 			CU_ASSERT(p->state == q->state && p->generation == q->generation &&
 			          p->attempts == q->attempts && p->duration == q->duration &&
 			          p->va_after == q->va_after && p->rss_after == q->rss_after &&

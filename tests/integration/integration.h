@@ -118,5 +118,8 @@ void list_no_tests(void);
 void out_of_fds(void);
 void report_console_roundtrip(void);
 void report_console_roundtrip_leaks(void);
+void corrupt_report_exit(void);
+void output_nul_x64(void);
+void output_nul_x86(void);
 
 #endif
