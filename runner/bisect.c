@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "atomic.h"
+#include "run.h"
 #include "spawn.h"
 
 #define MAX_PASS 64 /* run options passed through */
@@ -144,11 +145,12 @@ typedef struct bisect_ctx {
 	unsigned run;
 	int keep;
 	int keep_asked;  /* --keep */
-	int interrupted; /* 130 or 143: a run was interrupted */
+	int interrupted; /* 128 + a stop signal: a run was interrupted */
 } bisect_ctx;
 
-/* The signal (SIGINT, SIGTERM) that asked bisect to stop, and the child
- * it is waiting for, which is told the same. */
+/* The signal (one of run_stop_signals, the list "memguard run" stops on)
+ * that asked bisect to stop, and the child it is waiting for, which is told
+ * the same. */
 static volatile sig_atomic_t stop_signal;
 static volatile pid_t running_child;
 
@@ -162,7 +164,7 @@ static void on_stop(int sig)
 	errno = saved;
 }
 
-static void install_stop_handlers(struct sigaction *old_int, struct sigaction *old_term)
+static void install_stop_handlers(struct sigaction old[RUN_NSTOP_SIGNALS])
 {
 	struct sigaction sa;
 	memset(&sa, 0, sizeof(sa));
@@ -170,20 +172,26 @@ static void install_stop_handlers(struct sigaction *old_int, struct sigaction *o
 	sigemptyset(&sa.sa_mask);
 	stop_signal = 0;
 	running_child = 0;
-	sigaction(SIGINT, &sa, old_int);
-	sigaction(SIGTERM, &sa, old_term);
+	for (size_t i = 0; i < RUN_NSTOP_SIGNALS; i++)
+		sigaction(run_stop_signals[i], &sa, &old[i]);
+}
+
+static void restore_stop_handlers(const struct sigaction old[RUN_NSTOP_SIGNALS])
+{
+	for (size_t i = 0; i < RUN_NSTOP_SIGNALS; i++)
+		sigaction(run_stop_signals[i], &old[i], NULL);
 }
 
 /* Runs argv with stdout into out_path and stderr into err_path (the same
- * file when they are equal); *status as waitpid gives it. A SIGINT or
- * SIGTERM to bisect is passed on to it (it ends its hosts) and waited for.
+ * file when they are equal); *status as waitpid gives it. A stop signal to
+ * bisect is passed on to it (it ends its hosts) and waited for.
  * -1 when it could not be started (or bisect was told to stop before). */
 static int run_child(char **argv, const char *out_path, const char *err_path, int *status)
 {
 	sigset_t block, old;
 	sigemptyset(&block);
-	sigaddset(&block, SIGINT);
-	sigaddset(&block, SIGTERM);
+	for (size_t i = 0; i < RUN_NSTOP_SIGNALS; i++)
+		sigaddset(&block, run_stop_signals[i]);
 	fflush(NULL);
 	/* no signal between the fork and running_child being set */
 	sigprocmask(SIG_BLOCK, &block, &old);
@@ -248,15 +256,25 @@ static char **child_argv(const bisect_ctx *c, const char *cmd, char **fixed, siz
 	return argv;
 }
 
-/* The exit code of an interrupted bisect (130 SIGINT, 143 SIGTERM): told
- * to stop itself, or its child was; 0: neither. */
+static int is_stop_signal(int sig)
+{
+	for (size_t i = 0; i < RUN_NSTOP_SIGNALS; i++)
+		if (run_stop_signals[i] == sig)
+			return 1;
+	return 0;
+}
+
+/* The exit code of an interrupted bisect (128 + the stop signal: 130
+ * SIGINT, 143 SIGTERM, 129 SIGHUP, ...): told to stop itself, or its child
+ * was; 0: neither. */
 static int interrupted_code(int status)
 {
 	if (stop_signal)
 		return 128 + stop_signal;
-	if (WIFSIGNALED(status) && (WTERMSIG(status) == SIGINT || WTERMSIG(status) == SIGTERM))
+	if (WIFSIGNALED(status) && is_stop_signal(WTERMSIG(status)))
 		return 128 + WTERMSIG(status);
-	if (WIFEXITED(status) && (WEXITSTATUS(status) == 130 || WEXITSTATUS(status) == 143))
+	if (WIFEXITED(status) && WEXITSTATUS(status) > 128 &&
+	    is_stop_signal(WEXITSTATUS(status) - 128))
 		return WEXITSTATUS(status);
 	return 0;
 }
@@ -687,10 +705,10 @@ int bisect_main(int argc, char **argv)
 		return MG_EXIT_INFRA;
 	}
 	c.exe[n] = '\0';
-	/* from here a SIGINT or SIGTERM ends the child run and the search, and
-	 * the directory is removed */
-	struct sigaction old_int, old_term;
-	install_stop_handlers(&old_int, &old_term);
+	/* from here a stop signal ends the child run and the search, and the
+	 * directory is removed */
+	struct sigaction old_handlers[RUN_NSTOP_SIGNALS];
+	install_stop_handlers(old_handlers);
 	const char *tmpdir = getenv("TMPDIR");
 	snprintf(c.dir, sizeof(c.dir), "%s/memguard-bisect-XXXXXX",
 	         tmpdir && *tmpdir && strlen(tmpdir) < 200 ? tmpdir : "/tmp");
@@ -708,8 +726,12 @@ int bisect_main(int argc, char **argv)
 		report *r = NULL;
 		mg_err err;
 		int rc = report_load(&r, report_path, &err);
-		if (rc == 0)
-			rc = bisect_plan_from_report(&plan, r, shard, generation, target, &err);
+		if (rc < 0) {
+			fprintf(stderr, "memguard bisect: %s\n", err.msg);
+			code = report_load_exit(rc);
+			goto out;
+		}
+		rc = bisect_plan_from_report(&plan, r, shard, generation, target, &err);
 		report_free(r);
 		if (rc < 0) {
 			fprintf(stderr, "memguard bisect: %s\n", err.msg);
@@ -753,7 +775,6 @@ out:
 	}
 	cleanup_dir(&c);
 	bisect_plan_free(&plan);
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
+	restore_stop_handlers(old_handlers);
 	return code;
 }
