@@ -391,7 +391,7 @@ int compare_table_main(int argc, char **argv)
 		table_src *sd = &srcs[k];
 		if (is_file(sd->arg)) {
 			if ((rc = report_load_tests(&sd->r, sd->arg, NULL, NULL, &err)) < 0) {
-				rc = ci_fail(CMD, MG_EXIT_INFRA, "%s", err.msg);
+				rc = ci_fail(CMD, report_load_exit(rc), "%s", err.msg);
 				goto out;
 			}
 			default_label(sd->label, sizeof(sd->label), sd->arg, NULL);

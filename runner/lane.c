@@ -57,13 +57,6 @@ const char *lane_state_name(host_state s)
 	return (unsigned)s < HOST_STATE_COUNT ? names[s] : "invalid";
 }
 
-const char *lane_end_name(host_end e)
-{
-	static const char *names[] = {"running", "quit",  "recycle", "kill",       "timeout",
-	                              "error",   "crash", "exit",    "interrupted"};
-	return (unsigned)e < END_COUNT ? names[e] : "invalid";
-}
-
 const char *lane_event_name(host_event e)
 {
 	static const char *names[] = {"spawned", "hello", "fed",  "drained", "quit",
@@ -154,12 +147,8 @@ void lane_kill(run_ctx *c, lane *l, host_end end, const char *why)
 		record_breakdown(c, l, "kill");
 	spawn_signal(l->h.proc, SIGKILL);
 	record_host_end(c, l, end, why);
-	if (end == END_KILL)
-		record_shard(c, l)->kills++;
-	else if (end == END_RECYCLE) /* a recycling host that missed its quit deadline */
-		record_shard(c, l)->recycles++;
-	progress_event(c->prog, l->index, record_gen(c, l)->index, l->h.pid, lane_end_name(end),
-	               l->h.tests_run, why);
+	progress_event(c->prog, l->index, record_gen(c, l)->index, l->h.pid, end, l->h.tests_run,
+	               why);
 	lane_fire(c, l, EV_KILL); /* detaches it */
 }
 
@@ -249,16 +238,7 @@ static int lane_start(run_ctx *c, lane *l)
 	mg_lines_init(&h->lines, h->in, 2 * MG_PROTO_LINE_MAX, MG_PROTO_LINE_MAX);
 	if (tree_new(&h->kids, MAX_DESCENDANTS, &err) < 0)
 		h->kids = NULL; /* out of memory: its children go unseen */
-	report_shard *s = record_shard(c, l);
-	report_generation *g = report_shard_add_generation(s);
-	g->index = (uint32_t)(s->ngens - 1);
-	g->pid = h->pid;
-	g->start = now(c);
-	g->end = report_strdup("running");
-	h->gen = s->ngens - 1;
-	h->t_start = g->start;
-	if (s->ngens == 1)
-		l->first_start = g->start;
+	record_host_start(c, l);
 	lane_fire(c, l, EV_SPAWNED);
 	return 0;
 }
@@ -378,13 +358,10 @@ static void lane_result(run_ctx *c, lane *l, const mg_msg *m)
 {
 	host *h = &l->h;
 	size_t t = flight_at(h, 0, c->o->pipeline);
-	test_state st = m->kind == MG_MSG_PASS   ? TEST_PASS
-	                : m->kind == MG_MSG_FAIL ? TEST_FAIL
-	                                         : TEST_SKIP;
-	/* the ctest driver enforces a test's own TIMEOUT property itself */
-	if (st == TEST_FAIL && c->driver == DRIVER_CTEST && m->text_len >= 9 &&
-	    !memcmp(m->text, "timeout: ", 9))
-		st = TEST_TIMEOUT;
+	test_state st = m->kind == MG_MSG_PASS      ? TEST_PASS
+	                : m->kind == MG_MSG_FAIL    ? TEST_FAIL
+	                : m->kind == MG_MSG_TIMEOUT ? TEST_TIMEOUT /* ctest's TIMEOUT */
+	                                            : TEST_SKIP;
 	/* a test that was a process of its own ended with it: what it holds
 	 * is its own figure, not a rise over the test before */
 	int per_process = policy_process_per_test(c);
@@ -457,8 +434,7 @@ static void lane_result(run_ctx *c, lane *l, const mg_msg *m)
 	record_test(c, l, t, st, m->text, m->text_len, (double)m->usec / 1e6, m->va, m->rss, dva,
 	            drss);
 	if (test_peak > m->va - (uint64_t)(dva > 0 ? dva : 0))
-		report_shard_set_test_peak(record_shard(c, l), record_shard(c, l)->ntests - 1,
-		                           test_peak);
+		record_test_peak(c, l, test_peak);
 	if (!h->nflight)
 		lane_fire(c, l, EV_DRAINED);
 	if (h->state == HOST_QUITTING)
@@ -481,9 +457,9 @@ static void lane_result(run_ctx *c, lane *l, const mg_msg *m)
 			snprintf(h->warning, sizeof(h->warning),
 			         "%s (the %s driver does not recycle)", why,
 			         driver_name(c->driver));
-			record_gen(c, l)->warning = report_strdup(h->warning);
-			progress_event(c->prog, l->index, record_gen(c, l)->index, h->pid,
-			               "warning", h->tests_run, h->warning);
+			record_warning(c, l, h->warning);
+			progress_warning(c->prog, l->index, record_gen(c, l)->index, h->pid,
+			                 h->tests_run, h->warning);
 		}
 	}
 	if (!policy_can_recycle(c))
@@ -565,6 +541,7 @@ void lane_line(run_ctx *c, lane *l, char *line, size_t len)
 	case MG_MSG_PASS:
 	case MG_MSG_FAIL:
 	case MG_MSG_SKIP:
+	case MG_MSG_TIMEOUT:
 		if (!h->nflight || !h->head_started)
 			break;
 		lane_result(c, l, &m);
@@ -576,7 +553,7 @@ void lane_line(run_ctx *c, lane *l, char *line, size_t len)
 			break;
 		policy_recycle_why(c, &m, h->why, sizeof(h->why));
 		if (m.why == MG_WHY_PEAK) /* history kept a test from a host it would not fit */
-			c->rep->history.avoided++;
+			record_avoided(c);
 		lane_requeue(c, l);
 		lane_fire(c, l, EV_RECYCLE);
 		/* It waits for quit, so its memory is still there to be read. */
@@ -614,11 +591,9 @@ void lane_line(run_ctx *c, lane *l, char *line, size_t len)
 		conn_read_output(c, l, 1);
 		lane_requeue(c, l);
 		record_host_end(c, l, h->end != END_NONE ? h->end : END_QUIT, h->why);
-		if (h->end == END_RECYCLE) {
-			record_shard(c, l)->recycles++;
+		if (h->end == END_RECYCLE)
 			progress_event(c->prog, l->index, record_gen(c, l)->index, h->pid,
-			               "recycle", h->tests_run, h->why);
-		}
+			               END_RECYCLE, h->tests_run, h->why);
 		lane_fire(c, l, EV_BYE); /* detaches it */
 		return;
 	default:
@@ -649,8 +624,8 @@ static void lane_pipe_closed(run_ctx *c, lane *l)
 	}
 	lane_requeue(c, l);
 	record_host_end(c, l, END_ERROR, why);
-	progress_event(c->prog, l->index, record_gen(c, l)->index, h->pid, lane_end_name(END_ERROR),
-	               h->tests_run, why);
+	progress_event(c->prog, l->index, record_gen(c, l)->index, h->pid, END_ERROR, h->tests_run,
+	               why);
 	lane_fire(c, l, EV_EXITED); /* detaches it */
 }
 
@@ -717,10 +692,7 @@ void lane_exited(run_ctx *c, lane *l, int status)
 	}
 	lane_requeue(c, l);
 	record_host_end(c, l, end, why);
-	if (end == END_KILL)
-		record_shard(c, l)->kills++;
-	progress_event(c->prog, l->index, record_gen(c, l)->index, h->pid, lane_end_name(end),
-	               h->tests_run, why);
+	progress_event(c->prog, l->index, record_gen(c, l)->index, h->pid, end, h->tests_run, why);
 	lane_fire(c, l, EV_EXITED); /* detaches it */
 }
 

@@ -16,6 +16,9 @@
 #include <time.h>
 #include <unistd.h>
 
+const int run_stop_signals[RUN_NSTOP_SIGNALS] = {SIGINT,  SIGTERM, SIGHUP,
+                                                 SIGQUIT, SIGUSR1, SIGUSR2};
+
 static int prepare(run_ctx *c, run_options *o, mg_err *err)
 {
 	c->o = o;

@@ -268,6 +268,10 @@ void record_test(run_ctx *c, lane *l, size_t t, test_state st, const char *msg, 
 void record_testf(run_ctx *c, lane *l, size_t t, test_state st, double duration, const char *fmt,
                   ...) __attribute__((format(printf, 6, 7)));
 void record_output(run_ctx *c, rtest *rt, const char *buf, size_t n);
+void record_test_peak(run_ctx *c, lane *l, uint64_t va_peak);
+void record_avoided(run_ctx *c);
+void record_host_start(run_ctx *c, lane *l);
+void record_warning(run_ctx *c, lane *l, const char *warning);
 void record_host_end(run_ctx *c, lane *l, host_end end, const char *why);
 void record_breakdown(run_ctx *c, lane *l, const char *when);
 void record_usage(run_ctx *c, size_t lane_idx, const struct rusage *ru);

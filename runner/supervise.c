@@ -347,7 +347,7 @@ void supervise_signals(run_ctx *c)
 	while ((n = read(c->sigfd[0], b, sizeof(b))) > 0)
 		for (ssize_t i = 0; i < n; i++) {
 			if (b[i] != SIGCHLD)
-				c->signo = b[i]; /* one of stop_signals */
+				c->signo = b[i]; /* one of run_stop_signals */
 			child |= b[i] == SIGCHLD;
 		}
 	supervise_reap(c);
@@ -481,11 +481,8 @@ void supervise_run(run_ctx *c)
 	free(pfd);
 }
 
-/* The signals that stop a run the way SIGTERM does: every host ended, the
- * partial report written, then the signal re-raised. SIGHUP is a closed
- * terminal or a dropped ssh session; SIGPIPE is ignored (a closed reader of
- * our output must not lose the report). */
-static const int stop_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
+/* run_stop_signals (run.h) stop a run the way SIGTERM does; SIGPIPE is
+ * ignored (a closed reader of our output must not lose the report). */
 
 void supervise_install_signals(run_ctx *c)
 {
@@ -505,8 +502,8 @@ void supervise_install_signals(run_ctx *c)
 	sa.sa_handler = on_signal;
 	sa.sa_flags = SA_RESTART;
 	sigemptyset(&sa.sa_mask);
-	for (size_t i = 0; i < sizeof(stop_signals) / sizeof(stop_signals[0]); i++)
-		sigaction(stop_signals[i], &sa, NULL);
+	for (size_t i = 0; i < RUN_NSTOP_SIGNALS; i++)
+		sigaction(run_stop_signals[i], &sa, NULL);
 	sigaction(SIGCHLD, &sa, NULL);
 	sa.sa_handler = SIG_IGN;
 	sigaction(SIGPIPE, &sa, NULL);

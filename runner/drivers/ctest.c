@@ -478,9 +478,7 @@ static void ct_exited(shim *s, int status, const struct rusage *ru)
 	if (!shim_head_started(s) || !t)
 		return;
 	if (d->timed_out) {
-		/* "timeout: " from the ctest driver is recorded as state timeout */
-		shim_resultf(s, MG_MSG_FAIL, "timeout: over its TIMEOUT of %g s (killed)",
-		             t->timeout);
+		shim_resultf(s, MG_MSG_TIMEOUT, "over its TIMEOUT of %g s (killed)", t->timeout);
 		return;
 	}
 	if (WIFEXITED(status) && (t->skip_code >= 0 || t->pass_re || t->fail_re || t->skip_re)) {

@@ -623,8 +623,10 @@ static void mark_streams(shim *s)
 
 void shim_result(shim *s, mg_msg_kind kind, const char *msg, size_t len)
 {
-	static const char *const words[] = {
-	    [MG_MSG_PASS] = "pass", [MG_MSG_FAIL] = "fail", [MG_MSG_SKIP] = "skip"};
+	static const char *const words[] = {[MG_MSG_PASS] = "pass",
+	                                    [MG_MSG_FAIL] = "fail",
+	                                    [MG_MSG_SKIP] = "skip",
+	                                    [MG_MSG_TIMEOUT] = "timeout"};
 	uint64_t va, rss;
 	double us = elapsed_us(&s->t0);
 	measure(s, &va, &rss);

@@ -304,22 +304,51 @@ static void exit_code(void)
 	}
 }
 
+/* How a host ended is the report's vocabulary: names and parse round trip;
+ * the lane's short names are the same values. */
 static void end_names(void)
 {
-	static const char *const want[END_COUNT] = {"running", "quit",    "recycle",
-	                                            "kill",    "timeout", "error",
-	                                            "crash",   "exit",    "interrupted"};
-	for (int e = 0; e < END_COUNT; e++)
-		CU_ASSERT_STRING_EQUAL(lane_end_name((host_end)e), want[e]);
-	CU_ASSERT_STRING_EQUAL(lane_end_name(END_COUNT), "invalid");
+	static const char *const want[REPORT_END_COUNT] = {"running", "quit",    "recycle",
+	                                                   "kill",    "timeout", "error",
+	                                                   "crash",   "exit",    "interrupted"};
+	for (int e = 0; e < REPORT_END_COUNT; e++) {
+		CU_ASSERT_STRING_EQUAL(report_end_name((report_end)e), want[e]);
+		CU_ASSERT_EQUAL(report_end_parse(want[e]), e);
+	}
+	CU_ASSERT_STRING_EQUAL(report_end_name(REPORT_END_COUNT), "unknown");
+	CU_ASSERT_EQUAL(report_end_parse("killed"), -1);
+	CU_ASSERT_EQUAL(report_end_parse(""), REPORT_END_RUNNING);
+	CU_ASSERT_EQUAL(END_NONE, REPORT_END_RUNNING);
+	CU_ASSERT_EQUAL(END_INTERRUPTED, REPORT_END_INTERRUPTED);
+}
+
+/* A test ended at a time limit the host keeps (ctest's TIMEOUT) is a result
+ * line of its own, not a "timeout: " prefix on a fail message. */
+static void timeout_line(void)
+{
+	char line[] = "timeout 1000000 3 4 over its TIMEOUT of 1 s (killed)";
+	mg_msg m;
+	CU_ASSERT_EQUAL_FATAL(mg_proto_parse(&m, line, sizeof(line) - 1), 0);
+	CU_ASSERT_EQUAL(m.kind, MG_MSG_TIMEOUT);
+	CU_ASSERT_EQUAL(m.usec, 1000000);
+	CU_ASSERT_EQUAL(m.va, 3);
+	CU_ASSERT_EQUAL(m.rss, 4);
+	CU_ASSERT_EQUAL(m.text_len, strlen("over its TIMEOUT of 1 s (killed)"));
+	CU_ASSERT(m.text && !memcmp(m.text, "over its TIMEOUT", 16));
 }
 
 static const mg_case cases[] = {
-    {"check", check},           {"why", why},
-    {"other_arch", other_arch}, {"depth", depth},
-    {"depth_auto", depth_auto}, {"interval", interval},
-    {"exit_code", exit_code},   {"end_names", end_names},
-    {"rss_pool", rss_pool},     {"depth_gtest", depth_gtest},
+    {"check", check},
+    {"why", why},
+    {"other_arch", other_arch},
+    {"depth", depth},
+    {"depth_auto", depth_auto},
+    {"interval", interval},
+    {"exit_code", exit_code},
+    {"end_names", end_names},
+    {"timeout_line", timeout_line},
+    {"rss_pool", rss_pool},
+    {"depth_gtest", depth_gtest},
 };
 
 MG_TEST_MAIN("policy", cases)
