@@ -44,6 +44,12 @@ host_state lane_next(host_state s, host_event e)
 	return table[s][e].next;
 }
 
+/* Whether event e is legal in state s: the table's word, the only one. */
+static int lane_legal(host_state s, host_event e)
+{
+	return lane_next(s, e) != X;
+}
+
 host_action lane_action(host_state s, host_event e)
 {
 	if ((unsigned)s >= HOST_STATE_COUNT || (unsigned)e >= EV_COUNT)
@@ -403,8 +409,9 @@ static void lane_result(run_ctx *c, lane *l, const mg_msg *m)
 	h->tree_rss = tree_rss;
 	/* a tree alone over the whole rss pool is killed here; the pool and the
 	 * cgroup are shared: judged once per sample pass */
-	unsigned hard =
-	    policy_check(c, &c->hard, c->hard.rss, m->va, tree_rss) & ~(unsigned)LIMIT_CGROUP;
+	policy_reading r = {.va = m->va, .rss = tree_rss};
+	policy_verdict v;
+	policy_judge(&v, c, h, POLICY_KILL, &r);
 	/* A reservation burst can come and go between samples; VmPeak keeps it.
 	 * Read it (6-17 us) after tests of 1 ms or more, where it costs under 2%
 	 * and where such a burst has time to hide; the host has already started
@@ -412,35 +419,22 @@ static void lane_result(run_ctx *c, lane *l, const mg_msg *m)
 	 * clears a wrong blame. */
 	uint64_t test_peak = h->head_peak; /* a v2 host said it, at its boundary: exact */
 	h->head_peak = 0;
-	if (!hard && m->usec >= 1000 && c->driver == DRIVER_NATIVE) {
-		proc_status ps = {0};
-		if (h->version >= 2) /* the host read it itself; nothing to read here */
-			ps.vm_peak = test_peak;
-		else if (proc_read_status(&ps, h->pid, NULL) < 0)
-			ps.vm_peak = 0;
-		if (ps.vm_peak > h->vm_peak_seen) {
-			h->vm_peak_seen = ps.vm_peak;
-			if (ps.vm_peak > h->peak_va)
-				h->peak_va = ps.vm_peak;
-			test_peak = ps.vm_peak;
-			if (c->hard.va && ps.vm_peak >= c->hard.va) {
-				char why[200], a[32], b[32];
-				report_format_size(a, sizeof(a), ps.vm_peak);
-				report_format_size(b, sizeof(b), c->hard.va);
-				snprintf(why, sizeof(why), "peak va %s >= kill %s", a, b);
-				lane_breach(c, l, t, why, (double)m->usec / 1e6);
-				lane_kill(c, l, END_KILL, why);
-				return;
-			}
+	if (!v.bits && m->usec >= 1000 && c->driver == DRIVER_NATIVE) {
+		/* a v2 host read it itself; for a v1 host the guard reads it */
+		uint64_t vm_peak = h->version >= 2 ? test_peak : sample_vm_peak(h);
+		if (vm_peak > h->vm_peak_seen) {
+			h->vm_peak_seen = vm_peak;
+			if (vm_peak > h->peak_va)
+				h->peak_va = vm_peak;
+			test_peak = vm_peak;
+			r.peak = vm_peak;
+			policy_judge(&v, c, h, POLICY_KILL, &r);
 		}
 	}
-	if (hard) {
-		char why[200];
-		policy_why(why, sizeof(why), hard, "kill", m->va, tree_rss, c->cg_usage, &c->hard,
-		           c->hard.rss);
-		lane_breach(c, l, t, why, (double)m->usec / 1e6);
+	if (v.bits) {
+		lane_breach(c, l, t, v.why, (double)m->usec / 1e6);
 		lane_requeue(c, l);
-		lane_kill(c, l, END_KILL, why);
+		lane_kill(c, l, END_KILL, v.why);
 		return;
 	}
 	/* a test that broke the hard limit is retried, not a growth to expect */
@@ -456,47 +450,24 @@ static void lane_result(run_ctx *c, lane *l, const mg_msg *m)
 		lane_fire(c, l, EV_DRAINED);
 	if (h->state == HOST_QUITTING)
 		return;
-	unsigned soft = policy_check(c, &c->soft, 0, m->va, tree_rss);
-	char why[200];
-	if (soft)
-		policy_why(why, sizeof(why), soft, "recycle", m->va, tree_rss, c->cg_usage,
-		           &c->soft, 0);
-	else if ((soft = policy_rss_pool(c, c->soft.rss, tree_rss)))
-		policy_pool_why(c, why, sizeof(why), "recycle", tree_rss, c->soft.rss);
-	else /* a process of the other arch, as last sampled */
-		soft = policy_other_arch_va(c, h, c->va_soft, "recycle", why, sizeof(why));
-	if (soft) {
-		if (policy_can_recycle(c)) {
-			lane_quit(c, l, END_RECYCLE, why);
-			return;
-		}
-		if (!h->warning[0]) {
-			snprintf(h->warning, sizeof(h->warning),
-			         "%s (the %s driver does not recycle)", why,
-			         driver_name(c->driver));
-			record_gen(c, l)->warning = report_strdup(h->warning);
-			progress_event(c->prog, l->index, record_gen(c, l)->index, h->pid,
-			               "warning", h->tests_run, h->warning);
-		}
-	}
-	if (!policy_can_recycle(c))
-		return;
 	/* Fragmentation: VA can look fine while no large block fits any more.
 	 * A v2 native host asks itself at every boundary; for a v1 host or a
 	 * driver's program the runner reads its maps, late (the host runs
 	 * ahead) and only past half of a 32-bit space (no maps read before). */
-	uint64_t gap_limit = c->soft.gap > c->hard.gap ? c->soft.gap : c->hard.gap;
-	uint64_t gap;
-	int host_judges = c->driver == DRIVER_NATIVE && h->version >= 2;
-	if (gap_limit && !host_judges && c->arch == MG_ARCH_X86 &&
-	    m->va >= policy_va_ceiling(c) / 2 &&
-	    maps_largest_gap(&gap, policy_va_pid(c, h), limits_arch_ceiling(c->arch), NULL) == 0 &&
-	    gap < gap_limit) {
-		char why[200], a[32], b[32];
-		report_format_size(a, sizeof(a), gap);
-		report_format_size(b, sizeof(b), gap_limit);
-		snprintf(why, sizeof(why), "gap %s < recycle %s (largest free block)", a, b);
-		lane_quit(c, l, END_RECYCLE, why);
+	if (policy_can_recycle(c))
+		r.has_gap = sample_gap(c, h, m->va, &r.gap) == 0;
+	if (!policy_judge(&v, c, h, POLICY_RECYCLE, &r))
+		return;
+	if (policy_can_recycle(c)) {
+		lane_quit(c, l, END_RECYCLE, v.why);
+		return;
+	}
+	if (!h->warning[0]) {
+		snprintf(h->warning, sizeof(h->warning), "%s (the %s driver does not recycle)",
+		         v.why, driver_name(c->driver));
+		record_gen(c, l)->warning = report_strdup(h->warning);
+		progress_event(c->prog, l->index, record_gen(c, l)->index, h->pid, "warning",
+		               h->tests_run, h->warning);
 	}
 }
 
@@ -516,7 +487,7 @@ void lane_line(run_ctx *c, lane *l, char *line, size_t len)
 	}
 	switch (m.kind) {
 	case MG_MSG_HELLO:
-		if (h->state != HOST_STARTING)
+		if (!lane_legal(h->state, EV_HELLO))
 			break;
 		if (m.version < 1 || m.version > MG_PROTO_VERSION) {
 			snprintf(why, sizeof(why),
@@ -563,9 +534,7 @@ void lane_line(run_ctx *c, lane *l, char *line, size_t len)
 		lane_result(c, l, &m);
 		return;
 	case MG_MSG_RECYCLE:
-		if (h->state != HOST_READY && h->state != HOST_RUNNING && h->state != HOST_QUITTING)
-			break;
-		if (h->head_started)
+		if (!lane_legal(h->state, EV_RECYCLE) || h->head_started)
 			break;
 		policy_recycle_why(c, &m, h->why, sizeof(h->why));
 		if (m.why == MG_WHY_PEAK) /* history kept a test from a host it would not fit */
@@ -595,7 +564,7 @@ void lane_line(run_ctx *c, lane *l, char *line, size_t len)
 			h->peak_va = h->death_va;
 		return;
 	case MG_MSG_BYE:
-		if (h->state != HOST_QUITTING || h->head_started)
+		if (!lane_legal(h->state, EV_BYE) || h->head_started)
 			break;
 		if (m.va > h->peak_va)
 			h->peak_va = m.va;
@@ -661,20 +630,15 @@ void lane_exited(run_ctx *c, lane *l, int status)
 	/* near a limit by the last reading, or by what the host said as it died
 	 * (a fast allocation to the ceiling that no sample saw) */
 	uint64_t va_end = h->death_va > h->va_last ? h->death_va : h->va_last;
-	int near =
-	    (c->soft.va && va_end >= c->soft.va) || policy_rss_pool(c, c->soft.rss, h->tree_rss);
+	int near = policy_near_soft(c, va_end, h->tree_rss);
 	/* a SIGKILL while the cgroup's OOM-kill count went up: the kernel's OOM
 	 * killer, not someone else; an out-of-memory death like the others */
-	uint64_t kills = 0;
-	int oom = WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL && c->cg_found &&
-	          cgroup_oom_kills(&c->cg, &kills, NULL) == 0 && kills > c->oom_kills;
-	if (oom) {
-		c->oom_kills = kills;
+	int oom = WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL && sample_oom_killed(c);
+	if (oom)
 		snprintf(what, sizeof(what),
 		         "killed by the kernel's OOM killer (SIGKILL; cgroup "
 		         "oom_kill %llu)",
-		         (unsigned long long)kills);
-	}
+		         (unsigned long long)c->oom_kills);
 	host_end end = END_CRASH;
 	char why[300];
 	if (h->pipe_closed_alive && WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) {
@@ -739,7 +703,7 @@ void lane_kill_over_limit(run_ctx *c, lane *l, const char *why, double t, int ow
 }
 
 /* The lanes of the run: -j (default: CPUs), at most one per test, each
- * with its timeline (an rss budget is their pool: policy_rss_pool). */
+ * with its timeline (an rss budget is their pool: policy_judge). */
 void lane_init_all(run_ctx *c)
 {
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);

@@ -342,6 +342,26 @@ void test_proc_descendants_scan(void)
 	check_tree(proc_descendants_scan);
 }
 
+/* Only the direct children: a grandchild is not one. */
+void test_proc_children(void)
+{
+	pid_t out[16];
+	pid_t sh = start_sh("(sleep 5; true) & sleep 5 & wait");
+	CU_ASSERT_EQUAL(wait_tree(proc_descendants, sh, out, 16, 3), 3);
+	size_t n = proc_children(sh, out, 16);
+	CU_ASSERT_EQUAL(n, 2);
+	for (size_t i = 0; i < n && i < 16; i++) {
+		proc_status st = {0};
+		CU_ASSERT_EQUAL(proc_read_status(&st, out[i], NULL), 0);
+		CU_ASSERT_EQUAL(st.ppid, sh);
+	}
+	pid_t one[1] = {0};
+	CU_ASSERT_EQUAL(proc_children(sh, one, 1), 2); /* the count is still all */
+	CU_ASSERT(pid_in(one[0], out, 2));
+	stop_sh(sh);
+	CU_ASSERT_EQUAL(proc_children(dead_pid(), out, 16), 0);
+}
+
 void test_proc_descendants_none(void)
 {
 	pid_t out[4];
