@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 
 #define X HOST_STATE_COUNT
 
@@ -617,15 +616,15 @@ static void lane_pipe_closed(run_ctx *c, lane *l)
 }
 
 /* The exit status of a host that closed its pipe without bye. */
-void lane_exited(run_ctx *c, lane *l, int status)
+void lane_exited(run_ctx *c, lane *l, mg_exit_end status)
 {
 	host *h = &l->h;
 	char what[128];
-	if (WIFSIGNALED(status))
-		snprintf(what, sizeof(what), "killed by signal %d (%s)", WTERMSIG(status),
-		         spawn_signal_name(WTERMSIG(status)));
+	if (status.signo)
+		snprintf(what, sizeof(what), "killed by signal %d (%s)", status.signo,
+		         spawn_signal_name(status.signo));
 	else
-		snprintf(what, sizeof(what), "exited with status %d", WEXITSTATUS(status));
+		snprintf(what, sizeof(what), "exited with status %d", status.status);
 
 	/* near a limit by the last reading, or by what the host said as it died
 	 * (a fast allocation to the ceiling that no sample saw) */
@@ -633,7 +632,7 @@ void lane_exited(run_ctx *c, lane *l, int status)
 	int near = policy_near_soft(c, va_end, h->tree_rss);
 	/* a SIGKILL while the cgroup's OOM-kill count went up: the kernel's OOM
 	 * killer, not someone else; an out-of-memory death like the others */
-	int oom = WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL && sample_oom_killed(c);
+	int oom = status.signo == SIGKILL && sample_oom_killed(c);
 	if (oom)
 		snprintf(what, sizeof(what),
 		         "killed by the kernel's OOM killer (SIGKILL; cgroup "
@@ -641,7 +640,7 @@ void lane_exited(run_ctx *c, lane *l, int status)
 		         (unsigned long long)c->oom_kills);
 	host_end end = END_CRASH;
 	char why[300];
-	if (h->pipe_closed_alive && WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) {
+	if (h->pipe_closed_alive && status.signo == SIGKILL) {
 		/* our own SIGKILL, DYING_DEADLINE after it closed its reply pipe: a
 		 * protocol error; the test it was running gets its one retry */
 		lane_pipe_closed(c, l);

@@ -138,14 +138,14 @@ int listing_run(run_ctx *c, name_list *out, mg_err *err)
 			goto done;
 		}
 		if (n <= 0) {
-			int st;
+			mg_exit_end st = {0, 0, 0};
 			spawn_wait(p, 0, &st, NULL);
 			if (!got_hello)
 				mg_err_set(err, MG_EPROTO,
 				           "'%s' is not a memguard host: it %s without a greeting "
 				           "(link it with the host library, or use --driver)",
 				           c->o->host_argv[0],
-				           WIFSIGNALED(st) ? "was killed by a signal" : "exited");
+				           st.signo ? "was killed by a signal" : "exited");
 			else
 				mg_err_set(err, MG_EPROTO, "host '%s' ended before its list ended",
 				           c->o->host_argv[0]);
@@ -209,8 +209,7 @@ done:
 		struct pollfd pf = {spawn_reply_fd(p), POLLIN, 0};
 		while (poll(&pf, 1, 1000) > 0 && read(pf.fd, tmp, sizeof(tmp)) > 0)
 			;
-		int st;
-		for (int i = 0; i < 1000 && spawn_wait(p, 1, &st, NULL) == 0; i++)
+		for (int i = 0; i < 1000 && spawn_wait(p, 1, NULL, NULL) == 0; i++)
 			poll(NULL, 0, 1);
 	}
 	spawn_free(p);

@@ -347,7 +347,7 @@ void lane_kill(run_ctx *c, lane *l, host_end end, const char *why);
 void lane_protocol_error(run_ctx *c, lane *l, const char *why);
 void lane_schedule(run_ctx *c, lane *l);
 void lane_line(run_ctx *c, lane *l, char *line, size_t len);
-void lane_exited(run_ctx *c, lane *l, int status);
+void lane_exited(run_ctx *c, lane *l, mg_exit_end end);
 void lane_kill_over_limit(run_ctx *c, lane *l, const char *why, double t, int own);
 void lane_init_all(run_ctx *c);
 size_t lane_pop_head(run_ctx *c, lane *l);

@@ -33,7 +33,7 @@ static void on_signal(int sig)
 /* SIGCHLD: reap what can be reaped, on specific pids only. */
 static void supervise_reap(run_ctx *c)
 {
-	int st;
+	mg_exit_end st;
 	struct rusage ru;
 	for (unsigned i = 0; i < c->nlanes; i++) {
 		lane *l = &c->lanes[i];
@@ -43,7 +43,7 @@ static void supervise_reap(run_ctx *c)
 		}
 	}
 	for (size_t i = 0; i < c->nreap;) {
-		if (spawn_wait(c->reap[i].proc, 1, &st, &ru) == 1) {
+		if (spawn_wait(c->reap[i].proc, 1, NULL, &ru) == 1) {
 			record_usage(c, c->reap[i].lane, &ru);
 			spawn_free(c->reap[i].proc);
 			c->reap[i] = c->reap[--c->nreap];
@@ -73,7 +73,7 @@ static int is_host_pid(const run_ctx *c, pid_t pid)
  */
 static void supervise_reap_live(run_ctx *c)
 {
-	int st;
+	mg_exit_end st;
 	struct rusage ru;
 	for (unsigned i = 0; i < c->nlanes; i++) {
 		lane *l = &c->lanes[i];
@@ -98,7 +98,7 @@ static void supervise_reap_live(run_ctx *c)
 	size_t n = proc_children(getpid(), kids, 256);
 	for (size_t i = 0; i < n && i < 256; i++)
 		if (!is_host_pid(c, kids[i]))
-			waitpid(kids[i], &st, WNOHANG);
+			waitpid(kids[i], NULL, WNOHANG);
 }
 
 /* ---- the guard: sampling (the readings in sample.c, the verdicts in policy.c) ---- */
@@ -213,7 +213,7 @@ static void supervise_deadlines(run_ctx *c)
 			break;
 		case HOST_DYING:
 			if (t - h->since > DYING_DEADLINE) {
-				int st;
+				mg_exit_end st;
 				struct rusage ru;
 				h->pipe_closed_alive = 1;
 				spawn_signal(h->proc, SIGKILL);

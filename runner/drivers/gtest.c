@@ -502,7 +502,8 @@ static void add_name(void *ctx, const char *name, size_t n)
  * first test), else untouched. -1 after a message on stderr. */
 static int load_list(shim *s, gtest *g, uint64_t *va, uint64_t *rss)
 {
-	int ncmd, status;
+	int ncmd;
+	mg_exit_end status;
 	char **cmd = shim_cmd(s, &ncmd);
 	char **argv = calloc((size_t)ncmd + 8, sizeof(char *));
 	char *out = NULL;
@@ -525,7 +526,7 @@ static int load_list(shim *s, gtest *g, uint64_t *va, uint64_t *rss)
 	if (!out)
 		goto out;
 	/* Catch2 v2's listing exits with the number of tests it listed */
-	if (!WIFEXITED(status) || (WEXITSTATUS(status) != 0 && !g->catch2)) {
+	if (status.signo || (status.status != 0 && !g->catch2)) {
 		shim_say_failed(status, "'%s %s'", cmd[0], argv[ncmd]);
 		goto out;
 	}
@@ -1247,7 +1248,7 @@ static void g_line(shim *s, char *line, size_t len)
 	g_output(s, g, line, len, 1);
 }
 
-static void g_exited(shim *s, int status, const struct rusage *ru)
+static void g_exited(shim *s, mg_exit_end status, const struct rusage *ru)
 {
 	gtest *g = shim_ctx(s);
 	char **cmd = shim_cmd(s, NULL);
@@ -1269,27 +1270,27 @@ static void g_exited(shim *s, int status, const struct rusage *ru)
 	probe_close(g);
 	if (shim_head_started(s)) {
 		/* it died mid-test: that test's crash (mirrored), or its exit */
-		if (WIFSIGNALED(status))
-			shim_die_of(s, WTERMSIG(status));
+		if (status.signo)
+			shim_die_of(s, status.signo);
 		shim_resultf(s, MG_MSG_FAIL, "%.*s%s exited with status %d during the test",
-		             (int)g->text_len, g->text, cmd[0], WEXITSTATUS(status));
+		             (int)g->text_len, g->text, cmd[0], status.status);
 		if (g->batch)
 			g->batch--;
 	}
 	if (!g->batch)
 		return;
-	if (WIFSIGNALED(status) && !g->summary) {
+	if (status.signo && !g->summary) {
 		/* between tests or before the first: the next test is the one it hit
 		 * (after gtest's summary line it died on its way out: the tests left
 		 * in the batch were never going to run, DISABLED_ ones say) */
 		shim_start(s);
-		shim_die_of(s, WTERMSIG(status));
+		shim_die_of(s, status.signo);
 	}
-	if (!g->started_any && WEXITSTATUS(status) != 0) {
+	if (!g->started_any && status.status != 0) {
 		shim_start(s);
 		g->batch--;
 		shim_resultf(s, MG_MSG_FAIL, "%s exited with status %d before running the test",
-		             cmd[0], WEXITSTATUS(status));
+		             cmd[0], status.status);
 		g->batch = 0; /* the rest run in a fresh batch, one failure at a time */
 		return;
 	}
