@@ -58,16 +58,6 @@ int report_state_failed(test_state s)
 
 /* ---- memory ---------------------------------------------------------------- */
 
-static void *xrealloc(void *p, size_t n)
-{
-	void *q = realloc(p, n ? n : 1);
-	if (!q) {
-		fputs("memguard: out of memory\n", stderr);
-		abort();
-	}
-	return q;
-}
-
 char *report_strdup(const char *s)
 {
 	return s ? report_strndup(s, strlen(s)) : NULL;
@@ -77,7 +67,7 @@ char *report_strndup(const char *s, size_t len)
 {
 	if (!s)
 		return NULL;
-	char *d = xrealloc(NULL, len + 1);
+	char *d = mg_xrealloc(NULL, len + 1);
 	memcpy(d, s, len);
 	d[len] = '\0';
 	return d;
@@ -99,7 +89,7 @@ static size_t array_capacity(size_t n)
 static void *array_alloc(size_t n, size_t elem)
 {
 	size_t cap = array_capacity(n);
-	void *p = xrealloc(NULL, cap * elem);
+	void *p = mg_xrealloc(NULL, cap * elem);
 	memset(p, 0, cap * elem);
 	return p;
 }
@@ -108,7 +98,7 @@ static void *array_append(void *arrp, size_t *n, size_t elem)
 {
 	void **arr = arrp;
 	if (*n == 0 || (*n & (*n - 1)) == 0)
-		*arr = xrealloc(*arr, (*n ? *n * 2 : 1) * elem);
+		*arr = mg_xrealloc(*arr, (*n ? *n * 2 : 1) * elem);
 	char *slot = (char *)*arr + *n * elem;
 	memset(slot, 0, elem);
 	(*n)++;
@@ -133,7 +123,7 @@ static char *names_add(report_names **list, const char *s, size_t len)
 	report_names *b = *list;
 	if (!b || b->size - b->used < len + 1) {
 		size_t size = len + 1 > NAMES_BLOCK ? len + 1 : NAMES_BLOCK;
-		b = xrealloc(NULL, sizeof(*b) + size);
+		b = mg_xrealloc(NULL, sizeof(*b) + size);
 		b->next = *list;
 		b->used = 0;
 		b->size = size;
@@ -668,7 +658,7 @@ char *report_utf8_sanitize(const char *s, size_t *len_out)
 		return NULL;
 	size_t len = strlen(s);
 	/* worst case: every byte becomes the 3-byte U+FFFD */
-	char *d = xrealloc(NULL, len * 3 + 1);
+	char *d = mg_xrealloc(NULL, len * 3 + 1);
 	size_t o = 0;
 	const unsigned char *u = (const unsigned char *)s;
 	for (size_t i = 0; i < len;) {
@@ -2301,7 +2291,7 @@ static int load_pieces(report **out, const char *path, pieces *pc, mg_err *err)
 		len = 0;
 		for (;;) {
 			if (len == cap)
-				data = xrealloc(data, cap = cap ? cap * 2 : 65536);
+				data = mg_xrealloc(data, cap = cap ? cap * 2 : 65536);
 			ssize_t n = read(fd, data + len, cap - len);
 			if (n < 0 && errno == EINTR)
 				continue;

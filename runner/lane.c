@@ -132,7 +132,7 @@ void lane_detach(run_ctx *c, lane *l)
 		if (!spawn_reaped(h->proc)) {
 			if (c->nreap == c->capreap) {
 				c->capreap = c->capreap ? 2 * c->capreap : 8;
-				c->reap = xrealloc(c->reap, c->capreap * sizeof(*c->reap));
+				c->reap = mg_xrealloc(c->reap, c->capreap * sizeof(*c->reap));
 			}
 			c->reap[c->nreap++] = (reaping){h->proc, l->index, now(c)};
 		} else {
@@ -220,7 +220,7 @@ static void lane_quit(run_ctx *c, lane *l, host_end end, const char *why)
 	static const char quit[] = "quit\n";
 	if (h->outq_len + sizeof(quit) > h->outq_cap) {
 		h->outq_cap = h->outq_len + sizeof(quit) + 64;
-		h->outq = xrealloc(h->outq, h->outq_cap);
+		h->outq = mg_xrealloc(h->outq, h->outq_cap);
 	}
 	memcpy(h->outq + h->outq_len, quit, sizeof(quit) - 1);
 	h->outq_len += sizeof(quit) - 1;
@@ -247,7 +247,7 @@ static int lane_start(run_ctx *c, lane *l)
 	h->pid = spawn_proc_pid(h->proc);
 	if (proc_sampler_open(&h->sampler, h->pid, &err) < 0)
 		h->sampler = NULL; /* gone already: the EOF will tell */
-	h->in = xrealloc(NULL, 2 * MG_PROTO_LINE_MAX);
+	h->in = mg_xrealloc(NULL, 2 * MG_PROTO_LINE_MAX);
 	mg_lines_init(&h->lines, h->in, 2 * MG_PROTO_LINE_MAX, MG_PROTO_LINE_MAX);
 	if (tree_new(&h->kids, MAX_DESCENDANTS, &err) < 0)
 		h->kids = NULL; /* out of memory: its children go unseen */
@@ -327,7 +327,7 @@ void lane_schedule(run_ctx *c, lane *l)
 		size_t need = rt->len * 2 + 56;
 		if (h->outq_len + need > h->outq_cap) {
 			h->outq_cap = 2 * (h->outq_len + need);
-			h->outq = xrealloc(h->outq, h->outq_cap);
+			h->outq = mg_xrealloc(h->outq, h->outq_cap);
 		}
 		if ((rt->exp_rise || rt->exp_growth) && h->version >= 2 &&
 		    c->driver == DRIVER_NATIVE) /* history's word, for the host's admission */
@@ -342,7 +342,7 @@ void lane_schedule(run_ctx *c, lane *l)
 		h->flight[(h->fhead + h->nflight++) % c->o->pipeline] = t;
 		if (h->nsent == h->capsent) {
 			h->capsent = h->capsent ? 2 * h->capsent : 64;
-			h->sent = xrealloc(h->sent, h->capsent * sizeof(*h->sent));
+			h->sent = mg_xrealloc(h->sent, h->capsent * sizeof(*h->sent));
 		}
 		h->sent[h->nsent++] = t;
 		fed++;
@@ -351,7 +351,7 @@ void lane_schedule(run_ctx *c, lane *l)
 	if (fed && (c->driver == DRIVER_GTEST || c->driver == DRIVER_CATCH2)) {
 		if (h->outq_len + 4 > h->outq_cap) {
 			h->outq_cap = 2 * (h->outq_len + 4);
-			h->outq = xrealloc(h->outq, h->outq_cap);
+			h->outq = mg_xrealloc(h->outq, h->outq_cap);
 		}
 		memcpy(h->outq + h->outq_len, "fed\n", 4);
 		h->outq_len += 4;
@@ -715,7 +715,7 @@ void lane_init_all(run_ctx *c)
 	for (unsigned i = 0; i < c->nlanes; i++) {
 		lane *l = &c->lanes[i];
 		l->index = i;
-		l->h.flight = xrealloc(NULL, c->o->pipeline * sizeof(size_t));
+		l->h.flight = mg_xrealloc(NULL, c->o->pipeline * sizeof(size_t));
 		timeline_init(&l->tl, TIMELINE_POINTS);
 	}
 }

@@ -28,7 +28,7 @@ static int listing_check_unique(const run_ctx *c, const name_list *nl, mg_err *e
 {
 	if (nl->n < 2)
 		return 0;
-	size_t *idx = xrealloc(NULL, nl->n * sizeof(size_t));
+	size_t *idx = mg_xrealloc(NULL, nl->n * sizeof(size_t));
 	for (size_t i = 0; i < nl->n; i++)
 		idx[i] = i;
 	sort_names = nl;
@@ -58,7 +58,7 @@ static int listing_check_unique(const run_ctx *c, const name_list *nl, mg_err *e
 int listing_run(run_ctx *c, name_list *out, mg_err *err)
 {
 	spawn_proc *p = NULL;
-	char *buf = xrealloc(NULL, 2 * MG_PROTO_LINE_MAX);
+	char *buf = mg_xrealloc(NULL, 2 * MG_PROTO_LINE_MAX);
 	mg_lines lines;
 	int rc = MG_ERROR, got_hello = 0;
 	double start = now_mono();
@@ -177,8 +177,9 @@ int listing_run(run_ctx *c, name_list *out, mg_err *err)
 				if (out->n == out->cap) {
 					out->cap = out->cap ? 2 * out->cap : 256;
 					out->names =
-					    xrealloc(out->names, out->cap * sizeof(char *));
-					out->lens = xrealloc(out->lens, out->cap * sizeof(size_t));
+					    mg_xrealloc(out->names, out->cap * sizeof(char *));
+					out->lens =
+					    mg_xrealloc(out->lens, out->cap * sizeof(size_t));
 				}
 				out->names[out->n] = report_strndup(m.text, m.text_len);
 				out->lens[out->n++] = m.text_len;

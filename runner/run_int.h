@@ -206,16 +206,6 @@ static inline double now(const run_ctx *c)
 	return now_mono() - c->t0;
 }
 
-static inline void *xrealloc(void *p, size_t n)
-{
-	void *r = realloc(p, n ? n : 1);
-	if (!r) {
-		fputs("memguard: out of memory\n", stderr);
-		abort();
-	}
-	return r;
-}
-
 /* The tests in flight in a host, in run order: a ring of --pipeline slots. */
 
 static inline size_t flight_at(const host *h, size_t i, unsigned cap)

@@ -325,7 +325,7 @@ void supervise_stop_all(run_ctx *c, host_end end, const char *why)
 
 void supervise_run(run_ctx *c)
 {
-	struct pollfd *pfd = xrealloc(NULL, (1 + 4 * c->nlanes) * sizeof(*pfd));
+	struct pollfd *pfd = mg_xrealloc(NULL, (1 + 4 * c->nlanes) * sizeof(*pfd));
 	c->next_sample = now(c);
 	c->interval = c->o->interval;
 	while (!c->signo && !c->deadline_hit) {

@@ -138,44 +138,6 @@ int gtest_match(const char *line, size_t len, const char *tag, const char **name
 
 /* ---- the probe ---- */
 
-/* 1 when path is a dynamically linked ELF (a PT_INTERP header: the dynamic
- * loader runs, so LD_PRELOAD works), 0 when static or unreadable. */
-static int elf_dynamic(const char *path)
-{
-	unsigned char eh[64];
-	int fd = open(path, O_RDONLY | O_CLOEXEC), dyn = 0;
-	if (fd < 0)
-		return 0;
-	if (pread(fd, eh, sizeof(eh), 0) != (ssize_t)sizeof(eh) || memcmp(eh, "\177ELF", 4))
-		goto out;
-	int is64 = eh[4] == 2;
-	uint64_t off = 0;
-	unsigned entsize, num;
-	if (is64) {
-		memcpy(&off, eh + 32, 8);
-		entsize = (unsigned)(eh[54] | eh[55] << 8);
-		num = (unsigned)(eh[56] | eh[57] << 8);
-	} else {
-		uint32_t o32;
-		memcpy(&o32, eh + 28, 4);
-		off = o32;
-		entsize = (unsigned)(eh[42] | eh[43] << 8);
-		num = (unsigned)(eh[44] | eh[45] << 8);
-	}
-	for (unsigned i = 0; i < num && i < 256 && entsize >= 4; i++) {
-		uint32_t type;
-		if (pread(fd, &type, 4, (off_t)(off + (uint64_t)i * entsize)) != 4)
-			break;
-		if (type == 3) { /* PT_INTERP */
-			dyn = 1;
-			break;
-		}
-	}
-out:
-	close(fd);
-	return dyn;
-}
-
 /* The probe for arch: next to this executable in the build tree
  * (runner/probe/), in the install tree (lib/memguard/), or where it was
  * installed. 0 and the path in out, or -1. */
@@ -224,7 +186,7 @@ static void probe_setup(shim *s, gtest *g, int say)
 	g->probe_state = -1;
 	if (spawn_resolve(path, sizeof(path), cmd[0], NULL) < 0 || elf_arch(&arch, path, NULL) < 0)
 		why = "not an x86/x64 ELF executable (no probe)";
-	else if (!elf_dynamic(path))
+	else if (elf_dynamic(path, NULL) != 1)
 		why = "a static executable (no LD_PRELOAD, no probe)";
 	else if (probe_find(probe, sizeof(probe), arch) < 0)
 		why = "the probe library " PROBE_FILE " was not found";
