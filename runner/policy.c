@@ -36,14 +36,20 @@ int policy_can_recycle(const run_ctx *c)
 	return !policy_process_per_test(c);
 }
 
+/* The largest of a lane's recent growths (a window of GROWTH_WINDOW), 0 at least. */
+static uint64_t window_max(const int64_t *v, size_t n)
+{
+	int64_t m = 0;
+	for (size_t i = 0; i < n && i < GROWTH_WINDOW; i++)
+		if (v[i] > m)
+			m = v[i];
+	return (uint64_t)m;
+}
+
 /* The expected VA growth of the next test: the largest of the recent ones. */
 uint64_t policy_expected_growth(const lane *l)
 {
-	int64_t m = 0;
-	for (size_t i = 0; i < l->ngrowth && i < GROWTH_WINDOW; i++)
-		if (l->growth[i] > m)
-			m = l->growth[i];
-	return (uint64_t)m;
+	return window_max(l->growth, l->ngrowth);
 }
 
 static const char *limit_name(unsigned bits)
@@ -320,11 +326,7 @@ static void pool_why(const run_ctx *c, char *buf, size_t n, const char *kind, ui
 /* The rss growth of the next test: the largest of the lane's recent ones. */
 uint64_t policy_expected_rss_growth(const lane *l)
 {
-	int64_t m = 0;
-	for (size_t i = 0; i < l->ngrowth && i < GROWTH_WINDOW; i++)
-		if (l->rgrowth[i] > m)
-			m = l->rgrowth[i];
-	return (uint64_t)m;
+	return window_max(l->rgrowth, l->ngrowth);
 }
 
 /*
