@@ -86,19 +86,9 @@ int report_load_exit(int rc)
 
 /* ---- memory ---------------------------------------------------------------- */
 
-void *report_xrealloc(void *p, size_t n)
-{
-	void *q = realloc(p, n ? n : 1);
-	if (!q) {
-		fputs("memguard: out of memory\n", stderr);
-		abort();
-	}
-	return q;
-}
-
 report_bytes *report_bytes_new(const char *p, size_t len)
 {
-	report_bytes *b = report_xrealloc(NULL, sizeof(*b) + len + 1);
+	report_bytes *b = mg_xrealloc(NULL, sizeof(*b) + len + 1);
 	b->len = len;
 	if (len)
 		memcpy(b->data, p, len);
@@ -115,7 +105,7 @@ char *report_strndup(const char *s, size_t len)
 {
 	if (!s)
 		return NULL;
-	char *d = report_xrealloc(NULL, len + 1);
+	char *d = mg_xrealloc(NULL, len + 1);
 	memcpy(d, s, len);
 	d[len] = '\0';
 	return d;
@@ -137,7 +127,7 @@ static size_t array_capacity(size_t n)
 void *report_array_alloc(size_t n, size_t elem)
 {
 	size_t cap = array_capacity(n);
-	void *p = report_xrealloc(NULL, cap * elem);
+	void *p = mg_xrealloc(NULL, cap * elem);
 	memset(p, 0, cap * elem);
 	return p;
 }
@@ -146,7 +136,7 @@ static void *array_append(void *arrp, size_t *n, size_t elem)
 {
 	void **arr = arrp;
 	if (*n == 0 || (*n & (*n - 1)) == 0)
-		*arr = report_xrealloc(*arr, (*n ? *n * 2 : 1) * elem);
+		*arr = mg_xrealloc(*arr, (*n ? *n * 2 : 1) * elem);
 	char *slot = (char *)*arr + *n * elem;
 	memset(slot, 0, elem);
 	(*n)++;
@@ -171,7 +161,7 @@ char *report_names_add(report_names **list, const char *s, size_t len)
 	report_names *b = *list;
 	if (!b || b->size - b->used < len + 1) {
 		size_t size = len + 1 > NAMES_BLOCK ? len + 1 : NAMES_BLOCK;
-		b = report_xrealloc(NULL, sizeof(*b) + size);
+		b = mg_xrealloc(NULL, sizeof(*b) + size);
 		b->next = *list;
 		b->used = 0;
 		b->size = size;

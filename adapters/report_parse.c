@@ -405,7 +405,7 @@ static int load_pieces(report **out, const char *path, pieces *pc, mg_err *err)
 		len = 0;
 		for (;;) {
 			if (len == cap)
-				data = report_xrealloc(data, cap = cap ? cap * 2 : 65536);
+				data = mg_xrealloc(data, cap = cap ? cap * 2 : 65536);
 			ssize_t n = read(fd, data + len, cap - len);
 			if (n < 0 && errno == EINTR)
 				continue;

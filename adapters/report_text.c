@@ -140,7 +140,7 @@ char *report_utf8_sanitize(const char *s, size_t *len_out)
 char *report_utf8_sanitize_n(const char *s, size_t len, size_t *len_out)
 {
 	/* worst case: every byte becomes the 3-byte U+FFFD */
-	char *d = report_xrealloc(NULL, len * 3 + 1);
+	char *d = mg_xrealloc(NULL, len * 3 + 1);
 	size_t o = 0;
 	const unsigned char *u = (const unsigned char *)s;
 	for (size_t i = 0; i < len;) {

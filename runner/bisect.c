@@ -183,10 +183,10 @@ static void restore_stop_handlers(const struct sigaction old[RUN_NSTOP_SIGNALS])
 }
 
 /* Runs argv with stdout into out_path and stderr into err_path (the same
- * file when they are equal); *status as waitpid gives it. A stop signal to
+ * file when they are equal); *status how it ended. A stop signal to
  * bisect is passed on to it (it ends its hosts) and waited for.
  * -1 when it could not be started (or bisect was told to stop before). */
-static int run_child(char **argv, const char *out_path, const char *err_path, int *status)
+static int run_child(char **argv, const char *out_path, const char *err_path, mg_exit_end *status)
 {
 	sigset_t block, old;
 	sigemptyset(&block);
@@ -267,15 +267,14 @@ static int is_stop_signal(int sig)
 /* The exit code of an interrupted bisect (128 + the stop signal: 130
  * SIGINT, 143 SIGTERM, 129 SIGHUP, ...): told to stop itself, or its child
  * was; 0: neither. */
-static int interrupted_code(int status)
+static int interrupted_code(mg_exit_end status)
 {
 	if (stop_signal)
 		return 128 + stop_signal;
-	if (WIFSIGNALED(status) && is_stop_signal(WTERMSIG(status)))
-		return 128 + WTERMSIG(status);
-	if (WIFEXITED(status) && WEXITSTATUS(status) > 128 &&
-	    is_stop_signal(WEXITSTATUS(status) - 128))
-		return WEXITSTATUS(status);
+	if (status.signo && is_stop_signal(status.signo))
+		return 128 + status.signo;
+	if (!status.signo && status.status > 128 && is_stop_signal(status.status - 128))
+		return status.status;
 	return 0;
 }
 
@@ -323,10 +322,10 @@ static int oracle(void *ctx, const size_t *idx, size_t n)
 	char *fixed[] = {"--node",   "1/1", "-j",           "1",  "--quiet",
 	                 "--report", rep,   "--tests-from", tests};
 	char **argv = child_argv(c, "run", fixed, sizeof(fixed) / sizeof(fixed[0]));
-	int status = 0;
+	mg_exit_end status = {0, 0, 0};
 	int rc = run_child(argv, log, log, &status);
 	free(argv);
-	if ((c->interrupted = interrupted_code(rc < 0 ? 0 : status)) != 0) {
+	if ((c->interrupted = interrupted_code(status)) != 0) {
 		fprintf(stderr, "memguard bisect: interrupted\n");
 		return -MG_EXIT_INFRA;
 	}
@@ -334,7 +333,7 @@ static int oracle(void *ctx, const size_t *idx, size_t n)
 		fprintf(stderr, "memguard bisect: cannot start %s: %s\n", c->exe, strerror(errno));
 		return -MG_EXIT_INFRA;
 	}
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 2) {
+	if (!status.signo && status.status == 2) {
 		fprintf(stderr, "memguard bisect: memguard run refused the options (see %s)\n",
 		        log);
 		c->keep = 1;
@@ -437,18 +436,17 @@ static int plan_from_list(bisect_plan *p, bisect_ctx *c, const char *target)
 	path_in(c, out, sizeof(out), "list.txt");
 	path_in(c, errs, sizeof(errs), "list.err");
 	char **argv = child_argv(c, "list", NULL, 0);
-	int status = 0;
+	mg_exit_end status = {0, 0, 0};
 	int rc = run_child(argv, out, errs, &status);
 	free(argv);
-	if ((c->interrupted = interrupted_code(rc < 0 ? 0 : status)) != 0) {
+	if ((c->interrupted = interrupted_code(status)) != 0) {
 		fprintf(stderr, "memguard bisect: interrupted\n");
 		return c->interrupted;
 	}
-	if (rc < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+	if (rc < 0 || !mg_exit_ok(status)) {
 		fprintf(stderr, "memguard bisect: memguard list failed (see %s)\n", errs);
 		c->keep = 1;
-		return WIFEXITED(status) && WEXITSTATUS(status) == 2 ? MG_EXIT_USAGE
-		                                                     : MG_EXIT_INFRA;
+		return !status.signo && status.status == 2 ? MG_EXIT_USAGE : MG_EXIT_INFRA;
 	}
 	FILE *f = fopen(out, "r");
 	if (!f)

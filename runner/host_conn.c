@@ -195,7 +195,7 @@ static void pend_add(run_ctx *c, host *h, int k, const char *buf, size_t n)
 	size_t take = n < room ? n : room;
 	if (h->out_npend[k] + take > h->out_cappend[k]) {
 		h->out_cappend[k] = 2 * (h->out_npend[k] + take);
-		h->out_pend[k] = xrealloc(h->out_pend[k], h->out_cappend[k]);
+		h->out_pend[k] = mg_xrealloc(h->out_pend[k], h->out_cappend[k]);
 	}
 	memcpy(h->out_pend[k] + h->out_npend[k], buf, take);
 	h->out_npend[k] += take;

@@ -88,7 +88,7 @@ void record_output(run_ctx *c, rtest *rt, const char *buf, size_t n)
 	size_t room = c->o->output_limit > rt->out_len ? c->o->output_limit - rt->out_len : 0;
 	size_t take = n < room ? n : room;
 	if (take) {
-		rt->out = xrealloc(rt->out, rt->out_len + take);
+		rt->out = mg_xrealloc(rt->out, rt->out_len + take);
 		memcpy(rt->out + rt->out_len, buf, take);
 		rt->out_len += take;
 	}
@@ -267,7 +267,7 @@ static void attach_outputs(run_ctx *c)
 				int n = snprintf(note, sizeof(note),
 				                 "\n[memguard: %zu more bytes dropped]\n",
 				                 rt->out_dropped);
-				rt->out = xrealloc(rt->out, rt->out_len + (size_t)n + 1);
+				rt->out = mg_xrealloc(rt->out, rt->out_len + (size_t)n + 1);
 				memcpy(rt->out + rt->out_len, note, (size_t)n);
 				rt->out_len += (size_t)n;
 			}
@@ -305,7 +305,7 @@ static void history_grew(run_ctx *c)
 		if (k >= 10)
 			continue;
 		if (rh->ngrew < 10)
-			rh->grew = xrealloc(rh->grew, (++rh->ngrew) * sizeof(*rh->grew));
+			rh->grew = mg_xrealloc(rh->grew, (++rh->ngrew) * sizeof(*rh->grew));
 		else
 			free(rh->grew[9].name);
 		memmove(&rh->grew[k + 1], &rh->grew[k], (rh->ngrew - 1 - k) * sizeof(*rh->grew));

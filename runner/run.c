@@ -84,7 +84,7 @@ static int prepare(run_ctx *c, run_options *o, mg_err *err)
 		return mg_err_set(err, MG_ERROR, "cannot find memguard's own executable: %s",
 		                  strerror(errno));
 	c->path[n] = 0;
-	c->shim_argv = xrealloc(NULL, ((size_t)o->host_argc + 10) * sizeof(char *));
+	c->shim_argv = mg_xrealloc(NULL, ((size_t)o->host_argc + 10) * sizeof(char *));
 	size_t k = 0;
 	c->shim_argv[k++] = "memguard";
 	c->shim_argv[k++] = "__driver";
@@ -120,7 +120,7 @@ static char *command_line(char **argv, int argc)
 	size_t cap = 1;
 	for (int i = 0; i < argc; i++)
 		cap += strlen(argv[i]) * 4 + 3;
-	char *s = xrealloc(NULL, cap), *p = s;
+	char *s = mg_xrealloc(NULL, cap), *p = s;
 	for (int i = 0; i < argc; i++) {
 		const char *a = argv[i];
 		int plain = *a != 0;
