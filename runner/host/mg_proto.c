@@ -146,7 +146,7 @@ static const struct {
     {"skip", 4, MG_MSG_SKIP},     {"recycle", 7, MG_MSG_RECYCLE}, {"bye", 3, MG_MSG_BYE},
     {"out", 3, MG_MSG_OUT},       {"list", 4, MG_CMD_LIST},       {"run", 3, MG_CMD_RUN},
     {"quit", 4, MG_CMD_QUIT},     {"dying", 5, MG_MSG_DYING},     {"peak", 4, MG_MSG_PEAK},
-    {"expect", 6, MG_CMD_EXPECT}, {"fed", 3, MG_CMD_FED},
+    {"expect", 6, MG_CMD_EXPECT}, {"fed", 3, MG_CMD_FED},         {"timeout", 7, MG_MSG_TIMEOUT},
 };
 
 /* The words of recycle's why, and whether a figure follows. */
@@ -236,6 +236,7 @@ int mg_proto_parse(mg_msg *out, char *line, size_t len)
 		return take_result(&c, out, 0);
 	case MG_MSG_FAIL:
 	case MG_MSG_SKIP:
+	case MG_MSG_TIMEOUT:
 		return take_result(&c, out, 1);
 	case MG_MSG_RECYCLE:
 		if (take_field(&c, &out->va) < 0 || take_field(&c, &out->rss) < 0)
@@ -369,6 +370,7 @@ size_t mg_proto_put(char *dst, size_t cap, const mg_msg *m)
 	case MG_MSG_PASS:
 	case MG_MSG_FAIL:
 	case MG_MSG_SKIP:
+	case MG_MSG_TIMEOUT:
 		put_field(&w, m->usec);
 		put_field(&w, m->va);
 		put_field(&w, m->rss);
@@ -438,12 +440,14 @@ size_t mg_proto_put_mark(char *dst, const char *secret, uint64_t ordinal)
 	return w.len;
 }
 
-int mg_proto_write_all(int fd, const void *buf, size_t n)
+int mg_proto_write_all(int fd, const void *buf, size_t n, uint64_t *writes)
 {
 	const char *p = buf;
 	while (n) {
 		ssize_t w = write(fd, p, n);
 		if (w > 0) {
+			if (writes)
+				(*writes)++;
 			p += w;
 			n -= (size_t)w;
 		} else if (w < 0 && errno == EAGAIN) {
@@ -458,12 +462,12 @@ int mg_proto_write_all(int fd, const void *buf, size_t n)
 	return 0;
 }
 
-void mg_proto_mark_streams(const char *secret, uint64_t ordinal)
+void mg_proto_mark_streams(const char *secret, uint64_t ordinal, uint64_t *writes)
 {
 	char mark[MG_MARK_MAX];
 	size_t n = mg_proto_put_mark(mark, secret, ordinal);
-	mg_proto_write_all(1, mark, n);
-	mg_proto_write_all(2, mark, n);
+	mg_proto_write_all(1, mark, n, writes);
+	mg_proto_write_all(2, mark, n, writes);
 }
 
 /* O(len). When the result is larger than cap, dst holds its first cap bytes

@@ -71,6 +71,8 @@ typedef enum mg_msg_kind {
 	MG_MSG_OUT,     /* out TEXT             (output of the started test; optional) */
 	MG_MSG_DYING,   /* dying SIG VA RSS PEAKVA (v2: written at a fatal signal, then it dies) */
 	MG_MSG_PEAK,    /* peak VA  (v2: VmPeak rose to VA during the started test, >= 1 ms) */
+	MG_MSG_TIMEOUT, /* timeout USEC VA RSS MESSAGE (the host ended the test at a time
+	                 * limit it keeps itself: the ctest driver's TIMEOUT) */
 	/* runner -> host */
 	MG_CMD_LIST,   /* list */
 	MG_CMD_RUN,    /* run NAME */
@@ -141,16 +143,19 @@ size_t mg_proto_put_mark(char *dst, const char *secret, uint64_t ordinal);
 /*
  * Writes all n bytes of buf to fd: EINTR is retried, EAGAIN (a descriptor
  * the program made non-blocking) waits in poll for room and retries. 0, or
- * -1 with errno when the reader has gone or fd is bad. Async-signal-safe.
+ * -1 with errno when the reader has gone or fd is bad. When writes is not
+ * NULL, every write call that wrote bytes adds 1 to *writes (the host
+ * library tells its own writes from its tests' by them). Async-signal-safe.
  */
-int mg_proto_write_all(int fd, const void *buf, size_t n);
+int mg_proto_write_all(int fd, const void *buf, size_t n, uint64_t *writes);
 
 /*
  * The boundary mark of ordinal written whole to stdout and to stderr (the
  * caller flushed its stdio first); a stream that is gone is left alone.
- * The one mark writer of the host library and the driver shims.
+ * The one mark writer of the host library and the driver shims; writes as
+ * for mg_proto_write_all.
  */
-void mg_proto_mark_streams(const char *secret, uint64_t ordinal);
+void mg_proto_mark_streams(const char *secret, uint64_t ordinal, uint64_t *writes);
 
 /*
  * Escapes src (len bytes, any byte but NUL) for a line: "\\" -> "\\\\",

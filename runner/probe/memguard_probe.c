@@ -66,7 +66,7 @@ static char *filter_text; /* the file's content, read at the first GTEST_FILTER 
 
 static void write_all(const char *p, size_t n)
 {
-	if (mg_proto_write_all(probe_fd, p, n) < 0)
+	if (mg_proto_write_all(probe_fd, p, n, NULL) < 0)
 		probe_fd = -1; /* the driver has gone: stay out of the way */
 }
 

@@ -3,7 +3,8 @@
  * memguard binary, with a native host of each arch (tests/hosts/
  * contract_host.c): a test's output stays on that test when stdout is
  * non-blocking and full at the boundary, and when the output holds the
- * bytes of a mark.
+ * bytes of a mark; and, with a host driven by hand, that the host library
+ * marks only the tests that wrote, with the run's secret.
  */
 #include <jansson.h>
 #include <stdio.h>
@@ -113,11 +114,64 @@ static void marks_forged_x86(void)
 	marks_forged(CONTRACT_HOST32);
 }
 
+/*
+ * A fault host driven by hand (version 3, a secret, 20 run lines from a
+ * file, then quit): only the tests that wrote (every 5th prints its name)
+ * are marked, each on both streams with the secret, and nothing else is
+ * on them. The library's own writes (a reply write before every test, the
+ * marks) are not the tests' writes: counted wrong, every test is marked.
+ */
+static void marks_silent(const char *host)
+{
+	static const char secret[] = "0123456789abcdef";
+	char host_env[4200], want_out[512] = "", want_err[512] = "";
+	snprintf(host_env, sizeof(host_env), "HOST=%s", host);
+	outcome o;
+	mg(&o,
+	   (const char *const[]){"/bin/sh", "-c",
+	                         "(for i in $(seq 0 19); do printf 'run fault/t%03d\\n' $i; done; "
+	                         "echo quit) > cmds && exec \"$HOST\" 3<cmds 4>replies",
+	                         NULL},
+	   (const char *const[]){host_env, "MG_FAULT=name@%5", "MG_FAULT_TESTS=20",
+	                         "MEMGUARD_HOST=3", "MEMGUARD_CMD_FD=3", "MEMGUARD_REPLY_FD=4",
+	                         "MEMGUARD_MARK=0123456789abcdef", NULL},
+	   0);
+	CU_ASSERT(exited_with(&o, 0));
+	for (int k = 4; k < 20; k += 5) { /* name@%5: the first at 4 */
+		char mark[64];
+		snprintf(mark, sizeof(mark), "\036\037mg:%s%d\036", secret, k);
+		snprintf(want_out + strlen(want_out), sizeof(want_out) - strlen(want_out),
+		         "fault/t%03d\n%s", k, mark);
+		snprintf(want_err + strlen(want_err), sizeof(want_err) - strlen(want_err), "%s",
+		         mark);
+	}
+	CU_ASSERT_STRING_EQUAL(o.out, want_out);
+	CU_ASSERT_STRING_EQUAL(o.err, want_err);
+	char path[128], replies[8192];
+	snprintf(path, sizeof(path), "%s/replies", o.dir);
+	slurp(path, replies, sizeof(replies));
+	int passed = 0;
+	for (char *p = replies; (p = strstr(p, "\npass ")) != NULL; p++)
+		passed++;
+	CU_ASSERT_EQUAL(passed, 20);
+	CU_ASSERT(strncmp(replies, "hello 3 ", 8) == 0);
+	done(&o);
+}
+
+static void marks_silent_x64(void)
+{
+	marks_silent(FAULT_HOST64);
+}
+
+static void marks_silent_x86(void)
+{
+	marks_silent(FAULT_HOST32);
+}
+
 static const mg_case cases[] = {
-    {"marks_nonblocking", marks_nonblocking_x64},
-    {"marks_nonblocking_x86", marks_nonblocking_x86},
-    {"marks_forged", marks_forged_x64},
-    {"marks_forged_x86", marks_forged_x86},
+    {"marks_nonblocking", marks_nonblocking_x64}, {"marks_nonblocking_x86", marks_nonblocking_x86},
+    {"marks_forged", marks_forged_x64},           {"marks_forged_x86", marks_forged_x86},
+    {"marks_silent", marks_silent_x64},           {"marks_silent_x86", marks_silent_x86},
 };
 
 MG_TEST_MAIN("host_contract", cases)
