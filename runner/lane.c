@@ -137,6 +137,7 @@ void lane_detach(run_ctx *c, lane *l)
 	tree_free(h->kids);
 	free(h->in);
 	free(h->outq);
+	free(h->outq_lines);
 	free(h->out_pend[0]); /* after its last test: no test's */
 	free(h->out_pend[1]);
 	free(h->sent);
@@ -209,13 +210,7 @@ static void lane_quit(run_ctx *c, lane *l, host_end end, const char *why)
 		if (h->nsent)
 			h->nsent--; /* never written: no ordinal in the host */
 	}
-	static const char quit[] = "quit\n";
-	if (h->outq_len + sizeof(quit) > h->outq_cap) {
-		h->outq_cap = h->outq_len + sizeof(quit) + 64;
-		h->outq = mg_xrealloc(h->outq, h->outq_cap);
-	}
-	memcpy(h->outq + h->outq_len, quit, sizeof(quit) - 1);
-	h->outq_len += sizeof(quit) - 1;
+	conn_send(h, &(mg_msg){.kind = MG_CMD_QUIT});
 	h->end = end;
 	snprintf(h->why, sizeof(h->why), "%s", why ? why : "");
 	record_breakdown(c, l, end == END_RECYCLE ? "recycle" : "peak");
@@ -311,21 +306,12 @@ void lane_schedule(run_ctx *c, lane *l)
 		else
 			plan_pop(c);
 		retry = 0;
-		size_t need = rt->len * 2 + 56;
-		if (h->outq_len + need > h->outq_cap) {
-			h->outq_cap = 2 * (h->outq_len + need);
-			h->outq = mg_xrealloc(h->outq, h->outq_cap);
-		}
 		if ((rt->exp_rise || rt->exp_growth) && h->version >= 2 &&
 		    c->driver == DRIVER_NATIVE) /* history's word, for the host's admission */
-			h->outq_len += (size_t)snprintf(
-			    h->outq + h->outq_len, h->outq_cap - h->outq_len, "expect %llu %llu\n",
-			    (unsigned long long)rt->exp_rise, (unsigned long long)rt->exp_growth);
-		memcpy(h->outq + h->outq_len, "run ", 4);
-		h->outq_len += 4;
-		h->outq_len += mg_proto_escape(h->outq + h->outq_len, h->outq_cap - h->outq_len,
-		                               rt->name, rt->len);
-		h->outq[h->outq_len++] = '\n';
+			conn_send(h, &(mg_msg){.kind = MG_CMD_EXPECT,
+			                       .va = rt->exp_rise,
+			                       .bytes = rt->exp_growth});
+		conn_send(h, &(mg_msg){.kind = MG_CMD_RUN, .text = rt->name, .text_len = rt->len});
 		h->flight[(h->fhead + h->nflight++) % c->o->pipeline] = t;
 		if (h->nsent == h->capsent) {
 			h->capsent = h->capsent ? 2 * h->capsent : 64;
@@ -335,14 +321,8 @@ void lane_schedule(run_ctx *c, lane *l)
 		fed++;
 	}
 	/* a shim that gives its program all it was given waits for the burst's end */
-	if (fed && (c->driver == DRIVER_GTEST || c->driver == DRIVER_CATCH2)) {
-		if (h->outq_len + 4 > h->outq_cap) {
-			h->outq_cap = 2 * (h->outq_len + 4);
-			h->outq = mg_xrealloc(h->outq, h->outq_cap);
-		}
-		memcpy(h->outq + h->outq_len, "fed\n", 4);
-		h->outq_len += 4;
-	}
+	if (fed && (c->driver == DRIVER_GTEST || c->driver == DRIVER_CATCH2))
+		conn_send(h, &(mg_msg){.kind = MG_CMD_FED});
 	if (fed)
 		lane_fire(c, l, EV_FED);
 	if ((h->state == HOST_READY) && !h->nflight) {

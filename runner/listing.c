@@ -81,7 +81,9 @@ int listing_run(run_ctx *c, name_list *out, mg_err *err)
 		return rc;
 	}
 	rc = MG_ERROR;
-	if (write(spawn_cmd_fd(p), "list\n", 5) != 5) {
+	char cmd[8];
+	size_t n = mg_proto_put(cmd, sizeof(cmd), &(mg_msg){.kind = MG_CMD_LIST});
+	if (write(spawn_cmd_fd(p), cmd, n) != (ssize_t)n) {
 		mg_err_set(err, MG_EPROTO, "host '%s' did not take the list command",
 		           c->o->host_argv[0]);
 		goto done;
@@ -193,7 +195,8 @@ int listing_run(run_ctx *c, name_list *out, mg_err *err)
 				}
 				if (listing_check_unique(c, out, err) < 0)
 					goto done;
-				if (write(spawn_cmd_fd(p), "quit\n", 5) < 0) {
+				n = mg_proto_put(cmd, sizeof(cmd), &(mg_msg){.kind = MG_CMD_QUIT});
+				if (write(spawn_cmd_fd(p), cmd, n) < 0) {
 					/* it may have gone: the wait below reaps it */
 				}
 				rc = 0;

@@ -39,7 +39,7 @@
 #define TIMELINE_POINTS 4096 /* per lane */
 #define GROWTH_WINDOW   32   /* recent per-test growths kept per lane */
 #define MAX_DESCENDANTS 64
-#define ENV_SLOTS       8     /* MEMGUARD_* variables a host gets */
+#define ENV_SLOTS       9     /* MEMGUARD_* variables a host gets */
 #define SLOW_TEST       0.005 /* seconds: above it, a lane keeps only 2 tests in flight */
 /* A native host without --pipeline holds as many run lines as take it
  * PIPELINE_WORK (16 to PIPELINE_AUTO), and while it holds more than twice
@@ -113,7 +113,7 @@ typedef struct host {
 	size_t nsent, capsent;
 	uint64_t sent_base;
 	uint64_t out_seq[2];
-	char mark_pend[2][32];
+	char mark_pend[2][MG_MARK_MAX];
 	size_t mark_npend[2];
 	/* per stream, the bytes since its last mark: the next mark's test's (a
 	 * host marks only tests that wrote), or the test the host ends in */
@@ -121,9 +121,16 @@ typedef struct host {
 	size_t out_npend[2], out_cappend[2];
 	uint64_t out_pend_dropped[2];
 	double reply_due; /* its replies are not polled before: it has work enough */
-	char *outq;       /* run lines not yet written */
+	/* host_conn's: the command lines not yet written (conn_send), and where
+	 * each ends and whether it is a run line (conn_unfeed takes them back) */
+	char *outq;
 	size_t outq_len, outq_cap;
 	int outq_mid; /* outq starts inside a line already partly written */
+	struct outq_line {
+		size_t end;
+		int run;
+	} * outq_lines;
+	size_t outq_nlines, outq_caplines;
 	double t_start;
 	host_end end; /* decided before the host is gone (a quit sent): END_NONE until then */
 	char why[256];
@@ -164,7 +171,8 @@ typedef struct run_ctx {
 	int pipeline_auto; /* no --pipeline: depth follows the tests' pace (policy_depth) */
 	double tree_interval;
 	char **envp;
-	char *env_store[ENV_SLOTS]; /* the MEMGUARD_* entries of envp */
+	char *env_store[ENV_SLOTS];               /* the MEMGUARD_* entries of envp */
+	char mark_secret[MG_MARK_SECRET_LEN + 1]; /* v3: in every host's marks, chosen once */
 	mg_arch arch;
 	limits soft, hard; /* for the host's arch */
 	/* VA limits per process arch (mg_arch): a tree may hold both kinds */
@@ -348,6 +356,7 @@ int sample_gap(const run_ctx *c, const host *h, uint64_t va, uint64_t *gap);
 
 /* host_conn.c */
 void conn_build_env(run_ctx *c, int with_limits, const lane *l);
+void conn_send(host *h, const mg_msg *m);
 void conn_flush(run_ctx *c, lane *l);
 size_t conn_unfeed(host *h);
 void conn_read_replies(run_ctx *c, lane *l);

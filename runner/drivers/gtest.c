@@ -21,6 +21,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "mg_contract.h"
 #include "mg_elf.h"
 #include "shim.h"
 #include "spawn.h"
@@ -216,10 +217,8 @@ static void probe_setup(shim *s, gtest *g, int say)
 	shim_setenv(s, "MEMGUARD_PROBE_FD", fd);
 	if (g->catch2)
 		shim_setenv(s, "MEMGUARD_PROBE_FORMAT", "catch2");
-	pass_env(s, MG_ENV_RECYCLE_VA);
-	pass_env(s, MG_ENV_RECYCLE_RSS);
-	pass_env(s, MG_ENV_KILL_VA);
-	pass_env(s, MG_ENV_RECYCLE_GAP);
+	for (size_t i = 0; i < MG_CONTRACT_NLIMITS; i++) /* the verdict's, all of them */
+		pass_env(s, mg_contract_limits[i].env);
 	g->probe_state = 1;
 }
 
