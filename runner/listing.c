@@ -2,6 +2,7 @@
  * listing.c - one host answers "list": the names of its tests. Blocking,
  * with a deadline; a host that breaks the protocol or dies is an error naming it.
  */
+#include "memguard_host.h"
 #include "run_int.h"
 
 #include <errno.h>
@@ -81,11 +82,9 @@ int listing_run(run_ctx *c, name_list *out, mg_err *err)
 		return rc;
 	}
 	rc = MG_ERROR;
-	if (write(spawn_cmd_fd(p), "list\n", 5) != 5) {
-		mg_err_set(err, MG_EPROTO, "host '%s' did not take the list command",
-		           c->o->host_argv[0]);
-		goto done;
-	}
+	/* a host that is gone already (it refused to start) is judged by how
+	 * it ended, below, not by the list command it could not take */
+	int sent = write(spawn_cmd_fd(p), "list\n", 5) == 5;
 	for (;;) {
 		struct pollfd pf[4] = {{spawn_reply_fd(p), POLLIN, 0},
 		                       {spawn_out_fd(p), POLLIN, 0},
@@ -106,10 +105,12 @@ int listing_run(run_ctx *c, name_list *out, mg_err *err)
 			                                 "sets it");
 			goto done;
 		}
-		if (poll(pf, 4, (int)(left * 1000) + 1) < 0 && errno != EINTR)
+		if (poll(pf, 4, supervise_poll_ms(left) + 1) < 0 && errno != EINTR)
 			goto done;
 		if (pf[3].revents) {
-			supervise_signals(c);
+			/* only a stop signal counts here: reaping (SIGCHLD) would
+			 * take the listing host's exit status from spawn_wait */
+			supervise_stop_pending(c);
 			if (c->signo) {
 				mg_err_set(err, MG_ERROR, "interrupted while listing the tests");
 				goto done;
@@ -140,12 +141,38 @@ int listing_run(run_ctx *c, name_list *out, mg_err *err)
 		if (n <= 0) {
 			int st;
 			spawn_wait(p, 0, &st, NULL);
-			if (!got_hello)
+			/* what it said before it ended (why it refused to start) is
+			 * shown before our line */
+			for (int k = 1; k < 3; k++) {
+				int fd = k == 1 ? spawn_out_fd(p) : spawn_err_fd(p);
+				struct pollfd one = {fd, POLLIN, 0};
+				ssize_t got;
+				while (fd >= 0 && poll(&one, 1, 0) > 0 &&
+				       (got = read(fd, tmp, sizeof(tmp))) > 0) {
+					ssize_t w = write(2, tmp, (size_t)got);
+					(void)w;
+				}
+			}
+			if (!got_hello && elf_contains(c->path, MG_HOST_MARKER, NULL) == 1)
+				/* a host that refused to start (an over-long test name):
+				 * its own message, on stderr above, says why */
+				mg_err_set(err, MG_EPROTO,
+				           "host '%s' %s %d before its greeting (its message "
+				           "above says why)",
+				           c->o->host_argv[0],
+				           WIFSIGNALED(st) ? "was killed by signal"
+				                           : "exited with status",
+				           WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
+			else if (!got_hello)
 				mg_err_set(err, MG_EPROTO,
 				           "'%s' is not a memguard host: it %s without a greeting "
 				           "(link it with the host library, or use --driver)",
 				           c->o->host_argv[0],
 				           WIFSIGNALED(st) ? "was killed by a signal" : "exited");
+			else if (!sent)
+				mg_err_set(err, MG_EPROTO,
+				           "host '%s' did not take the list command",
+				           c->o->host_argv[0]);
 			else
 				mg_err_set(err, MG_EPROTO, "host '%s' ended before its list ended",
 				           c->o->host_argv[0]);

@@ -109,6 +109,15 @@ void progress_event(progress *p, unsigned lane, uint32_t gen, pid_t pid, const c
 		draw(p, mono());
 }
 
+void progress_note(progress *p, unsigned lane, const char *line)
+{
+	if (p && p->tty && !p->quiet)
+		fputs("\r\033[K", stderr);
+	fprintf(stderr, "memguard: lane %u: %s\n", lane, line);
+	if (p && p->tty && !p->quiet)
+		draw(p, mono());
+}
+
 void progress_end(progress *p)
 {
 	if (p && p->tty && !p->quiet)

@@ -21,6 +21,8 @@ void progress_sample(progress *p, unsigned lane, uint64_t va, uint64_t peak);
 /* A host ended other than by a plain quit. */
 void progress_event(progress *p, unsigned lane, uint32_t gen, pid_t pid, const char *end,
                     uint32_t tests_run, const char *why);
+/* A line about a lane that must be seen, -q or not (a stopped host). */
+void progress_note(progress *p, unsigned lane, const char *line);
 /* Clears the live line. */
 void progress_end(progress *p);
 void progress_free(progress *p);

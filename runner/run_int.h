@@ -114,6 +114,14 @@ typedef struct host {
 	double t_start;
 	host_end end; /* decided before the host is gone (a quit sent): END_NONE until then */
 	char why[256];
+	/* no progress (supervise_progress): the front test these are about (its
+	 * start time), the CPU ticks of its processes at the last look, since
+	 * when they have not moved, when to look next, and whether it was said */
+	double np_test;
+	pid_t np_pid; /* 0: not looked at yet */
+	uint64_t np_cpu;
+	double np_since, np_next;
+	int np_said;
 } host;
 
 typedef struct lane {
@@ -310,10 +318,24 @@ void lane_failed_start(lane *l, const char *why);
 void lane_timeout(run_ctx *c, lane *l, double dur, const char *why);
 
 /* supervise.c */
+/* A poll(2) timeout for a wait of seconds (>= 0), rounded up: clamped to a
+ * day, so no --timeout or --deadline can overflow an int (the loop wakes
+ * and waits again). */
+static inline int supervise_poll_ms(double seconds)
+{
+	if (!(seconds > 0))
+		return 0;
+	if (seconds > 86400.0)
+		return 86400000;
+	return (int)(seconds * 1000 + 0.999);
+}
+
 void supervise_signals(run_ctx *c);
 void supervise_stop_all(run_ctx *c, host_end end, const char *why);
 void supervise_run(run_ctx *c);
 void supervise_install_signals(run_ctx *c);
+void supervise_interruptible_writes(void);
+int supervise_stop_pending(run_ctx *c);
 void supervise_reap_orphans(void);
 
 /* listing.c */
