@@ -79,6 +79,11 @@ typedef struct ct_test {
 	double timeout; /* seconds, 0: none */
 } ct_test;
 
+/* A lock directory's path (TMPDIR, up to PATH_MAX, and its name), and a
+ * lock file's (the directory's and the file's 38). */
+#define LOCK_DIR_MAX  (4096 + 64)
+#define LOCK_PATH_MAX (LOCK_DIR_MAX + 64)
+
 typedef struct ctest_drv {
 	const shim_args *a; /* first, as in exec.c's context: exec_exited reads a->shell */
 	ct_test *v;
@@ -90,10 +95,10 @@ typedef struct ctest_drv {
 	struct timespec t0;
 	int timed_out;
 	int held[64];
-	char held_path[64][4200];
+	char held_path[64][LOCK_PATH_MAX];
 	int nheld;
 	int serial_fd;
-	char serial_path[4200];
+	char serial_path[LOCK_PATH_MAX];
 	uint64_t lock_hash; /* of the test directory; 0: not known yet */
 	int lock_try;       /* which lock directory name is ours */
 	char lock_err[512];
@@ -339,7 +344,7 @@ static int lock_hold(ctest_drv *d, const char *what, int how, char *path, size_t
 	tmp = tmp && *tmp ? tmp : "/tmp";
 	path[0] = 0;
 	for (int tries = 0; tries < 100; tries++) {
-		char dir[4096];
+		char dir[LOCK_DIR_MAX];
 		int k = d->lock_try;
 		if (k >= LOCK_DIR_TRIES) {
 			snprintf(
@@ -396,7 +401,7 @@ static int lock_hold(ctest_drv *d, const char *what, int how, char *path, size_t
 static void lock_remove(const char *path)
 {
 	unlink(path);
-	char dir[4096];
+	char dir[LOCK_PATH_MAX];
 	snprintf(dir, sizeof(dir), "%s", path);
 	char *slash = strrchr(dir, '/');
 	if (slash) {

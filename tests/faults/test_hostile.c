@@ -3,9 +3,9 @@
  * a run: a FIFO at an output path, a host that stops itself, links planted
  * at the ctest driver's lock paths, a config with a key twice, durations too
  * long for an int of milliseconds, CRLF in --tests-from, --contain pid as a
- * user without root, a 100 KB test name. The real memguard binary and real hosts; every run is
- * bounded by the test (SIGKILL after RUN_LIMIT s), so a hang fails the case
- * instead of hanging it.
+ * user without root, a 100 KB test name, SIGTERM while a write blocks. The real memguard binary and
+ * real hosts; every run is bounded by the test (SIGKILL after RUN_LIMIT s), so a hang fails the
+ * case instead of hanging it.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -433,6 +434,59 @@ static void long_test_name(void)
 	remove_dir();
 }
 
+/* Output to a pipe nobody reads (a stuck CI log reader): once the pipe is
+ * full memguard blocks writing its JUnit file to stdout; SIGTERM then ends
+ * it at once, by that signal (the write used to restart, for ever). */
+static void sigterm_blocked_stdout(void)
+{
+	make_dir();
+	int p[2];
+	CU_ASSERT_FATAL(pipe(p) == 0);
+	char errp[128];
+	snprintf(errp, sizeof(errp), "%s/stderr", dir);
+	fflush(NULL);
+	pid_t pid = fork();
+	CU_ASSERT_FATAL(pid >= 0);
+	if (pid == 0) {
+		int fe = open(errp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (fe < 0 || dup2(p[1], 1) < 0 || dup2(fe, 2) < 0 || chdir(dir) < 0)
+			_exit(126);
+		close(p[0]);
+		setenv("TMPDIR", dir, 1);
+		setenv("MG_FAULT_TESTS", "3000", 1);
+		unsetenv("CI");
+		execl(MEMGUARD_BIN, MEMGUARD_BIN, "run", "-q", "-j", "1", "--adapter", "junit=-",
+		      "--", FAULT64, (char *)NULL);
+		_exit(127);
+	}
+	close(p[1]);
+	/* wait for the pipe to fill (64 KiB), then a moment for the write to block */
+	struct timespec tick = {0, 20 * 1000 * 1000};
+	int queued = 0;
+	for (int i = 0; i < RUN_LIMIT * 50 && queued < 65536; i++) {
+		if (ioctl(p[0], FIONREAD, &queued) < 0)
+			break;
+		nanosleep(&tick, NULL);
+	}
+	CU_ASSERT(queued >= 65536);
+	nanosleep(&(struct timespec){0, 300 * 1000 * 1000}, NULL);
+	kill(pid, SIGTERM);
+	int status = 0, waited = 0;
+	pid_t w;
+	while ((w = waitpid(pid, &status, WNOHANG)) == 0 && waited++ < RUN_LIMIT * 50)
+		nanosleep(&tick, NULL);
+	if (w != pid) {
+		fprintf(stderr, "memguard did not end within %d s of SIGTERM: killed\n", RUN_LIMIT);
+		kill(pid, SIGKILL);
+		waitpid(pid, &status, 0);
+		CU_FAIL("SIGTERM did not end a blocked write");
+	} else {
+		CU_ASSERT(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM);
+	}
+	close(p[0]);
+	remove_dir();
+}
+
 static const mg_case cases[] = {
     {"fifo_output", fifo_output},
     {"symlink_report", symlink_report},
@@ -444,6 +498,7 @@ static const mg_case cases[] = {
     {"tests_from_crlf", tests_from_crlf},
     {"contain_pid_unprivileged", contain_pid_unprivileged},
     {"long_test_name", long_test_name},
+    {"sigterm_blocked_stdout", sigterm_blocked_stdout},
 };
 
 int main(int argc, char **argv)
