@@ -4,6 +4,7 @@
  * supervise (the poll loop) -> record (finish) -> adapters. What happens in a
  * room is in that room's file; this one only puts them in order.
  */
+#include "atomic.h"
 #include "contain.h"
 #include "run_int.h"
 
@@ -231,6 +232,13 @@ int run_main(int argc, char **argv, const run_hooks *hooks)
 			options_free(&o);
 			return MG_EXIT_USAGE;
 		}
+	/* a report path that would be refused at the end (a FIFO, a device, a
+	 * link) is refused before the suite runs for nothing */
+	if (o.report && atomic_check(o.report, &err) < 0) {
+		fprintf(stderr, "memguard run: %s\n", err.msg);
+		options_free(&o);
+		return MG_EXIT_INFRA;
+	}
 	if (!o.node_index)
 		options_node_from_env(&o.node_index, &o.node_total);
 	int rc = prepare(&c, &o, &err);
