@@ -182,10 +182,11 @@ static void supervise_sample(run_ctx *c)
  * A test that makes no progress: every process of it stopped (T state: it
  * stopped itself, or a debugger left it), or none of them used CPU time,
  * while no result came. Said once (one line naming the host and its state)
- * when it has lasted NP_SAY (or half the limit), ended as a timeout
- * ("stopped", "no progress") at --no-progress. The processes: a native
- * host and its descendants; under a driver's shim its descendants (the shim
- * itself polls). O(processes) a second per host running a test.
+ * when it has lasted 5 s stopped or 60 s without CPU (at most half the
+ * limit); ended as a timeout ("stopped", "no progress") at --no-progress.
+ * The processes (sample_progress): a native host and its descendants; under
+ * a driver's shim its descendants (the shim itself polls). O(processes) a
+ * second per host running a test.
  */
 static void supervise_progress(run_ctx *c, lane *l, double t)
 {
