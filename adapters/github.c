@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "adapters.h"
+#include "atomic.h"
 
 #define SUMMARY_LIMIT (1024 * 1024 - 1024) /* GitHub's step summary cap is 1 MiB */
 #define MAX_PER_KIND  10
@@ -105,9 +106,10 @@ static void memlimits(const report *r, FILE *f)
 /* name=value lines for later steps (steps.ID.outputs.peak_va ...). */
 static int outputs(const report *r, const char *path, mg_err *err)
 {
-	FILE *f = fopen(path, "a");
+	mg_err why;
+	FILE *f = atomic_append(path, &why);
 	if (!f)
-		return mg_err_set(err, MG_ERROR, "GITHUB_OUTPUT %s: %s", path, strerror(errno));
+		return mg_err_set(err, MG_ERROR, "GITHUB_OUTPUT %s", why.msg);
 	const report_totals *t = &r->totals;
 	fprintf(f,
 	        "memguard_peak_va=%llu\nmemguard_peak_rss=%llu\nmemguard_recycles=%llu\n"
@@ -140,10 +142,10 @@ int github_render(const report *r, const char *path, mg_err *err)
 		FILE *m = open_memstream(&buf, &len);
 		if (!m || markdown_summary(r, m, SUMMARY_LIMIT) != 0 || fclose(m) != 0)
 			abort();
-		FILE *f = fopen(summary, "a");
+		mg_err why;
+		FILE *f = atomic_append(summary, &why);
 		if (!f) {
-			rc = mg_err_set(err, MG_ERROR, "step summary %s: %s", summary,
-			                strerror(errno));
+			rc = mg_err_set(err, MG_ERROR, "step summary %s", why.msg);
 		} else {
 			size_t put = fwrite(buf, 1, len, f);
 			if (fclose(f) != 0 || put != len)

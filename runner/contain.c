@@ -208,8 +208,6 @@ int contain_start(const char *mode, mg_err *err)
 			mapped = 0;
 		else
 			kind = CONTAIN_USER_NS;
-	} else if (kind == CONTAIN_PROCESS_GROUP && !user_err) {
-		user_err = pid_err;
 	}
 	if (!mapped) {
 		int e = errno;
@@ -231,8 +229,12 @@ int contain_start(const char *mode, mg_err *err)
 			         "no PID namespace (%s), none in a user namespace either (%s)",
 			         strerror(pid_err), strerror(user_err));
 		else
-			snprintf(why_not, sizeof(why_not), "no %s namespace: %s",
-			         pid_err ? "PID" : "user", strerror(pid_err ? pid_err : user_err));
+			snprintf(why_not, sizeof(why_not), "no %s namespace: %s%s",
+			         pid_err ? "PID" : "user", strerror(pid_err ? pid_err : user_err),
+			         pid_err == EPERM && saved_uid != 0
+			             ? " (without root, only in a user namespace: --contain user "
+			               "or auto)"
+			             : "");
 		if (strcmp(mode, "auto"))
 			return mg_err_set(err, MG_ERROR, "--contain %s: %s", mode, why_not);
 		return 0;

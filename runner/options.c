@@ -26,6 +26,7 @@ void options_init(run_options *o)
 	o->max_restarts = 3;
 	o->output_limit = 64 * 1024;
 	o->driver = "auto";
+	o->no_progress = OPTIONS_NO_PROGRESS;
 }
 
 int options_parse_duration(double *out, const char *text, mg_err *err)
@@ -176,6 +177,17 @@ static int apply(run_options *o, const char *key, const char *val, int layer, mg
 	} else if (!strcmp(key, "jobs")) {
 		if (parse_uint(&o->jobs, val, 1, 256, "jobs", err) < 0)
 			return MG_EINVAL;
+	} else if (!strcmp(key, "no-progress")) {
+		double d;
+		if (!strcmp(val, "none") || !strcmp(val, "0"))
+			d = 0;
+		else if (options_parse_duration(&d, val, &e) < 0)
+			return mg_err_set(err, MG_EINVAL, "no-progress: %s (or none)", e.msg);
+		else if (d < 1)
+			return mg_err_set(err, MG_EINVAL,
+			                  "no-progress: '%s' is too short (at least 1s, or none)",
+			                  val);
+		o->no_progress = d;
 	} else if (!strcmp(key, "timeout") || !strcmp(key, "deadline") ||
 	           !strcmp(key, "interval")) {
 		double d;
@@ -257,7 +269,7 @@ int options_load_config(run_options *o, const char *path, mg_err *err)
 	FILE *f = fopen(file, "r");
 	if (!f)
 		return mg_err_set(err, MG_EINVAL, "config %s: %s", file, strerror(errno));
-	json_t *root = json_loadf(f, 0, &je);
+	json_t *root = json_loadf(f, JSON_REJECT_DUPLICATES, &je);
 	fclose(f);
 	if (!root && je.line < 1)
 		return mg_err_set(err, MG_EINVAL, "config %s: %s", file, je.text);
@@ -270,7 +282,7 @@ int options_load_config_buffer(run_options *o, const char *buf, size_t len, cons
                                mg_err *err)
 {
 	json_error_t je;
-	json_t *root = json_loadb(buf, len, 0, &je);
+	json_t *root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &je);
 	if (!root)
 		return mg_err_set(err, MG_EINVAL, "config %s:%d: %s", name, je.line, je.text);
 	return config_apply(o, root, name, err);
@@ -295,6 +307,24 @@ static int config_apply(run_options *o, json_t *root, const char *file, mg_err *
 		for (char *c = name; *c; c++)
 			if (*c == '_')
 				*c = '-';
+		/* kill_at and kill-at are one key: given both, neither may win */
+		const char *other;
+		json_t *ov;
+		json_object_foreach(root, other, ov)
+		{
+			if (other == key || !strcmp(other, key))
+				break;
+			char oname[64];
+			snprintf(oname, sizeof(oname), "%s", other);
+			for (char *c = oname; *c; c++)
+				if (*c == '_')
+					*c = '-';
+			if (!strcmp(oname, name))
+				return mg_err_set(err, MG_EINVAL,
+				                  "config %s: duplicate key '%s' (also given as "
+				                  "'%s')",
+				                  file, key, other);
+		}
 		if (!strcmp(name, "adapters") || !strcmp(name, "adapter")) {
 			size_t i;
 			json_t *a;
@@ -352,10 +382,11 @@ static int config_apply(run_options *o, json_t *root, const char *file, mg_err *
 
 /* Long flags that take a value, by the key they set. */
 static const char *const valued[] = {
-    "arch",     "recycle-at", "kill-at",      "jobs",         "timeout",       "deadline",
-    "interval", "pipeline",   "max-restarts", "output-limit", "address-space", "report",
-    "adapter",  "suite",      "driver",       "filter",       "node",          "config",
-    "list-cmd", "list-file",  "tests-from",   "history",      "order",         "contain"};
+    "arch",          "recycle-at", "kill-at",  "jobs",         "timeout",
+    "deadline",      "interval",   "pipeline", "max-restarts", "output-limit",
+    "address-space", "report",     "adapter",  "suite",        "driver",
+    "filter",        "node",       "config",   "list-cmd",     "list-file",
+    "tests-from",    "history",    "order",    "contain",      "no-progress"};
 
 int options_parse(run_options *o, int argc, char **argv, mg_err *err)
 {
@@ -462,6 +493,8 @@ const char *options_usage(void)
 	       "                         the host's time to list its tests (default 60s)\n"
 	       "  --deadline D           whole-run deadline (listing included); tests not run\n"
 	       "                         are 'not-run'\n"
+	       "  --no-progress D|none   a test whose processes are stopped, or use no CPU,\n"
+	       "                         for D without a result is 'timeout' (default 5m)\n"
 	       "  --interval D           base sampling interval (default 5ms; adaptive)\n"
 	       "  --pipeline N           run lines in flight per host (default 16; gtest 1000000)\n"
 	       "  --max-restarts N       failed host starts in a row before a lane gives up (3)\n"

@@ -70,8 +70,8 @@ static int cmp_name(const void *a, const void *b)
 }
 
 /*
- * Reads FILE (one test name a line) into order: indices into nl, in the
- * file's order, each at most once. A name the host did not list is a usage
+ * Reads FILE (one test name a line, LF or CRLF) into order: indices into nl,
+ * in the file's order, each at most once. A name the host did not list is a usage
  * error naming it. O(n log n).
  */
 int plan_tests_from(size_t **order, size_t *norder, name_list *nl, const char *file, mg_err *err)
@@ -94,6 +94,8 @@ int plan_tests_from(size_t **order, size_t *norder, name_list *nl, const char *f
 	int rc = 0;
 	while ((len = getline(&line, &cap, f)) >= 0) {
 		if (len && line[len - 1] == '\n')
+			line[--len] = 0;
+		if (len && line[len - 1] == '\r') /* a CRLF file (written on Windows) */
 			line[--len] = 0;
 		if (!len)
 			continue;

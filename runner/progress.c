@@ -121,6 +121,15 @@ void progress_warning(progress *p, unsigned lane, uint32_t gen, pid_t pid, uint3
 	event(p, lane, gen, pid, "warning", tests_run, why);
 }
 
+void progress_note(progress *p, unsigned lane, const char *line)
+{
+	if (p && p->tty && !p->quiet)
+		fputs("\r\033[K", stderr);
+	fprintf(stderr, "memguard: lane %u: %s\n", lane, line);
+	if (p && p->tty && !p->quiet)
+		draw(p, mono());
+}
+
 void progress_end(progress *p)
 {
 	if (p && p->tty && !p->quiet)

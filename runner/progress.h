@@ -24,6 +24,8 @@ void progress_event(progress *p, unsigned lane, uint32_t gen, pid_t pid, report_
 /* A soft limit crossed where the driver cannot recycle. */
 void progress_warning(progress *p, unsigned lane, uint32_t gen, pid_t pid, uint32_t tests_run,
                       const char *why);
+/* A line about a lane that must be seen, -q or not (a stopped host). */
+void progress_note(progress *p, unsigned lane, const char *line);
 /* Clears the live line. */
 void progress_end(progress *p);
 void progress_free(progress *p);

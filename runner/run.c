@@ -4,6 +4,7 @@
  * supervise (the poll loop) -> record (finish) -> adapters. What happens in a
  * room is in that room's file; this one only puts them in order.
  */
+#include "atomic.h"
 #include "contain.h"
 #include "run_int.h"
 
@@ -238,6 +239,13 @@ int run_main(int argc, char **argv, const run_hooks *hooks)
 			options_free(&o);
 			return MG_EXIT_USAGE;
 		}
+	/* a report path that would be refused at the end (a FIFO, a device, a
+	 * link) is refused before the suite runs for nothing */
+	if (o.report && atomic_check(o.report, &err) < 0) {
+		fprintf(stderr, "memguard run: %s\n", err.msg);
+		options_free(&o);
+		return MG_EXIT_INFRA;
+	}
 	if (!o.node_index)
 		options_node_from_env(&o.node_index, &o.node_total);
 	int rc = prepare(&c, &o, &err);
@@ -269,6 +277,7 @@ int run_main(int argc, char **argv, const run_hooks *hooks)
 		c.rep->exit_code = c.signo ? 128 + c.signo : MG_EXIT_INFRA;
 		c.rep->interrupted = c.signo != 0;
 		c.rep->wall = now(&c);
+		supervise_interruptible_writes();
 		if (o.report && report_save(c.rep, o.report, &err) < 0)
 			fprintf(stderr, "memguard run: %s\n", err.msg);
 		goto out;
@@ -317,30 +326,38 @@ int run_main(int argc, char **argv, const run_hooks *hooks)
 	code = policy_exit_code(&c);
 	c.rep->exit_code = code;
 
+	/* a stop signal from here on ends the writing: what is left unwritten
+	 * stays as it was (no half-written file), then the signal is re-raised */
+	supervise_interruptible_writes();
+	int stop = 0;
 	if (o.report && report_save(c.rep, o.report, &err) < 0) {
 		fprintf(stderr, "memguard run: %s\n", err.msg);
 		if (!c.signo)
 			code = MG_EXIT_INFRA;
 	}
+	stop = supervise_stop_pending(&c);
 	/* The job log always gets the table and the tests that did not pass
 	 * (whatever adapters write elsewhere: a step summary, files); -q drops
 	 * it only when adapters are given, else it is the run's one output. */
 	int table_shown = 0;
 	for (size_t i = 0; i < o.nadapters; i++)
 		table_shown |= adapters_console_on_stdout(o.adapters[i]);
-	if (!table_shown && (o.nadapters == 0 || !o.quiet)) {
+	if (!stop && !table_shown && (o.nadapters == 0 || !o.quiet)) {
 		if (adapters_render(c.rep, "console", &err) < 0)
 			fprintf(stderr, "memguard run: %s\n", err.msg);
 		fflush(stdout);
+		stop = supervise_stop_pending(&c);
 	}
 	/* An output CI reads that could not be written is an infrastructure
 	 * error (3), even when tests failed (1): the failure would go unseen. */
-	for (size_t i = 0; i < o.nadapters; i++)
+	for (size_t i = 0; i < o.nadapters && !stop; i++) {
 		if (adapters_render(c.rep, o.adapters[i], &err) < 0) {
 			fprintf(stderr, "memguard run: adapter %s: %s\n", o.adapters[i], err.msg);
 			if (!c.signo)
 				code = MG_EXIT_INFRA;
 		}
+		stop = supervise_stop_pending(&c);
+	}
 	if (c.protocol_breaks && !c.signo) /* under the console's table */
 		fprintf(stderr,
 		        "memguard run: %u host%s broke the protocol (the generations say how; "

@@ -134,6 +134,14 @@ typedef struct host {
 	double t_start;
 	host_end end; /* decided before the host is gone (a quit sent): END_NONE until then */
 	char why[256];
+	/* no progress (supervise_progress): the front test these are about (its
+	 * start time), the CPU ticks of its processes at the last look, since
+	 * when they have not moved, when to look next, and whether it was said */
+	double np_test;
+	pid_t np_pid; /* 0: not looked at yet */
+	uint64_t np_cpu;
+	double np_since, np_next;
+	int np_said;
 } host;
 
 typedef struct lane {
@@ -353,6 +361,18 @@ uint64_t sample_vm_peak(const host *h);
  * driver's program), VA past half the ceiling. 0 and *gap when read; -1
  * when not read. */
 int sample_gap(const run_ctx *c, const host *h, uint64_t va, uint64_t *gap);
+/* Whether host h's test makes progress (the no-progress check, once a
+ * second): the processes of its test (a native host and its descendants; a
+ * shim's descendants, the shim itself polls), at most SAMPLE_RUN_PROCS. */
+#define SAMPLE_RUN_PROCS 64
+typedef struct sample_run {
+	uint64_t cpu_ticks; /* their CPU time (user + system), summed */
+	size_t seen;        /* the processes read */
+	size_t stopped;     /* of them, stopped (T or t) */
+	char state;         /* a stopped one's state, else the first's */
+} sample_run;
+/* Reads /proc/PID/stat of each: 0, or MG_EGONE when none could be read. */
+int sample_progress(const run_ctx *c, const host *h, sample_run *out);
 
 /* host_conn.c */
 void conn_build_env(run_ctx *c, int with_limits, const lane *l);
@@ -388,10 +408,24 @@ void lane_failed_start(lane *l, const char *why);
 void lane_timeout(run_ctx *c, lane *l, double dur, const char *why);
 
 /* supervise.c */
+/* A poll(2) timeout for a wait of seconds (>= 0), rounded up: clamped to a
+ * day, so no --timeout or --deadline can overflow an int (the loop wakes
+ * and waits again). */
+static inline int supervise_poll_ms(double seconds)
+{
+	if (!(seconds > 0))
+		return 0;
+	if (seconds > 86400.0)
+		return 86400000;
+	return (int)(seconds * 1000 + 0.999);
+}
+
 void supervise_signals(run_ctx *c);
 void supervise_stop_all(run_ctx *c, host_end end, const char *why);
 void supervise_run(run_ctx *c);
 void supervise_install_signals(run_ctx *c);
+void supervise_interruptible_writes(void);
+int supervise_stop_pending(run_ctx *c);
 void supervise_reap_orphans(void);
 
 /* listing.c */

@@ -2,7 +2,8 @@
  * sample.c - the guard's readings of the run's hosts, in one room: the
  * timer's statm sample and tree scan (supervise), the cgroup's usage and
  * OOM-kill count, and what a boundary reads from outside a host that cannot
- * read itself (VmPeak, the largest free block). Reads and keeps figures;
+ * read itself (VmPeak, the largest free block), and whether a test's
+ * processes run at all (the no-progress check's CPU time and states). Reads and keeps figures;
  * judges nothing (policy.c does) and never allocates per sample.
  */
 #include "run_int.h"
@@ -84,4 +85,26 @@ int sample_gap(const run_ctx *c, const host *h, uint64_t va, uint64_t *gap)
 	return maps_largest_gap(gap, policy_va_pid(c, h), limits_arch_ceiling(c->arch), NULL) == 0
 	           ? 0
 	           : -1;
+}
+
+int sample_progress(const run_ctx *c, const host *h, sample_run *out)
+{
+	pid_t pids[SAMPLE_RUN_PROCS];
+	size_t n = 0;
+	if (c->driver == DRIVER_NATIVE)
+		pids[n++] = h->pid;
+	size_t kids = proc_descendants(h->pid, pids + n, SAMPLE_RUN_PROCS - n);
+	n += kids < SAMPLE_RUN_PROCS - n ? kids : SAMPLE_RUN_PROCS - n;
+	*out = (sample_run){0, 0, 0, '?'};
+	for (size_t i = 0; i < n; i++) {
+		proc_run r;
+		if (proc_read_run(pids[i], &r) < 0)
+			continue; /* gone: its exit will say */
+		out->seen++;
+		out->cpu_ticks += r.cpu_ticks;
+		out->stopped += r.state == 'T' || r.state == 't';
+		if (i == 0 || r.state == 'T' || r.state == 't')
+			out->state = r.state;
+	}
+	return out->seen ? 0 : MG_EGONE;
 }

@@ -174,6 +174,78 @@ static void supervise_sample(run_ctx *c)
 	c->next_sample = now(c) + next;
 }
 
+/* ---- no progress ---- */
+
+#define NP_LOOK_EVERY 1.0 /* seconds between looks at a host's processes */
+
+/*
+ * A test that makes no progress: every process of it stopped (T state: it
+ * stopped itself, or a debugger left it), or none of them used CPU time,
+ * while no result came. Said once (one line naming the host and its state)
+ * when it has lasted 5 s stopped or 60 s without CPU (at most half the
+ * limit); ended as a timeout ("stopped", "no progress") at --no-progress.
+ * The processes (sample_progress): a native host and its descendants; under
+ * a driver's shim its descendants (the shim itself polls). O(processes) a
+ * second per host running a test.
+ */
+static void supervise_progress(run_ctx *c, lane *l, double t)
+{
+	host *h = &l->h;
+	double limit = c->o->no_progress;
+	double from = h->head_started ? h->head_t0 : h->head_since;
+	if (limit <= 0 || !h->nflight)
+		return;
+	if (h->np_test != from || h->np_pid != h->pid) {
+		h->np_test = from;
+		h->np_pid = h->pid;
+		h->np_since = t;
+		h->np_cpu = UINT64_MAX;
+		h->np_said = 0;
+		h->np_next = 0;
+	}
+	if (t < h->np_next)
+		return;
+	h->np_next = t + NP_LOOK_EVERY;
+	sample_run r;
+	if (sample_progress(c, h, &r) < 0)
+		return; /* between a shim's processes */
+	uint64_t cpu = r.cpu_ticks;
+	char state = r.state;
+	int all_stopped = r.stopped == r.seen;
+	if (cpu != h->np_cpu && !all_stopped) {
+		h->np_cpu = cpu;
+		h->np_since = t;
+		h->np_said = 0;
+		return;
+	}
+	h->np_cpu = cpu;
+	double idle = t - h->np_since;
+	const char *name = c->tests[flight_at(h, 0, c->o->pipeline)].name;
+	double say = all_stopped ? 5.0 : 60.0;
+	if (say > limit / 2)
+		say = limit / 2;
+	char line[512];
+	if (!h->np_said && idle >= say) {
+		h->np_said = 1;
+		snprintf(line, sizeof(line),
+		         "host pid %ld %s (state %c) for %.0f s in test '%.200s'; ended as a "
+		         "timeout at %.0f s (--no-progress)",
+		         (long)h->pid, all_stopped ? "is stopped" : "uses no CPU", state, idle,
+		         name, limit);
+		progress_note(c->prog, l->index, line);
+	}
+	if (idle >= limit) {
+		/* a batching host's replies first: a result waiting there is progress */
+		conn_catch_up(c, l);
+		if ((h->state != HOST_RUNNING && h->state != HOST_QUITTING) || !h->nflight ||
+		    (h->head_started ? h->head_t0 : h->head_since) != from)
+			return;
+		snprintf(line, sizeof(line), "%s (state %c) for %.0f s, no result (--no-progress)",
+		         all_stopped ? "stopped" : "no progress", state, idle);
+		lane_timeout(c, l, h->head_started ? t - h->head_t0 : 0, line);
+	}
+}
+
 /* ---- deadlines ---- */
 
 static void supervise_deadlines(run_ctx *c)
@@ -199,6 +271,9 @@ static void supervise_deadlines(run_ctx *c)
 				conn_catch_up(c, l); /* its latest start and results first */
 			if (h->state != HOST_RUNNING && h->state != HOST_QUITTING)
 				break;
+			supervise_progress(c, l, t);
+			if (h->state != HOST_RUNNING && h->state != HOST_QUITTING)
+				break; /* ended for no progress */
 			if (h->nflight && h->head_started && c->o->timeout > 0 &&
 			    t - h->head_t0 > c->o->timeout) {
 				snprintf(why, sizeof(why), "no result after %.3gs", c->o->timeout);
@@ -253,6 +328,9 @@ static double next_wakeup(const run_ctx *c)
 		}
 		if (h->state == HOST_DYING && h->since + DYING_DEADLINE < w)
 			w = h->since + DYING_DEADLINE;
+		if ((h->state == HOST_RUNNING || h->state == HOST_QUITTING) && h->nflight &&
+		    c->o->no_progress > 0 && h->np_next < w)
+			w = h->np_next > t ? h->np_next : t;
 		if (h->state != HOST_NONE && h->state != HOST_DYING && h->reply_due > t &&
 		    h->reply_due < w)
 			w = h->reply_due;
@@ -322,7 +400,7 @@ void supervise_stop_all(run_ctx *c, host_end end, const char *why)
 		if (c->nreap) {
 			/* SIGCHLD writes to the self-pipe: wake on it, not on a clock */
 			struct pollfd pf = {c->sigfd[0], POLLIN, 0};
-			if (poll(&pf, 1, (int)((until - now(c)) * 1000) + 1) > 0)
+			if (poll(&pf, 1, supervise_poll_ms(until - now(c)) + 1) > 0)
 				supervise_signals(c);
 		}
 	}
@@ -365,7 +443,7 @@ void supervise_run(run_ctx *c)
 			if (fds[3] >= 0 && h->outq_len)
 				pfd[n++] = (struct pollfd){fds[3], POLLOUT, 0};
 		}
-		int ms = (int)(next_wakeup(c) * 1000 + 0.999);
+		int ms = supervise_poll_ms(next_wakeup(c));
 		int r = poll(pfd, n, ms);
 		if (r < 0 && errno != EINTR)
 			break;
@@ -448,6 +526,32 @@ void supervise_install_signals(run_ctx *c)
 	sigaction(SIGPIPE, &sa, NULL);
 	/* Orphans of our hosts come to us, so none outlives the run. */
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
+}
+
+/* Once every host has ended, the outputs are written: a stop signal then
+ * interrupts a write that blocks (a stuck reader of stdout, a hung network
+ * file system) instead of restarting it, so it cannot keep the run from
+ * ending; supervise_stop_pending says whether one came. */
+void supervise_interruptible_writes(void)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < RUN_NSTOP_SIGNALS; i++)
+		sigaction(run_stop_signals[i], &sa, NULL);
+}
+
+int supervise_stop_pending(run_ctx *c)
+{
+	unsigned char b[64];
+	ssize_t n;
+	int got = 0;
+	while ((n = read(c->sigfd[0], b, sizeof(b))) > 0)
+		for (ssize_t i = 0; i < n; i++)
+			if (b[i] != SIGCHLD)
+				c->signo = got = b[i];
+	return got;
 }
 
 /* Ends whatever the run's hosts left: the namespace whole where there is one

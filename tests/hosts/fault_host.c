@@ -7,7 +7,8 @@
  * Plain C: built for x86 and x64. Faults that depend on order (for bisect): poison@K marks the
  * process; crashpoisoned@M crashes (SIGSEGV) at test M only when at least MG_FAULT_POISON_NEED (1)
  * poison tests ran earlier in the same process. family@K leaves a child in the host's group
- * and a setsid double-fork escapee behind, asleep for ten minutes.
+ * and a setsid double-fork escapee behind, asleep for ten minutes. stop@K stops itself
+ * (SIGSTOP: T state) and stays stopped.
  */
 #include "memguard_host.h"
 
@@ -45,7 +46,8 @@ enum {
 	F_TRANSIENT = 1 << 21,
 	F_LEAK8 = 1 << 22,
 	F_FAMILY = 1 << 23,
-	F_NUL = 1 << 24, /* writes "a\0b\n": output is bytes */
+	F_STOP = 1 << 24,
+	F_NUL = 1 << 25, /* writes "a\0b\n": output is bytes */
 };
 
 static const struct {
@@ -77,6 +79,7 @@ static const struct {
     {"leak8", F_LEAK8},
     {"family", F_FAMILY},
     {"nul", F_NUL},
+    {"stop", F_STOP},
 };
 
 #define NAME_LEN 32
@@ -306,6 +309,8 @@ static mg_result ops_run(void *ctx, size_t i, char *msg, size_t cap)
 	if (plan & F_HANG)
 		for (;;)
 			pause();
+	if (plan & F_STOP)
+		raise(SIGSTOP); /* until a SIGCONT that never comes */
 	if (plan & F_FAIL) {
 		mg_message("planted failure");
 		r = MG_FAIL;
