@@ -133,3 +133,44 @@ out:
 	close(fd);
 	return rc;
 }
+
+int elf_dynamic(const char *path, mg_err *err)
+{
+	unsigned char eh[sizeof(Elf64_Ehdr)];
+	int fd = -1, dyn = 0;
+	int rc = open_regular(&fd, path, err);
+	if (rc)
+		return rc;
+	if (read_full(fd, eh, sizeof(eh), 0) != (ssize_t)sizeof(eh) ||
+	    memcmp(eh, ELFMAG, SELFMAG) != 0) {
+		close(fd);
+		return mg_err_set(err, MG_EINVAL, "'%s' is not an ELF file", path);
+	}
+	uint64_t off;
+	unsigned entsize, num;
+	if (eh[EI_CLASS] == ELFCLASS64) {
+		Elf64_Ehdr h;
+		memcpy(&h, eh, sizeof(h));
+		off = h.e_phoff;
+		entsize = h.e_phentsize;
+		num = h.e_phnum;
+	} else {
+		Elf32_Ehdr h;
+		memcpy(&h, eh, sizeof(h));
+		off = h.e_phoff;
+		entsize = h.e_phentsize;
+		num = h.e_phnum;
+	}
+	/* p_type is the first word of a program header in both classes */
+	for (unsigned i = 0; i < num && i < 256 && entsize >= 4; i++) {
+		uint32_t type;
+		if (read_full(fd, &type, 4, (off_t)(off + (uint64_t)i * entsize)) != 4)
+			break;
+		if (type == PT_INTERP) {
+			dyn = 1;
+			break;
+		}
+	}
+	close(fd);
+	return dyn;
+}

@@ -32,4 +32,9 @@ int elf_arch_of_pid(mg_arch *out, pid_t pid, mg_err *err);
  * Streams the file in blocks: O(file size). */
 int elf_contains(const char *path, const char *marker, mg_err *err);
 
+/* 1 if path is a dynamically linked ELF (it has a PT_INTERP header: the
+ * dynamic loader runs, so LD_PRELOAD works), 0 if static, <0 when it cannot
+ * be read or is not an ELF. Reads the headers only. */
+int elf_dynamic(const char *path, mg_err *err);
+
 #endif
