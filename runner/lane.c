@@ -371,9 +371,10 @@ static void lane_result(run_ctx *c, lane *l, const mg_msg *m)
 {
 	host *h = &l->h;
 	size_t t = flight_at(h, 0, c->o->pipeline);
-	test_state st = m->kind == MG_MSG_PASS   ? TEST_PASS
-	                : m->kind == MG_MSG_FAIL ? TEST_FAIL
-	                                         : TEST_SKIP;
+	test_state st = m->kind == MG_MSG_PASS    ? TEST_PASS
+	                : m->kind == MG_MSG_FAIL  ? TEST_FAIL
+	                : m->kind == MG_MSG_ERROR ? TEST_ERROR
+	                                          : TEST_SKIP;
 	/* the ctest driver enforces a test's own TIMEOUT property itself */
 	if (st == TEST_FAIL && c->driver == DRIVER_CTEST && m->text_len >= 9 &&
 	    !memcmp(m->text, "timeout: ", 9))
@@ -558,9 +559,18 @@ void lane_line(run_ctx *c, lane *l, char *line, size_t len)
 	case MG_MSG_PASS:
 	case MG_MSG_FAIL:
 	case MG_MSG_SKIP:
-		if (!h->nflight || !h->head_started)
+	case MG_MSG_ERROR:
+		if (!h->nflight || !h->head_started ||
+		    (m.kind == MG_MSG_ERROR && c->driver == DRIVER_NATIVE))
 			break;
 		lane_result(c, l, &m);
+		return;
+	case MG_MSG_EXTRA:
+		/* a shim's entry outside the listed tests, between two of them */
+		if (h->head_started || c->driver == DRIVER_NATIVE)
+			break;
+		record_extra(c, l, m.state == MG_MSG_ERROR ? TEST_ERROR : TEST_FAIL, m.text,
+		             m.name_len, m.text + m.name_len, m.text_len - m.name_len);
 		return;
 	case MG_MSG_RECYCLE:
 		if (h->state != HOST_READY && h->state != HOST_RUNNING && h->state != HOST_QUITTING)

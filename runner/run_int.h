@@ -252,6 +252,8 @@ void record_test(run_ctx *c, lane *l, size_t t, test_state st, const char *msg, 
 void record_testf(run_ctx *c, lane *l, size_t t, test_state st, double duration, const char *fmt,
                   ...) __attribute__((format(printf, 6, 7)));
 void record_output(run_ctx *c, rtest *rt, const char *buf, size_t n);
+void record_extra(run_ctx *c, lane *l, test_state st, const char *name, size_t nlen,
+                  const char *msg, size_t mlen);
 void record_host_end(run_ctx *c, lane *l, host_end end, const char *why);
 void record_breakdown(run_ctx *c, lane *l, const char *when);
 void record_usage(run_ctx *c, size_t lane_idx, const struct rusage *ru);

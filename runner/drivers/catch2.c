@@ -100,8 +100,11 @@ int catch2_args(char **cmd, int ncmd, char **out, int listing, int v3)
 	return k;
 }
 
-/* Catch2's name listing: one name a line (v3's quiet listing too). */
-void catch2_parse_list(const char *buf, size_t len,
+/* Catch2's name listing: one name a line (v3's quiet listing too). v2
+ * quotes a name that starts with '#' ("\"#1234 ...\"", so that an input
+ * file does not take it for a comment): the name is without them, as
+ * Catch2 reads it back. */
+void catch2_parse_list(const char *buf, size_t len, int v3,
                        void (*add)(void *ctx, const char *name, size_t n), void *ctx)
 {
 	for (const char *p = buf, *end = buf + len; p < end;) {
@@ -110,7 +113,9 @@ void catch2_parse_list(const char *buf, size_t len,
 		size_t n = (size_t)(e - p);
 		if (n && p[n - 1] == '\r')
 			n--;
-		if (n)
+		if (!v3 && n >= 3 && p[0] == '"' && p[1] == '#' && p[n - 1] == '"')
+			add(ctx, p + 1, n - 2);
+		else if (n)
 			add(ctx, p, n);
 		p = nl ? nl + 1 : end;
 	}

@@ -309,7 +309,7 @@ static int load_list(shim *s, gtest *g, uint64_t *va, uint64_t *rss)
 	shim_names_free(g->list);
 	g->list = shim_names_new();
 	if (g->catch2)
-		catch2_parse_list(out, len, add_name, g->list);
+		catch2_parse_list(out, len, g->catch2_v3, add_name, g->list);
 	else
 		gtest_parse_list(out, len, add_name, g->list);
 	gtest_filter_sort(g);
@@ -372,26 +372,38 @@ void gtest_end(shim *s, gtest *g, mg_msg_kind kind, const char *msg, size_t len)
 	}
 	if (g->probe_seen)
 		probe_take(s, g, name, n);
+	if (kind == MG_MSG_FAIL)
+		g->failed_any = 1;
 	g_result(s, g, kind, msg, len);
 	if (g->stop_why[0])
 		shim_stop(s, g->stop_why);
 }
 
-static void not_run(shim *s, gtest *g)
+/* 1 when the framework itself leaves name out (GoogleTest's DISABLED_
+ * tests; it reports them as such): a skip, not an error. */
+static int framework_skips(const gtest *g, const char *name, size_t n)
+{
+	return !g->catch2 && memmem(name, n, "DISABLED_", 9);
+}
+
+/* The head was listed but the program did not run it: an error naming
+ * why (why: what the program did instead; NULL: it ran others after it),
+ * never a skip, unless the framework itself leaves it out. */
+static void not_run(shim *s, gtest *g, const char *why)
 {
 	size_t n;
 	const char *name = shim_queue_name(s, 0, &n);
 	static const char disabled[] = "disabled (GoogleTest runs it with "
 	                               "--gtest_also_run_disabled_tests)";
-	static const char other[] = "GoogleTest did not run it";
-	static const char c2[] = "Catch2 did not run it";
 	shim_start(s);
-	if (g->catch2)
-		g_result(s, g, MG_MSG_SKIP, c2, sizeof(c2) - 1);
-	else if (strstr(name, "DISABLED_"))
+	if (framework_skips(g, name, n)) {
 		g_result(s, g, MG_MSG_SKIP, disabled, sizeof(disabled) - 1);
-	else
-		g_result(s, g, MG_MSG_SKIP, other, sizeof(other) - 1);
+		return;
+	}
+	if (g->batch)
+		g->batch--;
+	shim_resultf(s, MG_MSG_ERROR, "%s did not run it%s%s", g->catch2 ? "Catch2" : "GoogleTest",
+	             why ? ": " : " (it ran the tests after it)", why ? why : "");
 }
 
 /* How many queued names from the head are in gtest's order and fit in
@@ -425,6 +437,12 @@ int gtest_batch_spawn(shim *s, gtest *g, char **argv, size_t k, int by_file)
 	g->summary = 0;
 	g->text_len = 0;
 	g->in_note = 0;
+	g->phase = GT_PH_NONE;
+	g->suite_len = 0;
+	g->suite_ran = 0;
+	g->outside_failed = 0;
+	g->outside_len = 0;
+	g->failed_any = 0;
 	int probe_w = probe_open(s, g);
 	int rc = shim_spawn_fd(s, argv, 1, probe_w, PROBE_TARGET_FD);
 	if (probe_w >= 0)
@@ -555,7 +573,7 @@ void gtest_on_run(shim *s, gtest *g, const char *name, size_t n)
 	}
 	/* gtest runs in list order: what it passed over, it will not run */
 	while (k--)
-		not_run(s, g);
+		not_run(s, g, NULL);
 	shim_start(s);
 	g->started_any = 1;
 	g->text_len = 0;
@@ -598,6 +616,94 @@ void gtest_output(shim *s, gtest *g, const char *line, size_t len, int nl)
 		shim_output(s, "\n", 1);
 }
 
+/* What failed outside tests, if anything did since the phase began: an
+ * entry of its own (a failed SetUpTestSuite fails no test: GoogleTest
+ * skips the suite's tests, and exits 1). */
+static void outside_flush(shim *s, gtest *g)
+{
+	if (g->outside_failed) {
+		char name[1100];
+		int n = g->phase == GT_PH_SUITE && g->suite_len
+		            ? snprintf(name, sizeof(name), "%.*s.%s", (int)g->suite_len, g->suite,
+		                       g->suite_ran ? "TearDownTestSuite" : "SetUpTestSuite")
+		            : snprintf(name, sizeof(name), "<global environment>");
+		shim_extra(s, MG_MSG_FAIL, name, (size_t)n, g->outside, g->outside_len);
+		g->failed_any = 1;
+	}
+	g->outside_failed = 0;
+	g->outside_len = 0;
+}
+
+/* GoogleTest's "[----------] N test(s) from SUITE[, where ...][ (T ms total)]":
+ * 1 and the suite's name; *end: the suite's closing line. */
+static int suite_line(const char *line, size_t len, const char **name, size_t *n, int *end)
+{
+	const char *p = line + 12, *e = line + len, *from;
+	if (len < 14 || memcmp(line, "[----------] ", 13) || !(p[1] >= '0' && p[1] <= '9'))
+		return 0;
+	from = memmem(p, (size_t)(e - p), " from ", 6);
+	if (!from)
+		return 0;
+	*name = from + 6;
+	const char *q = *name;
+	while (q < e && *q != ' ' && *q != ',')
+		q++;
+	*n = (size_t)(q - *name);
+	*end = len > 10 && !memcmp(e - 10, " ms total)", 10);
+	return *n > 0;
+}
+
+/* A line of GoogleTest's framing outside tests: tracks where it is, and
+ * ends the phase before (an outside failure becomes its entry). */
+static void g_frame(shim *s, gtest *g, const char *line, size_t len)
+{
+	const char *name;
+	size_t n;
+	int end;
+	if (!strncmp(line, "[----------] Global test environment set-up.", 44)) {
+		outside_flush(s, g);
+		g->phase = GT_PH_ENV_SETUP;
+	} else if (!strncmp(line, "[----------] Global test environment tear-down", 46)) {
+		outside_flush(s, g);
+		g->phase = GT_PH_ENV_TEARDOWN;
+	} else if (suite_line(line, len, &name, &n, &end)) {
+		int same =
+		    g->phase == GT_PH_SUITE && g->suite_len == n && !memcmp(g->suite, name, n);
+		/* without --gtest_print_time its closing line is its opening line */
+		if (end || (same && g->suite_ran)) {
+			outside_flush(s, g);
+			g->phase = GT_PH_NONE;
+			g->suite_len = 0;
+		} else if (!same) {
+			outside_flush(s, g);
+			g->phase = GT_PH_SUITE;
+			g->suite_len = n < sizeof(g->suite) ? n : 0;
+			memcpy(g->suite, name, g->suite_len);
+			g->suite_ran = 0;
+		}
+	} else if (!strncmp(line, "[==========]", 12) && strstr(line, " ran.")) {
+		outside_flush(s, g);
+		g->phase = GT_PH_NONE;
+		g->summary = 1;
+	}
+}
+
+/* Output outside a test: kept for an outside failure's message. */
+static void g_outside(gtest *g, const char *line, size_t len)
+{
+	if (g->phase == GT_PH_NONE)
+		return;
+	/* GoogleTest's failure header: "FILE:LINE: Failure", "unknown file: Failure" */
+	if (len >= 9 && !memcmp(line + len - 9, ": Failure", 9))
+		g->outside_failed = 1;
+	size_t room = sizeof(g->outside) - g->outside_len;
+	if (len + 1 < room) {
+		memcpy(g->outside + g->outside_len, line, len);
+		g->outside_len += len;
+		g->outside[g->outside_len++] = '\n';
+	}
+}
+
 static void g_line(shim *s, char *line, size_t len)
 {
 	gtest *g = shim_ctx(s);
@@ -617,6 +723,10 @@ static void g_line(shim *s, char *line, size_t len)
 		return;
 	if (len >= 12 && line[0] == '[' && line[11] == ']') {
 		if (gtest_match(line, len, "[ RUN      ]", &name, &n)) {
+			if (!shim_head_started(s)) {
+				outside_flush(s, g); /* before it: its suite's set-up */
+				g->suite_ran = 1;
+			}
 			gtest_on_run(s, g, name, n);
 		} else if (gtest_match(line, len, "[       OK ]", &name, &n)) {
 			if (shim_head_started(s) && head_is(s, name, n))
@@ -627,8 +737,8 @@ static void g_line(shim *s, char *line, size_t len)
 		} else if (gtest_match(line, len, "[  SKIPPED ]", &name, &n)) {
 			if (shim_head_started(s) && head_is(s, name, n))
 				gtest_end(s, g, MG_MSG_SKIP, g->text, g->text_len);
-		} else if (!strncmp(line, "[==========]", 12) && strstr(line, " ran.")) {
-			g->summary = 1;
+		} else if (!shim_head_started(s)) {
+			g_frame(s, g, line, len);
 		}
 		return; /* gtest's own framing: the report says it better */
 	}
@@ -642,13 +752,51 @@ static void g_line(shim *s, char *line, size_t len)
 	}
 	if (!len && !shim_head_started(s))
 		return; /* the blank lines between suites */
+	if (!shim_head_started(s))
+		g_outside(g, line, len);
 	gtest_output(s, g, line, len, 1);
+}
+
+/* The names left in the batch that the framework would run (not DISABLED_). */
+static size_t batch_runnable(shim *s, gtest *g)
+{
+	size_t k = 0, n;
+	for (size_t i = 0; i < g->batch && i < shim_queued(s); i++) {
+		const char *name = shim_queue_name(s, i, &n);
+		k += !framework_skips(g, name, n);
+	}
+	return k;
+}
+
+/* A program that ended badly with nothing to show for it (no test failed,
+ * none left unrun): an error entry of its own, with its last words. */
+static void exit_unexplained(shim *s, gtest *g, int status)
+{
+	char msg[4096];
+	size_t tn;
+	const char *tail = shim_stderr_tail(s, &tn);
+	int bad = WIFSIGNALED(status) || (WIFEXITED(status) && WEXITSTATUS(status) != 0);
+	if (!bad || g->failed_any || batch_runnable(s, g))
+		return;
+	int n =
+	    snprintf(msg, sizeof(msg), "%s %s %d after its last test%s%.*s", shim_cmd(s, NULL)[0],
+	             WIFSIGNALED(status) ? "was killed by signal" : "exited with status",
+	             WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status),
+	             tn ? ":\n" : " (nothing on stderr)", (int)(tn < 3000 ? tn : 3000),
+	             tail + (tn < 3000 ? 0 : tn - 3000));
+	static const char name[] = "<program exit>";
+	shim_extra(s, MG_MSG_ERROR, name, sizeof(name) - 1, msg,
+	           n < 0                     ? 0
+	           : (size_t)n < sizeof(msg) ? (size_t)n
+	                                     : sizeof(msg) - 1);
+	g->failed_any = 1;
 }
 
 static void g_exited(shim *s, int status, const struct rusage *ru)
 {
 	gtest *g = shim_ctx(s);
 	char **cmd = shim_cmd(s, NULL);
+	char why[128];
 	(void)ru;
 	/* the probe removes the file as GoogleTest reads it */
 	int unread = g->by_file && g->filter_path[0] && access(g->filter_path, F_OK) == 0;
@@ -669,13 +817,17 @@ static void g_exited(shim *s, int status, const struct rusage *ru)
 		/* it died mid-test: that test's crash (mirrored), or its exit */
 		if (WIFSIGNALED(status))
 			shim_die_of(s, WTERMSIG(status));
-		shim_resultf(s, MG_MSG_FAIL, "%.*s%s exited with status %d during the test",
-		             (int)g->text_len, g->text, cmd[0], WEXITSTATUS(status));
+		g->failed_any = 1;
 		if (g->batch)
 			g->batch--;
+		shim_resultf(s, MG_MSG_FAIL, "%.*s%s exited with status %d during the test",
+		             (int)g->text_len, g->text, cmd[0], WEXITSTATUS(status));
 	}
-	if (!g->batch)
+	outside_flush(s, g); /* a global tear-down's failure, when it got no further */
+	if (!g->batch) {
+		exit_unexplained(s, g, status);
 		return;
+	}
 	if (WIFSIGNALED(status) && !g->summary) {
 		/* between tests or before the first: the next test is the one it hit
 		 * (after gtest's summary line it died on its way out: the tests left
@@ -691,8 +843,23 @@ static void g_exited(shim *s, int status, const struct rusage *ru)
 		g->batch = 0; /* the rest run in a fresh batch, one failure at a time */
 		return;
 	}
+	exit_unexplained(s, g, status);
+	if (WIFSIGNALED(status))
+		snprintf(why, sizeof(why),
+		         "the program was killed by signal %d after its last test",
+		         WTERMSIG(status));
+	else
+		snprintf(why, sizeof(why), "the program exited with status %d after its last test",
+		         WEXITSTATUS(status));
 	while (g->batch)
-		not_run(s, g);
+		not_run(s, g, why);
+}
+
+/* At quit: a program whose batch is answered is finishing on its own. */
+static int g_finishing(shim *s)
+{
+	gtest *g = shim_ctx(s);
+	return g->batch == 0;
 }
 
 /* The lines followed here, plainly, once, in gtest's order; the rest of the
@@ -713,6 +880,8 @@ int gtest_run(const shim_args *a, int catch2, int catch2_v3)
 	    .line = g_line,
 	    .exited = g_exited,
 	    .env = gtest_env,
+	    .tail_stderr = 1,
+	    .finishing = g_finishing,
 	};
 	static const shim_ops c2_ops = {
 	    .measure = SHIM_MEASURE_CHILD,
@@ -722,6 +891,8 @@ int gtest_run(const shim_args *a, int catch2, int catch2_v3)
 	    .begin = g_begin,
 	    .line = g_line,
 	    .exited = g_exited,
+	    .tail_stderr = 1,
+	    .finishing = g_finishing,
 	};
 	static gtest g;
 	g.probe_rd = -1;

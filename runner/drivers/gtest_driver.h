@@ -27,6 +27,9 @@
 #define PROBE_TARGET_FD 3
 #define PROBE_LINE      (8 * 1024)
 
+/* Where a GoogleTest program is when no test runs (its framing lines). */
+enum { GT_PH_NONE, GT_PH_ENV_SETUP, GT_PH_SUITE, GT_PH_ENV_TEARDOWN };
+
 typedef struct sname {
 	const char *p;
 	size_t len, idx; /* idx: in the list */
@@ -54,6 +57,18 @@ typedef struct gtest {
 	char probe_in[2 * PROBE_LINE];
 	mg_lines probe_lines;
 	char stop_why[64]; /* a "stop" for the result being handled */
+
+	/* Outside tests: what the program said between them, and whether it
+	 * was a failure (GoogleTest's "FILE:LINE: Failure" of a SetUpTestSuite,
+	 * a TearDownTestSuite, a global environment). */
+	int phase;          /* GT_PH_*: where the framework is when no test runs */
+	char suite[1024];   /* the test suite in GT_PH_SUITE */
+	size_t suite_len;   /* its length; 0: none */
+	int suite_ran;      /* a test of it has started (later output: its tear-down) */
+	int outside_failed; /* the output since the phase began holds a failure */
+	char outside[FAIL_TEXT];
+	size_t outside_len;
+	int failed_any; /* this program reported a failure: its exit status is explained */
 
 	int by_file;            /* the running program has its filter from a file (the probe) */
 	char filter_path[4096]; /* that file until removed, "" when none */
@@ -117,8 +132,9 @@ int gtest_run(const shim_args *a, int catch2, int catch2_v3);
 /* The Catch2 program's argv into out (room for ncmd + 8); listing: the
  * listing options added (returns the listing flag's index), else the count. */
 int catch2_args(char **cmd, int ncmd, char **out, int listing, int v3);
-/* Catch2's name listing: one name a line (v3's quiet listing too). */
-void catch2_parse_list(const char *buf, size_t len,
+/* Catch2's name listing: one name a line (v3's quiet listing too); v2's
+ * quotes around a name starting with '#' removed. */
+void catch2_parse_list(const char *buf, size_t len, int v3,
                        void (*add)(void *ctx, const char *name, size_t n), void *ctx);
 /* Starts the program for the first k queued names. */
 void catch2_begin(shim *s, gtest *g, size_t k);

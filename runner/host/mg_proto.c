@@ -142,8 +142,31 @@ static const struct {
     {"skip", 4, MG_MSG_SKIP},     {"recycle", 7, MG_MSG_RECYCLE}, {"bye", 3, MG_MSG_BYE},
     {"out", 3, MG_MSG_OUT},       {"list", 4, MG_CMD_LIST},       {"run", 3, MG_CMD_RUN},
     {"quit", 4, MG_CMD_QUIT},     {"dying", 5, MG_MSG_DYING},     {"peak", 4, MG_MSG_PEAK},
-    {"expect", 6, MG_CMD_EXPECT}, {"fed", 3, MG_CMD_FED},
+    {"expect", 6, MG_CMD_EXPECT}, {"fed", 3, MG_CMD_FED},         {"error", 5, MG_MSG_ERROR},
+    {"extra", 5, MG_MSG_EXTRA},
 };
+
+/* extra STATE NAMELEN TEXT: the state word, the name's length (unescaped),
+ * then the name and the message as one text field. */
+static int take_extra(cursor *c, mg_msg *out)
+{
+	uint64_t nl;
+	if (take_space(c) < 0)
+		return -1;
+	if (c->end - c->p >= 5 && !memcmp(c->p, "fail ", 5)) {
+		out->state = MG_MSG_FAIL;
+		c->p += 4;
+	} else if (c->end - c->p >= 6 && !memcmp(c->p, "error ", 6)) {
+		out->state = MG_MSG_ERROR;
+		c->p += 5;
+	} else {
+		return -1;
+	}
+	if (take_field(c, &nl) < 0 || take_name(c, out) < 0 || nl == 0 || nl > out->text_len)
+		return -1;
+	out->name_len = (size_t)nl;
+	return 0;
+}
 
 /* [SP WHY [SP BYTES]] after "recycle VA RSS": v1 hosts say nothing more. */
 static int take_why(cursor *c, mg_msg *out)
@@ -215,7 +238,10 @@ int mg_proto_parse(mg_msg *out, char *line, size_t len)
 		return take_result(&c, out, 0);
 	case MG_MSG_FAIL:
 	case MG_MSG_SKIP:
+	case MG_MSG_ERROR:
 		return take_result(&c, out, 1);
+	case MG_MSG_EXTRA:
+		return take_extra(&c, out);
 	case MG_MSG_RECYCLE:
 		if (take_field(&c, &out->va) < 0 || take_field(&c, &out->rss) < 0)
 			return -1;
