@@ -39,7 +39,7 @@ TEST_F(Fixture, Two)
 #else
 class Suite : public ::testing::Test
 {
-protected:
+      protected:
 	static void SetUpTestSuite()
 	{
 #if MG_OUTSIDE == 2
@@ -82,7 +82,7 @@ TEST(Other, Passes)
 #if MG_OUTSIDE == 3
 class FailingEnvironment : public ::testing::Environment
 {
-public:
+      public:
 	void TearDown() override
 	{
 		ADD_FAILURE() << "the global environment's tear-down failed";
