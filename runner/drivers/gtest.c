@@ -301,17 +301,24 @@ static int load_list(shim *s, gtest *g, uint64_t *va, uint64_t *rss)
 	rc = -1;
 	if (!out)
 		goto out;
-	/* Catch2 v2's listing exits with the number of tests it listed */
-	if (!WIFEXITED(status) || (WEXITSTATUS(status) != 0 && !g->catch2)) {
+	/* Catch2 v2's listing exits with the number of tests it listed; a
+	 * GoogleTest main may judge its run after RUN_ALL_TESTS, and a listing
+	 * is no run (googletest-listener-test exits 1): its names count, and
+	 * the listing host says so (g_list) */
+	if (!WIFEXITED(status)) {
 		shim_say_failed(status, "'%s %s'", cmd[0], argv[ncmd]);
 		goto out;
 	}
 	shim_names_free(g->list);
 	g->list = shim_names_new();
-	if (g->catch2)
-		catch2_parse_list(out, len, g->catch2_v3, add_name, g->list);
-	else
-		gtest_parse_list(out, len, add_name, g->list);
+	size_t got = g->catch2 ? (catch2_parse_list(out, len, g->catch2_v3, add_name, g->list),
+	                          shim_names_count(g->list))
+	                       : gtest_parse_list(out, len, add_name, g->list);
+	g->list_status = g->catch2 ? 0 : WEXITSTATUS(status);
+	if (g->list_status && !got) {
+		shim_say_failed(status, "'%s %s'", cmd[0], argv[ncmd]);
+		goto out;
+	}
 	gtest_filter_sort(g);
 	rc = 0;
 out:
@@ -331,6 +338,11 @@ static int g_list(shim *s)
 		        shim_cmd(s, NULL)[0], g->probe_why);
 	if (!g->list && load_list(s, g, &va, &rss) < 0)
 		return -1;
+	if (g->list_status)
+		fprintf(stderr,
+		        "memguard: '%s --gtest_list_tests' exited with status %d after listing "
+		        "%zu tests: they are run\n",
+		        shim_cmd(s, NULL)[0], g->list_status, shim_names_count(g->list));
 	for (size_t i = 0; i < shim_names_count(g->list); i++) {
 		size_t n;
 		const char *name = shim_names_at(g->list, i, &n);
@@ -396,8 +408,14 @@ static void not_run(shim *s, gtest *g, const char *why)
 	static const char disabled[] = "disabled (GoogleTest runs it with "
 	                               "--gtest_also_run_disabled_tests)";
 	shim_start(s);
+	static const char env[] = "skipped by a global environment's set-up (GoogleTest counts "
+	                          "it passed)";
 	if (framework_skips(g, name, n)) {
 		g_result(s, g, MG_MSG_SKIP, disabled, sizeof(disabled) - 1);
+		return;
+	}
+	if (g->env_skipped) {
+		g_result(s, g, MG_MSG_SKIP, env, sizeof(env) - 1);
 		return;
 	}
 	if (g->batch)
@@ -443,6 +461,9 @@ int gtest_batch_spawn(shim *s, gtest *g, char **argv, size_t k, int by_file)
 	g->outside_failed = 0;
 	g->outside_len = 0;
 	g->failed_any = 0;
+	g->env_skipped = 0;
+	g->dup_running = 0;
+	g->dup_len = 0;
 	int probe_w = probe_open(s, g);
 	int rc = shim_spawn_fd(s, argv, 1, probe_w, PROBE_TARGET_FD);
 	if (probe_w >= 0)
@@ -634,6 +655,57 @@ static void outside_flush(shim *s, gtest *g)
 	g->outside_len = 0;
 }
 
+/* 1 when name is one of the running batch's. O(batch). */
+static int in_batch(shim *s, gtest *g, const char *name, size_t n)
+{
+	for (size_t k = 0; k < g->batch && k < shim_queued(s); k++) {
+		size_t qn;
+		const char *q = shim_queue_name(s, k, &qn);
+		if (qn == n && !memcmp(q, name, n))
+			return 1;
+	}
+	return 0;
+}
+
+/* A [ RUN ] of a listed name the batch has answered already: GoogleTest
+ * runs a name twice when two fixtures of one name register it. 1 when it
+ * is one (its lines are then followed by dup_end). */
+static int dup_run(shim *s, gtest *g, const char *name, size_t n)
+{
+	if (in_batch(s, g, name, n) || shim_names_find(g->list, name, n) < 0 || n >= sizeof(g->dup))
+		return 0;
+	g->dup_nth = g->dup_len == n && !memcmp(g->dup, name, n) ? g->dup_nth + 1 : 2;
+	memcpy(g->dup, name, n);
+	g->dup_len = n;
+	g->dup_running = 1;
+	g->outside_len = 0;
+	return 1;
+}
+
+/* The result line of a name run again: its failure is "NAME#nth", fail.
+ * 1 when line was that result. */
+static int dup_end(shim *s, gtest *g, const char *line, size_t len)
+{
+	const char *name;
+	size_t n;
+	int failed = gtest_match(line, len, "[  FAILED  ]", &name, &n);
+	if (!failed && !gtest_match(line, len, "[       OK ]", &name, &n) &&
+	    !gtest_match(line, len, "[  SKIPPED ]", &name, &n))
+		return 0;
+	if (n != g->dup_len || memcmp(name, g->dup, n))
+		return 0;
+	if (failed) {
+		char entry[1100];
+		int en = snprintf(entry, sizeof(entry), "%.*s#%u", (int)n, name, g->dup_nth);
+		shim_extra(s, MG_MSG_FAIL, entry, (size_t)en, g->outside, g->outside_len);
+		g->failed_any = 1;
+	}
+	g->dup_running = 0;
+	g->outside_len = 0;
+	g->outside_failed = 0;
+	return 1;
+}
+
 /* GoogleTest's "[----------] N test(s) from SUITE[, where ...][ (T ms total)]":
  * 1 and the suite's name; *end: the suite's closing line. */
 static int suite_line(const char *line, size_t len, const char **name, size_t *n, int *end)
@@ -694,8 +766,11 @@ static void g_outside(gtest *g, const char *line, size_t len)
 	if (g->phase == GT_PH_NONE)
 		return;
 	/* GoogleTest's failure header: "FILE:LINE: Failure", "unknown file: Failure" */
-	if (len >= 9 && !memcmp(line + len - 9, ": Failure", 9))
+	if (len >= 9 && !memcmp(line + len - 9, ": Failure", 9) && !g->dup_running)
 		g->outside_failed = 1;
+	/* GTEST_SKIP() in a global environment's SetUp: no test runs */
+	if (g->phase == GT_PH_ENV_SETUP && len >= 9 && !memcmp(line + len - 9, ": Skipped", 9))
+		g->env_skipped = 1;
 	size_t room = sizeof(g->outside) - g->outside_len;
 	if (len + 1 < room) {
 		memcpy(g->outside + g->outside_len, line, len);
@@ -726,8 +801,12 @@ static void g_line(shim *s, char *line, size_t len)
 			if (!shim_head_started(s)) {
 				outside_flush(s, g); /* before it: its suite's set-up */
 				g->suite_ran = 1;
+				if (dup_run(s, g, name, n))
+					return;
 			}
 			gtest_on_run(s, g, name, n);
+		} else if (g->dup_running && dup_end(s, g, line, len)) {
+			return;
 		} else if (gtest_match(line, len, "[       OK ]", &name, &n)) {
 			if (shim_head_started(s) && head_is(s, name, n))
 				gtest_end(s, g, MG_MSG_PASS, NULL, 0);

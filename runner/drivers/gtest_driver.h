@@ -43,6 +43,7 @@ typedef struct gtest {
 	char c2_enc[4096]; /* its name as the XML has it (the probe's end line) */
 	size_t c2_enc_len;
 	shim_names *list; /* NULL until listed; gives each name its gtest order */
+	int list_status;  /* the listing program's exit status (not 0: said once) */
 	size_t batch;     /* queue entries (from the head) the running program was given */
 	int started_any;  /* a test of this batch has started */
 	int summary;      /* past "[==========] N tests ... ran.": the rest is gtest's recap */
@@ -68,7 +69,15 @@ typedef struct gtest {
 	int outside_failed; /* the output since the phase began holds a failure */
 	char outside[FAIL_TEXT];
 	size_t outside_len;
-	int failed_any; /* this program reported a failure: its exit status is explained */
+	int failed_any;  /* this program reported a failure: its exit status is explained */
+	int env_skipped; /* a global environment's set-up skipped every test */
+	/* A listed name GoogleTest runs again (two fixtures of one name in two
+	 * namespaces register one test name twice): its nth run, whose failure
+	 * is an entry "NAME#nth" of its own. */
+	int dup_running;
+	unsigned dup_nth;
+	char dup[1024];
+	size_t dup_len;
 
 	int by_file;            /* the running program has its filter from a file (the probe) */
 	char filter_path[4096]; /* that file until removed, "" when none */

@@ -2,7 +2,7 @@
 // their test bodies, one per MG_OUTSIDE value (each its own executable):
 //   1 a TearDownTestSuite that fails      2 a SetUpTestSuite that fails
 //   3 a global environment that fails     4 two fixtures of one name in
-//   two namespaces                        5 a leak (built with ASan: its
+//   two namespaces, one test name in both 5 a leak (built with ASan: its
 //   LeakSanitizer fails the program at exit)
 //   6 a TearDownTestSuite that exits 3 (the next suite never runs)
 // Every test body passes; each program run directly exits non-zero.
@@ -21,7 +21,7 @@ namespace first
 class Fixture : public ::testing::Test
 {
 };
-TEST_F(Fixture, One)
+TEST_F(Fixture, Same)
 {
 	SUCCEED();
 }
@@ -31,7 +31,7 @@ namespace second
 class Fixture : public ::testing::Test
 {
 };
-TEST_F(Fixture, Two)
+TEST_F(Fixture, Same)
 {
 	SUCCEED();
 }
