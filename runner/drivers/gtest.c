@@ -924,11 +924,10 @@ static void g_exited(shim *s, int status, const struct rusage *ru)
 	}
 	exit_unexplained(s, g, status);
 	if (WIFSIGNALED(status))
-		snprintf(why, sizeof(why),
-		         "the program was killed by signal %d after its last test",
+		snprintf(why, sizeof(why), "the program was killed by signal %d before it",
 		         WTERMSIG(status));
 	else
-		snprintf(why, sizeof(why), "the program exited with status %d after its last test",
+		snprintf(why, sizeof(why), "the program exited with status %d before it",
 		         WEXITSTATUS(status));
 	while (g->batch)
 		not_run(s, g, why);
