@@ -274,6 +274,56 @@ static void add_name(void *ctx, const char *name, size_t n)
 	shim_names_add(ctx, name, n);
 }
 
+/* GoogleTest's DISABLED_ rule (a suite's or a test's name that starts
+ * with DISABLED_, or has it after a slash): 1 when name ("Suite.Test") is
+ * disabled. */
+static int gtest_disabled(const char *name, size_t n)
+{
+	const char *dot = memchr(name, '.', n);
+	if (!dot)
+		return 0;
+	size_t sn = (size_t)(dot - name), tn = n - sn - 1;
+	return (sn >= 9 && !memcmp(name, "DISABLED_", 9)) || memmem(name, sn, "/DISABLED_", 10) ||
+	       (tn >= 9 && !memcmp(dot + 1, "DISABLED_", 9)) ||
+	       memmem(dot + 1, tn, "/DISABLED_", 10);
+}
+
+/*
+ * GoogleTest's sharding (GTEST_TOTAL_SHARDS, GTEST_SHARD_INDEX, as a CI
+ * splits a suite over machines): --gtest_list_tests lists every test, a run
+ * runs its shard's. The list keeps the shard's tests (GoogleTest's rule:
+ * the Nth runnable test, DISABLED_ ones not counted, is shard N % TOTAL's),
+ * and the program then runs unsharded what it is given, as our filter says
+ * (GTEST_SHARD_STATUS_FILE is touched here, as GoogleTest would). Invalid
+ * values are left to GoogleTest, which refuses them.
+ */
+static void shard_select(shim *s, gtest *g)
+{
+	const char *tv = getenv("GTEST_TOTAL_SHARDS"), *iv = getenv("GTEST_SHARD_INDEX");
+	char *e1, *e2;
+	if (!tv || !iv || !*tv || !*iv)
+		return;
+	long total = strtol(tv, &e1, 10), index = strtol(iv, &e2, 10);
+	if (*e1 || *e2 || total < 1 || index < 0 || index >= total)
+		return;
+	shim_names *keep = shim_names_new();
+	size_t runnable = 0, n;
+	for (size_t i = 0; i < shim_names_count(g->list); i++) {
+		const char *name = shim_names_at(g->list, i, &n);
+		if ((long)(runnable % (size_t)total) == index)
+			shim_names_add(keep, name, n);
+		runnable += !gtest_disabled(name, n);
+	}
+	shim_names_free(g->list);
+	g->list = keep;
+	shim_setenv(s, "GTEST_TOTAL_SHARDS", NULL);
+	shim_setenv(s, "GTEST_SHARD_INDEX", NULL);
+	const char *status = getenv("GTEST_SHARD_STATUS_FILE");
+	int fd = status && *status ? open(status, O_WRONLY | O_CREAT | O_CLOEXEC, 0644) : -1;
+	if (fd >= 0)
+		close(fd);
+}
+
 /* Runs PROG --gtest_list_tests into g->list; with the probe, va and rss get
  * the listing program's memory as it ended (a fresh program's, before its
  * first test), else untouched. -1 after a message on stderr. */
@@ -319,6 +369,8 @@ static int load_list(shim *s, gtest *g, uint64_t *va, uint64_t *rss)
 		shim_say_failed(status, "'%s %s'", cmd[0], argv[ncmd]);
 		goto out;
 	}
+	if (!g->catch2)
+		shard_select(s, g);
 	gtest_filter_sort(g);
 	rc = 0;
 out:

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "mg_run.h"
 
@@ -150,6 +151,34 @@ static void exit_between(void)
 	done(&o);
 }
 
+/* GoogleTest's sharding variables: the shard's tests only, each run (not
+ * the others reported as not run), as GoogleTest itself runs them; the
+ * status file touched. */
+static void gtest_shards(void)
+{
+	static const char *const want[2][3] = {{"pass", "(missing)", "pass"},
+	                                       {"(missing)", "pass", "(missing)"}};
+	static const char *const names[3] = {"Suite.First", "Suite.Second", "Other.Passes"};
+	for (int i = 0; i < 2; i++) {
+		outcome o;
+		char path[128];
+		mg(&o,
+		   ARGV("run", "-j", "1", "--driver", "gtest", "--report", "report.json", "--",
+		        OUTSIDE(1)),
+		   ENV("GTEST_TOTAL_SHARDS=2", i ? "GTEST_SHARD_INDEX=1" : "GTEST_SHARD_INDEX=0",
+		       "GTEST_SHARD_STATUS_FILE=shard.status"),
+		   0);
+		CU_ASSERT(exited_with(&o, 1)); /* the suite's tear-down fails in both */
+		CU_ASSERT_FATAL(o.report != NULL);
+		for (int k = 0; k < 3; k++)
+			expect_state(o.report, names[k], want[i][k]);
+		expect_state(o.report, "Suite.TearDownTestSuite", "fail");
+		snprintf(path, sizeof(path), "%s/shard.status", o.dir);
+		CU_ASSERT(access(path, F_OK) == 0);
+		done(&o);
+	}
+}
+
 /* --driver gtest on a program that is not one: exit 2, naming what it is. */
 static void not_gtest_driver(void)
 {
@@ -207,6 +236,7 @@ static const mg_case cases[] = {
     {"same_fixture", same_fixture},
     {"asan_leak", asan_leak},
     {"exit_between", exit_between},
+    {"gtest_shards", gtest_shards},
     {"not_gtest_driver", not_gtest_driver},
 #ifdef CATCH2_HASH
     {"catch2_hash_names", catch2_hash_names},
