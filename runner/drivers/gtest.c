@@ -329,7 +329,8 @@ static void shard_select(shim *s, gtest *g)
  * first test), else untouched. -1 after a message on stderr. */
 static int load_list(shim *s, gtest *g, uint64_t *va, uint64_t *rss)
 {
-	int ncmd, status;
+	int ncmd;
+	mg_exit_end status;
 	char **cmd = shim_cmd(s, &ncmd);
 	char **argv = calloc((size_t)ncmd + 8, sizeof(char *));
 	char *out = NULL;
@@ -355,7 +356,7 @@ static int load_list(shim *s, gtest *g, uint64_t *va, uint64_t *rss)
 	 * GoogleTest main may judge its run after RUN_ALL_TESTS, and a listing
 	 * is no run (googletest-listener-test exits 1): its names count, and
 	 * the listing host says so (g_list) */
-	if (!WIFEXITED(status)) {
+	if (status.signo) {
 		shim_say_failed(status, "'%s %s'", cmd[0], argv[ncmd]);
 		goto out;
 	}
@@ -364,7 +365,7 @@ static int load_list(shim *s, gtest *g, uint64_t *va, uint64_t *rss)
 	size_t got = g->catch2 ? (catch2_parse_list(out, len, g->catch2_v3, add_name, g->list),
 	                          shim_names_count(g->list))
 	                       : gtest_parse_list(out, len, add_name, g->list);
-	g->list_status = g->catch2 ? 0 : WEXITSTATUS(status);
+	g->list_status = g->catch2 ? 0 : status.status;
 	if (g->list_status && !got) {
 		shim_say_failed(status, "'%s %s'", cmd[0], argv[ncmd]);
 		goto out;
@@ -901,20 +902,19 @@ static size_t batch_runnable(shim *s, gtest *g)
 
 /* A program that ended badly with nothing to show for it (no test failed,
  * none left unrun): an error entry of its own, with its last words. */
-static void exit_unexplained(shim *s, gtest *g, int status)
+static void exit_unexplained(shim *s, gtest *g, mg_exit_end status)
 {
 	char msg[4096];
 	size_t tn;
 	const char *tail = shim_stderr_tail(s, &tn);
-	int bad = WIFSIGNALED(status) || (WIFEXITED(status) && WEXITSTATUS(status) != 0);
+	int bad = !mg_exit_ok(status);
 	if (!bad || g->failed_any || batch_runnable(s, g))
 		return;
-	int n =
-	    snprintf(msg, sizeof(msg), "%s %s %d after its last test%s%.*s", shim_cmd(s, NULL)[0],
-	             WIFSIGNALED(status) ? "was killed by signal" : "exited with status",
-	             WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status),
-	             tn ? ":\n" : " (nothing on stderr)", (int)(tn < 3000 ? tn : 3000),
-	             tail + (tn < 3000 ? 0 : tn - 3000));
+	int n = snprintf(
+	    msg, sizeof(msg), "%s %s %d after its last test%s%.*s", shim_cmd(s, NULL)[0],
+	    status.signo ? "was killed by signal" : "exited with status",
+	    status.signo ? status.signo : status.status, tn ? ":\n" : " (nothing on stderr)",
+	    (int)(tn < 3000 ? tn : 3000), tail + (tn < 3000 ? 0 : tn - 3000));
 	static const char name[] = "<program exit>";
 	shim_extra(s, MG_MSG_ERROR, name, sizeof(name) - 1, msg,
 	           n < 0                     ? 0
@@ -923,7 +923,7 @@ static void exit_unexplained(shim *s, gtest *g, int status)
 	g->failed_any = 1;
 }
 
-static void g_exited(shim *s, int status, const struct rusage *ru)
+static void g_exited(shim *s, mg_exit_end status, const struct rusage *ru)
 {
 	gtest *g = shim_ctx(s);
 	char **cmd = shim_cmd(s, NULL);
@@ -946,41 +946,41 @@ static void g_exited(shim *s, int status, const struct rusage *ru)
 	probe_close(g);
 	if (shim_head_started(s)) {
 		/* it died mid-test: that test's crash (mirrored), or its exit */
-		if (WIFSIGNALED(status))
-			shim_die_of(s, WTERMSIG(status));
+		if (status.signo)
+			shim_die_of(s, status.signo);
 		g->failed_any = 1;
 		if (g->batch)
 			g->batch--;
 		shim_resultf(s, MG_MSG_FAIL, "%.*s%s exited with status %d during the test",
-		             (int)g->text_len, g->text, cmd[0], WEXITSTATUS(status));
+		             (int)g->text_len, g->text, cmd[0], status.status);
 	}
 	outside_flush(s, g); /* a global tear-down's failure, when it got no further */
 	if (!g->batch) {
 		exit_unexplained(s, g, status);
 		return;
 	}
-	if (WIFSIGNALED(status) && !g->summary) {
+	if (status.signo && !g->summary) {
 		/* between tests or before the first: the next test is the one it hit
 		 * (after gtest's summary line it died on its way out: the tests left
 		 * in the batch were never going to run, DISABLED_ ones say) */
 		shim_start(s);
-		shim_die_of(s, WTERMSIG(status));
+		shim_die_of(s, status.signo);
 	}
-	if (!g->started_any && WEXITSTATUS(status) != 0) {
+	if (!g->started_any && status.status != 0) {
 		shim_start(s);
 		g->batch--;
 		shim_resultf(s, MG_MSG_FAIL, "%s exited with status %d before running the test",
-		             cmd[0], WEXITSTATUS(status));
+		             cmd[0], status.status);
 		g->batch = 0; /* the rest run in a fresh batch, one failure at a time */
 		return;
 	}
 	exit_unexplained(s, g, status);
-	if (WIFSIGNALED(status))
+	if (status.signo)
 		snprintf(why, sizeof(why), "the program was killed by signal %d before it",
-		         WTERMSIG(status));
+		         status.signo);
 	else
 		snprintf(why, sizeof(why), "the program exited with status %d before it",
-		         WEXITSTATUS(status));
+		         status.status);
 	while (g->batch)
 		not_run(s, g, why);
 }

@@ -142,8 +142,8 @@ static const struct {
     {"skip", 4, MG_MSG_SKIP},     {"recycle", 7, MG_MSG_RECYCLE}, {"bye", 3, MG_MSG_BYE},
     {"out", 3, MG_MSG_OUT},       {"list", 4, MG_CMD_LIST},       {"run", 3, MG_CMD_RUN},
     {"quit", 4, MG_CMD_QUIT},     {"dying", 5, MG_MSG_DYING},     {"peak", 4, MG_MSG_PEAK},
-    {"expect", 6, MG_CMD_EXPECT}, {"fed", 3, MG_CMD_FED},         {"error", 5, MG_MSG_ERROR},
-    {"extra", 5, MG_MSG_EXTRA},
+    {"expect", 6, MG_CMD_EXPECT}, {"fed", 3, MG_CMD_FED},         {"timeout", 7, MG_MSG_TIMEOUT},
+    {"error", 5, MG_MSG_ERROR},   {"extra", 5, MG_MSG_EXTRA},
 };
 
 /* extra STATE NAMELEN TEXT: the state word, the name's length (unescaped),
@@ -239,6 +239,7 @@ int mg_proto_parse(mg_msg *out, char *line, size_t len)
 	case MG_MSG_FAIL:
 	case MG_MSG_SKIP:
 	case MG_MSG_ERROR:
+	case MG_MSG_TIMEOUT:
 		return take_result(&c, out, 1);
 	case MG_MSG_EXTRA:
 		return take_extra(&c, out);
