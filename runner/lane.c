@@ -345,6 +345,7 @@ static void lane_result(run_ctx *c, lane *l, const mg_msg *m)
 	size_t t = flight_at(h, 0, c->o->pipeline);
 	test_state st = m->kind == MG_MSG_PASS      ? TEST_PASS
 	                : m->kind == MG_MSG_FAIL    ? TEST_FAIL
+	                : m->kind == MG_MSG_ERROR   ? TEST_ERROR
 	                : m->kind == MG_MSG_TIMEOUT ? TEST_TIMEOUT /* ctest's TIMEOUT */
 	                                            : TEST_SKIP;
 	/* a test that was a process of its own ended with it: what it holds
@@ -491,10 +492,19 @@ void lane_line(run_ctx *c, lane *l, char *line, size_t len)
 	case MG_MSG_PASS:
 	case MG_MSG_FAIL:
 	case MG_MSG_SKIP:
+	case MG_MSG_ERROR:
 	case MG_MSG_TIMEOUT:
-		if (!h->nflight || !h->head_started)
+		if (!h->nflight || !h->head_started ||
+		    (m.kind == MG_MSG_ERROR && c->driver == DRIVER_NATIVE))
 			break;
 		lane_result(c, l, &m);
+		return;
+	case MG_MSG_EXTRA:
+		/* a shim's entry outside the listed tests, between two of them */
+		if (h->head_started || c->driver == DRIVER_NATIVE)
+			break;
+		record_extra(c, l, m.state == MG_MSG_ERROR ? TEST_ERROR : TEST_FAIL, m.text,
+		             m.name_len, m.text + m.name_len, m.text_len - m.name_len);
 		return;
 	case MG_MSG_RECYCLE:
 		if (!lane_legal(h->state, EV_RECYCLE) || h->head_started)

@@ -83,6 +83,34 @@ void record_testf(run_ctx *c, lane *l, size_t t, test_state st, double duration,
 	record_test(c, l, t, st, msg, (size_t)n, duration, l->h.va_last, l->h.rss_last, 0, 0);
 }
 
+/*
+ * An entry a driver shim found outside the listed tests (a failed
+ * TearDownTestSuite, the program's exit status): recorded once in lane
+ * l's shard, by name (every program that ran the suite reports it; the
+ * suite run directly reports it once). O(entries of the report) per call:
+ * such entries are rare.
+ */
+void record_extra(run_ctx *c, lane *l, test_state st, const char *name, size_t nlen,
+                  const char *msg, size_t mlen)
+{
+	for (size_t i = 0; i < c->rep->nshards; i++)
+		for (size_t k = 0; k < c->rep->shards[i].ntests; k++) {
+			const report_test *r = &c->rep->shards[i].tests[k];
+			if (strlen(r->name) == nlen && !memcmp(r->name, name, nlen))
+				return;
+		}
+	report_test *r = report_shard_add_test(record_shard(c, l));
+	r->name = report_strndup(name, nlen);
+	r->state = st;
+	r->message = report_strndup(msg, mlen);
+	uint32_t gen = l->h.state != HOST_NONE ? (uint32_t)record_gen(c, l)->index : 0;
+	r->generation = gen < REPORT_MAX_GENERATION ? gen : REPORT_MAX_GENERATION;
+	r->attempts = 1;
+	r->va_after = l->h.va_last;
+	r->rss_after = l->h.rss_last;
+	progress_test_done(c->prog, l->index, st);
+}
+
 void record_output(run_ctx *c, rtest *rt, const char *buf, size_t n)
 {
 	size_t room = c->o->output_limit > rt->out_len ? c->o->output_limit - rt->out_len : 0;

@@ -60,7 +60,8 @@ static int prepare(run_ctx *c, run_options *o, mg_err *err)
 		c->driver = driver_detect(c->path, note, sizeof(note));
 		if (*note && !o->quiet)
 			fprintf(stderr, "memguard: %s\n", note);
-	} else if (driver_parse(&c->driver, o->driver, err) < 0) {
+	} else if (driver_parse(&c->driver, o->driver, err) < 0 ||
+	           (!o->shell && driver_check(c->driver, c->path, o->host_argv, err) < 0)) {
 		return MG_EINVAL;
 	}
 	/* gtest, catch2: one program for what the shim is given, so all of it; a

@@ -278,6 +278,8 @@ void record_test_peak(run_ctx *c, lane *l, uint64_t va_peak);
 void record_avoided(run_ctx *c);
 void record_host_start(run_ctx *c, lane *l);
 void record_warning(run_ctx *c, lane *l, const char *warning);
+void record_extra(run_ctx *c, lane *l, test_state st, const char *name, size_t nlen,
+                  const char *msg, size_t mlen);
 void record_host_end(run_ctx *c, lane *l, host_end end, const char *why);
 void record_breakdown(run_ctx *c, lane *l, const char *when);
 void record_usage(run_ctx *c, size_t lane_idx, const struct rusage *ru);

@@ -35,6 +35,17 @@ const char *driver_name(driver_kind k);
  */
 driver_kind driver_detect(const char *path, char *note, size_t size);
 
+/*
+ * An explicit --driver gtest or catch2 against the executable's own
+ * markers (the ones driver_detect reads): MG_EINVAL naming what path is
+ * when they contradict it. A file that is not an ELF (a script that starts
+ * the program) is not judged, nor a program without either framework's
+ * marker whose arguments (argv, NULL-terminated, argv[0] the command) name
+ * an executable with the driver's (a wrapper: env, taskset, valgrind).
+ * 0 for every other driver.
+ */
+int driver_check(driver_kind k, const char *path, char *const argv[], mg_err *err);
+
 /* The hidden subcommand: memguard __driver NAME [options] -- COMMAND...
  * Returns the process exit code. */
 int driver_main(int argc, char **argv);

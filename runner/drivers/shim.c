@@ -8,6 +8,7 @@
  */
 #include "shim.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -36,6 +37,7 @@
 #define MAX_TREE     256
 #define TREE_FAST_MS 1 /* first samples of a test: short tests end quickly */
 #define TREE_MS      5
+#define ERR_TAIL     2048 /* the last bytes of a program's stderr kept */
 
 typedef struct qent {
 	char *name;
@@ -71,6 +73,9 @@ struct shim {
 	pid_t child;      /* for signals and waits */
 	pid_t child_proc; /* the same as /proc names it (proc_child_pid) */
 	int child_out;
+	int child_err; /* tail_stderr: the child's stderr, passed on by us */
+	char err_tail[ERR_TAIL];
+	size_t err_tail_len;
 	proc_sampler *child_mem;
 	uint64_t last_va, last_rss; /* the last reading of the measure chosen */
 	tree *tree;                 /* TREE: the program's process tree */
@@ -99,6 +104,7 @@ static int sigchld_pipe[2] = {-1, -1};
 static void env_set(shim *s, const char *name, const char *value);
 static char **env_for_child(shim *s);
 static void env_for_child_free(shim *s, char **envp);
+static void drain_err(shim *s);
 
 static void on_sigchld(int sig)
 {
@@ -245,6 +251,9 @@ static void child_forget(shim *s)
 	if (s->child_out >= 0)
 		close(s->child_out);
 	s->child_out = -1;
+	if (s->child_err >= 0)
+		close(s->child_err);
+	s->child_err = -1;
 	s->line.len = 0;
 }
 
@@ -293,15 +302,15 @@ static void child_kill(shim *s)
  * message on stderr. The child is then ours to reap (we are a subreaper).
  * *out_fd: its piped stdout or -1.
  */
-static pid_t fork_child(shim *s, char *const argv[], int pipe_out, int *out_fd, int extra_fd,
-                        int extra_target)
+static pid_t fork_child(shim *s, char *const argv[], int pipe_out, int *out_fd, int *err_fd,
+                        int extra_fd, int extra_target)
 {
 	char path[4096];
 	mg_err err;
 	spawn_proc *p;
 	spawn_options so = SPAWN_OPTIONS_INIT;
 	char **envp = env_for_child(s);
-	so.flags = pipe_out ? SPAWN_CAPTURE_OUT : 0;
+	so.flags = (pipe_out ? SPAWN_CAPTURE_OUT : 0) | (err_fd ? SPAWN_CAPTURE_ERR : 0);
 	so.envp = envp;
 	so.extra_fd = extra_fd;
 	so.extra_target = extra_target;
@@ -315,6 +324,8 @@ static pid_t fork_child(shim *s, char *const argv[], int pipe_out, int *out_fd, 
 		fprintf(stderr, "memguard: %s\n", err.msg);
 		return -1;
 	}
+	if (err_fd) /* spawn_release closes it: a copy of our own */
+		*err_fd = fcntl(spawn_err_fd(p), F_DUPFD_CLOEXEC, 3);
 	return spawn_release(p, out_fd);
 }
 
@@ -325,12 +336,15 @@ int shim_spawn(shim *s, char *const argv[], int pipe_out)
 
 int shim_spawn_fd(shim *s, char *const argv[], int pipe_out, int fd, int target)
 {
-	int out;
-	pid_t pid = fork_child(s, argv, pipe_out, &out, fd, target);
+	int out, err = -1;
+	pid_t pid =
+	    fork_child(s, argv, pipe_out, &out, s->ops->tail_stderr ? &err : NULL, fd, target);
 	if (pid < 0)
 		return -1;
 	if (out >= 0)
 		fcntl(out, F_SETFL, fcntl(out, F_GETFL) | O_NONBLOCK);
+	s->child_err = err;
+	s->err_tail_len = 0;
 	s->child = pid;
 	s->child_proc = proc_child_pid(pid);
 	if (s->child_proc <= 0)
@@ -365,7 +379,7 @@ int shim_capture_fd(shim *s, char *const argv[], char **out, size_t *len, mg_exi
 	int fd;
 	buf b = {0};
 	*out = NULL;
-	pid_t pid = fork_child(s, argv, 1, &fd, extra, target);
+	pid_t pid = fork_child(s, argv, 1, &fd, NULL, extra, target);
 	if (pid < 0)
 		return -1;
 	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK); /* read to its end */
@@ -597,8 +611,11 @@ static void mark_streams(shim *s)
 void shim_result(shim *s, mg_msg_kind kind, const char *msg, size_t len)
 {
 	uint64_t va, rss;
+	assert(kind == MG_MSG_PASS || kind == MG_MSG_FAIL || kind == MG_MSG_SKIP ||
+	       kind == MG_MSG_TIMEOUT || kind == MG_MSG_ERROR);
 	double us = elapsed_us(&s->t0);
 	measure(s, &va, &rss);
+	drain_err(s);
 	/* output first: the runner attributes it to the test still in flight */
 	if (s->out.len && buf_flush(&s->out, 1) < 0)
 		s->out.len = 0;
@@ -950,6 +967,79 @@ static int read_child(shim *s)
 	return 1;
 }
 
+/* Passes what the child wrote on stderr on to ours, whole (as mark_streams
+ * writes), keeping its last ERR_TAIL bytes; 0 at EOF or on an error. */
+static int read_err(shim *s)
+{
+	char tmp[16384];
+	ssize_t n = read(s->child_err, tmp, sizeof(tmp));
+	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		return 1;
+	if (n <= 0) {
+		close(s->child_err);
+		s->child_err = -1;
+		return 0;
+	}
+	for (ssize_t done = 0; done < n;) {
+		ssize_t w = write(2, tmp + done, (size_t)(n - done));
+		if (w > 0) {
+			done += w;
+		} else if (w < 0 && errno == EAGAIN) {
+			struct pollfd pf = {2, POLLOUT, 0};
+			poll(&pf, 1, 1000);
+		} else if (!(w < 0 && errno == EINTR)) {
+			break;
+		}
+	}
+	size_t k = (size_t)n < ERR_TAIL ? (size_t)n : ERR_TAIL;
+	if (s->err_tail_len + k > ERR_TAIL) {
+		size_t drop = s->err_tail_len + k - ERR_TAIL;
+		memmove(s->err_tail, s->err_tail + drop, s->err_tail_len - drop);
+		s->err_tail_len -= drop;
+	}
+	memcpy(s->err_tail + s->err_tail_len, tmp + (size_t)n - k, k);
+	s->err_tail_len += k;
+	return 1;
+}
+
+/* What the child has written on stderr so far, passed on (non-blocking). */
+static void drain_err(shim *s)
+{
+	struct pollfd pf = {s->child_err, POLLIN, 0};
+	while (s->child_err >= 0 && poll(&pf, 1, 0) > 0 && read_err(s))
+		;
+}
+
+const char *shim_stderr_tail(const shim *s, size_t *len)
+{
+	const char *p = s->err_tail, *e = s->err_tail + s->err_tail_len;
+	const char *nl = s->err_tail_len == ERR_TAIL ? memchr(p, '\n', s->err_tail_len) : NULL;
+	if (nl) /* the kept bytes start mid-line: from the next one */
+		p = nl + 1;
+	*len = (size_t)(e - p);
+	return p;
+}
+
+void shim_extra(shim *s, mg_msg_kind kind, const char *name, size_t nlen, const char *msg,
+                size_t mlen)
+{
+	assert(!s->started && (kind == MG_MSG_FAIL || kind == MG_MSG_ERROR));
+	if (nlen > 1024)
+		nlen = 1024;
+	if (mlen > MSG_MAX - nlen)
+		mlen = MSG_MAX - nlen;
+	char *text = xrealloc_(NULL, nlen + mlen + 1);
+	memcpy(text, name, nlen);
+	memcpy(text + nlen, msg, mlen);
+	mg_msg m = {.kind = MG_MSG_EXTRA,
+	            .state = kind,
+	            .name_len = nlen,
+	            .text = text,
+	            .text_len = nlen + mlen};
+	buf_add_msg(&s->reply, &m);
+	free(text);
+}
+
 static void child_exited(shim *s, mg_exit_end status, struct rusage *ru)
 {
 	/* It is reaped: forget its pid now, so nothing below (a result read from
@@ -968,6 +1058,12 @@ static void child_exited(shim *s, mg_exit_end status, struct rusage *ru)
 			;
 		if (s->child_out >= 0)
 			child_lines(s, NULL, 0, 1);
+	}
+	if (s->child_err >= 0) { /* its last words, all of them: it has exited */
+		fcntl(s->child_err, F_SETFL, fcntl(s->child_err, F_GETFL) & ~O_NONBLOCK);
+		struct pollfd pf = {s->child_err, POLLIN, 0};
+		while (s->child_err >= 0 && poll(&pf, 1, 100) > 0 && read_err(s))
+			;
 	}
 	if (s->ops->measure == SHIM_MEASURE_TREE && (uint64_t)ru->ru_maxrss * 1024 > s->tree_rss)
 		s->tree_rss = (uint64_t)ru->ru_maxrss * 1024;
@@ -995,6 +1091,7 @@ int shim_main(const shim_ops *ops, void *ctx, char **cmd, int ncmd)
 	s->cmd = cmd;
 	s->ncmd = ncmd;
 	s->child_out = -1;
+	s->child_err = -1;
 	s->cmd_fd = MG_PROTO_CMD_FD;
 	s->reply_fd = MG_PROTO_REPLY_FD;
 	mg_lines_init(&s->lines, s->in, sizeof(s->in), MG_PROTO_LINE_MAX);
@@ -1061,17 +1158,21 @@ int shim_main(const shim_ops *ops, void *ctx, char **cmd, int ncmd)
 				_exit(3);
 			}
 		}
-		if (s->quit_pending && !s->started)
+		/* a program finishing on its own (its suite's tear-down, a leak
+		 * check) is waited for: how it ends is part of the run */
+		if (s->quit_pending && !s->started &&
+		    !(s->child && !s->stopped && ops->finishing && ops->finishing(s)))
 			finish(s, 0);
 		reply_flush(s);
 
-		struct pollfd pf[3] = {{s->cmd_fd, POLLIN, 0},
+		struct pollfd pf[4] = {{s->cmd_fd, POLLIN, 0},
 		                       {s->child_out, POLLIN, 0},
-		                       {sigchld_pipe[0], POLLIN, 0}};
+		                       {sigchld_pipe[0], POLLIN, 0},
+		                       {s->child_err, POLLIN, 0}};
 		int timeout = -1;
 		if (s->child && ops->measure == SHIM_MEASURE_TREE)
 			timeout = s->tree_samples < 10 ? TREE_FAST_MS : TREE_MS;
-		int r = poll(pf, 3, timeout);
+		int r = poll(pf, 4, timeout);
 		if (r < 0 && errno != EINTR)
 			_exit(3);
 		if (r == 0 && s->child && ops->measure == SHIM_MEASURE_TREE)
@@ -1083,6 +1184,8 @@ int shim_main(const shim_ops *ops, void *ctx, char **cmd, int ncmd)
 		}
 		if (s->child_out >= 0 && pf[1].revents)
 			read_child(s);
+		if (s->child_err >= 0 && pf[3].revents)
+			read_err(s);
 		if (s->child && ops->tick)
 			ops->tick(s);
 		if (pf[2].revents) {

@@ -53,6 +53,14 @@ typedef struct shim_ops {
 	void (*tick)(shim *s);
 	/* NAME, VALUE pairs (NULL-terminated) set in the children's environment. */
 	const char *const *env;
+	/* The child's stderr goes through the shim (passed on at once, unchanged),
+	 * which keeps its last bytes (shim_stderr_tail): what a program printed
+	 * after its last test (a LeakSanitizer summary). */
+	int tail_stderr;
+	/* Optional: at quit with a child running and no test started, 1 when the
+	 * child is finishing on its own (its batch is answered): it is waited
+	 * for, and ops->exited judges how it ended, before bye. */
+	int (*finishing)(shim *s);
 } shim_ops;
 
 /* Runs the protocol until quit, a recycle or EOF. cmd is the program's argv
@@ -146,6 +154,15 @@ void shim_probed(shim *s);
  * there for the runner's breakdown.
  */
 void shim_stop(shim *s, const char *why);
+/*
+ * An entry outside the listed tests (PROTOCOL.md 6c), between two tests:
+ * kind MG_MSG_FAIL or MG_MSG_ERROR, its name and message (may be empty).
+ */
+void shim_extra(shim *s, mg_msg_kind kind, const char *name, size_t nlen, const char *msg,
+                size_t mlen);
+/* The last bytes the running (or last) program wrote on stderr, from the
+ * start of a line (tail_stderr only; empty otherwise). */
+const char *shim_stderr_tail(const shim *s, size_t *len);
 /* Sets (value) or removes (NULL) a variable of the children's environment. */
 void shim_setenv(shim *s, const char *name, const char *value);
 /* shim_result with a formatted message. */

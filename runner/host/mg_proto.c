@@ -147,7 +147,30 @@ static const struct {
     {"out", 3, MG_MSG_OUT},       {"list", 4, MG_CMD_LIST},       {"run", 3, MG_CMD_RUN},
     {"quit", 4, MG_CMD_QUIT},     {"dying", 5, MG_MSG_DYING},     {"peak", 4, MG_MSG_PEAK},
     {"expect", 6, MG_CMD_EXPECT}, {"fed", 3, MG_CMD_FED},         {"timeout", 7, MG_MSG_TIMEOUT},
+    {"error", 5, MG_MSG_ERROR},   {"extra", 5, MG_MSG_EXTRA},
 };
+
+/* extra STATE NAMELEN TEXT: the state word, the name's length (unescaped),
+ * then the name and the message as one text field. */
+static int take_extra(cursor *c, mg_msg *out)
+{
+	uint64_t nl;
+	if (take_space(c) < 0)
+		return -1;
+	if (c->end - c->p >= 5 && !memcmp(c->p, "fail ", 5)) {
+		out->state = MG_MSG_FAIL;
+		c->p += 4;
+	} else if (c->end - c->p >= 6 && !memcmp(c->p, "error ", 6)) {
+		out->state = MG_MSG_ERROR;
+		c->p += 5;
+	} else {
+		return -1;
+	}
+	if (take_field(c, &nl) < 0 || take_name(c, out) < 0 || nl == 0 || nl > out->text_len)
+		return -1;
+	out->name_len = (size_t)nl;
+	return 0;
+}
 
 /* The words of recycle's why, and whether a figure follows. */
 static const struct {
@@ -236,8 +259,11 @@ int mg_proto_parse(mg_msg *out, char *line, size_t len)
 		return take_result(&c, out, 0);
 	case MG_MSG_FAIL:
 	case MG_MSG_SKIP:
+	case MG_MSG_ERROR:
 	case MG_MSG_TIMEOUT:
 		return take_result(&c, out, 1);
+	case MG_MSG_EXTRA:
+		return take_extra(&c, out);
 	case MG_MSG_RECYCLE:
 		if (take_field(&c, &out->va) < 0 || take_field(&c, &out->rss) < 0)
 			return -1;
@@ -371,6 +397,7 @@ size_t mg_proto_put(char *dst, size_t cap, const mg_msg *m)
 	case MG_MSG_FAIL:
 	case MG_MSG_SKIP:
 	case MG_MSG_TIMEOUT:
+	case MG_MSG_ERROR:
 		put_field(&w, m->usec);
 		put_field(&w, m->va);
 		put_field(&w, m->rss);
@@ -378,6 +405,13 @@ size_t mg_proto_put(char *dst, size_t cap, const mg_msg *m)
 			put_bytes(&w, " ", 1);
 			put_text(&w, m->text, m->text_len);
 		}
+		break;
+	case MG_MSG_EXTRA:
+		put_bytes(&w, " ", 1);
+		put_str(&w, m->state == MG_MSG_ERROR ? "error" : "fail");
+		put_field(&w, (uint64_t)m->name_len);
+		put_bytes(&w, " ", 1);
+		put_text(&w, m->text, m->text_len);
 		break;
 	case MG_MSG_RECYCLE:
 		put_field(&w, m->va);

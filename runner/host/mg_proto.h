@@ -80,20 +80,26 @@ typedef enum mg_msg_kind {
 	MG_CMD_EXPECT, /* expect RISE GROWTH (v2: what history says of the next run line) */
 	MG_CMD_FED,    /* fed (to a gtest or catch2 shim only: the run lines before it are
 	                * all it is given until results go back) */
+	/* host -> runner, from a driver shim only (PROTOCOL.md 6c) */
+	MG_MSG_ERROR, /* error USEC VA RSS MESSAGE (a driver shim only: the head is an error) */
+	MG_MSG_EXTRA, /* extra STATE NAMELEN TEXT (a driver shim only: an entry outside the
+	               * listed tests, e.g. a failed TearDownTestSuite; 6c) */
 } mg_msg_kind;
 
 typedef struct mg_msg {
 	mg_msg_kind kind;
-	unsigned version; /* hello */
-	char arch[8];     /* hello: "x86" or "x64" */
-	long pid;         /* hello */
-	uint64_t usec;    /* pass/fail/skip: the test's duration */
-	uint64_t va, rss; /* hello, pass/fail/skip (after the test), recycle; bye: peaks;
-	                   * peak: va; expect: va = the rise above the test's start */
-	uint64_t count;   /* end */
-	mg_why why;       /* recycle (v2) */
-	uint64_t bytes;   /* recycle growth/gap/peak: the figure; dying: VmPeak; expect: growth */
-	int sig;          /* dying: the signal */
+	unsigned version;  /* hello */
+	char arch[8];      /* hello: "x86" or "x64" */
+	long pid;          /* hello */
+	uint64_t usec;     /* pass/fail/skip: the test's duration */
+	uint64_t va, rss;  /* hello, pass/fail/skip (after the test), recycle; bye: peaks;
+	                    * peak: va; expect: va = the rise above the test's start */
+	uint64_t count;    /* end */
+	mg_why why;        /* recycle (v2) */
+	uint64_t bytes;    /* recycle growth/gap/peak: the figure; dying: VmPeak; expect: growth */
+	int sig;           /* dying: the signal */
+	mg_msg_kind state; /* extra: MG_MSG_FAIL or MG_MSG_ERROR */
+	size_t name_len;  /* extra: the name is text's first name_len bytes, the message the rest */
 	const char *text; /* test/start/run: the name; fail/skip: the message (may be empty) */
 	size_t text_len;  /* text may hold any byte but NUL... and NUL is excluded */
 } mg_msg;
