@@ -174,6 +174,60 @@ static int retry_once(run_ctx *c, size_t t)
 	return 1;
 }
 
+/* The VA test t is expected to rise above its start: its own clean rise
+ * when history knows one, else at least the largest rise this run has seen
+ * of any test (every test, not a recent window: a big one every 50th
+ * test is still remembered). */
+static uint64_t lane_expected_rise(const run_ctx *c, size_t t)
+{
+	const rtest *rt = &c->tests[t];
+	if (rt->rise_known)
+		return rt->exp_rise;
+	return rt->exp_rise > c->max_rise ? rt->exp_rise : c->max_rise;
+}
+
+/*
+ * 1 when a test that failed (gracefully: an allocation that returned NULL)
+ * did so within the headroom of a limit, why says which: VA (the most of
+ * its start, end and peak) past the soft VA limit less the headroom (its
+ * expected rise, at least the distance from the soft to the hard limit),
+ * RSS past the soft RSS limit less the lane's expected RSS growth, or, in
+ * a 32-bit space past its half, no free block of the gap limit. Reads the
+ * host's maps only for that last (~0.3 ms, failures only).
+ */
+static int lane_near_ceiling(const run_ctx *c, const lane *l, size_t t, uint64_t va, char *why,
+                             size_t n)
+{
+	char a[32], b[32];
+	uint64_t soft_va = c->soft.va ? c->soft.va : c->hard.va;
+	if (soft_va) {
+		uint64_t room = lane_expected_rise(c, t);
+		if (c->hard.va > soft_va && c->hard.va - soft_va > room)
+			room = c->hard.va - soft_va;
+		if (va + room >= soft_va) {
+			report_format_size(a, sizeof(a), va);
+			report_format_size(b, sizeof(b), room);
+			snprintf(why, n, "va %s within %s of the limit", a, b);
+			return 1;
+		}
+	}
+	if (c->soft.rss && l->h.tree_rss + policy_expected_rss_growth(l) >= c->soft.rss) {
+		report_format_size(a, sizeof(a), l->h.tree_rss);
+		snprintf(why, n, "rss %s within its expected growth of the limit", a);
+		return 1;
+	}
+	uint64_t gap_limit = c->soft.gap > c->hard.gap ? c->soft.gap : c->hard.gap, gap;
+	if (gap_limit && c->arch == MG_ARCH_X86 && va >= policy_va_ceiling(c) / 2 &&
+	    maps_largest_gap(&gap, policy_va_pid(c, &l->h), limits_arch_ceiling(c->arch), NULL) ==
+	        0 &&
+	    gap < gap_limit) {
+		report_format_size(a, sizeof(a), gap);
+		snprintf(why, n, "largest free block %s", a);
+		return 1;
+	}
+	return 0;
+}
+
 /* A test broke a hard limit (or crashed near one): retry it once, alone,
  * in a fresh host; the second time it is memory-limit. */
 static void lane_breach(run_ctx *c, lane *l, size_t t, const char *why, double dur)
@@ -282,6 +336,7 @@ void lane_schedule(run_ctx *c, lane *l)
 		return;
 
 	size_t fed = 0;
+	int per_process = policy_process_per_test(c);
 	/* A fresh host takes a waiting retry first, and only that. */
 	int retry = c->rqlen && !h->tests_run && !h->nflight && !h->alone;
 	if (!h->nflight)
@@ -304,11 +359,14 @@ void lane_schedule(run_ctx *c, lane *l)
 			if (verdict == 0)
 				break; /* wait: a larger lane makes room */
 		}
+		uint64_t grow = policy_expected_growth(l), rise = lane_expected_rise(c, t);
+		if (!per_process && rise > grow)
+			grow = rise;
 		if (!retry && c->hard.va && h->tests_run && !h->nflight &&
-		    h->va_last + policy_expected_growth(l) >= c->hard.va) {
+		    h->va_last + grow >= c->hard.va) {
 			char why[200], a[32], b[32];
 			report_format_size(a, sizeof(a), h->va_last);
-			report_format_size(b, sizeof(b), policy_expected_growth(l));
+			report_format_size(b, sizeof(b), grow);
 			snprintf(why, sizeof(why),
 			         "va %s + expected growth %s would reach the kill limit", a, b);
 			lane_quit(c, l, END_RECYCLE, why);
@@ -324,11 +382,11 @@ void lane_schedule(run_ctx *c, lane *l)
 			h->outq_cap = 2 * (h->outq_len + need);
 			h->outq = xrealloc(h->outq, h->outq_cap);
 		}
-		if ((rt->exp_rise || rt->exp_growth) && h->version >= 2 &&
-		    c->driver == DRIVER_NATIVE) /* history's word, for the host's admission */
+		/* history's word and the run's largest rise, for the host's admission */
+		if ((rise || rt->exp_growth) && h->version >= 2 && c->driver == DRIVER_NATIVE)
 			h->outq_len += (size_t)snprintf(
 			    h->outq + h->outq_len, h->outq_cap - h->outq_len, "expect %llu %llu\n",
-			    (unsigned long long)rt->exp_rise, (unsigned long long)rt->exp_growth);
+			    (unsigned long long)rise, (unsigned long long)rt->exp_growth);
 		memcpy(h->outq + h->outq_len, "run ", 4);
 		h->outq_len += 4;
 		h->outq_len += mg_proto_escape(h->outq + h->outq_len, h->outq_cap - h->outq_len,
@@ -447,6 +505,28 @@ static void lane_result(run_ctx *c, lane *l, const mg_msg *m)
 	l->rgrowth[l->ngrowth % GROWTH_WINDOW] = drss;
 	l->growth[l->ngrowth++ % GROWTH_WINDOW] = dva;
 	l->avg_duration = 0.75 * l->avg_duration + 0.25 * ((double)m->usec / 1e6);
+	uint64_t start = m->va - (uint64_t)dva, top = test_peak > m->va ? test_peak : m->va;
+	if (!per_process) {
+		uint64_t rise = top > start ? top - start : 0;
+		if (rise > c->max_rise)
+			c->max_rise = rise;
+	}
+	/* A failure near the ceiling is retried once, alone, in a fresh host,
+	 * like an out-of-memory death; this host, near its limit, recycles. */
+	char near_why[160];
+	if (st == TEST_FAIL && !per_process && c->driver != DRIVER_WRAP &&
+	    !c->tests[t].near_ceiling &&
+	    lane_near_ceiling(c, l, t, top > start ? top : start, near_why, sizeof(near_why)) &&
+	    retry_once(c, t)) {
+		char why[220];
+		c->tests[t].near_ceiling = 1;
+		snprintf(why, sizeof(why), "a test failed near the memory ceiling (%s)", near_why);
+		if (!h->nflight)
+			lane_fire(c, l, EV_DRAINED);
+		if (h->state != HOST_QUITTING)
+			lane_quit(c, l, END_RECYCLE, why);
+		return;
+	}
 	record_test(c, l, t, st, m->text, m->text_len, (double)m->usec / 1e6, m->va, m->rss, dva,
 	            drss);
 	if (test_peak > m->va - (uint64_t)(dva > 0 ? dva : 0))

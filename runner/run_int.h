@@ -46,9 +46,13 @@ typedef struct rtest {
 	char *name; /* the listing's copy; the report's once recorded (record_test) */
 	size_t len;
 	unsigned attempts;
-	int done;
-	int recorded;   /* in the report: its output is attached there at the end */
-	int hist_alone; /* from --history: it alone broke the hard limit (runs alone) */
+	unsigned done : 1;
+	unsigned recorded : 1;   /* in the report: its output is attached there at the end */
+	unsigned hist_alone : 1; /* from --history: it alone broke the hard limit (runs alone) */
+	/* exp_rise is a clean attempt's (history's pass or skip, or this run's):
+	 * without it the largest rise of the run is expected too */
+	unsigned rise_known : 1;
+	unsigned near_ceiling : 1; /* its first attempt failed near the memory ceiling */
 	/* (the 4-byte fields together: 96 bytes a test, not 112) */
 	char *out; /* captured output, bounded */
 	size_t out_len;
@@ -185,6 +189,9 @@ typedef struct run_ctx {
 	size_t nhist;
 	report *hist_report;  /* owns their names */
 	double expected_wall; /* this node's seconds by the history (0: none) */
+	/* the largest rise (VmPeak above its start, or VA kept) of any test this
+	 * run has seen: what a test of unknown rise is expected to need, O(1) a test */
+	uint64_t max_rise;
 } run_ctx;
 
 typedef struct name_list {
