@@ -345,10 +345,12 @@ typedef int (*report_keep_tests_fn)(size_t shard, void *ctx);
 int report_parse_some(report **out, const char *data, size_t len, report_keep_tests_fn keep,
                       void *ctx, mg_err *err);
 
-/* A test of shard (its place in the document's shards) as it was read: t
- * and its strings live only during the call. Nonzero ends the read with it,
- * and err (set by fn) says why. */
-typedef int (*report_test_fn)(size_t shard, const report_test *t, void *ctx, mg_err *err);
+/* A test of shard (its place in the document's shards) as it was read, and
+ * its VA peak (0: none; report_shard_test_peak): t and its strings live
+ * only during the call. Nonzero ends the read with it, and err (set by fn)
+ * says why. */
+typedef int (*report_test_fn)(size_t shard, const report_test *t, uint64_t va_peak, void *ctx,
+                              mg_err *err);
 /* report_parse and report_load keeping no shard's tests: each is read,
  * checked and given to fn (NULL: none), then dropped. The shards keep their
  * counts. For a reader with a form of its own of the tests (compare keeps
