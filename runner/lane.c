@@ -190,7 +190,8 @@ static uint64_t lane_expected_rise(const run_ctx *c, size_t t)
  * 1 when a test that failed (gracefully: an allocation that returned NULL)
  * did so within the headroom of a limit, why says which: VA (the most of
  * its start, end and peak) past the soft VA limit less the headroom (its
- * expected rise, at least the distance from the soft to the hard limit),
+ * expected rise, at least the distance from the soft to the hard limit but
+ * no more than an eighth of the soft),
  * RSS past the soft RSS limit less the lane's expected RSS growth, or, in
  * a 32-bit space past its half, no free block of the gap limit. Reads the
  * host's maps only for that last (~0.3 ms, failures only).
@@ -201,9 +202,14 @@ static int lane_near_ceiling(const run_ctx *c, const lane *l, size_t t, uint64_t
 	char a[32], b[32];
 	uint64_t soft_va = c->soft.va ? c->soft.va : c->hard.va;
 	if (soft_va) {
-		uint64_t room = lane_expected_rise(c, t);
-		if (c->hard.va > soft_va && c->hard.va - soft_va > room)
-			room = c->hard.va - soft_va;
+		/* the headroom: its expected rise, at least the distance to the
+		 * hard limit (x86's defaults: 256 MiB) up to an eighth of the soft */
+		uint64_t room = lane_expected_rise(c, t), gap = 0;
+		if (c->hard.va > soft_va)
+			gap =
+			    c->hard.va - soft_va < soft_va / 8 ? c->hard.va - soft_va : soft_va / 8;
+		if (gap > room)
+			room = gap;
 		if (va + room >= soft_va) {
 			report_format_size(a, sizeof(a), va);
 			report_format_size(b, sizeof(b), room);
@@ -343,8 +349,14 @@ void lane_schedule(run_ctx *c, lane *l)
 		h->head_since = now(c);
 	if (retry)
 		h->alone = 1;
-	while (retry ||
-	       (h->nflight < depth && c->qlen && !h->alone && !(h->soft_hit && h->tests_run))) {
+	/* a gtest or catch2 shim runs each burst in a program of its own, with
+	 * what was queued when it started: a burst only once the last drained,
+	 * so each program's first test is known (its delta is from a fresh
+	 * program's memory, not from where the last one ended) */
+	int burst = c->driver == DRIVER_GTEST || c->driver == DRIVER_CATCH2;
+	int drained = !h->nflight;
+	while (retry || (h->nflight < depth && c->qlen && !h->alone &&
+	                 !(h->soft_hit && h->tests_run) && !(burst && !drained && !fed))) {
 		size_t t = retry ? c->rq[c->rqhead] : plan_front(c);
 		rtest *rt = &c->tests[t];
 		char pool_why[200];
@@ -401,7 +413,9 @@ void lane_schedule(run_ctx *c, lane *l)
 		fed++;
 	}
 	/* a shim that gives its program all it was given waits for the burst's end */
-	if (fed && (c->driver == DRIVER_GTEST || c->driver == DRIVER_CATCH2)) {
+	if (fed && burst) {
+		if (h->tests_run && drained)
+			h->fresh_program = 1;
 		if (h->outq_len + 4 > h->outq_cap) {
 			h->outq_cap = 2 * (h->outq_len + 4);
 			h->outq = xrealloc(h->outq, h->outq_cap);
@@ -439,6 +453,11 @@ static void lane_result(run_ctx *c, lane *l, const mg_msg *m)
 	/* a test that was a process of its own ended with it: what it holds
 	 * is its own figure, not a rise over the test before */
 	int per_process = policy_process_per_test(c);
+	if (h->fresh_program) { /* a later program's first test: from where programs start */
+		h->fresh_program = 0;
+		h->va_before = h->hello_va;
+		h->rss_before = h->hello_rss;
+	}
 	int64_t dva = per_process ? 0 : (int64_t)m->va - (int64_t)h->va_before;
 	int64_t drss = per_process ? 0 : (int64_t)m->rss - (int64_t)h->rss_before;
 	h->va_before = m->va;
@@ -606,8 +625,8 @@ void lane_line(run_ctx *c, lane *l, char *line, size_t len)
 			return;
 		}
 		h->version = m.version;
-		h->va_before = h->va_last = m.va;
-		h->rss_before = h->rss_last = m.rss;
+		h->va_before = h->va_last = h->hello_va = m.va;
+		h->rss_before = h->rss_last = h->hello_rss = m.rss;
 		h->peak_va = m.va;
 		h->peak_rss = m.rss;
 		lane_fire(c, l, EV_HELLO);

@@ -81,6 +81,11 @@ typedef struct host {
 	 * deltas: samples never move them), and at the last reading of either */
 	uint64_t va_before, rss_before;
 	uint64_t va_last, rss_last, peak_va, peak_rss;
+	/* a gtest or catch2 shim: a fresh program's memory (its hello), and
+	 * whether the next result is the first of a program started for a
+	 * later burst (its delta is from a fresh program, not the last one's end) */
+	uint64_t hello_va, hello_rss;
+	int fresh_program;
 	unsigned version;      /* of the protocol, from its hello */
 	int pipe_closed_alive; /* still running DYING_DEADLINE after its reply pipe
 	                        * closed: we killed it; an error, not a crash */
