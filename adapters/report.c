@@ -52,16 +52,48 @@ int report_state_failed(test_state s)
 	       s == TEST_ERROR;
 }
 
+static const char *const end_names[REPORT_END_COUNT] = {
+    "running", "quit", "recycle", "kill", "timeout", "error", "crash", "exit", "interrupted",
+};
+
+const char *report_end_name(report_end e)
+{
+	if ((unsigned)e >= REPORT_END_COUNT)
+		return "unknown";
+	return end_names[e];
+}
+
+int report_end_parse(const char *name)
+{
+	if (name && !*name)
+		return REPORT_END_RUNNING;
+	for (int i = 0; name && i < REPORT_END_COUNT; i++)
+		if (strcmp(name, end_names[i]) == 0)
+			return i;
+	return -1;
+}
+
+int report_end_abnormal(report_end e)
+{
+	return e == REPORT_END_CRASH || e == REPORT_END_KILL || e == REPORT_END_TIMEOUT ||
+	       e == REPORT_END_ERROR;
+}
+
+int report_load_exit(int rc)
+{
+	return rc == MG_ENOTFOUND ? MG_EXIT_USAGE : MG_EXIT_INFRA;
+}
+
 /* ---- memory ---------------------------------------------------------------- */
 
-void *report_xrealloc(void *p, size_t n)
+report_bytes *report_bytes_new(const char *p, size_t len)
 {
-	void *q = realloc(p, n ? n : 1);
-	if (!q) {
-		fputs("memguard: out of memory\n", stderr);
-		abort();
-	}
-	return q;
+	report_bytes *b = mg_xrealloc(NULL, sizeof(*b) + len + 1);
+	b->len = len;
+	if (len)
+		memcpy(b->data, p, len);
+	b->data[len] = '\0';
+	return b;
 }
 
 char *report_strdup(const char *s)
@@ -73,7 +105,7 @@ char *report_strndup(const char *s, size_t len)
 {
 	if (!s)
 		return NULL;
-	char *d = report_xrealloc(NULL, len + 1);
+	char *d = mg_xrealloc(NULL, len + 1);
 	memcpy(d, s, len);
 	d[len] = '\0';
 	return d;
@@ -95,7 +127,7 @@ static size_t array_capacity(size_t n)
 void *report_array_alloc(size_t n, size_t elem)
 {
 	size_t cap = array_capacity(n);
-	void *p = report_xrealloc(NULL, cap * elem);
+	void *p = mg_xrealloc(NULL, cap * elem);
 	memset(p, 0, cap * elem);
 	return p;
 }
@@ -104,7 +136,7 @@ static void *array_append(void *arrp, size_t *n, size_t elem)
 {
 	void **arr = arrp;
 	if (*n == 0 || (*n & (*n - 1)) == 0)
-		*arr = report_xrealloc(*arr, (*n ? *n * 2 : 1) * elem);
+		*arr = mg_xrealloc(*arr, (*n ? *n * 2 : 1) * elem);
 	char *slot = (char *)*arr + *n * elem;
 	memset(slot, 0, elem);
 	(*n)++;
@@ -129,7 +161,7 @@ char *report_names_add(report_names **list, const char *s, size_t len)
 	report_names *b = *list;
 	if (!b || b->size - b->used < len + 1) {
 		size_t size = len + 1 > NAMES_BLOCK ? len + 1 : NAMES_BLOCK;
-		b = report_xrealloc(NULL, sizeof(*b) + size);
+		b = mg_xrealloc(NULL, sizeof(*b) + size);
 		b->next = *list;
 		b->used = 0;
 		b->size = size;
@@ -214,7 +246,6 @@ static void shard_clear(report_shard *s)
 	free(s->command);
 	for (size_t g = 0; g < s->ngens; g++) {
 		report_generation *gen = &s->gens[g];
-		free(gen->end);
 		free(gen->reason);
 		free(gen->warning);
 		for (size_t b = 0; b < gen->nbreakdowns; b++)
@@ -325,6 +356,17 @@ void report_shard_set_test_peak(report_shard *s, size_t i, uint64_t va_peak)
 	}
 }
 
+void report_shard_count_ends(report_shard *s)
+{
+	uint32_t recycles = 0, kills = 0;
+	for (size_t g = 0; g < s->ngens; g++) {
+		recycles += s->gens[g].end == REPORT_END_RECYCLE;
+		kills += s->gens[g].end == REPORT_END_KILL;
+	}
+	s->recycles = recycles;
+	s->kills = kills;
+}
+
 report_generation *report_shard_add_generation(report_shard *s)
 {
 	return array_append(&s->gens, &s->ngens, sizeof(report_generation));
@@ -381,7 +423,7 @@ void report_shard_copy(report_shard *d, const report_shard *s)
 		report_generation *dg = &d->gens[g];
 		const report_generation *sg = &s->gens[g];
 		*dg = *sg;
-		dg->end = report_strdup(sg->end);
+		dg->end = sg->end;
 		dg->reason = report_strdup(sg->reason);
 		dg->warning = report_strdup(sg->warning);
 		dg->breakdowns = report_array_alloc(sg->nbreakdowns, sizeof(report_breakdown));
@@ -394,7 +436,8 @@ void report_shard_copy(report_shard *d, const report_shard *s)
 		const char *name = s->tests[t].name;
 		d->tests[t].name = name ? report_names_add(&d->names, name, strlen(name)) : NULL;
 		d->tests[t].message = report_strdup(s->tests[t].message);
-		d->tests[t].output = report_strdup(s->tests[t].output);
+		const report_bytes *o = s->tests[t].output;
+		d->tests[t].output = o ? report_bytes_new(o->data, o->len) : NULL;
 	}
 	d->peaks = report_array_alloc(s->npeaks, sizeof(report_peak));
 	if (s->npeaks)

@@ -18,7 +18,6 @@ typedef struct report_names report_names;
 /* report.c */
 extern const char *const report_state_names[TEST_STATE_COUNT];
 /* realloc that aborts on out of memory (n 0 allocates 1 byte) */
-void *report_xrealloc(void *p, size_t n);
 /* a zeroed array of n elements with room to append (see array_append in report.c) */
 void *report_array_alloc(size_t n, size_t elem);
 /* a copy of s (len bytes, NUL-terminated) in a shard's name blocks */

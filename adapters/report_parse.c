@@ -89,7 +89,7 @@ static json_t *pieces_value(pieces *pc)
 	json_error_t jerr;
 	pieces_ws(pc);
 	json_t *v = json_loadb(pc->data + pc->pos, pc->len - pc->pos,
-	                       JSON_DECODE_ANY | JSON_DISABLE_EOF_CHECK, &jerr);
+	                       JSON_DECODE_ANY | JSON_DISABLE_EOF_CHECK | JSON_ALLOW_NUL, &jerr);
 	if (!v) {
 		pieces_syntax(pc, pc->pos + (jerr.position > 0 ? (size_t)jerr.position : 0),
 		              jerr.text);
@@ -295,7 +295,7 @@ static int parse_pieces(report *r, pieces *pc)
 	if (pc->pos >= pc->len || pc->data[pc->pos] != '{') {
 		/* not an object: Jansson says what it is, or why it is not JSON */
 		json_error_t jerr;
-		json_t *j = json_loadb(pc->data, pc->len, JSON_DECODE_ANY, &jerr);
+		json_t *j = json_loadb(pc->data, pc->len, JSON_DECODE_ANY | JSON_ALLOW_NUL, &jerr);
 		if (!j)
 			return pieces_syntax(pc, jerr.position > 0 ? (size_t)jerr.position : 0,
 			                     jerr.text);
@@ -406,7 +406,7 @@ static int load_pieces(report **out, const char *path, pieces *pc, mg_err *err)
 		len = 0;
 		for (;;) {
 			if (len == cap)
-				data = report_xrealloc(data, cap = cap ? cap * 2 : 65536);
+				data = mg_xrealloc(data, cap = cap ? cap * 2 : 65536);
 			ssize_t n = read(fd, data + len, cap - len);
 			if (n < 0 && errno == EINTR)
 				continue;

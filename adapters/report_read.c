@@ -54,7 +54,29 @@ static int get_str(json_t *o, const char *path, const char *key, int flags, char
 	if (!json_is_string(v))
 		return bad_type(err, path, key,
 		                (flags & NULLABLE) ? "a string or null" : "a string");
+	/* the reader takes \u0000 (a test's output may hold NUL): any other
+	 * string must not */
+	if (memchr(json_string_value(v), '\0', json_string_length(v)))
+		return mg_err_set(err, MG_EINVAL, "%s%s%s: holds a NUL byte (\\u0000)", path,
+		                  *path ? "." : "", key);
 	*out = report_strndup(json_string_value(v), json_string_length(v));
+	return 0;
+}
+
+/* A string that may hold NUL (a test's output), or NULL when absent or null. */
+static int get_bytes(json_t *o, const char *path, const char *key, report_bytes **out, mg_err *err)
+{
+	int rc = 0;
+	json_t *v = field(o, path, key, OPT | NULLABLE, err, &rc);
+	if (rc)
+		return rc;
+	if (!v || json_is_null(v)) {
+		*out = NULL;
+		return 0;
+	}
+	if (!json_is_string(v))
+		return bad_type(err, path, key, "a string or null");
+	*out = report_bytes_new(json_string_value(v), json_string_length(v));
 	return 0;
 }
 
@@ -218,7 +240,16 @@ static int generation_from_json(report_generation *g, json_t *o, const char *p, 
 	TRY(get_u32(o, p, "tests_run", &g->tests_run, err));
 	TRY(get_u64(o, p, "peak_va", &g->peak_va, err));
 	TRY(get_u64(o, p, "peak_rss", &g->peak_rss, err));
-	TRY(get_str(o, p, "end", 0, &g->end, err));
+	char *end = NULL;
+	TRY(get_str(o, p, "end", 0, &end, err));
+	int how = report_end_parse(end);
+	if (how < 0) {
+		rc = mg_err_set(err, MG_EINVAL, "%s.end: unknown end '%.64s'", p, end);
+		free(end);
+		return rc;
+	}
+	free(end);
+	g->end = (report_end)how;
 	TRY(get_str(o, p, "reason", OPT | NULLABLE, &g->reason, err));
 	TRY(get_str(o, p, "warning", OPT | NULLABLE, &g->warning, err));
 	TRY(get_real(o, p, "start", &g->start, err));
@@ -278,7 +309,7 @@ static int test_from_json_v1(report_shard *sh, size_t i, json_t *o, const char *
 	free(state);
 	t->state = (unsigned)s;
 	TRY(get_str(o, p, "message", OPT | NULLABLE, &t->message, err));
-	TRY(get_str(o, p, "output", OPT | NULLABLE, &t->output, err));
+	TRY(get_bytes(o, p, "output", &t->output, err));
 	TRY(get_u32(o, p, "generation", &w.generation, err));
 	TRY(get_u32(o, p, "attempts", &w.attempts, err));
 	TRY(get_real(o, p, "duration", &w.duration, err));
@@ -318,7 +349,7 @@ static int test_from_json_v2(report_shard *sh, size_t i, json_t *o, const char *
 	free(state);
 	t->state = (unsigned)s;
 	TRY(get_str(o, p, "m", OPT | NULLABLE, &t->message, err));
-	TRY(get_str(o, p, "o", OPT | NULLABLE, &t->output, err));
+	TRY(get_bytes(o, p, "o", &t->output, err));
 	IF_SET(o, "g", get_u32(o, p, "g", &w.generation, err));
 	IF_SET(o, "a", get_u32(o, p, "a", &w.attempts, err));
 	IF_SET(o, "d", get_real(o, p, "d", &w.duration, err));

@@ -134,11 +134,13 @@ size_t report_utf8_valid_len(const unsigned char *s, size_t avail)
 
 char *report_utf8_sanitize(const char *s, size_t *len_out)
 {
-	if (!s)
-		return NULL;
-	size_t len = strlen(s);
+	return s ? report_utf8_sanitize_n(s, strlen(s), len_out) : NULL;
+}
+
+char *report_utf8_sanitize_n(const char *s, size_t len, size_t *len_out)
+{
 	/* worst case: every byte becomes the 3-byte U+FFFD */
-	char *d = report_xrealloc(NULL, len * 3 + 1);
+	char *d = mg_xrealloc(NULL, len * 3 + 1);
 	size_t o = 0;
 	const unsigned char *u = (const unsigned char *)s;
 	for (size_t i = 0; i < len;) {

@@ -39,17 +39,20 @@ static int utf8_valid(const char *s, size_t len)
 	return 1;
 }
 
-static json_t *jstr(const char *s)
+/* A JSON string of len bytes at s (NUL kept: Jansson writes \u0000). */
+static json_t *jstrn(const char *s, size_t len)
 {
-	if (!s)
-		return json_null();
-	size_t len = strlen(s);
 	if (utf8_valid(s, len))
 		return json_stringn_nocheck(s, len);
-	char *clean = report_utf8_sanitize(s, &len);
+	char *clean = report_utf8_sanitize_n(s, len, &len);
 	json_t *j = json_stringn_nocheck(clean, len);
 	free(clean);
 	return j;
+}
+
+static json_t *jstr(const char *s)
+{
+	return s ? jstrn(s, strlen(s)) : json_null();
 }
 
 static json_t *juint(uint64_t v)
@@ -122,7 +125,7 @@ static json_t *generation_to_json(const report_generation *g)
 	report_write_set(o, "tests_run", juint(g->tests_run));
 	report_write_set(o, "peak_va", juint(g->peak_va));
 	report_write_set(o, "peak_rss", juint(g->peak_rss));
-	report_write_set(o, "end", jstr(g->end ? g->end : ""));
+	report_write_set(o, "end", json_string(report_end_name(g->end)));
 	if (g->reason)
 		report_write_set(o, "reason", jstr(g->reason));
 	if (g->warning)
@@ -172,7 +175,7 @@ static json_t *test_to_json(const report_test *t, uint64_t va_peak, int *precisi
 	if (t->message)
 		report_write_set(o, "m", jstr(t->message));
 	if (t->output)
-		report_write_set(o, "o", jstr(t->output));
+		report_write_set(o, "o", jstrn(t->output->data, t->output->len));
 	if (t->generation)
 		report_write_set(o, "g", juint(t->generation));
 	if (t->attempts != 1)
@@ -392,16 +395,20 @@ static unsigned test_mask(const report_test *t, uint64_t va_peak)
 	       (unsigned)t->near_ceiling << 12;
 }
 
-static void string_set(json_t *v, const char *s)
+static void string_setn(json_t *v, const char *s, size_t len)
 {
-	size_t len = strlen(s);
 	if (utf8_valid(s, len)) {
 		json_string_setn_nocheck(v, s, len);
 		return;
 	}
-	char *clean = report_utf8_sanitize(s, &len);
+	char *clean = report_utf8_sanitize_n(s, len, &len);
 	json_string_setn_nocheck(v, clean, len);
 	free(clean);
+}
+
+static void string_set(json_t *v, const char *s)
+{
+	string_setn(v, s, strlen(s));
 }
 
 static void int_set(json_t *v, uint64_t u)
@@ -429,7 +436,7 @@ static json_t *test_writer_json(test_writer *w, const report_test *t, uint64_t v
 	if (v[2])
 		string_set(v[2], t->message);
 	if (v[3])
-		string_set(v[3], t->output);
+		string_setn(v[3], t->output->data, t->output->len);
 	if (v[4])
 		json_integer_set(v[4], t->generation);
 	if (v[5])

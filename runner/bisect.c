@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "atomic.h"
+#include "run.h"
 #include "spawn.h"
 
 #define MAX_PASS 64 /* run options passed through */
@@ -144,11 +145,12 @@ typedef struct bisect_ctx {
 	unsigned run;
 	int keep;
 	int keep_asked;  /* --keep */
-	int interrupted; /* 130 or 143: a run was interrupted */
+	int interrupted; /* 128 + a stop signal: a run was interrupted */
 } bisect_ctx;
 
-/* The signal (SIGINT, SIGTERM) that asked bisect to stop, and the child
- * it is waiting for, which is told the same. */
+/* The signal (one of run_stop_signals, the list "memguard run" stops on)
+ * that asked bisect to stop, and the child it is waiting for, which is told
+ * the same. */
 static volatile sig_atomic_t stop_signal;
 static volatile pid_t running_child;
 
@@ -162,7 +164,7 @@ static void on_stop(int sig)
 	errno = saved;
 }
 
-static void install_stop_handlers(struct sigaction *old_int, struct sigaction *old_term)
+static void install_stop_handlers(struct sigaction old[RUN_NSTOP_SIGNALS])
 {
 	struct sigaction sa;
 	memset(&sa, 0, sizeof(sa));
@@ -170,20 +172,26 @@ static void install_stop_handlers(struct sigaction *old_int, struct sigaction *o
 	sigemptyset(&sa.sa_mask);
 	stop_signal = 0;
 	running_child = 0;
-	sigaction(SIGINT, &sa, old_int);
-	sigaction(SIGTERM, &sa, old_term);
+	for (size_t i = 0; i < RUN_NSTOP_SIGNALS; i++)
+		sigaction(run_stop_signals[i], &sa, &old[i]);
+}
+
+static void restore_stop_handlers(const struct sigaction old[RUN_NSTOP_SIGNALS])
+{
+	for (size_t i = 0; i < RUN_NSTOP_SIGNALS; i++)
+		sigaction(run_stop_signals[i], &old[i], NULL);
 }
 
 /* Runs argv with stdout into out_path and stderr into err_path (the same
- * file when they are equal); *status as waitpid gives it. A SIGINT or
- * SIGTERM to bisect is passed on to it (it ends its hosts) and waited for.
+ * file when they are equal); *status how it ended. A stop signal to
+ * bisect is passed on to it (it ends its hosts) and waited for.
  * -1 when it could not be started (or bisect was told to stop before). */
-static int run_child(char **argv, const char *out_path, const char *err_path, int *status)
+static int run_child(char **argv, const char *out_path, const char *err_path, mg_exit_end *status)
 {
 	sigset_t block, old;
 	sigemptyset(&block);
-	sigaddset(&block, SIGINT);
-	sigaddset(&block, SIGTERM);
+	for (size_t i = 0; i < RUN_NSTOP_SIGNALS; i++)
+		sigaddset(&block, run_stop_signals[i]);
 	fflush(NULL);
 	/* no signal between the fork and running_child being set */
 	sigprocmask(SIG_BLOCK, &block, &old);
@@ -248,31 +256,44 @@ static char **child_argv(const bisect_ctx *c, const char *cmd, char **fixed, siz
 	return argv;
 }
 
-/* The exit code of an interrupted bisect (130 SIGINT, 143 SIGTERM): told
- * to stop itself, or its child was; 0: neither. */
-static int interrupted_code(int status)
+static int is_stop_signal(int sig)
+{
+	for (size_t i = 0; i < RUN_NSTOP_SIGNALS; i++)
+		if (run_stop_signals[i] == sig)
+			return 1;
+	return 0;
+}
+
+/* The exit code of an interrupted bisect (128 + the stop signal: 130
+ * SIGINT, 143 SIGTERM, 129 SIGHUP, ...): told to stop itself, or its child
+ * was; 0: neither. */
+static int interrupted_code(mg_exit_end status)
 {
 	if (stop_signal)
 		return 128 + stop_signal;
-	if (WIFSIGNALED(status) && (WTERMSIG(status) == SIGINT || WTERMSIG(status) == SIGTERM))
-		return 128 + WTERMSIG(status);
-	if (WIFEXITED(status) && (WEXITSTATUS(status) == 130 || WEXITSTATUS(status) == 143))
-		return WEXITSTATUS(status);
+	if (status.signo && is_stop_signal(status.signo))
+		return 128 + status.signo;
+	if (!status.signo && status.status > 128 && is_stop_signal(status.status - 128))
+		return status.status;
 	return 0;
 }
 
 /* Did the target fail the way it did before? */
-static int failed_again(const report_test *t, const char *failure)
+static int failed_again(const report_test *t, report_end failure)
 {
 	int killed = t->attempts > 1 || t->state == TEST_MEMLIMIT;
-	if (!failure)
+	switch (failure) {
+	case REPORT_END_CRASH:
+	case REPORT_END_KILL:
+		return killed || t->state == TEST_CRASH; /* a crash near the limit is a kill */
+	case REPORT_END_TIMEOUT:
+		return t->state == TEST_TIMEOUT;
+	case REPORT_END_ERROR:
+		return t->state == TEST_ERROR;
+	default:
 		return killed || t->state == TEST_CRASH || t->state == TEST_TIMEOUT ||
 		       t->state == TEST_ERROR;
-	if (!strcmp(failure, "crash") || !strcmp(failure, "kill"))
-		return killed || t->state == TEST_CRASH; /* a crash near the limit is a kill */
-	if (!strcmp(failure, "timeout"))
-		return t->state == TEST_TIMEOUT;
-	return t->state == TEST_ERROR;
+	}
 }
 
 static int oracle(void *ctx, const size_t *idx, size_t n)
@@ -301,10 +322,10 @@ static int oracle(void *ctx, const size_t *idx, size_t n)
 	char *fixed[] = {"--node",   "1/1", "-j",           "1",  "--quiet",
 	                 "--report", rep,   "--tests-from", tests};
 	char **argv = child_argv(c, "run", fixed, sizeof(fixed) / sizeof(fixed[0]));
-	int status = 0;
+	mg_exit_end status = {0, 0, 0};
 	int rc = run_child(argv, log, log, &status);
 	free(argv);
-	if ((c->interrupted = interrupted_code(rc < 0 ? 0 : status)) != 0) {
+	if ((c->interrupted = interrupted_code(status)) != 0) {
 		fprintf(stderr, "memguard bisect: interrupted\n");
 		return -MG_EXIT_INFRA;
 	}
@@ -312,7 +333,7 @@ static int oracle(void *ctx, const size_t *idx, size_t n)
 		fprintf(stderr, "memguard bisect: cannot start %s: %s\n", c->exe, strerror(errno));
 		return -MG_EXIT_INFRA;
 	}
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 2) {
+	if (!status.signo && status.status == 2) {
 		fprintf(stderr, "memguard bisect: memguard run refused the options (see %s)\n",
 		        log);
 		c->keep = 1;
@@ -415,18 +436,17 @@ static int plan_from_list(bisect_plan *p, bisect_ctx *c, const char *target)
 	path_in(c, out, sizeof(out), "list.txt");
 	path_in(c, errs, sizeof(errs), "list.err");
 	char **argv = child_argv(c, "list", NULL, 0);
-	int status = 0;
+	mg_exit_end status = {0, 0, 0};
 	int rc = run_child(argv, out, errs, &status);
 	free(argv);
-	if ((c->interrupted = interrupted_code(rc < 0 ? 0 : status)) != 0) {
+	if ((c->interrupted = interrupted_code(status)) != 0) {
 		fprintf(stderr, "memguard bisect: interrupted\n");
 		return c->interrupted;
 	}
-	if (rc < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+	if (rc < 0 || !mg_exit_ok(status)) {
 		fprintf(stderr, "memguard bisect: memguard list failed (see %s)\n", errs);
 		c->keep = 1;
-		return WIFEXITED(status) && WEXITSTATUS(status) == 2 ? MG_EXIT_USAGE
-		                                                     : MG_EXIT_INFRA;
+		return !status.signo && status.status == 2 ? MG_EXIT_USAGE : MG_EXIT_INFRA;
 	}
 	FILE *f = fopen(out, "r");
 	if (!f)
@@ -464,17 +484,20 @@ static int plan_from_list(bisect_plan *p, bisect_ctx *c, const char *target)
 
 /* ---- the result ------------------------------------------------------------ */
 
-static const char *failed_verb(const char *failure)
+static const char *failed_verb(report_end failure)
 {
-	if (!failure)
-		return "fails";
-	if (!strcmp(failure, "kill"))
+	switch (failure) {
+	case REPORT_END_KILL:
 		return "is killed";
-	if (!strcmp(failure, "timeout"))
+	case REPORT_END_TIMEOUT:
 		return "times out";
-	if (!strcmp(failure, "error"))
+	case REPORT_END_ERROR:
 		return "breaks the protocol";
-	return "crashes";
+	case REPORT_END_CRASH:
+		return "crashes";
+	default:
+		return "fails";
+	}
 }
 
 static void print_result(const bisect_plan *p, const bisect_result *res)
@@ -514,7 +537,10 @@ static int write_out(const char *path, const bisect_plan *p, const bisect_result
 	json_object_set_new(o, "schema", json_string("memguard-bisect/1"));
 	json_object_set_new(o, "target", json_string(target));
 	free(target);
-	json_object_set_new(o, "failure", p->failure ? json_string(p->failure) : json_null());
+	json_object_set_new(o, "failure",
+	                    report_end_abnormal(p->failure)
+	                        ? json_string(report_end_name(p->failure))
+	                        : json_null());
 	if (p->shard) {
 		json_object_set_new(o, "shard", json_string(p->shard));
 		json_object_set_new(o, "generation", json_integer(p->generation));
@@ -677,10 +703,10 @@ int bisect_main(int argc, char **argv)
 		return MG_EXIT_INFRA;
 	}
 	c.exe[n] = '\0';
-	/* from here a SIGINT or SIGTERM ends the child run and the search, and
-	 * the directory is removed */
-	struct sigaction old_int, old_term;
-	install_stop_handlers(&old_int, &old_term);
+	/* from here a stop signal ends the child run and the search, and the
+	 * directory is removed */
+	struct sigaction old_handlers[RUN_NSTOP_SIGNALS];
+	install_stop_handlers(old_handlers);
 	const char *tmpdir = getenv("TMPDIR");
 	snprintf(c.dir, sizeof(c.dir), "%s/memguard-bisect-XXXXXX",
 	         tmpdir && *tmpdir && strlen(tmpdir) < 200 ? tmpdir : "/tmp");
@@ -698,18 +724,22 @@ int bisect_main(int argc, char **argv)
 		report *r = NULL;
 		mg_err err;
 		int rc = report_load(&r, report_path, &err);
-		if (rc == 0)
-			rc = bisect_plan_from_report(&plan, r, shard, generation, target, &err);
+		if (rc < 0) {
+			fprintf(stderr, "memguard bisect: %s\n", err.msg);
+			code = report_load_exit(rc);
+			goto out;
+		}
+		rc = bisect_plan_from_report(&plan, r, shard, generation, target, &err);
 		report_free(r);
 		if (rc < 0) {
 			fprintf(stderr, "memguard bisect: %s\n", err.msg);
 			code = rc == MG_ENOTFOUND ? MG_EXIT_INFRA : MG_EXIT_USAGE;
 			goto out;
 		}
-		fprintf(stderr,
-		        "memguard bisect: shard %s, host %ld: %zu tests ran before %s (%s)\n",
-		        plan.shard, plan.generation, plan.n - 1, plan.names[plan.n - 1],
-		        plan.failure ? plan.failure : "failed");
+		fprintf(
+		    stderr, "memguard bisect: shard %s, host %ld: %zu tests ran before %s (%s)\n",
+		    plan.shard, plan.generation, plan.n - 1, plan.names[plan.n - 1],
+		    report_end_abnormal(plan.failure) ? report_end_name(plan.failure) : "failed");
 	} else {
 		code = plan_from_list(&plan, &c, target);
 		if (code)
@@ -743,7 +773,6 @@ out:
 	}
 	cleanup_dir(&c);
 	bisect_plan_free(&plan);
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
+	restore_stop_handlers(old_handlers);
 	return code;
 }

@@ -19,7 +19,6 @@ void bisect_plan_free(bisect_plan *p)
 	for (size_t i = 0; i < p->n; i++)
 		free(p->names[i]);
 	free(p->names);
-	free(p->failure);
 	free(p->shard);
 	memset(p, 0, sizeof(*p));
 }
@@ -33,12 +32,6 @@ void bisect_plan_add(bisect_plan *p, const char *name)
 		p->names = names;
 	}
 	p->names[p->n++] = report_strdup(name);
-}
-
-static int abnormal_end(const char *end)
-{
-	return end && (!strcmp(end, "crash") || !strcmp(end, "kill") || !strcmp(end, "timeout") ||
-	               !strcmp(end, "error"));
 }
 
 static const report_shard *find_shard(const report *r, const char *spec, mg_err *err)
@@ -148,7 +141,7 @@ static const report_test *match_retry(const report *r, const kill_ref *kill,
 		if (!same_run(s, home))
 			continue;
 		for (size_t k = 0; k < s->ngens; k++)
-			if (s->gens[k].end && !strcmp(s->gens[k].end, "kill"))
+			if (s->gens[k].end == REPORT_END_KILL)
 				kills[nkills++] = (kill_ref){i, &s->gens[k]};
 	}
 	/* in the order the kills happened (insertion sort: few kills) */
@@ -214,7 +207,7 @@ static const report_test *match_retry(const report *r, const kill_ref *kill,
 static const report_test *find_target(const report *r, size_t si, const report_generation *g)
 {
 	const report_shard *s = &r->shards[si];
-	if (!strcmp(g->end, "kill")) {
+	if (g->end == REPORT_END_KILL) {
 		/* not retried (--driver wrap): memory-limit in that host */
 		for (size_t i = 0; i < s->ntests; i++)
 			if (s->tests[i].generation == g->index &&
@@ -239,9 +232,9 @@ static const report_test *find_target(const report *r, size_t si, const report_g
 		}
 		return retried ? retried : limit;
 	}
-	test_state want = !strcmp(g->end, "crash")     ? TEST_CRASH
-	                  : !strcmp(g->end, "timeout") ? TEST_TIMEOUT
-	                                               : TEST_ERROR;
+	test_state want = g->end == REPORT_END_CRASH     ? TEST_CRASH
+	                  : g->end == REPORT_END_TIMEOUT ? TEST_TIMEOUT
+	                                                 : TEST_ERROR;
 	const report_test *t = NULL;
 	for (size_t i = 0; i < s->ntests; i++)
 		if (s->tests[i].generation == g->index && s->tests[i].state == want)
@@ -292,7 +285,7 @@ int bisect_plan_from_report(bisect_plan *out, const report *r, const char *shard
 				seen = 1;
 				if (generation >= 0 && h.g->index != (uint32_t)generation)
 					continue;
-				int score = abnormal_end(h.g->end) ? 1 : 0;
+				int score = report_end_abnormal(h.g->end) ? 1 : 0;
 				if (score > best) {
 					best = score;
 					si = h.shard;
@@ -325,8 +318,8 @@ int bisect_plan_from_report(bisect_plan *out, const report *r, const char *shard
 				for (size_t k = 0; k < c->ngens && !g; k++)
 					if (generation >= 0
 					        ? c->gens[k].index == (uint32_t)generation &&
-					              (pass || abnormal_end(c->gens[k].end))
-					        : abnormal_end(c->gens[k].end)) {
+					              (pass || report_end_abnormal(c->gens[k].end))
+					        : report_end_abnormal(c->gens[k].end)) {
 						g = &c->gens[k];
 						si = i;
 					}
@@ -341,11 +334,11 @@ int bisect_plan_from_report(bisect_plan *out, const report *r, const char *shard
 		                  shard ? "that shard" : "the report");
 	}
 	const report_shard *s = &r->shards[si];
-	if (!target && !abnormal_end(g->end))
+	if (!target && !report_end_abnormal(g->end))
 		return mg_err_set(err, MG_EINVAL,
 		                  "host %u ended by '%s', not a crash or kill: name the test "
 		                  "with --crash NAME",
-		                  g->index, g->end ? g->end : "?");
+		                  g->index, report_end_name(g->end));
 	if (!target) {
 		t = find_target(r, si, g);
 		if (!t)
@@ -366,7 +359,7 @@ int bisect_plan_from_report(bisect_plan *out, const report *r, const char *shard
 		    strcmp(s->tests[i].name, name))
 			bisect_plan_add(out, s->tests[i].name);
 	bisect_plan_add(out, name);
-	out->failure = abnormal_end(g->end) ? report_strdup(g->end) : NULL;
+	out->failure = report_end_abnormal(g->end) ? g->end : REPORT_END_RUNNING;
 	char label[32];
 	int nodes = 0;
 	for (size_t i = 1; i < r->nshards; i++)

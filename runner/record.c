@@ -1,6 +1,7 @@
 /*
  * record.c - the only writer of the report during a run: a test's final
- * state and figures, a generation's end and breakdown, a lane's CPU time.
+ * state and figures, a generation's start, warning, end and breakdown, a
+ * lane's CPU time; recycles and kills are counted from the ends, once.
  * Reads /proc/PID/maps only for a breakdown (recycle, kill, end): never per sample.
  */
 #include "run_int.h"
@@ -53,6 +54,21 @@ void record_test(run_ctx *c, lane *l, size_t t, test_state st, const char *msg, 
 	progress_test_done(c->prog, l->index, st);
 }
 
+/* The VA peak of the test lane l recorded last (only a test whose peak rose
+ * above where it started and ended has one). */
+void record_test_peak(run_ctx *c, lane *l, uint64_t va_peak)
+{
+	report_shard *s = record_shard(c, l);
+	report_shard_set_test_peak(s, s->ntests - 1, va_peak);
+}
+
+/* A host refused a test its history said would not fit (a recycle before
+ * it: a kill avoided). */
+void record_avoided(run_ctx *c)
+{
+	c->rep->history.avoided++;
+}
+
 void record_testf(run_ctx *c, lane *l, size_t t, test_state st, double duration, const char *fmt,
                   ...)
 {
@@ -73,11 +89,36 @@ void record_output(run_ctx *c, rtest *rt, const char *buf, size_t n)
 	size_t room = c->o->output_limit > rt->out_len ? c->o->output_limit - rt->out_len : 0;
 	size_t take = n < room ? n : room;
 	if (take) {
-		rt->out = xrealloc(rt->out, rt->out_len + take);
+		rt->out = mg_xrealloc(rt->out, rt->out_len + take);
 		memcpy(rt->out + rt->out_len, buf, take);
 		rt->out_len += take;
 	}
 	rt->out_dropped += n - take;
+}
+
+/* A generation for the host lane l just started (its pid known): running
+ * until record_host_end says how it ended. */
+void record_host_start(run_ctx *c, lane *l)
+{
+	host *h = &l->h;
+	report_shard *s = record_shard(c, l);
+	report_generation *g = report_shard_add_generation(s);
+	g->index = (uint32_t)(s->ngens - 1);
+	g->pid = h->pid;
+	g->start = now(c);
+	g->end = REPORT_END_RUNNING;
+	h->gen = s->ngens - 1;
+	h->t_start = g->start;
+	if (s->ngens == 1)
+		l->first_start = g->start;
+}
+
+/* The soft-limit warning of a host whose driver cannot recycle. */
+void record_warning(run_ctx *c, lane *l, const char *warning)
+{
+	report_generation *g = record_gen(c, l);
+	free(g->warning);
+	g->warning = report_strdup(warning);
 }
 
 void record_host_end(run_ctx *c, lane *l, host_end end, const char *why)
@@ -85,9 +126,8 @@ void record_host_end(run_ctx *c, lane *l, host_end end, const char *why)
 	report_generation *g = record_gen(c, l);
 	host *h = &l->h;
 	double t = now(c);
-	free(g->end);
 	free(g->reason);
-	g->end = report_strdup(lane_end_name(end));
+	g->end = end;
 	g->reason = why && *why ? report_strdup(why) : NULL;
 	g->tests_run = h->tests_run;
 	if (h->peak_va > g->peak_va)
@@ -228,12 +268,12 @@ static void attach_outputs(run_ctx *c)
 				int n = snprintf(note, sizeof(note),
 				                 "\n[memguard: %zu more bytes dropped]\n",
 				                 rt->out_dropped);
-				rt->out = xrealloc(rt->out, rt->out_len + (size_t)n + 1);
+				rt->out = mg_xrealloc(rt->out, rt->out_len + (size_t)n + 1);
 				memcpy(rt->out + rt->out_len, note, (size_t)n);
 				rt->out_len += (size_t)n;
 			}
 			report_test *r = &c->rep->shards[rt->rec_shard].tests[rt->rec_index];
-			r->output = report_strndup(rt->out, rt->out_len);
+			r->output = report_bytes_new(rt->out, rt->out_len);
 		}
 		free(rt->out);
 		rt->out = NULL;
@@ -266,7 +306,7 @@ static void history_grew(run_ctx *c)
 		if (k >= 10)
 			continue;
 		if (rh->ngrew < 10)
-			rh->grew = xrealloc(rh->grew, (++rh->ngrew) * sizeof(*rh->grew));
+			rh->grew = mg_xrealloc(rh->grew, (++rh->ngrew) * sizeof(*rh->grew));
 		else
 			free(rh->grew[9].name);
 		memmove(&rh->grew[k + 1], &rh->grew[k], (rh->ngrew - 1 - k) * sizeof(*rh->grew));
@@ -289,6 +329,7 @@ void record_finish(run_ctx *c)
 			if (s->gens[g].peak_rss > s->peak_rss)
 				s->peak_rss = s->gens[g].peak_rss;
 		}
+		report_shard_count_ends(s); /* recycles and kills, from the ends */
 		s->wall = l->last_end > l->first_start ? l->last_end - l->first_start : 0;
 		s->user = l->user;
 		s->sys = l->sys;

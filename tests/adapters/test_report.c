@@ -59,6 +59,20 @@ int str_eq(const char *a, const char *b)
 	return eq;
 }
 
+/* Equality of bytes (NUL included) after UTF-8 sanitising, as str_eq. */
+int bytes_eq(const report_bytes *a, const report_bytes *b)
+{
+	if (!a || !b)
+		return a == b;
+	size_t la, lb;
+	char *sa = report_utf8_sanitize_n(a->data, a->len, &la);
+	char *sb = report_utf8_sanitize_n(b->data, b->len, &lb);
+	int eq = la == lb && memcmp(sa, sb, la) == 0;
+	free(sa);
+	free(sb);
+	return eq;
+}
+
 int write_file(const char *path, const char *text)
 {
 	FILE *f = fopen(path, "w");
@@ -165,6 +179,8 @@ static const mg_case cases[] = {
     {"github_files", test_github_files},
     {"clean_text", test_clean_text},
     {"markdown_truncated", test_markdown_truncated},
+    {"load_unknown_end", test_load_unknown_end},
+    {"endings_same_set", test_endings_same_set},
 };
 
 MG_TEST_MAIN("adapters", cases)

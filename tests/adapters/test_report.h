@@ -18,6 +18,7 @@ void cleanup_tmpdir(void);
 int file_exists(const char *p);
 /* Equality with strings compared after UTF-8 sanitising (what JSON keeps). */
 int str_eq(const char *a, const char *b);
+int bytes_eq(const report_bytes *a, const report_bytes *b);
 int write_file(const char *path, const char *text);
 char *slurp_text(const char *path);
 report *node_report(uint32_t node, uint32_t total, uint64_t passes);
@@ -71,5 +72,7 @@ void test_buildkite_agent(void);
 void test_github_files(void);
 void test_clean_text(void);
 void test_markdown_truncated(void);
+void test_load_unknown_end(void);
+void test_endings_same_set(void);
 
 #endif

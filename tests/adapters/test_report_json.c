@@ -59,7 +59,7 @@ static void assert_reports_equal(const report *a, const report *b)
 			          p->tests_run == q->tests_run && p->peak_va == q->peak_va &&
 			          p->peak_rss == q->peak_rss && p->start == q->start &&
 			          p->wall == q->wall);
-			CU_ASSERT(str_eq(p->end, q->end));
+			CU_ASSERT_EQUAL(p->end, q->end);
 			CU_ASSERT(str_eq(p->reason, q->reason));
 			CU_ASSERT_EQUAL_FATAL(p->nbreakdowns, q->nbreakdowns);
 			for (size_t k = 0; k < p->nbreakdowns; k++) {
@@ -88,7 +88,7 @@ static void assert_reports_equal(const report *a, const report *b)
 			const report_test *p = &x->tests[t], *q = &y->tests[t];
 			CU_ASSERT(str_eq(p->name, q->name));
 			CU_ASSERT(str_eq(p->message, q->message));
-			CU_ASSERT(str_eq(p->output, q->output));
+			CU_ASSERT(bytes_eq(p->output, q->output));
 			CU_ASSERT(p->state == q->state && p->generation == q->generation &&
 			          p->attempts == q->attempts && p->duration == q->duration &&
 			          p->va_after == q->va_after && p->rss_after == q->rss_after &&
@@ -402,6 +402,20 @@ static void edit_state(json_t *j)
 void test_load_unknown_state(void)
 {
 	expect_invalid(edit_state, "shards[1].tests[5].s: unknown state 'zzz'");
+}
+
+/* How a host ended is an enum in the schema: an unknown word is refused,
+ * named (it was a free string before). */
+static void edit_end(json_t *j)
+{
+	json_t *gen = json_array_get(
+	    json_object_get(json_array_get(json_object_get(j, "shards"), 1), "generations"), 0);
+	json_object_set_new(gen, "end", json_string("exploded"));
+}
+
+void test_load_unknown_end(void)
+{
+	expect_invalid(edit_end, "shards[1].generations[0].end: unknown end 'exploded'");
 }
 
 static void edit_missing(json_t *j)
