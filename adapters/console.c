@@ -125,6 +125,30 @@ static void not_passing(const report *r, FILE *f)
 		fprintf(f, "  ... and %zu more\n", total - shown);
 }
 
+/* The tests whose first attempt failed near the memory ceiling: how the
+ * second, alone in a fresh host, ended. */
+static void near_ceiling(const report *r, FILE *f)
+{
+	size_t total = 0;
+	for (size_t i = 0; i < r->nshards; i++)
+		for (size_t t = 0; t < r->shards[i].ntests; t++) {
+			const report_test *x = &r->shards[i].tests[t];
+			if (!x->near_ceiling)
+				continue;
+			if (total++ == 0)
+				fputs("\n" REPORT_NEAR_CEILING
+				      ", then ran alone in a fresh host:\n",
+				      f);
+			if (total > MAX_NOT_PASSING)
+				continue;
+			fprintf(f, "  %-12s ", report_state_name(x->state));
+			adapters_put_printable(f, x->name ? x->name : "", 200);
+			fputc('\n', f);
+		}
+	if (total > MAX_NOT_PASSING)
+		fprintf(f, "  ... and %zu more\n", total - MAX_NOT_PASSING);
+}
+
 /*
  * One line per way hosts ended early: how many, grouped by the first word of
  * the reason ("va", "rss", ...), and the last reason in full.
@@ -253,6 +277,7 @@ int console_write(const report *r, FILE *f)
 	suspects(r, f);
 	largest(r, f);
 	not_passing(r, f);
+	near_ceiling(r, f);
 	int any = 0;
 	for (size_t i = 0; i < r->nshards; i++)
 		any |= r->shards[i].recycles || r->shards[i].kills;

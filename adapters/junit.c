@@ -150,6 +150,8 @@ static void memory_line(junit_w *j, const report_test *t)
 	         (unsigned long long)t->va_after, (unsigned long long)t->rss_after,
 	         (long long)t->va_delta, (long long)t->rss_delta);
 	text(j, line);
+	if (t->near_ceiling)
+		text(j, " (first attempt " REPORT_NEAR_CEILING ")");
 }
 
 /* The properties form: t's memory as <properties> inside its testcase,
@@ -164,6 +166,8 @@ static void testcase_properties(junit_w *j, const report_test *t)
 	property_i64(j, "rss_delta", t->rss_delta);
 	property_u64(j, "generation", t->generation);
 	property_u64(j, "attempts", t->attempts);
+	if (t->near_ceiling)
+		property(j, "near_ceiling", "true");
 	end(j);
 }
 

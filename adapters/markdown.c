@@ -163,6 +163,30 @@ static void not_passing(const report *r, FILE *f)
 		fprintf(f, "\n… and %zu more not passing.\n", total - shown);
 }
 
+/* The tests whose first attempt failed near the memory ceiling. */
+static void near_ceiling(const report *r, FILE *f)
+{
+	size_t total = 0;
+	for (size_t i = 0; i < r->nshards; i++)
+		for (size_t t = 0; t < r->shards[i].ntests; t++) {
+			const report_test *x = &r->shards[i].tests[t];
+			if (!x->near_ceiling)
+				continue;
+			if (total++ == 0)
+				fputs("\n**" REPORT_NEAR_CEILING
+				      "**, then ran alone in a fresh host\n\n"
+				      "| state | test |\n|---|---|\n",
+				      f);
+			if (total > MAX_NOT_PASSING)
+				continue;
+			fprintf(f, "| %s | ", report_state_name(x->state));
+			markdown_put(f, x->name, 200);
+			fputs(" |\n", f);
+		}
+	if (total > MAX_NOT_PASSING)
+		fprintf(f, "\n… and %zu more.\n", total - MAX_NOT_PASSING);
+}
+
 /* The hosts recycled or killed, in the order they ended, under one heading;
  * the soft-limit warnings under another. */
 static void endings(const report *r, FILE *f, int warnings)
@@ -206,6 +230,7 @@ static void write_all(const report *r, FILE *f)
 	table(r, f);
 	suspects(r, f);
 	not_passing(r, f);
+	near_ceiling(r, f);
 	endings(r, f, 0);
 	endings(r, f, 1);
 }

@@ -112,16 +112,22 @@ typedef struct report_test {
 	 * and within 0.25 ms at an hour; the JSON form writes the float's
 	 * shortest digits */
 	float duration;
-	unsigned state : 3;       /* a test_state (TEST_STATE_COUNT is at most 8) */
-	unsigned attempts : 5;    /* 1, or 2 when it was retried in a fresh host; at most 31 */
+	unsigned state : 3;    /* a test_state (TEST_STATE_COUNT is at most 8) */
+	unsigned attempts : 4; /* 1, or 2 when it was retried in a fresh host; at most 15 */
+	/* its first attempt failed near the memory ceiling; attempts says it ran again */
+	unsigned near_ceiling : 1;
 	unsigned generation : 24; /* the host generation that ran it last; at most
 	                           * REPORT_MAX_GENERATION (the runner saturates there) */
 } report_test;
 
 /* The highest generation a test records and a report may hold: 2^24 - 1. */
 #define REPORT_MAX_GENERATION 16777215u
+/* The mark of a test whose first attempt failed near the memory ceiling
+ * (report_test.near_ceiling), as every output words it. */
+#define REPORT_NEAR_CEILING "failed near the memory ceiling"
+
 /* The most attempts a test records and a report may hold. */
-#define REPORT_MAX_ATTEMPTS 31u
+#define REPORT_MAX_ATTEMPTS 15u
 
 /* A test's VA peak, kept sparse (most tests have none): test index and the
  * peak in bytes, ascending by index. Use report_shard_test_peak. */
@@ -394,10 +400,12 @@ typedef int (*report_keep_tests_fn)(size_t shard, void *ctx);
 int report_parse_some(report **out, const char *data, size_t len, report_keep_tests_fn keep,
                       void *ctx, mg_err *err);
 
-/* A test of shard (its place in the document's shards) as it was read: t
- * and its strings live only during the call. Nonzero ends the read with it,
- * and err (set by fn) says why. */
-typedef int (*report_test_fn)(size_t shard, const report_test *t, void *ctx, mg_err *err);
+/* A test of shard (its place in the document's shards) as it was read, and
+ * its VA peak (0: none; report_shard_test_peak): t and its strings live
+ * only during the call. Nonzero ends the read with it, and err (set by fn)
+ * says why. */
+typedef int (*report_test_fn)(size_t shard, const report_test *t, uint64_t va_peak, void *ctx,
+                              mg_err *err);
 /* report_parse and report_load keeping no shard's tests: each is read,
  * checked and given to fn (NULL: none), then dropped. The shards keep their
  * counts. For a reader with a form of its own of the tests (compare keeps

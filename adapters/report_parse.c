@@ -317,7 +317,8 @@ static int piece_test(pieces *pc, void *ctx, size_t i)
 	             : mg_err_set(pc->err, MG_EINVAL, "%s: expected an object", sub);
 	if (t && sc->drop) {
 		if (rc == 0 && pc->each)
-			rc = pc->each(sc->index, t, pc->each_ctx, pc->err);
+			rc = pc->each(sc->index, t, report_shard_test_peak(into, 0), pc->each_ctx,
+			              pc->err);
 		free(t->name);
 		free(t->message);
 		free(t->output);

@@ -269,6 +269,7 @@ static int generation_from_json(report_generation *g, json_t *o, const char *p, 
  * report_test is refused, naming the field, rather than cut. */
 typedef struct test_wide {
 	uint32_t generation, attempts;
+	int near_ceiling;
 	double duration;
 	uint64_t va_peak;
 } test_wide;
@@ -285,6 +286,7 @@ static int test_store(report_shard *s, size_t i, const test_wide *w, const char 
 		                  (unsigned long)w->attempts, REPORT_MAX_ATTEMPTS);
 	t->generation = w->generation;
 	t->attempts = w->attempts;
+	t->near_ceiling = w->near_ceiling != 0;
 	t->duration = (float)w->duration;
 	report_shard_set_test_peak(s, i, w->va_peak);
 	return 0;
@@ -317,6 +319,8 @@ static int test_from_json_v1(report_shard *sh, size_t i, json_t *o, const char *
 	TRY(get_int(o, p, "rss_delta", INT64_MIN, INT64_MAX, &t->rss_delta, err));
 	if (json_object_get(o, "va_peak"))
 		TRY(get_u64(o, p, "va_peak", &w.va_peak, err));
+	if (json_object_get(o, "near_ceiling"))
+		TRY(get_bool(o, p, "near_ceiling", &w.near_ceiling, err));
 	return test_store(sh, i, &w, p, "generation", "attempts", err);
 }
 
@@ -354,6 +358,7 @@ static int test_from_json_v2(report_shard *sh, size_t i, json_t *o, const char *
 	IF_SET(o, "dva", get_int(o, p, "dva", INT64_MIN, INT64_MAX, &t->va_delta, err));
 	IF_SET(o, "drss", get_int(o, p, "drss", INT64_MIN, INT64_MAX, &t->rss_delta, err));
 	IF_SET(o, "pk", get_u64(o, p, "pk", &w.va_peak, err));
+	IF_SET(o, "nc", get_bool(o, p, "nc", &w.near_ceiling, err));
 	return test_store(sh, i, &w, p, "g", "a", err);
 }
 

@@ -180,6 +180,8 @@ static json_t *test_to_json(const report_test *t, uint64_t va_peak, int *precisi
 		report_write_set(o, "g", juint(t->generation));
 	if (t->attempts != 1)
 		report_write_set(o, "a", juint(t->attempts));
+	if (t->near_ceiling)
+		report_write_set(o, "nc", json_true());
 	*precision = 0;
 	if (t->duration != 0 && isfinite(t->duration)) {
 		double d; /* the decimal the float reads back from */
@@ -374,9 +376,9 @@ static int dump_embedded(FILE *f, json_t *o)
  * object of four or five allocations built and freed per test (report_write
  * of a million bench tests: 0.40 s of CPU, 0.54 s before).
  */
-enum { TW_NFIELDS = 12 };
-static const char *const tw_keys[TW_NFIELDS] = {"n", "s",  "m",   "o",   "g",    "a",
-                                                "d", "va", "rss", "dva", "drss", "pk"};
+enum { TW_NFIELDS = 13 };
+static const char *const tw_keys[TW_NFIELDS] = {"n",  "s",   "m",   "o",    "g",  "a", "d",
+                                                "va", "rss", "dva", "drss", "pk", "nc"};
 
 typedef struct test_writer {
 	json_t *o;                /* NULL: none yet */
@@ -389,7 +391,8 @@ static unsigned test_mask(const report_test *t, uint64_t va_peak)
 	return 1u | (t->state != TEST_PASS) << 1 | !!t->message << 2 | !!t->output << 3 |
 	       !!t->generation << 4 | (t->attempts != 1) << 5 |
 	       (t->duration != 0 && isfinite(t->duration)) << 6 | !!t->va_after << 7 |
-	       !!t->rss_after << 8 | !!t->va_delta << 9 | !!t->rss_delta << 10 | !!va_peak << 11;
+	       !!t->rss_after << 8 | !!t->va_delta << 9 | !!t->rss_delta << 10 | !!va_peak << 11 |
+	       (unsigned)t->near_ceiling << 12;
 }
 
 static void string_setn(json_t *v, const char *s, size_t len)

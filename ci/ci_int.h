@@ -229,10 +229,12 @@ void log_html_write(FILE *f, const log_commit *v, size_t n, const char *ref, con
 /* ---- growth.c: --max-growth thresholds ---- */
 
 typedef enum growth_metric {
-	GROWTH_VA,       /* peak VA of a shard */
-	GROWTH_RSS,      /* peak RSS of a shard */
-	GROWTH_RECYCLES, /* recycles of a shard */
-	GROWTH_TEST,     /* VA a test left behind */
+	GROWTH_VA,  /* peak VA: of one lane (judged for one lane), of a process-per-test test */
+	GROWTH_RSS, /* peak RSS of one lane (judged for one lane) */
+	GROWTH_RECYCLES, /* recycles of one lane (judged for one lane) */
+	GROWTH_TEST,     /* VA and RSS a test left behind (a process of its own: its peak VA) */
+	GROWTH_RISE,     /* how far a test's VA rose above its start; a suite's largest */
+	GROWTH_RETAINED, /* VA a suite's tests left behind, summed */
 	GROWTH_COUNT
 } growth_metric;
 
@@ -243,7 +245,7 @@ typedef struct growth_limits {
 	uint64_t abs[GROWTH_COUNT]; /* absolute limit: bytes, or a count for recycles */
 } growth_limits;
 
-/* "va", "rss", "recycles", "test". */
+/* "va", "rss", "recycles", "test", "rise", "retained". */
 const char *growth_metric_name(growth_metric m);
 /* The limits used when --max-growth is not given. */
 void growth_defaults(growth_limits *out);

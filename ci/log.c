@@ -131,8 +131,9 @@ typedef struct test_pick {
 	report *into; /* shards by index; only their tests are set */
 } test_pick;
 
-static int pick_test(size_t shard, const report_test *t, void *ctx, mg_err *err)
+static int pick_test(size_t shard, const report_test *t, uint64_t va_peak, void *ctx, mg_err *err)
 {
+	(void)va_peak;
 	test_pick *p = ctx;
 	(void)err;
 	if (!t->name || strcmp(t->name, p->name) != 0)

@@ -172,6 +172,63 @@ static int retry_once(run_ctx *c, size_t t)
 	return 1;
 }
 
+/* The VA test t is expected to rise above its start: its own clean rise
+ * when history knows one, else at least the largest rise this run has seen
+ * of any test (every test, not a recent window: a big one every 50th
+ * test is still remembered). */
+static uint64_t lane_expected_rise(const run_ctx *c, size_t t)
+{
+	const rtest *rt = &c->tests[t];
+	if (rt->rise_known)
+		return rt->exp_rise;
+	return rt->exp_rise > c->max_rise ? rt->exp_rise : c->max_rise;
+}
+
+/*
+ * 1 when a test that failed (gracefully: an allocation that returned NULL)
+ * did so within the headroom of a limit, why says which: VA (the most of
+ * its start, end and peak) past the soft VA limit less the headroom (its
+ * expected rise, at least the distance from the soft to the hard limit but
+ * no more than an eighth of the soft),
+ * RSS past the soft RSS limit less the lane's expected RSS growth, or, in
+ * a 32-bit space past its half, no free block of the gap limit. Reads the
+ * host's maps only for that last (~0.3 ms, failures only).
+ */
+static int lane_near_ceiling(const run_ctx *c, const lane *l, size_t t, uint64_t va, char *why,
+                             size_t n)
+{
+	char a[32], b[32];
+	uint64_t soft_va = c->soft.va ? c->soft.va : c->hard.va;
+	if (soft_va) {
+		/* the headroom: its expected rise, at least the distance to the
+		 * hard limit (x86's defaults: 256 MiB) up to an eighth of the soft */
+		uint64_t room = lane_expected_rise(c, t), gap = 0;
+		if (c->hard.va > soft_va)
+			gap =
+			    c->hard.va - soft_va < soft_va / 8 ? c->hard.va - soft_va : soft_va / 8;
+		if (gap > room)
+			room = gap;
+		if (va + room >= soft_va) {
+			report_format_size(a, sizeof(a), va);
+			report_format_size(b, sizeof(b), room);
+			snprintf(why, n, "va %s within %s of the limit", a, b);
+			return 1;
+		}
+	}
+	if (c->soft.rss && l->h.tree_rss + policy_expected_rss_growth(l) >= c->soft.rss) {
+		report_format_size(a, sizeof(a), l->h.tree_rss);
+		snprintf(why, n, "rss %s within its expected growth of the limit", a);
+		return 1;
+	}
+	uint64_t gap_limit = c->soft.gap > c->hard.gap ? c->soft.gap : c->hard.gap, gap;
+	if (sample_gap_read(c, &l->h, va, &gap) == 0 && gap < gap_limit) {
+		report_format_size(a, sizeof(a), gap);
+		snprintf(why, n, "largest free block %s", a);
+		return 1;
+	}
+	return 0;
+}
+
 /* A test broke a hard limit (or crashed near one): retry it once, alone,
  * in a fresh host; the second time it is memory-limit. */
 static void lane_breach(run_ctx *c, lane *l, size_t t, const char *why, double dur)
@@ -265,6 +322,7 @@ void lane_schedule(run_ctx *c, lane *l)
 		return;
 
 	size_t fed = 0;
+	int per_process = policy_process_per_test(c);
 	/* A fresh host takes a waiting retry first, and only that. */
 	int retry = c->rqlen && !h->tests_run && !h->nflight && !h->alone;
 	if (!h->nflight)
@@ -273,8 +331,14 @@ void lane_schedule(run_ctx *c, lane *l)
 		h->alone = 1;
 	/* Refills come in batches: a host with over half its depth in flight has
 	 * work enough, so the runner writes once per depth / 2 results, not once
-	 * per result (a write is a system call on both sides). */
-	int refill = depth < 4 || h->nflight <= depth / 2;
+	 * per result (a write is a system call on both sides). A gtest or catch2
+	 * shim runs each burst in a program of its own, with what was queued
+	 * when it started: its refill waits until the last burst drained, so
+	 * each program's first test is known (its delta is from a fresh
+	 * program's memory, not from where the last one ended). */
+	int burst = c->driver == DRIVER_GTEST || c->driver == DRIVER_CATCH2;
+	int drained = !h->nflight;
+	int refill = burst ? drained : depth < 4 || h->nflight <= depth / 2;
 	while (retry || (h->nflight < depth && (refill || fed) && c->qlen && !h->alone &&
 	                 !(h->soft_hit && h->tests_run))) {
 		size_t t = retry ? c->rq[c->rqhead] : plan_front(c);
@@ -291,11 +355,14 @@ void lane_schedule(run_ctx *c, lane *l)
 			if (verdict == 0)
 				break; /* wait: a larger lane makes room */
 		}
+		uint64_t grow = policy_expected_growth(l), rise = lane_expected_rise(c, t);
+		if (!per_process && rise > grow)
+			grow = rise;
 		if (!retry && c->hard.va && h->tests_run && !h->nflight &&
-		    h->va_last + policy_expected_growth(l) >= c->hard.va) {
+		    h->va_last + grow >= c->hard.va) {
 			char why[200], a[32], b[32];
 			report_format_size(a, sizeof(a), h->va_last);
-			report_format_size(b, sizeof(b), policy_expected_growth(l));
+			report_format_size(b, sizeof(b), grow);
 			snprintf(why, sizeof(why),
 			         "va %s + expected growth %s would reach the kill limit", a, b);
 			lane_quit(c, l, END_RECYCLE, why);
@@ -306,11 +373,11 @@ void lane_schedule(run_ctx *c, lane *l)
 		else
 			plan_pop(c);
 		retry = 0;
-		if ((rt->exp_rise || rt->exp_growth) && h->version >= 2 &&
-		    c->driver == DRIVER_NATIVE) /* history's word, for the host's admission */
-			conn_send(h, &(mg_msg){.kind = MG_CMD_EXPECT,
-			                       .va = rt->exp_rise,
-			                       .bytes = rt->exp_growth});
+		/* history's word and the run's largest rise, for the host's admission */
+		if ((rise || rt->exp_growth) && h->version >= 2 && c->driver == DRIVER_NATIVE)
+			conn_send(
+			    h,
+			    &(mg_msg){.kind = MG_CMD_EXPECT, .va = rise, .bytes = rt->exp_growth});
 		conn_send(h, &(mg_msg){.kind = MG_CMD_RUN, .text = rt->name, .text_len = rt->len});
 		h->flight[(h->fhead + h->nflight++) % c->o->pipeline] = t;
 		if (h->nsent == h->capsent) {
@@ -321,8 +388,11 @@ void lane_schedule(run_ctx *c, lane *l)
 		fed++;
 	}
 	/* a shim that gives its program all it was given waits for the burst's end */
-	if (fed && (c->driver == DRIVER_GTEST || c->driver == DRIVER_CATCH2))
+	if (fed && burst) {
+		if (h->tests_run && drained)
+			h->fresh_program = 1;
 		conn_send(h, &(mg_msg){.kind = MG_CMD_FED});
+	}
 	if (fed)
 		lane_fire(c, l, EV_FED);
 	if ((h->state == HOST_READY) && !h->nflight) {
@@ -351,6 +421,11 @@ static void lane_result(run_ctx *c, lane *l, const mg_msg *m)
 	/* a test that was a process of its own ended with it: what it holds
 	 * is its own figure, not a rise over the test before */
 	int per_process = policy_process_per_test(c);
+	if (h->fresh_program) { /* a later program's first test: from where programs start */
+		h->fresh_program = 0;
+		h->va_before = h->hello_va;
+		h->rss_before = h->hello_rss;
+	}
 	int64_t dva = per_process ? 0 : (int64_t)m->va - (int64_t)h->va_before;
 	int64_t drss = per_process ? 0 : (int64_t)m->rss - (int64_t)h->rss_before;
 	h->va_before = m->va;
@@ -405,6 +480,28 @@ static void lane_result(run_ctx *c, lane *l, const mg_msg *m)
 	l->rgrowth[l->ngrowth % GROWTH_WINDOW] = drss;
 	l->growth[l->ngrowth++ % GROWTH_WINDOW] = dva;
 	l->avg_duration = 0.75 * l->avg_duration + 0.25 * ((double)m->usec / 1e6);
+	uint64_t start = m->va - (uint64_t)dva, top = test_peak > m->va ? test_peak : m->va;
+	if (!per_process) {
+		uint64_t rise = top > start ? top - start : 0;
+		if (rise > c->max_rise)
+			c->max_rise = rise;
+	}
+	/* A failure near the ceiling is retried once, alone, in a fresh host,
+	 * like an out-of-memory death; this host, near its limit, recycles. */
+	char near_why[160];
+	if (st == TEST_FAIL && !per_process && c->driver != DRIVER_WRAP &&
+	    !c->tests[t].near_ceiling &&
+	    lane_near_ceiling(c, l, t, top > start ? top : start, near_why, sizeof(near_why)) &&
+	    retry_once(c, t)) {
+		char why[220];
+		c->tests[t].near_ceiling = 1;
+		snprintf(why, sizeof(why), "a test failed near the memory ceiling (%s)", near_why);
+		if (!h->nflight)
+			lane_fire(c, l, EV_DRAINED);
+		if (h->state != HOST_QUITTING)
+			lane_quit(c, l, END_RECYCLE, why);
+		return;
+	}
 	record_test(c, l, t, st, m->text, m->text_len, (double)m->usec / 1e6, m->va, m->rss, dva,
 	            drss);
 	if (test_peak > m->va - (uint64_t)(dva > 0 ? dva : 0))
@@ -460,8 +557,8 @@ void lane_line(run_ctx *c, lane *l, char *line, size_t len)
 			return;
 		}
 		h->version = m.version;
-		h->va_before = h->va_last = m.va;
-		h->rss_before = h->rss_last = m.rss;
+		h->va_before = h->va_last = h->hello_va = m.va;
+		h->rss_before = h->rss_last = h->hello_rss = m.rss;
 		h->peak_va = m.va;
 		h->peak_rss = m.rss;
 		lane_fire(c, l, EV_HELLO);

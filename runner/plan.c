@@ -208,6 +208,7 @@ struct hist_test {
 	uint64_t rise, growth;
 	double duration;
 	int alone;
+	int clean; /* it passed or was skipped: its rise is what it needs */
 };
 
 static int hist_cmp(const void *a, const void *b)
@@ -268,9 +269,15 @@ void plan_history_load(run_ctx *c, run_history_fn auto_history)
 			}
 			uint64_t start = x->va_after - (uint64_t)x->va_delta;
 			uint64_t peak = report_shard_test_peak(sh, t);
-			v[n++] = (hist_test){x->name, peak > start ? peak - start : 0,
+			/* a failed or killed attempt may have stopped short of what
+			 * it needs (an allocation that failed): its rise is a floor,
+			 * never taken as all the test needs */
+			v[n++] = (hist_test){x->name,
+			                     peak > start ? peak - start : 0,
 			                     x->va_delta > 0 ? (uint64_t)x->va_delta : 0,
-			                     x->duration, x->state == TEST_MEMLIMIT};
+			                     x->duration,
+			                     x->state == TEST_MEMLIMIT,
+			                     x->state == TEST_PASS || x->state == TEST_SKIP};
 		}
 	}
 	if (!n) {
@@ -291,7 +298,7 @@ void plan_history_load(run_ctx *c, run_history_fn auto_history)
 
 static const hist_test *hist_find(const run_ctx *c, const char *name)
 {
-	hist_test key = {name, 0, 0, 0.0, 0};
+	hist_test key = {name, 0, 0, 0.0, 0, 0};
 	return c->nhist ? bsearch(&key, c->hist, c->nhist, sizeof(*c->hist), hist_cmp) : NULL;
 }
 
@@ -315,6 +322,7 @@ void plan_history(run_ctx *c)
 		rt->exp_duration = f->duration;
 		rt->exp_rise = f->rise;
 		rt->exp_growth = f->growth;
+		rt->rise_known = (unsigned)f->clean;
 		rt->hist_alone = f->alone || (c->hard.va && f->rise >= c->hard.va);
 		alone += rt->hist_alone;
 	}

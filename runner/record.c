@@ -43,6 +43,7 @@ void record_test(run_ctx *c, lane *l, size_t t, test_state st, const char *msg, 
 	/* saturated: 16.7 million hosts in one lane is beyond any run's memory */
 	r->generation = gen < REPORT_MAX_GENERATION ? gen : REPORT_MAX_GENERATION;
 	r->attempts = rt->attempts < REPORT_MAX_ATTEMPTS ? rt->attempts : REPORT_MAX_ATTEMPTS;
+	r->near_ceiling = rt->near_ceiling;
 	r->duration = (float)duration;
 	r->va_after = va;
 	r->rss_after = rss;

@@ -53,9 +53,13 @@ typedef struct rtest {
 	char *name; /* the listing's copy; the report's once recorded (record_test) */
 	size_t len;
 	unsigned attempts;
-	int done;
-	int recorded;   /* in the report: its output is attached there at the end */
-	int hist_alone; /* from --history: it alone broke the hard limit (runs alone) */
+	unsigned done : 1;
+	unsigned recorded : 1;   /* in the report: its output is attached there at the end */
+	unsigned hist_alone : 1; /* from --history: it alone broke the hard limit (runs alone) */
+	/* exp_rise is a clean attempt's (history's pass or skip, or this run's):
+	 * without it the largest rise of the run is expected too */
+	unsigned rise_known : 1;
+	unsigned near_ceiling : 1; /* its first attempt failed near the memory ceiling */
 	/* (the 4-byte fields together: 96 bytes a test, not 112) */
 	char *out; /* captured output, bounded */
 	size_t out_len;
@@ -84,6 +88,11 @@ typedef struct host {
 	 * deltas: samples never move them), and at the last reading of either */
 	uint64_t va_before, rss_before;
 	uint64_t va_last, rss_last, peak_va, peak_rss;
+	/* a gtest or catch2 shim: a fresh program's memory (its hello), and
+	 * whether the next result is the first of a program started for a
+	 * later burst (its delta is from a fresh program, not the last one's end) */
+	uint64_t hello_va, hello_rss;
+	int fresh_program;
 	unsigned version;      /* of the protocol, from its hello */
 	int pipe_closed_alive; /* still running DYING_DEADLINE after its reply pipe
 	                        * closed: we killed it; an error, not a crash */
@@ -217,6 +226,9 @@ typedef struct run_ctx {
 	size_t nhist;
 	report *hist_report;  /* owns their names */
 	double expected_wall; /* this node's seconds by the history (0: none) */
+	/* the largest rise (VmPeak above its start, or VA kept) of any test this
+	 * run has seen: what a test of unknown rise is expected to need, O(1) a test */
+	uint64_t max_rise;
 } run_ctx;
 
 typedef struct name_list {
@@ -375,6 +387,9 @@ typedef struct sample_run {
 } sample_run;
 /* Reads /proc/PID/stat of each: 0, or MG_EGONE when none could be read. */
 int sample_progress(const run_ctx *c, const host *h, sample_run *out);
+/* The same read for any host, one that judges itself too (a failure near
+ * the ceiling asks it once). */
+int sample_gap_read(const run_ctx *c, const host *h, uint64_t va, uint64_t *gap);
 
 /* host_conn.c */
 void conn_build_env(run_ctx *c, int with_limits, const lane *l);

@@ -76,11 +76,10 @@ uint64_t sample_vm_peak(const host *h)
 	return proc_read_status(&ps, h->pid, NULL) == 0 ? ps.vm_peak : 0;
 }
 
-int sample_gap(const run_ctx *c, const host *h, uint64_t va, uint64_t *gap)
+int sample_gap_read(const run_ctx *c, const host *h, uint64_t va, uint64_t *gap)
 {
 	uint64_t gap_limit = c->soft.gap > c->hard.gap ? c->soft.gap : c->hard.gap;
-	int host_judges = c->driver == DRIVER_NATIVE && h->version >= 2;
-	if (!gap_limit || host_judges || c->arch != MG_ARCH_X86 || va < policy_va_ceiling(c) / 2)
+	if (!gap_limit || c->arch != MG_ARCH_X86 || va < policy_va_ceiling(c) / 2)
 		return -1;
 	return maps_largest_gap(gap, policy_va_pid(c, h), limits_arch_ceiling(c->arch), NULL) == 0
 	           ? 0
@@ -107,4 +106,11 @@ int sample_progress(const run_ctx *c, const host *h, sample_run *out)
 			out->state = r.state;
 	}
 	return out->seen ? 0 : MG_EGONE;
+}
+
+int sample_gap(const run_ctx *c, const host *h, uint64_t va, uint64_t *gap)
+{
+	if (c->driver == DRIVER_NATIVE && h->version >= 2)
+		return -1; /* the host judges its gap itself */
+	return sample_gap_read(c, h, va, gap);
 }

@@ -374,6 +374,10 @@ const char *shallow_clone(git_oid *c)
 }
 
 static const mg_case cases[] = {
+    {"gate_lanes_by_key", gate_lanes_by_key},
+    {"gate_process_peaks", gate_process_peaks},
+    {"gate_history_band", gate_history_band},
+    {"gate_near_ceiling", gate_near_ceiling},
     {"identity_plain", identity_plain},
     {"identity_detached", identity_detached},
     {"identity_dirty", identity_dirty},

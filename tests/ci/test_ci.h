@@ -123,5 +123,9 @@ void compare_shallow(void);
 void compare_tests_by_suite(void);
 void compare_saturates(void);
 void compare_utf8_labels(void);
+void gate_lanes_by_key(void);
+void gate_process_peaks(void);
+void gate_history_band(void);
+void gate_near_ceiling(void);
 
 #endif

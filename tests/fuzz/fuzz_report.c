@@ -109,8 +109,9 @@ typedef struct seen {
 	size_t shard, test, n;
 } seen;
 
-static int see(size_t shard, const report_test *t, void *ctx, mg_err *err)
+static int see(size_t shard, const report_test *t, uint64_t va_peak, void *ctx, mg_err *err)
 {
+	(void)va_peak;
 	seen *s = ctx;
 	(void)err;
 	if (shard != s->shard) {

@@ -100,8 +100,9 @@ size_t gens_of(json_t *report, json_t **out, size_t cap)
 }
 
 /* Planning from history: every 50th of 1,000 tests maps 700 MiB for 20 ms
- * while the host keeps 8 MiB per test. Without history the big test that
- * comes late in a host is killed mid-way and retried; with the first run's
+ * while the host keeps 8 MiB per test. Without history the run remembers
+ * the largest rise it has seen (issue 23; before, the big test that came
+ * late in a host was killed mid-way and retried); with the first run's
  * report as --history the host refuses it where it would not fit (it knows
  * its peak) and a fresh host runs it: no kill, no failure. */
 const char *const transient_env[] = {"MG_FAULT=leak8@*,transient@%50", "MG_FAULT_TESTS=1000",
