@@ -16,7 +16,7 @@ set -- "$d"/memguard_*.deb
 [ -e "$1" ] || fail "no memguard_*.deb in $(ls "$d")"
 deb=$1
 dpkg-deb -c "$deb" | awk '{print $6}' | sed 's|^\./|/|' >"$d/list"
-for f in /usr/bin/memguard /usr/lib/memguard/libmemguard_probe.so \
+for f in /usr/bin/memguard /usr/lib/memguard/x64/libmemguard_probe.so \
 	/usr/lib/memguard/x86/libmemguard_probe.so /usr/lib/libmemguard_host.a \
 	/usr/lib/libmemguard_host32.a /usr/include/memguard/memguard_host.h \
 	/usr/include/memguard/mg_proto.h /usr/lib/pkgconfig/memguard-host.pc \
