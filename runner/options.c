@@ -7,6 +7,7 @@
 #include "contain.h"
 
 #include "driver.h"
+#include "mg_suggest.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -157,6 +158,22 @@ void options_limits(const run_options *o, limits_spec *soft, limits_spec *hard)
 	}
 }
 
+/* "unknown option 'X'", and the closest option run's help names. A config
+ * file's key (prefix "") is matched as the flag it stands for (underscores
+ * as -) and suggested as a key. */
+static int options_unknown(mg_err *err, const char *what, const char *prefix)
+{
+	char typed[80], near[80];
+	snprintf(typed, sizeof(typed), "%s%s", what[0] == '-' ? "" : "--", what);
+	for (char *p = typed; *p; p++)
+		if (*p == '_')
+			*p = '-';
+	if (suggest_option(near, sizeof(near), typed, options_usage()) < 0)
+		return mg_err_set(err, MG_EINVAL, "unknown option '%s%s'", prefix, what);
+	return mg_err_set(err, MG_EINVAL, "unknown option '%s%s'; did you mean '%s'?", prefix,
+	                  what, *prefix || what[0] == '-' ? near : near + 2);
+}
+
 /* One setting by name, from a flag (layer 1) or a config key (layer 0). */
 static int apply(run_options *o, const char *key, const char *val, int layer, mg_err *err)
 {
@@ -238,7 +255,7 @@ static int apply(run_options *o, const char *key, const char *val, int layer, mg
 		if (options_parse_node(&o->node_index, &o->node_total, val, err) < 0)
 			return MG_EINVAL;
 	} else {
-		return mg_err_set(err, MG_EINVAL, "unknown option '%s'", key);
+		return options_unknown(err, key, layer ? "--" : "");
 	}
 	(void)u;
 	return 0;
@@ -407,18 +424,18 @@ int options_parse(run_options *o, int argc, char **argv, mg_err *err)
 			continue;
 		}
 		if (strncmp(a, "--", 2))
-			return mg_err_set(err, MG_EINVAL, "unknown option '%s'", a);
+			return options_unknown(err, a, "");
 		const char *eq = strchr(a, '=');
 		size_t klen = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
 		if (klen >= sizeof(key))
-			return mg_err_set(err, MG_EINVAL, "unknown option '%s'", a);
+			return options_unknown(err, a, "");
 		memcpy(key, a + 2, klen);
 		key[klen] = 0;
 		int known = 0;
 		for (size_t k = 0; k < sizeof(valued) / sizeof(valued[0]); k++)
 			known |= !strcmp(key, valued[k]);
 		if (!known)
-			return mg_err_set(err, MG_EINVAL, "unknown option '--%s'", key);
+			return options_unknown(err, key, "--");
 		if (eq) {
 			val = eq + 1;
 		} else {
@@ -463,7 +480,8 @@ const char *options_usage(void)
 	       "  --deadline D           whole-run deadline (listing included); tests not run\n"
 	       "                         are 'not-run'\n"
 	       "  --interval D           base sampling interval (default 5ms; adaptive)\n"
-	       "  --pipeline N           run lines in flight per host (default 16; gtest 1000000)\n"
+	       "  --pipeline N           run lines in flight per host (default 16;\n"
+	       "                         gtest 1000000)\n"
 	       "  --max-restarts N       failed host starts in a row before a lane gives up (3)\n"
 	       "  --output-limit SIZE    captured output kept per test (default 64K)\n"
 	       "  --address-space SIZE   cap each host's address space (RLIMIT_AS): a 64-bit\n"
@@ -478,7 +496,8 @@ const char *options_usage(void)
 	       "                         nearest noted ancestor commit)\n"
 	       "  --order list|history   the queue in list order (default), or with --history\n"
 	       "                         the longest tests first\n"
-	       "  --driver NAME          auto (default), native, gtest, catch2, ctest, exec, wrap\n"
+	       "  --driver NAME          auto (default), native, gtest, catch2, ctest, exec,\n"
+	       "                         wrap\n"
 	       "  --list-cmd CMD         exec driver: command printing one test name a line\n"
 	       "  --list-file FILE       exec driver: file of test names\n"
 	       "  --shell                exec driver: run the command template with sh -c\n"
