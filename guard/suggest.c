@@ -7,7 +7,7 @@
 
 #include <string.h>
 
-#define SUGGEST_MAX 63
+#define SUGGEST_MAX        63
 #define SUGGEST_CANDIDATES 128
 
 size_t suggest_distance(const char *a, const char *b)

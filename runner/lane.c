@@ -168,7 +168,9 @@ static int retry_once(run_ctx *c, size_t t)
 	if (rt->attempts >= 2)
 		return 0;
 	free(rt->out);
+	free(rt->tail);
 	rt->out = NULL;
+	rt->tail = NULL;
 	rt->out_len = rt->out_dropped = 0;
 	plan_retry_push(c, t);
 	return 1;

@@ -9,8 +9,8 @@
 #include "bisect.h"
 #include "ci.h"
 #include "driver.h"
-#include "report.h"
 #include "mg_suggest.h"
+#include "report.h"
 #include "run.h"
 
 /* The commands: their names for dispatch, help and "did you mean", and the
@@ -22,8 +22,7 @@ static const struct {
 } commands[] = {
     {"run", "run [options] -- HOST...", "run a test host's tests under the guard"},
     {"list", "list -- HOST...", "list the host's tests"},
-    {"bisect", "bisect [--report R.json] -- HOST...",
-     "name the test that makes a later one crash"},
+    {"bisect", "bisect [--report R.json] -- HOST...", "name the test that makes a later one crash"},
     {"report", "report --adapter NAME[=PATH]... REPORT.json",
      "render a saved report (console, junit, html, ...)"},
     {"merge", "merge OUT.json IN.json...", "combine node reports into one"},
@@ -44,7 +43,8 @@ static void main_usage(FILE *f)
 		if (strlen(commands[i].synopsis) < 28)
 			fprintf(f, "  %-29s%s\n", commands[i].synopsis, commands[i].summary);
 		else
-			fprintf(f, "  %s\n  %29s%s\n", commands[i].synopsis, "", commands[i].summary);
+			fprintf(f, "  %s\n  %29s%s\n", commands[i].synopsis, "",
+			        commands[i].summary);
 	}
 	fputs("\n'memguard help COMMAND' (or 'memguard COMMAND -h') shows a command's\n"
 	      "options. Exit codes: 0 all passed, 1 a test did not pass, 2 usage or config\n"

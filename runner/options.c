@@ -26,6 +26,7 @@ void options_init(run_options *o)
 	o->pipeline = 0; /* per driver: 16, gtest 1,000,000 */
 	o->max_restarts = 3;
 	o->output_limit = 64 * 1024;
+	o->output_head = 32 * 1024;
 	o->driver = "auto";
 }
 
@@ -170,8 +171,8 @@ static int options_unknown(mg_err *err, const char *what, const char *prefix)
 			*p = '-';
 	if (suggest_option(near, sizeof(near), typed, options_usage()) < 0)
 		return mg_err_set(err, MG_EINVAL, "unknown option '%s%s'", prefix, what);
-	return mg_err_set(err, MG_EINVAL, "unknown option '%s%s'; did you mean '%s'?", prefix,
-	                  what, *prefix || what[0] == '-' ? near : near + 2);
+	return mg_err_set(err, MG_EINVAL, "unknown option '%s%s'; did you mean '%s'?", prefix, what,
+	                  *prefix || what[0] == '-' ? near : near + 2);
 }
 
 /* One setting by name, from a flag (layer 1) or a config key (layer 0). */
@@ -209,8 +210,24 @@ static int apply(run_options *o, const char *key, const char *val, int layer, mg
 		if (parse_uint(&o->max_restarts, val, 1, 1000, "max-restarts", err) < 0)
 			return MG_EINVAL;
 	} else if (!strcmp(key, "output-limit")) {
-		if (limits_parse_size(&o->output_limit, val, &e) < 0)
+		/* SIZE (half head, half tail) or HEAD+TAIL */
+		const char *plus = strchr(val, '+');
+		char head[64];
+		uint64_t tail = 0;
+		if (plus && (size_t)(plus - val) >= sizeof(head))
+			return mg_err_set(err, MG_EINVAL, "output-limit: '%s' is too long", val);
+		if (plus) {
+			memcpy(head, val, (size_t)(plus - val));
+			head[plus - val] = 0;
+		}
+		if (limits_parse_size(&o->output_head, plus ? head : val, &e) < 0 ||
+		    (plus && limits_parse_size(&tail, plus + 1, &e) < 0))
 			return mg_err_set(err, MG_EINVAL, "output-limit: %s", e.msg);
+		if (plus && o->output_head > UINT64_MAX - tail)
+			return mg_err_set(err, MG_EINVAL, "output-limit: '%s' is too large", val);
+		o->output_limit = plus ? o->output_head + tail : o->output_head;
+		if (!plus)
+			o->output_head = o->output_limit / 2;
 	} else if (!strcmp(key, "address-space")) {
 		if (limits_parse_size(&o->address_space, val, &e) < 0)
 			return mg_err_set(err, MG_EINVAL, "address-space: %s", e.msg);
@@ -483,7 +500,9 @@ const char *options_usage(void)
 	       "  --pipeline N           run lines in flight per host (default 16;\n"
 	       "                         gtest 1000000)\n"
 	       "  --max-restarts N       failed host starts in a row before a lane gives up (3)\n"
-	       "  --output-limit SIZE    captured output kept per test (default 64K)\n"
+	       "  --output-limit SIZE    captured output kept per test: its first and last\n"
+	       "                         halves, what was cut said between (default 64K);\n"
+	       "                         HEAD+TAIL sizes them (0+64K: the end only)\n"
 	       "  --address-space SIZE   cap each host's address space (RLIMIT_AS): a 64-bit\n"
 	       "                         build then fails like a 32-bit one (4G); va limits\n"
 	       "                         default to 87.5% / 93.75% of it\n"

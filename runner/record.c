@@ -5,6 +5,9 @@
  */
 #include "run_int.h"
 
+#include "defuse.h"
+#include "progress.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,16 +70,80 @@ void record_testf(run_ctx *c, lane *l, size_t t, test_state st, double duration,
 	record_test(c, l, t, st, msg, (size_t)n, duration, l->h.va_last, l->h.rss_last, 0, 0);
 }
 
+/* wrap's output, whole lines, to stdout defused for the CI's scanner (a
+ * test's text never a CI command), the progress line cleared first. */
+static void stream_lines(run_ctx *c, const char *buf, size_t n)
+{
+	while (n) {
+		const char *nl = memchr(buf, '\n', n);
+		size_t take = nl ? (size_t)(nl - buf) + 1 : n;
+		size_t room = sizeof(c->stream_pend) - c->stream_npend;
+		if (take > room)
+			take = room;
+		memcpy(c->stream_pend + c->stream_npend, buf, take);
+		c->stream_npend += take;
+		buf += take;
+		n -= take;
+		if ((nl && buf == nl + 1) || c->stream_npend == sizeof(c->stream_pend))
+			record_stream_flush(c);
+	}
+}
+
+void record_stream_flush(run_ctx *c)
+{
+	if (!c->stream_npend)
+		return;
+	progress_clear(c->prog);
+	defuse_write(stdout, c->stream_pend, c->stream_npend, defuse_scanners());
+	if (c->stream_pend[c->stream_npend - 1] != '\n' && c->stream_npend < sizeof(c->stream_pend))
+		fputc('\n', stdout); /* the end of a last line without one */
+	fflush(stdout);
+	c->stream_npend = 0;
+}
+
+/* The head keeps output_head bytes; past it a ring keeps the last
+ * output_limit - output_head; what the ring overwrites is counted as cut. */
 void record_output(run_ctx *c, rtest *rt, const char *buf, size_t n)
 {
-	size_t room = c->o->output_limit > rt->out_len ? c->o->output_limit - rt->out_len : 0;
+	if (c->stream)
+		stream_lines(c, buf, n);
+	size_t head = c->o->output_head;
+	size_t room = head > rt->out_len ? head - rt->out_len : 0;
 	size_t take = n < room ? n : room;
 	if (take) {
 		rt->out = xrealloc(rt->out, rt->out_len + take);
 		memcpy(rt->out + rt->out_len, buf, take);
 		rt->out_len += take;
 	}
-	rt->out_dropped += n - take;
+	buf += take;
+	n -= take;
+	size_t cap = c->o->output_limit - head;
+	if (!n)
+		return;
+	if (!cap) {
+		rt->out_dropped += n;
+		return;
+	}
+	if (!rt->tail) {
+		rt->tail = xrealloc(NULL, sizeof(rtail) + cap);
+		rt->tail->cap = cap;
+		rt->tail->len = rt->tail->at = 0;
+	}
+	rtail *t = rt->tail;
+	if (n > t->cap) { /* only the last cap bytes can stay */
+		rt->out_dropped += t->len + n - t->cap;
+		memcpy(t->buf, buf + n - t->cap, t->cap);
+		t->len = t->cap;
+		t->at = 0;
+		return;
+	}
+	if (t->len + n > t->cap)
+		rt->out_dropped += t->len + n - t->cap;
+	size_t first = t->cap - t->at < n ? t->cap - t->at : n;
+	memcpy(t->buf + t->at, buf, first);
+	memcpy(t->buf, buf + first, n - first);
+	t->at = (t->at + n) % t->cap;
+	t->len = t->len + n > t->cap ? t->cap : t->len + n;
 }
 
 void record_host_end(run_ctx *c, lane *l, host_end end, const char *why)
@@ -221,21 +288,35 @@ static void attach_outputs(run_ctx *c)
 {
 	for (size_t t = 0; t < c->ntests; t++) {
 		rtest *rt = &c->tests[t];
-		if (rt->recorded && rt->out_len) {
-			if (rt->out_dropped) {
-				char note[64];
-				int n = snprintf(note, sizeof(note),
-				                 "\n[memguard: %zu more bytes dropped]\n",
-				                 rt->out_dropped);
-				rt->out = xrealloc(rt->out, rt->out_len + (size_t)n + 1);
-				memcpy(rt->out + rt->out_len, note, (size_t)n);
-				rt->out_len += (size_t)n;
+		if (rt->recorded && (rt->out_len || rt->tail)) {
+			/* head, what was cut, tail in order */
+			rtail *tl = rt->tail;
+			char note[128];
+			int n = 0;
+			if (rt->out_dropped)
+				n = snprintf(
+				    note, sizeof(note),
+				    "\n[memguard: %zu bytes cut here; kept the first %zu and "
+				    "the last %zu]\n",
+				    rt->out_dropped, rt->out_len, tl ? tl->len : 0);
+			size_t tlen = tl ? tl->len : 0;
+			rt->out = xrealloc(rt->out, rt->out_len + (size_t)n + tlen + 1);
+			memcpy(rt->out + rt->out_len, note, (size_t)n);
+			rt->out_len += (size_t)n;
+			if (tl) {
+				size_t start = tl->len < tl->cap ? 0 : tl->at;
+				size_t first = tl->len < tl->cap ? tl->len : tl->cap - tl->at;
+				memcpy(rt->out + rt->out_len, tl->buf + start, first);
+				memcpy(rt->out + rt->out_len + first, tl->buf, tl->len - first);
+				rt->out_len += tl->len;
 			}
 			report_test *r = &c->rep->shards[rt->rec_shard].tests[rt->rec_index];
 			r->output = report_strndup(rt->out, rt->out_len);
 		}
 		free(rt->out);
+		free(rt->tail);
 		rt->out = NULL;
+		rt->tail = NULL;
 		rt->out_len = rt->out_dropped = 0;
 	}
 }

@@ -42,6 +42,12 @@
 #define ENV_SLOTS       8     /* MEMGUARD_* variables a host gets */
 #define SLOW_TEST       0.005 /* seconds: above it, a lane keeps only 2 tests in flight */
 
+/* The end of a test's output past its head: a ring of cap bytes. */
+typedef struct rtail {
+	size_t cap, len, at; /* len bytes held; the next byte goes to at */
+	char buf[];
+} rtail;
+
 typedef struct rtest {
 	char *name; /* the listing's copy; the report's once recorded (record_test) */
 	size_t len;
@@ -50,11 +56,12 @@ typedef struct rtest {
 	int recorded;   /* in the report: its output is attached there at the end */
 	int hist_alone; /* from --history: it alone broke the hard limit (runs alone) */
 	/* (the 4-byte fields together: 96 bytes a test, not 112) */
-	char *out; /* captured output, bounded */
+	char *out; /* captured output: its head, up to output_head bytes */
 	size_t out_len;
-	size_t out_dropped;
-	size_t rec_shard; /* where it is recorded: the shard ... */
-	size_t rec_index; /* ... and its position among the shard's tests */
+	size_t out_dropped; /* bytes cut between the head and the tail */
+	struct rtail *tail; /* past the head: the last bytes (NULL: none yet) */
+	size_t rec_shard;   /* where it is recorded: the shard ... */
+	size_t rec_index;   /* ... and its position among the shard's tests */
 	/* from --history: how far above its start its VA rose, what it kept */
 	uint64_t exp_rise, exp_growth;
 	double exp_duration; /* seconds; < 0: unknown */
@@ -180,6 +187,11 @@ typedef struct run_ctx {
 	double next_sample;
 	double interval;
 	progress *prog;
+	/* wrap: the command's output to the job log as it runs; a line not
+	 * yet ended waits here (at most STREAM_LINE bytes) */
+	int stream;
+	char stream_pend[4096];
+	size_t stream_npend;
 	/* --history, while the run is planned */
 	hist_test *hist; /* its tests, by name */
 	size_t nhist;
@@ -252,6 +264,8 @@ void record_test(run_ctx *c, lane *l, size_t t, test_state st, const char *msg, 
 void record_testf(run_ctx *c, lane *l, size_t t, test_state st, double duration, const char *fmt,
                   ...) __attribute__((format(printf, 6, 7)));
 void record_output(run_ctx *c, rtest *rt, const char *buf, size_t n);
+/* wrap's streamed output: the line still waiting for its end, now. */
+void record_stream_flush(run_ctx *c);
 void record_host_end(run_ctx *c, lane *l, host_end end, const char *why);
 void record_breakdown(run_ctx *c, lane *l, const char *when);
 void record_usage(run_ctx *c, size_t lane_idx, const struct rusage *ru);

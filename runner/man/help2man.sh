@@ -27,6 +27,7 @@ page() {
 	cat >"$t"
 	{
 		printf '.TH %s 1 "" "memguard %s" "memguard manual"\n' "$upper" "$version"
+		printf '.nh\n.ad l\n'
 		printf '.SH NAME\n%s \\- %s\n' "$(printf '%s' "$name" | esc)" "$(printf '%s' "$summary" | esc)"
 		printf '.SH SYNOPSIS\n.nf\n'
 		# the usage lines: from the first to the first that is not one
@@ -38,11 +39,7 @@ page() {
 		awk 'NR==1 && /^usage: /{u=1; next}
 		     u && (/^       [^ ]/ || /^                    +[^ ]/){next}
 		     {u=0; print}' "$t" | esc
-		printf '.fi\n.SH EXIT STATUS\n'
-		printf '0 success; 1 a test did not pass (run) or nothing to compare; 2 usage\n'
-		printf 'or configuration error; 3 infrastructure error; 4 memory regression;\n'
-		printf '5 no tests ran; 130 and 143 interrupted. The command'"'"'s text above\n'
-		printf 'says which apply.\n'
+		printf '.fi\n'
 		printf '.SH SEE ALSO\n%s\n' "$seealso"
 	} >"$out/$name.1"
 	rm -f "$t"
