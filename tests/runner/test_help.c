@@ -148,7 +148,8 @@ static void did_you_mean_option(void)
 	close(fd);
 	mg(&o, ARGV("run", "--config", cfg, "--", "/bin/true"), NULL, 0);
 	CU_ASSERT(exited_with(&o, 2));
-	CU_ASSERT(strstr(o.err, "unknown option 'recyle_at'; did you mean 'recycle-at'?") != NULL);
+	CU_ASSERT(strstr(o.err, "key 'recyle_at': unknown option") != NULL);
+	CU_ASSERT(strstr(o.err, "did you mean 'recycle-at'?") != NULL);
 	done(&o);
 	unlink(cfg);
 }
