@@ -88,8 +88,10 @@ void progress_format(char *buf, size_t size, size_t done, size_t total, size_t b
 		n += snprintf(line + n, sizeof(line) - (size_t)n, ", %zu not passed", bad);
 	n += snprintf(line + n, sizeof(line) - (size_t)n, " | %s, ETA %s | VA %s, peak %s", el,
 	              done >= total ? "0s" : eta, now, pk);
-	if (lanes > 1)
-		n += snprintf(line + n, sizeof(line) - (size_t)n, " (largest of %u lanes)", lanes);
+	char of[32];
+	snprintf(of, sizeof(of), " (largest of %u lanes)", lanes);
+	if (lanes > 1 && (unsigned)n + strlen(of) <= width) /* a remark: only where it fits */
+		n += snprintf(line + n, sizeof(line) - (size_t)n, "%s", of);
 	if ((unsigned)n > width) { /* never wraps: cut, and say so */
 		line[width - 1] = '>';
 		line[width] = 0;
@@ -113,18 +115,25 @@ static void term_size(unsigned *cols, unsigned *rows)
 		*cols = (unsigned)atoi(c);
 }
 
-/* Back to the first live line and clear from there down. */
+/* Blanks the live lines one by one (each "\033[K"; never an erase of the
+ * screen, which tmux and others move into the scrollback) and leaves the
+ * cursor on the first. */
 static void wipe(progress *p)
 {
 	if (!p->drawn)
 		return;
-	fputs("\r\033[J", stderr);
+	for (unsigned i = 0; i < p->drawn; i++)
+		fputs(i ? "\n\033[K" : "\r\033[K", stderr);
+	if (p->drawn > 1)
+		fprintf(stderr, "\033[%uA", p->drawn - 1);
+	fputc('\r', stderr);
 	p->drawn = 0;
 }
 
 /* The status line, and one line per lane when the screen has the rows
- * (leaving 2 for the output above); each line one column short of the
- * width, so no terminal wraps it; the cursor goes back to the first. */
+ * (leaving 3 for the output above); each line one column short of the
+ * width, so no terminal wraps it. Each line overwrites the one drawn there
+ * before; the cursor goes back to the first. */
 static void draw(progress *p, double t)
 {
 	unsigned cols, rows;
@@ -135,8 +144,7 @@ static void draw(progress *p, double t)
 	/* "memguard " and the status: one column short of the width */
 	progress_format(line, sizeof(line), p->done, p->total, p->bad, t - p->t0, p->va, p->peak,
 	                p->lanes, cols > 30 ? cols - 10 : 20);
-	wipe(p);
-	fprintf(stderr, "memguard %s", line);
+	fprintf(stderr, "\rmemguard %s\033[K", line);
 	unsigned lines = 1;
 	if (p->lanes > 1 && p->lanes + 3 <= rows) {
 		for (unsigned i = 0; i < p->lanes; i++) {
@@ -146,12 +154,15 @@ static void draw(progress *p, double t)
 			int n = snprintf(l, sizeof(l), "  lane %u: VA %s, peak %s", i, a, b);
 			if ((unsigned)n >= cols)
 				l[cols > 1 ? cols - 1 : 0] = 0;
-			fprintf(stderr, "\n%s", l);
+			fprintf(stderr, "\n%s\033[K", l);
 		}
 		lines += p->lanes;
 	}
-	if (lines > 1)
-		fprintf(stderr, "\033[%uA", lines - 1);
+	for (unsigned i = lines; i < p->drawn; i++) /* fewer lines than before */
+		fputs("\n\033[K", stderr);
+	unsigned down = (lines > p->drawn ? lines : p->drawn) - 1;
+	if (down)
+		fprintf(stderr, "\033[%uA", down);
 	fputc('\r', stderr);
 	fflush(stderr);
 	p->drawn = lines;
