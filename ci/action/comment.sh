@@ -1,7 +1,8 @@
 #!/bin/sh
 # comment.sh BODY.md: ONE comment on pull request $MG_PR holds memguard's
 # comparison, updated in place: the comment carrying the marker
-# <!-- memguard:compare --> is found among the pull request's comments
+# <!-- memguard:compare --> (<!-- memguard:compare:KEY --> with
+# $MG_COMMENT_KEY, one comment per key: a node's own) is found among the pull request's comments
 # (GET, every page) and edited (PATCH); only when there is none is one made
 # (POST). The trend link ($MG_TREND_URL) goes under the table. A pull request
 # from a fork ($MG_HEAD_REPO is not $GITHUB_REPOSITORY) is skipped with a
@@ -10,7 +11,7 @@
 # MG_DRY_RUN=1 prints the calls instead of making them. Needs curl and jq.
 set -u
 body_file=$1
-marker='<!-- memguard:compare -->'
+marker="<!-- memguard:compare${MG_COMMENT_KEY:+:$MG_COMMENT_KEY} -->"
 api=${GITHUB_API_URL:-https://api.github.com}
 repo=${GITHUB_REPOSITORY:?}
 pr=${MG_PR:?}
