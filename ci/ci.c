@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "ci_int.h"
+#include "mg_suggest.h"
 
 static const struct {
 	const char *cmd;
@@ -126,6 +127,17 @@ int ci_fail(const char *cmd, int code, const char *fmt, ...)
 	va_end(ap);
 	fputc('\n', stderr);
 	return code;
+}
+
+int ci_unknown_option(const char *cmd, const char *arg)
+{
+	char near[64];
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		if (strcmp(commands[i].cmd, cmd) == 0 &&
+		    suggest_option(near, sizeof(near), arg, commands[i].usage) == 0)
+			return ci_fail(cmd, MG_EXIT_USAGE,
+			               "unknown option '%s'; did you mean '%s'?", arg, near);
+	return ci_fail(cmd, MG_EXIT_USAGE, "unknown option '%s'", arg);
 }
 
 int ci_is_help(const char *arg)

@@ -18,6 +18,9 @@
 
 /* Prints "memguard CMD: message" to stderr and returns code. */
 int ci_fail(const char *cmd, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* "memguard CMD: unknown option 'ARG'", with the closest option CMD's help
+ * names ("; did you mean '--max-growth'?"); returns MG_EXIT_USAGE. */
+int ci_unknown_option(const char *cmd, const char *arg);
 /* 1 if argv[*i] is -h or --help. */
 int ci_is_help(const char *arg);
 /*

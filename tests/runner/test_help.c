@@ -139,6 +139,16 @@ static void did_you_mean_option(void)
 	CU_ASSERT(strstr(o.err, "unknown option '--frobnicate'") != NULL);
 	CU_ASSERT(strstr(o.err, "did you mean") == NULL);
 	done(&o);
+	/* the per-commit commands: the options of their own help */
+	mg(&o, ARGV("compare", "--max-grwth", "va=1%", "a.json", "b.json"), NULL, 0);
+	CU_ASSERT(exited_with(&o, 2));
+	CU_ASSERT(strstr(o.err, "memguard compare: unknown option '--max-grwth'; did you mean "
+	                        "'--max-growth'?") != NULL);
+	done(&o);
+	mg(&o, ARGV("log", "--fromat", "html"), NULL, 0);
+	CU_ASSERT(exited_with(&o, 2));
+	CU_ASSERT(strstr(o.err, "did you mean '--format'?") != NULL);
+	done(&o);
 	/* a config file's key is suggested as a key */
 	char cfg[] = "/tmp/mg-help-XXXXXX";
 	int fd = mkstemp(cfg);
