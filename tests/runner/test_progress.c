@@ -32,7 +32,8 @@ static void format_width(void)
 		if (strlen(s) > w)
 			fprintf(stderr, "width %u: %zu: %s\n", w, strlen(s), s);
 		CU_ASSERT(strlen(s) <= w);
-		CU_ASSERT(strncmp(s, "[ 12%] 123456789/987654321 tests", w <= 32 ? w - 1 : 32) == 0);
+		CU_ASSERT(strncmp(s, "[ 12%] 123456789/987654321 tests", w <= 32 ? w - 1 : 32) ==
+		          0);
 	}
 }
 
