@@ -228,6 +228,44 @@ static void output_head_tail(void)
 	size_t len = strlen(out);
 	CU_ASSERT(len > 30 && !strcmp(out + len - 24, "make: *** [all] Error 1\n"));
 	done(&o);
+	/* 3000 small writes, HEAD+TAIL sizes: the ring's every path; the kept
+	 * bytes are exactly the output's first HEAD and last TAIL */
+	snprintf(s, sizeof(s), "%s/small", dir);
+	write_script(s, "#!/bin/sh\ni=0\nwhile [ $i -lt 3000 ]; do echo \"line $i\"; "
+	                "i=$((i+1)); done\n");
+	static const char *const limits[] = {"100+100", "0+77", "1000+1", "37+0"};
+	static const size_t heads[] = {100, 0, 1000, 37}, tails[] = {100, 77, 1, 0};
+	size_t full = 0; /* "line 0\n" .. "line 2999\n" */
+	for (int i = 0; i < 3000; i++)
+		full += (size_t)snprintf(NULL, 0, "line %d\n", i);
+	for (size_t k = 0; k < 4; k++) {
+		mg(&o,
+		   ARGV("run", "-q", "--driver", "wrap", "--output-limit", limits[k], "--report",
+		        "report.json", "--", s),
+		   NULL, 0);
+		CU_ASSERT(exited_with(&o, 0));
+		t = json_array_get(
+		    json_object_get(json_array_get(json_object_get(o.report, "shards"), 0),
+		                    "tests"),
+		    0);
+		out = json_string_value(json_object_get(t, "output"));
+		CU_ASSERT_FATAL(out != NULL);
+		char note[160];
+		snprintf(note, sizeof(note),
+		         "\n[memguard: %zu bytes cut here; kept the first %zu and the last %zu]\n",
+		         full - heads[k] - tails[k], heads[k], tails[k]);
+		const char *at = strstr(out, note);
+		if (!at)
+			fprintf(stderr, "%s: %.300s\n", limits[k], out);
+		CU_ASSERT_FATAL(at != NULL);
+		CU_ASSERT_EQUAL((size_t)(at - out), heads[k]);
+		CU_ASSERT(!strncmp(out, "line 0\nline 1\n", heads[k] < 14 ? heads[k] : 14));
+		CU_ASSERT_EQUAL(strlen(at + strlen(note)), tails[k]);
+		static const char last[] = "line 2999\n"; /* the tail ends as the output does */
+		size_t n = tails[k] < sizeof(last) - 1 ? tails[k] : sizeof(last) - 1;
+		CU_ASSERT(!strcmp(out + strlen(out) - n, last + sizeof(last) - 1 - n));
+		done(&o);
+	}
 	char cmd[128];
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	CU_ASSERT(system(cmd) == 0);
