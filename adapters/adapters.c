@@ -337,7 +337,11 @@ void adapters_put_html(FILE *f, const char *s, size_t max)
 
 char *adapters_clean(const char *s, size_t max, unsigned flags, int *truncated)
 {
-	size_t len = strlen(s);
+	return adapters_clean_n(s, strlen(s), max, flags, truncated);
+}
+
+char *adapters_clean_n(const char *s, size_t len, size_t max, unsigned flags, int *truncated)
+{
 	int cut = max && len > max;
 	if (cut)
 		len = max;
@@ -389,6 +393,33 @@ void adapters_shard_label(const report *r, const report_shard *s, char *buf, siz
 		snprintf(buf, size, "%u.%u", s->node, s->index);
 	else
 		snprintf(buf, size, "%u", s->index);
+}
+
+int adapters_ending_of(const report_generation *g, adapters_ending kind, const char **text)
+{
+	const char *says = NULL;
+	int listed = 0;
+	switch (kind) {
+	case ADAPTERS_RECYCLE:
+	case ADAPTERS_KILL:
+		listed = g->end == (kind == ADAPTERS_KILL ? REPORT_END_KILL : REPORT_END_RECYCLE);
+		says = g->reason;
+		break;
+	case ADAPTERS_WARNING:
+		listed = g->warning != NULL;
+		says = g->warning;
+		break;
+	default:
+		break;
+	}
+	if (listed && text)
+		*text = says;
+	return listed;
+}
+
+const char *adapters_ending_verb(adapters_ending kind)
+{
+	return kind == ADAPTERS_KILL ? "killed" : kind == ADAPTERS_RECYCLE ? "recycled" : "warned";
 }
 
 report_totals adapters_shard_totals(const report_shard *s)

@@ -97,6 +97,9 @@ enum {
  * "..." is appended. *truncated (may be NULL) says whether s was cut.
  */
 char *adapters_clean(const char *s, size_t max, unsigned flags, int *truncated);
+/* The same for len bytes at s, which may hold NUL (shown as \x00, as every
+ * control byte): a test's output (report_bytes). */
+char *adapters_clean_n(const char *s, size_t len, size_t max, unsigned flags, int *truncated);
 
 /* Writes s cleaned (adapters_clean, at most 4096 bytes), each byte found
  * in chars replaced by the string at the same index of with: the escaping
@@ -109,6 +112,25 @@ void adapters_put_html(FILE *f, const char *s, size_t max);
 
 /* "0", or "node.index" when the report holds shards of several nodes. */
 void adapters_shard_label(const report *r, const report_shard *s, char *buf, size_t size);
+/*
+ * How hosts' ends are listed (console, markdown, github, azure): recycles,
+ * kills, and the soft-limit warnings of drivers that cannot recycle. Every
+ * adapter that picks ends out asks adapters_ending_of, so all list the same
+ * set.
+ */
+typedef enum adapters_ending {
+	ADAPTERS_RECYCLE,
+	ADAPTERS_KILL,
+	ADAPTERS_WARNING,
+	ADAPTERS_ENDING_COUNT
+} adapters_ending;
+
+/* 1 when generation g is listed under kind; then *text (text may be NULL)
+ * is what it says: the reason of a recycle or kill, or the warning; NULL
+ * when the host gave no reason. */
+int adapters_ending_of(const report_generation *g, adapters_ending kind, const char **text);
+/* "recycled", "killed", "warned". */
+const char *adapters_ending_verb(adapters_ending kind);
 /* The totals of one shard (report_totals_add), for a row of a table. */
 report_totals adapters_shard_totals(const report_shard *s);
 /* The directory PATH names, created if missing (one level). */

@@ -158,7 +158,7 @@ static void not_passing(const report *r, FILE *f)
  * One line per way hosts ended early: how many, grouped by the first word of
  * the reason ("va", "rss", ...), and the last reason in full.
  */
-static void endings(const report *r, FILE *f, const char *end, const char *label)
+static void endings(const report *r, FILE *f, adapters_ending which, const char *label)
 {
 	enum { MAX_KINDS = 8 };
 	char kinds[MAX_KINDS][16];
@@ -167,12 +167,8 @@ static void endings(const report *r, FILE *f, const char *end, const char *label
 	for (size_t i = 0; i < r->nshards; i++)
 		for (size_t g = 0; g < r->shards[i].ngens; g++) {
 			const report_generation *gen = &r->shards[i].gens[g];
-			/* end "warning": the soft-limit warnings of drivers that cannot recycle */
-			const char *text = !strcmp(end, "warning")              ? gen->warning
-			                   : gen->end && !strcmp(gen->end, end) ? gen->reason
-			                                                        : NULL;
-			if (!text && (strcmp(end, "warning") == 0 || !gen->end ||
-			              strcmp(gen->end, end) != 0))
+			const char *text = NULL;
+			if (!adapters_ending_of(gen, which, &text))
 				continue;
 			total++;
 			const char *reason = text ? text : "unknown";
@@ -291,9 +287,9 @@ int console_write(const report *r, FILE *f)
 		any |= r->shards[i].recycles || r->shards[i].kills;
 	if (any)
 		fputc('\n', f);
-	endings(r, f, "recycle", "recycles");
-	endings(r, f, "kill", "kills");
-	endings(r, f, "warning", "soft-limit warnings");
+	endings(r, f, ADAPTERS_RECYCLE, "recycles");
+	endings(r, f, ADAPTERS_KILL, "kills");
+	endings(r, f, ADAPTERS_WARNING, "soft-limit warnings");
 	first_breakdown(r, f);
 	history(r, f);
 	if (r->interrupted)

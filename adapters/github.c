@@ -40,30 +40,28 @@ static void shard_title(char *buf, size_t size, const report *r, const report_sh
 	         s->arch ? s->arch : "", label);
 }
 
-/* Recycles are warnings, kills errors: up to MAX_PER_KIND each, then one
- * line saying how many were left out. */
-static void endings(const report *r, FILE *f, const char *end, const char *level, const char *what)
+/* Recycles and soft-limit warnings are warnings, kills errors: up to
+ * MAX_PER_KIND each, then one line saying how many were left out. */
+static void endings(const report *r, FILE *f, adapters_ending kind, const char *level,
+                    const char *what)
 {
 	size_t n = 0;
 	for (size_t i = 0; i < r->nshards; i++)
 		for (size_t g = 0; g < r->shards[i].ngens; g++) {
 			const report_generation *gen = &r->shards[i].gens[g];
-			int warned = !strcmp(end, "warning") && gen->warning;
-			if ((!warned && (!gen->end || strcmp(gen->end, end) != 0)) ||
-			    n++ >= MAX_PER_KIND)
+			const char *text = NULL;
+			if (!adapters_ending_of(gen, kind, &text) || n++ >= MAX_PER_KIND)
 				continue;
 			char title[300], msg[600];
 			shard_title(title, sizeof(title), r, &r->shards[i], what);
-			if (warned)
+			if (kind == ADAPTERS_WARNING)
 				snprintf(msg, sizeof(msg), "host generation %u (pid %ld): %.400s",
-				         gen->index, gen->pid, gen->warning);
+				         gen->index, gen->pid, text);
 			else
 				snprintf(msg, sizeof(msg),
 				         "host generation %u (pid %ld) %s after %u tests: %.400s",
-				         gen->index, gen->pid,
-				         strcmp(end, "kill") == 0 ? "killed" : "recycled",
-				         gen->tests_run,
-				         gen->reason ? gen->reason : "no reason given");
+				         gen->index, gen->pid, adapters_ending_verb(kind),
+				         gen->tests_run, text ? text : "no reason given");
 			command(f, level, title, msg);
 		}
 	if (n > MAX_PER_KIND) {
@@ -165,9 +163,9 @@ int github_render(const report *r, const char *path, mg_err *err)
 		if (ferror(stdout))
 			rc = mg_err_set(err, MG_ERROR, "stdout: write failed");
 	}
-	endings(r, stdout, "recycle", "warning", "recycle");
-	endings(r, stdout, "kill", "error", "kill");
-	endings(r, stdout, "warning", "warning", "soft-limit warning");
+	endings(r, stdout, ADAPTERS_RECYCLE, "warning", "recycle");
+	endings(r, stdout, ADAPTERS_KILL, "error", "kill");
+	endings(r, stdout, ADAPTERS_WARNING, "warning", "soft-limit warning");
 	memlimits(r, stdout);
 	const char *out = getenv("GITHUB_OUTPUT");
 	if (rc == 0 && out && *out)

@@ -153,8 +153,8 @@ static const char *outcome(const report_test *t)
 /* t's output, cleaned and bounded to OUTPUT_MAX with a note saying so. */
 static void output_text(junit_w *j, const report_test *t)
 {
-	size_t len = strlen(t->output);
-	char *clean = adapters_clean(t->output, OUTPUT_MAX, ADAPTERS_XML, NULL);
+	size_t len = t->output->len;
+	char *clean = adapters_clean_n(t->output->data, len, OUTPUT_MAX, ADAPTERS_XML, NULL);
 	j->failed |= xmlTextWriterWriteString(j->w, X(clean)) < 0;
 	free(clean);
 	if (len > OUTPUT_MAX) {

@@ -175,6 +175,51 @@ const char *ci_result(int interrupted, const report_totals *t)
 	return t->failed ? "fail" : "pass";
 }
 
+static const char *nz(const char *s)
+{
+	return s ? s : "?";
+}
+
+int ci_suite_has(const ci_suite *k, const report_shard *s)
+{
+	return strcmp(nz(s->arch), k->arch) == 0 && strcmp(nz(s->suite), k->suite) == 0;
+}
+
+void ci_suites_add(ci_suite **v, size_t *n, size_t *cap, const report *r,
+                   int (*keep)(const report *r, const ci_suite *k, void *ctx), void *ctx)
+{
+	for (size_t i = 0; r && i < r->nshards; i++) {
+		const report_shard *s = &r->shards[i];
+		size_t j = 0;
+		while (j < *n && !ci_suite_has(&(*v)[j], s))
+			j++;
+		ci_suite k = {nz(s->arch), nz(s->suite)};
+		if (j < *n || (keep && !keep(r, &k, ctx)))
+			continue;
+		if (*n == *cap) {
+			*cap = *cap ? 2 * *cap : 8;
+			*v = mg_xrealloc(*v, *cap * sizeof(**v));
+		}
+		(*v)[(*n)++] = k;
+	}
+}
+
+int ci_suite_sum(const report *r, const ci_suite *k, report_totals *t, double *wall)
+{
+	int present = 0;
+	memset(t, 0, sizeof(*t));
+	*wall = 0;
+	for (size_t i = 0; r && i < r->nshards; i++) {
+		const report_shard *s = &r->shards[i];
+		if (!ci_suite_has(k, s))
+			continue;
+		present = 1;
+		report_totals_add(t, s);
+		*wall = s->wall > *wall ? s->wall : *wall;
+	}
+	return present;
+}
+
 int ci_main(const char *cmd, int argc, char **argv)
 {
 	int rc = MG_EXIT_USAGE;

@@ -39,6 +39,26 @@ int ci_cmd_usage(const char *cmd, FILE *to, int code);
 /* "pass", "fail" or "interrupted", from the model's totals (report.totals). */
 const char *ci_result(int interrupted, const report_totals *t);
 
+/* A suite as the table and the trend page group shards: by arch and suite
+ * name ("?" where the report has none). The strings are the report's. */
+typedef struct ci_suite {
+	const char *arch, *suite;
+} ci_suite;
+
+/* Whether shard s belongs to suite k. */
+int ci_suite_has(const ci_suite *k, const report_shard *s);
+/*
+ * Appends to the array *v (*n of them, room for *cap; malloc'd, grown here)
+ * the suites of r's shards it does not hold yet, in order of first
+ * appearance; keep, when not NULL, may refuse one (ctx is its). Aborts when
+ * out of memory. O(shards x suites).
+ */
+void ci_suites_add(ci_suite **v, size_t *n, size_t *cap, const report *r,
+                   int (*keep)(const report *r, const ci_suite *k, void *ctx), void *ctx);
+/* Sums suite k's shards of r into *t (zeroed first) and *wall (the longest:
+ * lanes run side by side); 1 when r has the suite, 0 when not. */
+int ci_suite_sum(const report *r, const ci_suite *k, report_totals *t, double *wall);
+
 /* ---- store.c: the notes ref, read and written through libgit2 ---- */
 
 /* A ref update lost a race with another writer: re-read and retry. */

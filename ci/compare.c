@@ -851,7 +851,7 @@ int compare_main(int argc, char **argv)
 		if (sd[k].is_file) {
 			rc = report_load_tests(&sd[k].r, sd[k].arg, ctests_add, &sd[k].t, &err);
 			if (rc < 0) {
-				rc = ci_fail(CMD, MG_EXIT_INFRA, "%s: %s", which, err.msg);
+				rc = ci_fail(CMD, report_load_exit(rc), "%s: %s", which, err.msg);
 				goto out;
 			}
 			ct_sort((tside){sd[k].r, &sd[k].t});

@@ -91,10 +91,6 @@ static void put_date(FILE *f, git_time_t when)
 
 /* ---- what one commit says about one suite, or one test ---- */
 
-typedef struct suite_key {
-	const char *arch, *suite;
-} suite_key;
-
 typedef struct cell {
 	int present;
 	report_totals t;
@@ -106,23 +102,16 @@ typedef struct cell {
 	test_state state;
 } cell;
 
-static const char *nz(const char *s)
-{
-	return s ? s : "?";
-}
-
-static cell cell_of(const report *r, const suite_key *k, const char *test)
+static cell cell_of(const report *r, const ci_suite *k, const char *test)
 {
 	cell c;
 	memset(&c, 0, sizeof(c));
-	for (size_t i = 0; r && i < r->nshards; i++) {
+	c.present = ci_suite_sum(r, k, &c.t, &c.wall);
+	for (size_t i = 0; test && r && i < r->nshards; i++) {
 		const report_shard *s = &r->shards[i];
-		if (strcmp(nz(s->arch), k->arch) || strcmp(nz(s->suite), k->suite))
+		if (!ci_suite_has(k, s))
 			continue;
-		c.present = 1;
-		report_totals_add(&c.t, s);
-		c.wall = s->wall > c.wall ? s->wall : c.wall;
-		for (size_t t = 0; test && t < s->ntests; t++) {
+		for (size_t t = 0; t < s->ntests; t++) {
 			const report_test *rt = &s->tests[t];
 			if (!rt->name || strcmp(rt->name, test) != 0)
 				continue;
@@ -137,35 +126,18 @@ static cell cell_of(const report *r, const suite_key *k, const char *test)
 	return c;
 }
 
-static size_t collect_suites(suite_key **out, const log_commit *v, size_t n, const char *test)
+/* With --test: only the suites that ran the test. */
+static int ran_test(const report *r, const ci_suite *k, void *test)
 {
-	size_t ns = 0, cap = 8;
-	suite_key *ks = malloc(cap * sizeof(*ks));
-	if (!ks)
-		abort();
+	return cell_of(r, k, test).has_test;
+}
+
+static size_t collect_suites(ci_suite **out, const log_commit *v, size_t n, const char *test)
+{
+	size_t ns = 0, cap = 0;
+	ci_suite *ks = NULL;
 	for (size_t k = n; k-- > 0;) /* oldest first */
-		for (size_t i = 0; i < v[k].r->nshards; i++) {
-			const report_shard *s = &v[k].r->shards[i];
-			size_t j = 0;
-			while (j < ns && (strcmp(ks[j].arch, nz(s->arch)) ||
-			                  strcmp(ks[j].suite, nz(s->suite))))
-				j++;
-			if (j < ns)
-				continue;
-			if (test) { /* only the suites that ran the test */
-				suite_key probe = {nz(s->arch), nz(s->suite)};
-				if (!cell_of(v[k].r, &probe, test).has_test)
-					continue;
-			}
-			if (ns == cap) {
-				cap *= 2;
-				ks = realloc(ks, cap * sizeof(*ks));
-				if (!ks)
-					abort();
-			}
-			ks[ns].arch = nz(s->arch);
-			ks[ns++].suite = nz(s->suite);
-		}
+		ci_suites_add(&ks, &ns, &cap, v[k].r, test ? ran_test : NULL, (void *)test);
 	*out = ks;
 	return ns;
 }
@@ -444,7 +416,7 @@ static void legend(FILE *f, const series *ss, size_t nss, int marks)
 
 /* ---- the page ---- */
 
-static void commit_section(FILE *f, const log_commit *lc, const suite_key *ks, size_t ns,
+static void commit_section(FILE *f, const log_commit *lc, const ci_suite *ks, size_t ns,
                            const char *test)
 {
 	char sha[16];
@@ -512,7 +484,7 @@ static void commit_section(FILE *f, const log_commit *lc, const suite_key *ks, s
 
 void log_html_write(FILE *f, const log_commit *v, size_t n, const char *ref, const char *test)
 {
-	suite_key *ks = NULL;
+	ci_suite *ks = NULL;
 	size_t ns = collect_suites(&ks, v, n, test);
 	double *y = calloc(3 * (n ? n : 1), sizeof(double));
 	int *has = calloc(3 * (n ? n : 1), sizeof(int));

@@ -87,8 +87,7 @@ int merge_main(int argc, char **argv)
 		report **dst = into ? &from : &into;
 		rc = report_load(dst, argv[i], &err);
 		if (rc < 0) {
-			rc = ci_fail(CMD, rc == MG_ENOTFOUND ? MG_EXIT_USAGE : MG_EXIT_INFRA, "%s",
-			             err.msg);
+			rc = ci_fail(CMD, report_load_exit(rc), "%s", err.msg);
 			goto out;
 		}
 		nin++;

@@ -394,6 +394,17 @@ static int children_of(pid_list *l, pid_t pid)
 	return rc;
 }
 
+size_t proc_children(pid_t pid, pid_t *out, size_t cap)
+{
+	pid_list kids = {0};
+	children_of(&kids, pid);
+	size_t found = kids.n;
+	for (size_t i = 0; i < found && i < cap; i++)
+		out[i] = kids.v[i];
+	free(kids.v);
+	return found;
+}
+
 /* Copies the first cap entries of all (from index 1: 0 is the root). */
 static size_t list_out(const pid_list *all, pid_t *out, size_t cap)
 {

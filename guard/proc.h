@@ -56,6 +56,12 @@ void proc_sampler_free(proc_sampler *s);
  */
 size_t proc_descendants(pid_t pid, pid_t *out, size_t cap);
 
+/* The children of pid (of all its threads) into out, at most cap of them;
+ * returns how many there were. Needs /proc/PID/task/TID/children
+ * (CONFIG_PROC_CHILDREN): 0 without it, or when pid is gone. O(threads +
+ * children). */
+size_t proc_children(pid_t pid, pid_t *out, size_t cap);
+
 /* The /proc scan behind proc_descendants, always used where the children
  * files are missing; exposed so both ways can be tested. O(processes). */
 size_t proc_descendants_scan(pid_t pid, pid_t *out, size_t cap);

@@ -311,13 +311,27 @@ const char *contain_why_not(void)
 	return kind == CONTAIN_PROCESS_GROUP && why_not[0] ? why_not : NULL;
 }
 
+/*
+ * Kills the namespace's init and waits for it. An init leaves only once
+ * every process of its namespace is gone, and a host is our child, not its:
+ * a host still dying (a large one takes a while to tear down) is reaped
+ * here too, or neither would ever end (each waits for the other). So this
+ * reaps any child of ours until the init is among them.
+ */
 void contain_end(void)
 {
 	if (init_pid <= 0)
 		return;
 	kill(init_pid, SIGKILL);
-	while (waitpid(init_pid, NULL, 0) < 0 && errno == EINTR)
-		;
+	for (;;) {
+		pid_t p = waitpid(-1, NULL, 0);
+		if (p == init_pid || (p < 0 && errno == ECHILD))
+			break;
+		if (p < 0 && errno != EINTR) {
+			perror("memguard: waitpid");
+			break;
+		}
+	}
 	init_pid = -1;
 	close(alive_w);
 	alive_w = -1;

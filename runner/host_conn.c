@@ -101,11 +101,42 @@ size_t conn_unfeed(host *h)
 	return lines;
 }
 
-/* Reads the reply pipe; returns after EOF handling or EAGAIN. */
+static void conn_read_lines(run_ctx *c, lane *l);
+
+/* Reads the reply pipe; returns after EOF handling, or once a read came
+ * back short: a pipe read returns less than asked only when the pipe is
+ * empty, so the read that would say EAGAIN is not made (it was a third of
+ * the runner's reads); poll says when there is more. */
 void conn_read_replies(run_ctx *c, lane *l)
 {
 	host *h = &l->h;
+	uint32_t before = h->tests_run;
+	conn_read_lines(c, l);
+	/* the pace: seconds a result since the last read that brought any */
+	double t = now(c);
+	if (h->state != HOST_NONE && h->tests_run > before && before) {
+		double each = (t - l->read_at) / (h->tests_run - before);
+		l->cycle = l->cycle > 0 && before ? 0.75 * l->cycle + 0.25 * each : each;
+	}
+	if (h->tests_run > before || !before)
+		l->read_at = t;
+}
+
+void conn_catch_up(run_ctx *c, lane *l)
+{
+	host *h = &l->h;
+	if (h->reply_due == 0)
+		return;
+	h->reply_due = 0;
+	if (h->state != HOST_NONE && h->state != HOST_DYING && spawn_reply_fd(h->proc) >= 0)
+		conn_read_replies(c, l);
+}
+
+static void conn_read_lines(run_ctx *c, lane *l)
+{
+	host *h = &l->h;
 	for (;;) {
+		size_t want = h->lines.cap - h->lines.len;
 		long n = mg_lines_fill(&h->lines, spawn_reply_fd(h->proc));
 		if (n == -1 && errno == EINTR)
 			continue;
@@ -126,16 +157,24 @@ void conn_read_replies(run_ctx *c, lane *l)
 		while (h->state != HOST_NONE && h->state != HOST_DYING &&
 		       mg_lines_next(&h->lines, &line, &len))
 			lane_line(c, l, line, len);
-		if (h->state == HOST_NONE || h->state == HOST_DYING)
+		if (h->state == HOST_NONE || h->state == HOST_DYING || (size_t)n < want)
 			return;
 	}
 }
 
 /* The test whose output ordinal n is (v2), or NULL; forgets the tests
- * both streams are past. */
+ * both streams are past. A host marks only the tests that wrote, so a
+ * stream's ordinal can stand still for long: the tests more than two
+ * pipelines behind the host's results are past too (a mark is read at most
+ * a loop turn after the result it came before, and a turn brings at most a
+ * pipeline of results). */
 static rtest *sent_test(run_ctx *c, host *h, uint64_t n)
 {
 	uint64_t low = h->out_seq[0] < h->out_seq[1] ? h->out_seq[0] : h->out_seq[1];
+	uint64_t done = h->sent_base + h->nsent - h->nflight,
+	         lag = 2 * (uint64_t)c->o->pipeline + 2;
+	if (done > lag && done - lag > low)
+		low = done - lag;
 	if (low > h->sent_base + 1024 && low - h->sent_base <= h->nsent) {
 		size_t drop = (size_t)(low - h->sent_base);
 		memmove(h->sent, h->sent + drop, (h->nsent - drop) * sizeof(*h->sent));
@@ -147,12 +186,65 @@ static rtest *sent_test(run_ctx *c, host *h, uint64_t n)
 	return &c->tests[h->sent[n - h->sent_base]];
 }
 
+/* Keeps n bytes of stream k until its next mark says whose they are (they
+ * are streamed now): the first output_head, past them the last bytes in a
+ * ring, as record_output keeps a test's; what falls between is counted. */
+static void pend_add(run_ctx *c, host *h, int k, const char *buf, size_t n)
+{
+	record_stream(c, buf, n);
+	size_t head = c->o->output_head;
+	size_t room = head > h->out_npend[k] ? head - h->out_npend[k] : 0;
+	size_t take = n < room ? n : room;
+	if (h->out_npend[k] + take > h->out_cappend[k]) {
+		h->out_cappend[k] = 2 * (h->out_npend[k] + take);
+		h->out_pend[k] = mg_xrealloc(h->out_pend[k], h->out_cappend[k]);
+	}
+	memcpy(h->out_pend[k] + h->out_npend[k], buf, take);
+	h->out_npend[k] += take;
+	h->out_pend_dropped[k] += record_tail_keep(c, &h->out_pend_tail[k], buf + take, n - take);
+}
+
+/* Gives stream k's kept bytes to rt (NULL: dropped): head, then the tail. */
+static void pend_give(run_ctx *c, host *h, int k, rtest *rt)
+{
+	rtail *t = h->out_pend_tail[k];
+	if (rt) {
+		record_output(c, rt, h->out_pend[k], h->out_npend[k]);
+		if (t) {
+			const char *p0, *p1;
+			size_t n0, n1;
+			record_tail_pieces(t, &p0, &n0, &p1, &n1);
+			record_output(c, rt, p0, n0);
+			record_output(c, rt, p1, n1);
+		}
+		rt->out_dropped += h->out_pend_dropped[k];
+	}
+	if (t)
+		t->len = t->at = 0;
+	h->out_npend[k] = 0;
+	h->out_pend_dropped[k] = 0;
+}
+
+void conn_output_to(run_ctx *c, lane *l, rtest *rt)
+{
+	host *h = &l->h;
+	if (!conn_output_marked(c, h))
+		return;
+	for (int k = 0; k < 2; k++) {
+		conn_read_output(c, l, k);
+		if (h->mark_npend[k]) /* it was output after all */
+			pend_add(c, h, k, h->mark_pend[k], h->mark_npend[k]);
+		h->mark_npend[k] = 0;
+		pend_give(c, h, k, rt);
+	}
+}
+
 /*
- * v2: splits what a stream brought at the host's marks. Bytes go to the
- * test of the stream's current ordinal; a mark "HEAD N TAIL" moves the
- * stream to ordinal N + 1 and is dropped. A mark cut by the end of a read
- * waits in mark_pend for the next. Bytes that only look like the start of a
- * mark are output.
+ * v2: splits what a stream brought at the host's marks. Bytes are kept
+ * until a mark "HEAD N TAIL" says they are test N's (the tests since the
+ * last mark wrote nothing); the stream moves to ordinal N + 1 and the mark
+ * is dropped. A mark cut by the end of a read waits in mark_pend for the
+ * next. Bytes that only look like the start of a mark are output.
  */
 static void split_marked(run_ctx *c, host *h, int k, const char *buf, size_t n)
 {
@@ -186,9 +278,7 @@ static void split_marked(run_ctx *c, host *h, int k, const char *buf, size_t n)
 			ord = ord * 10 + (uint64_t)(buf[j + d++] - '0');
 		if (d == avail || (m == avail && m < head)) {
 			if (avail < sizeof(h->mark_pend[k])) { /* cut short: keep it */
-				rtest *rt = sent_test(c, h, h->out_seq[k]);
-				if (rt && i > from)
-					record_output(c, rt, buf + from, i - from);
+				pend_add(c, h, k, buf + from, i - from);
 				memcpy(h->mark_pend[k], buf + i, avail);
 				h->mark_npend[k] = avail;
 				return;
@@ -200,16 +290,18 @@ static void split_marked(run_ctx *c, host *h, int k, const char *buf, size_t n)
 			i++;
 			continue;
 		}
-		rtest *rt = sent_test(c, h, h->out_seq[k]);
-		if (rt && i > from)
-			record_output(c, rt, buf + from, i - from);
+		pend_add(c, h, k, buf + from, i - from);
+		pend_give(c, h, k, sent_test(c, h, ord));
 		h->out_seq[k] = ord + 1;
 		i = j + d + 1;
 		from = i;
 	}
-	rtest *rt = sent_test(c, h, h->out_seq[k]);
-	if (rt && n > from)
-		record_output(c, rt, buf + from, n - from);
+	pend_add(c, h, k, buf + from, n - from);
+}
+
+int conn_output_marked(const run_ctx *c, const host *h)
+{
+	return h->version >= 2 && (c->driver == DRIVER_NATIVE || policy_process_per_test(c));
 }
 
 void conn_read_output(run_ctx *c, lane *l, int err_stream)
@@ -226,21 +318,32 @@ void conn_read_output(run_ctx *c, lane *l, int err_stream)
 		if (n < 0)
 			return;
 		if (n == 0) {
-			rtest *rt = sent_test(c, h, h->out_seq[err_stream]);
-			if (rt && h->mark_npend[err_stream]) /* it was output after all */
-				record_output(c, rt, h->mark_pend[err_stream],
-				              h->mark_npend[err_stream]);
-			h->mark_npend[err_stream] = 0;
+			/* marked output still kept waits for the host's end
+			 * (conn_output_to): its test is known only then */
+			if (!conn_output_marked(c, h)) {
+				rtest *rt = sent_test(c, h, h->out_seq[err_stream]);
+				if (rt && h->mark_npend[err_stream]) {
+					record_stream(c, h->mark_pend[err_stream],
+					              h->mark_npend[err_stream]);
+					record_output(c, rt, h->mark_pend[err_stream],
+					              h->mark_npend[err_stream]);
+				}
+				h->mark_npend[err_stream] = 0;
+			}
 			if (err_stream)
 				spawn_close_err(h->proc);
 			else
 				spawn_close_out(h->proc);
 			return;
 		}
-		if (h->version >= 2 && (c->driver == DRIVER_NATIVE || policy_process_per_test(c)))
+		if (conn_output_marked(c, h))
 			split_marked(c, h, err_stream, buf, (size_t)n);
-		else if (h->nflight) /* v1: the test in front when the bytes are read */
+		else if (h->nflight) { /* v1: the test in front when the bytes are read */
+			record_stream(c, buf, (size_t)n);
 			record_output(c, &c->tests[flight_at(h, 0, c->o->pipeline)], buf,
 			              (size_t)n);
+		}
+		if ((size_t)n < sizeof(buf)) /* drained: no read just for EAGAIN */
+			return;
 	}
 }

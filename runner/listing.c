@@ -28,7 +28,7 @@ static int listing_check_unique(const run_ctx *c, const name_list *nl, mg_err *e
 {
 	if (nl->n < 2)
 		return 0;
-	size_t *idx = xrealloc(NULL, nl->n * sizeof(size_t));
+	size_t *idx = mg_xrealloc(NULL, nl->n * sizeof(size_t));
 	for (size_t i = 0; i < nl->n; i++)
 		idx[i] = i;
 	sort_names = nl;
@@ -58,7 +58,7 @@ static int listing_check_unique(const run_ctx *c, const name_list *nl, mg_err *e
 int listing_run(run_ctx *c, name_list *out, mg_err *err)
 {
 	spawn_proc *p = NULL;
-	char *buf = xrealloc(NULL, 2 * MG_PROTO_LINE_MAX);
+	char *buf = mg_xrealloc(NULL, 2 * MG_PROTO_LINE_MAX);
 	mg_lines lines;
 	int rc = MG_ERROR, got_hello = 0;
 	double start = now_mono();
@@ -138,14 +138,14 @@ int listing_run(run_ctx *c, name_list *out, mg_err *err)
 			goto done;
 		}
 		if (n <= 0) {
-			int st;
+			mg_exit_end st = {0, 0, 0};
 			spawn_wait(p, 0, &st, NULL);
 			if (!got_hello)
 				mg_err_set(err, MG_EPROTO,
 				           "'%s' is not a memguard host: it %s without a greeting "
 				           "(link it with the host library, or use --driver)",
 				           c->o->host_argv[0],
-				           WIFSIGNALED(st) ? "was killed by a signal" : "exited");
+				           st.signo ? "was killed by a signal" : "exited");
 			else
 				mg_err_set(err, MG_EPROTO, "host '%s' ended before its list ended",
 				           c->o->host_argv[0]);
@@ -177,8 +177,9 @@ int listing_run(run_ctx *c, name_list *out, mg_err *err)
 				if (out->n == out->cap) {
 					out->cap = out->cap ? 2 * out->cap : 256;
 					out->names =
-					    xrealloc(out->names, out->cap * sizeof(char *));
-					out->lens = xrealloc(out->lens, out->cap * sizeof(size_t));
+					    mg_xrealloc(out->names, out->cap * sizeof(char *));
+					out->lens =
+					    mg_xrealloc(out->lens, out->cap * sizeof(size_t));
 				}
 				out->names[out->n] = report_strndup(m.text, m.text_len);
 				out->lens[out->n++] = m.text_len;
@@ -209,8 +210,7 @@ done:
 		struct pollfd pf = {spawn_reply_fd(p), POLLIN, 0};
 		while (poll(&pf, 1, 1000) > 0 && read(pf.fd, tmp, sizeof(tmp)) > 0)
 			;
-		int st;
-		for (int i = 0; i < 1000 && spawn_wait(p, 1, &st, NULL) == 0; i++)
+		for (int i = 0; i < 1000 && spawn_wait(p, 1, NULL, NULL) == 0; i++)
 			poll(NULL, 0, 1);
 	}
 	spawn_free(p);

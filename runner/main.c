@@ -147,7 +147,7 @@ static int report_main(int argc, char **argv)
 	int rc = report_load(&r, path, &err);
 	if (rc < 0) {
 		fprintf(stderr, "memguard report: %s\n", err.msg);
-		return rc == MG_ENOTFOUND ? MG_EXIT_INFRA : MG_EXIT_USAGE;
+		return report_load_exit(rc);
 	}
 	int code = 0;
 	if (!n)

@@ -207,8 +207,8 @@ void progress_sample(progress *p, unsigned lane, uint64_t va, uint64_t peak)
 	tick(p);
 }
 
-void progress_event(progress *p, unsigned lane, uint32_t gen, pid_t pid, const char *end,
-                    uint32_t tests_run, const char *why)
+static void event(progress *p, unsigned lane, uint32_t gen, pid_t pid, const char *what,
+                  uint32_t tests_run, const char *why)
 {
 	if (!p || p->quiet)
 		return;
@@ -217,16 +217,28 @@ void progress_event(progress *p, unsigned lane, uint32_t gen, pid_t pid, const c
 	char line[1024]; /* why may hold a test's text: defused for the CI */
 	int n = snprintf(line, sizeof(line),
 	                 "memguard: lane %u: host %u (pid %ld) %s after %u tests%s%s\n", lane, gen,
-	                 (long)pid,
-	                 !strcmp(end, "recycle") ? "recycled"
-	                 : !strcmp(end, "kill")  ? "killed"
-	                                         : end,
-	                 tests_run, why && *why ? ": " : "", why ? why : "");
+	                 (long)pid, what, tests_run, why && *why ? ": " : "", why ? why : "");
 	if (n >= (int)sizeof(line))
 		memcpy(line + sizeof(line) - 5, "...\n", 5);
 	defuse_puts(stderr, line, defuse_scanners());
 	if (p->tty)
 		draw(p, mono());
+}
+
+void progress_event(progress *p, unsigned lane, uint32_t gen, pid_t pid, report_end end,
+                    uint32_t tests_run, const char *why)
+{
+	event(p, lane, gen, pid,
+	      end == REPORT_END_RECYCLE ? "recycled"
+	      : end == REPORT_END_KILL  ? "killed"
+	                                : report_end_name(end),
+	      tests_run, why);
+}
+
+void progress_warning(progress *p, unsigned lane, uint32_t gen, pid_t pid, uint32_t tests_run,
+                      const char *why)
+{
+	event(p, lane, gen, pid, "warning", tests_run, why);
 }
 
 void progress_clear(progress *p)

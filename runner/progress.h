@@ -22,8 +22,11 @@ progress *progress_new(unsigned lanes, size_t total, int quiet);
 void progress_test_done(progress *p, unsigned lane, test_state st);
 void progress_sample(progress *p, unsigned lane, uint64_t va, uint64_t peak);
 /* A host ended other than by a plain quit. */
-void progress_event(progress *p, unsigned lane, uint32_t gen, pid_t pid, const char *end,
+void progress_event(progress *p, unsigned lane, uint32_t gen, pid_t pid, report_end end,
                     uint32_t tests_run, const char *why);
+/* A soft limit crossed where the driver cannot recycle. */
+void progress_warning(progress *p, unsigned lane, uint32_t gen, pid_t pid, uint32_t tests_run,
+                      const char *why);
 /* Clears the live lines for other output (they come back at the next
  * redraw); nothing off a terminal. p may be NULL. */
 void progress_clear(progress *p);

@@ -1,6 +1,7 @@
 /*
  * record.c - the only writer of the report during a run: a test's final
- * state and figures, a generation's end and breakdown, a lane's CPU time.
+ * state and figures, a generation's start, warning, end and breakdown, a
+ * lane's CPU time; recycles and kills are counted from the ends, once.
  * Reads /proc/PID/maps only for a breakdown (recycle, kill, end): never per sample.
  */
 #include "run_int.h"
@@ -55,6 +56,21 @@ void record_test(run_ctx *c, lane *l, size_t t, test_state st, const char *msg, 
 	progress_test_done(c->prog, l->index, st);
 }
 
+/* The VA peak of the test lane l recorded last (only a test whose peak rose
+ * above where it started and ended has one). */
+void record_test_peak(run_ctx *c, lane *l, uint64_t va_peak)
+{
+	report_shard *s = record_shard(c, l);
+	report_shard_set_test_peak(s, s->ntests - 1, va_peak);
+}
+
+/* A host refused a test its history said would not fit (a recycle before
+ * it: a kill avoided). */
+void record_avoided(run_ctx *c)
+{
+	c->rep->history.avoided++;
+}
+
 void record_testf(run_ctx *c, lane *l, size_t t, test_state st, double duration, const char *fmt,
                   ...)
 {
@@ -101,49 +117,87 @@ void record_stream_flush(run_ctx *c)
 	c->stream_npend = 0;
 }
 
-/* The head keeps output_head bytes; past it a ring keeps the last
- * output_limit - output_head; what the ring overwrites is counted as cut. */
-void record_output(run_ctx *c, rtest *rt, const char *buf, size_t n)
+void record_stream(run_ctx *c, const char *buf, size_t n)
 {
 	if (c->stream)
 		stream_lines(c, buf, n);
-	size_t head = c->o->output_head;
-	size_t room = head > rt->out_len ? head - rt->out_len : 0;
-	size_t take = n < room ? n : room;
-	if (take) {
-		rt->out = xrealloc(rt->out, rt->out_len + take);
-		memcpy(rt->out + rt->out_len, buf, take);
-		rt->out_len += take;
-	}
-	buf += take;
-	n -= take;
-	size_t cap = c->o->output_limit - head;
+}
+
+size_t record_tail_keep(const run_ctx *c, rtail **tail, const char *buf, size_t n)
+{
+	size_t cap = c->o->output_limit - c->o->output_head;
 	if (!n)
-		return;
-	if (!cap) {
-		rt->out_dropped += n;
-		return;
+		return 0;
+	if (!cap)
+		return n;
+	if (!*tail) {
+		*tail = mg_xrealloc(NULL, sizeof(rtail) + cap);
+		(*tail)->cap = cap;
+		(*tail)->len = (*tail)->at = 0;
 	}
-	if (!rt->tail) {
-		rt->tail = xrealloc(NULL, sizeof(rtail) + cap);
-		rt->tail->cap = cap;
-		rt->tail->len = rt->tail->at = 0;
-	}
-	rtail *t = rt->tail;
+	rtail *t = *tail;
+	size_t cut = t->len + n > t->cap ? t->len + n - t->cap : 0;
 	if (n > t->cap) { /* only the last cap bytes can stay */
-		rt->out_dropped += t->len + n - t->cap;
 		memcpy(t->buf, buf + n - t->cap, t->cap);
 		t->len = t->cap;
 		t->at = 0;
-		return;
+		return cut;
 	}
-	if (t->len + n > t->cap)
-		rt->out_dropped += t->len + n - t->cap;
 	size_t first = t->cap - t->at < n ? t->cap - t->at : n;
 	memcpy(t->buf + t->at, buf, first);
 	memcpy(t->buf, buf + first, n - first);
 	t->at = (t->at + n) % t->cap;
 	t->len = t->len + n > t->cap ? t->cap : t->len + n;
+	return cut;
+}
+
+void record_tail_pieces(const rtail *t, const char **p0, size_t *n0, const char **p1, size_t *n1)
+{
+	size_t start = t->len < t->cap ? 0 : t->at;
+	*p0 = t->buf + start;
+	*n0 = t->len < t->cap ? t->len : t->cap - t->at;
+	*p1 = t->buf;
+	*n1 = t->len - *n0;
+}
+
+/* The head keeps output_head bytes; past it a ring keeps the last
+ * output_limit - output_head; what the ring overwrites is counted as cut. */
+void record_output(run_ctx *c, rtest *rt, const char *buf, size_t n)
+{
+	size_t head = c->o->output_head;
+	size_t room = head > rt->out_len ? head - rt->out_len : 0;
+	size_t take = n < room ? n : room;
+	if (take) {
+		rt->out = mg_xrealloc(rt->out, rt->out_len + take);
+		memcpy(rt->out + rt->out_len, buf, take);
+		rt->out_len += take;
+	}
+	rt->out_dropped += record_tail_keep(c, &rt->tail, buf + take, n - take);
+}
+
+/* A generation for the host lane l just started (its pid known): running
+ * until record_host_end says how it ended. */
+void record_host_start(run_ctx *c, lane *l)
+{
+	host *h = &l->h;
+	report_shard *s = record_shard(c, l);
+	report_generation *g = report_shard_add_generation(s);
+	g->index = (uint32_t)(s->ngens - 1);
+	g->pid = h->pid;
+	g->start = now(c);
+	g->end = REPORT_END_RUNNING;
+	h->gen = s->ngens - 1;
+	h->t_start = g->start;
+	if (s->ngens == 1)
+		l->first_start = g->start;
+}
+
+/* The soft-limit warning of a host whose driver cannot recycle. */
+void record_warning(run_ctx *c, lane *l, const char *warning)
+{
+	report_generation *g = record_gen(c, l);
+	free(g->warning);
+	g->warning = report_strdup(warning);
 }
 
 void record_host_end(run_ctx *c, lane *l, host_end end, const char *why)
@@ -151,9 +205,8 @@ void record_host_end(run_ctx *c, lane *l, host_end end, const char *why)
 	report_generation *g = record_gen(c, l);
 	host *h = &l->h;
 	double t = now(c);
-	free(g->end);
 	free(g->reason);
-	g->end = report_strdup(lane_end_name(end));
+	g->end = end;
 	g->reason = why && *why ? report_strdup(why) : NULL;
 	g->tests_run = h->tests_run;
 	if (h->peak_va > g->peak_va)
@@ -300,18 +353,19 @@ static void attach_outputs(run_ctx *c)
 				    "the last %zu]\n",
 				    rt->out_dropped, rt->out_len, tl ? tl->len : 0);
 			size_t tlen = tl ? tl->len : 0;
-			rt->out = xrealloc(rt->out, rt->out_len + (size_t)n + tlen + 1);
+			rt->out = mg_xrealloc(rt->out, rt->out_len + (size_t)n + tlen + 1);
 			memcpy(rt->out + rt->out_len, note, (size_t)n);
 			rt->out_len += (size_t)n;
 			if (tl) {
-				size_t start = tl->len < tl->cap ? 0 : tl->at;
-				size_t first = tl->len < tl->cap ? tl->len : tl->cap - tl->at;
-				memcpy(rt->out + rt->out_len, tl->buf + start, first);
-				memcpy(rt->out + rt->out_len + first, tl->buf, tl->len - first);
-				rt->out_len += tl->len;
+				const char *p0, *p1;
+				size_t n0, n1;
+				record_tail_pieces(tl, &p0, &n0, &p1, &n1);
+				memcpy(rt->out + rt->out_len, p0, n0);
+				memcpy(rt->out + rt->out_len + n0, p1, n1);
+				rt->out_len += n0 + n1;
 			}
 			report_test *r = &c->rep->shards[rt->rec_shard].tests[rt->rec_index];
-			r->output = report_strndup(rt->out, rt->out_len);
+			r->output = report_bytes_new(rt->out, rt->out_len);
 		}
 		free(rt->out);
 		free(rt->tail);
@@ -346,7 +400,7 @@ static void history_grew(run_ctx *c)
 		if (k >= 10)
 			continue;
 		if (rh->ngrew < 10)
-			rh->grew = xrealloc(rh->grew, (++rh->ngrew) * sizeof(*rh->grew));
+			rh->grew = mg_xrealloc(rh->grew, (++rh->ngrew) * sizeof(*rh->grew));
 		else
 			free(rh->grew[9].name);
 		memmove(&rh->grew[k + 1], &rh->grew[k], (rh->ngrew - 1 - k) * sizeof(*rh->grew));
@@ -369,6 +423,7 @@ void record_finish(run_ctx *c)
 			if (s->gens[g].peak_rss > s->peak_rss)
 				s->peak_rss = s->gens[g].peak_rss;
 		}
+		report_shard_count_ends(s); /* recycles and kills, from the ends */
 		s->wall = l->last_end > l->first_start ? l->last_end - l->first_start : 0;
 		s->user = l->user;
 		s->sys = l->sys;

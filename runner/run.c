@@ -16,6 +16,9 @@
 #include <time.h>
 #include <unistd.h>
 
+const int run_stop_signals[RUN_NSTOP_SIGNALS] = {SIGINT,  SIGTERM, SIGHUP,
+                                                 SIGQUIT, SIGUSR1, SIGUSR2};
+
 static int prepare(run_ctx *c, run_options *o, mg_err *err)
 {
 	c->o = o;
@@ -64,9 +67,13 @@ static int prepare(run_ctx *c, run_options *o, mg_err *err)
 	} else if (driver_parse(&c->driver, o->driver, err) < 0) {
 		return MG_EINVAL;
 	}
-	if (!o->pipeline) /* gtest, catch2: one program for what the shim is given, so all of it */
-		o->pipeline =
-		    c->driver == DRIVER_GTEST || c->driver == DRIVER_CATCH2 ? 1000000 : 16;
+	/* gtest, catch2: one program for what the shim is given, so all of it; a
+	 * native host: as deep as its tests' pace asks (policy_depth) */
+	c->pipeline_auto = !o->pipeline && c->driver == DRIVER_NATIVE;
+	if (!o->pipeline)
+		o->pipeline = c->driver == DRIVER_GTEST || c->driver == DRIVER_CATCH2 ? 1000000
+		              : c->pipeline_auto ? PIPELINE_AUTO
+		                                 : 16;
 	if (c->driver == DRIVER_EXEC && !o->list_cmd && !o->list_file)
 		return mg_err_set(err, MG_EINVAL,
 		                  "the exec driver needs --list-cmd CMD or --list-file FILE");
@@ -82,7 +89,7 @@ static int prepare(run_ctx *c, run_options *o, mg_err *err)
 		return mg_err_set(err, MG_ERROR, "cannot find memguard's own executable: %s",
 		                  strerror(errno));
 	c->path[n] = 0;
-	c->shim_argv = xrealloc(NULL, ((size_t)o->host_argc + 10) * sizeof(char *));
+	c->shim_argv = mg_xrealloc(NULL, ((size_t)o->host_argc + 10) * sizeof(char *));
 	size_t k = 0;
 	c->shim_argv[k++] = "memguard";
 	c->shim_argv[k++] = "__driver";
@@ -118,7 +125,7 @@ static char *command_line(char **argv, int argc)
 	size_t cap = 1;
 	for (int i = 0; i < argc; i++)
 		cap += strlen(argv[i]) * 4 + 3;
-	char *s = xrealloc(NULL, cap), *p = s;
+	char *s = mg_xrealloc(NULL, cap), *p = s;
 	for (int i = 0; i < argc; i++) {
 		const char *a = argv[i];
 		int plain = *a != 0;

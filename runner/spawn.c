@@ -301,13 +301,16 @@ void spawn_signal(spawn_proc *p, int sig)
 		kill(p->own_group ? -p->pid : p->pid, sig);
 }
 
-int spawn_wait(spawn_proc *p, int nohang, int *status, struct rusage *usage)
+int spawn_wait(spawn_proc *p, int nohang, mg_exit_end *end, struct rusage *usage)
 {
 	if (p->pid <= 0)
 		return MG_ERROR;
 	for (;;) {
-		pid_t r = wait4(p->pid, status, nohang ? WNOHANG : 0, usage);
+		int status = 0;
+		pid_t r = wait4(p->pid, &status, nohang ? WNOHANG : 0, usage);
 		if (r == p->pid) {
+			if (end)
+				*end = mg_exit_decode(status);
 			if (p->own_group)
 				kill(-p->pid, SIGKILL); /* whatever it left in its group */
 			p->pid = -1;

@@ -14,6 +14,7 @@
 #include <sys/types.h>
 
 #include "mg_err.h"
+#include "mg_exit.h"
 
 /* Opaque: owns the pid (until reaped) and the parent's ends of four pipes. */
 typedef struct spawn_proc spawn_proc;
@@ -84,12 +85,12 @@ void spawn_close_err(spawn_proc *p);
 void spawn_signal(spawn_proc *p, int sig);
 
 /*
- * waitpid on this pid only. Returns 1 and fills status/usage once it has
- * exited (reaped: the pid is forgotten), 0 if still running (nohang), or
- * MG_ERROR. After reaping, its own group (SPAWN_OWN_GROUP) is sent SIGKILL
- * so nothing it left in its group survives it.
+ * waitpid on this pid only. Returns 1 and fills end (how it ended, decoded
+ * here) and usage once it has exited (reaped: the pid is forgotten), 0 if
+ * still running (nohang), or MG_ERROR. end and usage may be NULL. After reaping, its own group
+ * (SPAWN_OWN_GROUP) is sent SIGKILL so nothing it left in its group survives it.
  */
-int spawn_wait(spawn_proc *p, int nohang, int *status, struct rusage *usage);
+int spawn_wait(spawn_proc *p, int nohang, mg_exit_end *end, struct rusage *usage);
 
 /* 1 once reaped. */
 int spawn_reaped(const spawn_proc *p);

@@ -214,7 +214,8 @@ static int ct_parse(ctest_drv *d, const char *text, size_t len, int say)
 /* ctest with the user's selecting arguments and --show-only=json-v1. */
 static int ct_load(shim *s, ctest_drv *d, int say)
 {
-	int ncmd, status, k = 0;
+	int ncmd, k = 0;
+	mg_exit_end status;
 	char **cmd = shim_cmd(s, &ncmd);
 	char **argv = calloc((size_t)ncmd + 2, sizeof(char *));
 	char *out = NULL;
@@ -242,7 +243,7 @@ static int ct_load(shim *s, ctest_drv *d, int say)
 	argv[k++] = "--show-only=json-v1";
 	if (shim_capture(s, argv, &out, &len, &status) < 0)
 		goto out;
-	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+	if (!mg_exit_ok(status)) {
 		shim_say_failed(status, "'%s --show-only=json-v1'", cmd[0]);
 		goto out;
 	}
@@ -469,7 +470,7 @@ static const char *regex_first(char **res, const char *text)
 	return NULL;
 }
 
-static void ct_exited(shim *s, int status, const struct rusage *ru)
+static void ct_exited(shim *s, mg_exit_end status, const struct rusage *ru)
 {
 	ctest_drv *d = shim_ctx(s);
 	ct_test *t = d->cur >= 0 ? &d->v[d->cur] : NULL;
@@ -478,16 +479,14 @@ static void ct_exited(shim *s, int status, const struct rusage *ru)
 	if (!shim_head_started(s) || !t)
 		return;
 	if (d->timed_out) {
-		/* "timeout: " from the ctest driver is recorded as state timeout */
-		shim_resultf(s, MG_MSG_FAIL, "timeout: over its TIMEOUT of %g s (killed)",
-		             t->timeout);
+		shim_resultf(s, MG_MSG_TIMEOUT, "over its TIMEOUT of %g s (killed)", t->timeout);
 		return;
 	}
-	if (WIFEXITED(status) && (t->skip_code >= 0 || t->pass_re || t->fail_re || t->skip_re)) {
+	if (!status.signo && (t->skip_code >= 0 || t->pass_re || t->fail_re || t->skip_re)) {
 		/* as ctest judges: a skip first, then the pass regexes (the exit
 		 * status does not count then), a fail regex, WILL_FAIL last */
 		const char *text = d->out ? d->out : "", *hit;
-		int code = WEXITSTATUS(status), ok;
+		int code = status.status, ok;
 		if (code == t->skip_code) {
 			shim_resultf(s, MG_MSG_SKIP, "SKIP_RETURN_CODE %d", code);
 			return;
@@ -518,8 +517,8 @@ static void ct_exited(shim *s, int status, const struct rusage *ru)
 			             t->will_fail ? " (WILL_FAIL)" : "");
 		return;
 	}
-	if (t->will_fail && WIFEXITED(status)) {
-		if (WEXITSTATUS(status))
+	if (t->will_fail && !status.signo) {
+		if (status.status)
 			shim_result(s, MG_MSG_PASS, NULL, 0);
 		else
 			shim_resultf(s, MG_MSG_FAIL, "exit status 0 of a WILL_FAIL test");

@@ -138,44 +138,6 @@ int gtest_match(const char *line, size_t len, const char *tag, const char **name
 
 /* ---- the probe ---- */
 
-/* 1 when path is a dynamically linked ELF (a PT_INTERP header: the dynamic
- * loader runs, so LD_PRELOAD works), 0 when static or unreadable. */
-static int elf_dynamic(const char *path)
-{
-	unsigned char eh[64];
-	int fd = open(path, O_RDONLY | O_CLOEXEC), dyn = 0;
-	if (fd < 0)
-		return 0;
-	if (pread(fd, eh, sizeof(eh), 0) != (ssize_t)sizeof(eh) || memcmp(eh, "\177ELF", 4))
-		goto out;
-	int is64 = eh[4] == 2;
-	uint64_t off = 0;
-	unsigned entsize, num;
-	if (is64) {
-		memcpy(&off, eh + 32, 8);
-		entsize = (unsigned)(eh[54] | eh[55] << 8);
-		num = (unsigned)(eh[56] | eh[57] << 8);
-	} else {
-		uint32_t o32;
-		memcpy(&o32, eh + 28, 4);
-		off = o32;
-		entsize = (unsigned)(eh[42] | eh[43] << 8);
-		num = (unsigned)(eh[44] | eh[45] << 8);
-	}
-	for (unsigned i = 0; i < num && i < 256 && entsize >= 4; i++) {
-		uint32_t type;
-		if (pread(fd, &type, 4, (off_t)(off + (uint64_t)i * entsize)) != 4)
-			break;
-		if (type == 3) { /* PT_INTERP */
-			dyn = 1;
-			break;
-		}
-	}
-out:
-	close(fd);
-	return dyn;
-}
-
 /* The probe for arch: next to this executable in the build tree
  * (runner/probe/x64/, x86/), in the install tree (lib/memguard/x64/, x86/),
  * or where it was installed. Each arch in a folder of its own: a shared
@@ -227,7 +189,7 @@ static void probe_setup(shim *s, gtest *g, int say)
 	g->probe_state = -1;
 	if (spawn_resolve(path, sizeof(path), cmd[0], NULL) < 0 || elf_arch(&arch, path, NULL) < 0)
 		why = "not an x86/x64 ELF executable (no probe)";
-	else if (!elf_dynamic(path))
+	else if (elf_dynamic(path, NULL) != 1)
 		why = "a static executable (no LD_PRELOAD, no probe)";
 	else if (probe_find(probe, sizeof(probe), arch) < 0)
 		why = "the probe library " PROBE_FILE " was not found";
@@ -505,7 +467,8 @@ static void add_name(void *ctx, const char *name, size_t n)
  * first test), else untouched. -1 after a message on stderr. */
 static int load_list(shim *s, gtest *g, uint64_t *va, uint64_t *rss)
 {
-	int ncmd, status;
+	int ncmd;
+	mg_exit_end status;
 	char **cmd = shim_cmd(s, &ncmd);
 	char **argv = calloc((size_t)ncmd + 8, sizeof(char *));
 	char *out = NULL;
@@ -528,7 +491,7 @@ static int load_list(shim *s, gtest *g, uint64_t *va, uint64_t *rss)
 	if (!out)
 		goto out;
 	/* Catch2 v2's listing exits with the number of tests it listed */
-	if (!WIFEXITED(status) || (WEXITSTATUS(status) != 0 && !g->catch2)) {
+	if (status.signo || (status.status != 0 && !g->catch2)) {
 		shim_say_failed(status, "'%s %s'", cmd[0], argv[ncmd]);
 		goto out;
 	}
@@ -1250,7 +1213,7 @@ static void g_line(shim *s, char *line, size_t len)
 	g_output(s, g, line, len, 1);
 }
 
-static void g_exited(shim *s, int status, const struct rusage *ru)
+static void g_exited(shim *s, mg_exit_end status, const struct rusage *ru)
 {
 	gtest *g = shim_ctx(s);
 	char **cmd = shim_cmd(s, NULL);
@@ -1272,27 +1235,27 @@ static void g_exited(shim *s, int status, const struct rusage *ru)
 	probe_close(g);
 	if (shim_head_started(s)) {
 		/* it died mid-test: that test's crash (mirrored), or its exit */
-		if (WIFSIGNALED(status))
-			shim_die_of(s, WTERMSIG(status));
+		if (status.signo)
+			shim_die_of(s, status.signo);
 		shim_resultf(s, MG_MSG_FAIL, "%.*s%s exited with status %d during the test",
-		             (int)g->text_len, g->text, cmd[0], WEXITSTATUS(status));
+		             (int)g->text_len, g->text, cmd[0], status.status);
 		if (g->batch)
 			g->batch--;
 	}
 	if (!g->batch)
 		return;
-	if (WIFSIGNALED(status) && !g->summary) {
+	if (status.signo && !g->summary) {
 		/* between tests or before the first: the next test is the one it hit
 		 * (after gtest's summary line it died on its way out: the tests left
 		 * in the batch were never going to run, DISABLED_ ones say) */
 		shim_start(s);
-		shim_die_of(s, WTERMSIG(status));
+		shim_die_of(s, status.signo);
 	}
-	if (!g->started_any && WEXITSTATUS(status) != 0) {
+	if (!g->started_any && status.status != 0) {
 		shim_start(s);
 		g->batch--;
 		shim_resultf(s, MG_MSG_FAIL, "%s exited with status %d before running the test",
-		             cmd[0], WEXITSTATUS(status));
+		             cmd[0], status.status);
 		g->batch = 0; /* the rest run in a fresh batch, one failure at a time */
 		return;
 	}

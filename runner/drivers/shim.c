@@ -264,9 +264,9 @@ static void child_forget(shim *s)
 }
 
 /* Reaps our child (and orphans we adopted as subreaper). Returns 1 and fills
- * status/ru when the child was among them, -1 when there is no child left
- * to wait for (ECHILD), 0 otherwise. */
-static int reap(shim *s, int hang, int *status, struct rusage *ru)
+ * end (decoded here, where wait4 returns) and ru when the child was among them, -1 when there is no
+ * child left to wait for (ECHILD), 0 otherwise. */
+static int reap(shim *s, int hang, mg_exit_end *end, struct rusage *ru)
 {
 	int st, got = 0;
 	struct rusage r;
@@ -274,7 +274,7 @@ static int reap(shim *s, int hang, int *status, struct rusage *ru)
 	while ((p = wait4(-1, &st, got || !hang ? WNOHANG : 0, &r)) > 0 ||
 	       (p < 0 && errno == EINTR)) {
 		if (p == s->child && s->child) {
-			*status = st;
+			*end = mg_exit_decode(st);
 			*ru = r;
 			got = 1;
 		}
@@ -288,7 +288,7 @@ static int reap(shim *s, int hang, int *status, struct rusage *ru)
 
 static void child_kill(shim *s)
 {
-	int st;
+	mg_exit_end st;
 	struct rusage ru;
 	if (!s->child)
 		return;
@@ -353,25 +353,24 @@ int shim_spawn_fd(shim *s, char *const argv[], int pipe_out, int fd, int target)
 	return 0;
 }
 
-void shim_say_failed(int status, const char *fmt, ...)
+void shim_say_failed(mg_exit_end status, const char *fmt, ...)
 {
 	va_list ap;
 	fputs("memguard: ", stderr);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, " %s %d\n",
-	        WIFEXITED(status) ? "exited with status" : "was killed by signal",
-	        WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+	fprintf(stderr, " %s %d\n", status.signo ? "was killed by signal" : "exited with status",
+	        status.signo ? status.signo : status.status);
 }
 
-int shim_capture(shim *s, char *const argv[], char **out, size_t *len, int *status)
+int shim_capture(shim *s, char *const argv[], char **out, size_t *len, mg_exit_end *status)
 {
 	return shim_capture_fd(s, argv, out, len, status, -1, -1);
 }
 
-int shim_capture_fd(shim *s, char *const argv[], char **out, size_t *len, int *status, int extra,
-                    int target)
+int shim_capture_fd(shim *s, char *const argv[], char **out, size_t *len, mg_exit_end *status,
+                    int extra, int target)
 {
 	int fd;
 	buf b = {0};
@@ -390,8 +389,10 @@ int shim_capture_fd(shim *s, char *const argv[], char **out, size_t *len, int *s
 		buf_add(&b, tmp, (size_t)n);
 	}
 	close(fd);
-	while (waitpid(pid, status, 0) < 0 && errno == EINTR)
+	int st = 0;
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 		;
+	*status = mg_exit_decode(st);
 	buf_add(&b, "", 1);
 	*out = b.p;
 	*len = b.len - 1;
@@ -623,8 +624,10 @@ static void mark_streams(shim *s)
 
 void shim_result(shim *s, mg_msg_kind kind, const char *msg, size_t len)
 {
-	static const char *const words[] = {
-	    [MG_MSG_PASS] = "pass", [MG_MSG_FAIL] = "fail", [MG_MSG_SKIP] = "skip"};
+	static const char *const words[] = {[MG_MSG_PASS] = "pass",
+	                                    [MG_MSG_FAIL] = "fail",
+	                                    [MG_MSG_SKIP] = "skip",
+	                                    [MG_MSG_TIMEOUT] = "timeout"};
 	uint64_t va, rss;
 	double us = elapsed_us(&s->t0);
 	measure(s, &va, &rss);
@@ -910,7 +913,7 @@ static int read_child(shim *s)
 	return 1;
 }
 
-static void child_exited(shim *s, int status, struct rusage *ru)
+static void child_exited(shim *s, mg_exit_end status, struct rusage *ru)
 {
 	/* It is reaped: forget its pid now, so nothing below (a result read from
 	 * the pipe can end the host) signals or waits for a pid that is gone. */
@@ -1039,7 +1042,7 @@ int shim_main(const shim_ops *ops, void *ctx, char **cmd, int ncmd)
 			char tmp[64];
 			while (read(sigchld_pipe[0], tmp, sizeof(tmp)) > 0)
 				;
-			int st;
+			mg_exit_end st;
 			struct rusage ru;
 			if (s->child && reap(s, 0, &st, &ru) == 1)
 				child_exited(s, st, &ru);

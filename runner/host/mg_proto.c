@@ -142,7 +142,7 @@ static const struct {
     {"skip", 4, MG_MSG_SKIP},     {"recycle", 7, MG_MSG_RECYCLE}, {"bye", 3, MG_MSG_BYE},
     {"out", 3, MG_MSG_OUT},       {"list", 4, MG_CMD_LIST},       {"run", 3, MG_CMD_RUN},
     {"quit", 4, MG_CMD_QUIT},     {"dying", 5, MG_MSG_DYING},     {"peak", 4, MG_MSG_PEAK},
-    {"expect", 6, MG_CMD_EXPECT}, {"fed", 3, MG_CMD_FED},
+    {"expect", 6, MG_CMD_EXPECT}, {"fed", 3, MG_CMD_FED},         {"timeout", 7, MG_MSG_TIMEOUT},
 };
 
 /* [SP WHY [SP BYTES]] after "recycle VA RSS": v1 hosts say nothing more. */
@@ -215,6 +215,7 @@ int mg_proto_parse(mg_msg *out, char *line, size_t len)
 		return take_result(&c, out, 0);
 	case MG_MSG_FAIL:
 	case MG_MSG_SKIP:
+	case MG_MSG_TIMEOUT:
 		return take_result(&c, out, 1);
 	case MG_MSG_RECYCLE:
 		if (take_field(&c, &out->va) < 0 || take_field(&c, &out->rss) < 0)

@@ -63,6 +63,8 @@ typedef enum mg_msg_kind {
 	MG_MSG_OUT,     /* out TEXT             (output of the started test; optional) */
 	MG_MSG_DYING,   /* dying SIG VA RSS PEAKVA (v2: written at a fatal signal, then it dies) */
 	MG_MSG_PEAK,    /* peak VA  (v2: VmPeak rose to VA during the started test, >= 1 ms) */
+	MG_MSG_TIMEOUT, /* timeout USEC VA RSS MESSAGE (the host ended the test at a time
+	                 * limit it keeps itself: the ctest driver's TIMEOUT) */
 	/* runner -> host */
 	MG_CMD_LIST,   /* list */
 	MG_CMD_RUN,    /* run NAME */

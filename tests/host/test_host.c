@@ -310,9 +310,9 @@ static uint32_t rng(void)
 static size_t format_msg(char *dst, size_t cap, const mg_msg *m)
 {
 	/* indexed by mg_msg_kind */
-	static const char *const words[] = {"hello", "test",    "end",  "start",  "pass",  "fail",
-	                                    "skip",  "recycle", "bye",  "out",    "dying", "peak",
-	                                    "list",  "run",     "quit", "expect", "fed"};
+	static const char *const words[] = {"hello",   "test",    "end", "start", "pass",   "fail",
+	                                    "skip",    "recycle", "bye", "out",   "dying",  "peak",
+	                                    "timeout", "list",    "run", "quit",  "expect", "fed"};
 	static const char *const whys[] = {"", "va", "rss", "growth", "gap", "peak", "rssgrowth"};
 	int n = 0;
 	switch (m->kind) {
@@ -326,6 +326,7 @@ static size_t format_msg(char *dst, size_t cap, const mg_msg *m)
 	case MG_MSG_PASS:
 	case MG_MSG_FAIL:
 	case MG_MSG_SKIP:
+	case MG_MSG_TIMEOUT:
 		n = snprintf(dst, cap, "%s %" PRIu64 " %" PRIu64 " %" PRIu64, words[m->kind],
 		             m->usec, m->va, m->rss);
 		if (m->kind != MG_MSG_PASS && m->text_len > 0)

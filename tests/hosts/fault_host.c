@@ -45,24 +45,40 @@ enum {
 	F_TRANSIENT = 1 << 21,
 	F_LEAK8 = 1 << 22,
 	F_FAMILY = 1 << 23,
+	F_NUL = 1 << 24,  /* writes "a\0b\n": output is bytes */
+	F_LOUD = 1 << 25, /* writes "line 0\n" .. "line 2999\n", one write each */
 };
 
 static const struct {
 	const char *name;
 	unsigned bit;
 } kinds[] = {
-    {"segv", F_SEGV},           {"abort", F_ABORT},
-    {"hang", F_HANG},           {"garbage", F_GARBAGE},
-    {"reserve", F_RESERVE},     {"leak", F_LEAK},
-    {"fail", F_FAIL},           {"exit", F_EXIT},
-    {"slow", F_SLOW},           {"print", F_PRINT},
-    {"skip", F_SKIP},           {"leakrss", F_LEAKRSS},
-    {"poison", F_POISON},       {"crashpoisoned", F_CRASHPOISONED},
-    {"forkcrash", F_FORKCRASH}, {"spike", F_SPIKE},
-    {"bigleak", F_BIGLEAK},     {"frag", F_FRAG},
-    {"oomcrash", F_OOMCRASH},   {"name", F_NAME},
-    {"namenonl", F_NAMENONL},   {"transient", F_TRANSIENT},
-    {"leak8", F_LEAK8},         {"family", F_FAMILY},
+    {"segv", F_SEGV},
+    {"abort", F_ABORT},
+    {"hang", F_HANG},
+    {"garbage", F_GARBAGE},
+    {"reserve", F_RESERVE},
+    {"leak", F_LEAK},
+    {"fail", F_FAIL},
+    {"exit", F_EXIT},
+    {"slow", F_SLOW},
+    {"print", F_PRINT},
+    {"skip", F_SKIP},
+    {"leakrss", F_LEAKRSS},
+    {"poison", F_POISON},
+    {"crashpoisoned", F_CRASHPOISONED},
+    {"forkcrash", F_FORKCRASH},
+    {"spike", F_SPIKE},
+    {"bigleak", F_BIGLEAK},
+    {"frag", F_FRAG},
+    {"oomcrash", F_OOMCRASH},
+    {"name", F_NAME},
+    {"namenonl", F_NAMENONL},
+    {"transient", F_TRANSIENT},
+    {"leak8", F_LEAK8},
+    {"family", F_FAMILY},
+    {"nul", F_NUL},
+    {"loud", F_LOUD},
 };
 
 #define NAME_LEN 32
@@ -137,6 +153,17 @@ static mg_result ops_run(void *ctx, size_t i, char *msg, size_t cap)
 		printf("%s\n", f->names[i]);
 	if (plan & F_NAMENONL) /* its own name, no newline after it */
 		printf("%s", f->names[i]);
+	if (plan & F_NUL) /* a NUL byte in the middle of its output */
+		fwrite("a\0b\n", 1, 4, stdout);
+	if (plan & F_LOUD) {
+		fflush(stdout);
+		for (int k = 0; k < 3000; k++) {
+			char line[16];
+			int n = snprintf(line, sizeof(line), "line %d\n", k);
+			if (write(1, line, (size_t)n) != n)
+				break;
+		}
+	}
 	if (plan & F_GARBAGE) {
 		static const char garbage[] = "\x01\x02 not a protocol line\n";
 		const char *fd_env = getenv("MEMGUARD_REPLY_FD");

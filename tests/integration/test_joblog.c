@@ -4,7 +4,8 @@
  * TeamCity and GitHub, each agent's rule applied to every line memguard
  * prints: only memguard's own commands); failure messages as indented
  * lines; a host the kernel cannot execute is exit 3 with the reason; kept
- * output is head and tail; wrap streams its command's output while it runs.
+ * output is head and tail (also held for a host's marks); wrap streams its command's output while
+ * it runs.
  */
 #include <poll.h>
 #include <strings.h>
@@ -271,6 +272,67 @@ static void output_head_tail(void)
 	CU_ASSERT(system(cmd) == 0);
 }
 
+/* The same HEAD+TAIL through a native host, whose output the runner holds
+ * until the host's mark names its test (the host marks only tests that
+ * wrote): 3000 writes in the middle test of three, the neighbours silent.
+ * The kept bytes are the first HEAD and the last TAIL of the test's, not of
+ * what the runner held. */
+static void output_head_tail_marked(const char *host)
+{
+	static const char *const limits[] = {"100+100", "0+77", "1000+1", "37+0", "64K"};
+	static const size_t heads[] = {100, 0, 1000, 37, 32768}, tails[] = {100, 77, 1, 0, 0};
+	char full[32768];
+	size_t nfull = 0; /* "line 0\n" .. "line 2999\n" */
+	for (int i = 0; i < 3000; i++)
+		nfull += (size_t)snprintf(full + nfull, sizeof(full) - nfull, "line %d\n", i);
+	for (size_t k = 0; k < sizeof(limits) / sizeof(limits[0]); k++) {
+		outcome o;
+		mg(&o,
+		   ARGV("run", "-q", "-j", "1", "--output-limit", limits[k], "--report",
+		        "report.json", "--", host),
+		   ENV("MG_FAULT=loud@1,fail@1", "MG_FAULT_TESTS=3"), 0);
+		CU_ASSERT(exited_with(&o, 1));
+		CU_ASSERT_FATAL(o.report != NULL);
+		json_t *tests = json_object_get(
+		    json_array_get(json_object_get(o.report, "shards"), 0), "tests");
+		CU_ASSERT_EQUAL_FATAL(json_array_size(tests), 3);
+		for (size_t i = 0; i < 3; i += 2)
+			CU_ASSERT_PTR_NULL(json_object_get(json_array_get(tests, i), "output"));
+		const char *out =
+		    json_string_value(json_object_get(json_array_get(tests, 1), "output"));
+		CU_ASSERT_FATAL(out != NULL);
+		if (heads[k] + tails[k] >= nfull) { /* all kept */
+			CU_ASSERT(strlen(out) == nfull && !memcmp(out, full, nfull));
+			done(&o);
+			continue;
+		}
+		char note[160];
+		snprintf(note, sizeof(note),
+		         "\n[memguard: %zu bytes cut here; kept the first %zu and the last %zu]\n",
+		         nfull - heads[k] - tails[k], heads[k], tails[k]);
+		const char *at = strstr(out, note);
+		if (!at)
+			fprintf(stderr, "%s: %.300s\n", limits[k], out);
+		CU_ASSERT_FATAL(at != NULL);
+		CU_ASSERT_EQUAL((size_t)(at - out), heads[k]);
+		CU_ASSERT(!memcmp(out, full, heads[k]));
+		const char *tail = at + strlen(note);
+		CU_ASSERT_EQUAL(strlen(tail), tails[k]);
+		CU_ASSERT(!memcmp(tail, full + nfull - tails[k], tails[k]));
+		done(&o);
+	}
+}
+
+static void output_head_tail_marked_x64(void)
+{
+	output_head_tail_marked(FAULT64);
+}
+
+static void output_head_tail_marked_x86(void)
+{
+	output_head_tail_marked(FAULT32);
+}
+
 /* wrap prints its command's output while the command runs: the command
  * prints a line and then waits for a FIFO that the test opens only once it
  * has read that line from memguard's stdout. */
@@ -332,9 +394,14 @@ static void wrap_streams(void)
 }
 
 static const mg_case cases[] = {
-    {"hostile_azure", hostile_azure},   {"hostile_teamcity", hostile_teamcity},
-    {"hostile_github", hostile_github}, {"message_lines", message_lines},
-    {"cannot_execute", cannot_execute}, {"output_head_tail", output_head_tail},
+    {"hostile_azure", hostile_azure},
+    {"hostile_teamcity", hostile_teamcity},
+    {"hostile_github", hostile_github},
+    {"message_lines", message_lines},
+    {"cannot_execute", cannot_execute},
+    {"output_head_tail", output_head_tail},
+    {"output_head_tail_marked_x64", output_head_tail_marked_x64},
+    {"output_head_tail_marked_x86", output_head_tail_marked_x86},
     {"wrap_streams", wrap_streams},
 };
 
