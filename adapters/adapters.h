@@ -61,6 +61,10 @@ int adapters_console_on_stdout(const char *spec);
 /* The known adapter names, NULL-terminated. */
 const char *const *adapters_names(void);
 
+/* Help: every adapter, what it writes and its default target, and the
+ * details; `memguard help report` and the man page print it. */
+void adapters_usage(FILE *f);
+
 /*
  * Output helper every adapter uses: path NULL or "-" means stdout (nothing
  * to commit); otherwise the file is written through atomic_open (a private

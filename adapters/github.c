@@ -10,6 +10,7 @@
 
 #include "adapters.h"
 #include "atomic.h"
+#include "defuse.h"
 
 #define SUMMARY_LIMIT (1024 * 1024 - 1024) /* GitHub's step summary cap is 1 MiB */
 #define MAX_PER_KIND  10
@@ -153,8 +154,16 @@ int github_render(const report *r, const char *path, mg_err *err)
 				                summary);
 		}
 		free(buf);
-	} else if (markdown_summary(r, stdout, SUMMARY_LIMIT) != 0) {
-		rc = mg_err_set(err, MG_ERROR, "stdout: write failed");
+	} else { /* the job log: no line of it a workflow command (defuse.h) */
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *m = open_memstream(&buf, &len);
+		if (!m || markdown_summary(r, m, SUMMARY_LIMIT) != 0 || fclose(m) != 0)
+			abort();
+		defuse_write(stdout, buf, len, defuse_scanners() | DEFUSE_GITHUB);
+		free(buf);
+		if (ferror(stdout))
+			rc = mg_err_set(err, MG_ERROR, "stdout: write failed");
 	}
 	endings(r, stdout, ADAPTERS_RECYCLE, "warning", "recycle");
 	endings(r, stdout, ADAPTERS_KILL, "error", "kill");

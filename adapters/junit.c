@@ -90,16 +90,43 @@ static void property_i64(junit_w *j, const char *name, int64_t v)
 	property(j, name, buf);
 }
 
-/* classname is the suite part of "suite/test"; a name without '/' belongs
- * to the shard's suite. */
+/*
+ * A test's JUnit identity as its framework writes it itself, so a team
+ * moving from the framework's XML keeps its history (Jenkins, GitLab and
+ * Azure key tests by classname and name):
+ *   gtest:  "Suite.Test" -> classname Suite, name Test, as
+ *           --gtest_output=xml ("Small/Square.Works/0" -> Small/Square,
+ *           Works/0: a suite holds no '.', a parameterized one a '/');
+ *   catch2: classname SUITE.global (the program's name: Catch2's own
+ *           "--reporter junit"), name the whole test name ('/' included);
+ *   else:   classname the suite part of "suite/test"; a name without '/'
+ *           belongs to the shard's suite.
+ */
 static void split_name(const report_shard *s, const char *full, char **classname, char **name)
 {
+	const char *driver = s->driver ? s->driver : "";
+	const char *suite = s->suite ? s->suite : "";
+	const char *dot = strchr(full, '.');
+	if (!strcmp(driver, "gtest") && dot && dot > full && dot[1]) {
+		*classname = report_strndup(full, (size_t)(dot - full));
+		*name = report_strdup(dot + 1);
+		return;
+	}
+	if (!strcmp(driver, "catch2")) {
+		size_t len = strlen(suite) + sizeof(".global");
+		*classname = malloc(len);
+		if (!*classname)
+			abort();
+		snprintf(*classname, len, "%s.global", suite);
+		*name = report_strdup(full);
+		return;
+	}
 	const char *slash = strchr(full, '/');
 	if (slash) {
 		*classname = report_strndup(full, (size_t)(slash - full));
 		*name = report_strdup(slash + 1);
 	} else {
-		*classname = report_strdup(s->suite ? s->suite : "");
+		*classname = report_strdup(suite);
 		*name = report_strdup(full);
 	}
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "ci_int.h"
+#include "mg_suggest.h"
 
 static const struct {
 	const char *cmd;
@@ -66,8 +67,9 @@ static const struct {
      "  shard rows at most (every exceeded one among them) and the 10 tests that\n"
      "  grew most; --format json has every row.\n"
      "\n"
-     "       memguard compare --table [--ref REF] [--label NAME]... [--baseline N|LABEL]\n"
-     "                        [--format text|markdown|csv] REPORT...\n"
+     "       memguard compare --table [--ref REF] [--label NAME]...\n"
+     "                        [--baseline N|LABEL] [--format text|markdown|csv]\n"
+     "                        REPORT...\n"
      "  The experiment table: one row per report per (arch, suite) - peak VA, peak\n"
      "  RSS, tests run (of listed), pass, fail, other (skip, not-run), recycles,\n"
      "  kills, wall (the longest lane). REPORT is a report file or a revision\n"
@@ -76,12 +78,12 @@ static const struct {
      "  column of differences against that report (its row number from 1, or its\n"
      "  label). Exit 0; 1: a revision has no note; 2: bad arguments; 3: a bad report.\n"},
     {"log", log_main,
-     "usage: memguard log [--ref REF] [-n N] [--format text|json|csv|html] [--test NAME]\n"
-     "                    [-o FILE] [REV | A..B]\n"
+     "usage: memguard log [--ref REF] [-n N] [--format text|json|csv|html]\n"
+     "                    [--test NAME] [-o FILE] [REV | A..B]\n"
      "  One line per commit with a note, following first parents from REV\n"
-     "  (default HEAD; A..B stops at A's history), newest first, at most N lines (default 20): "
-     "peak VA, peak\n"
-     "  RSS, recycles, tests, result, and a sparkline of peak VA. Commits without\n"
+     "  (default HEAD; A..B stops at A's history), newest first, at most N lines\n"
+     "  (default 20): peak VA, peak RSS, recycles, tests, result, and a sparkline\n"
+     "  of peak VA. Commits without\n"
      "  a note are skipped and counted in the footer.\n"
      "  --format html: one self-contained page (inline SVG and CSS, no script, no\n"
      "  request): per (arch, suite) peak VA and peak RSS per commit, recycles and\n"
@@ -134,6 +136,17 @@ int ci_fail(const char *cmd, int code, const char *fmt, ...)
 	va_end(ap);
 	fputc('\n', stderr);
 	return code;
+}
+
+int ci_unknown_option(const char *cmd, const char *arg)
+{
+	char near[64];
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		if (strcmp(commands[i].cmd, cmd) == 0 &&
+		    suggest_option(near, sizeof(near), arg, commands[i].usage) == 0)
+			return ci_fail(cmd, MG_EXIT_USAGE,
+			               "unknown option '%s'; did you mean '%s'?", arg, near);
+	return ci_fail(cmd, MG_EXIT_USAGE, "unknown option '%s'", arg);
 }
 
 int ci_is_help(const char *arg)

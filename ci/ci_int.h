@@ -14,10 +14,15 @@
 #include "mg_err.h"
 #include "report.h"
 
+#include <jansson.h>
+
 /* ---- ci.c: options, messages, shared report summaries ---- */
 
 /* Prints "memguard CMD: message" to stderr and returns code. */
 int ci_fail(const char *cmd, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* "memguard CMD: unknown option 'ARG'", with the closest option CMD's help
+ * names ("; did you mean '--max-growth'?"); returns MG_EXIT_USAGE. */
+int ci_unknown_option(const char *cmd, const char *arg);
 /* 1 if argv[*i] is -h or --help. */
 int ci_is_help(const char *arg);
 /*
@@ -199,8 +204,12 @@ typedef struct logcache logcache;
 /* Loads GITDIR/memguard/log-cache.json; an empty cache when it cannot. */
 logcache *logcache_open(git_repository *repo);
 /* 1 and the totals when blob is cached, else 0. */
-int logcache_get(logcache *c, const git_oid *blob, report_totals *t, int *interrupted);
-void logcache_put(logcache *c, const git_oid *blob, const report_totals *t, int interrupted);
+/* suites: [[arch, suite, peak VA], ...] of the note, one per (arch, suite)
+ * (get: a new reference the caller releases; put: not taken). */
+int logcache_get(logcache *c, const git_oid *blob, report_totals *t, int *interrupted,
+                 json_t **suites);
+void logcache_put(logcache *c, const git_oid *blob, const report_totals *t, int interrupted,
+                  json_t *suites);
 /* Writes the cache if it changed, keeping only the blobs of n. Best effort. */
 void logcache_save(logcache *c, const notes *n);
 /* NULL is a no-op. */

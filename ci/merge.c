@@ -74,7 +74,7 @@ int merge_main(int argc, char **argv)
 		if (ci_is_help(argv[i]))
 			return ci_cmd_usage(CMD, stdout, MG_EXIT_OK);
 		if (argv[i][0] == '-' && argv[i][1]) {
-			ci_fail(CMD, MG_EXIT_USAGE, "unknown option '%s'", argv[i]);
+			ci_unknown_option(CMD, argv[i]);
 			return ci_cmd_usage(CMD, stderr, MG_EXIT_USAGE);
 		}
 	}

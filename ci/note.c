@@ -218,7 +218,7 @@ int note_main(int argc, char **argv)
 		} else if (strcmp(argv[i], "--keep-timeline") == 0) {
 			f.keep_timeline = 1;
 		} else if (argv[i][0] == '-' && argv[i][1]) {
-			ci_fail(CMD, MG_EXIT_USAGE, "unknown option '%s'", argv[i]);
+			ci_unknown_option(CMD, argv[i]);
 			return ci_cmd_usage(CMD, stderr, MG_EXIT_USAGE);
 		} else if (f.path) {
 			return ci_fail(CMD, MG_EXIT_USAGE, "one report at a time ('%s')", argv[i]);

@@ -209,7 +209,7 @@ int show_main(int argc, char **argv)
 		} else if (strcmp(argv[i], "--tests") == 0) {
 			tests = 1;
 		} else if (argv[i][0] == '-' && argv[i][1]) {
-			ci_fail(CMD, MG_EXIT_USAGE, "unknown option '%s'", argv[i]);
+			ci_unknown_option(CMD, argv[i]);
 			return ci_cmd_usage(CMD, stderr, MG_EXIT_USAGE);
 		} else if (rev) {
 			return ci_fail(CMD, MG_EXIT_USAGE, "one revision at a time ('%s')",

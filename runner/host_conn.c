@@ -258,12 +258,14 @@ static rtest *sent_test(run_ctx *c, host *h, uint64_t n)
 	return &c->tests[h->sent[n - h->sent_base]];
 }
 
-/* Keeps n bytes of stream k until its next mark says whose they are; past
- * the output limit they are only counted (record_output would drop them). */
+/* Keeps n bytes of stream k until its next mark says whose they are (they
+ * are streamed now): the first output_head, past them the last bytes in a
+ * ring, as record_output keeps a test's; what falls between is counted. */
 static void pend_add(run_ctx *c, host *h, int k, const char *buf, size_t n)
 {
-	size_t room =
-	    c->o->output_limit > h->out_npend[k] ? c->o->output_limit - h->out_npend[k] : 0;
+	record_stream(c, buf, n);
+	size_t head = c->o->output_head;
+	size_t room = head > h->out_npend[k] ? head - h->out_npend[k] : 0;
 	size_t take = n < room ? n : room;
 	if (h->out_npend[k] + take > h->out_cappend[k]) {
 		h->out_cappend[k] = 2 * (h->out_npend[k] + take);
@@ -271,16 +273,26 @@ static void pend_add(run_ctx *c, host *h, int k, const char *buf, size_t n)
 	}
 	memcpy(h->out_pend[k] + h->out_npend[k], buf, take);
 	h->out_npend[k] += take;
-	h->out_pend_dropped[k] += n - take;
+	h->out_pend_dropped[k] += record_tail_keep(c, &h->out_pend_tail[k], buf + take, n - take);
 }
 
-/* Gives stream k's kept bytes to rt (NULL: dropped). */
+/* Gives stream k's kept bytes to rt (NULL: dropped): head, then the tail. */
 static void pend_give(run_ctx *c, host *h, int k, rtest *rt)
 {
+	rtail *t = h->out_pend_tail[k];
 	if (rt) {
 		record_output(c, rt, h->out_pend[k], h->out_npend[k]);
+		if (t) {
+			const char *p0, *p1;
+			size_t n0, n1;
+			record_tail_pieces(t, &p0, &n0, &p1, &n1);
+			record_output(c, rt, p0, n0);
+			record_output(c, rt, p1, n1);
+		}
 		rt->out_dropped += h->out_pend_dropped[k];
 	}
+	if (t)
+		t->len = t->at = 0;
 	h->out_npend[k] = 0;
 	h->out_pend_dropped[k] = 0;
 }
@@ -385,9 +397,12 @@ void conn_read_output(run_ctx *c, lane *l, int err_stream)
 			 * (conn_output_to): its test is known only then */
 			if (!conn_output_marked(c, h)) {
 				rtest *rt = sent_test(c, h, h->out_seq[err_stream]);
-				if (rt && h->mark_npend[err_stream])
+				if (rt && h->mark_npend[err_stream]) {
+					record_stream(c, h->mark_pend[err_stream],
+					              h->mark_npend[err_stream]);
 					record_output(c, rt, h->mark_pend[err_stream],
 					              h->mark_npend[err_stream]);
+				}
 				h->mark_npend[err_stream] = 0;
 			}
 			if (err_stream)
@@ -398,9 +413,11 @@ void conn_read_output(run_ctx *c, lane *l, int err_stream)
 		}
 		if (conn_output_marked(c, h))
 			split_marked(c, h, err_stream, buf, (size_t)n);
-		else if (h->nflight) /* v1: the test in front when the bytes are read */
+		else if (h->nflight) { /* v1: the test in front when the bytes are read */
+			record_stream(c, buf, (size_t)n);
 			record_output(c, &c->tests[flight_at(h, 0, c->o->pipeline)], buf,
 			              (size_t)n);
+		}
 		if ((size_t)n < sizeof(buf)) /* drained: no read just for EAGAIN */
 			return;
 	}

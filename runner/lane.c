@@ -140,6 +140,8 @@ void lane_detach(run_ctx *c, lane *l)
 	free(h->outq_lines);
 	free(h->out_pend[0]); /* after its last test: no test's */
 	free(h->out_pend[1]);
+	free(h->out_pend_tail[0]);
+	free(h->out_pend_tail[1]);
 	free(h->sent);
 	size_t *flight = h->flight;
 	memset(h, 0, sizeof(*h));
@@ -166,7 +168,9 @@ static int retry_once(run_ctx *c, size_t t)
 	if (rt->attempts >= 2)
 		return 0;
 	free(rt->out);
+	free(rt->tail);
 	rt->out = NULL;
+	rt->tail = NULL;
 	rt->out_len = rt->out_dropped = 0;
 	plan_retry_push(c, t);
 	return 1;
@@ -584,6 +588,7 @@ void lane_line(run_ctx *c, lane *l, char *line, size_t len)
 		/* a shim passes its program's output on in order with the test */
 		if (!h->nflight || !h->head_started)
 			break;
+		record_stream(c, m.text, m.text_len);
 		record_output(c, &c->tests[flight_at(h, 0, c->o->pipeline)], m.text, m.text_len);
 		return;
 	case MG_MSG_PASS:

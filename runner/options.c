@@ -7,6 +7,7 @@
 #include "contain.h"
 
 #include "driver.h"
+#include "mg_suggest.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -25,6 +26,7 @@ void options_init(run_options *o)
 	o->pipeline = 0; /* per driver: 16, gtest 1,000,000 */
 	o->max_restarts = 3;
 	o->output_limit = 64 * 1024;
+	o->output_head = 32 * 1024;
 	o->driver = "auto";
 	o->no_progress = OPTIONS_NO_PROGRESS;
 }
@@ -158,6 +160,22 @@ void options_limits(const run_options *o, limits_spec *soft, limits_spec *hard)
 	}
 }
 
+/* "unknown option 'X'", and the closest option run's help names. A config
+ * file's key (prefix "") is matched as the flag it stands for (underscores
+ * as -) and suggested as a key. */
+static int options_unknown(mg_err *err, const char *what, const char *prefix)
+{
+	char typed[80], near[80];
+	snprintf(typed, sizeof(typed), "%s%s", what[0] == '-' ? "" : "--", what);
+	for (char *p = typed; *p; p++)
+		if (*p == '_')
+			*p = '-';
+	if (suggest_option(near, sizeof(near), typed, options_usage()) < 0)
+		return mg_err_set(err, MG_EINVAL, "unknown option '%s%s'", prefix, what);
+	return mg_err_set(err, MG_EINVAL, "unknown option '%s%s'; did you mean '%s'?", prefix, what,
+	                  *prefix || what[0] == '-' ? near : near + 2);
+}
+
 /* One setting by name, from a flag (layer 1) or a config key (layer 0). */
 static int apply(run_options *o, const char *key, const char *val, int layer, mg_err *err)
 {
@@ -204,8 +222,24 @@ static int apply(run_options *o, const char *key, const char *val, int layer, mg
 		if (parse_uint(&o->max_restarts, val, 1, 1000, "max-restarts", err) < 0)
 			return MG_EINVAL;
 	} else if (!strcmp(key, "output-limit")) {
-		if (limits_parse_size(&o->output_limit, val, &e) < 0)
+		/* SIZE (half head, half tail) or HEAD+TAIL */
+		const char *plus = strchr(val, '+');
+		char head[64];
+		uint64_t tail = 0;
+		if (plus && (size_t)(plus - val) >= sizeof(head))
+			return mg_err_set(err, MG_EINVAL, "output-limit: '%s' is too long", val);
+		if (plus) {
+			memcpy(head, val, (size_t)(plus - val));
+			head[plus - val] = 0;
+		}
+		if (limits_parse_size(&o->output_head, plus ? head : val, &e) < 0 ||
+		    (plus && limits_parse_size(&tail, plus + 1, &e) < 0))
 			return mg_err_set(err, MG_EINVAL, "output-limit: %s", e.msg);
+		if (plus && o->output_head > UINT64_MAX - tail)
+			return mg_err_set(err, MG_EINVAL, "output-limit: '%s' is too large", val);
+		o->output_limit = plus ? o->output_head + tail : o->output_head;
+		if (!plus)
+			o->output_head = o->output_limit / 2;
 	} else if (!strcmp(key, "address-space")) {
 		if (limits_parse_size(&o->address_space, val, &e) < 0)
 			return mg_err_set(err, MG_EINVAL, "address-space: %s", e.msg);
@@ -250,7 +284,7 @@ static int apply(run_options *o, const char *key, const char *val, int layer, mg
 		if (options_parse_node(&o->node_index, &o->node_total, val, err) < 0)
 			return MG_EINVAL;
 	} else {
-		return mg_err_set(err, MG_EINVAL, "unknown option '%s'", key);
+		return options_unknown(err, key, layer ? "--" : "");
 	}
 	(void)u;
 	return 0;
@@ -438,18 +472,18 @@ int options_parse(run_options *o, int argc, char **argv, mg_err *err)
 			continue;
 		}
 		if (strncmp(a, "--", 2))
-			return mg_err_set(err, MG_EINVAL, "unknown option '%s'", a);
+			return options_unknown(err, a, "");
 		const char *eq = strchr(a, '=');
 		size_t klen = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
 		if (klen >= sizeof(key))
-			return mg_err_set(err, MG_EINVAL, "unknown option '%s'", a);
+			return options_unknown(err, a, "");
 		memcpy(key, a + 2, klen);
 		key[klen] = 0;
 		int known = 0;
 		for (size_t k = 0; k < sizeof(valued) / sizeof(valued[0]); k++)
 			known |= !strcmp(key, valued[k]);
 		if (!known)
-			return mg_err_set(err, MG_EINVAL, "unknown option '--%s'", key);
+			return options_unknown(err, key, "--");
 		if (eq) {
 			val = eq + 1;
 		} else {
@@ -496,9 +530,12 @@ const char *options_usage(void)
 	       "  --no-progress D|none   a test whose processes are stopped, or use no CPU,\n"
 	       "                         for D without a result is 'timeout' (default 5m)\n"
 	       "  --interval D           base sampling interval (default 5ms; adaptive)\n"
-	       "  --pipeline N           run lines in flight per host (default 16; gtest 1000000)\n"
+	       "  --pipeline N           run lines in flight per host (default 16;\n"
+	       "                         gtest 1000000)\n"
 	       "  --max-restarts N       failed host starts in a row before a lane gives up (3)\n"
-	       "  --output-limit SIZE    captured output kept per test (default 64K)\n"
+	       "  --output-limit SIZE    captured output kept per test: its first and last\n"
+	       "                         halves, what was cut said between (default 64K);\n"
+	       "                         HEAD+TAIL sizes them (0+64K: the end only)\n"
 	       "  --address-space SIZE   cap each host's address space (RLIMIT_AS): a 64-bit\n"
 	       "                         build then fails like a 32-bit one (4G); va limits\n"
 	       "                         default to 87.5% / 93.75% of it\n"
@@ -511,7 +548,8 @@ const char *options_usage(void)
 	       "                         nearest noted ancestor commit)\n"
 	       "  --order list|history   the queue in list order (default), or with --history\n"
 	       "                         the longest tests first\n"
-	       "  --driver NAME          auto (default), native, gtest, catch2, ctest, exec, wrap\n"
+	       "  --driver NAME          auto (default), native, gtest, catch2, ctest, exec,\n"
+	       "                         wrap\n"
 	       "  --list-cmd CMD         exec driver: command printing one test name a line\n"
 	       "  --list-file FILE       exec driver: file of test names\n"
 	       "  --shell                exec driver: run the command template with sh -c\n"

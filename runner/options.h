@@ -34,7 +34,8 @@ typedef struct run_options {
 	double interval;        /* base sampling interval, seconds */
 	unsigned pipeline;      /* run lines kept in flight per host */
 	unsigned max_restarts;  /* consecutive failed host starts before a lane gives up */
-	uint64_t output_limit;  /* captured bytes kept per test */
+	uint64_t output_limit;  /* captured bytes kept per test: head and tail */
+	uint64_t output_head;   /* of them, the head (the rest is the tail) */
 	uint64_t address_space; /* RLIMIT_AS for hosts; 0: none */
 	const char *report;     /* path or NULL */
 	const char *adapters[OPTIONS_MAX_ADAPTERS];

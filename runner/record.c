@@ -6,6 +6,9 @@
  */
 #include "run_int.h"
 
+#include "defuse.h"
+#include "progress.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -112,16 +115,93 @@ void record_extra(run_ctx *c, lane *l, test_state st, const char *name, size_t n
 	progress_test_done(c->prog, l->index, st);
 }
 
+/* wrap's output, whole lines, to stdout defused for the CI's scanner (a
+ * test's text never a CI command), the progress line cleared first. */
+static void stream_lines(run_ctx *c, const char *buf, size_t n)
+{
+	while (n) {
+		const char *nl = memchr(buf, '\n', n);
+		size_t take = nl ? (size_t)(nl - buf) + 1 : n;
+		size_t room = sizeof(c->stream_pend) - c->stream_npend;
+		if (take > room)
+			take = room;
+		memcpy(c->stream_pend + c->stream_npend, buf, take);
+		c->stream_npend += take;
+		buf += take;
+		n -= take;
+		if ((nl && buf == nl + 1) || c->stream_npend == sizeof(c->stream_pend))
+			record_stream_flush(c);
+	}
+}
+
+void record_stream_flush(run_ctx *c)
+{
+	if (!c->stream_npend)
+		return;
+	progress_clear(c->prog);
+	defuse_write(stdout, c->stream_pend, c->stream_npend, defuse_scanners());
+	if (c->stream_pend[c->stream_npend - 1] != '\n' && c->stream_npend < sizeof(c->stream_pend))
+		fputc('\n', stdout); /* the end of a last line without one */
+	fflush(stdout);
+	c->stream_npend = 0;
+}
+
+void record_stream(run_ctx *c, const char *buf, size_t n)
+{
+	if (c->stream)
+		stream_lines(c, buf, n);
+}
+
+size_t record_tail_keep(const run_ctx *c, rtail **tail, const char *buf, size_t n)
+{
+	size_t cap = c->o->output_limit - c->o->output_head;
+	if (!n)
+		return 0;
+	if (!cap)
+		return n;
+	if (!*tail) {
+		*tail = mg_xrealloc(NULL, sizeof(rtail) + cap);
+		(*tail)->cap = cap;
+		(*tail)->len = (*tail)->at = 0;
+	}
+	rtail *t = *tail;
+	size_t cut = t->len + n > t->cap ? t->len + n - t->cap : 0;
+	if (n > t->cap) { /* only the last cap bytes can stay */
+		memcpy(t->buf, buf + n - t->cap, t->cap);
+		t->len = t->cap;
+		t->at = 0;
+		return cut;
+	}
+	size_t first = t->cap - t->at < n ? t->cap - t->at : n;
+	memcpy(t->buf + t->at, buf, first);
+	memcpy(t->buf, buf + first, n - first);
+	t->at = (t->at + n) % t->cap;
+	t->len = t->len + n > t->cap ? t->cap : t->len + n;
+	return cut;
+}
+
+void record_tail_pieces(const rtail *t, const char **p0, size_t *n0, const char **p1, size_t *n1)
+{
+	size_t start = t->len < t->cap ? 0 : t->at;
+	*p0 = t->buf + start;
+	*n0 = t->len < t->cap ? t->len : t->cap - t->at;
+	*p1 = t->buf;
+	*n1 = t->len - *n0;
+}
+
+/* The head keeps output_head bytes; past it a ring keeps the last
+ * output_limit - output_head; what the ring overwrites is counted as cut. */
 void record_output(run_ctx *c, rtest *rt, const char *buf, size_t n)
 {
-	size_t room = c->o->output_limit > rt->out_len ? c->o->output_limit - rt->out_len : 0;
+	size_t head = c->o->output_head;
+	size_t room = head > rt->out_len ? head - rt->out_len : 0;
 	size_t take = n < room ? n : room;
 	if (take) {
 		rt->out = mg_xrealloc(rt->out, rt->out_len + take);
 		memcpy(rt->out + rt->out_len, buf, take);
 		rt->out_len += take;
 	}
-	rt->out_dropped += n - take;
+	rt->out_dropped += record_tail_keep(c, &rt->tail, buf + take, n - take);
 }
 
 /* A generation for the host lane l just started (its pid known): running
@@ -290,21 +370,36 @@ static void attach_outputs(run_ctx *c)
 {
 	for (size_t t = 0; t < c->ntests; t++) {
 		rtest *rt = &c->tests[t];
-		if (rt->recorded && rt->out_len) {
-			if (rt->out_dropped) {
-				char note[64];
-				int n = snprintf(note, sizeof(note),
-				                 "\n[memguard: %zu more bytes dropped]\n",
-				                 rt->out_dropped);
-				rt->out = mg_xrealloc(rt->out, rt->out_len + (size_t)n + 1);
-				memcpy(rt->out + rt->out_len, note, (size_t)n);
-				rt->out_len += (size_t)n;
+		if (rt->recorded && (rt->out_len || rt->tail)) {
+			/* head, what was cut, tail in order */
+			rtail *tl = rt->tail;
+			char note[128];
+			int n = 0;
+			if (rt->out_dropped)
+				n = snprintf(
+				    note, sizeof(note),
+				    "\n[memguard: %zu bytes cut here; kept the first %zu and "
+				    "the last %zu]\n",
+				    rt->out_dropped, rt->out_len, tl ? tl->len : 0);
+			size_t tlen = tl ? tl->len : 0;
+			rt->out = mg_xrealloc(rt->out, rt->out_len + (size_t)n + tlen + 1);
+			memcpy(rt->out + rt->out_len, note, (size_t)n);
+			rt->out_len += (size_t)n;
+			if (tl) {
+				const char *p0, *p1;
+				size_t n0, n1;
+				record_tail_pieces(tl, &p0, &n0, &p1, &n1);
+				memcpy(rt->out + rt->out_len, p0, n0);
+				memcpy(rt->out + rt->out_len + n0, p1, n1);
+				rt->out_len += n0 + n1;
 			}
 			report_test *r = &c->rep->shards[rt->rec_shard].tests[rt->rec_index];
 			r->output = report_bytes_new(rt->out, rt->out_len);
 		}
 		free(rt->out);
+		free(rt->tail);
 		rt->out = NULL;
+		rt->tail = NULL;
 		rt->out_len = rt->out_dropped = 0;
 	}
 }

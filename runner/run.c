@@ -34,6 +34,11 @@ static int prepare(run_ctx *c, run_options *o, mg_err *err)
 		rc = spawn_resolve(c->path, sizeof(c->path), o->host_argv[0], err);
 		if (rc < 0)
 			return rc == MG_EINVAL ? rc : MG_ENOTFOUND;
+		/* a host the kernel cannot execute is infrastructure (3) with its
+		 * reason, whichever driver would run it (a shim's failed exec
+		 * was a failed test) */
+		if (spawn_check_exec(c->path, err) < 0)
+			return MG_ENOTFOUND;
 	}
 	c->argv = o->host_argv;
 	c->arch = o->arch;
@@ -315,12 +320,15 @@ int run_main(int argc, char **argv, const run_hooks *hooks)
 	}
 
 	c.prog = progress_new(c.nlanes, c.ntests, o.quiet);
+	/* wrap: the command's output in the job log as it runs, as make's own */
+	c.stream = c.driver == DRIVER_WRAP && !o.quiet;
 	supervise_run(&c);
 	if (c.signo || c.deadline_hit)
 		supervise_stop_all(&c, END_INTERRUPTED,
 		                   c.signo ? "interrupted" : "run deadline reached");
 	record_unrun(&c);
 	supervise_stop_all(&c, END_INTERRUPTED, "runner ended");
+	record_stream_flush(&c);
 	progress_end(c.prog);
 
 	record_finish(&c);
@@ -378,6 +386,7 @@ out:
 		if (!c.tests[i].recorded) /* a recorded test's name is the report's */
 			free(c.tests[i].name);
 		free(c.tests[i].out);
+		free(c.tests[i].tail);
 	}
 	free(c.tests);
 	free(c.q);

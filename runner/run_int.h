@@ -49,6 +49,12 @@
 #define PIPELINE_WORK 0.004 /* seconds of work a host holds */
 #define REPLY_WAIT    0.001 /* seconds between reads of a busy host's replies */
 
+/* The end of a test's output past its head: a ring of cap bytes. */
+typedef struct rtail {
+	size_t cap, len, at; /* len bytes held; the next byte goes to at */
+	char buf[];
+} rtail;
+
 typedef struct rtest {
 	char *name; /* the listing's copy; the report's once recorded (record_test) */
 	size_t len;
@@ -61,11 +67,12 @@ typedef struct rtest {
 	unsigned rise_known : 1;
 	unsigned near_ceiling : 1; /* its first attempt failed near the memory ceiling */
 	/* (the 4-byte fields together: 96 bytes a test, not 112) */
-	char *out; /* captured output, bounded */
+	char *out; /* captured output: its head, up to output_head bytes */
 	size_t out_len;
-	size_t out_dropped;
-	size_t rec_shard; /* where it is recorded: the shard ... */
-	size_t rec_index; /* ... and its position among the shard's tests */
+	size_t out_dropped; /* bytes cut between the head and the tail */
+	struct rtail *tail; /* past the head: the last bytes (NULL: none yet) */
+	size_t rec_shard;   /* where it is recorded: the shard ... */
+	size_t rec_index;   /* ... and its position among the shard's tests */
 	/* from --history: how far above its start its VA rose, what it kept */
 	uint64_t exp_rise, exp_growth;
 	double exp_duration; /* seconds; < 0: unknown */
@@ -128,6 +135,7 @@ typedef struct host {
 	 * host marks only tests that wrote), or the test the host ends in */
 	char *out_pend[2];
 	size_t out_npend[2], out_cappend[2];
+	rtail *out_pend_tail[2]; /* past output_head: the last bytes (record_tail_keep) */
 	uint64_t out_pend_dropped[2];
 	double reply_due; /* its replies are not polled before: it has work enough */
 	/* host_conn's: the command lines not yet written (conn_send), and where
@@ -221,6 +229,11 @@ typedef struct run_ctx {
 	double next_sample;
 	double interval;
 	progress *prog;
+	/* wrap: the command's output to the job log as it runs; a line not
+	 * yet ended waits here (at most STREAM_LINE bytes) */
+	int stream;
+	char stream_pend[4096];
+	size_t stream_npend;
 	/* --history, while the run is planned */
 	hist_test *hist; /* its tests, by name */
 	size_t nhist;
@@ -285,7 +298,19 @@ void record_test(run_ctx *c, lane *l, size_t t, test_state st, const char *msg, 
                  double duration, uint64_t va, uint64_t rss, int64_t dva, int64_t drss);
 void record_testf(run_ctx *c, lane *l, size_t t, test_state st, double duration, const char *fmt,
                   ...) __attribute__((format(printf, 6, 7)));
+/* Keeps n more bytes of rt's output (head, then the tail's ring); the
+ * caller streams them first (record_stream): bytes held for a mark are
+ * streamed as read, kept when their test is known. */
 void record_output(run_ctx *c, rtest *rt, const char *buf, size_t n);
+/* wrap's streamed output (nothing unless c->stream): bytes as read. */
+void record_stream(run_ctx *c, const char *buf, size_t n);
+/* Bytes past an output's head into the ring *tail (made at the first,
+ * output_limit - output_head bytes); returns how many fell out. */
+size_t record_tail_keep(const run_ctx *c, rtail **tail, const char *buf, size_t n);
+/* The ring's bytes in order: two pieces, the second possibly empty. */
+void record_tail_pieces(const rtail *t, const char **p0, size_t *n0, const char **p1, size_t *n1);
+/* wrap's streamed output: the line still waiting for its end, now. */
+void record_stream_flush(run_ctx *c);
 void record_test_peak(run_ctx *c, lane *l, uint64_t va_peak);
 void record_avoided(run_ctx *c);
 void record_host_start(run_ctx *c, lane *l);

@@ -109,6 +109,15 @@ pid_t spawn_release(spawn_proc *p, int *out_fd);
  * slash) into buf. MG_ENOTFOUND naming the command when nothing runnable. */
 int spawn_resolve(char *buf, size_t size, const char *cmd, mg_err *err);
 
+/* Whether the kernel would execute path (resolved), checked as execve does
+ * without running it: an ELF file, or a "#!" line whose interpreter exists
+ * and is executable. MG_ENOTFOUND with the kernel's reason otherwise
+ * ("Exec format error: neither an ELF executable nor a #! script", "its
+ * interpreter '/usr/bin/python9' (#! line): No such file or directory").
+ * One read of 256 bytes; a race with a file changed meanwhile is execve's
+ * to report. */
+int spawn_check_exec(const char *path, mg_err *err);
+
 /* "SIGSEGV", "SIGUSR1", ... or "signal N" for a number without a name:
  * the one way memguard names a signal. Not reentrant (a static buffer). */
 const char *spawn_signal_name(int sig);

@@ -86,12 +86,15 @@ int gtest_match(const char *line, size_t len, const char *tag, const char **name
 /* ---- the probe ---- */
 
 /* The probe for arch: next to this executable in the build tree
- * (runner/probe/), in the install tree (lib/memguard/), or where it was
- * installed. 0 and the path in out, or -1. */
+ * (runner/probe/x64/, x86/), in the install tree (lib/memguard/x64/, x86/),
+ * or where it was installed. Each arch in a folder of its own: a shared
+ * object right under lib/memguard/ makes CPack's package run ldconfig in
+ * postinst and postrm, for a library no linker looks up. 0 and the path in
+ * out, or -1. */
 static int probe_find(char *out, size_t size, mg_arch arch)
 {
 	char exe[2048];
-	const char *sub = arch == MG_ARCH_X86 ? "x86/" : "";
+	const char *sub = arch == MG_ARCH_X86 ? "x86/" : "x64/";
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	if (n > 0) {
 		exe[n] = 0;

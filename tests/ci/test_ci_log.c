@@ -131,7 +131,7 @@ void log_html(void)
 	CU_ASSERT_EQUAL(r->rc, 0);
 	CU_ASSERT_EQUAL(count_of(r->out, "<circle class=\"pt va\""), 2);
 	CU_ASSERT_EQUAL(count_of(r->out, "<section class=\"commit\""), 2);
-	CU_ASSERT_EQUAL(count_of(r->out, "class=\"m-recycle\""), 2);
+	CU_ASSERT_EQUAL(count_of(r->out, "class=\"m-recycle\""), 4); /* VA and RSS charts */
 	short_of(sh, &c[2]);
 	snprintf(want, sizeof(want), "<a href=\"#c-%s\"><circle", sh);
 	CU_ASSERT_PTR_NOT_NULL(strstr(r->out, want));

@@ -47,7 +47,8 @@ enum {
 	F_LEAK8 = 1 << 22,
 	F_FAMILY = 1 << 23,
 	F_STOP = 1 << 24,
-	F_NUL = 1 << 25, /* writes "a\0b\n": output is bytes */
+	F_NUL = 1 << 25,  /* writes "a\0b\n": output is bytes */
+	F_LOUD = 1 << 26, /* writes "line 0\n" .. "line 2999\n", one write each */
 };
 
 static const struct {
@@ -80,6 +81,7 @@ static const struct {
     {"family", F_FAMILY},
     {"nul", F_NUL},
     {"stop", F_STOP},
+    {"loud", F_LOUD},
 };
 
 #define NAME_LEN 32
@@ -156,6 +158,15 @@ static mg_result ops_run(void *ctx, size_t i, char *msg, size_t cap)
 		printf("%s", f->names[i]);
 	if (plan & F_NUL) /* a NUL byte in the middle of its output */
 		fwrite("a\0b\n", 1, 4, stdout);
+	if (plan & F_LOUD) {
+		fflush(stdout);
+		for (int k = 0; k < 3000; k++) {
+			char line[16];
+			int n = snprintf(line, sizeof(line), "line %d\n", k);
+			if (write(1, line, (size_t)n) != n)
+				break;
+		}
+	}
 	if (plan & F_GARBAGE) {
 		static const char garbage[] = "\x01\x02 not a protocol line\n";
 		const char *fd_env = getenv("MEMGUARD_REPLY_FD");
