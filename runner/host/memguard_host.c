@@ -72,6 +72,10 @@ typedef struct host {
 	/* v2: what history says of the next run line (expect RISE GROWTH) */
 	uint64_t expect_rise, expect_growth;
 	uint64_t peak_seen; /* VmPeak at the last boundary that read it */
+	/* VA where the running test started; the largest rise over its start
+	 * a test's VmPeak showed: what a test the runner said nothing of may
+	 * rise (the runner wrote its run line before it knew any rise) */
+	uint64_t va_start, max_rise;
 
 	char in[IN_CAP];
 	mg_lines lines; /* over in */
@@ -483,12 +487,17 @@ static int await_quit(host *h)
 static int serve_runs(host *h, char *line, size_t len)
 {
 	for (;;) {
-		/* history's word on this test: would its peak reach the kill limit
-		 * from where this host stands? Then not here: a fresh host runs it */
-		if (h->expect_rise && h->verdict.kill_va) {
+		/* the runner's word on this test (history's, or the run's largest
+		 * rise when it wrote the line), at least the largest rise this host
+		 * saw (run lines are written ahead, some before the runner knew
+		 * it): would its peak reach the kill limit from where this host
+		 * stands? Then not here: a fresh host runs it */
+		uint64_t need =
+		    h->expect_rise > h->expect_growth ? h->expect_rise : h->expect_growth;
+		if (h->max_rise > need)
+			need = h->max_rise;
+		if (need && h->verdict.kill_va) {
 			mem now = mem_now(h);
-			uint64_t need =
-			    h->expect_rise > h->expect_growth ? h->expect_rise : h->expect_growth;
 			h->expect_rise = h->expect_growth = 0;
 			if (now.va + need >= h->verdict.kill_va) {
 				if (out_printf(h,
@@ -530,11 +539,14 @@ static int serve_runs(host *h, char *line, size_t len)
 			mem peak = mem_peak();
 			if (peak.va > h->peak_seen) {
 				h->peak_seen = peak.va;
+				if (peak.va > h->va_start && peak.va - h->va_start > h->max_rise)
+					h->max_rise = peak.va - h->va_start;
 				if (out_printf(h, "peak %" PRIu64 "\n", peak.va) < 0)
 					return 0;
 			}
 		}
 		mem after = mem_now(h);
+		h->va_start = after.va;
 		static const char *const words[] = {"pass", "fail", "skip"};
 		if (out_printf(h, "%s %" PRIu64 " %" PRIu64 " %" PRIu64, words[r], usec, after.va,
 		               after.rss) < 0)
@@ -688,7 +700,7 @@ static int host_mode(host *h)
 		dying_install(h);
 	mem m = mem_now(h);
 	mg_verdict_start(&h->verdict, m.va, m.rss);
-	h->peak_seen = m.va;
+	h->peak_seen = h->va_start = m.va;
 	if (out_printf(h, "hello %u %s %ld %" PRIu64 " %" PRIu64 "\n", h->version,
 	               sizeof(void *) == 4 ? "x86" : "x64", (long)getpid(), m.va, m.rss) < 0 ||
 	    out_flush(h) < 0)
