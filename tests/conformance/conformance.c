@@ -88,10 +88,10 @@ static int run(char *const argv[], const char *dir, const char *name)
 	return st;
 }
 
-static const char *attr(xmlNode *n, const char *name)
+/* The attribute's value, a copy the caller frees with xmlFree; NULL: none. */
+static char *attr(xmlNode *n, const char *name)
 {
-	/* libxml2 returns a copy; the corpus is small: kept until exit */
-	return (const char *)xmlGetProp(n, (const xmlChar *)name);
+	return (char *)xmlGetProp(n, (const xmlChar *)name);
 }
 
 /* GoogleTest's XML: <testcase classname= name= status= result=> with
@@ -111,8 +111,8 @@ static int load_gtest_xml(const char *path)
 			if (tc->type != XML_ELEMENT_NODE ||
 			    strcmp((const char *)tc->name, "testcase"))
 				continue;
-			const char *cls = attr(tc, "classname"), *nm = attr(tc, "name");
-			const char *status = attr(tc, "status"), *result = attr(tc, "result");
+			char *cls = attr(tc, "classname"), *nm = attr(tc, "name");
+			char *status = attr(tc, "status"), *result = attr(tc, "result");
 			const char *state = "pass";
 			for (xmlNode *c = tc->children; c; c = c->next)
 				if (c->type == XML_ELEMENT_NODE &&
@@ -121,18 +121,23 @@ static int load_gtest_xml(const char *path)
 			if (strcmp(state, "fail") && ((status && !strcmp(status, "notrun")) ||
 			                              (result && !strcmp(result, "skipped"))))
 				state = "skip";
-			if (!cls || !nm)
-				continue;
-			char name[8192];
-			/* a failure outside every test suite (a global environment's):
-			 * GoogleTest's "NonTestSuiteFailure", memguard's entry of that name */
-			if (!*cls && !*nm &&
-			    !strcmp((const char *)xmlGetProp(ts, (const xmlChar *)"name"),
-			            "NonTestSuiteFailure"))
-				snprintf(name, sizeof(name), "<global environment>");
-			else
-				snprintf(name, sizeof(name), "%s.%s", cls, nm);
-			want_add_gtest(name, state);
+			if (cls && nm) {
+				char name[8192];
+				/* a failure outside every test suite (a global environment's):
+				 * GoogleTest's "NonTestSuiteFailure", memguard's entry of that name
+				 */
+				char *suite = attr(ts, "name");
+				if (!*cls && !*nm && suite && !strcmp(suite, "NonTestSuiteFailure"))
+					snprintf(name, sizeof(name), "<global environment>");
+				else
+					snprintf(name, sizeof(name), "%s.%s", cls, nm);
+				want_add_gtest(name, state);
+				xmlFree(suite);
+			}
+			xmlFree(cls);
+			xmlFree(nm);
+			xmlFree(status);
+			xmlFree(result);
 		}
 	}
 	xmlFreeDoc(doc);
@@ -297,11 +302,14 @@ int main(int argc, char **argv)
 			if (tc->type != XML_ELEMENT_NODE ||
 			    strcmp((const char *)tc->name, "testcase"))
 				continue;
-			const char *st = attr(tc, "status");
-			want_add(attr(tc, "name"), st && !strcmp(st, "run")        ? "pass"
-			                           : st && !strcmp(st, "disabled") ? "skip"
-			                           : st && !strcmp(st, "notrun")   ? "skip"
-			                                                           : "fail");
+			char *st = attr(tc, "status"), *nm = attr(tc, "name");
+			if (nm)
+				want_add(nm, st && !strcmp(st, "run")        ? "pass"
+				             : st && !strcmp(st, "disabled") ? "skip"
+				             : st && !strcmp(st, "notrun")   ? "skip"
+				                                             : "fail");
+			xmlFree(st);
+			xmlFree(nm);
 		}
 		xmlFreeDoc(doc);
 		char *mg[] = {MEMGUARD_BIN, "run",         "-j", argv[4],
