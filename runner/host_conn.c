@@ -237,7 +237,8 @@ void conn_read_output(run_ctx *c, lane *l, int err_stream)
 				spawn_close_out(h->proc);
 			return;
 		}
-		if (h->version >= 2 && (c->driver == DRIVER_NATIVE || policy_process_per_test(c)))
+		if (h->version >= 2 &&
+		    (driver_serves_protocol(c->driver) || policy_process_per_test(c)))
 			split_marked(c, h, err_stream, buf, (size_t)n);
 		else if (h->nflight) /* v1: the test in front when the bytes are read */
 			record_output(c, &c->tests[flight_at(h, 0, c->o->pipeline)], buf,

@@ -325,7 +325,8 @@ void lane_schedule(run_ctx *c, lane *l)
 			h->outq = xrealloc(h->outq, h->outq_cap);
 		}
 		if ((rt->exp_rise || rt->exp_growth) && h->version >= 2 &&
-		    c->driver == DRIVER_NATIVE) /* history's word, for the host's admission */
+		    driver_serves_protocol(
+		        c->driver)) /* history's word, for the host's admission */
 			h->outq_len += (size_t)snprintf(
 			    h->outq + h->outq_len, h->outq_cap - h->outq_len, "expect %llu %llu\n",
 			    (unsigned long long)rt->exp_rise, (unsigned long long)rt->exp_growth);
@@ -397,7 +398,7 @@ static void lane_result(run_ctx *c, lane *l, const mg_msg *m)
 
 	/* A native host reports its own RSS (its children come from the tree);
 	 * a shim reports its program's, which the tree already holds. */
-	uint64_t tree_rss = c->driver == DRIVER_NATIVE          ? m->rss + h->desc_rss
+	uint64_t tree_rss = driver_serves_protocol(c->driver)   ? m->rss + h->desc_rss
 	                    : m->rss > h->own_rss + h->desc_rss ? m->rss
 	                                                        : h->own_rss + h->desc_rss;
 	h->tree_rss = tree_rss;
@@ -412,7 +413,7 @@ static void lane_result(run_ctx *c, lane *l, const mg_msg *m)
 	 * clears a wrong blame. */
 	uint64_t test_peak = h->head_peak; /* a v2 host said it, at its boundary: exact */
 	h->head_peak = 0;
-	if (!hard && m->usec >= 1000 && c->driver == DRIVER_NATIVE) {
+	if (!hard && m->usec >= 1000 && driver_serves_protocol(c->driver)) {
 		proc_status ps = {0};
 		if (h->version >= 2) /* the host read it itself; nothing to read here */
 			ps.vm_peak = test_peak;
@@ -487,7 +488,7 @@ static void lane_result(run_ctx *c, lane *l, const mg_msg *m)
 	 * ahead) and only past half of a 32-bit space (no maps read before). */
 	uint64_t gap_limit = c->soft.gap > c->hard.gap ? c->soft.gap : c->hard.gap;
 	uint64_t gap;
-	int host_judges = c->driver == DRIVER_NATIVE && h->version >= 2;
+	int host_judges = driver_serves_protocol(c->driver) && h->version >= 2;
 	if (gap_limit && !host_judges && c->arch == MG_ARCH_X86 &&
 	    m->va >= policy_va_ceiling(c) / 2 &&
 	    maps_largest_gap(&gap, policy_va_pid(c, h), limits_arch_ceiling(c->arch), NULL) == 0 &&

@@ -158,7 +158,7 @@ static void supervise_sample(run_ctx *c)
 			continue; /* gone: its EOF and exit status will say how */
 		if (t - h->tree_at >= c->tree_interval)
 			sample_tree(c, l, t);
-		if (c->driver != DRIVER_NATIVE) {
+		if (!driver_serves_protocol(c->driver)) {
 			/* a shim is memguard's own process (an ASan build of it reserves
 			 * terabytes): the memory under test is its program's tree */
 			va = 0;
@@ -435,8 +435,8 @@ void supervise_run(run_ctx *c)
 			 * passing its output on, so its replies are read first. The
 			 * two pipes carry no common order: with many results in one
 			 * turn, output can land on a neighbouring test. */
-			int replies_first = c->driver != DRIVER_NATIVE && h->state != HOST_DYING &&
-			                    spawn_reply_fd(h->proc) >= 0;
+			int replies_first = !driver_serves_protocol(c->driver) &&
+			                    h->state != HOST_DYING && spawn_reply_fd(h->proc) >= 0;
 			if (replies_first)
 				conn_read_replies(c, l);
 			if (h->state == HOST_NONE)

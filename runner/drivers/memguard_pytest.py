@@ -1,0 +1,591 @@
+"""memguard_pytest - memguard's pytest plugin: makes the pytest process a
+memguard host (runner/host/PROTOCOL.md, version 2).
+
+memguard's pytest driver (runner/drivers/pytest.c) loads it with
+``-p memguard_pytest``. Started without MEMGUARD_HOST it does nothing. Under
+memguard it replaces pytest's run loop: it answers ``list`` with pytest's own
+collection (node ids, after -k, -m, deselection), runs each ``run NODEID``
+through pytest's own ``pytest_runtest_protocol`` (every plugin's hooks, the
+reports, fixtures of every scope set up and torn down as pytest would), and
+at each boundary judges its memory with the host library's own verdict
+(``mg_verdict_end`` from its shared build, through ctypes) and parses the
+runner's lines with the library's parser (``mg_proto_parse``): there is no
+second implementation of either here.
+
+What it must never do: write anything but protocol lines on the reply
+descriptor, or let pytest's terminal output land on a test (it writes each
+test's captured output, then the test's mark, to the real stdout/stderr).
+"""
+
+import ctypes
+import os
+import select
+import sys
+import time
+import traceback
+
+import pytest
+
+_HOST = os.environ.get("MEMGUARD_HOST")
+_MESSAGE_MAX = 16384  # a result's message, bytes (a line is at most 64 KiB)
+_MARK_HEAD = b"\x1e\x1fmg:"  # runner/host/mg_proto.h MG_MARK_HEAD, MG_MARK_TAIL
+_MARK_TAIL = b"\x1e"
+_VERDICT_WINDOW = 32  # mg_verdict.h MG_VERDICT_WINDOW
+_WHY_WORDS = ("", " va", " rss", " growth", " gap", " peak", " rssgrowth")  # mg_why
+_WHY_BYTES = (3, 4, 6)  # growth, gap, rssgrowth carry their figure
+_CMD_LIST, _CMD_RUN, _CMD_QUIT, _CMD_EXPECT, _CMD_FED = 12, 13, 14, 15, 16  # mg_msg_kind
+
+
+class _Verdict(ctypes.Structure):
+    """mg_verdict.h's struct mg_verdict (the limits first, then its own)."""
+
+    _fields_ = [
+        ("recycle_va", ctypes.c_uint64),
+        ("recycle_rss", ctypes.c_uint64),
+        ("kill_va", ctypes.c_uint64),
+        ("kill_rss", ctypes.c_uint64),
+        ("gap_limit", ctypes.c_uint64),
+        ("growth", ctypes.c_int64 * _VERDICT_WINDOW),
+        ("rgrowth", ctypes.c_int64 * _VERDICT_WINDOW),
+        ("n", ctypes.c_size_t),
+        ("va_start", ctypes.c_uint64),
+        ("rss_start", ctypes.c_uint64),
+        ("gap_ok_va", ctypes.c_uint64),
+    ]
+
+
+class _Msg(ctypes.Structure):
+    """mg_proto.h's struct mg_msg."""
+
+    _fields_ = [
+        ("kind", ctypes.c_int),
+        ("version", ctypes.c_uint),
+        ("arch", ctypes.c_char * 8),
+        ("pid", ctypes.c_long),
+        ("usec", ctypes.c_uint64),
+        ("va", ctypes.c_uint64),
+        ("rss", ctypes.c_uint64),
+        ("count", ctypes.c_uint64),
+        ("why", ctypes.c_int),
+        ("bytes", ctypes.c_uint64),
+        ("sig", ctypes.c_int),
+        ("text", ctypes.c_void_p),
+        ("text_len", ctypes.c_size_t),
+    ]
+
+
+class _Parents:
+    """A stand-in for the next item while it is not known yet: it descends
+    from every collector the item does, so pytest tears down the item's own
+    (function-scoped) fixtures and keeps the rest until the next item is
+    known (see _Host.settle)."""
+
+    def __init__(self, item):
+        self._chain = item.listchain()[:-1]
+        self.nodeid = None
+
+    def listchain(self):
+        return self._chain
+
+
+class _Stop(Exception):
+    pass
+
+
+def _env_u64(name):
+    v = os.environ.get(name, "")
+    return int(v) if v.isdigit() else 0
+
+
+class _Host:
+    """One pytest process serving the protocol: the runner's generation."""
+
+    def __init__(self, session):
+        self.session = session
+        self.config = session.config
+        lib = ctypes.CDLL(os.environ["MEMGUARD_PYTEST_LIB"])
+        lib.mg_verdict_start.argtypes = [ctypes.c_void_p, ctypes.c_uint64, ctypes.c_uint64]
+        lib.mg_verdict_end.argtypes = [
+            ctypes.c_void_p,
+            ctypes.c_uint64,
+            ctypes.c_uint64,
+            ctypes.POINTER(ctypes.c_uint64),
+        ]
+        lib.mg_verdict_end.restype = ctypes.c_int
+        lib.mg_proto_parse.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_size_t]
+        lib.mg_proto_parse.restype = ctypes.c_int
+        lib.mg_proto_escape.argtypes = [
+            ctypes.c_char_p,
+            ctypes.c_size_t,
+            ctypes.c_char_p,
+            ctypes.c_size_t,
+        ]
+        lib.mg_proto_escape.restype = ctypes.c_size_t
+        self.lib = lib
+        self.version = min(2, int(_HOST)) if _HOST.isdigit() else 1
+        self.cmd_fd = int(os.environ.get("MEMGUARD_CMD_FD", "3"))
+        self.reply_fd = int(os.environ.get("MEMGUARD_REPLY_FD", "4"))
+        os.set_blocking(self.cmd_fd, False)
+        self.inbuf = b""
+        self.eof = False
+        self.out = []
+        self.statm = os.open("/proc/self/statm", os.O_RDONLY | os.O_CLOEXEC)
+        self.page = os.sysconf("SC_PAGE_SIZE")
+        self.verdict = _Verdict()
+        v = self.verdict
+        v.recycle_va = _env_u64("MEMGUARD_RECYCLE_VA")
+        v.recycle_rss = _env_u64("MEMGUARD_RECYCLE_RSS")
+        if self.version >= 2:
+            v.kill_va = _env_u64("MEMGUARD_KILL_VA")
+            v.kill_rss = _env_u64("MEMGUARD_KILL_RSS")
+            v.gap_limit = _env_u64("MEMGUARD_RECYCLE_GAP")
+        self.expect = (0, 0)
+        self.ordinal = 0
+        self.peak_seen = 0
+        self.items = {}
+        self.pending = None  # the item whose scopes above its own await the next
+        self.stdout = _SAVED_FDS[0]
+        self.stderr = _SAVED_FDS[1]
+        self.shared = _Shared(self.config)
+
+    # ---- memory ----
+    def mem(self):
+        f = os.pread(self.statm, 128, 0).split()
+        return int(f[0]) * self.page, int(f[1]) * self.page
+
+    @staticmethod
+    def vm_peak():
+        with open("/proc/self/status", "rb") as f:
+            for line in f:
+                if line.startswith(b"VmPeak:"):
+                    return int(line.split()[1]) * 1024
+        return 0
+
+    # ---- the reply descriptor ----
+    def put(self, line):
+        self.out.append(line)
+
+    def flush(self):
+        data = b"".join(self.out)
+        self.out = []
+        while data:
+            data = data[os.write(self.reply_fd, data) :]
+
+    def escape(self, raw):
+        cap = len(raw) * 2 + 1
+        buf = ctypes.create_string_buffer(cap)
+        n = self.lib.mg_proto_escape(buf, cap, raw, len(raw))
+        return buf.raw[:n]
+
+    # ---- the command descriptor ----
+    def fill(self, block):
+        """One read of the command pipe (waiting for it when block)."""
+        if self.eof:
+            return False
+        if block:
+            select.select([self.cmd_fd], [], [])
+        try:
+            data = os.read(self.cmd_fd, 65536)
+        except BlockingIOError:
+            return False
+        if not data:
+            self.eof = True
+            return False
+        self.inbuf += data
+        return True
+
+    def peek(self):
+        """The next complete command line, parsed (kind, name), without
+        taking it; None when none is buffered."""
+        nl = self.inbuf.find(b"\n")
+        if nl < 0:
+            return None
+        return self.parse(self.inbuf[:nl])
+
+    def take(self):
+        """The next command, taken (waiting for it); None at end of file."""
+        while self.inbuf.find(b"\n") < 0:
+            if self.eof:
+                return None
+            self.fill(True)
+        nl = self.inbuf.find(b"\n")
+        line, self.inbuf = self.inbuf[:nl], self.inbuf[nl + 1 :]
+        return self.parse(line)
+
+    def parse(self, line):
+        buf = ctypes.create_string_buffer(line, len(line) + 1)
+        m = _Msg()
+        if self.lib.mg_proto_parse(ctypes.byref(m), buf, len(line)) < 0 or m.kind < _CMD_LIST:
+            self.bad_command(line)
+        name = ctypes.string_at(m.text, m.text_len) if m.text else b""
+        return m.kind, name, (m.va, m.bytes), line
+
+    def bad_command(self, line):
+        self.flush()
+        os.write(self.stderr, b"memguard host: bad command '%s'\n" % line[:200])
+        os._exit(3)
+
+    # ---- serving ----
+    def serve(self):
+        va, rss = self.mem()
+        arch = b"x86" if ctypes.sizeof(ctypes.c_void_p) == 4 else b"x64"
+        self.lib.mg_verdict_start(ctypes.byref(self.verdict), va, rss)
+        self.put(b"hello %d %s %d %d %d\n" % (self.version, arch, os.getpid(), va, rss))
+        self.flush()
+        for item in self.session.items:
+            self.items.setdefault(item.nodeid.encode("utf-8", "surrogateescape"), item)
+        while True:
+            if self.peek() is None:
+                self.flush()
+            cmd = self.take()
+            if cmd is None:  # the runner has gone
+                os._exit(0)
+            kind, name, nums, line = cmd
+            if kind == _CMD_LIST:
+                self.settle(None)
+                for item in self.session.items:
+                    raw = item.nodeid.encode("utf-8", "surrogateescape")
+                    self.put(b"test " + self.escape(raw) + b"\n")
+                self.put(b"end %d\n" % len(self.session.items))
+            elif kind == _CMD_EXPECT:
+                self.expect = nums
+            elif kind == _CMD_RUN:
+                if not self.run(name):
+                    return self.await_quit()
+            elif kind == _CMD_QUIT:
+                return self.bye()
+            elif kind != _CMD_FED:
+                self.bad_command(line)
+
+    def await_quit(self):
+        self.flush()
+        while True:
+            cmd = self.take()
+            if cmd is None:
+                os._exit(0)
+            if cmd[0] == _CMD_QUIT:
+                return self.bye()
+
+    def bye(self):
+        errors = self.settle(None)
+        if errors:
+            # no test is left to carry it: the fixture's error goes to stderr
+            # and the run's verdict through the generation's exit status
+            os.write(self.stderr, errors.encode("utf-8", "replace"))
+        peak_va, peak_rss = 0, 0
+        with open("/proc/self/status", "rb") as f:
+            for line in f:
+                if line.startswith(b"VmPeak:"):
+                    peak_va = int(line.split()[1]) * 1024
+                elif line.startswith(b"VmHWM:"):
+                    peak_rss = int(line.split()[1]) * 1024
+        self.shared.close()
+        self.put(b"bye %d %d\n" % (peak_va, peak_rss))
+        self.flush()
+        return bool(errors)
+
+    def settle(self, nextitem):
+        """Tears down what the item left for the next one to decide (its
+        class, module, package and session fixtures) as pytest would have
+        with nextitem known. The error text of a failing finalizer, or ""."""
+        if self.pending is None:
+            return ""
+        item, self.pending = self.pending, None
+        try:
+            self.session._setupstate.teardown_exact(nextitem)
+        except Exception as e:  # pytest's TEST_OUTCOME: what a finalizer raises
+            return "error at teardown of %s (scopes above the test, at the next test):\n%s" % (
+                item.nodeid,
+                "".join(traceback.format_exception(type(e), e, e.__traceback__)),
+            )
+        return ""
+
+    def next_known(self):
+        """The item after this one if the runner has already said it (or
+        None when it said quit); _Parents when it has not yet."""
+        if self.peek() is None:
+            self.fill(False)
+        nl = self.inbuf.find(b"\n")
+        rest = self.inbuf
+        while nl >= 0:
+            kind, name, _, _ = self.parse(rest[:nl])
+            if kind == _CMD_RUN:
+                return self.items.get(name, _NOT_KNOWN)
+            if kind == _CMD_QUIT:
+                return None
+            if kind != _CMD_EXPECT:
+                break
+            rest = rest[nl + 1 :]
+            nl = rest.find(b"\n")
+        return _NOT_KNOWN
+
+    def admits(self):
+        """History's word on the next test (PROTOCOL.md 6a): False when its
+        expected rise from here would reach the kill limit."""
+        rise, growth = self.expect
+        self.expect = (0, 0)
+        need = max(rise, growth)
+        if not need or not self.verdict.kill_va:
+            return True
+        va, rss = self.mem()
+        if va + need < self.verdict.kill_va:
+            return True
+        self.settle(None)
+        self.put(b"recycle %d %d peak %d\n" % (va, rss, need))
+        return False
+
+    def run(self, name):
+        """Runs one test; False when this host takes no more (a recycle)."""
+        item = self.items.get(name)
+        if not self.admits():
+            return False
+        errors = self.settle(item)
+        self.put(b"start " + self.escape(name) + b"\n")
+        self.flush()
+        t0 = time.monotonic()
+        if item is None:
+            word, msg = b"fail", b"unknown test '%s'" % name[:200]
+        elif self.shared.stopped(self.session):
+            word, msg = b"skip", ("not run: %s (-x/--maxfail)" % self.shared.why).encode()
+        else:
+            word, msg = self.run_item(item)
+            if errors:
+                word = b"fail"
+                msg = errors.encode("utf-8", "replace") + (b"\n" + msg if msg else b"")
+        usec = int((time.monotonic() - t0) * 1e6)
+        if self.version >= 2:
+            self.mark()
+            if usec >= 1000:
+                peak = self.vm_peak()
+                if peak > self.peak_seen:
+                    self.peak_seen = peak
+                    self.put(b"peak %d\n" % peak)
+        va, rss = self.mem()
+        nbytes = ctypes.c_uint64(0)
+        why = self.lib.mg_verdict_end(ctypes.byref(self.verdict), va, rss, ctypes.byref(nbytes))
+        if why and self.pending is not None:
+            # the session ends here: pytest would tear everything down in this
+            # test's teardown, and report what fails there on this test
+            more = self.settle(None)
+            if more:
+                word = b"fail"
+                msg = (msg + b"\n" if msg else b"") + more.encode("utf-8", "replace")
+        line = b"%s %d %d %d" % (word, usec, va, rss)
+        if word != b"pass" and msg:
+            line += b" " + self.escape(msg[:_MESSAGE_MAX])
+        self.put(line + b"\n")
+        if not why:
+            return True
+        if self.version < 2:
+            self.put(b"recycle %d %d\n" % (va, rss))
+        elif why in _WHY_BYTES:
+            self.put(b"recycle %d %d%s %d\n" % (va, rss, _WHY_WORDS[why].encode(), nbytes.value))
+        else:
+            self.put(b"recycle %d %d%s\n" % (va, rss, _WHY_WORDS[why].encode()))
+        return False
+
+    def run_item(self, item):
+        """pytest's own protocol for item: (result word, message)."""
+        nextitem = self.next_known()
+        self.reports = []
+        self.shared.started(item.nodeid)
+        hook_next = _Parents(item) if nextitem is _NOT_KNOWN else nextitem
+        item.config.hook.pytest_runtest_protocol(item=item, nextitem=hook_next)
+        if nextitem is _NOT_KNOWN:
+            self.pending = item
+        word, msg = _outcome(self.reports)
+        self.shared.finished(self.session)
+        self.write_output(self.reports)
+        return word, msg.encode("utf-8", "replace")
+
+    def write_output(self, reports):
+        # a report holds the sections of its phase and those before it
+        for rep in reports[-1:]:
+            for title, text in rep.sections:
+                if not text:
+                    continue
+                fd = self.stdout if "stdout" in title else self.stderr
+                _write_all(fd, text.encode("utf-8", "replace"))
+
+    def mark(self):
+        """The test's mark after its output on both streams (PROTOCOL.md)."""
+        for f in (sys.stdout, sys.stderr):
+            try:
+                f.flush()
+            except Exception:
+                pass
+        mark = _MARK_HEAD + b"%d" % self.ordinal + _MARK_TAIL
+        self.ordinal += 1
+        for fd in (self.stdout, self.stderr):
+            try:
+                _write_all(fd, mark)
+            except OSError:
+                pass
+
+
+_NOT_KNOWN = object()
+
+
+def _write_all(fd, data):
+    while data:
+        data = data[os.write(fd, data) :]
+
+
+def _outcome(reports):
+    """One protocol result for pytest's reports of one test, in pytest's
+    words: failed, error at setup/teardown, skipped, xfailed (skip), xpassed
+    (pass; a strict xpass is pytest's failure)."""
+    fails, skip = [], None
+    for rep in reports:
+        if rep.failed:
+            what = "failed" if rep.when == "call" else "error at %s" % rep.when
+            if rep.when == "call" and hasattr(rep, "wasxfail"):
+                what = "failed: [XPASS(strict)]"
+            fails.append("%s: %s" % (what, rep.longreprtext))
+        elif rep.skipped and skip is None:
+            if hasattr(rep, "wasxfail"):
+                skip = "xfailed: %s" % rep.wasxfail
+            else:
+                skip = "skipped: %s" % _skip_reason(rep)
+    if fails:
+        return b"fail", "\n".join(fails)
+    if skip is not None:
+        return b"skip", skip
+    return b"pass", ""
+
+
+def _skip_reason(rep):
+    lr = rep.longrepr
+    if isinstance(lr, tuple) and len(lr) == 3:
+        return str(lr[2])
+    return rep.longreprtext
+
+
+class _Shared:
+    """-x / --maxfail across the run's pytest processes (every lane, every
+    generation): failures counted in one file, a test that killed its
+    process (its name left in this process's file) counted by the next.
+    Nothing is written without a maxfail."""
+
+    def __init__(self, config):
+        self.maxfail = config.getoption("maxfail") or 0
+        self.base = os.environ.get("MEMGUARD_PYTEST_RUN", "")
+        self.why = ""
+        self.fd = -1
+        if not self.maxfail or not self.base:
+            self.maxfail = 0
+            return
+        self.fd = os.open("%s.%d" % (self.base, os.getpid()), os.O_RDWR | os.O_CREAT, 0o600)
+        # a process of this run that died inside a test: its test failed
+        d, prefix = os.path.split(self.base)
+        for f in os.listdir(d or "."):
+            if not f.startswith(prefix + ".") or not f[len(prefix) + 1 :].isdigit():
+                continue
+            pid = int(f[len(prefix) + 1 :])
+            if pid == os.getpid() or os.path.exists("/proc/%d" % pid):
+                continue
+            path = os.path.join(d, f)
+            with open(path, "rb") as fp:
+                died_in = fp.read()
+            if died_in:
+                self.count_failure()
+            os.unlink(path)
+
+    def close(self):
+        if self.fd >= 0:
+            os.close(self.fd)
+            os.unlink("%s.%d" % (self.base, os.getpid()))
+            self.fd = -1
+
+    def count_failure(self):
+        fd = os.open(self.base + ".failed", os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        os.write(fd, b"x")
+        os.close(fd)
+
+    def stopped(self, session):
+        why = session.shouldfail or session.shouldstop
+        if why:
+            self.why = str(why)
+            return True
+        if not self.maxfail:
+            return False
+        try:
+            n = os.stat(self.base + ".failed").st_size
+        except FileNotFoundError:
+            return False
+        if n >= self.maxfail:
+            self.why = "stopping after %d failures" % n
+            return True
+        return False
+
+    def started(self, nodeid):
+        if self.fd >= 0:
+            os.pwrite(self.fd, nodeid.encode("utf-8", "replace") + b"\n", 0)
+
+    def finished(self, session):
+        if self.fd < 0:
+            return
+        os.ftruncate(self.fd, 0)
+        for _ in range(session.testsfailed - getattr(self, "seen", 0)):
+            self.count_failure()
+        self.seen = session.testsfailed
+
+
+_SAVED_FDS = (1, 2)
+_HOST_STATE = {}
+
+
+if _HOST:
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_cmdline_main(config):
+        if config.pluginmanager.hasplugin("xdist") and config.getoption("numprocesses", None):
+            raise pytest.UsageError(
+                "memguard: pytest-xdist's -n (here from the configuration: addopts or "
+                "PYTEST_ADDOPTS) asks for worker processes; under memguard the lanes are "
+                "the workers: add -n 0 (or -p no:xdist) to the command and give memguard -j N"
+            )
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_configure(config):
+        # pytest's terminal report goes nowhere: memguard reports the tests
+        tr = config.pluginmanager.get_plugin("terminalreporter")
+        if tr is not None:
+            tr._tw._file = open(os.devnull, "w")
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtestloop(session):
+        if session.testsfailed and not session.config.option.continue_on_collection_errors:
+            # pytest's terminal is silenced: say what did not collect
+            for rep in _HOST_STATE.get("collect_errors", []):
+                _write_all(_SAVED_FDS[1], b"ERROR collecting %s\n%s\n" % (
+                    rep.nodeid.encode("utf-8", "replace"),
+                    rep.longreprtext.encode("utf-8", "replace")))
+            raise session.Interrupted(
+                "%d error%s during collection"
+                % (session.testsfailed, "s" if session.testsfailed != 1 else "")
+            )
+        host = _Host(session)
+        _HOST_STATE["host"] = host
+        _HOST_STATE["fixture_error"] = host.serve()
+        return True
+
+    @pytest.hookimpl(hookwrapper=True, tryfirst=True)
+    def pytest_runtest_logreport(report):
+        host = _HOST_STATE.get("host")
+        if host is not None and report.when in ("setup", "call", "teardown"):
+            host.reports.append(report)
+        yield
+
+    def pytest_collectreport(report):
+        if report.failed:
+            _HOST_STATE.setdefault("collect_errors", []).append(report)
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_sessionfinish(session, exitstatus):
+        if "host" in _HOST_STATE:
+            # the runner has every verdict; a clean host exits 0 after bye
+            session.exitstatus = 1 if _HOST_STATE.get("fixture_error") else 0
+
+    # the real stdout and stderr, before pytest's capture takes fds 1 and 2
+    _SAVED_FDS = (os.dup(1), os.dup(2))
