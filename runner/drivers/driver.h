@@ -66,7 +66,8 @@ int pytest_main(const struct shim_args *a);
 /* pytest.c: the index of pytest's own first argument in argv (after
  * "pytest" or "python -m pytest"), or -1 when argv is no pytest command. */
 int pytest_args_at(char *const *argv, int argc);
-/* pytest.c: xdist's -n/--numprocesses/--dist/--tx refused (MG_EINVAL). */
+/* pytest.c: MG_EINVAL for a command that is no pytest, or with xdist's
+ * -n/--numprocesses/--dist/--tx (the lanes are memguard's -j). */
 int pytest_check_args(char *const *argv, int argc, mg_err *err);
 
 #endif

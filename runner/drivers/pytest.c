@@ -84,7 +84,12 @@ static int takes_value(const char *a)
 int pytest_check_args(char *const *argv, int argc, mg_err *err)
 {
 	int at = pytest_args_at(argv, argc);
-	for (int i = at < 0 ? argc : at; i < argc; i++) {
+	if (at < 0)
+		return mg_err_set(err, MG_EINVAL,
+		                  "--driver pytest needs a pytest command line (pytest, py.test, "
+		                  "python -m pytest), not '%s'",
+		                  argc > 0 ? argv[0] : "");
+	for (int i = at; i < argc; i++) {
 		const char *a = argv[i];
 		if (!strcmp(a, "--"))
 			break;
@@ -178,13 +183,6 @@ int pytest_main(const shim_args *a)
 {
 	char dir[2048], lib[2200], path[8192], run[1200];
 	int at = pytest_args_at(a->cmd, a->ncmd);
-	if (at < 0) {
-		fprintf(stderr,
-		        "memguard: --driver pytest needs a pytest command line (pytest, py.test, "
-		        "python -m pytest), not '%s'\n",
-		        a->cmd[0]);
-		return 2;
-	}
 	mg_err err;
 	if (pytest_check_args(a->cmd, a->ncmd, &err) < 0) {
 		fprintf(stderr, "memguard: %s\n", err.msg);
