@@ -74,24 +74,6 @@ class _Msg(ctypes.Structure):
     ]
 
 
-class _Parents:
-    """A stand-in for the next item while it is not known yet: it descends
-    from every collector the item does, so pytest tears down the item's own
-    (function-scoped) fixtures and keeps the rest until the next item is
-    known (see _Host.settle)."""
-
-    def __init__(self, item):
-        self._chain = item.listchain()[:-1]
-        self.nodeid = None
-
-    def listchain(self):
-        return self._chain
-
-
-class _Stop(Exception):
-    pass
-
-
 def _env_u64(name):
     v = os.environ.get(name, "")
     return int(v) if v.isdigit() else 0
@@ -143,6 +125,7 @@ class _Host:
         self.ordinal = 0
         self.peak_seen = 0
         self.items = {}
+        self.after = {}  # item -> the item pytest itself runs after it (None: last)
         self.pending = None  # the item whose scopes above its own await the next
         self.stdout = _SAVED_FDS[0]
         self.stderr = _SAVED_FDS[1]
@@ -232,8 +215,10 @@ class _Host:
         self.lib.mg_verdict_start(ctypes.byref(self.verdict), va, rss)
         self.put(b"hello %d %s %d %d %d\n" % (self.version, arch, os.getpid(), va, rss))
         self.flush()
-        for item in self.session.items:
+        items = self.session.items
+        for i, item in enumerate(items):
             self.items.setdefault(item.nodeid.encode("utf-8", "surrogateescape"), item)
+            self.after[item] = items[i + 1] if i + 1 < len(items) else None
         while True:
             if self.peek() is None:
                 self.flush()
@@ -268,10 +253,7 @@ class _Host:
 
     def bye(self):
         errors = self.settle(None)
-        if errors:
-            # no test is left to carry it: the fixture's error goes to stderr
-            # and the run's verdict through the generation's exit status
-            os.write(self.stderr, errors.encode("utf-8", "replace"))
+        self.unreported(errors)
         peak_va, peak_rss = 0, 0
         with open("/proc/self/status", "rb") as f:
             for line in f:
@@ -284,10 +266,19 @@ class _Host:
         self.flush()
         return bool(errors)
 
+    def unreported(self, errors):
+        """A finalizer's error with no test left to carry it (the protocol has
+        no line for it after the last result): on stderr, and the process
+        exits 1 after bye."""
+        if errors:
+            _write_all(self.stderr, errors.encode("utf-8", "replace"))
+            _HOST_STATE["fixture_error"] = True
+
     def settle(self, nextitem):
-        """Tears down what the item left for the next one to decide (its
-        class, module, package and session fixtures) as pytest would have
-        with nextitem known. The error text of a failing finalizer, or ""."""
+        """Tears down what the last item kept for the item pytest runs after
+        it, as far as nextitem (the one that does come next here; None: no
+        more) does not need it. The error text of a failing finalizer, or
+        ""."""
         if self.pending is None:
             return ""
         item, self.pending = self.pending, None
@@ -301,8 +292,8 @@ class _Host:
         return ""
 
     def next_known(self):
-        """The item after this one if the runner has already said it (or
-        None when it said quit); _Parents when it has not yet."""
+        """The item after this one if the runner has already said it (None
+        when it said quit); _NOT_KNOWN when it has not yet."""
         if self.peek() is None:
             self.fill(False)
         nl = self.inbuf.find(b"\n")
@@ -330,7 +321,7 @@ class _Host:
         va, rss = self.mem()
         if va + need < self.verdict.kill_va:
             return True
-        self.settle(None)
+        self.unreported(self.settle(None))
         self.put(b"recycle %d %d peak %d\n" % (va, rss, need))
         return False
 
@@ -389,10 +380,13 @@ class _Host:
         nextitem = self.next_known()
         self.reports = []
         self.shared.started(item.nodeid)
-        hook_next = _Parents(item) if nextitem is _NOT_KNOWN else nextitem
-        item.config.hook.pytest_runtest_protocol(item=item, nextitem=hook_next)
         if nextitem is _NOT_KNOWN:
+            # not said yet (the runner sends the next line when this result is
+            # back): the test pytest itself runs next, whose scopes stay; what
+            # the one that does come next does not share goes at its start
+            nextitem = self.after[item]
             self.pending = item
+        item.config.hook.pytest_runtest_protocol(item=item, nextitem=nextitem)
         word, msg = _outcome(self.reports)
         self.shared.finished(self.session)
         self.write_output(self.reports)
@@ -567,7 +561,7 @@ if _HOST:
             )
         host = _Host(session)
         _HOST_STATE["host"] = host
-        _HOST_STATE["fixture_error"] = host.serve()
+        host.serve()
         return True
 
     @pytest.hookimpl(hookwrapper=True, tryfirst=True)

@@ -97,6 +97,13 @@ int pytest_check_args(char *const *argv, int argc, mg_err *err)
 			i++;
 			continue;
 		}
+		if (!strcmp(a, "--junitxml") || !strncmp(a, "--junitxml=", 11) ||
+		    !strcmp(a, "--junit-xml") || !strncmp(a, "--junit-xml=", 12))
+			return mg_err_set(err, MG_EINVAL,
+			                  "pytest option '%s': under memguard each pytest process "
+			                  "would write its own file over the others; give memguard "
+			                  "--adapter junit=PATH instead (every test of every lane)",
+			                  a);
 		int xdist = !strncmp(a, "-n", 2) || !strcmp(a, "--numprocesses") ||
 		            !strncmp(a, "--numprocesses=", 15) || !strcmp(a, "--dist") ||
 		            !strncmp(a, "--dist=", 7) || !strcmp(a, "--tx") ||

@@ -137,9 +137,9 @@ def same_as_pytest(args, jobs, extra=()):
     return rep
 
 
-def case_states(jobs):
+def case_states(jobs, extra=()):
     suite = os.path.join(SUITES, "states")
-    rep = same_as_pytest([suite], jobs)
+    rep = same_as_pytest([suite], jobs, extra)
     if rep is None:
         return
     t = tests_of(rep)
@@ -151,7 +151,9 @@ def case_states(jobs):
           "a strict xpass is pytest's failure, named so")
     check("teardown broke" in t["test_states.py::test_teardown_error"][1],
           "the teardown error's message")
-    check(len(t) == 14, "14 tests listed, got %d" % len(t))
+    check(len(t) == 16, "16 tests listed, got %d" % len(t))
+    check("module teardown broke" in t["test_module_teardown.py::test_last"][1],
+          "the module fixture's teardown error is on its last test")
 
 
 def case_pyflakes(jobs):
@@ -315,6 +317,8 @@ def case_xdist_refused():
     rc, rep, out, err = memguard(["-j", "1"], pytest_cmd("-n", "2", suite))
     check(rc == 2, "usage error (2), got %d" % rc)
     check("'-n 2'" in err and "-j" in err, "the message names -n 2 and -j: %s" % err)
+    rc, rep, out, err = memguard(["-j", "1"], pytest_cmd("--junitxml=x.xml", suite))
+    check(rc == 2 and "--adapter junit" in err, "--junitxml refused: %d %s" % (rc, err))
     env = dict(ENV, PYTEST_ADDOPTS="-n 2")
     rc, rep, out, err = memguard(["-j", "1"], pytest_cmd(suite), env=env)
     check(rc != 0, "-n from PYTEST_ADDOPTS: refused, got %d" % rc)
@@ -346,6 +350,8 @@ def case_detect():
 CASES = {
     "states_j1": lambda: case_states(1),
     "states_j2": lambda: case_states(2),
+    # one run line at a time: the next test is never known at a teardown
+    "states_pipeline1": lambda: case_states(1, ["--pipeline", "1"]),
     "pyflakes_j1": lambda: case_pyflakes(1),
     "pyflakes_j2": lambda: case_pyflakes(2),
     "select": case_select,
