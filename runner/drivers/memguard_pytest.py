@@ -17,6 +17,7 @@ descriptor, or let pytest's terminal output land on a test (it writes each
 test's captured output, then the test's mark, to the real stdout/stderr).
 """
 
+import collections
 import ctypes
 import os
 import select
@@ -109,6 +110,7 @@ class _Host:
         self.reply_fd = int(os.environ.get("MEMGUARD_REPLY_FD", "4"))
         os.set_blocking(self.cmd_fd, False)
         self.inbuf = b""
+        self.cmds = collections.deque()
         self.eof = False
         self.out = []
         self.statm = os.open("/proc/self/statm", os.O_RDONLY | os.O_CLOEXEC)
@@ -162,44 +164,43 @@ class _Host:
 
     # ---- the command descriptor ----
     def fill(self, block):
-        """One read of the command pipe (waiting for it when block)."""
+        """One read of the command pipe (waiting for it when block); each
+        complete line is parsed once, into self.cmds."""
         if self.eof:
-            return False
+            return
         if block:
             select.select([self.cmd_fd], [], [])
         try:
             data = os.read(self.cmd_fd, 65536)
         except BlockingIOError:
-            return False
+            return
         if not data:
             self.eof = True
-            return False
-        self.inbuf += data
-        return True
-
-    def peek(self):
-        """The next complete command line, parsed (kind, name), without
-        taking it; None when none is buffered."""
-        nl = self.inbuf.find(b"\n")
-        if nl < 0:
-            return None
-        return self.parse(self.inbuf[:nl])
+            return
+        lines = (self.inbuf + data).split(b"\n")
+        self.inbuf = lines.pop()
+        if len(self.inbuf) >= 65536:
+            self.bad_command(self.inbuf)
+        self.cmds.extend(self.parse(line) for line in lines)
 
     def take(self):
         """The next command, taken (waiting for it); None at end of file."""
-        while self.inbuf.find(b"\n") < 0:
+        while not self.cmds:
             if self.eof:
                 return None
             self.fill(True)
-        nl = self.inbuf.find(b"\n")
-        line, self.inbuf = self.inbuf[:nl], self.inbuf[nl + 1 :]
-        return self.parse(line)
+        cmd = self.cmds.popleft()
+        if cmd[0] is None:
+            self.bad_command(cmd[3])
+        return cmd
 
     def parse(self, line):
+        """(kind, name, (va, bytes), line); kind None for a line outside the
+        grammar or not a command (refused when it is taken)."""
         buf = ctypes.create_string_buffer(line, len(line) + 1)
         m = _Msg()
         if self.lib.mg_proto_parse(ctypes.byref(m), buf, len(line)) < 0 or m.kind < _CMD_LIST:
-            self.bad_command(line)
+            return None, b"", (0, 0), line
         name = ctypes.string_at(m.text, m.text_len) if m.text else b""
         return m.kind, name, (m.va, m.bytes), line
 
@@ -220,7 +221,7 @@ class _Host:
             self.items.setdefault(item.nodeid.encode("utf-8", "surrogateescape"), item)
             self.after[item] = items[i + 1] if i + 1 < len(items) else None
         while True:
-            if self.peek() is None:
+            if not self.cmds:
                 self.flush()
             cmd = self.take()
             if cmd is None:  # the runner has gone
@@ -294,20 +295,15 @@ class _Host:
     def next_known(self):
         """The item after this one if the runner has already said it (None
         when it said quit); _NOT_KNOWN when it has not yet."""
-        if self.peek() is None:
+        if not self.cmds:
             self.fill(False)
-        nl = self.inbuf.find(b"\n")
-        rest = self.inbuf
-        while nl >= 0:
-            kind, name, _, _ = self.parse(rest[:nl])
+        for kind, name, _, _ in self.cmds:
             if kind == _CMD_RUN:
                 return self.items.get(name, _NOT_KNOWN)
             if kind == _CMD_QUIT:
                 return None
             if kind != _CMD_EXPECT:
                 break
-            rest = rest[nl + 1 :]
-            nl = rest.find(b"\n")
         return _NOT_KNOWN
 
     def admits(self):
