@@ -312,6 +312,19 @@ def case_cgroup_oom():
                 time.sleep(0.02)
 
 
+def case_collect_error():
+    """A module that does not import: pytest exits 2 and runs nothing;
+    memguard does not pass either (3: the host could not list) and shows
+    pytest's error."""
+    suite = os.path.join(SUITES, "collect_error")
+    p = subprocess.run(pytest_cmd("-q", suite), cwd=WORK, env=ENV, capture_output=True)
+    check(p.returncode == 2, "pytest alone: 2, got %d" % p.returncode)
+    rc, rep, out, err = memguard(["-j", "1"], pytest_cmd(suite))
+    check(rc == 3, "memguard: 3, got %d" % rc)
+    check("ERROR collecting test_broken.py" in err and "SyntaxError" in err,
+          "pytest's collection error is shown: %s" % err[-1500:])
+
+
 def case_xdist_refused():
     suite = os.path.join(SUITES, "states")
     rc, rep, out, err = memguard(["-j", "1"], pytest_cmd("-n", "2", suite))
@@ -360,6 +373,7 @@ CASES = {
     "crash_maxfail": lambda: case_crash(True),
     "maxfail_two_lanes": case_maxfail_two_lanes,
     "cgroup_oom": case_cgroup_oom,
+    "collect_error": case_collect_error,
     "xdist_refused": case_xdist_refused,
     "detect": case_detect,
 }
