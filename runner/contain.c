@@ -316,8 +316,15 @@ void contain_end(void)
 	if (init_pid <= 0)
 		return;
 	kill(init_pid, SIGKILL);
-	while (waitpid(init_pid, NULL, 0) < 0 && errno == EINTR)
-		;
+	/* The init finishes dying only when every process of its namespace is
+	 * reaped, and our hosts in it are ours to reap: one SIGKILLed a moment
+	 * ago (a host slow to exit after bye) is reaped here, or this wait and
+	 * the init's would wait for each other for ever. */
+	for (;;) {
+		pid_t p = waitpid(-1, NULL, 0);
+		if (p == init_pid || (p < 0 && errno != EINTR))
+			break;
+	}
 	init_pid = -1;
 	close(alive_w);
 	alive_w = -1;

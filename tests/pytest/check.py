@@ -36,19 +36,26 @@ def pytest_cmd(*args):
     return [PYTHON, "-m", "pytest", "-p", "no:cacheprovider", *args]
 
 
-def memguard(args, cmd, env=None, cgroup=None):
-    """memguard run ARGS -- CMD: (returncode, report or None, stdout, stderr)."""
+def memguard(args, cmd, env=None, cgroup=None, hang=None):
+    """memguard run ARGS -- CMD: (returncode, report or None, stdout, stderr).
+    With hang (seconds), a memguard still running then is killed (SIGKILL)
+    and the case fails: a deadlock detector, not a timing."""
     report = os.path.join(WORK, "report.json")
     if os.path.exists(report):
         os.unlink(report)
-    p = subprocess.run(
-        [MEMGUARD, "run", "--report", report, *args, "--", *cmd],
-        cwd=WORK,
-        env=env or ENV,
-        capture_output=True,
-        text=True,
-        preexec_fn=(lambda: _enter(cgroup)) if cgroup else None,
-    )
+    try:
+        p = subprocess.run(
+            [MEMGUARD, "run", "--report", report, *args, "--", *cmd],
+            cwd=WORK,
+            env=env or ENV,
+            capture_output=True,
+            text=True,
+            timeout=hang,
+            preexec_fn=(lambda: _enter(cgroup)) if cgroup else None,
+        )
+    except subprocess.TimeoutExpired:
+        check(False, "memguard still running after %d s: hung" % hang)
+        return -1, None, "", ""
     rep = json.load(open(report)) if os.path.exists(report) else None
     return p.returncode, rep, p.stdout, p.stderr
 
@@ -312,6 +319,16 @@ def case_cgroup_oom():
                 time.sleep(0.02)
 
 
+def case_slow_exit():
+    """A pytest process that takes 3 s to exit after bye at the run's end:
+    memguard kills it after a second and ends (it once waited for its PID
+    namespace's init while the init waited for that host to be reaped)."""
+    suite = os.path.join(SUITES, "slow_exit")
+    for jobs in ("1", "2"):
+        rc, rep, _, err = memguard(["-j", jobs], pytest_cmd(suite), hang=120)
+        check(rc == 0 and rep is not None, "-j %s: exit 0, got %d %s" % (jobs, rc, err[-500:]))
+
+
 def case_collect_error():
     """A module that does not import: pytest exits 2 and runs nothing;
     memguard does not pass either (3: the host could not list) and shows
@@ -374,6 +391,7 @@ CASES = {
     "maxfail_two_lanes": case_maxfail_two_lanes,
     "cgroup_oom": case_cgroup_oom,
     "collect_error": case_collect_error,
+    "slow_exit": case_slow_exit,
     "xdist_refused": case_xdist_refused,
     "detect": case_detect,
 }
