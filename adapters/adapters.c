@@ -22,20 +22,42 @@ typedef struct adapter {
 	render_fn render;
 	detail_fn render_detail; /* NULL: the adapter takes no :DETAIL */
 	int properties;          /* takes :properties (testcase properties) */
+	const char *what;        /* help: what it writes, where without =PATH */
 } adapter;
 
 static int auto_render(const report *r, const char *path, mg_err *err);
 
 static const adapter adapters[] = {
-    {"console", console_render, NULL, 0},
-    {"junit", junit_render, junit_render_detail, 1},
-    {"github", github_render, NULL, 0},
-    {"gitlab", gitlab_render, NULL, 0},
-    {"azure", azure_render, NULL, 0},
-    {"teamcity", teamcity_render, teamcity_render_detail, 0},
-    {"buildkite", buildkite_render, NULL, 0},
-    {"html", html_render, NULL, 0},
-    {"auto", auto_render, NULL, 0},
+    {"console", console_render, NULL, 0,
+     "the per-shard table and the tests that did not pass; default:\n"
+     "stdout"},
+    {"junit", junit_render, junit_render_detail, 1,
+     "JUnit XML (Jenkins, GitLab, Azure, CircleCI); default:\n"
+     "memguard-junit.xml"},
+    {"github", github_render, NULL, 0,
+     "the job summary (default: $GITHUB_STEP_SUMMARY, else stdout),\n"
+     "::warning and ::error annotations for recycles and kills, step\n"
+     "outputs in $GITHUB_OUTPUT"},
+    {"gitlab", gitlab_render, NULL, 0,
+     "a folder with metrics.txt (OpenMetrics) and junit.xml; default:\n"
+     "memguard-gitlab/"},
+    {"azure", azure_render, NULL, 0,
+     "summary Markdown (default: memguard-summary-node-N.md in\n"
+     "$AGENT_TEMPDIRECTORY, else in ./), ##vso[] issues, the summary\n"
+     "upload and output variables"},
+    {"teamcity", teamcity_render, teamcity_render_detail, 0,
+     "##teamcity[] service messages (tests, build statistics) on\n"
+     "stdout"},
+    {"buildkite", buildkite_render, NULL, 0,
+     "an annotation through buildkite-agent when it is on PATH, else\n"
+     "Markdown on stdout; =PATH writes the Markdown there"},
+    {"html", html_render, NULL, 0,
+     "one self-contained page of the run (no script); default:\n"
+     "memguard-report.html"},
+    {"auto", auto_render, NULL, 0,
+     "the CI's own, from its environment: github (and junit), gitlab,\n"
+     "azure, teamcity, buildkite, junit (Jenkins, CircleCI), else\n"
+     "console; =PATH is ignored"},
 };
 
 /* Indexed by adapters_detail. */
@@ -51,6 +73,26 @@ static const char *const names[] = {
 const char *const *adapters_names(void)
 {
 	return names;
+}
+
+void adapters_usage(FILE *f)
+{
+	fputs("adapters (NAME[:DETAIL][=PATH]; PATH - is stdout):\n", f);
+	for (size_t i = 0; i < NADAPTERS; i++) {
+		const char *w = adapters[i].what;
+		fprintf(f, "  %-11s", adapters[i].name);
+		for (const char *nl; (nl = strchr(w, '\n')) != NULL; w = nl + 1)
+			fprintf(f, "%.*s\n%13s", (int)(nl - w), w, "");
+		fprintf(f, "%s\n", w);
+	}
+	fputs("details (junit and teamcity): which tests get their memory written\n", f);
+	fputs("  informative  (default) a test that failed, was retried or left 1 MiB or\n"
+	      "               more behind\n"
+	      "  all          every test\n"
+	      "  none         no test (the suites' figures only)\n"
+	      "  properties   junit only: every test's memory as testcase <properties>\n"
+	      "               (Jenkins keepProperties; not valid under junit-10.xsd)\n",
+	      f);
 }
 
 /* NAME[:DETAIL][=PATH]: the adapter, its path (NULL: none) and its detail
@@ -295,7 +337,11 @@ void adapters_put_html(FILE *f, const char *s, size_t max)
 
 char *adapters_clean(const char *s, size_t max, unsigned flags, int *truncated)
 {
-	size_t len = strlen(s);
+	return adapters_clean_n(s, strlen(s), max, flags, truncated);
+}
+
+char *adapters_clean_n(const char *s, size_t len, size_t max, unsigned flags, int *truncated)
+{
 	int cut = max && len > max;
 	if (cut)
 		len = max;
@@ -347,6 +393,33 @@ void adapters_shard_label(const report *r, const report_shard *s, char *buf, siz
 		snprintf(buf, size, "%u.%u", s->node, s->index);
 	else
 		snprintf(buf, size, "%u", s->index);
+}
+
+int adapters_ending_of(const report_generation *g, adapters_ending kind, const char **text)
+{
+	const char *says = NULL;
+	int listed = 0;
+	switch (kind) {
+	case ADAPTERS_RECYCLE:
+	case ADAPTERS_KILL:
+		listed = g->end == (kind == ADAPTERS_KILL ? REPORT_END_KILL : REPORT_END_RECYCLE);
+		says = g->reason;
+		break;
+	case ADAPTERS_WARNING:
+		listed = g->warning != NULL;
+		says = g->warning;
+		break;
+	default:
+		break;
+	}
+	if (listed && text)
+		*text = says;
+	return listed;
+}
+
+const char *adapters_ending_verb(adapters_ending kind)
+{
+	return kind == ADAPTERS_KILL ? "killed" : kind == ADAPTERS_RECYCLE ? "recycled" : "warned";
 }
 
 report_totals adapters_shard_totals(const report_shard *s)

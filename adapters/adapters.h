@@ -61,6 +61,10 @@ int adapters_console_on_stdout(const char *spec);
 /* The known adapter names, NULL-terminated. */
 const char *const *adapters_names(void);
 
+/* Help: every adapter, what it writes and its default target, and the
+ * details; `memguard help report` and the man page print it. */
+void adapters_usage(FILE *f);
+
 /*
  * Output helper every adapter uses: path NULL or "-" means stdout (nothing
  * to commit); otherwise the file is written through atomic_open (a private
@@ -93,6 +97,9 @@ enum {
  * "..." is appended. *truncated (may be NULL) says whether s was cut.
  */
 char *adapters_clean(const char *s, size_t max, unsigned flags, int *truncated);
+/* The same for len bytes at s, which may hold NUL (shown as \x00, as every
+ * control byte): a test's output (report_bytes). */
+char *adapters_clean_n(const char *s, size_t len, size_t max, unsigned flags, int *truncated);
 
 /* Writes s cleaned (adapters_clean, at most 4096 bytes), each byte found
  * in chars replaced by the string at the same index of with: the escaping
@@ -105,6 +112,25 @@ void adapters_put_html(FILE *f, const char *s, size_t max);
 
 /* "0", or "node.index" when the report holds shards of several nodes. */
 void adapters_shard_label(const report *r, const report_shard *s, char *buf, size_t size);
+/*
+ * How hosts' ends are listed (console, markdown, github, azure): recycles,
+ * kills, and the soft-limit warnings of drivers that cannot recycle. Every
+ * adapter that picks ends out asks adapters_ending_of, so all list the same
+ * set.
+ */
+typedef enum adapters_ending {
+	ADAPTERS_RECYCLE,
+	ADAPTERS_KILL,
+	ADAPTERS_WARNING,
+	ADAPTERS_ENDING_COUNT
+} adapters_ending;
+
+/* 1 when generation g is listed under kind; then *text (text may be NULL)
+ * is what it says: the reason of a recycle or kill, or the warning; NULL
+ * when the host gave no reason. */
+int adapters_ending_of(const report_generation *g, adapters_ending kind, const char **text);
+/* "recycled", "killed", "warned". */
+const char *adapters_ending_verb(adapters_ending kind);
 /* The totals of one shard (report_totals_add), for a row of a table. */
 report_totals adapters_shard_totals(const report_shard *s);
 /* The directory PATH names, created if missing (one level). */

@@ -1,8 +1,9 @@
 /*
  * atomic.c - whole-or-nothing file writes: an exclusive temporary next to the
- * target, fsync, rename, fsync of the directory. Must never follow a symlink
- * at the temporary name, never leave a temporary behind, and never replace
- * a device or FIFO (those are written in place).
+ * target, fsync, rename, fsync of the directory; and the one check of what a
+ * path memguard writes may be. Must never follow a symlink (at the target or
+ * the temporary name), never block opening something that is not a regular
+ * file, never leave a temporary behind, and never replace a device.
  */
 #include "atomic.h"
 
@@ -14,6 +15,7 @@
 #include <string.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -64,6 +66,54 @@ static int tmp_create(int *fd_out, char **tmp_out, const char *path, mg_err *err
 	return 0;
 }
 
+/* What a file that is not a regular one is, for the message. */
+static const char *kind_name(mode_t mode)
+{
+	if (S_ISLNK(mode))
+		return "a symbolic link (not followed)";
+	if (S_ISFIFO(mode))
+		return "a FIFO";
+	if (S_ISCHR(mode) || S_ISBLK(mode))
+		return "a device";
+	if (S_ISDIR(mode))
+		return "a directory";
+	if (S_ISSOCK(mode))
+		return "a socket";
+	return "not a regular file";
+}
+
+/* 1 for the null device: the one non-regular file written to (in place). */
+static int is_devnull(const struct stat *st)
+{
+	return S_ISCHR(st->st_mode) && major(st->st_rdev) == 1 && minor(st->st_rdev) == 3;
+}
+
+int atomic_check(const char *path, mg_err *err)
+{
+	struct stat st;
+	if (lstat(path, &st) != 0 || S_ISREG(st.st_mode) || is_devnull(&st))
+		return 0;
+	return mg_err_set(err, MG_ERROR, "%s: %s, not a regular file: not written", path,
+	                  kind_name(st.st_mode));
+}
+
+/* Opens the null device in place: never through a symlink, never blocking
+ * (the path could have become a FIFO since it was looked at). */
+static int devnull_open(int *fd_out, const char *path, mg_err *err)
+{
+	struct stat st;
+	int fd = open(path, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return mg_err_set(err, MG_ERROR, "%s: %s", path, strerror(errno));
+	if (fstat(fd, &st) != 0 || !is_devnull(&st)) {
+		close(fd);
+		return mg_err_set(err, MG_ERROR, "%s: changed while it was opened: not written",
+		                  path);
+	}
+	*fd_out = fd;
+	return 0;
+}
+
 int atomic_open(atomic_file **out, const char *path, mg_err *err)
 {
 	int rc, fd = -1;
@@ -75,12 +125,11 @@ int atomic_open(atomic_file **out, const char *path, mg_err *err)
 	a->path = strdup(path);
 	if (!a->path)
 		abort();
-	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-		fd = open(path, O_WRONLY | O_CLOEXEC);
-		if (fd < 0) {
-			rc = mg_err_set(err, MG_ERROR, "%s: %s", path, strerror(errno));
+	if ((rc = atomic_check(path, err)) < 0)
+		goto fail;
+	if (lstat(path, &st) == 0 && is_devnull(&st)) {
+		if ((rc = devnull_open(&fd, path, err)) < 0)
 			goto fail;
-		}
 	} else if ((rc = tmp_create(&fd, &a->tmp, path, err)) < 0) {
 		goto fail;
 	}
@@ -100,6 +149,37 @@ fail:
 	free(a->path);
 	free(a);
 	return rc;
+}
+
+FILE *atomic_append(const char *path, mg_err *err)
+{
+	struct stat st;
+	int fd = open(
+	    path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC,
+	    0666);
+	if (fd < 0) {
+		int e = errno;
+		if (e == ELOOP && lstat(path, &st) == 0)
+			mg_err_set(err, MG_ERROR, "%s: %s, not a regular file: not written", path,
+			           kind_name(st.st_mode));
+		else
+			mg_err_set(err, MG_ERROR, "%s: %s", path, strerror(e));
+		return NULL;
+	}
+	if (fstat(fd, &st) != 0 || !(S_ISREG(st.st_mode) || is_devnull(&st))) {
+		mg_err_set(err, MG_ERROR, "%s: %s, not a regular file: not written", path,
+		           kind_name(st.st_mode));
+		close(fd);
+		return NULL;
+	}
+	/* a regular file: blocking writes, as stdio expects */
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	FILE *f = fdopen(fd, "a");
+	if (!f) {
+		mg_err_set(err, MG_ERROR, "%s: %s", path, strerror(errno));
+		close(fd);
+	}
+	return f;
 }
 
 FILE *atomic_stream(const atomic_file *a)

@@ -18,13 +18,30 @@ typedef struct atomic_file atomic_file;
  * the data goes to a temporary file next to it, PATH.tmp.PID.RANDOM, created
  * exclusively (O_CREAT|O_EXCL|O_NOFOLLOW: never through a symlink someone
  * planted, never shared with another process writing the same path), mode
- * 0666 less the umask; atomic_close renames it over path. When path exists
- * and is not a regular file (/dev/null, a FIFO, /dev/stdout) it is written
- * in place: renaming over it would replace the device.
+ * 0666 less the umask; atomic_close renames it over path. /dev/null is
+ * written in place (O_NOFOLLOW|O_NONBLOCK). Anything else at path (a
+ * symlink, a FIFO, a device, a directory) is refused, MG_ERROR naming it:
+ * opening a FIFO would block, renaming over a device would replace it, and
+ * a symlink is never followed nor replaced.
  * MG_ENOTFOUND when the directory does not exist, MG_ERROR otherwise; the
  * message names the file that could not be created.
  */
 int atomic_open(atomic_file **out, const char *path, mg_err *err);
+
+/*
+ * 0 when atomic_open would accept path (a regular file, /dev/null, or
+ * nothing there yet); MG_ERROR naming what is there otherwise. For checking
+ * every output path before a run starts. Costs one lstat.
+ */
+int atomic_check(const char *path, mg_err *err);
+
+/*
+ * Opens path to append to (a file another program owns, such as GitHub's
+ * step summary: it cannot be replaced), created 0666 less the umask when
+ * missing. Never through a symlink, never blocking on a FIFO: anything but
+ * a regular file or /dev/null is refused. NULL with err set on failure.
+ */
+FILE *atomic_append(const char *path, mg_err *err);
 
 /* The stream to write to; valid until atomic_close. */
 FILE *atomic_stream(const atomic_file *a);

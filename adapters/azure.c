@@ -1,7 +1,8 @@
 /*
  * azure.c - Azure Pipelines logging commands on stdout: task.logissue for
- * recycles, kills and memory-limit tests, a Markdown summary file attached
- * with task.uploadsummary, and task.setvariable for the key figures.
+ * recycles, kills, soft-limit warnings and memory-limit tests, a Markdown
+ * summary file attached with task.uploadsummary, and task.setvariable for
+ * the key figures.
  * Escaping follows azure-pipelines-task-lib (taskcommand.ts).
  */
 #include <errno.h>
@@ -41,30 +42,40 @@ static void issue(FILE *f, const char *type, const char *message)
 	command(f, "task.logissue", props, message);
 }
 
-static void endings(const report *r, FILE *f, const char *end, const char *type)
+/* Recycles and soft-limit warnings are warnings, kills errors (as GitHub
+ * shows them): up to MAX_PER_KIND each, then one line saying how many more. */
+static void endings(const report *r, FILE *f, adapters_ending kind, const char *type,
+                    const char *what)
 {
 	size_t n = 0;
 	for (size_t i = 0; i < r->nshards; i++)
 		for (size_t g = 0; g < r->shards[i].ngens; g++) {
 			const report_shard *s = &r->shards[i];
 			const report_generation *gen = &s->gens[g];
-			if (!gen->end || strcmp(gen->end, end) != 0 || n++ >= MAX_PER_KIND)
+			const char *text = NULL;
+			if (!adapters_ending_of(gen, kind, &text) || n++ >= MAX_PER_KIND)
 				continue;
 			char label[32], msg[800];
 			adapters_shard_label(r, s, label, sizeof(label));
-			snprintf(
-			    msg, sizeof(msg),
-			    "memguard: %.200s [%.16s] shard %s: host generation %u %s after %u "
-			    "tests: %.400s",
-			    s->suite ? s->suite : "", s->arch ? s->arch : "", label, gen->index,
-			    strcmp(end, "kill") == 0 ? "killed" : "recycled", gen->tests_run,
-			    gen->reason ? gen->reason : "no reason given");
+			if (kind == ADAPTERS_WARNING)
+				snprintf(msg, sizeof(msg),
+				         "memguard: %.200s [%.16s] shard %s: host generation %u: "
+				         "%.400s",
+				         s->suite ? s->suite : "", s->arch ? s->arch : "", label,
+				         gen->index, text);
+			else
+				snprintf(msg, sizeof(msg),
+				         "memguard: %.200s [%.16s] shard %s: host generation %u %s "
+				         "after %u tests: %.400s",
+				         s->suite ? s->suite : "", s->arch ? s->arch : "", label,
+				         gen->index, adapters_ending_verb(kind), gen->tests_run,
+				         text ? text : "no reason given");
 			issue(f, type, msg);
 		}
 	if (n > MAX_PER_KIND) {
 		char msg[128];
 		snprintf(msg, sizeof(msg), "memguard: %zu more %ss not shown", n - MAX_PER_KIND,
-		         end);
+		         what);
 		issue(f, type, msg);
 	}
 }
@@ -129,8 +140,9 @@ int azure_render(const report *r, const char *path, mg_err *err)
 		return rc;
 
 	FILE *f = stdout;
-	endings(r, f, "recycle", "warning");
-	endings(r, f, "kill", "error");
+	endings(r, f, ADAPTERS_RECYCLE, "warning", "recycle");
+	endings(r, f, ADAPTERS_KILL, "error", "kill");
+	endings(r, f, ADAPTERS_WARNING, "warning", "soft-limit warning");
 	memlimits(r, f);
 	char abs[PATH_MAX];
 	if (path[0] != '/' && realpath(path, abs))

@@ -4,13 +4,16 @@
  * recycled or killed. Plain text, no colour; control bytes are shown as \xNN.
  */
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "adapters.h"
+#include "defuse.h"
 
-#define ROW_FMT         "%-5s %-4s %5s %6s %6s %5s  %-8s  %-8s  %8s %5s %5s\n"
-#define MAX_SUSPECTS    5
-#define MAX_NOT_PASSING 20
+#define ROW_FMT           "%-5s %-4s %5s %6s %6s %5s  %-8s  %-8s  %8s %5s %5s\n"
+#define MAX_SUSPECTS      5
+#define MAX_NOT_PASSING   20
+#define MAX_MESSAGE_LINES 12 /* of one test's message */
 
 /* One row of the table: the model's totals ("failed" and "other" as
  * report_state_failed has them). */
@@ -100,6 +103,32 @@ static void largest(const report *r, FILE *f)
 	}
 }
 
+/* A test's message: its first line after the name, each further line (a
+ * GoogleTest "Expected equality of these values:") indented below it,
+ * MAX_MESSAGE_LINES at most; a CR before a newline is dropped, other
+ * control bytes shown as \xNN. */
+static void message(FILE *f, const char *m)
+{
+	for (size_t lines = 0; *m; lines++) {
+		if (lines == MAX_MESSAGE_LINES) {
+			size_t more = 1;
+			for (const char *p = m; *p; p++)
+				more += *p == '\n' && p[1];
+			fprintf(f, "\n      ... %zu more line%s", more, more == 1 ? "" : "s");
+			return;
+		}
+		size_t len = strcspn(m, "\n");
+		if (lines)
+			fputs("\n      ", f);
+		char *one = strndup(m, len - (len && m[len - 1] == '\r'));
+		if (!one)
+			abort();
+		adapters_put_printable(f, one, 200);
+		free(one);
+		m += len + (m[len] == '\n');
+	}
+}
+
 static void not_passing(const report *r, FILE *f)
 {
 	size_t total = 0, shown = 0;
@@ -117,7 +146,7 @@ static void not_passing(const report *r, FILE *f)
 			adapters_put_printable(f, x->name ? x->name : "", 200);
 			if (x->message) {
 				fputs(": ", f);
-				adapters_put_printable(f, x->message, 200);
+				message(f, x->message);
 			}
 			fputc('\n', f);
 		}
@@ -125,11 +154,35 @@ static void not_passing(const report *r, FILE *f)
 		fprintf(f, "  ... and %zu more\n", total - shown);
 }
 
+/* The tests whose first attempt failed near the memory ceiling: how the
+ * second, alone in a fresh host, ended. */
+static void near_ceiling(const report *r, FILE *f)
+{
+	size_t total = 0;
+	for (size_t i = 0; i < r->nshards; i++)
+		for (size_t t = 0; t < r->shards[i].ntests; t++) {
+			const report_test *x = &r->shards[i].tests[t];
+			if (!x->near_ceiling)
+				continue;
+			if (total++ == 0)
+				fputs("\n" REPORT_NEAR_CEILING
+				      ", then ran alone in a fresh host:\n",
+				      f);
+			if (total > MAX_NOT_PASSING)
+				continue;
+			fprintf(f, "  %-12s ", report_state_name(x->state));
+			adapters_put_printable(f, x->name ? x->name : "", 200);
+			fputc('\n', f);
+		}
+	if (total > MAX_NOT_PASSING)
+		fprintf(f, "  ... and %zu more\n", total - MAX_NOT_PASSING);
+}
+
 /*
  * One line per way hosts ended early: how many, grouped by the first word of
  * the reason ("va", "rss", ...), and the last reason in full.
  */
-static void endings(const report *r, FILE *f, const char *end, const char *label)
+static void endings(const report *r, FILE *f, adapters_ending which, const char *label)
 {
 	enum { MAX_KINDS = 8 };
 	char kinds[MAX_KINDS][16];
@@ -138,12 +191,8 @@ static void endings(const report *r, FILE *f, const char *end, const char *label
 	for (size_t i = 0; i < r->nshards; i++)
 		for (size_t g = 0; g < r->shards[i].ngens; g++) {
 			const report_generation *gen = &r->shards[i].gens[g];
-			/* end "warning": the soft-limit warnings of drivers that cannot recycle */
-			const char *text = !strcmp(end, "warning")              ? gen->warning
-			                   : gen->end && !strcmp(gen->end, end) ? gen->reason
-			                                                        : NULL;
-			if (!text && (strcmp(end, "warning") == 0 || !gen->end ||
-			              strcmp(gen->end, end) != 0))
+			const char *text = NULL;
+			if (!adapters_ending_of(gen, which, &text))
 				continue;
 			total++;
 			const char *reason = text ? text : "unknown";
@@ -257,14 +306,15 @@ int console_write(const report *r, FILE *f)
 	suspects(r, f);
 	largest(r, f);
 	not_passing(r, f);
+	near_ceiling(r, f);
 	int any = 0;
 	for (size_t i = 0; i < r->nshards; i++)
 		any |= r->shards[i].recycles || r->shards[i].kills;
 	if (any)
 		fputc('\n', f);
-	endings(r, f, "recycle", "recycles");
-	endings(r, f, "kill", "kills");
-	endings(r, f, "warning", "soft-limit warnings");
+	endings(r, f, ADAPTERS_RECYCLE, "recycles");
+	endings(r, f, ADAPTERS_KILL, "kills");
+	endings(r, f, ADAPTERS_WARNING, "soft-limit warnings");
 	first_breakdown(r, f);
 	history(r, f);
 	if (r->interrupted)
@@ -272,13 +322,26 @@ int console_write(const report *r, FILE *f)
 	return ferror(f) ? MG_ERROR : 0;
 }
 
-/* path NULL: stdout. */
+/* path NULL: stdout, defused for the CI's log scanner (defuse.h): a test's
+ * name or message never becomes a command of the job log. */
 int console_render(const report *r, const char *path, mg_err *err)
 {
 	adapters_out o;
 	int rc = adapters_out_open(&o, path, err);
 	if (rc)
 		return rc;
-	int ok = console_write(r, o.f) == 0;
+	unsigned scanners = o.file ? 0 : defuse_scanners();
+	if (!scanners)
+		return adapters_out_close(&o, console_write(r, o.f) == 0, err);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	if (!m)
+		abort();
+	int ok = console_write(r, m) == 0;
+	if (fclose(m) != 0)
+		abort();
+	defuse_write(o.f, buf, len, scanners);
+	free(buf);
 	return adapters_out_close(&o, ok, err);
 }

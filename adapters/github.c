@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include "adapters.h"
+#include "atomic.h"
+#include "defuse.h"
 
 #define SUMMARY_LIMIT (1024 * 1024 - 1024) /* GitHub's step summary cap is 1 MiB */
 #define MAX_PER_KIND  10
@@ -39,30 +41,28 @@ static void shard_title(char *buf, size_t size, const report *r, const report_sh
 	         s->arch ? s->arch : "", label);
 }
 
-/* Recycles are warnings, kills errors: up to MAX_PER_KIND each, then one
- * line saying how many were left out. */
-static void endings(const report *r, FILE *f, const char *end, const char *level, const char *what)
+/* Recycles and soft-limit warnings are warnings, kills errors: up to
+ * MAX_PER_KIND each, then one line saying how many were left out. */
+static void endings(const report *r, FILE *f, adapters_ending kind, const char *level,
+                    const char *what)
 {
 	size_t n = 0;
 	for (size_t i = 0; i < r->nshards; i++)
 		for (size_t g = 0; g < r->shards[i].ngens; g++) {
 			const report_generation *gen = &r->shards[i].gens[g];
-			int warned = !strcmp(end, "warning") && gen->warning;
-			if ((!warned && (!gen->end || strcmp(gen->end, end) != 0)) ||
-			    n++ >= MAX_PER_KIND)
+			const char *text = NULL;
+			if (!adapters_ending_of(gen, kind, &text) || n++ >= MAX_PER_KIND)
 				continue;
 			char title[300], msg[600];
 			shard_title(title, sizeof(title), r, &r->shards[i], what);
-			if (warned)
+			if (kind == ADAPTERS_WARNING)
 				snprintf(msg, sizeof(msg), "host generation %u (pid %ld): %.400s",
-				         gen->index, gen->pid, gen->warning);
+				         gen->index, gen->pid, text);
 			else
 				snprintf(msg, sizeof(msg),
 				         "host generation %u (pid %ld) %s after %u tests: %.400s",
-				         gen->index, gen->pid,
-				         strcmp(end, "kill") == 0 ? "killed" : "recycled",
-				         gen->tests_run,
-				         gen->reason ? gen->reason : "no reason given");
+				         gen->index, gen->pid, adapters_ending_verb(kind),
+				         gen->tests_run, text ? text : "no reason given");
 			command(f, level, title, msg);
 		}
 	if (n > MAX_PER_KIND) {
@@ -107,9 +107,10 @@ static void memlimits(const report *r, FILE *f)
 /* name=value lines for later steps (steps.ID.outputs.peak_va ...). */
 static int outputs(const report *r, const char *path, mg_err *err)
 {
-	FILE *f = fopen(path, "a");
+	mg_err why;
+	FILE *f = atomic_append(path, &why);
 	if (!f)
-		return mg_err_set(err, MG_ERROR, "GITHUB_OUTPUT %s: %s", path, strerror(errno));
+		return mg_err_set(err, MG_ERROR, "GITHUB_OUTPUT %s", why.msg);
 	const report_totals *t = &r->totals;
 	fprintf(f,
 	        "memguard_peak_va=%llu\nmemguard_peak_rss=%llu\nmemguard_recycles=%llu\n"
@@ -142,10 +143,10 @@ int github_render(const report *r, const char *path, mg_err *err)
 		FILE *m = open_memstream(&buf, &len);
 		if (!m || markdown_summary(r, m, SUMMARY_LIMIT) != 0 || fclose(m) != 0)
 			abort();
-		FILE *f = fopen(summary, "a");
+		mg_err why;
+		FILE *f = atomic_append(summary, &why);
 		if (!f) {
-			rc = mg_err_set(err, MG_ERROR, "step summary %s: %s", summary,
-			                strerror(errno));
+			rc = mg_err_set(err, MG_ERROR, "step summary %s", why.msg);
 		} else {
 			size_t put = fwrite(buf, 1, len, f);
 			if (fclose(f) != 0 || put != len)
@@ -153,12 +154,20 @@ int github_render(const report *r, const char *path, mg_err *err)
 				                summary);
 		}
 		free(buf);
-	} else if (markdown_summary(r, stdout, SUMMARY_LIMIT) != 0) {
-		rc = mg_err_set(err, MG_ERROR, "stdout: write failed");
+	} else { /* the job log: no line of it a workflow command (defuse.h) */
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *m = open_memstream(&buf, &len);
+		if (!m || markdown_summary(r, m, SUMMARY_LIMIT) != 0 || fclose(m) != 0)
+			abort();
+		defuse_write(stdout, buf, len, defuse_scanners() | DEFUSE_GITHUB);
+		free(buf);
+		if (ferror(stdout))
+			rc = mg_err_set(err, MG_ERROR, "stdout: write failed");
 	}
-	endings(r, stdout, "recycle", "warning", "recycle");
-	endings(r, stdout, "kill", "error", "kill");
-	endings(r, stdout, "warning", "warning", "soft-limit warning");
+	endings(r, stdout, ADAPTERS_RECYCLE, "warning", "recycle");
+	endings(r, stdout, ADAPTERS_KILL, "error", "kill");
+	endings(r, stdout, ADAPTERS_WARNING, "warning", "soft-limit warning");
 	memlimits(r, stdout);
 	const char *out = getenv("GITHUB_OUTPUT");
 	if (rc == 0 && out && *out)

@@ -180,19 +180,22 @@ static double sy(const scale *s, uint64_t v)
 	return CBOTTOM - (CBOTTOM - CTOP) * ((double)v / s->ymax);
 }
 
-static const char *mark_class(const char *end)
+static const char *mark_class(report_end end)
 {
-	if (!end)
-		return NULL;
-	if (!strcmp(end, "recycle"))
+	switch (end) {
+	case REPORT_END_RECYCLE:
 		return "m-recycle";
-	if (!strcmp(end, "kill"))
+	case REPORT_END_KILL:
 		return "m-kill";
-	if (!strcmp(end, "crash") || !strcmp(end, "timeout") || !strcmp(end, "error"))
+	case REPORT_END_CRASH:
+	case REPORT_END_TIMEOUT:
+	case REPORT_END_ERROR:
 		return "m-crash";
-	if (!strcmp(end, "interrupted"))
+	case REPORT_END_INTERRUPTED:
 		return "m-other";
-	return NULL; /* quit, exit: the lane simply ended */
+	default:
+		return NULL; /* quit, exit: the lane simply ended; running: not ended */
+	}
 }
 
 /* A limit is drawn on the scale unless it dwarfs what was measured (a 128
@@ -435,12 +438,12 @@ static void chart(FILE *f, const report *r, const report_shard *sh, const char *
 		if (!cls)
 			continue;
 		char text[48];
-		if (!strcmp(g->end, "recycle"))
+		if (g->end == REPORT_END_RECYCLE)
 			snprintf(text, sizeof(text), "recycle %u", ++nrec);
-		else if (!strcmp(g->end, "kill"))
+		else if (g->end == REPORT_END_KILL)
 			snprintf(text, sizeof(text), "kill %u", ++nkill);
 		else
-			snprintf(text, sizeof(text), "%.20s", g->end);
+			snprintf(text, sizeof(text), "%.20s", report_end_name(g->end));
 		double x = sx(&s, g->start + g->wall);
 		fprintf(f, "<g class=\"%s\"><title>host %u (pid %ld) ended by %s after %u tests",
 		        cls, g->index, g->pid, cls + 2, g->tests_run);
@@ -748,7 +751,7 @@ static void generations(FILE *f, const report_shard *s)
 		shown++;
 		fprintf(f, "<tr><td class=\"n\">%u</td><td class=\"n\">%ld</td><td>", g->index,
 		        g->pid);
-		put_text(f, g->end, 32);
+		put_text(f, report_end_name(g->end), 32);
 		fputs("</td><td class=\"n\">", f);
 		put_duration(f, g->start + g->wall);
 		fprintf(f, "</td><td class=\"n\">%u</td><td class=\"n\">", g->tests_run);

@@ -90,16 +90,43 @@ static void property_i64(junit_w *j, const char *name, int64_t v)
 	property(j, name, buf);
 }
 
-/* classname is the suite part of "suite/test"; a name without '/' belongs
- * to the shard's suite. */
+/*
+ * A test's JUnit identity as its framework writes it itself, so a team
+ * moving from the framework's XML keeps its history (Jenkins, GitLab and
+ * Azure key tests by classname and name):
+ *   gtest:  "Suite.Test" -> classname Suite, name Test, as
+ *           --gtest_output=xml ("Small/Square.Works/0" -> Small/Square,
+ *           Works/0: a suite holds no '.', a parameterized one a '/');
+ *   catch2: classname SUITE.global (the program's name: Catch2's own
+ *           "--reporter junit"), name the whole test name ('/' included);
+ *   else:   classname the suite part of "suite/test"; a name without '/'
+ *           belongs to the shard's suite.
+ */
 static void split_name(const report_shard *s, const char *full, char **classname, char **name)
 {
+	const char *driver = s->driver ? s->driver : "";
+	const char *suite = s->suite ? s->suite : "";
+	const char *dot = strchr(full, '.');
+	if (!strcmp(driver, "gtest") && dot && dot > full && dot[1]) {
+		*classname = report_strndup(full, (size_t)(dot - full));
+		*name = report_strdup(dot + 1);
+		return;
+	}
+	if (!strcmp(driver, "catch2")) {
+		size_t len = strlen(suite) + sizeof(".global");
+		*classname = malloc(len);
+		if (!*classname)
+			abort();
+		snprintf(*classname, len, "%s.global", suite);
+		*name = report_strdup(full);
+		return;
+	}
 	const char *slash = strchr(full, '/');
 	if (slash) {
 		*classname = report_strndup(full, (size_t)(slash - full));
 		*name = report_strdup(slash + 1);
 	} else {
-		*classname = report_strdup(s->suite ? s->suite : "");
+		*classname = report_strdup(suite);
 		*name = report_strdup(full);
 	}
 }
@@ -126,8 +153,8 @@ static const char *outcome(const report_test *t)
 /* t's output, cleaned and bounded to OUTPUT_MAX with a note saying so. */
 static void output_text(junit_w *j, const report_test *t)
 {
-	size_t len = strlen(t->output);
-	char *clean = adapters_clean(t->output, OUTPUT_MAX, ADAPTERS_XML, NULL);
+	size_t len = t->output->len;
+	char *clean = adapters_clean_n(t->output->data, len, OUTPUT_MAX, ADAPTERS_XML, NULL);
 	j->failed |= xmlTextWriterWriteString(j->w, X(clean)) < 0;
 	free(clean);
 	if (len > OUTPUT_MAX) {
@@ -150,6 +177,8 @@ static void memory_line(junit_w *j, const report_test *t)
 	         (unsigned long long)t->va_after, (unsigned long long)t->rss_after,
 	         (long long)t->va_delta, (long long)t->rss_delta);
 	text(j, line);
+	if (t->near_ceiling)
+		text(j, " (first attempt " REPORT_NEAR_CEILING ")");
 }
 
 /* The properties form: t's memory as <properties> inside its testcase,
@@ -164,6 +193,8 @@ static void testcase_properties(junit_w *j, const report_test *t)
 	property_i64(j, "rss_delta", t->rss_delta);
 	property_u64(j, "generation", t->generation);
 	property_u64(j, "attempts", t->attempts);
+	if (t->near_ceiling)
+		property(j, "near_ceiling", "true");
 	end(j);
 }
 

@@ -1,8 +1,9 @@
 /*
  * markdown.c - the Markdown summary the github, azure and buildkite adapters
- * share: the per-shard table, top suspects, tests that did not pass, and
- * recycles/kills. Every report string is escaped (markdown_put); the whole
- * summary is bounded, cut at a line with a clear truncation line.
+ * share: the per-shard table, top suspects, tests that did not pass,
+ * recycles, kills and soft-limit warnings. Every report string is escaped
+ * (markdown_put); the whole summary is bounded, cut at a line with a clear
+ * truncation line.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -162,26 +163,60 @@ static void not_passing(const report *r, FILE *f)
 		fprintf(f, "\n… and %zu more not passing.\n", total - shown);
 }
 
-static void endings(const report *r, FILE *f)
+/* The tests whose first attempt failed near the memory ceiling. */
+static void near_ceiling(const report *r, FILE *f)
+{
+	size_t total = 0;
+	for (size_t i = 0; i < r->nshards; i++)
+		for (size_t t = 0; t < r->shards[i].ntests; t++) {
+			const report_test *x = &r->shards[i].tests[t];
+			if (!x->near_ceiling)
+				continue;
+			if (total++ == 0)
+				fputs("\n**" REPORT_NEAR_CEILING
+				      "**, then ran alone in a fresh host\n\n"
+				      "| state | test |\n|---|---|\n",
+				      f);
+			if (total > MAX_NOT_PASSING)
+				continue;
+			fprintf(f, "| %s | ", report_state_name(x->state));
+			markdown_put(f, x->name, 200);
+			fputs(" |\n", f);
+		}
+	if (total > MAX_NOT_PASSING)
+		fprintf(f, "\n… and %zu more.\n", total - MAX_NOT_PASSING);
+}
+
+/* The hosts recycled or killed, in the order they ended, under one heading;
+ * the soft-limit warnings under another. */
+static void endings(const report *r, FILE *f, int warnings)
 {
 	size_t shown = 0, total = 0;
 	for (size_t i = 0; i < r->nshards; i++)
 		for (size_t g = 0; g < r->shards[i].ngens; g++) {
 			const report_generation *gen = &r->shards[i].gens[g];
-			if (!gen->end ||
-			    (strcmp(gen->end, "recycle") != 0 && strcmp(gen->end, "kill") != 0))
+			const char *text = NULL;
+			adapters_ending kind = warnings ? ADAPTERS_WARNING
+			                       : adapters_ending_of(gen, ADAPTERS_KILL, NULL)
+			                           ? ADAPTERS_KILL
+			                           : ADAPTERS_RECYCLE;
+			if (!adapters_ending_of(gen, kind, &text))
 				continue;
 			if (total++ == 0)
-				fputs("\n**Recycles and kills**\n\n", f);
+				fputs(warnings ? "\n**Soft-limit warnings**\n\n"
+				               : "\n**Recycles and kills**\n\n",
+				      f);
 			if (shown >= MAX_ENDINGS)
 				continue;
 			shown++;
 			char label[32];
 			adapters_shard_label(r, &r->shards[i], label, sizeof(label));
-			fprintf(f, "- shard %s, generation %u: %s after %u tests: ", label,
-			        gen->index, strcmp(gen->end, "kill") == 0 ? "killed" : "recycled",
-			        gen->tests_run);
-			markdown_put(f, gen->reason ? gen->reason : "no reason given", 200);
+			if (warnings)
+				fprintf(f, "- shard %s, generation %u: ", label, gen->index);
+			else
+				fprintf(f, "- shard %s, generation %u: %s after %u tests: ", label,
+				        gen->index, adapters_ending_verb(kind), gen->tests_run);
+			markdown_put(f, text ? text : "no reason given", 200);
 			fputc('\n', f);
 		}
 	if (total > shown)
@@ -195,7 +230,9 @@ static void write_all(const report *r, FILE *f)
 	table(r, f);
 	suspects(r, f);
 	not_passing(r, f);
-	endings(r, f);
+	near_ceiling(r, f);
+	endings(r, f, 0);
+	endings(r, f, 1);
 }
 
 int markdown_summary(const report *r, FILE *f, size_t limit)

@@ -39,6 +39,57 @@ int report_state_parse(const char *name);
  * The one definition every adapter and ci counts "failed" by. */
 int report_state_failed(test_state s);
 
+/* How a host ended: a generation's "end" in the report. The runner's
+ * host_end is this enum (runner/lane.h). */
+typedef enum report_end {
+	REPORT_END_RUNNING,     /* "running": not ended (or not decided yet); "" in
+	                         * reports written before this enum */
+	REPORT_END_QUIT,        /* "quit": said bye, no tests left */
+	REPORT_END_RECYCLE,     /* "recycle": ended at a test boundary (a soft limit, or a
+	                         * retry waits) */
+	REPORT_END_KILL,        /* "kill": killed at a hard limit (or died near one) */
+	REPORT_END_TIMEOUT,     /* "timeout": killed, a test took too long */
+	REPORT_END_ERROR,       /* "error": killed, a protocol error or a failed start */
+	REPORT_END_CRASH,       /* "crash": died during a test */
+	REPORT_END_EXIT,        /* "exit": exited between tests or before its first */
+	REPORT_END_INTERRUPTED, /* "interrupted": ended with the run (a signal, the
+	                         * deadline, the end) */
+	REPORT_END_COUNT
+} report_end;
+
+/* "running", "quit", "recycle", "kill", "timeout", "error", "crash", "exit",
+ * "interrupted"; "unknown" for a value out of range. */
+const char *report_end_name(report_end e);
+/* The inverse ("" is running, as older reports wrote it); -1 for an unknown
+ * name. */
+int report_end_parse(const char *name);
+/* 1 when a host that ended so took its test down with it: crash, kill,
+ * timeout, error (what bisect looks for). */
+int report_end_abnormal(report_end e);
+
+/* The exit code of a command that could not read a report file (rc from
+ * report_load): 2 (usage) when no file is there (a path that names
+ * nothing), 3 (infrastructure) for every other reason: a corrupt,
+ * truncated or foreign report, a file that cannot be read. One rule for
+ * every command that reads a report file (report, compare, merge, note,
+ * bisect; README "Exit codes"). */
+int report_load_exit(int rc);
+
+/*
+ * Bytes that may hold NUL: a test's output is what the test wrote, and a
+ * NUL in it is kept (the JSON form writes \u0000; outputs that cannot hold
+ * it show it as \x00), never a silent cut. data[len] is a NUL after them,
+ * so text with none reads as a string.
+ */
+typedef struct report_bytes {
+	size_t len;
+	char data[];
+} report_bytes;
+
+/* A malloc'd copy of len bytes at p (aborts when out of memory); free()
+ * frees it. */
+report_bytes *report_bytes_new(const char *p, size_t len);
+
 /* The most suspects a report keeps: in a run, after a merge and in a note. */
 #define REPORT_MAX_SUSPECTS 20
 
@@ -50,10 +101,10 @@ int report_state_failed(test_state s);
  * report_parse and read field by field by adapters and ci.
  */
 typedef struct report_test {
-	char *name;        /* "suite/test"; any byte but NUL */
-	char *message;     /* fail/skip message, crash signal, error reason; NULL: none */
-	char *output;      /* captured stdout+stderr, bounded; NULL: none */
-	uint64_t va_after; /* bytes, sampled right after the test; 0: unknown */
+	char *name;           /* "suite/test"; any byte but NUL */
+	char *message;        /* fail/skip message, crash signal, error reason; NULL: none */
+	report_bytes *output; /* captured stdout+stderr, bounded, any byte (NUL too); NULL: none */
+	uint64_t va_after;    /* bytes, sampled right after the test; 0: unknown */
 	uint64_t rss_after;
 	int64_t va_delta; /* VA left behind: after minus before */
 	int64_t rss_delta;
@@ -61,16 +112,22 @@ typedef struct report_test {
 	 * and within 0.25 ms at an hour; the JSON form writes the float's
 	 * shortest digits */
 	float duration;
-	unsigned state : 3;       /* a test_state (TEST_STATE_COUNT is at most 8) */
-	unsigned attempts : 5;    /* 1, or 2 when it was retried in a fresh host; at most 31 */
+	unsigned state : 3;    /* a test_state (TEST_STATE_COUNT is at most 8) */
+	unsigned attempts : 4; /* 1, or 2 when it was retried in a fresh host; at most 15 */
+	/* its first attempt failed near the memory ceiling; attempts says it ran again */
+	unsigned near_ceiling : 1;
 	unsigned generation : 24; /* the host generation that ran it last; at most
 	                           * REPORT_MAX_GENERATION (the runner saturates there) */
 } report_test;
 
 /* The highest generation a test records and a report may hold: 2^24 - 1. */
 #define REPORT_MAX_GENERATION 16777215u
+/* The mark of a test whose first attempt failed near the memory ceiling
+ * (report_test.near_ceiling), as every output words it. */
+#define REPORT_NEAR_CEILING "failed near the memory ceiling"
+
 /* The most attempts a test records and a report may hold. */
-#define REPORT_MAX_ATTEMPTS 31u
+#define REPORT_MAX_ATTEMPTS 15u
 
 /* A test's VA peak, kept sparse (most tests have none): test index and the
  * peak in bytes, ascending by index. Use report_shard_test_peak. */
@@ -110,9 +167,7 @@ typedef struct report_generation {
 	uint32_t tests_run;
 	uint64_t peak_va; /* VmPeak of the host, or the highest sample */
 	uint64_t peak_rss;
-	/* how it ended: "quit", "recycle", "kill", "crash", "timeout", "error",
-	 * "interrupted", "exit" */
-	char *end;
+	report_end end;               /* how it ended */
 	char *reason;                 /* "va 3.51 GiB >= recycle 3.50 GiB"; NULL: none */
 	char *warning;                /* a soft limit crossed where the driver cannot recycle
 	                               * (exec, wrap): "rss 6.1 GiB >= recycle 6.0 GiB"; NULL: none */
@@ -250,6 +305,10 @@ char *report_strdup(const char *s);
 /* Same for len bytes (the result is NUL-terminated). */
 char *report_strndup(const char *s, size_t len);
 
+/* The shard's recycles and kills, counted from its generations' ends: the
+ * one place they are counted. */
+void report_shard_count_ends(report_shard *s);
+
 /* Appends a zeroed element (a test starts with attempts 1); the returned
  * pointer is valid until the next append to the same array. Abort on out of
  * memory. Arrays must only be grown by these functions (they keep room for
@@ -313,6 +372,8 @@ size_t report_utf8_valid_len(const unsigned char *s, size_t avail);
  * how strings are stored in the JSON form: Jansson only takes valid UTF-8,
  * so a name or output with invalid bytes does not round-trip byte for byte. */
 char *report_utf8_sanitize(const char *s, size_t *len_out);
+/* The same for len bytes at s, which may hold NUL (kept: it is valid UTF-8). */
+char *report_utf8_sanitize_n(const char *s, size_t len, size_t *len_out);
 
 /* JSON form (Jansson): to_json returns a new reference (json_t *), from_json
  * checks the schema field and every type, MG_EINVAL naming the bad field.
@@ -339,10 +400,12 @@ typedef int (*report_keep_tests_fn)(size_t shard, void *ctx);
 int report_parse_some(report **out, const char *data, size_t len, report_keep_tests_fn keep,
                       void *ctx, mg_err *err);
 
-/* A test of shard (its place in the document's shards) as it was read: t
- * and its strings live only during the call. Nonzero ends the read with it,
- * and err (set by fn) says why. */
-typedef int (*report_test_fn)(size_t shard, const report_test *t, void *ctx, mg_err *err);
+/* A test of shard (its place in the document's shards) as it was read, and
+ * its VA peak (0: none; report_shard_test_peak): t and its strings live
+ * only during the call. Nonzero ends the read with it, and err (set by fn)
+ * says why. */
+typedef int (*report_test_fn)(size_t shard, const report_test *t, uint64_t va_peak, void *ctx,
+                              mg_err *err);
 /* report_parse and report_load keeping no shard's tests: each is read,
  * checked and given to fn (NULL: none), then dropped. The shards keep their
  * counts. For a reader with a form of its own of the tests (compare keeps

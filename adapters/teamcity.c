@@ -121,8 +121,15 @@ static void test(FILE *f, const char *flow, const report_test *t, adapters_detai
 		metadata_bytes(f, flow, name, "rss_delta", (long long)t->rss_delta);
 	}
 	if (t->output) {
-		const char *out[] = {"name", name, "out", t->output, "flowId", flow, NULL};
+		/* with a NUL in it, cleaned first: it shows as \x00, not as the end */
+		const report_bytes *o = t->output;
+		char *text = memchr(o->data, '\0', o->len)
+		                 ? adapters_clean_n(o->data, o->len, 0, 0, NULL)
+		                 : NULL;
+		const char *out[] = {"name",   name, "out", text ? text : o->data,
+		                     "flowId", flow, NULL};
 		message(f, "testStdOut", out);
+		free(text);
 	}
 	const char *msg = t->message ? t->message : "";
 	if (t->state == TEST_SKIP || t->state == TEST_NOTRUN) {

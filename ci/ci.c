@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "ci_int.h"
+#include "mg_suggest.h"
 
 static const struct {
 	const char *cmd;
@@ -35,21 +36,30 @@ static const struct {
      "  lists the tests that left the most memory behind.\n"
      "  Exit 1: REV has no memguard note; 3: the note is not a memguard report.\n"},
     {"compare", compare_main,
-     "usage: memguard compare [--ref REF] [--max-growth LIMITS] [--format text|markdown|json]\n"
-     "                        BASE HEAD\n"
+     "usage: memguard compare [--ref REF] [--max-growth LIMITS] [--history N]\n"
+     "                        [--format text|markdown|json] BASE HEAD\n"
      "  BASE and HEAD are revisions or report files; when both are revisions, BASE\n"
-     "  is replaced by merge-base(BASE, HEAD) and the output says so. The shards\n"
-     "  HEAD ran are matched by (node, arch, suite, index), else compared as\n"
-     "  (arch, suite) totals; tests by arch and name.\n"
-     "  LIMITS: comma-separated METRIC=N% or METRIC=SIZE, METRIC one of va, rss\n"
-     "  (peak of a shard), recycles, test (VA one test left behind; a test that\n"
-     "  was a process of its own, under exec, ctest or wrap, leaves none: its\n"
-     "  sampled peak VA is shown, not judged); a metric may\n"
-     "  have both; either one exceeded fails. SIZE: 512K, 64M, 1.5G; K, M, G, T\n"
-     "  and KiB, MiB, GiB, TiB are powers of 1024, KB, MB, GB, TB powers of 1000\n"
-     "  (as in run's limits). Relative limits apply when the base is above 0.\n"
-     "  'none': no limits.\n"
-     "  Default: va=5%,rss=10%,test=8M.\n"
+     "  is replaced by merge-base(BASE, HEAD) and the output says so. Shards are\n"
+     "  matched by what they are, (node, arch, suite): a run's lanes are one\n"
+     "  group, never matched by lane index; tests by arch, name and suite.\n"
+     "  Judged by default: figures that do not depend on which lane ran which\n"
+     "  test - each test's retained VA and RSS and its rise (VmPeak above its\n"
+     "  start), the suite's retained VA and largest rise, and a process-per-test\n"
+     "  driver's tests' peak VA (its shim's own peak is not shown). The lanes'\n"
+     "  peak VA, peak RSS and recycles are shown, judged only when each side ran\n"
+     "  the group in one lane.\n"
+     "  LIMITS: comma-separated METRIC=N% or METRIC=SIZE, METRIC one of va, rss,\n"
+     "  recycles (one lane's; va also a process-per-test test's peak), test (VA\n"
+     "  or RSS one test left behind; a process of its own: its peak VA), rise\n"
+     "  (a test's, and the suite's largest), retained (the suite's, summed); a\n"
+     "  metric may have both; either one exceeded fails. SIZE: 512K, 64M, 1.5G;\n"
+     "  K, M, G, T and KiB, MiB, GiB, TiB are powers of 1024, KB, MB, GB, TB\n"
+     "  powers of 1000 (as in run's limits). Relative limits apply when the base\n"
+     "  is above 0. 'none': no limits.\n"
+     "  Default: va=5%,rss=10%,test=4M,rise=16M,retained=16M.\n"
+     "  --history N: BASE a revision; each figure is judged against the top of\n"
+     "  the band it spanned over the last N noted commits of BASE's first-parent\n"
+     "  line (BASE included), widened by its limit; the output shows the band.\n"
      "  Exit 0: within limits; 1: no note on BASE or HEAD, or the merge base is\n"
      "  missing (shallow clone) - nothing was compared; 2: bad arguments;\n"
      "  3: repository or note error; 4: a limit was exceeded (the first 10 listed,\n"
@@ -57,8 +67,9 @@ static const struct {
      "  shard rows at most (every exceeded one among them) and the 10 tests that\n"
      "  grew most; --format json has every row.\n"
      "\n"
-     "       memguard compare --table [--ref REF] [--label NAME]... [--baseline N|LABEL]\n"
-     "                        [--format text|markdown|csv] REPORT...\n"
+     "       memguard compare --table [--ref REF] [--label NAME]...\n"
+     "                        [--baseline N|LABEL] [--format text|markdown|csv]\n"
+     "                        REPORT...\n"
      "  The experiment table: one row per report per (arch, suite) - peak VA, peak\n"
      "  RSS, tests run (of listed), pass, fail, other (skip, not-run), recycles,\n"
      "  kills, wall (the longest lane). REPORT is a report file or a revision\n"
@@ -67,12 +78,12 @@ static const struct {
      "  column of differences against that report (its row number from 1, or its\n"
      "  label). Exit 0; 1: a revision has no note; 2: bad arguments; 3: a bad report.\n"},
     {"log", log_main,
-     "usage: memguard log [--ref REF] [-n N] [--format text|json|csv|html] [--test NAME]\n"
-     "                    [-o FILE] [REV | A..B]\n"
+     "usage: memguard log [--ref REF] [-n N] [--format text|json|csv|html]\n"
+     "                    [--test NAME] [-o FILE] [REV | A..B]\n"
      "  One line per commit with a note, following first parents from REV\n"
-     "  (default HEAD; A..B stops at A's history), newest first, at most N lines (default 20): "
-     "peak VA, peak\n"
-     "  RSS, recycles, tests, result, and a sparkline of peak VA. Commits without\n"
+     "  (default HEAD; A..B stops at A's history), newest first, at most N lines\n"
+     "  (default 20): peak VA, peak RSS, recycles, tests, result, and a sparkline\n"
+     "  of peak VA. Commits without\n"
      "  a note are skipped and counted in the footer.\n"
      "  --format html: one self-contained page (inline SVG and CSS, no script, no\n"
      "  request): per (arch, suite) peak VA and peak RSS per commit, recycles and\n"
@@ -127,6 +138,17 @@ int ci_fail(const char *cmd, int code, const char *fmt, ...)
 	return code;
 }
 
+int ci_unknown_option(const char *cmd, const char *arg)
+{
+	char near[64];
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		if (strcmp(commands[i].cmd, cmd) == 0 &&
+		    suggest_option(near, sizeof(near), arg, commands[i].usage) == 0)
+			return ci_fail(cmd, MG_EXIT_USAGE,
+			               "unknown option '%s'; did you mean '%s'?", arg, near);
+	return ci_fail(cmd, MG_EXIT_USAGE, "unknown option '%s'", arg);
+}
+
 int ci_is_help(const char *arg)
 {
 	return strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0;
@@ -160,6 +182,51 @@ const char *ci_result(int interrupted, const report_totals *t)
 	if (interrupted)
 		return "interrupted";
 	return t->failed ? "fail" : "pass";
+}
+
+static const char *nz(const char *s)
+{
+	return s ? s : "?";
+}
+
+int ci_suite_has(const ci_suite *k, const report_shard *s)
+{
+	return strcmp(nz(s->arch), k->arch) == 0 && strcmp(nz(s->suite), k->suite) == 0;
+}
+
+void ci_suites_add(ci_suite **v, size_t *n, size_t *cap, const report *r,
+                   int (*keep)(const report *r, const ci_suite *k, void *ctx), void *ctx)
+{
+	for (size_t i = 0; r && i < r->nshards; i++) {
+		const report_shard *s = &r->shards[i];
+		size_t j = 0;
+		while (j < *n && !ci_suite_has(&(*v)[j], s))
+			j++;
+		ci_suite k = {nz(s->arch), nz(s->suite)};
+		if (j < *n || (keep && !keep(r, &k, ctx)))
+			continue;
+		if (*n == *cap) {
+			*cap = *cap ? 2 * *cap : 8;
+			*v = mg_xrealloc(*v, *cap * sizeof(**v));
+		}
+		(*v)[(*n)++] = k;
+	}
+}
+
+int ci_suite_sum(const report *r, const ci_suite *k, report_totals *t, double *wall)
+{
+	int present = 0;
+	memset(t, 0, sizeof(*t));
+	*wall = 0;
+	for (size_t i = 0; r && i < r->nshards; i++) {
+		const report_shard *s = &r->shards[i];
+		if (!ci_suite_has(k, s))
+			continue;
+		present = 1;
+		report_totals_add(t, s);
+		*wall = s->wall > *wall ? s->wall : *wall;
+	}
+	return present;
 }
 
 int ci_main(const char *cmd, int argc, char **argv)

@@ -14,10 +14,15 @@
 #include "mg_err.h"
 #include "report.h"
 
+#include <jansson.h>
+
 /* ---- ci.c: options, messages, shared report summaries ---- */
 
 /* Prints "memguard CMD: message" to stderr and returns code. */
 int ci_fail(const char *cmd, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* "memguard CMD: unknown option 'ARG'", with the closest option CMD's help
+ * names ("; did you mean '--max-growth'?"); returns MG_EXIT_USAGE. */
+int ci_unknown_option(const char *cmd, const char *arg);
 /* 1 if argv[*i] is -h or --help. */
 int ci_is_help(const char *arg);
 /*
@@ -33,6 +38,26 @@ int ci_cmd_usage(const char *cmd, FILE *to, int code);
 
 /* "pass", "fail" or "interrupted", from the model's totals (report.totals). */
 const char *ci_result(int interrupted, const report_totals *t);
+
+/* A suite as the table and the trend page group shards: by arch and suite
+ * name ("?" where the report has none). The strings are the report's. */
+typedef struct ci_suite {
+	const char *arch, *suite;
+} ci_suite;
+
+/* Whether shard s belongs to suite k. */
+int ci_suite_has(const ci_suite *k, const report_shard *s);
+/*
+ * Appends to the array *v (*n of them, room for *cap; malloc'd, grown here)
+ * the suites of r's shards it does not hold yet, in order of first
+ * appearance; keep, when not NULL, may refuse one (ctx is its). Aborts when
+ * out of memory. O(shards x suites).
+ */
+void ci_suites_add(ci_suite **v, size_t *n, size_t *cap, const report *r,
+                   int (*keep)(const report *r, const ci_suite *k, void *ctx), void *ctx);
+/* Sums suite k's shards of r into *t (zeroed first) and *wall (the longest:
+ * lanes run side by side); 1 when r has the suite, 0 when not. */
+int ci_suite_sum(const report *r, const ci_suite *k, report_totals *t, double *wall);
 
 /* ---- store.c: the notes ref, read and written through libgit2 ---- */
 
@@ -179,8 +204,12 @@ typedef struct logcache logcache;
 /* Loads GITDIR/memguard/log-cache.json; an empty cache when it cannot. */
 logcache *logcache_open(git_repository *repo);
 /* 1 and the totals when blob is cached, else 0. */
-int logcache_get(logcache *c, const git_oid *blob, report_totals *t, int *interrupted);
-void logcache_put(logcache *c, const git_oid *blob, const report_totals *t, int interrupted);
+/* suites: [[arch, suite, peak VA], ...] of the note, one per (arch, suite)
+ * (get: a new reference the caller releases; put: not taken). */
+int logcache_get(logcache *c, const git_oid *blob, report_totals *t, int *interrupted,
+                 json_t **suites);
+void logcache_put(logcache *c, const git_oid *blob, const report_totals *t, int interrupted,
+                  json_t *suites);
 /* Writes the cache if it changed, keeping only the blobs of n. Best effort. */
 void logcache_save(logcache *c, const notes *n);
 /* NULL is a no-op. */
@@ -209,10 +238,12 @@ void log_html_write(FILE *f, const log_commit *v, size_t n, const char *ref, con
 /* ---- growth.c: --max-growth thresholds ---- */
 
 typedef enum growth_metric {
-	GROWTH_VA,       /* peak VA of a shard */
-	GROWTH_RSS,      /* peak RSS of a shard */
-	GROWTH_RECYCLES, /* recycles of a shard */
-	GROWTH_TEST,     /* VA a test left behind */
+	GROWTH_VA,  /* peak VA: of one lane (judged for one lane), of a process-per-test test */
+	GROWTH_RSS, /* peak RSS of one lane (judged for one lane) */
+	GROWTH_RECYCLES, /* recycles of one lane (judged for one lane) */
+	GROWTH_TEST,     /* VA and RSS a test left behind (a process of its own: its peak VA) */
+	GROWTH_RISE,     /* how far a test's VA rose above its start; a suite's largest */
+	GROWTH_RETAINED, /* VA a suite's tests left behind, summed */
 	GROWTH_COUNT
 } growth_metric;
 
@@ -223,7 +254,7 @@ typedef struct growth_limits {
 	uint64_t abs[GROWTH_COUNT]; /* absolute limit: bytes, or a count for recycles */
 } growth_limits;
 
-/* "va", "rss", "recycles", "test". */
+/* "va", "rss", "recycles", "test", "rise", "retained". */
 const char *growth_metric_name(growth_metric m);
 /* The limits used when --max-growth is not given. */
 void growth_defaults(growth_limits *out);

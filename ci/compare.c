@@ -5,6 +5,7 @@
  * --max-growth limit was exceeded. Never exits 0 without having compared.
  */
 #include <assert.h>
+#include <errno.h>
 #include <jansson.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -21,16 +22,18 @@
 
 enum { FMT_TEXT, FMT_MARKDOWN, FMT_JSON };
 
-/* A test as compare keeps it, 16 bytes and its name: a report's tests are
- * never held as the model (64 bytes a test), only as this (a million bench
- * tests: 30 MB a report, against 83 MB). */
+/* A test as compare keeps it, 32 bytes and its name: a report's tests are
+ * never held as the model (64 bytes a test), only as this. */
 typedef struct ctest {
-	uint32_t shard : 31; /* in the side's report */
+	uint32_t shard : 30; /* in the side's report */
 	/* va is the test's own VA (va_after), its va_delta being 0: what a test
 	 * that is a process of its own (exec, ctest, wrap) is compared by */
 	uint32_t own : 1;
-	uint32_t name; /* offset in the table's names */
-	int64_t va;    /* VA left behind, or with own its own VA */
+	uint32_t near_ceiling : 1; /* its first attempt failed near the memory ceiling */
+	uint32_t name;             /* offset in the table's names */
+	int64_t va;                /* VA left behind, or with own its own VA */
+	int64_t rss;               /* RSS left behind, or with own its own RSS */
+	int64_t rise;              /* VA above its start (VmPeak), at least what it kept */
 } ctest;
 
 typedef struct ctests {
@@ -56,6 +59,9 @@ typedef struct row {
 	growth_metric m;
 	int has_base, has_head;
 	int64_t base, head;
+	int shown_only;    /* lanes that ran different tests: shown, never judged */
+	size_t band_n;     /* --history: base commits whose figure is known */
+	int64_t lo, hi;    /* and the band they spanned */
 	char exceeded[96]; /* why, or "" */
 } row;
 
@@ -148,119 +154,6 @@ static int64_t sat_i64(uint64_t u)
 	return u > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)u;
 }
 
-static const report_shard *find_key(const report *r, const report_shard *k)
-{
-	for (size_t i = 0; i < r->nshards; i++)
-		if (report_shard_cmp(&r->shards[i], k) == 0)
-			return &r->shards[i];
-	return NULL;
-}
-
-/*
- * 1 when every shard HEAD ran in group g has its key in BASE: then shards are
- * compared one to one, and BASE shards HEAD did not run (another CI node's,
- * when one node compares before the others noted) are left out and counted.
- */
-static int group_matches(const report *base, const report *head, const report_shard *g,
-                         size_t *left_out)
-{
-	size_t nhead = 0, nbase = 0;
-	for (size_t i = 0; i < head->nshards; i++) {
-		if (!report_shard_same_suite(&head->shards[i], g))
-			continue;
-		if (!find_key(base, &head->shards[i]))
-			return 0;
-		nhead++;
-	}
-	for (size_t i = 0; i < base->nshards; i++)
-		if (report_shard_same_suite(&base->shards[i], g) &&
-		    !find_key(head, &base->shards[i]))
-			nbase++;
-	if (nhead == 0)
-		return 0;
-	*left_out += nbase;
-	return 1;
-}
-
-static void add_metrics(rows *rs, const char *label, const report_totals *b, const report_totals *h,
-                        const growth_limits *lim)
-{
-	static const struct {
-		const char *name;
-		growth_metric m;
-	} metrics[] = {
-	    {"peak VA", GROWTH_VA}, {"peak RSS", GROWTH_RSS}, {"recycles", GROWTH_RECYCLES}};
-	for (size_t i = 0; i < 3; i++) {
-		row *w = rows_add(rs);
-		label_fmt(w->label, sizeof(w->label), "%s", label);
-		w->metric = metrics[i].name;
-		w->m = metrics[i].m;
-		w->has_base = b != NULL;
-		w->has_head = h != NULL;
-		const report_totals *t[2] = {b, h};
-		int64_t *v[2] = {&w->base, &w->head};
-		for (int k = 0; k < 2; k++)
-			if (t[k])
-				*v[k] = sat_i64(w->m == GROWTH_VA    ? t[k]->peak_va
-				                : w->m == GROWTH_RSS ? t[k]->peak_rss
-				                                     : t[k]->recycles);
-		if (b && h)
-			growth_exceeded(lim, w->m, w->base, w->head, w->exceeded,
-			                sizeof(w->exceeded));
-	}
-}
-
-/* Shards by key where the sharding matches, else (arch, suite) totals. */
-static void compare_shards(rows *rs, const report *base, const report *head,
-                           const growth_limits *lim, size_t *left_out)
-{
-	const report *sides[2] = {head, base};
-	char label[160];
-	/* Groups in order of first appearance, head first, then groups only in base. */
-	for (int sd = 0; sd < 2; sd++) {
-		const report *r = sides[sd];
-		for (size_t i = 0; i < r->nshards; i++) {
-			const report_shard *g = &r->shards[i];
-			int seen = 0;
-			for (size_t j = 0; j < i && !seen; j++)
-				seen = report_shard_same_suite(&r->shards[j], g);
-			for (size_t j = 0; sd == 1 && j < head->nshards && !seen; j++)
-				seen = report_shard_same_suite(&head->shards[j], g);
-			if (seen)
-				continue;
-			if (group_matches(base, head, g, left_out)) {
-				for (size_t j = 0; j < head->nshards; j++) {
-					const report_shard *h = &head->shards[j];
-					if (!report_shard_same_suite(h, g))
-						continue;
-					report_totals bt = {0}, ht = {0};
-					report_totals_add(&bt, find_key(base, h));
-					report_totals_add(&ht, h);
-					label_fmt(label, sizeof(label), "%s %s node %u #%u",
-					          str(h->arch), str(h->suite), h->node, h->index);
-					add_metrics(rs, label, &bt, &ht, lim);
-				}
-				continue;
-			}
-			report_totals bt = {0}, ht = {0};
-			int hb = 0, hh = 0;
-			for (size_t j = 0; j < base->nshards; j++)
-				if (report_shard_same_suite(&base->shards[j], g)) {
-					report_totals_add(&bt, &base->shards[j]);
-					hb = 1;
-				}
-			for (size_t j = 0; j < head->nshards; j++)
-				if (report_shard_same_suite(&head->shards[j], g)) {
-					report_totals_add(&ht, &head->shards[j]);
-					hh = 1;
-				}
-			label_fmt(label, sizeof(label), "%s %s (all shards)", str(g->arch),
-			          str(g->suite));
-			add_metrics(rs, label, hb ? &bt : NULL, hh ? &ht : NULL, lim);
-		}
-	}
-}
-
 /* ---- tests, matched by (arch, name, suite), retained VA summed over shards ---- */
 
 static void *grow(void *p, size_t *cap, size_t need, size_t size)
@@ -277,12 +170,12 @@ static void *grow(void *p, size_t *cap, size_t need, size_t size)
 }
 
 /* report_test_fn: the test into the table. */
-static int ctests_add(size_t shard, const report_test *t, void *ctx, mg_err *err)
+static int ctests_add(size_t shard, const report_test *t, uint64_t va_peak, void *ctx, mg_err *err)
 {
 	ctests *c = ctx;
 	const char *name = t->name ? t->name : "";
 	size_t len = strlen(name) + 1;
-	if (c->len + len > UINT32_MAX || shard > INT32_MAX)
+	if (c->len + len > UINT32_MAX || shard >= (1u << 30))
 		return mg_err_set(err, MG_ERROR,
 		                  "too many tests to compare: their names pass 4 GiB at '%.64s'",
 		                  name);
@@ -290,8 +183,20 @@ static int ctests_add(size_t shard, const report_test *t, void *ctx, mg_err *err
 	memcpy(c->names + c->len, name, len);
 	c->v = grow(c->v, &c->cap, c->n + 1, sizeof(*c->v));
 	int own = t->va_delta == 0 && t->va_after <= INT64_MAX;
-	c->v[c->n++] = (ctest){(uint32_t)shard, (uint32_t)own, (uint32_t)c->len,
-	                       own ? (int64_t)t->va_after : t->va_delta};
+	uint64_t start = t->va_after - (uint64_t)t->va_delta;
+	int64_t rise = va_peak > start ? sat_i64(va_peak - start) : 0;
+	if (t->va_delta > rise)
+		rise = t->va_delta;
+	/* own: a process of its own is compared by its peak (its VA at the end
+	 * when no peak was read) */
+	c->v[c->n++] =
+	    (ctest){(uint32_t)shard,
+	            (uint32_t)own,
+	            t->near_ceiling,
+	            (uint32_t)c->len,
+	            own ? sat_i64(va_peak > t->va_after ? va_peak : t->va_after) : t->va_delta,
+	            own ? sat_i64(t->rss_after) : t->rss_delta,
+	            rise};
 	c->len += len;
 	return 0;
 }
@@ -362,23 +267,158 @@ static int own_process(tside s, const ctest *t)
 	return report_shard_own_process(&s.r->shards[t->shard]);
 }
 
-/* What the test at v[*i] is compared by, over its duplicates (its runs in
- * the suite's shards): the VA it left behind, summed; a process of its own,
- * its largest VA. *i moves past them. */
-static int64_t ct_sum(tside s, size_t *i)
+/* What a test is compared by, over its duplicates (its runs in the suite's
+ * shards): VA and RSS it left behind, summed, and its largest rise; a
+ * process of its own, its largest VA and RSS. */
+typedef struct csum {
+	int64_t va, rss, rise;
+	int near_ceiling;
+} csum;
+
+/* The sums of the test at v[*i]; *i moves past its duplicates. */
+static csum ct_sum(tside s, size_t *i)
 {
 	const ctest *v = s.c->v;
-	int64_t va = 0;
+	csum r = {0, 0, 0, 0};
 	size_t j = *i;
 	do {
-		if (!own_process(s, &v[j]))
-			va = sat_add(va, v[j].own ? 0 : v[j].va);
-		else if (v[j].own && v[j].va > va)
-			va = v[j].va;
+		if (!own_process(s, &v[j])) {
+			r.va = sat_add(r.va, v[j].own ? 0 : v[j].va);
+			r.rss = sat_add(r.rss, v[j].own ? 0 : v[j].rss);
+		} else if (v[j].own) {
+			r.va = v[j].va > r.va ? v[j].va : r.va;
+			r.rss = v[j].rss > r.rss ? v[j].rss : r.rss;
+		}
+		if (v[j].rise > r.rise)
+			r.rise = v[j].rise;
+		r.near_ceiling |= v[j].near_ceiling;
 		j++;
 	} while (j < s.c->n && ct_cmp2(s, &v[*i], s, &v[j]) == 0);
 	*i = j;
-	return va;
+	return r;
+}
+
+/* ---- shards, matched by what they are: (node, arch, suite) ---- */
+
+/* What one side's group of shards (one run of a suite on one node, all its
+ * lanes) is judged by: figures that do not depend on which lane ran which
+ * test (the tests' retained VA summed, the largest rise, a process-per-test
+ * driver's tests' peaks), and the lanes' own, shown. */
+typedef struct group {
+	int present, own;
+	size_t lanes;
+	report_totals lane; /* peak VA, peak RSS and recycles of its lanes */
+	int64_t retained, rise, test_va, test_rss;
+} group;
+
+static void group_of(group *g, tside s, const report_shard *key)
+{
+	memset(g, 0, sizeof(*g));
+	for (size_t i = 0; i < s.r->nshards; i++) {
+		const report_shard *sh = &s.r->shards[i];
+		if (!report_shard_same_run(sh, key))
+			continue;
+		g->present = 1;
+		g->lanes++;
+		g->own |= report_shard_own_process(sh);
+		report_totals_add(&g->lane, sh);
+	}
+	for (size_t i = 0; g->present && i < s.c->n; i++) {
+		const ctest *t = &s.c->v[i];
+		if (!report_shard_same_run(&s.r->shards[t->shard], key))
+			continue;
+		if (!own_process(s, t)) {
+			g->retained = sat_add(g->retained, t->own ? 0 : t->va);
+		} else if (t->own) {
+			g->test_va = t->va > g->test_va ? t->va : g->test_va;
+			g->test_rss = t->rss > g->test_rss ? t->rss : g->test_rss;
+		}
+		if (t->rise > g->rise)
+			g->rise = t->rise;
+	}
+}
+
+static void add_row(rows *rs, const char *label, const char *metric, growth_metric m,
+                    const group *b, const group *h, int64_t bv, int64_t hv, int shown_only,
+                    const growth_limits *lim)
+{
+	row *w = rows_add(rs);
+	label_fmt(w->label, sizeof(w->label), "%s", label);
+	w->metric = metric;
+	w->m = m;
+	w->has_base = b->present;
+	w->has_head = h->present;
+	w->base = bv;
+	w->head = hv;
+	w->shown_only = shown_only;
+	if (b->present && h->present && !shown_only)
+		growth_exceeded(lim, m, bv, hv, w->exceeded, sizeof(w->exceeded));
+}
+
+/* The rows of one group. The lanes' peaks and recycles are judged only when
+ * each side ran it in one lane (lanes share one queue: which lane got which
+ * test differs run to run); a process-per-test driver's lanes are memguard's
+ * own shim and listing: its tests' peaks stand in for them. */
+static void group_rows(rows *rs, const char *label, const group *b, const group *h,
+                       const growth_limits *lim)
+{
+	int own = (b->present && b->own) || (h->present && h->own);
+	if (own) {
+		add_row(rs, label, "tests' peak VA", GROWTH_VA, b, h, b->test_va, h->test_va, 0,
+		        lim);
+		add_row(rs, label, "tests' peak RSS", GROWTH_RSS, b, h, b->test_rss, h->test_rss, 1,
+		        lim);
+		return;
+	}
+	int lanes_differ = !(b->lanes == 1 && h->lanes == 1);
+	add_row(rs, label, "retained VA", GROWTH_RETAINED, b, h, b->retained, h->retained, 0, lim);
+	add_row(rs, label, "largest rise", GROWTH_RISE, b, h, b->rise, h->rise, 0, lim);
+	add_row(rs, label, "peak VA", GROWTH_VA, b, h, sat_i64(b->lane.peak_va),
+	        sat_i64(h->lane.peak_va), lanes_differ, lim);
+	add_row(rs, label, "peak RSS", GROWTH_RSS, b, h, sat_i64(b->lane.peak_rss),
+	        sat_i64(h->lane.peak_rss), lanes_differ, lim);
+	add_row(rs, label, "recycles", GROWTH_RECYCLES, b, h, sat_i64(b->lane.recycles),
+	        sat_i64(h->lane.recycles), lanes_differ, lim);
+}
+
+/* Groups in order of first appearance, head first; a group only in base is
+ * another node's when head ran on fewer nodes (counted in left_out, shards),
+ * else shown as gone. */
+static void compare_shards(rows *rs, tside base, tside head, const growth_limits *lim,
+                           size_t *left_out)
+{
+	char label[160];
+	int head_nodes_all = 1; /* head ran every node base did */
+	for (size_t i = 0; i < base.r->nshards && head_nodes_all; i++) {
+		int found = 0;
+		for (size_t j = 0; j < head.r->nshards && !found; j++)
+			found = head.r->shards[j].node == base.r->shards[i].node;
+		head_nodes_all = found;
+	}
+	const tside sides[2] = {head, base};
+	for (int sd = 0; sd < 2; sd++) {
+		const report *r = sides[sd].r;
+		for (size_t i = 0; i < r->nshards; i++) {
+			const report_shard *g = &r->shards[i];
+			int seen = 0;
+			for (size_t j = 0; j < i && !seen; j++)
+				seen = report_shard_same_run(&r->shards[j], g);
+			for (size_t j = 0; sd == 1 && j < head.r->nshards && !seen; j++)
+				seen = report_shard_same_run(&head.r->shards[j], g);
+			if (seen)
+				continue;
+			group b, h;
+			group_of(&b, base, g);
+			group_of(&h, head, g);
+			if (sd == 1 && !head_nodes_all) {
+				*left_out += b.lanes;
+				continue;
+			}
+			label_fmt(label, sizeof(label), "%s %s node %u", str(g->arch),
+			          str(g->suite), g->node);
+			group_rows(rs, label, &b, &h, lim);
+		}
+	}
 }
 
 static int by_growth(const void *a, const void *b)
@@ -390,11 +430,35 @@ static int by_growth(const void *a, const void *b)
 	return strcmp(x->label, y->label);
 }
 
-/* Tests whose retained VA grew, most growth first; new tests count from 0.
- * A test that was a process of its own by its peak VA, shown not judged.
- * Both tables are sorted (ct_sort). */
+/* The tests that failed near the memory ceiling in head (names, the first
+ * TOP_TESTS, and how many). */
+typedef struct nearlist {
+	char names[TOP_TESTS][160];
+	size_t n;
+} nearlist;
+
+/* A row of a test whose figure grew (new tests count from 0). */
+static void test_row(rows *rs, const char *label, const char *metric, growth_metric m, int has_base,
+                     int64_t bv, int64_t hv, const growth_limits *lim)
+{
+	if (hv <= bv)
+		return;
+	row *w = rows_add(rs);
+	label_fmt(w->label, sizeof(w->label), "%s", label);
+	w->metric = metric;
+	w->m = m;
+	w->has_base = has_base;
+	w->has_head = 1;
+	w->base = bv;
+	w->head = hv;
+	growth_exceeded(lim, m, bv, hv, w->exceeded, sizeof(w->exceeded));
+}
+
+/* Tests whose retained VA or RSS, or rise, grew, most growth first; new
+ * tests count from 0. A test that was a process of its own by its peak VA,
+ * where both sides know it and ran it so. Both tables are sorted (ct_sort). */
 static void compare_tests(rows *rs, tside base, tside head, int multi_arch,
-                          const growth_limits *lim)
+                          const growth_limits *lim, nearlist *near)
 {
 	size_t nb = base.c->n, nh = head.c->n, i = 0, j = 0;
 	const ctest *b = base.c->v, *h = head.c->v;
@@ -406,39 +470,38 @@ static void compare_tests(rows *rs, tside base, tside head, int multi_arch,
 			continue;
 		}
 		size_t bfirst = i, first = j;
-		int64_t bv = c == 0 ? ct_sum(base, &i) : 0;
-		int64_t hv = ct_sum(head, &j);
-		/* A process of its own is shown by its peak where both sides know
-		 * it, never judged: a peak sampled every 1-5 ms is not exact; nor
-		 * against a base that ran it in a host (a peak is no VA left behind). */
+		csum bv = {0, 0, 0, 0};
+		if (c == 0)
+			bv = ct_sum(base, &i);
+		csum hv = ct_sum(head, &j);
+		/* The suite, when another suite has a test of the same name. */
+		int dup = (prev != SIZE_MAX && ct_cmp_name(head, &h[prev], head, &h[first]) == 0) ||
+		          (j < nh && ct_cmp_name(head, &h[j], head, &h[first]) == 0);
+		char suite[256] = "", label[160];
+		const char *name = ct_name(head, &h[first]);
+		if (dup)
+			snprintf(suite, sizeof(suite), " (%s)", ct_suite(head, &h[first]));
+		if (multi_arch)
+			label_fmt(label, sizeof(label), "%s%s [%s]", name, suite,
+			          ct_arch(head, &h[first]));
+		else
+			label_fmt(label, sizeof(label), "%s%s", name, suite);
+		if (hv.near_ceiling && near->n++ < TOP_TESTS)
+			snprintf(near->names[near->n - 1], sizeof(near->names[0]), "%s", label);
 		int own = own_process(head, &h[first]);
 		int mixed = c == 0 && own != own_process(base, &b[bfirst]);
-		if (hv > bv && !mixed && (!own || (c == 0 && bv > 0))) {
-			row *w = rows_add(rs);
-			/* The suite, when another suite has a test of the same name. */
-			int dup = (prev != SIZE_MAX &&
-			           ct_cmp_name(head, &h[prev], head, &h[first]) == 0) ||
-			          (j < nh && ct_cmp_name(head, &h[j], head, &h[first]) == 0);
-			char suite[256] = "";
-			const char *name = ct_name(head, &h[first]);
-			if (dup)
-				snprintf(suite, sizeof(suite), " (%s)", ct_suite(head, &h[first]));
-			if (multi_arch)
-				label_fmt(w->label, sizeof(w->label), "%s%s [%s]", name, suite,
-				          ct_arch(head, &h[first]));
-			else
-				label_fmt(w->label, sizeof(w->label), "%s%s", name, suite);
-			w->metric = own ? "peak VA" : "retained VA";
-			w->m = GROWTH_TEST;
-			w->has_base = c == 0;
-			w->has_head = 1;
-			w->base = bv;
-			w->head = hv;
-			if (!own)
-				growth_exceeded(lim, GROWTH_TEST, bv, hv, w->exceeded,
-				                sizeof(w->exceeded));
-		}
 		prev = first;
+		if (mixed)
+			continue; /* a peak is no VA left behind */
+		if (own) {
+			/* a new test's or an unknown peak is no growth */
+			if (c == 0 && bv.va > 0)
+				test_row(rs, label, "peak VA", GROWTH_TEST, 1, bv.va, hv.va, lim);
+			continue;
+		}
+		test_row(rs, label, "retained VA", GROWTH_TEST, c == 0, bv.va, hv.va, lim);
+		test_row(rs, label, "retained RSS", GROWTH_TEST, c == 0, bv.rss, hv.rss, lim);
+		test_row(rs, label, "rise", GROWTH_RISE, c == 0, bv.rise, hv.rise, lim);
 	}
 	if (rs->n)
 		qsort(rs->v, rs->n, sizeof(*rs->v), by_growth);
@@ -524,18 +587,35 @@ static size_t count_exceeded(const rows *rs)
 	return n;
 }
 
+/* The band a row's figure spanned over the base commits (--history), or "". */
+static void fmt_band(char *buf, size_t size, const row *w)
+{
+	char lo[32], hi[32];
+	if (w->band_n < 2) {
+		snprintf(buf, size, "%s", w->band_n ? "1 commit" : "-");
+		return;
+	}
+	fmt_value(lo, sizeof(lo), w->m, w->lo);
+	fmt_value(hi, sizeof(hi), w->m, w->hi);
+	snprintf(buf, size, "%s..%s (%zu)", lo, hi, w->band_n);
+}
+
 /* At most limit rows of rs, in their order: the exceeded ones first chosen,
  * then the others from the top; how many more were left out. The JSON form
- * has every row. */
-static void print_table(const rows *rs, size_t limit, int md, const char *first)
+ * has every row. band: a column of the base band (--history). */
+static void print_table(const rows *rs, size_t limit, int md, const char *first, int band)
 {
-	char b[32], h[32], d[64];
+	char b[32], h[32], d[64], bd[80];
 	size_t nexc = count_exceeded(rs), room = limit > nexc ? limit - nexc : 0;
 	if (md) {
-		printf("| %s | metric | base | head | change | |\n", first);
-		printf("| --- | --- | ---: | ---: | ---: | --- |\n");
+		printf("| %s | metric | base |%s head | change | |\n", first,
+		       band ? " base band (commits) |" : "");
+		printf("| --- | --- | ---: |%s ---: | ---: | --- |\n", band ? " ---: |" : "");
+	} else if (band) {
+		printf("  %-44s %-15s %11s %26s %11s %20s\n", first, "metric", "base", "base band",
+		       "head", "change");
 	} else {
-		printf("  %-44s %-12s %11s %11s %20s\n", first, "metric", "base", "head", "change");
+		printf("  %-44s %-15s %11s %11s %20s\n", first, "metric", "base", "head", "change");
 	}
 	for (size_t i = 0, shown = 0, others = 0; i < rs->n && shown < limit; i++) {
 		const row *w = &rs->v[i];
@@ -551,12 +631,22 @@ static void print_table(const rows *rs, size_t limit, int md, const char *first)
 		else
 			snprintf(h, sizeof(h), "-");
 		fmt_delta(d, sizeof(d), w);
-		if (md)
-			printf("| %s | %s | %s | %s | %s | %s%s |\n", w->label, w->metric, b, h, d,
-			       w->exceeded[0] ? ":x: " : "", w->exceeded);
+		fmt_band(bd, sizeof(bd), w);
+		const char *note = w->shown_only ? "lanes: not judged" : "";
+		if (md && band)
+			printf("| %s | %s | %s | %s | %s | %s | %s%s%s |\n", w->label, w->metric, b,
+			       bd, h, d, w->exceeded[0] ? ":x: " : "", w->exceeded, note);
+		else if (md)
+			printf("| %s | %s | %s | %s | %s | %s%s%s |\n", w->label, w->metric, b, h,
+			       d, w->exceeded[0] ? ":x: " : "", w->exceeded, note);
+		else if (band)
+			printf("  %-44s %-15s %11s %26s %11s %20s%s%s%s%s\n", w->label, w->metric,
+			       b, bd, h, d, w->exceeded[0] ? "  EXCEEDED " : "", w->exceeded,
+			       note[0] ? "  " : "", note);
 		else
-			printf("  %-44s %-12s %11s %11s %20s%s%s\n", w->label, w->metric, b, h, d,
-			       w->exceeded[0] ? "  EXCEEDED " : "", w->exceeded);
+			printf("  %-44s %-15s %11s %11s %20s%s%s%s%s\n", w->label, w->metric, b, h,
+			       d, w->exceeded[0] ? "  EXCEEDED " : "", w->exceeded,
+			       note[0] ? "  " : "", note);
 	}
 	if (rs->n > limit)
 		printf(md ? "\n%zu more not shown.\n" : "  (%zu more not shown)\n", rs->n - limit);
@@ -600,6 +690,14 @@ static json_t *rows_json(const rows *rs, size_t limit)
 			                        ? json_real(100.0 * (double)d / (double)w->base)
 			                        : json_null());
 		}
+		json_object_set_new(o, "judged", json_boolean(!w->shown_only));
+		if (w->band_n) {
+			json_t *band = json_object();
+			json_object_set_new(band, "low", json_integer(w->lo));
+			json_object_set_new(band, "high", json_integer(w->hi));
+			json_object_set_new(band, "commits", json_integer((json_int_t)w->band_n));
+			json_object_set_new(o, "band", band);
+		}
 		json_object_set_new(o, "exceeded",
 		                    w->exceeded[0] ? jstr(w->exceeded) : json_null());
 		json_array_append_new(a, o);
@@ -622,7 +720,8 @@ static json_t *side_json(const side *sd)
 }
 
 static void output(int fmt, const side *base, const side *head, const char *base_what,
-                   const rows *shards, const rows *tests, const growth_limits *lim, size_t left_out)
+                   const rows *shards, const rows *tests, const growth_limits *lim, size_t left_out,
+                   const nearlist *near, size_t band)
 {
 	char bn[256], hn[256], limits[256];
 	size_t nexc = count_exceeded(shards) + count_exceeded(tests);
@@ -652,6 +751,12 @@ static void output(int fmt, const side *base, const side *head, const char *base
 					json_array_append_new(exc, jstr(line));
 				}
 		json_object_set_new(o, "exceeded", exc);
+		json_t *nc = json_array();
+		for (size_t i = 0; i < near->n && i < TOP_TESTS; i++)
+			json_array_append_new(nc, jstr(near->names[i]));
+		json_object_set_new(o, "near_ceiling", nc);
+		json_object_set_new(o, "near_ceiling_count", json_integer((json_int_t)near->n));
+		json_object_set_new(o, "history_commits", json_integer((json_int_t)band));
 		json_object_set_new(o, "result", json_string(nexc ? "regression" : "pass"));
 		json_dumpf(o, stdout, JSON_INDENT(2));
 		fputc('\n', stdout);
@@ -663,10 +768,20 @@ static void output(int fmt, const side *base, const side *head, const char *base
 		printf("### memguard: memory %s\n\n",
 		       nexc ? "regression" : "unchanged within limits");
 		printf("Base **%s**, head **%s**. Limits: `%s`.\n\n", bn, hn, limits);
+		if (band)
+			printf("A figure is judged against the top of the band it spanned over the "
+			       "%zu noted base commits (base band), widened by the limit.\n\n",
+			       band);
 	} else {
-		printf("base: %s\nhead: %s\nlimits: %s\n\n", bn, hn, limits);
+		printf("base: %s\nhead: %s\nlimits: %s\n", bn, hn, limits);
+		if (band)
+			printf(
+			    "band: the top of each figure over %zu noted base commits, widened by "
+			    "the limit\n",
+			    band);
+		printf("\n");
 	}
-	print_table(shards, TOP_SHARDS, md, "shard");
+	print_table(shards, TOP_SHARDS, md, "shard", band > 0);
 	if (left_out)
 		printf(
 		    md ? "\n%zu base shard%s that head did not run (other nodes) not compared.\n"
@@ -674,20 +789,28 @@ static void output(int fmt, const side *base, const side *head, const char *base
 		    left_out, left_out == 1 ? "" : "s");
 	printf("\n");
 	if (tests->n) {
-		int peaks = 0; /* a test that was a process of its own is shown by its peak */
-		for (size_t i = 0; i < tests->n; i++)
-			peaks |= !strcmp(tests->v[i].metric, "peak VA");
-		printf("Tests whose %s grew most:\n%s",
-		       peaks ? "VA (retained; each a process of its own: its peak, shown, not "
-		               "judged)"
-		             : "retained VA",
+		printf("Tests whose memory grew most (retained VA and RSS, rise; a process of "
+		       "its own: its peak VA):\n%s",
 		       md ? "\n" : "");
-		print_table(tests, TOP_TESTS, md, "test");
+		print_table(tests, TOP_TESTS, md, "test", band > 0);
 	} else {
-		printf(md ? "No test retained more VA than on the base.\n"
-		          : "No test retained more VA than on the base.\n");
+		printf("No test retained or rose more than on the base.\n");
 	}
 	printf("\n");
+	if (near->n) {
+		printf(md ? "**%zu test%s " REPORT_NEAR_CEILING "** in head and ran again alone in "
+		            "a fresh host:\n\n"
+		          : "%zu test%s " REPORT_NEAR_CEILING " in head and ran again alone in a "
+		            "fresh host:\n",
+		       near->n, near->n == 1 ? "" : "s");
+		for (size_t i = 0; i < near->n && i < TOP_TESTS; i++)
+			printf(md ? "- %s\n" : "  %s\n", near->names[i]);
+		if (near->n > TOP_TESTS)
+			printf(md ? "- \xe2\x80\xa6 and %zu more\n"
+			          : "  \xe2\x80\xa6 and %zu more\n",
+			       near->n - TOP_TESTS);
+		printf("\n");
+	}
 	if (nexc) {
 		printf(md ? "**%zu limit%s exceeded:**\n\n" : "REGRESSION: %zu limit%s exceeded:\n",
 		       nexc, nexc == 1 ? "" : "s");
@@ -729,6 +852,117 @@ static int first_parent_reaches(git_repository *repo, const git_oid *head, const
 	return found;
 }
 
+/* ---- --history N: the band of each figure over the base branch ---- */
+
+static int row_key_cmp(const void *a, const void *b)
+{
+	const row *x = a, *y = b;
+	int c = strcmp(x->label, y->label);
+	return c ? c : strcmp(x->metric, y->metric);
+}
+
+/*
+ * Widens each row's band by what an earlier base commit (its rows against
+ * the same head: hist, sorted by row_key_cmp) had. A test row missing there
+ * did not grow against it: that commit's figure was at least head's.
+ * O(rows log hist).
+ */
+static void band_add(rows *rs, const rows *hist, int tests)
+{
+	for (size_t i = 0; i < rs->n; i++) {
+		row *w = &rs->v[i];
+		const row *f =
+		    hist->n ? bsearch(w, hist->v, hist->n, sizeof(*w), row_key_cmp) : NULL;
+		int64_t v;
+		if (f && f->has_base)
+			v = f->base;
+		else if (!f && tests)
+			v = w->head;
+		else
+			continue;
+		if (!w->band_n) {
+			if (!w->has_base)
+				continue;
+			w->lo = w->hi = w->base;
+			w->band_n = 1;
+		}
+		w->lo = v < w->lo ? v : w->lo;
+		w->hi = v > w->hi ? v : w->hi;
+		w->band_n++;
+	}
+}
+
+/* Judges every row again, against the top of its band (widened by the limit). */
+static void band_judge(rows *rs, const growth_limits *lim)
+{
+	for (size_t i = 0; i < rs->n; i++) {
+		row *w = &rs->v[i];
+		if (w->band_n < 2 || w->shown_only || !w->has_head)
+			continue;
+		char why[64];
+		w->exceeded[0] = '\0';
+		if (growth_exceeded(lim, w->m, w->hi, w->head, why, sizeof(why)))
+			snprintf(w->exceeded, sizeof(w->exceeded), "%s over the band", why);
+	}
+}
+
+/*
+ * The bands of the rows over up to n noted commits of BASE's first-parent
+ * line (BASE itself included, and counted): each earlier note is compared
+ * with HEAD as BASE was, one at a time. Returns how many commits the bands
+ * span (0: none but BASE), or a negative code (err).
+ */
+static int band_build(rows *shards, rows *tests, store *s, const notes *n, const git_oid *base,
+                      tside head, long want, int multi, const growth_limits *lim, mg_err *err)
+{
+	git_commit *c = NULL;
+	int found = 1, rc = 0;
+	if (git_commit_lookup(&c, s->repo, base) < 0)
+		return 0;
+	for (int steps = 0; found < want && steps < 10 * want + 100; steps++) {
+		git_commit *p = NULL;
+		if (git_commit_parentcount(c) == 0 || git_commit_parent(&p, c, 0) < 0)
+			break;
+		git_commit_free(c);
+		c = p;
+		side h = {0};
+		rc = store_read_note_tests(&h.r, s, n, git_commit_id(c), ctests_add, &h.t, err);
+		if (rc == MG_ENOTFOUND) {
+			rc = 0;
+			continue;
+		}
+		if (rc < 0) {
+			ctests_free(&h.t);
+			break;
+		}
+		tside ht = {h.r, &h.t};
+		ct_sort(ht);
+		rows hs = {0}, htests = {0};
+		nearlist none = {.n = 0};
+		size_t left = 0;
+		compare_shards(&hs, ht, head, lim, &left);
+		compare_tests(&htests, ht, head, multi, lim, &none);
+		if (hs.n)
+			qsort(hs.v, hs.n, sizeof(row), row_key_cmp);
+		if (htests.n)
+			qsort(htests.v, htests.n, sizeof(row), row_key_cmp);
+		band_add(shards, &hs, 0);
+		band_add(tests, &htests, 1);
+		free(hs.v);
+		free(htests.v);
+		report_free(h.r);
+		ctests_free(&h.t);
+		found++;
+	}
+	git_commit_free(c);
+	git_error_clear();
+	if (rc < 0)
+		return rc;
+	band_judge(shards, lim);
+	band_judge(tests, lim);
+	return found;
+}
+
 static int open_store(store *s, const char *ref, mg_err *err)
 {
 	if (s->repo)
@@ -738,7 +972,8 @@ static int open_store(store *s, const char *ref, mg_err *err)
 
 int compare_main(int argc, char **argv)
 {
-	const char *ref = NULL, *limits = NULL, *format = "text", *pos[2] = {NULL, NULL};
+	const char *ref = NULL, *limits = NULL, *format = "text", *pos[2] = {NULL, NULL},
+	           *history = NULL;
 	int npos = 0, fmt, rc, o;
 	growth_limits lim;
 	store s = {0};
@@ -748,6 +983,7 @@ int compare_main(int argc, char **argv)
 	mg_err err;
 	char sha[16], base_what[256] = "";
 	size_t left_out = 0;
+	nearlist near = {.n = 0};
 
 	memset(sd, 0, sizeof(sd));
 	for (int i = 1; i < argc; i++)
@@ -758,11 +994,12 @@ int compare_main(int argc, char **argv)
 			return ci_cmd_usage(CMD, stdout, MG_EXIT_OK);
 		if ((o = ci_opt(CMD, argc, argv, &i, "--ref", &ref)) ||
 		    (o = ci_opt(CMD, argc, argv, &i, "--max-growth", &limits)) ||
-		    (o = ci_opt(CMD, argc, argv, &i, "--format", &format))) {
+		    (o = ci_opt(CMD, argc, argv, &i, "--format", &format)) ||
+		    (o = ci_opt(CMD, argc, argv, &i, "--history", &history))) {
 			if (o < 0)
 				return -o;
 		} else if (argv[i][0] == '-' && argv[i][1]) {
-			ci_fail(CMD, MG_EXIT_USAGE, "unknown option '%s'", argv[i]);
+			ci_unknown_option(CMD, argv[i]);
 			return ci_cmd_usage(CMD, stderr, MG_EXIT_USAGE);
 		} else if (npos == 2) {
 			return ci_fail(CMD, MG_EXIT_USAGE, "too many arguments ('%s')", argv[i]);
@@ -783,6 +1020,16 @@ int compare_main(int argc, char **argv)
 	else
 		return ci_fail(CMD, MG_EXIT_USAGE, "unknown format '%s' (text, markdown, json)",
 		               format);
+	long hist_n = 0;
+	if (history) {
+		char *end;
+		errno = 0;
+		hist_n = strtol(history, &end, 10);
+		if (errno || end == history || *end || hist_n < 1 || hist_n > 1000)
+			return ci_fail(CMD, MG_EXIT_USAGE,
+			               "--history: '%s' is not a number of commits (1 to 1000)",
+			               history);
+	}
 	if (!limits)
 		growth_defaults(&lim);
 	else if (growth_parse(&lim, limits, &err) < 0)
@@ -851,7 +1098,7 @@ int compare_main(int argc, char **argv)
 		if (sd[k].is_file) {
 			rc = report_load_tests(&sd[k].r, sd[k].arg, ctests_add, &sd[k].t, &err);
 			if (rc < 0) {
-				rc = ci_fail(CMD, MG_EXIT_INFRA, "%s: %s", which, err.msg);
+				rc = ci_fail(CMD, report_load_exit(rc), "%s: %s", which, err.msg);
 				goto out;
 			}
 			ct_sort((tside){sd[k].r, &sd[k].t});
@@ -876,11 +1123,23 @@ int compare_main(int argc, char **argv)
 		}
 		ct_sort((tside){sd[k].r, &sd[k].t});
 	}
-	compare_shards(&shards, sd[0].r, sd[1].r, &lim, &left_out);
-	compare_tests(&tests, (tside){sd[0].r, &sd[0].t}, (tside){sd[1].r, &sd[1].t},
-	              multi_arch(sd[0].r, sd[1].r), &lim);
+	tside bt = {sd[0].r, &sd[0].t}, ht = {sd[1].r, &sd[1].t};
+	int multi = multi_arch(sd[0].r, sd[1].r);
+	compare_shards(&shards, bt, ht, &lim, &left_out);
+	compare_tests(&tests, bt, ht, multi, &lim, &near);
+	int band = 0;
+	if (hist_n > 1 && sd[0].is_file) {
+		rc = ci_fail(CMD, MG_EXIT_USAGE,
+		             "--history needs BASE as a revision: its notes are the band");
+		goto out;
+	}
+	if (hist_n > 1 && (band = band_build(&shards, &tests, &s, &n, &sd[0].commit, ht, hist_n,
+	                                     multi, &lim, &err)) < 0) {
+		rc = ci_fail(CMD, MG_EXIT_INFRA, "%s", err.msg);
+		goto out;
+	}
 	output(fmt, &sd[0], &sd[1], base_what[0] ? base_what : NULL, &shards, &tests, &lim,
-	       left_out);
+	       left_out, &near, band > 1 ? (size_t)band : 0);
 	rc = count_exceeded(&shards) + count_exceeded(&tests) ? MG_EXIT_REGRESSION : MG_EXIT_OK;
 out:
 	free(shards.v);

@@ -30,65 +30,33 @@ typedef struct table_row {
 	double wall;  /* the longest of its shards: lanes run side by side */
 } table_row;
 
-/* The (arch, suite) groups of all reports, in order of first appearance. */
-typedef struct suite_key {
-	const char *arch, *suite;
-} suite_key;
-
-static const char *nz(const char *s)
-{
-	return s ? s : "?";
-}
-
 static int is_file(const char *path)
 {
 	struct stat st;
 	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-static size_t collect_suites(suite_key **out, const table_src *srcs, size_t nsrc, int *multi_arch)
+/* The (arch, suite) groups of all reports, in order of first appearance;
+ * *multi_arch when they are of more than one arch. */
+static size_t collect_suites(ci_suite **out, const table_src *srcs, size_t nsrc, int *multi_arch)
 {
-	size_t n = 0, cap = 8;
-	suite_key *v = malloc(cap * sizeof(*v));
-	if (!v)
-		abort();
-	*multi_arch = 0;
+	size_t n = 0, cap = 0;
+	ci_suite *v = NULL;
 	for (size_t k = 0; k < nsrc; k++)
-		for (size_t i = 0; i < srcs[k].r->nshards; i++) {
-			const report_shard *s = &srcs[k].r->shards[i];
-			size_t j = 0;
-			while (j < n && !(strcmp(v[j].arch, nz(s->arch)) == 0 &&
-			                  strcmp(v[j].suite, nz(s->suite)) == 0))
-				j++;
-			if (j < n)
-				continue;
-			if (n && strcmp(v[0].arch, nz(s->arch)) != 0)
-				*multi_arch = 1;
-			if (n == cap) {
-				cap *= 2;
-				v = realloc(v, cap * sizeof(*v));
-				if (!v)
-					abort();
-			}
-			v[n].arch = nz(s->arch);
-			v[n++].suite = nz(s->suite);
-		}
+		ci_suites_add(&v, &n, &cap, srcs[k].r, NULL, NULL);
+	*multi_arch = 0;
+	for (size_t j = 1; j < n; j++)
+		if (strcmp(v[0].arch, v[j].arch) != 0)
+			*multi_arch = 1;
 	*out = v;
 	return n;
 }
 
-static table_row row_of(const report *r, const suite_key *k)
+static table_row row_of(const report *r, const ci_suite *k)
 {
 	table_row w;
 	memset(&w, 0, sizeof(w));
-	for (size_t i = 0; i < r->nshards; i++) {
-		const report_shard *s = &r->shards[i];
-		if (strcmp(nz(s->arch), k->arch) != 0 || strcmp(nz(s->suite), k->suite) != 0)
-			continue;
-		w.present = 1;
-		report_totals_add(&w.t, s);
-		w.wall = s->wall > w.wall ? s->wall : w.wall;
-	}
+	w.present = ci_suite_sum(r, k, &w.t, &w.wall);
 	w.run = w.t.tests - w.t.counts[TEST_NOTRUN];
 	return w;
 }
@@ -144,7 +112,7 @@ static void delta_text(char *buf, size_t size, const table_row *b, const table_r
 #define NCOLS 12
 
 /* The cells of one row for text and Markdown (human units). */
-static void human_cells(char cells[NCOLS][192], const table_src *src, const suite_key *k,
+static void human_cells(char cells[NCOLS][192], const table_src *src, const ci_suite *k,
                         int multi_arch, const table_row *w)
 {
 	snprintf(cells[0], sizeof(cells[0]), "%s", src->label);
@@ -198,7 +166,7 @@ static void md_cell(const char *s)
 	putchar(' ');
 }
 
-static void output_csv(const table_src *srcs, size_t nsrc, const suite_key *suites, size_t nsuites,
+static void output_csv(const table_src *srcs, size_t nsrc, const ci_suite *suites, size_t nsuites,
                        long base)
 {
 	fputs("report,arch,suite,peak_va,peak_rss,tests_run,tests_listed,pass,fail,other,"
@@ -243,7 +211,7 @@ static void output_csv(const table_src *srcs, size_t nsrc, const suite_key *suit
 	}
 }
 
-static void output_human(int md, const table_src *srcs, size_t nsrc, const suite_key *suites,
+static void output_human(int md, const table_src *srcs, size_t nsrc, const ci_suite *suites,
                          size_t nsuites, int multi_arch, long base)
 {
 	char head[NCOLS][192] = {"report", "suite", "peak VA",  "peak RSS", "tests run", "pass",
@@ -327,7 +295,7 @@ int compare_table_main(int argc, char **argv)
 	const char **labels = calloc((size_t)argc, sizeof(char *));
 	table_src *srcs = calloc((size_t)argc, sizeof(*srcs));
 	size_t nlabels = 0, nsrc = 0, nsuites = 0;
-	suite_key *suites = NULL;
+	ci_suite *suites = NULL;
 	store s = {0};
 	notes n = {0};
 	mg_err err;
@@ -391,7 +359,7 @@ int compare_table_main(int argc, char **argv)
 		table_src *sd = &srcs[k];
 		if (is_file(sd->arg)) {
 			if ((rc = report_load_tests(&sd->r, sd->arg, NULL, NULL, &err)) < 0) {
-				rc = ci_fail(CMD, MG_EXIT_INFRA, "%s", err.msg);
+				rc = ci_fail(CMD, report_load_exit(rc), "%s", err.msg);
 				goto out;
 			}
 			default_label(sd->label, sizeof(sd->label), sd->arg, NULL);

@@ -13,7 +13,8 @@
 #include "ci_int.h"
 #include "mg_limits.h"
 
-static const char *const metric_names[GROWTH_COUNT] = {"va", "rss", "recycles", "test"};
+static const char *const metric_names[GROWTH_COUNT] = {"va",   "rss",  "recycles",
+                                                       "test", "rise", "retained"};
 
 const char *growth_metric_name(growth_metric m)
 {
@@ -28,7 +29,11 @@ void growth_defaults(growth_limits *out)
 	out->has_pct[GROWTH_RSS] = 1;
 	out->pct[GROWTH_RSS] = 10;
 	out->has_abs[GROWTH_TEST] = 1;
-	out->abs[GROWTH_TEST] = 8u << 20;
+	out->abs[GROWTH_TEST] = 4u << 20;
+	out->has_abs[GROWTH_RISE] = 1;
+	out->abs[GROWTH_RISE] = 16u << 20;
+	out->has_abs[GROWTH_RETAINED] = 1;
+	out->abs[GROWTH_RETAINED] = 16u << 20;
 }
 
 static int parse_token(growth_limits *out, const char *tok, mg_err *err)
@@ -42,7 +47,8 @@ static int parse_token(growth_limits *out, const char *tok, mg_err *err)
 		    strncmp(tok, metric_names[i], (size_t)(eq - tok)) == 0)
 			m = i;
 	if (m < 0)
-		return mg_err_set(err, MG_EINVAL, "'%s': unknown metric (va, rss, recycles, test)",
+		return mg_err_set(err, MG_EINVAL,
+		                  "'%s': unknown metric (va, rss, recycles, test, rise, retained)",
 		                  tok);
 	const char *val = eq + 1;
 	size_t len = strlen(val);

@@ -25,6 +25,7 @@ typedef struct entry {
 	git_time_t when;
 	report_totals t;
 	const char *result; /* static */
+	json_t *suites;     /* [[arch, suite, peak VA], ...] (owned; text only) */
 } entry;
 
 static const char *const bars[8] = {"▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"};
@@ -42,6 +43,57 @@ static void fmt_date(char *buf, size_t size, git_time_t when)
 	struct tm tm;
 	gmtime_r(&t, &tm);
 	strftime(buf, size, "%Y-%m-%d", &tm);
+}
+
+/* A note's (arch, suite) peak VAs: [[arch, suite, peak VA], ...]. */
+static json_t *suite_peaks(const report *r)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; i < r->nshards; i++) {
+		const report_shard *s = &r->shards[i];
+		const char *arch = s->arch ? s->arch : "?", *suite = s->suite ? s->suite : "?";
+		size_t k;
+		json_t *e;
+		json_array_foreach(a, k, e)
+		{
+			if (!strcmp(json_string_value(json_array_get(e, 0)), arch) &&
+			    !strcmp(json_string_value(json_array_get(e, 1)), suite))
+				break;
+		}
+		if (k == json_array_size(a))
+			json_array_append_new(a, json_pack("[ssI]", arch, suite, (json_int_t)0));
+		e = json_array_get(a, k);
+		if ((uint64_t)json_integer_value(json_array_get(e, 2)) < s->peak_va)
+			json_array_set_new(e, 2, json_integer((json_int_t)s->peak_va));
+	}
+	return a;
+}
+
+/* The footer's sparkline of one (arch, suite) over v (newest first): its
+ * own scale, a blank where a commit did not run it. */
+static void suite_spark(const entry *v, size_t shown, const char *arch, const char *suite)
+{
+	uint64_t lo = UINT64_MAX, hi = 0, val[SPARK_MAX];
+	int has[SPARK_MAX];
+	for (size_t i = 0; i < shown; i++) {
+		size_t k;
+		json_t *e;
+		has[i] = 0;
+		json_array_foreach(v[i].suites, k, e)
+		{
+			if (strcmp(json_string_value(json_array_get(e, 0)), arch) ||
+			    strcmp(json_string_value(json_array_get(e, 1)), suite))
+				continue;
+			has[i] = 1;
+			val[i] = (uint64_t)json_integer_value(json_array_get(e, 2));
+			lo = val[i] < lo ? val[i] : lo;
+			hi = val[i] > hi ? val[i] : hi;
+		}
+	}
+	printf("peak VA of %s %s, oldest to newest: ", arch, suite);
+	for (size_t i = shown; i-- > 0;)
+		fputs(has[i] ? bar_for(val[i], lo, hi) : " ", stdout);
+	printf("\n");
 }
 
 /* shallow: the walk stopped at the boundary of a shallow clone. */
@@ -106,13 +158,40 @@ static void print_entries(int fmt, const entry *v, size_t n, size_t skipped, con
 		       (unsigned long long)v[i].t.tests, v[i].result,
 		       bar_for(v[i].t.peak_va, lo, hi));
 	}
-	if (n) {
-		size_t shown = n < SPARK_MAX ? n : SPARK_MAX;
+	/* one sparkline per (arch, suite) when the notes hold more than one: a
+	 * single line of the largest would mix them */
+	json_t *keys = json_array();
+	size_t shown = n < SPARK_MAX ? n : SPARK_MAX;
+	for (size_t i = shown; i-- > 0;) {
+		size_t k, j;
+		json_t *e, *x;
+		json_array_foreach(v[i].suites, k, e)
+		{
+			json_array_foreach(keys, j, x)
+			{
+				if (json_equal(json_array_get(x, 0), json_array_get(e, 0)) &&
+				    json_equal(json_array_get(x, 1), json_array_get(e, 1)))
+					break;
+			}
+			if (j == json_array_size(keys))
+				json_array_append(keys, e);
+		}
+	}
+	if (n && json_array_size(keys) > 1) {
+		if (n > shown)
+			printf("peak VA sparklines of the newest %zu commits:\n", shown);
+		size_t k;
+		json_t *x;
+		json_array_foreach(keys, k, x)
+		    suite_spark(v, shown, json_string_value(json_array_get(x, 0)),
+		                json_string_value(json_array_get(x, 1)));
+	} else if (n) {
 		printf("peak VA, oldest to newest%s: ", n > shown ? " (the newest 80)" : "");
 		for (size_t i = shown; i-- > 0;)
 			fputs(bar_for(v[i].t.peak_va, lo, hi), stdout);
 		printf("\n");
 	}
+	json_decref(keys);
 	printf("%zu commit%s with a note in %s; %zu without a note skipped\n", n, n == 1 ? "" : "s",
 	       ref, skipped);
 	if (shallow)
@@ -131,8 +210,9 @@ typedef struct test_pick {
 	report *into; /* shards by index; only their tests are set */
 } test_pick;
 
-static int pick_test(size_t shard, const report_test *t, void *ctx, mg_err *err)
+static int pick_test(size_t shard, const report_test *t, uint64_t va_peak, void *ctx, mg_err *err)
 {
+	(void)va_peak;
 	test_pick *p = ctx;
 	(void)err;
 	if (!t->name || strcmp(t->name, p->name) != 0)
@@ -206,7 +286,7 @@ int log_main(int argc, char **argv)
 			if (o < 0)
 				return -o;
 		} else if (argv[i][0] == '-' && argv[i][1]) {
-			ci_fail(CMD, MG_EXIT_USAGE, "unknown option '%s'", argv[i]);
+			ci_unknown_option(CMD, argv[i]);
 			return ci_cmd_usage(CMD, stderr, MG_EXIT_USAGE);
 		} else if (rev) {
 			return ci_fail(CMD, MG_EXIT_USAGE, "one revision at a time ('%s')",
@@ -328,15 +408,16 @@ int log_main(int argc, char **argv)
 			}
 			v[nv].t = hv[nv].r->totals;
 			interrupted = hv[nv].r->interrupted;
-		} else if (!logcache_get(cache, &e->blob, &v[nv].t, &interrupted)) {
+		} else if (!logcache_get(cache, &e->blob, &v[nv].t, &interrupted, &v[nv].suites)) {
 			if ((rc = store_read_tests(&r, s.repo, &e->blob, &id, NULL, NULL, &err)) <
 			    0) {
 				rc = ci_fail(CMD, MG_EXIT_INFRA, "%s", err.msg);
 				goto out;
 			}
 			v[nv].t = r->totals;
+			v[nv].suites = suite_peaks(r);
 			interrupted = r->interrupted;
-			logcache_put(cache, &e->blob, &v[nv].t, interrupted);
+			logcache_put(cache, &e->blob, &v[nv].t, interrupted, v[nv].suites);
 			report_free(r);
 		}
 		if ((rc = git_commit_lookup(&c, s.repo, &id)) < 0) {
@@ -393,6 +474,8 @@ out:
 		report_free(hv[i].r);
 	free(hv);
 	logcache_free(cache);
+	for (size_t i = 0; v && i < nv + 1; i++)
+		json_decref(v[i].suites);
 	free(v);
 	git_revwalk_free(walk);
 	notes_free(&n);

@@ -40,6 +40,10 @@ static const char css[] =
     "svg polyline.dur{stroke:#8250df}"
     "svg circle.va{fill:#0969da}svg circle.rss{fill:#1a7f37}svg circle.dur{fill:#8250df}"
     "svg a:hover circle{stroke:#1f2328;stroke-width:2}"
+    "svg .lim-soft{fill:none;stroke:#bf8700;stroke-width:1.2;stroke-dasharray:6 4}"
+    "svg .lim-hard{fill:none;stroke:#cf222e;stroke-width:1.2;stroke-dasharray:6 4}"
+    "svg .gate{fill:none;stroke:#8c959f;stroke-width:1;stroke-dasharray:2 3}"
+    "svg circle.regress{fill:none;stroke:#cf222e;stroke-width:2}"
     "svg .m-recycle{fill:#bf8700}svg .m-kill{stroke:#cf222e;stroke-width:1.5;"
     "stroke-dasharray:4 3}svg .m-killcap{fill:#cf222e}"
     ".legend{margin:4px 0 0;color:#57606a;font-size:13px}.legend span{margin-right:14px}"
@@ -87,10 +91,6 @@ static void put_date(FILE *f, git_time_t when)
 
 /* ---- what one commit says about one suite, or one test ---- */
 
-typedef struct suite_key {
-	const char *arch, *suite;
-} suite_key;
-
 typedef struct cell {
 	int present;
 	report_totals t;
@@ -102,23 +102,16 @@ typedef struct cell {
 	test_state state;
 } cell;
 
-static const char *nz(const char *s)
-{
-	return s ? s : "?";
-}
-
-static cell cell_of(const report *r, const suite_key *k, const char *test)
+static cell cell_of(const report *r, const ci_suite *k, const char *test)
 {
 	cell c;
 	memset(&c, 0, sizeof(c));
-	for (size_t i = 0; r && i < r->nshards; i++) {
+	c.present = ci_suite_sum(r, k, &c.t, &c.wall);
+	for (size_t i = 0; test && r && i < r->nshards; i++) {
 		const report_shard *s = &r->shards[i];
-		if (strcmp(nz(s->arch), k->arch) || strcmp(nz(s->suite), k->suite))
+		if (!ci_suite_has(k, s))
 			continue;
-		c.present = 1;
-		report_totals_add(&c.t, s);
-		c.wall = s->wall > c.wall ? s->wall : c.wall;
-		for (size_t t = 0; test && t < s->ntests; t++) {
+		for (size_t t = 0; t < s->ntests; t++) {
 			const report_test *rt = &s->tests[t];
 			if (!rt->name || strcmp(rt->name, test) != 0)
 				continue;
@@ -133,35 +126,18 @@ static cell cell_of(const report *r, const suite_key *k, const char *test)
 	return c;
 }
 
-static size_t collect_suites(suite_key **out, const log_commit *v, size_t n, const char *test)
+/* With --test: only the suites that ran the test. */
+static int ran_test(const report *r, const ci_suite *k, void *test)
 {
-	size_t ns = 0, cap = 8;
-	suite_key *ks = malloc(cap * sizeof(*ks));
-	if (!ks)
-		abort();
+	return cell_of(r, k, test).has_test;
+}
+
+static size_t collect_suites(ci_suite **out, const log_commit *v, size_t n, const char *test)
+{
+	size_t ns = 0, cap = 0;
+	ci_suite *ks = NULL;
 	for (size_t k = n; k-- > 0;) /* oldest first */
-		for (size_t i = 0; i < v[k].r->nshards; i++) {
-			const report_shard *s = &v[k].r->shards[i];
-			size_t j = 0;
-			while (j < ns && (strcmp(ks[j].arch, nz(s->arch)) ||
-			                  strcmp(ks[j].suite, nz(s->suite))))
-				j++;
-			if (j < ns)
-				continue;
-			if (test) { /* only the suites that ran the test */
-				suite_key probe = {nz(s->arch), nz(s->suite)};
-				if (!cell_of(v[k].r, &probe, test).has_test)
-					continue;
-			}
-			if (ns == cap) {
-				cap *= 2;
-				ks = realloc(ks, cap * sizeof(*ks));
-				if (!ks)
-					abort();
-			}
-			ks[ns].arch = nz(s->arch);
-			ks[ns++].suite = nz(s->suite);
-		}
+		ci_suites_add(&ks, &ns, &cap, v[k].r, test ? ran_test : NULL, (void *)test);
 	*out = ks;
 	return ns;
 }
@@ -175,6 +151,13 @@ typedef struct series {
 	int kind;         /* 0 size, 1 signed size, 2 seconds */
 	double *y;
 	int *has;
+	/* a peak series: each commit's recycle (soft) and kill (hard) limit
+	 * for it, 0 where none (NULL: not drawn), and compare's gate on it
+	 * (gate NULL: none): its threshold over the commit before drawn, a
+	 * commit over it ringed as a regression */
+	const double *soft, *hard;
+	const growth_limits *gate;
+	growth_metric metric;
 } series;
 
 static double px(size_t i, size_t n)
@@ -192,6 +175,46 @@ static void put_value(FILE *f, int kind, double v)
 		put_dur(f, v);
 }
 
+/* compare's threshold for commit i over commit i-1 (the gate: the lower
+ * of base * (1 + N%) and base + SIZE, as growth_exceeded judges a head);
+ * 0 where there is none (no gate, no base, a relative limit over 0). */
+static double gate_at(const series *s, size_t i)
+{
+	if (!s->gate || !i || !s->has[i - 1] || !s->has[i])
+		return 0;
+	double base = s->y[i - 1], t = 0;
+	if (s->gate->has_pct[s->metric] && base > 0)
+		t = base * (1 + s->gate->pct[s->metric] / 100);
+	if (s->gate->has_abs[s->metric]) {
+		double a = base + (double)s->gate->abs[s->metric];
+		t = t > 0 && t < a ? t : a;
+	}
+	return t;
+}
+
+/* A limit as a step line through the commits that have one, broken where
+ * a commit has none. */
+static void limit_line(FILE *f, const double *lim, size_t n, const char *cls, const char *what,
+                       double lo, double hi)
+{
+	int open = 0;
+	for (size_t i = 0; i <= n; i++) {
+		if (i == n || lim[i] <= 0) {
+			if (open)
+				fprintf(f, "\"><title>%s</title></polyline>\n", what);
+			open = 0;
+			continue;
+		}
+		double y = BOTTOM - (BOTTOM - TOP) * ((lim[i] - lo) / (hi - lo));
+		double x0 = LEFT + (RIGHT - LEFT) * (double)i / (double)n;
+		double x1 = LEFT + (RIGHT - LEFT) * (double)(i + 1) / (double)n;
+		if (!open)
+			fprintf(f, "<polyline class=\"%s\" points=\"", cls);
+		fprintf(f, "%s%.1f,%.1f %.1f,%.1f", open ? " " : "", x0, y, x1, y);
+		open = 1;
+	}
+}
+
 /*
  * An SVG chart of the series over the n commits (v newest first, drawn
  * oldest left). Each point is a circle inside a link to the commit's
@@ -203,11 +226,16 @@ static void chart(FILE *f, const log_commit *v, size_t n, const series *ss, size
 {
 	double lo = 0, hi = 0;
 	for (size_t s = 0; s < nss; s++)
-		for (size_t i = 0; i < n; i++)
+		for (size_t i = 0; i < n; i++) {
 			if (ss[s].has[i]) {
 				lo = ss[s].y[i] < lo ? ss[s].y[i] : lo;
 				hi = ss[s].y[i] > hi ? ss[s].y[i] : hi;
 			}
+			double g = i ? gate_at(&ss[s], i) : 0;
+			hi = g > hi ? g : hi;
+			hi = ss[s].soft && ss[s].soft[i] > hi ? ss[s].soft[i] : hi;
+			hi = ss[s].hard && ss[s].hard[i] > hi ? ss[s].hard[i] : hi;
+		}
 	if (hi <= lo)
 		hi = lo + 1;
 	double span = (hi - lo) * 1.08;
@@ -284,6 +312,27 @@ static void chart(FILE *f, const log_commit *v, size_t n, const series *ss, size
 			    TOP, x, BOTTOM, x, TOP);
 	}
 	for (size_t s = 0; s < nss; s++) {
+		const series *se = &ss[s];
+		if (se->soft)
+			limit_line(f, se->soft, n, "lim-soft", "recycle limit", lo, hi);
+		if (se->hard)
+			limit_line(f, se->hard, n, "lim-hard", "kill limit", lo, hi);
+		/* the gate: compare's threshold over the commit before each */
+		for (size_t i = 1; se->gate && i < n; i++) {
+			double g = gate_at(se, i);
+			if (g <= 0)
+				continue;
+			fprintf(f,
+			        "<line class=\"gate\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+			        "y2=\"%.1f\"><title>",
+			        px(i, n) - (RIGHT - LEFT) / (double)n / 2, PY(g),
+			        px(i, n) + (RIGHT - LEFT) / (double)n / 2, PY(g));
+			fprintf(f, "gate for %s: ", se->name);
+			put_value(f, se->kind, g);
+			fputs("</title></line>\n", f);
+		}
+	}
+	for (size_t s = 0; s < nss; s++) {
 		/* the line, in runs of commits that have the value */
 		for (size_t i = 0; i < n;) {
 			if (!ss[s].has[i]) {
@@ -315,6 +364,15 @@ static void chart(FILE *f, const log_commit *v, size_t n, const series *ss, size
 			fprintf(f, ": %s ", ss[s].name);
 			put_value(f, ss[s].kind, ss[s].y[i]);
 			fputs("</title></circle></a>\n", f);
+			char why[128];
+			if (ss[s].gate && i && ss[s].has[i - 1] &&
+			    growth_exceeded(ss[s].gate, ss[s].metric, (int64_t)ss[s].y[i - 1],
+			                    (int64_t)ss[s].y[i], why, sizeof(why)))
+				fprintf(f,
+				        "<a href=\"#c-%s\"><circle class=\"regress\" cx=\"%.1f\" "
+				        "cy=\"%.1f\" r=\"7\"><title>%s: regression of %s: %s"
+				        "</title></circle></a>\n",
+				        sha, px(i, n), PY(ss[s].y[i]), sha, ss[s].name, why);
 		}
 	}
 	fputs("</svg>\n", f);
@@ -338,12 +396,27 @@ static void legend(FILE *f, const series *ss, size_t nss, int marks)
 		fputs("<span style=\"color:#9a6700\">&#9650; recycles</span>"
 		      "<span style=\"color:#cf222e\">&#9660; kills</span>",
 		      f);
+	if (nss && ss[0].soft)
+		fputs("<span><i class=\"sw\" style=\"border-top:2px dashed #bf8700\"></i>recycle "
+		      "limit</span><span><i class=\"sw\" style=\"border-top:2px dashed "
+		      "#cf222e\"></i>kill limit</span>",
+		      f);
+	if (nss && ss[0].gate) {
+		char pct[32] = "";
+		if (ss[0].gate->has_pct[ss[0].metric])
+			snprintf(pct, sizeof(pct), " (+%g%%)", ss[0].gate->pct[ss[0].metric]);
+		fprintf(f,
+		        "<span><i class=\"sw\" style=\"border-top:2px dotted #8c959f\"></i>"
+		        "compare's gate over the commit before%s</span>"
+		        "<span style=\"color:#cf222e\">&#9711; over it: a regression</span>",
+		        pct);
+	}
 	fputs("<span>each point links to its commit below</span></p>\n", f);
 }
 
 /* ---- the page ---- */
 
-static void commit_section(FILE *f, const log_commit *lc, const suite_key *ks, size_t ns,
+static void commit_section(FILE *f, const log_commit *lc, const ci_suite *ks, size_t ns,
                            const char *test)
 {
 	char sha[16];
@@ -411,12 +484,15 @@ static void commit_section(FILE *f, const log_commit *lc, const suite_key *ks, s
 
 void log_html_write(FILE *f, const log_commit *v, size_t n, const char *ref, const char *test)
 {
-	suite_key *ks = NULL;
+	ci_suite *ks = NULL;
 	size_t ns = collect_suites(&ks, v, n, test);
 	double *y = calloc(3 * (n ? n : 1), sizeof(double));
 	int *has = calloc(3 * (n ? n : 1), sizeof(int));
 	cell *cells = calloc(n ? n : 1, sizeof(cell));
-	if (!y || !has || !cells)
+	double *lim = calloc(4 * (n ? n : 1), sizeof(double));
+	growth_limits gate;
+	growth_defaults(&gate); /* compare's own default: the gate a PR meets */
+	if (!y || !has || !cells || !lim)
 		abort();
 	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"/>"
 	      "<meta name=\"viewport\" content=\"width=device-width\"/><title>memguard trend",
@@ -463,16 +539,25 @@ void log_html_write(FILE *f, const log_commit *v, size_t n, const char *ref, con
 				y[n + i] = (double)c->rss_delta;
 				y[2 * n + i] = c->duration;
 			} else {
+				const report *r = v[n - 1 - i].r;
+				int lb = c->present && r->has_limit_bytes;
 				has[i] = has[n + i] = c->present;
 				y[i] = (double)c->t.peak_va;
 				y[n + i] = (double)c->t.peak_rss;
+				lim[i] = lb ? (double)r->soft.va : 0;
+				lim[n + i] = lb ? (double)r->hard.va : 0;
+				lim[2 * n + i] = lb ? (double)r->soft.rss : 0;
+				lim[3 * n + i] = lb ? (double)r->hard.rss : 0;
 			}
 		}
 		char label[512];
 		if (test) {
-			series mem[2] = {{"va", "VA retained", 1, y, has},
-			                 {"rss", "RSS retained", 1, y + n, has + n}};
-			series dur[1] = {{"dur", "duration", 2, y + 2 * n, has + 2 * n}};
+			series mem[2] = {
+			    {"va", "VA retained", 1, y, has, NULL, NULL, NULL, GROWTH_VA},
+			    {"rss", "RSS retained", 1, y + n, has + n, NULL, NULL, NULL,
+			     GROWTH_RSS}};
+			series dur[1] = {{"dur", "duration", 2, y + 2 * n, has + 2 * n, NULL, NULL,
+			                  NULL, GROWTH_VA}};
 			snprintf(label, sizeof(label), "memory %s %s retained per commit",
 			         ks[k].arch, ks[k].suite);
 			fputs("<h3>memory retained (after minus before the test)</h3>\n", f);
@@ -484,12 +569,21 @@ void log_html_write(FILE *f, const log_commit *v, size_t n, const char *ref, con
 			chart(f, v, n, dur, 1, label, NULL);
 			legend(f, dur, 1, 0);
 		} else {
-			series mem[2] = {{"va", "peak VA", 0, y, has},
-			                 {"rss", "peak RSS", 0, y + n, has + n}};
-			snprintf(label, sizeof(label), "peak VA and RSS of %s %s per commit",
-			         ks[k].arch, ks[k].suite);
-			chart(f, v, n, mem, 2, label, cells);
-			legend(f, mem, 2, 1);
+			/* VA and RSS each on a scale of its own (a 3 GiB VA
+			 * flattened a 40 MiB RSS to 0), with its limits and the gate */
+			series va = {"va", "peak VA", 0, y, has, lim, lim + n, &gate, GROWTH_VA};
+			series rss = {"rss",       "peak RSS",  0,     y + n,     has + n,
+			              lim + 2 * n, lim + 3 * n, &gate, GROWTH_RSS};
+			snprintf(label, sizeof(label), "peak VA of %s %s per commit", ks[k].arch,
+			         ks[k].suite);
+			fputs("<h3>peak VA</h3>\n", f);
+			chart(f, v, n, &va, 1, label, cells);
+			legend(f, &va, 1, 1);
+			snprintf(label, sizeof(label), "peak RSS of %s %s per commit", ks[k].arch,
+			         ks[k].suite);
+			fputs("<h3>peak RSS</h3>\n", f);
+			chart(f, v, n, &rss, 1, label, cells);
+			legend(f, &rss, 1, 1);
 		}
 	}
 	fputs("<h2>Commits, newest first</h2>\n", f);
@@ -500,4 +594,5 @@ void log_html_write(FILE *f, const log_commit *v, size_t n, const char *ref, con
 	free(y);
 	free(has);
 	free(cells);
+	free(lim);
 }

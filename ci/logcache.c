@@ -1,5 +1,6 @@
 /*
- * logcache.c - what "memguard log" needs of each note (totals and result),
+ * logcache.c - what "memguard log" needs of each note (totals, result and
+ * each (arch, suite)'s peak VA),
  * cached by the note's blob id in GITDIR/memguard/log-cache.json. A blob
  * never changes, so an entry never goes stale; parsing a large note is what
  * makes log slow, and this parses each note once. Best effort: a missing,
@@ -14,7 +15,7 @@
 #include "atomic.h"
 #include "ci_int.h"
 
-#define CACHE_VERSION 1
+#define CACHE_VERSION 2 /* 2: each note's (arch, suite) peaks too */
 
 struct logcache {
 	char *path; /* NULL: no cache (bare path too long, ...) */
@@ -44,14 +45,15 @@ logcache *logcache_open(git_repository *repo)
 	return c;
 }
 
-int logcache_get(logcache *c, const git_oid *blob, report_totals *t, int *interrupted)
+int logcache_get(logcache *c, const git_oid *blob, report_totals *t, int *interrupted,
+                 json_t **suites)
 {
 	char key[GIT_OID_HEXSZ + 1];
 	uint64_t *fields[] = {&t->peak_va, &t->peak_rss, &t->recycles,
 	                      &t->kills,   &t->tests,    &t->failed};
 	git_oid_tostr(key, sizeof(key), blob);
 	json_t *a = json_object_get(c->entries, key);
-	if (!json_is_array(a) || json_array_size(a) != 7)
+	if (!json_is_array(a) || json_array_size(a) != 8 || !json_is_array(json_array_get(a, 7)))
 		return 0;
 	for (size_t i = 0; i < 7; i++)
 		if (!json_is_integer(json_array_get(a, i)) ||
@@ -60,16 +62,18 @@ int logcache_get(logcache *c, const git_oid *blob, report_totals *t, int *interr
 	for (size_t i = 0; i < 6; i++)
 		*fields[i] = (uint64_t)json_integer_value(json_array_get(a, i));
 	*interrupted = (int)json_integer_value(json_array_get(a, 6));
+	*suites = json_incref(json_array_get(a, 7));
 	return 1;
 }
 
-void logcache_put(logcache *c, const git_oid *blob, const report_totals *t, int interrupted)
+void logcache_put(logcache *c, const git_oid *blob, const report_totals *t, int interrupted,
+                  json_t *suites)
 {
 	char key[GIT_OID_HEXSZ + 1];
 	git_oid_tostr(key, sizeof(key), blob);
-	json_t *a = json_pack("[IIIIIIi]", (json_int_t)t->peak_va, (json_int_t)t->peak_rss,
+	json_t *a = json_pack("[IIIIIIiO]", (json_int_t)t->peak_va, (json_int_t)t->peak_rss,
 	                      (json_int_t)t->recycles, (json_int_t)t->kills, (json_int_t)t->tests,
-	                      (json_int_t)t->failed, interrupted);
+	                      (json_int_t)t->failed, interrupted, suites);
 	if (a && json_object_set_new(c->entries, key, a) == 0)
 		c->dirty = 1;
 }

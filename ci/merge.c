@@ -74,7 +74,7 @@ int merge_main(int argc, char **argv)
 		if (ci_is_help(argv[i]))
 			return ci_cmd_usage(CMD, stdout, MG_EXIT_OK);
 		if (argv[i][0] == '-' && argv[i][1]) {
-			ci_fail(CMD, MG_EXIT_USAGE, "unknown option '%s'", argv[i]);
+			ci_unknown_option(CMD, argv[i]);
 			return ci_cmd_usage(CMD, stderr, MG_EXIT_USAGE);
 		}
 	}
@@ -87,8 +87,7 @@ int merge_main(int argc, char **argv)
 		report **dst = into ? &from : &into;
 		rc = report_load(dst, argv[i], &err);
 		if (rc < 0) {
-			rc = ci_fail(CMD, rc == MG_ENOTFOUND ? MG_EXIT_USAGE : MG_EXIT_INFRA, "%s",
-			             err.msg);
+			rc = ci_fail(CMD, report_load_exit(rc), "%s", err.msg);
 			goto out;
 		}
 		nin++;

@@ -218,7 +218,7 @@ int note_main(int argc, char **argv)
 		} else if (strcmp(argv[i], "--keep-timeline") == 0) {
 			f.keep_timeline = 1;
 		} else if (argv[i][0] == '-' && argv[i][1]) {
-			ci_fail(CMD, MG_EXIT_USAGE, "unknown option '%s'", argv[i]);
+			ci_unknown_option(CMD, argv[i]);
 			return ci_cmd_usage(CMD, stderr, MG_EXIT_USAGE);
 		} else if (f.path) {
 			return ci_fail(CMD, MG_EXIT_USAGE, "one report at a time ('%s')", argv[i]);
@@ -233,10 +233,8 @@ int note_main(int argc, char **argv)
 	/* a regular file can be read again: its tests need not be held meanwhile */
 	int again = stat(f.path, &f.st) == 0 && S_ISREG(f.st.st_mode);
 	rc = fresh_read(&f.r, &f, &err);
-	if (rc == MG_ENOTFOUND)
-		return ci_fail(CMD, MG_EXIT_USAGE, "%s", err.msg);
 	if (rc < 0)
-		return ci_fail(CMD, MG_EXIT_INFRA, "%s", err.msg);
+		return ci_fail(CMD, report_load_exit(rc), "%s", err.msg);
 	if ((rc = store_open(&s, ref, &err)) < 0) {
 		rc = ci_fail(CMD, rc == MG_EINVAL ? MG_EXIT_USAGE : MG_EXIT_INFRA, "%s", err.msg);
 		goto out;

@@ -169,7 +169,7 @@ int notes_merge_main(int argc, char **argv)
 			if (o < 0)
 				return -o;
 		} else if (argv[i][0] == '-' && argv[i][1]) {
-			ci_fail(CMD, MG_EXIT_USAGE, "unknown option '%s'", argv[i]);
+			ci_unknown_option(CMD, argv[i]);
 			return ci_cmd_usage(CMD, stderr, MG_EXIT_USAGE);
 		} else if (other) {
 			return ci_fail(CMD, MG_EXIT_USAGE, "one ref at a time ('%s')", argv[i]);

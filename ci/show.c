@@ -95,8 +95,9 @@ static void tops_done(keeper *k)
 	k->ntop_va = k->ntop_delta = 0;
 }
 
-static int keep_test(size_t shard, const report_test *t, void *ctx, mg_err *err)
+static int keep_test(size_t shard, const report_test *t, uint64_t va_peak, void *ctx, mg_err *err)
 {
+	(void)va_peak;
 	keeper *k = ctx;
 	(void)err;
 	if (shard != k->shard) {
@@ -208,7 +209,7 @@ int show_main(int argc, char **argv)
 		} else if (strcmp(argv[i], "--tests") == 0) {
 			tests = 1;
 		} else if (argv[i][0] == '-' && argv[i][1]) {
-			ci_fail(CMD, MG_EXIT_USAGE, "unknown option '%s'", argv[i]);
+			ci_unknown_option(CMD, argv[i]);
 			return ci_cmd_usage(CMD, stderr, MG_EXIT_USAGE);
 		} else if (rev) {
 			return ci_fail(CMD, MG_EXIT_USAGE, "one revision at a time ('%s')",

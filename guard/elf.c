@@ -1,6 +1,7 @@
 /*
  * elf.c - reads what a host executable is from its file: the ELF class and
- * machine, and whether it holds a marker string. Never executes the file.
+ * machine, whether it is dynamically linked, and whether it holds a marker
+ * string. Never executes the file.
  */
 #include "mg_elf.h"
 
@@ -78,6 +79,47 @@ int elf_arch(mg_arch *out, const char *path, mg_err *err)
 	}
 	return mg_err_set(err, MG_EINVAL, "'%s' is an ELF%s for machine %u, not x86 or x64", path,
 	                  h[EI_CLASS] == ELFCLASS64 ? "64" : "32", machine);
+}
+
+int elf_dynamic(const char *path, mg_err *err)
+{
+	unsigned char eh[64]; /* an ELF64 header (an ELF32 one is 52 bytes) */
+	int fd = -1, rc = open_regular(&fd, path, err);
+	if (rc)
+		return rc;
+	ssize_t n = read_full(fd, eh, sizeof(eh), 0);
+	if (n != (ssize_t)sizeof(eh) || memcmp(eh, ELFMAG, SELFMAG) != 0) {
+		rc = mg_err_set(err, MG_EINVAL, "'%s' is not an ELF file", path);
+		goto out;
+	}
+	/* e_phoff, e_phentsize and e_phnum, little-endian, by class */
+	int is64 = eh[EI_CLASS] == ELFCLASS64;
+	uint64_t off = 0;
+	unsigned entsize, num;
+	if (is64) {
+		memcpy(&off, eh + 32, 8);
+		entsize = (unsigned)(eh[54] | eh[55] << 8);
+		num = (unsigned)(eh[56] | eh[57] << 8);
+	} else {
+		uint32_t o32;
+		memcpy(&o32, eh + 28, 4);
+		off = o32;
+		entsize = (unsigned)(eh[42] | eh[43] << 8);
+		num = (unsigned)(eh[44] | eh[45] << 8);
+	}
+	rc = 0;
+	for (unsigned i = 0; i < num && i < 256 && entsize >= 4; i++) {
+		uint32_t type;
+		if (read_full(fd, &type, 4, (off_t)(off + (uint64_t)i * entsize)) != 4)
+			break;
+		if (type == PT_INTERP) {
+			rc = 1;
+			break;
+		}
+	}
+out:
+	close(fd);
+	return rc;
 }
 
 int elf_arch_of_pid(mg_arch *out, pid_t pid, mg_err *err)

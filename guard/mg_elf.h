@@ -1,7 +1,7 @@
 /*
  * mg_elf.h - what a host executable is, read from its file without running
- * it (elf.c): the ELF class (x86 or x64) and whether it carries a marker
- * string (the host library's, GoogleTest's). Reads; never executes.
+ * it (elf.c): the ELF class (x86 or x64), whether it is dynamically linked,
+ * and whether it carries a marker string (the host library's, GoogleTest's). Reads; never executes.
  * Prefixed so that it never stands in for the system's <elf.h>.
  */
 #ifndef MG_ELF_H
@@ -27,6 +27,14 @@ int elf_arch(mg_arch *out, const char *path, mg_err *err);
  * when the process is gone or out of reach.
  */
 int elf_arch_of_pid(mg_arch *out, pid_t pid, mg_err *err);
+
+/*
+ * 1 when path is a dynamically linked ELF (it has a PT_INTERP program
+ * header: the dynamic loader runs, so LD_PRELOAD works), 0 when it is a
+ * static one, <0 when it is not an ELF file or cannot be read (err says
+ * why). A few small reads: the header and the program headers (at most 256).
+ */
+int elf_dynamic(const char *path, mg_err *err);
 
 /* 1 if the file contains the bytes of marker, 0 if not, <0 on error.
  * Streams the file in blocks: O(file size). */

@@ -1,13 +1,15 @@
 /*
  * mg_err.h - the caller-owned error object every layer reports through.
  * Fixed size, so the error path never allocates. Header only, no code
- * dependencies: it is the one header every folder may include.
+ * dependencies: it is the one header every folder may include. Running out
+ * of memory is not an expected failure: mg_xrealloc says so and aborts.
  */
 #ifndef MG_ERR_H
 #define MG_ERR_H
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 /* Return codes: 0 is success, an expected failure is one of these. */
 enum {
@@ -36,6 +38,18 @@ static inline int mg_err_set(mg_err *err, int code, const char *fmt, ...)
 		va_end(ap);
 	}
 	return code;
+}
+
+/* realloc that never returns NULL: out of memory, it says so on stderr and
+ * aborts (a run cannot go on without its queue or report). n 0 is 1. */
+static inline void *mg_xrealloc(void *p, size_t n)
+{
+	void *q = realloc(p, n ? n : 1);
+	if (!q) {
+		fputs("memguard: out of memory\n", stderr);
+		abort();
+	}
+	return q;
 }
 
 #endif

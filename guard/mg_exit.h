@@ -1,9 +1,12 @@
 /*
  * mg_exit.h - memguard's exit codes: one set for every command (README
- * "Exit codes"). Header only, no code: any folder may include it.
+ * "Exit codes"); and how a child ended, decoded once where waitpid returns.
+ * Header only: any folder may include it.
  */
 #ifndef MG_EXIT_H
 #define MG_EXIT_H
+
+#include <sys/wait.h>
 
 enum {
 	/* run: every test passed (or was skipped); bisect: the culprit was found;
@@ -26,5 +29,43 @@ enum {
 	 * --allow-no-tests makes that 0 (pytest's convention) */
 	MG_EXIT_NO_TESTS = 5,
 };
+
+/*
+ * How a child ended (STYLE.md 14): it exited with status, or a signal
+ * killed it (signo, and core when that dumped core). Decoded once, where
+ * waitpid returns (mg_exit_decode); callers never see a raw wait status.
+ */
+typedef struct mg_exit_end {
+	int status; /* its exit status (0-255) when it exited; 0 when signalled */
+	int signo;  /* the signal that killed it; 0 when it exited */
+	int core;   /* 1 when that signal dumped core */
+} mg_exit_end;
+
+/* A raw waitpid status (of a child that ended, not one stopped) decoded. */
+static inline mg_exit_end mg_exit_decode(int wait_status)
+{
+	mg_exit_end e = {0, 0, 0};
+	if (WIFSIGNALED(wait_status)) {
+		e.signo = WTERMSIG(wait_status);
+#ifdef WCOREDUMP
+		e.core = WCOREDUMP(wait_status) ? 1 : 0;
+#endif
+	} else {
+		e.status = WEXITSTATUS(wait_status);
+	}
+	return e;
+}
+
+/* 1 when it exited with status 0. */
+static inline int mg_exit_ok(mg_exit_end e)
+{
+	return !e.signo && !e.status;
+}
+
+/* The shell's $? for it: the exit status, or 128 + the signal. */
+static inline int mg_exit_shell(mg_exit_end e)
+{
+	return e.signo ? 128 + e.signo : e.status;
+}
 
 #endif

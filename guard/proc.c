@@ -309,6 +309,46 @@ int proc_parse_stat_ppid(const char *buf, size_t len, pid_t *ppid)
 	return 0;
 }
 
+int proc_parse_stat_run(const char *buf, size_t len, proc_run *out)
+{
+	/* "PID (COMM) S PPID PGRP SESSION TTY TPGID FLAGS MINFLT CMINFLT MAJFLT
+	 * CMAJFLT UTIME STIME ...": the state follows the last ')' */
+	const char *end = buf + len;
+	const char *rp = memrchr(buf, ')', len);
+	uint64_t v, utime = 0;
+	if (!rp || memchr(buf, '(', len) == NULL)
+		return -1;
+	const char *p = rp + 1;
+	if (end - p < 4 || p[0] != ' ' || p[2] != ' ')
+		return -1;
+	out->state = p[1];
+	p += 3;
+	for (int field = 4; field <= 15; field++) {
+		while (p < end && *p == ' ')
+			p++;
+		if (field == 7 || field == 8) { /* tty_nr, tpgid: may be negative */
+			if (p < end && *p == '-')
+				p++;
+		}
+		if (scan_u64(&p, end, &v))
+			return -1;
+		if (field == 14)
+			utime = v;
+	}
+	out->cpu_ticks = utime + v;
+	return 0;
+}
+
+int proc_read_run(pid_t pid, proc_run *out)
+{
+	char path[64], buf[1024];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	ssize_t n = read_small(path, buf, sizeof(buf), NULL);
+	if (n < 0)
+		return (int)n;
+	return proc_parse_stat_run(buf, (size_t)n, out) < 0 ? MG_ERROR : 0;
+}
+
 /* A growable list of pids; the traversal is not on the hot path. */
 typedef struct pid_list {
 	pid_t *v;
@@ -392,6 +432,17 @@ static int children_of(pid_list *l, pid_t pid)
 	}
 	closedir(d);
 	return rc;
+}
+
+size_t proc_children(pid_t pid, pid_t *out, size_t cap)
+{
+	pid_list kids = {0};
+	children_of(&kids, pid);
+	size_t found = kids.n;
+	for (size_t i = 0; i < found && i < cap; i++)
+		out[i] = kids.v[i];
+	free(kids.v);
+	return found;
 }
 
 /* Copies the first cap entries of all (from index 1: 0 is the root). */

@@ -56,6 +56,12 @@ void proc_sampler_free(proc_sampler *s);
  */
 size_t proc_descendants(pid_t pid, pid_t *out, size_t cap);
 
+/* The children of pid (of all its threads) into out, at most cap of them;
+ * returns how many there were. Needs /proc/PID/task/TID/children
+ * (CONFIG_PROC_CHILDREN): 0 without it, or when pid is gone. O(threads +
+ * children). */
+size_t proc_children(pid_t pid, pid_t *out, size_t cap);
+
 /* The /proc scan behind proc_descendants, always used where the children
  * files are missing; exposed so both ways can be tested. O(processes). */
 size_t proc_descendants_scan(pid_t pid, pid_t *out, size_t cap);
@@ -64,6 +70,21 @@ size_t proc_descendants_scan(pid_t pid, pid_t *out, size_t cap);
  * anything, ") " included: the fields after it follow the last ')'.
  * -1 if malformed. */
 int proc_parse_stat_ppid(const char *buf, size_t len, pid_t *ppid);
+
+/* What /proc/PID/stat says of a process' progress: its state letter ('R',
+ * 'S', 'D', 'T' stopped, 't' stopped by a debugger, 'Z' ...) and its CPU
+ * time (user + system) in clock ticks. */
+typedef struct proc_run {
+	char state;
+	uint64_t cpu_ticks;
+} proc_run;
+
+/* Parses /proc/PID/stat text (the command name may hold ") "). -1 if
+ * malformed. */
+int proc_parse_stat_run(const char *buf, size_t len, proc_run *out);
+
+/* Reads pid's stat: 0, MG_EGONE when it has gone, MG_ERROR. One small read. */
+int proc_read_run(pid_t pid, proc_run *out);
 
 /*
  * PID namespaces. A contained run's hosts live in a PID namespace of their

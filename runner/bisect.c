@@ -3,8 +3,7 @@
  * had run, in fresh hosts, halving the set until the test (or the few tests)
  * that make the target fail are named. Every run is a child "memguard run"
  * (this executable) read back through its report; never runs a host itself.
- * Over 800 lines on purpose: the search, its plan from a report, the runs and
- * the result are one command sharing one context, read top to bottom.
+ * The plan from a report (which tests a host ran) is in bisect_plan.c.
  */
 #include "bisect.h"
 
@@ -20,6 +19,7 @@
 #include <unistd.h>
 
 #include "atomic.h"
+#include "run.h"
 #include "spawn.h"
 
 #define MAX_PASS 64 /* run options passed through */
@@ -131,376 +131,6 @@ done:
 	return rc < 0 ? rc : 0;
 }
 
-/* ---- the plan ------------------------------------------------------------- */
-
-void bisect_plan_free(bisect_plan *p)
-{
-	if (!p)
-		return;
-	for (size_t i = 0; i < p->n; i++)
-		free(p->names[i]);
-	free(p->names);
-	free(p->failure);
-	free(p->shard);
-	memset(p, 0, sizeof(*p));
-}
-
-static void plan_add(bisect_plan *p, const char *name)
-{
-	if ((p->n & (p->n - 1)) == 0) {
-		char **names = realloc(p->names, (p->n ? 2 * p->n : 16) * sizeof(*names));
-		if (!names)
-			abort();
-		p->names = names;
-	}
-	p->names[p->n++] = report_strdup(name);
-}
-
-static int abnormal_end(const char *end)
-{
-	return end && (!strcmp(end, "crash") || !strcmp(end, "kill") || !strcmp(end, "timeout") ||
-	               !strcmp(end, "error"));
-}
-
-static const report_shard *find_shard(const report *r, const char *spec, mg_err *err)
-{
-	const report_shard *found = NULL;
-	unsigned a = 0, b = 0;
-	int len = 0, dotted = 0;
-	if (spec[0] >= '0' && spec[0] <= '9' && sscanf(spec, "%u.%u%n", &a, &b, &len) == 2 &&
-	    !spec[len])
-		dotted = 1;
-	else if (!(spec[0] >= '0' && spec[0] <= '9' && sscanf(spec, "%u%n", &a, &len) == 1 &&
-	           !spec[len]))
-		return mg_err_set(err, MG_EINVAL, "--shard: '%s' is not N or NODE.N", spec), NULL;
-	for (size_t i = 0; i < r->nshards; i++) {
-		const report_shard *s = &r->shards[i];
-		if (dotted ? (s->node != a || s->index != b) : s->index != a)
-			continue;
-		if (found)
-			return mg_err_set(err, MG_EINVAL,
-			                  "--shard %s: shards of several nodes; say NODE.%s", spec,
-			                  spec),
-			       NULL;
-		found = s;
-	}
-	if (!found)
-		mg_err_set(err, MG_EINVAL, "--shard %s: no such shard in the report", spec);
-	return found;
-}
-
-static const report_generation *gen_of(const report_shard *s, uint32_t index)
-{
-	if (index < s->ngens && s->gens[index].index == index)
-		return &s->gens[index];
-	for (size_t i = 0; i < s->ngens; i++)
-		if (s->gens[i].index == index)
-			return &s->gens[i];
-	return NULL;
-}
-
-static int same_str(const char *a, const char *b)
-{
-	return a == b || (a && b && !strcmp(a, b));
-}
-
-/* Shards of one run (same node, suite and arch): their lanes share the
- * retry queue, so a test killed in one may be retried in another. */
-static int same_run(const report_shard *a, const report_shard *b)
-{
-	return a->node == b->node && same_str(a->suite, b->suite) && same_str(a->arch, b->arch);
-}
-
-/* A killed test's retry: run alone in a fresh host (or memory-limit there). */
-static int is_retry(const report_shard *s, const report_test *t)
-{
-	const report_generation *g = gen_of(s, t->generation);
-	if (!t->name || !g)
-		return 0;
-	return (t->attempts > 1 && g->tests_run == 1) ||
-	       (t->state == TEST_MEMLIMIT && t->attempts > 1);
-}
-
-typedef struct kill_ref {
-	size_t shard; /* index into r->shards */
-	const report_generation *g;
-} kill_ref;
-
-static double gen_end(const report_generation *g)
-{
-	return g->start + g->wall;
-}
-
-/* Could the retry t (of shard rs) be that of the test killed in k? */
-static int retry_after(const report *r, const kill_ref *k, size_t rs, const report_test *t)
-{
-	const report_shard *s = &r->shards[rs];
-	if (rs == k->shard)
-		return t->generation > k->g->index;
-	const report_generation *g = gen_of(s, t->generation);
-	/* a retry starts after the kill (the report's times are rounded) */
-	return g && g->start + 0.001 >= gen_end(k->g);
-}
-
-/*
- * Pairs the killed hosts of kill's run with the retries, first killed
- * first retried (one queue): returns the retry of kill's test, or NULL.
- * With want set, instead returns in *kill_of the kill whose retry is want.
- */
-static const report_test *match_retry(const report *r, const kill_ref *kill,
-                                      const report_test *want, kill_ref *kill_of)
-{
-	const report_shard *home = &r->shards[kill->shard];
-	kill_ref *kills = NULL;
-	const report_test **claimed = NULL;
-	size_t nkills = 0, nclaimed = 0, ntests = 0;
-	for (size_t i = 0; i < r->nshards; i++)
-		if (same_run(&r->shards[i], home)) {
-			nkills += r->shards[i].ngens;
-			ntests += r->shards[i].ntests;
-		}
-	kills = calloc(nkills + 1, sizeof(*kills));
-	claimed = calloc(ntests + 1, sizeof(*claimed));
-	if (!kills || !claimed)
-		abort();
-	nkills = 0;
-	for (size_t i = 0; i < r->nshards; i++) {
-		const report_shard *s = &r->shards[i];
-		if (!same_run(s, home))
-			continue;
-		for (size_t k = 0; k < s->ngens; k++)
-			if (s->gens[k].end && !strcmp(s->gens[k].end, "kill"))
-				kills[nkills++] = (kill_ref){i, &s->gens[k]};
-	}
-	/* in the order the kills happened (insertion sort: few kills) */
-	for (size_t i = 1; i < nkills; i++)
-		for (size_t k = i; k > 0; k--) {
-			const kill_ref *a = &kills[k - 1], *b = &kills[k];
-			double ea = gen_end(a->g), eb = gen_end(b->g);
-			if (ea < eb ||
-			    (ea == eb && (a->shard < b->shard ||
-			                  (a->shard == b->shard && a->g->index < b->g->index))))
-				break;
-			kill_ref tmp = *a;
-			kills[k - 1] = *b;
-			kills[k] = tmp;
-		}
-	const report_test *result = NULL;
-	for (size_t i = 0; i < nkills && !result; i++) {
-		const kill_ref *k = &kills[i];
-		const report_test *best = NULL;
-		const report_generation *bestg = NULL;
-		int best_same = 0;
-		for (size_t si = 0; si < r->nshards; si++) {
-			const report_shard *s = &r->shards[si];
-			if (!same_run(s, home))
-				continue;
-			for (size_t ti = 0; ti < s->ntests; ti++) {
-				const report_test *t = &s->tests[ti];
-				if (!is_retry(s, t) || !retry_after(r, k, si, t))
-					continue;
-				int taken = 0;
-				for (size_t c = 0; c < nclaimed && !taken; c++)
-					taken = claimed[c] == t;
-				if (taken)
-					continue;
-				const report_generation *g = gen_of(s, t->generation);
-				int same = si == k->shard;
-				/* the earliest; on a tie (no times) the same lane's */
-				if (!best || g->start < bestg->start ||
-				    (g->start == bestg->start && same && !best_same) ||
-				    (g->start == bestg->start && same == best_same &&
-				     t->generation < best->generation)) {
-					best = t;
-					bestg = g;
-					best_same = same;
-				}
-			}
-		}
-		if (!best)
-			continue;
-		claimed[nclaimed++] = best;
-		if (want ? best == want : k->shard == kill->shard && k->g == kill->g) {
-			result = best;
-			if (kill_of)
-				*kill_of = *k;
-		}
-	}
-	free(kills);
-	free(claimed);
-	return result;
-}
-
-/* The test the host of generation g (of shard si) was running when it ended. */
-static const report_test *find_target(const report *r, size_t si, const report_generation *g)
-{
-	const report_shard *s = &r->shards[si];
-	if (!strcmp(g->end, "kill")) {
-		/* not retried (--driver wrap): memory-limit in that host */
-		for (size_t i = 0; i < s->ntests; i++)
-			if (s->tests[i].generation == g->index &&
-			    s->tests[i].state == TEST_MEMLIMIT)
-				return &s->tests[i];
-		/* retried alone in a fresh host after g, maybe another lane's */
-		kill_ref k = {si, g};
-		const report_test *t = match_retry(r, &k, NULL, NULL);
-		if (t)
-			return t;
-		/* else the earliest retried test of the lane, else one that hit the limit */
-		const report_test *retried = NULL, *limit = NULL;
-		for (size_t i = 0; i < s->ntests; i++) {
-			t = &s->tests[i];
-			if (t->generation <= g->index)
-				continue;
-			if (t->attempts > 1 && (!retried || t->generation < retried->generation))
-				retried = t;
-			if (t->state == TEST_MEMLIMIT &&
-			    (!limit || t->generation < limit->generation))
-				limit = t;
-		}
-		return retried ? retried : limit;
-	}
-	test_state want = !strcmp(g->end, "crash")     ? TEST_CRASH
-	                  : !strcmp(g->end, "timeout") ? TEST_TIMEOUT
-	                                               : TEST_ERROR;
-	const report_test *t = NULL;
-	for (size_t i = 0; i < s->ntests; i++)
-		if (s->tests[i].generation == g->index && s->tests[i].state == want)
-			t = &s->tests[i];
-	return t;
-}
-
-/* Where the record t (of shard si) failed first: the killed host its retry
- * came from, else its own host. */
-static kill_ref home_of(const report *r, size_t si, const report_test *t)
-{
-	kill_ref k = {si, gen_of(&r->shards[si], t->generation)};
-	if (is_retry(&r->shards[si], t)) {
-		kill_ref from = k;
-		kill_ref any = {si, k.g};
-		if (match_retry(r, &any, t, &from))
-			return from;
-	}
-	return k;
-}
-
-int bisect_plan_from_report(bisect_plan *out, const report *r, const char *shard, long generation,
-                            const char *target, mg_err *err)
-{
-	const report_shard *want_shard = NULL;
-	size_t si = 0;
-	const report_generation *g = NULL;
-	const report_test *t = NULL;
-	memset(out, 0, sizeof(*out));
-	out->generation = -1;
-	if (shard) {
-		want_shard = find_shard(r, shard, err);
-		if (!want_shard)
-			return MG_EINVAL;
-	}
-	if (target) {
-		/* the target's records; the best: in the host asked for, then one
-		 * that ended abnormally, then the first */
-		int best = -1, seen = 0;
-		for (size_t i = 0; i < r->nshards; i++)
-			for (size_t k = 0; k < r->shards[i].ntests; k++) {
-				const report_test *c = &r->shards[i].tests[k];
-				if (!c->name || strcmp(c->name, target))
-					continue;
-				kill_ref h = home_of(r, i, c);
-				if (!h.g || (want_shard && &r->shards[h.shard] != want_shard))
-					continue;
-				seen = 1;
-				if (generation >= 0 && h.g->index != (uint32_t)generation)
-					continue;
-				int score = abnormal_end(h.g->end) ? 1 : 0;
-				if (score > best) {
-					best = score;
-					si = h.shard;
-					g = h.g;
-					t = c;
-				}
-			}
-		if (!g && generation < 0)
-			return mg_err_set(err, MG_EINVAL, "--crash: no test '%s' in %s", target,
-			                  shard ? "that shard" : "the report");
-		if (!g && !seen) {
-			int anywhere = 0;
-			for (size_t i = 0; i < r->nshards && !anywhere; i++)
-				for (size_t k = 0; k < r->shards[i].ntests && !anywhere; k++)
-					anywhere = r->shards[i].tests[k].name &&
-					           !strcmp(r->shards[i].tests[k].name, target);
-			if (!anywhere)
-				return mg_err_set(err, MG_EINVAL, "--crash: no test '%s' in %s",
-				                  target, shard ? "that shard" : "the report");
-		}
-	}
-	if (!g) {
-		/* the shard asked for, else the first with generation G that ended
-		 * abnormally (else with G), else the first with an abnormal end */
-		for (int pass = 0; pass < 2 && !g; pass++)
-			for (size_t i = 0; i < r->nshards && !g; i++) {
-				const report_shard *c = &r->shards[i];
-				if (want_shard && c != want_shard)
-					continue;
-				for (size_t k = 0; k < c->ngens && !g; k++)
-					if (generation >= 0
-					        ? c->gens[k].index == (uint32_t)generation &&
-					              (pass || abnormal_end(c->gens[k].end))
-					        : abnormal_end(c->gens[k].end)) {
-						g = &c->gens[k];
-						si = i;
-					}
-			}
-		t = NULL;
-	}
-	if (!g) {
-		if (generation >= 0)
-			return mg_err_set(err, MG_EINVAL, "no host generation %ld in %s",
-			                  generation, shard ? "that shard" : "the report");
-		return mg_err_set(err, MG_EINVAL, "no host crashed or was killed in %s",
-		                  shard ? "that shard" : "the report");
-	}
-	const report_shard *s = &r->shards[si];
-	if (!target && !abnormal_end(g->end))
-		return mg_err_set(err, MG_EINVAL,
-		                  "host %u ended by '%s', not a crash or kill: name the test "
-		                  "with --crash NAME",
-		                  g->index, g->end ? g->end : "?");
-	if (!target) {
-		t = find_target(r, si, g);
-		if (!t)
-			return mg_err_set(err, MG_EINVAL,
-			                  "the report does not say which test host %u was running; "
-			                  "name it with --crash NAME",
-			                  g->index);
-	}
-	const char *name = t ? t->name : target;
-	/* the tests host g ran before the target, in order: with the target's
-	 * record among them, only those before it */
-	size_t end = s->ntests;
-	for (size_t i = 0; i < s->ntests; i++)
-		if (&s->tests[i] == t && t->generation == g->index)
-			end = i;
-	for (size_t i = 0; i < end; i++)
-		if (s->tests[i].generation == g->index && s->tests[i].name &&
-		    strcmp(s->tests[i].name, name))
-			plan_add(out, s->tests[i].name);
-	plan_add(out, name);
-	out->failure = abnormal_end(g->end) ? report_strdup(g->end) : NULL;
-	char label[32];
-	int nodes = 0;
-	for (size_t i = 1; i < r->nshards; i++)
-		nodes |= r->shards[i].node != r->shards[0].node;
-	if (nodes)
-		snprintf(label, sizeof(label), "%u.%u", s->node, s->index);
-	else
-		snprintf(label, sizeof(label), "%u", s->index);
-	out->shard = report_strdup(label);
-	out->generation = g->index;
-	return 0;
-}
-
 /* ---- running ---------------------------------------------------------------- */
 
 typedef struct bisect_ctx {
@@ -515,11 +145,12 @@ typedef struct bisect_ctx {
 	unsigned run;
 	int keep;
 	int keep_asked;  /* --keep */
-	int interrupted; /* 130 or 143: a run was interrupted */
+	int interrupted; /* 128 + a stop signal: a run was interrupted */
 } bisect_ctx;
 
-/* The signal (SIGINT, SIGTERM) that asked bisect to stop, and the child
- * it is waiting for, which is told the same. */
+/* The signal (one of run_stop_signals, the list "memguard run" stops on)
+ * that asked bisect to stop, and the child it is waiting for, which is told
+ * the same. */
 static volatile sig_atomic_t stop_signal;
 static volatile pid_t running_child;
 
@@ -533,7 +164,7 @@ static void on_stop(int sig)
 	errno = saved;
 }
 
-static void install_stop_handlers(struct sigaction *old_int, struct sigaction *old_term)
+static void install_stop_handlers(struct sigaction old[RUN_NSTOP_SIGNALS])
 {
 	struct sigaction sa;
 	memset(&sa, 0, sizeof(sa));
@@ -541,20 +172,26 @@ static void install_stop_handlers(struct sigaction *old_int, struct sigaction *o
 	sigemptyset(&sa.sa_mask);
 	stop_signal = 0;
 	running_child = 0;
-	sigaction(SIGINT, &sa, old_int);
-	sigaction(SIGTERM, &sa, old_term);
+	for (size_t i = 0; i < RUN_NSTOP_SIGNALS; i++)
+		sigaction(run_stop_signals[i], &sa, &old[i]);
+}
+
+static void restore_stop_handlers(const struct sigaction old[RUN_NSTOP_SIGNALS])
+{
+	for (size_t i = 0; i < RUN_NSTOP_SIGNALS; i++)
+		sigaction(run_stop_signals[i], &old[i], NULL);
 }
 
 /* Runs argv with stdout into out_path and stderr into err_path (the same
- * file when they are equal); *status as waitpid gives it. A SIGINT or
- * SIGTERM to bisect is passed on to it (it ends its hosts) and waited for.
+ * file when they are equal); *status how it ended. A stop signal to
+ * bisect is passed on to it (it ends its hosts) and waited for.
  * -1 when it could not be started (or bisect was told to stop before). */
-static int run_child(char **argv, const char *out_path, const char *err_path, int *status)
+static int run_child(char **argv, const char *out_path, const char *err_path, mg_exit_end *status)
 {
 	sigset_t block, old;
 	sigemptyset(&block);
-	sigaddset(&block, SIGINT);
-	sigaddset(&block, SIGTERM);
+	for (size_t i = 0; i < RUN_NSTOP_SIGNALS; i++)
+		sigaddset(&block, run_stop_signals[i]);
 	fflush(NULL);
 	/* no signal between the fork and running_child being set */
 	sigprocmask(SIG_BLOCK, &block, &old);
@@ -619,31 +256,44 @@ static char **child_argv(const bisect_ctx *c, const char *cmd, char **fixed, siz
 	return argv;
 }
 
-/* The exit code of an interrupted bisect (130 SIGINT, 143 SIGTERM): told
- * to stop itself, or its child was; 0: neither. */
-static int interrupted_code(int status)
+static int is_stop_signal(int sig)
+{
+	for (size_t i = 0; i < RUN_NSTOP_SIGNALS; i++)
+		if (run_stop_signals[i] == sig)
+			return 1;
+	return 0;
+}
+
+/* The exit code of an interrupted bisect (128 + the stop signal: 130
+ * SIGINT, 143 SIGTERM, 129 SIGHUP, ...): told to stop itself, or its child
+ * was; 0: neither. */
+static int interrupted_code(mg_exit_end status)
 {
 	if (stop_signal)
 		return 128 + stop_signal;
-	if (WIFSIGNALED(status) && (WTERMSIG(status) == SIGINT || WTERMSIG(status) == SIGTERM))
-		return 128 + WTERMSIG(status);
-	if (WIFEXITED(status) && (WEXITSTATUS(status) == 130 || WEXITSTATUS(status) == 143))
-		return WEXITSTATUS(status);
+	if (status.signo && is_stop_signal(status.signo))
+		return 128 + status.signo;
+	if (!status.signo && status.status > 128 && is_stop_signal(status.status - 128))
+		return status.status;
 	return 0;
 }
 
 /* Did the target fail the way it did before? */
-static int failed_again(const report_test *t, const char *failure)
+static int failed_again(const report_test *t, report_end failure)
 {
 	int killed = t->attempts > 1 || t->state == TEST_MEMLIMIT;
-	if (!failure)
+	switch (failure) {
+	case REPORT_END_CRASH:
+	case REPORT_END_KILL:
+		return killed || t->state == TEST_CRASH; /* a crash near the limit is a kill */
+	case REPORT_END_TIMEOUT:
+		return t->state == TEST_TIMEOUT;
+	case REPORT_END_ERROR:
+		return t->state == TEST_ERROR;
+	default:
 		return killed || t->state == TEST_CRASH || t->state == TEST_TIMEOUT ||
 		       t->state == TEST_ERROR;
-	if (!strcmp(failure, "crash") || !strcmp(failure, "kill"))
-		return killed || t->state == TEST_CRASH; /* a crash near the limit is a kill */
-	if (!strcmp(failure, "timeout"))
-		return t->state == TEST_TIMEOUT;
-	return t->state == TEST_ERROR;
+	}
 }
 
 static int oracle(void *ctx, const size_t *idx, size_t n)
@@ -672,10 +322,10 @@ static int oracle(void *ctx, const size_t *idx, size_t n)
 	char *fixed[] = {"--node",   "1/1", "-j",           "1",  "--quiet",
 	                 "--report", rep,   "--tests-from", tests};
 	char **argv = child_argv(c, "run", fixed, sizeof(fixed) / sizeof(fixed[0]));
-	int status = 0;
+	mg_exit_end status = {0, 0, 0};
 	int rc = run_child(argv, log, log, &status);
 	free(argv);
-	if ((c->interrupted = interrupted_code(rc < 0 ? 0 : status)) != 0) {
+	if ((c->interrupted = interrupted_code(status)) != 0) {
 		fprintf(stderr, "memguard bisect: interrupted\n");
 		return -MG_EXIT_INFRA;
 	}
@@ -683,7 +333,7 @@ static int oracle(void *ctx, const size_t *idx, size_t n)
 		fprintf(stderr, "memguard bisect: cannot start %s: %s\n", c->exe, strerror(errno));
 		return -MG_EXIT_INFRA;
 	}
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 2) {
+	if (!status.signo && status.status == 2) {
 		fprintf(stderr, "memguard bisect: memguard run refused the options (see %s)\n",
 		        log);
 		c->keep = 1;
@@ -786,18 +436,17 @@ static int plan_from_list(bisect_plan *p, bisect_ctx *c, const char *target)
 	path_in(c, out, sizeof(out), "list.txt");
 	path_in(c, errs, sizeof(errs), "list.err");
 	char **argv = child_argv(c, "list", NULL, 0);
-	int status = 0;
+	mg_exit_end status = {0, 0, 0};
 	int rc = run_child(argv, out, errs, &status);
 	free(argv);
-	if ((c->interrupted = interrupted_code(rc < 0 ? 0 : status)) != 0) {
+	if ((c->interrupted = interrupted_code(status)) != 0) {
 		fprintf(stderr, "memguard bisect: interrupted\n");
 		return c->interrupted;
 	}
-	if (rc < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+	if (rc < 0 || !mg_exit_ok(status)) {
 		fprintf(stderr, "memguard bisect: memguard list failed (see %s)\n", errs);
 		c->keep = 1;
-		return WIFEXITED(status) && WEXITSTATUS(status) == 2 ? MG_EXIT_USAGE
-		                                                     : MG_EXIT_INFRA;
+		return !status.signo && status.status == 2 ? MG_EXIT_USAGE : MG_EXIT_INFRA;
 	}
 	FILE *f = fopen(out, "r");
 	if (!f)
@@ -815,7 +464,7 @@ static int plan_from_list(bisect_plan *p, bisect_ctx *c, const char *target)
 			continue;
 		found = !strcmp(line, target);
 		if (!found)
-			plan_add(p, line);
+			bisect_plan_add(p, line);
 	}
 	free(line);
 	fclose(f);
@@ -829,23 +478,26 @@ static int plan_from_list(bisect_plan *p, bisect_ctx *c, const char *target)
 		bisect_plan_free(p);
 		return MG_EXIT_USAGE;
 	}
-	plan_add(p, target);
+	bisect_plan_add(p, target);
 	return 0;
 }
 
 /* ---- the result ------------------------------------------------------------ */
 
-static const char *failed_verb(const char *failure)
+static const char *failed_verb(report_end failure)
 {
-	if (!failure)
-		return "fails";
-	if (!strcmp(failure, "kill"))
+	switch (failure) {
+	case REPORT_END_KILL:
 		return "is killed";
-	if (!strcmp(failure, "timeout"))
+	case REPORT_END_TIMEOUT:
 		return "times out";
-	if (!strcmp(failure, "error"))
+	case REPORT_END_ERROR:
 		return "breaks the protocol";
-	return "crashes";
+	case REPORT_END_CRASH:
+		return "crashes";
+	default:
+		return "fails";
+	}
 }
 
 static void print_result(const bisect_plan *p, const bisect_result *res)
@@ -885,7 +537,10 @@ static int write_out(const char *path, const bisect_plan *p, const bisect_result
 	json_object_set_new(o, "schema", json_string("memguard-bisect/1"));
 	json_object_set_new(o, "target", json_string(target));
 	free(target);
-	json_object_set_new(o, "failure", p->failure ? json_string(p->failure) : json_null());
+	json_object_set_new(o, "failure",
+	                    report_end_abnormal(p->failure)
+	                        ? json_string(report_end_name(p->failure))
+	                        : json_null());
 	if (p->shard) {
 		json_object_set_new(o, "shard", json_string(p->shard));
 		json_object_set_new(o, "generation", json_integer(p->generation));
@@ -1048,10 +703,10 @@ int bisect_main(int argc, char **argv)
 		return MG_EXIT_INFRA;
 	}
 	c.exe[n] = '\0';
-	/* from here a SIGINT or SIGTERM ends the child run and the search, and
-	 * the directory is removed */
-	struct sigaction old_int, old_term;
-	install_stop_handlers(&old_int, &old_term);
+	/* from here a stop signal ends the child run and the search, and the
+	 * directory is removed */
+	struct sigaction old_handlers[RUN_NSTOP_SIGNALS];
+	install_stop_handlers(old_handlers);
 	const char *tmpdir = getenv("TMPDIR");
 	snprintf(c.dir, sizeof(c.dir), "%s/memguard-bisect-XXXXXX",
 	         tmpdir && *tmpdir && strlen(tmpdir) < 200 ? tmpdir : "/tmp");
@@ -1069,18 +724,22 @@ int bisect_main(int argc, char **argv)
 		report *r = NULL;
 		mg_err err;
 		int rc = report_load(&r, report_path, &err);
-		if (rc == 0)
-			rc = bisect_plan_from_report(&plan, r, shard, generation, target, &err);
+		if (rc < 0) {
+			fprintf(stderr, "memguard bisect: %s\n", err.msg);
+			code = report_load_exit(rc);
+			goto out;
+		}
+		rc = bisect_plan_from_report(&plan, r, shard, generation, target, &err);
 		report_free(r);
 		if (rc < 0) {
 			fprintf(stderr, "memguard bisect: %s\n", err.msg);
 			code = rc == MG_ENOTFOUND ? MG_EXIT_INFRA : MG_EXIT_USAGE;
 			goto out;
 		}
-		fprintf(stderr,
-		        "memguard bisect: shard %s, host %ld: %zu tests ran before %s (%s)\n",
-		        plan.shard, plan.generation, plan.n - 1, plan.names[plan.n - 1],
-		        plan.failure ? plan.failure : "failed");
+		fprintf(
+		    stderr, "memguard bisect: shard %s, host %ld: %zu tests ran before %s (%s)\n",
+		    plan.shard, plan.generation, plan.n - 1, plan.names[plan.n - 1],
+		    report_end_abnormal(plan.failure) ? report_end_name(plan.failure) : "failed");
 	} else {
 		code = plan_from_list(&plan, &c, target);
 		if (code)
@@ -1114,7 +773,6 @@ out:
 	}
 	cleanup_dir(&c);
 	bisect_plan_free(&plan);
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
+	restore_stop_handlers(old_handlers);
 	return code;
 }

@@ -50,12 +50,12 @@ int bisect_search(bisect_result *out, size_t ncand, bisect_oracle fn, void *ctx)
 
 /* What to re-run, read from a report (or from a host's test list). */
 typedef struct bisect_plan {
-	char **names;    /* the candidates in run order, then the target; owned */
-	size_t n;        /* candidates + 1 */
-	char *failure;   /* how the target failed: "crash", "kill", "timeout", "error";
-	                    NULL: any of them */
-	char *shard;     /* "0" or "node.index"; NULL without a report */
-	long generation; /* -1 without a report */
+	char **names;       /* the candidates in run order, then the target; owned */
+	size_t n;           /* candidates + 1 */
+	report_end failure; /* how the target's host ended: crash, kill, timeout,
+	                       error; REPORT_END_RUNNING: any of them */
+	char *shard;        /* "0" or "node.index"; NULL without a report */
+	long generation;    /* -1 without a report */
 } bisect_plan;
 
 /*
@@ -74,6 +74,8 @@ typedef struct bisect_plan {
 int bisect_plan_from_report(bisect_plan *out, const report *r, const char *shard, long generation,
                             const char *target, mg_err *err);
 void bisect_plan_free(bisect_plan *p);
+/* Appends a copy of name to p's tests (aborts when out of memory). */
+void bisect_plan_add(bisect_plan *p, const char *name);
 
 /* memguard bisect [options] [run options] -- HOST...; returns the exit code. */
 int bisect_main(int argc, char **argv);

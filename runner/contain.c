@@ -208,8 +208,6 @@ int contain_start(const char *mode, mg_err *err)
 			mapped = 0;
 		else
 			kind = CONTAIN_USER_NS;
-	} else if (kind == CONTAIN_PROCESS_GROUP && !user_err) {
-		user_err = pid_err;
 	}
 	if (!mapped) {
 		int e = errno;
@@ -231,8 +229,12 @@ int contain_start(const char *mode, mg_err *err)
 			         "no PID namespace (%s), none in a user namespace either (%s)",
 			         strerror(pid_err), strerror(user_err));
 		else
-			snprintf(why_not, sizeof(why_not), "no %s namespace: %s",
-			         pid_err ? "PID" : "user", strerror(pid_err ? pid_err : user_err));
+			snprintf(why_not, sizeof(why_not), "no %s namespace: %s%s",
+			         pid_err ? "PID" : "user", strerror(pid_err ? pid_err : user_err),
+			         pid_err == EPERM && saved_uid != 0
+			             ? " (without root, only in a user namespace: --contain user "
+			               "or auto)"
+			             : "");
 		if (strcmp(mode, "auto"))
 			return mg_err_set(err, MG_ERROR, "--contain %s: %s", mode, why_not);
 		return 0;
@@ -311,19 +313,26 @@ const char *contain_why_not(void)
 	return kind == CONTAIN_PROCESS_GROUP && why_not[0] ? why_not : NULL;
 }
 
+/*
+ * Kills the namespace's init and waits for it. An init leaves only once
+ * every process of its namespace is gone, and a host is our child, not its:
+ * a host still dying (a large one takes a while to tear down) is reaped
+ * here too, or neither would ever end (each waits for the other). So this
+ * reaps any child of ours until the init is among them.
+ */
 void contain_end(void)
 {
 	if (init_pid <= 0)
 		return;
 	kill(init_pid, SIGKILL);
-	/* The init finishes dying only when every process of its namespace is
-	 * reaped, and our hosts in it are ours to reap: one SIGKILLed a moment
-	 * ago (a host slow to exit after bye) is reaped here, or this wait and
-	 * the init's would wait for each other for ever. */
 	for (;;) {
 		pid_t p = waitpid(-1, NULL, 0);
-		if (p == init_pid || (p < 0 && errno != EINTR))
+		if (p == init_pid || (p < 0 && errno == ECHILD))
 			break;
+		if (p < 0 && errno != EINTR) {
+			perror("memguard: waitpid");
+			break;
+		}
 	}
 	init_pid = -1;
 	close(alive_w);

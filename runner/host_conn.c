@@ -1,14 +1,19 @@
 /*
- * host_conn.c - the runner's end of one host: its environment, the run
- * lines written to its command pipe, the replies read from its reply pipe
- * (handed to the lane a line at a time) and its output captured.
+ * host_conn.c - the runner's end of one host: its environment, the command
+ * lines written to its command pipe (written here, with the protocol's one
+ * writer, mg_proto_put; taken back here when not yet sent), the replies read
+ * from its reply pipe (handed to the lane a line at a time) and its output
+ * captured.
  */
 #include "run_int.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <time.h>
 #include <unistd.h>
 
 static void set_env(run_ctx *c, size_t slot, const char *name, uint64_t value)
@@ -19,12 +24,37 @@ static void set_env(run_ctx *c, size_t slot, const char *name, uint64_t value)
 	c->env_store[slot] = report_strdup(buf);
 }
 
+/*
+ * The run's mark secret (v3), chosen once: MG_MARK_SECRET_LEN hex digits
+ * from the kernel's random source, so no test's output can hold a mark by
+ * chance or on purpose (the time and pid mixed in where it will not say).
+ */
+static void mark_secret_choose(run_ctx *c)
+{
+	unsigned char r[MG_MARK_SECRET_LEN / 2];
+	if (c->mark_secret[0])
+		return;
+	if (getrandom(r, sizeof(r), GRND_NONBLOCK) != (ssize_t)sizeof(r)) {
+		struct timespec t;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		uint64_t x = (uint64_t)t.tv_nsec ^ ((uint64_t)t.tv_sec << 32) ^
+		             ((uint64_t)getpid() << 16) ^ (uint64_t)(uintptr_t)c;
+		for (size_t i = 0; i < sizeof(r); i++, x = x * 6364136223846793005ull + 1)
+			r[i] = (unsigned char)(x >> 56);
+	}
+	for (size_t i = 0; i < sizeof(r); i++) {
+		c->mark_secret[2 * i] = "0123456789abcdef"[r[i] >> 4];
+		c->mark_secret[2 * i + 1] = "0123456789abcdef"[r[i] & 15];
+	}
+	c->mark_secret[MG_MARK_SECRET_LEN] = '\0';
+}
+
 /* Builds the host environment: ours without MEMGUARD_*, plus the protocol's. */
 void conn_build_env(run_ctx *c, int with_limits, const lane *l)
 {
 	size_t k = 0;
 	free(c->envp);
-	c->envp = spawn_env_without("MEMGUARD_", 8, &k);
+	c->envp = spawn_env_without("MEMGUARD_", ENV_SLOTS, &k);
 	if (!c->envp) {
 		fputs("memguard: out of memory\n", stderr);
 		abort();
@@ -34,6 +64,12 @@ void conn_build_env(run_ctx *c, int with_limits, const lane *l)
 	set_env(c, 2, MG_ENV_REPLY_FD, MG_PROTO_REPLY_FD);
 	for (size_t i = 0; i < 3; i++)
 		c->envp[k++] = c->env_store[i];
+	mark_secret_choose(c);
+	free(c->env_store[8]);
+	c->env_store[8] = mg_xrealloc(NULL, sizeof(MG_ENV_MARK "=") + MG_MARK_SECRET_LEN);
+	snprintf(c->env_store[8], sizeof(MG_ENV_MARK "=") + MG_MARK_SECRET_LEN, "%s=%s",
+	         MG_ENV_MARK, c->mark_secret);
+	c->envp[k++] = c->env_store[8];
 	if (with_limits && c->soft.va) {
 		set_env(c, 3, MG_ENV_RECYCLE_VA, c->soft.va);
 		c->envp[k++] = c->env_store[3];
@@ -63,6 +99,47 @@ void conn_build_env(run_ctx *c, int with_limits, const lane *l)
 	c->envp[k] = NULL;
 }
 
+/* Queues the command line m for the host (written by conn_flush); a run
+ * line's name is the runner's listed one, well within a line. */
+void conn_send(host *h, const mg_msg *m)
+{
+	size_t need = mg_proto_put(NULL, 0, m);
+	if (h->outq_len + need > h->outq_cap) {
+		h->outq_cap = 2 * (h->outq_len + need);
+		h->outq = mg_xrealloc(h->outq, h->outq_cap);
+	}
+	if (h->outq_nlines == h->outq_caplines) {
+		h->outq_caplines = h->outq_caplines ? 2 * h->outq_caplines : 16;
+		h->outq_lines =
+		    mg_xrealloc(h->outq_lines, h->outq_caplines * sizeof(*h->outq_lines));
+	}
+	h->outq_len += mg_proto_put(h->outq + h->outq_len, need, m);
+	h->outq_lines[h->outq_nlines++] = (struct outq_line){h->outq_len, m->kind == MG_CMD_RUN};
+}
+
+/* The first w queued bytes were written: drop them and the lines they
+ * complete. */
+static void outq_drop(host *h, size_t w)
+{
+	size_t done = 0;
+	while (done < h->outq_nlines && h->outq_lines[done].end <= w)
+		done++;
+	size_t written_end = done ? h->outq_lines[done - 1].end : 0;
+	if (done == h->outq_nlines)
+		h->outq_mid = 0;
+	else if (w > written_end) /* the next line is partly written */
+		h->outq_mid = 1;
+	else if (done)
+		h->outq_mid = 0;
+	memmove(h->outq_lines, h->outq_lines + done,
+	        (h->outq_nlines - done) * sizeof(*h->outq_lines));
+	h->outq_nlines -= done;
+	for (size_t i = 0; i < h->outq_nlines; i++)
+		h->outq_lines[i].end -= w;
+	memmove(h->outq, h->outq + w, h->outq_len - w);
+	h->outq_len -= w;
+}
+
 void conn_flush(run_ctx *c, lane *l)
 {
 	host *h = &l->h;
@@ -74,38 +151,64 @@ void conn_flush(run_ctx *c, lane *l)
 			if (errno == EAGAIN)
 				return;
 			/* EPIPE: the host is gone; its EOF and exit status tell the rest. */
-			h->outq_len = 0;
+			h->outq_len = h->outq_nlines = 0;
 			return;
 		}
-		if (w > 0)
-			h->outq_mid = h->outq[w - 1] != '\n';
-		memmove(h->outq, h->outq + w, h->outq_len - (size_t)w);
-		h->outq_len -= (size_t)w;
+		outq_drop(h, (size_t)w);
 	}
 	(void)c;
 }
 
 /* Takes back the run lines not yet written to the host: returns how many
  * (their tests are the last of the flight, for the lane to put back), so a
- * host being ended runs only what it was already sent. */
+ * host being ended runs only what it was already sent. A line partly
+ * written stays, to be finished. */
 size_t conn_unfeed(host *h)
 {
-	size_t keep = 0, lines = 0;
-	if (h->outq_mid) {
-		char *nl = memchr(h->outq, '\n', h->outq_len);
-		keep = nl ? (size_t)(nl - h->outq) + 1 : h->outq_len;
-	}
-	for (size_t i = keep; i < h->outq_len; i++) /* run lines, not their expect lines */
-		lines += h->outq[i] == 'r' && (i == 0 || h->outq[i - 1] == '\n');
-	h->outq_len = keep;
-	return lines;
+	size_t keep = h->outq_mid && h->outq_nlines ? 1 : 0, runs = 0;
+	for (size_t i = keep; i < h->outq_nlines; i++)
+		runs += h->outq_lines[i].run; /* run lines, not their expect lines */
+	h->outq_nlines = keep;
+	h->outq_len = keep ? h->outq_lines[0].end : 0;
+	return runs;
 }
 
-/* Reads the reply pipe; returns after EOF handling or EAGAIN. */
+static void conn_read_lines(run_ctx *c, lane *l);
+
+/* Reads the reply pipe; returns after EOF handling, or once a read came
+ * back short: a pipe read returns less than asked only when the pipe is
+ * empty, so the read that would say EAGAIN is not made (it was a third of
+ * the runner's reads); poll says when there is more. */
 void conn_read_replies(run_ctx *c, lane *l)
 {
 	host *h = &l->h;
+	uint32_t before = h->tests_run;
+	conn_read_lines(c, l);
+	/* the pace: seconds a result since the last read that brought any */
+	double t = now(c);
+	if (h->state != HOST_NONE && h->tests_run > before && before) {
+		double each = (t - l->read_at) / (h->tests_run - before);
+		l->cycle = l->cycle > 0 && before ? 0.75 * l->cycle + 0.25 * each : each;
+	}
+	if (h->tests_run > before || !before)
+		l->read_at = t;
+}
+
+void conn_catch_up(run_ctx *c, lane *l)
+{
+	host *h = &l->h;
+	if (h->reply_due == 0)
+		return;
+	h->reply_due = 0;
+	if (h->state != HOST_NONE && h->state != HOST_DYING && spawn_reply_fd(h->proc) >= 0)
+		conn_read_replies(c, l);
+}
+
+static void conn_read_lines(run_ctx *c, lane *l)
+{
+	host *h = &l->h;
 	for (;;) {
+		size_t want = h->lines.cap - h->lines.len;
 		long n = mg_lines_fill(&h->lines, spawn_reply_fd(h->proc));
 		if (n == -1 && errno == EINTR)
 			continue;
@@ -126,16 +229,24 @@ void conn_read_replies(run_ctx *c, lane *l)
 		while (h->state != HOST_NONE && h->state != HOST_DYING &&
 		       mg_lines_next(&h->lines, &line, &len))
 			lane_line(c, l, line, len);
-		if (h->state == HOST_NONE || h->state == HOST_DYING)
+		if (h->state == HOST_NONE || h->state == HOST_DYING || (size_t)n < want)
 			return;
 	}
 }
 
 /* The test whose output ordinal n is (v2), or NULL; forgets the tests
- * both streams are past. */
+ * both streams are past. A host marks only the tests that wrote, so a
+ * stream's ordinal can stand still for long: the tests more than two
+ * pipelines behind the host's results are past too (a mark is read at most
+ * a loop turn after the result it came before, and a turn brings at most a
+ * pipeline of results). */
 static rtest *sent_test(run_ctx *c, host *h, uint64_t n)
 {
 	uint64_t low = h->out_seq[0] < h->out_seq[1] ? h->out_seq[0] : h->out_seq[1];
+	uint64_t done = h->sent_base + h->nsent - h->nflight,
+	         lag = 2 * (uint64_t)c->o->pipeline + 2;
+	if (done > lag && done - lag > low)
+		low = done - lag;
 	if (low > h->sent_base + 1024 && low - h->sent_base <= h->nsent) {
 		size_t drop = (size_t)(low - h->sent_base);
 		memmove(h->sent, h->sent + drop, (h->nsent - drop) * sizeof(*h->sent));
@@ -147,16 +258,72 @@ static rtest *sent_test(run_ctx *c, host *h, uint64_t n)
 	return &c->tests[h->sent[n - h->sent_base]];
 }
 
+/* Keeps n bytes of stream k until its next mark says whose they are (they
+ * are streamed now): the first output_head, past them the last bytes in a
+ * ring, as record_output keeps a test's; what falls between is counted. */
+static void pend_add(run_ctx *c, host *h, int k, const char *buf, size_t n)
+{
+	record_stream(c, buf, n);
+	size_t head = c->o->output_head;
+	size_t room = head > h->out_npend[k] ? head - h->out_npend[k] : 0;
+	size_t take = n < room ? n : room;
+	if (h->out_npend[k] + take > h->out_cappend[k]) {
+		h->out_cappend[k] = 2 * (h->out_npend[k] + take);
+		h->out_pend[k] = mg_xrealloc(h->out_pend[k], h->out_cappend[k]);
+	}
+	memcpy(h->out_pend[k] + h->out_npend[k], buf, take);
+	h->out_npend[k] += take;
+	h->out_pend_dropped[k] += record_tail_keep(c, &h->out_pend_tail[k], buf + take, n - take);
+}
+
+/* Gives stream k's kept bytes to rt (NULL: dropped): head, then the tail. */
+static void pend_give(run_ctx *c, host *h, int k, rtest *rt)
+{
+	rtail *t = h->out_pend_tail[k];
+	if (rt) {
+		record_output(c, rt, h->out_pend[k], h->out_npend[k]);
+		if (t) {
+			const char *p0, *p1;
+			size_t n0, n1;
+			record_tail_pieces(t, &p0, &n0, &p1, &n1);
+			record_output(c, rt, p0, n0);
+			record_output(c, rt, p1, n1);
+		}
+		rt->out_dropped += h->out_pend_dropped[k];
+	}
+	if (t)
+		t->len = t->at = 0;
+	h->out_npend[k] = 0;
+	h->out_pend_dropped[k] = 0;
+}
+
+void conn_output_to(run_ctx *c, lane *l, rtest *rt)
+{
+	host *h = &l->h;
+	if (!conn_output_marked(c, h))
+		return;
+	for (int k = 0; k < 2; k++) {
+		conn_read_output(c, l, k);
+		if (h->mark_npend[k]) /* it was output after all */
+			pend_add(c, h, k, h->mark_pend[k], h->mark_npend[k]);
+		h->mark_npend[k] = 0;
+		pend_give(c, h, k, rt);
+	}
+}
+
 /*
- * v2: splits what a stream brought at the host's marks. Bytes go to the
- * test of the stream's current ordinal; a mark "HEAD N TAIL" moves the
- * stream to ordinal N + 1 and is dropped. A mark cut by the end of a read
- * waits in mark_pend for the next. Bytes that only look like the start of a
- * mark are output.
+ * v2: splits what a stream brought at the host's marks. Bytes are kept
+ * until a mark "HEAD N TAIL" says they are test N's (the tests since the
+ * last mark wrote nothing); the stream moves to ordinal N + 1 and the mark
+ * is dropped (HEAD: MG_MARK_HEAD and, from version 3, the run's secret). A
+ * mark cut by the end of a read waits in mark_pend for the next. Bytes that
+ * only look like the start of a mark are output.
  */
 static void split_marked(run_ctx *c, host *h, int k, const char *buf, size_t n)
 {
-	static const size_t head = sizeof(MG_MARK_HEAD) - 1;
+	char mark_head[sizeof(MG_MARK_HEAD) + MG_MARK_SECRET_LEN];
+	size_t head = (size_t)snprintf(mark_head, sizeof(mark_head), "%s%s", MG_MARK_HEAD,
+	                               h->version >= 3 ? c->mark_secret : "");
 	char joined[sizeof(h->mark_pend[0]) + 65536];
 	if (h->mark_npend[k]) { /* a mark cut short: it continues here */
 		memcpy(joined, h->mark_pend[k], h->mark_npend[k]);
@@ -174,7 +341,7 @@ static void split_marked(run_ctx *c, host *h, int k, const char *buf, size_t n)
 		size_t j = i, avail = n - i;
 		/* the head, digits, the tail: complete, cut short, or not a mark */
 		size_t m = 0;
-		while (m < head && m < avail && buf[j + m] == MG_MARK_HEAD[m])
+		while (m < head && m < avail && buf[j + m] == mark_head[m])
 			m++;
 		if (m < head && m < avail) {
 			i++;
@@ -186,9 +353,7 @@ static void split_marked(run_ctx *c, host *h, int k, const char *buf, size_t n)
 			ord = ord * 10 + (uint64_t)(buf[j + d++] - '0');
 		if (d == avail || (m == avail && m < head)) {
 			if (avail < sizeof(h->mark_pend[k])) { /* cut short: keep it */
-				rtest *rt = sent_test(c, h, h->out_seq[k]);
-				if (rt && i > from)
-					record_output(c, rt, buf + from, i - from);
+				pend_add(c, h, k, buf + from, i - from);
 				memcpy(h->mark_pend[k], buf + i, avail);
 				h->mark_npend[k] = avail;
 				return;
@@ -200,16 +365,18 @@ static void split_marked(run_ctx *c, host *h, int k, const char *buf, size_t n)
 			i++;
 			continue;
 		}
-		rtest *rt = sent_test(c, h, h->out_seq[k]);
-		if (rt && i > from)
-			record_output(c, rt, buf + from, i - from);
+		pend_add(c, h, k, buf + from, i - from);
+		pend_give(c, h, k, sent_test(c, h, ord));
 		h->out_seq[k] = ord + 1;
 		i = j + d + 1;
 		from = i;
 	}
-	rtest *rt = sent_test(c, h, h->out_seq[k]);
-	if (rt && n > from)
-		record_output(c, rt, buf + from, n - from);
+	pend_add(c, h, k, buf + from, n - from);
+}
+
+int conn_output_marked(const run_ctx *c, const host *h)
+{
+	return h->version >= 2 && (driver_serves_protocol(c->driver) || policy_process_per_test(c));
 }
 
 void conn_read_output(run_ctx *c, lane *l, int err_stream)
@@ -226,22 +393,32 @@ void conn_read_output(run_ctx *c, lane *l, int err_stream)
 		if (n < 0)
 			return;
 		if (n == 0) {
-			rtest *rt = sent_test(c, h, h->out_seq[err_stream]);
-			if (rt && h->mark_npend[err_stream]) /* it was output after all */
-				record_output(c, rt, h->mark_pend[err_stream],
-				              h->mark_npend[err_stream]);
-			h->mark_npend[err_stream] = 0;
+			/* marked output still kept waits for the host's end
+			 * (conn_output_to): its test is known only then */
+			if (!conn_output_marked(c, h)) {
+				rtest *rt = sent_test(c, h, h->out_seq[err_stream]);
+				if (rt && h->mark_npend[err_stream]) {
+					record_stream(c, h->mark_pend[err_stream],
+					              h->mark_npend[err_stream]);
+					record_output(c, rt, h->mark_pend[err_stream],
+					              h->mark_npend[err_stream]);
+				}
+				h->mark_npend[err_stream] = 0;
+			}
 			if (err_stream)
 				spawn_close_err(h->proc);
 			else
 				spawn_close_out(h->proc);
 			return;
 		}
-		if (h->version >= 2 &&
-		    (driver_serves_protocol(c->driver) || policy_process_per_test(c)))
+		if (conn_output_marked(c, h))
 			split_marked(c, h, err_stream, buf, (size_t)n);
-		else if (h->nflight) /* v1: the test in front when the bytes are read */
+		else if (h->nflight) { /* v1: the test in front when the bytes are read */
+			record_stream(c, buf, (size_t)n);
 			record_output(c, &c->tests[flight_at(h, 0, c->o->pipeline)], buf,
 			              (size_t)n);
+		}
+		if ((size_t)n < sizeof(buf)) /* drained: no read just for EAGAIN */
+			return;
 	}
 }

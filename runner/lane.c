@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 
 #define X HOST_STATE_COUNT
 
@@ -44,6 +43,12 @@ host_state lane_next(host_state s, host_event e)
 	return table[s][e].next;
 }
 
+/* Whether event e is legal in state s: the table's word, the only one. */
+static int lane_legal(host_state s, host_event e)
+{
+	return lane_next(s, e) != X;
+}
+
 host_action lane_action(host_state s, host_event e)
 {
 	if ((unsigned)s >= HOST_STATE_COUNT || (unsigned)e >= EV_COUNT)
@@ -55,13 +60,6 @@ const char *lane_state_name(host_state s)
 {
 	static const char *names[] = {"none", "starting", "ready", "running", "quitting", "dying"};
 	return (unsigned)s < HOST_STATE_COUNT ? names[s] : "invalid";
-}
-
-const char *lane_end_name(host_end e)
-{
-	static const char *names[] = {"running", "quit",  "recycle", "kill",       "timeout",
-	                              "error",   "crash", "exit",    "interrupted"};
-	return (unsigned)e < END_COUNT ? names[e] : "invalid";
 }
 
 const char *lane_event_name(host_event e)
@@ -86,6 +84,7 @@ void lane_requeue(run_ctx *c, lane *l)
 size_t lane_pop_head(run_ctx *c, lane *l)
 {
 	size_t t = flight_at(&l->h, 0, c->o->pipeline);
+	conn_output_to(c, l, &c->tests[t]); /* what it wrote since the last mark */
 	flight_pop(&l->h, c->o->pipeline, now(c));
 	return t;
 }
@@ -127,7 +126,7 @@ void lane_detach(run_ctx *c, lane *l)
 		if (!spawn_reaped(h->proc)) {
 			if (c->nreap == c->capreap) {
 				c->capreap = c->capreap ? 2 * c->capreap : 8;
-				c->reap = xrealloc(c->reap, c->capreap * sizeof(*c->reap));
+				c->reap = mg_xrealloc(c->reap, c->capreap * sizeof(*c->reap));
 			}
 			c->reap[c->nreap++] = (reaping){h->proc, l->index, now(c)};
 		} else {
@@ -138,6 +137,11 @@ void lane_detach(run_ctx *c, lane *l)
 	tree_free(h->kids);
 	free(h->in);
 	free(h->outq);
+	free(h->outq_lines);
+	free(h->out_pend[0]); /* after its last test: no test's */
+	free(h->out_pend[1]);
+	free(h->out_pend_tail[0]);
+	free(h->out_pend_tail[1]);
 	free(h->sent);
 	size_t *flight = h->flight;
 	memset(h, 0, sizeof(*h));
@@ -151,12 +155,8 @@ void lane_kill(run_ctx *c, lane *l, host_end end, const char *why)
 		record_breakdown(c, l, "kill");
 	spawn_signal(l->h.proc, SIGKILL);
 	record_host_end(c, l, end, why);
-	if (end == END_KILL)
-		record_shard(c, l)->kills++;
-	else if (end == END_RECYCLE) /* a recycling host that missed its quit deadline */
-		record_shard(c, l)->recycles++;
-	progress_event(c->prog, l->index, record_gen(c, l)->index, l->h.pid, lane_end_name(end),
-	               l->h.tests_run, why);
+	progress_event(c->prog, l->index, record_gen(c, l)->index, l->h.pid, end, l->h.tests_run,
+	               why);
 	lane_fire(c, l, EV_KILL); /* detaches it */
 }
 
@@ -168,10 +168,69 @@ static int retry_once(run_ctx *c, size_t t)
 	if (rt->attempts >= 2)
 		return 0;
 	free(rt->out);
+	free(rt->tail);
 	rt->out = NULL;
+	rt->tail = NULL;
 	rt->out_len = rt->out_dropped = 0;
 	plan_retry_push(c, t);
 	return 1;
+}
+
+/* The VA test t is expected to rise above its start: its own clean rise
+ * when history knows one, else at least the largest rise this run has seen
+ * of any test (every test, not a recent window: a big one every 50th
+ * test is still remembered). */
+static uint64_t lane_expected_rise(const run_ctx *c, size_t t)
+{
+	const rtest *rt = &c->tests[t];
+	if (rt->rise_known)
+		return rt->exp_rise;
+	return rt->exp_rise > c->max_rise ? rt->exp_rise : c->max_rise;
+}
+
+/*
+ * 1 when a test that failed (gracefully: an allocation that returned NULL)
+ * did so within the headroom of a limit, why says which: VA (the most of
+ * its start, end and peak) past the soft VA limit less the headroom (its
+ * expected rise, at least the distance from the soft to the hard limit but
+ * no more than an eighth of the soft),
+ * RSS past the soft RSS limit less the lane's expected RSS growth, or, in
+ * a 32-bit space past its half, no free block of the gap limit. Reads the
+ * host's maps only for that last (~0.3 ms, failures only).
+ */
+static int lane_near_ceiling(const run_ctx *c, const lane *l, size_t t, uint64_t va, char *why,
+                             size_t n)
+{
+	char a[32], b[32];
+	uint64_t soft_va = c->soft.va ? c->soft.va : c->hard.va;
+	if (soft_va) {
+		/* the headroom: its expected rise, at least the distance to the
+		 * hard limit (x86's defaults: 256 MiB) up to an eighth of the soft */
+		uint64_t room = lane_expected_rise(c, t), gap = 0;
+		if (c->hard.va > soft_va)
+			gap =
+			    c->hard.va - soft_va < soft_va / 8 ? c->hard.va - soft_va : soft_va / 8;
+		if (gap > room)
+			room = gap;
+		if (va + room >= soft_va) {
+			report_format_size(a, sizeof(a), va);
+			report_format_size(b, sizeof(b), room);
+			snprintf(why, n, "va %s within %s of the limit", a, b);
+			return 1;
+		}
+	}
+	if (c->soft.rss && l->h.tree_rss + policy_expected_rss_growth(l) >= c->soft.rss) {
+		report_format_size(a, sizeof(a), l->h.tree_rss);
+		snprintf(why, n, "rss %s within its expected growth of the limit", a);
+		return 1;
+	}
+	uint64_t gap_limit = c->soft.gap > c->hard.gap ? c->soft.gap : c->hard.gap, gap;
+	if (sample_gap_read(c, &l->h, va, &gap) == 0 && gap < gap_limit) {
+		report_format_size(a, sizeof(a), gap);
+		snprintf(why, n, "largest free block %s", a);
+		return 1;
+	}
+	return 0;
 }
 
 /* A test broke a hard limit (or crashed near one): retry it once, alone,
@@ -212,13 +271,7 @@ static void lane_quit(run_ctx *c, lane *l, host_end end, const char *why)
 		if (h->nsent)
 			h->nsent--; /* never written: no ordinal in the host */
 	}
-	static const char quit[] = "quit\n";
-	if (h->outq_len + sizeof(quit) > h->outq_cap) {
-		h->outq_cap = h->outq_len + sizeof(quit) + 64;
-		h->outq = xrealloc(h->outq, h->outq_cap);
-	}
-	memcpy(h->outq + h->outq_len, quit, sizeof(quit) - 1);
-	h->outq_len += sizeof(quit) - 1;
+	conn_send(h, &(mg_msg){.kind = MG_CMD_QUIT});
 	h->end = end;
 	snprintf(h->why, sizeof(h->why), "%s", why ? why : "");
 	record_breakdown(c, l, end == END_RECYCLE ? "recycle" : "peak");
@@ -242,20 +295,11 @@ static int lane_start(run_ctx *c, lane *l)
 	h->pid = spawn_proc_pid(h->proc);
 	if (proc_sampler_open(&h->sampler, h->pid, &err) < 0)
 		h->sampler = NULL; /* gone already: the EOF will tell */
-	h->in = xrealloc(NULL, 2 * MG_PROTO_LINE_MAX);
+	h->in = mg_xrealloc(NULL, 2 * MG_PROTO_LINE_MAX);
 	mg_lines_init(&h->lines, h->in, 2 * MG_PROTO_LINE_MAX, MG_PROTO_LINE_MAX);
 	if (tree_new(&h->kids, MAX_DESCENDANTS, &err) < 0)
 		h->kids = NULL; /* out of memory: its children go unseen */
-	report_shard *s = record_shard(c, l);
-	report_generation *g = report_shard_add_generation(s);
-	g->index = (uint32_t)(s->ngens - 1);
-	g->pid = h->pid;
-	g->start = now(c);
-	g->end = report_strdup("running");
-	h->gen = s->ngens - 1;
-	h->t_start = g->start;
-	if (s->ngens == 1)
-		l->first_start = g->start;
+	record_host_start(c, l);
 	lane_fire(c, l, EV_SPAWNED);
 	return 0;
 }
@@ -282,14 +326,25 @@ void lane_schedule(run_ctx *c, lane *l)
 		return;
 
 	size_t fed = 0;
+	int per_process = policy_process_per_test(c);
 	/* A fresh host takes a waiting retry first, and only that. */
 	int retry = c->rqlen && !h->tests_run && !h->nflight && !h->alone;
 	if (!h->nflight)
 		h->head_since = now(c);
 	if (retry)
 		h->alone = 1;
-	while (retry ||
-	       (h->nflight < depth && c->qlen && !h->alone && !(h->soft_hit && h->tests_run))) {
+	/* Refills come in batches: a host with over half its depth in flight has
+	 * work enough, so the runner writes once per depth / 2 results, not once
+	 * per result (a write is a system call on both sides). A gtest or catch2
+	 * shim runs each burst in a program of its own, with what was queued
+	 * when it started: its refill waits until the last burst drained, so
+	 * each program's first test is known (its delta is from a fresh
+	 * program's memory, not from where the last one ended). */
+	int burst = c->driver == DRIVER_GTEST || c->driver == DRIVER_CATCH2;
+	int drained = !h->nflight;
+	int refill = burst ? drained : depth < 4 || h->nflight <= depth / 2;
+	while (retry || (h->nflight < depth && (refill || fed) && c->qlen && !h->alone &&
+	                 !(h->soft_hit && h->tests_run))) {
 		size_t t = retry ? c->rq[c->rqhead] : plan_front(c);
 		rtest *rt = &c->tests[t];
 		char pool_why[200];
@@ -304,11 +359,14 @@ void lane_schedule(run_ctx *c, lane *l)
 			if (verdict == 0)
 				break; /* wait: a larger lane makes room */
 		}
+		uint64_t grow = policy_expected_growth(l), rise = lane_expected_rise(c, t);
+		if (!per_process && rise > grow)
+			grow = rise;
 		if (!retry && c->hard.va && h->tests_run && !h->nflight &&
-		    h->va_last + policy_expected_growth(l) >= c->hard.va) {
+		    h->va_last + grow >= c->hard.va) {
 			char why[200], a[32], b[32];
 			report_format_size(a, sizeof(a), h->va_last);
-			report_format_size(b, sizeof(b), policy_expected_growth(l));
+			report_format_size(b, sizeof(b), grow);
 			snprintf(why, sizeof(why),
 			         "va %s + expected growth %s would reach the kill limit", a, b);
 			lane_quit(c, l, END_RECYCLE, why);
@@ -319,38 +377,26 @@ void lane_schedule(run_ctx *c, lane *l)
 		else
 			plan_pop(c);
 		retry = 0;
-		size_t need = rt->len * 2 + 56;
-		if (h->outq_len + need > h->outq_cap) {
-			h->outq_cap = 2 * (h->outq_len + need);
-			h->outq = xrealloc(h->outq, h->outq_cap);
-		}
-		if ((rt->exp_rise || rt->exp_growth) && h->version >= 2 &&
-		    driver_serves_protocol(
-		        c->driver)) /* history's word, for the host's admission */
-			h->outq_len += (size_t)snprintf(
-			    h->outq + h->outq_len, h->outq_cap - h->outq_len, "expect %llu %llu\n",
-			    (unsigned long long)rt->exp_rise, (unsigned long long)rt->exp_growth);
-		memcpy(h->outq + h->outq_len, "run ", 4);
-		h->outq_len += 4;
-		h->outq_len += mg_proto_escape(h->outq + h->outq_len, h->outq_cap - h->outq_len,
-		                               rt->name, rt->len);
-		h->outq[h->outq_len++] = '\n';
+		/* history's word and the run's largest rise, for the host's admission */
+		if ((rise || rt->exp_growth) && h->version >= 2 &&
+		    driver_serves_protocol(c->driver))
+			conn_send(
+			    h,
+			    &(mg_msg){.kind = MG_CMD_EXPECT, .va = rise, .bytes = rt->exp_growth});
+		conn_send(h, &(mg_msg){.kind = MG_CMD_RUN, .text = rt->name, .text_len = rt->len});
 		h->flight[(h->fhead + h->nflight++) % c->o->pipeline] = t;
 		if (h->nsent == h->capsent) {
 			h->capsent = h->capsent ? 2 * h->capsent : 64;
-			h->sent = xrealloc(h->sent, h->capsent * sizeof(*h->sent));
+			h->sent = mg_xrealloc(h->sent, h->capsent * sizeof(*h->sent));
 		}
 		h->sent[h->nsent++] = t;
 		fed++;
 	}
 	/* a shim that gives its program all it was given waits for the burst's end */
-	if (fed && (c->driver == DRIVER_GTEST || c->driver == DRIVER_CATCH2)) {
-		if (h->outq_len + 4 > h->outq_cap) {
-			h->outq_cap = 2 * (h->outq_len + 4);
-			h->outq = xrealloc(h->outq, h->outq_cap);
-		}
-		memcpy(h->outq + h->outq_len, "fed\n", 4);
-		h->outq_len += 4;
+	if (fed && burst) {
+		if (h->tests_run && drained)
+			h->fresh_program = 1;
+		conn_send(h, &(mg_msg){.kind = MG_CMD_FED});
 	}
 	if (fed)
 		lane_fire(c, l, EV_FED);
@@ -372,16 +418,19 @@ static void lane_result(run_ctx *c, lane *l, const mg_msg *m)
 {
 	host *h = &l->h;
 	size_t t = flight_at(h, 0, c->o->pipeline);
-	test_state st = m->kind == MG_MSG_PASS   ? TEST_PASS
-	                : m->kind == MG_MSG_FAIL ? TEST_FAIL
-	                                         : TEST_SKIP;
-	/* the ctest driver enforces a test's own TIMEOUT property itself */
-	if (st == TEST_FAIL && c->driver == DRIVER_CTEST && m->text_len >= 9 &&
-	    !memcmp(m->text, "timeout: ", 9))
-		st = TEST_TIMEOUT;
+	test_state st = m->kind == MG_MSG_PASS      ? TEST_PASS
+	                : m->kind == MG_MSG_FAIL    ? TEST_FAIL
+	                : m->kind == MG_MSG_ERROR   ? TEST_ERROR
+	                : m->kind == MG_MSG_TIMEOUT ? TEST_TIMEOUT /* ctest's TIMEOUT */
+	                                            : TEST_SKIP;
 	/* a test that was a process of its own ended with it: what it holds
 	 * is its own figure, not a rise over the test before */
 	int per_process = policy_process_per_test(c);
+	if (h->fresh_program) { /* a later program's first test: from where programs start */
+		h->fresh_program = 0;
+		h->va_before = h->hello_va;
+		h->rss_before = h->hello_rss;
+	}
 	int64_t dva = per_process ? 0 : (int64_t)m->va - (int64_t)h->va_before;
 	int64_t drss = per_process ? 0 : (int64_t)m->rss - (int64_t)h->rss_before;
 	h->va_before = m->va;
@@ -396,16 +445,17 @@ static void lane_result(run_ctx *c, lane *l, const mg_msg *m)
 	l->failed_starts = 0;
 	flight_pop(h, c->o->pipeline, now(c));
 
-	/* A native host reports its own RSS (its children come from the tree);
-	 * a shim reports its program's, which the tree already holds. */
+	/* A host serving the protocol (native, pytest) reports its own RSS (its children come from
+	 * the tree); a shim reports its program's, which the tree already holds. */
 	uint64_t tree_rss = driver_serves_protocol(c->driver)   ? m->rss + h->desc_rss
 	                    : m->rss > h->own_rss + h->desc_rss ? m->rss
 	                                                        : h->own_rss + h->desc_rss;
 	h->tree_rss = tree_rss;
 	/* a tree alone over the whole rss pool is killed here; the pool and the
 	 * cgroup are shared: judged once per sample pass */
-	unsigned hard =
-	    policy_check(c, &c->hard, c->hard.rss, m->va, tree_rss) & ~(unsigned)LIMIT_CGROUP;
+	policy_reading r = {.va = m->va, .rss = tree_rss};
+	policy_verdict v;
+	policy_judge(&v, c, h, POLICY_KILL, &r);
 	/* A reservation burst can come and go between samples; VmPeak keeps it.
 	 * Read it (6-17 us) after tests of 1 ms or more, where it costs under 2%
 	 * and where such a burst has time to hide; the host has already started
@@ -413,91 +463,76 @@ static void lane_result(run_ctx *c, lane *l, const mg_msg *m)
 	 * clears a wrong blame. */
 	uint64_t test_peak = h->head_peak; /* a v2 host said it, at its boundary: exact */
 	h->head_peak = 0;
-	if (!hard && m->usec >= 1000 && driver_serves_protocol(c->driver)) {
-		proc_status ps = {0};
-		if (h->version >= 2) /* the host read it itself; nothing to read here */
-			ps.vm_peak = test_peak;
-		else if (proc_read_status(&ps, h->pid, NULL) < 0)
-			ps.vm_peak = 0;
-		if (ps.vm_peak > h->vm_peak_seen) {
-			h->vm_peak_seen = ps.vm_peak;
-			if (ps.vm_peak > h->peak_va)
-				h->peak_va = ps.vm_peak;
-			test_peak = ps.vm_peak;
-			if (c->hard.va && ps.vm_peak >= c->hard.va) {
-				char why[200], a[32], b[32];
-				report_format_size(a, sizeof(a), ps.vm_peak);
-				report_format_size(b, sizeof(b), c->hard.va);
-				snprintf(why, sizeof(why), "peak va %s >= kill %s", a, b);
-				lane_breach(c, l, t, why, (double)m->usec / 1e6);
-				lane_kill(c, l, END_KILL, why);
-				return;
-			}
+	if (!v.bits && m->usec >= 1000 && driver_serves_protocol(c->driver)) {
+		/* a v2 host read it itself; for a v1 host the guard reads it */
+		uint64_t vm_peak = h->version >= 2 ? test_peak : sample_vm_peak(h);
+		if (vm_peak > h->vm_peak_seen) {
+			h->vm_peak_seen = vm_peak;
+			if (vm_peak > h->peak_va)
+				h->peak_va = vm_peak;
+			test_peak = vm_peak;
+			r.peak = vm_peak;
+			policy_judge(&v, c, h, POLICY_KILL, &r);
 		}
 	}
-	if (hard) {
-		char why[200];
-		policy_why(why, sizeof(why), hard, "kill", m->va, tree_rss, c->cg_usage, &c->hard,
-		           c->hard.rss);
-		lane_breach(c, l, t, why, (double)m->usec / 1e6);
+	if (v.bits) {
+		lane_breach(c, l, t, v.why, (double)m->usec / 1e6);
 		lane_requeue(c, l);
-		lane_kill(c, l, END_KILL, why);
+		lane_kill(c, l, END_KILL, v.why);
 		return;
 	}
 	/* a test that broke the hard limit is retried, not a growth to expect */
 	l->rgrowth[l->ngrowth % GROWTH_WINDOW] = drss;
 	l->growth[l->ngrowth++ % GROWTH_WINDOW] = dva;
 	l->avg_duration = 0.75 * l->avg_duration + 0.25 * ((double)m->usec / 1e6);
+	uint64_t start = m->va - (uint64_t)dva, top = test_peak > m->va ? test_peak : m->va;
+	if (!per_process) {
+		uint64_t rise = top > start ? top - start : 0;
+		if (rise > c->max_rise)
+			c->max_rise = rise;
+	}
+	/* A failure near the ceiling is retried once, alone, in a fresh host,
+	 * like an out-of-memory death; this host, near its limit, recycles. */
+	char near_why[160];
+	if (st == TEST_FAIL && !per_process && c->driver != DRIVER_WRAP &&
+	    !c->tests[t].near_ceiling &&
+	    lane_near_ceiling(c, l, t, top > start ? top : start, near_why, sizeof(near_why)) &&
+	    retry_once(c, t)) {
+		char why[220];
+		c->tests[t].near_ceiling = 1;
+		snprintf(why, sizeof(why), "a test failed near the memory ceiling (%s)", near_why);
+		if (!h->nflight)
+			lane_fire(c, l, EV_DRAINED);
+		if (h->state != HOST_QUITTING)
+			lane_quit(c, l, END_RECYCLE, why);
+		return;
+	}
 	record_test(c, l, t, st, m->text, m->text_len, (double)m->usec / 1e6, m->va, m->rss, dva,
 	            drss);
 	if (test_peak > m->va - (uint64_t)(dva > 0 ? dva : 0))
-		report_shard_set_test_peak(record_shard(c, l), record_shard(c, l)->ntests - 1,
-		                           test_peak);
+		record_test_peak(c, l, test_peak);
 	if (!h->nflight)
 		lane_fire(c, l, EV_DRAINED);
 	if (h->state == HOST_QUITTING)
 		return;
-	unsigned soft = policy_check(c, &c->soft, 0, m->va, tree_rss);
-	char why[200];
-	if (soft)
-		policy_why(why, sizeof(why), soft, "recycle", m->va, tree_rss, c->cg_usage,
-		           &c->soft, 0);
-	else if ((soft = policy_rss_pool(c, c->soft.rss, tree_rss)))
-		policy_pool_why(c, why, sizeof(why), "recycle", tree_rss, c->soft.rss);
-	else /* a process of the other arch, as last sampled */
-		soft = policy_other_arch_va(c, h, c->va_soft, "recycle", why, sizeof(why));
-	if (soft) {
-		if (policy_can_recycle(c)) {
-			lane_quit(c, l, END_RECYCLE, why);
-			return;
-		}
-		if (!h->warning[0]) {
-			snprintf(h->warning, sizeof(h->warning),
-			         "%s (the %s driver does not recycle)", why,
-			         driver_name(c->driver));
-			record_gen(c, l)->warning = report_strdup(h->warning);
-			progress_event(c->prog, l->index, record_gen(c, l)->index, h->pid,
-			               "warning", h->tests_run, h->warning);
-		}
-	}
-	if (!policy_can_recycle(c))
-		return;
 	/* Fragmentation: VA can look fine while no large block fits any more.
-	 * A v2 native host asks itself at every boundary; for a v1 host or a
+	 * A v2 host serving the protocol asks itself at every boundary; for a v1 host or a
 	 * driver's program the runner reads its maps, late (the host runs
 	 * ahead) and only past half of a 32-bit space (no maps read before). */
-	uint64_t gap_limit = c->soft.gap > c->hard.gap ? c->soft.gap : c->hard.gap;
-	uint64_t gap;
-	int host_judges = driver_serves_protocol(c->driver) && h->version >= 2;
-	if (gap_limit && !host_judges && c->arch == MG_ARCH_X86 &&
-	    m->va >= policy_va_ceiling(c) / 2 &&
-	    maps_largest_gap(&gap, policy_va_pid(c, h), limits_arch_ceiling(c->arch), NULL) == 0 &&
-	    gap < gap_limit) {
-		char why[200], a[32], b[32];
-		report_format_size(a, sizeof(a), gap);
-		report_format_size(b, sizeof(b), gap_limit);
-		snprintf(why, sizeof(why), "gap %s < recycle %s (largest free block)", a, b);
-		lane_quit(c, l, END_RECYCLE, why);
+	if (policy_can_recycle(c))
+		r.has_gap = sample_gap(c, h, m->va, &r.gap) == 0;
+	if (!policy_judge(&v, c, h, POLICY_RECYCLE, &r))
+		return;
+	if (policy_can_recycle(c)) {
+		lane_quit(c, l, END_RECYCLE, v.why);
+		return;
+	}
+	if (!h->warning[0]) {
+		snprintf(h->warning, sizeof(h->warning), "%s (the %s driver does not recycle)",
+		         v.why, driver_name(c->driver));
+		record_warning(c, l, h->warning);
+		progress_warning(c->prog, l->index, record_gen(c, l)->index, h->pid, h->tests_run,
+		                 h->warning);
 	}
 }
 
@@ -517,7 +552,7 @@ void lane_line(run_ctx *c, lane *l, char *line, size_t len)
 	}
 	switch (m.kind) {
 	case MG_MSG_HELLO:
-		if (h->state != HOST_STARTING)
+		if (!lane_legal(h->state, EV_HELLO))
 			break;
 		if (m.version < 1 || m.version > MG_PROTO_VERSION) {
 			snprintf(why, sizeof(why),
@@ -527,8 +562,8 @@ void lane_line(run_ctx *c, lane *l, char *line, size_t len)
 			return;
 		}
 		h->version = m.version;
-		h->va_before = h->va_last = m.va;
-		h->rss_before = h->rss_last = m.rss;
+		h->va_before = h->va_last = h->hello_va = m.va;
+		h->rss_before = h->rss_last = h->hello_rss = m.rss;
 		h->peak_va = m.va;
 		h->peak_rss = m.rss;
 		lane_fire(c, l, EV_HELLO);
@@ -554,23 +589,32 @@ void lane_line(run_ctx *c, lane *l, char *line, size_t len)
 		/* a shim passes its program's output on in order with the test */
 		if (!h->nflight || !h->head_started)
 			break;
+		record_stream(c, m.text, m.text_len);
 		record_output(c, &c->tests[flight_at(h, 0, c->o->pipeline)], m.text, m.text_len);
 		return;
 	case MG_MSG_PASS:
 	case MG_MSG_FAIL:
 	case MG_MSG_SKIP:
-		if (!h->nflight || !h->head_started)
+	case MG_MSG_ERROR:
+	case MG_MSG_TIMEOUT:
+		if (!h->nflight || !h->head_started ||
+		    (m.kind == MG_MSG_ERROR && driver_serves_protocol(c->driver)))
 			break;
 		lane_result(c, l, &m);
 		return;
-	case MG_MSG_RECYCLE:
-		if (h->state != HOST_READY && h->state != HOST_RUNNING && h->state != HOST_QUITTING)
+	case MG_MSG_EXTRA:
+		/* a shim's entry outside the listed tests, between two of them */
+		if (h->head_started || driver_serves_protocol(c->driver))
 			break;
-		if (h->head_started)
+		record_extra(c, l, m.state == MG_MSG_ERROR ? TEST_ERROR : TEST_FAIL, m.text,
+		             m.name_len, m.text + m.name_len, m.text_len - m.name_len);
+		return;
+	case MG_MSG_RECYCLE:
+		if (!lane_legal(h->state, EV_RECYCLE) || h->head_started)
 			break;
 		policy_recycle_why(c, &m, h->why, sizeof(h->why));
 		if (m.why == MG_WHY_PEAK) /* history kept a test from a host it would not fit */
-			c->rep->history.avoided++;
+			record_avoided(c);
 		lane_requeue(c, l);
 		lane_fire(c, l, EV_RECYCLE);
 		/* It waits for quit, so its memory is still there to be read. */
@@ -596,7 +640,7 @@ void lane_line(run_ctx *c, lane *l, char *line, size_t len)
 			h->peak_va = h->death_va;
 		return;
 	case MG_MSG_BYE:
-		if (h->state != HOST_QUITTING || h->head_started)
+		if (!lane_legal(h->state, EV_BYE) || h->head_started)
 			break;
 		if (m.va > h->peak_va)
 			h->peak_va = m.va;
@@ -608,11 +652,9 @@ void lane_line(run_ctx *c, lane *l, char *line, size_t len)
 		conn_read_output(c, l, 1);
 		lane_requeue(c, l);
 		record_host_end(c, l, h->end != END_NONE ? h->end : END_QUIT, h->why);
-		if (h->end == END_RECYCLE) {
-			record_shard(c, l)->recycles++;
+		if (h->end == END_RECYCLE)
 			progress_event(c->prog, l->index, record_gen(c, l)->index, h->pid,
-			               "recycle", h->tests_run, h->why);
-		}
+			               END_RECYCLE, h->tests_run, h->why);
 		lane_fire(c, l, EV_BYE); /* detaches it */
 		return;
 	default:
@@ -643,42 +685,37 @@ static void lane_pipe_closed(run_ctx *c, lane *l)
 	}
 	lane_requeue(c, l);
 	record_host_end(c, l, END_ERROR, why);
-	progress_event(c->prog, l->index, record_gen(c, l)->index, h->pid, lane_end_name(END_ERROR),
-	               h->tests_run, why);
+	progress_event(c->prog, l->index, record_gen(c, l)->index, h->pid, END_ERROR, h->tests_run,
+	               why);
 	lane_fire(c, l, EV_EXITED); /* detaches it */
 }
 
 /* The exit status of a host that closed its pipe without bye. */
-void lane_exited(run_ctx *c, lane *l, int status)
+void lane_exited(run_ctx *c, lane *l, mg_exit_end status)
 {
 	host *h = &l->h;
 	char what[128];
-	if (WIFSIGNALED(status))
-		snprintf(what, sizeof(what), "killed by signal %d (%s)", WTERMSIG(status),
-		         spawn_signal_name(WTERMSIG(status)));
+	if (status.signo)
+		snprintf(what, sizeof(what), "killed by signal %d (%s)", status.signo,
+		         spawn_signal_name(status.signo));
 	else
-		snprintf(what, sizeof(what), "exited with status %d", WEXITSTATUS(status));
+		snprintf(what, sizeof(what), "exited with status %d", status.status);
 
 	/* near a limit by the last reading, or by what the host said as it died
 	 * (a fast allocation to the ceiling that no sample saw) */
 	uint64_t va_end = h->death_va > h->va_last ? h->death_va : h->va_last;
-	int near =
-	    (c->soft.va && va_end >= c->soft.va) || policy_rss_pool(c, c->soft.rss, h->tree_rss);
+	int near = policy_near_soft(c, va_end, h->tree_rss);
 	/* a SIGKILL while the cgroup's OOM-kill count went up: the kernel's OOM
 	 * killer, not someone else; an out-of-memory death like the others */
-	uint64_t kills = 0;
-	int oom = WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL && c->cg_found &&
-	          cgroup_oom_kills(&c->cg, &kills, NULL) == 0 && kills > c->oom_kills;
-	if (oom) {
-		c->oom_kills = kills;
+	int oom = status.signo == SIGKILL && sample_oom_killed(c);
+	if (oom)
 		snprintf(what, sizeof(what),
 		         "killed by the kernel's OOM killer (SIGKILL; cgroup "
 		         "oom_kill %llu)",
-		         (unsigned long long)kills);
-	}
+		         (unsigned long long)c->oom_kills);
 	host_end end = END_CRASH;
 	char why[300];
-	if (h->pipe_closed_alive && WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) {
+	if (h->pipe_closed_alive && status.signo == SIGKILL) {
 		/* our own SIGKILL, DYING_DEADLINE after it closed its reply pipe: a
 		 * protocol error; the test it was running gets its one retry */
 		lane_pipe_closed(c, l);
@@ -711,10 +748,7 @@ void lane_exited(run_ctx *c, lane *l, int status)
 	}
 	lane_requeue(c, l);
 	record_host_end(c, l, end, why);
-	if (end == END_KILL)
-		record_shard(c, l)->kills++;
-	progress_event(c->prog, l->index, record_gen(c, l)->index, h->pid, lane_end_name(end),
-	               h->tests_run, why);
+	progress_event(c->prog, l->index, record_gen(c, l)->index, h->pid, end, h->tests_run, why);
 	lane_fire(c, l, EV_EXITED); /* detaches it */
 }
 
@@ -740,7 +774,7 @@ void lane_kill_over_limit(run_ctx *c, lane *l, const char *why, double t, int ow
 }
 
 /* The lanes of the run: -j (default: CPUs), at most one per test, each
- * with its timeline (an rss budget is their pool: policy_rss_pool). */
+ * with its timeline (an rss budget is their pool: policy_judge). */
 void lane_init_all(run_ctx *c)
 {
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
@@ -753,7 +787,7 @@ void lane_init_all(run_ctx *c)
 	for (unsigned i = 0; i < c->nlanes; i++) {
 		lane *l = &c->lanes[i];
 		l->index = i;
-		l->h.flight = xrealloc(NULL, c->o->pipeline * sizeof(size_t));
+		l->h.flight = mg_xrealloc(NULL, c->o->pipeline * sizeof(size_t));
 		timeline_init(&l->tl, TIMELINE_POINTS);
 	}
 }

@@ -7,6 +7,8 @@
 #ifndef MG_LANE_H
 #define MG_LANE_H
 
+#include "report.h"
+
 typedef enum host_state {
 	HOST_NONE,     /* no host: the lane may start one */
 	HOST_STARTING, /* forked, waiting for hello */
@@ -31,22 +33,18 @@ typedef enum host_event {
 	EV_COUNT
 } host_event;
 
-/* How a host ended: a generation's "end" in the report. */
-typedef enum host_end {
-	END_NONE,        /* not ended (or not decided yet) */
-	END_QUIT,        /* said bye: no tests left */
-	END_RECYCLE,     /* ended at a test boundary: a soft limit, or a retry waits */
-	END_KILL,        /* killed at a hard limit (or died near one: out of memory) */
-	END_TIMEOUT,     /* killed: a test took too long */
-	END_ERROR,       /* killed: a protocol error or a failed start */
-	END_CRASH,       /* died during a test */
-	END_EXIT,        /* exited between tests or before its first */
-	END_INTERRUPTED, /* ended with the run: a signal, the deadline, the end */
-	END_COUNT
-} host_end;
-
-/* "quit", "recycle", "kill", ...: the report's words; never NULL. */
-const char *lane_end_name(host_end e);
+/* How a host ended: the report's vocabulary (report_end, with its names:
+ * report_end_name), under the lane's short names. */
+typedef report_end host_end;
+#define END_NONE        REPORT_END_RUNNING /* not ended (or not decided yet) */
+#define END_QUIT        REPORT_END_QUIT
+#define END_RECYCLE     REPORT_END_RECYCLE
+#define END_KILL        REPORT_END_KILL
+#define END_TIMEOUT     REPORT_END_TIMEOUT
+#define END_ERROR       REPORT_END_ERROR
+#define END_CRASH       REPORT_END_CRASH
+#define END_EXIT        REPORT_END_EXIT
+#define END_INTERRUPTED REPORT_END_INTERRUPTED
 
 /* What lane_fire does after an edge, besides changing the state. */
 typedef enum host_action {

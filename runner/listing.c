@@ -2,6 +2,7 @@
  * listing.c - one host answers "list": the names of its tests. Blocking,
  * with a deadline; a host that breaks the protocol or dies is an error naming it.
  */
+#include "memguard_host.h"
 #include "run_int.h"
 
 #include <errno.h>
@@ -28,7 +29,7 @@ static int listing_check_unique(const run_ctx *c, const name_list *nl, mg_err *e
 {
 	if (nl->n < 2)
 		return 0;
-	size_t *idx = xrealloc(NULL, nl->n * sizeof(size_t));
+	size_t *idx = mg_xrealloc(NULL, nl->n * sizeof(size_t));
 	for (size_t i = 0; i < nl->n; i++)
 		idx[i] = i;
 	sort_names = nl;
@@ -58,7 +59,7 @@ static int listing_check_unique(const run_ctx *c, const name_list *nl, mg_err *e
 int listing_run(run_ctx *c, name_list *out, mg_err *err)
 {
 	spawn_proc *p = NULL;
-	char *buf = xrealloc(NULL, 2 * MG_PROTO_LINE_MAX);
+	char *buf = mg_xrealloc(NULL, 2 * MG_PROTO_LINE_MAX);
 	mg_lines lines;
 	int rc = MG_ERROR, got_hello = 0;
 	double start = now_mono();
@@ -81,11 +82,11 @@ int listing_run(run_ctx *c, name_list *out, mg_err *err)
 		return rc;
 	}
 	rc = MG_ERROR;
-	if (write(spawn_cmd_fd(p), "list\n", 5) != 5) {
-		mg_err_set(err, MG_EPROTO, "host '%s' did not take the list command",
-		           c->o->host_argv[0]);
-		goto done;
-	}
+	/* a host that is gone already (it refused to start) is judged by how
+	 * it ended, below, not by the list command it could not take */
+	char cmd[8];
+	size_t n = mg_proto_put(cmd, sizeof(cmd), &(mg_msg){.kind = MG_CMD_LIST});
+	int sent = write(spawn_cmd_fd(p), cmd, n) == (ssize_t)n;
 	for (;;) {
 		struct pollfd pf[4] = {{spawn_reply_fd(p), POLLIN, 0},
 		                       {spawn_out_fd(p), POLLIN, 0},
@@ -106,10 +107,12 @@ int listing_run(run_ctx *c, name_list *out, mg_err *err)
 			                                 "sets it");
 			goto done;
 		}
-		if (poll(pf, 4, (int)(left * 1000) + 1) < 0 && errno != EINTR)
+		if (poll(pf, 4, supervise_poll_ms(left) + 1) < 0 && errno != EINTR)
 			goto done;
 		if (pf[3].revents) {
-			supervise_signals(c);
+			/* only a stop signal counts here: reaping (SIGCHLD) would
+			 * take the listing host's exit status from spawn_wait */
+			supervise_stop_pending(c);
 			if (c->signo) {
 				mg_err_set(err, MG_ERROR, "interrupted while listing the tests");
 				goto done;
@@ -138,14 +141,39 @@ int listing_run(run_ctx *c, name_list *out, mg_err *err)
 			goto done;
 		}
 		if (n <= 0) {
-			int st;
+			mg_exit_end st = {0, 0, 0};
 			spawn_wait(p, 0, &st, NULL);
-			if (!got_hello)
+			/* what it said before it ended (why it refused to start) is
+			 * shown before our line */
+			for (int k = 1; k < 3; k++) {
+				int fd = k == 1 ? spawn_out_fd(p) : spawn_err_fd(p);
+				struct pollfd one = {fd, POLLIN, 0};
+				ssize_t got;
+				while (fd >= 0 && poll(&one, 1, 0) > 0 &&
+				       (got = read(fd, tmp, sizeof(tmp))) > 0) {
+					ssize_t w = write(2, tmp, (size_t)got);
+					(void)w;
+				}
+			}
+			if (!got_hello && elf_contains(c->path, MG_HOST_MARKER, NULL) == 1)
+				/* a host that refused to start (an over-long test name):
+				 * its own message, on stderr above, says why */
+				mg_err_set(err, MG_EPROTO,
+				           "host '%s' %s %d before its greeting (its message "
+				           "above says why)",
+				           c->o->host_argv[0],
+				           st.signo ? "was killed by signal" : "exited with status",
+				           st.signo ? st.signo : st.status);
+			else if (!got_hello)
 				mg_err_set(err, MG_EPROTO,
 				           "'%s' is not a memguard host: it %s without a greeting "
 				           "(link it with the host library, or use --driver)",
 				           c->o->host_argv[0],
-				           WIFSIGNALED(st) ? "was killed by a signal" : "exited");
+				           st.signo ? "was killed by a signal" : "exited");
+			else if (!sent)
+				mg_err_set(err, MG_EPROTO,
+				           "host '%s' did not take the list command",
+				           c->o->host_argv[0]);
 			else
 				mg_err_set(err, MG_EPROTO, "host '%s' ended before its list ended",
 				           c->o->host_argv[0]);
@@ -177,8 +205,9 @@ int listing_run(run_ctx *c, name_list *out, mg_err *err)
 				if (out->n == out->cap) {
 					out->cap = out->cap ? 2 * out->cap : 256;
 					out->names =
-					    xrealloc(out->names, out->cap * sizeof(char *));
-					out->lens = xrealloc(out->lens, out->cap * sizeof(size_t));
+					    mg_xrealloc(out->names, out->cap * sizeof(char *));
+					out->lens =
+					    mg_xrealloc(out->lens, out->cap * sizeof(size_t));
 				}
 				out->names[out->n] = report_strndup(m.text, m.text_len);
 				out->lens[out->n++] = m.text_len;
@@ -192,7 +221,8 @@ int listing_run(run_ctx *c, name_list *out, mg_err *err)
 				}
 				if (listing_check_unique(c, out, err) < 0)
 					goto done;
-				if (write(spawn_cmd_fd(p), "quit\n", 5) < 0) {
+				n = mg_proto_put(cmd, sizeof(cmd), &(mg_msg){.kind = MG_CMD_QUIT});
+				if (write(spawn_cmd_fd(p), cmd, n) < 0) {
 					/* it may have gone: the wait below reaps it */
 				}
 				rc = 0;
@@ -209,8 +239,7 @@ done:
 		struct pollfd pf = {spawn_reply_fd(p), POLLIN, 0};
 		while (poll(&pf, 1, 1000) > 0 && read(pf.fd, tmp, sizeof(tmp)) > 0)
 			;
-		int st;
-		for (int i = 0; i < 1000 && spawn_wait(p, 1, &st, NULL) == 0; i++)
+		for (int i = 0; i < 1000 && spawn_wait(p, 1, NULL, NULL) == 0; i++)
 			poll(NULL, 0, 1);
 	}
 	spawn_free(p);

@@ -9,29 +9,92 @@
 #include "bisect.h"
 #include "ci.h"
 #include "driver.h"
+#include "mg_suggest.h"
 #include "report.h"
 #include "run.h"
 
-static const char usage[] =
-    "usage: memguard <command> [options]\n"
-    "\n"
-    "  run [options] -- HOST...     run a test host's tests under the guard\n"
-    "  list -- HOST...              list the host's tests\n"
-    "  bisect [--report R.json] -- HOST...  name the test that makes a later one crash\n"
-    "  report --adapter NAME[=PATH]... REPORT.json\n"
-    "                               render a saved report (console, junit, github, ...)\n"
-    "  merge OUT.json IN.json...    combine node reports into one\n"
-    "  note REPORT.json             attach a report to a commit (git notes)\n"
-    "  show [REV]                   a commit's per-shard table\n"
-    "  compare BASE HEAD            memory of two commits or report files\n"
-    "  log [-n N] [REV]             memory per commit, first-parent history\n"
-    "  notes-merge OTHER_REF        merge another notes ref into ours\n"
-    "  version                      print the version\n"
-    "\n"
-    "'memguard help COMMAND' (or 'memguard COMMAND -h') shows a command's\n"
-    "options. Exit codes: 0 all passed, 1 a test did not pass, 2 usage or config\n"
-    "error, 3 infrastructure error, 4 memory regression, 5 no tests ran, 130/143\n"
-    "interrupted.\n";
+/* The commands: their names for dispatch, help and "did you mean", and the
+ * overview's lines (synopsis, summary). */
+static const struct {
+	const char *name;
+	const char *synopsis;
+	const char *summary;
+} commands[] = {
+    {"run", "run [options] -- HOST...", "run a test host's tests under the guard"},
+    {"list", "list -- HOST...", "list the host's tests"},
+    {"bisect", "bisect [--report R.json] -- HOST...", "name the test that makes a later one crash"},
+    {"report", "report --adapter NAME[=PATH]... REPORT.json",
+     "render a saved report (console, junit, html, ...)"},
+    {"merge", "merge OUT.json IN.json...", "combine node reports into one"},
+    {"note", "note REPORT.json", "attach a report to a commit (git notes)"},
+    {"show", "show [REV]", "a commit's per-shard table"},
+    {"compare", "compare BASE HEAD", "memory of two commits or report files"},
+    {"log", "log [-n N] [REV]", "memory per commit, first-parent history"},
+    {"notes-merge", "notes-merge OTHER_REF", "merge another notes ref into ours"},
+    {"version", "version", "print the version"},
+    {"help", "help [COMMAND]", "this overview, or a command's options"},
+};
+#define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+static void main_usage(FILE *f)
+{
+	fputs("usage: memguard <command> [options]\n\n", f);
+	for (size_t i = 0; i < NCOMMANDS; i++) {
+		if (strlen(commands[i].synopsis) < 28)
+			fprintf(f, "  %-29s%s\n", commands[i].synopsis, commands[i].summary);
+		else
+			fprintf(f, "  %s\n  %29s%s\n", commands[i].synopsis, "",
+			        commands[i].summary);
+	}
+	fputs("\n'memguard help COMMAND' (or 'memguard COMMAND -h') shows a command's\n"
+	      "options. Exit codes: 0 all passed, 1 a test did not pass, 2 usage or config\n"
+	      "error, 3 infrastructure error, 4 memory regression, 5 no tests ran, 130/143\n"
+	      "interrupted.\n",
+	      f);
+}
+
+static const char help_usage[] =
+    "usage: memguard help [COMMAND]\n"
+    "  Without COMMAND: the commands and the exit codes. With one: that command's\n"
+    "  options, what 'memguard COMMAND --help' prints (the man pages memguard(1)\n"
+    "  and memguard-COMMAND(1) are made from the same text). Exit 2: an unknown\n"
+    "  command (the closest one is suggested).\n";
+
+static const char version_usage[] = "usage: memguard version\n"
+                                    "  Prints the version ('memguard --version' too).\n";
+
+static void report_usage(FILE *f)
+{
+	fputs("usage: memguard report [--adapter NAME[:DETAIL][=PATH]]... REPORT.json\n"
+	      "  Renders a report that 'memguard run --report' saved, with the same\n"
+	      "  adapters as run's --adapter (repeatable; default console). Exit 0; 2: bad\n"
+	      "  arguments or not a memguard report; 3: the report cannot be read or an\n"
+	      "  adapter's file cannot be written.\n"
+	      "\n",
+	      f);
+	adapters_usage(f);
+}
+
+/* The command closest to a typo, or NULL. */
+static const char *main_suggest(const char *typed)
+{
+	const char *names[NCOMMANDS];
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		names[i] = commands[i].name;
+	return suggest_word(typed, names, NCOMMANDS);
+}
+
+/* "memguard: unknown command 'rnu'; did you mean 'run'?" and the overview. */
+static int main_unknown(const char *who, const char *cmd)
+{
+	const char *near = main_suggest(cmd);
+	fprintf(stderr, "%s: unknown command '%s'", who, cmd);
+	if (near)
+		fprintf(stderr, "; did you mean '%s'?", near);
+	fputs("\n\n", stderr);
+	main_usage(stderr);
+	return MG_EXIT_USAGE;
+}
 
 /* memguard report [--adapter NAME[=PATH]]... REPORT.json */
 static int report_main(int argc, char **argv)
@@ -43,8 +106,7 @@ static int report_main(int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			fputs("usage: memguard report [--adapter NAME[=PATH]]... REPORT.json\n",
-			      stdout);
+			report_usage(stdout);
 			return 0;
 		}
 		if (!strcmp(a, "--adapter") || !strncmp(a, "--adapter=", 10)) {
@@ -64,7 +126,11 @@ static int report_main(int argc, char **argv)
 			}
 			specs[n++] = v;
 		} else if (a[0] == '-' && a[1]) {
-			fprintf(stderr, "memguard report: unknown option '%s'\n", a);
+			char near[64];
+			fprintf(stderr, "memguard report: unknown option '%s'", a);
+			if (suggest_option(near, sizeof(near), a, "--adapter --help") == 0)
+				fprintf(stderr, "; did you mean '%s'?", near);
+			fputc('\n', stderr);
 			return MG_EXIT_USAGE;
 		} else if (path) {
 			fprintf(stderr, "memguard report: more than one report given ('%s')\n", a);
@@ -81,7 +147,7 @@ static int report_main(int argc, char **argv)
 	int rc = report_load(&r, path, &err);
 	if (rc < 0) {
 		fprintf(stderr, "memguard report: %s\n", err.msg);
-		return rc == MG_ENOTFOUND ? MG_EXIT_INFRA : MG_EXIT_USAGE;
+		return report_load_exit(rc);
 	}
 	int code = 0;
 	if (!n)
@@ -97,11 +163,8 @@ static int report_main(int argc, char **argv)
 
 static int is_command(const char *cmd)
 {
-	static const char *const cmds[] = {"run",         "list",  "bisect",  "report",
-	                                   "note",        "show",  "compare", "log",
-	                                   "notes-merge", "merge", "version"};
-	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
-		if (!strcmp(cmd, cmds[i]))
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		if (!strcmp(cmd, commands[i].name))
 			return 1;
 	return 0;
 }
@@ -110,20 +173,22 @@ int main(int argc, char **argv)
 {
 	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") ||
 	    (!strcmp(argv[1], "help") && argc == 2)) {
-		fputs(usage, argc < 2 ? stderr : stdout);
+		main_usage(argc < 2 ? stderr : stdout);
 		return argc < 2 ? MG_EXIT_USAGE : 0;
 	}
 	/* memguard help COMMAND: what 'memguard COMMAND --help' prints */
 	static char help_flag[] = "--help";
 	char *help_argv[4];
 	if (!strcmp(argv[1], "help")) {
-		if (argc > 3 || !is_command(argv[2])) {
-			fprintf(stderr, "memguard help: %s\n\n%s",
-			        argc > 3 ? "one command at a time" : "unknown command", usage);
+		if (argc > 3) {
+			fputs("memguard help: one command at a time\n\n", stderr);
+			main_usage(stderr);
 			return MG_EXIT_USAGE;
 		}
-		if (!strcmp(argv[2], "version")) {
-			puts("usage: memguard version\n  Prints the version.");
+		if (!is_command(argv[2]))
+			return main_unknown("memguard help", argv[2]);
+		if (!strcmp(argv[2], "version") || !strcmp(argv[2], "help")) {
+			fputs(argv[2][0] == 'v' ? version_usage : help_usage, stdout);
 			return 0;
 		}
 		help_argv[0] = argv[0];
@@ -155,6 +220,5 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof(ci_cmds) / sizeof(ci_cmds[0]); i++)
 		if (!strcmp(cmd, ci_cmds[i]))
 			return ci_main(cmd, argc - 1, argv + 1);
-	fprintf(stderr, "memguard: unknown command '%s'\n\n%s", cmd, usage);
-	return MG_EXIT_USAGE;
+	return main_unknown("memguard", cmd);
 }

@@ -7,6 +7,7 @@
 #include "contain.h"
 
 #include "driver.h"
+#include "mg_suggest.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -25,7 +26,9 @@ void options_init(run_options *o)
 	o->pipeline = 0; /* per driver: 16, gtest 1,000,000 */
 	o->max_restarts = 3;
 	o->output_limit = 64 * 1024;
+	o->output_head = 32 * 1024;
 	o->driver = "auto";
+	o->no_progress = OPTIONS_NO_PROGRESS;
 }
 
 int options_parse_duration(double *out, const char *text, mg_err *err)
@@ -157,6 +160,22 @@ void options_limits(const run_options *o, limits_spec *soft, limits_spec *hard)
 	}
 }
 
+/* "unknown option 'X'", and the closest option run's help names. A config
+ * file's key (prefix "") is matched as the flag it stands for (underscores
+ * as -) and suggested as a key. */
+static int options_unknown(mg_err *err, const char *what, const char *prefix)
+{
+	char typed[80], near[80];
+	snprintf(typed, sizeof(typed), "%s%s", what[0] == '-' ? "" : "--", what);
+	for (char *p = typed; *p; p++)
+		if (*p == '_')
+			*p = '-';
+	if (suggest_option(near, sizeof(near), typed, options_usage()) < 0)
+		return mg_err_set(err, MG_EINVAL, "unknown option '%s%s'", prefix, what);
+	return mg_err_set(err, MG_EINVAL, "unknown option '%s%s'; did you mean '%s'?", prefix, what,
+	                  *prefix || what[0] == '-' ? near : near + 2);
+}
+
 /* One setting by name, from a flag (layer 1) or a config key (layer 0). */
 static int apply(run_options *o, const char *key, const char *val, int layer, mg_err *err)
 {
@@ -176,6 +195,17 @@ static int apply(run_options *o, const char *key, const char *val, int layer, mg
 	} else if (!strcmp(key, "jobs")) {
 		if (parse_uint(&o->jobs, val, 1, 256, "jobs", err) < 0)
 			return MG_EINVAL;
+	} else if (!strcmp(key, "no-progress")) {
+		double d;
+		if (!strcmp(val, "none") || !strcmp(val, "0"))
+			d = 0;
+		else if (options_parse_duration(&d, val, &e) < 0)
+			return mg_err_set(err, MG_EINVAL, "no-progress: %s (or none)", e.msg);
+		else if (d < 1)
+			return mg_err_set(err, MG_EINVAL,
+			                  "no-progress: '%s' is too short (at least 1s, or none)",
+			                  val);
+		o->no_progress = d;
 	} else if (!strcmp(key, "timeout") || !strcmp(key, "deadline") ||
 	           !strcmp(key, "interval")) {
 		double d;
@@ -192,8 +222,24 @@ static int apply(run_options *o, const char *key, const char *val, int layer, mg
 		if (parse_uint(&o->max_restarts, val, 1, 1000, "max-restarts", err) < 0)
 			return MG_EINVAL;
 	} else if (!strcmp(key, "output-limit")) {
-		if (limits_parse_size(&o->output_limit, val, &e) < 0)
+		/* SIZE (half head, half tail) or HEAD+TAIL */
+		const char *plus = strchr(val, '+');
+		char head[64];
+		uint64_t tail = 0;
+		if (plus && (size_t)(plus - val) >= sizeof(head))
+			return mg_err_set(err, MG_EINVAL, "output-limit: '%s' is too long", val);
+		if (plus) {
+			memcpy(head, val, (size_t)(plus - val));
+			head[plus - val] = 0;
+		}
+		if (limits_parse_size(&o->output_head, plus ? head : val, &e) < 0 ||
+		    (plus && limits_parse_size(&tail, plus + 1, &e) < 0))
 			return mg_err_set(err, MG_EINVAL, "output-limit: %s", e.msg);
+		if (plus && o->output_head > UINT64_MAX - tail)
+			return mg_err_set(err, MG_EINVAL, "output-limit: '%s' is too large", val);
+		o->output_limit = plus ? o->output_head + tail : o->output_head;
+		if (!plus)
+			o->output_head = o->output_limit / 2;
 	} else if (!strcmp(key, "address-space")) {
 		if (limits_parse_size(&o->address_space, val, &e) < 0)
 			return mg_err_set(err, MG_EINVAL, "address-space: %s", e.msg);
@@ -238,7 +284,7 @@ static int apply(run_options *o, const char *key, const char *val, int layer, mg
 		if (options_parse_node(&o->node_index, &o->node_total, val, err) < 0)
 			return MG_EINVAL;
 	} else {
-		return mg_err_set(err, MG_EINVAL, "unknown option '%s'", key);
+		return options_unknown(err, key, layer ? "--" : "");
 	}
 	(void)u;
 	return 0;
@@ -257,7 +303,7 @@ int options_load_config(run_options *o, const char *path, mg_err *err)
 	FILE *f = fopen(file, "r");
 	if (!f)
 		return mg_err_set(err, MG_EINVAL, "config %s: %s", file, strerror(errno));
-	json_t *root = json_loadf(f, 0, &je);
+	json_t *root = json_loadf(f, JSON_REJECT_DUPLICATES, &je);
 	fclose(f);
 	if (!root && je.line < 1)
 		return mg_err_set(err, MG_EINVAL, "config %s: %s", file, je.text);
@@ -270,7 +316,7 @@ int options_load_config_buffer(run_options *o, const char *buf, size_t len, cons
                                mg_err *err)
 {
 	json_error_t je;
-	json_t *root = json_loadb(buf, len, 0, &je);
+	json_t *root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &je);
 	if (!root)
 		return mg_err_set(err, MG_EINVAL, "config %s:%d: %s", name, je.line, je.text);
 	return config_apply(o, root, name, err);
@@ -295,6 +341,24 @@ static int config_apply(run_options *o, json_t *root, const char *file, mg_err *
 		for (char *c = name; *c; c++)
 			if (*c == '_')
 				*c = '-';
+		/* kill_at and kill-at are one key: given both, neither may win */
+		const char *other;
+		json_t *ov;
+		json_object_foreach(root, other, ov)
+		{
+			if (other == key || !strcmp(other, key))
+				break;
+			char oname[64];
+			snprintf(oname, sizeof(oname), "%s", other);
+			for (char *c = oname; *c; c++)
+				if (*c == '_')
+					*c = '-';
+			if (!strcmp(oname, name))
+				return mg_err_set(err, MG_EINVAL,
+				                  "config %s: duplicate key '%s' (also given as "
+				                  "'%s')",
+				                  file, key, other);
+		}
 		if (!strcmp(name, "adapters") || !strcmp(name, "adapter")) {
 			size_t i;
 			json_t *a;
@@ -352,10 +416,11 @@ static int config_apply(run_options *o, json_t *root, const char *file, mg_err *
 
 /* Long flags that take a value, by the key they set. */
 static const char *const valued[] = {
-    "arch",     "recycle-at", "kill-at",      "jobs",         "timeout",       "deadline",
-    "interval", "pipeline",   "max-restarts", "output-limit", "address-space", "report",
-    "adapter",  "suite",      "driver",       "filter",       "node",          "config",
-    "list-cmd", "list-file",  "tests-from",   "history",      "order",         "contain"};
+    "arch",          "recycle-at", "kill-at",  "jobs",         "timeout",
+    "deadline",      "interval",   "pipeline", "max-restarts", "output-limit",
+    "address-space", "report",     "adapter",  "suite",        "driver",
+    "filter",        "node",       "config",   "list-cmd",     "list-file",
+    "tests-from",    "history",    "order",    "contain",      "no-progress"};
 
 int options_parse(run_options *o, int argc, char **argv, mg_err *err)
 {
@@ -407,18 +472,18 @@ int options_parse(run_options *o, int argc, char **argv, mg_err *err)
 			continue;
 		}
 		if (strncmp(a, "--", 2))
-			return mg_err_set(err, MG_EINVAL, "unknown option '%s'", a);
+			return options_unknown(err, a, "");
 		const char *eq = strchr(a, '=');
 		size_t klen = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
 		if (klen >= sizeof(key))
-			return mg_err_set(err, MG_EINVAL, "unknown option '%s'", a);
+			return options_unknown(err, a, "");
 		memcpy(key, a + 2, klen);
 		key[klen] = 0;
 		int known = 0;
 		for (size_t k = 0; k < sizeof(valued) / sizeof(valued[0]); k++)
 			known |= !strcmp(key, valued[k]);
 		if (!known)
-			return mg_err_set(err, MG_EINVAL, "unknown option '--%s'", key);
+			return options_unknown(err, key, "--");
 		if (eq) {
 			val = eq + 1;
 		} else {
@@ -462,10 +527,15 @@ const char *options_usage(void)
 	       "                         the host's time to list its tests (default 60s)\n"
 	       "  --deadline D           whole-run deadline (listing included); tests not run\n"
 	       "                         are 'not-run'\n"
+	       "  --no-progress D|none   a test whose processes are stopped, or use no CPU,\n"
+	       "                         for D without a result is 'timeout' (default 5m)\n"
 	       "  --interval D           base sampling interval (default 5ms; adaptive)\n"
-	       "  --pipeline N           run lines in flight per host (default 16; gtest 1000000)\n"
+	       "  --pipeline N           run lines in flight per host (default 16;\n"
+	       "                         gtest 1000000)\n"
 	       "  --max-restarts N       failed host starts in a row before a lane gives up (3)\n"
-	       "  --output-limit SIZE    captured output kept per test (default 64K)\n"
+	       "  --output-limit SIZE    captured output kept per test: its first and last\n"
+	       "                         halves, what was cut said between (default 64K);\n"
+	       "                         HEAD+TAIL sizes them (0+64K: the end only)\n"
 	       "  --address-space SIZE   cap each host's address space (RLIMIT_AS): a 64-bit\n"
 	       "                         build then fails like a 32-bit one (4G); va limits\n"
 	       "                         default to 87.5% / 93.75% of it\n"
@@ -478,7 +548,8 @@ const char *options_usage(void)
 	       "                         nearest noted ancestor commit)\n"
 	       "  --order list|history   the queue in list order (default), or with --history\n"
 	       "                         the longest tests first\n"
-	       "  --driver NAME          auto (default), native, gtest, catch2, ctest, exec, wrap\n"
+	       "  --driver NAME          auto (default), native, gtest, catch2, ctest, exec,\n"
+	       "                         wrap\n"
 	       "  --list-cmd CMD         exec driver: command printing one test name a line\n"
 	       "  --list-file FILE       exec driver: file of test names\n"
 	       "  --shell                exec driver: run the command template with sh -c\n"

@@ -15,6 +15,11 @@
 
 #define OPTIONS_MAX_ADAPTERS 16
 
+/* --no-progress's default, seconds: a test stopped (T state) or using no
+ * CPU this long without a result is ended as a timeout. Long enough for a
+ * test that waits on a slow service, short against a CI job's hour. */
+#define OPTIONS_NO_PROGRESS 300.0
+
 typedef struct run_options {
 	mg_arch arch; /* MG_ARCH_UNKNOWN: from the ELF header */
 	/* Limit texts in the order they apply: config file first, then flags,
@@ -24,10 +29,13 @@ typedef struct run_options {
 	unsigned jobs;          /* lanes; 0: number of CPUs */
 	double timeout;         /* seconds per test; 0: none */
 	double deadline;        /* seconds for the whole run; 0: none */
+	double no_progress;     /* seconds a test may be stopped or use no CPU; 0: never
+	                         * ended for it */
 	double interval;        /* base sampling interval, seconds */
 	unsigned pipeline;      /* run lines kept in flight per host */
 	unsigned max_restarts;  /* consecutive failed host starts before a lane gives up */
-	uint64_t output_limit;  /* captured bytes kept per test */
+	uint64_t output_limit;  /* captured bytes kept per test: head and tail */
+	uint64_t output_head;   /* of them, the head (the rest is the tail) */
 	uint64_t address_space; /* RLIMIT_AS for hosts; 0: none */
 	const char *report;     /* path or NULL */
 	const char *adapters[OPTIONS_MAX_ADAPTERS];

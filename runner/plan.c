@@ -70,8 +70,8 @@ static int cmp_name(const void *a, const void *b)
 }
 
 /*
- * Reads FILE (one test name a line) into order: indices into nl, in the
- * file's order, each at most once. A name the host did not list is a usage
+ * Reads FILE (one test name a line, LF or CRLF) into order: indices into nl,
+ * in the file's order, each at most once. A name the host did not list is a usage
  * error naming it. O(n log n).
  */
 int plan_tests_from(size_t **order, size_t *norder, name_list *nl, const char *file, mg_err *err)
@@ -80,13 +80,13 @@ int plan_tests_from(size_t **order, size_t *norder, name_list *nl, const char *f
 	if (!f)
 		return mg_err_set(err, MG_EINVAL, "--tests-from: cannot open '%s': %s", file,
 		                  strerror(errno));
-	size_t *idx = xrealloc(NULL, (nl->n ? nl->n : 1) * sizeof(size_t));
+	size_t *idx = mg_xrealloc(NULL, (nl->n ? nl->n : 1) * sizeof(size_t));
 	char *used = calloc(nl->n ? nl->n : 1, 1);
 	for (size_t i = 0; i < nl->n; i++)
 		idx[i] = i;
 	sort_names = nl;
 	qsort(idx, nl->n, sizeof(size_t), cmp_name);
-	*order = xrealloc(NULL, (nl->n ? nl->n : 1) * sizeof(size_t));
+	*order = mg_xrealloc(NULL, (nl->n ? nl->n : 1) * sizeof(size_t));
 	*norder = 0;
 	char *line = NULL;
 	size_t cap = 0;
@@ -94,6 +94,8 @@ int plan_tests_from(size_t **order, size_t *norder, name_list *nl, const char *f
 	int rc = 0;
 	while ((len = getline(&line, &cap, f)) >= 0) {
 		if (len && line[len - 1] == '\n')
+			line[--len] = 0;
+		if (len && line[len - 1] == '\r') /* a CRLF file (written on Windows) */
 			line[--len] = 0;
 		if (!len)
 			continue;
@@ -170,7 +172,7 @@ int plan_build(run_ctx *c, name_list *nl, mg_err *err)
 		if (rc < 0)
 			return rc;
 	} else {
-		order = xrealloc(NULL, (nl->n ? nl->n : 1) * sizeof(size_t));
+		order = mg_xrealloc(NULL, (nl->n ? nl->n : 1) * sizeof(size_t));
 		for (size_t i = 0; i < nl->n; i++)
 			order[norder++] = i;
 	}
@@ -179,9 +181,9 @@ int plan_build(run_ctx *c, name_list *nl, mg_err *err)
 	for (size_t j = 0; j < norder; j++)
 		if (!c->o->filter || !fnmatch(c->o->filter, nl->names[order[j]], 0))
 			order[kept++] = order[j];
-	char *mine = xrealloc(NULL, kept ? kept : 1);
+	char *mine = mg_xrealloc(NULL, kept ? kept : 1);
 	node_share(c, nl, order, kept, mine, &c->expected_wall);
-	c->tests = xrealloc(NULL, (kept ? kept : 1) * sizeof(*c->tests));
+	c->tests = mg_xrealloc(NULL, (kept ? kept : 1) * sizeof(*c->tests));
 	for (size_t j = 0; j < kept; j++) {
 		size_t i = order[j];
 		if (!mine[j])
@@ -192,8 +194,8 @@ int plan_build(run_ctx *c, name_list *nl, mg_err *err)
 	}
 	free(mine);
 	free(order);
-	c->q = xrealloc(NULL, (c->ntests ? c->ntests : 1) * sizeof(size_t));
-	c->rq = xrealloc(NULL, (c->ntests ? c->ntests : 1) * sizeof(size_t));
+	c->q = mg_xrealloc(NULL, (c->ntests ? c->ntests : 1) * sizeof(size_t));
+	c->rq = mg_xrealloc(NULL, (c->ntests ? c->ntests : 1) * sizeof(size_t));
 	for (size_t i = 0; i < c->ntests; i++)
 		plan_push_back(c, i);
 	c->remaining = c->ntests;
@@ -206,6 +208,7 @@ struct hist_test {
 	uint64_t rise, growth;
 	double duration;
 	int alone;
+	int clean; /* it passed or was skipped: its rise is what it needs */
 };
 
 static int hist_cmp(const void *a, const void *b)
@@ -262,13 +265,19 @@ void plan_history_load(run_ctx *c, run_history_fn auto_history)
 			const report_test *x = &sh->tests[t];
 			if (n == cap) {
 				cap = cap ? 2 * cap : 256;
-				v = xrealloc(v, cap * sizeof(*v));
+				v = mg_xrealloc(v, cap * sizeof(*v));
 			}
 			uint64_t start = x->va_after - (uint64_t)x->va_delta;
 			uint64_t peak = report_shard_test_peak(sh, t);
-			v[n++] = (hist_test){x->name, peak > start ? peak - start : 0,
+			/* a failed or killed attempt may have stopped short of what
+			 * it needs (an allocation that failed): its rise is a floor,
+			 * never taken as all the test needs */
+			v[n++] = (hist_test){x->name,
+			                     peak > start ? peak - start : 0,
 			                     x->va_delta > 0 ? (uint64_t)x->va_delta : 0,
-			                     x->duration, x->state == TEST_MEMLIMIT};
+			                     x->duration,
+			                     x->state == TEST_MEMLIMIT,
+			                     x->state == TEST_PASS || x->state == TEST_SKIP};
 		}
 	}
 	if (!n) {
@@ -289,7 +298,7 @@ void plan_history_load(run_ctx *c, run_history_fn auto_history)
 
 static const hist_test *hist_find(const run_ctx *c, const char *name)
 {
-	hist_test key = {name, 0, 0, 0.0, 0};
+	hist_test key = {name, 0, 0, 0.0, 0, 0};
 	return c->nhist ? bsearch(&key, c->hist, c->nhist, sizeof(*c->hist), hist_cmp) : NULL;
 }
 
@@ -313,6 +322,7 @@ void plan_history(run_ctx *c)
 		rt->exp_duration = f->duration;
 		rt->exp_rise = f->rise;
 		rt->exp_growth = f->growth;
+		rt->rise_known = (unsigned)f->clean;
 		rt->hist_alone = f->alone || (c->hard.va && f->rise >= c->hard.va);
 		alone += rt->hist_alone;
 	}
@@ -321,7 +331,7 @@ void plan_history(run_ctx *c)
 	 * tests new since, unknown, come after the known ones) */
 	if (c->o->order_history) {
 		size_t n = 0;
-		by_length *v = xrealloc(NULL, (c->qlen ? c->qlen : 1) * sizeof(*v));
+		by_length *v = mg_xrealloc(NULL, (c->qlen ? c->qlen : 1) * sizeof(*v));
 		while (c->qlen) {
 			size_t t = plan_pop(c);
 			v[n] = (by_length){c->tests[t].exp_duration, n, t};
@@ -349,7 +359,7 @@ void plan_history(run_ctx *c)
 	rh->known = (uint32_t)known;
 	for (size_t i = 0; i < c->ntests && rh->nalone < 20; i++)
 		if (c->tests[i].hist_alone) {
-			rh->alone = xrealloc(rh->alone, (rh->nalone + 1) * sizeof(char *));
+			rh->alone = mg_xrealloc(rh->alone, (rh->nalone + 1) * sizeof(char *));
 			rh->alone[rh->nalone++] = report_strndup(c->tests[i].name, c->tests[i].len);
 		}
 	if (!c->o->quiet)
@@ -383,8 +393,8 @@ static void node_share(const run_ctx *c, name_list *nl, const size_t *order, siz
 			mine[j] = j % nodes == me;
 		return;
 	}
-	double *dur = xrealloc(NULL, (n ? n : 1) * sizeof(double)), sum = 0;
-	size_t *by = xrealloc(NULL, (n ? n : 1) * sizeof(size_t)), nknown = 0;
+	double *dur = mg_xrealloc(NULL, (n ? n : 1) * sizeof(double)), sum = 0;
+	size_t *by = mg_xrealloc(NULL, (n ? n : 1) * sizeof(size_t)), nknown = 0;
 	for (size_t j = 0; j < n; j++) {
 		const hist_test *f = hist_find(c, nl->names[order[j]]);
 		dur[j] = f ? f->duration : -1;
@@ -398,7 +408,7 @@ static void node_share(const run_ctx *c, name_list *nl, const size_t *order, siz
 		if (dur[j] < 0)
 			dur[j] = nknown ? sum / (double)nknown : 0;
 	/* longest first; equal ones in list order */
-	by_length *v = xrealloc(NULL, (n ? n : 1) * sizeof(*v));
+	by_length *v = mg_xrealloc(NULL, (n ? n : 1) * sizeof(*v));
 	for (size_t j = 0; j < n; j++)
 		v[j] = (by_length){dur[j], j, j};
 	qsort(v, n, sizeof(*v), longest_first);

@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Kills the host's group now; the test in flight is dealt with by the caller. */
 /* The VA ceiling that percentages, breakdowns and gaps are measured against. */
 uint64_t policy_va_ceiling(const run_ctx *c)
 {
@@ -37,14 +36,20 @@ int policy_can_recycle(const run_ctx *c)
 	return !policy_process_per_test(c);
 }
 
+/* The largest of a lane's recent growths (a window of GROWTH_WINDOW), 0 at least. */
+static uint64_t window_max(const int64_t *v, size_t n)
+{
+	int64_t m = 0;
+	for (size_t i = 0; i < n && i < GROWTH_WINDOW; i++)
+		if (v[i] > m)
+			m = v[i];
+	return (uint64_t)m;
+}
+
 /* The expected VA growth of the next test: the largest of the recent ones. */
 uint64_t policy_expected_growth(const lane *l)
 {
-	int64_t m = 0;
-	for (size_t i = 0; i < l->ngrowth && i < GROWTH_WINDOW; i++)
-		if (l->growth[i] > m)
-			m = l->growth[i];
-	return (uint64_t)m;
+	return window_max(l->growth, l->ngrowth);
 }
 
 static const char *limit_name(unsigned bits)
@@ -58,8 +63,9 @@ static const char *limit_name(unsigned bits)
 	return "gap";
 }
 
-void policy_why(char *buf, size_t n, unsigned bits, const char *kind, uint64_t va, uint64_t rss,
-                uint64_t cg, const limits *lim, uint64_t rss_limit)
+/* "va 4.00 GiB >= kill 3.75 GiB": the first limit of bits a reading reached. */
+static void limit_why(char *buf, size_t n, unsigned bits, const char *kind, uint64_t va,
+                      uint64_t rss, uint64_t cg, const limits *lim, uint64_t rss_limit)
 {
 	char a[32], b[32];
 	uint64_t have = bits & LIMIT_VA ? va : bits & LIMIT_RSS ? rss : cg;
@@ -70,8 +76,8 @@ void policy_why(char *buf, size_t n, unsigned bits, const char *kind, uint64_t v
 }
 
 /* The LIMIT_* bits a reading reaches; rss against this lane's share. */
-unsigned policy_check(const run_ctx *c, const limits *lim, uint64_t rss_limit, uint64_t va,
-                      uint64_t rss)
+static unsigned limit_check(const run_ctx *c, const limits *lim, uint64_t rss_limit, uint64_t va,
+                            uint64_t rss)
 {
 	limits eff = *lim;
 	eff.rss = rss_limit;
@@ -89,7 +95,7 @@ static mg_arch other_arch(const run_ctx *c)
  * LIMIT_VA when a descendant of the other arch reaches that arch's VA limit
  * (lim: c->va_soft or c->va_hard), with why saying which process; 0 else.
  */
-unsigned policy_other_arch_va(const run_ctx *c, const host *h, const uint64_t *lim,
+static unsigned other_arch_va(const run_ctx *c, const host *h, const uint64_t *lim,
                               const char *kind, char *why, size_t n)
 {
 	mg_arch a = other_arch(c);
@@ -191,6 +197,11 @@ size_t policy_depth(const run_ctx *c, const lane *l)
 	}
 	size_t share = c->qlen / c->nlanes + 1;
 	size_t depth = c->o->pipeline < share ? c->o->pipeline : share;
+	if (c->pipeline_auto) { /* PIPELINE_WORK of work, once the pace is known */
+		double fit = h->tests_run < 16 || l->cycle <= 0 ? 16 : PIPELINE_WORK / l->cycle;
+		size_t pace = fit < 16 ? 16 : fit > PIPELINE_AUTO ? PIPELINE_AUTO : (size_t)fit;
+		depth = depth < pace ? depth : pace;
+	}
 	if ((c->soft.va && h->va_last >= c->soft.va / 10 * 9) ||
 	    (c->soft.rss && policy_pool_rss(c) >= c->soft.rss / 10 * 9 &&
 	     h->tree_rss >= c->soft.rss / c->nlanes / 10 * 9))
@@ -198,6 +209,14 @@ size_t policy_depth(const run_ctx *c, const lane *l)
 	if (l->avg_duration > SLOW_TEST && depth > 2)
 		return 2;
 	return depth;
+}
+
+int policy_batch_replies(const run_ctx *c, const lane *l)
+{
+	if (l->h.state != HOST_RUNNING ||
+	    !(c->pipeline_auto || c->driver == DRIVER_GTEST || c->driver == DRIVER_CATCH2))
+		return 0;
+	return (double)policy_depth(c, l) * l->cycle >= 2 * REPLY_WAIT;
 }
 
 /*
@@ -265,14 +284,14 @@ void policy_recycle_why(const run_ctx *c, const mg_msg *m, char *why, size_t n)
 		snprintf(why, n, "rss %s >= recycle %s (its share of the pool's %s)", a, b, k);
 		return;
 	}
-	unsigned bits = policy_check(c, &c->soft, c->soft.rss, m->va, m->rss);
+	unsigned bits = limit_check(c, &c->soft, c->soft.rss, m->va, m->rss);
 	if (m->why == MG_WHY_VA)
 		bits &= LIMIT_VA;
 	else if (m->why == MG_WHY_RSS)
 		bits &= LIMIT_RSS;
 	if (bits)
-		policy_why(why, n, bits, "recycle", m->va, m->rss, c->cg_usage, &c->soft,
-		           c->soft.rss);
+		limit_why(why, n, bits, "recycle", m->va, m->rss, c->cg_usage, &c->soft,
+		          c->soft.rss);
 	else
 		snprintf(why, n, "host crossed its soft limit (va %llu, rss %llu)",
 		         (unsigned long long)m->va, (unsigned long long)m->rss);
@@ -295,7 +314,7 @@ uint64_t policy_pool_rss(const run_ctx *c)
  * its share, so the heavier lanes recycle and the lighter go on. With one
  * lane: the lane's rss against the limit.
  */
-unsigned policy_rss_pool(const run_ctx *c, uint64_t lim, uint64_t lane_rss)
+static unsigned rss_pool(const run_ctx *c, uint64_t lim, uint64_t lane_rss)
 {
 	if (!lim)
 		return 0;
@@ -304,7 +323,7 @@ unsigned policy_rss_pool(const run_ctx *c, uint64_t lim, uint64_t lane_rss)
 
 /* "rss pool 530 MiB (this lane 290 MiB) >= recycle 512 MiB", or with one
  * lane the plain "rss 530 MiB >= recycle 512 MiB". */
-void policy_pool_why(const run_ctx *c, char *buf, size_t n, const char *kind, uint64_t lane_rss,
+static void pool_why(const run_ctx *c, char *buf, size_t n, const char *kind, uint64_t lane_rss,
                      uint64_t lim)
 {
 	char a[32], b[32], k[32];
@@ -320,11 +339,7 @@ void policy_pool_why(const run_ctx *c, char *buf, size_t n, const char *kind, ui
 /* The rss growth of the next test: the largest of the lane's recent ones. */
 uint64_t policy_expected_rss_growth(const lane *l)
 {
-	int64_t m = 0;
-	for (size_t i = 0; i < l->ngrowth && i < GROWTH_WINDOW; i++)
-		if (l->rgrowth[i] > m)
-			m = l->rgrowth[i];
-	return (uint64_t)m;
+	return window_max(l->rgrowth, l->ngrowth);
 }
 
 /*
@@ -365,4 +380,80 @@ int policy_pool_admits(const run_ctx *c, const lane *l, char *why, size_t n)
 	report_format_size(k, sizeof(k), c->hard.rss);
 	snprintf(why, n, "rss pool %s + expected growth %s would reach kill %s", a, b, k);
 	return -1;
+}
+
+/*
+ * The one verdict on a host's readings (see run_int.h): the LIMIT_* bits
+ * of the first rule that says so, in this order, and its words in
+ * out->why. A kill: the host's process VA or its tree's rss over the hard
+ * limits (the tree against the whole pool: the pool and the cgroup are
+ * judged once per sample pass, POLICY_POOL_KILL and POLICY_CGROUP_KILL),
+ * then the VmPeak a boundary read, then a process of the other arch. A
+ * recycle: VA or the cgroup over the soft limits, then the lane's share of
+ * the rss pool, then a process of the other arch, then the largest free
+ * block when one was read. Pure: O(lanes) for the pool.
+ */
+unsigned policy_judge(policy_verdict *out, const run_ctx *c, const host *h, policy_scope scope,
+                      const policy_reading *r)
+{
+	char *why = out->why;
+	size_t n = sizeof(out->why);
+	unsigned bits = 0;
+	why[0] = 0;
+	switch (scope) {
+	case POLICY_KILL:
+		bits =
+		    limit_check(c, &c->hard, c->hard.rss, r->va, r->rss) & ~(unsigned)LIMIT_CGROUP;
+		if (bits) {
+			limit_why(why, n, bits, "kill", r->va, r->rss, c->cg_usage, &c->hard,
+			          c->hard.rss);
+		} else if (c->hard.va && r->peak >= c->hard.va) {
+			char a[32], b[32];
+			report_format_size(a, sizeof(a), r->peak);
+			report_format_size(b, sizeof(b), c->hard.va);
+			snprintf(why, n, "peak va %s >= kill %s", a, b);
+			bits = LIMIT_VA;
+		} else {
+			bits = other_arch_va(c, h, c->va_hard, "kill", why, n);
+		}
+		break;
+	case POLICY_RECYCLE: {
+		uint64_t gap_limit = c->soft.gap > c->hard.gap ? c->soft.gap : c->hard.gap;
+		if ((bits = limit_check(c, &c->soft, 0, r->va, r->rss))) {
+			limit_why(why, n, bits, "recycle", r->va, r->rss, c->cg_usage, &c->soft, 0);
+		} else if ((bits = rss_pool(c, c->soft.rss, r->rss))) {
+			pool_why(c, why, n, "recycle", r->rss, c->soft.rss);
+		} else if ((bits = other_arch_va(c, h, c->va_soft, "recycle", why, n))) {
+		} else if (r->has_gap && gap_limit && r->gap < gap_limit) {
+			char a[32], b[32];
+			report_format_size(a, sizeof(a), r->gap);
+			report_format_size(b, sizeof(b), gap_limit);
+			snprintf(why, n, "gap %s < recycle %s (largest free block)", a, b);
+			bits = LIMIT_GAP;
+		}
+		break;
+	}
+	case POLICY_POOL_KILL:
+		if (c->hard.rss && c->nlanes > 1 && policy_pool_rss(c) >= c->hard.rss) {
+			pool_why(c, why, n, "kill", r->rss, c->hard.rss);
+			bits = LIMIT_RSS;
+		}
+		break;
+	case POLICY_CGROUP_KILL:
+		if (c->has_cgroup && c->hard.cgroup && c->cg_usage >= c->hard.cgroup) {
+			limit_why(why, n, LIMIT_CGROUP, "kill", 0, 0, c->cg_usage, &c->hard, 0);
+			bits = LIMIT_CGROUP;
+		}
+		break;
+	}
+	out->bits = bits;
+	return bits;
+}
+
+/* Whether a host that died with VA va and its tree at rss was near a soft
+ * limit: its VA at or over the soft VA limit, or its tree holding its share
+ * of an rss pool at its soft limit. Such a death is an out-of-memory one. */
+int policy_near_soft(const run_ctx *c, uint64_t va, uint64_t rss)
+{
+	return (c->soft.va && va >= c->soft.va) || rss_pool(c, c->soft.rss, rss);
 }

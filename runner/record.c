@@ -1,9 +1,13 @@
 /*
  * record.c - the only writer of the report during a run: a test's final
- * state and figures, a generation's end and breakdown, a lane's CPU time.
+ * state and figures, a generation's start, warning, end and breakdown, a
+ * lane's CPU time; recycles and kills are counted from the ends, once.
  * Reads /proc/PID/maps only for a breakdown (recycle, kill, end): never per sample.
  */
 #include "run_int.h"
+
+#include "defuse.h"
+#include "progress.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -42,6 +46,7 @@ void record_test(run_ctx *c, lane *l, size_t t, test_state st, const char *msg, 
 	/* saturated: 16.7 million hosts in one lane is beyond any run's memory */
 	r->generation = gen < REPORT_MAX_GENERATION ? gen : REPORT_MAX_GENERATION;
 	r->attempts = rt->attempts < REPORT_MAX_ATTEMPTS ? rt->attempts : REPORT_MAX_ATTEMPTS;
+	r->near_ceiling = rt->near_ceiling;
 	r->duration = (float)duration;
 	r->va_after = va;
 	r->rss_after = rss;
@@ -50,6 +55,21 @@ void record_test(run_ctx *c, lane *l, size_t t, test_state st, const char *msg, 
 	rt->done = 1;
 	c->remaining--;
 	progress_test_done(c->prog, l->index, st);
+}
+
+/* The VA peak of the test lane l recorded last (only a test whose peak rose
+ * above where it started and ended has one). */
+void record_test_peak(run_ctx *c, lane *l, uint64_t va_peak)
+{
+	report_shard *s = record_shard(c, l);
+	report_shard_set_test_peak(s, s->ntests - 1, va_peak);
+}
+
+/* A host refused a test its history said would not fit (a recycle before
+ * it: a kill avoided). */
+void record_avoided(run_ctx *c)
+{
+	c->rep->history.avoided++;
 }
 
 void record_testf(run_ctx *c, lane *l, size_t t, test_state st, double duration, const char *fmt,
@@ -67,16 +87,146 @@ void record_testf(run_ctx *c, lane *l, size_t t, test_state st, double duration,
 	record_test(c, l, t, st, msg, (size_t)n, duration, l->h.va_last, l->h.rss_last, 0, 0);
 }
 
+/*
+ * An entry a driver shim found outside the listed tests (a failed
+ * TearDownTestSuite, the program's exit status): recorded once in lane
+ * l's shard, by name (every program that ran the suite reports it; the
+ * suite run directly reports it once). O(entries of the report) per call:
+ * such entries are rare.
+ */
+void record_extra(run_ctx *c, lane *l, test_state st, const char *name, size_t nlen,
+                  const char *msg, size_t mlen)
+{
+	for (size_t i = 0; i < c->rep->nshards; i++)
+		for (size_t k = 0; k < c->rep->shards[i].ntests; k++) {
+			const report_test *r = &c->rep->shards[i].tests[k];
+			if (strlen(r->name) == nlen && !memcmp(r->name, name, nlen))
+				return;
+		}
+	report_test *r = report_shard_add_test(record_shard(c, l));
+	r->name = report_strndup(name, nlen);
+	r->state = st;
+	r->message = report_strndup(msg, mlen);
+	uint32_t gen = l->h.state != HOST_NONE ? (uint32_t)record_gen(c, l)->index : 0;
+	r->generation = gen < REPORT_MAX_GENERATION ? gen : REPORT_MAX_GENERATION;
+	r->attempts = 1;
+	r->va_after = l->h.va_last;
+	r->rss_after = l->h.rss_last;
+	progress_test_done(c->prog, l->index, st);
+}
+
+/* wrap's output, whole lines, to stdout defused for the CI's scanner (a
+ * test's text never a CI command), the progress line cleared first. */
+static void stream_lines(run_ctx *c, const char *buf, size_t n)
+{
+	while (n) {
+		const char *nl = memchr(buf, '\n', n);
+		size_t take = nl ? (size_t)(nl - buf) + 1 : n;
+		size_t room = sizeof(c->stream_pend) - c->stream_npend;
+		if (take > room)
+			take = room;
+		memcpy(c->stream_pend + c->stream_npend, buf, take);
+		c->stream_npend += take;
+		buf += take;
+		n -= take;
+		if ((nl && buf == nl + 1) || c->stream_npend == sizeof(c->stream_pend))
+			record_stream_flush(c);
+	}
+}
+
+void record_stream_flush(run_ctx *c)
+{
+	if (!c->stream_npend)
+		return;
+	progress_clear(c->prog);
+	defuse_write(stdout, c->stream_pend, c->stream_npend, defuse_scanners());
+	if (c->stream_pend[c->stream_npend - 1] != '\n' && c->stream_npend < sizeof(c->stream_pend))
+		fputc('\n', stdout); /* the end of a last line without one */
+	fflush(stdout);
+	c->stream_npend = 0;
+}
+
+void record_stream(run_ctx *c, const char *buf, size_t n)
+{
+	if (c->stream)
+		stream_lines(c, buf, n);
+}
+
+size_t record_tail_keep(const run_ctx *c, rtail **tail, const char *buf, size_t n)
+{
+	size_t cap = c->o->output_limit - c->o->output_head;
+	if (!n)
+		return 0;
+	if (!cap)
+		return n;
+	if (!*tail) {
+		*tail = mg_xrealloc(NULL, sizeof(rtail) + cap);
+		(*tail)->cap = cap;
+		(*tail)->len = (*tail)->at = 0;
+	}
+	rtail *t = *tail;
+	size_t cut = t->len + n > t->cap ? t->len + n - t->cap : 0;
+	if (n > t->cap) { /* only the last cap bytes can stay */
+		memcpy(t->buf, buf + n - t->cap, t->cap);
+		t->len = t->cap;
+		t->at = 0;
+		return cut;
+	}
+	size_t first = t->cap - t->at < n ? t->cap - t->at : n;
+	memcpy(t->buf + t->at, buf, first);
+	memcpy(t->buf, buf + first, n - first);
+	t->at = (t->at + n) % t->cap;
+	t->len = t->len + n > t->cap ? t->cap : t->len + n;
+	return cut;
+}
+
+void record_tail_pieces(const rtail *t, const char **p0, size_t *n0, const char **p1, size_t *n1)
+{
+	size_t start = t->len < t->cap ? 0 : t->at;
+	*p0 = t->buf + start;
+	*n0 = t->len < t->cap ? t->len : t->cap - t->at;
+	*p1 = t->buf;
+	*n1 = t->len - *n0;
+}
+
+/* The head keeps output_head bytes; past it a ring keeps the last
+ * output_limit - output_head; what the ring overwrites is counted as cut. */
 void record_output(run_ctx *c, rtest *rt, const char *buf, size_t n)
 {
-	size_t room = c->o->output_limit > rt->out_len ? c->o->output_limit - rt->out_len : 0;
+	size_t head = c->o->output_head;
+	size_t room = head > rt->out_len ? head - rt->out_len : 0;
 	size_t take = n < room ? n : room;
 	if (take) {
-		rt->out = xrealloc(rt->out, rt->out_len + take);
+		rt->out = mg_xrealloc(rt->out, rt->out_len + take);
 		memcpy(rt->out + rt->out_len, buf, take);
 		rt->out_len += take;
 	}
-	rt->out_dropped += n - take;
+	rt->out_dropped += record_tail_keep(c, &rt->tail, buf + take, n - take);
+}
+
+/* A generation for the host lane l just started (its pid known): running
+ * until record_host_end says how it ended. */
+void record_host_start(run_ctx *c, lane *l)
+{
+	host *h = &l->h;
+	report_shard *s = record_shard(c, l);
+	report_generation *g = report_shard_add_generation(s);
+	g->index = (uint32_t)(s->ngens - 1);
+	g->pid = h->pid;
+	g->start = now(c);
+	g->end = REPORT_END_RUNNING;
+	h->gen = s->ngens - 1;
+	h->t_start = g->start;
+	if (s->ngens == 1)
+		l->first_start = g->start;
+}
+
+/* The soft-limit warning of a host whose driver cannot recycle. */
+void record_warning(run_ctx *c, lane *l, const char *warning)
+{
+	report_generation *g = record_gen(c, l);
+	free(g->warning);
+	g->warning = report_strdup(warning);
 }
 
 void record_host_end(run_ctx *c, lane *l, host_end end, const char *why)
@@ -84,9 +234,8 @@ void record_host_end(run_ctx *c, lane *l, host_end end, const char *why)
 	report_generation *g = record_gen(c, l);
 	host *h = &l->h;
 	double t = now(c);
-	free(g->end);
 	free(g->reason);
-	g->end = report_strdup(lane_end_name(end));
+	g->end = end;
 	g->reason = why && *why ? report_strdup(why) : NULL;
 	g->tests_run = h->tests_run;
 	if (h->peak_va > g->peak_va)
@@ -221,21 +370,36 @@ static void attach_outputs(run_ctx *c)
 {
 	for (size_t t = 0; t < c->ntests; t++) {
 		rtest *rt = &c->tests[t];
-		if (rt->recorded && rt->out_len) {
-			if (rt->out_dropped) {
-				char note[64];
-				int n = snprintf(note, sizeof(note),
-				                 "\n[memguard: %zu more bytes dropped]\n",
-				                 rt->out_dropped);
-				rt->out = xrealloc(rt->out, rt->out_len + (size_t)n + 1);
-				memcpy(rt->out + rt->out_len, note, (size_t)n);
-				rt->out_len += (size_t)n;
+		if (rt->recorded && (rt->out_len || rt->tail)) {
+			/* head, what was cut, tail in order */
+			rtail *tl = rt->tail;
+			char note[128];
+			int n = 0;
+			if (rt->out_dropped)
+				n = snprintf(
+				    note, sizeof(note),
+				    "\n[memguard: %zu bytes cut here; kept the first %zu and "
+				    "the last %zu]\n",
+				    rt->out_dropped, rt->out_len, tl ? tl->len : 0);
+			size_t tlen = tl ? tl->len : 0;
+			rt->out = mg_xrealloc(rt->out, rt->out_len + (size_t)n + tlen + 1);
+			memcpy(rt->out + rt->out_len, note, (size_t)n);
+			rt->out_len += (size_t)n;
+			if (tl) {
+				const char *p0, *p1;
+				size_t n0, n1;
+				record_tail_pieces(tl, &p0, &n0, &p1, &n1);
+				memcpy(rt->out + rt->out_len, p0, n0);
+				memcpy(rt->out + rt->out_len + n0, p1, n1);
+				rt->out_len += n0 + n1;
 			}
 			report_test *r = &c->rep->shards[rt->rec_shard].tests[rt->rec_index];
-			r->output = report_strndup(rt->out, rt->out_len);
+			r->output = report_bytes_new(rt->out, rt->out_len);
 		}
 		free(rt->out);
+		free(rt->tail);
 		rt->out = NULL;
+		rt->tail = NULL;
 		rt->out_len = rt->out_dropped = 0;
 	}
 }
@@ -265,7 +429,7 @@ static void history_grew(run_ctx *c)
 		if (k >= 10)
 			continue;
 		if (rh->ngrew < 10)
-			rh->grew = xrealloc(rh->grew, (++rh->ngrew) * sizeof(*rh->grew));
+			rh->grew = mg_xrealloc(rh->grew, (++rh->ngrew) * sizeof(*rh->grew));
 		else
 			free(rh->grew[9].name);
 		memmove(&rh->grew[k + 1], &rh->grew[k], (rh->ngrew - 1 - k) * sizeof(*rh->grew));
@@ -288,6 +452,7 @@ void record_finish(run_ctx *c)
 			if (s->gens[g].peak_rss > s->peak_rss)
 				s->peak_rss = s->gens[g].peak_rss;
 		}
+		report_shard_count_ends(s); /* recycles and kills, from the ends */
 		s->wall = l->last_end > l->first_start ? l->last_end - l->first_start : 0;
 		s->user = l->user;
 		s->sys = l->sys;

@@ -4,6 +4,7 @@
  * supervise (the poll loop) -> record (finish) -> adapters. What happens in a
  * room is in that room's file; this one only puts them in order.
  */
+#include "atomic.h"
 #include "contain.h"
 #include "run_int.h"
 
@@ -15,6 +16,9 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+const int run_stop_signals[RUN_NSTOP_SIGNALS] = {SIGINT,  SIGTERM, SIGHUP,
+                                                 SIGQUIT, SIGUSR1, SIGUSR2};
 
 static int prepare(run_ctx *c, run_options *o, mg_err *err)
 {
@@ -30,6 +34,11 @@ static int prepare(run_ctx *c, run_options *o, mg_err *err)
 		rc = spawn_resolve(c->path, sizeof(c->path), o->host_argv[0], err);
 		if (rc < 0)
 			return rc == MG_EINVAL ? rc : MG_ENOTFOUND;
+		/* a host the kernel cannot execute is infrastructure (3) with its
+		 * reason, whichever driver would run it (a shim's failed exec
+		 * was a failed test) */
+		if (spawn_check_exec(c->path, err) < 0)
+			return MG_ENOTFOUND;
 	}
 	c->argv = o->host_argv;
 	c->arch = o->arch;
@@ -57,12 +66,18 @@ static int prepare(run_ctx *c, run_options *o, mg_err *err)
 		    driver_detect_command(c->path, o->host_argv, o->host_argc, note, sizeof(note));
 		if (*note && !o->quiet)
 			fprintf(stderr, "memguard: %s\n", note);
-	} else if (driver_parse(&c->driver, o->driver, err) < 0) {
+	} else if (driver_parse(&c->driver, o->driver, err) < 0 ||
+	           (!o->shell && driver_check(c->driver, c->path, o->host_argv, err) < 0)) {
 		return MG_EINVAL;
 	}
-	if (!o->pipeline) /* gtest, catch2: one program for what the shim is given, so all of it */
-		o->pipeline =
-		    c->driver == DRIVER_GTEST || c->driver == DRIVER_CATCH2 ? 1000000 : 16;
+	/* gtest, catch2: one program for what the shim is given, so all of it; a
+	 * host that serves the protocol itself (native, pytest): as deep as its
+	 * tests' pace asks (policy_depth) */
+	c->pipeline_auto = !o->pipeline && driver_serves_protocol(c->driver);
+	if (!o->pipeline)
+		o->pipeline = c->driver == DRIVER_GTEST || c->driver == DRIVER_CATCH2 ? 1000000
+		              : c->pipeline_auto ? PIPELINE_AUTO
+		                                 : 16;
 	if (c->driver == DRIVER_EXEC && !o->list_cmd && !o->list_file)
 		return mg_err_set(err, MG_EINVAL,
 		                  "the exec driver needs --list-cmd CMD or --list-file FILE");
@@ -80,7 +95,7 @@ static int prepare(run_ctx *c, run_options *o, mg_err *err)
 		return mg_err_set(err, MG_ERROR, "cannot find memguard's own executable: %s",
 		                  strerror(errno));
 	c->path[n] = 0;
-	c->shim_argv = xrealloc(NULL, ((size_t)o->host_argc + 10) * sizeof(char *));
+	c->shim_argv = mg_xrealloc(NULL, ((size_t)o->host_argc + 10) * sizeof(char *));
 	size_t k = 0;
 	c->shim_argv[k++] = "memguard";
 	c->shim_argv[k++] = "__driver";
@@ -118,7 +133,7 @@ static char *command_line(char **argv, int argc)
 	size_t cap = 1;
 	for (int i = 0; i < argc; i++)
 		cap += strlen(argv[i]) * 4 + 3;
-	char *s = xrealloc(NULL, cap), *p = s;
+	char *s = mg_xrealloc(NULL, cap), *p = s;
 	for (int i = 0; i < argc; i++) {
 		const char *a = argv[i];
 		int plain = *a != 0;
@@ -236,6 +251,13 @@ int run_main(int argc, char **argv, const run_hooks *hooks)
 			options_free(&o);
 			return MG_EXIT_USAGE;
 		}
+	/* a report path that would be refused at the end (a FIFO, a device, a
+	 * link) is refused before the suite runs for nothing */
+	if (o.report && atomic_check(o.report, &err) < 0) {
+		fprintf(stderr, "memguard run: %s\n", err.msg);
+		options_free(&o);
+		return MG_EXIT_INFRA;
+	}
 	if (!o.node_index)
 		options_node_from_env(&o.node_index, &o.node_total);
 	int rc = prepare(&c, &o, &err);
@@ -267,6 +289,7 @@ int run_main(int argc, char **argv, const run_hooks *hooks)
 		c.rep->exit_code = c.signo ? 128 + c.signo : MG_EXIT_INFRA;
 		c.rep->interrupted = c.signo != 0;
 		c.rep->wall = now(&c);
+		supervise_interruptible_writes();
 		if (o.report && report_save(c.rep, o.report, &err) < 0)
 			fprintf(stderr, "memguard run: %s\n", err.msg);
 		goto out;
@@ -303,42 +326,53 @@ int run_main(int argc, char **argv, const run_hooks *hooks)
 	}
 
 	c.prog = progress_new(c.nlanes, c.ntests, o.quiet);
+	/* wrap: the command's output in the job log as it runs, as make's own */
+	c.stream = c.driver == DRIVER_WRAP && !o.quiet;
 	supervise_run(&c);
 	if (c.signo || c.deadline_hit)
 		supervise_stop_all(&c, END_INTERRUPTED,
 		                   c.signo ? "interrupted" : "run deadline reached");
 	record_unrun(&c);
 	supervise_stop_all(&c, END_INTERRUPTED, "runner ended");
+	record_stream_flush(&c);
 	progress_end(c.prog);
 
 	record_finish(&c);
 	code = policy_exit_code(&c);
 	c.rep->exit_code = code;
 
+	/* a stop signal from here on ends the writing: what is left unwritten
+	 * stays as it was (no half-written file), then the signal is re-raised */
+	supervise_interruptible_writes();
+	int stop = 0;
 	if (o.report && report_save(c.rep, o.report, &err) < 0) {
 		fprintf(stderr, "memguard run: %s\n", err.msg);
 		if (!c.signo)
 			code = MG_EXIT_INFRA;
 	}
+	stop = supervise_stop_pending(&c);
 	/* The job log always gets the table and the tests that did not pass
 	 * (whatever adapters write elsewhere: a step summary, files); -q drops
 	 * it only when adapters are given, else it is the run's one output. */
 	int table_shown = 0;
 	for (size_t i = 0; i < o.nadapters; i++)
 		table_shown |= adapters_console_on_stdout(o.adapters[i]);
-	if (!table_shown && (o.nadapters == 0 || !o.quiet)) {
+	if (!stop && !table_shown && (o.nadapters == 0 || !o.quiet)) {
 		if (adapters_render(c.rep, "console", &err) < 0)
 			fprintf(stderr, "memguard run: %s\n", err.msg);
 		fflush(stdout);
+		stop = supervise_stop_pending(&c);
 	}
 	/* An output CI reads that could not be written is an infrastructure
 	 * error (3), even when tests failed (1): the failure would go unseen. */
-	for (size_t i = 0; i < o.nadapters; i++)
+	for (size_t i = 0; i < o.nadapters && !stop; i++) {
 		if (adapters_render(c.rep, o.adapters[i], &err) < 0) {
 			fprintf(stderr, "memguard run: adapter %s: %s\n", o.adapters[i], err.msg);
 			if (!c.signo)
 				code = MG_EXIT_INFRA;
 		}
+		stop = supervise_stop_pending(&c);
+	}
 	if (c.protocol_breaks && !c.signo) /* under the console's table */
 		fprintf(stderr,
 		        "memguard run: %u host%s broke the protocol (the generations say how; "
@@ -358,6 +392,7 @@ out:
 		if (!c.tests[i].recorded) /* a recorded test's name is the report's */
 			free(c.tests[i].name);
 		free(c.tests[i].out);
+		free(c.tests[i].tail);
 	}
 	free(c.tests);
 	free(c.q);

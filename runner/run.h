@@ -35,6 +35,14 @@ typedef struct run_hooks {
  * --history auto has no history to read).
  */
 int run_main(int argc, char **argv, const run_hooks *hooks);
+
+/* The signals that stop memguard the way SIGTERM does, in run (every host
+ * ended, the partial report written, the signal re-raised) and in bisect
+ * (passed on to its child run, its directory removed): SIGINT, SIGTERM,
+ * SIGHUP (a closed terminal or a dropped ssh session), SIGQUIT, SIGUSR1,
+ * SIGUSR2. One list for both; RUN_NSTOP_SIGNALS of them. */
+#define RUN_NSTOP_SIGNALS 6
+extern const int run_stop_signals[RUN_NSTOP_SIGNALS];
 int run_list_main(int argc, char **argv);
 
 #endif

@@ -39,22 +39,40 @@
 #define TIMELINE_POINTS 4096 /* per lane */
 #define GROWTH_WINDOW   32   /* recent per-test growths kept per lane */
 #define MAX_DESCENDANTS 64
-#define ENV_SLOTS       8     /* MEMGUARD_* variables a host gets */
+#define ENV_SLOTS       9     /* MEMGUARD_* variables a host gets */
 #define SLOW_TEST       0.005 /* seconds: above it, a lane keeps only 2 tests in flight */
+/* A native or pytest host without --pipeline holds as many run lines as take it
+ * PIPELINE_WORK (16 to PIPELINE_AUTO), and while it holds more than twice
+ * REPLY_WAIT of work the runner reads its replies every REPLY_WAIT, not at
+ * every result: short tests stream in batches, with no wakeup per test. */
+#define PIPELINE_AUTO 4096
+#define PIPELINE_WORK 0.004 /* seconds of work a host holds */
+#define REPLY_WAIT    0.001 /* seconds between reads of a busy host's replies */
+
+/* The end of a test's output past its head: a ring of cap bytes. */
+typedef struct rtail {
+	size_t cap, len, at; /* len bytes held; the next byte goes to at */
+	char buf[];
+} rtail;
 
 typedef struct rtest {
 	char *name; /* the listing's copy; the report's once recorded (record_test) */
 	size_t len;
 	unsigned attempts;
-	int done;
-	int recorded;   /* in the report: its output is attached there at the end */
-	int hist_alone; /* from --history: it alone broke the hard limit (runs alone) */
+	unsigned done : 1;
+	unsigned recorded : 1;   /* in the report: its output is attached there at the end */
+	unsigned hist_alone : 1; /* from --history: it alone broke the hard limit (runs alone) */
+	/* exp_rise is a clean attempt's (history's pass or skip, or this run's):
+	 * without it the largest rise of the run is expected too */
+	unsigned rise_known : 1;
+	unsigned near_ceiling : 1; /* its first attempt failed near the memory ceiling */
 	/* (the 4-byte fields together: 96 bytes a test, not 112) */
-	char *out; /* captured output, bounded */
+	char *out; /* captured output: its head, up to output_head bytes */
 	size_t out_len;
-	size_t out_dropped;
-	size_t rec_shard; /* where it is recorded: the shard ... */
-	size_t rec_index; /* ... and its position among the shard's tests */
+	size_t out_dropped; /* bytes cut between the head and the tail */
+	struct rtail *tail; /* past the head: the last bytes (NULL: none yet) */
+	size_t rec_shard;   /* where it is recorded: the shard ... */
+	size_t rec_index;   /* ... and its position among the shard's tests */
 	/* from --history: how far above its start its VA rose, what it kept */
 	uint64_t exp_rise, exp_growth;
 	double exp_duration; /* seconds; < 0: unknown */
@@ -77,6 +95,11 @@ typedef struct host {
 	 * deltas: samples never move them), and at the last reading of either */
 	uint64_t va_before, rss_before;
 	uint64_t va_last, rss_last, peak_va, peak_rss;
+	/* a gtest or catch2 shim: a fresh program's memory (its hello), and
+	 * whether the next result is the first of a program started for a
+	 * later burst (its delta is from a fresh program, not the last one's end) */
+	uint64_t hello_va, hello_rss;
+	int fresh_program;
 	unsigned version;      /* of the protocol, from its hello */
 	int pipe_closed_alive; /* still running DYING_DEADLINE after its reply pipe
 	                        * closed: we killed it; an error, not a crash */
@@ -106,14 +129,36 @@ typedef struct host {
 	size_t nsent, capsent;
 	uint64_t sent_base;
 	uint64_t out_seq[2];
-	char mark_pend[2][32];
+	char mark_pend[2][MG_MARK_MAX];
 	size_t mark_npend[2];
-	char *outq; /* run lines not yet written */
+	/* per stream, the bytes since its last mark: the next mark's test's (a
+	 * host marks only tests that wrote), or the test the host ends in */
+	char *out_pend[2];
+	size_t out_npend[2], out_cappend[2];
+	rtail *out_pend_tail[2]; /* past output_head: the last bytes (record_tail_keep) */
+	uint64_t out_pend_dropped[2];
+	double reply_due; /* its replies are not polled before: it has work enough */
+	/* host_conn's: the command lines not yet written (conn_send), and where
+	 * each ends and whether it is a run line (conn_unfeed takes them back) */
+	char *outq;
 	size_t outq_len, outq_cap;
 	int outq_mid; /* outq starts inside a line already partly written */
+	struct outq_line {
+		size_t end;
+		int run;
+	} * outq_lines;
+	size_t outq_nlines, outq_caplines;
 	double t_start;
 	host_end end; /* decided before the host is gone (a quit sent): END_NONE until then */
 	char why[256];
+	/* no progress (supervise_progress): the front test these are about (its
+	 * start time), the CPU ticks of its processes at the last look, since
+	 * when they have not moved, when to look next, and whether it was said */
+	double np_test;
+	pid_t np_pid; /* 0: not looked at yet */
+	uint64_t np_cpu;
+	double np_since, np_next;
+	int np_said;
 } host;
 
 typedef struct lane {
@@ -128,6 +173,8 @@ typedef struct lane {
 	int64_t rgrowth[GROWTH_WINDOW]; /* and rss growths */
 	size_t ngrowth;
 	double avg_duration; /* of recent tests (moving average), seconds */
+	double cycle;        /* seconds a result, as the runner reads them (moving average) */
+	double read_at;      /* when the runner last read results */
 	double user, sys;
 	double first_start, last_end;
 } lane;
@@ -146,9 +193,11 @@ typedef struct run_ctx {
 	char **argv;
 	char **shim_argv; /* non-native drivers: memguard __driver NAME ... -- HOST */
 	driver_kind driver;
+	int pipeline_auto; /* no --pipeline: depth follows the tests' pace (policy_depth) */
 	double tree_interval;
 	char **envp;
-	char *env_store[ENV_SLOTS]; /* the MEMGUARD_* entries of envp */
+	char *env_store[ENV_SLOTS];               /* the MEMGUARD_* entries of envp */
+	char mark_secret[MG_MARK_SECRET_LEN + 1]; /* v3: in every host's marks, chosen once */
 	mg_arch arch;
 	limits soft, hard; /* for the host's arch */
 	/* VA limits per process arch (mg_arch): a tree may hold both kinds */
@@ -180,11 +229,19 @@ typedef struct run_ctx {
 	double next_sample;
 	double interval;
 	progress *prog;
+	/* wrap: the command's output to the job log as it runs; a line not
+	 * yet ended waits here (at most STREAM_LINE bytes) */
+	int stream;
+	char stream_pend[4096];
+	size_t stream_npend;
 	/* --history, while the run is planned */
 	hist_test *hist; /* its tests, by name */
 	size_t nhist;
 	report *hist_report;  /* owns their names */
 	double expected_wall; /* this node's seconds by the history (0: none) */
+	/* the largest rise (VmPeak above its start, or VA kept) of any test this
+	 * run has seen: what a test of unknown rise is expected to need, O(1) a test */
+	uint64_t max_rise;
 } run_ctx;
 
 typedef struct name_list {
@@ -204,16 +261,6 @@ static inline double now_mono(void)
 static inline double now(const run_ctx *c)
 {
 	return now_mono() - c->t0;
-}
-
-static inline void *xrealloc(void *p, size_t n)
-{
-	void *r = realloc(p, n ? n : 1);
-	if (!r) {
-		fputs("memguard: out of memory\n", stderr);
-		abort();
-	}
-	return r;
 }
 
 /* The tests in flight in a host, in run order: a ring of --pipeline slots. */
@@ -251,7 +298,25 @@ void record_test(run_ctx *c, lane *l, size_t t, test_state st, const char *msg, 
                  double duration, uint64_t va, uint64_t rss, int64_t dva, int64_t drss);
 void record_testf(run_ctx *c, lane *l, size_t t, test_state st, double duration, const char *fmt,
                   ...) __attribute__((format(printf, 6, 7)));
+/* Keeps n more bytes of rt's output (head, then the tail's ring); the
+ * caller streams them first (record_stream): bytes held for a mark are
+ * streamed as read, kept when their test is known. */
 void record_output(run_ctx *c, rtest *rt, const char *buf, size_t n);
+/* wrap's streamed output (nothing unless c->stream): bytes as read. */
+void record_stream(run_ctx *c, const char *buf, size_t n);
+/* Bytes past an output's head into the ring *tail (made at the first,
+ * output_limit - output_head bytes); returns how many fell out. */
+size_t record_tail_keep(const run_ctx *c, rtail **tail, const char *buf, size_t n);
+/* The ring's bytes in order: two pieces, the second possibly empty. */
+void record_tail_pieces(const rtail *t, const char **p0, size_t *n0, const char **p1, size_t *n1);
+/* wrap's streamed output: the line still waiting for its end, now. */
+void record_stream_flush(run_ctx *c);
+void record_test_peak(run_ctx *c, lane *l, uint64_t va_peak);
+void record_avoided(run_ctx *c);
+void record_host_start(run_ctx *c, lane *l);
+void record_warning(run_ctx *c, lane *l, const char *warning);
+void record_extra(run_ctx *c, lane *l, test_state st, const char *name, size_t nlen,
+                  const char *msg, size_t mlen);
 void record_host_end(run_ctx *c, lane *l, host_end end, const char *why);
 void record_breakdown(run_ctx *c, lane *l, const char *when);
 void record_usage(run_ctx *c, size_t lane_idx, const struct rusage *ru);
@@ -271,28 +336,103 @@ int policy_process_per_test(const run_ctx *c);
 uint64_t policy_expected_growth(const lane *l);
 uint64_t policy_expected_rss_growth(const lane *l);
 int policy_pool_admits(const run_ctx *c, const lane *l, char *why, size_t n);
-void policy_why(char *buf, size_t n, unsigned bits, const char *kind, uint64_t va, uint64_t rss,
-                uint64_t cg, const limits *lim, uint64_t rss_limit);
-unsigned policy_check(const run_ctx *c, const limits *lim, uint64_t rss_limit, uint64_t va,
-                      uint64_t rss);
-unsigned policy_other_arch_va(const run_ctx *c, const host *h, const uint64_t *lim,
-                              const char *kind, char *why, size_t n);
 int policy_resolve(run_ctx *c, mg_err *err);
 int policy_exit_code(const run_ctx *c);
 uint64_t policy_pool_rss(const run_ctx *c);
-unsigned policy_rss_pool(const run_ctx *c, uint64_t lim, uint64_t lane_rss);
-void policy_pool_why(const run_ctx *c, char *buf, size_t n, const char *kind, uint64_t lane_rss,
-                     uint64_t lim);
+
+/* What a verdict judges a host by (policy_judge). */
+typedef enum policy_scope {
+	POLICY_KILL,        /* its hard limits: kill it now */
+	POLICY_RECYCLE,     /* its soft limits: recycle it at the next boundary */
+	POLICY_POOL_KILL,   /* the lanes' shared rss pool over its hard limit (-j > 1) */
+	POLICY_CGROUP_KILL, /* the cgroup over its hard limit */
+} policy_scope;
+
+/* A host's readings as a verdict sees them. */
+typedef struct policy_reading {
+	uint64_t va;   /* the largest VA of a process of the host's arch */
+	uint64_t rss;  /* the resident memory of the host's tree */
+	uint64_t peak; /* POLICY_KILL: the VmPeak read at a boundary; 0: none */
+	uint64_t gap;  /* POLICY_RECYCLE: the largest free block, when has_gap */
+	int has_gap;
+} policy_reading;
+
+typedef struct policy_verdict {
+	unsigned bits; /* the LIMIT_* reached; 0: none */
+	char why[200]; /* the report's words for it ("va 4.00 GiB >= kill 3.75 GiB"); "" if none */
+} policy_verdict;
+
+/* The verdict on host h's readings r in scope: out->bits (also returned)
+ * and out->why. Pure; the caller reads /proc (sample.c). */
+unsigned policy_judge(policy_verdict *out, const run_ctx *c, const host *h, policy_scope scope,
+                      const policy_reading *r);
+int policy_near_soft(const run_ctx *c, uint64_t va, uint64_t rss);
 void policy_recycle_why(const run_ctx *c, const mg_msg *m, char *why, size_t n);
 size_t policy_depth(const run_ctx *c, const lane *l);
+/* Whether l's host has work enough (twice REPLY_WAIT of it, at its pace)
+ * that its replies can wait REPLY_WAIT: a native host of paced depth, or a
+ * gtest or Catch2 program (its shim sends everything on the reply pipe). */
+int policy_batch_replies(const run_ctx *c, const lane *l);
 double policy_interval(const run_ctx *c, uint64_t va, uint64_t prev, double next);
+
+/* sample.c */
+typedef struct sample_reading {
+	uint64_t own_rss;  /* the host's own process (0 for a shim: its program is the test) */
+	uint64_t va_tree;  /* the largest VA in the tree, of any arch */
+	uint64_t va_same;  /* the largest VA of a process of the host's arch (or not known) */
+	uint64_t rss_tree; /* the resident memory of the whole tree */
+} sample_reading;
+
+/* The timer's reading of host h: a pread of its statm, and a scan of its
+ * tree when the last is older than c->tree_interval (which updates h's
+ * desc_* figures). MG_EGONE when it has no live process to read. */
+int sample_host(const run_ctx *c, host *h, double t, sample_reading *out);
+/* The cgroup's usage into c->cg_usage, when a cgroup limit is judged. */
+void sample_cgroup(run_ctx *c);
+/* 1 when the cgroup's OOM-kill count rose since it was last read (kept in
+ * c->oom_kills): the kernel's OOM killer struck; 0 else (or no cgroup). */
+int sample_oom_killed(run_ctx *c);
+/* The VmPeak of host h's process (/proc/PID/status, 6-17 us); 0 when gone. */
+uint64_t sample_vm_peak(const host *h);
+/* The largest free block of the address space host h is judged by (its
+ * /proc/PID/maps, ~0.3 ms), read only where the runner judges gaps for it:
+ * a gap limit, an x86 run, a host that does not judge itself (v1, or a
+ * driver's program), VA past half the ceiling. 0 and *gap when read; -1
+ * when not read. */
+int sample_gap(const run_ctx *c, const host *h, uint64_t va, uint64_t *gap);
+/* Whether host h's test makes progress (the no-progress check, once a
+ * second): the processes of its test (a native host and its descendants; a
+ * shim's descendants, the shim itself polls), at most SAMPLE_RUN_PROCS. */
+#define SAMPLE_RUN_PROCS 64
+typedef struct sample_run {
+	uint64_t cpu_ticks; /* their CPU time (user + system), summed */
+	size_t seen;        /* the processes read */
+	size_t stopped;     /* of them, stopped (T or t) */
+	char state;         /* a stopped one's state, else the first's */
+} sample_run;
+/* Reads /proc/PID/stat of each: 0, or MG_EGONE when none could be read. */
+int sample_progress(const run_ctx *c, const host *h, sample_run *out);
+/* The same read for any host, one that judges itself too (a failure near
+ * the ceiling asks it once). */
+int sample_gap_read(const run_ctx *c, const host *h, uint64_t va, uint64_t *gap);
 
 /* host_conn.c */
 void conn_build_env(run_ctx *c, int with_limits, const lane *l);
+void conn_send(host *h, const mg_msg *m);
 void conn_flush(run_ctx *c, lane *l);
 size_t conn_unfeed(host *h);
 void conn_read_replies(run_ctx *c, lane *l);
+/* Reads the replies of a host whose reads wait for REPLY_WAIT now: before a
+ * verdict that names the test it is running (a kill, a timeout). */
+void conn_catch_up(run_ctx *c, lane *l);
 void conn_read_output(run_ctx *c, lane *l, int err_stream);
+/* Whether h's output is split at its stream marks (v2 hosts serving it: native, pytest; and the
+ * process-per-test shims), not given to the test in front when read. */
+int conn_output_marked(const run_ctx *c, const host *h);
+/* Gives rt (NULL: no test, they are dropped) the bytes the host wrote since
+ * its last marks, reading what its output pipes still hold first: at the end
+ * of a test the host did not end itself (a crash, a kill, a timeout). */
+void conn_output_to(run_ctx *c, lane *l, rtest *rt);
 
 /* lane.c */
 void lane_requeue(run_ctx *c, lane *l);
@@ -302,7 +442,7 @@ void lane_kill(run_ctx *c, lane *l, host_end end, const char *why);
 void lane_protocol_error(run_ctx *c, lane *l, const char *why);
 void lane_schedule(run_ctx *c, lane *l);
 void lane_line(run_ctx *c, lane *l, char *line, size_t len);
-void lane_exited(run_ctx *c, lane *l, int status);
+void lane_exited(run_ctx *c, lane *l, mg_exit_end end);
 void lane_kill_over_limit(run_ctx *c, lane *l, const char *why, double t, int own);
 void lane_init_all(run_ctx *c);
 size_t lane_pop_head(run_ctx *c, lane *l);
@@ -310,10 +450,24 @@ void lane_failed_start(lane *l, const char *why);
 void lane_timeout(run_ctx *c, lane *l, double dur, const char *why);
 
 /* supervise.c */
+/* A poll(2) timeout for a wait of seconds (>= 0), rounded up: clamped to a
+ * day, so no --timeout or --deadline can overflow an int (the loop wakes
+ * and waits again). */
+static inline int supervise_poll_ms(double seconds)
+{
+	if (!(seconds > 0))
+		return 0;
+	if (seconds > 86400.0)
+		return 86400000;
+	return (int)(seconds * 1000 + 0.999);
+}
+
 void supervise_signals(run_ctx *c);
 void supervise_stop_all(run_ctx *c, host_end end, const char *why);
 void supervise_run(run_ctx *c);
 void supervise_install_signals(run_ctx *c);
+void supervise_interruptible_writes(void);
+int supervise_stop_pending(run_ctx *c);
 void supervise_reap_orphans(void);
 
 /* listing.c */

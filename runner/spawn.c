@@ -301,13 +301,16 @@ void spawn_signal(spawn_proc *p, int sig)
 		kill(p->own_group ? -p->pid : p->pid, sig);
 }
 
-int spawn_wait(spawn_proc *p, int nohang, int *status, struct rusage *usage)
+int spawn_wait(spawn_proc *p, int nohang, mg_exit_end *end, struct rusage *usage)
 {
 	if (p->pid <= 0)
 		return MG_ERROR;
 	for (;;) {
-		pid_t r = wait4(p->pid, status, nohang ? WNOHANG : 0, usage);
+		int status = 0;
+		pid_t r = wait4(p->pid, &status, nohang ? WNOHANG : 0, usage);
 		if (r == p->pid) {
+			if (end)
+				*end = mg_exit_decode(status);
 			if (p->own_group)
 				kill(-p->pid, SIGKILL); /* whatever it left in its group */
 			p->pid = -1;
@@ -384,6 +387,41 @@ int spawn_resolve(char *buf, size_t size, const char *cmd, mg_err *err)
 		path = *colon ? colon + 1 : colon;
 	}
 	return mg_err_set(err, MG_ENOTFOUND, "cannot run '%s': not found in PATH", cmd);
+}
+
+int spawn_check_exec(const char *path, mg_err *err)
+{
+	char head[256];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return mg_err_set(err, MG_ENOTFOUND, "cannot execute '%s': %s", path,
+		                  strerror(errno));
+	ssize_t n = read(fd, head, sizeof(head) - 1);
+	close(fd);
+	if (n < 0)
+		return mg_err_set(err, MG_ENOTFOUND, "cannot execute '%s': %s", path,
+		                  strerror(errno));
+	head[n] = 0;
+	if (n >= 4 && !memcmp(head, "\177ELF", 4))
+		return 0;
+	if (n < 2 || head[0] != '#' || head[1] != '!')
+		return mg_err_set(err, MG_ENOTFOUND,
+		                  "cannot execute '%s': %s: neither an ELF executable nor a "
+		                  "script with a #! line",
+		                  path, strerror(ENOEXEC));
+	/* the interpreter: after "#!" and blanks, up to a blank or the line's end */
+	char *interp = head + 2;
+	interp += strspn(interp, " \t");
+	interp[strcspn(interp, " \t\r\n")] = 0;
+	if (!*interp)
+		return mg_err_set(err, MG_ENOTFOUND,
+		                  "cannot execute '%s': %s: its #! line names no interpreter", path,
+		                  strerror(ENOEXEC));
+	if (access(interp, X_OK) < 0)
+		return mg_err_set(err, MG_ENOTFOUND,
+		                  "cannot execute '%s': its interpreter '%s' (#! line): %s", path,
+		                  interp, strerror(errno));
+	return 0;
 }
 
 const char *spawn_signal_name(int sig)

@@ -14,6 +14,7 @@
 #include <sys/types.h>
 
 #include "mg_err.h"
+#include "mg_exit.h"
 
 /* Opaque: owns the pid (until reaped) and the parent's ends of four pipes. */
 typedef struct spawn_proc spawn_proc;
@@ -84,12 +85,12 @@ void spawn_close_err(spawn_proc *p);
 void spawn_signal(spawn_proc *p, int sig);
 
 /*
- * waitpid on this pid only. Returns 1 and fills status/usage once it has
- * exited (reaped: the pid is forgotten), 0 if still running (nohang), or
- * MG_ERROR. After reaping, its own group (SPAWN_OWN_GROUP) is sent SIGKILL
- * so nothing it left in its group survives it.
+ * waitpid on this pid only. Returns 1 and fills end (how it ended, decoded
+ * here) and usage once it has exited (reaped: the pid is forgotten), 0 if
+ * still running (nohang), or MG_ERROR. end and usage may be NULL. After reaping, its own group
+ * (SPAWN_OWN_GROUP) is sent SIGKILL so nothing it left in its group survives it.
  */
-int spawn_wait(spawn_proc *p, int nohang, int *status, struct rusage *usage);
+int spawn_wait(spawn_proc *p, int nohang, mg_exit_end *end, struct rusage *usage);
 
 /* 1 once reaped. */
 int spawn_reaped(const spawn_proc *p);
@@ -107,6 +108,15 @@ pid_t spawn_release(spawn_proc *p, int *out_fd);
 /* Resolves a command name like execvp would (PATH search when it has no
  * slash) into buf. MG_ENOTFOUND naming the command when nothing runnable. */
 int spawn_resolve(char *buf, size_t size, const char *cmd, mg_err *err);
+
+/* Whether the kernel would execute path (resolved), checked as execve does
+ * without running it: an ELF file, or a "#!" line whose interpreter exists
+ * and is executable. MG_ENOTFOUND with the kernel's reason otherwise
+ * ("Exec format error: neither an ELF executable nor a #! script", "its
+ * interpreter '/usr/bin/python9' (#! line): No such file or directory").
+ * One read of 256 bytes; a race with a file changed meanwhile is execve's
+ * to report. */
+int spawn_check_exec(const char *path, mg_err *err);
 
 /* "SIGSEGV", "SIGUSR1", ... or "signal N" for a number without a name:
  * the one way memguard names a signal. Not reentrant (a static buffer). */

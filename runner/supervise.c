@@ -33,7 +33,7 @@ static void on_signal(int sig)
 /* SIGCHLD: reap what can be reaped, on specific pids only. */
 static void supervise_reap(run_ctx *c)
 {
-	int st;
+	mg_exit_end st;
 	struct rusage ru;
 	for (unsigned i = 0; i < c->nlanes; i++) {
 		lane *l = &c->lanes[i];
@@ -43,7 +43,7 @@ static void supervise_reap(run_ctx *c)
 		}
 	}
 	for (size_t i = 0; i < c->nreap;) {
-		if (spawn_wait(c->reap[i].proc, 1, &st, &ru) == 1) {
+		if (spawn_wait(c->reap[i].proc, 1, NULL, &ru) == 1) {
 			record_usage(c, c->reap[i].lane, &ru);
 			spawn_free(c->reap[i].proc);
 			c->reap[i] = c->reap[--c->nreap];
@@ -73,7 +73,7 @@ static int is_host_pid(const run_ctx *c, pid_t pid)
  */
 static void supervise_reap_live(run_ctx *c)
 {
-	int st;
+	mg_exit_end st;
 	struct rusage ru;
 	for (unsigned i = 0; i < c->nlanes; i++) {
 		lane *l = &c->lanes[i];
@@ -92,50 +92,16 @@ static void supervise_reap_live(run_ctx *c)
 		}
 		lane_exited(c, l, st);
 	}
-	char path[64], buf[4096];
 	if (proc_self_pid() != getpid())
 		return; /* /proc's pids are not the ones we could wait for */
-	snprintf(path, sizeof(path), "/proc/self/task/%d/children", (int)getpid());
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return;
-	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = 0;
-	for (char *p = buf, *end; *p; p = end) {
-		long pid = strtol(p, &end, 10);
-		if (end == p)
-			break;
-		if (pid > 0 && !is_host_pid(c, (pid_t)pid))
-			waitpid((pid_t)pid, &st, WNOHANG);
-	}
+	pid_t kids[256];
+	size_t n = proc_children(getpid(), kids, 256);
+	for (size_t i = 0; i < n && i < 256; i++)
+		if (!is_host_pid(c, kids[i]))
+			waitpid(kids[i], NULL, WNOHANG);
 }
 
-/* ---- the guard: sampling ---- */
-
-/*
- * Samples the host's descendants (guard's tree: their statm fds stay open
- * from one scan to the next, so a steady tree costs a children-file read
- * and a pread per process). Each is judged by its own arch: the largest VA
- * of the host's arch (or not known), and of the other.
- */
-static void sample_tree(const run_ctx *c, lane *l, double t)
-{
-	host *h = &l->h;
-	tree_sample s;
-	h->tree_at = t;
-	if (!h->kids)
-		return;
-	tree_scan(h->kids, h->pid, &s);
-	mg_arch other = c->arch == MG_ARCH_X86 ? MG_ARCH_X64 : MG_ARCH_X86;
-	h->desc_rss = s.rss;
-	h->desc_va_max = s.va_max;
-	h->desc_va_pid = s.va_max_pid;
-	h->desc_va_same = s.va_of[c->arch] > s.va_of[MG_ARCH_UNKNOWN] ? s.va_of[c->arch]
-	                                                              : s.va_of[MG_ARCH_UNKNOWN];
-	h->desc_va_other = s.va_of[other];
-	h->desc_va_other_pid = s.va_of_pid[other];
-}
+/* ---- the guard: sampling (the readings in sample.c, the verdicts in policy.c) ---- */
 
 static void supervise_sample(run_ctx *c)
 {
@@ -143,95 +109,141 @@ static void supervise_sample(run_ctx *c)
 	double next = c->o->interval * 2;
 	lane *victim = NULL;
 	uint64_t victim_rss = 0;
-	if (c->has_cgroup) {
-		cgroup_usage u;
-		if (cgroup_read(&c->cg, &u, NULL) == 0)
-			c->cg_usage = u.usage;
-	}
+	sample_cgroup(c);
 	for (unsigned i = 0; i < c->nlanes; i++) {
 		lane *l = &c->lanes[i];
 		host *h = &l->h;
-		uint64_t va, rss;
-		if (h->state == HOST_NONE || h->state == HOST_DYING || !h->sampler)
-			continue;
-		if (proc_sampler_read(h->sampler, &va, &rss) < 0)
+		sample_reading s;
+		conn_catch_up(c, l); /* a kill blames the test the host is running */
+		if (sample_host(c, h, t, &s) < 0)
 			continue; /* gone: its EOF and exit status will say how */
-		if (t - h->tree_at >= c->tree_interval)
-			sample_tree(c, l, t);
-		if (!driver_serves_protocol(c->driver)) {
-			/* a shim is memguard's own process (an ASan build of it reserves
-			 * terabytes): the memory under test is its program's tree */
-			va = 0;
-			rss = 0;
-		}
-		/* VA limits are per process (and arch): the largest in the tree
-		 * is the one; RSS limits are for the tree's sum */
-		uint64_t va_tree = va > h->desc_va_max ? va : h->desc_va_max;
-		uint64_t va_same = va > h->desc_va_same ? va : h->desc_va_same;
-		uint64_t rss_tree = rss + h->desc_rss;
 		uint64_t prev = h->va_last;
-		h->va_last = va_tree;
-		h->rss_last = rss;
-		h->own_rss = rss;
-		if (va_tree > h->peak_va)
-			h->peak_va = va_tree;
-		if (rss_tree > h->peak_rss)
-			h->peak_rss = rss_tree;
-		timeline_add(&l->tl, t, va_tree, rss_tree, (uint32_t)record_gen(c, l)->index);
-		progress_sample(c->prog, l->index, va_tree, h->peak_va);
+		h->va_last = s.va_tree;
+		h->rss_last = s.own_rss;
+		h->own_rss = s.own_rss;
+		if (s.va_tree > h->peak_va)
+			h->peak_va = s.va_tree;
+		if (s.rss_tree > h->peak_rss)
+			h->peak_rss = s.rss_tree;
+		timeline_add(&l->tl, t, s.va_tree, s.rss_tree, (uint32_t)record_gen(c, l)->index);
+		progress_sample(c->prog, l->index, s.va_tree, h->peak_va);
 
-		/* the cgroup is shared by all lanes: handled once, below */
-		h->tree_rss = rss_tree;
 		/* a tree alone over the whole rss pool now; the pool and the cgroup
 		 * are shared by all lanes: handled once, below */
-		unsigned hard = policy_check(c, &c->hard, c->hard.rss, va_same, rss_tree) &
-		                ~(unsigned)LIMIT_CGROUP;
-		char why[200];
-		if (hard || policy_other_arch_va(c, h, c->va_hard, "kill", why, sizeof(why))) {
-			if (hard)
-				policy_why(why, sizeof(why), hard, "kill", va_same, rss_tree,
-				           c->cg_usage, &c->hard, c->hard.rss);
-			lane_kill_over_limit(c, l, why, t, 1);
+		h->tree_rss = s.rss_tree;
+		policy_reading r = {.va = s.va_same, .rss = s.rss_tree};
+		policy_verdict v;
+		if (policy_judge(&v, c, h, POLICY_KILL, &r)) {
+			lane_kill_over_limit(c, l, v.why, t, 1);
 			continue;
 		}
 		/* the largest tree still running tests: a recycling host frees its
 		 * memory at quit anyway */
-		if (h->state != HOST_QUITTING && (!victim || rss_tree > victim_rss)) {
+		if (h->state != HOST_QUITTING && (!victim || s.rss_tree > victim_rss)) {
 			victim = l;
-			victim_rss = rss_tree;
+			victim_rss = s.rss_tree;
 		}
 		/* Adaptive interval: sample faster as the kill limit comes near. */
-		next = policy_interval(c, va_tree, prev, next);
+		next = policy_interval(c, s.va_tree, prev, next);
 		/* Soft limits act at test boundaries (the result handler); here a
 		 * crossing only stops feeding, so no further test starts in a host
 		 * that is already over. */
-		h->soft_hit = policy_can_recycle(c) &&
-		              (policy_check(c, &c->soft, 0, va_same, rss_tree) != 0 ||
-		               policy_rss_pool(c, c->soft.rss, rss_tree) != 0 ||
-		               policy_other_arch_va(c, h, c->va_soft, "recycle", why, sizeof(why)));
+		h->soft_hit =
+		    policy_can_recycle(c) && policy_judge(&v, c, h, POLICY_RECYCLE, &r) != 0;
 	}
 	/* The rss pool over its hard limit: end the largest tree only, then give
 	 * the kernel a second to tear it down before judging again. */
-	if (c->hard.rss && c->nlanes > 1 && victim && t >= c->pool_hold_until &&
-	    policy_pool_rss(c) >= c->hard.rss) {
-		char why[200];
-		policy_pool_why(c, why, sizeof(why), "kill", victim_rss, c->hard.rss);
-		lane_kill_over_limit(c, victim, why, t, 0);
+	policy_reading vr = {.va = 0, .rss = victim_rss};
+	policy_verdict v;
+	if (victim && t >= c->pool_hold_until &&
+	    policy_judge(&v, c, &victim->h, POLICY_POOL_KILL, &vr)) {
+		lane_kill_over_limit(c, victim, v.why, t, 0);
 		c->pool_hold_until = t + 1.0;
+		victim = NULL; /* ended: the cgroup is judged again next pass */
 	}
 	/* Over the cgroup's hard limit: end the largest tree only, then give
 	 * the kernel a second to tear it down before judging again. */
-	if (c->has_cgroup && c->hard.cgroup && c->cg_usage >= c->hard.cgroup && victim &&
-	    t >= c->cg_hold_until) {
-		char why[200];
-		policy_why(why, sizeof(why), LIMIT_CGROUP, "kill", 0, 0, c->cg_usage, &c->hard, 0);
-		lane_kill_over_limit(c, victim, why, t, 0);
+	if (victim && t >= c->cg_hold_until &&
+	    policy_judge(&v, c, &victim->h, POLICY_CGROUP_KILL, &vr)) {
+		lane_kill_over_limit(c, victim, v.why, t, 0);
 		c->cg_hold_until = t + 1.0;
 	}
 	if (next < 0.0005)
 		next = 0.0005;
 	c->interval = next;
 	c->next_sample = now(c) + next;
+}
+
+/* ---- no progress ---- */
+
+#define NP_LOOK_EVERY 1.0 /* seconds between looks at a host's processes */
+
+/*
+ * A test that makes no progress: every process of it stopped (T state: it
+ * stopped itself, or a debugger left it), or none of them used CPU time,
+ * while no result came. Said once (one line naming the host and its state)
+ * when it has lasted 5 s stopped or 60 s without CPU (at most half the
+ * limit); ended as a timeout ("stopped", "no progress") at --no-progress.
+ * The processes (sample_progress): a native host and its descendants; under
+ * a driver's shim its descendants (the shim itself polls). O(processes) a
+ * second per host running a test.
+ */
+static void supervise_progress(run_ctx *c, lane *l, double t)
+{
+	host *h = &l->h;
+	double limit = c->o->no_progress;
+	double from = h->head_started ? h->head_t0 : h->head_since;
+	if (limit <= 0 || !h->nflight)
+		return;
+	if (h->np_test != from || h->np_pid != h->pid) {
+		h->np_test = from;
+		h->np_pid = h->pid;
+		h->np_since = t;
+		h->np_cpu = UINT64_MAX;
+		h->np_said = 0;
+		h->np_next = 0;
+	}
+	if (t < h->np_next)
+		return;
+	h->np_next = t + NP_LOOK_EVERY;
+	sample_run r;
+	if (sample_progress(c, h, &r) < 0)
+		return; /* between a shim's processes */
+	uint64_t cpu = r.cpu_ticks;
+	char state = r.state;
+	int all_stopped = r.stopped == r.seen;
+	if (cpu != h->np_cpu && !all_stopped) {
+		h->np_cpu = cpu;
+		h->np_since = t;
+		h->np_said = 0;
+		return;
+	}
+	h->np_cpu = cpu;
+	double idle = t - h->np_since;
+	const char *name = c->tests[flight_at(h, 0, c->o->pipeline)].name;
+	double say = all_stopped ? 5.0 : 60.0;
+	if (say > limit / 2)
+		say = limit / 2;
+	char line[512];
+	if (!h->np_said && idle >= say) {
+		h->np_said = 1;
+		snprintf(line, sizeof(line),
+		         "host pid %ld %s (state %c) for %.0f s in test '%.200s'; ended as a "
+		         "timeout at %.0f s (--no-progress)",
+		         (long)h->pid, all_stopped ? "is stopped" : "uses no CPU", state, idle,
+		         name, limit);
+		progress_note(c->prog, l->index, line);
+	}
+	if (idle >= limit) {
+		/* a batching host's replies first: a result waiting there is progress */
+		conn_catch_up(c, l);
+		if ((h->state != HOST_RUNNING && h->state != HOST_QUITTING) || !h->nflight ||
+		    (h->head_started ? h->head_t0 : h->head_since) != from)
+			return;
+		snprintf(line, sizeof(line), "%s (state %c) for %.0f s, no result (--no-progress)",
+		         all_stopped ? "stopped" : "no progress", state, idle);
+		lane_timeout(c, l, h->head_started ? t - h->head_t0 : 0, line);
+	}
 }
 
 /* ---- deadlines ---- */
@@ -255,6 +267,13 @@ static void supervise_deadlines(run_ctx *c)
 			break;
 		case HOST_RUNNING:
 		case HOST_QUITTING:
+			if (h->nflight && c->o->timeout > 0)
+				conn_catch_up(c, l); /* its latest start and results first */
+			if (h->state != HOST_RUNNING && h->state != HOST_QUITTING)
+				break;
+			supervise_progress(c, l, t);
+			if (h->state != HOST_RUNNING && h->state != HOST_QUITTING)
+				break; /* ended for no progress */
 			if (h->nflight && h->head_started && c->o->timeout > 0 &&
 			    t - h->head_t0 > c->o->timeout) {
 				snprintf(why, sizeof(why), "no result after %.3gs", c->o->timeout);
@@ -274,7 +293,7 @@ static void supervise_deadlines(run_ctx *c)
 			break;
 		case HOST_DYING:
 			if (t - h->since > DYING_DEADLINE) {
-				int st;
+				mg_exit_end st;
 				struct rusage ru;
 				h->pipe_closed_alive = 1;
 				spawn_signal(h->proc, SIGKILL);
@@ -309,6 +328,12 @@ static double next_wakeup(const run_ctx *c)
 		}
 		if (h->state == HOST_DYING && h->since + DYING_DEADLINE < w)
 			w = h->since + DYING_DEADLINE;
+		if ((h->state == HOST_RUNNING || h->state == HOST_QUITTING) && h->nflight &&
+		    c->o->no_progress > 0 && h->np_next < w)
+			w = h->np_next > t ? h->np_next : t;
+		if (h->state != HOST_NONE && h->state != HOST_DYING && h->reply_due > t &&
+		    h->reply_due < w)
+			w = h->reply_due;
 	}
 	if (c->nreap && t + 1.0 < w)
 		w = t + 1.0;
@@ -339,7 +364,7 @@ void supervise_signals(run_ctx *c)
 	while ((n = read(c->sigfd[0], b, sizeof(b))) > 0)
 		for (ssize_t i = 0; i < n; i++) {
 			if (b[i] != SIGCHLD)
-				c->signo = b[i]; /* one of stop_signals */
+				c->signo = b[i]; /* one of run_stop_signals */
 			child |= b[i] == SIGCHLD;
 		}
 	supervise_reap(c);
@@ -375,7 +400,7 @@ void supervise_stop_all(run_ctx *c, host_end end, const char *why)
 		if (c->nreap) {
 			/* SIGCHLD writes to the self-pipe: wake on it, not on a clock */
 			struct pollfd pf = {c->sigfd[0], POLLIN, 0};
-			if (poll(&pf, 1, (int)((until - now(c)) * 1000) + 1) > 0)
+			if (poll(&pf, 1, supervise_poll_ms(until - now(c)) + 1) > 0)
 				supervise_signals(c);
 		}
 	}
@@ -386,7 +411,9 @@ void supervise_stop_all(run_ctx *c, host_end end, const char *why)
 
 void supervise_run(run_ctx *c)
 {
-	struct pollfd *pfd = xrealloc(NULL, (1 + 4 * c->nlanes) * sizeof(*pfd));
+	struct pollfd *pfd = mg_xrealloc(NULL, (1 + 4 * c->nlanes) * sizeof(*pfd));
+	/* each lane's out, err and reply entries in pfd, -1 when not polled */
+	int(*at)[3] = mg_xrealloc(NULL, c->nlanes * sizeof(*at));
 	c->next_sample = now(c);
 	c->interval = c->o->interval;
 	while (!c->signo && !c->deadline_hit) {
@@ -399,27 +426,24 @@ void supervise_run(run_ctx *c)
 		pfd[n++] = (struct pollfd){c->sigfd[0], POLLIN, 0};
 		for (unsigned i = 0; i < c->nlanes; i++) {
 			host *h = &c->lanes[i].h;
+			at[i][0] = at[i][1] = at[i][2] = -1;
 			if (h->state == HOST_NONE)
 				continue;
-			if (h->state == HOST_DYING) {
-				/* drain its output so it is not stuck writing while it dies */
-				if (spawn_out_fd(h->proc) >= 0)
-					pfd[n++] =
-					    (struct pollfd){spawn_out_fd(h->proc), POLLIN, 0};
-				if (spawn_err_fd(h->proc) >= 0)
-					pfd[n++] =
-					    (struct pollfd){spawn_err_fd(h->proc), POLLIN, 0};
-				continue;
-			}
+			/* a dying host: its output drained so it is not stuck writing */
 			int fds[4] = {spawn_out_fd(h->proc), spawn_err_fd(h->proc),
-			              spawn_reply_fd(h->proc), spawn_cmd_fd(h->proc)};
+			              h->state == HOST_DYING || h->reply_due > now(c)
+			                  ? -1
+			                  : spawn_reply_fd(h->proc),
+			              h->state == HOST_DYING ? -1 : spawn_cmd_fd(h->proc)};
 			for (int k = 0; k < 3; k++)
-				if (fds[k] >= 0)
+				if (fds[k] >= 0) {
+					at[i][k] = (int)n;
 					pfd[n++] = (struct pollfd){fds[k], POLLIN, 0};
+				}
 			if (fds[3] >= 0 && h->outq_len)
 				pfd[n++] = (struct pollfd){fds[3], POLLOUT, 0};
 		}
-		int ms = (int)(next_wakeup(c) * 1000 + 0.999);
+		int ms = supervise_poll_ms(next_wakeup(c));
 		int r = poll(pfd, n, ms);
 		if (r < 0 && errno != EINTR)
 			break;
@@ -430,23 +454,38 @@ void supervise_run(run_ctx *c)
 			host *h = &l->h;
 			if (h->state == HOST_NONE)
 				continue;
-			/* A native host flushes a test's output before its result, so
+			/* A host serving the protocol flushes a test's output before its result, so
 			 * output is read first; a shim announces a test before
 			 * passing its output on, so its replies are read first. The
 			 * two pipes carry no common order: with many results in one
 			 * turn, output can land on a neighbouring test. */
 			int replies_first = !driver_serves_protocol(c->driver) &&
 			                    h->state != HOST_DYING && spawn_reply_fd(h->proc) >= 0;
-			if (replies_first)
+			/* Only the pipes poll found ready are read (a read that would
+			 * say EAGAIN is a system call for nothing), but where output
+			 * is attributed by the order of reading, not by the host's
+			 * marks, output is read whenever the replies are: bytes written
+			 * before a result can arrive after poll looked at their pipe. */
+			int by_order = !conn_output_marked(c, h);
+			int replies = at[i][2] >= 0 && pfd[at[i][2]].revents;
+			int out = at[i][0] >= 0 && (pfd[at[i][0]].revents || (by_order && replies));
+			int err = at[i][1] >= 0 && (pfd[at[i][1]].revents || (by_order && replies));
+			if (replies_first && replies)
 				conn_read_replies(c, l);
 			if (h->state == HOST_NONE)
 				continue;
-			conn_read_output(c, l, 0);
-			conn_read_output(c, l, 1);
+			if (out)
+				conn_read_output(c, l, 0);
+			if (err)
+				conn_read_output(c, l, 1);
 			if (h->state == HOST_DYING)
 				continue;
-			if (!replies_first && spawn_reply_fd(h->proc) >= 0)
+			if (!replies_first && replies && spawn_reply_fd(h->proc) >= 0)
 				conn_read_replies(c, l);
+			/* a host with work enough for twice REPLY_WAIT after the next
+			 * refill is read again in REPLY_WAIT, however soon it answers */
+			if (replies && policy_batch_replies(c, l))
+				h->reply_due = now(c) + REPLY_WAIT;
 			if (h->state != HOST_NONE && h->state != HOST_DYING && h->outq_len)
 				conn_flush(c, l);
 		}
@@ -455,14 +494,12 @@ void supervise_run(run_ctx *c)
 		supervise_deadlines(c);
 		supervise_reap(c);
 	}
+	free(at);
 	free(pfd);
 }
 
-/* The signals that stop a run the way SIGTERM does: every host ended, the
- * partial report written, then the signal re-raised. SIGHUP is a closed
- * terminal or a dropped ssh session; SIGPIPE is ignored (a closed reader of
- * our output must not lose the report). */
-static const int stop_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
+/* run_stop_signals (run.h) stop a run the way SIGTERM does; SIGPIPE is
+ * ignored (a closed reader of our output must not lose the report). */
 
 void supervise_install_signals(run_ctx *c)
 {
@@ -482,13 +519,39 @@ void supervise_install_signals(run_ctx *c)
 	sa.sa_handler = on_signal;
 	sa.sa_flags = SA_RESTART;
 	sigemptyset(&sa.sa_mask);
-	for (size_t i = 0; i < sizeof(stop_signals) / sizeof(stop_signals[0]); i++)
-		sigaction(stop_signals[i], &sa, NULL);
+	for (size_t i = 0; i < RUN_NSTOP_SIGNALS; i++)
+		sigaction(run_stop_signals[i], &sa, NULL);
 	sigaction(SIGCHLD, &sa, NULL);
 	sa.sa_handler = SIG_IGN;
 	sigaction(SIGPIPE, &sa, NULL);
 	/* Orphans of our hosts come to us, so none outlives the run. */
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
+}
+
+/* Once every host has ended, the outputs are written: a stop signal then
+ * interrupts a write that blocks (a stuck reader of stdout, a hung network
+ * file system) instead of restarting it, so it cannot keep the run from
+ * ending; supervise_stop_pending says whether one came. */
+void supervise_interruptible_writes(void)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < RUN_NSTOP_SIGNALS; i++)
+		sigaction(run_stop_signals[i], &sa, NULL);
+}
+
+int supervise_stop_pending(run_ctx *c)
+{
+	unsigned char b[64];
+	ssize_t n;
+	int got = 0;
+	while ((n = read(c->sigfd[0], b, sizeof(b))) > 0)
+		for (ssize_t i = 0; i < n; i++)
+			if (b[i] != SIGCHLD)
+				c->signo = got = b[i];
+	return got;
 }
 
 /* Ends whatever the run's hosts left: the namespace whole where there is one

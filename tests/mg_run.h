@@ -47,11 +47,12 @@ typedef struct outcome {
  */
 static inline void mg_report_expand(json_t *report)
 {
-	static const char *const from[] = {"n", "s",  "m",   "o",   "g",    "a",
-	                                   "d", "va", "rss", "dva", "drss", "pk"};
-	static const char *const to[] = {"name",       "state",    "message",   "output",
-	                                 "generation", "attempts", "duration",  "va_after",
-	                                 "rss_after",  "va_delta", "rss_delta", "va_peak"};
+	static const char *const from[] = {"n",  "s",   "m",   "o",    "g",  "a", "d",
+	                                   "va", "rss", "dva", "drss", "pk", "nc"};
+	static const char *const to[] = {"name",        "state",    "message",   "output",
+	                                 "generation",  "attempts", "duration",  "va_after",
+	                                 "rss_after",   "va_delta", "rss_delta", "va_peak",
+	                                 "near_ceiling"};
 	const char *schema = json_string_value(json_object_get(report, "schema"));
 	size_t i, k;
 	json_t *s, *t;

@@ -11,10 +11,12 @@
 #include <jansson.h>
 #include <regex.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -77,6 +79,11 @@ typedef struct ct_test {
 	double timeout; /* seconds, 0: none */
 } ct_test;
 
+/* A lock directory's path (TMPDIR, up to PATH_MAX, and its name), and a
+ * lock file's (the directory's and the file's 38). */
+#define LOCK_DIR_MAX  (4096 + 64)
+#define LOCK_PATH_MAX (LOCK_DIR_MAX + 64)
+
 typedef struct ctest_drv {
 	const shim_args *a; /* first, as in exec.c's context: exec_exited reads a->shell */
 	ct_test *v;
@@ -88,9 +95,13 @@ typedef struct ctest_drv {
 	struct timespec t0;
 	int timed_out;
 	int held[64];
+	char held_path[64][LOCK_PATH_MAX];
 	int nheld;
 	int serial_fd;
-	char lock_base[4096];
+	char serial_path[LOCK_PATH_MAX];
+	uint64_t lock_hash; /* of the test directory; 0: not known yet */
+	int lock_try;       /* which lock directory name is ours */
+	char lock_err[512];
 	char *out; /* the running test's stdout, when a regex judges it */
 	size_t out_len, out_cap;
 } ctest_drv;
@@ -214,7 +225,8 @@ static int ct_parse(ctest_drv *d, const char *text, size_t len, int say)
 /* ctest with the user's selecting arguments and --show-only=json-v1. */
 static int ct_load(shim *s, ctest_drv *d, int say)
 {
-	int ncmd, status, k = 0;
+	int ncmd, k = 0;
+	mg_exit_end status;
 	char **cmd = shim_cmd(s, &ncmd);
 	char **argv = calloc((size_t)ncmd + 2, sizeof(char *));
 	char *out = NULL;
@@ -242,7 +254,7 @@ static int ct_load(shim *s, ctest_drv *d, int say)
 	argv[k++] = "--show-only=json-v1";
 	if (shim_capture(s, argv, &out, &len, &status) < 0)
 		goto out;
-	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+	if (!mg_exit_ok(status)) {
 		shim_say_failed(status, "'%s --show-only=json-v1'", cmd[0]);
 		goto out;
 	}
@@ -265,8 +277,26 @@ static int ct_list(shim *s)
 }
 
 /* ---- serial and locked tests: flock(2) on files every lane's shim of this
- * test directory opens, so they hold across lanes (and across runs). ---- */
+ * test directory opens, so they hold across lanes (and across runs). They
+ * live in a directory of this user's own, TMPDIR/memguard-ctest-UID (0700,
+ * checked: a directory, not a link, ours, no one else may write it; when
+ * another user took that name first, -1 ... -7 after it): no other user can
+ * plant a link there, nor hold a lock to block the run. A lock file is
+ * removed by whoever holds it exclusively when done, the directory when it
+ * is empty; a lock is taken again when its file was replaced meanwhile. ---- */
 
+#define LOCK_DIR_TRIES 8
+
+static uint64_t fnv1a(const char *p)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (; *p; p++)
+		h = (h ^ (unsigned char)*p) * 1099511628211ull;
+	return h;
+}
+
+/* The lock directory's path (made and checked by lock_dir_make) and the
+ * test directory's hash that prefixes every lock file's name. */
 static void lock_base(shim *s, ctest_drv *d)
 {
 	int ncmd;
@@ -282,28 +312,103 @@ static void lock_base(shim *s, ctest_drv *d)
 		cwd[0] = 0;
 	if (!td || !realpath(td, dir))
 		snprintf(dir, sizeof(dir), "%s", cwd);
-	uint64_t h = 1469598103934665603ull;
-	for (const char *p = dir; *p; p++)
-		h = (h ^ (unsigned char)*p) * 1099511628211ull;
+	d->lock_hash = fnv1a(dir);
+}
+
+/* Makes (0700) or checks the lock directory: an fd of it, or -1 with errno
+ * (EPERM when it is not this user's own, private directory). */
+static int lock_dir_open(const char *path)
+{
+	struct stat st;
+	if (mkdir(path, 0700) < 0 && errno != EEXIST)
+		return -1;
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		if (errno == ELOOP || errno == ENOTDIR)
+			errno = EPERM; /* a link or a file: not ours to use */
+		return -1;
+	}
+	if (fstat(fd, &st) < 0 || st.st_uid != geteuid() || (st.st_mode & 077)) {
+		close(fd);
+		errno = EPERM;
+		return -1;
+	}
+	return fd;
+}
+
+/* Opens and locks (how: LOCK_SH or LOCK_EX) the lock file of what; its path
+ * in d->lock_path[slot]. -1 with d->lock_err set when no lock directory of
+ * ours could be had. Blocks while another process of this user holds it. */
+static int lock_hold(ctest_drv *d, const char *what, int how, char *path, size_t size)
+{
 	const char *tmp = getenv("TMPDIR");
-	snprintf(d->lock_base, sizeof(d->lock_base), "%s/memguard-ctest-%ld-%016llx",
-	         tmp && *tmp ? tmp : "/tmp", (long)getuid(), (unsigned long long)h);
+	tmp = tmp && *tmp ? tmp : "/tmp";
+	path[0] = 0;
+	for (int tries = 0; tries < 100; tries++) {
+		char dir[LOCK_DIR_MAX];
+		int k = d->lock_try;
+		if (k >= LOCK_DIR_TRIES) {
+			snprintf(
+			    d->lock_err, sizeof(d->lock_err),
+			    "no lock directory of this user's own: %.300s/memguard-ctest-%ld (and "
+			    "-1 to -%d after it) belong to another user or are not private "
+			    "directories",
+			    tmp, (long)geteuid(), LOCK_DIR_TRIES - 1);
+			return -1;
+		}
+		if (k == 0)
+			snprintf(dir, sizeof(dir), "%s/memguard-ctest-%ld", tmp, (long)geteuid());
+		else
+			snprintf(dir, sizeof(dir), "%s/memguard-ctest-%ld-%d", tmp, (long)geteuid(),
+			         k);
+		int dfd = lock_dir_open(dir);
+		if (dfd < 0) {
+			if (errno != EPERM && errno != ENOENT) {
+				snprintf(d->lock_err, sizeof(d->lock_err),
+				         "lock directory %.400s: %s", dir, strerror(errno));
+				return -1;
+			}
+			if (errno == EPERM)
+				d->lock_try++; /* someone else's: the next name */
+			continue;
+		}
+		char name[64];
+		snprintf(name, sizeof(name), "%016llx-%016llx.lock",
+		         (unsigned long long)d->lock_hash, (unsigned long long)fnv1a(what));
+		snprintf(path, size, "%s/%s", dir, name);
+		int fd =
+		    openat(dfd, name, O_RDWR | O_CREAT | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, 0600);
+		if (fd >= 0) {
+			while (flock(fd, how) < 0 && errno == EINTR)
+				;
+			/* still the file at its name (its holder removes it when done)? */
+			struct stat held, now;
+			if (fstat(fd, &held) == 0 &&
+			    fstatat(dfd, name, &now, AT_SYMLINK_NOFOLLOW) == 0 &&
+			    held.st_ino == now.st_ino && held.st_dev == now.st_dev) {
+				close(dfd);
+				return fd;
+			}
+			close(fd);
+		}
+		/* the directory or the file was removed meanwhile: again */
+		close(dfd);
+	}
+	snprintf(d->lock_err, sizeof(d->lock_err), "lock %.400s keeps being replaced", path);
+	return -1;
 }
 
-static int lock_open(ctest_drv *d, const char *what)
+/* Removes a lock file held exclusively, then its directory if empty. */
+static void lock_remove(const char *path)
 {
-	char path[4096 + 64];
-	uint64_t h = 1469598103934665603ull;
-	for (const char *p = what; *p; p++)
-		h = (h ^ (unsigned char)*p) * 1099511628211ull;
-	snprintf(path, sizeof(path), "%s-%016llx.lock", d->lock_base, (unsigned long long)h);
-	return open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-}
-
-static void lock_take(int fd, int how)
-{
-	while (fd >= 0 && flock(fd, how) < 0 && errno == EINTR)
-		;
+	unlink(path);
+	char dir[LOCK_PATH_MAX];
+	snprintf(dir, sizeof(dir), "%s", path);
+	char *slash = strrchr(dir, '/');
+	if (slash) {
+		*slash = 0;
+		rmdir(dir); /* fails while another lock is in it: fine */
+	}
 }
 
 static int str_cmp(const void *a, const void *b)
@@ -313,33 +418,48 @@ static int str_cmp(const void *a, const void *b)
 
 /* Every test holds the serial lock shared, a RUN_SERIAL one exclusive; a
  * RESOURCE_LOCK name is an exclusive lock taken in name order (no
- * deadlock between two tests sharing two names). Blocks. */
-static void locks_acquire(shim *s, ctest_drv *d, ct_test *t)
+ * deadlock between two tests sharing two names). Blocks. -1 (d->lock_err
+ * says why) when the locks cannot be had. */
+static int locks_acquire(shim *s, ctest_drv *d, ct_test *t)
 {
-	if (!d->lock_base[0])
+	if (!d->lock_hash)
 		lock_base(s, d);
+	/* the serial lock is taken afresh per test: its file may be removed
+	 * between tests by another run that ended */
+	d->serial_fd = lock_hold(d, "\001serial", t->serial ? LOCK_EX : LOCK_SH, d->serial_path,
+	                         sizeof(d->serial_path));
 	if (d->serial_fd < 0)
-		d->serial_fd = lock_open(d, "\001serial");
-	lock_take(d->serial_fd, t->serial ? LOCK_EX : LOCK_SH);
+		return -1;
 	size_t n = 0;
 	while (t->locks && t->locks[n])
 		n++;
 	if (n > 1)
 		qsort(t->locks, n, sizeof(char *), str_cmp);
 	for (size_t i = 0; i < n && d->nheld < (int)(sizeof(d->held) / sizeof(d->held[0])); i++) {
-		int fd = lock_open(d, t->locks[i]);
-		lock_take(fd, LOCK_EX);
-		if (fd >= 0)
-			d->held[d->nheld++] = fd;
+		int fd = lock_hold(d, t->locks[i], LOCK_EX, d->held_path[d->nheld],
+		                   sizeof(d->held_path[0]));
+		if (fd < 0)
+			return -1;
+		d->held[d->nheld++] = fd;
 	}
+	return 0;
 }
 
+/* Lets the locks go; the files of exclusive ones are removed, and the
+ * serial one's when no one else holds it. */
 static void locks_release(ctest_drv *d)
 {
-	while (d->nheld)
-		close(d->held[--d->nheld]);
-	if (d->serial_fd >= 0)
-		flock(d->serial_fd, LOCK_UN);
+	while (d->nheld) {
+		d->nheld--;
+		lock_remove(d->held_path[d->nheld]);
+		close(d->held[d->nheld]);
+	}
+	if (d->serial_fd >= 0) {
+		if (flock(d->serial_fd, LOCK_EX | LOCK_NB) == 0)
+			lock_remove(d->serial_path);
+		close(d->serial_fd);
+		d->serial_fd = -1;
+	}
 }
 
 /* ---- running ---- */
@@ -383,7 +503,12 @@ static void ct_begin(shim *s)
 		shim_resultf(s, MG_MSG_FAIL, "ctest found no executable for this test (Not Run)");
 		return;
 	}
-	locks_acquire(s, d, t);
+	if (locks_acquire(s, d, t) < 0) {
+		locks_release(d);
+		shim_start(s);
+		shim_resultf(s, MG_MSG_FAIL, "cannot take its CTest locks: %s", d->lock_err);
+		return;
+	}
 	int back = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (t->cwd && chdir(t->cwd) < 0) {
 		locks_release(d);
@@ -469,7 +594,7 @@ static const char *regex_first(char **res, const char *text)
 	return NULL;
 }
 
-static void ct_exited(shim *s, int status, const struct rusage *ru)
+static void ct_exited(shim *s, mg_exit_end status, const struct rusage *ru)
 {
 	ctest_drv *d = shim_ctx(s);
 	ct_test *t = d->cur >= 0 ? &d->v[d->cur] : NULL;
@@ -478,16 +603,14 @@ static void ct_exited(shim *s, int status, const struct rusage *ru)
 	if (!shim_head_started(s) || !t)
 		return;
 	if (d->timed_out) {
-		/* "timeout: " from the ctest driver is recorded as state timeout */
-		shim_resultf(s, MG_MSG_FAIL, "timeout: over its TIMEOUT of %g s (killed)",
-		             t->timeout);
+		shim_resultf(s, MG_MSG_TIMEOUT, "over its TIMEOUT of %g s (killed)", t->timeout);
 		return;
 	}
-	if (WIFEXITED(status) && (t->skip_code >= 0 || t->pass_re || t->fail_re || t->skip_re)) {
+	if (!status.signo && (t->skip_code >= 0 || t->pass_re || t->fail_re || t->skip_re)) {
 		/* as ctest judges: a skip first, then the pass regexes (the exit
 		 * status does not count then), a fail regex, WILL_FAIL last */
 		const char *text = d->out ? d->out : "", *hit;
-		int code = WEXITSTATUS(status), ok;
+		int code = status.status, ok;
 		if (code == t->skip_code) {
 			shim_resultf(s, MG_MSG_SKIP, "SKIP_RETURN_CODE %d", code);
 			return;
@@ -518,8 +641,8 @@ static void ct_exited(shim *s, int status, const struct rusage *ru)
 			             t->will_fail ? " (WILL_FAIL)" : "");
 		return;
 	}
-	if (t->will_fail && WIFEXITED(status)) {
-		if (WEXITSTATUS(status))
+	if (t->will_fail && !status.signo) {
+		if (status.status)
 			shim_result(s, MG_MSG_PASS, NULL, 0);
 		else
 			shim_resultf(s, MG_MSG_FAIL, "exit status 0 of a WILL_FAIL test");

@@ -11,6 +11,7 @@
 #include "memguard_host.h"
 #include "mg_elf.h"
 #include "shim.h"
+#include "spawn.h"
 
 /*
  * Every GoogleTest binary carries its flag names (gtest.cc parses them from
@@ -76,6 +77,45 @@ driver_kind driver_detect(const char *path, char *note, size_t size)
 int driver_check_args(driver_kind k, char *const *argv, int argc, mg_err *err)
 {
 	return k == DRIVER_PYTEST ? pytest_check_args(argv, argc, err) : 0;
+}
+
+/* What an executable is, in words, for a contradicted --driver. */
+static const char *detected_what(driver_kind k)
+{
+	return k == DRIVER_NATIVE   ? "a memguard host (--driver native)"
+	       : k == DRIVER_GTEST  ? "a GoogleTest program (--driver gtest)"
+	       : k == DRIVER_CATCH2 ? "a Catch2 program (--driver catch2)"
+	       : k == DRIVER_CTEST  ? "ctest (--driver ctest)"
+	                            : "neither a GoogleTest nor a Catch2 program (--driver wrap "
+	                              "or exec)";
+}
+
+/* 1 when path is an ELF file carrying marker. */
+static int elf_marked(const char *path, const char *marker)
+{
+	mg_arch arch;
+	return elf_arch(&arch, path, NULL) == 0 && elf_contains(path, marker, NULL) == 1;
+}
+
+int driver_check(driver_kind k, const char *path, char *const argv[], mg_err *err)
+{
+	char note[512], arg[4096];
+	mg_arch arch;
+	if (k != DRIVER_GTEST && k != DRIVER_CATCH2)
+		return 0;
+	/* a script (or anything not an ELF) may start either: it cannot be told */
+	if (elf_arch(&arch, path, NULL) < 0)
+		return 0;
+	const char *marker = k == DRIVER_GTEST ? GTEST_MARKER : CATCH2_MARKER;
+	if (elf_contains(path, marker, NULL) == 1)
+		return 0;
+	/* a wrapper (env, taskset, valgrind) that starts the program it names */
+	driver_kind is = driver_detect(path, note, sizeof(note));
+	for (int i = 1; is == DRIVER_WRAP && argv && argv[i]; i++)
+		if (spawn_resolve(arg, sizeof(arg), argv[i], NULL) == 0 && elf_marked(arg, marker))
+			return 0;
+	return mg_err_set(err, MG_EINVAL, "--driver %s: '%s' is %s", driver_name(k), path,
+	                  detected_what(is));
 }
 
 static int usage_error(const char *what, const char *tok)

@@ -55,6 +55,17 @@ driver_kind driver_detect_command(const char *path, char *const *argv, int argc,
  * MG_EINVAL naming the token, with what to do instead; 0 else. */
 int driver_check_args(driver_kind k, char *const *argv, int argc, mg_err *err);
 
+/*
+ * An explicit --driver gtest or catch2 against the executable's own
+ * markers (the ones driver_detect reads): MG_EINVAL naming what path is
+ * when they contradict it. A file that is not an ELF (a script that starts
+ * the program) is not judged, nor a program without either framework's
+ * marker whose arguments (argv, NULL-terminated, argv[0] the command) name
+ * an executable with the driver's (a wrapper: env, taskset, valgrind).
+ * 0 for every other driver.
+ */
+int driver_check(driver_kind k, const char *path, char *const argv[], mg_err *err);
+
 /* The hidden subcommand: memguard __driver NAME [options] -- COMMAND...
  * Returns the process exit code. */
 int driver_main(int argc, char **argv);

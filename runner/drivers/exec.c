@@ -132,7 +132,7 @@ static int e_list(shim *s)
 	exec_drv *d = shim_ctx(s);
 	char *text = NULL;
 	size_t len = 0;
-	int status;
+	mg_exit_end status;
 	if (d->a->list_file) {
 		FILE *f = fopen(d->a->list_file, "r");
 		if (!f) {
@@ -158,7 +158,7 @@ static int e_list(shim *s)
 		char *argv[] = {"/bin/sh", "-c", (char *)d->a->list_cmd, NULL};
 		if (shim_capture(s, argv, &text, &len, &status) < 0)
 			return -1;
-		if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		if (!mg_exit_ok(status)) {
 			shim_say_failed(status, "the list command '%s'", d->a->list_cmd);
 			free(text);
 			return -1;
@@ -219,14 +219,14 @@ static int is_shell(const char *cmd)
  * shell (--shell, sh/bash/..., or a #! script), that is a crash with N too.
  * (wrap's shim has no context; exec's holds its arguments.)
  */
-void exec_exited(shim *s, int status, const struct rusage *ru)
+void exec_exited(shim *s, mg_exit_end status, const struct rusage *ru)
 {
 	(void)ru;
 	if (!shim_head_started(s))
 		return;
-	if (WIFSIGNALED(status))
-		shim_die_of(s, WTERMSIG(status));
-	int code = WEXITSTATUS(status);
+	if (status.signo)
+		shim_die_of(s, status.signo);
+	int code = status.status;
 	if (code > 128 && code < 128 + 32) {
 		exec_drv *d = shim_ctx(s);
 		int ncmd;

@@ -1,17 +1,14 @@
 /*
  * gtest.c - the GoogleTest driver: lists with --gtest_list_tests, runs the
- * queued run lines as one batch (--gtest_filter=A:B:C) and follows the
- * "[ RUN      ]" / "[       OK ]" / "[  FAILED  ]" / "[  SKIPPED ]" lines
- * to know which test runs. Never hides gtest's lines (no --gtest_brief) and
- * keeps the user's GTEST_* settings except those that would reorder,
+ * queued run lines as one batch (the filter from gtest_filter.c) and follows
+ * the "[ RUN      ]" / "[       OK ]" / "[  FAILED  ]" / "[  SKIPPED ]"
+ * lines to know which test runs. Never hides gtest's lines (no --gtest_brief)
+ * and keeps the user's GTEST_* settings except those that would reorder,
  * repeat, colour or hide the lines it follows. The program gets the probe
  * (../probe/) with LD_PRELOAD: each test's memory, read by the program at
  * its own boundary, comes on the probe pipe ahead of the test's result line,
- * and a soft verdict there stops the program before its next test.
- * catch2_main is the same driver for a Catch2 program: its names by
- * --list-test-names-only (v2) or --list-tests -v quiet (v3), the batch as
- * an --input-file of names, its XML reporter's <TestCase> elements as the
- * lines followed (and the probe's boundaries, MEMGUARD_PROBE_FORMAT).
+ * and a soft verdict there stops the program before its next test. The same
+ * machinery drives a Catch2 program (catch2.c).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -21,67 +18,17 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "gtest_driver.h"
+#include "mg_contract.h"
 #include "mg_elf.h"
-#include "shim.h"
 #include "spawn.h"
 
-/* An argv element or a variable is limited to 128 KiB (MAX_ARG_STRLEN):
- * without the probe, batches keep the filter below. With it a longer filter
- * is a file the probe gives GoogleTest as GTEST_FILTER (the names as in
- * ../probe/memguard_probe.c). */
-#define FILTER_MAX       (120 * 1024)
-#define ENV_PROBE_FILTER "MEMGUARD_PROBE_FILTER"
-#define FILTER_UNREAD    "-*"
-#define FILTER_OPT       "--gtest_filter="
-#define FAIL_TEXT        (8 * 1024)
-/* The probe pipe: the child's fd, and the longest line it writes. */
-#define PROBE_TARGET_FD 3
-#define PROBE_LINE      (8 * 1024)
+/* The probe pipe's size (best effort). */
 #define PROBE_PIPE_SIZE (1 << 20)
 #ifndef MEMGUARD_PROBE_INSTALL_DIR
 #define MEMGUARD_PROBE_INSTALL_DIR "/usr/local/lib/memguard"
 #endif
 #define PROBE_FILE "libmemguard_probe.so"
-
-typedef struct sname {
-	const char *p;
-	size_t len, idx; /* idx: in the list */
-} sname;
-
-typedef struct gtest {
-	int catch2;        /* a Catch2 program (catch2_main) */
-	int catch2_v3;     /* ... without v2's --list-test-names-only */
-	int c2_ok;         /* the running test case's OverallResult success */
-	int c2_fatal;      /* ... it hit a FatalErrorCondition (a signal Catch2 caught) */
-	char c2_enc[4096]; /* its name as the XML has it (the probe's end line) */
-	size_t c2_enc_len;
-	shim_names *list; /* NULL until listed; gives each name its gtest order */
-	size_t batch;     /* queue entries (from the head) the running program was given */
-	int started_any;  /* a test of this batch has started */
-	int summary;      /* past "[==========] N tests ... ran.": the rest is gtest's recap */
-	char text[FAIL_TEXT];
-	size_t text_len; /* the running test's output: a failure's message */
-
-	int probe_state;          /* 0: not looked for yet, 1: found, -1: none */
-	const char *probe_why;    /* why there is none */
-	char probe_preload[8192]; /* LD_PRELOAD for the program: the probe first */
-	int probe_rd;             /* the probe pipe's read end, -1 when none */
-	int probe_seen;           /* the running program's probe said hello */
-	char probe_in[2 * PROBE_LINE];
-	mg_lines probe_lines;
-	char stop_why[64]; /* a "stop" for the result being handled */
-
-	int by_file;            /* the running program has its filter from a file (the probe) */
-	char filter_path[4096]; /* that file until removed, "" when none */
-	int in_note;            /* in the pieces of gtest's long "Note: ... filter" line */
-
-	/* The list sorted by name, for filters by prefix ("Suite.*", "Suite.t1*");
-	 * nsorted 0 when memory was short (then names only). */
-	struct sname *sorted;
-	size_t nsorted;
-	size_t *want_before; /* sorted index -> wanted names before it (scratch) */
-	unsigned char *mark; /* list index -> in the batch (scratch) */
-} gtest;
 
 size_t gtest_parse_list(const char *buf, size_t len,
                         void (*add)(void *ctx, const char *name, size_t n), void *ctx)
@@ -138,51 +85,16 @@ int gtest_match(const char *line, size_t len, const char *tag, const char **name
 
 /* ---- the probe ---- */
 
-/* 1 when path is a dynamically linked ELF (a PT_INTERP header: the dynamic
- * loader runs, so LD_PRELOAD works), 0 when static or unreadable. */
-static int elf_dynamic(const char *path)
-{
-	unsigned char eh[64];
-	int fd = open(path, O_RDONLY | O_CLOEXEC), dyn = 0;
-	if (fd < 0)
-		return 0;
-	if (pread(fd, eh, sizeof(eh), 0) != (ssize_t)sizeof(eh) || memcmp(eh, "\177ELF", 4))
-		goto out;
-	int is64 = eh[4] == 2;
-	uint64_t off = 0;
-	unsigned entsize, num;
-	if (is64) {
-		memcpy(&off, eh + 32, 8);
-		entsize = (unsigned)(eh[54] | eh[55] << 8);
-		num = (unsigned)(eh[56] | eh[57] << 8);
-	} else {
-		uint32_t o32;
-		memcpy(&o32, eh + 28, 4);
-		off = o32;
-		entsize = (unsigned)(eh[42] | eh[43] << 8);
-		num = (unsigned)(eh[44] | eh[45] << 8);
-	}
-	for (unsigned i = 0; i < num && i < 256 && entsize >= 4; i++) {
-		uint32_t type;
-		if (pread(fd, &type, 4, (off_t)(off + (uint64_t)i * entsize)) != 4)
-			break;
-		if (type == 3) { /* PT_INTERP */
-			dyn = 1;
-			break;
-		}
-	}
-out:
-	close(fd);
-	return dyn;
-}
-
 /* The probe for arch: next to this executable in the build tree
- * (runner/probe/), in the install tree (lib/memguard/), or where it was
- * installed. 0 and the path in out, or -1. */
+ * (runner/probe/x64/, x86/), in the install tree (lib/memguard/x64/, x86/),
+ * or where it was installed. Each arch in a folder of its own: a shared
+ * object right under lib/memguard/ makes CPack's package run ldconfig in
+ * postinst and postrm, for a library no linker looks up. 0 and the path in
+ * out, or -1. */
 static int probe_find(char *out, size_t size, mg_arch arch)
 {
 	char exe[2048];
-	const char *sub = arch == MG_ARCH_X86 ? "x86/" : "";
+	const char *sub = arch == MG_ARCH_X86 ? "x86/" : "x64/";
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	if (n > 0) {
 		exe[n] = 0;
@@ -224,7 +136,7 @@ static void probe_setup(shim *s, gtest *g, int say)
 	g->probe_state = -1;
 	if (spawn_resolve(path, sizeof(path), cmd[0], NULL) < 0 || elf_arch(&arch, path, NULL) < 0)
 		why = "not an x86/x64 ELF executable (no probe)";
-	else if (!elf_dynamic(path))
+	else if (elf_dynamic(path, NULL) != 1)
 		why = "a static executable (no LD_PRELOAD, no probe)";
 	else if (probe_find(probe, sizeof(probe), arch) < 0)
 		why = "the probe library " PROBE_FILE " was not found";
@@ -254,10 +166,8 @@ static void probe_setup(shim *s, gtest *g, int say)
 	shim_setenv(s, "MEMGUARD_PROBE_FD", fd);
 	if (g->catch2)
 		shim_setenv(s, "MEMGUARD_PROBE_FORMAT", "catch2");
-	pass_env(s, MG_ENV_RECYCLE_VA);
-	pass_env(s, MG_ENV_RECYCLE_RSS);
-	pass_env(s, MG_ENV_KILL_VA);
-	pass_env(s, MG_ENV_RECYCLE_GAP);
+	for (size_t i = 0; i < MG_CONTRACT_NLIMITS; i++) /* the verdict's, all of them */
+		pass_env(s, mg_contract_limits[i].env);
 	g->probe_state = 1;
 }
 
@@ -361,140 +271,59 @@ static void probe_exit(gtest *g, uint64_t *va, uint64_t *rss)
 		}
 }
 
-static int sname_cmp(const void *a, const void *b)
-{
-	const sname *x = a, *y = b;
-	int c = memcmp(x->p, y->p, x->len < y->len ? x->len : y->len);
-	return c ? c : (x->len > y->len) - (x->len < y->len);
-}
-
-/* g->sorted for g->list (O(N log N), once per listing); nsorted 0 when
- * memory is short. */
-static void names_sort(gtest *g)
-{
-	size_t n = shim_names_count(g->list);
-	free(g->sorted);
-	free(g->want_before);
-	free(g->mark);
-	g->sorted = malloc((n + 1) * sizeof(sname));
-	g->want_before = malloc((n + 1) * sizeof(size_t));
-	g->mark = calloc(n + 1, 1);
-	g->nsorted = 0;
-	if (!g->sorted || !g->want_before || !g->mark)
-		return;
-	for (size_t i = 0; i < n; i++) {
-		g->sorted[i].p = shim_names_at(g->list, i, &g->sorted[i].len);
-		g->sorted[i].idx = i;
-	}
-	qsort(g->sorted, n, sizeof(sname), sname_cmp);
-	g->nsorted = n;
-}
-
-/* Catch2's options that take a value (v2 and v3), to tell them from test specs. */
-static const char *const c2_valued[] = {"-o",
-                                        "--out",
-                                        "-r",
-                                        "--reporter",
-                                        "-n",
-                                        "--name",
-                                        "-w",
-                                        "--warn",
-                                        "-d",
-                                        "--durations",
-                                        "-D",
-                                        "--min-duration",
-                                        "-f",
-                                        "--input-file",
-                                        "-c",
-                                        "--section",
-                                        "-x",
-                                        "--abortx",
-                                        "--order",
-                                        "--rng-seed",
-                                        "--use-colour",
-                                        "--colour-mode",
-                                        "--wait-for-keypress",
-                                        "--benchmark-samples",
-                                        "--benchmark-resamples",
-                                        "--benchmark-confidence-interval",
-                                        "--benchmark-warmup-time",
-                                        "-v",
-                                        "--verbosity",
-                                        "--shard-count",
-                                        "--shard-index",
-                                        NULL};
-/* ... and those the driver sets itself (dropped from the user's). */
-static const char *const c2_ours[] = {
-    "-o", "--out",       "-r",           "--reporter",    "-f", "--input-file", "--order",
-    "-d", "--durations", "--use-colour", "--colour-mode", "-v", "--verbosity",  NULL};
-
-static int c2_in(const char *const *list, const char *a)
-{
-	for (size_t i = 0; list[i]; i++)
-		if (!strcmp(list[i], a))
-			return 1;
-	return 0;
-}
-
-/*
- * The Catch2 program's argv into out (room for ncmd + 8): the user's
- * options less the ones the driver sets (and, to run, less the user's
- * test specs: the batch is the specs then), plus the listing or reporter
- * options. Returns the index of the listing flag (listing) or the count.
- */
-static int c2_args(char **cmd, int ncmd, char **out, int listing, int v3)
-{
-	int k = 0;
-	out[k++] = cmd[0];
-	for (int i = 1; i < ncmd; i++) {
-		const char *a = cmd[i];
-		int valued = c2_in(c2_valued, a) && i + 1 < ncmd;
-		if (c2_in(c2_ours, a) || !strcmp(a, "-s") || !strcmp(a, "--success") ||
-		    !strncmp(a, "--list", 6) || !strcmp(a, "-l") || !strcmp(a, "-t")) {
-			i += valued;
-			continue;
-		}
-		if (a[0] != '-' && !listing)
-			continue; /* a test spec */
-		out[k++] = cmd[i];
-		if (valued)
-			out[k++] = cmd[++i];
-	}
-	if (listing) {
-		if (v3) {
-			out[k] = "--list-tests";
-			out[k + 1] = "--verbosity";
-			out[k + 2] = "quiet";
-			out[k + 3] = NULL;
-		} else {
-			out[k] = "--list-test-names-only";
-			out[k + 1] = NULL;
-		}
-		return k;
-	}
-	out[k] = NULL;
-	return k;
-}
-
-/* Catch2's name listing: one name a line (v3's quiet listing too). */
-static void catch2_parse_list(const char *buf, size_t len,
-                              void (*add)(void *ctx, const char *name, size_t n), void *ctx)
-{
-	for (const char *p = buf, *end = buf + len; p < end;) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		const char *e = nl ? nl : end;
-		size_t n = (size_t)(e - p);
-		if (n && p[n - 1] == '\r')
-			n--;
-		if (n)
-			add(ctx, p, n);
-		p = nl ? nl + 1 : end;
-	}
-}
-
 static void add_name(void *ctx, const char *name, size_t n)
 {
 	shim_names_add(ctx, name, n);
+}
+
+/* GoogleTest's DISABLED_ rule (a suite's or a test's name that starts
+ * with DISABLED_, or has it after a slash): 1 when name ("Suite.Test") is
+ * disabled. */
+static int gtest_disabled(const char *name, size_t n)
+{
+	const char *dot = memchr(name, '.', n);
+	if (!dot)
+		return 0;
+	size_t sn = (size_t)(dot - name), tn = n - sn - 1;
+	return (sn >= 9 && !memcmp(name, "DISABLED_", 9)) || memmem(name, sn, "/DISABLED_", 10) ||
+	       (tn >= 9 && !memcmp(dot + 1, "DISABLED_", 9)) ||
+	       memmem(dot + 1, tn, "/DISABLED_", 10);
+}
+
+/*
+ * GoogleTest's sharding (GTEST_TOTAL_SHARDS, GTEST_SHARD_INDEX, as a CI
+ * splits a suite over machines): --gtest_list_tests lists every test, a run
+ * runs its shard's. The list keeps the shard's tests (GoogleTest's rule:
+ * the Nth runnable test, DISABLED_ ones not counted, is shard N % TOTAL's),
+ * and the program then runs unsharded what it is given, as our filter says
+ * (GTEST_SHARD_STATUS_FILE is touched here, as GoogleTest would). Invalid
+ * values are left to GoogleTest, which refuses them.
+ */
+static void shard_select(shim *s, gtest *g)
+{
+	const char *tv = getenv("GTEST_TOTAL_SHARDS"), *iv = getenv("GTEST_SHARD_INDEX");
+	char *e1, *e2;
+	if (!tv || !iv || !*tv || !*iv)
+		return;
+	long total = strtol(tv, &e1, 10), index = strtol(iv, &e2, 10);
+	if (*e1 || *e2 || total < 1 || index < 0 || index >= total)
+		return;
+	shim_names *keep = shim_names_new();
+	size_t runnable = 0, n;
+	for (size_t i = 0; i < shim_names_count(g->list); i++) {
+		const char *name = shim_names_at(g->list, i, &n);
+		if ((long)(runnable % (size_t)total) == index)
+			shim_names_add(keep, name, n);
+		runnable += !gtest_disabled(name, n);
+	}
+	shim_names_free(g->list);
+	g->list = keep;
+	shim_setenv(s, "GTEST_TOTAL_SHARDS", NULL);
+	shim_setenv(s, "GTEST_SHARD_INDEX", NULL);
+	const char *status = getenv("GTEST_SHARD_STATUS_FILE");
+	int fd = status && *status ? open(status, O_WRONLY | O_CREAT | O_CLOEXEC, 0644) : -1;
+	if (fd >= 0)
+		close(fd);
 }
 
 /* Runs PROG --gtest_list_tests into g->list; with the probe, va and rss get
@@ -502,7 +331,8 @@ static void add_name(void *ctx, const char *name, size_t n)
  * first test), else untouched. -1 after a message on stderr. */
 static int load_list(shim *s, gtest *g, uint64_t *va, uint64_t *rss)
 {
-	int ncmd, status;
+	int ncmd;
+	mg_exit_end status;
 	char **cmd = shim_cmd(s, &ncmd);
 	char **argv = calloc((size_t)ncmd + 8, sizeof(char *));
 	char *out = NULL;
@@ -513,7 +343,7 @@ static int load_list(shim *s, gtest *g, uint64_t *va, uint64_t *rss)
 	memcpy(argv, cmd, (size_t)ncmd * sizeof(char *));
 	argv[ncmd] = "--gtest_list_tests";
 	if (g->catch2)
-		ncmd = c2_args(cmd, ncmd, argv, 1, g->catch2_v3);
+		ncmd = catch2_args(cmd, ncmd, argv, 1, g->catch2_v3);
 	int probe_w = probe_open(s, g);
 	rc = shim_capture_fd(s, argv, &out, &len, &status, probe_w, PROBE_TARGET_FD);
 	if (probe_w >= 0)
@@ -524,18 +354,27 @@ static int load_list(shim *s, gtest *g, uint64_t *va, uint64_t *rss)
 	rc = -1;
 	if (!out)
 		goto out;
-	/* Catch2 v2's listing exits with the number of tests it listed */
-	if (!WIFEXITED(status) || (WEXITSTATUS(status) != 0 && !g->catch2)) {
+	/* Catch2 v2's listing exits with the number of tests it listed; a
+	 * GoogleTest main may judge its run after RUN_ALL_TESTS, and a listing
+	 * is no run (googletest-listener-test exits 1): its names count, and
+	 * the listing host says so (g_list) */
+	if (status.signo) {
 		shim_say_failed(status, "'%s %s'", cmd[0], argv[ncmd]);
 		goto out;
 	}
 	shim_names_free(g->list);
 	g->list = shim_names_new();
-	if (g->catch2)
-		catch2_parse_list(out, len, add_name, g->list);
-	else
-		gtest_parse_list(out, len, add_name, g->list);
-	names_sort(g);
+	size_t got = g->catch2 ? (catch2_parse_list(out, len, g->catch2_v3, add_name, g->list),
+	                          shim_names_count(g->list))
+	                       : gtest_parse_list(out, len, add_name, g->list);
+	g->list_status = g->catch2 ? 0 : status.status;
+	if (g->list_status && !got) {
+		shim_say_failed(status, "'%s %s'", cmd[0], argv[ncmd]);
+		goto out;
+	}
+	if (!g->catch2)
+		shard_select(s, g);
+	gtest_filter_sort(g);
 	rc = 0;
 out:
 	free(out);
@@ -554,6 +393,11 @@ static int g_list(shim *s)
 		        shim_cmd(s, NULL)[0], g->probe_why);
 	if (!g->list && load_list(s, g, &va, &rss) < 0)
 		return -1;
+	if (g->list_status)
+		fprintf(stderr,
+		        "memguard: '%s --gtest_list_tests' exited with status %d after listing "
+		        "%zu tests: they are run\n",
+		        shim_cmd(s, NULL)[0], g->list_status, shim_names_count(g->list));
 	for (size_t i = 0; i < shim_names_count(g->list); i++) {
 		size_t n;
 		const char *name = shim_names_at(g->list, i, &n);
@@ -584,7 +428,7 @@ static void g_result(shim *s, gtest *g, mg_msg_kind kind, const char *msg, size_
 
 /* The head's result line from gtest: with the probe's figures for it, and
  * the program's stop at this boundary when a verdict said so. */
-static void g_end(shim *s, gtest *g, mg_msg_kind kind, const char *msg, size_t len)
+void gtest_end(shim *s, gtest *g, mg_msg_kind kind, const char *msg, size_t len)
 {
 	size_t n;
 	const char *name = shim_queue_name(s, 0, &n);
@@ -595,68 +439,44 @@ static void g_end(shim *s, gtest *g, mg_msg_kind kind, const char *msg, size_t l
 	}
 	if (g->probe_seen)
 		probe_take(s, g, name, n);
+	if (kind == MG_MSG_FAIL)
+		g->failed_any = 1;
 	g_result(s, g, kind, msg, len);
 	if (g->stop_why[0])
 		shim_stop(s, g->stop_why);
 }
 
-static void not_run(shim *s, gtest *g)
+/* 1 when the framework itself leaves name out (GoogleTest's DISABLED_
+ * tests; it reports them as such): a skip, not an error. */
+static int framework_skips(const gtest *g, const char *name, size_t n)
+{
+	return !g->catch2 && memmem(name, n, "DISABLED_", 9);
+}
+
+/* The head was listed but the program did not run it: an error naming
+ * why (why: what the program did instead; NULL: it ran others after it),
+ * never a skip, unless the framework itself leaves it out. */
+static void not_run(shim *s, gtest *g, const char *why)
 {
 	size_t n;
 	const char *name = shim_queue_name(s, 0, &n);
 	static const char disabled[] = "disabled (GoogleTest runs it with "
 	                               "--gtest_also_run_disabled_tests)";
-	static const char other[] = "GoogleTest did not run it";
-	static const char c2[] = "Catch2 did not run it";
 	shim_start(s);
-	if (g->catch2)
-		g_result(s, g, MG_MSG_SKIP, c2, sizeof(c2) - 1);
-	else if (strstr(name, "DISABLED_"))
+	static const char env[] = "skipped by a global environment's set-up (GoogleTest counts "
+	                          "it passed)";
+	if (framework_skips(g, name, n)) {
 		g_result(s, g, MG_MSG_SKIP, disabled, sizeof(disabled) - 1);
-	else
-		g_result(s, g, MG_MSG_SKIP, other, sizeof(other) - 1);
-}
-
-/* The filter file is gone (the probe removes it once read; this is for a
- * program that never read it). */
-static void filter_remove(gtest *g)
-{
-	if (g->filter_path[0])
-		unlink(g->filter_path);
-	g->filter_path[0] = 0;
-}
-
-/* Writes text to a new file of its own (created exclusively, mode 0600) in
- * $TMPDIR or /tmp; 0 and its path in g->filter_path, or -1. */
-static int filter_write(gtest *g, const char *text, size_t len)
-{
-	const char *dir = getenv("TMPDIR");
-	snprintf(g->filter_path, sizeof(g->filter_path), "%s/memguard-gtest-filter-XXXXXX",
-	         dir && *dir ? dir : "/tmp");
-	int fd = mkstemp(g->filter_path);
-	size_t done = 0;
-	if (fd < 0 && strcmp(g->filter_path, "/tmp")) { /* an unusable TMPDIR */
-		snprintf(g->filter_path, sizeof(g->filter_path),
-		         "/tmp/memguard-gtest-filter-XXXXXX");
-		fd = mkstemp(g->filter_path);
+		return;
 	}
-	if (fd < 0) {
-		g->filter_path[0] = 0;
-		return -1;
+	if (g->env_skipped) {
+		g_result(s, g, MG_MSG_SKIP, env, sizeof(env) - 1);
+		return;
 	}
-	while (done < len) {
-		ssize_t w = write(fd, text + done, len - done);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			break;
-		done += (size_t)w;
-	}
-	if (close(fd) < 0 || done < len) {
-		filter_remove(g);
-		return -1;
-	}
-	return 0;
+	if (g->batch)
+		g->batch--;
+	shim_resultf(s, MG_MSG_ERROR, "%s did not run it%s%s", g->catch2 ? "Catch2" : "GoogleTest",
+	             why ? ": " : " (it ran the tests after it)", why ? why : "");
 }
 
 /* How many queued names from the head are in gtest's order and fit in
@@ -679,190 +499,10 @@ static size_t batch_len(shim *s, gtest *g, size_t limit)
 	return k;
 }
 
-/* "PREFIX" and the first k queued names joined by ':' (malloc'd, NUL-
- * terminated, *len bytes), or NULL. */
-static char *filter_build(shim *s, size_t k, const char *prefix, size_t *len)
-{
-	size_t n, total = strlen(prefix) + 1;
-	for (size_t i = 0; i < k; i++)
-		total += (shim_queue_name(s, i, &n), n) + 1;
-	char *f = malloc(total);
-	if (!f)
-		return NULL;
-	char *p = f + strlen(prefix);
-	memcpy(f, prefix, strlen(prefix));
-	for (size_t i = 0; i < k; i++) {
-		const char *name = shim_queue_name(s, i, &n);
-		if (i)
-			*p++ = ':';
-		memcpy(p, name, n);
-		p += n;
-	}
-	*p = 0;
-	*len = (size_t)(p - f);
-	return f;
-}
-
-/* The user's own filter: the last --gtest_filter= of the command, else
- * GTEST_FILTER, else NULL (GoogleTest's own precedence). */
-static const char *user_filter(shim *s)
-{
-	int ncmd;
-	char **cmd = shim_cmd(s, &ncmd);
-	const char *f = NULL;
-	for (int i = 1; i < ncmd; i++)
-		if (!strncmp(cmd[i], FILTER_OPT, sizeof(FILTER_OPT) - 1))
-			f = cmd[i] + sizeof(FILTER_OPT) - 1;
-	if (!f)
-		f = getenv("GTEST_FILTER");
-	return f;
-}
-
-/* A growing string (the filter). */
-typedef struct fbuf {
-	char *p;
-	size_t len, cap;
-	int bad; /* out of memory */
-} fbuf;
-
-static void fb_add(fbuf *b, const char *p, size_t n)
-{
-	if (b->bad)
-		return;
-	if (b->len + n + 1 > b->cap) {
-		size_t cap = 2 * (b->len + n + 1) + 256;
-		char *q = realloc(b->p, cap);
-		if (!q) {
-			b->bad = 1;
-			return;
-		}
-		b->p = q;
-		b->cap = cap;
-	}
-	memcpy(b->p + b->len, p, n);
-	b->len += n;
-	b->p[b->len] = 0;
-}
-
-/* Adds one pattern, after a ':' unless first; star: "P*" (a prefix). */
-static void fb_pattern(fbuf *b, int *first, const char *p, size_t n, int star)
-{
-	if (!*first)
-		fb_add(b, ":", 1);
-	*first = 0;
-	fb_add(b, p, n);
-	if (star)
-		fb_add(b, "*", 1);
-}
-
-/*
- * Patterns for the names of g->sorted[lo, hi) whose mark is want: the
- * range is every listed name starting with its first depth bytes. With
- * prefixes, a range all wanted is "PREFIX*" (one name: the name), else
- * it is split by the next byte; without, the names themselves. O(length of
- * the names) at most, ~O(patterns) when they compress.
- */
-static void cover(gtest *g, fbuf *b, int *first, size_t lo, size_t hi, size_t depth, int want,
-                  int prefixes)
-{
-	const sname *v = g->sorted;
-	size_t wanted = g->want_before[hi] - g->want_before[lo];
-	if (!want)
-		wanted = (hi - lo) - wanted;
-	if (!wanted)
-		return;
-	if (prefixes && wanted == hi - lo) {
-		if (hi - lo == 1)
-			fb_pattern(b, first, v[lo].p, v[lo].len, 0);
-		else
-			fb_pattern(b, first, v[lo].p, depth, 1);
-		return;
-	}
-	size_t i = lo;
-	if (!prefixes) {
-		for (; i < hi; i++)
-			if (g->mark[v[i].idx] == want)
-				fb_pattern(b, first, v[i].p, v[i].len, 0);
-		return;
-	}
-	for (; i < hi && v[i].len == depth; i++) /* the name that is the prefix itself */
-		if (g->mark[v[i].idx] == want)
-			fb_pattern(b, first, v[i].p, v[i].len, 0);
-	while (i < hi) {
-		size_t j = i;
-		while (j < hi && v[j].p[depth] == v[i].p[depth])
-			j++;
-		cover(g, b, first, i, j, depth + 1, want, prefixes);
-		i = j;
-	}
-}
-
-/*
- * The filter for the first k queued names (the batch, in list order) as
- * short as GoogleTest's filter syntax allows: every Test object copies the
- * filter flag twice (its flag saver), so a filter of every name costs each
- * test its length in copies. Two forms, the shorter wins:
- *   the names themselves, a prefix whose every listed name is in the batch
- *   as "PREFIX*" (only without a user filter: the list is then every test);
- *   the user's filter P-N (none: "*") with the listed names not in the
- *   batch added to its negatives, by prefix too (safe: what the user's
- *   filter did not list it excludes anyway).
- * user is the user's filter or NULL. NULL when memory is short.
- */
-static char *filter_compose(shim *s, gtest *g, size_t k, const char *user, size_t *len)
-{
-	size_t nl = g->nsorted, n;
-	fbuf a = {0}, b = {0};
-	int first = 1;
-	if (!nl)
-		return filter_build(s, k, "", len);
-	memset(g->mark, 0, nl);
-	for (size_t i = 0; i < k; i++) {
-		const char *name = shim_queue_name(s, i, &n);
-		g->mark[shim_names_find(g->list, name, n)] = 1;
-	}
-	g->want_before[0] = 0;
-	for (size_t i = 0; i < nl; i++)
-		g->want_before[i + 1] = g->want_before[i] + g->mark[g->sorted[i].idx];
-	/* a: the batch, by prefix when the list is every test */
-	cover(g, &a, &first, 0, nl, 0, 1, !user);
-	/* b: the user's filter less what is listed but not in the batch */
-	const char *f = user ? user : "*";
-	const char *dash = strchr(f, '-');
-	fb_add(&b, f, strlen(f));
-	if (k < nl && !dash)
-		fb_add(&b, "-", 1); /* "P" becomes "P-X" ("P-N": "P-N:X") */
-	first = !dash || !dash[1];
-	cover(g, &b, &first, 0, nl, 0, 0, 1);
-	if (a.bad || b.bad || !a.p) {
-		free(a.p);
-		free(b.p);
-		return filter_build(s, k, "", len);
-	}
-	fbuf *win = b.len < a.len ? &b : &a, *lose = win == &a ? &b : &a;
-	free(lose->p);
-	*len = win->len;
-	return win->p;
-}
-
-/* A Catch2 test spec matching exactly name: quoted, its special bytes
- * escaped (Catch2 takes '\\' as an escape everywhere, ',' as a separator
- * even within quotes, '*' at either end as a wildcard). */
-static void c2_spec(fbuf *b, const char *name, size_t n)
-{
-	fb_add(b, "\"", 1);
-	for (size_t i = 0; i < n; i++) {
-		if (strchr("\\,\"*[]", name[i]))
-			fb_add(b, "\\", 1);
-		fb_add(b, name + i, 1);
-	}
-	fb_add(b, "\"\n", 2);
-}
-
 /* Starts the program for a batch of k names (argv built by the caller):
  * the batch's reading state afresh, the probe's pipe as PROBE_TARGET_FD;
  * shim_spawn_fd's result. gtest and catch2 alike. */
-static int batch_spawn(shim *s, gtest *g, char **argv, size_t k, int by_file)
+int gtest_batch_spawn(shim *s, gtest *g, char **argv, size_t k, int by_file)
 {
 	g->batch = k;
 	g->by_file = by_file;
@@ -870,6 +510,15 @@ static int batch_spawn(shim *s, gtest *g, char **argv, size_t k, int by_file)
 	g->summary = 0;
 	g->text_len = 0;
 	g->in_note = 0;
+	g->phase = GT_PH_NONE;
+	g->suite_len = 0;
+	g->suite_ran = 0;
+	g->outside_failed = 0;
+	g->outside_len = 0;
+	g->failed_any = 0;
+	g->env_skipped = 0;
+	g->dup_running = 0;
+	g->dup_len = 0;
 	int probe_w = probe_open(s, g);
 	int rc = shim_spawn_fd(s, argv, 1, probe_w, PROBE_TARGET_FD);
 	if (probe_w >= 0)
@@ -878,47 +527,12 @@ static int batch_spawn(shim *s, gtest *g, char **argv, size_t k, int by_file)
 }
 
 /* The program of a batch did not start: its head fails saying so. */
-static void batch_failed(shim *s, gtest *g, const char *prog)
+void gtest_batch_failed(shim *s, gtest *g, const char *prog)
 {
-	filter_remove(g);
+	gtest_filter_remove(g);
 	g->batch = 0;
 	shim_start(s);
 	shim_resultf(s, MG_MSG_FAIL, "cannot start %s", prog);
-}
-
-/* Catch2: the first k queued names (in its order) as an --input-file, the
- * XML reporter on stdout, declaration order. */
-static void c2_begin(shim *s, gtest *g, size_t k)
-{
-	fbuf b = {0};
-	int ncmd;
-	char **cmd = shim_cmd(s, &ncmd);
-	char **argv = calloc((size_t)ncmd + 12, sizeof(char *));
-	for (size_t i = 0; i < k; i++) {
-		size_t n;
-		const char *name = shim_queue_name(s, i, &n);
-		c2_spec(&b, name, n);
-	}
-	if (!argv || b.bad || !b.p || filter_write(g, b.p, b.len) < 0) {
-		free(argv);
-		free(b.p);
-		shim_start(s);
-		shim_resultf(s, MG_MSG_FAIL, "cannot write the test list for %s", cmd[0]);
-		return;
-	}
-	free(b.p);
-	int argc = c2_args(cmd, ncmd, argv, 0, g->catch2_v3);
-	argv[argc++] = "--reporter";
-	argv[argc++] = "xml";
-	argv[argc++] = "--order";
-	argv[argc++] = "decl";
-	argv[argc++] = "--input-file";
-	argv[argc++] = g->filter_path;
-	argv[argc] = NULL;
-	int rc = batch_spawn(s, g, argv, k, 0);
-	free(argv);
-	if (rc < 0)
-		batch_failed(s, g, cmd[0]);
 }
 
 /*
@@ -953,14 +567,14 @@ static void g_begin(shim *s)
 		return;
 	}
 	if (g->catch2) {
-		c2_begin(s, g, k);
+		catch2_begin(s, g, k);
 		return;
 	}
 	char *filter = NULL;
 	if (by_env) {
-		filter = filter_compose(s, g, k, user_filter(s), &flen);
+		filter = gtest_filter_compose(s, g, k, gtest_filter_user(s), &flen);
 		by_file = filter && flen >= FILTER_MAX;
-		if (!filter || (by_file && filter_write(g, filter, flen) < 0)) {
+		if (!filter || (by_file && gtest_filter_write(g, filter, flen) < 0)) {
 			by_env = by_file = 0; /* no file: an argument this time */
 			k = batch_len(s, g, FILTER_MAX);
 			free(filter);
@@ -968,12 +582,12 @@ static void g_begin(shim *s)
 		}
 	}
 	if (!by_env)
-		filter = filter_build(s, k, FILTER_OPT, &flen);
+		filter = gtest_filter_build(s, k, FILTER_OPT, &flen);
 	int ncmd, argc = 0;
 	char **cmd = shim_cmd(s, &ncmd);
 	char **argv = calloc((size_t)ncmd + 2, sizeof(char *));
 	if (!argv || !filter) {
-		filter_remove(g);
+		gtest_filter_remove(g);
 		free(argv);
 		free(filter);
 		shim_start(s);
@@ -990,7 +604,7 @@ static void g_begin(shim *s)
 		shim_setenv(s, "GTEST_FILTER", by_file ? FILTER_UNREAD : filter);
 	if (by_file)
 		shim_setenv(s, ENV_PROBE_FILTER, g->filter_path);
-	int rc = batch_spawn(s, g, argv, k, by_file);
+	int rc = gtest_batch_spawn(s, g, argv, k, by_file);
 	if (by_env) { /* the listing, and a later fallback, see the user's own */
 		shim_setenv(s, ENV_PROBE_FILTER, NULL);
 		shim_setenv(s, "GTEST_FILTER", user);
@@ -998,7 +612,7 @@ static void g_begin(shim *s)
 	free(filter);
 	free(argv);
 	if (rc < 0)
-		batch_failed(s, g, cmd[0]);
+		gtest_batch_failed(s, g, cmd[0]);
 }
 
 static int head_is(shim *s, const char *name, size_t n)
@@ -1011,7 +625,7 @@ static int head_is(shim *s, const char *name, size_t n)
 	return hn == n && !memcmp(h, name, n);
 }
 
-static void on_run(shim *s, gtest *g, const char *name, size_t n)
+void gtest_on_run(shim *s, gtest *g, const char *name, size_t n)
 {
 	size_t k;
 	if (shim_head_started(s))
@@ -1025,7 +639,7 @@ static void on_run(shim *s, gtest *g, const char *name, size_t n)
 	if (k == g->batch)
 		return;
 	if (!g->started_any)
-		filter_remove(g); /* GoogleTest has its flags by its first test */
+		gtest_filter_remove(g); /* GoogleTest has its flags by its first test */
 	/* the probe says hello before main: by the first RUN line it has, or it
 	 * is not there (then the driver's own readings stand) */
 	if (!g->started_any && g->probe_rd >= 0 && !probe_take(s, g, NULL, 0)) {
@@ -1035,7 +649,7 @@ static void on_run(shim *s, gtest *g, const char *name, size_t n)
 	}
 	/* gtest runs in list order: what it passed over, it will not run */
 	while (k--)
-		not_run(s, g);
+		not_run(s, g, NULL);
 	shim_start(s);
 	g->started_any = 1;
 	g->text_len = 0;
@@ -1061,7 +675,7 @@ static void g_line(shim *s, char *line, size_t len);
 
 /* The running test's output, kept for a failure's message; nl: the line
  * ended there (a prefix cut off a gtest tag did not). */
-static void g_output(shim *s, gtest *g, const char *line, size_t len, int nl)
+void gtest_output(shim *s, gtest *g, const char *line, size_t len, int nl)
 {
 	if (shim_head_started(s)) {
 		size_t room = sizeof(g->text) - g->text_len;
@@ -1078,125 +692,145 @@ static void g_output(shim *s, gtest *g, const char *line, size_t len, int nl)
 		shim_output(s, "\n", 1);
 }
 
-/* XML text (an attribute's value) decoded into out (at most cap - 1 bytes,
- * NUL-terminated): the entities Catch2's XmlEncode writes. Its length. */
-static size_t xml_decode(const char *p, size_t n, char *out, size_t cap)
+/* What failed outside tests, if anything did since the phase began: an
+ * entry of its own (a failed SetUpTestSuite fails no test: GoogleTest
+ * skips the suite's tests, and exits 1). */
+static void outside_flush(shim *s, gtest *g)
 {
-	size_t o = 0;
-	for (size_t i = 0; i < n && o + 1 < cap; i++) {
-		if (p[i] == '&') {
-			static const struct {
-				const char *ent;
-				char c;
-			} ents[] = {{"&amp;", '&'},
-			            {"&lt;", '<'},
-			            {"&gt;", '>'},
-			            {"&quot;", '"'},
-			            {"&apos;", '\''}};
-			size_t k;
-			for (k = 0; k < sizeof(ents) / sizeof(ents[0]); k++) {
-				size_t el = strlen(ents[k].ent);
-				if (n - i >= el && !memcmp(p + i, ents[k].ent, el)) {
-					out[o++] = ents[k].c;
-					i += el - 1;
-					break;
-				}
-			}
-			if (k < sizeof(ents) / sizeof(ents[0]))
-				continue;
-			if (n - i > 3 && p[i + 1] == '#') {
-				char *e;
-				int hex = p[i + 2] == 'x';
-				unsigned long v = strtoul(p + i + 2 + hex, &e, hex ? 16 : 10);
-				if (*e == ';' && v && v < 256) {
-					out[o++] = (char)v;
-					i = (size_t)(e - p);
-					continue;
-				}
-			}
-		}
-		out[o++] = p[i];
+	if (g->outside_failed) {
+		char name[1100];
+		int n = g->phase == GT_PH_SUITE && g->suite_len
+		            ? snprintf(name, sizeof(name), "%.*s.%s", (int)g->suite_len, g->suite,
+		                       g->suite_ran ? "TearDownTestSuite" : "SetUpTestSuite")
+		            : snprintf(name, sizeof(name), "<global environment>");
+		shim_extra(s, MG_MSG_FAIL, name, (size_t)n, g->outside, g->outside_len);
+		g->failed_any = 1;
 	}
-	out[o] = 0;
-	return o;
+	g->outside_failed = 0;
+	g->outside_len = 0;
 }
 
-/* Catch2's XML reporter, a line at a time: a test case's start tag, its
- * OverallResult, its end tag; inside a test case the rest is kept for a
- * failure's message, and text that is not XML (the program's own printf
- * output) is the test's output. */
-static void c2_line(shim *s, gtest *g, char *line, size_t len)
+/* 1 when name is one of the running batch's. O(batch). */
+static int in_batch(shim *s, gtest *g, const char *name, size_t n)
 {
-	static const char *const marks[] = {"<TestCase name=\"", "<OverallResult success=\"",
-	                                    "</TestCase>", "<FatalErrorCondition"};
-	const char *p = line, *e = line + len;
-	while (p < e && (*p == ' ' || *p == '\t'))
-		p++;
-	size_t n = (size_t)(e - p);
-	if (g->summary)
-		return;
-	/* a test's printf output without a final newline is in front of the
-	 * reporter's next element: it is the test's, the element is read on */
-	if (n && *p != '<') {
-		const char *cut = e;
-		for (size_t i = 0; i < sizeof(marks) / sizeof(marks[0]); i++) {
-			const char *hit = memmem(p, n, marks[i], strlen(marks[i]));
-			if (hit && hit < cut)
-				cut = hit;
+	for (size_t k = 0; k < g->batch && k < shim_queued(s); k++) {
+		size_t qn;
+		const char *q = shim_queue_name(s, k, &qn);
+		if (qn == n && !memcmp(q, name, n))
+			return 1;
+	}
+	return 0;
+}
+
+/* A [ RUN ] of a listed name the batch has answered already: GoogleTest
+ * runs a name twice when two fixtures of one name register it. 1 when it
+ * is one (its lines are then followed by dup_end). */
+static int dup_run(shim *s, gtest *g, const char *name, size_t n)
+{
+	if (in_batch(s, g, name, n) || shim_names_find(g->list, name, n) < 0 || n >= sizeof(g->dup))
+		return 0;
+	g->dup_nth = g->dup_len == n && !memcmp(g->dup, name, n) ? g->dup_nth + 1 : 2;
+	memcpy(g->dup, name, n);
+	g->dup_len = n;
+	g->dup_running = 1;
+	g->outside_len = 0;
+	return 1;
+}
+
+/* The result line of a name run again: its failure is "NAME#nth", fail.
+ * 1 when line was that result. */
+static int dup_end(shim *s, gtest *g, const char *line, size_t len)
+{
+	const char *name;
+	size_t n;
+	int failed = gtest_match(line, len, "[  FAILED  ]", &name, &n);
+	if (!failed && !gtest_match(line, len, "[       OK ]", &name, &n) &&
+	    !gtest_match(line, len, "[  SKIPPED ]", &name, &n))
+		return 0;
+	if (n != g->dup_len || memcmp(name, g->dup, n))
+		return 0;
+	if (failed) {
+		char entry[1100];
+		int en = snprintf(entry, sizeof(entry), "%.*s#%u", (int)n, name, g->dup_nth);
+		shim_extra(s, MG_MSG_FAIL, entry, (size_t)en, g->outside, g->outside_len);
+		g->failed_any = 1;
+	}
+	g->dup_running = 0;
+	g->outside_len = 0;
+	g->outside_failed = 0;
+	return 1;
+}
+
+/* GoogleTest's "[----------] N test(s) from SUITE[, where ...][ (T ms total)]":
+ * 1 and the suite's name; *end: the suite's closing line. */
+static int suite_line(const char *line, size_t len, const char **name, size_t *n, int *end)
+{
+	const char *p = line + 12, *e = line + len, *from;
+	if (len < 14 || memcmp(line, "[----------] ", 13) || !(p[1] >= '0' && p[1] <= '9'))
+		return 0;
+	from = memmem(p, (size_t)(e - p), " from ", 6);
+	if (!from)
+		return 0;
+	*name = from + 6;
+	const char *q = *name;
+	while (q < e && *q != ' ' && *q != ',')
+		q++;
+	*n = (size_t)(q - *name);
+	*end = len > 10 && !memcmp(e - 10, " ms total)", 10);
+	return *n > 0;
+}
+
+/* A line of GoogleTest's framing outside tests: tracks where it is, and
+ * ends the phase before (an outside failure becomes its entry). */
+static void g_frame(shim *s, gtest *g, const char *line, size_t len)
+{
+	const char *name;
+	size_t n;
+	int end;
+	if (!strncmp(line, "[----------] Global test environment set-up.", 44)) {
+		outside_flush(s, g);
+		g->phase = GT_PH_ENV_SETUP;
+	} else if (!strncmp(line, "[----------] Global test environment tear-down", 46)) {
+		outside_flush(s, g);
+		g->phase = GT_PH_ENV_TEARDOWN;
+	} else if (suite_line(line, len, &name, &n, &end)) {
+		int same =
+		    g->phase == GT_PH_SUITE && g->suite_len == n && !memcmp(g->suite, name, n);
+		/* without --gtest_print_time its closing line is its opening line */
+		if (end || (same && g->suite_ran)) {
+			outside_flush(s, g);
+			g->phase = GT_PH_NONE;
+			g->suite_len = 0;
+		} else if (!same) {
+			outside_flush(s, g);
+			g->phase = GT_PH_SUITE;
+			g->suite_len = n < sizeof(g->suite) ? n : 0;
+			memcpy(g->suite, name, g->suite_len);
+			g->suite_ran = 0;
 		}
-		if (cut < e) {
-			const char *te = cut; /* without the element's indentation */
-			while (te > p && (te[-1] == ' ' || te[-1] == '\t'))
-				te--;
-			g_output(s, g, line, (size_t)(te - line), 1);
-			c2_line(s, g, (char *)cut, (size_t)(e - cut));
-			return;
-		}
+	} else if (!strncmp(line, "[==========]", 12) && strstr(line, " ran.")) {
+		outside_flush(s, g);
+		g->phase = GT_PH_NONE;
+		g->summary = 1;
 	}
-	if (n > 16 && !memcmp(p, "<TestCase name=\"", 16)) {
-		const char *nm = p + 16, *q = memchr(nm, '"', (size_t)(e - nm));
-		size_t en = q ? (size_t)(q - nm) : (size_t)(e - nm);
-		char name[4096];
-		g->c2_enc_len = en < 4000 ? en : 4000;
-		memcpy(g->c2_enc, nm, g->c2_enc_len);
-		size_t dn = xml_decode(nm, en, name, sizeof(name));
-		g->c2_ok = 0;
-		g->c2_fatal = 0;
-		on_run(s, g, name, dn);
+}
+
+/* Output outside a test: kept for an outside failure's message. */
+static void g_outside(gtest *g, const char *line, size_t len)
+{
+	if (g->phase == GT_PH_NONE)
 		return;
-	}
-	if (!shim_head_started(s)) {
-		if (n > 15 && !memcmp(p, "<OverallResults", 15))
-			g->summary = 1; /* the group's totals: the tests have run */
-		return;
-	}
-	if (n >= 30 && !memcmp(p, "<OverallResult success=\"", 24)) {
-		g->c2_ok = !memcmp(p + 24, "true\"", 5);
-		return;
-	}
-	if (n > 20 && !memcmp(p, "<FatalErrorCondition", 20))
-		g->c2_fatal = 1;
-	if (n >= 11 && !memcmp(p, "</TestCase>", 11)) {
-		/* after a fatal signal Catch2 closes its XML and re-raises it: the
-		 * test stays started, so the program's death is its crash (and the
-		 * tests after it run in a fresh program) */
-		if (g->c2_fatal)
-			return;
-		g_end(s, g, g->c2_ok ? MG_MSG_PASS : MG_MSG_FAIL, g->text, g->text_len);
-		return;
-	}
-	if (n && *p != '<') { /* the program's printf, or captured text (XML-encoded) */
-		char text[4096];
-		size_t tn = xml_decode(line, len < sizeof(text) ? len : sizeof(text) - 1, text,
-		                       sizeof(text));
-		g_output(s, g, text, tn, 1);
-		return;
-	}
-	size_t room = sizeof(g->text) - g->text_len;
-	if (n + 1 < room) { /* the XML of a failure: its expression, its message */
-		memcpy(g->text + g->text_len, p, n);
-		g->text_len += n;
-		g->text[g->text_len++] = '\n';
+	/* GoogleTest's failure header: "FILE:LINE: Failure", "unknown file: Failure" */
+	if (len >= 9 && !memcmp(line + len - 9, ": Failure", 9) && !g->dup_running)
+		g->outside_failed = 1;
+	/* GTEST_SKIP() in a global environment's SetUp: no test runs */
+	if (g->phase == GT_PH_ENV_SETUP && len >= 9 && !memcmp(line + len - 9, ": Skipped", 9))
+		g->env_skipped = 1;
+	size_t room = sizeof(g->outside) - g->outside_len;
+	if (len + 1 < room) {
+		memcpy(g->outside + g->outside_len, line, len);
+		g->outside_len += len;
+		g->outside[g->outside_len++] = '\n';
 	}
 }
 
@@ -1204,12 +838,12 @@ static void g_line(shim *s, char *line, size_t len)
 {
 	gtest *g = shim_ctx(s);
 	if (g->catch2) {
-		c2_line(s, g, line, len);
+		catch2_line(s, g, line, len);
 		return;
 	}
 	size_t cut = len && line[0] != '[' ? tag_at(line, len) : len;
 	if (cut && cut < len && !g->summary) {
-		g_output(s, g, line, cut, 0);
+		gtest_output(s, g, line, cut, 0);
 		g_line(s, line + cut, len - cut);
 		return;
 	}
@@ -1219,18 +853,26 @@ static void g_line(shim *s, char *line, size_t len)
 		return;
 	if (len >= 12 && line[0] == '[' && line[11] == ']') {
 		if (gtest_match(line, len, "[ RUN      ]", &name, &n)) {
-			on_run(s, g, name, n);
+			if (!shim_head_started(s)) {
+				outside_flush(s, g); /* before it: its suite's set-up */
+				g->suite_ran = 1;
+				if (dup_run(s, g, name, n))
+					return;
+			}
+			gtest_on_run(s, g, name, n);
+		} else if (g->dup_running && dup_end(s, g, line, len)) {
+			return;
 		} else if (gtest_match(line, len, "[       OK ]", &name, &n)) {
 			if (shim_head_started(s) && head_is(s, name, n))
-				g_end(s, g, MG_MSG_PASS, NULL, 0);
+				gtest_end(s, g, MG_MSG_PASS, NULL, 0);
 		} else if (gtest_match(line, len, "[  FAILED  ]", &name, &n)) {
 			if (shim_head_started(s) && head_is(s, name, n))
-				g_end(s, g, MG_MSG_FAIL, g->text, g->text_len);
+				gtest_end(s, g, MG_MSG_FAIL, g->text, g->text_len);
 		} else if (gtest_match(line, len, "[  SKIPPED ]", &name, &n)) {
 			if (shim_head_started(s) && head_is(s, name, n))
-				g_end(s, g, MG_MSG_SKIP, g->text, g->text_len);
-		} else if (!strncmp(line, "[==========]", 12) && strstr(line, " ran.")) {
-			g->summary = 1;
+				gtest_end(s, g, MG_MSG_SKIP, g->text, g->text_len);
+		} else if (!shim_head_started(s)) {
+			g_frame(s, g, line, len);
 		}
 		return; /* gtest's own framing: the report says it better */
 	}
@@ -1244,17 +886,54 @@ static void g_line(shim *s, char *line, size_t len)
 	}
 	if (!len && !shim_head_started(s))
 		return; /* the blank lines between suites */
-	g_output(s, g, line, len, 1);
+	if (!shim_head_started(s))
+		g_outside(g, line, len);
+	gtest_output(s, g, line, len, 1);
 }
 
-static void g_exited(shim *s, int status, const struct rusage *ru)
+/* The names left in the batch that the framework would run (not DISABLED_). */
+static size_t batch_runnable(shim *s, gtest *g)
+{
+	size_t k = 0, n;
+	for (size_t i = 0; i < g->batch && i < shim_queued(s); i++) {
+		const char *name = shim_queue_name(s, i, &n);
+		k += !framework_skips(g, name, n);
+	}
+	return k;
+}
+
+/* A program that ended badly with nothing to show for it (no test failed,
+ * none left unrun): an error entry of its own, with its last words. */
+static void exit_unexplained(shim *s, gtest *g, mg_exit_end status)
+{
+	char msg[4096];
+	size_t tn;
+	const char *tail = shim_stderr_tail(s, &tn);
+	int bad = !mg_exit_ok(status);
+	if (!bad || g->failed_any || batch_runnable(s, g))
+		return;
+	int n = snprintf(
+	    msg, sizeof(msg), "%s %s %d after its last test%s%.*s", shim_cmd(s, NULL)[0],
+	    status.signo ? "was killed by signal" : "exited with status",
+	    status.signo ? status.signo : status.status, tn ? ":\n" : " (nothing on stderr)",
+	    (int)(tn < 3000 ? tn : 3000), tail + (tn < 3000 ? 0 : tn - 3000));
+	static const char name[] = "<program exit>";
+	shim_extra(s, MG_MSG_ERROR, name, sizeof(name) - 1, msg,
+	           n < 0                     ? 0
+	           : (size_t)n < sizeof(msg) ? (size_t)n
+	                                     : sizeof(msg) - 1);
+	g->failed_any = 1;
+}
+
+static void g_exited(shim *s, mg_exit_end status, const struct rusage *ru)
 {
 	gtest *g = shim_ctx(s);
 	char **cmd = shim_cmd(s, NULL);
+	char why[128];
 	(void)ru;
 	/* the probe removes the file as GoogleTest reads it */
 	int unread = g->by_file && g->filter_path[0] && access(g->filter_path, F_OK) == 0;
-	filter_remove(g);
+	gtest_filter_remove(g);
 	if (unread && !g->started_any && g->batch) {
 		/* no probe read it (not loaded, or loaded into a wrapper that then
 		 * started the program), so GoogleTest had FILTER_UNREAD and ran no
@@ -1269,32 +948,50 @@ static void g_exited(shim *s, int status, const struct rusage *ru)
 	probe_close(g);
 	if (shim_head_started(s)) {
 		/* it died mid-test: that test's crash (mirrored), or its exit */
-		if (WIFSIGNALED(status))
-			shim_die_of(s, WTERMSIG(status));
-		shim_resultf(s, MG_MSG_FAIL, "%.*s%s exited with status %d during the test",
-		             (int)g->text_len, g->text, cmd[0], WEXITSTATUS(status));
+		if (status.signo)
+			shim_die_of(s, status.signo);
+		g->failed_any = 1;
 		if (g->batch)
 			g->batch--;
+		shim_resultf(s, MG_MSG_FAIL, "%.*s%s exited with status %d during the test",
+		             (int)g->text_len, g->text, cmd[0], status.status);
 	}
-	if (!g->batch)
+	outside_flush(s, g); /* a global tear-down's failure, when it got no further */
+	if (!g->batch) {
+		exit_unexplained(s, g, status);
 		return;
-	if (WIFSIGNALED(status) && !g->summary) {
+	}
+	if (status.signo && !g->summary) {
 		/* between tests or before the first: the next test is the one it hit
 		 * (after gtest's summary line it died on its way out: the tests left
 		 * in the batch were never going to run, DISABLED_ ones say) */
 		shim_start(s);
-		shim_die_of(s, WTERMSIG(status));
+		shim_die_of(s, status.signo);
 	}
-	if (!g->started_any && WEXITSTATUS(status) != 0) {
+	if (!g->started_any && status.status != 0) {
 		shim_start(s);
 		g->batch--;
 		shim_resultf(s, MG_MSG_FAIL, "%s exited with status %d before running the test",
-		             cmd[0], WEXITSTATUS(status));
+		             cmd[0], status.status);
 		g->batch = 0; /* the rest run in a fresh batch, one failure at a time */
 		return;
 	}
+	exit_unexplained(s, g, status);
+	if (status.signo)
+		snprintf(why, sizeof(why), "the program was killed by signal %d before it",
+		         status.signo);
+	else
+		snprintf(why, sizeof(why), "the program exited with status %d before it",
+		         status.status);
 	while (g->batch)
-		not_run(s, g);
+		not_run(s, g, why);
+}
+
+/* At quit: a program whose batch is answered is finishing on its own. */
+static int g_finishing(shim *s)
+{
+	gtest *g = shim_ctx(s);
+	return g->batch == 0;
 }
 
 /* The lines followed here, plainly, once, in gtest's order; the rest of the
@@ -1303,31 +1000,40 @@ static const char *const gtest_env[] = {
     "GTEST_COLOR", "no", "GTEST_BRIEF", "0", "GTEST_SHUFFLE", "0", "GTEST_REPEAT", "1", NULL};
 
 /* gtest and catch2: one program a batch, its own boundaries through the
- * probe; environment: the variables set for the program (NULL: none). */
-#define GTEST_LIKE_OPS(environment)                                                                \
-	{                                                                                          \
-		.measure = SHIM_MEASURE_CHILD, .self_recycle = 1, .hello = g_hello,                \
-		.list = g_list, .begin = g_begin, .line = g_line, .exited = g_exited,              \
-		.env = (environment),                                                              \
-	}
-
-int catch2_main(const shim_args *a)
+ * probe; GoogleTest gets gtest_env in its environment. */
+int gtest_run(const shim_args *a, int catch2, int catch2_v3)
 {
-	static const shim_ops ops = GTEST_LIKE_OPS(NULL);
+	static const shim_ops ops = {
+	    .measure = SHIM_MEASURE_CHILD,
+	    .self_recycle = 1,
+	    .hello = g_hello,
+	    .list = g_list,
+	    .begin = g_begin,
+	    .line = g_line,
+	    .exited = g_exited,
+	    .env = gtest_env,
+	    .tail_stderr = 1,
+	    .finishing = g_finishing,
+	};
+	static const shim_ops c2_ops = {
+	    .measure = SHIM_MEASURE_CHILD,
+	    .self_recycle = 1,
+	    .hello = g_hello,
+	    .list = g_list,
+	    .begin = g_begin,
+	    .line = g_line,
+	    .exited = g_exited,
+	    .tail_stderr = 1,
+	    .finishing = g_finishing,
+	};
 	static gtest g;
-	char path[4096];
 	g.probe_rd = -1;
-	g.catch2 = 1;
-	/* v3 has no --list-test-names-only (its name listing is -v quiet) */
-	g.catch2_v3 = !(spawn_resolve(path, sizeof(path), a->cmd[0], NULL) == 0 &&
-	                elf_contains(path, "list-test-names-only", NULL) == 1);
-	return shim_main(&ops, &g, a->cmd, a->ncmd);
+	g.catch2 = catch2;
+	g.catch2_v3 = catch2_v3;
+	return shim_main(catch2 ? &c2_ops : &ops, &g, a->cmd, a->ncmd);
 }
 
 int gtest_main(const shim_args *a)
 {
-	static const shim_ops ops = GTEST_LIKE_OPS(gtest_env);
-	static gtest g;
-	g.probe_rd = -1;
-	return shim_main(&ops, &g, a->cmd, a->ncmd);
+	return gtest_run(a, 0, 0);
 }

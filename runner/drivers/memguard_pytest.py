@@ -1,5 +1,5 @@
 """memguard_pytest - memguard's pytest plugin: makes the pytest process a
-memguard host (runner/host/PROTOCOL.md, version 2).
+memguard host (runner/host/PROTOCOL.md, version 3).
 
 memguard's pytest driver (runner/drivers/pytest.c) loads it with
 ``-p memguard_pytest``. Started without MEMGUARD_HOST it does nothing. Under
@@ -8,9 +8,12 @@ collection (node ids, after -k, -m, deselection), runs each ``run NODEID``
 through pytest's own ``pytest_runtest_protocol`` (every plugin's hooks, the
 reports, fixtures of every scope set up and torn down as pytest would), and
 at each boundary judges its memory with the host library's own verdict
-(``mg_verdict_end`` from its shared build, through ctypes) and parses the
-runner's lines with the library's parser (``mg_proto_parse``): there is no
-second implementation of either here.
+(``mg_verdict_end`` from its shared build, through ctypes, with the limits
+``mg_contract_read_limits`` reads), parses the runner's lines with the
+library's parser (``mg_proto_parse``), writes its own with its writer
+(``mg_proto_put``) and its marks with ``mg_proto_put_mark`` (the run's secret
+from ``mg_proto_mark_secret``): there is no second implementation of any of
+them here, nor of the enum values (read back from the parser).
 
 What it must never do: write anything but protocol lines on the reply
 descriptor, or let pytest's terminal output land on a test (it writes each
@@ -29,12 +32,10 @@ import pytest
 
 _HOST = os.environ.get("MEMGUARD_HOST")
 _MESSAGE_MAX = 16384  # a result's message, bytes (a line is at most 64 KiB)
-_MARK_HEAD = b"\x1e\x1fmg:"  # runner/host/mg_proto.h MG_MARK_HEAD, MG_MARK_TAIL
-_MARK_TAIL = b"\x1e"
 _VERDICT_WINDOW = 32  # mg_verdict.h MG_VERDICT_WINDOW
-_WHY_WORDS = ("", " va", " rss", " growth", " gap", " peak", " rssgrowth")  # mg_why
-_WHY_BYTES = (3, 4, 6)  # growth, gap, rssgrowth carry their figure
-_CMD_LIST, _CMD_RUN, _CMD_QUIT, _CMD_EXPECT, _CMD_FED = 12, 13, 14, 15, 16  # mg_msg_kind
+_MARK_MAX = 64  # mg_proto.h MG_MARK_MAX is 43
+_SECRET_LEN = 16  # mg_proto.h MG_MARK_SECRET_LEN
+_VERSION = 3  # the highest protocol version this plugin speaks
 
 
 class _Verdict(ctypes.Structure):
@@ -70,14 +71,43 @@ class _Msg(ctypes.Structure):
         ("why", ctypes.c_int),
         ("bytes", ctypes.c_uint64),
         ("sig", ctypes.c_int),
+        ("state", ctypes.c_int),
+        ("name_len", ctypes.c_size_t),
         ("text", ctypes.c_void_p),
         ("text_len", ctypes.c_size_t),
     ]
 
 
-def _env_u64(name):
-    v = os.environ.get(name, "")
-    return int(v) if v.isdigit() else 0
+# mg_msg_kind's values, read back from the library's parser (a sample line of
+# each word): never a copy of the enum that could fall out of step with it
+_SAMPLES = {
+    "hello": b"hello 1 x64 1 0 0",
+    "test": b"test x",
+    "end": b"end 0",
+    "start": b"start x",
+    "pass": b"pass 0 0 0",
+    "fail": b"fail 0 0 0",
+    "skip": b"skip 0 0 0",
+    "recycle": b"recycle 0 0",
+    "bye": b"bye 0 0",
+    "peak": b"peak 0",
+    "list": b"list",
+    "run": b"run x",
+    "quit": b"quit",
+    "expect": b"expect 0 0",
+    "fed": b"fed",
+}
+
+
+def _kinds(lib):
+    kinds = {}
+    for word, line in _SAMPLES.items():
+        m = _Msg()
+        buf = ctypes.create_string_buffer(line, len(line) + 1)
+        if lib.mg_proto_parse(ctypes.byref(m), buf, len(line)) < 0:
+            raise RuntimeError("memguard_pytest: the host library does not parse '%s'" % word)
+        kinds[word] = m.kind
+    return kinds
 
 
 class _Host:
@@ -97,15 +127,37 @@ class _Host:
         lib.mg_verdict_end.restype = ctypes.c_int
         lib.mg_proto_parse.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_size_t]
         lib.mg_proto_parse.restype = ctypes.c_int
-        lib.mg_proto_escape.argtypes = [
+        lib.mg_proto_parse_why.argtypes = [
             ctypes.c_char_p,
             ctypes.c_size_t,
-            ctypes.c_char_p,
-            ctypes.c_size_t,
+            ctypes.POINTER(ctypes.c_int),
+            ctypes.POINTER(ctypes.c_uint64),
         ]
-        lib.mg_proto_escape.restype = ctypes.c_size_t
+        lib.mg_proto_parse_why.restype = ctypes.c_int
+        lib.mg_proto_put.argtypes = [ctypes.c_char_p, ctypes.c_size_t, ctypes.c_void_p]
+        lib.mg_proto_put.restype = ctypes.c_size_t
+        lib.mg_proto_mark_secret.argtypes = [ctypes.c_char_p, ctypes.c_uint]
+        lib.mg_proto_mark_secret.restype = None
+        lib.mg_proto_put_mark.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_uint64]
+        lib.mg_proto_put_mark.restype = ctypes.c_size_t
+        lib.mg_contract_read_limits.argtypes = [ctypes.c_void_p, ctypes.c_uint]
+        lib.mg_contract_read_limits.restype = None
+        lib.mg_contract_status.argtypes = [
+            ctypes.c_int,
+            ctypes.POINTER(ctypes.c_uint64),
+            ctypes.POINTER(ctypes.c_uint64),
+        ]
+        lib.mg_contract_status.restype = ctypes.c_int
         self.lib = lib
-        self.version = min(2, int(_HOST)) if _HOST.isdigit() else 1
+        self.kind = _kinds(lib)
+        self.commands = {self.kind[w] for w in ("list", "run", "quit", "expect", "fed")}
+        why, nbytes = ctypes.c_int(0), ctypes.c_uint64(0)
+        lib.mg_proto_parse_why(b"peak 0", 6, ctypes.byref(why), ctypes.byref(nbytes))
+        self.why_peak = why.value  # mg_why's MG_WHY_PEAK
+        self.version = min(_VERSION, int(_HOST)) if _HOST.isdigit() else 1
+        secret = ctypes.create_string_buffer(_SECRET_LEN + 1)
+        lib.mg_proto_mark_secret(secret, self.version)
+        self.secret = secret.value
         self.cmd_fd = int(os.environ.get("MEMGUARD_CMD_FD", "3"))
         self.reply_fd = int(os.environ.get("MEMGUARD_REPLY_FD", "4"))
         os.set_blocking(self.cmd_fd, False)
@@ -117,13 +169,7 @@ class _Host:
         self.status = os.open("/proc/self/status", os.O_RDONLY | os.O_CLOEXEC)
         self.page = os.sysconf("SC_PAGE_SIZE")
         self.verdict = _Verdict()
-        v = self.verdict
-        v.recycle_va = _env_u64("MEMGUARD_RECYCLE_VA")
-        v.recycle_rss = _env_u64("MEMGUARD_RECYCLE_RSS")
-        if self.version >= 2:
-            v.kill_va = _env_u64("MEMGUARD_KILL_VA")
-            v.kill_rss = _env_u64("MEMGUARD_KILL_RSS")
-            v.gap_limit = _env_u64("MEMGUARD_RECYCLE_GAP")
+        lib.mg_contract_read_limits(ctypes.byref(self.verdict), self.version)
         self.expect = (0, 0)
         self.ordinal = 0
         self.peak_seen = 0
@@ -139,27 +185,38 @@ class _Host:
         f = os.pread(self.statm, 128, 0).split()
         return int(f[0]) * self.page, int(f[1]) * self.page
 
-    def vm_peak(self):
-        """VmPeak in bytes, from the kept-open /proc/self/status (one pread)."""
-        data = os.pread(self.status, 4096, 0)
-        at = data.find(b"VmPeak:")
-        return int(data[at + 7 : data.index(b"k", at + 7)]) * 1024 if at >= 0 else 0
+    def peaks(self):
+        """VmPeak and VmHWM in bytes, from the kept-open /proc/self/status
+        (one pread, by mg_contract_status)."""
+        va, rss = ctypes.c_uint64(0), ctypes.c_uint64(0)
+        self.lib.mg_contract_status(self.status, ctypes.byref(va), ctypes.byref(rss))
+        return va.value, rss.value
 
     # ---- the reply descriptor ----
     def put(self, line):
         self.out.append(line)
+
+    def send(self, word, text=b"", **fields):
+        """The line of word (a host line: "pass", "recycle", ...) with fields
+        (mg_msg's: usec, va, rss, why, bytes, count, version, pid, arch) and
+        text, written by the library's mg_proto_put."""
+        m = _Msg()
+        m.kind = self.kind[word]
+        for k, v in fields.items():
+            setattr(m, k, v)
+        keep = ctypes.create_string_buffer(text, len(text) + 1)
+        m.text = ctypes.cast(keep, ctypes.c_void_p)
+        m.text_len = len(text)
+        cap = len(text) * 2 + 256
+        buf = ctypes.create_string_buffer(cap)
+        n = self.lib.mg_proto_put(buf, cap, ctypes.byref(m))
+        self.put(buf.raw[:n])
 
     def flush(self):
         data = b"".join(self.out)
         self.out = []
         while data:
             data = data[os.write(self.reply_fd, data) :]
-
-    def escape(self, raw):
-        cap = len(raw) * 2 + 1
-        buf = ctypes.create_string_buffer(cap)
-        n = self.lib.mg_proto_escape(buf, cap, raw, len(raw))
-        return buf.raw[:n]
 
     # ---- the command descriptor ----
     def fill(self, block):
@@ -198,7 +255,9 @@ class _Host:
         grammar or not a command (refused when it is taken)."""
         buf = ctypes.create_string_buffer(line, len(line) + 1)
         m = _Msg()
-        if self.lib.mg_proto_parse(ctypes.byref(m), buf, len(line)) < 0 or m.kind < _CMD_LIST:
+        if self.lib.mg_proto_parse(ctypes.byref(m), buf, len(line)) < 0 or m.kind not in (
+            self.commands
+        ):
             return None, b"", (0, 0), line
         name = ctypes.string_at(m.text, m.text_len) if m.text else b""
         return m.kind, name, (m.va, m.bytes), line
@@ -213,7 +272,7 @@ class _Host:
         va, rss = self.mem()
         arch = b"x86" if ctypes.sizeof(ctypes.c_void_p) == 4 else b"x64"
         self.lib.mg_verdict_start(ctypes.byref(self.verdict), va, rss)
-        self.put(b"hello %d %s %d %d %d\n" % (self.version, arch, os.getpid(), va, rss))
+        self.send("hello", version=self.version, arch=arch, pid=os.getpid(), va=va, rss=rss)
         self.flush()
         items = self.session.items
         for i, item in enumerate(items):
@@ -226,20 +285,20 @@ class _Host:
             if cmd is None:  # the runner has gone
                 os._exit(0)
             kind, name, nums, line = cmd
-            if kind == _CMD_LIST:
+            if kind == self.kind["list"]:
                 self.settle(None)
                 for item in self.session.items:
                     raw = item.nodeid.encode("utf-8", "surrogateescape")
-                    self.put(b"test " + self.escape(raw) + b"\n")
-                self.put(b"end %d\n" % len(self.session.items))
-            elif kind == _CMD_EXPECT:
+                    self.send("test", raw)
+                self.send("end", count=len(self.session.items))
+            elif kind == self.kind["expect"]:
                 self.expect = nums
-            elif kind == _CMD_RUN:
+            elif kind == self.kind["run"]:
                 if not self.run(name):
                     return self.await_quit()
-            elif kind == _CMD_QUIT:
+            elif kind == self.kind["quit"]:
                 return self.bye()
-            elif kind != _CMD_FED:
+            elif kind != self.kind["fed"]:
                 self.bad_command(line)
 
     def await_quit(self):
@@ -248,21 +307,15 @@ class _Host:
             cmd = self.take()
             if cmd is None:
                 os._exit(0)
-            if cmd[0] == _CMD_QUIT:
+            if cmd[0] == self.kind["quit"]:
                 return self.bye()
 
     def bye(self):
         errors = self.settle(None)
         self.unreported(errors)
-        peak_va, peak_rss = 0, 0
-        with open("/proc/self/status", "rb") as f:
-            for line in f:
-                if line.startswith(b"VmPeak:"):
-                    peak_va = int(line.split()[1]) * 1024
-                elif line.startswith(b"VmHWM:"):
-                    peak_rss = int(line.split()[1]) * 1024
+        peak_va, peak_rss = self.peaks()
         self.shared.close()
-        self.put(b"bye %d %d\n" % (peak_va, peak_rss))
+        self.send("bye", va=peak_va, rss=peak_rss)
         self.flush()
         return bool(errors)
 
@@ -297,11 +350,11 @@ class _Host:
         if not self.cmds:
             self.fill(False)
         for kind, name, _, _ in self.cmds:
-            if kind == _CMD_RUN:
+            if kind == self.kind["run"]:
                 return self.items.get(name, _NOT_KNOWN)
-            if kind == _CMD_QUIT:
+            if kind == self.kind["quit"]:
                 return None
-            if kind != _CMD_EXPECT:
+            if kind != self.kind["expect"]:
                 break
         return _NOT_KNOWN
 
@@ -317,7 +370,7 @@ class _Host:
         if va + need < self.verdict.kill_va:
             return True
         self.unreported(self.settle(None))
-        self.put(b"recycle %d %d peak %d\n" % (va, rss, need))
+        self.send("recycle", va=va, rss=rss, why=self.why_peak, bytes=need)
         return False
 
     def run(self, name):
@@ -326,7 +379,7 @@ class _Host:
         if not self.admits():
             return False
         errors = self.settle(item)
-        self.put(b"start " + self.escape(name) + b"\n")
+        self.send("start", name)
         self.flush()
         t0 = time.monotonic()
         if item is None:
@@ -342,10 +395,10 @@ class _Host:
         if self.version >= 2:
             self.mark()
             if usec >= 1000:
-                peak = self.vm_peak()
+                peak = self.peaks()[0]
                 if peak > self.peak_seen:
                     self.peak_seen = peak
-                    self.put(b"peak %d\n" % peak)
+                    self.send("peak", va=peak)
         va, rss = self.mem()
         nbytes = ctypes.c_uint64(0)
         why = self.lib.mg_verdict_end(ctypes.byref(self.verdict), va, rss, ctypes.byref(nbytes))
@@ -356,18 +409,12 @@ class _Host:
             if more:
                 word = b"fail"
                 msg = (msg + b"\n" if msg else b"") + more.encode("utf-8", "replace")
-        line = b"%s %d %d %d" % (word, usec, va, rss)
-        if word != b"pass" and msg:
-            line += b" " + self.escape(msg[:_MESSAGE_MAX])
-        self.put(line + b"\n")
+        self.send(word.decode(), msg[:_MESSAGE_MAX], usec=usec, va=va, rss=rss)
         if not why:
             return True
-        if self.version < 2:
-            self.put(b"recycle %d %d\n" % (va, rss))
-        elif why in _WHY_BYTES:
-            self.put(b"recycle %d %d%s %d\n" % (va, rss, _WHY_WORDS[why].encode(), nbytes.value))
-        else:
-            self.put(b"recycle %d %d%s\n" % (va, rss, _WHY_WORDS[why].encode()))
+        # a v1 runner knows no why word (MG_WHY_NONE writes none)
+        why = why if self.version >= 2 else 0
+        self.send("recycle", va=va, rss=rss, why=why, bytes=nbytes.value)
         return False
 
     def run_item(self, item):
@@ -403,7 +450,9 @@ class _Host:
                 f.flush()
             except Exception:
                 pass
-        mark = _MARK_HEAD + b"%d" % self.ordinal + _MARK_TAIL
+        buf = ctypes.create_string_buffer(_MARK_MAX)
+        n = self.lib.mg_proto_put_mark(buf, self.secret, self.ordinal)
+        mark = buf.raw[:n]
         self.ordinal += 1
         for fd in (self.stdout, self.stderr):
             try:

@@ -8,6 +8,7 @@
  */
 #include "shim.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -23,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "mg_contract.h"
 #include "mg_elf.h"
 #include "proc.h"
 #include "spawn.h"
@@ -35,6 +37,7 @@
 #define MAX_TREE     256
 #define TREE_FAST_MS 1 /* first samples of a test: short tests end quickly */
 #define TREE_MS      5
+#define ERR_TAIL     2048 /* the last bytes of a program's stderr kept */
 
 typedef struct qent {
 	char *name;
@@ -70,6 +73,9 @@ struct shim {
 	pid_t child;      /* for signals and waits */
 	pid_t child_proc; /* the same as /proc names it (proc_child_pid) */
 	int child_out;
+	int child_err; /* tail_stderr: the child's stderr, passed on by us */
+	char err_tail[ERR_TAIL];
+	size_t err_tail_len;
 	proc_sampler *child_mem;
 	uint64_t last_va, last_rss; /* the last reading of the measure chosen */
 	tree *tree;                 /* TREE: the program's process tree */
@@ -85,12 +91,20 @@ struct shim {
 	int line_cut;     /* the line given to ops->line is a piece of a longer one */
 	int pipe_big;     /* the command pipe was enlarged (shim_take_pending) */
 	uint64_t ordinal; /* TREE: results sent, the next mark's number */
-	size_t unfed;     /* run lines read since the runner's last "fed" */
+	unsigned version; /* the protocol spoken: the lower of ours and the runner's */
+	char secret[MG_MARK_SECRET_LEN + 1]; /* v3: the run's, in every mark */
+	char **set_names; /* variables (not MEMGUARD_*) set or removed for children */
+	size_t nset;
+
+	size_t unfed; /* run lines read since the runner's last "fed" */
 };
 
 static int sigchld_pipe[2] = {-1, -1};
 
 static void env_set(shim *s, const char *name, const char *value);
+static char **env_for_child(shim *s);
+static void env_for_child_free(shim *s, char **envp);
+static void drain_err(shim *s);
 
 static void on_sigchld(int sig)
 {
@@ -133,51 +147,28 @@ static void buf_add(buf *b, const void *p, size_t n)
 	b->len += n;
 }
 
-static void buf_addf(buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void buf_addf(buf *b, const char *fmt, ...)
+/* Appends m's line (mg_proto_put, the one writer); a text is cut to
+ * MSG_MAX raw bytes so the line stays in the limit. */
+static void buf_add_msg(buf *b, const mg_msg *m)
 {
-	char tmp[256];
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
-	va_end(ap);
-	buf_add(b, tmp, n < 0 ? 0 : (size_t)n < sizeof(tmp) ? (size_t)n : sizeof(tmp) - 1);
-}
-
-/* Escaped text field; at most MSG_MAX raw bytes so a line stays in the limit. */
-static void buf_add_text(buf *b, const char *text, size_t len)
-{
-	if (len > MSG_MAX)
-		len = MSG_MAX;
-	size_t need = 2 * len;
+	mg_msg cut = *m;
+	if (cut.text_len > MSG_MAX)
+		cut.text_len = MSG_MAX;
+	size_t need = mg_proto_put(NULL, 0, &cut);
 	if (b->len + need > b->cap) {
 		b->cap = 2 * (b->len + need) + 256;
 		b->p = xrealloc_(b->p, b->cap);
 	}
-	b->len += mg_proto_escape(b->p + b->len, b->cap - b->len, text, len);
+	b->len += mg_proto_put(b->p + b->len, need, &cut);
 }
 
-/* Writes all of b to fd. -1 when the reader has gone (EPIPE). */
+/* Writes all of b to fd, whole (mg_proto_write_all). -1 when the reader
+ * has gone (EPIPE). */
 static int buf_flush(buf *b, int fd)
 {
-	size_t done = 0;
-	while (done < b->len) {
-		ssize_t n = write(fd, b->p + done, b->len - done);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 && errno == EAGAIN) {
-			struct pollfd pf = {fd, POLLOUT, 0};
-			poll(&pf, 1, 100);
-			continue;
-		}
-		if (n <= 0) {
-			b->len = 0;
-			return -1;
-		}
-		done += (size_t)n;
-	}
+	int rc = mg_proto_write_all(fd, b->p, b->len, NULL);
 	b->len = 0;
-	return 0;
+	return rc;
 }
 
 static double elapsed_us(const struct timespec *t0)
@@ -260,13 +251,16 @@ static void child_forget(shim *s)
 	if (s->child_out >= 0)
 		close(s->child_out);
 	s->child_out = -1;
+	if (s->child_err >= 0)
+		close(s->child_err);
+	s->child_err = -1;
 	s->line.len = 0;
 }
 
 /* Reaps our child (and orphans we adopted as subreaper). Returns 1 and fills
- * status/ru when the child was among them, -1 when there is no child left
- * to wait for (ECHILD), 0 otherwise. */
-static int reap(shim *s, int hang, int *status, struct rusage *ru)
+ * end (decoded here, where wait4 returns) and ru when the child was among them, -1 when there is no
+ * child left to wait for (ECHILD), 0 otherwise. */
+static int reap(shim *s, int hang, mg_exit_end *end, struct rusage *ru)
 {
 	int st, got = 0;
 	struct rusage r;
@@ -274,7 +268,7 @@ static int reap(shim *s, int hang, int *status, struct rusage *ru)
 	while ((p = wait4(-1, &st, got || !hang ? WNOHANG : 0, &r)) > 0 ||
 	       (p < 0 && errno == EINTR)) {
 		if (p == s->child && s->child) {
-			*status = st;
+			*end = mg_exit_decode(st);
 			*ru = r;
 			got = 1;
 		}
@@ -288,7 +282,7 @@ static int reap(shim *s, int hang, int *status, struct rusage *ru)
 
 static void child_kill(shim *s)
 {
-	int st;
+	mg_exit_end st;
 	struct rusage ru;
 	if (!s->child)
 		return;
@@ -308,23 +302,30 @@ static void child_kill(shim *s)
  * message on stderr. The child is then ours to reap (we are a subreaper).
  * *out_fd: its piped stdout or -1.
  */
-static pid_t fork_child(shim *s, char *const argv[], int pipe_out, int *out_fd, int extra_fd,
-                        int extra_target)
+static pid_t fork_child(shim *s, char *const argv[], int pipe_out, int *out_fd, int *err_fd,
+                        int extra_fd, int extra_target)
 {
 	char path[4096];
 	mg_err err;
 	spawn_proc *p;
 	spawn_options so = SPAWN_OPTIONS_INIT;
-	so.flags = pipe_out ? SPAWN_CAPTURE_OUT : 0;
-	so.envp = s->env;
+	char **envp = env_for_child(s);
+	so.flags = (pipe_out ? SPAWN_CAPTURE_OUT : 0) | (err_fd ? SPAWN_CAPTURE_ERR : 0);
+	so.envp = envp;
 	so.extra_fd = extra_fd;
 	so.extra_target = extra_target;
 	*out_fd = -1;
-	if (spawn_resolve(path, sizeof(path), argv[0], &err) < 0 ||
-	    spawn_start(&p, path, argv, &so, &err) < 0) {
+	int rc = spawn_resolve(path, sizeof(path), argv[0], &err) < 0 ||
+	                 spawn_start(&p, path, argv, &so, &err) < 0
+	             ? -1
+	             : 0;
+	env_for_child_free(s, envp);
+	if (rc < 0) {
 		fprintf(stderr, "memguard: %s\n", err.msg);
 		return -1;
 	}
+	if (err_fd) /* spawn_release closes it: a copy of our own */
+		*err_fd = fcntl(spawn_err_fd(p), F_DUPFD_CLOEXEC, 3);
 	return spawn_release(p, out_fd);
 }
 
@@ -335,12 +336,15 @@ int shim_spawn(shim *s, char *const argv[], int pipe_out)
 
 int shim_spawn_fd(shim *s, char *const argv[], int pipe_out, int fd, int target)
 {
-	int out;
-	pid_t pid = fork_child(s, argv, pipe_out, &out, fd, target);
+	int out, err = -1;
+	pid_t pid =
+	    fork_child(s, argv, pipe_out, &out, s->ops->tail_stderr ? &err : NULL, fd, target);
 	if (pid < 0)
 		return -1;
 	if (out >= 0)
 		fcntl(out, F_SETFL, fcntl(out, F_GETFL) | O_NONBLOCK);
+	s->child_err = err;
+	s->err_tail_len = 0;
 	s->child = pid;
 	s->child_proc = proc_child_pid(pid);
 	if (s->child_proc <= 0)
@@ -353,30 +357,29 @@ int shim_spawn_fd(shim *s, char *const argv[], int pipe_out, int fd, int target)
 	return 0;
 }
 
-void shim_say_failed(int status, const char *fmt, ...)
+void shim_say_failed(mg_exit_end status, const char *fmt, ...)
 {
 	va_list ap;
 	fputs("memguard: ", stderr);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, " %s %d\n",
-	        WIFEXITED(status) ? "exited with status" : "was killed by signal",
-	        WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+	fprintf(stderr, " %s %d\n", status.signo ? "was killed by signal" : "exited with status",
+	        status.signo ? status.signo : status.status);
 }
 
-int shim_capture(shim *s, char *const argv[], char **out, size_t *len, int *status)
+int shim_capture(shim *s, char *const argv[], char **out, size_t *len, mg_exit_end *status)
 {
 	return shim_capture_fd(s, argv, out, len, status, -1, -1);
 }
 
-int shim_capture_fd(shim *s, char *const argv[], char **out, size_t *len, int *status, int extra,
-                    int target)
+int shim_capture_fd(shim *s, char *const argv[], char **out, size_t *len, mg_exit_end *status,
+                    int extra, int target)
 {
 	int fd;
 	buf b = {0};
 	*out = NULL;
-	pid_t pid = fork_child(s, argv, 1, &fd, extra, target);
+	pid_t pid = fork_child(s, argv, 1, &fd, NULL, extra, target);
 	if (pid < 0)
 		return -1;
 	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK); /* read to its end */
@@ -390,8 +393,10 @@ int shim_capture_fd(shim *s, char *const argv[], char **out, size_t *len, int *s
 		buf_add(&b, tmp, (size_t)n);
 	}
 	close(fd);
-	while (waitpid(pid, status, 0) < 0 && errno == EINTR)
+	int st = 0;
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 		;
+	*status = mg_exit_decode(st);
 	buf_add(&b, "", 1);
 	*out = b.p;
 	*len = b.len - 1;
@@ -514,12 +519,15 @@ static void __attribute__((noreturn)) finish(shim *s, int recycle)
 {
 	uint64_t va = s->last_va, rss = s->last_rss;
 	child_kill(s);
-	if (recycle)
-		buf_addf(&s->reply, "recycle %llu %llu %s\n", (unsigned long long)va,
-		         (unsigned long long)rss,
-		         s->recycle_va && va >= s->recycle_va ? "va" : "rss");
-	buf_addf(&s->reply, "bye %llu %llu\n", (unsigned long long)s->peak_va,
-	         (unsigned long long)s->peak_rss);
+	if (recycle) {
+		mg_msg m = {.kind = MG_MSG_RECYCLE, .va = va, .rss = rss};
+		m.why = s->version < 2                         ? MG_WHY_NONE
+		        : s->recycle_va && va >= s->recycle_va ? MG_WHY_VA
+		                                               : MG_WHY_RSS;
+		buf_add_msg(&s->reply, &m);
+	}
+	mg_msg bye = {.kind = MG_MSG_BYE, .va = s->peak_va, .rss = s->peak_rss};
+	buf_add_msg(&s->reply, &bye);
 	reply_flush(s);
 	_exit(0);
 }
@@ -535,13 +543,10 @@ void shim_output(shim *s, const char *p, size_t len)
 	}
 	/* the running test's output goes in the reply stream as "out" lines,
 	 * so it stays in order with the test's start and result */
-	char esc[1024];
 	while (len) {
-		size_t take = len < sizeof(esc) / 2 ? len : sizeof(esc) / 2;
-		size_t n = mg_proto_escape(esc, sizeof(esc), p, take);
-		buf_add(&s->reply, "out ", 4);
-		buf_add(&s->reply, esc, n);
-		buf_add(&s->reply, "\n", 1);
+		size_t take = len < 512 ? len : 512;
+		mg_msg m = {.kind = MG_MSG_OUT, .text = p, .text_len = take};
+		buf_add_msg(&s->reply, &m);
 		p += take;
 		len -= take;
 	}
@@ -549,9 +554,8 @@ void shim_output(shim *s, const char *p, size_t len)
 
 void shim_test(shim *s, const char *name, size_t len)
 {
-	buf_add(&s->reply, "test ", 5);
-	buf_add_text(&s->reply, name, len);
-	buf_add(&s->reply, "\n", 1);
+	mg_msg m = {.kind = MG_MSG_TEST, .text = name, .text_len = len};
+	buf_add_msg(&s->reply, &m);
 	s->listed++;
 }
 
@@ -584,9 +588,8 @@ void shim_start(shim *s)
 		if (buf_flush(&s->out, 1) < 0)
 			s->out.len = 0;
 	}
-	buf_add(&s->reply, "start ", 6);
-	buf_add_text(&s->reply, e->name, e->len);
-	buf_add(&s->reply, "\n", 1);
+	mg_msg m = {.kind = MG_MSG_START, .text = e->name, .text_len = e->len};
+	buf_add_msg(&s->reply, &m);
 	s->started = 1;
 	s->tree_va = s->tree_rss = 0;
 	clock_gettime(CLOCK_MONOTONIC, &s->t0);
@@ -601,45 +604,29 @@ void shim_start(shim *s)
  */
 static void mark_streams(shim *s)
 {
-	char mark[40];
-	size_t n = sizeof(MG_MARK_HEAD) - 1;
-	memcpy(mark, MG_MARK_HEAD, n);
-	n += (size_t)snprintf(mark + n, sizeof(mark) - n, "%llu", (unsigned long long)s->ordinal++);
-	mark[n++] = MG_MARK_TAIL;
-	for (int fd = 1; fd <= 2; fd++) /* whole, even where the program made the pipe
-	                                 * non-blocking; a stream that is gone is left */
-		for (size_t done = 0; done < n;) {
-			ssize_t w = write(fd, mark + done, n - done);
-			if (w > 0) {
-				done += (size_t)w;
-			} else if (w < 0 && errno == EAGAIN) {
-				struct pollfd pf = {fd, POLLOUT, 0};
-				poll(&pf, 1, 1000);
-			} else if (!(w < 0 && errno == EINTR)) {
-				break;
-			}
-		}
+	/* whole, even where the program made the pipe non-blocking */
+	mg_proto_mark_streams(s->secret, s->ordinal++, NULL);
 }
 
 void shim_result(shim *s, mg_msg_kind kind, const char *msg, size_t len)
 {
-	static const char *const words[] = {
-	    [MG_MSG_PASS] = "pass", [MG_MSG_FAIL] = "fail", [MG_MSG_SKIP] = "skip"};
 	uint64_t va, rss;
+	assert(kind == MG_MSG_PASS || kind == MG_MSG_FAIL || kind == MG_MSG_SKIP ||
+	       kind == MG_MSG_TIMEOUT || kind == MG_MSG_ERROR);
 	double us = elapsed_us(&s->t0);
 	measure(s, &va, &rss);
+	drain_err(s);
 	/* output first: the runner attributes it to the test still in flight */
 	if (s->out.len && buf_flush(&s->out, 1) < 0)
 		s->out.len = 0;
 	if (s->ops->measure == SHIM_MEASURE_TREE)
 		mark_streams(s);
-	buf_addf(&s->reply, "%s %llu %llu %llu", words[kind], (unsigned long long)us,
-	         (unsigned long long)va, (unsigned long long)rss);
-	if (kind != MG_MSG_PASS && msg && len) {
-		buf_add(&s->reply, " ", 1);
-		buf_add_text(&s->reply, msg, len);
+	mg_msg m = {.kind = kind, .usec = (uint64_t)us, .va = va, .rss = rss};
+	if (kind != MG_MSG_PASS && msg) {
+		m.text = msg;
+		m.text_len = len;
 	}
-	buf_add(&s->reply, "\n", 1);
+	buf_add_msg(&s->reply, &m);
 	/* the reply goes out when the loop would wait, several results a write */
 	if (s->reply.len >= OUT_FLUSH)
 		reply_flush(s);
@@ -672,8 +659,11 @@ void shim_stop(shim *s, const char *why)
 {
 	if (s->stopped)
 		return;
-	buf_addf(&s->reply, "recycle %llu %llu%s%.200s\n", (unsigned long long)s->last_va,
-	         (unsigned long long)s->last_rss, why && *why ? " " : "", why ? why : "");
+	mg_msg m = {.kind = MG_MSG_RECYCLE, .va = s->last_va, .rss = s->last_rss};
+	if (why == NULL || s->version < 2 ||
+	    mg_proto_parse_why(why, strlen(why), &m.why, &m.bytes) < 0)
+		m.why = MG_WHY_NONE; /* not a word of the protocol: the runner's own words */
+	buf_add_msg(&s->reply, &m);
 	reply_flush(s);
 	s->stopped = 1;
 }
@@ -722,9 +712,75 @@ void shim_die_of(shim *s, int sig)
 
 /* ---- env ---- */
 
+/* A variable the driver sets or removes for its children, other than its
+ * own MEMGUARD_* ones, is remembered (once): the probe gives the program's
+ * children the user's value back (env_for_child). */
+static void env_note_set(shim *s, const char *name)
+{
+	if (!strncmp(name, "MEMGUARD_", 9))
+		return;
+	for (size_t i = 0; i < s->nset; i++)
+		if (!strcmp(s->set_names[i], name))
+			return;
+	s->set_names = xrealloc_(s->set_names, (s->nset + 1) * sizeof(char *));
+	s->set_names[s->nset] = xmalloc(strlen(name) + 1);
+	strcpy(s->set_names[s->nset++], name);
+}
+
+/*
+ * The environment a child starts with: s->env, and when it takes the probe
+ * (MG_PROBE_ENV_FD set, the probe in LD_PRELOAD) the names of the variables set for it
+ * (MG_PROBE_ENV_SET, colon-separated) and the user's own value of each
+ * (MG_PROBE_ENV_USER NAME=VALUE), so the probe can give the program's own
+ * children the user's environment back. Free with env_for_child_free.
+ */
+static char **env_for_child(shim *s)
+{
+	int fd = 0, preload = 0;
+	for (size_t i = 0; i < s->nenv; i++) {
+		fd |= !strncmp(s->env[i], MG_PROBE_ENV_FD "=", sizeof(MG_PROBE_ENV_FD));
+		preload |= !strncmp(s->env[i], "LD_PRELOAD=", 11) &&
+		           strstr(s->env[i], "libmemguard_probe") != NULL;
+	}
+	if (!fd || !preload || !s->nset)
+		return s->env;
+	char **envp = xmalloc((s->nenv + s->nset + 2) * sizeof(char *));
+	size_t n = s->nenv, len = sizeof(MG_PROBE_ENV_SET "=");
+	memcpy(envp, s->env, n * sizeof(char *));
+	for (size_t i = 0; i < s->nset; i++)
+		len += strlen(s->set_names[i]) + 1;
+	char *set = xmalloc(len);
+	strcpy(set, MG_PROBE_ENV_SET "=");
+	for (size_t i = 0; i < s->nset; i++) {
+		const char *user = getenv(s->set_names[i]);
+		if (i)
+			strcat(set, ":");
+		strcat(set, s->set_names[i]);
+		if (!user)
+			continue;
+		char *e =
+		    xmalloc(sizeof(MG_PROBE_ENV_USER) + strlen(s->set_names[i]) + strlen(user) + 1);
+		sprintf(e, MG_PROBE_ENV_USER "%s=%s", s->set_names[i], user);
+		envp[n++] = e;
+	}
+	envp[n++] = set;
+	envp[n] = NULL;
+	return envp;
+}
+
+static void env_for_child_free(shim *s, char **envp)
+{
+	if (envp == s->env)
+		return;
+	for (size_t i = s->nenv; envp[i]; i++)
+		free(envp[i]);
+	free(envp);
+}
+
 static void env_set(shim *s, const char *name, const char *value)
 {
 	size_t nl = strlen(name);
+	env_note_set(s, name);
 	for (size_t i = 0; i < s->nenv;)
 		if (!strncmp(s->env[i], name, nl) && s->env[i][nl] == '=')
 			s->env[i] = s->env[--s->nenv];
@@ -786,7 +842,8 @@ static void do_list(shim *s)
 		child_kill(s);
 		_exit(3);
 	}
-	buf_addf(&s->reply, "end %zu\n", s->listed);
+	mg_msg end = {.kind = MG_MSG_END, .count = s->listed};
+	buf_add_msg(&s->reply, &end);
 	reply_flush(s);
 }
 
@@ -910,7 +967,80 @@ static int read_child(shim *s)
 	return 1;
 }
 
-static void child_exited(shim *s, int status, struct rusage *ru)
+/* Passes what the child wrote on stderr on to ours, whole (as mark_streams
+ * writes), keeping its last ERR_TAIL bytes; 0 at EOF or on an error. */
+static int read_err(shim *s)
+{
+	char tmp[16384];
+	ssize_t n = read(s->child_err, tmp, sizeof(tmp));
+	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		return 1;
+	if (n <= 0) {
+		close(s->child_err);
+		s->child_err = -1;
+		return 0;
+	}
+	for (ssize_t done = 0; done < n;) {
+		ssize_t w = write(2, tmp + done, (size_t)(n - done));
+		if (w > 0) {
+			done += w;
+		} else if (w < 0 && errno == EAGAIN) {
+			struct pollfd pf = {2, POLLOUT, 0};
+			poll(&pf, 1, 1000);
+		} else if (!(w < 0 && errno == EINTR)) {
+			break;
+		}
+	}
+	size_t k = (size_t)n < ERR_TAIL ? (size_t)n : ERR_TAIL;
+	if (s->err_tail_len + k > ERR_TAIL) {
+		size_t drop = s->err_tail_len + k - ERR_TAIL;
+		memmove(s->err_tail, s->err_tail + drop, s->err_tail_len - drop);
+		s->err_tail_len -= drop;
+	}
+	memcpy(s->err_tail + s->err_tail_len, tmp + (size_t)n - k, k);
+	s->err_tail_len += k;
+	return 1;
+}
+
+/* What the child has written on stderr so far, passed on (non-blocking). */
+static void drain_err(shim *s)
+{
+	struct pollfd pf = {s->child_err, POLLIN, 0};
+	while (s->child_err >= 0 && poll(&pf, 1, 0) > 0 && read_err(s))
+		;
+}
+
+const char *shim_stderr_tail(const shim *s, size_t *len)
+{
+	const char *p = s->err_tail, *e = s->err_tail + s->err_tail_len;
+	const char *nl = s->err_tail_len == ERR_TAIL ? memchr(p, '\n', s->err_tail_len) : NULL;
+	if (nl) /* the kept bytes start mid-line: from the next one */
+		p = nl + 1;
+	*len = (size_t)(e - p);
+	return p;
+}
+
+void shim_extra(shim *s, mg_msg_kind kind, const char *name, size_t nlen, const char *msg,
+                size_t mlen)
+{
+	assert(!s->started && (kind == MG_MSG_FAIL || kind == MG_MSG_ERROR));
+	if (nlen > 1024)
+		nlen = 1024;
+	if (mlen > MSG_MAX - nlen)
+		mlen = MSG_MAX - nlen;
+	char *text = xrealloc_(NULL, nlen + mlen + 1);
+	memcpy(text, name, nlen);
+	memcpy(text + nlen, msg, mlen);
+	mg_msg m = {.kind = MG_MSG_EXTRA,
+	            .state = kind,
+	            .name_len = nlen,
+	            .text = text,
+	            .text_len = nlen + mlen};
+	buf_add_msg(&s->reply, &m);
+	free(text);
+}
+
+static void child_exited(shim *s, mg_exit_end status, struct rusage *ru)
 {
 	/* It is reaped: forget its pid now, so nothing below (a result read from
 	 * the pipe can end the host) signals or waits for a pid that is gone. */
@@ -928,6 +1058,12 @@ static void child_exited(shim *s, int status, struct rusage *ru)
 			;
 		if (s->child_out >= 0)
 			child_lines(s, NULL, 0, 1);
+	}
+	if (s->child_err >= 0) { /* its last words, all of them: it has exited */
+		fcntl(s->child_err, F_SETFL, fcntl(s->child_err, F_GETFL) & ~O_NONBLOCK);
+		struct pollfd pf = {s->child_err, POLLIN, 0};
+		while (s->child_err >= 0 && poll(&pf, 1, 100) > 0 && read_err(s))
+			;
 	}
 	if (s->ops->measure == SHIM_MEASURE_TREE && (uint64_t)ru->ru_maxrss * 1024 > s->tree_rss)
 		s->tree_rss = (uint64_t)ru->ru_maxrss * 1024;
@@ -955,6 +1091,7 @@ int shim_main(const shim_ops *ops, void *ctx, char **cmd, int ncmd)
 	s->cmd = cmd;
 	s->ncmd = ncmd;
 	s->child_out = -1;
+	s->child_err = -1;
 	s->cmd_fd = MG_PROTO_CMD_FD;
 	s->reply_fd = MG_PROTO_REPLY_FD;
 	mg_lines_init(&s->lines, s->in, sizeof(s->in), MG_PROTO_LINE_MAX);
@@ -967,6 +1104,11 @@ int shim_main(const shim_ops *ops, void *ctx, char **cmd, int ncmd)
 	/* the program must not inherit the protocol pipes */
 	fcntl(s->cmd_fd, F_SETFD, FD_CLOEXEC);
 	fcntl(s->reply_fd, F_SETFD, FD_CLOEXEC);
+	uint64_t runner = env_u64(MG_ENV_HOST);
+	s->version = runner >= MG_PROTO_VERSION ? MG_PROTO_VERSION
+	             : runner >= 1              ? (unsigned)runner
+	                                        : 1;
+	mg_proto_mark_secret(s->secret, s->version);
 	s->tree_root = proc_self_pid();
 	if (ops->measure == SHIM_MEASURE_TREE && tree_new(&s->tree, MAX_TREE, NULL) < 0)
 		return 3;
@@ -998,8 +1140,13 @@ int shim_main(const shim_ops *ops, void *ctx, char **cmd, int ncmd)
 	}
 	if (ops->hello)
 		ops->hello(s, &va, &rss);
-	buf_addf(&s->reply, "hello %d %s %ld %llu %llu\n", MG_PROTO_VERSION, hello_arch(cmd),
-	         (long)getpid(), (unsigned long long)va, (unsigned long long)rss);
+	mg_msg hello = {.kind = MG_MSG_HELLO,
+	                .version = s->version,
+	                .pid = (long)getpid(),
+	                .va = va,
+	                .rss = rss};
+	snprintf(hello.arch, sizeof(hello.arch), "%s", hello_arch(cmd));
+	buf_add_msg(&s->reply, &hello);
 	reply_flush(s);
 
 	for (;;) {
@@ -1011,17 +1158,21 @@ int shim_main(const shim_ops *ops, void *ctx, char **cmd, int ncmd)
 				_exit(3);
 			}
 		}
-		if (s->quit_pending && !s->started)
+		/* a program finishing on its own (its suite's tear-down, a leak
+		 * check) is waited for: how it ends is part of the run */
+		if (s->quit_pending && !s->started &&
+		    !(s->child && !s->stopped && ops->finishing && ops->finishing(s)))
 			finish(s, 0);
 		reply_flush(s);
 
-		struct pollfd pf[3] = {{s->cmd_fd, POLLIN, 0},
+		struct pollfd pf[4] = {{s->cmd_fd, POLLIN, 0},
 		                       {s->child_out, POLLIN, 0},
-		                       {sigchld_pipe[0], POLLIN, 0}};
+		                       {sigchld_pipe[0], POLLIN, 0},
+		                       {s->child_err, POLLIN, 0}};
 		int timeout = -1;
 		if (s->child && ops->measure == SHIM_MEASURE_TREE)
 			timeout = s->tree_samples < 10 ? TREE_FAST_MS : TREE_MS;
-		int r = poll(pf, 3, timeout);
+		int r = poll(pf, 4, timeout);
 		if (r < 0 && errno != EINTR)
 			_exit(3);
 		if (r == 0 && s->child && ops->measure == SHIM_MEASURE_TREE)
@@ -1033,13 +1184,15 @@ int shim_main(const shim_ops *ops, void *ctx, char **cmd, int ncmd)
 		}
 		if (s->child_out >= 0 && pf[1].revents)
 			read_child(s);
+		if (s->child_err >= 0 && pf[3].revents)
+			read_err(s);
 		if (s->child && ops->tick)
 			ops->tick(s);
 		if (pf[2].revents) {
 			char tmp[64];
 			while (read(sigchld_pipe[0], tmp, sizeof(tmp)) > 0)
 				;
-			int st;
+			mg_exit_end st;
 			struct rusage ru;
 			if (s->child && reap(s, 0, &st, &ru) == 1)
 				child_exited(s, st, &ru);

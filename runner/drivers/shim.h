@@ -19,6 +19,7 @@
 #include <sys/resource.h>
 #include <sys/types.h>
 
+#include "mg_exit.h"
 #include "mg_proto.h"
 
 typedef struct shim shim;
@@ -43,8 +44,8 @@ typedef struct shim_ops {
 	/* One line of the child's stdout, without its newline (only when the child was
 	 * spawned with a piped stdout). line is writable and NUL-terminated. */
 	void (*line)(shim *s, char *line, size_t len);
-	/* The child has exited (waitpid status) and its piped stdout has been drained. */
-	void (*exited)(shim *s, int status, const struct rusage *ru);
+	/* The child has exited (how: status) and its piped stdout has been drained. */
+	void (*exited)(shim *s, mg_exit_end status, const struct rusage *ru);
 	/* Optional, before hello: the memory hello reports (untouched: the shim's). */
 	void (*hello)(shim *s, uint64_t *va, uint64_t *rss);
 	/* Optional: after every wake-up of the loop while a child runs (at least
@@ -52,6 +53,14 @@ typedef struct shim_ops {
 	void (*tick)(shim *s);
 	/* NAME, VALUE pairs (NULL-terminated) set in the children's environment. */
 	const char *const *env;
+	/* The child's stderr goes through the shim (passed on at once, unchanged),
+	 * which keeps its last bytes (shim_stderr_tail): what a program printed
+	 * after its last test (a LeakSanitizer summary). */
+	int tail_stderr;
+	/* Optional: at quit with a child running and no test started, 1 when the
+	 * child is finishing on its own (its batch is answered): it is waited
+	 * for, and ops->exited judges how it ended, before bye. */
+	int (*finishing)(shim *s);
 } shim_ops;
 
 /* Runs the protocol until quit, a recycle or EOF. cmd is the program's argv
@@ -93,16 +102,17 @@ pid_t shim_child(const shim *s);
 
 /*
  * Runs argv to its end (blocking), its stdout collected into *out (malloc'd,
- * NUL-terminated, *len bytes) and its waitpid status into *status; stderr
+ * NUL-terminated, *len bytes) and how it ended into *status; stderr
  * inherited. For listing. 0, or -1 after a message on stderr.
  */
-int shim_capture(shim *s, char *const argv[], char **out, size_t *len, int *status);
+int shim_capture(shim *s, char *const argv[], char **out, size_t *len, mg_exit_end *status);
 /* One line on stderr: "memguard: WHAT exited with status N" (or "was killed
  * by signal N"), WHAT formatted from fmt: a listing command that failed. */
-void shim_say_failed(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void shim_say_failed(mg_exit_end status, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 /* shim_capture, and fd becomes the child's fd target (the caller keeps fd). */
-int shim_capture_fd(shim *s, char *const argv[], char **out, size_t *len, int *status, int fd,
-                    int target);
+int shim_capture_fd(shim *s, char *const argv[], char **out, size_t *len, mg_exit_end *status,
+                    int fd, int target);
 
 /* A set of names in insertion order with O(1) lookup (listing, batching). */
 typedef struct shim_names shim_names;
@@ -144,6 +154,15 @@ void shim_probed(shim *s);
  * there for the runner's breakdown.
  */
 void shim_stop(shim *s, const char *why);
+/*
+ * An entry outside the listed tests (PROTOCOL.md 6c), between two tests:
+ * kind MG_MSG_FAIL or MG_MSG_ERROR, its name and message (may be empty).
+ */
+void shim_extra(shim *s, mg_msg_kind kind, const char *name, size_t nlen, const char *msg,
+                size_t mlen);
+/* The last bytes the running (or last) program wrote on stderr, from the
+ * start of a line (tail_stderr only; empty otherwise). */
+const char *shim_stderr_tail(const shim *s, size_t *len);
 /* Sets (value) or removes (NULL) a variable of the children's environment. */
 void shim_setenv(shim *s, const char *name, const char *value);
 /* shim_result with a formatted message. */
@@ -197,7 +216,7 @@ char **exec_argv(char *const tmpl[], int ntmpl, int shell, const char *name);
 void exec_argv_free(char **argv);
 /* exec and wrap: exit 0 passes, exit N fails "exit status N", a signal is the
  * test's crash (mirrored). */
-void exec_exited(shim *s, int status, const struct rusage *ru);
+void exec_exited(shim *s, mg_exit_end status, const struct rusage *ru);
 
 /* wrap: the single test's name: "wrap/" and the command line (control
  * bytes as spaces, at most ~200 bytes) into buf. */

@@ -6,12 +6,12 @@
  * test; every soft verdict is taken here, at the boundary (the contract).
  */
 #include "memguard_host.h"
+#include "mg_contract.h"
 #include "mg_proto.h"
 #include "mg_verdict.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <inttypes.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -61,13 +61,22 @@ typedef struct host {
 	size_t guess; /* the index after the last one looked up */
 
 	int cmd_fd, reply_fd, statm_fd;
+	/* /proc/self/io, -1: unread (every test is marked). Whether a test wrote:
+	 * the kernel's count of write calls (syscw) rose by more than ours */
+	int io_fd;
+	uint64_t syscw_base, own_writes, own_base;
 	uint64_t page;
 	unsigned version;   /* the protocol spoken: the lower of ours and the runner's */
 	mg_verdict verdict; /* the limits it was given, and the growth of its last tests */
 	uint64_t ordinal;   /* run lines answered: the mark of the next test */
+	char secret[MG_MARK_SECRET_LEN + 1]; /* v3: the run's, in every mark */
 	/* v2: what history says of the next run line (expect RISE GROWTH) */
 	uint64_t expect_rise, expect_growth;
 	uint64_t peak_seen; /* VmPeak at the last boundary that read it */
+	/* VA at the last boundary, and the largest rise above it a test of this
+	 * host made (VmPeak): the next test is admitted only if that rise fits,
+	 * though its run line came before the runner knew of such a test */
+	uint64_t va_boundary, max_rise;
 
 	char in[IN_CAP];
 	mg_lines lines; /* over in */
@@ -147,41 +156,17 @@ static size_t index_find(host *h, const char *name, size_t len)
 /* ~1.5 us: one pread of the kept-open statm. Zeros when it cannot be read. */
 static mem mem_now(host *h)
 {
-	mem m = {0, 0};
-	char buf[160];
-	ssize_t n = h->statm_fd < 0 ? -1 : pread(h->statm_fd, buf, sizeof(buf) - 1, 0);
-	if (n <= 0)
-		return m;
-	buf[n] = '\0';
-	const char *p = buf;
-	m.va = mg_parse_u64(&p) * h->page;
-	m.rss = mg_parse_u64(&p) * h->page;
+	mem m;
+	mg_contract_statm(h->statm_fd, h->page, &m.va, &m.rss);
 	return m;
 }
 
-/* 6-9 us: VmPeak and VmHWM from /proc/self/status; once per host, at bye. */
+/* 6-9 us: VmPeak and VmHWM from /proc/self/status (after tests of 1 ms or
+ * more, and at bye). */
 static mem mem_peak(void)
 {
-	mem m = {0, 0};
-	static char buf[8192];
-	int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return m;
-	ssize_t n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return m;
-	buf[n] = '\0';
-	const char *p = strstr(buf, "\nVmPeak:");
-	if (p != NULL) {
-		p += 8;
-		m.va = mg_parse_u64(&p) * 1024;
-	}
-	p = strstr(buf, "\nVmHWM:");
-	if (p != NULL) {
-		p += 7;
-		m.rss = mg_parse_u64(&p) * 1024;
-	}
+	mem m;
+	mg_contract_status(-1, &m.va, &m.rss);
 	return m;
 }
 
@@ -189,17 +174,9 @@ static mem mem_peak(void)
 
 static int out_flush(host *h)
 {
-	size_t done = 0;
-	while (done < h->out_len) {
-		ssize_t n = write(h->reply_fd, h->out + done, h->out_len - done);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		done += (size_t)n;
-	}
+	int rc = mg_proto_write_all(h->reply_fd, h->out, h->out_len, &h->own_writes);
 	h->out_len = 0;
-	return 0;
+	return rc;
 }
 
 /* Makes room for n bytes (n <= OUT_CAP), flushing if needed. */
@@ -210,45 +187,31 @@ static int out_room(host *h, size_t n)
 	return 0;
 }
 
-static int out_put(host *h, const char *s, size_t n)
+/* Appends m's line (mg_proto_put, sized first: O(text)); the caller bounds
+ * its text so the line stays within the protocol's limit. */
+static int out_msg(host *h, const mg_msg *m)
 {
-	if (out_room(h, n) < 0)
+	size_t n = mg_proto_put(NULL, 0, m);
+	if (n == 0 || n > OUT_CAP || out_room(h, n) < 0)
 		return -1;
-	memcpy(h->out + h->out_len, s, n);
+	mg_proto_put(h->out + h->out_len, n, m);
 	h->out_len += n;
-	return 0;
-}
-
-/* Appends one formatted line (callers keep it well under a line). */
-__attribute__((format(printf, 2, 3))) static int out_printf(host *h, const char *fmt, ...)
-{
-	if (out_room(h, MG_PROTO_LINE_MAX) < 0)
-		return -1;
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vsnprintf(h->out + h->out_len, OUT_CAP - h->out_len, fmt, ap);
-	va_end(ap);
-	if (n < 0 || (size_t)n >= OUT_CAP - h->out_len)
-		return -1;
-	h->out_len += (size_t)n;
-	return 0;
-}
-
-/* Appends escaped text; the caller bounds len so the line fits. */
-static int out_escaped(host *h, const char *s, size_t len)
-{
-	size_t need = mg_proto_escape(NULL, 0, s, len);
-	if (out_room(h, need) < 0)
-		return -1;
-	mg_proto_escape(h->out + h->out_len, need, s, len);
-	h->out_len += need;
 	return 0;
 }
 
 static int out_bye(host *h)
 {
 	mem peak = mem_peak();
-	return out_printf(h, "bye %" PRIu64 " %" PRIu64 "\n", peak.va, peak.rss);
+	mg_msg m = {.kind = MG_MSG_BYE, .va = peak.va, .rss = peak.rss};
+	return out_msg(h, &m);
+}
+
+/* recycle VA RSS [WHY [BYTES]] (no why in version 1) */
+static int out_recycle(host *h, mem at, mg_why why, uint64_t bytes)
+{
+	mg_msg m = {.kind = MG_MSG_RECYCLE, .va = at.va, .rss = at.rss, .bytes = bytes};
+	m.why = h->version >= 2 ? why : MG_WHY_NONE;
+	return out_msg(h, &m);
 }
 
 /* ---- input: the command fd, a line at a time ---- */
@@ -312,38 +275,15 @@ static uint64_t dying_page = 4096;
  */
 static void on_fatal(int sig)
 {
-	char buf[2048], line[128], *p = line;
-	uint64_t va = 0, rss = 0, peak = 0;
-	ssize_t n = dying_statm < 0 ? -1 : pread(dying_statm, buf, sizeof(buf) - 1, 0);
-	if (n > 0) {
-		buf[n] = '\0';
-		const char *q = buf;
-		va = mg_parse_u64(&q) * dying_page;
-		rss = mg_parse_u64(&q) * dying_page;
-	}
-	int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
-	n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
-	if (fd >= 0)
-		close(fd);
-	if (n > 0) {
-		buf[n] = '\0';
-		const char *q = strstr(buf, "\nVmPeak:");
-		if (q != NULL) {
-			q += 8;
-			peak = mg_parse_u64(&q) * 1024;
-		}
-	}
-	memcpy(p, "dying ", 6);
-	p = mg_put_u64(p + 6, (uint64_t)sig);
-	*p++ = ' ';
-	p = mg_put_u64(p, va);
-	*p++ = ' ';
-	p = mg_put_u64(p, rss);
-	*p++ = ' ';
-	p = mg_put_u64(p, peak > va ? peak : va);
-	*p++ = '\n';
-	ssize_t w = write(dying_fd, line, (size_t)(p - line));
-	(void)w;
+	char line[128];
+	uint64_t peak, hwm;
+	mg_msg m = {.kind = MG_MSG_DYING, .sig = sig};
+	mg_contract_statm(dying_statm, dying_page, &m.va, &m.rss);
+	mg_contract_status(-1, &peak, &hwm);
+	m.bytes = peak > m.va ? peak : m.va;
+	size_t n = mg_proto_put(line, sizeof(line), &m);
+	if (n <= sizeof(line))
+		mg_proto_write_all(dying_fd, line, n, NULL);
 	raise(sig);
 }
 
@@ -397,24 +337,46 @@ static mg_result run_one(host *h, size_t i, uint64_t *usec)
 }
 
 /*
+ * Whether the test just ended made a write call (to any file, itself or by a
+ * child it reaped): the kernel's syscw in /proc/self/io rose by more than
+ * the host library's own writes since the last reading. One pread (~2 us);
+ * 1 when it cannot be read. Only calls that wrote are counted as ours, so a
+ * miscount errs towards a mark too many, never a missing one.
+ */
+static int test_wrote(host *h)
+{
+	char buf[256];
+	ssize_t n = h->io_fd < 0 ? -1 : pread(h->io_fd, buf, sizeof(buf) - 1, 0);
+	const char *p = NULL;
+	if (n > 0) {
+		buf[n] = '\0';
+		p = strstr(buf, "syscw: ");
+	}
+	if (p == NULL)
+		return 1;
+	uint64_t syscw = strtoull(p + 7, NULL, 10);
+	int wrote = syscw - h->syscw_base > h->own_writes - h->own_base;
+	h->syscw_base = syscw;
+	h->own_base = h->own_writes;
+	return wrote;
+}
+
+/*
  * v2: after a test's output (flushed by run_one), its mark on stdout and on
  * stderr, so the runner gives every byte to the test that wrote it however
- * far the pipes run apart (two small writes, ~1 us). A stream that is gone
- * is left alone.
+ * far the pipes run apart (two small writes, ~1 us; whole, however full a
+ * pipe the test made non-blocking is). Only a test that wrote is marked:
+ * bytes after mark M and before mark N are N's, the tests between wrote
+ * nothing, and a silent test costs no write. A stream that is gone is left
+ * alone.
  */
 static void mark_streams(host *h)
 {
-	char mark[40];
-	size_t n = sizeof(MG_MARK_HEAD) - 1;
-	memcpy(mark, MG_MARK_HEAD, n);
-	n += (size_t)snprintf(mark + n, sizeof(mark) - n, "%" PRIu64, h->ordinal++);
-	mark[n++] = MG_MARK_TAIL;
-	for (int fd = 1; fd <= 2; fd++) {
-		ssize_t w;
-		do
-			w = write(fd, mark, n);
-		while (w < 0 && errno == EINTR);
+	if (!test_wrote(h)) {
+		h->ordinal++;
+		return;
 	}
+	mg_proto_mark_streams(h->secret, h->ordinal++, &h->own_writes);
 }
 
 static int serve_line(host *h, char *line, size_t len);
@@ -447,32 +409,28 @@ static int serve_runs(host *h, char *line, size_t len)
 	for (;;) {
 		/* history's word on this test: would its peak reach the kill limit
 		 * from where this host stands? Then not here: a fresh host runs it */
-		if (h->expect_rise && h->verdict.kill_va) {
+		if ((h->expect_rise || h->max_rise) && h->verdict.kill_va) {
 			mem now = mem_now(h);
 			uint64_t need =
 			    h->expect_rise > h->expect_growth ? h->expect_rise : h->expect_growth;
+			if (h->max_rise > need)
+				need = h->max_rise;
 			h->expect_rise = h->expect_growth = 0;
 			if (now.va + need >= h->verdict.kill_va) {
-				if (out_printf(h,
-				               "recycle %" PRIu64 " %" PRIu64 " peak %" PRIu64 "\n",
-				               now.va, now.rss, need) < 0 ||
-				    out_flush(h) < 0)
+				if (out_recycle(h, now, MG_WHY_PEAK, need) < 0 || out_flush(h) < 0)
 					return 0;
 				return await_quit(h);
 			}
 		}
 		h->expect_rise = h->expect_growth = 0;
-		size_t before = h->out_len;
-		if (out_put(h, "start", 5) < 0 || out_put(h, line + 3, len - 3) < 0 ||
-		    out_put(h, "\n", 1) < 0)
-			return 0;
 		mg_msg m;
 		if (mg_proto_parse(&m, line, len) < 0 || m.kind != MG_CMD_RUN) {
-			/* the previous result still goes out; out_put may have flushed */
-			h->out_len = before <= h->out_len ? before : 0;
-			out_flush(h);
+			out_flush(h); /* the previous result still goes out */
 			return bad_command(line, len);
 		}
+		mg_msg start = {.kind = MG_MSG_START, .text = m.text, .text_len = m.text_len};
+		if (out_msg(h, &start) < 0)
+			return 0;
 		size_t i = index_find(h, m.text, m.text_len);
 		mg_result r = MG_FAIL;
 		uint64_t usec = 0;
@@ -492,35 +450,25 @@ static int serve_runs(host *h, char *line, size_t len)
 			mem peak = mem_peak();
 			if (peak.va > h->peak_seen) {
 				h->peak_seen = peak.va;
-				if (out_printf(h, "peak %" PRIu64 "\n", peak.va) < 0)
+				if (h->va_boundary && peak.va - h->va_boundary > h->max_rise)
+					h->max_rise = peak.va - h->va_boundary;
+				mg_msg pm = {.kind = MG_MSG_PEAK, .va = peak.va};
+				if (out_msg(h, &pm) < 0)
 					return 0;
 			}
 		}
 		mem after = mem_now(h);
-		static const char *const words[] = {"pass", "fail", "skip"};
-		if (out_printf(h, "%s %" PRIu64 " %" PRIu64 " %" PRIu64, words[r], usec, after.va,
-		               after.rss) < 0)
-			return 0;
-		if (r != MG_PASS && h->msg[0] != '\0') {
-			if (out_put(h, " ", 1) < 0 || out_escaped(h, h->msg, strlen(h->msg)) < 0)
-				return 0;
-		}
-		if (out_put(h, "\n", 1) < 0)
+		h->va_boundary = after.va;
+		static const mg_msg_kind kinds[] = {MG_MSG_PASS, MG_MSG_FAIL, MG_MSG_SKIP};
+		mg_msg res = {.kind = kinds[r], .usec = usec, .va = after.va, .rss = after.rss};
+		res.text = h->msg;
+		res.text_len = r != MG_PASS ? strlen(h->msg) : 0;
+		if (out_msg(h, &res) < 0)
 			return 0;
 		uint64_t bytes = 0;
 		mg_why why = mg_verdict_end(&h->verdict, after.va, after.rss, &bytes);
 		if (why != MG_WHY_NONE) {
-			static const char *const words[] = {"",     " va",   " rss",      " growth",
-			                                    " gap", " peak", " rssgrowth"};
-			int rc =
-			    h->version < 2 ? out_printf(h, "recycle %" PRIu64 " %" PRIu64 "\n",
-			                                after.va, after.rss)
-			    : why == MG_WHY_GROWTH || why == MG_WHY_GAP || why == MG_WHY_RSSGROWTH
-			        ? out_printf(h, "recycle %" PRIu64 " %" PRIu64 "%s %" PRIu64 "\n",
-			                     after.va, after.rss, words[why], bytes)
-			        : out_printf(h, "recycle %" PRIu64 " %" PRIu64 "%s\n", after.va,
-			                     after.rss, words[why]);
-			if (rc < 0 || out_flush(h) < 0)
+			if (out_recycle(h, after, why, bytes) < 0 || out_flush(h) < 0)
 				return 0;
 			return await_quit(h);
 		}
@@ -552,11 +500,12 @@ static int serve_list(host *h)
 {
 	for (size_t i = 0; i < h->count; i++) {
 		const char *name = h->ops->name(h->ctx, i);
-		if (out_put(h, "test ", 5) < 0 || out_escaped(h, name, strlen(name)) < 0 ||
-		    out_put(h, "\n", 1) < 0)
+		mg_msg m = {.kind = MG_MSG_TEST, .text = name, .text_len = strlen(name)};
+		if (out_msg(h, &m) < 0)
 			return 0;
 	}
-	if (out_printf(h, "end %zu\n", h->count) < 0 || out_flush(h) < 0)
+	mg_msg end = {.kind = MG_MSG_END, .count = h->count};
+	if (out_msg(h, &end) < 0 || out_flush(h) < 0)
 		return 0;
 	return STEP_MORE;
 }
@@ -585,27 +534,10 @@ static int serve_line(host *h, char *line, size_t len)
 	}
 }
 
-/* Reads a decimal env value; 0 if absent or not a number. */
-static int env_u64(const char *name, uint64_t *out)
-{
-	const char *s = getenv(name);
-	if (s == NULL || *s == '\0')
-		return 0;
-	char *end;
-	errno = 0;
-	unsigned long long v = strtoull(s, &end, 10);
-	if (*end != '\0' || errno != 0 || *s < '0' || *s > '9') {
-		fprintf(stderr, "memguard host: ignoring %s='%s' (not a number)\n", name, s);
-		return 0;
-	}
-	*out = (uint64_t)v;
-	return 1;
-}
-
 static int env_fd(const char *name, int fallback)
 {
 	uint64_t v;
-	if (env_u64(name, &v) && v < 1024)
+	if (mg_contract_env_u64(name, &v) && v < 1024)
 		return (int)v;
 	return fallback;
 }
@@ -615,24 +547,21 @@ static int host_mode(host *h)
 	h->cmd_fd = env_fd(MG_ENV_CMD_FD, MG_PROTO_CMD_FD);
 	mg_lines_init(&h->lines, h->in, sizeof(h->in), MG_PROTO_LINE_MAX);
 	h->reply_fd = env_fd(MG_ENV_REPLY_FD, MG_PROTO_REPLY_FD);
-	env_u64(MG_ENV_RECYCLE_VA, &h->verdict.recycle_va);
-	env_u64(MG_ENV_RECYCLE_RSS, &h->verdict.recycle_rss);
 	uint64_t runner_version = 1;
-	env_u64(MG_ENV_HOST, &runner_version);
-	h->version = runner_version >= MG_PROTO_VERSION ? MG_PROTO_VERSION : 1;
-	if (h->version >= 2) {
-		env_u64(MG_ENV_KILL_VA, &h->verdict.kill_va);
-		env_u64(MG_ENV_KILL_RSS, &h->verdict.kill_rss);
-		env_u64(MG_ENV_RECYCLE_GAP, &h->verdict.gap_limit);
-		if (h->verdict.gap_limit > SIZE_MAX / 2)
-			h->verdict.gap_limit = 0; /* no block that large on this arch */
-	}
+	mg_contract_env_u64(MG_ENV_HOST, &runner_version);
+	/* the lower of ours and the runner's (a runner of version 0 is a 1) */
+	h->version = runner_version >= MG_PROTO_VERSION ? MG_PROTO_VERSION
+	             : runner_version >= 1              ? (unsigned)runner_version
+	                                                : 1;
+	mg_contract_read_limits(&h->verdict, h->version);
+	mg_proto_mark_secret(h->secret, h->version);
 	/* processes the tests spawn must not hold the protocol pipes open */
 	fcntl(h->cmd_fd, F_SETFD, FD_CLOEXEC);
 	fcntl(h->reply_fd, F_SETFD, FD_CLOEXEC);
 	h->statm_fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
-	long page = sysconf(_SC_PAGESIZE);
-	h->page = page > 0 ? (uint64_t)page : 4096;
+	h->page = mg_contract_page();
+	h->io_fd = open("/proc/self/io", O_RDONLY | O_CLOEXEC);
+	test_wrote(h); /* the base: what was written before the first test */
 
 	for (size_t i = 0; i < h->count; i++) {
 		const char *name = h->ops->name(h->ctx, i);
@@ -649,9 +578,13 @@ static int host_mode(host *h)
 	mem m = mem_now(h);
 	mg_verdict_start(&h->verdict, m.va, m.rss);
 	h->peak_seen = m.va;
-	if (out_printf(h, "hello %u %s %ld %" PRIu64 " %" PRIu64 "\n", h->version,
-	               sizeof(void *) == 4 ? "x86" : "x64", (long)getpid(), m.va, m.rss) < 0 ||
-	    out_flush(h) < 0)
+	mg_msg hello = {.kind = MG_MSG_HELLO,
+	                .version = h->version,
+	                .pid = (long)getpid(),
+	                .va = m.va,
+	                .rss = m.rss};
+	memcpy(hello.arch, sizeof(void *) == 4 ? "x86" : "x64", 4);
+	if (out_msg(h, &hello) < 0 || out_flush(h) < 0)
 		return 0;
 
 	for (;;) {
@@ -746,11 +679,13 @@ int mg_host_serve(const mg_host_ops *ops, void *ctx, int argc, char **argv)
 	h->ops = ops;
 	h->ctx = ctx;
 	h->count = ops->count(ctx);
-	h->cmd_fd = h->reply_fd = h->statm_fd = -1;
+	h->cmd_fd = h->reply_fd = h->statm_fd = h->io_fd = -1;
 	index_build(h);
 	int status = getenv(MG_ENV_HOST) != NULL ? host_mode(h) : standalone(h, argc, argv);
 	if (h->statm_fd >= 0)
 		close(h->statm_fd);
+	if (h->io_fd >= 0)
+		close(h->io_fd);
 	free(h->slots);
 	h->slots = NULL;
 	return status;

@@ -1,8 +1,10 @@
 /*
- * mg_proto.h - the protocol (v2, compatible with v1) between the runner and a host: line grammar,
- * escaping and the parser both sides use. libc only (built for -m32 too).
- * The grammar is written down in PROTOCOL.md; keep the two in step.
- * The parser never allocates: it unescapes in place and points into the line.
+ * mg_proto.h - the protocol (v3, compatible with v1 and v2) between the runner and a host: line
+ * grammar, escaping, the parser and the writer of every line, side by side, and the stream marks,
+ * for both sides (the host library, the probe, the driver shims, the runner). libc only (built for
+ * -m32 too). The grammar is written down in PROTOCOL.md; keep the two in step. Nothing here
+ * allocates: the parser unescapes in place and points into the line; the writers are
+ * async-signal-safe.
  */
 #ifndef MG_PROTO_H
 #define MG_PROTO_H
@@ -10,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define MG_PROTO_VERSION 2
+#define MG_PROTO_VERSION 3
 /* Longest line either side may send, newline included. Longer is an error. */
 #define MG_PROTO_LINE_MAX 65536
 /* The descriptors a host finds its pipes on (also named in the env). */
@@ -26,15 +28,21 @@
 #define MG_ENV_RECYCLE_GAP "MEMGUARD_RECYCLE_GAP" /* v2: the free block that must fit, bytes */
 #define MG_ENV_KILL_VA     "MEMGUARD_KILL_VA"     /* v2: hard VA limit, bytes (admission) */
 #define MG_ENV_KILL_RSS    "MEMGUARD_KILL_RSS"    /* v2: hard RSS limit (its share), bytes */
+#define MG_ENV_MARK        "MEMGUARD_MARK"        /* v3: the run's mark secret */
 
 /*
  * v2: the boundary mark a host writes to its stdout and to its stderr after
- * each test's output (flushed first): MG_MARK_HEAD, the test's ordinal in
- * this host (0 for the first run line it answered), MG_MARK_TAIL. Every
- * byte before mark N on a stream is test N's; the runner strips the marks.
+ * each test's output (flushed first): MG_MARK_HEAD, in v3 the run's secret
+ * (MG_ENV_MARK: MG_MARK_SECRET_LEN lowercase hex digits the runner chose, so
+ * no test output can hold a mark), the test's ordinal in this host (0 for
+ * the first run line it answered), MG_MARK_TAIL. Every byte before mark N
+ * on a stream is test N's; the runner strips the marks.
  */
-#define MG_MARK_HEAD "\036\037mg:"
-#define MG_MARK_TAIL '\036'
+#define MG_MARK_HEAD       "\036\037mg:"
+#define MG_MARK_TAIL       '\036'
+#define MG_MARK_SECRET_LEN 16
+/* The longest mark: head, secret, 20 digits, tail. */
+#define MG_MARK_MAX (sizeof(MG_MARK_HEAD) - 1 + MG_MARK_SECRET_LEN + 20 + 1)
 
 /* Why a v2 host recycles (the word after "recycle VA RSS"). */
 typedef enum mg_why {
@@ -63,6 +71,8 @@ typedef enum mg_msg_kind {
 	MG_MSG_OUT,     /* out TEXT             (output of the started test; optional) */
 	MG_MSG_DYING,   /* dying SIG VA RSS PEAKVA (v2: written at a fatal signal, then it dies) */
 	MG_MSG_PEAK,    /* peak VA  (v2: VmPeak rose to VA during the started test, >= 1 ms) */
+	MG_MSG_TIMEOUT, /* timeout USEC VA RSS MESSAGE (the host ended the test at a time
+	                 * limit it keeps itself: the ctest driver's TIMEOUT) */
 	/* runner -> host */
 	MG_CMD_LIST,   /* list */
 	MG_CMD_RUN,    /* run NAME */
@@ -70,20 +80,26 @@ typedef enum mg_msg_kind {
 	MG_CMD_EXPECT, /* expect RISE GROWTH (v2: what history says of the next run line) */
 	MG_CMD_FED,    /* fed (to a gtest or catch2 shim only: the run lines before it are
 	                * all it is given until results go back) */
+	/* host -> runner, from a driver shim only (PROTOCOL.md 6c) */
+	MG_MSG_ERROR, /* error USEC VA RSS MESSAGE (a driver shim only: the head is an error) */
+	MG_MSG_EXTRA, /* extra STATE NAMELEN TEXT (a driver shim only: an entry outside the
+	               * listed tests, e.g. a failed TearDownTestSuite; 6c) */
 } mg_msg_kind;
 
 typedef struct mg_msg {
 	mg_msg_kind kind;
-	unsigned version; /* hello */
-	char arch[8];     /* hello: "x86" or "x64" */
-	long pid;         /* hello */
-	uint64_t usec;    /* pass/fail/skip: the test's duration */
-	uint64_t va, rss; /* hello, pass/fail/skip (after the test), recycle; bye: peaks;
-	                   * peak: va; expect: va = the rise above the test's start */
-	uint64_t count;   /* end */
-	mg_why why;       /* recycle (v2) */
-	uint64_t bytes;   /* recycle growth/gap/peak: the figure; dying: VmPeak; expect: growth */
-	int sig;          /* dying: the signal */
+	unsigned version;  /* hello */
+	char arch[8];      /* hello: "x86" or "x64" */
+	long pid;          /* hello */
+	uint64_t usec;     /* pass/fail/skip: the test's duration */
+	uint64_t va, rss;  /* hello, pass/fail/skip (after the test), recycle; bye: peaks;
+	                    * peak: va; expect: va = the rise above the test's start */
+	uint64_t count;    /* end */
+	mg_why why;        /* recycle (v2) */
+	uint64_t bytes;    /* recycle growth/gap/peak: the figure; dying: VmPeak; expect: growth */
+	int sig;           /* dying: the signal */
+	mg_msg_kind state; /* extra: MG_MSG_FAIL or MG_MSG_ERROR */
+	size_t name_len;  /* extra: the name is text's first name_len bytes, the message the rest */
 	const char *text; /* test/start/run: the name; fail/skip: the message (may be empty) */
 	size_t text_len;  /* text may hold any byte but NUL... and NUL is excluded */
 } mg_msg;
@@ -95,6 +111,57 @@ typedef struct mg_msg {
  * number out of range, bad escape, NUL byte). Never allocates.
  */
 int mg_proto_parse(mg_msg *out, char *line, size_t len);
+
+/*
+ * Writes m as its line, newline included, at dst: the parser's inverse
+ * (mg_proto_parse of the line without its newline gives m back). Returns
+ * the line's length, which may be larger than cap (then dst holds a
+ * truncated prefix: callers size dst from the return value, or bound the
+ * text). The text of test, start, out, run, fail and skip is escaped; a
+ * fail or skip without text has no message field; a recycle with MG_WHY_NONE
+ * has no why (v1). 0 for a kind with no line. Async-signal-safe: no stdio,
+ * no locale, no allocation (the host library writes `dying` with it in a
+ * fatal-signal handler).
+ */
+size_t mg_proto_put(char *dst, size_t cap, const mg_msg *m);
+
+/* The word of why on the wire ("va", "growth", ...), NULL for MG_WHY_NONE. */
+const char *mg_proto_why_word(mg_why why);
+
+/*
+ * Parses "WHY [BYTES]" (len bytes, the words of recycle after VA RSS): 0 and
+ * *why, *bytes, or -1 when it is not one.
+ */
+int mg_proto_parse_why(const char *s, size_t len, mg_why *why, uint64_t *bytes);
+
+/*
+ * The mark secret of this host from the environment (MG_ENV_MARK) when it
+ * speaks version 3 or above: secret gets MG_MARK_SECRET_LEN hex digits and
+ * a NUL (MG_MARK_SECRET_LEN + 1 bytes), or "" (a version 2 mark) when the
+ * version is lower or the variable is absent or malformed.
+ */
+void mg_proto_mark_secret(char *secret, unsigned version);
+
+/* Writes the mark of ordinal with secret ("" or MG_MARK_SECRET_LEN digits)
+ * at dst (MG_MARK_MAX bytes) and returns its length. */
+size_t mg_proto_put_mark(char *dst, const char *secret, uint64_t ordinal);
+
+/*
+ * Writes all n bytes of buf to fd: EINTR is retried, EAGAIN (a descriptor
+ * the program made non-blocking) waits in poll for room and retries. 0, or
+ * -1 with errno when the reader has gone or fd is bad. When writes is not
+ * NULL, every write call that wrote bytes adds 1 to *writes (the host
+ * library tells its own writes from its tests' by them). Async-signal-safe.
+ */
+int mg_proto_write_all(int fd, const void *buf, size_t n, uint64_t *writes);
+
+/*
+ * The boundary mark of ordinal written whole to stdout and to stderr (the
+ * caller flushed its stdio first); a stream that is gone is left alone.
+ * The one mark writer of the host library and the driver shims; writes as
+ * for mg_proto_write_all.
+ */
+void mg_proto_mark_streams(const char *secret, uint64_t ordinal, uint64_t *writes);
 
 /*
  * Escapes src (len bytes, any byte but NUL) for a line: "\\" -> "\\\\",

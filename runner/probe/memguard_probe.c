@@ -9,7 +9,11 @@
  * Catch2 program (MEMGUARD_PROBE_FORMAT=catch2) the boundaries are its XML
  * reporter's flushes: "<TestCase name=..." starts, "</TestCase>" ends.
  * libc only, built for x64 and x86, never sanitized; the per-test path
- * never allocates (static buffers) and costs one pread and one write.
+ * never allocates (static buffers) and costs one pread and one write. It
+ * leaves no trace in the program: no floating point (its exception flags
+ * and rounding are the program's), errno kept across its work, no signal
+ * mask or stdio state of its own; and from the program's first test its
+ * children see the user's environment, not the driver's.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -24,26 +28,16 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "mg_verdict.h"
+#include "mg_contract.h"
 
-/* The driver's environment for the probe (also read by gtest.c). */
-#define ENV_PROBE_FD     "MEMGUARD_PROBE_FD"
-#define ENV_PROBE_FORMAT "MEMGUARD_PROBE_FORMAT"
-/* Soft and hard limits, as the host library reads them (mg_proto.h). */
-#define ENV_RECYCLE_VA  "MEMGUARD_RECYCLE_VA"
-#define ENV_RECYCLE_RSS "MEMGUARD_RECYCLE_RSS"
-#define ENV_KILL_VA     "MEMGUARD_KILL_VA"
-#define ENV_RECYCLE_GAP "MEMGUARD_RECYCLE_GAP"
-/* The run's filter when over 128 KiB (gtest.c): a file the driver wrote, its
- * content is what getenv("GTEST_FILTER") answers; the real GTEST_FILTER is
- * FILTER_UNREAD, so a program without the probe (or one a wrapper the
- * probe was loaded into started) runs no test, never ones it was not given. */
-#define ENV_PROBE_FILTER "MEMGUARD_PROBE_FILTER"
-#define FILTER_UNREAD    "-*"
-
-#define NAME_MAX_OUT 4000 /* longer names are cut (the driver compares the prefix) */
-#define HIGH_FD      200  /* the probe fd is moved up here, out of the program's way */
-#define TAG_LEN      13   /* "[ RUN      ] " */
+/* The run's filter when over 128 KiB (gtest.c): a file the driver wrote
+ * (MG_PROBE_ENV_FILTER), its content is what getenv("GTEST_FILTER")
+ * answers; the real GTEST_FILTER is MG_PROBE_FILTER_UNREAD, so a program
+ * without the probe (or one a wrapper the probe was loaded into started)
+ * runs no test, never ones it was not given. */
+#define NAME_MAX_OUT MG_PROBE_NAME_MAX
+#define HIGH_FD      200 /* the probe fd is moved up here, out of the program's way */
+#define TAG_LEN      13  /* "[ RUN      ] " */
 
 static int (*real_fflush)(FILE *);
 
@@ -55,8 +49,9 @@ static uint64_t page = 4096;
 static mg_verdict verdict; /* the limits the driver passed, the recent growths */
 static int running;        /* between a RUN line and its end line */
 static struct timespec t_run;
-static int have_prev; /* the first test's start was read: a test's growth is from
-                       * the previous boundary from then on */
+static int started_any; /* a test has started: the environment is the user's again */
+static int have_prev;   /* the first test's start was read: a test's growth is from
+                         * the previous boundary from then on */
 
 static char line[NAME_MAX_OUT + 128];
 static int catch2;                     /* the program is Catch2 with -r xml */
@@ -69,67 +64,26 @@ static int filter_state; /* 0: not looked for, 1: a file is named, -1: none */
 static char filter_path[4096];
 static char *filter_text; /* the file's content, read at the first GTEST_FILTER */
 
-static uint64_t env_u64(const char *name)
-{
-	const char *v = getenv(name);
-	return v ? mg_parse_u64(&v) : 0;
-}
-
 static void write_all(const char *p, size_t n)
 {
-	while (n) {
-		ssize_t w = write(probe_fd, p, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			probe_fd = -1; /* the driver has gone: stay out of the way */
-			return;
-		}
-		p += w;
-		n -= (size_t)w;
-	}
+	if (mg_proto_write_all(probe_fd, p, n, NULL) < 0)
+		probe_fd = -1; /* the driver has gone: stay out of the way */
 }
 
 /* VmSize and VmRSS: one pread of the kept statm (~1.5 us). */
 static void mem_now(uint64_t *va, uint64_t *rss)
 {
-	char buf[160];
-	ssize_t n = statm_fd < 0 ? -1 : pread(statm_fd, buf, sizeof(buf) - 1, 0);
-	*va = *rss = 0;
-	if (n <= 0)
-		return;
-	buf[n] = '\0';
-	const char *p = buf;
-	*va = mg_parse_u64(&p) * page;
-	*rss = mg_parse_u64(&p) * page;
+	mg_contract_statm(statm_fd, page, va, rss);
 }
 
-/* VmPeak and VmHWM (6-9 us): only after tests of 1 ms or more. */
-static void mem_peak(uint64_t *peak_va, uint64_t *peak_rss)
-{
-	static char buf[4096];
-	ssize_t n = status_fd < 0 ? -1 : pread(status_fd, buf, sizeof(buf) - 1, 0);
-	*peak_va = *peak_rss = 0;
-	if (n <= 0)
-		return;
-	buf[n] = '\0';
-	const char *p = strstr(buf, "\nVmPeak:");
-	if (p) {
-		p += 8;
-		*peak_va = mg_parse_u64(&p) * 1024;
-	}
-	p = strstr(buf, "\nVmHWM:");
-	if (p) {
-		p += 7;
-		*peak_rss = mg_parse_u64(&p) * 1024;
-	}
-}
-
-static double ms_since(const struct timespec *t0)
+/* Whether 1 ms has passed since t0: integers only (a division in floating
+ * point would raise the program's FE_INEXACT flag). */
+static int ms_passed(const struct timespec *t0)
 {
 	struct timespec t;
 	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)(t.tv_sec - t0->tv_sec) * 1e3 + (double)(t.tv_nsec - t0->tv_nsec) / 1e6;
+	int64_t ns = (int64_t)(t.tv_sec - t0->tv_sec) * 1000000000 + (t.tv_nsec - t0->tv_nsec);
+	return ns >= 1000000;
 }
 
 /*
@@ -141,28 +95,27 @@ static double ms_since(const struct timespec *t0)
 static int test_end(const char *name, size_t n)
 {
 	uint64_t va, rss, peak_va = 0, peak_rss = 0, bytes = 0;
-	if (ms_since(&t_run) >= 1.0)
-		mem_peak(&peak_va, &peak_rss);
+	if (ms_passed(&t_run))
+		mg_contract_status(status_fd, &peak_va, &peak_rss);
 	mem_now(&va, &rss);
 	if (n > NAME_MAX_OUT)
 		n = NAME_MAX_OUT;
 	char *p = line;
-	static const char *const words[] = {NULL,  "va",   "rss",      "growth",
-	                                    "gap", "peak", "rssgrowth"};
-	const char *why = words[mg_verdict_end(&verdict, va, rss, &bytes)];
+	const char *why = mg_proto_why_word(mg_verdict_end(&verdict, va, rss, &bytes));
 	if (why) {
 		size_t wl = strlen(why);
-		memcpy(p, "stop ", 5);
-		memcpy(p + 5, why, wl);
-		p += 5 + wl;
+		memcpy(p, MG_PROBE_STOP, sizeof(MG_PROBE_STOP) - 1);
+		p += sizeof(MG_PROBE_STOP) - 1;
+		memcpy(p, why, wl);
+		p += wl;
 		if (bytes) {
 			*p++ = ' ';
 			p = mg_put_u64(p, bytes);
 		}
 		*p++ = '\n';
 	}
-	memcpy(p, "end ", 4);
-	p = mg_put_u64(p + 4, va);
+	memcpy(p, MG_PROBE_END, sizeof(MG_PROBE_END) - 1);
+	p = mg_put_u64(p + sizeof(MG_PROBE_END) - 1, va);
 	*p++ = ' ';
 	p = mg_put_u64(p, rss);
 	*p++ = ' ';
@@ -177,10 +130,16 @@ static int test_end(const char *name, size_t n)
 	return why != NULL && probe_fd >= 0;
 }
 
+static void env_restore(void);
+
 /* Mark the start of a test (RUN line, <TestCase>). */
 static void test_start(void)
 {
 	running = 1;
+	if (!started_any) {
+		started_any = 1;
+		env_restore();
+	}
 	if (!have_prev) {
 		uint64_t va, rss;
 		mem_now(&va, &rss);
@@ -299,7 +258,7 @@ static void filter_locate(void)
 {
 	if (filter_state)
 		return;
-	const char *v = getenv_next(ENV_PROBE_FILTER);
+	const char *v = getenv_next(MG_PROBE_ENV_FILTER);
 	size_t n = v ? strlen(v) : 0;
 	filter_state = n && n < sizeof(filter_path) ? 1 : -1;
 	if (filter_state > 0)
@@ -338,7 +297,7 @@ static char *filter_read(void)
  * GoogleTest reads GTEST_FILTER with getenv when its flags are initialised:
  * under the driver that is the run's filter, which may be far over the
  * 128 KiB an argument or a variable may hold. When the file cannot be read,
- * FILTER_UNREAD: the program runs no test (never ones it was not given).
+ * MG_PROBE_FILTER_UNREAD: the program runs no test (never ones it was not given).
  * Every other name is the real getenv's.
  */
 __attribute__((visibility("default"))) char *getenv(const char *name)
@@ -348,8 +307,9 @@ __attribute__((visibility("default"))) char *getenv(const char *name)
 		filter_locate();
 		if (filter_state > 0 && !filter_text)
 			filter_text = filter_read();
-		char *v =
-		    filter_state > 0 ? (filter_text ? filter_text : (char *)FILTER_UNREAD) : NULL;
+		char *v = filter_state > 0
+		              ? (filter_text ? filter_text : (char *)MG_PROBE_FILTER_UNREAD)
+		              : NULL;
 		pthread_mutex_unlock(&filter_lock);
 		if (v)
 			return v;
@@ -358,15 +318,53 @@ __attribute__((visibility("default"))) char *getenv(const char *name)
 }
 
 /* The filter file's name leaves the environment the program's children
- * see (GTEST_FILTER stays FILTER_UNREAD for them: a re-executed death test
- * has its own --gtest_filter). */
+ * see (GTEST_FILTER stays MG_PROBE_FILTER_UNREAD for those of a wrapper;
+ * the program's own get the user's at its first test, env_restore). */
 static void filter_forget(void)
 {
 	pthread_mutex_lock(&filter_lock);
 	filter_locate();
 	pthread_mutex_unlock(&filter_lock);
 	if (filter_state > 0)
-		unsetenv(ENV_PROBE_FILTER);
+		unsetenv(MG_PROBE_ENV_FILTER);
+}
+
+/*
+ * At the program's first test (its settings read, GTEST_* by GoogleTest's
+ * flags): the environment its tests' children inherit gets the user's own
+ * value of each variable the driver set for the program (MG_PROBE_ENV_SET;
+ * the user's in MG_PROBE_ENV_USER NAME, or none), without the verdict's
+ * limits. Not at load: a wrapper the probe was loaded into (env, a shell)
+ * never starts a test, so the program it starts keeps the driver's
+ * settings (MG_PROBE_FILTER_UNREAD: no test rather than tests not given).
+ * Once; allocates (setenv), outside the per-test path.
+ */
+static void env_restore(void)
+{
+	static char names[4096];
+	char user[sizeof(MG_PROBE_ENV_USER) + 256];
+	const char *set = getenv_next(MG_PROBE_ENV_SET);
+	size_t n = set ? strlen(set) : 0;
+	if (n && n < sizeof(names)) {
+		memcpy(names, set, n + 1);
+		for (char *p = names, *colon; p; p = colon ? colon + 1 : NULL) {
+			colon = strchr(p, ':');
+			if (colon)
+				*colon = '\0';
+			if (!*p || strlen(p) > 255)
+				continue;
+			snprintf(user, sizeof(user), MG_PROBE_ENV_USER "%s", p);
+			const char *u = getenv_next(user);
+			if (u)
+				setenv(p, u, 1);
+			else
+				unsetenv(p);
+			unsetenv(user);
+		}
+	}
+	unsetenv(MG_PROBE_ENV_SET);
+	for (size_t i = 0; i < MG_CONTRACT_NLIMITS; i++)
+		unsetenv(mg_contract_limits[i].env);
 }
 
 __attribute__((visibility("default"))) int fflush(FILE *f)
@@ -376,7 +374,9 @@ __attribute__((visibility("default"))) int fflush(FILE *f)
 	if (probe_fd < 0 || f != stdout || !f || f->_IO_write_ptr <= f->_IO_write_base)
 		return real_fflush(f);
 	flockfile(f);
+	int saved = errno; /* the boundary's reads and writes are not the program's */
 	int stop = catch2 ? boundary_catch2(f) : boundary(f);
+	errno = saved;
 	int rc = real_fflush(f);
 	funlockfile(f);
 	if (stop && catch2) {
@@ -397,14 +397,16 @@ __attribute__((destructor)) static void probe_fini(void)
 	uint64_t va, rss;
 	if (probe_fd < 0)
 		return;
+	int saved = errno;
 	mem_now(&va, &rss);
 	char *p = line;
-	memcpy(p, "exit ", 5);
-	p = mg_put_u64(p + 5, va);
+	memcpy(p, MG_PROBE_EXIT, sizeof(MG_PROBE_EXIT) - 1);
+	p = mg_put_u64(p + sizeof(MG_PROBE_EXIT) - 1, va);
 	*p++ = ' ';
 	p = mg_put_u64(p, rss);
 	*p++ = '\n';
 	write_all(line, (size_t)(p - line));
+	errno = saved;
 }
 
 /* A forked copy (a death test) is not the host: it stays silent. */
@@ -442,19 +444,23 @@ static void preload_forget(void)
 
 __attribute__((constructor)) static void probe_init(void)
 {
+	int saved = errno; /* the program's, from its first instruction */
 	real_fflush = (int (*)(FILE *))dlsym(RTLD_NEXT, "fflush");
-	const char *v = getenv(ENV_PROBE_FD);
-	const char *fmt = getenv(ENV_PROBE_FORMAT);
+	const char *v = getenv_next(MG_PROBE_ENV_FD);
+	const char *fmt = getenv_next(MG_PROBE_ENV_FORMAT);
 	catch2 = fmt && !strcmp(fmt, "catch2");
+	int fd = v && *v && real_fflush ? (int)mg_parse_u64(&v) : -1;
+	/* every limit of the one list, as the host library reads them, before
+	 * the environment loses them */
+	mg_contract_read_limits(&verdict, MG_PROTO_VERSION);
 	preload_forget();
 	filter_forget();
-	if (!v || !real_fflush)
+	unsetenv(MG_PROBE_ENV_FD);
+	unsetenv(MG_PROBE_ENV_FORMAT);
+	if (fd < 0 || fcntl(fd, F_GETFD) < 0) {
+		errno = saved;
 		return;
-	int fd = (int)mg_parse_u64(&v);
-	unsetenv(ENV_PROBE_FD);
-	unsetenv(ENV_PROBE_FORMAT);
-	if (fcntl(fd, F_GETFD) < 0)
-		return;
+	}
 	int high = fcntl(fd, F_DUPFD_CLOEXEC, HIGH_FD);
 	if (high >= 0) {
 		close(fd);
@@ -462,16 +468,11 @@ __attribute__((constructor)) static void probe_init(void)
 	} else {
 		fcntl(fd, F_SETFD, FD_CLOEXEC);
 	}
-	long ps = sysconf(_SC_PAGESIZE);
-	page = ps > 0 ? (uint64_t)ps : 4096;
+	page = mg_contract_page();
 	statm_fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
 	status_fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
-	verdict.recycle_va = env_u64(ENV_RECYCLE_VA);
-	verdict.recycle_rss = env_u64(ENV_RECYCLE_RSS);
-	verdict.kill_va = env_u64(ENV_KILL_VA);
-	verdict.gap_limit = env_u64(ENV_RECYCLE_GAP);
 	pthread_atfork(NULL, NULL, on_fork_child);
 	probe_fd = fd;
-	static const char hello[] = "probe 1\n";
-	write_all(hello, sizeof(hello) - 1);
+	write_all(MG_PROBE_HELLO, sizeof(MG_PROBE_HELLO) - 1);
+	errno = saved;
 }

@@ -47,7 +47,7 @@ report *fixture_full_report(void)
 			gen->tests_run = 100;
 			gen->peak_va = 3000000000ull;
 			gen->peak_rss = 100000000;
-			gen->end = report_strdup(g ? "kill" : "recycle");
+			gen->end = g ? REPORT_END_KILL : REPORT_END_RECYCLE;
 			gen->reason = g ? NULL : report_strdup("va 3.51 GiB >= recycle 3.50 GiB");
 			gen->start = 1.5 * g;
 			gen->wall = 0.1 + g;
@@ -75,7 +75,9 @@ report *fixture_full_report(void)
 			x->name = report_strdup(t == 3 ? "suite/" HOSTILE : name);
 			x->state = (test_state)t;
 			x->message = t % 2 ? report_strdup("msg " HOSTILE) : NULL;
-			x->output = t % 3 ? report_strdup("out\n" HOSTILE) : NULL;
+			x->output = t % 3
+			                ? report_bytes_new("out\n" HOSTILE, strlen("out\n" HOSTILE))
+			                : NULL;
 			x->generation = (uint32_t)(t % 2);
 			x->attempts = t == TEST_MEMLIMIT ? 2 : 1;
 			x->duration = 0.001 * t + 1e-9;
@@ -116,7 +118,7 @@ static report *hostile_report(void)
 		gen->index = g;
 		gen->pid = 100 + g;
 		gen->tests_run = 3;
-		gen->end = report_strdup("recycle");
+		gen->end = REPORT_END_RECYCLE;
 		gen->reason = report_strdup("va 3.51 GiB >= recycle 3.50 GiB; 100% full: [x],y");
 	}
 	for (int i = 0; i < 12; i++) {
@@ -133,11 +135,12 @@ static report *hostile_report(void)
 	big->state = TEST_FAIL;
 	big->message = report_strdup("line1\nline2 %0A ::error::injected\n##vso[task.complete]x");
 	size_t size = 10u << 20;
-	big->output = malloc(size + 1);
+	big->output = malloc(sizeof(report_bytes) + size + 1);
+	big->output->len = size;
 	static const char chunk[] = "log line: all fine \xff\x01 <x> & ]] |' %\n";
 	for (size_t i = 0; i < size; i++)
-		big->output[i] = chunk[i % (sizeof(chunk) - 1)];
-	big->output[size] = '\0';
+		big->output->data[i] = chunk[i % (sizeof(chunk) - 1)];
+	big->output->data[size] = '\0';
 	report_finish(r, 10);
 	return r;
 }

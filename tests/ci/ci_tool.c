@@ -16,7 +16,9 @@
 
 /*
  * Commit i of 100: x86 my_tests on every commit, peak VA a saw-tooth about
- * 3 GiB that a fix lowers by 1 GiB from commit 60, 2 recycles when i % 7 == 0,
+ * 3 GiB that a fix lowers by 1 GiB from commit 60 (commit 80 800 MiB over
+ * it, peak RSS of commit 90 100 MiB over its line: regressions past
+ * compare's default gate), the x86 limits, 2 recycles when i % 7 == 0,
  * a kill (and a crashed test) when i % 25 == 24, and a test my_tests/leaky
  * that retains (i + 1) MiB; x64 big from commit 30 on.
  */
@@ -27,13 +29,17 @@ static int trend(int i, const char *path)
 	r->node_index = r->node_total = 1;
 	r->start_time = 1790000000 + i * 3600;
 	r->wall = 30;
+	r->has_limit_bytes = 1; /* the x86 defaults: recycle at 3.5G, kill at 3.75G */
+	r->soft.va = 3584 * MIB;
+	r->hard.va = 3840 * MIB;
 	report_shard *s = report_add_shard(r);
 	s->node = 1;
 	s->arch = report_strdup("x86");
 	s->suite = report_strdup("my_tests");
 	s->driver = report_strdup("native");
-	s->peak_va = 3000 * MIB + (uint64_t)(i % 10) * 40 * MIB - (i >= 60 ? 1024 * MIB : 0);
-	s->peak_rss = 200 * MIB + (uint64_t)i * MIB;
+	s->peak_va = 3000 * MIB + (uint64_t)(i % 10) * 40 * MIB - (i >= 60 ? 1024 * MIB : 0) +
+	             (i == 80 ? 800 * MIB : 0); /* a regression past compare's gate */
+	s->peak_rss = 200 * MIB + (uint64_t)i * MIB + (i == 90 ? 100 * MIB : 0); /* another */
 	s->recycles = i % 7 == 0 ? 2 : 0;
 	s->kills = i % 25 == 24 ? 1 : 0;
 	s->wall = 20 + i * 0.1;

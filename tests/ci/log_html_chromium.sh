@@ -102,15 +102,30 @@ for name, dom in (("trend", page), ("test", test)):
     refs = re.findall(r'(?:href|src)="([^"#][^"]*)"', dom) + re.findall(r"url\(", dom)
     check(name + ": references outside the page", refs, [])
 
-# the trend page: my_tests on 100 commits, big on the last 70
-check("trend: charts", len(re.findall(r'<svg class="trend"', page)), 2)
+# the trend page: my_tests on 100 commits, big on the last 70; VA and RSS
+# each a chart of its own scale, per suite
+check("trend: charts", len(re.findall(r'<svg class="trend"', page)), 4)
 check("trend: VA points", len(re.findall(r'<circle class="pt va"', page)), 170)
 check("trend: RSS points", len(re.findall(r'<circle class="pt rss"', page)), 170)
-check("trend: lines", len(tags(page, "polyline")), 4)
-check("trend: recycle marks (i % 7 == 0)", len(re.findall(r'class="m-recycle"', page)), 15)
-check("trend: kill marks (i % 25 == 24)", len(re.findall(r'class="m-kill-mark"', page)), 4)
+check("trend: VA lines", len(re.findall(r'<polyline class="va"', page)), 2)
+check("trend: RSS lines", len(re.findall(r'<polyline class="rss"', page)), 2)
+# the report's limits: recycle and kill VA limits, in both suites' VA charts
+check("trend: recycle limit lines", len(re.findall(r'<polyline class="lim-soft"', page)), 2)
+check("trend: kill limit lines", len(re.findall(r'<polyline class="lim-hard"', page)), 2)
+# compare's gate over each commit before: 99 + 99 (x86), 69 + 69 (x64)
+check("trend: gate thresholds", len(re.findall(r'<line class="gate"', page)), 336)
+# commit 80's VA and commit 90's RSS are past it
+regress = re.findall(r'<circle class="regress"[^>]*><title>([^<]*)', page)
+check("trend: regressions marked", len(regress), 2)
+check("trend: the regressions' reasons",
+      [("peak VA" in regress[0], "%" in regress[0]), ("peak RSS" in regress[1],)],
+      [(True, True), (True,)])
+check("trend: recycle marks (i % 7 == 0), both charts",
+      len(re.findall(r'class="m-recycle"', page)), 30)
+check("trend: kill marks (i % 25 == 24), both charts",
+      len(re.findall(r'class="m-kill-mark"', page)), 8)
 links = re.findall(r'<a href="#(c-[0-9a-f]{7})"', page)
-check("trend: links in the charts", len(links), 170 * 2 + 15 + 4)
+check("trend: links in the charts", len(links), 170 * 2 + 30 + 8 + 2)
 ids = re.findall(r'<section class="commit" id="(c-[0-9a-f]{7})"', page)
 check("trend: commit sections", len(ids), 100)
 check("trend: commits linked", len(set(links)), 100)

@@ -79,7 +79,7 @@ static void generation(report_shard *s, const char *end, const char *reason, dou
 	g->tests_run = tests;
 	g->peak_va = 3500 * MiB;
 	g->peak_rss = 175 * MiB;
-	g->end = report_strdup(end);
+	g->end = (report_end)report_end_parse(end);
 	g->reason = reason ? report_strdup(reason) : NULL;
 	g->start = start;
 	g->wall = wall;

@@ -216,7 +216,7 @@ static void add_gen(report_shard *s, const char *end)
 {
 	report_generation *g = report_shard_add_generation(s);
 	g->index = (uint32_t)(s->ngens - 1);
-	g->end = report_strdup(end);
+	g->end = (report_end)report_end_parse(end);
 }
 
 /* Shard 0: host 0 recycles after a,b; host 1 ran c,d and crashed in e;
@@ -257,7 +257,7 @@ static void plan_crash(void)
 	CU_ASSERT_STRING_EQUAL(p.names[0], "c");
 	CU_ASSERT_STRING_EQUAL(p.names[1], "d");
 	CU_ASSERT_STRING_EQUAL(p.names[2], "e");
-	CU_ASSERT_STRING_EQUAL(p.failure, "crash");
+	CU_ASSERT_EQUAL(p.failure, REPORT_END_CRASH);
 	CU_ASSERT_STRING_EQUAL(p.shard, "0");
 	CU_ASSERT_EQUAL(p.generation, 1);
 	bisect_plan_free(&p);
@@ -275,13 +275,13 @@ static void plan_kill(void)
 	CU_ASSERT_STRING_EQUAL(p.names[0], "f");
 	CU_ASSERT_STRING_EQUAL(p.names[1], "g");
 	CU_ASSERT_STRING_EQUAL(p.names[2], "h");
-	CU_ASSERT_STRING_EQUAL(p.failure, "kill");
+	CU_ASSERT_EQUAL(p.failure, REPORT_END_KILL);
 	bisect_plan_free(&p);
 	/* a named target in a host that ended normally */
 	CU_ASSERT_EQUAL(bisect_plan_from_report(&p, r, "0", 0, "b", &err), 0);
 	CU_ASSERT_EQUAL(p.n, 2);
 	CU_ASSERT_STRING_EQUAL(p.names[0], "a");
-	CU_ASSERT_PTR_NULL(p.failure);
+	CU_ASSERT_EQUAL(p.failure, REPORT_END_RUNNING);
 	bisect_plan_free(&p);
 	report_free(r);
 }
@@ -324,7 +324,7 @@ static void plan_target(void)
 	CU_ASSERT_EQUAL(p.n, 2);
 	CU_ASSERT_STRING_EQUAL(p.names[0], "c");
 	CU_ASSERT_STRING_EQUAL(p.names[1], "d");
-	CU_ASSERT_STRING_EQUAL(p.failure, "crash");
+	CU_ASSERT_EQUAL(p.failure, REPORT_END_CRASH);
 	CU_ASSERT_EQUAL(p.generation, 1);
 	bisect_plan_free(&p);
 	/* the first test of a host: no candidates, not the host's later tests */
@@ -337,7 +337,7 @@ static void plan_target(void)
 	CU_ASSERT_EQUAL(p.n, 2);
 	CU_ASSERT_STRING_EQUAL(p.names[0], "h");
 	CU_ASSERT_EQUAL(p.generation, 3);
-	CU_ASSERT_PTR_NULL(p.failure);
+	CU_ASSERT_EQUAL(p.failure, REPORT_END_RUNNING);
 	bisect_plan_free(&p);
 	/* in another shard */
 	CU_ASSERT_EQUAL(bisect_plan_from_report(&p, r, NULL, -1, "z", &err), 0);
@@ -420,7 +420,7 @@ static void plan_kill_other_lane(void)
 	CU_ASSERT_STRING_EQUAL(p.names[0], "a");
 	CU_ASSERT_STRING_EQUAL(p.names[1], "b");
 	CU_ASSERT_STRING_EQUAL(p.names[2], "k");
-	CU_ASSERT_STRING_EQUAL(p.failure, "kill");
+	CU_ASSERT_EQUAL(p.failure, REPORT_END_KILL);
 	CU_ASSERT_STRING_EQUAL(p.shard, "1.0");
 	CU_ASSERT_EQUAL(p.generation, 0);
 	bisect_plan_free(&p);
@@ -720,12 +720,13 @@ static int strays(const char *dir)
 	return 1;
 }
 
-/* SIGTERM (SIGINT) to bisect during a run: the run and its hosts end, the
- * directory goes, exit 143 (130). */
+/* SIGTERM (SIGINT, SIGHUP: the stop signals of memguard run) to bisect
+ * during a run: the run and its hosts end, the directory goes, exit 143
+ * (130, 129). */
 static void bisect_signal(void)
 {
-	static const int sigs[] = {SIGTERM, SIGINT};
-	for (size_t k = 0; k < 2; k++) {
+	static const int sigs[] = {SIGTERM, SIGINT, SIGHUP};
+	for (size_t k = 0; k < sizeof(sigs) / sizeof(sigs[0]); k++) {
 		char dir[] = "/tmp/mg-bisect-sig-XXXXXX";
 		CU_ASSERT_FATAL(mkdtemp(dir) != NULL);
 		char errp[96];
@@ -907,7 +908,9 @@ static void bisect_infra(void)
 	const char *missing[] = {MEMGUARD_EXE, "bisect",   "--report", "/nonexistent/mem.json",
 	                         "--",         FAULT_HOST, NULL};
 	mg_fault(&o, missing, "", NULL);
-	CU_ASSERT(exited_with(&o, MG_EXIT_INFRA));
+	/* a path that names no file is a bad argument, as for every command
+	 * that reads a report (report_load_exit); a corrupt one is 3 */
+	CU_ASSERT(exited_with(&o, MG_EXIT_USAGE));
 	done(&o);
 	const char *nohost[] = {MEMGUARD_EXE,        "bisect", "--crash", "x", "--",
 	                        "/nonexistent/host", NULL};

@@ -13,6 +13,8 @@
 #include <sys/stat.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+/* A harness's set-up, when it has one (libFuzzer calls it the same way). */
+int LLVMFuzzerInitialize(int *argc, char ***argv) __attribute__((weak));
 
 static int run_file(const char *path)
 {
@@ -100,6 +102,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: %s FILE|DIR...\n", argv[0]);
 		return 2;
 	}
+	if (LLVMFuzzerInitialize)
+		LLVMFuzzerInitialize(&argc, &argv);
 	for (int i = 1; i < argc; i++) {
 		struct stat st;
 		if (stat(argv[i], &st) != 0) {

@@ -28,6 +28,9 @@ void test_proc_sampler_child(void);
 void test_proc_descendants(void);
 void test_proc_descendants_scan(void);
 void test_proc_descendants_none(void);
+void test_proc_children(void);
+void test_exit_decode(void);
+void test_elf_dynamic(void);
 void test_proc_ram_page(void);
 void test_proc_nspid_parse(void);
 void test_proc_namespace_pids(void);
@@ -82,6 +85,9 @@ static const mg_case cases[] = {
     {"proc_descendants", test_proc_descendants},
     {"proc_descendants_scan", test_proc_descendants_scan},
     {"proc_descendants_none", test_proc_descendants_none},
+    {"proc_children", test_proc_children},
+    {"exit_decode", test_exit_decode},
+    {"elf_dynamic", test_elf_dynamic},
     {"proc_ram_page", test_proc_ram_page},
     {"proc_nspid_parse", test_proc_nspid_parse},
     {"proc_namespace_pids", test_proc_namespace_pids},

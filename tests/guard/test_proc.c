@@ -298,22 +298,29 @@ static size_t wait_tree(size_t (*fn)(pid_t, pid_t *, size_t), pid_t pid, pid_t *
 	return n;
 }
 
-static void check_tree(size_t (*fn)(pid_t, pid_t *, size_t))
+/* fn found the two children of sh (n of them in out), and with room for
+ * one it still counts both. */
+static void check_two_children(size_t (*fn)(pid_t, pid_t *, size_t), pid_t sh, const pid_t *out,
+                               size_t n)
 {
-	pid_t out[16];
-	pid_t sh = start_sh("sleep 5 & sleep 5 & wait");
-	size_t n = wait_tree(fn, sh, out, 16, 2);
 	CU_ASSERT_EQUAL(n, 2);
 	for (size_t i = 0; i < n && i < 16; i++) {
 		proc_status st = {0};
 		CU_ASSERT_EQUAL(proc_read_status(&st, out[i], NULL), 0);
 		CU_ASSERT_EQUAL(st.ppid, sh);
 	}
-	/* cap smaller than the tree: the count is still the whole tree. */
 	pid_t one[1] = {0};
 	CU_ASSERT_EQUAL(fn(sh, one, 1), 2);
 	CU_ASSERT(pid_in(one[0], out, 2));
 	CU_ASSERT_FALSE(pid_in(sh, out, n));
+}
+
+static void check_tree(size_t (*fn)(pid_t, pid_t *, size_t))
+{
+	pid_t out[16];
+	pid_t sh = start_sh("sleep 5 & sleep 5 & wait");
+	size_t n = wait_tree(fn, sh, out, 16, 2);
+	check_two_children(fn, sh, out, n);
 	stop_sh(sh);
 
 	/* Grandchildren: the subshell forks its sleep (the "; true" keeps it
@@ -340,6 +347,17 @@ void test_proc_descendants(void)
 void test_proc_descendants_scan(void)
 {
 	check_tree(proc_descendants_scan);
+}
+
+/* Only the direct children: a grandchild is not one. */
+void test_proc_children(void)
+{
+	pid_t out[16];
+	pid_t sh = start_sh("(sleep 5; true) & sleep 5 & wait");
+	CU_ASSERT_EQUAL(wait_tree(proc_descendants, sh, out, 16, 3), 3);
+	check_two_children(proc_children, sh, out, proc_children(sh, out, 16));
+	stop_sh(sh);
+	CU_ASSERT_EQUAL(proc_children(dead_pid(), out, 16), 0);
 }
 
 void test_proc_descendants_none(void)

@@ -99,6 +99,24 @@ static void parse_results(void)
 	CU_ASSERT_EQUAL_FATAL(parse(&m, "skip 0 0 0 no GPU"), 0);
 	CU_ASSERT_EQUAL(m.kind, MG_MSG_SKIP);
 	CU_ASSERT(text_is(&m, "no GPU"));
+	/* a driver shim's error result and extra entry (PROTOCOL.md 6c) */
+	CU_ASSERT_EQUAL_FATAL(parse(&m, "error 1 2 3 GoogleTest did not run it"), 0);
+	CU_ASSERT_EQUAL(m.kind, MG_MSG_ERROR);
+	CU_ASSERT(text_is(&m, "GoogleTest did not run it"));
+	CU_ASSERT_EQUAL_FATAL(parse(&m, "extra fail 23 Suite.TearDownTestSuitea.cc:3: Failure\\n"),
+	                      0);
+	CU_ASSERT_EQUAL(m.kind, MG_MSG_EXTRA);
+	CU_ASSERT_EQUAL(m.state, MG_MSG_FAIL);
+	CU_ASSERT_EQUAL(m.name_len, 23);
+	CU_ASSERT(text_is(&m, "Suite.TearDownTestSuitea.cc:3: Failure\n"));
+	CU_ASSERT_EQUAL_FATAL(parse(&m, "extra error 14 <program exit>"), 0);
+	CU_ASSERT_EQUAL(m.state, MG_MSG_ERROR);
+	CU_ASSERT_EQUAL(m.name_len, 14);
+	CU_ASSERT_EQUAL(parse(&m, "extra pass 3 abc"), -1); /* fail or error only */
+	CU_ASSERT_EQUAL(parse(&m, "extra fail 0 abc"), -1); /* a name is not empty */
+	CU_ASSERT_EQUAL(parse(&m, "extra fail 4 abc"), -1); /* longer than the text */
+	CU_ASSERT_EQUAL(parse(&m, "extra fail 3"), -1);     /* no text */
+	CU_ASSERT_EQUAL(parse(&m, "extra fail x abc"), -1); /* not a number */
 	CU_ASSERT_EQUAL_FATAL(parse(&m, "recycle 3758096384 1000"), 0);
 	CU_ASSERT_EQUAL(m.kind, MG_MSG_RECYCLE);
 	CU_ASSERT_EQUAL(m.va, 3758096384u);
@@ -310,9 +328,10 @@ static uint32_t rng(void)
 static size_t format_msg(char *dst, size_t cap, const mg_msg *m)
 {
 	/* indexed by mg_msg_kind */
-	static const char *const words[] = {"hello", "test",    "end",  "start",  "pass",  "fail",
-	                                    "skip",  "recycle", "bye",  "out",    "dying", "peak",
-	                                    "list",  "run",     "quit", "expect", "fed"};
+	static const char *const words[] = {"hello", "test",   "end",     "start", "pass",
+	                                    "fail",  "skip",   "recycle", "bye",   "out",
+	                                    "dying", "peak",   "timeout", "list",  "run",
+	                                    "quit",  "expect", "fed",     "error", "extra"};
 	static const char *const whys[] = {"", "va", "rss", "growth", "gap", "peak", "rssgrowth"};
 	int n = 0;
 	switch (m->kind) {
@@ -323,9 +342,15 @@ static size_t format_msg(char *dst, size_t cap, const mg_msg *m)
 	case MG_MSG_END:
 		n = snprintf(dst, cap, "end %" PRIu64, m->count);
 		break;
+	case MG_MSG_EXTRA:
+		n = snprintf(dst, cap, "extra %s %zu ", m->state == MG_MSG_FAIL ? "fail" : "error",
+		             m->name_len);
+		break;
 	case MG_MSG_PASS:
 	case MG_MSG_FAIL:
 	case MG_MSG_SKIP:
+	case MG_MSG_ERROR:
+	case MG_MSG_TIMEOUT:
 		n = snprintf(dst, cap, "%s %" PRIu64 " %" PRIu64 " %" PRIu64, words[m->kind],
 		             m->usec, m->va, m->rss);
 		if (m->kind != MG_MSG_PASS && m->text_len > 0)
@@ -379,6 +404,8 @@ static void fuzz(void)
 	    "pass 12 3 4",
 	    "fail 7 8 9 expected 1\\ngot 2 \\r\\\\",
 	    "skip 0 0 0 no GPU",
+	    "error 1 2 3 did not run",
+	    "extra fail 23 Suite.TearDownTestSuitea.cc:3: Failure",
 	    "recycle 3758096384 1000",
 	    "bye 5 6",
 	    "list",

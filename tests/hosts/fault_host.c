@@ -7,7 +7,8 @@
  * Plain C: built for x86 and x64. Faults that depend on order (for bisect): poison@K marks the
  * process; crashpoisoned@M crashes (SIGSEGV) at test M only when at least MG_FAULT_POISON_NEED (1)
  * poison tests ran earlier in the same process. family@K leaves a child in the host's group
- * and a setsid double-fork escapee behind, asleep for ten minutes.
+ * and a setsid double-fork escapee behind, asleep for ten minutes. stop@K stops itself
+ * (SIGSTOP: T state) and stays stopped.
  */
 #include "memguard_host.h"
 
@@ -45,24 +46,42 @@ enum {
 	F_TRANSIENT = 1 << 21,
 	F_LEAK8 = 1 << 22,
 	F_FAMILY = 1 << 23,
+	F_STOP = 1 << 24,
+	F_NUL = 1 << 25,  /* writes "a\0b\n": output is bytes */
+	F_LOUD = 1 << 26, /* writes "line 0\n" .. "line 2999\n", one write each */
 };
 
 static const struct {
 	const char *name;
 	unsigned bit;
 } kinds[] = {
-    {"segv", F_SEGV},           {"abort", F_ABORT},
-    {"hang", F_HANG},           {"garbage", F_GARBAGE},
-    {"reserve", F_RESERVE},     {"leak", F_LEAK},
-    {"fail", F_FAIL},           {"exit", F_EXIT},
-    {"slow", F_SLOW},           {"print", F_PRINT},
-    {"skip", F_SKIP},           {"leakrss", F_LEAKRSS},
-    {"poison", F_POISON},       {"crashpoisoned", F_CRASHPOISONED},
-    {"forkcrash", F_FORKCRASH}, {"spike", F_SPIKE},
-    {"bigleak", F_BIGLEAK},     {"frag", F_FRAG},
-    {"oomcrash", F_OOMCRASH},   {"name", F_NAME},
-    {"namenonl", F_NAMENONL},   {"transient", F_TRANSIENT},
-    {"leak8", F_LEAK8},         {"family", F_FAMILY},
+    {"segv", F_SEGV},
+    {"abort", F_ABORT},
+    {"hang", F_HANG},
+    {"garbage", F_GARBAGE},
+    {"reserve", F_RESERVE},
+    {"leak", F_LEAK},
+    {"fail", F_FAIL},
+    {"exit", F_EXIT},
+    {"slow", F_SLOW},
+    {"print", F_PRINT},
+    {"skip", F_SKIP},
+    {"leakrss", F_LEAKRSS},
+    {"poison", F_POISON},
+    {"crashpoisoned", F_CRASHPOISONED},
+    {"forkcrash", F_FORKCRASH},
+    {"spike", F_SPIKE},
+    {"bigleak", F_BIGLEAK},
+    {"frag", F_FRAG},
+    {"oomcrash", F_OOMCRASH},
+    {"name", F_NAME},
+    {"namenonl", F_NAMENONL},
+    {"transient", F_TRANSIENT},
+    {"leak8", F_LEAK8},
+    {"family", F_FAMILY},
+    {"nul", F_NUL},
+    {"stop", F_STOP},
+    {"loud", F_LOUD},
 };
 
 #define NAME_LEN 32
@@ -137,6 +156,17 @@ static mg_result ops_run(void *ctx, size_t i, char *msg, size_t cap)
 		printf("%s\n", f->names[i]);
 	if (plan & F_NAMENONL) /* its own name, no newline after it */
 		printf("%s", f->names[i]);
+	if (plan & F_NUL) /* a NUL byte in the middle of its output */
+		fwrite("a\0b\n", 1, 4, stdout);
+	if (plan & F_LOUD) {
+		fflush(stdout);
+		for (int k = 0; k < 3000; k++) {
+			char line[16];
+			int n = snprintf(line, sizeof(line), "line %d\n", k);
+			if (write(1, line, (size_t)n) != n)
+				break;
+		}
+	}
 	if (plan & F_GARBAGE) {
 		static const char garbage[] = "\x01\x02 not a protocol line\n";
 		const char *fd_env = getenv("MEMGUARD_REPLY_FD");
@@ -290,6 +320,8 @@ static mg_result ops_run(void *ctx, size_t i, char *msg, size_t cap)
 	if (plan & F_HANG)
 		for (;;)
 			pause();
+	if (plan & F_STOP)
+		raise(SIGSTOP); /* until a SIGCONT that never comes */
 	if (plan & F_FAIL) {
 		mg_message("planted failure");
 		r = MG_FAIL;

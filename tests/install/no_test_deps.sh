@@ -37,7 +37,7 @@ grep -qE "^(GTest_DIR|GTEST_[A-Z_]*):" "$d/b/CMakeCache.txt" && fail "GTest was 
 for f in bin/memguard lib/libmemguard_host.a lib/libmemguard_host32.a \
 	lib/pkgconfig/memguard-host.pc lib/pkgconfig/memguard-host32.pc \
 	lib/cmake/memguard-host/memguard-hostConfig.cmake include/memguard/memguard_host.h \
-	lib/memguard/libmemguard_probe.so lib/memguard/x86/libmemguard_probe.so; do
+	lib/memguard/x64/libmemguard_probe.so lib/memguard/x86/libmemguard_probe.so; do
 	[ -e "$d/prefix/$f" ] || fail "not installed: $f"
 done
 [ -e "$d/prefix/lib/libmemguard_host_cunit.a" ] && fail "the CUnit binding was built without CUnit"

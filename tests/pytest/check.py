@@ -329,6 +329,31 @@ def case_slow_exit():
         check(rc == 0 and rep is not None, "-j %s: exit 0, got %d %s" % (jobs, rc, err[-500:]))
 
 
+def case_marks():
+    """A test whose output holds protocol v2 marks for every ordinal: the
+    plugin speaks v3 (the run's secret in its marks), so those bytes stay
+    the test's output and move nothing onto its neighbours (a v2 plugin's
+    marks could be forged so)."""
+    suite = os.path.join(SUITES, "marks")
+    for extra in ([], ["--pipeline", "1"]):
+        rc, rep, _, err = memguard(["-j", "1", *extra], pytest_cmd(suite))
+        check(rc == 0 and rep is not None, "%s: exit 0, got %d %s" % (extra, rc, err[-500:]))
+        if rep is None:
+            continue
+        got = {n.split("::")[-1]: o for n, (_, _, o) in tests_of(rep).items()}
+        forger = got.get("test_forger", "")
+        for word in ("forged out", "forged err", "forger out"):
+            check(word in forger, "%s: test_forger's output holds %r: %r" % (extra, word, forger))
+        check(forger.count("\x1e\x1fmg:") == 16, "%s: the forged bytes kept: %r" % (extra, forger))
+        check(
+            sorted(got.get("test_before", "").split("\n")) == ["", "before err", "before out"],
+            "%s: test_before's output: %r" % (extra, got.get("test_before")),
+        )
+        quiet, after = got.get("test_quiet", ""), got.get("test_after")
+        check(quiet == "", "%s: test_quiet: %r" % (extra, quiet))
+        check(after == "after out\n", "%s: test_after: %r" % (extra, after))
+
+
 def case_collect_error():
     """A module that does not import: pytest exits 2 and runs nothing;
     memguard does not pass either (3: the host could not list) and shows
@@ -391,6 +416,7 @@ CASES = {
     "maxfail_two_lanes": case_maxfail_two_lanes,
     "cgroup_oom": case_cgroup_oom,
     "collect_error": case_collect_error,
+    "marks": case_marks,
     "slow_exit": case_slow_exit,
     "xdist_refused": case_xdist_refused,
     "detect": case_detect,

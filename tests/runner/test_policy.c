@@ -33,74 +33,123 @@ static run_ctx *fresh(void)
 	return &ctx;
 }
 
+/* The verdict's bits for a reading: which limits count in which scope. */
 static void check(void)
 {
 	static const struct {
-		uint64_t lim_va, lim_rss, lim_cg, rss_share;
+		policy_scope scope;
+		uint64_t lim_va, lim_rss, lim_cg;
 		int has_cgroup;
 		uint64_t cg_usage, va, rss;
 		unsigned want;
 	} cases[] = {
 	    /* below everything */
-	    {3 * GI, 0, 0, 2 * GI, 0, 0, 3 * GI - 1, 2 * GI - 1, 0},
+	    {POLICY_KILL, 3 * GI, 4 * GI, 0, 0, 0, 3 * GI - 1, 4 * GI - 1, 0},
 	    /* at a limit is over it (>=) */
-	    {3 * GI, 0, 0, 0, 0, 0, 3 * GI, 0, LIMIT_VA},
-	    /* rss is judged against the lane's share, not the whole budget */
-	    {0, 4 * GI, 0, 2 * GI, 0, 0, 0, 2 * GI, LIMIT_RSS},
-	    {0, 4 * GI, 0, 0, 0, 0, 0, 3 * GI, 0},
-	    /* the cgroup counts only where there is one to read */
-	    {0, 0, 1 * GI, 0, 1, 1 * GI, 0, 0, LIMIT_CGROUP},
-	    {0, 0, 1 * GI, 0, 0, 1 * GI, 0, 0, 0},
+	    {POLICY_KILL, 3 * GI, 0, 0, 0, 0, 3 * GI, 0, LIMIT_VA},
+	    {POLICY_RECYCLE, 3 * GI, 0, 0, 0, 0, 3 * GI, 0, LIMIT_VA},
+	    /* a kill: a tree alone over the whole rss budget */
+	    {POLICY_KILL, 0, 4 * GI, 0, 0, 0, 0, 4 * GI, LIMIT_RSS},
+	    {POLICY_KILL, 0, 4 * GI, 0, 0, 0, 0, 3 * GI, 0},
+	    /* the cgroup counts only where there is one to read ... */
+	    {POLICY_RECYCLE, 0, 0, 1 * GI, 1, 1 * GI, 0, 0, LIMIT_CGROUP},
+	    {POLICY_RECYCLE, 0, 0, 1 * GI, 0, 1 * GI, 0, 0, 0},
+	    /* ... and is shared: a host's kill never says it (judged per pass) */
+	    {POLICY_KILL, 0, 0, 1 * GI, 1, 1 * GI, 0, 0, 0},
+	    {POLICY_CGROUP_KILL, 0, 0, 1 * GI, 1, 1 * GI, 0, 0, LIMIT_CGROUP},
+	    {POLICY_CGROUP_KILL, 0, 0, 1 * GI, 1, 1 * GI - 1, 0, 0, 0},
+	    {POLICY_CGROUP_KILL, 0, 0, 1 * GI, 0, 1 * GI, 0, 0, 0},
 	    /* several at once */
-	    {1 * GI, 0, 0, 1 * GI, 0, 0, 1 * GI, 1 * GI, LIMIT_VA | LIMIT_RSS},
+	    {POLICY_KILL, 1 * GI, 1 * GI, 0, 0, 0, 1 * GI, 1 * GI, LIMIT_VA | LIMIT_RSS},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		run_ctx *c = fresh();
 		limits lim = {cases[i].lim_va, cases[i].lim_rss, cases[i].lim_cg, 64 * MI};
+		if (cases[i].scope == POLICY_RECYCLE)
+			c->soft = lim;
+		else
+			c->hard = lim;
 		c->has_cgroup = cases[i].has_cgroup;
 		c->cg_usage = cases[i].cg_usage;
-		unsigned got = policy_check(c, &lim, cases[i].rss_share, cases[i].va, cases[i].rss);
+		host h;
+		memset(&h, 0, sizeof(h));
+		policy_reading r = {.va = cases[i].va, .rss = cases[i].rss};
+		policy_verdict v;
+		unsigned got = policy_judge(&v, c, &h, cases[i].scope, &r);
 		if (got != cases[i].want)
 			fprintf(stderr, "\n  case %zu: got %#x want %#x\n", i, got, cases[i].want);
 		CU_ASSERT_EQUAL(got, cases[i].want);
+		CU_ASSERT_EQUAL(v.bits, got);
+		CU_ASSERT_EQUAL(v.why[0] != 0, got != 0); /* words exactly when a limit is */
 	}
 }
 
+/* The verdict's words, as the report shows them. */
 static void why(void)
 {
-	char buf[200];
-	limits lim = {15 * GI / 4, 0, 0, 0};
-	policy_why(buf, sizeof(buf), LIMIT_VA, "kill", 4 * GI - 1, 0, 0, &lim, 0);
-	CU_ASSERT_STRING_EQUAL(buf, "va 4.00 GiB >= kill 3.75 GiB");
-	policy_why(buf, sizeof(buf), LIMIT_RSS, "recycle", 0, 600 * MI, 0, &lim, 512 * MI);
-	CU_ASSERT_STRING_EQUAL(buf, "rss 600 MiB >= recycle 512 MiB");
+	run_ctx *c = fresh();
+	host h;
+	memset(&h, 0, sizeof(h));
+	policy_verdict v;
+	c->hard.va = 15 * GI / 4;
+	policy_reading r = {.va = 4 * GI - 1};
+	CU_ASSERT_EQUAL(policy_judge(&v, c, &h, POLICY_KILL, &r), LIMIT_VA);
+	CU_ASSERT_STRING_EQUAL(v.why, "va 4.00 GiB >= kill 3.75 GiB");
+	/* the VmPeak a boundary read, after va and rss */
+	r = (policy_reading){.va = 1 * GI, .peak = 4 * GI};
+	CU_ASSERT_EQUAL(policy_judge(&v, c, &h, POLICY_KILL, &r), LIMIT_VA);
+	CU_ASSERT_STRING_EQUAL(v.why, "peak va 4.00 GiB >= kill 3.75 GiB");
+	r.peak = 15 * GI / 4 - 1;
+	CU_ASSERT_EQUAL(policy_judge(&v, c, &h, POLICY_KILL, &r), 0);
+	CU_ASSERT_STRING_EQUAL(v.why, "");
+	/* one lane: its tree's rss against the whole soft budget */
+	c->soft.rss = 512 * MI;
+	one_lane.h.state = HOST_RUNNING;
+	one_lane.h.tree_rss = 600 * MI;
+	r = (policy_reading){.rss = 600 * MI};
+	CU_ASSERT_EQUAL(policy_judge(&v, c, &one_lane.h, POLICY_RECYCLE, &r), LIMIT_RSS);
+	CU_ASSERT_STRING_EQUAL(v.why, "rss 600 MiB >= recycle 512 MiB");
+	/* the largest free block, when one was read: after every other limit */
+	c->soft.rss = 0;
+	c->soft.gap = 64 * MI;
+	r = (policy_reading){.gap = 8 * MI, .has_gap = 1};
+	CU_ASSERT_EQUAL(policy_judge(&v, c, &one_lane.h, POLICY_RECYCLE, &r), LIMIT_GAP);
+	CU_ASSERT_STRING_EQUAL(v.why, "gap 8.00 MiB < recycle 64.0 MiB (largest free block)");
+	r.has_gap = 0; /* not read: nothing to judge */
+	CU_ASSERT_EQUAL(policy_judge(&v, c, &one_lane.h, POLICY_RECYCLE, &r), 0);
+	r = (policy_reading){.gap = 64 * MI, .has_gap = 1};
+	CU_ASSERT_EQUAL(policy_judge(&v, c, &one_lane.h, POLICY_RECYCLE, &r), 0);
 }
 
 /* A 32-bit process under a 64-bit host is held to x86's limit. */
 static void other_arch(void)
 {
-	char buf[200];
 	run_ctx *c = fresh();
 	c->va_hard[MG_ARCH_X86] = 15 * GI / 4;
 	host h;
 	memset(&h, 0, sizeof(h));
+	policy_reading r = {0};
+	policy_verdict v;
 	h.desc_va_other = 15 * GI / 4 - 1;
 	h.desc_va_other_pid = 4242;
-	CU_ASSERT_EQUAL(policy_other_arch_va(c, &h, c->va_hard, "kill", buf, sizeof(buf)), 0);
+	CU_ASSERT_EQUAL(policy_judge(&v, c, &h, POLICY_KILL, &r), 0);
 	h.desc_va_other = 15 * GI / 4;
-	CU_ASSERT_EQUAL(policy_other_arch_va(c, &h, c->va_hard, "kill", buf, sizeof(buf)),
-	                LIMIT_VA);
-	CU_ASSERT(strstr(buf, "pid 4242") && strstr(buf, "32-bit") && strstr(buf, "3.75 GiB"));
+	CU_ASSERT_EQUAL(policy_judge(&v, c, &h, POLICY_KILL, &r), LIMIT_VA);
+	CU_ASSERT(strstr(v.why, "pid 4242") && strstr(v.why, "32-bit") &&
+	          strstr(v.why, "3.75 GiB"));
 	/* no limit for the other arch: nothing to reach */
 	c->va_hard[MG_ARCH_X86] = 0;
-	CU_ASSERT_EQUAL(policy_other_arch_va(c, &h, c->va_hard, "kill", buf, sizeof(buf)), 0);
+	CU_ASSERT_EQUAL(policy_judge(&v, c, &h, POLICY_KILL, &r), 0);
+	/* the soft limit of the other arch recycles */
+	c->va_soft[MG_ARCH_X86] = 3 * GI;
+	CU_ASSERT_EQUAL(policy_judge(&v, c, &h, POLICY_RECYCLE, &r), LIMIT_VA);
+	CU_ASSERT(strstr(v.why, "recycle 3.00 GiB") != NULL);
 	/* an x86 run's other arch is x64 */
 	c->arch = MG_ARCH_X86;
 	c->va_hard[MG_ARCH_X64] = 8 * GI;
 	h.desc_va_other = 9 * GI;
-	CU_ASSERT_EQUAL(policy_other_arch_va(c, &h, c->va_hard, "kill", buf, sizeof(buf)),
-	                LIMIT_VA);
-	CU_ASSERT(strstr(buf, "64-bit") != NULL);
+	CU_ASSERT_EQUAL(policy_judge(&v, c, &h, POLICY_KILL, &r), LIMIT_VA);
+	CU_ASSERT(strstr(v.why, "64-bit") != NULL);
 }
 
 static void depth(void)
@@ -157,22 +206,42 @@ static void rss_pool(void)
 	lanes[0].h.state = lanes[1].h.state = HOST_RUNNING;
 	lanes[0].h.tree_rss = 448 * MI;
 	lanes[1].h.tree_rss = 32 * MI;
+	policy_verdict v;
+	policy_reading heavy = {.rss = 448 * MI}, light = {.rss = 64 * MI};
 	CU_ASSERT_EQUAL(policy_pool_rss(c), 480 * MI);
-	CU_ASSERT_EQUAL(policy_rss_pool(c, c->soft.rss, 448 * MI), 0); /* pool under: no */
-	lanes[1].h.tree_rss = 64 * MI;                                 /* pool at 512 MiB */
-	CU_ASSERT_EQUAL(policy_rss_pool(c, c->soft.rss, 448 * MI), LIMIT_RSS);
-	CU_ASSERT_EQUAL(policy_rss_pool(c, c->soft.rss, 64 * MI), 0); /* under its share */
-	char buf[200];
-	policy_pool_why(c, buf, sizeof(buf), "recycle", 448 * MI, c->soft.rss);
-	CU_ASSERT_STRING_EQUAL(buf, "rss pool 512 MiB (this lane 448 MiB) >= recycle 512 MiB");
+	/* pool under: no */
+	CU_ASSERT_EQUAL(policy_judge(&v, c, &lanes[0].h, POLICY_RECYCLE, &heavy), 0);
+	lanes[1].h.tree_rss = 64 * MI; /* pool at 512 MiB */
+	CU_ASSERT_EQUAL(policy_judge(&v, c, &lanes[0].h, POLICY_RECYCLE, &heavy), LIMIT_RSS);
+	CU_ASSERT_STRING_EQUAL(v.why, "rss pool 512 MiB (this lane 448 MiB) >= recycle 512 MiB");
+	/* under its share */
+	CU_ASSERT_EQUAL(policy_judge(&v, c, &lanes[1].h, POLICY_RECYCLE, &light), 0);
+	/* the pool over its hard limit ends the largest tree, in its words */
+	c->hard.rss = 512 * MI;
+	CU_ASSERT_EQUAL(policy_judge(&v, c, &lanes[0].h, POLICY_POOL_KILL, &heavy), LIMIT_RSS);
+	CU_ASSERT_STRING_EQUAL(v.why, "rss pool 512 MiB (this lane 448 MiB) >= kill 512 MiB");
+	c->hard.rss = 512 * MI + 1;
+	CU_ASSERT_EQUAL(policy_judge(&v, c, &lanes[0].h, POLICY_POOL_KILL, &heavy), 0);
 	/* a lane without a host holds nothing */
 	lanes[1].h.state = HOST_NONE;
 	CU_ASSERT_EQUAL(policy_pool_rss(c), 448 * MI);
-	/* one lane: its own rss against the whole limit */
+	/* one lane: its own rss against the whole limit (and no pool to kill for) */
 	c->nlanes = 1;
 	lanes[0].h.tree_rss = 512 * MI;
-	CU_ASSERT_EQUAL(policy_rss_pool(c, c->soft.rss, 512 * MI), LIMIT_RSS);
-	CU_ASSERT_EQUAL(policy_rss_pool(c, 0, 512 * MI), 0);
+	policy_reading all = {.rss = 512 * MI};
+	CU_ASSERT_EQUAL(policy_judge(&v, c, &lanes[0].h, POLICY_RECYCLE, &all), LIMIT_RSS);
+	c->hard.rss = 512 * MI;
+	CU_ASSERT_EQUAL(policy_judge(&v, c, &lanes[0].h, POLICY_POOL_KILL, &all), 0);
+	c->soft.rss = 0;
+	CU_ASSERT_EQUAL(policy_judge(&v, c, &lanes[0].h, POLICY_RECYCLE, &all), 0);
+	/* a death there counted as near a soft limit: va or the pool's share */
+	c->soft.rss = 512 * MI;
+	CU_ASSERT(policy_near_soft(c, 0, 512 * MI));
+	CU_ASSERT(!policy_near_soft(c, 0, 511 * MI)); /* under its share of the pool */
+	c->soft.va = 3 * GI;
+	CU_ASSERT(policy_near_soft(c, 3 * GI, 0));
+	lanes[0].h.tree_rss = 0;
+	CU_ASSERT(!policy_near_soft(c, 3 * GI - 1, 0));
 }
 
 /* gtest: the lane's whole share of the run at once, whatever the rules
@@ -194,6 +263,51 @@ static void depth_gtest(void)
 	CU_ASSERT_EQUAL(policy_depth(c, &lanes[0]), 10001);
 	opts.pipeline = 1024;
 	CU_ASSERT_EQUAL(policy_depth(c, &lanes[0]), 1024);
+}
+
+/* A native host without --pipeline: as deep as 4 ms of its tests' pace
+ * (16 until 16 results, 16 to 4,096), but one test at a time near a soft
+ * limit the runner judges, however fast the tests: a deep pipeline must not
+ * carry a host past the runner's verdicts. */
+static void depth_auto(void)
+{
+	static const struct {
+		uint32_t tests_run;
+		double cycle;
+		size_t qlen;
+		uint64_t soft_va, va_last, rss_soft, rss_last;
+		size_t want;
+	} cases[] = {
+	    {10, 1e-6, 100000, 0, 0, 0, 0, 16},            /* pace not known yet */
+	    {100, 1e-6, 100000, 0, 0, 0, 0, 4000},         /* 4 ms of 1 us tests */
+	    {100, 1e-8, 100000, 0, 0, 0, 0, 4096},         /* at most 4,096 */
+	    {100, 1e-3, 100000, 0, 0, 0, 0, 16},           /* at least 16 */
+	    {100, 1e-6, 100, 0, 0, 0, 0, 101},             /* the lane's share */
+	    {100, 1e-6, 100000, 10 * GI, 9 * GI, 0, 0, 1}, /* near the soft va */
+	    {100, 1e-6, 100000, 0, 0, 1 * GI, 1 * GI, 1},  /* near the rss pool */
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		run_ctx *c = fresh();
+		opts.pipeline = PIPELINE_AUTO;
+		c->pipeline_auto = 1;
+		lane lanes[1];
+		memset(lanes, 0, sizeof(lanes));
+		c->lanes = lanes;
+		c->nlanes = 1;
+		c->qlen = cases[i].qlen;
+		c->soft.va = cases[i].soft_va;
+		c->soft.rss = cases[i].rss_soft;
+		lanes[0].h.va_last = cases[i].va_last;
+		lanes[0].h.tree_rss = cases[i].rss_last;
+		lanes[0].h.state = HOST_RUNNING;
+		lanes[0].h.tests_run = cases[i].tests_run;
+		lanes[0].cycle = cases[i].cycle;
+		c->ntests = 100000;
+		size_t got = policy_depth(c, &lanes[0]);
+		if (got != cases[i].want)
+			fprintf(stderr, "\n  case %zu: got %zu want %zu\n", i, got, cases[i].want);
+		CU_ASSERT_EQUAL(got, cases[i].want);
+	}
 }
 
 static void interval(void)
@@ -259,20 +373,51 @@ static void exit_code(void)
 	}
 }
 
+/* How a host ended is the report's vocabulary: names and parse round trip;
+ * the lane's short names are the same values. */
 static void end_names(void)
 {
-	static const char *const want[END_COUNT] = {"running", "quit",    "recycle",
-	                                            "kill",    "timeout", "error",
-	                                            "crash",   "exit",    "interrupted"};
-	for (int e = 0; e < END_COUNT; e++)
-		CU_ASSERT_STRING_EQUAL(lane_end_name((host_end)e), want[e]);
-	CU_ASSERT_STRING_EQUAL(lane_end_name(END_COUNT), "invalid");
+	static const char *const want[REPORT_END_COUNT] = {"running", "quit",    "recycle",
+	                                                   "kill",    "timeout", "error",
+	                                                   "crash",   "exit",    "interrupted"};
+	for (int e = 0; e < REPORT_END_COUNT; e++) {
+		CU_ASSERT_STRING_EQUAL(report_end_name((report_end)e), want[e]);
+		CU_ASSERT_EQUAL(report_end_parse(want[e]), e);
+	}
+	CU_ASSERT_STRING_EQUAL(report_end_name(REPORT_END_COUNT), "unknown");
+	CU_ASSERT_EQUAL(report_end_parse("killed"), -1);
+	CU_ASSERT_EQUAL(report_end_parse(""), REPORT_END_RUNNING);
+	CU_ASSERT_EQUAL(END_NONE, REPORT_END_RUNNING);
+	CU_ASSERT_EQUAL(END_INTERRUPTED, REPORT_END_INTERRUPTED);
+}
+
+/* A test ended at a time limit the host keeps (ctest's TIMEOUT) is a result
+ * line of its own, not a "timeout: " prefix on a fail message. */
+static void timeout_line(void)
+{
+	char line[] = "timeout 1000000 3 4 over its TIMEOUT of 1 s (killed)";
+	mg_msg m;
+	CU_ASSERT_EQUAL_FATAL(mg_proto_parse(&m, line, sizeof(line) - 1), 0);
+	CU_ASSERT_EQUAL(m.kind, MG_MSG_TIMEOUT);
+	CU_ASSERT_EQUAL(m.usec, 1000000);
+	CU_ASSERT_EQUAL(m.va, 3);
+	CU_ASSERT_EQUAL(m.rss, 4);
+	CU_ASSERT_EQUAL(m.text_len, strlen("over its TIMEOUT of 1 s (killed)"));
+	CU_ASSERT(m.text && !memcmp(m.text, "over its TIMEOUT", 16));
 }
 
 static const mg_case cases[] = {
-    {"check", check},         {"why", why},           {"other_arch", other_arch},
-    {"depth", depth},         {"interval", interval}, {"exit_code", exit_code},
-    {"end_names", end_names}, {"rss_pool", rss_pool}, {"depth_gtest", depth_gtest},
+    {"check", check},
+    {"why", why},
+    {"other_arch", other_arch},
+    {"depth", depth},
+    {"depth_auto", depth_auto},
+    {"interval", interval},
+    {"exit_code", exit_code},
+    {"end_names", end_names},
+    {"timeout_line", timeout_line},
+    {"rss_pool", rss_pool},
+    {"depth_gtest", depth_gtest},
 };
 
 MG_TEST_MAIN("policy", cases)

@@ -5,15 +5,19 @@
 #   gtest-batch   the same with --pipeline 1024: batches of 1,024, a program start each
 #                 (the driver before one program per generation)
 #   gtest-j2      the defaults with -j 2 (the runner feeds each lane its share in refills)
+#   gtest-direct-jN  as many copies of gtest-direct as CPUs, each 1/N of the tests
+#   gtest-jN      the defaults with -j = CPUs
 #   exec-direct   bench_host started once per test by a shell loop (exec's own baseline)
 #   exec          bench_host under --driver exec: one process per test (bench_host TEST)
 # The ratio column is against the native direct run; gtest vs gtest-direct is the
 # driver's own cost.
 gtest_bench=$build/tests/drivers/gtest_bench
-names+=(gtest-direct gtest gtest-batch gtest-j2 exec-direct exec)
+names+=(gtest-direct gtest gtest-batch gtest-j2 gtest-direct-jN gtest-jN exec-direct exec)
 cmd_gtest-direct() { "$gtest_bench"; }
 cmd_gtest() { "$mg" run -q -j 1 --driver gtest -- "$gtest_bench"; }
 cmd_gtest-j2() { "$mg" run -q -j 2 --driver gtest -- "$gtest_bench"; }
+cmd_gtest-direct-jN() { in_parallel "$gtest_bench"; }
+cmd_gtest-jN() { "$mg" run -q -j "$cpus" --driver gtest -- "$gtest_bench"; }
 cmd_gtest-batch() { "$mg" run -q -j 1 --driver gtest --pipeline 1024 -- "$gtest_bench"; }
 cmd_exec-direct() { "$host" --list | while read -r t; do "$host" "$t" >/dev/null; done; }
 cmd_exec() { "$mg" run -q -j 1 --driver exec --list-cmd "$host --list" -- "$host" {}; }

@@ -1,0 +1,302 @@
+/*
+ * catch2.c - the Catch2 driver: the gtest driver's machinery (gtest.c) for a
+ * Catch2 program: its names by --list-test-names-only (v2) or --list-tests
+ * -v quiet (v3), the batch as an --input-file of names, its XML reporter's
+ * <TestCase> elements as the lines followed (and the probe's boundaries,
+ * MEMGUARD_PROBE_FORMAT=catch2).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gtest_driver.h"
+#include "mg_elf.h"
+#include "spawn.h"
+
+/* Catch2's options that take a value (v2 and v3), to tell them from test specs. */
+static const char *const c2_valued[] = {"-o",
+                                        "--out",
+                                        "-r",
+                                        "--reporter",
+                                        "-n",
+                                        "--name",
+                                        "-w",
+                                        "--warn",
+                                        "-d",
+                                        "--durations",
+                                        "-D",
+                                        "--min-duration",
+                                        "-f",
+                                        "--input-file",
+                                        "-c",
+                                        "--section",
+                                        "-x",
+                                        "--abortx",
+                                        "--order",
+                                        "--rng-seed",
+                                        "--use-colour",
+                                        "--colour-mode",
+                                        "--wait-for-keypress",
+                                        "--benchmark-samples",
+                                        "--benchmark-resamples",
+                                        "--benchmark-confidence-interval",
+                                        "--benchmark-warmup-time",
+                                        "-v",
+                                        "--verbosity",
+                                        "--shard-count",
+                                        "--shard-index",
+                                        NULL};
+
+/* ... and those the driver sets itself (dropped from the user's). */
+static const char *const c2_ours[] = {
+    "-o", "--out",       "-r",           "--reporter",    "-f", "--input-file", "--order",
+    "-d", "--durations", "--use-colour", "--colour-mode", "-v", "--verbosity",  NULL};
+
+static int c2_in(const char *const *list, const char *a)
+{
+	for (size_t i = 0; list[i]; i++)
+		if (!strcmp(list[i], a))
+			return 1;
+	return 0;
+}
+
+/*
+ * The Catch2 program's argv into out (room for ncmd + 8): the user's
+ * options less the ones the driver sets (and, to run, less the user's
+ * test specs: the batch is the specs then), plus the listing or reporter
+ * options. Returns the index of the listing flag (listing) or the count.
+ */
+int catch2_args(char **cmd, int ncmd, char **out, int listing, int v3)
+{
+	int k = 0;
+	out[k++] = cmd[0];
+	for (int i = 1; i < ncmd; i++) {
+		const char *a = cmd[i];
+		int valued = c2_in(c2_valued, a) && i + 1 < ncmd;
+		if (c2_in(c2_ours, a) || !strcmp(a, "-s") || !strcmp(a, "--success") ||
+		    !strncmp(a, "--list", 6) || !strcmp(a, "-l") || !strcmp(a, "-t")) {
+			i += valued;
+			continue;
+		}
+		if (a[0] != '-' && !listing)
+			continue; /* a test spec */
+		out[k++] = cmd[i];
+		if (valued)
+			out[k++] = cmd[++i];
+	}
+	if (listing) {
+		if (v3) {
+			out[k] = "--list-tests";
+			out[k + 1] = "--verbosity";
+			out[k + 2] = "quiet";
+			out[k + 3] = NULL;
+		} else {
+			out[k] = "--list-test-names-only";
+			out[k + 1] = NULL;
+		}
+		return k;
+	}
+	out[k] = NULL;
+	return k;
+}
+
+/* Catch2's name listing: one name a line (v3's quiet listing too). v2
+ * quotes a name that starts with '#' ("\"#1234 ...\"", so that an input
+ * file does not take it for a comment): the name is without them, as
+ * Catch2 reads it back. */
+void catch2_parse_list(const char *buf, size_t len, int v3,
+                       void (*add)(void *ctx, const char *name, size_t n), void *ctx)
+{
+	for (const char *p = buf, *end = buf + len; p < end;) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *e = nl ? nl : end;
+		size_t n = (size_t)(e - p);
+		if (n && p[n - 1] == '\r')
+			n--;
+		if (!v3 && n >= 3 && p[0] == '"' && p[1] == '#' && p[n - 1] == '"')
+			add(ctx, p + 1, n - 2);
+		else if (n)
+			add(ctx, p, n);
+		p = nl ? nl + 1 : end;
+	}
+}
+
+/* A Catch2 test spec matching exactly name: quoted, its special bytes
+ * escaped (Catch2 takes '\\' as an escape everywhere, ',' as a separator
+ * even within quotes, '*' at either end as a wildcard). */
+static void c2_spec(fbuf *b, const char *name, size_t n)
+{
+	gtest_filter_add(b, "\"", 1);
+	for (size_t i = 0; i < n; i++) {
+		if (strchr("\\,\"*[]", name[i]))
+			gtest_filter_add(b, "\\", 1);
+		gtest_filter_add(b, name + i, 1);
+	}
+	gtest_filter_add(b, "\"\n", 2);
+}
+
+/* Catch2: the first k queued names (in its order) as an --input-file, the
+ * XML reporter on stdout, declaration order. */
+void catch2_begin(shim *s, gtest *g, size_t k)
+{
+	fbuf b = {0};
+	int ncmd;
+	char **cmd = shim_cmd(s, &ncmd);
+	char **argv = calloc((size_t)ncmd + 12, sizeof(char *));
+	for (size_t i = 0; i < k; i++) {
+		size_t n;
+		const char *name = shim_queue_name(s, i, &n);
+		c2_spec(&b, name, n);
+	}
+	if (!argv || b.bad || !b.p || gtest_filter_write(g, b.p, b.len) < 0) {
+		free(argv);
+		free(b.p);
+		shim_start(s);
+		shim_resultf(s, MG_MSG_FAIL, "cannot write the test list for %s", cmd[0]);
+		return;
+	}
+	free(b.p);
+	int argc = catch2_args(cmd, ncmd, argv, 0, g->catch2_v3);
+	argv[argc++] = "--reporter";
+	argv[argc++] = "xml";
+	argv[argc++] = "--order";
+	argv[argc++] = "decl";
+	argv[argc++] = "--input-file";
+	argv[argc++] = g->filter_path;
+	argv[argc] = NULL;
+	int rc = gtest_batch_spawn(s, g, argv, k, 0);
+	free(argv);
+	if (rc < 0)
+		gtest_batch_failed(s, g, cmd[0]);
+}
+
+/* XML text (an attribute's value) decoded into out (at most cap - 1 bytes,
+ * NUL-terminated): the entities Catch2's XmlEncode writes. Its length. */
+static size_t xml_decode(const char *p, size_t n, char *out, size_t cap)
+{
+	size_t o = 0;
+	for (size_t i = 0; i < n && o + 1 < cap; i++) {
+		if (p[i] == '&') {
+			static const struct {
+				const char *ent;
+				char c;
+			} ents[] = {{"&amp;", '&'},
+			            {"&lt;", '<'},
+			            {"&gt;", '>'},
+			            {"&quot;", '"'},
+			            {"&apos;", '\''}};
+			size_t k;
+			for (k = 0; k < sizeof(ents) / sizeof(ents[0]); k++) {
+				size_t el = strlen(ents[k].ent);
+				if (n - i >= el && !memcmp(p + i, ents[k].ent, el)) {
+					out[o++] = ents[k].c;
+					i += el - 1;
+					break;
+				}
+			}
+			if (k < sizeof(ents) / sizeof(ents[0]))
+				continue;
+			if (n - i > 3 && p[i + 1] == '#') {
+				char *e;
+				int hex = p[i + 2] == 'x';
+				unsigned long v = strtoul(p + i + 2 + hex, &e, hex ? 16 : 10);
+				if (*e == ';' && v && v < 256) {
+					out[o++] = (char)v;
+					i = (size_t)(e - p);
+					continue;
+				}
+			}
+		}
+		out[o++] = p[i];
+	}
+	out[o] = 0;
+	return o;
+}
+
+/* Catch2's XML reporter, a line at a time: a test case's start tag, its
+ * OverallResult, its end tag; inside a test case the rest is kept for a
+ * failure's message, and text that is not XML (the program's own printf
+ * output) is the test's output. */
+void catch2_line(shim *s, gtest *g, char *line, size_t len)
+{
+	static const char *const marks[] = {"<TestCase name=\"", "<OverallResult success=\"",
+	                                    "</TestCase>", "<FatalErrorCondition"};
+	const char *p = line, *e = line + len;
+	while (p < e && (*p == ' ' || *p == '\t'))
+		p++;
+	size_t n = (size_t)(e - p);
+	if (g->summary)
+		return;
+	/* a test's printf output without a final newline is in front of the
+	 * reporter's next element: it is the test's, the element is read on */
+	if (n && *p != '<') {
+		const char *cut = e;
+		for (size_t i = 0; i < sizeof(marks) / sizeof(marks[0]); i++) {
+			const char *hit = memmem(p, n, marks[i], strlen(marks[i]));
+			if (hit && hit < cut)
+				cut = hit;
+		}
+		if (cut < e) {
+			const char *te = cut; /* without the element's indentation */
+			while (te > p && (te[-1] == ' ' || te[-1] == '\t'))
+				te--;
+			gtest_output(s, g, line, (size_t)(te - line), 1);
+			catch2_line(s, g, (char *)cut, (size_t)(e - cut));
+			return;
+		}
+	}
+	if (n > 16 && !memcmp(p, "<TestCase name=\"", 16)) {
+		const char *nm = p + 16, *q = memchr(nm, '"', (size_t)(e - nm));
+		size_t en = q ? (size_t)(q - nm) : (size_t)(e - nm);
+		char name[4096];
+		g->c2_enc_len = en < 4000 ? en : 4000;
+		memcpy(g->c2_enc, nm, g->c2_enc_len);
+		size_t dn = xml_decode(nm, en, name, sizeof(name));
+		g->c2_ok = 0;
+		g->c2_fatal = 0;
+		gtest_on_run(s, g, name, dn);
+		return;
+	}
+	if (!shim_head_started(s)) {
+		if (n > 15 && !memcmp(p, "<OverallResults", 15))
+			g->summary = 1; /* the group's totals: the tests have run */
+		return;
+	}
+	if (n >= 30 && !memcmp(p, "<OverallResult success=\"", 24)) {
+		g->c2_ok = !memcmp(p + 24, "true\"", 5);
+		return;
+	}
+	if (n > 20 && !memcmp(p, "<FatalErrorCondition", 20))
+		g->c2_fatal = 1;
+	if (n >= 11 && !memcmp(p, "</TestCase>", 11)) {
+		/* after a fatal signal Catch2 closes its XML and re-raises it: the
+		 * test stays started, so the program's death is its crash (and the
+		 * tests after it run in a fresh program) */
+		if (g->c2_fatal)
+			return;
+		gtest_end(s, g, g->c2_ok ? MG_MSG_PASS : MG_MSG_FAIL, g->text, g->text_len);
+		return;
+	}
+	if (n && *p != '<') { /* the program's printf, or captured text (XML-encoded) */
+		char text[4096];
+		size_t tn = xml_decode(line, len < sizeof(text) ? len : sizeof(text) - 1, text,
+		                       sizeof(text));
+		gtest_output(s, g, text, tn, 1);
+		return;
+	}
+	size_t room = sizeof(g->text) - g->text_len;
+	if (n + 1 < room) { /* the XML of a failure: its expression, its message */
+		memcpy(g->text + g->text_len, p, n);
+		g->text_len += n;
+		g->text[g->text_len++] = '\n';
+	}
+}
+
+int catch2_main(const shim_args *a)
+{
+	char path[4096];
+	/* v3 has no --list-test-names-only (its name listing is -v quiet) */
+	int v3 = !(spawn_resolve(path, sizeof(path), a->cmd[0], NULL) == 0 &&
+	           elf_contains(path, "list-test-names-only", NULL) == 1);
+	return gtest_run(a, 1, v3);
+}

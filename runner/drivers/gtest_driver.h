@@ -1,0 +1,153 @@
+/*
+ * gtest_driver.h - what the GoogleTest and Catch2 drivers share inside the
+ * shim (gtest.c, catch2.c, gtest_filter.c): the driver's state and the
+ * functions one file calls in another. Private to runner/drivers/; the
+ * runner sees only shim.h.
+ */
+#ifndef MG_GTEST_DRIVER_H
+#define MG_GTEST_DRIVER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mg_proto.h"
+#include "shim.h"
+
+/* An argv element or a variable is limited to 128 KiB (MAX_ARG_STRLEN):
+ * without the probe, batches keep the filter below. With it a longer filter
+ * is a file the probe gives GoogleTest as GTEST_FILTER (the names as in
+ * ../probe/memguard_probe.c). */
+#define FILTER_MAX       (120 * 1024)
+#define ENV_PROBE_FILTER "MEMGUARD_PROBE_FILTER"
+#define FILTER_UNREAD    "-*"
+#define FILTER_OPT       "--gtest_filter="
+#define FAIL_TEXT        (8 * 1024)
+
+/* The probe pipe: the child's fd, and the longest line it writes. */
+#define PROBE_TARGET_FD 3
+#define PROBE_LINE      (8 * 1024)
+
+/* Where a GoogleTest program is when no test runs (its framing lines). */
+enum { GT_PH_NONE, GT_PH_ENV_SETUP, GT_PH_SUITE, GT_PH_ENV_TEARDOWN };
+
+typedef struct sname {
+	const char *p;
+	size_t len, idx; /* idx: in the list */
+} sname;
+
+typedef struct gtest {
+	int catch2;        /* a Catch2 program (catch2_main) */
+	int catch2_v3;     /* ... without v2's --list-test-names-only */
+	int c2_ok;         /* the running test case's OverallResult success */
+	int c2_fatal;      /* ... it hit a FatalErrorCondition (a signal Catch2 caught) */
+	char c2_enc[4096]; /* its name as the XML has it (the probe's end line) */
+	size_t c2_enc_len;
+	shim_names *list; /* NULL until listed; gives each name its gtest order */
+	int list_status;  /* the listing program's exit status (not 0: said once) */
+	size_t batch;     /* queue entries (from the head) the running program was given */
+	int started_any;  /* a test of this batch has started */
+	int summary;      /* past "[==========] N tests ... ran.": the rest is gtest's recap */
+	char text[FAIL_TEXT];
+	size_t text_len; /* the running test's output: a failure's message */
+
+	int probe_state;          /* 0: not looked for yet, 1: found, -1: none */
+	const char *probe_why;    /* why there is none */
+	char probe_preload[8192]; /* LD_PRELOAD for the program: the probe first */
+	int probe_rd;             /* the probe pipe's read end, -1 when none */
+	int probe_seen;           /* the running program's probe said hello */
+	char probe_in[2 * PROBE_LINE];
+	mg_lines probe_lines;
+	char stop_why[64]; /* a "stop" for the result being handled */
+
+	/* Outside tests: what the program said between them, and whether it
+	 * was a failure (GoogleTest's "FILE:LINE: Failure" of a SetUpTestSuite,
+	 * a TearDownTestSuite, a global environment). */
+	int phase;          /* GT_PH_*: where the framework is when no test runs */
+	char suite[1024];   /* the test suite in GT_PH_SUITE */
+	size_t suite_len;   /* its length; 0: none */
+	int suite_ran;      /* a test of it has started (later output: its tear-down) */
+	int outside_failed; /* the output since the phase began holds a failure */
+	char outside[FAIL_TEXT];
+	size_t outside_len;
+	int failed_any;  /* this program reported a failure: its exit status is explained */
+	int env_skipped; /* a global environment's set-up skipped every test */
+	/* A listed name GoogleTest runs again (two fixtures of one name in two
+	 * namespaces register one test name twice): its nth run, whose failure
+	 * is an entry "NAME#nth" of its own. */
+	int dup_running;
+	unsigned dup_nth;
+	char dup[1024];
+	size_t dup_len;
+
+	int by_file;            /* the running program has its filter from a file (the probe) */
+	char filter_path[4096]; /* that file until removed, "" when none */
+	int in_note;            /* in the pieces of gtest's long "Note: ... filter" line */
+
+	/* The list sorted by name, for filters by prefix ("Suite.*", "Suite.t1*");
+	 * nsorted 0 when memory was short (then names only). */
+	struct sname *sorted;
+	size_t nsorted;
+	size_t *want_before; /* sorted index -> wanted names before it (scratch) */
+	unsigned char *mark; /* list index -> in the batch (scratch) */
+} gtest;
+
+/* A growing string (the filter). */
+typedef struct fbuf {
+	char *p;
+	size_t len, cap;
+	int bad; /* out of memory */
+} fbuf;
+
+/* ---- gtest_filter.c: the filter compiler and the filter file ---- */
+
+/* Appends n bytes of p (b->bad set when memory is short). */
+void gtest_filter_add(fbuf *b, const char *p, size_t n);
+/* g->sorted for g->list (O(N log N), once per listing); nsorted 0 when
+ * memory is short. */
+void gtest_filter_sort(gtest *g);
+/* The filter file is gone (the probe removes it once read; this is for a
+ * program that never read it). */
+void gtest_filter_remove(gtest *g);
+/* Writes text to a new file of its own (mode 0600) in $TMPDIR or /tmp; 0
+ * and its path in g->filter_path, or -1. */
+int gtest_filter_write(gtest *g, const char *text, size_t len);
+/* "PREFIX" and the first k queued names joined by ':' (malloc'd), or NULL. */
+char *gtest_filter_build(shim *s, size_t k, const char *prefix, size_t *len);
+/* The user's own filter: the last --gtest_filter= of the command, else
+ * GTEST_FILTER, else NULL. */
+const char *gtest_filter_user(shim *s);
+/* The filter for the first k queued names as short as GoogleTest's syntax
+ * allows (gtest_filter.c says how); NULL when memory is short. */
+char *gtest_filter_compose(shim *s, gtest *g, size_t k, const char *user, size_t *len);
+
+/* ---- gtest.c: the machinery both frameworks use ---- */
+
+/* Starts the program for a batch of k names; shim_spawn_fd's result. */
+int gtest_batch_spawn(shim *s, gtest *g, char **argv, size_t k, int by_file);
+/* The program of a batch did not start: its head fails saying so. */
+void gtest_batch_failed(shim *s, gtest *g, const char *prog);
+/* The framework started name: the tests of the batch before it did not run. */
+void gtest_on_run(shim *s, gtest *g, const char *name, size_t n);
+/* The running test's output (kept for a failure's message); nl: a whole line. */
+void gtest_output(shim *s, gtest *g, const char *line, size_t len, int nl);
+/* The head's result, with the probe's figures; may not return. */
+void gtest_end(shim *s, gtest *g, mg_msg_kind kind, const char *msg, size_t len);
+/* The shim for a gtest (catch2 0) or Catch2 program (catch2 1, v3: no
+ * --list-test-names-only). */
+int gtest_run(const shim_args *a, int catch2, int catch2_v3);
+
+/* ---- catch2.c ---- */
+
+/* The Catch2 program's argv into out (room for ncmd + 8); listing: the
+ * listing options added (returns the listing flag's index), else the count. */
+int catch2_args(char **cmd, int ncmd, char **out, int listing, int v3);
+/* Catch2's name listing: one name a line (v3's quiet listing too); v2's
+ * quotes around a name starting with '#' removed. */
+void catch2_parse_list(const char *buf, size_t len, int v3,
+                       void (*add)(void *ctx, const char *name, size_t n), void *ctx);
+/* Starts the program for the first k queued names. */
+void catch2_begin(shim *s, gtest *g, size_t k);
+/* One line of Catch2's XML reporter. */
+void catch2_line(shim *s, gtest *g, char *line, size_t len);
+
+#endif

@@ -1,0 +1,330 @@
+/*
+ * conformance.c - one real program nobody here wrote (GoogleTest's own
+ * tests, built from Debian's sources), run directly and under memguard:
+ * per test, the state memguard reports must be the framework's own (from
+ * its --gtest_output=xml), and the two exit codes must agree (0 and 0, or
+ * a failure and 1 or 3). Prints each disagreement; exits 1 on any.
+ *
+ *   conformance gtest PROGRAM LANES [RECYCLE_VA]   the gtest driver
+ *   conformance ctest CTEST DIR LANES              the ctest driver over a
+ *       CTest directory whose tests are such programs: each test's state
+ *       must be its program's direct verdict
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <libxml/parser.h>
+#include <libxml/tree.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* One test: its name as memguard names it, the framework's state. */
+typedef struct expect {
+	char *name;
+	const char *state;
+} expect;
+
+static expect *want;
+static size_t nwant, capwant;
+static int disagreements;
+
+/* A name GoogleTest ran before in this program (two fixtures of one name
+ * register one test name twice): memguard reports its nth run as
+ * "NAME#n" when it fails, and nothing more when it passes. */
+static void want_add(const char *name, const char *state);
+
+static void want_add_gtest(const char *name, const char *state)
+{
+	unsigned nth = 1;
+	for (size_t k = 0; k < nwant; k++)
+		if (!strcmp(want[k].name, name))
+			nth++;
+	if (nth == 1) {
+		want_add(name, state);
+		return;
+	}
+	if (strcmp(state, "fail"))
+		return;
+	char again[8300];
+	snprintf(again, sizeof(again), "%s#%u", name, nth);
+	want_add(again, state);
+}
+
+static void want_add(const char *name, const char *state)
+{
+	if (nwant == capwant) {
+		capwant = capwant ? 2 * capwant : 256;
+		want = realloc(want, capwant * sizeof(*want));
+		if (!want)
+			abort();
+	}
+	want[nwant].name = strdup(name);
+	want[nwant++].state = state;
+}
+
+/* Runs argv with stdout and stderr into DIR/NAME.out; its wait status. */
+static int run(char *const argv[], const char *dir, const char *name)
+{
+	char out[4096];
+	snprintf(out, sizeof(out), "%s/%s.out", dir, name);
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (fd < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0 || chdir(dir) < 0)
+			_exit(126);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	int st;
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return st;
+}
+
+static const char *attr(xmlNode *n, const char *name)
+{
+	/* libxml2 returns a copy; the corpus is small: kept until exit */
+	return (const char *)xmlGetProp(n, (const xmlChar *)name);
+}
+
+/* GoogleTest's XML: <testcase classname= name= status= result=> with
+ * <failure>/<skipped> children. A test that did not run (DISABLED_) is
+ * status="notrun": memguard reports it as skip. */
+static int load_gtest_xml(const char *path)
+{
+	xmlDoc *doc = xmlReadFile(path, NULL, XML_PARSE_NONET | XML_PARSE_HUGE);
+	if (!doc) {
+		fprintf(stderr, "conformance: cannot read %s\n", path);
+		return -1;
+	}
+	for (xmlNode *ts = xmlDocGetRootElement(doc)->children; ts; ts = ts->next) {
+		if (ts->type != XML_ELEMENT_NODE || strcmp((const char *)ts->name, "testsuite"))
+			continue;
+		for (xmlNode *tc = ts->children; tc; tc = tc->next) {
+			if (tc->type != XML_ELEMENT_NODE ||
+			    strcmp((const char *)tc->name, "testcase"))
+				continue;
+			const char *cls = attr(tc, "classname"), *nm = attr(tc, "name");
+			const char *status = attr(tc, "status"), *result = attr(tc, "result");
+			const char *state = "pass";
+			for (xmlNode *c = tc->children; c; c = c->next)
+				if (c->type == XML_ELEMENT_NODE &&
+				    !strcmp((const char *)c->name, "failure"))
+					state = "fail";
+			if (strcmp(state, "fail") && ((status && !strcmp(status, "notrun")) ||
+			                              (result && !strcmp(result, "skipped"))))
+				state = "skip";
+			if (!cls || !nm)
+				continue;
+			char name[8192];
+			/* a failure outside every test suite (a global environment's):
+			 * GoogleTest's "NonTestSuiteFailure", memguard's entry of that name */
+			if (!*cls && !*nm &&
+			    !strcmp((const char *)xmlGetProp(ts, (const xmlChar *)"name"),
+			            "NonTestSuiteFailure"))
+				snprintf(name, sizeof(name), "<global environment>");
+			else
+				snprintf(name, sizeof(name), "%s.%s", cls, nm);
+			want_add_gtest(name, state);
+		}
+	}
+	xmlFreeDoc(doc);
+	return 0;
+}
+
+/* The report's tests (the /2 layout has short keys: "n" name, "s" state
+ * with "pass" left out; /1 has "name" and "state"). */
+static const char *test_state(json_t *t, const char **name)
+{
+	json_t *n = json_object_get(t, "name"), *s = json_object_get(t, "state");
+	if (!n)
+		n = json_object_get(t, "n");
+	if (!s)
+		s = json_object_get(t, "s");
+	*name = json_string_value(n);
+	return s ? json_string_value(s) : "pass";
+}
+
+static json_t *report_tests(json_t *report)
+{
+	json_t *all = json_array(), *s;
+	size_t i;
+	json_array_foreach(json_object_get(report, "shards"), i, s)
+	    json_array_extend(all, json_object_get(s, "tests"));
+	return all;
+}
+
+/* An entry memguard adds for a failure outside the listed tests. */
+static int is_extra(const char *name)
+{
+	size_t n = strlen(name);
+	return name[0] == '<' || strchr(name, '#') ||
+	       (n > 15 && !strcmp(name + n - 15, ".SetUpTestSuite")) ||
+	       (n > 18 && !strcmp(name + n - 18, ".TearDownTestSuite"));
+}
+
+static void disagree(const char *prog, const char *fmt, const char *a, const char *b, const char *c)
+{
+	fprintf(stderr, "DISAGREE %s: ", prog);
+	fprintf(stderr, fmt, a, b, c);
+	fputc('\n', stderr);
+	disagreements++;
+}
+
+/* Every expected test has its state in the report, the report has nothing
+ * else but entries for failures outside tests (only in a failed run). */
+static void compare(const char *prog, json_t *report, int direct_failed)
+{
+	json_t *tests = report_tests(report), *t;
+	size_t i, matched = 0;
+	char *seen = calloc(nwant + 1, 1);
+	json_array_foreach(tests, i, t)
+	{
+		const char *name, *st = test_state(t, &name);
+		size_t k;
+		for (k = 0; k < nwant && strcmp(want[k].name, name); k++)
+			;
+		if (k == nwant) {
+			if (!is_extra(name) || !direct_failed)
+				disagree(prog, "'%s' (%s%s) is not one of the framework's tests",
+				         name, st, "");
+			continue;
+		}
+		if (seen[k]++)
+			disagree(prog, "'%s' is in the report twice%s%s", name, "", "");
+		/* a test a global environment's GTEST_SKIP() kept from running:
+		 * GoogleTest counts it passed, memguard says skip (and why) */
+		const char *m = json_string_value(json_object_get(t, "message"));
+		if (!m)
+			m = json_string_value(json_object_get(t, "m"));
+		int env_skip = !strcmp(st, "skip") && !strcmp(want[k].state, "pass") && m &&
+		               strstr(m, "skipped by a global environment's set-up");
+		if (strcmp(st, want[k].state) && !env_skip)
+			disagree(prog, "'%s': memguard says %s, the framework %s", name, st,
+			         want[k].state);
+		matched++;
+	}
+	for (size_t k = 0; k < nwant; k++)
+		if (!seen[k])
+			disagree(prog, "'%s' (%s) is missing from the report%s", want[k].name,
+			         want[k].state, "");
+	free(seen);
+	json_decref(tests);
+	printf("%s: %zu tests, %zu compared\n", prog, nwant, matched);
+}
+
+static json_t *load_report(const char *dir)
+{
+	char path[4096];
+	json_error_t je;
+	snprintf(path, sizeof(path), "%s/report.json", dir);
+	json_t *r = json_load_file(path, 0, &je);
+	if (!r)
+		fprintf(stderr, "conformance: no report %s: %s\n", path, je.text);
+	return r;
+}
+
+static int exit_code(int st)
+{
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+static void codes_agree(const char *prog, int direct, int under)
+{
+	char a[32], b[32];
+	snprintf(a, sizeof(a), "%d", direct);
+	snprintf(b, sizeof(b), "%d", under);
+	/* memguard: 1 for a failed test, 3 for an error entry (a program's exit
+	 * that no test explains, a test it listed but did not run) */
+	if ((direct == 0) != (under == 0) || (under != 0 && under != 1 && under != 3))
+		disagree(prog, "the program exits %s, memguard %s%s", a, b, "");
+}
+
+int main(int argc, char **argv)
+{
+	char dir[] = "/tmp/mg-conformance-XXXXXX", xml[4200], opt[4300];
+	if (argc < 4 || (strcmp(argv[1], "gtest") && strcmp(argv[1], "ctest"))) {
+		fprintf(stderr, "usage: conformance gtest PROGRAM LANES [RECYCLE_VA] | "
+		                "conformance ctest CTEST DIR LANES\n");
+		return 2;
+	}
+	if (!mkdtemp(dir))
+		return 3;
+	int direct_code;
+	json_t *report = NULL;
+	const char *prog = argv[2];
+	if (!strcmp(argv[1], "gtest")) {
+		snprintf(xml, sizeof(xml), "%s/direct.xml", dir);
+		snprintf(opt, sizeof(opt), "--gtest_output=xml:%s", xml);
+		char *direct[] = {argv[2], opt, NULL};
+		direct_code = exit_code(run(direct, dir, "direct"));
+		if (load_gtest_xml(xml) < 0)
+			return 3;
+		char recycle[64] = "";
+		if (argc > 4)
+			snprintf(recycle, sizeof(recycle), "va=%s", argv[4]);
+		char *mg[16] = {MEMGUARD_BIN, "run",   "-j",       argv[3],
+		                "--driver",   "gtest", "--report", "report.json"};
+		int k = 8;
+		if (argc > 4) {
+			mg[k++] = "--recycle-at";
+			mg[k++] = recycle;
+		}
+		mg[k++] = "--";
+		mg[k++] = argv[2];
+		mg[k] = NULL;
+		int code = exit_code(run(mg, dir, "memguard"));
+		codes_agree(prog, direct_code, code);
+		report = load_report(dir);
+	} else {
+		if (argc < 5)
+			return 2;
+		/* the framework's verdict of each CTest test: ctest's own run */
+		char *direct[] = {argv[2], "--test-dir", argv[3], "--output-junit", xml, NULL};
+		snprintf(xml, sizeof(xml), "%s/ctest.xml", dir);
+		direct_code = exit_code(run(direct, dir, "direct"));
+		xmlDoc *doc = xmlReadFile(xml, NULL, XML_PARSE_NONET);
+		if (!doc)
+			return 3;
+		for (xmlNode *tc = xmlDocGetRootElement(doc)->children; tc; tc = tc->next) {
+			if (tc->type != XML_ELEMENT_NODE ||
+			    strcmp((const char *)tc->name, "testcase"))
+				continue;
+			const char *st = attr(tc, "status");
+			want_add(attr(tc, "name"), st && !strcmp(st, "run")        ? "pass"
+			                           : st && !strcmp(st, "disabled") ? "skip"
+			                           : st && !strcmp(st, "notrun")   ? "skip"
+			                                                           : "fail");
+		}
+		xmlFreeDoc(doc);
+		char *mg[] = {MEMGUARD_BIN, "run",         "-j", argv[4],
+		              "--report",   "report.json", "--", argv[2],
+		              "--test-dir", argv[3],       NULL};
+		int code = exit_code(run(mg, dir, "memguard"));
+		codes_agree(prog, direct_code, code);
+		report = load_report(dir);
+		prog = argv[3];
+	}
+	if (!report)
+		return 1;
+	compare(prog, report, direct_code != 0);
+	json_decref(report);
+	if (disagreements) {
+		fprintf(stderr, "conformance: %d disagreement(s); outputs kept in %s\n",
+		        disagreements, dir);
+		return 1;
+	}
+	char rm[200];
+	snprintf(rm, sizeof(rm), "rm -rf '%s'", dir);
+	if (system(rm) != 0)
+		fprintf(stderr, "conformance: could not remove %s\n", dir);
+	printf("all states equal, exit codes agree (the program exits %d)\n", direct_code);
+	return 0;
+}

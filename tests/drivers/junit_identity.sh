@@ -1,0 +1,44 @@
+#!/bin/sh
+# junit_identity.sh MEMGUARD GTEST_SAMPLE [CATCH2_LEAKS]: memguard's JUnit
+# names each test as the framework's own XML of the same binary does
+# (classname, name): GoogleTest's --gtest_output=xml ("Basic" + "Adds",
+# "Small/Square" + "Works/0", "Typed/0" + "Works") and Catch2's --reporter
+# junit ("catch2_leaks.global" + "step 0"). GoogleTest's own run leaves out
+# the two tests that crash the program (Crash.Segv, After.Crash), which
+# memguard runs too: its set is GoogleTest's and two more.
+set -u
+mg=$1
+gt=$2
+c2=${3:-}
+d=$(mktemp -d)
+trap 'rm -rf "$d"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+# ids FILE: "classname<TAB>name" of every testcase, sorted
+ids() {
+	python3 - "$1" <<'PY' | LC_ALL=C sort
+import sys, xml.etree.ElementTree as ET
+for tc in ET.parse(sys.argv[1]).iter("testcase"):
+    print(tc.get("classname") + "\t" + tc.get("name"))
+PY
+}
+cd "$d" || exit 1
+"$gt" --gtest_filter='-Crash.*:After.*' --gtest_output=xml:"$d/gtest.xml" >/dev/null 2>&1
+[ -s gtest.xml ] || fail "no GoogleTest XML"
+"$mg" run -q --adapter junit="$d/mg.xml" -- "$gt" >/dev/null 2>&1
+[ $? -eq 1 ] || fail "memguard run of gtest_sample: not exit 1 (its failing tests)"
+ids gtest.xml >gtest.ids
+ids mg.xml >mg.ids
+extra=$(LC_ALL=C comm -13 gtest.ids mg.ids)
+missing=$(LC_ALL=C comm -23 gtest.ids mg.ids)
+[ -z "$missing" ] || fail "GoogleTest's ids memguard lacks: $missing (memguard: $(head -5 mg.ids))"
+[ "$extra" = "$(printf 'After\tCrash\nCrash\tSegv')" ] || fail "memguard's other ids: $extra"
+grep -q "$(printf '^Small/Square\tWorks/0$')" mg.ids || fail "no Small/Square Works/0"
+echo "ok: gtest: $(wc -l <gtest.ids) ids equal to GoogleTest's own XML"
+[ -n "$c2" ] || exit 0
+"$c2" --reporter junit --out "$d/catch2.xml" >/dev/null 2>&1
+[ -s catch2.xml ] || fail "no Catch2 XML"
+"$mg" run -q --adapter junit="$d/mg2.xml" -- "$c2" >/dev/null 2>&1 || fail "memguard run of catch2_leaks"
+ids catch2.xml >c2.ids
+ids mg2.xml >mg2.ids
+cmp -s c2.ids mg2.ids || fail "Catch2's ids and memguard's differ: $(diff c2.ids mg2.ids | head -5)"
+echo "ok: catch2: $(wc -l <c2.ids) ids equal to Catch2's own JUnit XML"

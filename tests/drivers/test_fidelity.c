@@ -1,0 +1,247 @@
+/*
+ * test_fidelity.c - the framework's verdict is the floor: GoogleTest and
+ * Catch2 programs that fail outside their test bodies (a suite's set-up or
+ * tear-down, a global environment, a fixture name clash, a LeakSanitizer
+ * report at exit, an exit between suites), run directly and under the real
+ * memguard binary: the program's failure is an entry of the report and the
+ * run's exit code, never a pass. Also an explicit --driver that contradicts
+ * the binary (exit 2, naming what it is).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "mg_run.h"
+
+#define OUTSIDE(n) GTEST_OUTSIDE_DIR "/gtest_outside" #n
+
+/* The program's own exit status when run directly (stdout, stderr dropped). */
+static int direct_status(const char *prog)
+{
+	char cmd[4096];
+	snprintf(cmd, sizeof(cmd), "'%s' >/dev/null 2>&1", prog);
+	int st = system(cmd);
+	CU_ASSERT_FATAL(st != -1 && WIFEXITED(st));
+	return WEXITSTATUS(st);
+}
+
+/* Runs prog under memguard (gtest driver, -j lanes); the report in o. */
+static void run_gtest(outcome *o, const char *prog, const char *lanes)
+{
+	mg(o, ARGV("run", "-j", lanes, "--driver", "gtest", "--report", "report.json", "--", prog),
+	   NULL, 0);
+	CU_ASSERT_FATAL(o->report != NULL);
+}
+
+static void expect_state(json_t *report, const char *name, const char *state)
+{
+	const char *st = state_of(report, name);
+	if (strcmp(st, state))
+		fprintf(stderr, "%s: %s, wanted %s\n", name, st, state);
+	CU_ASSERT_STRING_EQUAL(st, state);
+}
+
+static void expect_message(json_t *report, const char *name, const char *part)
+{
+	const char *m = message_of(report, name);
+	if (!m || !strstr(m, part))
+		fprintf(stderr, "%s: message %s, wanted it to hold '%s'\n", name, m ? m : "(none)",
+		        part);
+	CU_ASSERT(m && strstr(m, part));
+}
+
+/* A failed TearDownTestSuite: GoogleTest exits 1 though every test passed. */
+static void teardown_suite(void)
+{
+	CU_ASSERT_EQUAL(direct_status(OUTSIDE(1)), 1);
+	const char *lanes[] = {"1", "2"};
+	for (int i = 0; i < 2; i++) {
+		outcome o;
+		run_gtest(&o, OUTSIDE(1), lanes[i]);
+		CU_ASSERT(exited_with(&o, 1));
+		expect_state(o.report, "Suite.First", "pass");
+		expect_state(o.report, "Suite.Second", "pass");
+		expect_state(o.report, "Other.Passes", "pass");
+		expect_state(o.report, "Suite.TearDownTestSuite", "fail");
+		expect_message(o.report, "Suite.TearDownTestSuite", "the suite's tear-down failed");
+		CU_ASSERT_EQUAL(count(o.report, "fail"), 1); /* once, whatever ran it twice */
+		done(&o);
+	}
+}
+
+/* A failed SetUpTestSuite: GoogleTest skips the suite's tests and exits 1. */
+static void setup_suite(void)
+{
+	CU_ASSERT_EQUAL(direct_status(OUTSIDE(2)), 1);
+	outcome o;
+	run_gtest(&o, OUTSIDE(2), "1");
+	CU_ASSERT(exited_with(&o, 1));
+	expect_state(o.report, "Suite.First", "skip");
+	expect_state(o.report, "Suite.Second", "skip");
+	expect_state(o.report, "Other.Passes", "pass");
+	expect_state(o.report, "Suite.SetUpTestSuite", "fail");
+	expect_message(o.report, "Suite.SetUpTestSuite", "the suite's set-up failed");
+	done(&o);
+}
+
+/* A global environment's TearDown that fails. */
+static void global_env(void)
+{
+	CU_ASSERT_EQUAL(direct_status(OUTSIDE(3)), 1);
+	outcome o;
+	run_gtest(&o, OUTSIDE(3), "1");
+	CU_ASSERT(exited_with(&o, 1));
+	expect_state(o.report, "Suite.First", "pass");
+	expect_state(o.report, "Other.Passes", "pass");
+	expect_state(o.report, "<global environment>", "fail");
+	expect_message(o.report, "<global environment>",
+	               "the global environment's tear-down failed");
+	done(&o);
+}
+
+/* Two fixtures named Fixture in two namespaces, each with a test named
+ * Same: GoogleTest lists and runs the name twice and fails the second (the
+ * first test it registered decides). The second run is an entry of its
+ * own, "Fixture.Same#2", with one lane or two. */
+static void same_fixture(void)
+{
+	CU_ASSERT_EQUAL(direct_status(OUTSIDE(4)), 1);
+	const char *lanes[] = {"1", "2"};
+	for (int i = 0; i < 2; i++) {
+		outcome o;
+		run_gtest(&o, OUTSIDE(4), lanes[i]);
+		CU_ASSERT(exited_with(&o, 1));
+		expect_state(o.report, "Fixture.Same", "pass");
+		expect_state(o.report, "Fixture.Same#2", "fail");
+		expect_message(o.report, "Fixture.Same#2", "two different test fixture classes");
+		expect_state(o.report, "Other.Passes", "pass");
+		done(&o);
+	}
+}
+
+/* An ASan build that leaks: its LeakSanitizer exits 1 after the last test. */
+static void asan_leak(void)
+{
+	CU_ASSERT_EQUAL(direct_status(OUTSIDE(5)), 1);
+	outcome o;
+	run_gtest(&o, OUTSIDE(5), "1");
+	CU_ASSERT(exited_with(&o, 3)); /* an error entry: exit 3, as every error */
+	expect_state(o.report, "Suite.First", "pass");
+	expect_state(o.report, "Suite.Second", "pass");
+	expect_state(o.report, "<program exit>", "error");
+	expect_message(o.report, "<program exit>",
+	               "SUMMARY: AddressSanitizer: 4096 byte(s) leaked");
+	done(&o);
+}
+
+/* A TearDownTestSuite that exits 3: the suite after it never runs, which
+ * is an error naming why, not a skip. */
+static void exit_between(void)
+{
+	CU_ASSERT_EQUAL(direct_status(OUTSIDE(6)), 3);
+	outcome o;
+	run_gtest(&o, OUTSIDE(6), "1");
+	CU_ASSERT(exited_with(&o, 3)); /* an error entry: exit 3, as every error */
+	expect_state(o.report, "Suite.First", "pass");
+	expect_state(o.report, "Suite.Second", "pass");
+	expect_state(o.report, "Other.Passes", "error");
+	expect_message(o.report, "Other.Passes", "exited with status 3");
+	done(&o);
+}
+
+/* GoogleTest's sharding variables: the shard's tests only, each run (not
+ * the others reported as not run), as GoogleTest itself runs them; the
+ * status file touched. */
+static void gtest_shards(void)
+{
+	static const char *const want[2][3] = {{"pass", "(missing)", "pass"},
+	                                       {"(missing)", "pass", "(missing)"}};
+	static const char *const names[3] = {"Suite.First", "Suite.Second", "Other.Passes"};
+	for (int i = 0; i < 2; i++) {
+		outcome o;
+		char path[128];
+		mg(&o,
+		   ARGV("run", "-j", "1", "--driver", "gtest", "--report", "report.json", "--",
+		        OUTSIDE(1)),
+		   ENV("GTEST_TOTAL_SHARDS=2", i ? "GTEST_SHARD_INDEX=1" : "GTEST_SHARD_INDEX=0",
+		       "GTEST_SHARD_STATUS_FILE=shard.status"),
+		   0);
+		CU_ASSERT(exited_with(&o, 1)); /* the suite's tear-down fails in both */
+		CU_ASSERT_FATAL(o.report != NULL);
+		for (int k = 0; k < 3; k++)
+			expect_state(o.report, names[k], want[i][k]);
+		expect_state(o.report, "Suite.TearDownTestSuite", "fail");
+		snprintf(path, sizeof(path), "%s/shard.status", o.dir);
+		CU_ASSERT(access(path, F_OK) == 0);
+		done(&o);
+	}
+}
+
+/* --driver gtest on a program that is not one: exit 2, naming what it is. */
+static void not_gtest_driver(void)
+{
+	outcome o;
+	mg(&o, ARGV("run", "--driver", "gtest", "--report", "report.json", "--", HOG), NULL, 0);
+	CU_ASSERT(exited_with(&o, 2));
+	CU_ASSERT(strstr(o.err, "neither a GoogleTest nor a Catch2 program") != NULL);
+	CU_ASSERT(o.report == NULL);
+	done(&o);
+#ifdef CATCH2_LEAKS
+	mg(&o, ARGV("run", "--driver", "gtest", "--report", "report.json", "--", CATCH2_LEAKS),
+	   NULL, 0);
+	CU_ASSERT(exited_with(&o, 2));
+	CU_ASSERT(strstr(o.err, "a Catch2 program (--driver catch2)") != NULL);
+	done(&o);
+#endif
+}
+
+#ifdef CATCH2_HASH
+/* Catch2 v2 lists "#..." names in quotes: the failing one runs and fails. */
+static void catch2_hash_names(void)
+{
+	CU_ASSERT_EQUAL(direct_status(CATCH2_HASH), 1);
+	outcome o;
+	mg(&o,
+	   ARGV("run", "-j", "1", "--driver", "catch2", "--report", "report.json", "--",
+	        CATCH2_HASH),
+	   NULL, 0);
+	CU_ASSERT(exited_with(&o, 1));
+	CU_ASSERT_FATAL(o.report != NULL);
+	expect_state(o.report, "#1234 fails", "fail");
+	expect_state(o.report, "#12 passes", "pass");
+	expect_state(o.report, "plain passes", "pass");
+	CU_ASSERT(find_test(o.report, "\"#1234 fails\"") == NULL);
+	done(&o);
+}
+
+/* --driver catch2 on a GoogleTest program: exit 2, naming what it is. */
+static void not_catch2_driver(void)
+{
+	outcome o;
+	mg(&o, ARGV("run", "--driver", "catch2", "--report", "report.json", "--", GTEST_SAMPLE),
+	   NULL, 0);
+	CU_ASSERT(exited_with(&o, 2));
+	CU_ASSERT(strstr(o.err, "a GoogleTest program (--driver gtest)") != NULL);
+	CU_ASSERT(o.report == NULL);
+	done(&o);
+}
+#endif
+
+static const mg_case cases[] = {
+    {"teardown_suite", teardown_suite},
+    {"setup_suite", setup_suite},
+    {"global_env", global_env},
+    {"same_fixture", same_fixture},
+    {"asan_leak", asan_leak},
+    {"exit_between", exit_between},
+    {"gtest_shards", gtest_shards},
+    {"not_gtest_driver", not_gtest_driver},
+#ifdef CATCH2_HASH
+    {"catch2_hash_names", catch2_hash_names},
+    {"not_catch2_driver", not_catch2_driver},
+#endif
+};
+
+MG_TEST_MAIN("drivers_fidelity", cases)
