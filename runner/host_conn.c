@@ -173,65 +173,30 @@ size_t conn_unfeed(host *h)
 	return runs;
 }
 
-static void conn_read_lines(run_ctx *c, lane *l);
-
-/* Reads the reply pipe; returns after EOF handling, or once a read came
- * back short: a pipe read returns less than asked only when the pipe is
- * empty, so the read that would say EAGAIN is not made (it was a third of
- * the runner's reads); poll says when there is more. */
-void conn_read_replies(run_ctx *c, lane *l)
+int conn_fill(host *h)
 {
-	host *h = &l->h;
-	uint32_t before = h->tests_run;
-	conn_read_lines(c, l);
-	/* the pace: seconds a result since the last read that brought any */
-	double t = now(c);
-	if (h->state != HOST_NONE && h->tests_run > before && before) {
-		double each = (t - l->read_at) / (h->tests_run - before);
-		l->cycle = l->cycle > 0 && before ? 0.75 * l->cycle + 0.25 * each : each;
-	}
-	if (h->tests_run > before || !before)
-		l->read_at = t;
-}
-
-void conn_catch_up(run_ctx *c, lane *l)
-{
-	host *h = &l->h;
-	if (h->reply_due == 0)
-		return;
-	h->reply_due = 0;
-	if (h->state != HOST_NONE && h->state != HOST_DYING && spawn_reply_fd(h->proc) >= 0)
-		conn_read_replies(c, l);
-}
-
-static void conn_read_lines(run_ctx *c, lane *l)
-{
-	host *h = &l->h;
 	for (;;) {
 		size_t want = h->lines.cap - h->lines.len;
 		long n = mg_lines_fill(&h->lines, spawn_reply_fd(h->proc));
 		if (n == -1 && errno == EINTR)
 			continue;
 		if (n == -1 && errno == EAGAIN)
-			return;
-		if (n == MG_LINES_LONG) {
-			lane_protocol_error(c, l, "line longer than the protocol allows");
-			return;
-		}
+			return CONN_DRAINED;
+		if (n == MG_LINES_LONG)
+			return CONN_LONG;
 		if (n <= 0) {
 			spawn_close_reply(h->proc);
-			lane_fire(c, l, EV_EOF);
-			return;
+			return CONN_EOF;
 		}
-		char *line;
-		size_t len;
-		/* a line can end the host (its buffer goes with it): check first */
-		while (h->state != HOST_NONE && h->state != HOST_DYING &&
-		       mg_lines_next(&h->lines, &line, &len))
-			lane_line(c, l, line, len);
-		if (h->state == HOST_NONE || h->state == HOST_DYING || (size_t)n < want)
-			return;
+		/* a pipe read returns less than asked only when the pipe is empty,
+		 * so the read that would say EAGAIN is not made */
+		return (size_t)n < want ? CONN_DRAINED : CONN_MORE;
 	}
+}
+
+int conn_next_line(host *h, char **line, size_t *len)
+{
+	return mg_lines_next(&h->lines, line, len);
 }
 
 /* The test whose output ordinal n is (v2), or NULL; forgets the tests

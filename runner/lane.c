@@ -536,6 +536,49 @@ static void lane_result(run_ctx *c, lane *l, const mg_msg *m)
 	}
 }
 
+void lane_read_replies(run_ctx *c, lane *l)
+{
+	host *h = &l->h;
+	uint32_t before = h->tests_run;
+	for (;;) {
+		int r = conn_fill(h);
+		if (r == CONN_LONG) {
+			lane_protocol_error(c, l, "line longer than the protocol allows");
+			break;
+		}
+		if (r == CONN_EOF) {
+			lane_fire(c, l, EV_EOF);
+			break;
+		}
+		char *line;
+		size_t len;
+		/* a line can end the host (its buffer goes with it): check first */
+		while (h->state != HOST_NONE && h->state != HOST_DYING &&
+		       conn_next_line(h, &line, &len))
+			lane_line(c, l, line, len);
+		if (h->state == HOST_NONE || h->state == HOST_DYING || r == CONN_DRAINED)
+			break;
+	}
+	/* the pace: seconds a result since the last read that brought any */
+	double t = now(c);
+	if (h->state != HOST_NONE && h->tests_run > before && before) {
+		double each = (t - l->read_at) / (h->tests_run - before);
+		l->cycle = l->cycle > 0 ? 0.75 * l->cycle + 0.25 * each : each;
+	}
+	if (h->tests_run > before || !before)
+		l->read_at = t;
+}
+
+void lane_catch_up(run_ctx *c, lane *l)
+{
+	host *h = &l->h;
+	if (h->reply_due == 0)
+		return;
+	h->reply_due = 0;
+	if (h->state != HOST_NONE && h->state != HOST_DYING && spawn_reply_fd(h->proc) >= 0)
+		lane_read_replies(c, l);
+}
+
 void lane_line(run_ctx *c, lane *l, char *line, size_t len)
 {
 	host *h = &l->h;

@@ -421,10 +421,14 @@ void conn_build_env(run_ctx *c, int with_limits, const lane *l);
 void conn_send(host *h, const mg_msg *m);
 void conn_flush(run_ctx *c, lane *l);
 size_t conn_unfeed(host *h);
-void conn_read_replies(run_ctx *c, lane *l);
-/* Reads the replies of a host whose reads wait for REPLY_WAIT now: before a
- * verdict that names the test it is running (a kill, a timeout). */
-void conn_catch_up(run_ctx *c, lane *l);
+/* Reads the reply pipe once into h's line buffer: CONN_MORE (the read was
+ * full: there may be more), CONN_DRAINED (the pipe is empty now), CONN_EOF
+ * (closed: the reply fd is closed too) or CONN_LONG (a line over the
+ * protocol's limit). The lane takes the lines (conn_next_line). */
+enum { CONN_MORE, CONN_DRAINED, CONN_EOF, CONN_LONG };
+int conn_fill(host *h);
+/* The next whole reply line read, 1; 0 when none is. */
+int conn_next_line(host *h, char **line, size_t *len);
 void conn_read_output(run_ctx *c, lane *l, int err_stream);
 /* Whether h's output is split at its stream marks (v2 hosts serving it: native, pytest; and the
  * process-per-test shims), not given to the test in front when read. */
@@ -442,6 +446,12 @@ void lane_kill(run_ctx *c, lane *l, host_end end, const char *why);
 void lane_protocol_error(run_ctx *c, lane *l, const char *why);
 void lane_schedule(run_ctx *c, lane *l);
 void lane_line(run_ctx *c, lane *l, char *line, size_t len);
+/* Reads the host's replies and acts on each line, until the pipe is empty,
+ * closed or the host ended; measures the pace of its results. */
+void lane_read_replies(run_ctx *c, lane *l);
+/* Reads the replies of a host whose reads wait for REPLY_WAIT now: before a
+ * verdict that names the test it is running (a kill, a timeout). */
+void lane_catch_up(run_ctx *c, lane *l);
 void lane_exited(run_ctx *c, lane *l, mg_exit_end end);
 void lane_kill_over_limit(run_ctx *c, lane *l, const char *why, double t, int own);
 void lane_init_all(run_ctx *c);

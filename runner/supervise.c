@@ -83,7 +83,7 @@ static void supervise_reap_live(run_ctx *c)
 		record_usage(c, i, &ru);
 		/* what it wrote before it died still counts */
 		if (spawn_reply_fd(l->h.proc) >= 0)
-			conn_read_replies(c, l);
+			lane_read_replies(c, l);
 		if (l->h.state == HOST_NONE)
 			continue;
 		if (l->h.state != HOST_DYING) {
@@ -114,7 +114,7 @@ static void supervise_sample(run_ctx *c)
 		lane *l = &c->lanes[i];
 		host *h = &l->h;
 		sample_reading s;
-		conn_catch_up(c, l); /* a kill blames the test the host is running */
+		lane_catch_up(c, l); /* a kill blames the test the host is running */
 		if (sample_host(c, h, t, &s) < 0)
 			continue; /* gone: its EOF and exit status will say how */
 		uint64_t prev = h->va_last;
@@ -236,7 +236,7 @@ static void supervise_progress(run_ctx *c, lane *l, double t)
 	}
 	if (idle >= limit) {
 		/* a batching host's replies first: a result waiting there is progress */
-		conn_catch_up(c, l);
+		lane_catch_up(c, l);
 		if ((h->state != HOST_RUNNING && h->state != HOST_QUITTING) || !h->nflight ||
 		    (h->head_started ? h->head_t0 : h->head_since) != from)
 			return;
@@ -268,7 +268,7 @@ static void supervise_deadlines(run_ctx *c)
 		case HOST_RUNNING:
 		case HOST_QUITTING:
 			if (h->nflight && c->o->timeout > 0)
-				conn_catch_up(c, l); /* its latest start and results first */
+				lane_catch_up(c, l); /* its latest start and results first */
 			if (h->state != HOST_RUNNING && h->state != HOST_QUITTING)
 				break;
 			supervise_progress(c, l, t);
@@ -471,7 +471,7 @@ void supervise_run(run_ctx *c)
 			int out = at[i][0] >= 0 && (pfd[at[i][0]].revents || (by_order && replies));
 			int err = at[i][1] >= 0 && (pfd[at[i][1]].revents || (by_order && replies));
 			if (replies_first && replies)
-				conn_read_replies(c, l);
+				lane_read_replies(c, l);
 			if (h->state == HOST_NONE)
 				continue;
 			if (out)
@@ -481,7 +481,7 @@ void supervise_run(run_ctx *c)
 			if (h->state == HOST_DYING)
 				continue;
 			if (!replies_first && replies && spawn_reply_fd(h->proc) >= 0)
-				conn_read_replies(c, l);
+				lane_read_replies(c, l);
 			/* a host with work enough for twice REPLY_WAIT after the next
 			 * refill is read again in REPLY_WAIT, however soon it answers */
 			if (replies && policy_batch_replies(c, l))

@@ -3,8 +3,8 @@
  * One poll loop serves the runner's commands, the child's stdout and a
  * SIGCHLD self-pipe. Never leaves a child behind: the child gets
  * PR_SET_PDEATHSIG and is killed on quit, recycle, EOF and protocol errors.
- * Over 800 lines on purpose: the loop, the child, its memory and the
- * protocol share one state; the drivers (gtest.c, exec.c, wrap.c) are apart.
+ * Over 1,000 lines on purpose: the loop, the child, its memory, its stderr's
+ * tail and the protocol share one state; the drivers are apart.
  */
 #include "shim.h"
 
