@@ -16,7 +16,7 @@
 #include "shim.h"
 
 #ifndef MEMGUARD_PYTEST_INSTALL_DIR
-#define MEMGUARD_PYTEST_INSTALL_DIR "/usr/local/lib/memguard"
+#define MEMGUARD_PYTEST_INSTALL_DIR "/usr/local/lib/memguard/pytest"
 #endif
 
 #define PYTEST_PLUGIN "memguard_pytest"
@@ -124,7 +124,7 @@ int pytest_check_args(char *const *argv, int argc, mg_err *err)
 
 /* The folder holding the plugin and the host library's shared build: next
  * to memguard in the build tree (runner/pytest/), in the install tree
- * (lib/memguard/), or where it was installed. 0, or -1. */
+ * (lib/memguard/pytest/), or where it was installed. 0, or -1. */
 static int plugin_find(char *out, size_t size)
 {
 	char exe[1024], probe[2300];
@@ -134,7 +134,7 @@ static int plugin_find(char *out, size_t size)
 		char *slash = strrchr(exe, '/');
 		if (slash)
 			*slash = 0;
-		static const char *const subs[] = {"/pytest", "/../lib/memguard"};
+		static const char *const subs[] = {"/pytest", "/../lib/memguard/pytest"};
 		for (size_t i = 0; i < 2; i++) {
 			snprintf(out, size, "%s%s", exe, subs[i]);
 			snprintf(probe, sizeof(probe), "%s/" PYTEST_PLUGIN ".py", out);
