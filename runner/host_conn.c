@@ -236,8 +236,10 @@ static void pend_add(run_ctx *c, host *h, int k, const char *buf, size_t n)
 		h->out_cappend[k] = 2 * (h->out_npend[k] + take);
 		h->out_pend[k] = mg_xrealloc(h->out_pend[k], h->out_cappend[k]);
 	}
-	memcpy(h->out_pend[k] + h->out_npend[k], buf, take);
-	h->out_npend[k] += take;
+	if (take) { /* nothing kept yet may mean no buffer yet */
+		memcpy(h->out_pend[k] + h->out_npend[k], buf, take);
+		h->out_npend[k] += take;
+	}
 	h->out_pend_dropped[k] += record_tail_keep(c, &h->out_pend_tail[k], buf + take, n - take);
 }
 
@@ -246,7 +248,8 @@ static void pend_give(run_ctx *c, host *h, int k, rtest *rt)
 {
 	rtail *t = h->out_pend_tail[k];
 	if (rt) {
-		record_output(c, rt, h->out_pend[k], h->out_npend[k]);
+		if (h->out_npend[k])
+			record_output(c, rt, h->out_pend[k], h->out_npend[k]);
 		if (t) {
 			const char *p0, *p1;
 			size_t n0, n1;

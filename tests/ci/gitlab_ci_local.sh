@@ -61,7 +61,7 @@ cat >CMakeLists.txt <<'EOF'
 cmake_minimum_required(VERSION 3.25)
 project(my_tests LANGUAGES C)
 set(host memguard/runner/host)
-add_executable(my_tests my_tests.c ${host}/memguard_host.c ${host}/mg_proto.c ${host}/mg_verdict.c)
+add_executable(my_tests my_tests.c ${host}/memguard_host.c ${host}/mg_proto.c ${host}/mg_verdict.c ${host}/mg_contract.c)
 target_include_directories(my_tests PRIVATE ${host})
 EOF
 cat >my_tests.c <<'EOF'
