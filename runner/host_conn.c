@@ -344,7 +344,7 @@ static void split_marked(run_ctx *c, host *h, int k, const char *buf, size_t n)
 
 int conn_output_marked(const run_ctx *c, const host *h)
 {
-	return h->version >= 2 && (c->driver == DRIVER_NATIVE || policy_process_per_test(c));
+	return h->version >= 2 && (driver_serves_protocol(c->driver) || policy_process_per_test(c));
 }
 
 void conn_read_output(run_ctx *c, lane *l, int err_stream)

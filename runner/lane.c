@@ -378,7 +378,8 @@ void lane_schedule(run_ctx *c, lane *l)
 			plan_pop(c);
 		retry = 0;
 		/* history's word and the run's largest rise, for the host's admission */
-		if ((rise || rt->exp_growth) && h->version >= 2 && c->driver == DRIVER_NATIVE)
+		if ((rise || rt->exp_growth) && h->version >= 2 &&
+		    driver_serves_protocol(c->driver))
 			conn_send(
 			    h,
 			    &(mg_msg){.kind = MG_CMD_EXPECT, .va = rise, .bytes = rt->exp_growth});
@@ -444,9 +445,9 @@ static void lane_result(run_ctx *c, lane *l, const mg_msg *m)
 	l->failed_starts = 0;
 	flight_pop(h, c->o->pipeline, now(c));
 
-	/* A native host reports its own RSS (its children come from the tree);
-	 * a shim reports its program's, which the tree already holds. */
-	uint64_t tree_rss = c->driver == DRIVER_NATIVE          ? m->rss + h->desc_rss
+	/* A host serving the protocol (native, pytest) reports its own RSS (its children come from
+	 * the tree); a shim reports its program's, which the tree already holds. */
+	uint64_t tree_rss = driver_serves_protocol(c->driver)   ? m->rss + h->desc_rss
 	                    : m->rss > h->own_rss + h->desc_rss ? m->rss
 	                                                        : h->own_rss + h->desc_rss;
 	h->tree_rss = tree_rss;
@@ -462,7 +463,7 @@ static void lane_result(run_ctx *c, lane *l, const mg_msg *m)
 	 * clears a wrong blame. */
 	uint64_t test_peak = h->head_peak; /* a v2 host said it, at its boundary: exact */
 	h->head_peak = 0;
-	if (!v.bits && m->usec >= 1000 && c->driver == DRIVER_NATIVE) {
+	if (!v.bits && m->usec >= 1000 && driver_serves_protocol(c->driver)) {
 		/* a v2 host read it itself; for a v1 host the guard reads it */
 		uint64_t vm_peak = h->version >= 2 ? test_peak : sample_vm_peak(h);
 		if (vm_peak > h->vm_peak_seen) {
@@ -515,7 +516,7 @@ static void lane_result(run_ctx *c, lane *l, const mg_msg *m)
 	if (h->state == HOST_QUITTING)
 		return;
 	/* Fragmentation: VA can look fine while no large block fits any more.
-	 * A v2 native host asks itself at every boundary; for a v1 host or a
+	 * A v2 host serving the protocol asks itself at every boundary; for a v1 host or a
 	 * driver's program the runner reads its maps, late (the host runs
 	 * ahead) and only past half of a 32-bit space (no maps read before). */
 	if (policy_can_recycle(c))
@@ -640,13 +641,13 @@ void lane_line(run_ctx *c, lane *l, char *line, size_t len)
 	case MG_MSG_ERROR:
 	case MG_MSG_TIMEOUT:
 		if (!h->nflight || !h->head_started ||
-		    (m.kind == MG_MSG_ERROR && c->driver == DRIVER_NATIVE))
+		    (m.kind == MG_MSG_ERROR && driver_serves_protocol(c->driver)))
 			break;
 		lane_result(c, l, &m);
 		return;
 	case MG_MSG_EXTRA:
 		/* a shim's entry outside the listed tests, between two of them */
-		if (h->head_started || c->driver == DRIVER_NATIVE)
+		if (h->head_started || driver_serves_protocol(c->driver))
 			break;
 		record_extra(c, l, m.state == MG_MSG_ERROR ? TEST_ERROR : TEST_FAIL, m.text,
 		             m.name_len, m.text + m.name_len, m.text_len - m.name_len);

@@ -19,7 +19,7 @@ uint64_t policy_va_ceiling(const run_ctx *c)
  * program under it with the most VA. */
 pid_t policy_va_pid(const run_ctx *c, const host *h)
 {
-	if (c->driver != DRIVER_NATIVE) /* the shim is ours; its program is the test */
+	if (!driver_serves_protocol(c->driver)) /* the shim is ours; its program is the test */
 		return h->desc_va_pid ? h->desc_va_pid : h->pid;
 	return h->desc_va_pid && h->desc_va_max > h->va_last ? h->desc_va_pid : h->pid;
 }

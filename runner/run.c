@@ -62,7 +62,8 @@ static int prepare(run_ctx *c, run_options *o, mg_err *err)
 		o->driver = "exec"; /* --shell only means something to exec */
 	if (!strcmp(o->driver, "auto")) {
 		char note[512];
-		c->driver = driver_detect(c->path, note, sizeof(note));
+		c->driver =
+		    driver_detect_command(c->path, o->host_argv, o->host_argc, note, sizeof(note));
 		if (*note && !o->quiet)
 			fprintf(stderr, "memguard: %s\n", note);
 	} else if (driver_parse(&c->driver, o->driver, err) < 0 ||
@@ -70,8 +71,9 @@ static int prepare(run_ctx *c, run_options *o, mg_err *err)
 		return MG_EINVAL;
 	}
 	/* gtest, catch2: one program for what the shim is given, so all of it; a
-	 * native host: as deep as its tests' pace asks (policy_depth) */
-	c->pipeline_auto = !o->pipeline && c->driver == DRIVER_NATIVE;
+	 * host that serves the protocol itself (native, pytest): as deep as its
+	 * tests' pace asks (policy_depth) */
+	c->pipeline_auto = !o->pipeline && driver_serves_protocol(c->driver);
 	if (!o->pipeline)
 		o->pipeline = c->driver == DRIVER_GTEST || c->driver == DRIVER_CATCH2 ? 1000000
 		              : c->pipeline_auto ? PIPELINE_AUTO
@@ -82,6 +84,8 @@ static int prepare(run_ctx *c, run_options *o, mg_err *err)
 	if ((o->list_cmd || o->list_file) && c->driver != DRIVER_EXEC)
 		return mg_err_set(err, MG_EINVAL,
 		                  "--list-cmd and --list-file go with --driver exec");
+	if (driver_check_args(c->driver, o->host_argv, o->host_argc, err) < 0)
+		return MG_EINVAL;
 	if (c->driver == DRIVER_NATIVE)
 		return 0;
 
@@ -111,8 +115,10 @@ static int prepare(run_ctx *c, run_options *o, mg_err *err)
 		c->shim_argv[k++] = o->host_argv[i];
 	c->shim_argv[k] = NULL;
 	c->argv = c->shim_argv;
-	/* The program under test is the shim's child: follow the tree closely. */
-	c->tree_interval = 0;
+	/* The program under test is the shim's child: follow the tree closely
+	 * (pytest's shim execs it: the host is the program). */
+	if (!driver_serves_protocol(c->driver))
+		c->tree_interval = 0;
 	return 0;
 }
 

@@ -41,7 +41,7 @@
 #define MAX_DESCENDANTS 64
 #define ENV_SLOTS       9     /* MEMGUARD_* variables a host gets */
 #define SLOW_TEST       0.005 /* seconds: above it, a lane keeps only 2 tests in flight */
-/* A native host without --pipeline holds as many run lines as take it
+/* A native or pytest host without --pipeline holds as many run lines as take it
  * PIPELINE_WORK (16 to PIPELINE_AUTO), and while it holds more than twice
  * REPLY_WAIT of work the runner reads its replies every REPLY_WAIT, not at
  * every result: short tests stream in batches, with no wakeup per test. */
@@ -430,7 +430,7 @@ int conn_fill(host *h);
 /* The next whole reply line read, 1; 0 when none is. */
 int conn_next_line(host *h, char **line, size_t *len);
 void conn_read_output(run_ctx *c, lane *l, int err_stream);
-/* Whether h's output is split at its stream marks (v2 native hosts and the
+/* Whether h's output is split at its stream marks (v2 hosts serving it: native, pytest; and the
  * process-per-test shims), not given to the test in front when read. */
 int conn_output_marked(const run_ctx *c, const host *h);
 /* Gives rt (NULL: no test, they are dropped) the bytes the host wrote since

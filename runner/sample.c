@@ -39,7 +39,7 @@ int sample_host(const run_ctx *c, host *h, double t, sample_reading *out)
 		return MG_EGONE; /* gone: its EOF and exit status will say how */
 	if (t - h->tree_at >= c->tree_interval)
 		sample_tree(c, h, t);
-	if (c->driver != DRIVER_NATIVE) {
+	if (!driver_serves_protocol(c->driver)) {
 		/* a shim is memguard's own process (an ASan build of it reserves
 		 * terabytes): the memory under test is its program's tree */
 		va = 0;
@@ -90,7 +90,7 @@ int sample_progress(const run_ctx *c, const host *h, sample_run *out)
 {
 	pid_t pids[SAMPLE_RUN_PROCS];
 	size_t n = 0;
-	if (c->driver == DRIVER_NATIVE)
+	if (driver_serves_protocol(c->driver))
 		pids[n++] = h->pid;
 	size_t kids = proc_descendants(h->pid, pids + n, SAMPLE_RUN_PROCS - n);
 	n += kids < SAMPLE_RUN_PROCS - n ? kids : SAMPLE_RUN_PROCS - n;
@@ -110,7 +110,7 @@ int sample_progress(const run_ctx *c, const host *h, sample_run *out)
 
 int sample_gap(const run_ctx *c, const host *h, uint64_t va, uint64_t *gap)
 {
-	if (c->driver == DRIVER_NATIVE && h->version >= 2)
+	if (driver_serves_protocol(c->driver) && h->version >= 2)
 		return -1; /* the host judges its gap itself */
 	return sample_gap_read(c, h, va, gap);
 }

@@ -454,13 +454,13 @@ void supervise_run(run_ctx *c)
 			host *h = &l->h;
 			if (h->state == HOST_NONE)
 				continue;
-			/* A native host flushes a test's output before its result, so
+			/* A host serving the protocol flushes a test's output before its result, so
 			 * output is read first; a shim announces a test before
 			 * passing its output on, so its replies are read first. The
 			 * two pipes carry no common order: with many results in one
 			 * turn, output can land on a neighbouring test. */
-			int replies_first = c->driver != DRIVER_NATIVE && h->state != HOST_DYING &&
-			                    spawn_reply_fd(h->proc) >= 0;
+			int replies_first = !driver_serves_protocol(c->driver) &&
+			                    h->state != HOST_DYING && spawn_reply_fd(h->proc) >= 0;
 			/* Only the pipes poll found ready are read (a read that would
 			 * say EAGAIN is a system call for nothing), but where output
 			 * is attributed by the order of reading, not by the host's

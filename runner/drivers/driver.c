@@ -23,7 +23,7 @@
  * is Catch2's own. */
 #define CATCH2_MARKER "list-test-names-only"
 
-static const char *const names[] = {"native", "gtest", "exec", "wrap", "ctest", "catch2"};
+static const char *const names[] = {"native", "gtest", "exec", "wrap", "ctest", "catch2", "pytest"};
 
 int driver_parse(driver_kind *out, const char *name, mg_err *err)
 {
@@ -33,13 +33,26 @@ int driver_parse(driver_kind *out, const char *name, mg_err *err)
 			return 0;
 		}
 	return mg_err_set(err, MG_EINVAL,
-	                  "unknown driver '%s' (known: native, gtest, exec, wrap, ctest, catch2)",
+	                  "unknown driver '%s' (known: native, gtest, exec, wrap, ctest, catch2, "
+	                  "pytest)",
 	                  name);
 }
 
 const char *driver_name(driver_kind k)
 {
 	return (unsigned)k < sizeof(names) / sizeof(names[0]) ? names[k] : "unknown";
+}
+
+int driver_serves_protocol(driver_kind k)
+{
+	return k == DRIVER_NATIVE || k == DRIVER_PYTEST;
+}
+
+driver_kind driver_detect_command(const char *path, char *const *argv, int argc, char *note,
+                                  size_t size)
+{
+	note[0] = 0;
+	return pytest_args_at(argv, argc) >= 0 ? DRIVER_PYTEST : driver_detect(path, note, size);
 }
 
 driver_kind driver_detect(const char *path, char *note, size_t size)
@@ -59,6 +72,11 @@ driver_kind driver_detect(const char *path, char *note, size_t size)
 	         "--driver wrap (no per-test results)",
 	         path);
 	return DRIVER_WRAP;
+}
+
+int driver_check_args(driver_kind k, char *const *argv, int argc, mg_err *err)
+{
+	return k == DRIVER_PYTEST ? pytest_check_args(argv, argc, err) : 0;
 }
 
 /* What an executable is, in words, for a contradicted --driver. */
@@ -113,8 +131,9 @@ int driver_main(int argc, char **argv)
 	driver_kind k = DRIVER_WRAP;
 	int i = 2;
 	if (argc < 2 || driver_parse(&k, argv[1], NULL) < 0 || k == DRIVER_NATIVE)
-		return usage_error("needs a driver: gtest, exec, wrap, ctest or catch2, not",
-		                   argc > 1 ? argv[1] : "");
+		return usage_error(
+		    "needs a driver: gtest, exec, wrap, ctest, catch2 or pytest, not",
+		    argc > 1 ? argv[1] : "");
 	for (; i < argc && strcmp(argv[i], "--"); i++) {
 		if (!strcmp(argv[i], "--shell")) {
 			a.shell = 1;
@@ -136,5 +155,6 @@ int driver_main(int argc, char **argv)
 	       : k == DRIVER_EXEC   ? exec_main(&a)
 	       : k == DRIVER_CTEST  ? ctest_main(&a)
 	       : k == DRIVER_CATCH2 ? catch2_main(&a)
+	       : k == DRIVER_PYTEST ? pytest_main(&a)
 	                            : wrap_main(&a);
 }

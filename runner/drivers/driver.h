@@ -21,11 +21,21 @@ typedef enum driver_kind {
 	DRIVER_WRAP,
 	DRIVER_CTEST,  /* ctest's own tests, one process each */
 	DRIVER_CATCH2, /* a Catch2 program, followed through its XML reporter */
+	DRIVER_PYTEST, /* pytest with memguard's plugin: the pytest process is the host */
 } driver_kind;
 
-/* "native", "gtest", "exec", "wrap", "ctest", "catch2"; MG_EINVAL naming the token else. */
+/* "native", "gtest", "exec", "wrap", "ctest", "catch2", "pytest"; MG_EINVAL naming the
+ * token else. */
 int driver_parse(driver_kind *out, const char *name, mg_err *err);
 const char *driver_name(driver_kind k);
+
+/*
+ * 1 when the host process itself speaks the protocol (native, and pytest,
+ * whose plugin serves it inside pytest): it reports its own memory, marks
+ * its streams and judges its own soft limits. 0 for a shim of memguard's
+ * own in front of the program.
+ */
+int driver_serves_protocol(driver_kind k);
 
 /*
  * Decides the driver for an executable without running it: the host
@@ -34,6 +44,16 @@ const char *driver_name(driver_kind k);
  * one-line note saying so written to note (empty when none).
  */
 driver_kind driver_detect(const char *path, char *note, size_t size);
+
+/* The same for a whole command line (path: argv[0] resolved): a pytest
+ * command (pytest, py.test, python -m pytest) → pytest, else as
+ * driver_detect(path). */
+driver_kind driver_detect_command(const char *path, char *const *argv, int argc, char *note,
+                                  size_t size);
+
+/* The command's arguments that contradict driver k (pytest: xdist's -n):
+ * MG_EINVAL naming the token, with what to do instead; 0 else. */
+int driver_check_args(driver_kind k, char *const *argv, int argc, mg_err *err);
 
 /*
  * An explicit --driver gtest or catch2 against the executable's own
@@ -49,5 +69,16 @@ int driver_check(driver_kind k, const char *path, char *const argv[], mg_err *er
 /* The hidden subcommand: memguard __driver NAME [options] -- COMMAND...
  * Returns the process exit code. */
 int driver_main(int argc, char **argv);
+
+struct shim_args;
+/* pytest.c: "memguard __driver pytest -- COMMAND": execs COMMAND with the
+ * plugin; returns only when it could not (the exit status). */
+int pytest_main(const struct shim_args *a);
+/* pytest.c: the index of pytest's own first argument in argv (after
+ * "pytest" or "python -m pytest"), or -1 when argv is no pytest command. */
+int pytest_args_at(char *const *argv, int argc);
+/* pytest.c: MG_EINVAL for a command that is no pytest, or with xdist's
+ * -n/--numprocesses/--dist/--tx (the lanes are memguard's -j). */
+int pytest_check_args(char *const *argv, int argc, mg_err *err);
 
 #endif

@@ -8,7 +8,7 @@
 # is no maintainer script (no ldconfig: dpkg -r leaves nothing in 'rc');
 # binaries and the probe are stripped, with their debug info (build id) in
 # the .ddeb; `man -l` renders memguard-run(1) from the help's text; the
-# extracted memguard runs (--version); lintian reports nothing but the tags
+# extracted memguard runs (--version) and finds its pytest plugin; lintian reports nothing but the tags
 # lintian-expected explains. Skips (77) without cpack or dpkg-deb; lintian
 # and man come with ci/setup --test (missing: fail).
 set -u
@@ -32,7 +32,8 @@ for f in /usr/bin/memguard /usr/lib/memguard/x64/libmemguard_probe.so \
 	/usr/lib/cmake/memguard-host/memguard-hostTargets.cmake \
 	/usr/share/doc/memguard/copyright /usr/share/doc/memguard/changelog.gz \
 	/usr/share/bash-completion/completions/memguard /usr/share/zsh/vendor-completions/_memguard \
-	/usr/share/man/man1/memguard.1.gz; do
+	/usr/share/man/man1/memguard.1.gz /usr/lib/memguard/pytest/memguard_pytest.py \
+	/usr/lib/memguard/pytest/libmemguard_host.so; do
 	grep -qx "$f" "$d/list" || fail "$deb lacks $f"
 done
 # a man page for every command the overview lists
@@ -71,6 +72,13 @@ MANWIDTH=80 man -l "$d/root/usr/share/man/man1/memguard-run.1.gz" >"$d/man" 2>"$
 grep -q 'memguard-run - run a test host' "$d/man" || fail "man page NAME: $(head -5 "$d/man")"
 grep -q -- '--recycle-at LIMITS' "$d/man" || fail "man page lacks run's options"
 v=$("$mg" --version) || fail "memguard --version"
+# the extracted memguard finds its pytest plugin (../lib/memguard/pytest/)
+if /usr/bin/python3 -c 'import pytest' 2>/dev/null; then
+	mkdir "$d/py" && printf 'def test_one():\n    pass\n' >"$d/py/test_one.py"
+	(cd "$d/py" && "$mg" run -q --report r.json -- /usr/bin/python3 -m pytest -p no:cacheprovider \
+		test_one.py) >"$d/py.log" 2>&1 || fail "memguard run -- pytest: $(cat "$d/py.log")"
+	grep -Eq '"driver": ?"pytest"' "$d/py/r.json" || fail "pytest run: not the pytest driver"
+fi
 # the changelog's version is the package's
 cv=$(zcat "$d/root/usr/share/doc/memguard/changelog.gz" | sed -n '1s/^memguard (\([^)]*\)).*/\1/p')
 [ "$cv" = "$(dpkg-deb -f "$deb" Version)" ] || fail "changelog version '$cv' is not the package's"

@@ -1,0 +1,629 @@
+"""memguard_pytest - memguard's pytest plugin: makes the pytest process a
+memguard host (runner/host/PROTOCOL.md, version 3).
+
+memguard's pytest driver (runner/drivers/pytest.c) loads it with
+``-p memguard_pytest``. Started without MEMGUARD_HOST it does nothing. Under
+memguard it replaces pytest's run loop: it answers ``list`` with pytest's own
+collection (node ids, after -k, -m, deselection), runs each ``run NODEID``
+through pytest's own ``pytest_runtest_protocol`` (every plugin's hooks, the
+reports, fixtures of every scope set up and torn down as pytest would), and
+at each boundary judges its memory with the host library's own verdict
+(``mg_verdict_end`` from its shared build, through ctypes, with the limits
+``mg_contract_read_limits`` reads), parses the runner's lines with the
+library's parser (``mg_proto_parse``), writes its own with its writer
+(``mg_proto_put``) and its marks with ``mg_proto_put_mark`` (the run's secret
+from ``mg_proto_mark_secret``): there is no second implementation of any of
+them here, nor of the enum values (read back from the parser).
+
+What it must never do: write anything but protocol lines on the reply
+descriptor, or let pytest's terminal output land on a test (it writes each
+test's captured output, then the test's mark, to the real stdout/stderr).
+"""
+
+import collections
+import ctypes
+import os
+import select
+import sys
+import time
+import traceback
+
+import pytest
+
+_HOST = os.environ.get("MEMGUARD_HOST")
+_MESSAGE_MAX = 16384  # a result's message, bytes (a line is at most 64 KiB)
+_VERDICT_WINDOW = 32  # mg_verdict.h MG_VERDICT_WINDOW
+_MARK_MAX = 64  # mg_proto.h MG_MARK_MAX is 43
+_SECRET_LEN = 16  # mg_proto.h MG_MARK_SECRET_LEN
+_VERSION = 3  # the highest protocol version this plugin speaks
+
+
+class _Verdict(ctypes.Structure):
+    """mg_verdict.h's struct mg_verdict (the limits first, then its own)."""
+
+    _fields_ = [
+        ("recycle_va", ctypes.c_uint64),
+        ("recycle_rss", ctypes.c_uint64),
+        ("kill_va", ctypes.c_uint64),
+        ("kill_rss", ctypes.c_uint64),
+        ("gap_limit", ctypes.c_uint64),
+        ("growth", ctypes.c_int64 * _VERDICT_WINDOW),
+        ("rgrowth", ctypes.c_int64 * _VERDICT_WINDOW),
+        ("n", ctypes.c_size_t),
+        ("va_start", ctypes.c_uint64),
+        ("rss_start", ctypes.c_uint64),
+        ("gap_ok_va", ctypes.c_uint64),
+    ]
+
+
+class _Msg(ctypes.Structure):
+    """mg_proto.h's struct mg_msg."""
+
+    _fields_ = [
+        ("kind", ctypes.c_int),
+        ("version", ctypes.c_uint),
+        ("arch", ctypes.c_char * 8),
+        ("pid", ctypes.c_long),
+        ("usec", ctypes.c_uint64),
+        ("va", ctypes.c_uint64),
+        ("rss", ctypes.c_uint64),
+        ("count", ctypes.c_uint64),
+        ("why", ctypes.c_int),
+        ("bytes", ctypes.c_uint64),
+        ("sig", ctypes.c_int),
+        ("state", ctypes.c_int),
+        ("name_len", ctypes.c_size_t),
+        ("text", ctypes.c_void_p),
+        ("text_len", ctypes.c_size_t),
+    ]
+
+
+# mg_msg_kind's values, read back from the library's parser (a sample line of
+# each word): never a copy of the enum that could fall out of step with it
+_SAMPLES = {
+    "hello": b"hello 1 x64 1 0 0",
+    "test": b"test x",
+    "end": b"end 0",
+    "start": b"start x",
+    "pass": b"pass 0 0 0",
+    "fail": b"fail 0 0 0",
+    "skip": b"skip 0 0 0",
+    "recycle": b"recycle 0 0",
+    "bye": b"bye 0 0",
+    "peak": b"peak 0",
+    "list": b"list",
+    "run": b"run x",
+    "quit": b"quit",
+    "expect": b"expect 0 0",
+    "fed": b"fed",
+}
+
+
+def _kinds(lib):
+    kinds = {}
+    for word, line in _SAMPLES.items():
+        m = _Msg()
+        buf = ctypes.create_string_buffer(line, len(line) + 1)
+        if lib.mg_proto_parse(ctypes.byref(m), buf, len(line)) < 0:
+            raise RuntimeError("memguard_pytest: the host library does not parse '%s'" % word)
+        kinds[word] = m.kind
+    return kinds
+
+
+class _Host:
+    """One pytest process serving the protocol: the runner's generation."""
+
+    def __init__(self, session):
+        self.session = session
+        self.config = session.config
+        lib = ctypes.CDLL(os.environ["MEMGUARD_PYTEST_LIB"])
+        lib.mg_verdict_start.argtypes = [ctypes.c_void_p, ctypes.c_uint64, ctypes.c_uint64]
+        lib.mg_verdict_end.argtypes = [
+            ctypes.c_void_p,
+            ctypes.c_uint64,
+            ctypes.c_uint64,
+            ctypes.POINTER(ctypes.c_uint64),
+        ]
+        lib.mg_verdict_end.restype = ctypes.c_int
+        lib.mg_proto_parse.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_size_t]
+        lib.mg_proto_parse.restype = ctypes.c_int
+        lib.mg_proto_parse_why.argtypes = [
+            ctypes.c_char_p,
+            ctypes.c_size_t,
+            ctypes.POINTER(ctypes.c_int),
+            ctypes.POINTER(ctypes.c_uint64),
+        ]
+        lib.mg_proto_parse_why.restype = ctypes.c_int
+        lib.mg_proto_put.argtypes = [ctypes.c_char_p, ctypes.c_size_t, ctypes.c_void_p]
+        lib.mg_proto_put.restype = ctypes.c_size_t
+        lib.mg_proto_mark_secret.argtypes = [ctypes.c_char_p, ctypes.c_uint]
+        lib.mg_proto_mark_secret.restype = None
+        lib.mg_proto_put_mark.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_uint64]
+        lib.mg_proto_put_mark.restype = ctypes.c_size_t
+        lib.mg_contract_read_limits.argtypes = [ctypes.c_void_p, ctypes.c_uint]
+        lib.mg_contract_read_limits.restype = None
+        lib.mg_contract_status.argtypes = [
+            ctypes.c_int,
+            ctypes.POINTER(ctypes.c_uint64),
+            ctypes.POINTER(ctypes.c_uint64),
+        ]
+        lib.mg_contract_status.restype = ctypes.c_int
+        self.lib = lib
+        self.kind = _kinds(lib)
+        self.commands = {self.kind[w] for w in ("list", "run", "quit", "expect", "fed")}
+        why, nbytes = ctypes.c_int(0), ctypes.c_uint64(0)
+        lib.mg_proto_parse_why(b"peak 0", 6, ctypes.byref(why), ctypes.byref(nbytes))
+        self.why_peak = why.value  # mg_why's MG_WHY_PEAK
+        self.version = min(_VERSION, int(_HOST)) if _HOST.isdigit() else 1
+        secret = ctypes.create_string_buffer(_SECRET_LEN + 1)
+        lib.mg_proto_mark_secret(secret, self.version)
+        self.secret = secret.value
+        self.cmd_fd = int(os.environ.get("MEMGUARD_CMD_FD", "3"))
+        self.reply_fd = int(os.environ.get("MEMGUARD_REPLY_FD", "4"))
+        os.set_blocking(self.cmd_fd, False)
+        self.inbuf = b""
+        self.cmds = collections.deque()
+        self.eof = False
+        self.out = []
+        self.statm = os.open("/proc/self/statm", os.O_RDONLY | os.O_CLOEXEC)
+        self.status = os.open("/proc/self/status", os.O_RDONLY | os.O_CLOEXEC)
+        self.page = os.sysconf("SC_PAGE_SIZE")
+        self.verdict = _Verdict()
+        lib.mg_contract_read_limits(ctypes.byref(self.verdict), self.version)
+        self.expect = (0, 0)
+        self.ordinal = 0
+        self.peak_seen = 0
+        self.items = {}
+        self.after = {}  # item -> the item pytest itself runs after it (None: last)
+        self.pending = None  # the item whose scopes above its own await the next
+        self.stdout = _SAVED_FDS[0]
+        self.stderr = _SAVED_FDS[1]
+        self.shared = _Shared(self.config)
+
+    # ---- memory ----
+    def mem(self):
+        f = os.pread(self.statm, 128, 0).split()
+        return int(f[0]) * self.page, int(f[1]) * self.page
+
+    def peaks(self):
+        """VmPeak and VmHWM in bytes, from the kept-open /proc/self/status
+        (one pread, by mg_contract_status)."""
+        va, rss = ctypes.c_uint64(0), ctypes.c_uint64(0)
+        self.lib.mg_contract_status(self.status, ctypes.byref(va), ctypes.byref(rss))
+        return va.value, rss.value
+
+    # ---- the reply descriptor ----
+    def put(self, line):
+        self.out.append(line)
+
+    def send(self, word, text=b"", **fields):
+        """The line of word (a host line: "pass", "recycle", ...) with fields
+        (mg_msg's: usec, va, rss, why, bytes, count, version, pid, arch) and
+        text, written by the library's mg_proto_put."""
+        m = _Msg()
+        m.kind = self.kind[word]
+        for k, v in fields.items():
+            setattr(m, k, v)
+        keep = ctypes.create_string_buffer(text, len(text) + 1)
+        m.text = ctypes.cast(keep, ctypes.c_void_p)
+        m.text_len = len(text)
+        cap = len(text) * 2 + 256
+        buf = ctypes.create_string_buffer(cap)
+        n = self.lib.mg_proto_put(buf, cap, ctypes.byref(m))
+        self.put(buf.raw[:n])
+
+    def flush(self):
+        data = b"".join(self.out)
+        self.out = []
+        while data:
+            data = data[os.write(self.reply_fd, data) :]
+
+    # ---- the command descriptor ----
+    def fill(self, block):
+        """One read of the command pipe (waiting for it when block); each
+        complete line is parsed once, into self.cmds."""
+        if self.eof:
+            return
+        if block:
+            select.select([self.cmd_fd], [], [])
+        try:
+            data = os.read(self.cmd_fd, 65536)
+        except BlockingIOError:
+            return
+        if not data:
+            self.eof = True
+            return
+        lines = (self.inbuf + data).split(b"\n")
+        self.inbuf = lines.pop()
+        if len(self.inbuf) >= 65536:
+            self.bad_command(self.inbuf)
+        self.cmds.extend(self.parse(line) for line in lines)
+
+    def take(self):
+        """The next command, taken (waiting for it); None at end of file."""
+        while not self.cmds:
+            if self.eof:
+                return None
+            self.fill(True)
+        cmd = self.cmds.popleft()
+        if cmd[0] is None:
+            self.bad_command(cmd[3])
+        return cmd
+
+    def parse(self, line):
+        """(kind, name, (va, bytes), line); kind None for a line outside the
+        grammar or not a command (refused when it is taken)."""
+        buf = ctypes.create_string_buffer(line, len(line) + 1)
+        m = _Msg()
+        if self.lib.mg_proto_parse(ctypes.byref(m), buf, len(line)) < 0 or m.kind not in (
+            self.commands
+        ):
+            return None, b"", (0, 0), line
+        name = ctypes.string_at(m.text, m.text_len) if m.text else b""
+        return m.kind, name, (m.va, m.bytes), line
+
+    def bad_command(self, line):
+        self.flush()
+        os.write(self.stderr, b"memguard host: bad command '%s'\n" % line[:200])
+        os._exit(3)
+
+    # ---- serving ----
+    def serve(self):
+        va, rss = self.mem()
+        arch = b"x86" if ctypes.sizeof(ctypes.c_void_p) == 4 else b"x64"
+        self.lib.mg_verdict_start(ctypes.byref(self.verdict), va, rss)
+        self.send("hello", version=self.version, arch=arch, pid=os.getpid(), va=va, rss=rss)
+        self.flush()
+        items = self.session.items
+        for i, item in enumerate(items):
+            self.items.setdefault(item.nodeid.encode("utf-8", "surrogateescape"), item)
+            self.after[item] = items[i + 1] if i + 1 < len(items) else None
+        while True:
+            if not self.cmds:
+                self.flush()
+            cmd = self.take()
+            if cmd is None:  # the runner has gone
+                os._exit(0)
+            kind, name, nums, line = cmd
+            if kind == self.kind["list"]:
+                self.settle(None)
+                for item in self.session.items:
+                    raw = item.nodeid.encode("utf-8", "surrogateescape")
+                    self.send("test", raw)
+                self.send("end", count=len(self.session.items))
+            elif kind == self.kind["expect"]:
+                self.expect = nums
+            elif kind == self.kind["run"]:
+                if not self.run(name):
+                    return self.await_quit()
+            elif kind == self.kind["quit"]:
+                return self.bye()
+            elif kind != self.kind["fed"]:
+                self.bad_command(line)
+
+    def await_quit(self):
+        self.flush()
+        while True:
+            cmd = self.take()
+            if cmd is None:
+                os._exit(0)
+            if cmd[0] == self.kind["quit"]:
+                return self.bye()
+
+    def bye(self):
+        errors = self.settle(None)
+        self.unreported(errors)
+        peak_va, peak_rss = self.peaks()
+        self.shared.close()
+        self.send("bye", va=peak_va, rss=peak_rss)
+        self.flush()
+        return bool(errors)
+
+    def unreported(self, errors):
+        """A finalizer's error with no test left to carry it (the protocol has
+        no line for it after the last result): on stderr, and the process
+        exits 1 after bye."""
+        if errors:
+            _write_all(self.stderr, errors.encode("utf-8", "replace"))
+            _HOST_STATE["fixture_error"] = True
+
+    def settle(self, nextitem):
+        """Tears down what the last item kept for the item pytest runs after
+        it, as far as nextitem (the one that does come next here; None: no
+        more) does not need it. The error text of a failing finalizer, or
+        ""."""
+        if self.pending is None:
+            return ""
+        item, self.pending = self.pending, None
+        try:
+            self.session._setupstate.teardown_exact(nextitem)
+        except Exception as e:  # pytest's TEST_OUTCOME: what a finalizer raises
+            return "error at teardown of %s (scopes above the test, at the next test):\n%s" % (
+                item.nodeid,
+                "".join(traceback.format_exception(type(e), e, e.__traceback__)),
+            )
+        return ""
+
+    def next_known(self):
+        """The item after this one if the runner has already said it (None
+        when it said quit); _NOT_KNOWN when it has not yet."""
+        if not self.cmds:
+            self.fill(False)
+        for kind, name, _, _ in self.cmds:
+            if kind == self.kind["run"]:
+                return self.items.get(name, _NOT_KNOWN)
+            if kind == self.kind["quit"]:
+                return None
+            if kind != self.kind["expect"]:
+                break
+        return _NOT_KNOWN
+
+    def admits(self):
+        """History's word on the next test (PROTOCOL.md 6a): False when its
+        expected rise from here would reach the kill limit."""
+        rise, growth = self.expect
+        self.expect = (0, 0)
+        need = max(rise, growth)
+        if not need or not self.verdict.kill_va:
+            return True
+        va, rss = self.mem()
+        if va + need < self.verdict.kill_va:
+            return True
+        self.unreported(self.settle(None))
+        self.send("recycle", va=va, rss=rss, why=self.why_peak, bytes=need)
+        return False
+
+    def run(self, name):
+        """Runs one test; False when this host takes no more (a recycle)."""
+        item = self.items.get(name)
+        if not self.admits():
+            return False
+        errors = self.settle(item)
+        self.send("start", name)
+        self.flush()
+        t0 = time.monotonic()
+        if item is None:
+            word, msg = b"fail", b"unknown test '%s'" % name[:200]
+        elif self.shared.stopped(self.session):
+            word, msg = b"skip", ("not run: %s (-x/--maxfail)" % self.shared.why).encode()
+        else:
+            word, msg = self.run_item(item)
+            if errors:
+                word = b"fail"
+                msg = errors.encode("utf-8", "replace") + (b"\n" + msg if msg else b"")
+        usec = int((time.monotonic() - t0) * 1e6)
+        if self.version >= 2:
+            self.mark()
+            if usec >= 1000:
+                peak = self.peaks()[0]
+                if peak > self.peak_seen:
+                    self.peak_seen = peak
+                    self.send("peak", va=peak)
+        va, rss = self.mem()
+        nbytes = ctypes.c_uint64(0)
+        why = self.lib.mg_verdict_end(ctypes.byref(self.verdict), va, rss, ctypes.byref(nbytes))
+        if why and self.pending is not None:
+            # the session ends here: pytest would tear everything down in this
+            # test's teardown, and report what fails there on this test
+            more = self.settle(None)
+            if more:
+                word = b"fail"
+                msg = (msg + b"\n" if msg else b"") + more.encode("utf-8", "replace")
+        self.send(word.decode(), msg[:_MESSAGE_MAX], usec=usec, va=va, rss=rss)
+        if not why:
+            return True
+        # a v1 runner knows no why word (MG_WHY_NONE writes none)
+        why = why if self.version >= 2 else 0
+        self.send("recycle", va=va, rss=rss, why=why, bytes=nbytes.value)
+        return False
+
+    def run_item(self, item):
+        """pytest's own protocol for item: (result word, message)."""
+        nextitem = self.next_known()
+        self.reports = []
+        self.shared.started(item.nodeid)
+        if nextitem is _NOT_KNOWN:
+            # not said yet (the runner sends the next line when this result is
+            # back): the test pytest itself runs next, whose scopes stay; what
+            # the one that does come next does not share goes at its start
+            nextitem = self.after[item]
+            self.pending = item
+        item.config.hook.pytest_runtest_protocol(item=item, nextitem=nextitem)
+        word, msg = _outcome(self.reports)
+        self.shared.finished(self.session)
+        self.write_output(self.reports)
+        return word, msg.encode("utf-8", "replace")
+
+    def write_output(self, reports):
+        # a report holds the sections of its phase and those before it
+        for rep in reports[-1:]:
+            for title, text in rep.sections:
+                if not text:
+                    continue
+                fd = self.stdout if "stdout" in title else self.stderr
+                _write_all(fd, text.encode("utf-8", "replace"))
+
+    def mark(self):
+        """The test's mark after its output on both streams (PROTOCOL.md)."""
+        for f in (sys.stdout, sys.stderr):
+            try:
+                f.flush()
+            except Exception:
+                pass
+        buf = ctypes.create_string_buffer(_MARK_MAX)
+        n = self.lib.mg_proto_put_mark(buf, self.secret, self.ordinal)
+        mark = buf.raw[:n]
+        self.ordinal += 1
+        for fd in (self.stdout, self.stderr):
+            try:
+                _write_all(fd, mark)
+            except OSError:
+                pass
+
+
+_NOT_KNOWN = object()
+
+
+def _write_all(fd, data):
+    while data:
+        data = data[os.write(fd, data) :]
+
+
+def _outcome(reports):
+    """One protocol result for pytest's reports of one test, in pytest's
+    words: failed, error at setup/teardown, skipped, xfailed (skip), xpassed
+    (pass; a strict xpass is pytest's failure)."""
+    fails, skip = [], None
+    for rep in reports:
+        if rep.failed:
+            what = "failed" if rep.when == "call" else "error at %s" % rep.when
+            if rep.when == "call" and hasattr(rep, "wasxfail"):
+                what = "failed: [XPASS(strict)]"
+            fails.append("%s: %s" % (what, rep.longreprtext))
+        elif rep.skipped and skip is None:
+            if hasattr(rep, "wasxfail"):
+                skip = "xfailed: %s" % rep.wasxfail
+            else:
+                skip = "skipped: %s" % _skip_reason(rep)
+    if fails:
+        return b"fail", "\n".join(fails)
+    if skip is not None:
+        return b"skip", skip
+    return b"pass", ""
+
+
+def _skip_reason(rep):
+    lr = rep.longrepr
+    if isinstance(lr, tuple) and len(lr) == 3:
+        return str(lr[2])
+    return rep.longreprtext
+
+
+class _Shared:
+    """-x / --maxfail across the run's pytest processes (every lane, every
+    generation): failures counted in one file, a test that killed its
+    process (its name left in this process's file) counted by the next.
+    Nothing is written without a maxfail."""
+
+    def __init__(self, config):
+        self.maxfail = config.getoption("maxfail") or 0
+        self.base = os.environ.get("MEMGUARD_PYTEST_RUN", "")
+        self.why = ""
+        self.fd = -1
+        if not self.maxfail or not self.base:
+            self.maxfail = 0
+            return
+        self.fd = os.open("%s.%d" % (self.base, os.getpid()), os.O_RDWR | os.O_CREAT, 0o600)
+        # a process of this run that died inside a test: its test failed
+        d, prefix = os.path.split(self.base)
+        for f in os.listdir(d or "."):
+            if not f.startswith(prefix + ".") or not f[len(prefix) + 1 :].isdigit():
+                continue
+            pid = int(f[len(prefix) + 1 :])
+            if pid == os.getpid() or os.path.exists("/proc/%d" % pid):
+                continue
+            path = os.path.join(d, f)
+            with open(path, "rb") as fp:
+                died_in = fp.read()
+            if died_in:
+                self.count_failure()
+            os.unlink(path)
+
+    def close(self):
+        if self.fd >= 0:
+            os.close(self.fd)
+            os.unlink("%s.%d" % (self.base, os.getpid()))
+            self.fd = -1
+
+    def count_failure(self):
+        fd = os.open(self.base + ".failed", os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        os.write(fd, b"x")
+        os.close(fd)
+
+    def stopped(self, session):
+        why = session.shouldfail or session.shouldstop
+        if why:
+            self.why = str(why)
+            return True
+        if not self.maxfail:
+            return False
+        try:
+            n = os.stat(self.base + ".failed").st_size
+        except FileNotFoundError:
+            return False
+        if n >= self.maxfail:
+            self.why = "stopping after %d failures" % n
+            return True
+        return False
+
+    def started(self, nodeid):
+        if self.fd >= 0:
+            os.pwrite(self.fd, nodeid.encode("utf-8", "replace") + b"\n", 0)
+
+    def finished(self, session):
+        if self.fd < 0:
+            return
+        os.ftruncate(self.fd, 0)
+        for _ in range(session.testsfailed - getattr(self, "seen", 0)):
+            self.count_failure()
+        self.seen = session.testsfailed
+
+
+_SAVED_FDS = (1, 2)
+_HOST_STATE = {}
+
+
+if _HOST:
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_cmdline_main(config):
+        if config.pluginmanager.hasplugin("xdist") and config.getoption("numprocesses", None):
+            raise pytest.UsageError(
+                "memguard: pytest-xdist's -n (here from the configuration: addopts or "
+                "PYTEST_ADDOPTS) asks for worker processes; under memguard the lanes are "
+                "the workers: add -n 0 (or -p no:xdist) to the command and give memguard -j N"
+            )
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_configure(config):
+        # pytest's terminal report goes nowhere: memguard reports the tests
+        tr = config.pluginmanager.get_plugin("terminalreporter")
+        if tr is not None:
+            tr._tw._file = open(os.devnull, "w")
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtestloop(session):
+        if session.testsfailed and not session.config.option.continue_on_collection_errors:
+            # pytest's terminal is silenced: say what did not collect
+            for rep in _HOST_STATE.get("collect_errors", []):
+                _write_all(_SAVED_FDS[1], b"ERROR collecting %s\n%s\n" % (
+                    rep.nodeid.encode("utf-8", "replace"),
+                    rep.longreprtext.encode("utf-8", "replace")))
+            raise session.Interrupted(
+                "%d error%s during collection"
+                % (session.testsfailed, "s" if session.testsfailed != 1 else "")
+            )
+        host = _Host(session)
+        _HOST_STATE["host"] = host
+        host.serve()
+        return True
+
+    @pytest.hookimpl(hookwrapper=True, tryfirst=True)
+    def pytest_runtest_logreport(report):
+        host = _HOST_STATE.get("host")
+        if host is not None and report.when in ("setup", "call", "teardown"):
+            host.reports.append(report)
+        yield
+
+    def pytest_collectreport(report):
+        if report.failed:
+            _HOST_STATE.setdefault("collect_errors", []).append(report)
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_sessionfinish(session, exitstatus):
+        if "host" in _HOST_STATE:
+            # the runner has every verdict; a clean host exits 0 after bye
+            session.exitstatus = 1 if _HOST_STATE.get("fixture_error") else 0
+
+    # the real stdout and stderr, before pytest's capture takes fds 1 and 2
+    _SAVED_FDS = (os.dup(1), os.dup(2))

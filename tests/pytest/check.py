@@ -1,0 +1,439 @@
+"""check.py - the pytest driver's cases (CTest pytest__CASE): real pytest
+processes under the real memguard binary, each outcome compared with what
+pytest itself says of the same tests (its own --junitxml).
+
+usage: check.py MEMGUARD PYTHON CASE   (exit 0 pass, 1 fail, 77 skip)
+"""
+
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import xml.etree.ElementTree as ET
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SUITES = os.path.join(HERE, "suites")
+PYFLAKES_TESTS = "/usr/lib/python3/dist-packages/pyflakes/test"
+
+MEMGUARD, PYTHON, CASE = sys.argv[1], sys.argv[2], sys.argv[3]
+WORK = tempfile.mkdtemp(prefix="mg-pytest-")
+ENV = dict(os.environ, TMPDIR=WORK, PYTHONDONTWRITEBYTECODE="1")
+ENV.pop("CI", None)
+failures = []
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+        print("FAILED: " + what)
+
+
+def pytest_cmd(*args):
+    return [PYTHON, "-m", "pytest", "-p", "no:cacheprovider", *args]
+
+
+def memguard(args, cmd, env=None, cgroup=None, hang=None):
+    """memguard run ARGS -- CMD: (returncode, report or None, stdout, stderr).
+    With hang (seconds), a memguard still running then is killed (SIGKILL)
+    and the case fails: a deadlock detector, not a timing."""
+    report = os.path.join(WORK, "report.json")
+    if os.path.exists(report):
+        os.unlink(report)
+    try:
+        p = subprocess.run(
+            [MEMGUARD, "run", "--report", report, *args, "--", *cmd],
+            cwd=WORK,
+            env=env or ENV,
+            capture_output=True,
+            text=True,
+            timeout=hang,
+            preexec_fn=(lambda: _enter(cgroup)) if cgroup else None,
+        )
+    except subprocess.TimeoutExpired:
+        check(False, "memguard still running after %d s: hung" % hang)
+        return -1, None, "", ""
+    rep = json.load(open(report)) if os.path.exists(report) else None
+    return p.returncode, rep, p.stdout, p.stderr
+
+
+def _enter(cgroup):
+    with open(os.path.join(cgroup, "cgroup.procs"), "w") as f:
+        f.write("%d\n" % os.getpid())
+
+
+def tests_of(rep):
+    """{node id: (state, message, output)} of a memguard report (v1 or v2)."""
+    out = {}
+    for s in rep["shards"]:
+        for t in s["tests"]:
+            name = t.get("name", t.get("n"))
+            out[name] = (
+                t.get("state", t.get("s", "pass")),
+                t.get("message", t.get("m", "")),
+                t.get("output", t.get("o", "")),
+            )
+    return out
+
+
+def memguard_outcome(state, message):
+    """A memguard state and message in pytest's outcome words."""
+    if state == "pass":
+        return "passed"
+    if state == "skip":
+        return "xfailed" if message.startswith("xfailed:") else "skipped"
+    if state == "fail":
+        if message.startswith("failed:"):
+            return "failed"
+        if message.startswith("error at"):
+            return "error"
+    return state + ": " + message[:60]
+
+
+def junit_id(nodeid):
+    """pytest's own --junitxml (classname, name) for a node id
+    (_pytest/junitxml.py mangle_test_address)."""
+    path, bracket, params = nodeid.partition("[")
+    names = path.split("::")
+    names[0] = re.sub(r"\.py$", "", names[0].replace("/", "."))
+    names[-1] += bracket + params
+    return ".".join(names[:-1]), names[-1]
+
+
+def pytest_outcomes(args):
+    """pytest's own verdicts: {(classname, name): outcome} from --junitxml."""
+    xml = os.path.join(WORK, "pytest.xml")
+    subprocess.run(pytest_cmd("-q", "--junitxml", xml, *args), cwd=WORK, env=ENV,
+                   capture_output=True)
+    out = {}
+    for tc in ET.parse(xml).getroot().iter("testcase"):
+        key = (tc.get("classname"), tc.get("name"))
+        kinds = [c.tag for c in tc]
+        if "failure" in kinds:
+            o = "failed"
+        elif "error" in kinds:
+            o = "error"
+        elif "skipped" in kinds:
+            sk = tc.find("skipped")
+            o = "xfailed" if sk.get("type") == "pytest.xfail" else "skipped"
+        else:
+            o = "passed"
+        # a failed call and a teardown error are two entries: the first word stays
+        out.setdefault(key, o)
+    return out
+
+
+def same_as_pytest(args, jobs, extra=()):
+    """Every node id's outcome under memguard -j JOBS equals pytest's own."""
+    want = pytest_outcomes(args)
+    rc, rep, _, err = memguard(["-j", str(jobs), *extra], pytest_cmd(*args))
+    check(rep is not None, "a report was written (stderr: %s)" % err[-2000:])
+    if rep is None:
+        return None
+    got = {junit_id(n): memguard_outcome(s, m) for n, (s, m, _) in tests_of(rep).items()}
+    check(len(got) == len(tests_of(rep)), "node ids map to distinct JUnit ids")
+    check(set(got) == set(want), "the same tests as pytest: only memguard %s, only pytest %s"
+          % (sorted(set(got) - set(want))[:5], sorted(set(want) - set(got))[:5]))
+    for k in sorted(set(got) & set(want)):
+        check(got[k] == want[k], "%s::%s: memguard %s, pytest %s" % (k[0], k[1], got[k], want[k]))
+    failed = any(o in ("failed", "error") for o in want.values())
+    check(rc == (1 if failed else 0), "exit %d, pytest's verdict %s" % (rc, failed))
+    return rep
+
+
+def case_states(jobs, extra=()):
+    suite = os.path.join(SUITES, "states")
+    rep = same_as_pytest([suite], jobs, extra)
+    if rep is None:
+        return
+    t = tests_of(rep)
+    state, _, out = t["test_states.py::test_pass"]
+    check("out of test_pass" in out and "err of test_pass" in out, "test_pass's output: %r" % out)
+    check(all("test_pass" not in o for n, (_, _, o) in t.items() if n != "test_states.py::test_pass"),
+          "no other test holds test_pass's output")
+    check(t["test_states.py::test_xpass_strict"][1].startswith("failed: [XPASS(strict)]"),
+          "a strict xpass is pytest's failure, named so")
+    check("teardown broke" in t["test_states.py::test_teardown_error"][1],
+          "the teardown error's message")
+    check(len(t) == 16, "16 tests listed, got %d" % len(t))
+    check("module teardown broke" in t["test_module_teardown.py::test_last"][1],
+          "the module fixture's teardown error is on its last test")
+
+
+def case_pyflakes(jobs):
+    if not os.path.isdir(PYFLAKES_TESTS):
+        print("SKIP: %s not installed (python3-pyflakes)" % PYFLAKES_TESTS)
+        sys.exit(77)
+    rep = same_as_pytest([PYFLAKES_TESTS], jobs)
+    if rep is not None:
+        check(len(tests_of(rep)) > 500, "pyflakes' suite is all there: %d" % len(tests_of(rep)))
+
+
+def case_select():
+    """-k and -m are pytest's: memguard lists what pytest selects."""
+    suite = os.path.join(SUITES, "states")
+    args = [suite, "-k", "param or marked or group", "-m", "not slow"]
+    rep = same_as_pytest(args, 1)
+    if rep is not None:
+        names = sorted(tests_of(rep))
+        check(names == ["test_states.py::TestGroup::test_in_class",
+                        "test_states.py::test_param[1]", "test_states.py::test_param[2]",
+                        "test_states.py::test_param[a b]"], "selected: %s" % names)
+
+
+def fixture_log():
+    log = os.path.join(WORK, "fixtures.log")
+    lines = open(log).read().split("\n") if os.path.exists(log) else []
+    by_pid = {}
+    for line in filter(None, lines):
+        pid, what = line.split(" ", 1)
+        by_pid.setdefault(pid, []).append(what)
+    return by_pid
+
+
+def case_fixtures_recycle():
+    """Recycles in the middle of a module: every process sets up the session
+    and each module it runs tests of once, and tears them down in order."""
+    suite = os.path.join(SUITES, "fixtures")
+    env = dict(ENV, FIXTURE_LOG=os.path.join(WORK, "fixtures.log"))
+    rc, rep, _, err = memguard(["-j", "1", "--recycle-at", "rss=100M"], pytest_cmd(suite),
+                               env=env)
+    check(rc == 0, "exit 0, got %d: %s" % (rc, err[-2000:]))
+    if rep is None:
+        return check(False, "a report")
+    t = tests_of(rep)
+    check(len(t) == 12 and all(s == "pass" for s, _, _ in t.values()), "12 tests pass")
+    recycles = sum(s.get("recycles", 0) for s in rep["shards"])
+    check(recycles >= 2, "recycled at least twice, %d" % recycles)
+    by_pid = fixture_log()
+    check(len(by_pid) == recycles + 1, "one process per generation: %d" % len(by_pid))
+    modules_set_up = []
+    for pid, seq in by_pid.items():
+        check(seq[0] == "setup session" and seq[-1] == "teardown session",
+              "pid %s: session first and last: %s" % (pid, seq))
+        inner = seq[1:-1]
+        check(len(inner) % 2 == 0 and all(
+            inner[i].startswith("setup module ") and
+            inner[i + 1] == "teardown " + inner[i][len("setup "):]
+            for i in range(0, len(inner), 2)), "pid %s: modules set up then torn down: %s"
+              % (pid, seq))
+        mods = [w.split()[-1] for w in inner[::2]]
+        check(len(mods) == len(set(mods)), "pid %s: each module set up once" % pid)
+        modules_set_up += mods
+    # a module recycled mid-way is set up again in the next process
+    check(len(modules_set_up) > 2, "modules set up %s" % modules_set_up)
+    # and pytest alone sets each up once in one process
+    log = os.path.join(WORK, "fixtures.log")
+    os.unlink(log)
+    subprocess.run(pytest_cmd("-q", suite), cwd=WORK, env=env, capture_output=True)
+    direct = fixture_log()
+    check(len(direct) == 1 and list(direct.values())[0] == [
+        "setup session", "setup module test_mod_a", "teardown module test_mod_a",
+        "setup module test_mod_b", "teardown module test_mod_b", "teardown session"],
+        "pytest alone: %s" % direct)
+
+
+def case_crash(maxfail):
+    suite = os.path.join(SUITES, "crash")
+    rc, rep, _, err = memguard(["-j", "1"], pytest_cmd(*(["-x"] if maxfail else []), suite))
+    check(rc == 1, "exit 1, got %d: %s" % (rc, err[-2000:]))
+    if rep is None:
+        return check(False, "a report")
+    t = tests_of(rep)
+    check(t["test_crash.py::test_before"][0] == "pass", "test_before passes")
+    check(t["test_crash.py::test_segv"][0] == "crash" and "SIGSEGV" in t["test_crash.py::test_segv"][1],
+          "test_segv: crash by SIGSEGV: %s" % (t["test_crash.py::test_segv"],))
+    if maxfail:
+        for n in ("test_after", "test_fails_after"):
+            s, m, _ = t["test_crash.py::" + n]
+            check(s == "skip" and m.startswith("not run: stopping after 1 failures"),
+                  "-x: %s not run: %s %s" % (n, s, m))
+        # pytest alone: the process dies with the test
+        p = subprocess.run(pytest_cmd("-x", suite), cwd=WORK, env=ENV, capture_output=True)
+        check(p.returncode == -signal.SIGSEGV, "pytest alone dies of SIGSEGV: %d" % p.returncode)
+    else:
+        check(t["test_crash.py::test_after"][0] == "pass", "the run goes on: test_after passes")
+        check(t["test_crash.py::test_fails_after"][0] == "fail", "test_fails_after fails")
+
+
+def case_maxfail_two_lanes():
+    """-x across lanes: after the first failure no lane starts another test."""
+    suite = os.path.join(SUITES, "states")
+    rc, rep, _, err = memguard(["-j", "2"], pytest_cmd("-x", "-p", "no:randomly", suite))
+    check(rc == 1, "exit 1, got %d" % rc)
+    if rep is None:
+        return check(False, "a report")
+    states = [s for s, _, _ in tests_of(rep).values()]
+    check(states.count("fail") >= 1, "a failure")
+    check(states.count("skip") >= 5, "the rest not run: %s" % states)
+
+
+def cgroup_make():
+    for base, limit in (("/sys/fs/cgroup/memory", "memory.limit_in_bytes"),
+                        ("/sys/fs/cgroup", "memory.max")):
+        d = os.path.join(base, "memguard-pytest-%d" % os.getpid())
+        try:
+            os.mkdir(d)
+            with open(os.path.join(d, limit), "w") as f:
+                f.write("%d\n" % (512 << 20))
+            if limit == "memory.max":
+                with open(os.path.join(d, "memory.swap.max"), "w") as f:
+                    f.write("0\n")
+            return d
+        except OSError:
+            continue
+    return None
+
+
+def case_cgroup_oom():
+    """Tests that keep 50 MiB each in a 512 MiB memory cgroup: pytest alone
+    is OOM-killed; under memguard every test passes, with recycles."""
+    cg = cgroup_make()
+    if cg is None:
+        print("SKIP: cannot make a memory cgroup (needs root)")
+        sys.exit(77)
+    suite = os.path.join(SUITES, "grow")
+    try:
+        p = subprocess.run(pytest_cmd("-q", suite), cwd=WORK, env=ENV, capture_output=True,
+                           preexec_fn=lambda: _enter(cg))
+        check(p.returncode == -signal.SIGKILL, "pytest alone is killed (SIGKILL): %d"
+              % p.returncode)
+        rc, rep, _, err = memguard(["-j", "1"], pytest_cmd(suite), cgroup=cg)
+        check(rc == 0, "memguard exit 0, got %d: %s" % (rc, err[-2000:]))
+        if rep is not None:
+            t = tests_of(rep)
+            check(len(t) == 20 and all(s == "pass" for s, _, _ in t.values()),
+                  "20 tests pass: %s" % sorted(set(s for s, _, _ in t.values())))
+            check(sum(s.get("recycles", 0) for s in rep["shards"]) >= 1, "recycled")
+            check(sum(s.get("kills", 0) for s in rep["shards"]) == 0, "no kill")
+    finally:
+        for _ in range(100):
+            try:
+                os.rmdir(cg)
+                break
+            except OSError:
+                import time
+                time.sleep(0.02)
+
+
+def case_slow_exit():
+    """A pytest process that takes 3 s to exit after bye at the run's end:
+    memguard kills it after a second and ends (it once waited for its PID
+    namespace's init while the init waited for that host to be reaped)."""
+    suite = os.path.join(SUITES, "slow_exit")
+    for jobs in ("1", "2"):
+        rc, rep, _, err = memguard(["-j", jobs], pytest_cmd(suite), hang=120)
+        check(rc == 0 and rep is not None, "-j %s: exit 0, got %d %s" % (jobs, rc, err[-500:]))
+
+
+def case_marks():
+    """A test whose output holds protocol v2 marks for every ordinal: the
+    plugin speaks v3 (the run's secret in its marks), so those bytes stay
+    the test's output and move nothing onto its neighbours (a v2 plugin's
+    marks could be forged so)."""
+    suite = os.path.join(SUITES, "marks")
+    for extra in ([], ["--pipeline", "1"]):
+        rc, rep, _, err = memguard(["-j", "1", *extra], pytest_cmd(suite))
+        check(rc == 0 and rep is not None, "%s: exit 0, got %d %s" % (extra, rc, err[-500:]))
+        if rep is None:
+            continue
+        got = {n.split("::")[-1]: o for n, (_, _, o) in tests_of(rep).items()}
+        forger = got.get("test_forger", "")
+        for word in ("forged out", "forged err", "forger out"):
+            check(word in forger, "%s: test_forger's output holds %r: %r" % (extra, word, forger))
+        check(forger.count("\x1e\x1fmg:") == 16, "%s: the forged bytes kept: %r" % (extra, forger))
+        check(
+            sorted(got.get("test_before", "").split("\n")) == ["", "before err", "before out"],
+            "%s: test_before's output: %r" % (extra, got.get("test_before")),
+        )
+        quiet, after = got.get("test_quiet", ""), got.get("test_after")
+        check(quiet == "", "%s: test_quiet: %r" % (extra, quiet))
+        check(after == "after out\n", "%s: test_after: %r" % (extra, after))
+
+
+def case_collect_error():
+    """A module that does not import: pytest exits 2 and runs nothing;
+    memguard does not pass either (3: the host could not list) and shows
+    pytest's error."""
+    suite = os.path.join(SUITES, "collect_error")
+    p = subprocess.run(pytest_cmd("-q", suite), cwd=WORK, env=ENV, capture_output=True)
+    check(p.returncode == 2, "pytest alone: 2, got %d" % p.returncode)
+    rc, rep, out, err = memguard(["-j", "1"], pytest_cmd(suite))
+    check(rc == 3, "memguard: 3, got %d" % rc)
+    check("ERROR collecting test_broken.py" in err and "SyntaxError" in err,
+          "pytest's collection error is shown: %s" % err[-1500:])
+
+
+def case_xdist_refused():
+    suite = os.path.join(SUITES, "states")
+    rc, rep, out, err = memguard(["-j", "1"], pytest_cmd("-n", "2", suite))
+    check(rc == 2, "usage error (2), got %d" % rc)
+    check("'-n 2'" in err and "-j" in err, "the message names -n 2 and -j: %s" % err)
+    rc, rep, out, err = memguard(["-j", "1"], pytest_cmd("--junitxml=x.xml", suite))
+    check(rc == 2 and "--adapter junit" in err, "--junitxml refused: %d %s" % (rc, err))
+    env = dict(ENV, PYTEST_ADDOPTS="-n 2")
+    rc, rep, out, err = memguard(["-j", "1"], pytest_cmd(suite), env=env)
+    check(rc != 0, "-n from PYTEST_ADDOPTS: refused, got %d" % rc)
+    check("pytest-xdist's -n" in err, "the message says why: %s" % err[-1000:])
+
+
+def case_detect():
+    """auto picks the pytest driver for pytest, py.test and python -m pytest;
+    --driver pytest refuses a command that is none of them."""
+    suite = os.path.join(SUITES, "crash")
+    cmds = [pytest_cmd(suite, "-k", "before")]
+    for prog in ("pytest-3", "py.test-3", "pytest", "py.test"):
+        path = shutil.which(prog)
+        if path:
+            cmds.append([path, "-p", "no:cacheprovider", suite, "-k", "before"])
+    check(len(cmds) >= 2, "a pytest script is installed: %s" % cmds)
+    for cmd in cmds:
+        rc, rep, _, err = memguard(["-j", "1"], cmd)
+        check(rc == 0 and rep is not None, "%s: exit %d %s" % (cmd[0], rc, err[-500:]))
+        if rep:
+            check(rep["shards"][0].get("driver") == "pytest", "%s: driver %s"
+                  % (cmd[0], rep["shards"][0].get("driver")))
+            check(list(tests_of(rep)) == ["test_crash.py::test_before"], "one test")
+    rc, rep, _, err = memguard(["-j", "1", "--driver", "pytest"], [PYTHON, "-c", "pass"])
+    check(rc == 2, "--driver pytest with python -c: usage error (2), got %d" % rc)
+    check("needs a pytest command line" in err, "says why: %s" % err[-500:])
+
+
+CASES = {
+    "states_j1": lambda: case_states(1),
+    "states_j2": lambda: case_states(2),
+    # one run line at a time: the next test is never known at a teardown
+    "states_pipeline1": lambda: case_states(1, ["--pipeline", "1"]),
+    "pyflakes_j1": lambda: case_pyflakes(1),
+    "pyflakes_j2": lambda: case_pyflakes(2),
+    "select": case_select,
+    "fixtures_recycle": case_fixtures_recycle,
+    "crash": lambda: case_crash(False),
+    "crash_maxfail": lambda: case_crash(True),
+    "maxfail_two_lanes": case_maxfail_two_lanes,
+    "cgroup_oom": case_cgroup_oom,
+    "collect_error": case_collect_error,
+    "marks": case_marks,
+    "slow_exit": case_slow_exit,
+    "xdist_refused": case_xdist_refused,
+    "detect": case_detect,
+}
+
+if __name__ == "__main__":
+    if CASE == "--cases":  # the cases CMake registers, which must be these
+        registered = sys.argv[4:]
+        if sorted(registered) != sorted(CASES):
+            print("registered %s, check.py has %s" % (sorted(registered), sorted(CASES)))
+            sys.exit(1)
+        sys.exit(0)
+    if subprocess.run([PYTHON, "-c", "import pytest"], capture_output=True).returncode:
+        print("SKIP: %s has no pytest (python3-pytest, ci/setup --test)" % PYTHON)
+        sys.exit(77)
+    try:
+        CASES[CASE]()
+    finally:
+        shutil.rmtree(WORK, ignore_errors=True)
+    sys.exit(1 if failures else 0)

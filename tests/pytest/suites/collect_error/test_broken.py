@@ -1,0 +1,3 @@
+# A module pytest cannot import: a collection error.
+def test_broken(:
+    pass
