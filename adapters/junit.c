@@ -99,13 +99,47 @@ static void property_i64(junit_w *j, const char *name, int64_t v)
  *           Works/0: a suite holds no '.', a parameterized one a '/');
  *   catch2: classname SUITE.global (the program's name: Catch2's own
  *           "--reporter junit"), name the whole test name ('/' included);
+ *   pytest: its own --junitxml (mangle_test_address): the node id's path
+ *           with '/' as '.' and without ".py", then its classes, joined by
+ *           '.'; the name its last "::" part, parameters included
+ *           ("pkg/test_a.py::TestX::test_y[1]" -> pkg.test_a.TestX, test_y[1]);
  *   else:   classname the suite part of "suite/test"; a name without '/'
  *           belongs to the shard's suite.
  */
+static int split_pytest(const char *full, char **classname, char **name)
+{
+	const char *bracket = strchr(full, '[');
+	const char *end = bracket ? bracket : full + strlen(full), *last = NULL;
+	for (const char *p = full; p + 1 < end; p++)
+		if (p[0] == ':' && p[1] == ':')
+			last = p;
+	if (!last)
+		return -1;
+	size_t path = (size_t)(strstr(full, "::") - full), n = (size_t)(last - full);
+	size_t keep = path >= 3 && !memcmp(full + path - 3, ".py", 3) ? path - 3 : path;
+	char *c = mg_xrealloc(NULL, n + 1);
+	size_t k = 0;
+	for (size_t i = 0; i < keep; i++)
+		c[k++] = full[i] == '/' ? '.' : full[i];
+	for (size_t i = path; i < n;) /* its classes */
+		if (full[i] == ':' && full[i + 1] == ':') {
+			c[k++] = '.';
+			i += 2;
+		} else {
+			c[k++] = full[i++];
+		}
+	c[k] = '\0';
+	*classname = c;
+	*name = report_strdup(last + 2);
+	return 0;
+}
+
 static void split_name(const report_shard *s, const char *full, char **classname, char **name)
 {
 	const char *driver = s->driver ? s->driver : "";
 	const char *suite = s->suite ? s->suite : "";
+	if (!strcmp(driver, "pytest") && split_pytest(full, classname, name) == 0)
+		return;
 	const char *dot = strchr(full, '.');
 	if (!strcmp(driver, "gtest") && dot && dot > full && dot[1]) {
 		*classname = report_strndup(full, (size_t)(dot - full));

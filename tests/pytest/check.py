@@ -172,6 +172,22 @@ def case_pyflakes(jobs):
         check(len(tests_of(rep)) > 500, "pyflakes' suite is all there: %d" % len(tests_of(rep)))
 
 
+def case_junit_ids():
+    """memguard's JUnit ids (classname, name) are pytest's own --junitxml's,
+    for a suite with classes, parameters and a package path."""
+    suite = os.path.join(SUITES, "states")
+    want = set(pytest_outcomes([suite]))
+    xml = os.path.join(WORK, "memguard.xml")
+    rc, rep, _, err = memguard(["-j", "2", "--adapter", "junit=" + xml], pytest_cmd(suite))
+    check(os.path.exists(xml), "a JUnit file was written (stderr: %s)" % err[-2000:])
+    if not os.path.exists(xml):
+        return
+    got = {(tc.get("classname"), tc.get("name"))
+           for tc in ET.parse(xml).getroot().iter("testcase")}
+    check(got == want, "JUnit ids as pytest's: only memguard %s, only pytest %s"
+          % (sorted(got - want)[:5], sorted(want - got)[:5]))
+
+
 def case_select():
     """-k and -m are pytest's: memguard lists what pytest selects."""
     suite = os.path.join(SUITES, "states")
@@ -410,6 +426,7 @@ CASES = {
     "pyflakes_j1": lambda: case_pyflakes(1),
     "pyflakes_j2": lambda: case_pyflakes(2),
     "select": case_select,
+    "junit_ids": case_junit_ids,
     "fixtures_recycle": case_fixtures_recycle,
     "crash": lambda: case_crash(False),
     "crash_maxfail": lambda: case_crash(True),
