@@ -33,7 +33,12 @@ def check(cond, what):
 
 
 def pytest_cmd(*args):
-    return [PYTHON, "-m", "pytest", "-p", "no:cacheprovider", *args]
+    # the suite's own folder as pytest's rootdir, so node ids do not depend
+    # on where the checkout and the temporary folder are (both under /tmp:
+    # their common ancestor would be the rootdir)
+    roots = [a for a in args if os.path.isdir(a)]
+    rootdir = ["--rootdir", roots[0]] if roots else []
+    return [PYTHON, "-m", "pytest", "-p", "no:cacheprovider", *rootdir, *args]
 
 
 def memguard(args, cmd, env=None, cgroup=None, hang=None):
@@ -404,7 +409,8 @@ def case_detect():
     for prog in ("pytest-3", "py.test-3", "pytest", "py.test"):
         path = shutil.which(prog)
         if path:
-            cmds.append([path, "-p", "no:cacheprovider", suite, "-k", "before"])
+            cmds.append([path, "-p", "no:cacheprovider", "--rootdir", suite, suite, "-k",
+                         "before"])
     check(len(cmds) >= 2, "a pytest script is installed: %s" % cmds)
     for cmd in cmds:
         rc, rep, _, err = memguard(["-j", "1"], cmd)
