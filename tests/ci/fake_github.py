@@ -6,7 +6,7 @@ comments), POST /repos/O/R/issues/N/comments, PATCH
 /repos/O/R/issues/comments/ID. Each call is appended to LOG as
 "METHOD PATH"; after each call the comments are written to LOG.json. Serves
 on 127.0.0.1 on a free port, written to PORTFILE. Runs until killed."""
-import json, re, sys
+import json, os, re, sys
 from http.server import BaseHTTPRequestHandler, HTTPServer
 from urllib.parse import urlparse, parse_qs
 
@@ -19,14 +19,17 @@ class H(BaseHTTPRequestHandler):
             f.write("%s %s\n" % (self.command, self.path))
 
     def _reply(self, code, obj):
+        # the comments first, whole (renamed into place): a caller that has
+        # its reply reads them at once
+        with open(log + ".json.tmp", "w") as f:
+            json.dump(comments, f)
+        os.rename(log + ".json.tmp", log + ".json")
         data = json.dumps(obj).encode()
         self.send_response(code)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(data)))
         self.end_headers()
         self.wfile.write(data)
-        with open(log + ".json", "w") as f:
-            json.dump(comments, f)
 
     def _auth(self):
         if self.headers.get("Authorization") != "Bearer test-token":
