@@ -382,6 +382,11 @@ int run_main(int argc, char **argv, const run_hooks *hooks)
 		fprintf(stderr,
 		        "memguard run: no tests ran (--allow-no-tests makes that exit 0)\n");
 out:
+	/* hosts still being torn down: killed and waited for, each by its pid
+	 * (spawn_free), before the namespace ends */
+	for (size_t i = 0; i < c.nreap; i++)
+		spawn_free(c.reap[i].proc);
+	c.nreap = 0;
 	supervise_reap_orphans();
 	for (unsigned i = 0; i < c.nlanes; i++) {
 		free(c.lanes[i].h.flight);
