@@ -73,10 +73,11 @@ typedef struct host {
 	/* v2: what history says of the next run line (expect RISE GROWTH) */
 	uint64_t expect_rise, expect_growth;
 	uint64_t peak_seen; /* VmPeak at the last boundary that read it */
-	/* VA at the last boundary, and the largest rise above it a test of this
+	/* the reading at the last boundary, and the largest rise above it a test of this
 	 * host made (VmPeak): the next test is admitted only if that rise fits,
 	 * though its run line came before the runner knew of such a test */
-	uint64_t va_boundary, max_rise;
+	mem boundary;
+	uint64_t max_rise;
 
 	char in[IN_CAP];
 	mg_lines lines; /* over in */
@@ -410,7 +411,8 @@ static int serve_runs(host *h, char *line, size_t len)
 		/* history's word on this test: would its peak reach the kill limit
 		 * from where this host stands? Then not here: a fresh host runs it */
 		if ((h->expect_rise || h->max_rise) && h->verdict.kill_va) {
-			mem now = mem_now(h);
+			/* nothing ran since the last boundary: its reading stands */
+			mem now = h->boundary.va ? h->boundary : mem_now(h);
 			uint64_t need =
 			    h->expect_rise > h->expect_growth ? h->expect_rise : h->expect_growth;
 			if (h->max_rise > need)
@@ -450,15 +452,15 @@ static int serve_runs(host *h, char *line, size_t len)
 			mem peak = mem_peak();
 			if (peak.va > h->peak_seen) {
 				h->peak_seen = peak.va;
-				if (h->va_boundary && peak.va - h->va_boundary > h->max_rise)
-					h->max_rise = peak.va - h->va_boundary;
+				if (h->boundary.va && peak.va - h->boundary.va > h->max_rise)
+					h->max_rise = peak.va - h->boundary.va;
 				mg_msg pm = {.kind = MG_MSG_PEAK, .va = peak.va};
 				if (out_msg(h, &pm) < 0)
 					return 0;
 			}
 		}
 		mem after = mem_now(h);
-		h->va_boundary = after.va;
+		h->boundary = after;
 		static const mg_msg_kind kinds[] = {MG_MSG_PASS, MG_MSG_FAIL, MG_MSG_SKIP};
 		mg_msg res = {.kind = kinds[r], .usec = usec, .va = after.va, .rss = after.rss};
 		res.text = h->msg;
