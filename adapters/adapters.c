@@ -454,3 +454,22 @@ int adapters_which(const char *name, char *buf, size_t size)
 	}
 	return -1;
 }
+
+void adapters_site_lines(FILE *f, const report_test_sites *ts, adapters_line_fn fn, void *ctx)
+{
+	const report_site *top[REPORT_SITES_SHOWN];
+	size_t n = report_test_sites_top(ts, top, REPORT_SITES_SHOWN);
+	char line[512];
+	for (size_t k = 0; k < n; k++) {
+		report_format_site(line, sizeof(line), top[k], REPORT_SITE_FRAMES);
+		fn(f, 0, line, ctx);
+		report_format_pins(line, sizeof(line), top[k], 5);
+		if (*line)
+			fn(f, 1, line, ctx);
+	}
+	if (ts && ts->nsites > n) {
+		snprintf(line, sizeof(line), "\u2026 and %zu more site%s", ts->nsites - n,
+		         ts->nsites - n == 1 ? "" : "s");
+		fn(f, 0, line, ctx);
+	}
+}

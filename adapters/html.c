@@ -548,6 +548,32 @@ static void shard_table(FILE *f, const report *r)
 	put_more(f, shown, r->nshards, "shards");
 }
 
+/* A site as an item of the list under a suspect's row; the items that pin
+ * it on a line of their own in the same item. */
+static void site_item(FILE *f, int level, const char *text, void *ctx)
+{
+	int *open = ctx;
+	if (level) {
+		fputs("<br>", f);
+	} else {
+		fputs(*open ? "</li><li>" : "<li>", f);
+		*open = 1;
+	}
+	put_text(f, text, 512);
+}
+
+/* Under a suspect's row: where it allocated what it left (its top sites,
+ * each with the items that pin it); nothing when it has no sites. */
+static void suspect_sites(FILE *f, const report_test_sites *ts)
+{
+	if (!ts)
+		return;
+	int open = 0;
+	fputs("<tr><td></td><td colspan=\"4\" class=\"name\"><ul>", f);
+	adapters_site_lines(f, ts, site_item, &open);
+	fputs(open ? "</li></ul></td></tr>\n" : "</ul></td></tr>\n", f);
+}
+
 static void suspect_rows(FILE *f, const report *r, int memlimit, size_t *shown, size_t *total)
 {
 	*shown = *total = 0;
@@ -565,6 +591,7 @@ static void suspect_rows(FILE *f, const report *r, int memlimit, size_t *shown, 
 		fputs("</td><td class=\"n\">", f);
 		put_signed_size(f, s->rss_retained);
 		fprintf(f, "</td><td class=\"n\">%u / %u</td></tr>\n", s->grew, s->runs);
+		suspect_sites(f, report_find_test_sites(r, s->name, NULL));
 	}
 }
 
