@@ -470,6 +470,6 @@ void adapters_site_lines(FILE *f, const report_test_sites *ts, adapters_line_fn 
 	if (ts && ts->nsites > n) {
 		snprintf(line, sizeof(line), "\u2026 and %zu more site%s", ts->nsites - n,
 		         ts->nsites - n == 1 ? "" : "s");
-		fn(f, 0, line, ctx);
+		fn(f, 2, line, ctx);
 	}
 }

@@ -160,7 +160,7 @@ int markdown_summary(const report *r, FILE *f, size_t limit);
 /* The lines a test's allocation sites show as, one definition for every
  * output: its top REPORT_SITES_SHOWN sites by bytes (report_format_site,
  * level 0), the items that pin each below it (report_format_pins, level
- * 1), and "… and N more sites" (level 0) for the rest. fn gets raw text
+ * 1), and "… and N more sites" (level 2) for the rest. fn gets raw text
  * (function names and paths are the program's): it escapes. ts NULL: none. */
 typedef void (*adapters_line_fn)(FILE *f, int level, const char *text, void *ctx);
 void adapters_site_lines(FILE *f, const report_test_sites *ts, adapters_line_fn fn, void *ctx);

@@ -57,7 +57,7 @@ static void table(const report *r, FILE *f)
  * items that pin it two more). */
 static void site_line(FILE *f, int level, const char *text, void *ctx)
 {
-	fprintf(f, "%*s", *(const int *)ctx + 2 * level, "");
+	fprintf(f, "%*s", *(const int *)ctx + (level == 1 ? 2 : 0), "");
 	adapters_put_printable(f, text, 512);
 	fputc('\n', f);
 }

@@ -553,7 +553,7 @@ static void shard_table(FILE *f, const report *r)
 static void site_item(FILE *f, int level, const char *text, void *ctx)
 {
 	int *open = ctx;
-	if (level) {
+	if (level == 1) {
 		fputs("<br>", f);
 	} else {
 		fputs(*open ? "</li><li>" : "<li>", f);

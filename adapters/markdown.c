@@ -144,7 +144,7 @@ static void suspects(const report *r, FILE *f)
 static void site_item(FILE *f, int level, const char *text, void *ctx)
 {
 	(void)ctx;
-	fputs(level ? "    - " : "  - ", f);
+	fputs(level == 1 ? "    - " : "  - ", f);
 	markdown_put(f, text, 512);
 	fputc('\n', f);
 }
