@@ -473,3 +473,29 @@ void adapters_site_lines(FILE *f, const report_test_sites *ts, adapters_line_fn 
 		fn(f, 2, line, ctx);
 	}
 }
+
+size_t adapters_generation_sites(const report_shard *s, const report_generation *g,
+                                 const report_test_sites **out, uint64_t *bytes, size_t max)
+{
+	size_t n = 0;
+	for (size_t k = 0; k < s->nsites && max; k++) {
+		const report_test_sites *ts = &s->sites[k];
+		if (ts->test >= s->ntests || s->tests[ts->test].generation != g->index)
+			continue;
+		uint64_t b = 0;
+		for (size_t i = 0; i < ts->nsites; i++)
+			b = ts->sites[i].bytes > UINT64_MAX - b ? UINT64_MAX
+			                                        : b + ts->sites[i].bytes;
+		if (n == max && b <= bytes[n - 1])
+			continue;
+		size_t at = n < max ? n++ : n - 1;
+		while (at > 0 && bytes[at - 1] < b) {
+			out[at] = out[at - 1];
+			bytes[at] = bytes[at - 1];
+			at--;
+		}
+		out[at] = ts;
+		bytes[at] = b;
+	}
+	return n;
+}

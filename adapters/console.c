@@ -241,29 +241,9 @@ static void endings(const report *r, FILE *f, adapters_ending which, const char 
  * first, each with its top sites. */
 static void generation_sites(const report_shard *s, const report_generation *gen, FILE *f)
 {
-	enum { MAX_TESTS = 3 };
-	const report_test_sites *top[MAX_TESTS];
-	uint64_t bytes[MAX_TESTS];
-	size_t n = 0;
-	for (size_t k = 0; k < s->nsites; k++) {
-		const report_test_sites *ts = &s->sites[k];
-		if (ts->test >= s->ntests || s->tests[ts->test].generation != gen->index)
-			continue;
-		uint64_t b = 0;
-		for (size_t i = 0; i < ts->nsites; i++)
-			b = ts->sites[i].bytes > UINT64_MAX - b ? UINT64_MAX
-			                                        : b + ts->sites[i].bytes;
-		if (n == MAX_TESTS && b <= bytes[n - 1])
-			continue;
-		size_t at = n < MAX_TESTS ? n++ : n - 1;
-		while (at > 0 && bytes[at - 1] < b) {
-			top[at] = top[at - 1];
-			bytes[at] = bytes[at - 1];
-			at--;
-		}
-		top[at] = ts;
-		bytes[at] = b;
-	}
+	const report_test_sites *top[REPORT_SITES_SHOWN];
+	uint64_t bytes[REPORT_SITES_SHOWN];
+	size_t n = adapters_generation_sites(s, gen, top, bytes, REPORT_SITES_SHOWN);
 	if (n)
 		fputs("  allocated by the tests it ran:\n", f);
 	for (size_t i = 0; i < n; i++) {

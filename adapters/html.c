@@ -687,6 +687,33 @@ static int category_class(const char *name)
 	return 8;
 }
 
+/* Under a recycle's or kill's breakdown: where the tests its host ran
+ * allocated what they left (the tests with the most, each with its top
+ * sites); nothing without sites. */
+static void breakdown_sites(FILE *f, const report_shard *s, const report_generation *g,
+                            const report_breakdown *b)
+{
+	const report_test_sites *top[REPORT_SITES_SHOWN];
+	uint64_t bytes[REPORT_SITES_SHOWN];
+	if (!b->when || !strcmp(b->when, "peak"))
+		return;
+	size_t n = adapters_generation_sites(s, g, top, bytes, REPORT_SITES_SHOWN);
+	if (!n)
+		return;
+	fputs("<p>allocated by the tests it ran:</p>\n<ul>", f);
+	for (size_t i = 0; i < n; i++) {
+		int open = 0;
+		fputs("<li>", f);
+		put_size(f, bytes[i]);
+		fputs(" in ", f);
+		put_text(f, s->tests[top[i]->test].name, NAME_MAX_LEN);
+		fputs("<ul>", f);
+		adapters_site_lines(f, top[i], site_item, &open);
+		fputs(open ? "</li></ul></li>" : "</ul></li>", f);
+	}
+	fputs("</ul>\n", f);
+}
+
 /* gap: show the largest free gap (it only matters in a 32-bit space). */
 static void breakdown(FILE *f, const report_generation *g, const report_breakdown *b, int gap)
 {
@@ -802,6 +829,7 @@ static void generations(FILE *f, const report_shard *s)
 		for (size_t k = 0; k < s->gens[i].nbreakdowns && bshown < MAX_BREAKDOWN; k++) {
 			breakdown(f, &s->gens[i], &s->gens[i].breakdowns[k],
 			          s->arch && !strcmp(s->arch, "x86"));
+			breakdown_sites(f, s, &s->gens[i], &s->gens[i].breakdowns[k]);
 			bshown++;
 		}
 	put_more(f, bshown, nb, "breakdowns");

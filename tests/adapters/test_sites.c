@@ -384,22 +384,35 @@ static char *render(const report *r, const char *adapter)
 }
 
 /* The page lists a suspect's sites under its row, what pins each on a line
- * of its own; a function name is text, never markup. */
+ * of its own, and under a recycle's breakdown the tests its host ran with
+ * theirs; a function name is text, never markup. */
 static void test_html(void)
 {
 	report *r = sites_report();
 	report_site *site = fixture_add_site(&r->shards[0], 4, "malloc", 1, 4096);
 	report_frame *f = report_site_add_frame(site);
 	f->function = report_strdup("<script>alert(1)</script>");
+	report_generation *g = report_shard_add_generation(&r->shards[0]);
+	g->end = REPORT_END_RECYCLE;
+	report_generation_add_breakdown(g)->when = report_strdup("recycle");
+	report_finish(r, 10);
 	const char *page = render(r, "html");
+	/* under the recycle's breakdown, the tests its host ran, most first */
+	CU_ASSERT_PTR_NOT_NULL(strstr(
+	    page, "<p>allocated by the tests it ran:</p>\n<ul><li>16.0 MiB in Cache/4<ul><li>2 "
+	          "\u00d7 8.00 MiB mmap at block_new (storage.c:49) \u2190 cache_put (cache.c:115)"
+	          "<br>pinned by: item 17 (Cache/3)</li><li>4.0 KiB malloc at "
+	          "&lt;script&gt;alert(1)&lt;/script&gt;</li></ul></li><li>2.00 MiB in Cache/1<ul>"
+	          "<li>2.00 MiB new at make_cache (:31)</li></ul></li></ul>\n"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(
 	    page, "<tr><td></td><td colspan=\"4\" class=\"name\"><ul><li>2 \u00d7 8.00 MiB mmap at "
 	          "block_new (storage.c:49) \u2190 cache_put (cache.c:115)<br>pinned by: item 17 "
 	          "(Cache/3)</li><li>4.0 KiB malloc at &lt;script&gt;alert(1)&lt;/script&gt;</li>"
 	          "</ul></td></tr>"));
 	CU_ASSERT_PTR_NULL(strstr(page, "<script>alert"));
-	/* Cache/1 left nothing: no suspect, its sites are not listed */
-	CU_ASSERT_PTR_NULL(strstr(page, "make_cache"));
+	/* Cache/1 left nothing: no suspect, its sites listed only under the
+	 * breakdown */
+	CU_ASSERT_PTR_NULL(strstr(strstr(page, "id=\"suspects\""), "make_cache"));
 	report_free(r);
 }
 
