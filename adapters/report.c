@@ -221,7 +221,7 @@ static void breakdown_clear(report_breakdown *b)
 	free(b->groups);
 }
 
-static void test_sites_clear(report_test_sites *ts)
+void report_test_sites_clear(report_test_sites *ts)
 {
 	for (size_t k = 0; k < ts->nsites; k++) {
 		report_site *site = &ts->sites[k];
@@ -244,7 +244,7 @@ static void test_sites_clear(report_test_sites *ts)
 void report_shard_drop_sites(report_shard *s)
 {
 	for (size_t k = 0; k < s->nsites; k++)
-		test_sites_clear(&s->sites[k]);
+		report_test_sites_clear(&s->sites[k]);
 	free(s->sites);
 	s->sites = NULL;
 	s->nsites = 0;
@@ -544,8 +544,12 @@ static void breakdown_copy(report_breakdown *d, const report_breakdown *s)
 	}
 }
 
-static void test_sites_copy(report_test_sites *d, const report_test_sites *s)
+void report_test_sites_copy(report_test_sites *d, const report_test_sites *s)
 {
+	if (!s) {
+		memset(d, 0, sizeof(*d));
+		return;
+	}
 	d->test = s->test;
 	d->nsites = s->nsites;
 	d->sites = report_array_alloc(s->nsites, sizeof(report_site));
@@ -604,7 +608,7 @@ void report_shard_copy(report_shard *d, const report_shard *s)
 		memcpy(d->peaks, s->peaks, s->npeaks * sizeof(report_peak));
 	d->sites = report_array_alloc(s->nsites, sizeof(report_test_sites));
 	for (size_t k = 0; k < s->nsites; k++)
-		test_sites_copy(&d->sites[k], &s->sites[k]);
+		report_test_sites_copy(&d->sites[k], &s->sites[k]);
 	d->timeline = report_array_alloc(s->ntimeline, sizeof(report_point));
 	if (s->ntimeline)
 		memcpy(d->timeline, s->timeline, s->ntimeline * sizeof(report_point));

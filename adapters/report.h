@@ -378,6 +378,12 @@ void report_site_add_pin(report_site *site, const char *pin);
 const report_test_sites *report_find_test_sites(const report *r, const char *name,
                                                 const report_shard **shard);
 
+/* d becomes a deep copy of s (s NULL: empty); _clear frees what ts holds
+ * and empties it. For a reader that keeps a test's sites past its
+ * report_test_fn call. */
+void report_test_sites_copy(report_test_sites *d, const report_test_sites *s);
+void report_test_sites_clear(report_test_sites *ts);
+
 /* ts's largest max sites into out, most bytes first (recorded order among
  * equals); how many. O(sites x max). */
 size_t report_test_sites_top(const report_test_sites *ts, const report_site **out, size_t max);

@@ -64,24 +64,29 @@ static void save(const char *name, int64_t va_left, int sites, const char *evil)
 	report_free(r);
 }
 
-/* memguard compare [fmt...] base.json head.json: its exit code, stdout in out. */
-static int compare(const char *fmt)
+/* memguard CMD ARGS... (argv NULL-terminated, argv[0] CMD) in dir: its
+ * exit code, stdout in out. */
+static int ci(char **argv)
 {
-	char base[128], head[128], outp[128];
-	snprintf(base, sizeof(base), "%s/base.json", dir);
-	snprintf(head, sizeof(head), "%s/head.json", dir);
+	char outp[128], cwd[4096];
+	int argc = 0;
+	while (argv[argc])
+		argc++;
 	snprintf(outp, sizeof(outp), "%s/out.txt", dir);
-	char *argv[] = {"compare", "--format", (char *)fmt, base, head, NULL};
+	if (!getcwd(cwd, sizeof(cwd)) || chdir(dir) != 0)
+		abort();
 	fflush(NULL);
 	int fd = open(outp, O_WRONLY | O_CREAT | O_TRUNC, 0600), so = dup(1);
 	if (fd < 0 || so < 0)
 		abort();
 	dup2(fd, 1);
-	int rc = ci_main("compare", 5, argv);
+	int rc = ci_main(argv[0], argc, argv);
 	fflush(NULL);
 	dup2(so, 1);
 	close(so);
 	close(fd);
+	if (chdir(cwd) != 0)
+		abort();
 	FILE *f = fopen(outp, "r");
 	size_t n = f ? fread(out, 1, sizeof(out) - 1, f) : 0;
 	out[n] = '\0';
@@ -90,6 +95,16 @@ static int compare(const char *fmt)
 	if (getenv("MG_TEST_VERBOSE"))
 		fputs(out, stderr);
 	return rc;
+}
+
+/* memguard compare --format fmt base.json head.json */
+static int compare(const char *fmt)
+{
+	char base[128], head[128];
+	snprintf(base, sizeof(base), "%s/base.json", dir);
+	snprintf(head, sizeof(head), "%s/head.json", dir);
+	char *argv[] = {"compare", "--format", (char *)fmt, base, head, NULL};
+	return ci(argv);
 }
 
 static void setup(void)
@@ -198,11 +213,35 @@ static void test_none(void)
 	cleanup();
 }
 
+/* memguard show of a noted report lists a suspect's sites as the console
+ * does: the note's tests are read one at a time and show keeps the sites of
+ * those it keeps. */
+static void test_show(void)
+{
+	setup();
+	save("head.json", 17 << 20, 1, "make_cache");
+	char cmd[256];
+	snprintf(cmd, sizeof(cmd),
+	         "cd '%s' && git init -q . && git -c user.name=t -c user.email=t@e commit -q "
+	         "--allow-empty -m x",
+	         dir);
+	CU_ASSERT_FATAL(system(cmd) == 0);
+	char *note[] = {"note", "head.json", NULL};
+	CU_ASSERT_EQUAL_FATAL(ci(note), 0);
+	char *show[] = {"show", NULL};
+	CU_ASSERT_EQUAL(ci(show), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(
+	    out, "   17.0 MiB  Cache/3  (grew in 1 of 1 runs)\n"
+	         "             2 \u00d7 8.00 MiB mmap at block_new (storage.c:49) \u2190 cache_put "
+	         "(cache.c:115)\n"
+	         "               pinned by: item 17 (Cache/3)\n"
+	         "             1.00 MiB malloc at make_cache\n"));
+	cleanup();
+}
+
 static const mg_case cases[] = {
-    {"text", test_text},
-    {"markdown", test_markdown},
-    {"json", test_json},
-    {"none", test_none},
+    {"show", test_show}, {"text", test_text}, {"markdown", test_markdown},
+    {"json", test_json}, {"none", test_none},
 };
 
 MG_TEST_MAIN("ci_sites", cases)
