@@ -6,10 +6,12 @@
 #include "run_int.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -201,6 +203,8 @@ int listing_run(run_ctx *c, name_list *out, mg_err *err)
 				}
 				got_hello = 1;
 				snprintf(out->arch, sizeof(out->arch), "%s", m.arch);
+				out->va = m.va;
+				out->rss = m.rss;
 			} else if (m.kind == MG_MSG_TEST) {
 				if (out->n == out->cap) {
 					out->cap = out->cap ? 2 * out->cap : 256;
@@ -256,4 +260,27 @@ void listing_explain(const run_ctx *c, const mg_err *err)
 		        "memguard: this kernel cannot execute 32-bit programs; a 64-bit build "
 		        "of the tests run with --address-space 4G fails at the same "
 		        "ceiling\n");
+}
+
+int listing_handoff(const run_ctx *c, const name_list *nl)
+{
+	if (c->driver != DRIVER_GTEST && c->driver != DRIVER_CATCH2)
+		return -1;
+	int fd = memfd_create(MG_LISTING_NAME, MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (fd < 0)
+		return -1;
+	char head[64];
+	int hn = snprintf(head, sizeof(head), "%llu %llu\n", (unsigned long long)nl->va,
+	                  (unsigned long long)nl->rss);
+	int ok = write(fd, head, (size_t)hn) == hn;
+	for (size_t i = 0; ok && i < nl->n; i++)
+		ok = write(fd, nl->names[i], nl->lens[i]) == (ssize_t)nl->lens[i] &&
+		     write(fd, "\n", 1) == 1;
+	/* sealed: no host can change what the next one reads */
+	if (!ok ||
+	    fcntl(fd, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_GROW | F_SEAL_SHRINK | F_SEAL_SEAL) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
 }

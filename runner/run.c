@@ -236,6 +236,7 @@ int run_main(int argc, char **argv, const run_hooks *hooks)
 	memset(&c, 0, sizeof(c));
 	memset(&nl, 0, sizeof(nl));
 	c.sigfd[0] = c.sigfd[1] = -1;
+	c.listing_fd = -1;
 	if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
 		fputs(options_usage(), stdout);
 		return 0;
@@ -303,6 +304,7 @@ int run_main(int argc, char **argv, const run_hooks *hooks)
 		goto out;
 	}
 
+	c.listing_fd = listing_handoff(&c, &nl);
 	plan_history_load(&c, hooks ? hooks->history : NULL);
 	rc = plan_build(&c, &nl, &err);
 	if (rc < 0) {
@@ -403,6 +405,8 @@ out:
 	free(c.q);
 	free(c.rq);
 	free(c.shim_argv);
+	if (c.listing_fd >= 0)
+		close(c.listing_fd);
 	free(c.reap);
 	free(c.envp);
 	for (int i = 0; i < ENV_SLOTS; i++)

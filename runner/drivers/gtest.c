@@ -17,9 +17,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "driver.h"
 #include "gtest_driver.h"
 #include "mg_contract.h"
 #include "mg_elf.h"
@@ -258,6 +260,25 @@ static int probe_take(shim *s, gtest *g, const char *name, size_t n)
 	}
 }
 
+/* A program stopped at a boundary ended where its next test would have
+ * started: 1 when its probe's "park 1" says LeakSanitizer found leaks
+ * there (its report is on stderr). */
+static int probe_park_leaked(gtest *g)
+{
+	char *line;
+	size_t len;
+	int leaked = 0;
+	if (g->probe_rd < 0)
+		return 0;
+	while (mg_lines_fill(&g->probe_lines, g->probe_rd) > 0)
+		;
+	while (mg_lines_next(&g->probe_lines, &line, &len))
+		if (len > sizeof(MG_PROBE_PARK) - 1 &&
+		    !memcmp(line, MG_PROBE_PARK, sizeof(MG_PROBE_PARK) - 1))
+			leaked = line[sizeof(MG_PROBE_PARK) - 1] == '1';
+	return leaked;
+}
+
 /* The listing program's "exit VA RSS" (written by the probe as it ended). */
 static void probe_exit(gtest *g, uint64_t *va, uint64_t *rss)
 {
@@ -408,14 +429,77 @@ static int g_list(shim *s)
 	return 0;
 }
 
+/*
+ * The run's listing as the runner hands it to a lane's host (driver.h,
+ * MG_LISTING_FD): the names the listing host listed (its shard's, unquoted)
+ * and that host's hello, a fresh program's memory. 0 and g->list, or -1
+ * when there is none (the listing host itself). The fd is closed either
+ * way: the program does not inherit it.
+ */
+static int listing_take(gtest *g, uint64_t *va, uint64_t *rss)
+{
+	char link[64], path[32];
+	struct stat st;
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", MG_LISTING_FD);
+	ssize_t ln = readlink(path, link, sizeof(link) - 1);
+	if (ln <= 0)
+		return -1;
+	link[ln] = 0;
+	/* only the runner's memfd: "/memfd:memguard-listing (deleted)" */
+	if (strncmp(link, "/memfd:" MG_LISTING_NAME " ", sizeof("/memfd:" MG_LISTING_NAME)) ||
+	    fstat(MG_LISTING_FD, &st) < 0 || st.st_size < 4) {
+		close(MG_LISTING_FD);
+		return -1;
+	}
+	size_t size = (size_t)st.st_size, got = 0;
+	char *buf = malloc(size + 1);
+	while (buf && got < size) {
+		ssize_t r = pread(MG_LISTING_FD, buf + got, size - got, (off_t)got);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		got += (size_t)r;
+	}
+	close(MG_LISTING_FD);
+	if (!buf || got != size) {
+		free(buf);
+		return -1;
+	}
+	buf[size] = 0;
+	const char *p = buf;
+	uint64_t lva = next_u64(&p), lrss = next_u64(&p);
+	const char *nl = memchr(p, '\n', size - (size_t)(p - buf));
+	shim_names_free(g->list);
+	g->list = shim_names_new();
+	for (p = nl ? nl + 1 : buf + size; p < buf + size;) {
+		const char *e = memchr(p, '\n', size - (size_t)(p - buf));
+		if (!e)
+			e = buf + size;
+		shim_names_add(g->list, p, (size_t)(e - p));
+		p = e + 1;
+	}
+	free(buf);
+	g->list_status = 0; /* said by the listing host */
+	gtest_filter_sort(g);
+	if (g->probe_state > 0) {
+		*va = lva;
+		*rss = lrss;
+	}
+	return 0;
+}
+
 /* Before hello: the list, by a program run with the probe, so that hello
  * carries a fresh program's memory (the base of the first test's delta),
- * not the shim's. */
+ * not the shim's; a lane's host takes the run's listing instead (the
+ * same program's: listing_take). */
 static void g_hello(shim *s, uint64_t *va, uint64_t *rss)
 {
 	gtest *g = shim_ctx(s);
 	if (!g->probe_state)
 		probe_setup(s, g, 0);
+	if (listing_take(g, va, rss) == 0)
+		return;
 	if (g->probe_state > 0)
 		load_list(s, g, va, rss);
 }
@@ -443,6 +527,10 @@ void gtest_end(shim *s, gtest *g, mg_msg_kind kind, const char *msg, size_t len)
 		probe_take(s, g, name, n);
 	if (kind == MG_MSG_FAIL)
 		g->failed_any = 1;
+	/* stopped here: the rest of the batch is the runner's again, and the
+	 * program, continued at quit, finishes on its own (g_finishing) */
+	if (g->stop_why[0])
+		g->batch = 1;
 	g_result(s, g, kind, msg, len);
 	if (g->stop_why[0])
 		shim_stop(s, g->stop_why);
@@ -927,6 +1015,29 @@ static void exit_unexplained(shim *s, gtest *g, mg_exit_end status)
 	g->failed_any = 1;
 }
 
+/* A program stopped at a boundary whose probe found leaks where it ended
+ * (LeakSanitizer's check, as at its exit): the entry its exit would have
+ * made, unless a failure it reported explains it (as exit_unexplained). */
+static void exit_leaked(shim *s, gtest *g)
+{
+	char msg[4096];
+	size_t tn;
+	const char *tail = shim_stderr_tail(s, &tn);
+	if (g->failed_any)
+		return;
+	int n = snprintf(msg, sizeof(msg),
+	                 "%s: LeakSanitizer found leaks of the tests it ran before memguard "
+	                 "recycled it (checked where it was ended, as at its exit)%s%.*s",
+	                 shim_cmd(s, NULL)[0], tn ? ":\n" : "", (int)(tn < 3000 ? tn : 3000),
+	                 tail + (tn < 3000 ? 0 : tn - 3000));
+	static const char name[] = "<program exit>";
+	shim_extra(s, MG_MSG_ERROR, name, sizeof(name) - 1, msg,
+	           n < 0                     ? 0
+	           : (size_t)n < sizeof(msg) ? (size_t)n
+	                                     : sizeof(msg) - 1);
+	g->failed_any = 1;
+}
+
 static void g_exited(shim *s, mg_exit_end status, const struct rusage *ru)
 {
 	gtest *g = shim_ctx(s);
@@ -945,6 +1056,20 @@ static void g_exited(shim *s, mg_exit_end status, const struct rusage *ru)
 		g->probe_why = "the probe was not loaded";
 		shim_setenv(s, "LD_PRELOAD", getenv("LD_PRELOAD"));
 		g->batch = 0;
+		return;
+	}
+	if (shim_stopped(s)) {
+		/* recycled at a boundary, then finished as its framework would: its
+		 * tear-downs' failures, its exit status and trailing output count as
+		 * a direct run's would (each entry once a run: record_extra) */
+		int leaked = probe_park_leaked(g);
+		probe_close(g);
+		outside_flush(s, g);
+		g->batch = 0;
+		if (leaked && mg_exit_ok(status))
+			exit_leaked(s, g);
+		else
+			exit_unexplained(s, g, status);
 		return;
 	}
 	probe_close(g);
@@ -1016,6 +1141,7 @@ int gtest_run(const shim_args *a, int catch2, int catch2_v3)
 	    .env = gtest_env,
 	    .tail_stderr = 1,
 	    .finishing = g_finishing,
+	    .finish_stopped = 1,
 	};
 	static const shim_ops c2_ops = {
 	    .measure = SHIM_MEASURE_CHILD,
@@ -1027,6 +1153,7 @@ int gtest_run(const shim_args *a, int catch2, int catch2_v3)
 	    .exited = g_exited,
 	    .tail_stderr = 1,
 	    .finishing = g_finishing,
+	    .finish_stopped = 1,
 	};
 	static gtest g;
 	g.probe_rd = -1;

@@ -88,6 +88,7 @@ struct shim {
 	int has_figures; /* shim_figures gave the next result's memory */
 	uint64_t fig_va, fig_rss;
 	int stopped;      /* recycled at a boundary: the child is parked until quit */
+	int resumed;      /* ... and continued after quit to finish (ops->finish_stopped) */
 	int line_cut;     /* the line given to ops->line is a piece of a longer one */
 	int pipe_big;     /* the command pipe was enlarged (shim_take_pending) */
 	uint64_t ordinal; /* TREE: results sent, the next mark's number */
@@ -635,7 +636,9 @@ void shim_result(shim *s, mg_msg_kind kind, const char *msg, size_t len)
 	s->qhead++;
 	s->qlen--;
 	s->started = 0;
-	if (s->quit_pending)
+	/* a child finishing on its own (its batch answered, or stopped here by
+	 * its probe: gtest_end) is waited for by the loop */
+	if (s->quit_pending && !(s->child && s->ops->finishing && s->ops->finishing(s)))
 		finish(s, 0);
 	if (s->ops->self_recycle && !probed &&
 	    ((s->recycle_va && va >= s->recycle_va) || (s->recycle_rss && rss >= s->recycle_rss)))
@@ -666,6 +669,31 @@ void shim_stop(shim *s, const char *why)
 	buf_add_msg(&s->reply, &m);
 	reply_flush(s);
 	s->stopped = 1;
+}
+
+int shim_stopped(const shim *s)
+{
+	return s->stopped;
+}
+
+/* At quit, a child stopped at a boundary that finishes on its own
+ * (ops->finish_stopped): continued once (it stopped itself), then waited
+ * for like a finishing one. 1 while it runs. */
+static int resume(shim *s)
+{
+	siginfo_t si;
+	if (s->resumed)
+		return 1;
+	/* it stops itself just after the line that ended its test: that stop
+	 * first (a SIGCONT before it would be lost); an end is reaped as usual */
+	memset(&si, 0, sizeof(si));
+	while (waitid(P_PID, (id_t)s->child, &si, WSTOPPED | WEXITED | WNOWAIT) < 0 &&
+	       errno == EINTR)
+		;
+	if (si.si_code == CLD_STOPPED)
+		kill(s->child, SIGCONT);
+	s->resumed = 1;
+	return 1;
 }
 
 void shim_setenv(shim *s, const char *name, const char *value)
@@ -1045,7 +1073,7 @@ static void child_exited(shim *s, mg_exit_end status, struct rusage *ru)
 	/* It is reaped: forget its pid now, so nothing below (a result read from
 	 * the pipe can end the host) signals or waits for a pid that is gone. */
 	s->child = 0;
-	if (s->stopped) {
+	if (s->stopped && !s->ops->finish_stopped) {
 		/* after the recycle nothing more is answered: quit is awaited */
 		child_forget(s);
 		return;
@@ -1161,7 +1189,8 @@ int shim_main(const shim_ops *ops, void *ctx, char **cmd, int ncmd)
 		/* a program finishing on its own (its suite's tear-down, a leak
 		 * check) is waited for: how it ends is part of the run */
 		if (s->quit_pending && !s->started &&
-		    !(s->child && !s->stopped && ops->finishing && ops->finishing(s)))
+		    !(s->child && !s->stopped && ops->finishing && ops->finishing(s)) &&
+		    !(s->child && s->stopped && ops->finish_stopped && resume(s)))
 			finish(s, 0);
 		reply_flush(s);
 

@@ -76,7 +76,10 @@ int mg_contract_status(int fd, uint64_t *peak_va, uint64_t *peak_rss);
  * its first test starts), its children inherit the user's, and none of
  * MEMGUARD_* (the probe removes them at load). The lines:
  *   "probe 1"                          at load: the driver knows it is there
- *   "stop WHY [BYTES]"                 a verdict ends the program at this end
+ *   "stop WHY [BYTES]"                 a verdict ends the program's run of tests at this
+ *                                      end: it stops itself (SIGSTOP) until the driver
+ *                                      continues it, then finishes up to its next test
+ *   "park LEAKED"                      ... where it ends (LEAKED 1: LeakSanitizer found leaks)
  *   "end VA RSS PEAKVA PEAKRSS NAME"   a test's end, its figures (peaks 0: not read)
  *   "exit VA RSS"                      as the program ends (the listing run)
  * WHY is protocol v2's word of `recycle` (mg_proto_why_word).
@@ -92,6 +95,7 @@ int mg_contract_status(int fd, uint64_t *peak_va, uint64_t *peak_rss);
 #define MG_PROBE_STOP          "stop "
 #define MG_PROBE_END           "end "
 #define MG_PROBE_EXIT          "exit "
-#define MG_PROBE_NAME_MAX      4000 /* longer names are cut (the driver compares the prefix) */
+#define MG_PROBE_PARK          "park " /* + "0\n" or "1\n": leaks found */
+#define MG_PROBE_NAME_MAX      4000    /* longer names are cut (the driver compares the prefix) */
 
 #endif

@@ -54,6 +54,18 @@ static int have_prev;   /* the first test's start was read: a test's growth is f
                          * the previous boundary from then on */
 
 static char line[NAME_MAX_OUT + 128];
+
+/* After a stop: the program runs no further test but finishes as the
+ * framework would (park_at). The names ended in the running suite (hashes,
+ * the last DONE_MAX): GoogleTest runs a name again when two fixtures of one
+ * name register it, always within that one suite, and such a run is not
+ * a further test of the generation but the framework's own. */
+#define DONE_MAX 1024
+static int stopping;
+static uint64_t done_hash[DONE_MAX];
+static size_t done_n;
+static char stop_suite[NAME_MAX_OUT + 1]; /* the suite of the test that stopped it */
+static size_t stop_suite_len;
 static int catch2;                     /* the program is Catch2 with -r xml */
 static char c2_name[NAME_MAX_OUT + 1]; /* the running test case's name, XML-encoded */
 static size_t c2_len;
@@ -84,6 +96,47 @@ static int ms_passed(const struct timespec *t0)
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	int64_t ns = (int64_t)(t.tv_sec - t0->tv_sec) * 1000000000 + (t.tv_nsec - t0->tv_nsec);
 	return ns >= 1000000;
+}
+
+/* FNV-1a: a name's hash for done_hash (integers only). */
+static uint64_t name_hash(const char *p, size_t n)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)p[i]) * 1099511628211ull;
+	return h;
+}
+
+/* The suite part of "Suite.Test" (all of it when there is no dot). */
+static size_t suite_len(const char *name, size_t n)
+{
+	const char *dot = memchr(name, '.', n);
+	return dot ? (size_t)(dot - name) : n;
+}
+
+/* A test of the running suite ended: kept for done_find (a ring). */
+static void done_note(const char *name, size_t n)
+{
+	static char suite[256];
+	static size_t slen;
+	size_t sl = suite_len(name, n);
+	if (sl != slen || sl > sizeof(suite) || memcmp(suite, name, sl)) {
+		done_n = 0; /* another suite: its names are not this one's */
+		slen = sl <= sizeof(suite) ? sl : sizeof(suite) + 1;
+		if (sl <= sizeof(suite))
+			memcpy(suite, name, sl);
+	}
+	done_hash[done_n++ % DONE_MAX] = name_hash(name, n);
+}
+
+/* Whether name ended before in the running suite. */
+static int done_find(const char *name, size_t n)
+{
+	uint64_t h = name_hash(name, n);
+	for (size_t i = 0; i < done_n && i < DONE_MAX; i++)
+		if (done_hash[i] == h)
+			return 1;
+	return 0;
 }
 
 /*
@@ -127,7 +180,14 @@ static int test_end(const char *name, size_t n)
 	p += n;
 	*p++ = '\n';
 	write_all(line, (size_t)(p - line));
-	return why != NULL && probe_fd >= 0;
+	if (!catch2)
+		done_note(name, n);
+	if (why != NULL && probe_fd >= 0 && !stopping) { /* once: it is finishing */
+		stop_suite_len = catch2 ? 0 : suite_len(name, n);
+		memcpy(stop_suite, name, stop_suite_len);
+		return 1;
+	}
+	return 0;
 }
 
 static void env_restore(void);
@@ -158,49 +218,83 @@ static size_t name_len(const char *p, const char *e)
 	return (size_t)(q - p);
 }
 
+/* What a flush is to the probe. */
+enum { B_NONE, B_STOP /* stop after it */, B_PARK /* end before its last line */ };
+
+/* After a stop, whether the line [ls, e) starts work of a further test:
+ * its "[ RUN      ] NAME" (not a name run again in its suite), or the
+ * opening line of another suite ("[----------] N tests from SUITE", whose
+ * SetUpTestSuite follows; without --gtest_print_time the closing line of
+ * the stopping test's suite reads the same, and is not one). */
+static int starts_work(const char *ls, const char *e)
+{
+	static const char frame[] = "[----------] ";
+	if (e - ls > TAG_LEN && !memcmp(ls, "[ RUN      ] ", TAG_LEN)) {
+		const char *name = ls + TAG_LEN;
+		return !done_find(name, name_len(name, e));
+	}
+	const char *from;
+	if (e - ls <= (long)sizeof(frame) || memcmp(ls, frame, sizeof(frame) - 1) ||
+	    !(ls[sizeof(frame) - 1] >= '0' && ls[sizeof(frame) - 1] <= '9') ||
+	    !(from = memmem(ls, (size_t)(e - ls), " from ", 6)))
+		return 0;
+	const char *suite = from + 6;
+	size_t n = name_len(suite, e);
+	return !(n == stop_suite_len && !memcmp(suite, stop_suite, n));
+}
+
 /*
  * Looks at the bytes about to be flushed: GoogleTest's tag, at the start of
  * the last line (or after output a test left without a newline). Called
- * with stdout locked. Returns 1 when the program must stop after this flush.
+ * with stdout locked. B_STOP when the program must stop after this flush;
+ * B_PARK (after a stop) when the last line, from *park, starts a test.
  */
-static int boundary(FILE *f)
+static int boundary(FILE *f, const char **park)
 {
 	const char *b = f->_IO_write_base, *e = f->_IO_write_ptr;
 	if (e - b < TAG_LEN + 1 || e[-1] != '\n')
-		return 0;
+		return B_NONE;
 	e--; /* the line without its newline */
 	const char *ls = memrchr(b, '\n', (size_t)(e - b));
 	ls = ls ? ls + 1 : b;
+	if (stopping && starts_work(ls, e)) {
+		*park = ls;
+		return B_PARK;
+	}
 	for (const char *t = memchr(ls, '[', (size_t)(e - ls)); t && e - t > TAG_LEN;
 	     t = memchr(t + 1, '[', (size_t)(e - t - 1))) {
 		const char *name = t + TAG_LEN;
 		if (!memcmp(t, "[ RUN      ] ", TAG_LEN)) {
 			test_start();
-			return 0;
+			return B_NONE;
 		}
 		if (running &&
 		    (!memcmp(t, "[       OK ] ", TAG_LEN) || !memcmp(t, "[  FAILED  ] ", TAG_LEN) ||
 		     !memcmp(t, "[  SKIPPED ] ", TAG_LEN))) {
 			running = 0;
-			return test_end(name, name_len(name, e));
+			return test_end(name, name_len(name, e)) ? B_STOP : B_NONE;
 		}
 	}
-	return 0;
+	return B_NONE;
 }
 
 /*
  * Catch2's XML reporter flushes after each start tag it closes and after
  * each end tag: "</TestCase>" is the end of a test case (after its
  * OverallResult and captured output), "<TestCase name=\"N\"" a start. The
- * name is kept as encoded (the driver compares it so). Returns 1 when the
- * program must stop after this flush.
+ * name is kept as encoded (the driver compares it so). B_STOP when the
+ * program must stop after this flush, B_PARK (after a stop) at a start.
  */
-static int boundary_catch2(FILE *f)
+static int boundary_catch2(FILE *f, const char **park)
 {
 	const char *b = f->_IO_write_base, *e = f->_IO_write_ptr;
 	int stop = 0;
 	const char *end = memmem(b, (size_t)(e - b), "</TestCase>", 11);
 	const char *start = memmem(b, (size_t)(e - b), "<TestCase name=\"", 16);
+	if (start && stopping) {
+		*park = start;
+		return B_PARK;
+	}
 	if (end && running && (!start || end < start)) {
 		running = 0;
 		stop = test_end(c2_name, c2_len);
@@ -213,17 +307,49 @@ static int boundary_catch2(FILE *f)
 		memcpy(c2_name, n, c2_len);
 		test_start();
 	}
-	return stop;
+	return stop ? B_STOP : B_NONE;
 }
 
-/* After a stop: the driver recycles the host and kills this process when
- * the runner has read its memory map; nothing more runs here. */
-static void __attribute__((noreturn)) park(void)
+/*
+ * After a stop the program waits, stopped (SIGSTOP), until the driver has
+ * the runner's quit (the runner reads its memory map at the boundary). The
+ * driver then continues it, and it finishes what the framework does after
+ * that test (the suite's TearDownTestSuite when it was the suite's last;
+ * when it was the program's last, everything to its exit) until a further
+ * test would start: there it ends (park_at).
+ */
+static void stop_here(void)
 {
-	sigset_t none;
-	sigemptyset(&none);
-	for (;;)
-		sigsuspend(&none);
+	int saved = errno;
+	raise(SIGSTOP);
+	stopping = 1;
+	errno = saved;
+}
+
+/*
+ * A further test would start after a stop: the program ends here, before
+ * that line leaves (its tests are the next generation's). Its output before
+ * the line goes out; a LeakSanitizer build checks for leaks now, as its
+ * exit would (what the tests run so far left unreachable stays so), and
+ * "park LEAKED" (1 when it found some; the report is on stderr) tells the
+ * driver. No exit handlers: the program is in the middle of its run.
+ */
+static void __attribute__((noreturn)) park_at(FILE *f, const char *at)
+{
+	const char *b = f->_IO_write_base;
+	for (size_t done = 0, n = (size_t)(at - b); done < n;) {
+		ssize_t w = write(fileno(f), b + done, n - done);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			break;
+		done += (size_t)w;
+	}
+	int (*leak_check)(void) =
+	    (int (*)(void))dlsym(RTLD_DEFAULT, "__lsan_do_recoverable_leak_check");
+	int leaked = leak_check ? leak_check() != 0 : 0;
+	write_all(leaked ? MG_PROBE_PARK "1\n" : MG_PROBE_PARK "0\n", sizeof(MG_PROBE_PARK) + 1);
+	_exit(0);
 }
 
 /* The environment read directly: while dlsym runs (were it to ask), or
@@ -375,18 +501,21 @@ __attribute__((visibility("default"))) int fflush(FILE *f)
 		return real_fflush(f);
 	flockfile(f);
 	int saved = errno; /* the boundary's reads and writes are not the program's */
-	int stop = catch2 ? boundary_catch2(f) : boundary(f);
+	const char *at = NULL;
+	int what = catch2 ? boundary_catch2(f, &at) : boundary(f, &at);
 	errno = saved;
+	if (what == B_PARK)
+		park_at(f, at);
 	int rc = real_fflush(f);
 	funlockfile(f);
-	if (stop && catch2) {
+	if (what == B_STOP && catch2) {
 		/* Catch2 ends "</TestCase>" with its newline only at the next
 		 * element: the driver reads lines, so it gets one now */
 		ssize_t w = write(1, "\n", 1);
 		(void)w;
 	}
-	if (stop)
-		park();
+	if (what == B_STOP)
+		stop_here();
 	return rc;
 }
 
