@@ -269,13 +269,19 @@ int listing_handoff(const run_ctx *c, const name_list *nl)
 	int fd = memfd_create(MG_LISTING_NAME, MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (fd < 0)
 		return -1;
-	char head[64];
-	int hn = snprintf(head, sizeof(head), "%llu %llu\n", (unsigned long long)nl->va,
-	                  (unsigned long long)nl->rss);
-	int ok = write(fd, head, (size_t)hn) == hn;
-	for (size_t i = 0; ok && i < nl->n; i++)
-		ok = write(fd, nl->names[i], nl->lens[i]) == (ssize_t)nl->lens[i] &&
-		     write(fd, "\n", 1) == 1;
+	size_t size = 64;
+	for (size_t i = 0; i < nl->n; i++)
+		size += nl->lens[i] + 1;
+	char *buf = mg_xrealloc(NULL, size);
+	size_t len = (size_t)snprintf(buf, 64, "%llu %llu\n", (unsigned long long)nl->va,
+	                              (unsigned long long)nl->rss);
+	for (size_t i = 0; i < nl->n; i++) {
+		memcpy(buf + len, nl->names[i], nl->lens[i]);
+		len += nl->lens[i];
+		buf[len++] = '\n';
+	}
+	int ok = mg_proto_write_all(fd, buf, len, NULL) == 0;
+	free(buf);
 	/* sealed: no host can change what the next one reads */
 	if (!ok ||
 	    fcntl(fd, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_GROW | F_SEAL_SHRINK | F_SEAL_SEAL) < 0) {

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -123,6 +124,51 @@ static void pass_env(shim *s, const char *name)
 		shim_setenv(s, name, v);
 }
 
+static uint64_t next_u64(const char **p)
+{
+	uint64_t v = 0;
+	while (**p == ' ')
+		(*p)++;
+	while (**p >= '0' && **p <= '9')
+		v = v * 10 + (uint64_t)(*(*p)++ - '0');
+	return v;
+}
+
+/* GoogleTest: a secret of this shim's own (16 hex digits), so that a
+ * test's end comes in the program's stdout (MG_PROBE_MARK SECRET), which no
+ * test's own output can be taken for; none (the pipe) without randomness. */
+static void stream_secret(shim *s, gtest *g)
+{
+	unsigned char r[8];
+	char hex[17];
+	if (getrandom(r, sizeof(r), 0) != (ssize_t)sizeof(r))
+		return;
+	for (int i = 0; i < 8; i++)
+		snprintf(hex + 2 * i, 3, "%02x", r[i]);
+	shim_setenv(s, MG_PROBE_ENV_SECRET, hex);
+	g->smark_len = (size_t)snprintf(g->smark, sizeof(g->smark), MG_PROBE_MARK "%s", hex);
+}
+
+/* A line (or its tail) the probe put in the stream: MG_PROBE_MARK SECRET
+ * " stop WHY [BYTES]" or " end VA RSS PEAKVA PEAKRSS", for the end tag
+ * that follows. 1 when p (n bytes) is one (then taken). */
+static int probe_stream(gtest *g, const char *p, size_t n)
+{
+	if (n < g->smark_len + 1 || memcmp(p, g->smark, g->smark_len) || p[g->smark_len] != ' ')
+		return 0;
+	p += g->smark_len + 1;
+	n -= g->smark_len + 1;
+	if (n > 5 && !memcmp(p, MG_PROBE_STOP, 5)) {
+		snprintf(g->fig_why, sizeof(g->fig_why), "%.*s", (int)(n - 5), p + 5);
+	} else if (n > 4 && !memcmp(p, MG_PROBE_END, 4)) {
+		p += 4;
+		for (int i = 0; i < 4; i++)
+			g->fig[i] = next_u64(&p);
+		g->fig_pending = 1;
+	}
+	return 1;
+}
+
 /*
  * Once per shim: whether the program can take the probe and, if so, its
  * environment (LD_PRELOAD with the probe first, the limits, and for an
@@ -170,6 +216,8 @@ static void probe_setup(shim *s, gtest *g, int say)
 	shim_setenv(s, "MEMGUARD_PROBE_FD", fd);
 	if (g->catch2)
 		shim_setenv(s, "MEMGUARD_PROBE_FORMAT", "catch2");
+	else
+		stream_secret(s, g);
 	for (size_t i = 0; i < MG_CONTRACT_NLIMITS; i++) /* the verdict's, all of them */
 		pass_env(s, mg_contract_limits[i].env);
 	g->probe_state = 1;
@@ -199,16 +247,6 @@ static int probe_open(shim *s, gtest *g)
 	mg_lines_init(&g->probe_lines, g->probe_in, sizeof(g->probe_in), PROBE_LINE);
 	g->stop_why[0] = 0;
 	return p[1];
-}
-
-static uint64_t next_u64(const char **p)
-{
-	uint64_t v = 0;
-	while (**p == ' ')
-		(*p)++;
-	while (**p >= '0' && **p <= '9')
-		v = v * 10 + (uint64_t)(*(*p)++ - '0');
-	return v;
 }
 
 /*
@@ -523,8 +561,14 @@ void gtest_end(shim *s, gtest *g, mg_msg_kind kind, const char *msg, size_t len)
 		name = g->c2_enc;
 		n = g->c2_enc_len;
 	}
-	if (g->probe_seen)
+	if (g->fig_pending) { /* in the stream, in front of this end line */
+		shim_figures(s, g->fig[0], g->fig[1], g->fig[2], g->fig[3]);
+		memcpy(g->stop_why, g->fig_why, sizeof(g->stop_why));
+		g->fig_pending = 0;
+		g->fig_why[0] = 0;
+	} else if (g->probe_seen) {
 		probe_take(s, g, name, n);
+	}
 	if (kind == MG_MSG_FAIL)
 		g->failed_any = 1;
 	/* stopped here: the rest of the batch is the runner's again, and the
@@ -743,6 +787,8 @@ void gtest_on_run(shim *s, gtest *g, const char *name, size_t n)
 	shim_start(s);
 	g->started_any = 1;
 	g->text_len = 0;
+	g->fig_pending = 0;
+	g->fig_why[0] = 0;
 }
 
 /* Where a gtest tag ("[ RUN      ]", "[       OK ]", ...) starts in line:
@@ -848,6 +894,8 @@ static int dup_end(shim *s, gtest *g, const char *line, size_t len)
 	g->dup_running = 0;
 	g->outside_len = 0;
 	g->outside_failed = 0;
+	g->fig_pending = 0; /* its end's figures: no test's of ours */
+	g->fig_why[0] = 0;
 	return 1;
 }
 
@@ -930,6 +978,14 @@ static void g_line(shim *s, char *line, size_t len)
 	if (g->catch2) {
 		catch2_line(s, g, line, len);
 		return;
+	}
+	if (g->smark_len) { /* the probe's end lines, cut off what the test left before */
+		const char *m = memchr(line, MG_PROBE_MARK[0], len);
+		if (m && probe_stream(g, m, len - (size_t)(m - line))) {
+			if (m > line)
+				gtest_output(s, g, line, (size_t)(m - line), 0);
+			return;
+		}
 	}
 	size_t cut = len && line[0] != '[' ? tag_at(line, len) : len;
 	if (cut && cut < len && !g->summary) {

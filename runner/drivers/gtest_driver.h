@@ -58,6 +58,14 @@ typedef struct gtest {
 	char probe_in[2 * PROBE_LINE];
 	mg_lines probe_lines;
 	char stop_why[64]; /* a "stop" for the result being handled */
+	/* GoogleTest: the probe puts a test's end in the program's stdout, in
+	 * front of its end tag (MG_PROBE_MARK + this shim's secret), not in the
+	 * pipe: the figures of the end line that follows, and its stop */
+	char smark[32];
+	size_t smark_len; /* 0: the pipe only */
+	int fig_pending;
+	uint64_t fig[4];
+	char fig_why[64];
 
 	/* Outside tests: what the program said between them, and whether it
 	 * was a failure (GoogleTest's "FILE:LINE: Failure" of a SetUpTestSuite,

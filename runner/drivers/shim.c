@@ -36,8 +36,13 @@
 #define MSG_MAX      (16 * 1024)
 #define MAX_TREE     256
 #define TREE_FAST_MS 1 /* first samples of a test: short tests end quickly */
-#define TREE_MS      5
-#define ERR_TAIL     2048 /* the last bytes of a program's stderr kept */
+/* A probed child (it measures itself at its boundaries: nothing here
+ * depends on when its lines are read) is read at most every PACE_US while
+ * its lines stream in: a wake-up, a read and a reply write per batch of
+ * tests, not per line (the runner gets a result that much later). */
+#define PACE_US  200
+#define TREE_MS  5
+#define ERR_TAIL 2048 /* the last bytes of a program's stderr kept */
 
 typedef struct qent {
 	char *name;
@@ -616,7 +621,10 @@ void shim_result(shim *s, mg_msg_kind kind, const char *msg, size_t len)
 	       kind == MG_MSG_TIMEOUT || kind == MG_MSG_ERROR);
 	double us = elapsed_us(&s->t0);
 	measure(s, &va, &rss);
-	drain_err(s);
+	/* a probed child's stderr is read with each batch of its lines (the
+	 * loop reads it first), not with a poll per result */
+	if (!s->probed)
+		drain_err(s);
 	/* output first: the runner attributes it to the test still in flight */
 	if (s->out.len && buf_flush(&s->out, 1) < 0)
 		s->out.len = 0;
@@ -1211,10 +1219,14 @@ int shim_main(const shim_ops *ops, void *ctx, char **cmd, int ncmd)
 			child_kill(s);
 			_exit(0);
 		}
-		if (s->child_out >= 0 && pf[1].revents)
-			read_child(s);
+		/* stderr first: what a test wrote there came before its result line */
 		if (s->child_err >= 0 && pf[3].revents)
 			read_err(s);
+		if (s->child_out >= 0 && pf[1].revents && read_child(s) && s->probed && s->child &&
+		    !s->quit_pending) {
+			struct timespec pace = {0, PACE_US * 1000};
+			nanosleep(&pace, NULL);
+		}
 		if (s->child && ops->tick)
 			ops->tick(s);
 		if (pf[2].revents) {

@@ -9,7 +9,8 @@
  * Catch2 program (MEMGUARD_PROBE_FORMAT=catch2) the boundaries are its XML
  * reporter's flushes: "<TestCase name=..." starts, "</TestCase>" ends.
  * libc only, built for x64 and x86, never sanitized; the per-test path
- * never allocates (static buffers) and costs one pread and one write. It
+ * never allocates (static buffers) and costs one pread (its figures go out
+ * in the flush of the end line itself, stream_end; else one write). It
  * leaves no trace in the program: no floating point (its exception flags
  * and rounding are the program's), errno kept across its work, no signal
  * mask or stdio state of its own; and from the program's first test its
@@ -20,6 +21,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,6 +56,8 @@ static int have_prev;   /* the first test's start was read: a test's growth is f
                          * the previous boundary from then on */
 
 static char line[NAME_MAX_OUT + 128];
+static char mark[sizeof(MG_PROBE_MARK) + 16]; /* MG_PROBE_MARK SECRET (stream_end) */
+static size_t mark_len;                       /* 0: the pipe only */
 
 /* After a stop: the program runs no further test but finishes as the
  * framework would (park_at). The names ended in the running suite (hashes,
@@ -140,12 +144,58 @@ static int done_find(const char *name, size_t n)
 }
 
 /*
- * A test's end line: "end VA RSS PEAKVA PEAKRSS NAME" to the probe pipe
- * (peaks 0 when not read), after "stop WHY [BYTES]" when a verdict ends the
- * program here (one write, so the driver has both when it has the end).
- * Returns 1 when the program must stop at this boundary.
+ * GoogleTest, with the driver's secret (MG_PROBE_ENV_SECRET): the end's
+ * lines go in the program's own stdout, in front of the end tag at, as
+ * MG_PROBE_MARK SECRET " stop WHY [BYTES]\n" and " end VA RSS PEAKVA
+ * PEAKRSS\n" (the tag's line names the test): the flush about to happen
+ * carries them, so a test's end costs no write of the probe's own. 0 when
+ * the buffer has no room for them (the pipe then).
  */
-static int test_end(const char *name, size_t n)
+static int stream_end(FILE *f, char *at, const char *why, uint64_t bytes, const uint64_t fig[4])
+{
+	char buf[2 * (sizeof(mark) + 24) + 4 * 21];
+	char *p = buf;
+	if (why) {
+		memcpy(p, mark, mark_len);
+		p += mark_len;
+		*p++ = ' ';
+		memcpy(p, MG_PROBE_STOP, sizeof(MG_PROBE_STOP) - 1);
+		p += sizeof(MG_PROBE_STOP) - 1;
+		size_t wl = strlen(why);
+		memcpy(p, why, wl < 16 ? wl : 16);
+		p += wl < 16 ? wl : 16;
+		if (bytes) {
+			*p++ = ' ';
+			p = mg_put_u64(p, bytes);
+		}
+		*p++ = '\n';
+	}
+	memcpy(p, mark, mark_len);
+	p += mark_len;
+	*p++ = ' ';
+	memcpy(p, MG_PROBE_END, sizeof(MG_PROBE_END) - 1);
+	p += sizeof(MG_PROBE_END) - 1;
+	for (int i = 0; i < 4; i++) {
+		p = mg_put_u64(p, fig[i]);
+		*p++ = i < 3 ? ' ' : '\n';
+	}
+	size_t len = (size_t)(p - buf);
+	if (f->_IO_buf_end - f->_IO_write_ptr < (ptrdiff_t)len)
+		return 0;
+	memmove(at + len, at, (size_t)(f->_IO_write_ptr - at));
+	memcpy(at, buf, len);
+	f->_IO_write_ptr += len;
+	return 1;
+}
+
+/*
+ * A test's end: "end VA RSS PEAKVA PEAKRSS NAME" to the probe pipe (peaks 0
+ * when not read), after "stop WHY [BYTES]" when a verdict ends the program
+ * here (one write, so the driver has both when it has the end); or both in
+ * the stream in front of the end tag at (stream_end). Returns 1 when the
+ * program must stop at this boundary.
+ */
+static int test_end(const char *name, size_t n, FILE *f, char *at)
 {
 	uint64_t va, rss, peak_va = 0, peak_rss = 0, bytes = 0;
 	if (ms_passed(&t_run))
@@ -155,6 +205,18 @@ static int test_end(const char *name, size_t n)
 		n = NAME_MAX_OUT;
 	char *p = line;
 	const char *why = mg_proto_why_word(mg_verdict_end(&verdict, va, rss, &bytes));
+	int stop = why != NULL && probe_fd >= 0 && !stopping; /* once: it is finishing */
+	if (!stop)
+		why = NULL; /* a name run again while it finishes: its figures only */
+	if (!catch2)
+		done_note(name, n); /* before the stream's bytes move */
+	if (stop) {
+		stop_suite_len = catch2 ? 0 : suite_len(name, n);
+		memcpy(stop_suite, name, stop_suite_len);
+	}
+	if (mark_len && at &&
+	    stream_end(f, at, why, bytes, (uint64_t[4]){va, rss, peak_va, peak_rss}))
+		goto out;
 	if (why) {
 		size_t wl = strlen(why);
 		memcpy(p, MG_PROBE_STOP, sizeof(MG_PROBE_STOP) - 1);
@@ -180,14 +242,8 @@ static int test_end(const char *name, size_t n)
 	p += n;
 	*p++ = '\n';
 	write_all(line, (size_t)(p - line));
-	if (!catch2)
-		done_note(name, n);
-	if (why != NULL && probe_fd >= 0 && !stopping) { /* once: it is finishing */
-		stop_suite_len = catch2 ? 0 : suite_len(name, n);
-		memcpy(stop_suite, name, stop_suite_len);
-		return 1;
-	}
-	return 0;
+out:
+	return stop;
 }
 
 static void env_restore(void);
@@ -272,7 +328,7 @@ static int boundary(FILE *f, const char **park)
 		    (!memcmp(t, "[       OK ] ", TAG_LEN) || !memcmp(t, "[  FAILED  ] ", TAG_LEN) ||
 		     !memcmp(t, "[  SKIPPED ] ", TAG_LEN))) {
 			running = 0;
-			return test_end(name, name_len(name, e)) ? B_STOP : B_NONE;
+			return test_end(name, name_len(name, e), f, (char *)t) ? B_STOP : B_NONE;
 		}
 	}
 	return B_NONE;
@@ -297,7 +353,7 @@ static int boundary_catch2(FILE *f, const char **park)
 	}
 	if (end && running && (!start || end < start)) {
 		running = 0;
-		stop = test_end(c2_name, c2_len);
+		stop = test_end(c2_name, c2_len, f, NULL);
 	}
 	if (start && !stop) {
 		const char *n = start + 16, *q = memchr(n, '"', (size_t)(e - n));
@@ -577,6 +633,12 @@ __attribute__((constructor)) static void probe_init(void)
 	real_fflush = (int (*)(FILE *))dlsym(RTLD_NEXT, "fflush");
 	const char *v = getenv_next(MG_PROBE_ENV_FD);
 	const char *fmt = getenv_next(MG_PROBE_ENV_FORMAT);
+	const char *secret = getenv_next(MG_PROBE_ENV_SECRET);
+	if (secret && strlen(secret) == 16 && strspn(secret, "0123456789abcdef") == 16) {
+		memcpy(mark, MG_PROBE_MARK, sizeof(MG_PROBE_MARK) - 1);
+		memcpy(mark + sizeof(MG_PROBE_MARK) - 1, secret, 16);
+		mark_len = sizeof(MG_PROBE_MARK) - 1 + 16;
+	}
 	catch2 = fmt && !strcmp(fmt, "catch2");
 	int fd = v && *v && real_fflush ? (int)mg_parse_u64(&v) : -1;
 	/* every limit of the one list, as the host library reads them, before
@@ -586,6 +648,7 @@ __attribute__((constructor)) static void probe_init(void)
 	filter_forget();
 	unsetenv(MG_PROBE_ENV_FD);
 	unsetenv(MG_PROBE_ENV_FORMAT);
+	unsetenv(MG_PROBE_ENV_SECRET);
 	if (fd < 0 || fcntl(fd, F_GETFD) < 0) {
 		errno = saved;
 		return;
