@@ -20,6 +20,34 @@
 const int run_stop_signals[RUN_NSTOP_SIGNALS] = {SIGINT,  SIGTERM, SIGHUP,
                                                  SIGQUIT, SIGUSR1, SIGUSR2};
 
+/*
+ * gtest, catch2: memguard-driver (driver_main.c), the shim alone, which
+ * starts without the libraries the whole tool links (a recycle starts a
+ * shim): beside this executable (the build tree), in ../lib/memguard/ (an
+ * installed tree, wherever it was unpacked), or where it was installed.
+ * path (memguard's own, on entry) is left as it is when there is none.
+ */
+static void driver_exe_find(char *path, size_t size)
+{
+	char dir[PATH_MAX], cand[PATH_MAX + 64];
+	snprintf(dir, sizeof(dir), "%s", path);
+	char *slash = strrchr(dir, '/');
+	if (slash)
+		*slash = 0;
+	for (int i = 0; i < 3; i++) {
+		if (i < 2)
+			snprintf(cand, sizeof(cand), "%s/%smemguard-driver", dir,
+			         i ? "../lib/memguard/" : "");
+		else
+			snprintf(cand, sizeof(cand), "%s",
+			         MEMGUARD_DRIVER_INSTALL_DIR "/memguard-driver");
+		if (strlen(cand) < size && access(cand, X_OK) == 0) {
+			memcpy(path, cand, strlen(cand) + 1);
+			return;
+		}
+	}
+}
+
 static int prepare(run_ctx *c, run_options *o, mg_err *err)
 {
 	c->o = o;
@@ -95,6 +123,8 @@ static int prepare(run_ctx *c, run_options *o, mg_err *err)
 		return mg_err_set(err, MG_ERROR, "cannot find memguard's own executable: %s",
 		                  strerror(errno));
 	c->path[n] = 0;
+	if (c->driver == DRIVER_GTEST || c->driver == DRIVER_CATCH2)
+		driver_exe_find(c->path, sizeof(c->path));
 	c->shim_argv = mg_xrealloc(NULL, ((size_t)o->host_argc + 10) * sizeof(char *));
 	size_t k = 0;
 	c->shim_argv[k++] = "memguard";

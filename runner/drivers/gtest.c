@@ -112,6 +112,10 @@ static int probe_find(char *out, size_t size, mg_arch arch)
 		snprintf(out, size, "%s/../lib/memguard/%s" PROBE_FILE, exe, sub);
 		if (access(out, R_OK) == 0)
 			return 0;
+		/* memguard-driver, installed in lib/memguard/ beside x64/, x86/ */
+		snprintf(out, size, "%s/%s" PROBE_FILE, exe, sub);
+		if (access(out, R_OK) == 0)
+			return 0;
 	}
 	snprintf(out, size, MEMGUARD_PROBE_INSTALL_DIR "/%s" PROBE_FILE, sub);
 	return access(out, R_OK) == 0 ? 0 : -1;
