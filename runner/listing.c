@@ -273,8 +273,14 @@ int listing_handoff(const run_ctx *c, const name_list *nl)
 	for (size_t i = 0; i < nl->n; i++)
 		size += nl->lens[i] + 1;
 	char *buf = mg_xrealloc(NULL, size);
-	size_t len = (size_t)snprintf(buf, 64, "%llu %llu\n", (unsigned long long)nl->va,
-	                              (unsigned long long)nl->rss);
+	/* whether the program is an ASan build (its probe's environment): read
+	 * once here, not by every shim (the whole executable is scanned) */
+	char prog[PATH_MAX];
+	int asan = c->o->host_argc > 0 &&
+	           spawn_resolve(prog, sizeof(prog), c->o->host_argv[0], NULL) == 0 &&
+	           elf_contains(prog, "__asan_init", NULL) == 1;
+	size_t len = (size_t)snprintf(buf, 64, "%llu %llu %d\n", (unsigned long long)nl->va,
+	                              (unsigned long long)nl->rss, asan);
 	for (size_t i = 0; i < nl->n; i++) {
 		memcpy(buf + len, nl->names[i], nl->lens[i]);
 		len += nl->lens[i];

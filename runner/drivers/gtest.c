@@ -208,7 +208,9 @@ static void probe_setup(shim *s, gtest *g, int say)
 	snprintf(g->probe_preload, sizeof(g->probe_preload), "%s%s%s", probe,
 	         user && *user ? ":" : "", user && *user ? user : "");
 	shim_setenv(s, "LD_PRELOAD", g->probe_preload);
-	if (elf_contains(path, "__asan_init", NULL) == 1) {
+	if (g->asan < 0)
+		g->asan = elf_contains(path, "__asan_init", NULL) == 1;
+	if (g->asan) {
 		static char asan[8192];
 		const char *u = getenv("ASAN_OPTIONS");
 		snprintf(asan, sizeof(asan), "%s%sverify_asan_link_order=0", u && *u ? u : "",
@@ -478,7 +480,7 @@ static int g_list(shim *s)
  * when there is none (the listing host itself). The fd is closed either
  * way: the program does not inherit it.
  */
-static int listing_take(gtest *g, uint64_t *va, uint64_t *rss)
+static int listing_take(gtest *g)
 {
 	char link[64], path[32];
 	struct stat st;
@@ -510,7 +512,12 @@ static int listing_take(gtest *g, uint64_t *va, uint64_t *rss)
 	}
 	buf[size] = 0;
 	const char *p = buf;
-	uint64_t lva = next_u64(&p), lrss = next_u64(&p);
+	g->listed_va = next_u64(&p);
+	g->listed_rss = next_u64(&p);
+	while (*p == ' ')
+		p++;
+	if (*p == '0' || *p == '1')
+		g->asan = *p == '1';
 	const char *nl = memchr(p, '\n', size - (size_t)(p - buf));
 	shim_names_free(g->list);
 	g->list = shim_names_new();
@@ -524,10 +531,7 @@ static int listing_take(gtest *g, uint64_t *va, uint64_t *rss)
 	free(buf);
 	g->list_status = 0; /* said by the listing host */
 	gtest_filter_sort(g);
-	if (g->probe_state > 0) {
-		*va = lva;
-		*rss = lrss;
-	}
+	g->listed = 1;
 	return 0;
 }
 
@@ -538,12 +542,15 @@ static int listing_take(gtest *g, uint64_t *va, uint64_t *rss)
 static void g_hello(shim *s, uint64_t *va, uint64_t *rss)
 {
 	gtest *g = shim_ctx(s);
+	listing_take(g); /* first: it says whether the program is an ASan build */
 	if (!g->probe_state)
 		probe_setup(s, g, 0);
-	if (listing_take(g, va, rss) == 0)
-		return;
-	if (g->probe_state > 0)
+	if (g->listed && g->probe_state > 0) {
+		*va = g->listed_va;
+		*rss = g->listed_rss;
+	} else if (g->probe_state > 0) {
 		load_list(s, g, va, rss);
+	}
 }
 
 /* A result for the head, which belongs to the batch. May not return (quit, recycle). */
@@ -1217,6 +1224,7 @@ int gtest_run(const shim_args *a, int catch2, int catch2_v3)
 	};
 	static gtest g;
 	g.probe_rd = -1;
+	g.asan = -1;
 	g.catch2 = catch2;
 	g.catch2_v3 = catch2_v3;
 	return shim_main(catch2 ? &c2_ops : &ops, &g, a->cmd, a->ncmd);

@@ -50,7 +50,10 @@ typedef struct gtest {
 	char text[FAIL_TEXT];
 	size_t text_len; /* the running test's output: a failure's message */
 
-	int probe_state;          /* 0: not looked for yet, 1: found, -1: none */
+	int probe_state; /* 0: not looked for yet, 1: found, -1: none */
+	int asan;        /* -1 until known: the program is an ASan build */
+	int listed;      /* the list came from the runner (listing_take) */
+	uint64_t listed_va, listed_rss;
 	const char *probe_why;    /* why there is none */
 	char probe_preload[8192]; /* LD_PRELOAD for the program: the probe first */
 	int probe_rd;             /* the probe pipe's read end, -1 when none */
