@@ -162,7 +162,8 @@ typedef struct report_site {
 	size_t npins;
 } report_site;
 
-/* The sites of test `test` of a shard, most bytes first as recorded. */
+/* The sites of test `test` of a shard, in the order recorded (outputs show
+ * the largest: report_test_sites_top). */
 typedef struct report_test_sites {
 	size_t test;
 	report_site *sites;
@@ -424,7 +425,7 @@ int report_shard_own_process(const report_shard *s);
 void report_format_size(char *buf, size_t size, uint64_t bytes);
 /* report_format_size of a signed amount: "-212 MiB" below 0 (INT64_MIN too). */
 void report_format_size_signed(char *buf, size_t size, int64_t bytes);
-/* A site for people, one line, into buf (cut at size): "2 × 8 MiB mmap at
+/* A site for people, one line, into buf (cut at size): "2 × 8.00 MiB mmap at
  * block_new (storage.c:49) ← cache_put (cache.c:115)" (UTF-8): its first
  * max_frames frames, innermost first; a file by its base name; a frame
  * without a function by its module's base name and offset
