@@ -8,7 +8,9 @@
  * process; crashpoisoned@M crashes (SIGSEGV) at test M only when at least MG_FAULT_POISON_NEED (1)
  * poison tests ran earlier in the same process. family@K leaves a child in the host's group
  * and a setsid double-fork escapee behind, asleep for ten minutes. stop@K stops itself
- * (SIGSTOP: T state) and stays stopped.
+ * (SIGSTOP: T state) and stays stopped. MG_FAULT_NO_RING=1: it declines the
+ * runner's reply ring (as a host library before it did), so its replies
+ * and any garbage go down the reply pipe in one order.
  */
 #include "memguard_host.h"
 
@@ -404,6 +406,9 @@ int main(int argc, char **argv)
 		snprintf(f.names[i], NAME_LEN, "fault/t%03zu", i);
 	if (plan_faults(&f, getenv("MG_FAULT")) < 0)
 		return 2;
+	const char *no_ring = getenv("MG_FAULT_NO_RING");
+	if (no_ring && strcmp(no_ring, "1") == 0)
+		unsetenv("MEMGUARD_RING_FD");
 	static const mg_host_ops ops = {ops_count, ops_name, ops_run};
 	int status = mg_host_serve(&ops, &f, argc, argv);
 	free(f.names);

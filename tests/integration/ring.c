@@ -1,0 +1,114 @@
+/*
+ * ring.c - the reply ring (PROTOCOL.md "The reply ring"): a native host's
+ * replies through shared memory keep every figure, verdict and output byte
+ * where the pipe put them, and what is not a wake byte on a ring host's
+ * pipe is still a protocol error for the test in front. Real hosts
+ * (tests/hosts/fault_host.c, x64 and x86), real memguard runs.
+ */
+#include "mg_run.h"
+
+#define TESTS 20000
+
+/* A run of the fault host (TESTS silent tests, every 997th printing),
+ * through the ring or (no_ring) its pipe. */
+static void figures_run(outcome *o, const char *host, int no_ring)
+{
+	char tests[64];
+	snprintf(tests, sizeof(tests), "MG_FAULT_TESTS=%d", TESTS);
+	mg(o, ARGV("run", "-q", "-j", "1", "--report", "report.json", "--", host),
+	   ENV("MG_FAULT=print@%997", tests, no_ring ? "MG_FAULT_NO_RING=1" : "MG_FAULT_X=1"), 0);
+}
+
+static json_t *tests_of(const outcome *o)
+{
+	return json_object_get(json_array_get(json_object_get(o->report, "shards"), 0), "tests");
+}
+
+/*
+ * Through the ring (its 256 KiB wrap around several times) every test has
+ * the state and the output it has through the pipe, and every silent test
+ * after the first leaves no va or rss figure in either run: the ring's
+ * pages are the host's before its hello (a page of it first touched in a
+ * test would be that test's rss). The first test and the printing ones
+ * (stdio's buffer) move rss by a page or two either way, whatever the
+ * transport, so only the silent ones are compared.
+ */
+static void figures(const char *host)
+{
+	outcome r, p;
+	figures_run(&r, host, 0);
+	figures_run(&p, host, 1);
+	CU_ASSERT(exited_with(&r, 0));
+	CU_ASSERT(exited_with(&p, 0));
+	CU_ASSERT_FATAL(r.report != NULL && p.report != NULL);
+	json_t *rt = tests_of(&r), *pt = tests_of(&p);
+	CU_ASSERT_FATAL(json_array_size(rt) == TESTS && json_array_size(pt) == TESTS);
+	static const char *const same[] = {"name", "state", "output"};
+	static const char *const zero[] = {"va_delta", "rss_delta"};
+	size_t wrong = 0, printed = 0;
+	for (size_t i = 0; i < TESTS; i++) {
+		json_t *a = json_array_get(rt, i), *b = json_array_get(pt, i);
+		for (size_t f = 0; f < sizeof(same) / sizeof(same[0]); f++) {
+			json_t *x = json_object_get(a, same[f]), *y = json_object_get(b, same[f]);
+			int eq = (!x && !y) || (x && y && json_equal(x, y));
+			if (!eq && wrong++ < 3)
+				fprintf(stderr, "\n  test %zu: %s differs\n", i, same[f]);
+		}
+		const char *out = json_string_value(json_object_get(a, "output"));
+		printed += out && *out;
+		if (i == 0 || i % 997 == 996) /* KIND@%N: the first at N - 1 */
+			continue;
+		for (size_t f = 0; f < sizeof(zero) / sizeof(zero[0]); f++) {
+			json_int_t x = json_integer_value(json_object_get(a, zero[f]));
+			json_int_t y = json_integer_value(json_object_get(b, zero[f]));
+			if ((x || y) && wrong++ < 3)
+				fprintf(stderr, "\n  test %zu: %s %lld (ring) %lld (pipe)\n", i,
+				        zero[f], (long long)x, (long long)y);
+		}
+	}
+	CU_ASSERT_EQUAL(wrong, 0);
+	CU_ASSERT_EQUAL(printed, TESTS / 997);
+	done(&r);
+	done(&p);
+}
+
+static void figures_x64(void)
+{
+	figures(FAULT64);
+}
+
+static void figures_x86(void)
+{
+	figures(FAULT32);
+}
+
+/* A test of a ring host writes garbage to the reply pipe, then hangs: the
+ * pipe carries only wake bytes, so that is a protocol error for it (not a
+ * timeout: --timeout 60 would say so), and the rest run in a new host. */
+static void garbage(void)
+{
+	outcome o;
+	mg(&o, ARGV("run", "-j", "1", "--timeout", "60", "--report", "report.json", "--", FAULT64),
+	   ENV("MG_FAULT=garbage@4,hang@4", "MG_FAULT_TESTS=12"), 0);
+	CU_ASSERT(exited_with(&o, 3));
+	CU_ASSERT_FATAL(o.report != NULL);
+	CU_ASSERT_STRING_EQUAL(state_of(o.report, "fault/t004"), "error");
+	const char *m = message_of(o.report, "fault/t004");
+	CU_ASSERT(m && strstr(m, "protocol error: not a wake byte"));
+	CU_ASSERT_EQUAL(count(o.report, "pass"), 11);
+	done(&o);
+}
+
+static const mg_case cases[] = {
+    {"figures_x64", figures_x64},
+    {"figures_x86", figures_x86},
+    {"garbage", garbage},
+};
+
+int main(int argc, char **argv)
+{
+	/* x86 cases where the kernel refuses 32-bit programs: skipped (77) */
+	if (argc > 1 && strstr(argv[1], "x86") && mg_exec_refused(FAULT32, "--list", argv[1], NULL))
+		return 77;
+	return mg_test_main("ring", cases, sizeof(cases) / sizeof(cases[0]), argc, argv);
+}
