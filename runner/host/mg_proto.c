@@ -601,8 +601,14 @@ mg_ring *mg_ring_attach(int fd)
 	return r;
 }
 
+/* FUTEX_WAIT (0) or FUTEX_WAKE (1), shared between processes; a 32-bit
+ * build with a 64-bit time_t needs the time64 call for its timespec. */
 static int ring_futex(uint32_t *word, int op, uint32_t val, const struct timespec *t)
 {
+#ifdef SYS_futex_time64
+	if (sizeof(t->tv_sec) > sizeof(long))
+		return (int)syscall(SYS_futex_time64, word, op, val, t, NULL, 0);
+#endif
 	return (int)syscall(SYS_futex, word, op, val, t, NULL, 0);
 }
 
@@ -626,7 +632,7 @@ int mg_ring_put(mg_ring *r, int wake_fd, const void *buf, size_t n, uint64_t *wr
 			if (mg_proto_write_all(wake_fd, "\n", 1, writes) < 0)
 				return -1;
 			struct timespec t = {0, 10 * 1000 * 1000};
-			ring_futex(&r->tail, 0 /* FUTEX_WAIT */, tail, &t);
+			ring_futex(&r->tail, 0, tail, &t);
 			__atomic_store_n(&r->waiting, 0, __ATOMIC_SEQ_CST);
 			continue;
 		}
@@ -681,6 +687,6 @@ long mg_lines_fill_ring(mg_lines *l, mg_ring *r)
 	l->len += k;
 	__atomic_store_n(&r->tail, tail + (uint32_t)k, __ATOMIC_SEQ_CST);
 	if (k && __atomic_load_n(&r->waiting, __ATOMIC_SEQ_CST))
-		ring_futex(&r->tail, 1 /* FUTEX_WAKE */, 1, NULL);
+		ring_futex(&r->tail, 1, 1, NULL);
 	return (long)k;
 }

@@ -5,7 +5,10 @@
  * pipe is still a protocol error for the test in front. Real hosts
  * (tests/hosts/fault_host.c, x64 and x86), real memguard runs.
  */
+#include "mg_proto.h"
 #include "mg_run.h"
+
+#include <sys/mman.h>
 
 #define TESTS 20000
 
@@ -99,7 +102,80 @@ static void garbage(void)
 	done(&o);
 }
 
+/*
+ * The ring itself when it fills: a child attaches as a host does and puts
+ * 8 MiB of numbered lines (32 times the ring) as fast as it can; the parent
+ * takes them with pauses, so the child waits for room again and again
+ * (FUTEX_WAIT, woken by the taker), and its pipe brings wake bytes only.
+ * Every line arrives, once, in order.
+ */
+static void full(void)
+{
+	int fd = memfd_create("ring-test", MFD_CLOEXEC), wake[2];
+	CU_ASSERT_FATAL(fd >= 0 && ftruncate(fd, MG_RING_MAP) == 0 && pipe(wake) == 0);
+	mg_ring *r = mmap(NULL, MG_RING_MAP, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	CU_ASSERT_FATAL(r != MAP_FAILED);
+	r->magic = MG_RING_MAGIC;
+	r->size = MG_RING_SIZE;
+	enum { LINES = 200000 };
+	pid_t pid = fork();
+	if (pid == 0) {
+		close(wake[0]);
+		mg_ring *h = mg_ring_attach(fd);
+		if (!h)
+			_exit(2);
+		char line[64];
+		for (int i = 0; i < LINES; i++) {
+			int n =
+			    snprintf(line, sizeof(line), "pass %d 4096 4096 and some more\n", i);
+			if (mg_ring_put(h, wake[1], line, (size_t)n, NULL) < 0)
+				_exit(3);
+		}
+		_exit(0);
+	}
+	close(fd);
+	close(wake[1]);
+	static char buf[2 * MG_PROTO_LINE_MAX];
+	mg_lines l;
+	mg_lines_init(&l, buf, sizeof(buf), MG_PROTO_LINE_MAX);
+	int next = 0, bad = 0, loops = 0;
+	size_t wakes = 0, other = 0;
+	while (next < LINES && loops++ < 10000000) {
+		long k = mg_lines_fill_ring(&l, r);
+		CU_ASSERT_FATAL(k >= 0);
+		char *line;
+		size_t len;
+		while (mg_lines_next(&l, &line, &len)) {
+			char want[64];
+			int n =
+			    snprintf(want, sizeof(want), "pass %d 4096 4096 and some more", next);
+			bad += (size_t)n != len || memcmp(want, line, len) != 0;
+			next++;
+		}
+		if (loops % 64 == 0) { /* a runner busy elsewhere: the ring fills */
+			struct timespec t = {0, 2000000};
+			nanosleep(&t, NULL);
+		}
+	}
+	char b[4096];
+	ssize_t n;
+	while ((n = read(wake[0], b, sizeof(b))) > 0)
+		for (ssize_t i = 0; i < n; i++)
+			b[i] == '\n' ? wakes++ : other++;
+	int st = 0;
+	waitpid(pid, &st, 0);
+	CU_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	CU_ASSERT_EQUAL(next, LINES);
+	CU_ASSERT_EQUAL(bad, 0);
+	CU_ASSERT_EQUAL(mg_ring_avail(r), 0);
+	CU_ASSERT(wakes > 0); /* it was full, and said so */
+	CU_ASSERT_EQUAL(other, 0);
+	munmap(r, MG_RING_MAP);
+	close(wake[0]);
+}
+
 static const mg_case cases[] = {
+    {"full", full},
     {"figures_x64", figures_x64},
     {"figures_x86", figures_x86},
     {"garbage", garbage},
