@@ -71,8 +71,8 @@ void conn_build_env(run_ctx *c, int with_limits, const lane *l)
 	snprintf(c->env_store[8], sizeof(MG_ENV_MARK "=") + MG_MARK_SECRET_LEN, "%s=%s",
 	         MG_ENV_MARK, c->mark_secret);
 	c->envp[k++] = c->env_store[8];
-	/* a native host's replies come through a ring (lane_start offers it) */
-	if (l && c->driver == DRIVER_NATIVE) {
+	/* a native host's replies come through a ring (lane_start made it) */
+	if (l && l->h.ring) {
 		set_env(c, 9, MG_ENV_RING_FD, MG_PROTO_RING_FD);
 		c->envp[k++] = c->env_store[9];
 	}

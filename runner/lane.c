@@ -284,13 +284,14 @@ static int lane_start(run_ctx *c, lane *l)
 {
 	host *h = &l->h;
 	mg_err err;
-	conn_build_env(c, 1, l);
 	spawn_options so = SPAWN_OPTIONS_INIT;
-	so.envp = c->envp;
-	so.as_limit = c->o->address_space;
-	/* a native host's replies: a ring in shared memory (PROTOCOL.md) */
+	/* a native host's replies: a ring in shared memory (PROTOCOL.md),
+	 * offered in its environment only when it could be made */
 	so.extra_fd = c->driver == DRIVER_NATIVE ? conn_ring_open(h) : -1;
 	so.extra_target = MG_PROTO_RING_FD;
+	conn_build_env(c, 1, l);
+	so.envp = c->envp;
+	so.as_limit = c->o->address_space;
 	int rc = spawn_start(&h->proc, c->path, c->argv, &so, &err);
 	if (so.extra_fd >= 0)
 		close(so.extra_fd); /* the host has its own; the mapping stays */

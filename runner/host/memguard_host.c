@@ -577,7 +577,7 @@ static int host_mode(host *h)
 	uint64_t ring_fd;
 	if (h->version >= 3 && mg_contract_env_u64(MG_ENV_RING_FD, &ring_fd) && ring_fd < 1024)
 		h->ring = mg_ring_attach((int)ring_fd);
-	unsetenv(MG_ENV_RING_FD); /* its fd is closed: no child of a test takes it */
+	unsetenv(MG_ENV_RING_FD); /* taken or not: no process a test starts is offered it */
 	test_wrote(h);            /* the base: what was written before the first test */
 
 	for (size_t i = 0; i < h->count; i++) {

@@ -585,10 +585,10 @@ size_t mg_lines_pending(const mg_lines *r)
 mg_ring *mg_ring_attach(int fd)
 {
 	struct stat st;
-	void *p = MAP_FAILED;
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == (off_t)MG_RING_MAP)
-		p = mmap(NULL, MG_RING_MAP, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd,
-		         0);
+	/* not the runner's ring: not ours to close either */
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size != (off_t)MG_RING_MAP)
+		return NULL;
+	void *p = mmap(NULL, MG_RING_MAP, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);
 	close(fd);
 	if (p == MAP_FAILED)
 		return NULL;

@@ -238,7 +238,8 @@ typedef struct mg_ring {
 
 /*
  * Host: maps the ring on fd (closing fd) and attaches to it; NULL when fd
- * is not a ring (then the pipe is used). MAP_POPULATE: its pages are the
+ * is not a ring (a descriptor of another size or kind is left open; then
+ * the pipe is used). MAP_POPULATE: its pages are the
  * host's from the start, so no test's rss figure holds one of them.
  */
 mg_ring *mg_ring_attach(int fd);
