@@ -174,11 +174,26 @@ static void full(void)
 	close(wake[0]);
 }
 
+/* A descriptor where the ring should be that is not one (a program's own
+ * file or pipe, when the runner offered none): not taken, and left open. */
+static void foreign_fd(void)
+{
+	char path[] = "/tmp/mg-ring-XXXXXX";
+	int fd = mkstemp(path), p[2];
+	CU_ASSERT_FATAL(fd >= 0 && write(fd, "not a ring", 10) == 10 && pipe(p) == 0);
+	unlink(path);
+	CU_ASSERT_PTR_NULL(mg_ring_attach(fd));
+	CU_ASSERT(fcntl(fd, F_GETFD) >= 0);
+	CU_ASSERT_PTR_NULL(mg_ring_attach(p[1]));
+	CU_ASSERT(fcntl(p[1], F_GETFD) >= 0);
+	close(fd);
+	close(p[0]);
+	close(p[1]);
+}
+
 static const mg_case cases[] = {
-    {"full", full},
-    {"figures_x64", figures_x64},
-    {"figures_x86", figures_x86},
-    {"garbage", garbage},
+    {"foreign_fd", foreign_fd},   {"full", full},       {"figures_x64", figures_x64},
+    {"figures_x86", figures_x86}, {"garbage", garbage},
 };
 
 int main(int argc, char **argv)
