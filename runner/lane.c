@@ -292,6 +292,10 @@ static int lane_start(run_ctx *c, lane *l)
 	conn_build_env(c, 1, l);
 	so.envp = c->envp;
 	so.as_limit = c->o->address_space;
+	if (c->listing_fd >= 0) { /* gtest, catch2: no second listing */
+		so.extra_fd = c->listing_fd;
+		so.extra_target = MG_LISTING_FD;
+	}
 	int rc = spawn_start(&h->proc, c->path, c->argv, &so, &err);
 	if (so.extra_fd >= 0)
 		close(so.extra_fd); /* the host has its own; the mapping stays */
