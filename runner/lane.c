@@ -287,7 +287,8 @@ static int lane_start(run_ctx *c, lane *l)
 	spawn_options so = SPAWN_OPTIONS_INIT;
 	/* a native host's replies: a ring in shared memory (PROTOCOL.md),
 	 * offered in its environment only when it could be made */
-	so.extra_fd = c->driver == DRIVER_NATIVE ? conn_ring_open(h) : -1;
+	int ring_fd = c->driver == DRIVER_NATIVE ? conn_ring_open(h) : -1;
+	so.extra_fd = ring_fd;
 	so.extra_target = MG_PROTO_RING_FD;
 	conn_build_env(c, 1, l);
 	so.envp = c->envp;
@@ -297,8 +298,8 @@ static int lane_start(run_ctx *c, lane *l)
 		so.extra_target = MG_LISTING_FD;
 	}
 	int rc = spawn_start(&h->proc, c->path, c->argv, &so, &err);
-	if (so.extra_fd >= 0)
-		close(so.extra_fd); /* the host has its own; the mapping stays */
+	if (ring_fd >= 0)
+		close(ring_fd); /* the host has its own; the mapping stays */
 	if (rc < 0) {
 		conn_ring_close(h);
 		lane_failed_start(l, err.msg);
