@@ -196,6 +196,7 @@ static int probe_open(shim *s, gtest *g)
 	g->probe_rd = p[0];
 	mg_lines_init(&g->probe_lines, g->probe_in, sizeof(g->probe_in), PROBE_LINE);
 	g->stop_why[0] = 0;
+	g->sites_len = 0;
 	return p[1];
 }
 
@@ -232,6 +233,13 @@ static int probe_take(shim *s, gtest *g, const char *name, size_t n)
 					return 1;
 			} else if (!strncmp(line, "stop ", 5)) {
 				snprintf(why, sizeof(why), "%s", line + 5);
+			} else if (!strncmp(line, "module ", 7) || !strncmp(line, "site ", 5) ||
+			           !strncmp(line, "nomem ", 6)) {
+				if (g->sites_len + len + 1 <= sizeof(g->sites)) {
+					memcpy(g->sites + g->sites_len, line, len);
+					g->sites[g->sites_len + len] = '\n';
+					g->sites_len += len + 1;
+				}
 			} else if (!strncmp(line, "end ", 4) && name) {
 				const char *p = line + 4;
 				uint64_t va = next_u64(&p), rss = next_u64(&p);
@@ -240,11 +248,14 @@ static int probe_take(shim *s, gtest *g, const char *name, size_t n)
 					p++;
 				size_t pn = len - (size_t)(p - line);
 				if ((pn == n || (pn >= 4000 && pn < n)) && !memcmp(p, name, pn)) {
+					shim_lines(s, g->sites, g->sites_len);
+					g->sites_len = 0;
 					shim_figures(s, va, rss, pva, prss);
 					memcpy(g->stop_why, why, sizeof(why));
 					return 1;
 				}
 				why[0] = 0; /* another test's */
+				g->sites_len = 0;
 			}
 		}
 		long r = mg_lines_fill(&g->probe_lines, g->probe_rd);

@@ -58,6 +58,10 @@ typedef struct gtest {
 	char probe_in[2 * PROBE_LINE];
 	mg_lines probe_lines;
 	char stop_why[64]; /* a "stop" for the result being handled */
+	/* the probe's module, site and nomem lines before an end line: the
+	 * runner's, passed on with that test's result (PROTOCOL.md 6d) */
+	char sites[4 * PROBE_LINE];
+	size_t sites_len;
 
 	/* Outside tests: what the program said between them, and whether it
 	 * was a failure (GoogleTest's "FILE:LINE: Failure" of a SetUpTestSuite,

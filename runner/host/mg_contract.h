@@ -34,6 +34,8 @@ static const mg_contract_limit mg_contract_limits[] = {
     {MG_ENV_KILL_VA, offsetof(mg_verdict, kill_va), 2},
     {MG_ENV_KILL_RSS, offsetof(mg_verdict, kill_rss), 2},
     {MG_ENV_RECYCLE_GAP, offsetof(mg_verdict, gap_limit), 2},
+    {MG_ENV_SITES, offsetof(mg_verdict, sites), 3},
+    {MG_ENV_SITES_MIN, offsetof(mg_verdict, sites_min), 3},
 };
 #define MG_CONTRACT_NLIMITS (sizeof(mg_contract_limits) / sizeof(mg_contract_limits[0]))
 

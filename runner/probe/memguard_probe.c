@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "mg_contract.h"
+#include "mg_sites.h"
 
 /* The run's filter when over 128 KiB (gtest.c): a file the driver wrote
  * (MG_PROBE_ENV_FILTER), its content is what getenv("GTEST_FILTER")
@@ -94,7 +95,16 @@ static int ms_passed(const struct timespec *t0)
  */
 static int test_end(const char *name, size_t n)
 {
+	static char sites[16384];
 	uint64_t va, rss, peak_va = 0, peak_rss = 0, bytes = 0;
+	/* who allocated what it left, and allocations that failed: before its end */
+	size_t ns = mg_sites_put(sites, sizeof(sites));
+	mg_msg nm = {.kind = MG_MSG_NOMEM, .count = mg_sites_nomem()};
+	size_t need = nm.count ? mg_proto_put(NULL, 0, &nm) : 0;
+	if (need && ns + need <= sizeof(sites))
+		ns += mg_proto_put(sites + ns, need, &nm);
+	if (ns)
+		write_all(sites, ns);
 	if (ms_passed(&t_run))
 		mg_contract_status(status_fd, &peak_va, &peak_rss);
 	mem_now(&va, &rss);
@@ -136,6 +146,7 @@ static void env_restore(void);
 static void test_start(void)
 {
 	running = 1;
+	mg_sites_test_start();
 	if (!started_any) {
 		started_any = 1;
 		env_restore();
@@ -473,6 +484,7 @@ __attribute__((constructor)) static void probe_init(void)
 	status_fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
 	pthread_atfork(NULL, NULL, on_fork_child);
 	probe_fd = fd;
+	mg_sites_init((unsigned)verdict.sites, verdict.sites_min);
 	write_all(MG_PROBE_HELLO, sizeof(MG_PROBE_HELLO) - 1);
 	errno = saved;
 }
