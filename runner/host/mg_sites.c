@@ -155,6 +155,7 @@ static int enabled;        /* level > 0, and not a forked copy */
 static uint64_t min_bytes; /* a test leaving less sends no sites */
 static uintptr_t *keys;    /* nsets * WAYS addresses; 0 free, KEY_BUSY being written */
 static rec *recs;
+static uint8_t *used; /* per set: its slots taken (a free's fast path: 0, none) */
 static size_t nsets;
 static uintptr_t (*stacks)[MG_SITES_DEPTH]; /* frames of each stack, 0-terminated */
 static uint32_t *stack_hash;                /* 0 free, 1 being written, else hash | 2 */
@@ -258,6 +259,7 @@ static void record(uintptr_t p, size_t bytes, mg_site_kind kind, uint32_t stack)
 		uintptr_t zero = 0;
 		if (__atomic_compare_exchange_n(&k[w], &zero, KEY_BUSY, 0, __ATOMIC_ACQ_REL,
 		                                __ATOMIC_RELAXED)) {
+			__atomic_fetch_add(&used[set_of(p)], 1, __ATOMIC_RELAXED);
 			rec *r = &recs[(size_t)(k - keys) + (size_t)w];
 			r->bytes = bytes;
 			r->stack = stack;
@@ -274,7 +276,10 @@ static void record(uintptr_t p, size_t bytes, mg_site_kind kind, uint32_t stack)
  * has none. */
 static int forget(uintptr_t p, rec *out)
 {
-	uintptr_t *k = keys + set_of(p) * WAYS;
+	size_t set = set_of(p);
+	if (__atomic_load_n(&used[set], __ATOMIC_RELAXED) == 0)
+		return 0; /* most frees: nothing recorded near p */
+	uintptr_t *k = keys + set * WAYS;
 	for (int w = 0; w < WAYS; w++) {
 		uintptr_t cur = p;
 		if (__atomic_load_n(&k[w], __ATOMIC_RELAXED) == p &&
@@ -286,6 +291,7 @@ static int forget(uintptr_t p, rec *out)
 			if (out)
 				*out = *r;
 			__atomic_store_n(&k[w], 0, __ATOMIC_RELEASE);
+			__atomic_fetch_sub(&used[set], 1, __ATOMIC_RELAXED);
 			return 1;
 		}
 	}
@@ -305,25 +311,31 @@ static int64_t interval(void)
 	return (int64_t)(x % (2u * MG_SITES_LARGE)) + 1;
 }
 
+/* The countdown ran out (or was never set): the next interval; this
+ * allocation is recorded, standing for the mean interval. */
+static __attribute__((noinline)) size_t weigh_sample(void)
+{
+	int first = t_rand == 0;
+	t_countdown += interval();
+	if (first || t_countdown <= 0)
+		t_countdown = interval();
+	return first ? 0 : MG_SITES_LARGE;
+}
+
 /*
  * Whether an allocation of n bytes is recorded, and what it stands for:
  * every one at MG_SITES_ALL; at the default level every large one, and a
  * smaller one when this thread's countdown runs out (it then stands for
  * the mean interval, so a test's sum estimates what it left).
  */
-static size_t weigh(size_t n)
+static inline size_t weigh(size_t n)
 {
-	if (level == MG_SITES_ALL || n >= MG_SITES_LARGE)
+	if (__builtin_expect(level == MG_SITES_ALL || n >= MG_SITES_LARGE, 0))
 		return n;
-	if (t_countdown == 0 && t_rand == 0)
-		t_countdown = interval();
 	t_countdown -= (int64_t)n;
-	if (t_countdown > 0)
+	if (__builtin_expect(t_countdown > 0, 1))
 		return 0;
-	t_countdown += interval();
-	if (t_countdown <= 0)
-		t_countdown = interval();
-	return MG_SITES_LARGE;
+	return weigh_sample();
 }
 
 #define TRACK(p, bytes, kind)                                                                      \
@@ -769,9 +781,10 @@ void mg_sites_init(unsigned lvl, uint64_t min)
 	nstacks = lvl == MG_SITES_ALL ? (1u << 14) : (1u << 12);
 	keys = map_table(nsets * WAYS * sizeof(*keys));
 	recs = map_table(nsets * WAYS * sizeof(*recs));
+	used = map_table(nsets);
 	stacks = map_table(nstacks * sizeof(*stacks));
 	stack_hash = map_table(nstacks * sizeof(*stack_hash));
-	if (!keys || !recs || !stacks || !stack_hash)
+	if (!keys || !recs || !used || !stacks || !stack_hash)
 		return;
 	extern void *__libc_stack_end;
 	struct rlimit rl;
