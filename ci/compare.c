@@ -173,8 +173,10 @@ static void *grow(void *p, size_t *cap, size_t need, size_t size)
 }
 
 /* report_test_fn: the test into the table. */
-static int ctests_add(size_t shard, const report_test *t, uint64_t va_peak, void *ctx, mg_err *err)
+static int ctests_add(size_t shard, const report_test *t, uint64_t va_peak,
+                      const report_test_sites *sites, void *ctx, mg_err *err)
 {
+	(void)sites;
 	ctests *c = ctx;
 	const char *name = t->name ? t->name : "";
 	size_t len = strlen(name) + 1;

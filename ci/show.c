@@ -95,8 +95,10 @@ static void tops_done(keeper *k)
 	k->ntop_va = k->ntop_delta = 0;
 }
 
-static int keep_test(size_t shard, const report_test *t, uint64_t va_peak, void *ctx, mg_err *err)
+static int keep_test(size_t shard, const report_test *t, uint64_t va_peak,
+                     const report_test_sites *sites, void *ctx, mg_err *err)
 {
+	(void)sites;
 	(void)va_peak;
 	keeper *k = ctx;
 	(void)err;
