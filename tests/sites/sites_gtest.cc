@@ -2,6 +2,7 @@
 // allocation sites through the probe (tests/sites/test_sites.c): each Leak
 // test leaves memory behind on a line marked SITE:<kind>.
 #include <gtest/gtest.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 
@@ -38,6 +39,14 @@ TEST(Leak, Malloc)
 TEST(Leak, New)
 {
 	leak_new();
+}
+// An allocation that fails: the test fails of it (near the ceiling: retried).
+TEST(Nomem, Fails)
+{
+	volatile size_t huge = SIZE_MAX - 65536;
+	void *volatile p = malloc(huge);
+	EXPECT_NE(p, nullptr);
+	free(p);
 }
 TEST(Clean, Frees)
 {

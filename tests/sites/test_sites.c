@@ -169,12 +169,17 @@ static void gtest_run_prog(const char *prog, int exact)
 	outcome o;
 	mg(&o, ARGV("run", "-j", "1", "--driver", "gtest", "--report", "report.json", "--", prog),
 	   ENV("X=1"), 0);
-	CU_ASSERT(exited_with(&o, 0));
+	CU_ASSERT(exited_with(&o, 1)); /* Nomem.Fails */
 	CU_ASSERT_FATAL(o.report != NULL);
 	json_t *raw = raw_report(&o);
 	CU_ASSERT_FATAL(raw != NULL);
 	expect_site(raw, "Leak.Mmap", "mmap", 8u << 20, "leak_mmap", SITES_GTEST_SRC, "mmap",
 	            exact);
+	/* the probe's nomem, through the driver: a failure near the ceiling */
+	json_t *t = find_test(o.report, "Nomem.Fails");
+	CU_ASSERT_STRING_EQUAL(state_of(o.report, "Nomem.Fails"), "fail");
+	CU_ASSERT(t && json_is_true(json_object_get(t, "near_ceiling")));
+	CU_ASSERT(t && json_integer_value(json_object_get(t, "attempts")) == 2);
 	expect_site(raw, "Leak.Malloc", "malloc", 3u << 20, "leak_malloc", SITES_GTEST_SRC,
 	            "malloc", exact);
 	CU_ASSERT(sites_of(raw, "Clean.Frees") == NULL);
@@ -218,8 +223,8 @@ static void gtest_asan(void)
 	mg(&o,
 	   ARGV("run", "-j", "1", "--driver", "gtest", "--report", "report.json", "--",
 	        SITES_GTEST_ASAN),
-	   ENV("ASAN_OPTIONS=detect_leaks=0"), 0);
-	CU_ASSERT(exited_with(&o, 0));
+	   ENV("ASAN_OPTIONS=detect_leaks=0:allocator_may_return_null=1"), 0);
+	CU_ASSERT(exited_with(&o, 1)); /* Nomem.Fails */
 	CU_ASSERT_FATAL(o.report != NULL);
 	json_t *raw = raw_report(&o);
 	CU_ASSERT_FATAL(raw != NULL);
