@@ -728,12 +728,21 @@ typedef struct start {
 	void *(*fn)(void *);
 	void *arg;
 	size_t size;
+	int taken; /* a slot of starts: claimed by pthread_create, freed by the thread */
 } start;
+
+/* The start of threads being created: fixed slots, so that a new thread
+ * touches no allocator before its own code (a free there would make glibc
+ * give it an arena, 64 MiB of address space, at a moment the program did not
+ * choose). More at once than slots: those start unwrapped. */
+#define NSTARTS 64
+static start starts[NSTARTS];
 
 static void *thread_start(void *v)
 {
-	start s = *(start *)v;
-	real_free(v);
+	start *sp = v;
+	start s = *sp;
+	__atomic_store_n(&sp->taken, 0, __ATOMIC_RELEASE);
 	t_hi = (uintptr_t)__builtin_frame_address(0);
 	t_lo = t_hi > s.size ? t_hi - s.size : 0;
 	return s.fn(s.arg);
@@ -743,16 +752,24 @@ MG_HOOK int pthread_create(pthread_t *t, const pthread_attr_t *attr, void *(*fn)
 {
 	if (__builtin_expect(!resolved, 0))
 		resolve();
-	size_t size = 8u << 20;
-	start *s = real_malloc(sizeof(*s));
-	if (s == NULL)
+	start *sp = NULL;
+	for (int i = 0; i < NSTARTS && sp == NULL; i++) {
+		int zero = 0;
+		if (__atomic_compare_exchange_n(&starts[i].taken, &zero, 1, 0, __ATOMIC_ACQ_REL,
+		                                __ATOMIC_RELAXED))
+			sp = &starts[i];
+	}
+	if (sp == NULL)
 		return real_pthread_create(t, attr, fn, arg);
+	size_t size = 8u << 20;
 	if (attr)
 		pthread_attr_getstacksize(attr, &size);
-	*s = (start){fn, arg, size};
-	int r = real_pthread_create(t, attr, thread_start, s);
+	sp->fn = fn;
+	sp->arg = arg;
+	sp->size = size;
+	int r = real_pthread_create(t, attr, thread_start, sp);
 	if (r != 0)
-		real_free(s);
+		__atomic_store_n(&sp->taken, 0, __ATOMIC_RELEASE);
 	return r;
 }
 
