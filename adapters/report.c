@@ -221,7 +221,7 @@ static void breakdown_clear(report_breakdown *b)
 	free(b->groups);
 }
 
-static void test_sites_clear(report_test_sites *ts)
+void report_test_sites_clear(report_test_sites *ts)
 {
 	for (size_t k = 0; k < ts->nsites; k++) {
 		report_site *site = &ts->sites[k];
@@ -244,7 +244,7 @@ static void test_sites_clear(report_test_sites *ts)
 void report_shard_drop_sites(report_shard *s)
 {
 	for (size_t k = 0; k < s->nsites; k++)
-		test_sites_clear(&s->sites[k]);
+		report_test_sites_clear(&s->sites[k]);
 	free(s->sites);
 	s->sites = NULL;
 	s->nsites = 0;
@@ -425,6 +425,55 @@ report_test_sites *report_shard_add_test_sites(report_shard *s, size_t i)
 	return &s->sites[k];
 }
 
+static uint64_t sites_bytes(const report_test_sites *ts)
+{
+	uint64_t sum = 0;
+	for (size_t k = 0; k < ts->nsites; k++)
+		sum = ts->sites[k].bytes > UINT64_MAX - sum ? UINT64_MAX : sum + ts->sites[k].bytes;
+	return sum;
+}
+
+const report_test_sites *report_find_test_sites(const report *r, const char *name,
+                                                const report_shard **shard)
+{
+	const report_test_sites *best = NULL;
+	uint64_t best_bytes = 0;
+	for (size_t i = 0; name && i < r->nshards; i++) {
+		const report_shard *s = &r->shards[i];
+		for (size_t k = 0; k < s->nsites; k++) {
+			const report_test_sites *ts = &s->sites[k];
+			if (ts->test >= s->ntests || !ts->nsites || !s->tests[ts->test].name ||
+			    strcmp(s->tests[ts->test].name, name) != 0)
+				continue;
+			uint64_t b = sites_bytes(ts);
+			if (!best || b > best_bytes) {
+				best = ts;
+				best_bytes = b;
+				if (shard)
+					*shard = s;
+			}
+		}
+	}
+	return best;
+}
+
+size_t report_test_sites_top(const report_test_sites *ts, const report_site **out, size_t max)
+{
+	size_t n = 0;
+	for (size_t k = 0; ts && k < ts->nsites && max; k++) {
+		const report_site *site = &ts->sites[k];
+		if (n == max && site->bytes <= out[n - 1]->bytes)
+			continue;
+		size_t at = n < max ? n++ : n - 1;
+		while (at > 0 && out[at - 1]->bytes < site->bytes) {
+			out[at] = out[at - 1];
+			at--;
+		}
+		out[at] = site;
+	}
+	return n;
+}
+
 report_site *report_test_sites_add(report_test_sites *ts)
 {
 	return array_append(&ts->sites, &ts->nsites, sizeof(report_site));
@@ -495,8 +544,12 @@ static void breakdown_copy(report_breakdown *d, const report_breakdown *s)
 	}
 }
 
-static void test_sites_copy(report_test_sites *d, const report_test_sites *s)
+void report_test_sites_copy(report_test_sites *d, const report_test_sites *s)
 {
+	if (!s) {
+		memset(d, 0, sizeof(*d));
+		return;
+	}
 	d->test = s->test;
 	d->nsites = s->nsites;
 	d->sites = report_array_alloc(s->nsites, sizeof(report_site));
@@ -555,7 +608,7 @@ void report_shard_copy(report_shard *d, const report_shard *s)
 		memcpy(d->peaks, s->peaks, s->npeaks * sizeof(report_peak));
 	d->sites = report_array_alloc(s->nsites, sizeof(report_test_sites));
 	for (size_t k = 0; k < s->nsites; k++)
-		test_sites_copy(&d->sites[k], &s->sites[k]);
+		report_test_sites_copy(&d->sites[k], &s->sites[k]);
 	d->timeline = report_array_alloc(s->ntimeline, sizeof(report_point));
 	if (s->ntimeline)
 		memcpy(d->timeline, s->timeline, s->ntimeline * sizeof(report_point));

@@ -162,7 +162,8 @@ typedef struct report_site {
 	size_t npins;
 } report_site;
 
-/* The sites of test `test` of a shard, most bytes first as recorded. */
+/* The sites of test `test` of a shard, in the order recorded (outputs show
+ * the largest: report_test_sites_top). */
 typedef struct report_test_sites {
 	size_t test;
 	report_site *sites;
@@ -372,6 +373,22 @@ report_frame *report_site_add_frame(report_site *site);
 /* Appends a copy of pin to site's pins. */
 void report_site_add_pin(report_site *site, const char *pin);
 
+/* The sites recorded for the test named name, in any shard: those of its
+ * run whose sites hold the most bytes (the first such); NULL: none, or name
+ * NULL. *shard (may be NULL) gets that run's shard. O(tests with sites). */
+const report_test_sites *report_find_test_sites(const report *r, const char *name,
+                                                const report_shard **shard);
+
+/* d becomes a deep copy of s (s NULL: empty); _clear frees what ts holds
+ * and empties it. For a reader that keeps a test's sites past its
+ * report_test_fn call. */
+void report_test_sites_copy(report_test_sites *d, const report_test_sites *s);
+void report_test_sites_clear(report_test_sites *ts);
+
+/* ts's largest max sites into out, most bytes first (recorded order among
+ * equals); how many. O(sites x max). */
+size_t report_test_sites_top(const report_test_sites *ts, const report_site **out, size_t max);
+
 /* Frees shard i and closes the gap (later shards move down by one). */
 void report_remove_shard(report *r, size_t i);
 report_generation *report_shard_add_generation(report_shard *s);
@@ -408,6 +425,22 @@ int report_shard_own_process(const report_shard *s);
 void report_format_size(char *buf, size_t size, uint64_t bytes);
 /* report_format_size of a signed amount: "-212 MiB" below 0 (INT64_MIN too). */
 void report_format_size_signed(char *buf, size_t size, int64_t bytes);
+/* A site for people, one line, into buf (cut at size): "2 × 8.00 MiB mmap at
+ * block_new (storage.c:49) ← cache_put (cache.c:115)" (UTF-8): its first
+ * max_frames frames, innermost first; a file by its base name; a frame
+ * without a function by its module's base name and offset
+ * ("libitems.so+0x4a10"), one with nothing known "?"; "16.5 MiB in 3 ×
+ * malloc" when the allocations differ in size. Function names and paths
+ * are the program's: each output escapes the line its own way. The one
+ * form every output shows a site in. */
+void report_format_site(char *buf, size_t size, const report_site *s, size_t max_frames);
+/* "pinned by: item 17 (Cache/3), item 18 and 3 more" (at most max items);
+ * "" when nothing pins the site. Untrusted text as report_format_site. */
+void report_format_pins(char *buf, size_t size, const report_site *s, size_t max);
+/* How many frames and sites a one-line form shows. */
+#define REPORT_SITE_FRAMES 2
+#define REPORT_SITES_SHOWN 3
+
 /* Unix seconds t through strftime's fmt (UTC) into buf: 0, or -1 and ""
  * when t is no time from 1970 to 9999 (not finite, negative, too large for
  * time_t: a report read back may hold any number). */

@@ -7,7 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "adapters.h"
 #include "fixture.h"
 #include "mg_test.h"
 #include "report.h"
@@ -362,7 +364,94 @@ static void test_empty_and_v1(void)
 	report_free(r);
 }
 
+static char *render(const report *r, const char *adapter)
+{
+	char dir[] = "/tmp/mg-sites-XXXXXX", spec[128], path[64];
+	CU_ASSERT_FATAL(mkdtemp(dir) != NULL);
+	snprintf(path, sizeof(path), "%s/out", dir);
+	snprintf(spec, sizeof(spec), "%s=%s", adapter, path);
+	mg_err err = {{0}};
+	CU_ASSERT_EQUAL_FATAL(adapters_render(r, spec, &err), 0);
+	FILE *f = fopen(path, "r");
+	CU_ASSERT_FATAL(f != NULL);
+	static char buf[1 << 20];
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	unlink(path);
+	rmdir(dir);
+	return buf;
+}
+
+/* The page lists a suspect's sites under its row, what pins each on a line
+ * of its own, and under a recycle's breakdown the tests its host ran with
+ * theirs; a function name is text, never markup. */
+static void test_html(void)
+{
+	report *r = sites_report();
+	report_site *site = fixture_add_site(&r->shards[0], 4, "malloc", 1, 4096);
+	report_frame *f = report_site_add_frame(site);
+	f->function = report_strdup("<script>alert(1)</script>");
+	report_generation *g = report_shard_add_generation(&r->shards[0]);
+	g->end = REPORT_END_RECYCLE;
+	report_generation_add_breakdown(g)->when = report_strdup("recycle");
+	report_finish(r, 10);
+	const char *page = render(r, "html");
+	/* under the recycle's breakdown, the tests its host ran, most first */
+	CU_ASSERT_PTR_NOT_NULL(strstr(
+	    page, "<p>allocated by the tests it ran:</p>\n<ul><li>16.0 MiB in Cache/4<ul><li>2 "
+	          "\u00d7 8.00 MiB mmap at block_new (storage.c:49) \u2190 cache_put (cache.c:115)"
+	          "<br>pinned by: item 17 (Cache/3)</li><li>4.0 KiB malloc at "
+	          "&lt;script&gt;alert(1)&lt;/script&gt;</li></ul></li><li>2.00 MiB in Cache/1<ul>"
+	          "<li>2.00 MiB new at make_cache (:31)</li></ul></li></ul>\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(
+	    page, "<tr><td></td><td colspan=\"4\" class=\"name\"><ul><li>2 \u00d7 8.00 MiB mmap at "
+	          "block_new (storage.c:49) \u2190 cache_put (cache.c:115)<br>pinned by: item 17 "
+	          "(Cache/3)</li><li>4.0 KiB malloc at &lt;script&gt;alert(1)&lt;/script&gt;</li>"
+	          "</ul></td></tr>"));
+	CU_ASSERT_PTR_NULL(strstr(page, "<script>alert"));
+	/* Cache/1 left nothing: no suspect, its sites listed only under the
+	 * breakdown */
+	CU_ASSERT_PTR_NULL(strstr(strstr(page, "id=\"suspects\""), "make_cache"));
+	report_free(r);
+}
+
+/* The console lists the top 3 sites of a suspect by bytes, and how many
+ * more; each under the first recycle's breakdown too, by the test that
+ * host ran. */
+static void test_console(void)
+{
+	report *r = sites_report();
+	report_shard *s = &r->shards[0];
+	for (int i = 0; i < 3; i++)
+		fixture_add_site(s, 4, "malloc", 1, 1000u * (unsigned)(i + 1));
+	report_generation *g = report_shard_add_generation(s);
+	g->end = REPORT_END_RECYCLE;
+	g->reason = report_strdup("va 3.51 GiB >= recycle 3.50 GiB");
+	report_breakdown *b = report_generation_add_breakdown(g);
+	b->when = report_strdup("recycle");
+	report_finish(r, 10);
+	const char *text = render(r, "console");
+	CU_ASSERT_PTR_NOT_NULL(
+	    strstr(text, "   16.0 MiB  Cache/4  (grew in 1 of 1 runs)\n"
+	                 "             2 \u00d7 8.00 MiB mmap at block_new (storage.c:49) \u2190 "
+	                 "cache_put (cache.c:115)\n"
+	                 "               pinned by: item 17 (Cache/3)\n"
+	                 "             2.9 KiB malloc\n"
+	                 "             2.0 KiB malloc\n"
+	                 "             \u2026 and 1 more site\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "at the first recycle (shard 0, host 0):\n"
+	                                    "  allocated by the tests it ran:\n"
+	                                    "    16.0 MiB in Cache/4:\n"
+	                                    "      2 \u00d7 8.00 MiB mmap at block_new"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "    2.00 MiB in Cache/1:\n"
+	                                    "      2.00 MiB new at make_cache (:31)\n"));
+	report_free(r);
+}
+
 static const mg_case cases[] = {
+    {"html", test_html},
+    {"console", test_console},
     {"model", test_model},
     {"roundtrip", test_roundtrip},
     {"fixture_merge", test_fixture_merge},
