@@ -148,7 +148,7 @@ typedef struct report_frame {
 	uint32_t line;   /* 0: unknown */
 	char *module;    /* "/usr/lib/libitems.so" */
 	char *build_id;  /* hex */
-	uint64_t offset; /* in the module (file offset of the address) */
+	uint64_t offset; /* in the module: the address minus its load bias (an ELF address) */
 } report_frame;
 
 /* Live allocations made during a test from one stack. */

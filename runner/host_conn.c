@@ -7,6 +7,8 @@
  */
 #include "run_int.h"
 
+#include "mg_sites.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -101,6 +103,14 @@ void conn_build_env(run_ctx *c, int with_limits, const lane *l)
 	if (with_limits && gap && c->arch == MG_ARCH_X86) {
 		set_env(c, 6, MG_ENV_RECYCLE_GAP, gap);
 		c->envp[k++] = c->env_store[6];
+	}
+	/* allocation sites (--sites): the host library and the probe interpose
+	 * the allocator and send who allocated what a test left */
+	if (c->o->sites != MG_SITES_OFF) {
+		set_env(c, 9, MG_ENV_SITES, c->o->sites);
+		c->envp[k++] = c->env_store[9];
+		set_env(c, 10, MG_ENV_SITES_MIN, MG_SITES_MIN);
+		c->envp[k++] = c->env_store[10];
 	}
 	c->envp[k] = NULL;
 }

@@ -137,6 +137,7 @@ void lane_detach(run_ctx *c, lane *l)
 	tree_free(h->kids);
 	conn_ring_close(h);
 	free(h->in);
+	sites_head_clear(&h->sites);
 	free(h->outq);
 	free(h->outq_lines);
 	free(h->out_pend[0]); /* after its last test: no test's */
@@ -506,11 +507,21 @@ static void lane_result(run_ctx *c, lane *l, const mg_msg *m)
 	}
 	/* A failure near the ceiling is retried once, alone, in a fresh host,
 	 * like an out-of-memory death; this host, near its limit, recycles. */
+	/* An allocation that failed during it (the host saw ENOMEM) is a
+	 * failure at the ceiling wherever its VA stands. */
 	char near_why[160];
+	int near = 0;
 	if (st == TEST_FAIL && !per_process && c->driver != DRIVER_WRAP &&
-	    !c->tests[t].near_ceiling &&
-	    lane_near_ceiling(c, l, t, top > start ? top : start, near_why, sizeof(near_why)) &&
-	    retry_once(c, t)) {
+	    !c->tests[t].near_ceiling) {
+		near = lane_near_ceiling(c, l, t, top > start ? top : start, near_why,
+		                         sizeof(near_why));
+		if (!near && h->sites.nomem) {
+			snprintf(near_why, sizeof(near_why), "%llu allocation%s failed with ENOMEM",
+			         (unsigned long long)h->sites.nomem, h->sites.nomem > 1 ? "s" : "");
+			near = 1;
+		}
+	}
+	if (near && retry_once(c, t)) {
 		char why[220];
 		c->tests[t].near_ceiling = 1;
 		snprintf(why, sizeof(why), "a test failed near the memory ceiling (%s)", near_why);
@@ -522,6 +533,7 @@ static void lane_result(run_ctx *c, lane *l, const mg_msg *m)
 	}
 	record_test(c, l, t, st, m->text, m->text_len, (double)m->usec / 1e6, m->va, m->rss, dva,
 	            drss);
+	sites_head_record(&h->sites, record_shard(c, l), record_shard(c, l)->ntests - 1);
 	if (test_peak > m->va - (uint64_t)(dva > 0 ? dva : 0))
 		record_test_peak(c, l, test_peak);
 	if (!h->nflight)
@@ -648,6 +660,7 @@ void lane_line(run_ctx *c, lane *l, char *line, size_t len)
 			}
 		}
 		h->head_started = 1;
+		sites_head_clear(&h->sites);
 		h->head_t0 = now(c);
 		c->tests[flight_at(h, 0, c->o->pipeline)].attempts++;
 		return;
@@ -696,6 +709,17 @@ void lane_line(run_ctx *c, lane *l, char *line, size_t len)
 		if (!h->nflight || !h->head_started)
 			break;
 		h->head_peak = m.va;
+		return;
+	case MG_MSG_MODULE:
+	case MG_MSG_SITE:
+	case MG_MSG_NOMEM:
+		/* who allocated what the started test left; its failed allocations */
+		if (!h->nflight || !h->head_started)
+			break;
+		if (sites_head_line(&h->sites, &m) < 0) {
+			lane_protocol_error(c, l, "site names a module not sent before it");
+			return;
+		}
 		return;
 	case MG_MSG_DYING:
 		/* its memory at a fatal signal; its EOF and exit status follow */

@@ -7,6 +7,7 @@
 #include "contain.h"
 
 #include "driver.h"
+#include "mg_sites.h"
 #include "mg_suggest.h"
 
 #include <errno.h>
@@ -29,6 +30,7 @@ void options_init(run_options *o)
 	o->output_head = 32 * 1024;
 	o->driver = "auto";
 	o->no_progress = OPTIONS_NO_PROGRESS;
+	o->sites = MG_SITES_DEFAULT;
 }
 
 int options_parse_duration(double *out, const char *text, mg_err *err)
@@ -192,6 +194,15 @@ static int apply(run_options *o, const char *key, const char *val, int layer, mg
 		if (check_limits(val, "kill-at", err) < 0)
 			return MG_EINVAL;
 		o->kill_at[layer] = val;
+	} else if (!strcmp(key, "sites")) {
+		static const char *const levels[] = {"off", "default", "all"};
+		unsigned k;
+		for (k = 0; k < 3 && strcmp(val, levels[k]); k++)
+			;
+		if (k == 3)
+			return mg_err_set(err, MG_EINVAL, "sites: '%s' is not off, default or all",
+			                  val);
+		o->sites = k; /* MG_SITES_OFF, MG_SITES_DEFAULT, MG_SITES_ALL */
 	} else if (!strcmp(key, "jobs")) {
 		if (parse_uint(&o->jobs, val, 1, 256, "jobs", err) < 0)
 			return MG_EINVAL;
@@ -416,11 +427,11 @@ static int config_apply(run_options *o, json_t *root, const char *file, mg_err *
 
 /* Long flags that take a value, by the key they set. */
 static const char *const valued[] = {
-    "arch",          "recycle-at", "kill-at",  "jobs",         "timeout",
-    "deadline",      "interval",   "pipeline", "max-restarts", "output-limit",
-    "address-space", "report",     "adapter",  "suite",        "driver",
-    "filter",        "node",       "config",   "list-cmd",     "list-file",
-    "tests-from",    "history",    "order",    "contain",      "no-progress"};
+    "arch",        "recycle-at", "kill-at",      "jobs",         "timeout",       "deadline",
+    "interval",    "pipeline",   "max-restarts", "output-limit", "address-space", "report",
+    "adapter",     "suite",      "driver",       "filter",       "node",          "config",
+    "list-cmd",    "list-file",  "tests-from",   "history",      "order",         "contain",
+    "no-progress", "sites"};
 
 int options_parse(run_options *o, int argc, char **argv, mg_err *err)
 {
@@ -561,6 +572,10 @@ const char *options_usage(void)
 	       "                         with memguard (in a user namespace without root),\n"
 	       "                         else process groups; pid or user: that or exit 3;\n"
 	       "                         none: process groups only\n"
+	       "  --sites LEVEL          who allocated what a test left (1 MiB or more): off,\n"
+	       "                         default (every mapping and allocation of 512K or\n"
+	       "                         more, one in 512K of the rest) or all (every\n"
+	       "                         allocation: slower, for a re-run of the suspects)\n"
 	       "  --config PATH          config file (default ./memguard.json if present)\n"
 	       "  -q, --quiet            no progress output\n";
 }

@@ -54,6 +54,7 @@ typedef struct run_options {
 	int quiet;
 	int allow_no_tests;  /* no test to run is exit 0, not MG_EXIT_NO_TESTS */
 	const char *contain; /* contain_start's mode: "auto" (NULL), "pid", "user", "none" */
+	unsigned sites;      /* allocation sites: MG_SITES_OFF, _DEFAULT (the default), _ALL */
 	char **host_argv;    /* after "--" */
 	int host_argc;
 } run_options;

@@ -462,6 +462,8 @@ void record_finish(run_ctx *c)
 	for (size_t i = c->rep->nshards; i-- > 0 && c->rep->nshards > 1;)
 		if (!c->rep->shards[i].ntests)
 			report_remove_shard(c->rep, i);
+	/* every host is gone: the allocation sites' frames get names */
+	sites_symbolize(c->rep);
 	c->rep->wall = now(c);
 	c->rep->expected_wall = c->expected_wall;
 	report_finish(c->rep, REPORT_MAX_SUSPECTS);

@@ -27,6 +27,7 @@
 #include "progress.h"
 #include "report.h"
 #include "run.h"
+#include "sites.h"
 #include "spawn.h"
 #include "timeline.h"
 #include "tree.h"
@@ -39,7 +40,7 @@
 #define TIMELINE_POINTS 4096 /* per lane */
 #define GROWTH_WINDOW   32   /* recent per-test growths kept per lane */
 #define MAX_DESCENDANTS 64
-#define ENV_SLOTS       10    /* MEMGUARD_* variables a host gets */
+#define ENV_SLOTS       12    /* MEMGUARD_* variables a host gets */
 #define SLOW_TEST       0.005 /* seconds: above it, a lane keeps only 2 tests in flight */
 /* A native or pytest host without --pipeline holds as many run lines as take it
  * PIPELINE_WORK (16 to PIPELINE_AUTO), and while it holds more than twice
@@ -105,6 +106,7 @@ typedef struct host {
 	                        * closed: we killed it; an error, not a crash */
 	uint64_t death_va;     /* VmPeak it reported at a fatal signal (v2 "dying"); 0: none */
 	uint64_t head_peak;    /* VmPeak the started test rose to (v2 "peak"); 0: not said */
+	sites_head sites;      /* the started test's allocation sites and failed allocations */
 	uint64_t tree_rss;     /* the resident memory of its tree at the last reading */
 	uint64_t desc_rss, desc_va_max;
 	pid_t desc_va_pid; /* the descendant with the most VA (drivers: the program) */

@@ -252,7 +252,77 @@ static int probe_open(shim *s, gtest *g)
 	g->probe_rd = p[0];
 	mg_lines_init(&g->probe_lines, g->probe_in, sizeof(g->probe_in), PROBE_LINE);
 	g->stop_why[0] = 0;
+	g->sites_len = 0;
+	g->sites_ready = 0;
 	return p[1];
+}
+
+/* A module, site or nomem line of the probe (allocation sites, PROTOCOL.md
+ * 6d), or the "sites NAME" that ends a test's: 1 and kept, 0 when line is
+ * neither. */
+static int sites_add(gtest *g, const char *line, size_t len)
+{
+	if (!strncmp(line, MG_PROBE_SITES, sizeof(MG_PROBE_SITES) - 1)) {
+		size_t k = len - (sizeof(MG_PROBE_SITES) - 1);
+		if (k > MG_PROBE_NAME_MAX)
+			k = MG_PROBE_NAME_MAX;
+		memcpy(g->sites_name, line + sizeof(MG_PROBE_SITES) - 1, k);
+		g->sites_name_len = k;
+		g->sites_ready = 1;
+		return 1;
+	}
+	if (strncmp(line, "module ", 7) && strncmp(line, "site ", 5) && strncmp(line, "nomem ", 6))
+		return 0;
+	if (g->sites_len + len + 1 <= sizeof(g->sites)) {
+		memcpy(g->sites + g->sites_len, line, len);
+		g->sites[g->sites_len + len] = '\n';
+		g->sites_len += len + 1;
+	}
+	return 1;
+}
+
+/* The kept block, passed on with the result of name when it is name's
+ * (the probe cuts names as the end line does); dropped when it is not and
+ * drop is set. */
+static void sites_give(shim *s, gtest *g, const char *name, size_t n, int drop)
+{
+	size_t pn = g->sites_name_len;
+	int mine = g->sites_ready && (pn == n || (pn >= 4000 && pn < n)) &&
+	           !memcmp(g->sites_name, name, pn);
+	if (mine)
+		shim_lines(s, g->sites, g->sites_len);
+	if (mine || drop) {
+		g->sites_len = 0;
+		g->sites_ready = 0;
+	}
+}
+
+/*
+ * The probe's site lines of a test whose end came in the stream: the probe
+ * wrote them to the pipe, ended by "sites NAME", before the flush that
+ * carried that end, so they are there now (non-blocking reads). Reads up to
+ * the end of one block; a later test's is kept for it (blocks come in the
+ * tests' order, so a test whose block is not next had none).
+ */
+static void probe_sites(shim *s, gtest *g, const char *name, size_t n)
+{
+	while (g->probe_rd >= 0 && !g->sites_ready) {
+		char *line;
+		size_t len;
+		while (!g->sites_ready && mg_lines_next(&g->probe_lines, &line, &len))
+			sites_add(g, line, len);
+		if (g->sites_ready)
+			break;
+		long r = mg_lines_fill(&g->probe_lines, g->probe_rd);
+		if (r == MG_LINES_LONG) {
+			mg_lines_init(&g->probe_lines, g->probe_in, sizeof(g->probe_in),
+			              PROBE_LINE);
+			continue;
+		}
+		if (r <= 0)
+			break;
+	}
+	sites_give(s, g, name, n, 0);
 }
 
 /*
@@ -278,6 +348,8 @@ static int probe_take(shim *s, gtest *g, const char *name, size_t n)
 					return 1;
 			} else if (!strncmp(line, "stop ", 5)) {
 				snprintf(why, sizeof(why), "%s", line + 5);
+			} else if (sites_add(g, line, len)) {
+				/* kept for this end; its "end" line follows */
 			} else if (!strncmp(line, "end ", 4) && name) {
 				const char *p = line + 4;
 				uint64_t va = next_u64(&p), rss = next_u64(&p);
@@ -286,11 +358,14 @@ static int probe_take(shim *s, gtest *g, const char *name, size_t n)
 					p++;
 				size_t pn = len - (size_t)(p - line);
 				if ((pn == n || (pn >= 4000 && pn < n)) && !memcmp(p, name, pn)) {
+					sites_give(s, g, name, n, 1);
 					shim_figures(s, va, rss, pva, prss);
 					memcpy(g->stop_why, why, sizeof(why));
 					return 1;
 				}
 				why[0] = 0; /* another test's */
+				g->sites_len = 0;
+				g->sites_ready = 0;
 			}
 		}
 		long r = mg_lines_fill(&g->probe_lines, g->probe_rd);
@@ -573,6 +648,7 @@ void gtest_end(shim *s, gtest *g, mg_msg_kind kind, const char *msg, size_t len)
 		n = g->c2_enc_len;
 	}
 	if (g->fig_pending) { /* in the stream, in front of this end line */
+		probe_sites(s, g, name, n);
 		shim_figures(s, g->fig[0], g->fig[1], g->fig[2], g->fig[3]);
 		memcpy(g->stop_why, g->fig_why, sizeof(g->stop_why));
 		g->fig_pending = 0;

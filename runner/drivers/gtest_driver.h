@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "mg_contract.h"
 #include "mg_proto.h"
 #include "shim.h"
 
@@ -61,6 +62,15 @@ typedef struct gtest {
 	char probe_in[2 * PROBE_LINE];
 	mg_lines probe_lines;
 	char stop_why[64]; /* a "stop" for the result being handled */
+	/* the probe's module, site and nomem lines before an end line: the
+	 * runner's, passed on with that test's result (PROTOCOL.md 6d) */
+	char sites[4 * PROBE_LINE];
+	size_t sites_len;
+	/* its "sites NAME" was read: the block is NAME's (a later test's when
+	 * the driver reads past the test it handles: kept until NAME's end) */
+	int sites_ready;
+	char sites_name[MG_PROBE_NAME_MAX + 1];
+	size_t sites_name_len;
 	/* GoogleTest: the probe puts a test's end in the program's stdout, in
 	 * front of its end tag (MG_PROBE_MARK + this shim's secret), not in the
 	 * pipe: the figures of the end line that follows, and its stop */

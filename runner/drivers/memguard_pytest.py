@@ -47,6 +47,8 @@ class _Verdict(ctypes.Structure):
         ("kill_va", ctypes.c_uint64),
         ("kill_rss", ctypes.c_uint64),
         ("gap_limit", ctypes.c_uint64),
+        ("sites", ctypes.c_uint64),  # allocation sites (mg_sites.h): unused here
+        ("sites_min", ctypes.c_uint64),
         ("growth", ctypes.c_int64 * _VERDICT_WINDOW),
         ("rgrowth", ctypes.c_int64 * _VERDICT_WINDOW),
         ("n", ctypes.c_size_t),
@@ -75,6 +77,11 @@ class _Msg(ctypes.Structure):
         ("name_len", ctypes.c_size_t),
         ("text", ctypes.c_void_p),
         ("text_len", ctypes.c_size_t),
+        ("build_id", ctypes.c_void_p),  # module, site: never sent by this plugin
+        ("build_id_len", ctypes.c_size_t),
+        ("site_kind", ctypes.c_int),
+        ("frames", ctypes.c_void_p),
+        ("nframes", ctypes.c_size_t),
     ]
 
 

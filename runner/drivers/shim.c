@@ -661,6 +661,11 @@ void shim_figures(shim *s, uint64_t va, uint64_t rss, uint64_t peak_va, uint64_t
 	peak_note(s, va > peak_va ? va : peak_va, rss > peak_rss ? rss : peak_rss);
 }
 
+void shim_lines(shim *s, const char *p, size_t n)
+{
+	buf_add(&s->reply, p, n);
+}
+
 void shim_probed(shim *s)
 {
 	s->probed = 1;

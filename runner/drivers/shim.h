@@ -149,6 +149,9 @@ void shim_result(shim *s, mg_msg_kind kind, const char *msg, size_t len);
  * peaks (0: not read) count for bye.
  */
 void shim_figures(shim *s, uint64_t va, uint64_t rss, uint64_t peak_va, uint64_t peak_rss);
+/* Protocol lines the child wrote of the running test (module, site, nomem:
+ * whole lines, newlines included), passed on before its result. */
+void shim_lines(shim *s, const char *p, size_t n);
 /* The running child measures itself and takes the soft verdicts: the shim
  * neither samples it per read nor recycles on its figures (until the next
  * shim_spawn). */

@@ -11,6 +11,7 @@
 #include "memguard_host.h"
 #include "mg_contract.h"
 #include "mg_proto.h"
+#include "mg_sites.h"
 #include "mg_verdict.h"
 
 #include <errno.h>
@@ -88,6 +89,7 @@ typedef struct host {
 	char out[OUT_CAP];
 	size_t out_len;
 	char msg[MSG_CAP];
+	char sites[16384]; /* the module and site lines of the test just ended */
 } host;
 
 /* Static: 400 KiB of buffers that must not come from a heap near its limit. */
@@ -448,6 +450,7 @@ static int serve_runs(host *h, char *line, size_t len)
 		if (i != NO_INDEX) {
 			if (out_flush(h) < 0)
 				return 0;
+			mg_sites_test_start();
 			r = run_one(h, i, &usec);
 		} else {
 			size_t n = m.text_len > UNKNOWN_NAME_MAX ? UNKNOWN_NAME_MAX : m.text_len;
@@ -468,6 +471,17 @@ static int serve_runs(host *h, char *line, size_t len)
 					return 0;
 			}
 		}
+		/* who allocated what it left, and allocations that failed: before its result */
+		size_t ns = mg_sites_put(h->sites, sizeof(h->sites));
+		if (ns) {
+			if (out_room(h, ns) < 0)
+				return 0;
+			memcpy(h->out + h->out_len, h->sites, ns);
+			h->out_len += ns;
+		}
+		mg_msg nm = {.kind = MG_MSG_NOMEM, .count = mg_sites_nomem()};
+		if (nm.count && out_msg(h, &nm) < 0)
+			return 0;
 		mem after = mem_now(h);
 		h->boundary = after;
 		static const mg_msg_kind kinds[] = {MG_MSG_PASS, MG_MSG_FAIL, MG_MSG_SKIP};
@@ -565,6 +579,10 @@ static int host_mode(host *h)
 	             : runner_version >= 1              ? (unsigned)runner_version
 	                                                : 1;
 	mg_contract_read_limits(&h->verdict, h->version);
+	mg_sites_init((unsigned)h->verdict.sites, h->verdict.sites_min);
+	/* a program a test runs is not this host: it tracks nothing */
+	unsetenv(MG_ENV_SITES);
+	unsetenv(MG_ENV_SITES_MIN);
 	mg_proto_mark_secret(h->secret, h->version);
 	/* processes the tests spawn must not hold the protocol pipes open */
 	fcntl(h->cmd_fd, F_SETFD, FD_CLOEXEC);

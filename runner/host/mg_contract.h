@@ -34,6 +34,8 @@ static const mg_contract_limit mg_contract_limits[] = {
     {MG_ENV_KILL_VA, offsetof(mg_verdict, kill_va), 2},
     {MG_ENV_KILL_RSS, offsetof(mg_verdict, kill_rss), 2},
     {MG_ENV_RECYCLE_GAP, offsetof(mg_verdict, gap_limit), 2},
+    {MG_ENV_SITES, offsetof(mg_verdict, sites), 3},
+    {MG_ENV_SITES_MIN, offsetof(mg_verdict, sites_min), 3},
 };
 #define MG_CONTRACT_NLIMITS (sizeof(mg_contract_limits) / sizeof(mg_contract_limits[0]))
 
@@ -80,6 +82,9 @@ int mg_contract_status(int fd, uint64_t *peak_va, uint64_t *peak_rss);
  *                                      end: it stops itself (SIGSTOP) until the driver
  *                                      continues it, then finishes up to its next test
  *   "end VA RSS PEAKVA PEAKRSS NAME"   a test's end, its figures (peaks 0: not read)
+ *   "module ...", "site ...", "nomem N", then "sites NAME"
+ *                                      a test's allocation sites (PROTOCOL.md 6d),
+ *                                      before its end (in the pipe or the stream)
  *   "park LEAKED"                      where a stopped program ended (LEAKED 1:
  *                                      LeakSanitizer found leaks)
  *   "exit VA RSS"                      as the program ends (the listing run)
@@ -102,6 +107,7 @@ int mg_contract_status(int fd, uint64_t *peak_va, uint64_t *peak_rss);
 #define MG_PROBE_HELLO         "probe 1\n"
 #define MG_PROBE_STOP          "stop "
 #define MG_PROBE_END           "end "
+#define MG_PROBE_SITES         "sites " /* + NAME: the test's module/site/nomem lines end */
 #define MG_PROBE_EXIT          "exit "
 #define MG_PROBE_PARK          "park " /* + "0\n" or "1\n": leaks found */
 #define MG_PROBE_NAME_MAX      4000    /* longer names are cut (the driver compares the prefix) */

@@ -151,8 +151,108 @@ static const struct {
     {"out", 3, MG_MSG_OUT},       {"list", 4, MG_CMD_LIST},       {"run", 3, MG_CMD_RUN},
     {"quit", 4, MG_CMD_QUIT},     {"dying", 5, MG_MSG_DYING},     {"peak", 4, MG_MSG_PEAK},
     {"expect", 6, MG_CMD_EXPECT}, {"fed", 3, MG_CMD_FED},         {"timeout", 7, MG_MSG_TIMEOUT},
-    {"error", 5, MG_MSG_ERROR},   {"extra", 5, MG_MSG_EXTRA},
+    {"error", 5, MG_MSG_ERROR},   {"extra", 5, MG_MSG_EXTRA},     {"module", 6, MG_MSG_MODULE},
+    {"site", 4, MG_MSG_SITE},     {"nomem", 5, MG_MSG_NOMEM},
 };
+
+static const char *const site_words[] = {"mmap", "malloc", "new"};
+
+const char *mg_proto_site_word(mg_site_kind kind)
+{
+	return (unsigned)kind < 3 ? site_words[kind] : "malloc";
+}
+
+static int hex_digit(char ch)
+{
+	if (ch >= '0' && ch <= '9')
+		return ch - '0';
+	if (ch >= 'a' && ch <= 'f')
+		return ch - 'a' + 10;
+	return -1;
+}
+
+int mg_proto_frame_next(const char **p, const char *end, mg_frame *out)
+{
+	const char *s = *p;
+	uint64_t id = 0, off = 0;
+	if (s < end && *s == ' ')
+		s++;
+	if (s >= end || *s < '0' || *s > '9')
+		return 0;
+	for (; s < end && *s >= '0' && *s <= '9'; s++) {
+		if (id > (UINT32_MAX - 9) / 10)
+			return 0;
+		id = id * 10 + (uint64_t)(*s - '0');
+	}
+	if (s >= end || *s != '+' || ++s >= end || hex_digit(*s) < 0)
+		return 0;
+	for (; s < end && hex_digit(*s) >= 0; s++) {
+		if (off >> 60)
+			return 0;
+		off = off << 4 | (uint64_t)hex_digit(*s);
+	}
+	if (s < end && *s != ' ')
+		return 0;
+	out->module = (uint32_t)id;
+	out->offset = off;
+	*p = s;
+	return 1;
+}
+
+/* module SP ID SP (BUILDID / "-") SP PATH */
+static int take_module(cursor *c, mg_msg *out)
+{
+	if (take_field(c, &out->count) < 0 || out->count > UINT32_MAX || take_space(c) < 0)
+		return -1;
+	char *b = c->p;
+	while (c->p < c->end && *c->p != ' ')
+		c->p++;
+	size_t n = (size_t)(c->p - b);
+	if (n == 1 && *b == '-') {
+		n = 0;
+	} else {
+		if (n == 0 || n > MG_PROTO_BUILD_ID_MAX || n % 2)
+			return -1;
+		for (size_t i = 0; i < n; i++)
+			if (hex_digit(b[i]) < 0)
+				return -1;
+	}
+	out->build_id = n ? b : NULL;
+	out->build_id_len = n;
+	return take_name(c, out);
+}
+
+/* site SP BYTES SP COUNT SP KIND 1*(SP FRAME) */
+static int take_site(cursor *c, mg_msg *out)
+{
+	if (take_field(c, &out->bytes) < 0 || take_field(c, &out->count) < 0 || take_space(c) < 0)
+		return -1;
+	size_t k, wl = 0;
+	while (c->p + wl < c->end && c->p[wl] != ' ')
+		wl++;
+	for (k = 0; k < 3; k++)
+		if (strlen(site_words[k]) == wl && !memcmp(site_words[k], c->p, wl))
+			break;
+	if (k == 3)
+		return -1;
+	out->site_kind = (mg_site_kind)k;
+	c->p += wl;
+	if (c->p == c->end)
+		return -1;
+	out->text = c->p + 1;
+	out->text_len = (size_t)(c->end - c->p - 1);
+	const char *p = c->p;
+	mg_frame f;
+	while (p < c->end && *p == ' ' && p + 1 < c->end && p[1] != ' ')
+		if (!mg_proto_frame_next(&p, c->end, &f))
+			return -1;
+		else
+			out->nframes++;
+	c->p = (char *)p;
+	if (out->nframes == 0)
+		return -1;
+	return at_end(c);
+}
 
 /* extra STATE NAMELEN TEXT: the state word, the name's length (unescaped),
  * then the name and the message as one text field. */
@@ -268,6 +368,14 @@ int mg_proto_parse(mg_msg *out, char *line, size_t len)
 		return take_result(&c, out, 1);
 	case MG_MSG_EXTRA:
 		return take_extra(&c, out);
+	case MG_MSG_MODULE:
+		return take_module(&c, out);
+	case MG_MSG_SITE:
+		return take_site(&c, out);
+	case MG_MSG_NOMEM:
+		if (take_field(&c, &out->count) < 0)
+			return -1;
+		return at_end(&c);
 	case MG_MSG_RECYCLE:
 		if (take_field(&c, &out->va) < 0 || take_field(&c, &out->rss) < 0)
 			return -1;
@@ -443,6 +551,40 @@ size_t mg_proto_put(char *dst, size_t cap, const mg_msg *m)
 		put_field(&w, m->va);
 		put_field(&w, m->rss);
 		put_field(&w, m->bytes);
+		break;
+	case MG_MSG_MODULE:
+		put_field(&w, m->count);
+		put_bytes(&w, " ", 1);
+		if (m->build_id_len)
+			put_bytes(&w, m->build_id, m->build_id_len);
+		else
+			put_bytes(&w, "-", 1);
+		put_bytes(&w, " ", 1);
+		put_text(&w, m->text, m->text_len);
+		break;
+	case MG_MSG_SITE:
+		put_field(&w, m->bytes);
+		put_field(&w, m->count);
+		put_bytes(&w, " ", 1);
+		put_str(&w, mg_proto_site_word(m->site_kind));
+		if (m->frames == NULL && m->text_len) { /* a parsed site: its frames' text */
+			put_bytes(&w, " ", 1);
+			put_bytes(&w, m->text, m->text_len);
+		}
+		for (size_t i = 0; m->frames && i < m->nframes; i++) {
+			char hex[17];
+			size_t n = 0;
+			uint64_t v = m->frames[i].offset;
+			do
+				hex[sizeof(hex) - ++n] = "0123456789abcdef"[v & 15];
+			while ((v >>= 4) != 0);
+			put_field(&w, m->frames[i].module);
+			put_bytes(&w, "+", 1);
+			put_bytes(&w, hex + sizeof(hex) - n, n);
+		}
+		break;
+	case MG_MSG_NOMEM:
+		put_field(&w, m->count);
 		break;
 	case MG_CMD_LIST:
 	case MG_CMD_QUIT:

@@ -30,6 +30,8 @@
 #define MG_ENV_KILL_RSS    "MEMGUARD_KILL_RSS"    /* v2: hard RSS limit (its share), bytes */
 #define MG_ENV_MARK        "MEMGUARD_MARK"        /* v3: the run's mark secret */
 #define MG_ENV_RING_FD     "MEMGUARD_RING_FD"     /* v3, optional: the reply ring's fd, "5" */
+#define MG_ENV_SITES       "MEMGUARD_SITES" /* allocation sites: 1 sampled, 2 all; absent: off */
+#define MG_ENV_SITES_MIN   "MEMGUARD_SITES_MIN" /* a test leaving less sends no sites, bytes */
 
 /*
  * v2: the boundary mark a host writes to its stdout and to its stderr after
@@ -85,7 +87,29 @@ typedef enum mg_msg_kind {
 	MG_MSG_ERROR, /* error USEC VA RSS MESSAGE (a driver shim only: the head is an error) */
 	MG_MSG_EXTRA, /* extra STATE NAMELEN TEXT (a driver shim only: an entry outside the
 	               * listed tests, e.g. a failed TearDownTestSuite; 6c) */
+	/* host -> runner, before the started test's result, only when the runner
+	 * set MEMGUARD_SITES (PROTOCOL.md 6d) */
+	MG_MSG_MODULE, /* module ID BUILDID PATH (a module the next site lines name) */
+	MG_MSG_SITE,   /* site BYTES COUNT KIND FRAME... (allocations the test left, one stack) */
+	MG_MSG_NOMEM,  /* nomem COUNT (allocations that failed during the test) */
 } mg_msg_kind;
+
+/* What a site allocated with (the word of `site`). */
+typedef enum mg_site_kind {
+	MG_SITE_MMAP,   /* mmap: mmap or mremap */
+	MG_SITE_MALLOC, /* malloc: the malloc family */
+	MG_SITE_NEW,    /* new: C++ operator new */
+} mg_site_kind;
+
+/* One frame of a site: a return address as a module (an ID of this test's
+ * `module` lines) and the offset from that module's load bias (its ELF
+ * address). On the wire "ID+HEX". */
+typedef struct mg_frame {
+	uint32_t module;
+	uint64_t offset;
+} mg_frame;
+
+#define MG_PROTO_BUILD_ID_MAX 64 /* hex digits of a build-id on the wire */
 
 typedef struct mg_msg {
 	mg_msg_kind kind;
@@ -100,10 +124,30 @@ typedef struct mg_msg {
 	uint64_t bytes;    /* recycle growth/gap/peak: the figure; dying: VmPeak; expect: growth */
 	int sig;           /* dying: the signal */
 	mg_msg_kind state; /* extra: MG_MSG_FAIL or MG_MSG_ERROR */
-	size_t name_len;  /* extra: the name is text's first name_len bytes, the message the rest */
-	const char *text; /* test/start/run: the name; fail/skip: the message (may be empty) */
-	size_t text_len;  /* text may hold any byte but NUL... and NUL is excluded */
+	size_t name_len; /* extra: the name is text's first name_len bytes, the message the rest */
+	const char
+	    *text;       /* test/start/run: the name; fail/skip: the message (may be empty);
+	                  * module: the path; site (parsed): the frames' text (mg_proto_frame_next) */
+	size_t text_len; /* text may hold any byte but NUL... and NUL is excluded */
+	/* module: count is the ID, build_id its hex digits (build_id_len 0: none) */
+	const char *build_id;
+	size_t build_id_len;
+	/* site: bytes, count, site_kind; frames (nframes) to write, or (frames
+	 * NULL) text, the frames' text as parsed */
+	mg_site_kind site_kind;
+	const mg_frame *frames;
+	size_t nframes;
 } mg_msg;
+
+/*
+ * The next frame of a parsed site's frames text (*p from m->text, end
+ * m->text + m->text_len): 1 and *out, 0 at the end. The parser checked
+ * the text, so this never fails on a parsed line.
+ */
+int mg_proto_frame_next(const char **p, const char *end, mg_frame *out);
+
+/* The word of a site kind ("mmap", "malloc", "new"). */
+const char *mg_proto_site_word(mg_site_kind kind);
 
 /*
  * Parses one line (without its newline) in place: escapes in the name or

@@ -18,6 +18,10 @@
 typedef struct mg_verdict {
 	/* the limits, bytes; 0: none (from MEMGUARD_RECYCLE_*, MEMGUARD_KILL_*) */
 	uint64_t recycle_va, recycle_rss, kill_va, kill_rss, gap_limit;
+	/* not limits: the allocation sites' level and threshold (MEMGUARD_SITES,
+	 * MEMGUARD_SITES_MIN; mg_sites.h), carried in the same list so that the
+	 * gtest driver passes them too */
+	uint64_t sites, sites_min;
 	/* private */
 	int64_t growth[MG_VERDICT_WINDOW], rgrowth[MG_VERDICT_WINDOW];
 	size_t n;

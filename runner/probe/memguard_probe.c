@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "mg_contract.h"
+#include "mg_sites.h"
 
 /* The run's filter when over 128 KiB (gtest.c): a file the driver wrote
  * (MG_PROBE_ENV_FILTER), its content is what getenv("GTEST_FILTER")
@@ -197,7 +198,25 @@ static int stream_end(FILE *f, char *at, const char *why, uint64_t bytes, const 
  */
 static int test_end(const char *name, size_t n, FILE *f, char *at)
 {
+	static char sites[16384 + NAME_MAX_OUT + 16];
 	uint64_t va, rss, peak_va = 0, peak_rss = 0, bytes = 0;
+	/* who allocated what it left, and allocations that failed: before its end */
+	size_t ns = mg_sites_put(sites, sizeof(sites));
+	mg_msg nm = {.kind = MG_MSG_NOMEM, .count = mg_sites_nomem()};
+	size_t need = nm.count ? mg_proto_put(NULL, 0, &nm) : 0;
+	if (need && ns + need <= sizeof(sites))
+		ns += mg_proto_put(sites + ns, need, &nm);
+	if (ns) { /* then "sites NAME": the driver may read past this test's end */
+		size_t k = n > NAME_MAX_OUT ? NAME_MAX_OUT : n;
+		if (ns + sizeof(MG_PROBE_SITES) + k <= sizeof(sites)) {
+			memcpy(sites + ns, MG_PROBE_SITES, sizeof(MG_PROBE_SITES) - 1);
+			ns += sizeof(MG_PROBE_SITES) - 1;
+			memcpy(sites + ns, name, k);
+			ns += k;
+			sites[ns++] = '\n';
+			write_all(sites, ns);
+		}
+	}
 	if (ms_passed(&t_run))
 		mg_contract_status(status_fd, &peak_va, &peak_rss);
 	mem_now(&va, &rss);
@@ -252,6 +271,7 @@ static void env_restore(void);
 static void test_start(void)
 {
 	running = 1;
+	mg_sites_test_start();
 	if (!started_any) {
 		started_any = 1;
 		env_restore();
@@ -665,6 +685,7 @@ __attribute__((constructor)) static void probe_init(void)
 	status_fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
 	pthread_atfork(NULL, NULL, on_fork_child);
 	probe_fd = fd;
+	mg_sites_init((unsigned)verdict.sites, verdict.sites_min);
 	write_all(MG_PROBE_HELLO, sizeof(MG_PROBE_HELLO) - 1);
 	errno = saved;
 }

@@ -16,7 +16,10 @@ static int same_msg(const mg_msg *a, const mg_msg *b)
 {
 	if (a->kind != b->kind || a->version != b->version || strcmp(a->arch, b->arch) ||
 	    a->pid != b->pid || a->usec != b->usec || a->va != b->va || a->rss != b->rss ||
-	    a->count != b->count || a->why != b->why || a->bytes != b->bytes || a->sig != b->sig)
+	    a->count != b->count || a->why != b->why || a->bytes != b->bytes || a->sig != b->sig ||
+	    a->site_kind != b->site_kind || a->nframes != b->nframes ||
+	    a->build_id_len != b->build_id_len ||
+	    (a->build_id_len && memcmp(a->build_id, b->build_id, a->build_id_len)))
 		return 0;
 	if (!a->text || !b->text)
 		return !a->text && !b->text;

@@ -387,6 +387,18 @@ static size_t format_msg(char *dst, size_t cap, const mg_msg *m)
 	case MG_CMD_FED:
 		n = snprintf(dst, cap, "%s", words[m->kind]);
 		break;
+	case MG_MSG_MODULE:
+		n = snprintf(dst, cap, "module %" PRIu64 " %.*s ", m->count,
+		             m->build_id_len ? (int)m->build_id_len : 1,
+		             m->build_id_len ? m->build_id : "-");
+		break;
+	case MG_MSG_SITE: /* the frames' text has nothing to escape */
+		n = snprintf(dst, cap, "site %" PRIu64 " %" PRIu64 " %s ", m->bytes, m->count,
+		             mg_proto_site_word(m->site_kind));
+		break;
+	case MG_MSG_NOMEM:
+		n = snprintf(dst, cap, "nomem %" PRIu64, m->count);
+		break;
 	}
 	size_t len = (size_t)n;
 	if (m->text_len > 0 && m->kind != MG_MSG_PASS)

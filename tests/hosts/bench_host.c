@@ -3,8 +3,10 @@
  * each) to measure what memguard adds per test. MG_BENCH_TESTS sets the
  * count; MG_BENCH_MAPPINGS=N makes N separate mappings first (a host with a
  * busy address space, for the gap check's cost); MG_BENCH_GROW=1 makes every
- * test keep one more page (VA grows at every boundary). Plain C: built for
- * x86 and x64.
+ * test keep one more page (VA grows at every boundary); MG_BENCH_ALLOCS=N
+ * makes every test malloc and free N small blocks (16 B to 1 KiB, as a
+ * GoogleTest test's strings do: the allocation sites' cost). Plain C: built
+ * for x86 and x64.
  */
 #include "memguard_host.h"
 
@@ -16,6 +18,7 @@
 
 static size_t count = 10000;
 static int grow;
+static unsigned allocs;
 static char (*names)[NAME_LEN];
 
 static size_t ops_count(void *ctx)
@@ -38,6 +41,10 @@ static mg_result ops_run(void *ctx, size_t i, char *msg, size_t cap)
 	volatile unsigned acc = (unsigned)i;
 	for (unsigned k = 0; k < 400; k++)
 		acc = acc * 2654435761u + k;
+	for (unsigned k = 0; k < allocs; k++) {
+		void *volatile p = malloc(16 + (k * 37 + i) % 1009);
+		free(p);
+	}
 	if (grow && mmap(NULL, 4096, i % 2 ? PROT_READ : PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
 	                 0) == MAP_FAILED)
 		return MG_FAIL;
@@ -50,6 +57,8 @@ int main(int argc, char **argv)
 	if (n != NULL && *n != '\0')
 		count = (size_t)strtoul(n, NULL, 10);
 	grow = getenv("MG_BENCH_GROW") != NULL;
+	const char *a = getenv("MG_BENCH_ALLOCS");
+	allocs = a ? (unsigned)strtoul(a, NULL, 10) : 0;
 	const char *maps = getenv("MG_BENCH_MAPPINGS");
 	for (size_t k = 0, n_maps = maps ? strtoul(maps, NULL, 10) : 0; k < n_maps; k++)
 		/* alternate protections so that neighbours never merge */

@@ -1,0 +1,248 @@
+/*
+ * sites.c - allocation sites in the runner: the `module`/`site` lines a host
+ * sends before a test's result, gathered per test (sites_take), and their
+ * frames symbolized with elfutils' libdw once the hosts are gone
+ * (sites_symbolize): function, file and line from the module file the host
+ * named, checked against the build-id the host read from its memory (a
+ * rebuilt file is not used). One Dwfl per module, cached for the run.
+ * Never runs an addr2line process; never reads a host's memory.
+ */
+#include "sites.h"
+
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+
+/* ---- gathering a test's lines ---- */
+
+void sites_head_clear(sites_head *sh)
+{
+	for (size_t i = 0; i < sh->nmods; i++) {
+		free(sh->mods[i].path);
+		free(sh->mods[i].build_id);
+	}
+	sh->nmods = 0;
+	for (size_t i = 0; i < sh->ts.nsites; i++) {
+		report_site *s = &sh->ts.sites[i];
+		for (size_t f = 0; f < s->nframes; f++) {
+			free(s->frames[f].module);
+			free(s->frames[f].build_id);
+		}
+		free(s->frames);
+		free(s->kind);
+	}
+	free(sh->ts.sites);
+	sh->ts.sites = NULL;
+	sh->ts.nsites = 0;
+	sh->nomem = 0;
+}
+
+int sites_head_line(sites_head *sh, const mg_msg *m)
+{
+	if (m->kind == MG_MSG_NOMEM) {
+		sh->nomem += m->count;
+		return 0;
+	}
+	if (m->kind == MG_MSG_MODULE) {
+		if (m->count != sh->nmods || sh->nmods == SITES_MODS_MAX)
+			return -1; /* IDs count up from 0 within a test */
+		sh->mods[sh->nmods].path = report_strndup(m->text, m->text_len);
+		sh->mods[sh->nmods].build_id =
+		    m->build_id_len ? report_strndup(m->build_id, m->build_id_len) : NULL;
+		sh->nmods++;
+		return 0;
+	}
+	if (m->kind != MG_MSG_SITE)
+		return -1;
+	report_site *s = report_test_sites_add(&sh->ts);
+	s->kind = report_strdup(mg_proto_site_word(m->site_kind));
+	s->bytes = m->bytes;
+	s->count = m->count;
+	const char *p = m->text, *end = m->text + m->text_len;
+	mg_frame f;
+	while (mg_proto_frame_next(&p, end, &f)) {
+		if (f.module >= sh->nmods)
+			return -1;
+		report_frame *rf = report_site_add_frame(s);
+		rf->module = report_strdup(sh->mods[f.module].path);
+		rf->build_id =
+		    sh->mods[f.module].build_id ? report_strdup(sh->mods[f.module].build_id) : NULL;
+		rf->offset = f.offset;
+	}
+	return 0;
+}
+
+void sites_head_record(sites_head *sh, report_shard *s, size_t test)
+{
+	if (sh->ts.nsites) {
+		report_test_sites *ts = report_shard_add_test_sites(s, test);
+		ts->sites = sh->ts.sites;
+		ts->nsites = sh->ts.nsites;
+		sh->ts.sites = NULL;
+		sh->ts.nsites = 0;
+	}
+	sites_head_clear(sh);
+}
+
+/* ---- symbolizing ---- */
+
+/* A module as libdw sees it: NULL when it could not be used. */
+typedef struct sym_module {
+	char *path, *build_id;
+	Dwfl *dwfl;
+	Dwfl_Module *mod;
+	GElf_Addr bias;
+} sym_module;
+
+struct sites_cache {
+	sym_module *mods;
+	size_t n, cap;
+};
+
+static const Dwfl_Callbacks offline_callbacks = {
+    .find_elf = dwfl_build_id_find_elf,
+    .find_debuginfo = dwfl_standard_find_debuginfo,
+    .section_address = dwfl_offline_section_address,
+};
+
+static int same(const char *a, const char *b)
+{
+	return (a == NULL && b == NULL) || (a && b && !strcmp(a, b));
+}
+
+/* The module's build-id in hex from the file libdw opened, or "" */
+static void file_build_id(Dwfl_Module *mod, char *hex, size_t cap)
+{
+	const unsigned char *bits;
+	GElf_Addr vaddr;
+	int n = dwfl_module_build_id(mod, &bits, &vaddr);
+	size_t k = 0;
+	for (int i = 0; i < n && k + 2 < cap; i++) {
+		hex[k++] = "0123456789abcdef"[bits[i] >> 4];
+		hex[k++] = "0123456789abcdef"[bits[i] & 15];
+	}
+	hex[k] = '\0';
+}
+
+/* Opens path with libdw (its separate debug info found by build-id too). */
+static void module_open(sym_module *sm)
+{
+	sm->dwfl = dwfl_begin(&offline_callbacks);
+	if (sm->dwfl == NULL)
+		return;
+	dwfl_report_begin(sm->dwfl);
+	sm->mod = dwfl_report_offline(sm->dwfl, sm->path, sm->path, -1);
+	dwfl_report_end(sm->dwfl, NULL, NULL);
+	if (sm->mod == NULL || dwfl_module_getelf(sm->mod, &sm->bias) == NULL) {
+		sm->mod = NULL;
+		return;
+	}
+	if (sm->build_id) { /* the file on disk must be what the host ran */
+		char hex[2 * 64 + 1];
+		file_build_id(sm->mod, hex, sizeof(hex));
+		if (strcmp(hex, sm->build_id))
+			sm->mod = NULL;
+	}
+}
+
+static sym_module *module_get(sites_cache *sc, const char *path, const char *build_id)
+{
+	for (size_t i = 0; i < sc->n; i++)
+		if (!strcmp(sc->mods[i].path, path) && same(sc->mods[i].build_id, build_id))
+			return &sc->mods[i];
+	if (sc->n == sc->cap) {
+		sc->cap = sc->cap ? 2 * sc->cap : 8;
+		sc->mods = mg_xrealloc(sc->mods, sc->cap * sizeof(*sc->mods));
+	}
+	sym_module *sm = &sc->mods[sc->n++];
+	*sm = (sym_module){.path = report_strdup(path),
+	                   .build_id = build_id ? report_strdup(build_id) : NULL};
+	module_open(sm);
+	return sm;
+}
+
+sites_cache *sites_cache_new(void)
+{
+	sites_cache *sc = mg_xrealloc(NULL, sizeof(*sc));
+	*sc = (sites_cache){0};
+	return sc;
+}
+
+void sites_cache_free(sites_cache *sc)
+{
+	if (sc == NULL)
+		return;
+	for (size_t i = 0; i < sc->n; i++) {
+		if (sc->mods[i].dwfl)
+			dwfl_end(sc->mods[i].dwfl);
+		free(sc->mods[i].path);
+		free(sc->mods[i].build_id);
+	}
+	free(sc->mods);
+	free(sc);
+}
+
+/* The name of the innermost function (an inlined one included) at addr:
+ * from the DWARF scopes, else the symbol table; NULL when neither says. */
+static const char *function_at(sym_module *sm, Dwarf_Addr addr)
+{
+	Dwarf_Addr bias;
+	Dwarf_Die *cu = dwfl_module_addrdie(sm->mod, addr, &bias);
+	if (cu != NULL) {
+		Dwarf_Die *scopes = NULL;
+		int n = dwarf_getscopes(cu, addr - bias, &scopes);
+		const char *name = NULL;
+		for (int i = 0; i < n && name == NULL; i++) {
+			int tag = dwarf_tag(&scopes[i]);
+			if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine)
+				name = dwarf_diename(&scopes[i]);
+		}
+		free(scopes);
+		if (name != NULL)
+			return name;
+	}
+	return dwfl_module_addrname(sm->mod, addr);
+}
+
+void sites_symbolize_frame(sites_cache *sc, report_frame *f)
+{
+	if (f->module == NULL || f->function != NULL)
+		return;
+	sym_module *sm = module_get(sc, f->module, f->build_id);
+	if (sm->mod == NULL)
+		return;
+	/* a return address: the call is the byte before it */
+	Dwarf_Addr addr = f->offset + sm->bias - (f->offset ? 1 : 0);
+	const char *fn = function_at(sm, addr);
+	if (fn != NULL)
+		f->function = report_strdup(fn);
+	Dwfl_Line *line = dwfl_module_getsrc(sm->mod, addr);
+	int lineno = 0;
+	const char *file = line ? dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL) : NULL;
+	if (file != NULL) {
+		f->file = report_strdup(file);
+		f->line = lineno > 0 ? (uint32_t)lineno : 0;
+	}
+}
+
+void sites_symbolize(report *r)
+{
+	sites_cache *sc = NULL;
+	for (size_t s = 0; s < r->nshards; s++) {
+		report_shard *sh = &r->shards[s];
+		for (size_t t = 0; t < sh->nsites; t++)
+			for (size_t k = 0; k < sh->sites[t].nsites; k++) {
+				report_site *site = &sh->sites[t].sites[k];
+				for (size_t f = 0; f < site->nframes; f++) {
+					if (sc == NULL)
+						sc = sites_cache_new();
+					sites_symbolize_frame(sc, &site->frames[f]);
+				}
+			}
+	}
+	sites_cache_free(sc);
+}
