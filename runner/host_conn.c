@@ -107,10 +107,10 @@ void conn_build_env(run_ctx *c, int with_limits, const lane *l)
 	/* allocation sites (--sites): the host library and the probe interpose
 	 * the allocator and send who allocated what a test left */
 	if (c->o->sites != MG_SITES_OFF) {
-		set_env(c, 9, MG_ENV_SITES, c->o->sites);
-		c->envp[k++] = c->env_store[9];
-		set_env(c, 10, MG_ENV_SITES_MIN, MG_SITES_MIN);
+		set_env(c, 10, MG_ENV_SITES, c->o->sites);
 		c->envp[k++] = c->env_store[10];
+		set_env(c, 11, MG_ENV_SITES_MIN, MG_SITES_MIN);
+		c->envp[k++] = c->env_store[11];
 	}
 	c->envp[k] = NULL;
 }
