@@ -242,6 +242,11 @@ typedef struct run_ctx {
 	/* the largest rise (VmPeak above its start, or VA kept) of any test this
 	 * run has seen: what a test of unknown rise is expected to need, O(1) a test */
 	uint64_t max_rise;
+	/* the entries record_extra made, (shard, index) pairs: an extra is
+	 * recorded once per run by name, apart from the listed tests (pytest
+	 * names a teardown error after the test it follows) */
+	size_t *extras;
+	size_t nextras;
 } run_ctx;
 
 typedef struct name_list {
