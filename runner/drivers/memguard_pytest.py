@@ -376,7 +376,7 @@ class _Host:
                 return item
         return self.session.items[-1]
 
-    def extra_error(self, name, text):
+    def extra_error(self, name, text, counted=False):
         """An entry outside the listed tests (PROTOCOL.md 6c): a failing
         teardown, pytest's "ERROR at teardown of NAME". State fail, with the
         message's "error at teardown" as for a teardown error inside a
@@ -384,7 +384,8 @@ class _Host:
         its own infrastructure, exit 3)."""
         msg = ("error at teardown: " + text).encode("utf-8", "replace")[:_MESSAGE_MAX]
         self.send("extra", name + msg, state=self.kind["fail"], name_len=len(name))
-        self.shared.count_failure_if_counting()
+        if not counted:  # for -x/--maxfail, as pytest counts it
+            self.shared.count_failure_if_counting()
 
     def admits(self):
         """The admission before a test (PROTOCOL.md 6a), the host library's
@@ -413,12 +414,13 @@ class _Host:
         self.send("start", name)
         self.flush()
         t0 = time.monotonic()
+        teardown = ""
         if item is None:
             word, msg = b"fail", b"unknown test '%s'" % name[:200]
         elif self.shared.stopped(self.session):
             word, msg = b"skip", ("not run: %s (-x/--maxfail)" % self.shared.why).encode()
         else:
-            word, msg = self.run_item(item)
+            word, msg, teardown = self.run_item(item)
         usec = int((time.monotonic() - t0) * 1e6)
         if self.version >= 2:
             self.mark()
@@ -432,6 +434,8 @@ class _Host:
         nbytes = ctypes.c_uint64(0)
         why = self.lib.mg_verdict_end(ctypes.byref(self.verdict), va, rss, ctypes.byref(nbytes))
         self.send(word.decode(), msg[:_MESSAGE_MAX], usec=usec, va=va, rss=rss)
+        if teardown:  # pytest's "ERROR at teardown of" this test: counted already
+            self.extra_error(name, teardown, counted=True)
         if not why:
             return True
         # the session ends here: what fails tearing it down is named after
@@ -443,7 +447,8 @@ class _Host:
         return False
 
     def run_item(self, item):
-        """pytest's own protocol for item: (result word, message). Its
+        """pytest's own protocol for item: (result word, message, the text
+        of its teardown's error or ""). Its
         nextitem is always the test pytest itself runs after it, whatever
         comes next here: pytest's teardowns then happen after the tests
         pytest has them after, their errors on those tests; what the test
@@ -455,10 +460,10 @@ class _Host:
         if nextitem is not None:
             self.pending = item
         item.config.hook.pytest_runtest_protocol(item=item, nextitem=nextitem)
-        word, msg = _outcome(self.reports)
+        word, msg, teardown = _outcome(self.reports)
         self.shared.finished(self.session)
         self.write_output(self.reports)
-        return word, msg.encode("utf-8", "replace")
+        return word, msg.encode("utf-8", "replace"), teardown
 
     def write_output(self, reports):
         # a report holds the sections of its phase and those before it
@@ -517,11 +522,15 @@ def _teardown_text(item, e):
 
 def _outcome(reports):
     """One protocol result for pytest's reports of one test, in pytest's
-    words: failed, error at setup/teardown, skipped, xfailed (skip), xpassed
-    (pass; a strict xpass is pytest's failure)."""
-    fails, skip = [], None
+    words: failed, error at setup, skipped, xfailed (skip), xpassed (pass; a
+    strict xpass is pytest's failure); and the text of a failed teardown
+    ("" when none), which pytest counts as an entry of its own ("1 passed,
+    1 error")."""
+    fails, skip, teardown = [], None, []
     for rep in reports:
-        if rep.failed:
+        if rep.failed and rep.when == "teardown":
+            teardown.append(rep.longreprtext)
+        elif rep.failed:
             what = "failed" if rep.when == "call" else "error at %s" % rep.when
             if rep.when == "call" and hasattr(rep, "wasxfail"):
                 what = "failed: [XPASS(strict)]"
@@ -531,11 +540,12 @@ def _outcome(reports):
                 skip = "xfailed: %s" % rep.wasxfail
             else:
                 skip = "skipped: %s" % _skip_reason(rep)
+    teardown = "\n".join(teardown)
     if fails:
-        return b"fail", "\n".join(fails)
+        return b"fail", "\n".join(fails), teardown
     if skip is not None:
-        return b"skip", skip
-    return b"pass", ""
+        return b"skip", skip, teardown
+    return b"pass", "", teardown
 
 
 def _skip_reason(rep):

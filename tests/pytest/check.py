@@ -70,17 +70,40 @@ def _enter(cgroup):
         f.write("%d\n" % os.getpid())
 
 
-def tests_of(rep):
-    """{node id: (state, message, output)} of a memguard report (v1 or v2)."""
-    out = {}
+def entries(rep):
+    """[(node id, state, message, output)] of a memguard report (v1 or v2),
+    every entry: a test, and a teardown's error named after its test."""
+    out = []
     for s in rep["shards"]:
         for t in s["tests"]:
-            name = t.get("name", t.get("n"))
-            out[name] = (
+            out.append((
+                t.get("name", t.get("n")),
                 t.get("state", t.get("s", "pass")),
                 t.get("message", t.get("m", "")),
                 t.get("output", t.get("o", "")),
-            )
+            ))
+    return out
+
+
+def is_teardown_error(message):
+    return message.startswith("error at teardown: ")
+
+
+def tests_of(rep):
+    """{node id: (state, message, output)} of a memguard report: a test and
+    the teardown error pytest reports after it (an entry of its own, as
+    pytest counts it) as one, as pytest's --junitxml writes them: the
+    test's state unless it passed or was skipped, then the error's; the
+    messages joined, the test's first."""
+    out = {}
+    for name, state, msg, output in sorted(entries(rep), key=lambda e: is_teardown_error(e[2])):
+        if name not in out:
+            out[name] = (state, msg, output)
+            continue
+        s0, m0, o0 = out[name]
+        if s0 in ("pass", "skip"):
+            s0 = state
+        out[name] = (s0, "\n".join(m for m in (m0, msg) if m), o0 + output)
     return out
 
 
@@ -93,8 +116,8 @@ def memguard_outcome(state, message):
     if state == "fail":
         if message.startswith("failed:"):
             return "failed"
-        if message.startswith("error at"):
-            return "error"
+        if message.startswith(("error at", "xfailed:", "skipped:")):
+            return "error"  # a teardown's error after a skip: pytest's <error>
     return state + ": " + message[:60]
 
 
@@ -166,6 +189,45 @@ def case_states(jobs, extra=()):
     check(len(t) == 16, "16 tests listed, got %d" % len(t))
     check("module teardown broke" in t["test_module_teardown.py::test_last"][1],
           "the module fixture's teardown error is on its last test")
+
+
+def pytest_counts(args):
+    """pytest's own totals of --junitxml: (tests, errors, failures)."""
+    xml = os.path.join(WORK, "pytest.xml")
+    subprocess.run(pytest_cmd("-q", "--junitxml", xml, *args), cwd=WORK, env=ENV,
+                   capture_output=True)
+    suite = ET.parse(xml).getroot().find("testsuite")
+    return int(suite.get("tests")), int(suite.get("errors")), int(suite.get("failures"))
+
+
+def case_teardown(jobs, extra=()):
+    """Fixtures whose teardown fails where no test of memguard's process
+    carries it: a session fixture torn down after each process's last test
+    (a lane's end, a recycle), a module fixture torn down at a recycle in
+    its module. Each is an entry of its own, named as pytest names it (the
+    test pytest tears the scope down after), as many as pytest counts, and
+    the run exits as pytest does (1)."""
+    suite = os.path.join(SUITES, "teardown")
+    rep = same_as_pytest([suite], jobs, extra)
+    if rep is None:
+        return
+    tests, errors, failures = pytest_counts([suite])
+    got = entries(rep)
+    torn = sorted(n for n, s, m, _ in got if is_teardown_error(m))
+    check(torn == ["test_mod_a.py::test_a5", "test_mod_b.py::test_b4"],
+          "the teardown errors, once each, named as pytest names them: %s" % torn)
+    check(all(s == "fail" for n, s, m, _ in got if is_teardown_error(m)),
+          "a teardown error is a failure (exit 1, as pytest), not memguard's error (3)")
+    check(len(got) == tests and len(torn) == errors + failures,
+          "as many entries as pytest's %d (%d errors): %d, %d" % (tests, errors, len(got),
+                                                                 len(torn)))
+    msgs = {n: m for n, s, m, _ in got if is_teardown_error(m)}
+    check("module a teardown broke" in msgs.get("test_mod_a.py::test_a5", ""),
+          "the module fixture's error: %r" % msgs.get("test_mod_a.py::test_a5", "")[:300])
+    check("session teardown broke" in msgs.get("test_mod_b.py::test_b4", ""),
+          "the session fixture's error: %r" % msgs.get("test_mod_b.py::test_b4", "")[:300])
+    if "--recycle-at" in extra:
+        check(sum(s.get("recycles", 0) for s in rep["shards"]) >= 3, "recycled")
 
 
 def case_pyflakes(jobs):
@@ -429,6 +491,11 @@ CASES = {
     "states_j2": lambda: case_states(2),
     # one run line at a time: the next test is never known at a teardown
     "states_pipeline1": lambda: case_states(1, ["--pipeline", "1"]),
+    "teardown_j1": lambda: case_teardown(1),
+    "teardown_j2": lambda: case_teardown(2),
+    # a recycle after every test: each process tears down what it set up
+    "teardown_recycle": lambda: case_teardown(1, ["--recycle-at", "rss=1M"]),
+    "teardown_recycle_j2": lambda: case_teardown(2, ["--recycle-at", "rss=1M"]),
     "pyflakes_j1": lambda: case_pyflakes(1),
     "pyflakes_j2": lambda: case_pyflakes(2),
     "select": case_select,
