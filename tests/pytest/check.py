@@ -342,6 +342,34 @@ def case_crash(maxfail):
         check(t["test_crash.py::test_fails_after"][0] == "fail", "test_fails_after fails")
 
 
+def case_dying():
+    """A test that maps 3 GiB and segfaults at once, faster than any sample
+    (--interval 1): the plugin's "dying" line (the host library's handler,
+    behind pytest's faulthandler and without it) says how much it held, so
+    past --recycle-at va=2G it is an out-of-memory death, retried once
+    alone: memory-limit, not a plain crash, and the generation's peak is
+    the 3 GiB. pytest alone dies of the SIGSEGV."""
+    suite = os.path.join(SUITES, "dying")
+    p = subprocess.run(pytest_cmd("-q", suite), cwd=WORK, env=ENV, capture_output=True)
+    check(p.returncode == -signal.SIGSEGV, "pytest alone dies of SIGSEGV: %d" % p.returncode)
+    for plugins in ([], ["-p", "no:faulthandler"]):
+        rc, rep, _, err = memguard(["-j", "1", "--interval", "1", "--recycle-at", "va=2G"],
+                                   pytest_cmd(*plugins, suite))
+        check(rc == 1, "%s: exit 1, got %d: %s" % (plugins, rc, err[-1000:]))
+        if rep is None:
+            check(False, "a report")
+            continue
+        t = tests_of(rep)
+        s, m, _ = t.get("test_dying.py::test_burst_then_segv", ("", "", ""))
+        check(s == "memory-limit" and "SIGSEGV" in m and "out of memory" in m,
+              "%s: an out-of-memory death, retried: %s %s" % (plugins, s, m[:200]))
+        check(t.get("test_dying.py::test_after", ("",))[0] == "pass",
+              "%s: the run goes on" % plugins)
+        peaks = [g.get("peak_va", 0) for sh in rep["shards"] for g in sh["generations"]]
+        check(max(peaks) >= 3 << 30, "%s: the peak the host said as it died: %s"
+              % (plugins, peaks))
+
+
 def case_maxfail_two_lanes():
     """-x across lanes: after the first failure no lane starts another test."""
     suite = os.path.join(SUITES, "states")
@@ -503,6 +531,7 @@ CASES = {
     "fixtures_recycle": case_fixtures_recycle,
     "crash": lambda: case_crash(False),
     "crash_maxfail": lambda: case_crash(True),
+    "dying": case_dying,
     "maxfail_two_lanes": case_maxfail_two_lanes,
     "cgroup_oom": case_cgroup_oom,
     "collect_error": case_collect_error,
