@@ -99,7 +99,8 @@ void record_extra(run_ctx *c, lane *l, test_state st, const char *name, size_t n
                   const char *msg, size_t mlen)
 {
 	for (size_t i = 0; i < c->nextras; i++) {
-		const report_test *r = &c->rep->shards[c->extras[2 * i]].tests[c->extras[2 * i + 1]];
+		const report_test *r =
+		    &c->rep->shards[c->extras[2 * i]].tests[c->extras[2 * i + 1]];
 		if (strlen(r->name) == nlen && !memcmp(r->name, name, nlen))
 			return;
 	}

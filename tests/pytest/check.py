@@ -370,6 +370,26 @@ def case_dying():
               % (plugins, peaks))
 
 
+def case_admit():
+    """The plugin's admission is the host library's (mg_verdict_admit): a
+    test whose run line came before anyone knew how far the tests rise
+    (--pipeline 8: every line sent at once, no expect) is still kept from
+    the process it would take past the kill limit, by the largest rise a
+    test there made: a recycle before it, no kill."""
+    suite = os.path.join(SUITES, "admit")
+    rc, rep, _, err = memguard(["-j", "1", "--pipeline", "8", "--kill-at", "va=2G"],
+                               pytest_cmd(suite))
+    check(rc == 0, "exit 0, got %d: %s" % (rc, err[-1000:]))
+    if rep is None:
+        return check(False, "a report")
+    t = tests_of(rep)
+    check(len(t) == 7 and all(s == "pass" for s, _, _ in t.values()), "7 tests pass: %s" % t)
+    check(sum(s.get("kills", 0) for s in rep["shards"]) == 0, "no kill: %s"
+          % [s.get("kills") for s in rep["shards"]])
+    check(sum(s.get("recycles", 0) for s in rep["shards"]) >= 1, "recycled instead")
+    check("the next test rises" in err, "history's recycle said: %s" % err[-1000:])
+
+
 def case_maxfail_two_lanes():
     """-x across lanes: after the first failure no lane starts another test."""
     suite = os.path.join(SUITES, "states")
@@ -532,6 +552,7 @@ CASES = {
     "crash": lambda: case_crash(False),
     "crash_maxfail": lambda: case_crash(True),
     "dying": case_dying,
+    "admit": case_admit,
     "maxfail_two_lanes": case_maxfail_two_lanes,
     "cgroup_oom": case_cgroup_oom,
     "collect_error": case_collect_error,
