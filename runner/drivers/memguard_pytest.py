@@ -394,6 +394,8 @@ class _Host:
         kill limit (a recycle, and a fresh host runs it)."""
         rise, growth = self.expect
         self.expect = (0, 0)
+        if not (rise or growth or self.max_rise) or not self.verdict.kill_va:
+            return True  # nothing to judge: no ctypes call
         nbytes = ctypes.c_uint64(0)
         va = self.verdict.va_start  # the boundary's reading: nothing ran since
         why = self.lib.mg_verdict_admit(

@@ -230,13 +230,17 @@ def case_teardown(jobs, extra=()):
         check(sum(s.get("recycles", 0) for s in rep["shards"]) >= 3, "recycled")
 
 
-def case_pyflakes(jobs):
+def case_pyflakes(jobs, extra=()):
     if not os.path.isdir(PYFLAKES_TESTS):
         print("SKIP: %s not installed (python3-pyflakes)" % PYFLAKES_TESTS)
         sys.exit(77)
-    rep = same_as_pytest([PYFLAKES_TESTS], jobs)
+    rep = same_as_pytest([PYFLAKES_TESTS], jobs, extra)
     if rep is not None:
         check(len(tests_of(rep)) > 500, "pyflakes' suite is all there: %d" % len(tests_of(rep)))
+    if rep is not None and extra:
+        recycles = sum(s.get("recycles", 0) for s in rep["shards"])
+        check(recycles >= 3, "recycled mid-suite: %d" % recycles)
+    return rep
 
 
 def case_junit_ids():
@@ -546,6 +550,9 @@ CASES = {
     "teardown_recycle_j2": lambda: case_teardown(2, ["--recycle-at", "rss=1M"]),
     "pyflakes_j1": lambda: case_pyflakes(1),
     "pyflakes_j2": lambda: case_pyflakes(2),
+    # recycles in the middle of its modules and classes: pytest's own process
+    # sits at ~34 MiB and grows a little with each module it imports
+    "pyflakes_recycle_j1": lambda: case_pyflakes(1, ["--recycle-at", "rss=37M"]),
     "select": case_select,
     "junit_ids": case_junit_ids,
     "fixtures_recycle": case_fixtures_recycle,
