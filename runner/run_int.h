@@ -487,6 +487,9 @@ void supervise_reap_orphans(void);
 
 /* listing.c */
 int listing_run(run_ctx *c, name_list *out, mg_err *err);
+/* A host's time to list its tests: --timeout if given, else LISTING_TIMEOUT
+ * (the run's --deadline aside). */
+double listing_limit(const run_ctx *c);
 void listing_explain(const run_ctx *c, const mg_err *err);
 
 #endif

@@ -464,6 +464,18 @@ def case_slow_exit():
         check(rc == 0 and rep is not None, "-j %s: exit 0, got %d %s" % (jobs, rc, err[-500:]))
 
 
+def case_slow_collect():
+    """A pytest process whose collection takes 11 s greets only after it:
+    it has the listing's time (60 s), not a native host's 10 s to say
+    hello, and its tests run."""
+    suite = os.path.join(SUITES, "slow_collect")
+    rc, rep, _, err = memguard(["-j", "1"], pytest_cmd(suite))
+    check(rc == 0, "exit 0, got %d: %s" % (rc, err[-1000:]))
+    if rep is not None:
+        t = tests_of(rep)
+        check(sorted(s for s, _, _ in t.values()) == ["pass", "pass"], "both pass: %s" % t)
+
+
 def case_marks():
     """A test whose output holds protocol v2 marks for every ordinal: the
     plugin speaks v3 (the run's secret in its marks), so those bytes stay
@@ -565,6 +577,7 @@ CASES = {
     "collect_error": case_collect_error,
     "marks": case_marks,
     "slow_exit": case_slow_exit,
+    "slow_collect": case_slow_collect,
     "xdist_refused": case_xdist_refused,
     "detect": case_detect,
 }
