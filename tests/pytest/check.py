@@ -234,7 +234,13 @@ def case_pyflakes(jobs, extra=()):
     if not os.path.isdir(PYFLAKES_TESTS):
         print("SKIP: %s not installed (python3-pyflakes)" % PYFLAKES_TESTS)
         sys.exit(77)
-    rep = same_as_pytest([PYFLAKES_TESTS], jobs, extra)
+    args = [PYFLAKES_TESTS]
+    if extra:
+        # 1 MiB more after each test (a plugin; pytest alone loads it too):
+        # the rss limit recycles every ~100 tests, inside modules and classes
+        ENV["PYTHONPATH"] = os.path.join(SUITES, "grow_plugin")
+        args = ["-p", "mg_grow_plugin", PYFLAKES_TESTS]
+    rep = same_as_pytest(args, jobs, extra)
     if rep is not None:
         check(len(tests_of(rep)) > 500, "pyflakes' suite is all there: %d" % len(tests_of(rep)))
     if rep is not None and extra:
@@ -563,8 +569,10 @@ CASES = {
     "pyflakes_j1": lambda: case_pyflakes(1),
     "pyflakes_j2": lambda: case_pyflakes(2),
     # recycles in the middle of its modules and classes: pytest's own process
-    # sits at ~34 MiB and grows a little with each module it imports
-    "pyflakes_recycle_j1": lambda: case_pyflakes(1, ["--recycle-at", "rss=37M"]),
+    # sits at ~35 MiB, and the grow plugin adds 1 MiB a test
+    "pyflakes_recycle_j1": lambda: case_pyflakes(1, ["--recycle-at", "rss=140M"]),
+    # an rss limit is the lanes' pool: 140 MiB each
+    "pyflakes_recycle_j2": lambda: case_pyflakes(2, ["--recycle-at", "rss=280M"]),
     "select": case_select,
     "junit_ids": case_junit_ids,
     "fixtures_recycle": case_fixtures_recycle,
