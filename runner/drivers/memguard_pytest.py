@@ -17,12 +17,13 @@ library's parser (``mg_proto_parse``), writes its own with its writer
 from ``mg_proto_mark_secret``): there is no second implementation of any of
 them here, nor of the enum values (read back from the parser).
 
-A fixture's teardown that fails where no test of this process carries it
-(at a recycle, after its last test, or tearing down what the test pytest
-itself runs next would have kept) is an entry of its own, sent as an
-``extra fail`` line (pytest exits 1 for it) and named as pytest names it: the node id of the test
-after which pytest tears that scope down (the last of its tests in pytest's
-order), as pytest's own ``--junitxml`` and short summary name it.
+A fixture's teardown that fails (in a test's own teardown, at a recycle,
+after this process's last test, or tearing down what the test pytest itself
+runs next would have kept) is an entry of its own, as pytest counts it: an
+``extra fail`` line (pytest exits 1 for it) named as pytest names it, the
+node id of the test after which pytest tears that scope down (the last of
+its tests in pytest's order), as pytest's ``--junitxml`` and short summary
+do.
 
 What it must never do: write anything but protocol lines on the reply
 descriptor, or let pytest's terminal output land on a test (it writes each
@@ -337,7 +338,6 @@ class _Host:
         self.shared.close()
         self.send("bye", va=peak_va, rss=peak_rss)
         self.flush()
-        return bool(errors)
 
     def settle(self, nextitem):
         """Tears down what the last item kept for the item pytest runs after
