@@ -135,6 +135,7 @@ void lane_detach(run_ctx *c, lane *l)
 	}
 	proc_sampler_free(h->sampler);
 	tree_free(h->kids);
+	conn_ring_close(h);
 	free(h->in);
 	free(h->outq);
 	free(h->outq_lines);
@@ -283,8 +284,13 @@ static int lane_start(run_ctx *c, lane *l)
 {
 	host *h = &l->h;
 	mg_err err;
-	conn_build_env(c, 1, l);
 	spawn_options so = SPAWN_OPTIONS_INIT;
+	/* a native host's replies: a ring in shared memory (PROTOCOL.md),
+	 * offered in its environment only when it could be made */
+	int ring_fd = c->driver == DRIVER_NATIVE ? conn_ring_open(h) : -1;
+	so.extra_fd = ring_fd;
+	so.extra_target = MG_PROTO_RING_FD;
+	conn_build_env(c, 1, l);
 	so.envp = c->envp;
 	so.as_limit = c->o->address_space;
 	if (c->listing_fd >= 0) { /* gtest, catch2: no second listing */
@@ -292,7 +298,10 @@ static int lane_start(run_ctx *c, lane *l)
 		so.extra_target = MG_LISTING_FD;
 	}
 	int rc = spawn_start(&h->proc, c->path, c->argv, &so, &err);
+	if (ring_fd >= 0)
+		close(ring_fd); /* the host has its own; the mapping stays */
 	if (rc < 0) {
+		conn_ring_close(h);
 		lane_failed_start(l, err.msg);
 		return rc;
 	}
@@ -554,12 +563,22 @@ void lane_read_replies(run_ctx *c, lane *l)
 			lane_fire(c, l, EV_EOF);
 			break;
 		}
+		if (r == CONN_BROKEN) {
+			lane_protocol_error(c, l, "its reply ring holds more than it can");
+			break;
+		}
 		char *line;
 		size_t len;
 		/* a line can end the host (its buffer goes with it): check first */
 		while (h->state != HOST_NONE && h->state != HOST_DYING &&
 		       conn_next_line(h, &line, &len))
 			lane_line(c, l, line, len);
+		/* after what its ring held: the test in front is the one blamed */
+		if (r == CONN_GARBAGE && h->state != HOST_NONE && h->state != HOST_DYING) {
+			lane_protocol_error(c, l,
+			                    "not a wake byte on the reply pipe of a ring host");
+			break;
+		}
 		if (h->state == HOST_NONE || h->state == HOST_DYING || r == CONN_DRAINED)
 			break;
 	}

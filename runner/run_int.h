@@ -39,7 +39,7 @@
 #define TIMELINE_POINTS 4096 /* per lane */
 #define GROWTH_WINDOW   32   /* recent per-test growths kept per lane */
 #define MAX_DESCENDANTS 64
-#define ENV_SLOTS       9     /* MEMGUARD_* variables a host gets */
+#define ENV_SLOTS       10    /* MEMGUARD_* variables a host gets */
 #define SLOW_TEST       0.005 /* seconds: above it, a lane keeps only 2 tests in flight */
 /* A native or pytest host without --pipeline holds as many run lines as take it
  * PIPELINE_WORK (16 to PIPELINE_AUTO), and while it holds more than twice
@@ -122,6 +122,11 @@ typedef struct host {
 	char warning[256];     /* a soft limit crossed where it cannot recycle */
 	char *in;              /* 2 protocol lines of replies not yet read as lines */
 	mg_lines lines;        /* over in */
+	/* a native host's reply ring (mapped; NULL: none offered), whether the
+	 * host took it (its replies come there, its pipe brings wake bytes),
+	 * and whether poll found the pipe readable */
+	mg_ring *ring;
+	int ring_on, reply_ready;
 	/* v2 output attribution: the tests in the order their run lines were
 	 * queued (ordinal sent_base is sent[0]); per stream (stdout, stderr)
 	 * the ordinal its bytes belong to now, and a mark split across reads */
@@ -428,12 +433,27 @@ void conn_build_env(run_ctx *c, int with_limits, const lane *l);
 void conn_send(host *h, const mg_msg *m);
 void conn_flush(run_ctx *c, lane *l);
 size_t conn_unfeed(host *h);
-/* Reads the reply pipe once into h's line buffer: CONN_MORE (the read was
- * full: there may be more), CONN_DRAINED (the pipe is empty now), CONN_EOF
- * (closed: the reply fd is closed too) or CONN_LONG (a line over the
- * protocol's limit). The lane takes the lines (conn_next_line). */
-enum { CONN_MORE, CONN_DRAINED, CONN_EOF, CONN_LONG };
+/* Reads the reply pipe (a ring host: its ring) once into h's line buffer:
+ * CONN_MORE (the read was full: there may be more), CONN_DRAINED (the pipe
+ * is empty now), CONN_EOF (closed: the reply fd is closed too), CONN_LONG
+ * (a line over the protocol's limit), and for a ring host CONN_BROKEN (the
+ * ring says it holds more than it can) or CONN_GARBAGE (its pipe brought
+ * other bytes than wake bytes). The lane takes the lines (conn_next_line). */
+enum { CONN_MORE, CONN_DRAINED, CONN_EOF, CONN_LONG, CONN_BROKEN, CONN_GARBAGE };
 int conn_fill(host *h);
+/* A native host's reply ring: a shared memory file of MG_RING_MAP bytes,
+ * mapped at h->ring; its fd (for the host to get as MG_PROTO_RING_FD, then
+ * closed), or -1 when none could be made (the host uses its pipe). */
+int conn_ring_open(host *h);
+/* Unmaps it (the host is gone). */
+void conn_ring_close(host *h);
+/* Before poll sleeps on h's reply pipe: asks a ring host for a wake byte at
+ * its next publish; 1 when its ring already holds replies (do not sleep). */
+int conn_ring_arm(host *h);
+/* After poll: no wake byte is wanted while the runner is awake. */
+void conn_ring_disarm(host *h);
+/* Whether a ring host has replies waiting in its ring. */
+int conn_ring_ready(const host *h);
 /* The next whole reply line read, 1; 0 when none is. */
 int conn_next_line(host *h, char **line, size_t *len);
 void conn_read_output(run_ctx *c, lane *l, int err_stream);

@@ -2,8 +2,11 @@
  * memguard_host.c - makes a test program a memguard host (the protocol on
  * fds 3/4, PROTOCOL.md) or, started directly, a plain test runner. libc
  * only, built for -m32 too. The per-test path never allocates (a host near
- * its address-space limit cannot) and costs one pread and one write per
- * test; every soft verdict is taken here, at the boundary (the contract).
+ * its address-space limit cannot). A silent test costs two preads (statm,
+ * and /proc/self/io for whether it wrote) and, where the runner offers the
+ * reply ring, no write: its result goes to shared memory and a wake byte
+ * only when the runner sleeps on it. Every soft verdict is taken here, at
+ * the boundary (the contract).
  */
 #include "memguard_host.h"
 #include "mg_contract.h"
@@ -61,6 +64,7 @@ typedef struct host {
 	size_t guess; /* the index after the last one looked up */
 
 	int cmd_fd, reply_fd, statm_fd;
+	mg_ring *ring; /* v3: replies go here (the pipe: wake bytes), NULL: the pipe */
 	/* /proc/self/io, -1: unread (every test is marked). Whether a test wrote:
 	 * the kernel's count of write calls (syscw) rose by more than ours */
 	int io_fd;
@@ -175,7 +179,8 @@ static mem mem_peak(void)
 
 static int out_flush(host *h)
 {
-	int rc = mg_proto_write_all(h->reply_fd, h->out, h->out_len, &h->own_writes);
+	int rc = h->ring ? mg_ring_put(h->ring, h->reply_fd, h->out, h->out_len, &h->own_writes)
+	                 : mg_proto_write_all(h->reply_fd, h->out, h->out_len, &h->own_writes);
 	h->out_len = 0;
 	return rc;
 }
@@ -264,6 +269,7 @@ static int bad_command(const char *line, size_t len)
 /* ---- dying: the memory at a fatal signal (v2) ---- */
 
 static int dying_fd = -1;
+static mg_ring *dying_ring;
 static int dying_statm = -1;
 static uint64_t dying_page = 4096;
 
@@ -283,7 +289,9 @@ static void on_fatal(int sig)
 	mg_contract_status(-1, &peak, &hwm);
 	m.bytes = peak > m.va ? peak : m.va;
 	size_t n = mg_proto_put(line, sizeof(line), &m);
-	if (n <= sizeof(line))
+	if (n <= sizeof(line) && dying_ring)
+		mg_ring_put(dying_ring, dying_fd, line, n, NULL);
+	else if (n <= sizeof(line))
 		mg_proto_write_all(dying_fd, line, n, NULL);
 	raise(sig);
 }
@@ -291,12 +299,13 @@ static void on_fatal(int sig)
 /* Installs on_fatal on an alternate stack (a stack overflow or a full
  * address space leaves no room on the test's own), for the fatal signals
  * whose disposition is still the default. */
-static void dying_install(int reply_fd, int statm_fd, uint64_t page)
+static void dying_install(int reply_fd, mg_ring *ring, int statm_fd, uint64_t page)
 {
 	static char stack[64 * 1024];
 	static const int sigs[] = {SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL};
 	stack_t ss = {.ss_sp = stack, .ss_size = sizeof(stack), .ss_flags = 0};
 	dying_fd = reply_fd;
+	dying_ring = ring;
 	dying_statm = statm_fd;
 	dying_page = page;
 	if (sigaltstack(&ss, NULL) < 0)
@@ -315,7 +324,7 @@ static void dying_install(int reply_fd, int statm_fd, uint64_t page)
 
 void mg_host_dying(int reply_fd, int statm_fd)
 {
-	dying_install(reply_fd, statm_fd, mg_contract_page());
+	dying_install(reply_fd, NULL, statm_fd, mg_contract_page());
 }
 
 /* Runs test i with the message buffer in place; flushes stdout and stderr. */
@@ -567,7 +576,13 @@ static int host_mode(host *h)
 	h->statm_fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
 	h->page = mg_contract_page();
 	h->io_fd = open("/proc/self/io", O_RDONLY | O_CLOEXEC);
-	test_wrote(h); /* the base: what was written before the first test */
+	/* the reply ring, where the runner offers one: attached before the
+	 * first reply (hello), so every reply goes there */
+	uint64_t ring_fd;
+	if (h->version >= 3 && mg_contract_env_u64(MG_ENV_RING_FD, &ring_fd) && ring_fd < 1024)
+		h->ring = mg_ring_attach((int)ring_fd);
+	unsetenv(MG_ENV_RING_FD); /* taken or not: no process a test starts is offered it */
+	test_wrote(h);            /* the base: what was written before the first test */
 
 	for (size_t i = 0; i < h->count; i++) {
 		const char *name = h->ops->name(h->ctx, i);
@@ -580,7 +595,7 @@ static int host_mode(host *h)
 	}
 
 	if (h->version >= 2)
-		dying_install(h->reply_fd, h->statm_fd, h->page);
+		dying_install(h->reply_fd, h->ring, h->statm_fd, h->page);
 	mem m = mem_now(h);
 	mg_verdict_start(&h->verdict, m.va, m.rss);
 	h->peak_seen = m.va;

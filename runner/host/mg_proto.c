@@ -11,6 +11,10 @@
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 /* A cursor over the fields of one line. */
@@ -574,4 +578,115 @@ long mg_lines_fill(mg_lines *r, int fd)
 size_t mg_lines_pending(const mg_lines *r)
 {
 	return r->len;
+}
+
+/* ---- the reply ring ---- */
+
+mg_ring *mg_ring_attach(int fd)
+{
+	struct stat st;
+	/* not the runner's ring: not ours to close either */
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size != (off_t)MG_RING_MAP)
+		return NULL;
+	void *p = mmap(NULL, MG_RING_MAP, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED)
+		return NULL;
+	mg_ring *r = p;
+	if (r->magic != MG_RING_MAGIC || r->size != MG_RING_SIZE) {
+		munmap(p, MG_RING_MAP);
+		return NULL;
+	}
+	__atomic_store_n(&r->attached, 1, __ATOMIC_SEQ_CST);
+	return r;
+}
+
+/* FUTEX_WAIT (0) or FUTEX_WAKE (1), shared between processes; a 32-bit
+ * build with a 64-bit time_t needs the time64 call for its timespec. */
+static int ring_futex(uint32_t *word, int op, uint32_t val, const struct timespec *t)
+{
+#ifdef SYS_futex_time64
+	if (sizeof(t->tv_sec) > sizeof(long))
+		return (int)syscall(SYS_futex_time64, word, op, val, t, NULL, 0);
+#endif
+	return (int)syscall(SYS_futex, word, op, val, t, NULL, 0);
+}
+
+int mg_ring_put(mg_ring *r, int wake_fd, const void *buf, size_t n, uint64_t *writes)
+{
+	const char *p = buf;
+	char *data = (char *)r + MG_RING_DATA;
+	uint32_t head = r->head;
+	while (n) {
+		uint32_t tail = __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE);
+		uint32_t room = MG_RING_SIZE - (head - tail);
+		if (room > MG_RING_SIZE) /* the runner broke it: stop here */
+			return -1;
+		if (room == 0) {
+			/* full: the runner is told (whether it asked or not) and
+			 * wakes us when it has taken some (FUTEX_WAIT on tail; a
+			 * timeout in case a wake is lost to a signal) */
+			__atomic_store_n(&r->waiting, 1, __ATOMIC_SEQ_CST);
+			if (__atomic_load_n(&r->tail, __ATOMIC_SEQ_CST) != tail)
+				continue;
+			if (mg_proto_write_all(wake_fd, "\n", 1, writes) < 0)
+				return -1;
+			struct timespec t = {0, 10 * 1000 * 1000};
+			ring_futex(&r->tail, 0, tail, &t);
+			__atomic_store_n(&r->waiting, 0, __ATOMIC_SEQ_CST);
+			continue;
+		}
+		size_t k = n < room ? n : room;
+		size_t at = head & (MG_RING_SIZE - 1), first = MG_RING_SIZE - at;
+		if (first > k)
+			first = k;
+		memcpy(data + at, p, first);
+		memcpy(data, p + first, k - first);
+		head += (uint32_t)k;
+		p += k;
+		n -= k;
+		/* published, then the runner's request read: it either sees the
+		 * bytes before it sleeps or asked in time for a wake byte */
+		__atomic_store_n(&r->head, head, __ATOMIC_SEQ_CST);
+	}
+	if (__atomic_load_n(&r->wake, __ATOMIC_SEQ_CST) &&
+	    __atomic_exchange_n(&r->wake, 0, __ATOMIC_SEQ_CST))
+		return mg_proto_write_all(wake_fd, "\n", 1, writes);
+	return 0;
+}
+
+uint32_t mg_ring_avail(const mg_ring *r)
+{
+	return __atomic_load_n(&r->head, __ATOMIC_ACQUIRE) - r->tail;
+}
+
+uint32_t mg_ring_arm(mg_ring *r)
+{
+	__atomic_store_n(&r->wake, 1, __ATOMIC_SEQ_CST);
+	return __atomic_load_n(&r->head, __ATOMIC_SEQ_CST) - r->tail;
+}
+
+long mg_lines_fill_ring(mg_lines *l, mg_ring *r)
+{
+	if (l->len >= l->max)
+		return MG_LINES_LONG;
+	if (l->start) {
+		memmove(l->buf, l->buf + l->start, l->len);
+		l->start = 0;
+	}
+	uint32_t avail = mg_ring_avail(r), tail = r->tail;
+	if (avail > MG_RING_SIZE)
+		return -1;
+	size_t k = l->cap - l->len < avail ? l->cap - l->len : avail;
+	const char *data = (const char *)r + MG_RING_DATA;
+	size_t at = tail & (MG_RING_SIZE - 1), first = MG_RING_SIZE - at;
+	if (first > k)
+		first = k;
+	memcpy(l->buf + l->len, data + at, first);
+	memcpy(l->buf + l->len + first, data, k - first);
+	l->len += k;
+	__atomic_store_n(&r->tail, tail + (uint32_t)k, __ATOMIC_SEQ_CST);
+	if (k && __atomic_load_n(&r->waiting, __ATOMIC_SEQ_CST))
+		ring_futex(&r->tail, 1, 1, NULL);
+	return (long)k;
 }

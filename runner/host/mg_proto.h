@@ -29,6 +29,7 @@
 #define MG_ENV_KILL_VA     "MEMGUARD_KILL_VA"     /* v2: hard VA limit, bytes (admission) */
 #define MG_ENV_KILL_RSS    "MEMGUARD_KILL_RSS"    /* v2: hard RSS limit (its share), bytes */
 #define MG_ENV_MARK        "MEMGUARD_MARK"        /* v3: the run's mark secret */
+#define MG_ENV_RING_FD     "MEMGUARD_RING_FD"     /* v3, optional: the reply ring's fd, "5" */
 
 /*
  * v2: the boundary mark a host writes to its stdout and to its stderr after
@@ -206,5 +207,64 @@ long mg_lines_fill(mg_lines *r, int fd);
 /* The bytes of a partial line still unread (at end of file: what came
  * after the last newline). */
 size_t mg_lines_pending(const mg_lines *r);
+
+/*
+ * The reply ring (v3, optional; PROTOCOL.md "The reply ring"): the runner
+ * offers a shared memory file (MG_ENV_RING_FD) and a host that maps it
+ * writes its reply lines there after its hello instead of to the reply
+ * pipe, so a result costs the host no system call. The pipe then carries
+ * only wake bytes: one at a publish when the runner asked (it is about to
+ * sleep on the pipe), or when the ring is full. Fixed-width fields, the
+ * same for a 32-bit host and a 64-bit runner; head and tail count bytes
+ * mod 2^32.
+ */
+#define MG_PROTO_RING_FD 5
+#define MG_RING_MAGIC    0x676e726du                   /* "mrng" */
+#define MG_RING_SIZE     (256u * 1024)                 /* data bytes, a power of two */
+#define MG_RING_DATA     256u                          /* where the data starts */
+#define MG_RING_MAP      (MG_RING_DATA + MG_RING_SIZE) /* the file's size */
+
+typedef struct mg_ring {
+	uint32_t magic;    /* MG_RING_MAGIC (the runner's) */
+	uint32_t size;     /* MG_RING_SIZE (the runner's) */
+	uint32_t attached; /* the host: 1 before its hello; its replies come here */
+	uint32_t pad0[13];
+	uint32_t head; /* the host: bytes published */
+	uint32_t pad1[15];
+	uint32_t tail;    /* the runner: bytes taken */
+	uint32_t wake;    /* the runner: 1 = a wake byte at the next publish */
+	uint32_t waiting; /* the host: 1 = waiting for room (a futex on tail) */
+} mg_ring;
+
+/*
+ * Host: maps the ring on fd (closing fd) and attaches to it; NULL when fd
+ * is not a ring (a descriptor of another size or kind is left open; then
+ * the pipe is used). MAP_POPULATE: its pages are the
+ * host's from the start, so no test's rss figure holds one of them.
+ */
+mg_ring *mg_ring_attach(int fd);
+
+/*
+ * Host: appends n bytes and publishes them; writes a wake byte to wake_fd
+ * when the runner asked for one, and when the ring is full (then waits for
+ * room). Counts its write calls in *writes (mg_proto_write_all's rule). 0,
+ * or -1 when the runner has gone (the wake write failed). Async-signal-safe.
+ */
+int mg_ring_put(mg_ring *r, int wake_fd, const void *buf, size_t n, uint64_t *writes);
+
+/* Runner: the bytes published and not yet taken (more than MG_RING_SIZE:
+ * the host broke the ring). */
+uint32_t mg_ring_avail(const mg_ring *r);
+
+/* Runner: asks for a wake byte at the next publish (it is about to sleep on
+ * the reply pipe); returns mg_ring_avail (then it must not sleep). */
+uint32_t mg_ring_arm(mg_ring *r);
+
+/*
+ * Runner: moves what the ring holds into the line reader (as mg_lines_fill
+ * with a read): the bytes taken, or MG_LINES_LONG, or -1 when the ring is
+ * broken (more published than it holds). Wakes a host waiting for room.
+ */
+long mg_lines_fill_ring(mg_lines *l, mg_ring *r);
 
 #endif

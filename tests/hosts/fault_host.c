@@ -8,7 +8,10 @@
  * process; crashpoisoned@M crashes (SIGSEGV) at test M only when at least MG_FAULT_POISON_NEED (1)
  * poison tests ran earlier in the same process. family@K leaves a child in the host's group
  * and a setsid double-fork escapee behind, asleep for ten minutes. stop@K stops itself
- * (SIGSTOP: T state) and stays stopped.
+ * (SIGSTOP: T state) and stays stopped. MG_FAULT_NAME_PAD=N: each name gets "-"
+ * and N x's (long reply lines). MG_FAULT_NO_RING=1: it declines the
+ * runner's reply ring (as a host library before it did), so its replies
+ * and any garbage go down the reply pipe in one order.
  */
 #include "memguard_host.h"
 
@@ -89,6 +92,8 @@ static const struct {
 typedef struct faults {
 	size_t count;
 	char (*names)[NAME_LEN];
+	char *long_names; /* MG_FAULT_NAME_PAD: the names, each padded */
+	size_t long_len;
 	unsigned *plan;
 	unsigned poisoned;    /* poison tests run so far in this process */
 	unsigned poison_need; /* crashpoisoned crashes from this many on */
@@ -137,7 +142,8 @@ static size_t ops_count(void *ctx)
 
 static const char *ops_name(void *ctx, size_t i)
 {
-	return ((faults *)ctx)->names[i];
+	faults *f = ctx;
+	return f->long_names ? f->long_names + i * f->long_len : f->names[i];
 }
 
 static mg_result ops_run(void *ctx, size_t i, char *msg, size_t cap)
@@ -378,7 +384,7 @@ static int plan_faults(faults *f, const char *spec)
 
 int main(int argc, char **argv)
 {
-	faults f = {40, NULL, NULL, 0, 1, 8, 600};
+	faults f = {40, NULL, NULL, 0, NULL, 0, 1, 8, 600};
 	const char *tmb = getenv("MG_FAULT_TRANSIENT_MB");
 	if (tmb != NULL && *tmb != '\0')
 		f.transient_mb = (size_t)strtoul(tmb, NULL, 10);
@@ -404,9 +410,27 @@ int main(int argc, char **argv)
 		snprintf(f.names[i], NAME_LEN, "fault/t%03zu", i);
 	if (plan_faults(&f, getenv("MG_FAULT")) < 0)
 		return 2;
+	const char *pad = getenv("MG_FAULT_NAME_PAD");
+	size_t npad = pad ? (size_t)strtoul(pad, NULL, 10) : 0;
+	if (npad && npad < 60000) {
+		f.long_len = NAME_LEN + 1 + npad + 1;
+		f.long_names = malloc(f.long_len * (f.count ? f.count : 1));
+		if (f.long_names == NULL)
+			return 3;
+		for (size_t i = 0; i < f.count; i++) {
+			char *p = f.long_names + i * f.long_len;
+			size_t k = (size_t)snprintf(p, NAME_LEN + 1, "%s-", f.names[i]);
+			memset(p + k, 'x', npad);
+			p[k + npad] = '\0';
+		}
+	}
+	const char *no_ring = getenv("MG_FAULT_NO_RING");
+	if (no_ring && strcmp(no_ring, "1") == 0)
+		unsetenv("MEMGUARD_RING_FD");
 	static const mg_host_ops ops = {ops_count, ops_name, ops_run};
 	int status = mg_host_serve(&ops, &f, argc, argv);
 	free(f.names);
+	free(f.long_names);
 	free(f.plan);
 	return status;
 }
