@@ -58,6 +58,11 @@ static int listing_check_unique(const run_ctx *c, const name_list *nl, mg_err *e
  * LISTING_TIMEOUT, and never past the run's --deadline. On expiry the host
  * and its process group are killed (spawn_free).
  */
+double listing_limit(const run_ctx *c)
+{
+	return c->o->timeout > 0 ? c->o->timeout : LISTING_TIMEOUT;
+}
+
 int listing_run(run_ctx *c, name_list *out, mg_err *err)
 {
 	spawn_proc *p = NULL;
@@ -65,7 +70,7 @@ int listing_run(run_ctx *c, name_list *out, mg_err *err)
 	mg_lines lines;
 	int rc = MG_ERROR, got_hello = 0;
 	double start = now_mono();
-	double limit = c->o->timeout > 0 ? c->o->timeout : LISTING_TIMEOUT;
+	double limit = listing_limit(c);
 	int by_deadline = 0;
 	if (c->o->deadline > 0 && c->t0 + c->o->deadline < start + limit) {
 		limit = c->t0 + c->o->deadline - start;

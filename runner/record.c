@@ -88,22 +88,28 @@ void record_testf(run_ctx *c, lane *l, size_t t, test_state st, double duration,
 }
 
 /*
- * An entry a driver shim found outside the listed tests (a failed
- * TearDownTestSuite, the program's exit status): recorded once in lane
- * l's shard, by name (every program that ran the suite reports it; the
- * suite run directly reports it once). O(entries of the report) per call:
- * such entries are rare.
+ * An entry outside the listed tests that a driver shim found (a failed
+ * TearDownTestSuite, the program's exit status) or the pytest plugin (a
+ * fixture's teardown error after a host's last test, named as pytest names
+ * it: the test it follows): recorded once in lane l's shard, by name among
+ * the extras (every program that ran the suite reports it; the suite run
+ * directly reports it once). O(extras) per call: such entries are rare.
  */
 void record_extra(run_ctx *c, lane *l, test_state st, const char *name, size_t nlen,
                   const char *msg, size_t mlen)
 {
-	for (size_t i = 0; i < c->rep->nshards; i++)
-		for (size_t k = 0; k < c->rep->shards[i].ntests; k++) {
-			const report_test *r = &c->rep->shards[i].tests[k];
-			if (strlen(r->name) == nlen && !memcmp(r->name, name, nlen))
-				return;
-		}
-	report_test *r = report_shard_add_test(record_shard(c, l));
+	for (size_t i = 0; i < c->nextras; i++) {
+		const report_test *r =
+		    &c->rep->shards[c->extras[2 * i]].tests[c->extras[2 * i + 1]];
+		if (strlen(r->name) == nlen && !memcmp(r->name, name, nlen))
+			return;
+	}
+	report_shard *s = record_shard(c, l);
+	report_test *r = report_shard_add_test(s);
+	c->extras = mg_xrealloc(c->extras, (c->nextras + 1) * 2 * sizeof(*c->extras));
+	c->extras[2 * c->nextras] = l->shard;
+	c->extras[2 * c->nextras + 1] = s->ntests - 1;
+	c->nextras++;
 	r->name = report_strndup(name, nlen);
 	r->state = st;
 	r->message = report_strndup(msg, mlen);

@@ -432,6 +432,7 @@ out:
 		free(c.tests[i].tail);
 	}
 	free(c.tests);
+	free(c.extras);
 	free(c.q);
 	free(c.rq);
 	free(c.shim_argv);

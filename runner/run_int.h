@@ -250,6 +250,11 @@ typedef struct run_ctx {
 	/* the largest rise (VmPeak above its start, or VA kept) of any test this
 	 * run has seen: what a test of unknown rise is expected to need, O(1) a test */
 	uint64_t max_rise;
+	/* the entries record_extra made, (shard, index) pairs: an extra is
+	 * recorded once per run by name, apart from the listed tests (pytest
+	 * names a teardown error after the test it follows) */
+	size_t *extras;
+	size_t nextras;
 } run_ctx;
 
 typedef struct name_list {
@@ -506,6 +511,9 @@ void supervise_reap_orphans(void);
 
 /* listing.c */
 int listing_run(run_ctx *c, name_list *out, mg_err *err);
+/* A host's time to list its tests: --timeout if given, else LISTING_TIMEOUT
+ * (the run's --deadline aside). */
+double listing_limit(const run_ctx *c);
 /* gtest, catch2: the listing for the hosts (driver.h, MG_LISTING_FD): a
  * sealed memfd, or -1 (each host then lists for itself). */
 int listing_handoff(const run_ctx *c, const name_list *nl);

@@ -255,6 +255,15 @@ static void supervise_progress(run_ctx *c, lane *l, double t)
 
 /* ---- deadlines ---- */
 
+/* Seconds from fork to hello: START_DEADLINE, but a pytest host greets only
+ * after pytest's collection, the listing's work (a big suite on a loaded
+ * machine takes well over 10 s): it has the listing's time. */
+static double start_deadline(const run_ctx *c)
+{
+	double l = c->driver == DRIVER_PYTEST ? listing_limit(c) : 0;
+	return l > START_DEADLINE ? l : START_DEADLINE;
+}
+
 static void supervise_deadlines(run_ctx *c)
 {
 	double t = now(c);
@@ -264,9 +273,9 @@ static void supervise_deadlines(run_ctx *c)
 		char why[200];
 		switch (h->state) {
 		case HOST_STARTING:
-			if (t - h->since > START_DEADLINE) {
+			if (t - h->since > start_deadline(c)) {
 				snprintf(why, sizeof(why), "no greeting within %.0fs",
-				         START_DEADLINE);
+				         start_deadline(c));
 				lane_failed_start(l, why);
 				lane_requeue(c, l);
 				lane_kill(c, l, END_ERROR, why);
@@ -326,8 +335,8 @@ static double next_wakeup(const run_ctx *c)
 	double t = now(c), w = c->next_sample;
 	for (unsigned i = 0; i < c->nlanes; i++) {
 		const host *h = &c->lanes[i].h;
-		if (h->state == HOST_STARTING && h->since + START_DEADLINE < w)
-			w = h->since + START_DEADLINE;
+		if (h->state == HOST_STARTING && h->since + start_deadline(c) < w)
+			w = h->since + start_deadline(c);
 		if (h->state != HOST_DYING && h->nflight && c->o->timeout > 0) {
 			double from = h->head_started ? h->head_t0 : h->head_since;
 			if (from + c->o->timeout < w)

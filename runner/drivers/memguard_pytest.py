@@ -9,11 +9,21 @@ through pytest's own ``pytest_runtest_protocol`` (every plugin's hooks, the
 reports, fixtures of every scope set up and torn down as pytest would), and
 at each boundary judges its memory with the host library's own verdict
 (``mg_verdict_end`` from its shared build, through ctypes, with the limits
-``mg_contract_read_limits`` reads), parses the runner's lines with the
+``mg_contract_read_limits`` reads) and before each test its admission
+(``mg_verdict_admit``), writes ``dying`` at a fatal signal with the
+library's own handler (``mg_host_dying``), parses the runner's lines with the
 library's parser (``mg_proto_parse``), writes its own with its writer
 (``mg_proto_put``) and its marks with ``mg_proto_put_mark`` (the run's secret
 from ``mg_proto_mark_secret``): there is no second implementation of any of
 them here, nor of the enum values (read back from the parser).
+
+A fixture's teardown that fails (in a test's own teardown, at a recycle,
+after this process's last test, or tearing down what the test pytest itself
+runs next would have kept) is an entry of its own, as pytest counts it: an
+``extra fail`` line (pytest exits 1 for it) named as pytest names it, the
+node id of the test after which pytest tears that scope down (the last of
+its tests in pytest's order), as pytest's ``--junitxml`` and short summary
+do.
 
 What it must never do: write anything but protocol lines on the reply
 descriptor, or let pytest's terminal output land on a test (it writes each
@@ -29,6 +39,7 @@ import time
 import traceback
 
 import pytest
+from _pytest.outcomes import TEST_OUTCOME
 
 _HOST = os.environ.get("MEMGUARD_HOST")
 _MESSAGE_MAX = 16384  # a result's message, bytes (a line is at most 64 KiB)
@@ -103,6 +114,7 @@ _SAMPLES = {
     "quit": b"quit",
     "expect": b"expect 0 0",
     "fed": b"fed",
+    "extra": b"extra fail 1 x",
 }
 
 
@@ -132,6 +144,15 @@ class _Host:
             ctypes.POINTER(ctypes.c_uint64),
         ]
         lib.mg_verdict_end.restype = ctypes.c_int
+        lib.mg_verdict_admit.argtypes = [
+            ctypes.c_void_p,
+            ctypes.c_uint64,
+            ctypes.c_uint64,
+            ctypes.c_uint64,
+            ctypes.c_uint64,
+            ctypes.POINTER(ctypes.c_uint64),
+        ]
+        lib.mg_verdict_admit.restype = ctypes.c_int
         lib.mg_proto_parse.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_size_t]
         lib.mg_proto_parse.restype = ctypes.c_int
         lib.mg_proto_parse_why.argtypes = [
@@ -180,6 +201,7 @@ class _Host:
         self.expect = (0, 0)
         self.ordinal = 0
         self.peak_seen = 0
+        self.max_rise = 0  # the largest rise above its start a test here made (VmPeak)
         self.items = {}
         self.after = {}  # item -> the item pytest itself runs after it (None: last)
         self.pending = None  # the item whose scopes above its own await the next
@@ -318,66 +340,78 @@ class _Host:
                 return self.bye()
 
     def bye(self):
-        errors = self.settle(None)
-        self.unreported(errors)
+        self.settle(None)
         peak_va, peak_rss = self.peaks()
         self.shared.close()
         self.send("bye", va=peak_va, rss=peak_rss)
         self.flush()
-        return bool(errors)
-
-    def unreported(self, errors):
-        """A finalizer's error with no test left to carry it (the protocol has
-        no line for it after the last result): on stderr, and the process
-        exits 1 after bye."""
-        if errors:
-            _write_all(self.stderr, errors.encode("utf-8", "replace"))
-            _HOST_STATE["fixture_error"] = True
 
     def settle(self, nextitem):
         """Tears down what the last item kept for the item pytest runs after
         it, as far as nextitem (the one that does come next here; None: no
-        more) does not need it. The error text of a failing finalizer, or
-        ""."""
+        more) does not need it, as pytest's SetupState.teardown_exact would,
+        a node at a time: a finalizer's error is an entry of its own
+        (extra_error), named after the test pytest tears that node down
+        after."""
+        __tracebackhide__ = True  # pytest's report of an error shows no frame of this
         if self.pending is None:
-            return ""
-        item, self.pending = self.pending, None
-        try:
-            self.session._setupstate.teardown_exact(nextitem)
-        except Exception as e:  # pytest's TEST_OUTCOME: what a finalizer raises
-            return "error at teardown of %s (scopes above the test, at the next test):\n%s" % (
-                item.nodeid,
-                "".join(traceback.format_exception(type(e), e, e.__traceback__)),
-            )
-        return ""
-
-    def next_known(self):
-        """The item after this one if the runner has already said it (None
-        when it said quit); _NOT_KNOWN when it has not yet."""
-        if not self.cmds:
-            self.fill(False)
-        for kind, name, _, _ in self.cmds:
-            if kind == self.kind["run"]:
-                return self.items.get(name, _NOT_KNOWN)
-            if kind == self.kind["quit"]:
-                return None
-            if kind != self.kind["expect"]:
+            return
+        self.pending = None
+        state = self.session._setupstate
+        needed = nextitem.listchain() if nextitem is not None else []
+        errors = collections.OrderedDict()  # name -> texts
+        while state.stack:
+            nodes = list(state.stack)
+            if nodes == needed[: len(nodes)]:
                 break
-        return _NOT_KNOWN
+            try:
+                # the stack but its innermost node is what the "next" needs:
+                # teardown_exact pops exactly that node
+                state.teardown_exact(_Chain(nodes[:-1]))
+            except TEST_OUTCOME as e:
+                last = self.last_of(nodes[-1])
+                errors.setdefault(last, []).append(_teardown_text(last, e))
+        for last, texts in errors.items():
+            name = last.nodeid.encode("utf-8", "surrogateescape")
+            self.extra_error(name, "\n".join(texts))
+
+    def last_of(self, node):
+        """The test after which pytest itself tears node down: the last of
+        node's tests in pytest's order."""
+        for item in reversed(self.session.items):
+            if node in item.listchain():
+                return item
+        return self.session.items[-1]
+
+    def extra_error(self, name, text, counted=False):
+        """An entry outside the listed tests (PROTOCOL.md 6c): a failing
+        teardown, pytest's "ERROR at teardown of NAME". State fail, with the
+        message's "error at teardown" as for a teardown error inside a
+        test's protocol: pytest exits 1 for it (memguard's error state is
+        its own infrastructure, exit 3)."""
+        msg = ("error at teardown: " + text).encode("utf-8", "replace")[:_MESSAGE_MAX]
+        self.send("extra", name + msg, state=self.kind["fail"], name_len=len(name))
+        if not counted:  # for -x/--maxfail, as pytest counts it
+            self.shared.count_failure_if_counting()
 
     def admits(self):
-        """History's word on the next test (PROTOCOL.md 6a): False when its
-        expected rise from here would reach the kill limit."""
+        """The admission before a test (PROTOCOL.md 6a), the host library's
+        mg_verdict_admit: False when history's expected rise, or the
+        largest a test here made, from the boundary's VA would reach the
+        kill limit (a recycle, and a fresh host runs it)."""
         rise, growth = self.expect
         self.expect = (0, 0)
-        need = max(rise, growth)
-        if not need or not self.verdict.kill_va:
+        if not (rise or growth or self.max_rise) or not self.verdict.kill_va:
+            return True  # nothing to judge: no ctypes call
+        nbytes = ctypes.c_uint64(0)
+        va = self.verdict.va_start  # the boundary's reading: nothing ran since
+        why = self.lib.mg_verdict_admit(
+            ctypes.byref(self.verdict), va, rise, growth, self.max_rise, ctypes.byref(nbytes)
+        )
+        if not why:
             return True
-        va, rss = self.mem()
-        if va + need < self.verdict.kill_va:
-            return True
-        self.unreported(self.settle(None))
-        self.send("recycle", va=va, rss=rss, why=self.why_peak, bytes=need)
+        self.settle(None)
+        self.send("recycle", va=va, rss=self.verdict.rss_start, why=why, bytes=nbytes.value)
         return False
 
     def run(self, name):
@@ -385,19 +419,17 @@ class _Host:
         item = self.items.get(name)
         if not self.admits():
             return False
-        errors = self.settle(item)
+        self.settle(item)
         self.send("start", name)
         self.flush()
         t0 = time.monotonic()
+        teardown = ""
         if item is None:
             word, msg = b"fail", b"unknown test '%s'" % name[:200]
         elif self.shared.stopped(self.session):
             word, msg = b"skip", ("not run: %s (-x/--maxfail)" % self.shared.why).encode()
         else:
-            word, msg = self.run_item(item)
-            if errors:
-                word = b"fail"
-                msg = errors.encode("utf-8", "replace") + (b"\n" + msg if msg else b"")
+            word, msg, teardown = self.run_item(item)
         usec = int((time.monotonic() - t0) * 1e6)
         if self.version >= 2:
             self.mark()
@@ -405,41 +437,42 @@ class _Host:
                 peak = self.peaks()[0]
                 if peak > self.peak_seen:
                     self.peak_seen = peak
+                    self.max_rise = max(self.max_rise, peak - self.verdict.va_start)
                     self.send("peak", va=peak)
         va, rss = self.mem()
         nbytes = ctypes.c_uint64(0)
         why = self.lib.mg_verdict_end(ctypes.byref(self.verdict), va, rss, ctypes.byref(nbytes))
-        if why and self.pending is not None:
-            # the session ends here: pytest would tear everything down in this
-            # test's teardown, and report what fails there on this test
-            more = self.settle(None)
-            if more:
-                word = b"fail"
-                msg = (msg + b"\n" if msg else b"") + more.encode("utf-8", "replace")
         self.send(word.decode(), msg[:_MESSAGE_MAX], usec=usec, va=va, rss=rss)
+        if teardown:  # pytest's "ERROR at teardown of" this test: counted already
+            self.extra_error(name, teardown, counted=True)
         if not why:
             return True
+        # the session ends here: what fails tearing it down is named after
+        # the tests pytest would tear it down after
+        self.settle(None)
         # a v1 runner knows no why word (MG_WHY_NONE writes none)
         why = why if self.version >= 2 else 0
         self.send("recycle", va=va, rss=rss, why=why, bytes=nbytes.value)
         return False
 
     def run_item(self, item):
-        """pytest's own protocol for item: (result word, message)."""
-        nextitem = self.next_known()
+        """pytest's own protocol for item: (result word, message, the text
+        of its teardown's error or ""). Its
+        nextitem is always the test pytest itself runs after it, whatever
+        comes next here: pytest's teardowns then happen after the tests
+        pytest has them after, their errors on those tests; what the test
+        that does come next here (or the end of this process) does not
+        need goes at its start (settle)."""
+        nextitem = self.after[item]
         self.reports = []
         self.shared.started(item.nodeid)
-        if nextitem is _NOT_KNOWN:
-            # not said yet (the runner sends the next line when this result is
-            # back): the test pytest itself runs next, whose scopes stay; what
-            # the one that does come next does not share goes at its start
-            nextitem = self.after[item]
+        if nextitem is not None:
             self.pending = item
         item.config.hook.pytest_runtest_protocol(item=item, nextitem=nextitem)
-        word, msg = _outcome(self.reports)
+        word, msg, teardown = _outcome(self.reports)
         self.shared.finished(self.session)
         self.write_output(self.reports)
-        return word, msg.encode("utf-8", "replace")
+        return word, msg.encode("utf-8", "replace"), teardown
 
     def write_output(self, reports):
         # a report holds the sections of its phase and those before it
@@ -468,7 +501,15 @@ class _Host:
                 pass
 
 
-_NOT_KNOWN = object()
+class _Chain:
+    """A stand-in for the next item whose collectors (listchain) are given:
+    SetupState.teardown_exact tears down what they do not hold."""
+
+    def __init__(self, chain):
+        self.chain = chain
+
+    def listchain(self):
+        return self.chain
 
 
 def _write_all(fd, data):
@@ -476,13 +517,29 @@ def _write_all(fd, data):
         data = data[os.write(fd, data) :]
 
 
+def _teardown_text(item, e):
+    """A teardown's error as pytest reports it after item (its
+    TestReport's longrepr for a teardown: _repr_failure_py in the
+    configured --tb style)."""
+    try:
+        excinfo = pytest.ExceptionInfo.from_exc_info((type(e), e, e.__traceback__))
+        style = item.config.getoption("tbstyle", "auto")
+        return str(item._repr_failure_py(excinfo, style=style))
+    except Exception:  # pytest's internals moved: Python's own words
+        return "".join(traceback.format_exception(type(e), e, e.__traceback__))
+
+
 def _outcome(reports):
     """One protocol result for pytest's reports of one test, in pytest's
-    words: failed, error at setup/teardown, skipped, xfailed (skip), xpassed
-    (pass; a strict xpass is pytest's failure)."""
-    fails, skip = [], None
+    words: failed, error at setup, skipped, xfailed (skip), xpassed (pass; a
+    strict xpass is pytest's failure); and the text of a failed teardown
+    ("" when none), which pytest counts as an entry of its own ("1 passed,
+    1 error")."""
+    fails, skip, teardown = [], None, []
     for rep in reports:
-        if rep.failed:
+        if rep.failed and rep.when == "teardown":
+            teardown.append(rep.longreprtext)
+        elif rep.failed:
             what = "failed" if rep.when == "call" else "error at %s" % rep.when
             if rep.when == "call" and hasattr(rep, "wasxfail"):
                 what = "failed: [XPASS(strict)]"
@@ -492,11 +549,12 @@ def _outcome(reports):
                 skip = "xfailed: %s" % rep.wasxfail
             else:
                 skip = "skipped: %s" % _skip_reason(rep)
+    teardown = "\n".join(teardown)
     if fails:
-        return b"fail", "\n".join(fails)
+        return b"fail", "\n".join(fails), teardown
     if skip is not None:
-        return b"skip", skip
-    return b"pass", ""
+        return b"skip", skip, teardown
+    return b"pass", "", teardown
 
 
 def _skip_reason(rep):
@@ -541,6 +599,12 @@ class _Shared:
             os.close(self.fd)
             os.unlink("%s.%d" % (self.base, os.getpid()))
             self.fd = -1
+
+    def count_failure_if_counting(self):
+        """A failure outside the tests (a teardown's error), for -x/--maxfail:
+        pytest counts it as it counts a failed test."""
+        if self.maxfail:
+            self.count_failure()
 
     def count_failure(self):
         fd = os.open(self.base + ".failed", os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
@@ -629,8 +693,26 @@ if _HOST:
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(session, exitstatus):
         if "host" in _HOST_STATE:
-            # the runner has every verdict; a clean host exits 0 after bye
-            session.exitstatus = 1 if _HOST_STATE.get("fixture_error") else 0
+            # the runner has every verdict (a teardown's error too: an extra
+            # line); a host exits 0 after bye
+            session.exitstatus = 0
 
     # the real stdout and stderr, before pytest's capture takes fds 1 and 2
     _SAVED_FDS = (os.dup(1), os.dup(2))
+
+    def _dying_install():
+        """The host library's own handler of fatal signals (mg_host_dying,
+        PROTOCOL.md 7a: "dying SIG VA RSS PEAKVA", then the same death),
+        installed at import: before pytest's faulthandler (its
+        pytest_configure), which prints the traceback, then restores and
+        calls the handler it found. Version 2 and up."""
+        if not _HOST.isdigit() or int(_HOST) < 2:
+            return
+        lib = ctypes.CDLL(os.environ["MEMGUARD_PYTEST_LIB"])
+        lib.mg_host_dying.argtypes = [ctypes.c_int, ctypes.c_int]
+        lib.mg_host_dying.restype = None
+        # kept open for the process's life: the handler preads it
+        statm = os.open("/proc/self/statm", os.O_RDONLY | os.O_CLOEXEC)
+        lib.mg_host_dying(int(os.environ.get("MEMGUARD_REPLY_FD", "4")), statm)
+
+    _dying_install()

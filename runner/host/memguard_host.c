@@ -301,15 +301,15 @@ static void on_fatal(int sig)
 /* Installs on_fatal on an alternate stack (a stack overflow or a full
  * address space leaves no room on the test's own), for the fatal signals
  * whose disposition is still the default. */
-static void dying_install(host *h)
+static void dying_install(int reply_fd, mg_ring *ring, int statm_fd, uint64_t page)
 {
 	static char stack[64 * 1024];
 	static const int sigs[] = {SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL};
 	stack_t ss = {.ss_sp = stack, .ss_size = sizeof(stack), .ss_flags = 0};
-	dying_fd = h->reply_fd;
-	dying_ring = h->ring;
-	dying_statm = h->statm_fd;
-	dying_page = h->page;
+	dying_fd = reply_fd;
+	dying_ring = ring;
+	dying_statm = statm_fd;
+	dying_page = page;
 	if (sigaltstack(&ss, NULL) < 0)
 		return;
 	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
@@ -322,6 +322,11 @@ static void dying_install(host *h)
 		sigemptyset(&sa.sa_mask);
 		sigaction(sigs[i], &sa, NULL);
 	}
+}
+
+void mg_host_dying(int reply_fd, int statm_fd)
+{
+	dying_install(reply_fd, NULL, statm_fd, mg_contract_page());
 }
 
 /* Runs test i with the message buffer in place; flushes stdout and stderr. */
@@ -424,12 +429,11 @@ static int serve_runs(host *h, char *line, size_t len)
 		if ((h->expect_rise || h->max_rise) && h->verdict.kill_va) {
 			/* nothing ran since the last boundary: its reading stands */
 			mem now = h->boundary.va ? h->boundary : mem_now(h);
-			uint64_t need =
-			    h->expect_rise > h->expect_growth ? h->expect_rise : h->expect_growth;
-			if (h->max_rise > need)
-				need = h->max_rise;
+			uint64_t need = 0;
+			mg_why why = mg_verdict_admit(&h->verdict, now.va, h->expect_rise,
+			                              h->expect_growth, h->max_rise, &need);
 			h->expect_rise = h->expect_growth = 0;
-			if (now.va + need >= h->verdict.kill_va) {
+			if (why == MG_WHY_PEAK) {
 				if (out_recycle(h, now, MG_WHY_PEAK, need) < 0 || out_flush(h) < 0)
 					return 0;
 				return await_quit(h);
@@ -609,7 +613,7 @@ static int host_mode(host *h)
 	}
 
 	if (h->version >= 2)
-		dying_install(h);
+		dying_install(h->reply_fd, h->ring, h->statm_fd, h->page);
 	mem m = mem_now(h);
 	mg_verdict_start(&h->verdict, m.va, m.rss);
 	h->peak_seen = m.va;

@@ -52,6 +52,16 @@ typedef struct mg_host_ops {
 
 int mg_host_serve(const mg_host_ops *ops, void *ctx, int argc, char **argv);
 
+/*
+ * For a host that serves the protocol itself (memguard's pytest plugin,
+ * through ctypes): at a fatal signal whose disposition is still the
+ * default (SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL), write
+ * "dying SIG VA RSS PEAKVA" to reply_fd (PROTOCOL.md 7a), VA and RSS from
+ * the kept-open /proc/self/statm statm_fd, then die of the same signal.
+ * mg_host_main does this itself.
+ */
+void mg_host_dying(int reply_fd, int statm_fd);
+
 /* The marker embedded in every binary that links this library, so
  * "memguard run --driver auto" can tell a host without running it. */
 #define MG_HOST_MARKER "memguard-host-protocol-v1"

@@ -64,6 +64,18 @@ mg_why mg_verdict_end(mg_verdict *v, uint64_t va, uint64_t rss, uint64_t *bytes)
 	return MG_WHY_NONE;
 }
 
+mg_why mg_verdict_admit(const mg_verdict *v, uint64_t va, uint64_t rise, uint64_t growth,
+                        uint64_t max_rise, uint64_t *bytes)
+{
+	uint64_t need = rise > growth ? rise : growth;
+	if (max_rise > need)
+		need = max_rise;
+	if (!need || !v->kill_va || va + need < v->kill_va)
+		return MG_WHY_NONE;
+	*bytes = need;
+	return MG_WHY_PEAK;
+}
+
 uint64_t mg_parse_u64(const char **p)
 {
 	uint64_t v = 0;

@@ -46,6 +46,18 @@ uint64_t mg_verdict_growth(const mg_verdict *v, int rss);
  */
 mg_why mg_verdict_end(mg_verdict *v, uint64_t va, uint64_t rss, uint64_t *bytes);
 
+/*
+ * The admission before a test (PROTOCOL.md 6a), from the memory va the host
+ * stands at: history's word on it (expect RISE GROWTH; 0 0 when none came)
+ * and the largest rise above a boundary a test of this host made (its
+ * VmPeak). MG_WHY_PEAK, *bytes the largest of the three, when va plus it
+ * reaches the kill VA limit: the test goes to a fresh host. MG_WHY_NONE:
+ * it may start here. The host library and the pytest plugin (ctypes) both
+ * ask it.
+ */
+mg_why mg_verdict_admit(const mg_verdict *v, uint64_t va, uint64_t rise, uint64_t growth,
+                        uint64_t max_rise, uint64_t *bytes);
+
 /* The numbers both sides read and write without stdio. mg_parse_u64 skips
  * blanks, reads decimal digits and leaves *p after them; mg_put_u64 writes v
  * in decimal at p and returns the end (async-signal-safe). */

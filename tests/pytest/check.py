@@ -70,17 +70,40 @@ def _enter(cgroup):
         f.write("%d\n" % os.getpid())
 
 
-def tests_of(rep):
-    """{node id: (state, message, output)} of a memguard report (v1 or v2)."""
-    out = {}
+def entries(rep):
+    """[(node id, state, message, output)] of a memguard report (v1 or v2),
+    every entry: a test, and a teardown's error named after its test."""
+    out = []
     for s in rep["shards"]:
         for t in s["tests"]:
-            name = t.get("name", t.get("n"))
-            out[name] = (
+            out.append((
+                t.get("name", t.get("n")),
                 t.get("state", t.get("s", "pass")),
                 t.get("message", t.get("m", "")),
                 t.get("output", t.get("o", "")),
-            )
+            ))
+    return out
+
+
+def is_teardown_error(message):
+    return message.startswith("error at teardown: ")
+
+
+def tests_of(rep):
+    """{node id: (state, message, output)} of a memguard report: a test and
+    the teardown error pytest reports after it (an entry of its own, as
+    pytest counts it) as one, as pytest's --junitxml writes them: the
+    test's state unless it passed or was skipped, then the error's; the
+    messages joined, the test's first."""
+    out = {}
+    for name, state, msg, output in sorted(entries(rep), key=lambda e: is_teardown_error(e[2])):
+        if name not in out:
+            out[name] = (state, msg, output)
+            continue
+        s0, m0, o0 = out[name]
+        if s0 in ("pass", "skip"):
+            s0 = state
+        out[name] = (s0, "\n".join(m for m in (m0, msg) if m), o0 + output)
     return out
 
 
@@ -93,8 +116,8 @@ def memguard_outcome(state, message):
     if state == "fail":
         if message.startswith("failed:"):
             return "failed"
-        if message.startswith("error at"):
-            return "error"
+        if message.startswith(("error at", "xfailed:", "skipped:")):
+            return "error"  # a teardown's error after a skip: pytest's <error>
     return state + ": " + message[:60]
 
 
@@ -168,13 +191,62 @@ def case_states(jobs, extra=()):
           "the module fixture's teardown error is on its last test")
 
 
-def case_pyflakes(jobs):
+def pytest_counts(args):
+    """pytest's own totals of --junitxml: (tests, errors, failures)."""
+    xml = os.path.join(WORK, "pytest.xml")
+    subprocess.run(pytest_cmd("-q", "--junitxml", xml, *args), cwd=WORK, env=ENV,
+                   capture_output=True)
+    suite = ET.parse(xml).getroot().find("testsuite")
+    return int(suite.get("tests")), int(suite.get("errors")), int(suite.get("failures"))
+
+
+def case_teardown(jobs, extra=()):
+    """Fixtures whose teardown fails where no test of memguard's process
+    carries it: a session fixture torn down after each process's last test
+    (a lane's end, a recycle), a module fixture torn down at a recycle in
+    its module. Each is an entry of its own, named as pytest names it (the
+    test pytest tears the scope down after), as many as pytest counts, and
+    the run exits as pytest does (1)."""
+    suite = os.path.join(SUITES, "teardown")
+    rep = same_as_pytest([suite], jobs, extra)
+    if rep is None:
+        return
+    tests, errors, failures = pytest_counts([suite])
+    got = entries(rep)
+    torn = sorted(n for n, s, m, _ in got if is_teardown_error(m))
+    check(torn == ["test_mod_a.py::test_a5", "test_mod_b.py::test_b4"],
+          "the teardown errors, once each, named as pytest names them: %s" % torn)
+    check(all(s == "fail" for n, s, m, _ in got if is_teardown_error(m)),
+          "a teardown error is a failure (exit 1, as pytest), not memguard's error (3)")
+    check(len(got) == tests and len(torn) == errors + failures,
+          "as many entries as pytest's %d (%d errors): %d, %d" % (tests, errors, len(got),
+                                                                 len(torn)))
+    msgs = {n: m for n, s, m, _ in got if is_teardown_error(m)}
+    check("module a teardown broke" in msgs.get("test_mod_a.py::test_a5", ""),
+          "the module fixture's error: %r" % msgs.get("test_mod_a.py::test_a5", "")[:300])
+    check("session teardown broke" in msgs.get("test_mod_b.py::test_b4", ""),
+          "the session fixture's error: %r" % msgs.get("test_mod_b.py::test_b4", "")[:300])
+    if "--recycle-at" in extra:
+        check(sum(s.get("recycles", 0) for s in rep["shards"]) >= 3, "recycled")
+
+
+def case_pyflakes(jobs, extra=()):
     if not os.path.isdir(PYFLAKES_TESTS):
         print("SKIP: %s not installed (python3-pyflakes)" % PYFLAKES_TESTS)
         sys.exit(77)
-    rep = same_as_pytest([PYFLAKES_TESTS], jobs)
+    args = [PYFLAKES_TESTS]
+    if extra:
+        # 1 MiB more after each test (a plugin; pytest alone loads it too):
+        # the rss limit recycles every ~100 tests, inside modules and classes
+        ENV["PYTHONPATH"] = os.path.join(SUITES, "grow_plugin")
+        args = ["-p", "mg_grow_plugin", PYFLAKES_TESTS]
+    rep = same_as_pytest(args, jobs, extra)
     if rep is not None:
         check(len(tests_of(rep)) > 500, "pyflakes' suite is all there: %d" % len(tests_of(rep)))
+    if rep is not None and extra:
+        recycles = sum(s.get("recycles", 0) for s in rep["shards"])
+        check(recycles >= 3, "recycled mid-suite: %d" % recycles)
+    return rep
 
 
 def case_junit_ids():
@@ -280,6 +352,54 @@ def case_crash(maxfail):
         check(t["test_crash.py::test_fails_after"][0] == "fail", "test_fails_after fails")
 
 
+def case_dying():
+    """A test that maps 3 GiB and segfaults at once, faster than any sample
+    (--interval 1): the plugin's "dying" line (the host library's handler,
+    behind pytest's faulthandler and without it) says how much it held, so
+    past --recycle-at va=2G it is an out-of-memory death, retried once
+    alone: memory-limit, not a plain crash, and the generation's peak is
+    the 3 GiB. pytest alone dies of the SIGSEGV."""
+    suite = os.path.join(SUITES, "dying")
+    p = subprocess.run(pytest_cmd("-q", suite), cwd=WORK, env=ENV, capture_output=True)
+    check(p.returncode == -signal.SIGSEGV, "pytest alone dies of SIGSEGV: %d" % p.returncode)
+    for plugins in ([], ["-p", "no:faulthandler"]):
+        rc, rep, _, err = memguard(["-j", "1", "--interval", "1", "--recycle-at", "va=2G"],
+                                   pytest_cmd(*plugins, suite))
+        check(rc == 1, "%s: exit 1, got %d: %s" % (plugins, rc, err[-1000:]))
+        if rep is None:
+            check(False, "a report")
+            continue
+        t = tests_of(rep)
+        s, m, _ = t.get("test_dying.py::test_burst_then_segv", ("", "", ""))
+        check(s == "memory-limit" and "SIGSEGV" in m and "out of memory" in m,
+              "%s: an out-of-memory death, retried: %s %s" % (plugins, s, m[:200]))
+        check(t.get("test_dying.py::test_after", ("",))[0] == "pass",
+              "%s: the run goes on" % plugins)
+        peaks = [g.get("peak_va", 0) for sh in rep["shards"] for g in sh["generations"]]
+        check(max(peaks) >= 3 << 30, "%s: the peak the host said as it died: %s"
+              % (plugins, peaks))
+
+
+def case_admit():
+    """The plugin's admission is the host library's (mg_verdict_admit): a
+    test whose run line came before anyone knew how far the tests rise
+    (--pipeline 8: every line sent at once, no expect) is still kept from
+    the process it would take past the kill limit, by the largest rise a
+    test there made: a recycle before it, no kill."""
+    suite = os.path.join(SUITES, "admit")
+    rc, rep, _, err = memguard(["-j", "1", "--pipeline", "8", "--kill-at", "va=2G"],
+                               pytest_cmd(suite))
+    check(rc == 0, "exit 0, got %d: %s" % (rc, err[-1000:]))
+    if rep is None:
+        return check(False, "a report")
+    t = tests_of(rep)
+    check(len(t) == 7 and all(s == "pass" for s, _, _ in t.values()), "7 tests pass: %s" % t)
+    check(sum(s.get("kills", 0) for s in rep["shards"]) == 0, "no kill: %s"
+          % [s.get("kills") for s in rep["shards"]])
+    check(sum(s.get("recycles", 0) for s in rep["shards"]) >= 1, "recycled instead")
+    check("the next test rises" in err, "history's recycle said: %s" % err[-1000:])
+
+
 def case_maxfail_two_lanes():
     """-x across lanes: after the first failure no lane starts another test."""
     suite = os.path.join(SUITES, "states")
@@ -348,6 +468,18 @@ def case_slow_exit():
     for jobs in ("1", "2"):
         rc, rep, _, err = memguard(["-j", jobs], pytest_cmd(suite), hang=120)
         check(rc == 0 and rep is not None, "-j %s: exit 0, got %d %s" % (jobs, rc, err[-500:]))
+
+
+def case_slow_collect():
+    """A pytest process whose collection takes 11 s greets only after it:
+    it has the listing's time (60 s), not a native host's 10 s to say
+    hello, and its tests run."""
+    suite = os.path.join(SUITES, "slow_collect")
+    rc, rep, _, err = memguard(["-j", "1"], pytest_cmd(suite))
+    check(rc == 0, "exit 0, got %d: %s" % (rc, err[-1000:]))
+    if rep is not None:
+        t = tests_of(rep)
+        check(sorted(s for s, _, _ in t.values()) == ["pass", "pass"], "both pass: %s" % t)
 
 
 def case_marks():
@@ -429,18 +561,31 @@ CASES = {
     "states_j2": lambda: case_states(2),
     # one run line at a time: the next test is never known at a teardown
     "states_pipeline1": lambda: case_states(1, ["--pipeline", "1"]),
+    "teardown_j1": lambda: case_teardown(1),
+    "teardown_j2": lambda: case_teardown(2),
+    # a recycle after every test: each process tears down what it set up
+    "teardown_recycle": lambda: case_teardown(1, ["--recycle-at", "rss=1M"]),
+    "teardown_recycle_j2": lambda: case_teardown(2, ["--recycle-at", "rss=1M"]),
     "pyflakes_j1": lambda: case_pyflakes(1),
     "pyflakes_j2": lambda: case_pyflakes(2),
+    # recycles in the middle of its modules and classes: pytest's own process
+    # sits at ~35 MiB, and the grow plugin adds 1 MiB a test
+    "pyflakes_recycle_j1": lambda: case_pyflakes(1, ["--recycle-at", "rss=140M"]),
+    # an rss limit is the lanes' pool: 140 MiB each
+    "pyflakes_recycle_j2": lambda: case_pyflakes(2, ["--recycle-at", "rss=280M"]),
     "select": case_select,
     "junit_ids": case_junit_ids,
     "fixtures_recycle": case_fixtures_recycle,
     "crash": lambda: case_crash(False),
     "crash_maxfail": lambda: case_crash(True),
+    "dying": case_dying,
+    "admit": case_admit,
     "maxfail_two_lanes": case_maxfail_two_lanes,
     "cgroup_oom": case_cgroup_oom,
     "collect_error": case_collect_error,
     "marks": case_marks,
     "slow_exit": case_slow_exit,
+    "slow_collect": case_slow_collect,
     "xdist_refused": case_xdist_refused,
     "detect": case_detect,
 }

@@ -1,0 +1,6 @@
+def test_one():
+    pass
+
+
+def test_two():
+    pass
