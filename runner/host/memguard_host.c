@@ -415,11 +415,14 @@ static int serve_runs(host *h, char *line, size_t len)
 			mem now = h->boundary.va ? h->boundary : mem_now(h);
 			uint64_t need =
 			    h->expect_rise > h->expect_growth ? h->expect_rise : h->expect_growth;
-			if (h->max_rise > need)
+			mg_why why = MG_WHY_PEAK; /* the runner's word, else this host's own */
+			if (h->max_rise > need) {
 				need = h->max_rise;
+				why = MG_WHY_RISE;
+			}
 			h->expect_rise = h->expect_growth = 0;
 			if (now.va + need >= h->verdict.kill_va) {
-				if (out_recycle(h, now, MG_WHY_PEAK, need) < 0 || out_flush(h) < 0)
+				if (out_recycle(h, now, why, need) < 0 || out_flush(h) < 0)
 					return 0;
 				return await_quit(h);
 			}
