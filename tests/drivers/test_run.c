@@ -1081,6 +1081,8 @@ static void ctest_states(void)
 	 * were when each test's VA was taken as a rise over the one before) */
 	json_t *t = find_test(o.report, "leaks_200m");
 	json_int_t va = t ? json_integer_value(json_object_get(t, "va_after")) : 0;
+	if (va < 200 << 20 || va >= 240 << 20)
+		fprintf(stderr, "\n  leaks_200m: va_after %lld\n", (long long)va);
 	CU_ASSERT(va >= 200 << 20 && va < 240 << 20);
 	CU_ASSERT_PTR_NULL(suspect(o.report, 0, &got));
 	json_array_foreach(json_object_get(o.report, "shards"), i, sh)
