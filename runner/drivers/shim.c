@@ -1065,14 +1065,8 @@ static void child_exited(shim *s, mg_exit_end status, struct rusage *ru)
 		while (s->child_err >= 0 && poll(&pf, 1, 100) > 0 && read_err(s))
 			;
 	}
-	/* the kernel's peak RSS of the child is exact where samples may have
-	 * missed a short peak (a loaded machine runs the shim late); what was
-	 * resident was mapped, so it is a floor of the peak VA as well */
-	uint64_t maxrss = (uint64_t)ru->ru_maxrss * 1024;
-	if (s->ops->measure == SHIM_MEASURE_TREE && maxrss > s->tree_rss)
-		s->tree_rss = maxrss;
-	if (s->ops->measure == SHIM_MEASURE_TREE && maxrss > s->tree_va)
-		s->tree_va = maxrss;
+	if (s->ops->measure == SHIM_MEASURE_TREE && (uint64_t)ru->ru_maxrss * 1024 > s->tree_rss)
+		s->tree_rss = (uint64_t)ru->ru_maxrss * 1024;
 	child_forget(s);
 	s->ops->exited(s, status, ru);
 }

@@ -4,10 +4,7 @@
  * milliseconds (default 300), exits 0. HOG_MODE=reserve maps MB MiB of
  * address space instead, untouched, in pieces as a 32-bit program must
  * (64 MiB, then smaller where no larger piece fits); HOG_MODE=segv dies of
- * SIGSEGV after the sleep; HOG_MODE=unseen stops its parent (a driver's
- * shim: no sample can be taken) while it allocates, touches and frees MB
- * MiB, then lets it go on: a peak only the kernel's accounting saw. Plain
- * C: built for x64 and x86.
+ * SIGSEGV after the sleep. Plain C: built for x64 and x86.
  */
 #include <signal.h>
 #include <stdio.h>
@@ -49,22 +46,7 @@ int main(int argc, char **argv)
 		fclose(f);
 	}
 	char *p = NULL;
-	if (mode && !strcmp(mode, "unseen")) {
-		pid_t parent = getppid();
-		size_t n = mb << 20;
-		if (kill(parent, SIGSTOP) < 0)
-			return 5;
-		p = malloc(n ? n : 1);
-		int got = p != NULL;
-		for (size_t i = 0; p && i < n; i += 4096)
-			p[i] = 1;
-		free(p);
-		p = NULL;
-		if (kill(parent, SIGCONT) < 0)
-			return 5;
-		if (!got)
-			return 4;
-	} else if (mode && !strcmp(mode, "reserve")) {
+	if (mode && !strcmp(mode, "reserve")) {
 		size_t got = reserve(mb);
 		if (got < mb)
 			fprintf(stderr, "hog: reserved %zu of %zu MiB\n", got, mb);
