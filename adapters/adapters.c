@@ -454,3 +454,48 @@ int adapters_which(const char *name, char *buf, size_t size)
 	}
 	return -1;
 }
+
+void adapters_site_lines(FILE *f, const report_test_sites *ts, adapters_line_fn fn, void *ctx)
+{
+	const report_site *top[REPORT_SITES_SHOWN];
+	size_t n = report_test_sites_top(ts, top, REPORT_SITES_SHOWN);
+	char line[512];
+	for (size_t k = 0; k < n; k++) {
+		report_format_site(line, sizeof(line), top[k], REPORT_SITE_FRAMES);
+		fn(f, 0, line, ctx);
+		report_format_pins(line, sizeof(line), top[k], 5);
+		if (*line)
+			fn(f, 1, line, ctx);
+	}
+	if (ts && ts->nsites > n) {
+		snprintf(line, sizeof(line), "\u2026 and %zu more site%s", ts->nsites - n,
+		         ts->nsites - n == 1 ? "" : "s");
+		fn(f, 2, line, ctx);
+	}
+}
+
+size_t adapters_generation_sites(const report_shard *s, const report_generation *g,
+                                 const report_test_sites **out, uint64_t *bytes, size_t max)
+{
+	size_t n = 0;
+	for (size_t k = 0; k < s->nsites && max; k++) {
+		const report_test_sites *ts = &s->sites[k];
+		if (ts->test >= s->ntests || s->tests[ts->test].generation != g->index)
+			continue;
+		uint64_t b = 0;
+		for (size_t i = 0; i < ts->nsites; i++)
+			b = ts->sites[i].bytes > UINT64_MAX - b ? UINT64_MAX
+			                                        : b + ts->sites[i].bytes;
+		if (n == max && b <= bytes[n - 1])
+			continue;
+		size_t at = n < max ? n++ : n - 1;
+		while (at > 0 && bytes[at - 1] < b) {
+			out[at] = out[at - 1];
+			bytes[at] = bytes[at - 1];
+			at--;
+		}
+		out[at] = ts;
+		bytes[at] = b;
+	}
+	return n;
+}

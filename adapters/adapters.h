@@ -157,6 +157,20 @@ int html_render(const report *r, const char *path, mg_err *err);
 /* markdown.c: the summary the github, azure and buildkite adapters share,
  * at most limit bytes (cut at a line, with a truncation line). */
 int markdown_summary(const report *r, FILE *f, size_t limit);
+/* The lines a test's allocation sites show as, one definition for every
+ * output: its top REPORT_SITES_SHOWN sites by bytes (report_format_site,
+ * level 0), the items that pin each below it (report_format_pins, level
+ * 1), and "… and N more sites" (level 2) for the rest. fn gets raw text
+ * (function names and paths are the program's): it escapes. ts NULL: none. */
+typedef void (*adapters_line_fn)(FILE *f, int level, const char *text, void *ctx);
+void adapters_site_lines(FILE *f, const report_test_sites *ts, adapters_line_fn fn, void *ctx);
+
+/* The tests host generation g of s ran last (a test records the host that
+ * ran it last) that have allocation sites: the max with the most bytes
+ * (their sites summed, in bytes[]) into out, most first; how many. */
+size_t adapters_generation_sites(const report_shard *s, const report_generation *g,
+                                 const report_test_sites **out, uint64_t *bytes, size_t max);
+
 /* s escaped for a Markdown table cell or paragraph (one line). */
 void markdown_put(FILE *f, const char *s, size_t max);
 

@@ -53,6 +53,20 @@ static void table(const report *r, FILE *f)
 		row(f, "total", "", &r->totals, r->wall);
 }
 
+/* A site line under a suspect or a test, indented by ctx's spaces (the
+ * items that pin it two more). */
+static void site_line(FILE *f, int level, const char *text, void *ctx)
+{
+	fprintf(f, "%*s", *(const int *)ctx + (level == 1 ? 2 : 0), "");
+	adapters_put_printable(f, text, 512);
+	fputc('\n', f);
+}
+
+static void sites(FILE *f, const report_test_sites *ts, int indent)
+{
+	adapters_site_lines(f, ts, site_line, &indent);
+}
+
 static void suspects(const report *r, FILE *f)
 {
 	if (r->nsuspects == 0)
@@ -67,6 +81,7 @@ static void suspects(const report *r, FILE *f)
 		adapters_put_printable(f, s->name, 200);
 		fprintf(f, "  (grew in %u of %u runs%s)\n", s->grew, s->runs,
 		        s->alone_over_hard ? "; over the hard limit alone" : "");
+		sites(f, report_find_test_sites(r, s->name, NULL), 13);
 	}
 }
 
@@ -221,6 +236,27 @@ static void endings(const report *r, FILE *f, adapters_ending which, const char 
 	fputc('\n', f);
 }
 
+/* Where the tests a host ran (its last tests: a test records the host that
+ * ran it last) allocated what they left: the tests with sites, most bytes
+ * first, each with its top sites. */
+static void generation_sites(const report_shard *s, const report_generation *gen, FILE *f)
+{
+	const report_test_sites *top[REPORT_SITES_SHOWN];
+	uint64_t bytes[REPORT_SITES_SHOWN];
+	size_t n = adapters_generation_sites(s, gen, top, bytes, REPORT_SITES_SHOWN);
+	if (n)
+		fputs("  allocated by the tests it ran:\n", f);
+	for (size_t i = 0; i < n; i++) {
+		char size[16];
+		report_format_size(size, sizeof(size), bytes[i]);
+		fprintf(f, "    %s in ", size);
+		const char *name = s->tests[top[i]->test].name;
+		adapters_put_printable(f, name ? name : "", 200);
+		fputs(":\n", f);
+		sites(f, top[i], 6);
+	}
+}
+
 /* What the address space held at the first recycle or kill: the categories
  * that matter, the largest groups of mappings, and (x86) the largest gap. */
 static void first_breakdown(const report *r, FILE *f)
@@ -272,6 +308,7 @@ static void first_breakdown(const report *r, FILE *f)
 					report_format_size(size, sizeof(size), bd->largest_gap);
 					fprintf(f, "  largest free gap: %s\n", size);
 				}
+				generation_sites(s, gen, f);
 				return;
 			}
 		}

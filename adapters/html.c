@@ -548,6 +548,32 @@ static void shard_table(FILE *f, const report *r)
 	put_more(f, shown, r->nshards, "shards");
 }
 
+/* A site as an item of the list under a suspect's row; the items that pin
+ * it on a line of their own in the same item. */
+static void site_item(FILE *f, int level, const char *text, void *ctx)
+{
+	int *open = ctx;
+	if (level == 1) {
+		fputs("<br>", f);
+	} else {
+		fputs(*open ? "</li><li>" : "<li>", f);
+		*open = 1;
+	}
+	put_text(f, text, 512);
+}
+
+/* Under a suspect's row: where it allocated what it left (its top sites,
+ * each with the items that pin it); nothing when it has no sites. */
+static void suspect_sites(FILE *f, const report_test_sites *ts)
+{
+	if (!ts)
+		return;
+	int open = 0;
+	fputs("<tr><td></td><td colspan=\"4\" class=\"name\"><ul>", f);
+	adapters_site_lines(f, ts, site_item, &open);
+	fputs(open ? "</li></ul></td></tr>\n" : "</ul></td></tr>\n", f);
+}
+
 static void suspect_rows(FILE *f, const report *r, int memlimit, size_t *shown, size_t *total)
 {
 	*shown = *total = 0;
@@ -565,6 +591,7 @@ static void suspect_rows(FILE *f, const report *r, int memlimit, size_t *shown, 
 		fputs("</td><td class=\"n\">", f);
 		put_signed_size(f, s->rss_retained);
 		fprintf(f, "</td><td class=\"n\">%u / %u</td></tr>\n", s->grew, s->runs);
+		suspect_sites(f, report_find_test_sites(r, s->name, NULL));
 	}
 }
 
@@ -658,6 +685,33 @@ static int category_class(const char *name)
 		if (!strcmp(name, known[i]))
 			return i;
 	return 8;
+}
+
+/* Under a recycle's or kill's breakdown: where the tests its host ran
+ * allocated what they left (the tests with the most, each with its top
+ * sites); nothing without sites. */
+static void breakdown_sites(FILE *f, const report_shard *s, const report_generation *g,
+                            const report_breakdown *b)
+{
+	const report_test_sites *top[REPORT_SITES_SHOWN];
+	uint64_t bytes[REPORT_SITES_SHOWN];
+	if (!b->when || !strcmp(b->when, "peak"))
+		return;
+	size_t n = adapters_generation_sites(s, g, top, bytes, REPORT_SITES_SHOWN);
+	if (!n)
+		return;
+	fputs("<p>allocated by the tests it ran:</p>\n<ul>", f);
+	for (size_t i = 0; i < n; i++) {
+		int open = 0;
+		fputs("<li>", f);
+		put_size(f, bytes[i]);
+		fputs(" in ", f);
+		put_text(f, s->tests[top[i]->test].name, NAME_MAX_LEN);
+		fputs("<ul>", f);
+		adapters_site_lines(f, top[i], site_item, &open);
+		fputs(open ? "</li></ul></li>" : "</ul></li>", f);
+	}
+	fputs("</ul>\n", f);
 }
 
 /* gap: show the largest free gap (it only matters in a 32-bit space). */
@@ -775,6 +829,7 @@ static void generations(FILE *f, const report_shard *s)
 		for (size_t k = 0; k < s->gens[i].nbreakdowns && bshown < MAX_BREAKDOWN; k++) {
 			breakdown(f, &s->gens[i], &s->gens[i].breakdowns[k],
 			          s->arch && !strcmp(s->arch, "x86"));
+			breakdown_sites(f, s, &s->gens[i], &s->gens[i].breakdowns[k]);
 			bshown++;
 		}
 	put_more(f, bshown, nb, "breakdowns");

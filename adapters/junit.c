@@ -200,8 +200,23 @@ static void output_text(junit_w *j, const report_test *t)
 	}
 }
 
-/* One readable line of t's memory, "key=value", no newline. */
-static void memory_line(junit_w *j, const report_test *t)
+/* A site line of a detailed test: "memguard: site TEXT" on a line of its
+ * own ("memguard: pinned by: ..." for what pins it). */
+static void site_line(FILE *f, int level, const char *line, void *ctx)
+{
+	(void)f;
+	(void)level;
+	junit_w *j = ctx;
+	text(j, "\nmemguard: ");
+	text(j, level == 0 ? "site " : "");
+	char *clean = adapters_clean(line, 512, ADAPTERS_ONELINE, NULL);
+	text(j, clean);
+	free(clean);
+}
+
+/* One readable line of t (test i of s)'s memory, "key=value", then a line
+ * for each of its top allocation sites; no newline at the end. */
+static void memory_line(junit_w *j, const report_shard *s, const report_test *t)
 {
 	char line[256];
 	snprintf(line, sizeof(line),
@@ -213,6 +228,7 @@ static void memory_line(junit_w *j, const report_test *t)
 	text(j, line);
 	if (t->near_ceiling)
 		text(j, " (first attempt " REPORT_NEAR_CEILING ")");
+	adapters_site_lines(NULL, report_shard_test_sites(s, (size_t)(t - s->tests)), site_line, j);
 }
 
 /* The properties form: t's memory as <properties> inside its testcase,
@@ -269,7 +285,7 @@ static void testcase(junit_w *j, const report_shard *s, const report_test *t)
 		int any = *msg != '\0';
 		if (!props && adapters_test_detailed(t, j->detail)) {
 			text(j, any ? "\n" : "");
-			memory_line(j, t);
+			memory_line(j, s, t);
 			any = 1;
 		}
 		if (!props && t->output) {
@@ -300,7 +316,7 @@ static void suite_out(junit_w *j, const report_shard *s)
 		if (adapters_test_detailed(t, j->detail)) {
 			text(j, name);
 			text(j, ": ");
-			memory_line(j, t);
+			memory_line(j, s, t);
 			text(j, "\n");
 		}
 		if (t->output) {

@@ -139,6 +139,34 @@ static void suspects(const report *r, FILE *f)
 	}
 }
 
+/* A site as an item of the suspect's list (the items that pin it one level
+ * deeper). */
+static void site_item(FILE *f, int level, const char *text, void *ctx)
+{
+	(void)ctx;
+	fputs(level == 1 ? "    - " : "  - ", f);
+	markdown_put(f, text, 512);
+	fputc('\n', f);
+}
+
+/* Where the suspects allocated what they left (their top sites), under
+ * the table; nothing when none has sites. */
+static void suspect_sites(const report *r, FILE *f)
+{
+	int any = 0;
+	for (size_t i = 0; i < r->nsuspects && i < MAX_SUSPECTS; i++) {
+		const report_test_sites *ts = report_find_test_sites(r, r->suspects[i].name, NULL);
+		if (!ts)
+			continue;
+		if (!any++)
+			fputs("\n**Where the suspects allocated** (live at the test's end)\n\n", f);
+		fputs("- ", f);
+		markdown_put(f, r->suspects[i].name, 200);
+		fputc('\n', f);
+		adapters_site_lines(f, ts, site_item, NULL);
+	}
+}
+
 static void not_passing(const report *r, FILE *f)
 {
 	size_t total = 0, shown = 0;
@@ -229,6 +257,7 @@ static void write_all(const report *r, FILE *f)
 	        r->interrupted ? " (interrupted: partial report)" : "");
 	table(r, f);
 	suspects(r, f);
+	suspect_sites(r, f);
 	not_passing(r, f);
 	near_ceiling(r, f);
 	endings(r, f, 0);

@@ -221,7 +221,37 @@ static void breakdown_clear(report_breakdown *b)
 	free(b->groups);
 }
 
-/* Frees the shard's tests, their names and peaks; the rest (counts too) stays. */
+void report_test_sites_clear(report_test_sites *ts)
+{
+	for (size_t k = 0; k < ts->nsites; k++) {
+		report_site *site = &ts->sites[k];
+		free(site->kind);
+		for (size_t f = 0; f < site->nframes; f++) {
+			free(site->frames[f].function);
+			free(site->frames[f].file);
+			free(site->frames[f].module);
+			free(site->frames[f].build_id);
+		}
+		free(site->frames);
+		for (size_t p = 0; p < site->npins; p++)
+			free(site->pins[p]);
+		free(site->pins);
+	}
+	free(ts->sites);
+	memset(ts, 0, sizeof(*ts));
+}
+
+void report_shard_drop_sites(report_shard *s)
+{
+	for (size_t k = 0; k < s->nsites; k++)
+		report_test_sites_clear(&s->sites[k]);
+	free(s->sites);
+	s->sites = NULL;
+	s->nsites = 0;
+}
+
+/* Frees the shard's tests, their names, peaks and sites; the rest (counts
+ * too) stays. */
 static void shard_drop_tests(report_shard *s)
 {
 	for (size_t t = 0; t < s->ntests; t++) {
@@ -232,11 +262,13 @@ static void shard_drop_tests(report_shard *s)
 	}
 	free(s->tests);
 	free(s->peaks);
+	report_shard_drop_sites(s);
 	names_free(s->names);
 	s->tests = NULL;
 	s->peaks = NULL;
+	s->sites = NULL;
 	s->names = NULL;
-	s->ntests = s->npeaks = 0;
+	s->ntests = s->npeaks = s->nsites = 0;
 }
 
 void report_drop_tests(report *r)
@@ -363,6 +395,101 @@ void report_shard_set_test_peak(report_shard *s, size_t i, uint64_t va_peak)
 	}
 }
 
+static size_t sites_find(const report_shard *s, size_t i)
+{
+	size_t lo = 0, hi = s->nsites;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (s->sites[mid].test < i)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+const report_test_sites *report_shard_test_sites(const report_shard *s, size_t i)
+{
+	size_t k = sites_find(s, i);
+	return k < s->nsites && s->sites[k].test == i ? &s->sites[k] : NULL;
+}
+
+report_test_sites *report_shard_add_test_sites(report_shard *s, size_t i)
+{
+	size_t k = sites_find(s, i);
+	if (k < s->nsites && s->sites[k].test == i)
+		return &s->sites[k];
+	array_append(&s->sites, &s->nsites, sizeof(report_test_sites));
+	memmove(&s->sites[k + 1], &s->sites[k], (s->nsites - k - 1) * sizeof(report_test_sites));
+	s->sites[k] = (report_test_sites){.test = i};
+	return &s->sites[k];
+}
+
+static uint64_t sites_bytes(const report_test_sites *ts)
+{
+	uint64_t sum = 0;
+	for (size_t k = 0; k < ts->nsites; k++)
+		sum = ts->sites[k].bytes > UINT64_MAX - sum ? UINT64_MAX : sum + ts->sites[k].bytes;
+	return sum;
+}
+
+const report_test_sites *report_find_test_sites(const report *r, const char *name,
+                                                const report_shard **shard)
+{
+	const report_test_sites *best = NULL;
+	uint64_t best_bytes = 0;
+	for (size_t i = 0; name && i < r->nshards; i++) {
+		const report_shard *s = &r->shards[i];
+		for (size_t k = 0; k < s->nsites; k++) {
+			const report_test_sites *ts = &s->sites[k];
+			if (ts->test >= s->ntests || !ts->nsites || !s->tests[ts->test].name ||
+			    strcmp(s->tests[ts->test].name, name) != 0)
+				continue;
+			uint64_t b = sites_bytes(ts);
+			if (!best || b > best_bytes) {
+				best = ts;
+				best_bytes = b;
+				if (shard)
+					*shard = s;
+			}
+		}
+	}
+	return best;
+}
+
+size_t report_test_sites_top(const report_test_sites *ts, const report_site **out, size_t max)
+{
+	size_t n = 0;
+	for (size_t k = 0; ts && k < ts->nsites && max; k++) {
+		const report_site *site = &ts->sites[k];
+		if (n == max && site->bytes <= out[n - 1]->bytes)
+			continue;
+		size_t at = n < max ? n++ : n - 1;
+		while (at > 0 && out[at - 1]->bytes < site->bytes) {
+			out[at] = out[at - 1];
+			at--;
+		}
+		out[at] = site;
+	}
+	return n;
+}
+
+report_site *report_test_sites_add(report_test_sites *ts)
+{
+	return array_append(&ts->sites, &ts->nsites, sizeof(report_site));
+}
+
+report_frame *report_site_add_frame(report_site *site)
+{
+	return array_append(&site->frames, &site->nframes, sizeof(report_frame));
+}
+
+void report_site_add_pin(report_site *site, const char *pin)
+{
+	char **p = array_append(&site->pins, &site->npins, sizeof(char *));
+	*p = report_strdup(pin);
+}
+
 void report_shard_count_ends(report_shard *s)
 {
 	uint32_t recycles = 0, kills = 0;
@@ -417,6 +544,36 @@ static void breakdown_copy(report_breakdown *d, const report_breakdown *s)
 	}
 }
 
+void report_test_sites_copy(report_test_sites *d, const report_test_sites *s)
+{
+	if (!s) {
+		memset(d, 0, sizeof(*d));
+		return;
+	}
+	d->test = s->test;
+	d->nsites = s->nsites;
+	d->sites = report_array_alloc(s->nsites, sizeof(report_site));
+	for (size_t k = 0; k < s->nsites; k++) {
+		report_site *ds = &d->sites[k];
+		const report_site *ss = &s->sites[k];
+		*ds = *ss;
+		ds->kind = report_strdup(ss->kind);
+		ds->frames = report_array_alloc(ss->nframes, sizeof(report_frame));
+		for (size_t f = 0; f < ss->nframes; f++) {
+			report_frame *df = &ds->frames[f];
+			const report_frame *sf = &ss->frames[f];
+			*df = *sf;
+			df->function = report_strdup(sf->function);
+			df->file = report_strdup(sf->file);
+			df->module = report_strdup(sf->module);
+			df->build_id = report_strdup(sf->build_id);
+		}
+		ds->pins = report_array_alloc(ss->npins, sizeof(char *));
+		for (size_t p = 0; p < ss->npins; p++)
+			ds->pins[p] = report_strdup(ss->pins[p]);
+	}
+}
+
 void report_shard_copy(report_shard *d, const report_shard *s)
 {
 	*d = *s;
@@ -449,6 +606,9 @@ void report_shard_copy(report_shard *d, const report_shard *s)
 	d->peaks = report_array_alloc(s->npeaks, sizeof(report_peak));
 	if (s->npeaks)
 		memcpy(d->peaks, s->peaks, s->npeaks * sizeof(report_peak));
+	d->sites = report_array_alloc(s->nsites, sizeof(report_test_sites));
+	for (size_t k = 0; k < s->nsites; k++)
+		report_test_sites_copy(&d->sites[k], &s->sites[k]);
 	d->timeline = report_array_alloc(s->ntimeline, sizeof(report_point));
 	if (s->ntimeline)
 		memcpy(d->timeline, s->timeline, s->ntimeline * sizeof(report_point));

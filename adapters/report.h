@@ -136,6 +136,40 @@ typedef struct report_peak {
 	uint64_t va_peak;
 } report_peak;
 
+/*
+ * Allocation sites (issue 25): for a test that left memory behind, who
+ * allocated what is still live, grouped by stack. Kept sparse like the VA
+ * peaks (few tests have any): report_shard_test_sites.
+ */
+/* One frame of a site's stack; every field may be unknown (NULL or 0). */
+typedef struct report_frame {
+	char *function;  /* "block_new"; NULL: not symbolized */
+	char *file;      /* "src/storage.c" */
+	uint32_t line;   /* 0: unknown */
+	char *module;    /* "/usr/lib/libitems.so" */
+	char *build_id;  /* hex */
+	uint64_t offset; /* in the module (file offset of the address) */
+} report_frame;
+
+/* Live allocations made during a test from one stack. */
+typedef struct report_site {
+	char *kind;           /* "mmap", "malloc", "new", ...: what allocated (any word) */
+	uint64_t bytes;       /* still live at the test's end, summed */
+	uint64_t count;       /* allocations */
+	report_frame *frames; /* innermost first */
+	size_t nframes;
+	char **pins; /* items that pin it (the host library's pinning API) */
+	size_t npins;
+} report_site;
+
+/* The sites of test `test` of a shard, in the order recorded (outputs show
+ * the largest: report_test_sites_top). */
+typedef struct report_test_sites {
+	size_t test;
+	report_site *sites;
+	size_t nsites;
+} report_test_sites;
+
 /* One category of a memory breakdown (issue: diagnosis). */
 typedef struct report_category {
 	char *name; /* "heap", "anon", "stack", "shm", "file", "code", "reserved" */
@@ -232,6 +266,10 @@ typedef struct report_shard {
 	 * more), by ascending test index: report_shard_test_peak and _set */
 	report_peak *peaks;
 	size_t npeaks;
+	/* allocation sites of the tests that have any, by ascending test
+	 * index: report_shard_test_sites and _add_test_sites */
+	report_test_sites *sites;
+	size_t nsites;
 	report_point *timeline; /* downsampled, bounded */
 	size_t ntimeline;
 	/* Read from a file or note: its tests' names packed in these blocks
@@ -322,6 +360,36 @@ uint64_t report_shard_test_peak(const report_shard *s, size_t i);
 /* Sets test i's VA peak (0: unknown, removes it). O(1) for the last test
  * or a later one than any with a peak, O(peaks) otherwise. Abort on out of memory. */
 void report_shard_set_test_peak(report_shard *s, size_t i, uint64_t va_peak);
+/* Test i's allocation sites; NULL: none. O(log tests with sites). */
+const report_test_sites *report_shard_test_sites(const report_shard *s, size_t i);
+/* Test i's entry in the sites table, added (empty) when it has none: the
+ * returned pointer is valid until the next add to the same shard. O(1) for
+ * a later test than any with sites, O(tests with sites) otherwise. Abort on
+ * out of memory. */
+report_test_sites *report_shard_add_test_sites(report_shard *s, size_t i);
+/* Appends a zeroed site / frame; the strings are set by the caller (owned by
+ * the report: malloc'd, e.g. report_strdup). */
+report_site *report_test_sites_add(report_test_sites *ts);
+report_frame *report_site_add_frame(report_site *site);
+/* Appends a copy of pin to site's pins. */
+void report_site_add_pin(report_site *site, const char *pin);
+
+/* The sites recorded for the test named name, in any shard: those of its
+ * run whose sites hold the most bytes (the first such); NULL: none, or name
+ * NULL. *shard (may be NULL) gets that run's shard. O(tests with sites). */
+const report_test_sites *report_find_test_sites(const report *r, const char *name,
+                                                const report_shard **shard);
+
+/* d becomes a deep copy of s (s NULL: empty); _clear frees what ts holds
+ * and empties it. For a reader that keeps a test's sites past its
+ * report_test_fn call. */
+void report_test_sites_copy(report_test_sites *d, const report_test_sites *s);
+void report_test_sites_clear(report_test_sites *ts);
+
+/* ts's largest max sites into out, most bytes first (recorded order among
+ * equals); how many. O(sites x max). */
+size_t report_test_sites_top(const report_test_sites *ts, const report_site **out, size_t max);
+
 /* Frees shard i and closes the gap (later shards move down by one). */
 void report_remove_shard(report *r, size_t i);
 report_generation *report_shard_add_generation(report_shard *s);
@@ -358,6 +426,22 @@ int report_shard_own_process(const report_shard *s);
 void report_format_size(char *buf, size_t size, uint64_t bytes);
 /* report_format_size of a signed amount: "-212 MiB" below 0 (INT64_MIN too). */
 void report_format_size_signed(char *buf, size_t size, int64_t bytes);
+/* A site for people, one line, into buf (cut at size): "2 × 8.00 MiB mmap at
+ * block_new (storage.c:49) ← cache_put (cache.c:115)" (UTF-8): its first
+ * max_frames frames, innermost first; a file by its base name; a frame
+ * without a function by its module's base name and offset
+ * ("libitems.so+0x4a10"), one with nothing known "?"; "16.5 MiB in 3 ×
+ * malloc" when the allocations differ in size. Function names and paths
+ * are the program's: each output escapes the line its own way. The one
+ * form every output shows a site in. */
+void report_format_site(char *buf, size_t size, const report_site *s, size_t max_frames);
+/* "pinned by: item 17 (Cache/3), item 18 and 3 more" (at most max items);
+ * "" when nothing pins the site. Untrusted text as report_format_site. */
+void report_format_pins(char *buf, size_t size, const report_site *s, size_t max);
+/* How many frames and sites a one-line form shows. */
+#define REPORT_SITE_FRAMES 2
+#define REPORT_SITES_SHOWN 3
+
 /* Unix seconds t through strftime's fmt (UTC) into buf: 0, or -1 and ""
  * when t is no time from 1970 to 9999 (not finite, negative, too large for
  * time_t: a report read back may hold any number). */
@@ -401,12 +485,12 @@ typedef int (*report_keep_tests_fn)(size_t shard, void *ctx);
 int report_parse_some(report **out, const char *data, size_t len, report_keep_tests_fn keep,
                       void *ctx, mg_err *err);
 
-/* A test of shard (its place in the document's shards) as it was read, and
- * its VA peak (0: none; report_shard_test_peak): t and its strings live
- * only during the call. Nonzero ends the read with it, and err (set by fn)
- * says why. */
-typedef int (*report_test_fn)(size_t shard, const report_test *t, uint64_t va_peak, void *ctx,
-                              mg_err *err);
+/* A test of shard (its place in the document's shards) as it was read, its
+ * VA peak (0: none; report_shard_test_peak) and its allocation sites (NULL:
+ * none; sites->test is 0): t, sites and their strings live only during the
+ * call. Nonzero ends the read with it, and err (set by fn) says why. */
+typedef int (*report_test_fn)(size_t shard, const report_test *t, uint64_t va_peak,
+                              const report_test_sites *sites, void *ctx, mg_err *err);
 /* report_parse and report_load keeping no shard's tests: each is read,
  * checked and given to fn (NULL: none), then dropped. The shards keep their
  * counts. For a reader with a form of its own of the tests (compare keeps

@@ -24,6 +24,8 @@ void *report_array_alloc(size_t n, size_t elem);
 char *report_names_add(report_names **list, const char *s, size_t len);
 /* d becomes a deep copy of s */
 void report_shard_copy(report_shard *d, const report_shard *s);
+/* frees the shard's sites table (its tests stay) */
+void report_shard_drop_sites(report_shard *s);
 /* r->totals from its shards */
 void report_totals_compute(report *r);
 

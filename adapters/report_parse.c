@@ -317,11 +317,12 @@ static int piece_test(pieces *pc, void *ctx, size_t i)
 	             : mg_err_set(pc->err, MG_EINVAL, "%s: expected an object", sub);
 	if (t && sc->drop) {
 		if (rc == 0 && pc->each)
-			rc = pc->each(sc->index, t, report_shard_test_peak(into, 0), pc->each_ctx,
-			              pc->err);
+			rc = pc->each(sc->index, t, report_shard_test_peak(into, 0),
+			              report_shard_test_sites(into, 0), pc->each_ctx, pc->err);
 		free(t->name);
 		free(t->message);
 		free(t->output);
+		report_shard_drop_sites(into);
 		into->ntests = into->npeaks = 0;
 	} else if (t && t->name) { /* into the shard's blocks */
 		char *packed = report_names_add(&sc->s->names, t->name, strlen(t->name));
@@ -352,6 +353,7 @@ static int piece_shard(pieces *pc, void *ctx, size_t i)
 	int rc = pieces_object(pc, sub, "tests", piece_tests, &sc, &seen, &o);
 	free(sc.scratch.tests);
 	free(sc.scratch.peaks);
+	report_shard_drop_sites(&sc.scratch);
 	if (rc == 0 && !seen)
 		rc = mg_err_set(pc->err, MG_EINVAL, "%s.tests: missing", sub);
 	if (rc == 0)

@@ -263,6 +263,63 @@ static int generation_from_json(report_generation *g, json_t *o, const char *p, 
 	return 0;
 }
 
+/* An optional field: absent means the default (test_to_json). */
+#define IF_SET(o, key, x)                                                                          \
+	do {                                                                                       \
+		if (json_object_get(o, key))                                                       \
+			TRY(x);                                                                    \
+	} while (0)
+
+/* A test's allocation sites ("sites", both schemas; absent or []: none):
+ * each site's kind, bytes and count are required, its frames an array of
+ * objects whose fields are each optional (absent: unknown), its pins an
+ * optional array of strings. */
+static int sites_from_json(report_shard *sh, size_t i, json_t *o, const char *p, mg_err *err)
+{
+	int rc;
+	json_t *arr, *e, *frames, *fe, *pins;
+	char sub[256], fsub[320];
+	if (!json_object_get(o, "sites"))
+		return 0;
+	TRY(get_arr(o, p, "sites", &arr, err));
+	if (json_array_size(arr) == 0)
+		return 0;
+	report_test_sites *ts = report_shard_add_test_sites(sh, i);
+	for (size_t k = 0; k < json_array_size(arr); k++) {
+		report_site *site = report_test_sites_add(ts);
+		TRY(elem(arr, k, p, "sites", sub, sizeof(sub), &e, err));
+		TRY(get_str(e, sub, "kind", 0, &site->kind, err));
+		TRY(get_u64(e, sub, "bytes", &site->bytes, err));
+		TRY(get_u64(e, sub, "count", &site->count, err));
+		TRY(get_arr(e, sub, "frames", &frames, err));
+		for (size_t f = 0; f < json_array_size(frames); f++) {
+			report_frame *fr = report_site_add_frame(site);
+			TRY(elem(frames, f, sub, "frames", fsub, sizeof(fsub), &fe, err));
+			TRY(get_str(fe, fsub, "function", OPT, &fr->function, err));
+			TRY(get_str(fe, fsub, "file", OPT, &fr->file, err));
+			IF_SET(fe, "line", get_u32(fe, fsub, "line", &fr->line, err));
+			TRY(get_str(fe, fsub, "module", OPT, &fr->module, err));
+			TRY(get_str(fe, fsub, "build_id", OPT, &fr->build_id, err));
+			IF_SET(fe, "offset", get_u64(fe, fsub, "offset", &fr->offset, err));
+		}
+		if (!json_object_get(e, "pins"))
+			continue;
+		TRY(get_arr(e, sub, "pins", &pins, err));
+		for (size_t q = 0; q < json_array_size(pins); q++) {
+			json_t *v = json_array_get(pins, q);
+			if (!json_is_string(v))
+				return mg_err_set(err, MG_EINVAL, "%s.pins[%zu]: expected a string",
+				                  sub, q);
+			if (memchr(json_string_value(v), '\0', json_string_length(v)))
+				return mg_err_set(err, MG_EINVAL,
+				                  "%s.pins[%zu]: holds a NUL byte (\\u0000)", sub,
+				                  q);
+			report_site_add_pin(site, json_string_value(v));
+		}
+	}
+	return 0;
+}
+
 /* A test of memguard-report/1: long keys, every figure present. */
 /* What a test's JSON holds beyond its strings, read at full width and then
  * stored (test_store): a report whose attempts or generation do not fit a
@@ -321,15 +378,9 @@ static int test_from_json_v1(report_shard *sh, size_t i, json_t *o, const char *
 		TRY(get_u64(o, p, "va_peak", &w.va_peak, err));
 	if (json_object_get(o, "near_ceiling"))
 		TRY(get_bool(o, p, "near_ceiling", &w.near_ceiling, err));
-	return test_store(sh, i, &w, p, "generation", "attempts", err);
+	TRY(test_store(sh, i, &w, p, "generation", "attempts", err));
+	return sites_from_json(sh, i, o, p, err);
 }
-
-/* The optional fields of /2: absent means the default (test_to_json). */
-#define IF_SET(o, key, x)                                                                          \
-	do {                                                                                       \
-		if (json_object_get(o, key))                                                       \
-			TRY(x);                                                                    \
-	} while (0)
 
 /* A test of memguard-report/2 (test_to_json): short keys, defaults left out. */
 static int test_from_json_v2(report_shard *sh, size_t i, json_t *o, const char *p, mg_err *err)
@@ -359,7 +410,8 @@ static int test_from_json_v2(report_shard *sh, size_t i, json_t *o, const char *
 	IF_SET(o, "drss", get_int(o, p, "drss", INT64_MIN, INT64_MAX, &t->rss_delta, err));
 	IF_SET(o, "pk", get_u64(o, p, "pk", &w.va_peak, err));
 	IF_SET(o, "nc", get_bool(o, p, "nc", &w.near_ceiling, err));
-	return test_store(sh, i, &w, p, "g", "a", err);
+	TRY(test_store(sh, i, &w, p, "g", "a", err));
+	return sites_from_json(sh, i, o, p, err);
 }
 
 /* Test i of shard s (already appended) from o. version: 1 or 2 (the

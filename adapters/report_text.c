@@ -25,6 +25,84 @@
 
 /* ---- formatting ------------------------------------------------------------ */
 
+/* snprintf appended at buf+*len, *len kept at most size - 1 (a cut text). */
+static void appendf(char *buf, size_t size, size_t *len, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void appendf(char *buf, size_t size, size_t *len, const char *fmt, ...)
+{
+	if (*len + 1 >= size)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(buf + *len, size - *len, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		*len = *len + (size_t)n < size ? *len + (size_t)n : size - 1;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	return slash && slash[1] ? slash + 1 : path;
+}
+
+/* One frame: "block_new (storage.c:49)", "make_cache (:31)" without a
+ * file, "libitems.so+0x4a10" without a function, "?" with nothing known. */
+static void frame_text(char *buf, size_t size, size_t *len, const report_frame *f)
+{
+	if (f->function)
+		appendf(buf, size, len, "%s", f->function);
+	else if (f->module)
+		appendf(buf, size, len, "%s+0x%llx", base_name(f->module),
+		        (unsigned long long)f->offset);
+	else
+		appendf(buf, size, len, "?");
+	if (!f->function)
+		return;
+	if (f->file && f->line)
+		appendf(buf, size, len, " (%s:%u)", base_name(f->file), (unsigned)f->line);
+	else if (f->file)
+		appendf(buf, size, len, " (%s)", base_name(f->file));
+	else if (f->line)
+		appendf(buf, size, len, " (:%u)", (unsigned)f->line);
+}
+
+void report_format_site(char *buf, size_t size, const report_site *s, size_t max_frames)
+{
+	size_t len = 0;
+	char one[16], all[16];
+	const char *kind = s->kind && *s->kind ? s->kind : "allocation";
+	buf[0] = '\0';
+	report_format_size(all, sizeof(all), s->bytes);
+	if (s->count > 1 && s->bytes % s->count == 0) {
+		report_format_size(one, sizeof(one), s->bytes / s->count);
+		appendf(buf, size, &len, "%llu \u00d7 %s %s", (unsigned long long)s->count, one,
+		        kind);
+	} else if (s->count > 1) {
+		appendf(buf, size, &len, "%s in %llu \u00d7 %s", all, (unsigned long long)s->count,
+		        kind);
+	} else {
+		appendf(buf, size, &len, "%s %s", all, kind);
+	}
+	for (size_t i = 0; i < s->nframes && i < max_frames; i++) {
+		appendf(buf, size, &len, "%s", i ? " \u2190 " : " at ");
+		frame_text(buf, size, &len, &s->frames[i]);
+	}
+}
+
+void report_format_pins(char *buf, size_t size, const report_site *s, size_t max)
+{
+	size_t len = 0;
+	buf[0] = '\0';
+	if (!s->npins)
+		return;
+	appendf(buf, size, &len, "pinned by: ");
+	for (size_t i = 0; i < s->npins && i < max; i++)
+		appendf(buf, size, &len, "%s%s", i ? ", " : "", s->pins[i] ? s->pins[i] : "");
+	if (s->npins > max)
+		appendf(buf, size, &len, " and %zu more", s->npins - max);
+}
+
 /*
  * Binary units, 3 significant digits ("3.49 GiB", "212 MiB"), except KiB
  * which shows at most one decimal ("4.0 KiB"): nobody reads the hundredths

@@ -165,8 +165,51 @@ static int real_precision(float f, double *decimal)
  * 0, attempts 1, duration and every figure 0). A passing test of a flat
  * suite is its name and two sizes: ~50 bytes, against ~150 in /1.
  */
-/* precision: the digits its duration is written with (0: none written). */
-static json_t *test_to_json(const report_test *t, uint64_t va_peak, int *precision)
+/* A test's allocation sites: [{"kind", "bytes", "count", "frames": [{"function",
+ * "file", "line", "module", "build_id", "offset"}], "pins": [...]}]; a
+ * frame's unknown fields and an empty pins are left out. */
+static json_t *sites_to_json(const report_test_sites *ts)
+{
+	json_t *a = json_array();
+	for (size_t k = 0; k < ts->nsites; k++) {
+		const report_site *site = &ts->sites[k];
+		json_t *o = json_object(), *frames = json_array();
+		report_write_set(o, "kind", jstr(site->kind ? site->kind : ""));
+		report_write_set(o, "bytes", juint(site->bytes));
+		report_write_set(o, "count", juint(site->count));
+		for (size_t f = 0; f < site->nframes; f++) {
+			const report_frame *fr = &site->frames[f];
+			json_t *fo = json_object();
+			if (fr->function)
+				report_write_set(fo, "function", jstr(fr->function));
+			if (fr->file)
+				report_write_set(fo, "file", jstr(fr->file));
+			if (fr->line)
+				report_write_set(fo, "line", juint(fr->line));
+			if (fr->module)
+				report_write_set(fo, "module", jstr(fr->module));
+			if (fr->build_id)
+				report_write_set(fo, "build_id", jstr(fr->build_id));
+			if (fr->offset)
+				report_write_set(fo, "offset", juint(fr->offset));
+			push(frames, fo);
+		}
+		report_write_set(o, "frames", frames);
+		if (site->npins) {
+			json_t *pins = json_array();
+			for (size_t p = 0; p < site->npins; p++)
+				push(pins, jstr(site->pins[p] ? site->pins[p] : ""));
+			report_write_set(o, "pins", pins);
+		}
+		push(a, o);
+	}
+	return a;
+}
+
+/* precision: the digits its duration is written with (0: none written).
+ * sites: its allocation sites (NULL or none: no "sites"). */
+static json_t *test_to_json(const report_test *t, uint64_t va_peak, const report_test_sites *sites,
+                            int *precision)
 {
 	json_t *o = json_object();
 	report_write_set(o, "n", jstr(t->name ? t->name : ""));
@@ -198,6 +241,8 @@ static json_t *test_to_json(const report_test *t, uint64_t va_peak, int *precisi
 		report_write_set(o, "drss", json_integer(t->rss_delta));
 	if (va_peak)
 		report_write_set(o, "pk", juint(va_peak));
+	if (sites && sites->nsites)
+		report_write_set(o, "sites", sites_to_json(sites));
 	return o;
 }
 
@@ -345,7 +390,7 @@ void *report_to_json(const report *r)
 		for (size_t t = 0; t < sh->ntests; t++) {
 			int precision;
 			push(tests, test_to_json(&sh->tests[t], report_shard_test_peak(sh, t),
-			                         &precision));
+			                         report_shard_test_sites(sh, t), &precision));
 		}
 		report_write_set(so, "tests", tests);
 		push(shards, so);
@@ -379,6 +424,9 @@ static int dump_embedded(FILE *f, json_t *o)
 enum { TW_NFIELDS = 13 };
 static const char *const tw_keys[TW_NFIELDS] = {"n",  "s",   "m",   "o",    "g",  "a", "d",
                                                 "va", "rss", "dva", "drss", "pk", "nc"};
+
+/* A mask no test has: the object holds sites and is never reused. */
+#define TW_FRESH (~0u)
 
 typedef struct test_writer {
 	json_t *o;                /* NULL: none yet */
@@ -416,14 +464,15 @@ static void int_set(json_t *v, uint64_t u)
 	json_integer_set(v, u > (uint64_t)INT64_MAX ? INT64_MAX : (json_int_t)u);
 }
 
-/* The object of test t (owned by w, valid until the next call). */
+/* The object of test t (owned by w, valid until the next call). A test with
+ * sites (few have any) is always built anew, and the next one too. */
 static json_t *test_writer_json(test_writer *w, const report_test *t, uint64_t va_peak,
-                                int *precision)
+                                const report_test_sites *sites, int *precision)
 {
-	unsigned mask = test_mask(t, va_peak);
-	if (!w->o || mask != w->mask) {
+	unsigned mask = sites && sites->nsites ? TW_FRESH : test_mask(t, va_peak);
+	if (!w->o || mask != w->mask || mask == TW_FRESH) {
 		json_decref(w->o);
-		w->o = test_to_json(t, va_peak, precision);
+		w->o = test_to_json(t, va_peak, sites, precision);
 		w->mask = mask;
 		for (int k = 0; k < TW_NFIELDS; k++)
 			w->vals[k] = json_object_get(w->o, tw_keys[k]);
@@ -472,8 +521,9 @@ int report_write(const report *r, FILE *f)
 		test_writer w = {0};
 		for (size_t t = 0; t < sh->ntests && !bad; t++) {
 			int precision;
-			json_t *o = test_writer_json(&w, &sh->tests[t],
-			                             report_shard_test_peak(sh, t), &precision);
+			json_t *o =
+			    test_writer_json(&w, &sh->tests[t], report_shard_test_peak(sh, t),
+			                     report_shard_test_sites(sh, t), &precision);
 			size_t flags = JSON_COMPACT;
 			if (precision)
 				flags |= JSON_REAL_PRECISION(precision);

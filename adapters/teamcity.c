@@ -109,8 +109,30 @@ static void metadata_bytes(FILE *f, const char *flow, const char *test, const ch
 	message(f, "testMetadata", attrs);
 }
 
-static void test(FILE *f, const char *flow, const report_test *t, adapters_detail d)
+typedef struct site_meta {
+	const char *flow, *test;
+	unsigned n; /* sites so far */
+} site_meta;
+
+/* A detailed test's allocation sites as text metadata (TeamCity's default
+ * type): site1, site1_pinned_by, ..., sites_more. */
+static void site_metadata(FILE *f, int level, const char *text, void *ctx)
 {
+	site_meta *m = ctx;
+	char name[32];
+	m->n += level == 0;
+	if (level == 2)
+		snprintf(name, sizeof(name), "sites_more");
+	else
+		snprintf(name, sizeof(name), "site%u%s", m->n, level ? "_pinned_by" : "");
+	const char *attrs[] = {"testName", m->test,  "name",  name, "value",
+	                       text,       "flowId", m->flow, NULL};
+	message(f, "testMetadata", attrs);
+}
+
+static void test(FILE *f, const char *flow, const report_shard *s, size_t i, adapters_detail d)
+{
+	const report_test *t = &s->tests[i];
 	const char *name = t->name ? t->name : "";
 	const char *start[] = {"name", name, "flowId", flow, NULL};
 	message(f, "testStarted", start);
@@ -119,6 +141,8 @@ static void test(FILE *f, const char *flow, const report_test *t, adapters_detai
 		metadata_bytes(f, flow, name, "rss_after", (long long)t->rss_after);
 		metadata_bytes(f, flow, name, "va_delta", (long long)t->va_delta);
 		metadata_bytes(f, flow, name, "rss_delta", (long long)t->rss_delta);
+		site_meta m = {flow, name, 0};
+		adapters_site_lines(f, report_shard_test_sites(s, i), site_metadata, &m);
 	}
 	if (t->output) {
 		/* with a NUL in it, cleaned first: it shows as \x00, not as the end */
@@ -170,7 +194,7 @@ static int write_all(const report *r, FILE *f, adapters_detail d)
 		const char *ss[] = {"name", suite, "flowId", flow, NULL};
 		message(f, "testSuiteStarted", ss);
 		for (size_t t = 0; t < s->ntests; t++)
-			test(f, flow, &s->tests[t], d);
+			test(f, flow, s, t, d);
 		message(f, "testSuiteFinished", ss);
 		statistic_u64(f, prefix, "peak_va", s->peak_va);
 		statistic_u64(f, prefix, "peak_rss", s->peak_rss);

@@ -16,7 +16,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "adapters.h"
 #include "ci_int.h"
+#include "defuse.h"
 
 #define CMD          "compare"
 #define TOP_TESTS    10
@@ -39,11 +41,23 @@ typedef struct ctest {
 	int64_t rise;              /* VA above its start (VmPeak), at least what it kept */
 } ctest;
 
+/* The allocation sites of a test that has any (few do), as the lines
+ * adapters_site_lines makes of them, cleaned to one line each: a level
+ * digit ('0' a site, '1' what pins it), the text, a newline. By the test's
+ * name offset, which only grows: the table is sorted by it. */
+typedef struct csites {
+	uint32_t name;
+	uint64_t bytes; /* summed over its sites */
+	char *lines;
+} csites;
+
 typedef struct ctests {
 	ctest *v;
 	size_t n, cap;
 	char *names;
 	size_t len, names_cap;
+	csites *sites;
+	size_t nsites, sites_cap;
 } ctests;
 
 /* One side of the comparison. */
@@ -59,6 +73,7 @@ typedef struct side {
 typedef struct row {
 	char label[160];
 	const char *metric; /* "peak VA", "peak RSS", "recycles", "retained VA" */
+	const char *sites;  /* a test's in head (csites.lines); NULL: none */
 	growth_metric m;
 	int has_base, has_head;
 	int64_t base, head;
@@ -172,8 +187,50 @@ static void *grow(void *p, size_t *cap, size_t need, size_t size)
 	return p;
 }
 
+static void site_line_keep(FILE *f, int level, const char *text, void *ctx)
+{
+	(void)ctx;
+	char *clean = adapters_clean(text, 512, ADAPTERS_ONELINE, NULL);
+	fprintf(f, "%d%s\n", level, clean);
+	free(clean);
+}
+
+/* The test just added (its name at offset name) has sites: their lines. */
+static void ctests_keep_sites(ctests *c, uint32_t name, const report_test_sites *ts)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	if (!m)
+		abort();
+	adapters_site_lines(m, ts, site_line_keep, NULL);
+	if (fclose(m) != 0)
+		abort();
+	uint64_t bytes = 0;
+	for (size_t k = 0; k < ts->nsites; k++)
+		bytes = ts->sites[k].bytes > UINT64_MAX - bytes ? UINT64_MAX
+		                                                : bytes + ts->sites[k].bytes;
+	c->sites = grow(c->sites, &c->sites_cap, c->nsites + 1, sizeof(*c->sites));
+	c->sites[c->nsites++] = (csites){name, bytes, buf};
+}
+
+/* The sites of the test whose name is at offset name; NULL: none. */
+static const csites *ctests_sites(const ctests *c, uint32_t name)
+{
+	size_t lo = 0, hi = c->nsites;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (c->sites[mid].name < name)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < c->nsites && c->sites[lo].name == name ? &c->sites[lo] : NULL;
+}
+
 /* report_test_fn: the test into the table. */
-static int ctests_add(size_t shard, const report_test *t, uint64_t va_peak, void *ctx, mg_err *err)
+static int ctests_add(size_t shard, const report_test *t, uint64_t va_peak,
+                      const report_test_sites *sites, void *ctx, mg_err *err)
 {
 	ctests *c = ctx;
 	const char *name = t->name ? t->name : "";
@@ -200,6 +257,8 @@ static int ctests_add(size_t shard, const report_test *t, uint64_t va_peak, void
 	            own ? sat_i64(va_peak > t->va_after ? va_peak : t->va_after) : t->va_delta,
 	            own ? sat_i64(t->rss_after) : t->rss_delta,
 	            rise};
+	if (sites && sites->nsites)
+		ctests_keep_sites(c, (uint32_t)c->len, sites);
 	c->len += len;
 	return 0;
 }
@@ -208,6 +267,9 @@ static void ctests_free(ctests *c)
 {
 	free(c->v);
 	free(c->names);
+	for (size_t i = 0; i < c->nsites; i++)
+		free(c->sites[i].lines);
+	free(c->sites);
 }
 
 /* One side's tests: its report (for the shards' arch and suite) and table. */
@@ -440,12 +502,13 @@ typedef struct nearlist {
 	size_t n;
 } nearlist;
 
-/* A row of a test whose figure grew (new tests count from 0). */
-static void test_row(rows *rs, const char *label, const char *metric, growth_metric m, int has_base,
+/* A row of a test whose figure grew (new tests count from 0); NULL when it
+ * did not grow. */
+static row *test_row(rows *rs, const char *label, const char *metric, growth_metric m, int has_base,
                      int64_t bv, int64_t hv, const growth_limits *lim)
 {
 	if (hv <= bv)
-		return;
+		return NULL;
 	row *w = rows_add(rs);
 	label_fmt(w->label, sizeof(w->label), "%s", label);
 	w->metric = metric;
@@ -455,6 +518,20 @@ static void test_row(rows *rs, const char *label, const char *metric, growth_met
 	w->base = bv;
 	w->head = hv;
 	growth_exceeded(lim, m, bv, hv, w->exceeded, sizeof(w->exceeded));
+	return w;
+}
+
+/* The sites of the head test h[first..end): its run whose sites hold the
+ * most bytes; NULL: none. */
+static const char *head_sites(tside head, size_t first, size_t end)
+{
+	const csites *best = NULL;
+	for (size_t k = first; k < end; k++) {
+		const csites *cs = ctests_sites(head.c, head.c->v[k].name);
+		if (cs && (!best || cs->bytes > best->bytes))
+			best = cs;
+	}
+	return best ? best->lines : NULL;
 }
 
 /* Tests whose retained VA or RSS, or rise, grew, most growth first; new
@@ -502,7 +579,9 @@ static void compare_tests(rows *rs, tside base, tside head, int multi_arch,
 				test_row(rs, label, "peak VA", GROWTH_TEST, 1, bv.va, hv.va, lim);
 			continue;
 		}
-		test_row(rs, label, "retained VA", GROWTH_TEST, c == 0, bv.va, hv.va, lim);
+		row *w = test_row(rs, label, "retained VA", GROWTH_TEST, c == 0, bv.va, hv.va, lim);
+		if (w)
+			w->sites = head_sites(head, first, j);
 		test_row(rs, label, "retained RSS", GROWTH_TEST, c == 0, bv.rss, hv.rss, lim);
 		test_row(rs, label, "rise", GROWTH_RISE, c == 0, bv.rise, hv.rise, lim);
 	}
@@ -675,6 +754,95 @@ static void print_exceeded(const rows *sets[2], int md, size_t nexc)
 		       nexc - shown);
 }
 
+/* A test's site lines (csites.lines) as JSON: [{"site": TEXT, "pins": TEXT}]
+ * (the sites not shown left out). */
+static json_t *sites_json(const char *lines)
+{
+	json_t *a = json_array(), *last = NULL;
+	for (const char *p = lines; *p;) {
+		size_t len = strcspn(p, "\n");
+		char *text = strndup(p + 1, len ? len - 1 : 0);
+		if (!text)
+			abort();
+		if (*p == '1' && last) {
+			json_object_set_new(last, "pins", jstr(text));
+		} else if (*p == '0') {
+			last = json_object();
+			json_object_set_new(last, "site", jstr(text));
+			json_array_append_new(a, last);
+		}
+		free(text);
+		p += len + (p[len] == '\n');
+	}
+	return a;
+}
+
+/* Where the tests of the table's first limit rows that grew in retained VA
+ * allocated (their sites in head): "+16.0 MiB in Cache/3: 2 × 8.00 MiB mmap
+ * at block_new (storage.c:49) ← cache_put (cache.c:115)", further sites and
+ * what pins each below. Names and frames are the program's: Markdown
+ * escaped (markdown_put), control bytes shown as \xNN in text, and the
+ * lines defused for the CI's log scanner (defuse.h): a function named
+ * "##vso[..." is no command of the job log. */
+static void print_sites(const rows *rs, size_t limit, int md)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	if (!f)
+		abort();
+	int any = 0;
+	for (size_t i = 0; i < rs->n && i < limit; i++) {
+		const row *w = &rs->v[i];
+		if (!w->sites)
+			continue;
+		if (!any++)
+			fprintf(
+			    f,
+			    md ? "\nWhere they allocated (head; sites live at the test's end):\n\n"
+			       : "\nWhere they allocated (head; sites live at the test's end):\n");
+		char grew[32];
+		report_format_size(grew, sizeof(grew), (uint64_t)sat_sub(w->head, w->base));
+		size_t nsite = 0;
+		for (const char *p = w->sites; *p;) {
+			size_t n = strcspn(p, "\n");
+			char *text = strndup(p + 1, n ? n - 1 : 0);
+			if (!text)
+				abort();
+			int level = *p - '0';
+			nsite += level == 0;
+			/* the first site on the test's line, the others below it, what
+			 * pins a site below it (Markdown: on its line) */
+			if (nsite == 1 && level == 0) {
+				fprintf(f, md ? "- +%s in " : "  +%s in ", grew);
+				if (md)
+					markdown_put(f, w->label, sizeof(w->label));
+				else
+					adapters_put_printable(f, w->label, sizeof(w->label));
+				fputs(": ", f);
+			} else if (md) {
+				fputs(level == 1 ? " \u2014 " : "\n  - ", f);
+			} else {
+				fputs(level == 1 ? "        " : "      ", f);
+			}
+			if (md)
+				markdown_put(f, text, 512);
+			else
+				adapters_put_printable(f, text, 512);
+			if (!md)
+				fputc('\n', f);
+			free(text);
+			p += n + (p[n] == '\n');
+		}
+		if (md)
+			fputc('\n', f);
+	}
+	if (fclose(f) != 0)
+		abort();
+	defuse_write(stdout, buf, len, defuse_scanners());
+	free(buf);
+}
+
 static json_t *rows_json(const rows *rs, size_t limit)
 {
 	json_t *a = json_array();
@@ -703,6 +871,8 @@ static json_t *rows_json(const rows *rs, size_t limit)
 		}
 		json_object_set_new(o, "exceeded",
 		                    w->exceeded[0] ? jstr(w->exceeded) : json_null());
+		if (w->sites)
+			json_object_set_new(o, "sites", sites_json(w->sites));
 		json_array_append_new(a, o);
 	}
 	return a;
@@ -796,6 +966,7 @@ static void output(int fmt, const side *base, const side *head, const char *base
 		       "its own: its peak VA):\n%s",
 		       md ? "\n" : "");
 		print_table(tests, TOP_TESTS, md, "test", band > 0);
+		print_sites(tests, TOP_TESTS, md);
 	} else {
 		printf("No test retained or rose more than on the base.\n");
 	}

@@ -210,8 +210,10 @@ typedef struct test_pick {
 	report *into; /* shards by index; only their tests are set */
 } test_pick;
 
-static int pick_test(size_t shard, const report_test *t, uint64_t va_peak, void *ctx, mg_err *err)
+static int pick_test(size_t shard, const report_test *t, uint64_t va_peak,
+                     const report_test_sites *sites, void *ctx, mg_err *err)
 {
+	(void)sites;
 	(void)va_peak;
 	test_pick *p = ctx;
 	(void)err;

@@ -22,7 +22,8 @@
  */
 typedef struct kept {
 	size_t shard, index;
-	report_test t; /* its strings ours */
+	report_test t;           /* its strings ours */
+	report_test_sites sites; /* its allocation sites, ours (none: empty) */
 } kept;
 
 typedef struct keeper {
@@ -36,12 +37,13 @@ typedef struct keeper {
 	size_t ndone, done_cap;
 } keeper;
 
-static kept kept_of(const keeper *k, const report_test *t)
+static kept kept_of(const keeper *k, const report_test *t, const report_test_sites *sites)
 {
-	kept x = {k->shard, k->index, *t};
+	kept x = {k->shard, k->index, *t, {0}};
 	x.t.name = report_strdup(t->name);
 	x.t.message = report_strdup(t->message);
 	x.t.output = NULL;
+	report_test_sites_copy(&x.sites, sites);
 	return x;
 }
 
@@ -49,6 +51,7 @@ static void kept_free(kept *x)
 {
 	free(x->t.name);
 	free(x->t.message);
+	report_test_sites_clear(&x->sites);
 }
 
 static void push(kept **v, size_t *n, size_t *cap, kept x)
@@ -63,7 +66,7 @@ static void push(kept **v, size_t *n, size_t *cap, kept x)
 
 /* Into top (largest first, at most TOP_TESTS) by key; what falls out is freed. */
 static void top_add(keeper *k, kept *top, size_t *n, const report_test *t,
-                    int64_t (*key)(const report_test *))
+                    const report_test_sites *sites, int64_t (*key)(const report_test *))
 {
 	if (key(t) <= 0 || (*n == TOP_TESTS && key(t) <= key(&top[*n - 1].t)))
 		return;
@@ -72,7 +75,7 @@ static void top_add(keeper *k, kept *top, size_t *n, const report_test *t,
 	size_t i = (*n)++;
 	for (; i > 0 && key(&top[i - 1].t) < key(t); i--)
 		top[i] = top[i - 1];
-	top[i] = kept_of(k, t);
+	top[i] = kept_of(k, t, sites);
 }
 
 static int64_t key_va(const report_test *t)
@@ -95,7 +98,8 @@ static void tops_done(keeper *k)
 	k->ntop_va = k->ntop_delta = 0;
 }
 
-static int keep_test(size_t shard, const report_test *t, uint64_t va_peak, void *ctx, mg_err *err)
+static int keep_test(size_t shard, const report_test *t, uint64_t va_peak,
+                     const report_test_sites *sites, void *ctx, mg_err *err)
 {
 	(void)va_peak;
 	keeper *k = ctx;
@@ -106,9 +110,9 @@ static int keep_test(size_t shard, const report_test *t, uint64_t va_peak, void 
 		k->index = 0;
 	}
 	if (t->state != TEST_PASS)
-		push(&k->v, &k->n, &k->cap, kept_of(k, t));
-	top_add(k, k->top_va, &k->ntop_va, t, key_va);
-	top_add(k, k->top_delta, &k->ntop_delta, t, key_delta);
+		push(&k->v, &k->n, &k->cap, kept_of(k, t, sites));
+	top_add(k, k->top_va, &k->ntop_va, t, sites, key_va);
+	top_add(k, k->top_delta, &k->ntop_delta, t, sites, key_delta);
 	k->index++;
 	return 0;
 }
@@ -137,7 +141,15 @@ static void keeper_install(keeper *k, report *r)
 			kept_free(x); /* a test both failed and large: once */
 			continue;
 		}
-		*report_shard_add_test(&r->shards[x->shard]) = x->t;
+		report_shard *s = &r->shards[x->shard];
+		*report_shard_add_test(s) = x->t;
+		if (x->sites.nsites) { /* its sites move in, at its place here */
+			report_test_sites *d = report_shard_add_test_sites(s, s->ntests - 1);
+			*d = x->sites;
+			d->test = s->ntests - 1;
+		} else {
+			report_test_sites_clear(&x->sites);
+		}
 	}
 	free(k->v);
 	memset(k, 0, sizeof(*k));

@@ -287,6 +287,10 @@ static int lane_start(run_ctx *c, lane *l)
 	spawn_options so = SPAWN_OPTIONS_INIT;
 	so.envp = c->envp;
 	so.as_limit = c->o->address_space;
+	if (c->listing_fd >= 0) { /* gtest, catch2: no second listing */
+		so.extra_fd = c->listing_fd;
+		so.extra_target = MG_LISTING_FD;
+	}
 	int rc = spawn_start(&h->proc, c->path, c->argv, &so, &err);
 	if (rc < 0) {
 		lane_failed_start(l, err.msg);

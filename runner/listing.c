@@ -6,10 +6,12 @@
 #include "run_int.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -201,6 +203,8 @@ int listing_run(run_ctx *c, name_list *out, mg_err *err)
 				}
 				got_hello = 1;
 				snprintf(out->arch, sizeof(out->arch), "%s", m.arch);
+				out->va = m.va;
+				out->rss = m.rss;
 			} else if (m.kind == MG_MSG_TEST) {
 				if (out->n == out->cap) {
 					out->cap = out->cap ? 2 * out->cap : 256;
@@ -256,4 +260,39 @@ void listing_explain(const run_ctx *c, const mg_err *err)
 		        "memguard: this kernel cannot execute 32-bit programs; a 64-bit build "
 		        "of the tests run with --address-space 4G fails at the same "
 		        "ceiling\n");
+}
+
+int listing_handoff(const run_ctx *c, const name_list *nl)
+{
+	if (c->driver != DRIVER_GTEST && c->driver != DRIVER_CATCH2)
+		return -1;
+	int fd = memfd_create(MG_LISTING_NAME, MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (fd < 0)
+		return -1;
+	size_t size = 64;
+	for (size_t i = 0; i < nl->n; i++)
+		size += nl->lens[i] + 1;
+	char *buf = mg_xrealloc(NULL, size);
+	/* whether the program is an ASan build (its probe's environment): read
+	 * once here, not by every shim (the whole executable is scanned) */
+	char prog[PATH_MAX];
+	int asan = c->o->host_argc > 0 &&
+	           spawn_resolve(prog, sizeof(prog), c->o->host_argv[0], NULL) == 0 &&
+	           elf_contains(prog, "__asan_init", NULL) == 1;
+	size_t len = (size_t)snprintf(buf, 64, "%llu %llu %d\n", (unsigned long long)nl->va,
+	                              (unsigned long long)nl->rss, asan);
+	for (size_t i = 0; i < nl->n; i++) {
+		memcpy(buf + len, nl->names[i], nl->lens[i]);
+		len += nl->lens[i];
+		buf[len++] = '\n';
+	}
+	int ok = mg_proto_write_all(fd, buf, len, NULL) == 0;
+	free(buf);
+	/* sealed: no host can change what the next one reads */
+	if (!ok ||
+	    fcntl(fd, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_GROW | F_SEAL_SHRINK | F_SEAL_SEAL) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
 }

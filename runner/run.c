@@ -20,6 +20,34 @@
 const int run_stop_signals[RUN_NSTOP_SIGNALS] = {SIGINT,  SIGTERM, SIGHUP,
                                                  SIGQUIT, SIGUSR1, SIGUSR2};
 
+/*
+ * gtest, catch2: memguard-driver (driver_main.c), the shim alone, which
+ * starts without the libraries the whole tool links (a recycle starts a
+ * shim): beside this executable (the build tree), in ../lib/memguard/ (an
+ * installed tree, wherever it was unpacked), or where it was installed.
+ * path (memguard's own, on entry) is left as it is when there is none.
+ */
+static void driver_exe_find(char *path, size_t size)
+{
+	char dir[PATH_MAX], cand[PATH_MAX + 64];
+	snprintf(dir, sizeof(dir), "%s", path);
+	char *slash = strrchr(dir, '/');
+	if (slash)
+		*slash = 0;
+	for (int i = 0; i < 3; i++) {
+		if (i < 2)
+			snprintf(cand, sizeof(cand), "%s/%smemguard-driver", dir,
+			         i ? "../lib/memguard/" : "");
+		else
+			snprintf(cand, sizeof(cand), "%s",
+			         MEMGUARD_DRIVER_INSTALL_DIR "/memguard-driver");
+		if (strlen(cand) < size && access(cand, X_OK) == 0) {
+			memcpy(path, cand, strlen(cand) + 1);
+			return;
+		}
+	}
+}
+
 static int prepare(run_ctx *c, run_options *o, mg_err *err)
 {
 	c->o = o;
@@ -95,6 +123,8 @@ static int prepare(run_ctx *c, run_options *o, mg_err *err)
 		return mg_err_set(err, MG_ERROR, "cannot find memguard's own executable: %s",
 		                  strerror(errno));
 	c->path[n] = 0;
+	if (c->driver == DRIVER_GTEST || c->driver == DRIVER_CATCH2)
+		driver_exe_find(c->path, sizeof(c->path));
 	c->shim_argv = mg_xrealloc(NULL, ((size_t)o->host_argc + 10) * sizeof(char *));
 	size_t k = 0;
 	c->shim_argv[k++] = "memguard";
@@ -236,6 +266,7 @@ int run_main(int argc, char **argv, const run_hooks *hooks)
 	memset(&c, 0, sizeof(c));
 	memset(&nl, 0, sizeof(nl));
 	c.sigfd[0] = c.sigfd[1] = -1;
+	c.listing_fd = -1;
 	if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
 		fputs(options_usage(), stdout);
 		return 0;
@@ -303,6 +334,7 @@ int run_main(int argc, char **argv, const run_hooks *hooks)
 		goto out;
 	}
 
+	c.listing_fd = listing_handoff(&c, &nl);
 	plan_history_load(&c, hooks ? hooks->history : NULL);
 	rc = plan_build(&c, &nl, &err);
 	if (rc < 0) {
@@ -403,6 +435,8 @@ out:
 	free(c.q);
 	free(c.rq);
 	free(c.shim_argv);
+	if (c.listing_fd >= 0)
+		close(c.listing_fd);
 	free(c.reap);
 	free(c.envp);
 	for (int i = 0; i < ENV_SLOTS; i++)

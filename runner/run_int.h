@@ -192,6 +192,7 @@ typedef struct run_ctx {
 	char path[PATH_MAX];
 	char **argv;
 	char **shim_argv; /* non-native drivers: memguard __driver NAME ... -- HOST */
+	int listing_fd;   /* gtest, catch2: the listing handed to every host, or -1 */
 	driver_kind driver;
 	int pipeline_auto; /* no --pipeline: depth follows the tests' pace (policy_depth) */
 	double tree_interval;
@@ -249,6 +250,7 @@ typedef struct name_list {
 	size_t *lens;
 	size_t n, cap;
 	char arch[8];
+	uint64_t va, rss; /* the listing host's hello */
 } name_list;
 
 static inline double now_mono(void)
@@ -482,6 +484,9 @@ void supervise_reap_orphans(void);
 
 /* listing.c */
 int listing_run(run_ctx *c, name_list *out, mg_err *err);
+/* gtest, catch2: the listing for the hosts (driver.h, MG_LISTING_FD): a
+ * sealed memfd, or -1 (each host then lists for itself). */
+int listing_handoff(const run_ctx *c, const name_list *nl);
 void listing_explain(const run_ctx *c, const mg_err *err);
 
 #endif

@@ -14,6 +14,17 @@
 
 #include "mg_err.h"
 
+/*
+ * gtest, catch2: the run's listing, handed to every host the runner starts
+ * after it (listing_handoff) as this fd, a memfd named MG_LISTING_NAME
+ * holding "VA RSS ASAN\n" (the listing host's hello: a fresh program's
+ * memory; ASAN 1 for an ASan build) and the names as listed, one a line. A recycled generation's
+ * shim takes it instead of listing the program again (a recycle costs a program start, not a
+ * listing).
+ */
+#define MG_LISTING_FD   5
+#define MG_LISTING_NAME "memguard-listing"
+
 typedef enum driver_kind {
 	DRIVER_NATIVE, /* the program links the host library */
 	DRIVER_GTEST,

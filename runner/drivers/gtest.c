@@ -17,9 +17,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "driver.h"
 #include "gtest_driver.h"
 #include "mg_contract.h"
 #include "mg_elf.h"
@@ -109,6 +112,10 @@ static int probe_find(char *out, size_t size, mg_arch arch)
 		snprintf(out, size, "%s/../lib/memguard/%s" PROBE_FILE, exe, sub);
 		if (access(out, R_OK) == 0)
 			return 0;
+		/* memguard-driver, installed in lib/memguard/ beside x64/, x86/ */
+		snprintf(out, size, "%s/%s" PROBE_FILE, exe, sub);
+		if (access(out, R_OK) == 0)
+			return 0;
 	}
 	snprintf(out, size, MEMGUARD_PROBE_INSTALL_DIR "/%s" PROBE_FILE, sub);
 	return access(out, R_OK) == 0 ? 0 : -1;
@@ -119,6 +126,51 @@ static void pass_env(shim *s, const char *name)
 	const char *v = getenv(name);
 	if (v && *v)
 		shim_setenv(s, name, v);
+}
+
+static uint64_t next_u64(const char **p)
+{
+	uint64_t v = 0;
+	while (**p == ' ')
+		(*p)++;
+	while (**p >= '0' && **p <= '9')
+		v = v * 10 + (uint64_t)(*(*p)++ - '0');
+	return v;
+}
+
+/* GoogleTest: a secret of this shim's own (16 hex digits), so that a
+ * test's end comes in the program's stdout (MG_PROBE_MARK SECRET), which no
+ * test's own output can be taken for; none (the pipe) without randomness. */
+static void stream_secret(shim *s, gtest *g)
+{
+	unsigned char r[8];
+	char hex[17];
+	if (getrandom(r, sizeof(r), 0) != (ssize_t)sizeof(r))
+		return;
+	for (int i = 0; i < 8; i++)
+		snprintf(hex + 2 * i, 3, "%02x", r[i]);
+	shim_setenv(s, MG_PROBE_ENV_SECRET, hex);
+	g->smark_len = (size_t)snprintf(g->smark, sizeof(g->smark), MG_PROBE_MARK "%s", hex);
+}
+
+/* A line (or its tail) the probe put in the stream: MG_PROBE_MARK SECRET
+ * " stop WHY [BYTES]" or " end VA RSS PEAKVA PEAKRSS", for the end tag
+ * that follows. 1 when p (n bytes) is one (then taken). */
+static int probe_stream(gtest *g, const char *p, size_t n)
+{
+	if (n < g->smark_len + 1 || memcmp(p, g->smark, g->smark_len) || p[g->smark_len] != ' ')
+		return 0;
+	p += g->smark_len + 1;
+	n -= g->smark_len + 1;
+	if (n > 5 && !memcmp(p, MG_PROBE_STOP, 5)) {
+		snprintf(g->fig_why, sizeof(g->fig_why), "%.*s", (int)(n - 5), p + 5);
+	} else if (n > 4 && !memcmp(p, MG_PROBE_END, 4)) {
+		p += 4;
+		for (int i = 0; i < 4; i++)
+			g->fig[i] = next_u64(&p);
+		g->fig_pending = 1;
+	}
+	return 1;
 }
 
 /*
@@ -156,7 +208,9 @@ static void probe_setup(shim *s, gtest *g, int say)
 	snprintf(g->probe_preload, sizeof(g->probe_preload), "%s%s%s", probe,
 	         user && *user ? ":" : "", user && *user ? user : "");
 	shim_setenv(s, "LD_PRELOAD", g->probe_preload);
-	if (elf_contains(path, "__asan_init", NULL) == 1) {
+	if (g->asan < 0)
+		g->asan = elf_contains(path, "__asan_init", NULL) == 1;
+	if (g->asan) {
 		static char asan[8192];
 		const char *u = getenv("ASAN_OPTIONS");
 		snprintf(asan, sizeof(asan), "%s%sverify_asan_link_order=0", u && *u ? u : "",
@@ -168,6 +222,8 @@ static void probe_setup(shim *s, gtest *g, int say)
 	shim_setenv(s, "MEMGUARD_PROBE_FD", fd);
 	if (g->catch2)
 		shim_setenv(s, "MEMGUARD_PROBE_FORMAT", "catch2");
+	else
+		stream_secret(s, g);
 	for (size_t i = 0; i < MG_CONTRACT_NLIMITS; i++) /* the verdict's, all of them */
 		pass_env(s, mg_contract_limits[i].env);
 	g->probe_state = 1;
@@ -197,16 +253,6 @@ static int probe_open(shim *s, gtest *g)
 	mg_lines_init(&g->probe_lines, g->probe_in, sizeof(g->probe_in), PROBE_LINE);
 	g->stop_why[0] = 0;
 	return p[1];
-}
-
-static uint64_t next_u64(const char **p)
-{
-	uint64_t v = 0;
-	while (**p == ' ')
-		(*p)++;
-	while (**p >= '0' && **p <= '9')
-		v = v * 10 + (uint64_t)(*(*p)++ - '0');
-	return v;
 }
 
 /*
@@ -256,6 +302,25 @@ static int probe_take(shim *s, gtest *g, const char *name, size_t n)
 		if (r <= 0)
 			return 0;
 	}
+}
+
+/* A program stopped at a boundary ended where its next test would have
+ * started: 1 when its probe's "park 1" says LeakSanitizer found leaks
+ * there (its report is on stderr). */
+static int probe_park_leaked(gtest *g)
+{
+	char *line;
+	size_t len;
+	int leaked = 0;
+	if (g->probe_rd < 0)
+		return 0;
+	while (mg_lines_fill(&g->probe_lines, g->probe_rd) > 0)
+		;
+	while (mg_lines_next(&g->probe_lines, &line, &len))
+		if (len > sizeof(MG_PROBE_PARK) - 1 &&
+		    !memcmp(line, MG_PROBE_PARK, sizeof(MG_PROBE_PARK) - 1))
+			leaked = line[sizeof(MG_PROBE_PARK) - 1] == '1';
+	return leaked;
 }
 
 /* The listing program's "exit VA RSS" (written by the probe as it ended). */
@@ -408,16 +473,84 @@ static int g_list(shim *s)
 	return 0;
 }
 
+/*
+ * The run's listing as the runner hands it to a lane's host (driver.h,
+ * MG_LISTING_FD): the names the listing host listed (its shard's, unquoted)
+ * and that host's hello, a fresh program's memory. 0 and g->list, or -1
+ * when there is none (the listing host itself). The fd is closed either
+ * way: the program does not inherit it.
+ */
+static int listing_take(gtest *g)
+{
+	char link[64], path[32];
+	struct stat st;
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", MG_LISTING_FD);
+	ssize_t ln = readlink(path, link, sizeof(link) - 1);
+	if (ln <= 0)
+		return -1;
+	link[ln] = 0;
+	/* only the runner's memfd: "/memfd:memguard-listing (deleted)" */
+	if (strncmp(link, "/memfd:" MG_LISTING_NAME " ", sizeof("/memfd:" MG_LISTING_NAME)) ||
+	    fstat(MG_LISTING_FD, &st) < 0 || st.st_size < 4) {
+		close(MG_LISTING_FD);
+		return -1;
+	}
+	size_t size = (size_t)st.st_size, got = 0;
+	char *buf = malloc(size + 1);
+	while (buf && got < size) {
+		ssize_t r = pread(MG_LISTING_FD, buf + got, size - got, (off_t)got);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		got += (size_t)r;
+	}
+	close(MG_LISTING_FD);
+	if (!buf || got != size) {
+		free(buf);
+		return -1;
+	}
+	buf[size] = 0;
+	const char *p = buf;
+	g->listed_va = next_u64(&p);
+	g->listed_rss = next_u64(&p);
+	while (*p == ' ')
+		p++;
+	if (*p == '0' || *p == '1')
+		g->asan = *p == '1';
+	const char *nl = memchr(p, '\n', size - (size_t)(p - buf));
+	shim_names_free(g->list);
+	g->list = shim_names_new();
+	for (p = nl ? nl + 1 : buf + size; p < buf + size;) {
+		const char *e = memchr(p, '\n', size - (size_t)(p - buf));
+		if (!e)
+			e = buf + size;
+		shim_names_add(g->list, p, (size_t)(e - p));
+		p = e + 1;
+	}
+	free(buf);
+	g->list_status = 0; /* said by the listing host */
+	gtest_filter_sort(g);
+	g->listed = 1;
+	return 0;
+}
+
 /* Before hello: the list, by a program run with the probe, so that hello
  * carries a fresh program's memory (the base of the first test's delta),
- * not the shim's. */
+ * not the shim's; a lane's host takes the run's listing instead (the
+ * same program's: listing_take). */
 static void g_hello(shim *s, uint64_t *va, uint64_t *rss)
 {
 	gtest *g = shim_ctx(s);
+	listing_take(g); /* first: it says whether the program is an ASan build */
 	if (!g->probe_state)
 		probe_setup(s, g, 0);
-	if (g->probe_state > 0)
+	if (g->listed && g->probe_state > 0) {
+		*va = g->listed_va;
+		*rss = g->listed_rss;
+	} else if (g->probe_state > 0) {
 		load_list(s, g, va, rss);
+	}
 }
 
 /* A result for the head, which belongs to the batch. May not return (quit, recycle). */
@@ -439,10 +572,20 @@ void gtest_end(shim *s, gtest *g, mg_msg_kind kind, const char *msg, size_t len)
 		name = g->c2_enc;
 		n = g->c2_enc_len;
 	}
-	if (g->probe_seen)
+	if (g->fig_pending) { /* in the stream, in front of this end line */
+		shim_figures(s, g->fig[0], g->fig[1], g->fig[2], g->fig[3]);
+		memcpy(g->stop_why, g->fig_why, sizeof(g->stop_why));
+		g->fig_pending = 0;
+		g->fig_why[0] = 0;
+	} else if (g->probe_seen) {
 		probe_take(s, g, name, n);
+	}
 	if (kind == MG_MSG_FAIL)
 		g->failed_any = 1;
+	/* stopped here: the rest of the batch is the runner's again, and the
+	 * program, continued at quit, finishes on its own (g_finishing) */
+	if (g->stop_why[0])
+		g->batch = 1;
 	g_result(s, g, kind, msg, len);
 	if (g->stop_why[0])
 		shim_stop(s, g->stop_why);
@@ -655,6 +798,8 @@ void gtest_on_run(shim *s, gtest *g, const char *name, size_t n)
 	shim_start(s);
 	g->started_any = 1;
 	g->text_len = 0;
+	g->fig_pending = 0;
+	g->fig_why[0] = 0;
 }
 
 /* Where a gtest tag ("[ RUN      ]", "[       OK ]", ...) starts in line:
@@ -760,6 +905,8 @@ static int dup_end(shim *s, gtest *g, const char *line, size_t len)
 	g->dup_running = 0;
 	g->outside_len = 0;
 	g->outside_failed = 0;
+	g->fig_pending = 0; /* its end's figures: no test's of ours */
+	g->fig_why[0] = 0;
 	return 1;
 }
 
@@ -842,6 +989,14 @@ static void g_line(shim *s, char *line, size_t len)
 	if (g->catch2) {
 		catch2_line(s, g, line, len);
 		return;
+	}
+	if (g->smark_len) { /* the probe's end lines, cut off what the test left before */
+		const char *m = memchr(line, MG_PROBE_MARK[0], len);
+		if (m && probe_stream(g, m, len - (size_t)(m - line))) {
+			if (m > line)
+				gtest_output(s, g, line, (size_t)(m - line), 0);
+			return;
+		}
 	}
 	size_t cut = len && line[0] != '[' ? tag_at(line, len) : len;
 	if (cut && cut < len && !g->summary) {
@@ -927,6 +1082,29 @@ static void exit_unexplained(shim *s, gtest *g, mg_exit_end status)
 	g->failed_any = 1;
 }
 
+/* A program stopped at a boundary whose probe found leaks where it ended
+ * (LeakSanitizer's check, as at its exit): the entry its exit would have
+ * made, unless a failure it reported explains it (as exit_unexplained). */
+static void exit_leaked(shim *s, gtest *g)
+{
+	char msg[4096];
+	size_t tn;
+	const char *tail = shim_stderr_tail(s, &tn);
+	if (g->failed_any)
+		return;
+	int n = snprintf(msg, sizeof(msg),
+	                 "%s: LeakSanitizer found leaks of the tests it ran before memguard "
+	                 "recycled it (checked where it was ended, as at its exit)%s%.*s",
+	                 shim_cmd(s, NULL)[0], tn ? ":\n" : "", (int)(tn < 3000 ? tn : 3000),
+	                 tail + (tn < 3000 ? 0 : tn - 3000));
+	static const char name[] = "<program exit>";
+	shim_extra(s, MG_MSG_ERROR, name, sizeof(name) - 1, msg,
+	           n < 0                     ? 0
+	           : (size_t)n < sizeof(msg) ? (size_t)n
+	                                     : sizeof(msg) - 1);
+	g->failed_any = 1;
+}
+
 static void g_exited(shim *s, mg_exit_end status, const struct rusage *ru)
 {
 	gtest *g = shim_ctx(s);
@@ -945,6 +1123,20 @@ static void g_exited(shim *s, mg_exit_end status, const struct rusage *ru)
 		g->probe_why = "the probe was not loaded";
 		shim_setenv(s, "LD_PRELOAD", getenv("LD_PRELOAD"));
 		g->batch = 0;
+		return;
+	}
+	if (shim_stopped(s)) {
+		/* recycled at a boundary, then finished as its framework would: its
+		 * tear-downs' failures, its exit status and trailing output count as
+		 * a direct run's would (each entry once a run: record_extra) */
+		int leaked = probe_park_leaked(g);
+		probe_close(g);
+		outside_flush(s, g);
+		g->batch = 0;
+		if (leaked && mg_exit_ok(status))
+			exit_leaked(s, g);
+		else
+			exit_unexplained(s, g, status);
 		return;
 	}
 	probe_close(g);
@@ -1016,6 +1208,7 @@ int gtest_run(const shim_args *a, int catch2, int catch2_v3)
 	    .env = gtest_env,
 	    .tail_stderr = 1,
 	    .finishing = g_finishing,
+	    .finish_stopped = 1,
 	};
 	static const shim_ops c2_ops = {
 	    .measure = SHIM_MEASURE_CHILD,
@@ -1027,9 +1220,11 @@ int gtest_run(const shim_args *a, int catch2, int catch2_v3)
 	    .exited = g_exited,
 	    .tail_stderr = 1,
 	    .finishing = g_finishing,
+	    .finish_stopped = 1,
 	};
 	static gtest g;
 	g.probe_rd = -1;
+	g.asan = -1;
 	g.catch2 = catch2;
 	g.catch2_v3 = catch2_v3;
 	return shim_main(catch2 ? &c2_ops : &ops, &g, a->cmd, a->ncmd);

@@ -50,7 +50,10 @@ typedef struct gtest {
 	char text[FAIL_TEXT];
 	size_t text_len; /* the running test's output: a failure's message */
 
-	int probe_state;          /* 0: not looked for yet, 1: found, -1: none */
+	int probe_state; /* 0: not looked for yet, 1: found, -1: none */
+	int asan;        /* -1 until known: the program is an ASan build */
+	int listed;      /* the list came from the runner (listing_take) */
+	uint64_t listed_va, listed_rss;
 	const char *probe_why;    /* why there is none */
 	char probe_preload[8192]; /* LD_PRELOAD for the program: the probe first */
 	int probe_rd;             /* the probe pipe's read end, -1 when none */
@@ -58,6 +61,14 @@ typedef struct gtest {
 	char probe_in[2 * PROBE_LINE];
 	mg_lines probe_lines;
 	char stop_why[64]; /* a "stop" for the result being handled */
+	/* GoogleTest: the probe puts a test's end in the program's stdout, in
+	 * front of its end tag (MG_PROBE_MARK + this shim's secret), not in the
+	 * pipe: the figures of the end line that follows, and its stop */
+	char smark[32];
+	size_t smark_len; /* 0: the pipe only */
+	int fig_pending;
+	uint64_t fig[4];
+	char fig_why[64];
 
 	/* Outside tests: what the program said between them, and whether it
 	 * was a failure (GoogleTest's "FILE:LINE: Failure" of a SetUpTestSuite,

@@ -36,8 +36,13 @@
 #define MSG_MAX      (16 * 1024)
 #define MAX_TREE     256
 #define TREE_FAST_MS 1 /* first samples of a test: short tests end quickly */
-#define TREE_MS      5
-#define ERR_TAIL     2048 /* the last bytes of a program's stderr kept */
+/* A probed child (it measures itself at its boundaries: nothing here
+ * depends on when its lines are read) is read at most every PACE_US while
+ * its lines stream in: a wake-up, a read and a reply write per batch of
+ * tests, not per line (the runner gets a result that much later). */
+#define PACE_US  200
+#define TREE_MS  5
+#define ERR_TAIL 2048 /* the last bytes of a program's stderr kept */
 
 typedef struct qent {
 	char *name;
@@ -88,6 +93,7 @@ struct shim {
 	int has_figures; /* shim_figures gave the next result's memory */
 	uint64_t fig_va, fig_rss;
 	int stopped;      /* recycled at a boundary: the child is parked until quit */
+	int resumed;      /* ... and continued after quit to finish (ops->finish_stopped) */
 	int line_cut;     /* the line given to ops->line is a piece of a longer one */
 	int pipe_big;     /* the command pipe was enlarged (shim_take_pending) */
 	uint64_t ordinal; /* TREE: results sent, the next mark's number */
@@ -615,7 +621,10 @@ void shim_result(shim *s, mg_msg_kind kind, const char *msg, size_t len)
 	       kind == MG_MSG_TIMEOUT || kind == MG_MSG_ERROR);
 	double us = elapsed_us(&s->t0);
 	measure(s, &va, &rss);
-	drain_err(s);
+	/* a probed child's stderr is read with each batch of its lines (the
+	 * loop reads it first), not with a poll per result */
+	if (!s->probed)
+		drain_err(s);
 	/* output first: the runner attributes it to the test still in flight */
 	if (s->out.len && buf_flush(&s->out, 1) < 0)
 		s->out.len = 0;
@@ -635,7 +644,9 @@ void shim_result(shim *s, mg_msg_kind kind, const char *msg, size_t len)
 	s->qhead++;
 	s->qlen--;
 	s->started = 0;
-	if (s->quit_pending)
+	/* a child finishing on its own (its batch answered, or stopped here by
+	 * its probe: gtest_end) is waited for by the loop */
+	if (s->quit_pending && !(s->child && s->ops->finishing && s->ops->finishing(s)))
 		finish(s, 0);
 	if (s->ops->self_recycle && !probed &&
 	    ((s->recycle_va && va >= s->recycle_va) || (s->recycle_rss && rss >= s->recycle_rss)))
@@ -666,6 +677,31 @@ void shim_stop(shim *s, const char *why)
 	buf_add_msg(&s->reply, &m);
 	reply_flush(s);
 	s->stopped = 1;
+}
+
+int shim_stopped(const shim *s)
+{
+	return s->stopped;
+}
+
+/* At quit, a child stopped at a boundary that finishes on its own
+ * (ops->finish_stopped): continued once (it stopped itself), then waited
+ * for like a finishing one. 1 while it runs. */
+static int resume(shim *s)
+{
+	siginfo_t si;
+	if (s->resumed)
+		return 1;
+	/* it stops itself just after the line that ended its test: that stop
+	 * first (a SIGCONT before it would be lost); an end is reaped as usual */
+	memset(&si, 0, sizeof(si));
+	while (waitid(P_PID, (id_t)s->child, &si, WSTOPPED | WEXITED | WNOWAIT) < 0 &&
+	       errno == EINTR)
+		;
+	if (si.si_code == CLD_STOPPED)
+		kill(s->child, SIGCONT);
+	s->resumed = 1;
+	return 1;
 }
 
 void shim_setenv(shim *s, const char *name, const char *value)
@@ -1045,7 +1081,7 @@ static void child_exited(shim *s, mg_exit_end status, struct rusage *ru)
 	/* It is reaped: forget its pid now, so nothing below (a result read from
 	 * the pipe can end the host) signals or waits for a pid that is gone. */
 	s->child = 0;
-	if (s->stopped) {
+	if (s->stopped && !s->ops->finish_stopped) {
 		/* after the recycle nothing more is answered: quit is awaited */
 		child_forget(s);
 		return;
@@ -1161,7 +1197,8 @@ int shim_main(const shim_ops *ops, void *ctx, char **cmd, int ncmd)
 		/* a program finishing on its own (its suite's tear-down, a leak
 		 * check) is waited for: how it ends is part of the run */
 		if (s->quit_pending && !s->started &&
-		    !(s->child && !s->stopped && ops->finishing && ops->finishing(s)))
+		    !(s->child && !s->stopped && ops->finishing && ops->finishing(s)) &&
+		    !(s->child && s->stopped && ops->finish_stopped && resume(s)))
 			finish(s, 0);
 		reply_flush(s);
 
@@ -1182,10 +1219,14 @@ int shim_main(const shim_ops *ops, void *ctx, char **cmd, int ncmd)
 			child_kill(s);
 			_exit(0);
 		}
-		if (s->child_out >= 0 && pf[1].revents)
-			read_child(s);
+		/* stderr first: what a test wrote there came before its result line */
 		if (s->child_err >= 0 && pf[3].revents)
 			read_err(s);
+		if (s->child_out >= 0 && pf[1].revents && read_child(s) && s->probed && s->child &&
+		    !s->quit_pending) {
+			struct timespec pace = {0, PACE_US * 1000};
+			nanosleep(&pace, NULL);
+		}
 		if (s->child && ops->tick)
 			ops->tick(s);
 		if (pf[2].revents) {

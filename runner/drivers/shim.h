@@ -61,6 +61,12 @@ typedef struct shim_ops {
 	 * child is finishing on its own (its batch is answered): it is waited
 	 * for, and ops->exited judges how it ended, before bye. */
 	int (*finishing)(shim *s);
+	/* After shim_stop, at quit: the child stopped itself at the boundary
+	 * (SIGSTOP, so the runner reads its memory there) and finishes on its
+	 * own once continued (what its framework does after its last test, up
+	 * to where its probe ends it): the shim continues it, follows its lines
+	 * and judges its exit (ops->exited, shim_stopped) before bye. */
+	int finish_stopped;
 } shim_ops;
 
 /* Runs the protocol until quit, a recycle or EOF. cmd is the program's argv
@@ -154,6 +160,8 @@ void shim_probed(shim *s);
  * there for the runner's breakdown.
  */
 void shim_stop(shim *s, const char *why);
+/* 1 after shim_stop: the child's lines and exit belong to no queued test. */
+int shim_stopped(const shim *s);
 /*
  * An entry outside the listed tests (PROTOCOL.md 6c), between two tests:
  * kind MG_MSG_FAIL or MG_MSG_ERROR, its name and message (may be empty).

@@ -76,13 +76,24 @@ int mg_contract_status(int fd, uint64_t *peak_va, uint64_t *peak_rss);
  * its first test starts), its children inherit the user's, and none of
  * MEMGUARD_* (the probe removes them at load). The lines:
  *   "probe 1"                          at load: the driver knows it is there
- *   "stop WHY [BYTES]"                 a verdict ends the program at this end
+ *   "stop WHY [BYTES]"                 a verdict ends the program's run of tests at this
+ *                                      end: it stops itself (SIGSTOP) until the driver
+ *                                      continues it, then finishes up to its next test
  *   "end VA RSS PEAKVA PEAKRSS NAME"   a test's end, its figures (peaks 0: not read)
+ *   "park LEAKED"                      where a stopped program ended (LEAKED 1:
+ *                                      LeakSanitizer found leaks)
  *   "exit VA RSS"                      as the program ends (the listing run)
+ * With MG_PROBE_ENV_SECRET (GoogleTest), stop and end (without NAME: the
+ * end tag's line that follows names it) come in the program's stdout
+ * instead, each line with MG_PROBE_MARK SECRET " " in front, put in the
+ * buffer before the end tag (no write of the probe's own: the flush carries
+ * them); the pipe when the buffer has no room.
  * WHY is protocol v2's word of `recycle` (mg_proto_why_word).
  */
 #define MG_PROBE_ENV_FD        "MEMGUARD_PROBE_FD"     /* the pipe's fd in the program */
 #define MG_PROBE_ENV_FORMAT    "MEMGUARD_PROBE_FORMAT" /* "catch2": Catch2's XML boundaries */
+#define MG_PROBE_ENV_SECRET    "MEMGUARD_PROBE_SECRET" /* 16 hex digits: ends in the stream */
+#define MG_PROBE_MARK          "\x1emg" /* + SECRET: a stop or end line in the stream */
 #define MG_PROBE_ENV_FILTER    "MEMGUARD_PROBE_FILTER" /* a file holding GTEST_FILTER */
 #define MG_PROBE_ENV_SET       "MEMGUARD_PROBE_SET"    /* NAME:NAME: what the driver set */
 #define MG_PROBE_ENV_USER      "MEMGUARD_PROBE_USER_"  /* + NAME: the user's own value */
@@ -92,6 +103,7 @@ int mg_contract_status(int fd, uint64_t *peak_va, uint64_t *peak_rss);
 #define MG_PROBE_STOP          "stop "
 #define MG_PROBE_END           "end "
 #define MG_PROBE_EXIT          "exit "
-#define MG_PROBE_NAME_MAX      4000 /* longer names are cut (the driver compares the prefix) */
+#define MG_PROBE_PARK          "park " /* + "0\n" or "1\n": leaks found */
+#define MG_PROBE_NAME_MAX      4000    /* longer names are cut (the driver compares the prefix) */
 
 #endif

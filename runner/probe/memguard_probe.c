@@ -9,7 +9,8 @@
  * Catch2 program (MEMGUARD_PROBE_FORMAT=catch2) the boundaries are its XML
  * reporter's flushes: "<TestCase name=..." starts, "</TestCase>" ends.
  * libc only, built for x64 and x86, never sanitized; the per-test path
- * never allocates (static buffers) and costs one pread and one write. It
+ * never allocates (static buffers) and costs one pread (its figures go out
+ * in the flush of the end line itself, stream_end; else one write). It
  * leaves no trace in the program: no floating point (its exception flags
  * and rounding are the program's), errno kept across its work, no signal
  * mask or stdio state of its own; and from the program's first test its
@@ -20,6 +21,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,6 +56,20 @@ static int have_prev;   /* the first test's start was read: a test's growth is f
                          * the previous boundary from then on */
 
 static char line[NAME_MAX_OUT + 128];
+static char mark[sizeof(MG_PROBE_MARK) + 16]; /* MG_PROBE_MARK SECRET (stream_end) */
+static size_t mark_len;                       /* 0: the pipe only */
+
+/* After a stop: the program runs no further test but finishes as the
+ * framework would (park_at). The names ended in the running suite (hashes,
+ * the last DONE_MAX): GoogleTest runs a name again when two fixtures of one
+ * name register it, always within that one suite, and such a run is not
+ * a further test of the generation but the framework's own. */
+#define DONE_MAX 1024
+static int stopping;
+static uint64_t done_hash[DONE_MAX];
+static size_t done_n;
+static char stop_suite[NAME_MAX_OUT + 1]; /* the suite of the test that stopped it */
+static size_t stop_suite_len;
 static int catch2;                     /* the program is Catch2 with -r xml */
 static char c2_name[NAME_MAX_OUT + 1]; /* the running test case's name, XML-encoded */
 static size_t c2_len;
@@ -86,13 +102,100 @@ static int ms_passed(const struct timespec *t0)
 	return ns >= 1000000;
 }
 
+/* FNV-1a: a name's hash for done_hash (integers only). */
+static uint64_t name_hash(const char *p, size_t n)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)p[i]) * 1099511628211ull;
+	return h;
+}
+
+/* The suite part of "Suite.Test" (all of it when there is no dot). */
+static size_t suite_len(const char *name, size_t n)
+{
+	const char *dot = memchr(name, '.', n);
+	return dot ? (size_t)(dot - name) : n;
+}
+
+/* A test of the running suite ended: kept for done_find (a ring). */
+static void done_note(const char *name, size_t n)
+{
+	static char suite[256];
+	static size_t slen;
+	size_t sl = suite_len(name, n);
+	if (sl != slen || sl > sizeof(suite) || memcmp(suite, name, sl)) {
+		done_n = 0; /* another suite: its names are not this one's */
+		slen = sl <= sizeof(suite) ? sl : sizeof(suite) + 1;
+		if (sl <= sizeof(suite))
+			memcpy(suite, name, sl);
+	}
+	done_hash[done_n++ % DONE_MAX] = name_hash(name, n);
+}
+
+/* Whether name ended before in the running suite. */
+static int done_find(const char *name, size_t n)
+{
+	uint64_t h = name_hash(name, n);
+	for (size_t i = 0; i < done_n && i < DONE_MAX; i++)
+		if (done_hash[i] == h)
+			return 1;
+	return 0;
+}
+
 /*
- * A test's end line: "end VA RSS PEAKVA PEAKRSS NAME" to the probe pipe
- * (peaks 0 when not read), after "stop WHY [BYTES]" when a verdict ends the
- * program here (one write, so the driver has both when it has the end).
- * Returns 1 when the program must stop at this boundary.
+ * GoogleTest, with the driver's secret (MG_PROBE_ENV_SECRET): the end's
+ * lines go in the program's own stdout, in front of the end tag at, as
+ * MG_PROBE_MARK SECRET " stop WHY [BYTES]\n" and " end VA RSS PEAKVA
+ * PEAKRSS\n" (the tag's line names the test): the flush about to happen
+ * carries them, so a test's end costs no write of the probe's own. 0 when
+ * the buffer has no room for them (the pipe then).
  */
-static int test_end(const char *name, size_t n)
+static int stream_end(FILE *f, char *at, const char *why, uint64_t bytes, const uint64_t fig[4])
+{
+	char buf[2 * (sizeof(mark) + 24) + 4 * 21];
+	char *p = buf;
+	if (why) {
+		memcpy(p, mark, mark_len);
+		p += mark_len;
+		*p++ = ' ';
+		memcpy(p, MG_PROBE_STOP, sizeof(MG_PROBE_STOP) - 1);
+		p += sizeof(MG_PROBE_STOP) - 1;
+		size_t wl = strlen(why);
+		memcpy(p, why, wl < 16 ? wl : 16);
+		p += wl < 16 ? wl : 16;
+		if (bytes) {
+			*p++ = ' ';
+			p = mg_put_u64(p, bytes);
+		}
+		*p++ = '\n';
+	}
+	memcpy(p, mark, mark_len);
+	p += mark_len;
+	*p++ = ' ';
+	memcpy(p, MG_PROBE_END, sizeof(MG_PROBE_END) - 1);
+	p += sizeof(MG_PROBE_END) - 1;
+	for (int i = 0; i < 4; i++) {
+		p = mg_put_u64(p, fig[i]);
+		*p++ = i < 3 ? ' ' : '\n';
+	}
+	size_t len = (size_t)(p - buf);
+	if (f->_IO_buf_end - f->_IO_write_ptr < (ptrdiff_t)len)
+		return 0;
+	memmove(at + len, at, (size_t)(f->_IO_write_ptr - at));
+	memcpy(at, buf, len);
+	f->_IO_write_ptr += len;
+	return 1;
+}
+
+/*
+ * A test's end: "end VA RSS PEAKVA PEAKRSS NAME" to the probe pipe (peaks 0
+ * when not read), after "stop WHY [BYTES]" when a verdict ends the program
+ * here (one write, so the driver has both when it has the end); or both in
+ * the stream in front of the end tag at (stream_end). Returns 1 when the
+ * program must stop at this boundary.
+ */
+static int test_end(const char *name, size_t n, FILE *f, char *at)
 {
 	uint64_t va, rss, peak_va = 0, peak_rss = 0, bytes = 0;
 	if (ms_passed(&t_run))
@@ -102,6 +205,18 @@ static int test_end(const char *name, size_t n)
 		n = NAME_MAX_OUT;
 	char *p = line;
 	const char *why = mg_proto_why_word(mg_verdict_end(&verdict, va, rss, &bytes));
+	int stop = why != NULL && probe_fd >= 0 && !stopping; /* once: it is finishing */
+	if (!stop)
+		why = NULL; /* a name run again while it finishes: its figures only */
+	if (!catch2)
+		done_note(name, n); /* before the stream's bytes move */
+	if (stop) {
+		stop_suite_len = catch2 ? 0 : suite_len(name, n);
+		memcpy(stop_suite, name, stop_suite_len);
+	}
+	if (mark_len && at &&
+	    stream_end(f, at, why, bytes, (uint64_t[4]){va, rss, peak_va, peak_rss}))
+		goto out;
 	if (why) {
 		size_t wl = strlen(why);
 		memcpy(p, MG_PROBE_STOP, sizeof(MG_PROBE_STOP) - 1);
@@ -127,7 +242,8 @@ static int test_end(const char *name, size_t n)
 	p += n;
 	*p++ = '\n';
 	write_all(line, (size_t)(p - line));
-	return why != NULL && probe_fd >= 0;
+out:
+	return stop;
 }
 
 static void env_restore(void);
@@ -158,52 +274,86 @@ static size_t name_len(const char *p, const char *e)
 	return (size_t)(q - p);
 }
 
+/* What a flush is to the probe. */
+enum { B_NONE, B_STOP /* stop after it */, B_PARK /* end before its last line */ };
+
+/* After a stop, whether the line [ls, e) starts work of a further test:
+ * its "[ RUN      ] NAME" (not a name run again in its suite), or the
+ * opening line of another suite ("[----------] N tests from SUITE", whose
+ * SetUpTestSuite follows; without --gtest_print_time the closing line of
+ * the stopping test's suite reads the same, and is not one). */
+static int starts_work(const char *ls, const char *e)
+{
+	static const char frame[] = "[----------] ";
+	if (e - ls > TAG_LEN && !memcmp(ls, "[ RUN      ] ", TAG_LEN)) {
+		const char *name = ls + TAG_LEN;
+		return !done_find(name, name_len(name, e));
+	}
+	const char *from;
+	if (e - ls <= (long)sizeof(frame) || memcmp(ls, frame, sizeof(frame) - 1) ||
+	    !(ls[sizeof(frame) - 1] >= '0' && ls[sizeof(frame) - 1] <= '9') ||
+	    !(from = memmem(ls, (size_t)(e - ls), " from ", 6)))
+		return 0;
+	const char *suite = from + 6;
+	size_t n = name_len(suite, e);
+	return !(n == stop_suite_len && !memcmp(suite, stop_suite, n));
+}
+
 /*
  * Looks at the bytes about to be flushed: GoogleTest's tag, at the start of
  * the last line (or after output a test left without a newline). Called
- * with stdout locked. Returns 1 when the program must stop after this flush.
+ * with stdout locked. B_STOP when the program must stop after this flush;
+ * B_PARK (after a stop) when the last line, from *park, starts a test.
  */
-static int boundary(FILE *f)
+static int boundary(FILE *f, const char **park)
 {
 	const char *b = f->_IO_write_base, *e = f->_IO_write_ptr;
 	if (e - b < TAG_LEN + 1 || e[-1] != '\n')
-		return 0;
+		return B_NONE;
 	e--; /* the line without its newline */
 	const char *ls = memrchr(b, '\n', (size_t)(e - b));
 	ls = ls ? ls + 1 : b;
+	if (stopping && starts_work(ls, e)) {
+		*park = ls;
+		return B_PARK;
+	}
 	for (const char *t = memchr(ls, '[', (size_t)(e - ls)); t && e - t > TAG_LEN;
 	     t = memchr(t + 1, '[', (size_t)(e - t - 1))) {
 		const char *name = t + TAG_LEN;
 		if (!memcmp(t, "[ RUN      ] ", TAG_LEN)) {
 			test_start();
-			return 0;
+			return B_NONE;
 		}
 		if (running &&
 		    (!memcmp(t, "[       OK ] ", TAG_LEN) || !memcmp(t, "[  FAILED  ] ", TAG_LEN) ||
 		     !memcmp(t, "[  SKIPPED ] ", TAG_LEN))) {
 			running = 0;
-			return test_end(name, name_len(name, e));
+			return test_end(name, name_len(name, e), f, (char *)t) ? B_STOP : B_NONE;
 		}
 	}
-	return 0;
+	return B_NONE;
 }
 
 /*
  * Catch2's XML reporter flushes after each start tag it closes and after
  * each end tag: "</TestCase>" is the end of a test case (after its
  * OverallResult and captured output), "<TestCase name=\"N\"" a start. The
- * name is kept as encoded (the driver compares it so). Returns 1 when the
- * program must stop after this flush.
+ * name is kept as encoded (the driver compares it so). B_STOP when the
+ * program must stop after this flush, B_PARK (after a stop) at a start.
  */
-static int boundary_catch2(FILE *f)
+static int boundary_catch2(FILE *f, const char **park)
 {
 	const char *b = f->_IO_write_base, *e = f->_IO_write_ptr;
 	int stop = 0;
 	const char *end = memmem(b, (size_t)(e - b), "</TestCase>", 11);
 	const char *start = memmem(b, (size_t)(e - b), "<TestCase name=\"", 16);
+	if (start && stopping) {
+		*park = start;
+		return B_PARK;
+	}
 	if (end && running && (!start || end < start)) {
 		running = 0;
-		stop = test_end(c2_name, c2_len);
+		stop = test_end(c2_name, c2_len, f, NULL);
 	}
 	if (start && !stop) {
 		const char *n = start + 16, *q = memchr(n, '"', (size_t)(e - n));
@@ -213,17 +363,49 @@ static int boundary_catch2(FILE *f)
 		memcpy(c2_name, n, c2_len);
 		test_start();
 	}
-	return stop;
+	return stop ? B_STOP : B_NONE;
 }
 
-/* After a stop: the driver recycles the host and kills this process when
- * the runner has read its memory map; nothing more runs here. */
-static void __attribute__((noreturn)) park(void)
+/*
+ * After a stop the program waits, stopped (SIGSTOP), until the driver has
+ * the runner's quit (the runner reads its memory map at the boundary). The
+ * driver then continues it, and it finishes what the framework does after
+ * that test (the suite's TearDownTestSuite when it was the suite's last;
+ * when it was the program's last, everything to its exit) until a further
+ * test would start: there it ends (park_at).
+ */
+static void stop_here(void)
 {
-	sigset_t none;
-	sigemptyset(&none);
-	for (;;)
-		sigsuspend(&none);
+	int saved = errno;
+	raise(SIGSTOP);
+	stopping = 1;
+	errno = saved;
+}
+
+/*
+ * A further test would start after a stop: the program ends here, before
+ * that line leaves (its tests are the next generation's). Its output before
+ * the line goes out; a LeakSanitizer build checks for leaks now, as its
+ * exit would (what the tests run so far left unreachable stays so), and
+ * "park LEAKED" (1 when it found some; the report is on stderr) tells the
+ * driver. No exit handlers: the program is in the middle of its run.
+ */
+static void __attribute__((noreturn)) park_at(FILE *f, const char *at)
+{
+	const char *b = f->_IO_write_base;
+	for (size_t done = 0, n = (size_t)(at - b); done < n;) {
+		ssize_t w = write(fileno(f), b + done, n - done);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			break;
+		done += (size_t)w;
+	}
+	int (*leak_check)(void) =
+	    (int (*)(void))dlsym(RTLD_DEFAULT, "__lsan_do_recoverable_leak_check");
+	int leaked = leak_check ? leak_check() != 0 : 0;
+	write_all(leaked ? MG_PROBE_PARK "1\n" : MG_PROBE_PARK "0\n", sizeof(MG_PROBE_PARK) + 1);
+	_exit(0);
 }
 
 /* The environment read directly: while dlsym runs (were it to ask), or
@@ -375,18 +557,21 @@ __attribute__((visibility("default"))) int fflush(FILE *f)
 		return real_fflush(f);
 	flockfile(f);
 	int saved = errno; /* the boundary's reads and writes are not the program's */
-	int stop = catch2 ? boundary_catch2(f) : boundary(f);
+	const char *at = NULL;
+	int what = catch2 ? boundary_catch2(f, &at) : boundary(f, &at);
 	errno = saved;
+	if (what == B_PARK)
+		park_at(f, at);
 	int rc = real_fflush(f);
 	funlockfile(f);
-	if (stop && catch2) {
+	if (what == B_STOP && catch2) {
 		/* Catch2 ends "</TestCase>" with its newline only at the next
 		 * element: the driver reads lines, so it gets one now */
 		ssize_t w = write(1, "\n", 1);
 		(void)w;
 	}
-	if (stop)
-		park();
+	if (what == B_STOP)
+		stop_here();
 	return rc;
 }
 
@@ -448,6 +633,12 @@ __attribute__((constructor)) static void probe_init(void)
 	real_fflush = (int (*)(FILE *))dlsym(RTLD_NEXT, "fflush");
 	const char *v = getenv_next(MG_PROBE_ENV_FD);
 	const char *fmt = getenv_next(MG_PROBE_ENV_FORMAT);
+	const char *secret = getenv_next(MG_PROBE_ENV_SECRET);
+	if (secret && strlen(secret) == 16 && strspn(secret, "0123456789abcdef") == 16) {
+		memcpy(mark, MG_PROBE_MARK, sizeof(MG_PROBE_MARK) - 1);
+		memcpy(mark + sizeof(MG_PROBE_MARK) - 1, secret, 16);
+		mark_len = sizeof(MG_PROBE_MARK) - 1 + 16;
+	}
 	catch2 = fmt && !strcmp(fmt, "catch2");
 	int fd = v && *v && real_fflush ? (int)mg_parse_u64(&v) : -1;
 	/* every limit of the one list, as the host library reads them, before
@@ -457,6 +648,7 @@ __attribute__((constructor)) static void probe_init(void)
 	filter_forget();
 	unsetenv(MG_PROBE_ENV_FD);
 	unsetenv(MG_PROBE_ENV_FORMAT);
+	unsetenv(MG_PROBE_ENV_SECRET);
 	if (fd < 0 || fcntl(fd, F_GETFD) < 0) {
 		errno = saved;
 		return;

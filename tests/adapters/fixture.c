@@ -8,6 +8,44 @@
 #include <stdlib.h>
 #include <string.h>
 
+void fixture_add_frame(report_site *site, const char *function, const char *file, uint32_t line)
+{
+	report_frame *f = report_site_add_frame(site);
+	f->function = report_strdup(function);
+	f->file = report_strdup(file);
+	f->line = line;
+	f->module = report_strdup("/opt/items/libitems.so");
+	f->build_id = report_strdup("4f0c2a9e");
+	f->offset = 0x1234 + line;
+}
+
+report_site *fixture_add_site(report_shard *s, size_t test, const char *kind, uint64_t count,
+                              uint64_t bytes)
+{
+	report_site *site = report_test_sites_add(report_shard_add_test_sites(s, test));
+	site->kind = report_strdup(kind);
+	site->count = count;
+	site->bytes = bytes;
+	return site;
+}
+
+/* Test 3 of each shard (hostile name) left two sites: 2 x 8 MiB mapped at
+ * block_new <- cache_put <- a frame known by its module only, pinned by two
+ * items; a hostile malloc site. */
+static void full_sites(report_shard *s)
+{
+	report_site *site = fixture_add_site(s, 3, "mmap", 2, 16u << 20);
+	fixture_add_frame(site, "block_new", "src/storage.c", 49);
+	fixture_add_frame(site, "cache_put", "src/cache.c", 115);
+	report_frame *f = report_site_add_frame(site);
+	f->module = report_strdup("/usr/bin/items_tests");
+	f->offset = 0x4a10;
+	report_site_add_pin(site, "item 17 (Cache/3)");
+	report_site_add_pin(site, "item " HOSTILE);
+	site = fixture_add_site(s, 3, "malloc", 1, 1u << 20);
+	fixture_add_frame(site, "fn_" HOSTILE, "dir/" HOSTILE ".c", 7);
+}
+
 /* A report with every field set, hostile strings included. */
 report *fixture_full_report(void)
 {
@@ -86,6 +124,7 @@ report *fixture_full_report(void)
 			x->va_delta = t % 2 ? 4096 * t : -4096;
 			x->rss_delta = -(int64_t)t;
 		}
+		full_sites(s);
 		for (int p = 0; p < 5; p++) {
 			report_point *pt = report_shard_add_point(s);
 			pt->t = p * 0.5;

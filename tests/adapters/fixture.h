@@ -19,4 +19,10 @@ report *fixture_full_report(void);
  * memory-limit tests than adapters list); NULL for another name. */
 report *fixture_by_name(const char *name);
 
+/* A site of test `test` of s (appended to its sites), and a frame of it
+ * with every field set (module, build-id and offset made up). */
+report_site *fixture_add_site(report_shard *s, size_t test, const char *kind, uint64_t count,
+                              uint64_t bytes);
+void fixture_add_frame(report_site *site, const char *function, const char *file, uint32_t line);
+
 #endif

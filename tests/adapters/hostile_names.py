@@ -32,6 +32,15 @@ NAMES = {
     'io/mmap_storm': 'mail user@example.com now',
     'io/segv': 'ftp://host/ and http://a.b #x',
 }
+# An allocation site of a suspect (issue 25): its function, file and the
+# item that pins it are the program's text, each shown as it is.
+SITE = {'kind': 'mmap', 'bytes': 16777216, 'count': 2,
+        'frames': [{'function': 'see https://evil.example/f?a=1#x', 'file': 'src/www.example.com.c',
+                    'line': 9},
+                   {'function': 'math $a+b$ `c`'}],
+        'pins': ['mail pin@example.com now']}
+SITE_TEXTS = ['see https://evil.example/f?a=1#x (www.example.com.c:9)', 'math $a+b$ `c`',
+              'pinned by: mail pin@example.com now']
 
 
 def shellsplit(line):
@@ -85,6 +94,8 @@ def make_report(base, out):
     for i, s in enumerate(r['shards']):
         s['suite'] = SUITES[i % len(SUITES)]
         for t in s['tests']:
+            if t['name'] == 'io/mmap_storm':
+                t['sites'] = [SITE]
             t['name'] = NAMES.get(t['name'], t['name'])
             if t['state'] != 'pass':
                 t['message'] = 'failed at https://ci.example/job/1 ($x$)'
@@ -150,7 +161,10 @@ def check_markdown(driver, case, tmp):
               [l for l in loose.splitlines() if '$' in l][:3])
         bad = 1
     text = re.sub(r'<[^>]*>', '', html)
-    for n in list(NAMES.values()) + SUITES:
+    if 'Where the suspects allocated' not in text:
+        print('FAIL: no allocation site in the summary')
+        bad = 1
+    for n in list(NAMES.values()) + SUITES + SITE_TEXTS:
         shown = n.replace('&', '&amp;').replace('"', '&quot;')
         if n.startswith('core') or n.startswith("it's"):
             continue  # suites are not in the summary

@@ -452,8 +452,10 @@ typedef struct seen_tests {
 	int64_t va[16];
 } seen_tests;
 
-static int see_test(size_t shard, const report_test *t, uint64_t va_peak, void *ctx, mg_err *err)
+static int see_test(size_t shard, const report_test *t, uint64_t va_peak,
+                    const report_test_sites *sites, void *ctx, mg_err *err)
 {
+	(void)sites;
 	(void)va_peak;
 	seen_tests *st = ctx;
 	if (st->n == st->stop_at)

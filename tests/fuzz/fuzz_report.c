@@ -4,7 +4,8 @@
  * (report_write, report_to_json), and when both accept they must hold the
  * same report (the same text written). The read that hands each test to a
  * callback (report_parse_tests, as compare reads) must accept exactly what
- * report_parse does, and hand over every test it holds, each in its shard. */
+ * report_parse does, and hand over every test it holds, each in its shard
+ * with its allocation sites. */
 #include <jansson.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -109,7 +110,8 @@ typedef struct seen {
 	size_t shard, test, n;
 } seen;
 
-static int see(size_t shard, const report_test *t, uint64_t va_peak, void *ctx, mg_err *err)
+static int see(size_t shard, const report_test *t, uint64_t va_peak, const report_test_sites *sites,
+               void *ctx, mg_err *err)
 {
 	(void)va_peak;
 	seen *s = ctx;
@@ -125,6 +127,16 @@ static int see(size_t shard, const report_test *t, uint64_t va_peak, void *ctx, 
 		if (strcmp(w->name ? w->name : "", t->name ? t->name : "") ||
 		    w->va_delta != t->va_delta || w->va_after != t->va_after)
 			abort();
+		/* its sites with it: as many, of the same sizes */
+		const report_test_sites *ws =
+		    report_shard_test_sites(&s->whole->shards[shard], s->test);
+		if (!ws != !sites || (ws && (ws->nsites != sites->nsites || sites->test != 0)))
+			abort();
+		for (size_t k = 0; ws && k < ws->nsites; k++)
+			if (ws->sites[k].bytes != sites->sites[k].bytes ||
+			    ws->sites[k].nframes != sites->sites[k].nframes ||
+			    ws->sites[k].npins != sites->sites[k].npins)
+				abort();
 	}
 	s->test++;
 	s->n++;

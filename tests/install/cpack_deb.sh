@@ -33,7 +33,7 @@ for f in /usr/bin/memguard /usr/lib/memguard/x64/libmemguard_probe.so \
 	/usr/share/doc/memguard/copyright /usr/share/doc/memguard/changelog.gz \
 	/usr/share/bash-completion/completions/memguard /usr/share/zsh/vendor-completions/_memguard \
 	/usr/share/man/man1/memguard.1.gz /usr/lib/memguard/pytest/memguard_pytest.py \
-	/usr/lib/memguard/pytest/libmemguard_host.so; do
+	/usr/lib/memguard/pytest/libmemguard_host.so /usr/lib/memguard/memguard-driver; do
 	grep -qx "$f" "$d/list" || fail "$deb lacks $f"
 done
 # a man page for every command the overview lists
@@ -54,7 +54,8 @@ grep -Eq 'postinst|postrm|preinst|prerm|triggers' "$d/ctrl" && fail "maintainer 
 set -- "$d"/memguard-dbgsym_*.ddeb
 [ -e "$1" ] || fail "no memguard-dbgsym_*.ddeb"
 dpkg-deb -x "$1" "$d/dbg" || fail "dpkg-deb -x ddeb"
-for f in usr/bin/memguard usr/lib/memguard/x64/libmemguard_probe.so usr/lib/memguard/x86/libmemguard_probe.so; do
+for f in usr/bin/memguard usr/lib/memguard/memguard-driver usr/lib/memguard/x64/libmemguard_probe.so \
+	usr/lib/memguard/x86/libmemguard_probe.so; do
 	file "$d/root/$f" | grep -q ', stripped' || fail "$f not stripped: $(file "$d/root/$f")"
 	id=$(readelf -n "$d/root/$f" | awk '/Build ID/{print $3}')
 	[ -n "$id" ] || fail "$f: no build id"
@@ -78,6 +79,17 @@ if /usr/bin/python3 -c 'import pytest' 2>/dev/null; then
 	(cd "$d/py" && "$mg" run -q --report r.json -- /usr/bin/python3 -m pytest -p no:cacheprovider \
 		test_one.py) >"$d/py.log" 2>&1 || fail "memguard run -- pytest: $(cat "$d/py.log")"
 	grep -Eq '"driver": ?"pytest"' "$d/py/r.json" || fail "pytest run: not the pytest driver"
+fi
+# the extracted memguard's gtest shim is its memguard-driver (../lib/memguard/),
+# which finds the probe beside it: a program recycled at every boundary still
+# runs its failing TearDownTestSuite (only the probe lets it finish)
+g=$build/tests/drivers/gtest_outside1
+if [ -x "$g" ]; then
+	rc=0
+	(cd "$d" && "$mg" run -q -j 1 --driver gtest --recycle-at va=1M --report g.json -- "$g") \
+		>"$d/g.log" 2>&1 || rc=$?
+	[ "$rc" = 1 ] || fail "memguard run --driver gtest: exit $rc: $(cat "$d/g.log")"
+	grep -q 'Suite.TearDownTestSuite' "$d/g.json" || fail "gtest run: no TearDownTestSuite entry"
 fi
 # the changelog's version is the package's
 cv=$(zcat "$d/root/usr/share/doc/memguard/changelog.gz" | sed -n '1s/^memguard (\([^)]*\)).*/\1/p')

@@ -9,6 +9,7 @@
 #   gtest-jN      the defaults with -j = CPUs
 #   exec-direct   bench_host started once per test by a shell loop (exec's own baseline)
 #   exec          bench_host under --driver exec: one process per test (bench_host TEST)
+#   base-gtest    (with BASE) gtest with BASE's memguard and probe
 # The ratio column is against the native direct run; gtest vs gtest-direct is the
 # driver's own cost.
 gtest_bench=$build/tests/drivers/gtest_bench
@@ -19,5 +20,11 @@ cmd_gtest-j2() { "$mg" run -q -j 2 --driver gtest -- "$gtest_bench"; }
 cmd_gtest-direct-jN() { in_parallel "$gtest_bench"; }
 cmd_gtest-jN() { "$mg" run -q -j "$cpus" --driver gtest -- "$gtest_bench"; }
 cmd_gtest-batch() { "$mg" run -q -j 1 --driver gtest --pipeline 1024 -- "$gtest_bench"; }
+# With BASE (run-bench's other build): base-gtest, that build's memguard and
+# probe on the same program, interleaved with gtest: a before/after check.
+if [ -n "${BASE:-}" ]; then
+	names+=(base-gtest)
+	cmd_base-gtest() { "$(cd "$BASE" && pwd)/runner/memguard" run -q -j 1 --driver gtest -- "$gtest_bench"; }
+fi
 cmd_exec-direct() { "$host" --list | while read -r t; do "$host" "$t" >/dev/null; done; }
 cmd_exec() { "$mg" run -q -j 1 --driver exec --list-cmd "$host --list" -- "$host" {}; }

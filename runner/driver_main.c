@@ -1,0 +1,21 @@
+/*
+ * driver_main.c - memguard-driver: the gtest and catch2 shims
+ * (drivers/driver.c's driver_main) in an executable of their own, linked
+ * with only what a shim needs. A recycle starts a new shim: memguard itself
+ * would load every library the whole tool links (libgit2, libxml2 and theirs),
+ * which costs several times a test program's own start. Started by the
+ * runner as "memguard __driver NAME ... -- PROGRAM..." (run.c), like memguard.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "driver.h"
+
+int main(int argc, char **argv)
+{
+	if (argc < 2 || strcmp(argv[1], "__driver")) {
+		fputs("memguard-driver: started by memguard run only\n", stderr);
+		return 2;
+	}
+	return driver_main(argc - 1, argv + 1);
+}

@@ -1,0 +1,188 @@
+/*
+ * test_recycle_finish.c - a recycled GoogleTest or Catch2 program finishes
+ * as its framework would: the programs of test_fidelity.c (failures outside
+ * their test bodies) run under the real memguard with a recycle at every
+ * test boundary (--recycle-at va=1M: each program is over it, so the probe
+ * stops every generation after one test). What the framework does after a
+ * generation's last test (a suite's TearDownTestSuite, a name run again, a
+ * LeakSanitizer check, the global environment's TearDown and the exit
+ * status) still reaches the report and the exit code, once, as in the
+ * direct run.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "mg_run.h"
+
+#define OUTSIDE(n) GTEST_OUTSIDE_DIR "/gtest_outside" #n
+
+/* The program's own exit status when run directly (stdout, stderr dropped). */
+static int direct_status(const char *prog)
+{
+	char cmd[4096];
+	snprintf(cmd, sizeof(cmd), "'%s' >/dev/null 2>&1", prog);
+	int st = system(cmd);
+	CU_ASSERT_FATAL(st != -1 && WIFEXITED(st));
+	return WEXITSTATUS(st);
+}
+
+/* Runs prog under memguard's driver with a recycle at every boundary. */
+static void run_recycled(outcome *o, const char *driver, const char *prog, const char *lanes)
+{
+	mg(o,
+	   ARGV("run", "-j", lanes, "--driver", driver, "--recycle-at", "va=1M", "--report",
+	        "report.json", "--", prog),
+	   NULL, 0);
+	CU_ASSERT_FATAL(o->report != NULL);
+}
+
+static void expect_state(json_t *report, const char *name, const char *state)
+{
+	const char *st = state_of(report, name);
+	if (strcmp(st, state))
+		fprintf(stderr, "%s: %s, wanted %s\n", name, st, state);
+	CU_ASSERT_STRING_EQUAL(st, state);
+}
+
+static void expect_message(json_t *report, const char *name, const char *part)
+{
+	const char *m = message_of(report, name);
+	if (!m || !strstr(m, part))
+		fprintf(stderr, "%s: message %s, wanted it to hold '%s'\n", name, m ? m : "(none)",
+		        part);
+	CU_ASSERT(m && strstr(m, part));
+}
+
+/* The shards' recycles, summed: every boundary but the last stopped. */
+static long recycles(json_t *report)
+{
+	long n = 0;
+	size_t i;
+	json_t *sh;
+	json_array_foreach(json_object_get(report, "shards"), i, sh) n +=
+	    (long)json_integer_value(json_object_get(sh, "recycles"));
+	return n;
+}
+
+/* A failed TearDownTestSuite, the stop at the suite's last test: the
+ * stopped program runs the tear-down before it ends. */
+static void recycle_teardown_suite(void)
+{
+	CU_ASSERT_EQUAL(direct_status(OUTSIDE(1)), 1);
+	outcome o;
+	run_recycled(&o, "gtest", OUTSIDE(1), "1");
+	CU_ASSERT(exited_with(&o, 1));
+	CU_ASSERT(recycles(o.report) >= 2);
+	expect_state(o.report, "Suite.First", "pass");
+	expect_state(o.report, "Suite.Second", "pass");
+	expect_state(o.report, "Other.Passes", "pass");
+	expect_state(o.report, "Suite.TearDownTestSuite", "fail");
+	expect_message(o.report, "Suite.TearDownTestSuite", "the suite's tear-down failed");
+	CU_ASSERT_EQUAL(count(o.report, "fail"), 1);
+	done(&o);
+}
+
+/* A global environment whose TearDown fails: it runs once a process, and
+ * only the last generation gets there (the others end at their next test),
+ * so the direct run's one failure is one entry. Its SetUp runs in every
+ * generation (a failure there would be one entry by name too). */
+static void recycle_global_env(void)
+{
+	CU_ASSERT_EQUAL(direct_status(OUTSIDE(3)), 1);
+	outcome o;
+	run_recycled(&o, "gtest", OUTSIDE(3), "1");
+	CU_ASSERT(exited_with(&o, 1));
+	CU_ASSERT(recycles(o.report) >= 2);
+	expect_state(o.report, "Suite.First", "pass");
+	expect_state(o.report, "Other.Passes", "pass");
+	expect_state(o.report, "<global environment>", "fail");
+	expect_message(o.report, "<global environment>",
+	               "the global environment's tear-down failed");
+	CU_ASSERT_EQUAL(count(o.report, "fail"), 1);
+	done(&o);
+}
+
+/* Two fixtures of one name: GoogleTest runs Fixture.Same twice and fails
+ * the second run. A stop after the first does not keep the second from
+ * running (it is the framework's, in the same suite, not a further test). */
+static void recycle_same_fixture(void)
+{
+	CU_ASSERT_EQUAL(direct_status(OUTSIDE(4)), 1);
+	outcome o;
+	run_recycled(&o, "gtest", OUTSIDE(4), "1");
+	CU_ASSERT(exited_with(&o, 1));
+	expect_state(o.report, "Fixture.Same", "pass");
+	expect_state(o.report, "Fixture.Same#2", "fail");
+	expect_message(o.report, "Fixture.Same#2", "two different test fixture classes");
+	expect_state(o.report, "Other.Passes", "pass");
+	CU_ASSERT_EQUAL(count(o.report, "fail"), 1);
+	done(&o);
+}
+
+/* An ASan build whose second test leaks: the generation that ran it is not
+ * the last, and it ends where its next test would start, with
+ * LeakSanitizer's check there: an error entry with its summary, exit 3. */
+static void recycle_asan_leak(void)
+{
+	CU_ASSERT_EQUAL(direct_status(OUTSIDE(5)), 1);
+	outcome o;
+	run_recycled(&o, "gtest", OUTSIDE(5), "1");
+	CU_ASSERT(exited_with(&o, 3));
+	CU_ASSERT(recycles(o.report) >= 2);
+	expect_state(o.report, "Suite.First", "pass");
+	expect_state(o.report, "Suite.Second", "pass");
+	expect_state(o.report, "Other.Passes", "pass");
+	expect_state(o.report, "<program exit>", "error");
+	expect_message(o.report, "<program exit>", "4096 byte(s) leaked");
+	CU_ASSERT_EQUAL(count(o.report, "error"), 1);
+	done(&o);
+}
+
+/* A TearDownTestSuite that exits 3 after a stop at the suite's last test:
+ * the program's exit is judged, exit 3 as directly (Other.Passes, which the
+ * direct run never reaches, runs in the next generation here). */
+static void recycle_exit_between(void)
+{
+	CU_ASSERT_EQUAL(direct_status(OUTSIDE(6)), 3);
+	outcome o;
+	run_recycled(&o, "gtest", OUTSIDE(6), "1");
+	CU_ASSERT(exited_with(&o, 3)); /* an error entry: exit 3, as every error */
+	expect_state(o.report, "Suite.First", "pass");
+	expect_state(o.report, "Suite.Second", "pass");
+	expect_state(o.report, "<program exit>", "error");
+	expect_message(o.report, "<program exit>", "exited with status 3");
+	done(&o);
+}
+
+#ifdef CATCH2_LEAKS
+/* Catch2 with a recycle at every boundary: every test case runs once, in
+ * order, and the run's verdict is the program's (a stopped generation
+ * ends at its next test case, the last one finishes). */
+static void recycle_catch2(void)
+{
+	int direct = direct_status(CATCH2_LEAKS);
+	outcome o;
+	run_recycled(&o, "catch2", CATCH2_LEAKS, "1");
+	CU_ASSERT(exited_with(&o, direct ? 1 : 0));
+	CU_ASSERT(recycles(o.report) >= 1);
+	CU_ASSERT_EQUAL(count(o.report, "error"), 0);
+	CU_ASSERT_EQUAL(count(o.report, "skip"), 0);
+	done(&o);
+}
+#endif
+
+static const mg_case cases[] = {
+    {"recycle_teardown_suite", recycle_teardown_suite},
+    {"recycle_global_env", recycle_global_env},
+    {"recycle_same_fixture", recycle_same_fixture},
+    {"recycle_asan_leak", recycle_asan_leak},
+    {"recycle_exit_between", recycle_exit_between},
+#ifdef CATCH2_LEAKS
+    {"recycle_catch2", recycle_catch2},
+#endif
+};
+
+MG_TEST_MAIN("drivers_recycle_finish", cases)
