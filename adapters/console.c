@@ -324,8 +324,8 @@ static void history(const report *r, FILE *f)
 	fputs("\nhistory (", f);
 	adapters_put_printable(f, h->source, 200);
 	fprintf(f,
-	        "): %u tests known; %u recycles before a test that would not have fit; %zu "
-	        "started alone\n",
+	        "): %u tests known; %u recycles before a test that would not have fit by its "
+	        "history; %zu started alone\n",
 	        h->known, h->avoided, h->nalone);
 	for (size_t i = 0; i < h->ngrew; i++) {
 		char a[16], b[16];

@@ -233,7 +233,8 @@ typedef struct report_history_test {
 typedef struct report_history {
 	char *source;     /* the report file, or "the nearest noted ancestor" */
 	uint32_t known;   /* tests it knew */
-	uint32_t avoided; /* recycles before a test that would not have fit (kills avoided) */
+	uint32_t avoided; /* recycles before a test that would not have fit by its history (kills
+	                     avoided) */
 	char **alone;     /* started alone: they alone broke the hard limit last time */
 	size_t nalone;
 	report_history_test *grew; /* the largest rises against it, most first (at most 10) */

@@ -692,8 +692,10 @@ void lane_line(run_ctx *c, lane *l, char *line, size_t len)
 	case MG_MSG_RECYCLE:
 		if (!lane_legal(h->state, EV_RECYCLE) || h->head_started)
 			break;
-		policy_recycle_why(c, &m, h->why, sizeof(h->why));
-		if (m.why == MG_WHY_PEAK) /* history kept a test from a host it would not fit */
+		/* history kept a test from a host it would not fit: a kill avoided */
+		if (policy_recycle_why(
+		        c, &m, h->nflight ? &c->tests[flight_at(h, 0, c->o->pipeline)] : NULL,
+		        h->why, sizeof(h->why)))
 			record_avoided(c);
 		lane_requeue(c, l);
 		lane_fire(c, l, EV_RECYCLE);

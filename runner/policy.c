@@ -243,9 +243,14 @@ double policy_interval(const run_ctx *c, uint64_t va, uint64_t prev, double next
 /*
  * Why a host said it recycles, in the report's words: the reason a v2 host
  * gives (its own boundary verdict), else the soft limits it was passed,
- * which it checked against the same figures.
+ * which it checked against the same figures. A refusal of the next test
+ * (next: NULL when none is queued on it) by its expected rise is worded by
+ * where that rise came from: history's figures for that test (returns 1:
+ * a kill history avoided), the largest rise this run has seen (the expect
+ * the runner sent for a test history did not know), or the largest rise
+ * the host saw of its own tests (MG_WHY_RISE). 0 otherwise.
  */
-void policy_recycle_why(const run_ctx *c, const mg_msg *m, char *why, size_t n)
+int policy_recycle_why(const run_ctx *c, const mg_msg *m, const rtest *next, char *why, size_t n)
 {
 	char a[32], b[32], k[32];
 	if (m->why == MG_WHY_GROWTH) {
@@ -253,7 +258,7 @@ void policy_recycle_why(const run_ctx *c, const mg_msg *m, char *why, size_t n)
 		report_format_size(b, sizeof(b), m->bytes);
 		report_format_size(k, sizeof(k), c->hard.va);
 		snprintf(why, n, "va %s + expected growth %s would reach kill %s", a, b, k);
-		return;
+		return 0;
 	}
 	if (m->why == MG_WHY_RSSGROWTH) {
 		report_format_size(a, sizeof(a), m->rss);
@@ -261,28 +266,36 @@ void policy_recycle_why(const run_ctx *c, const mg_msg *m, char *why, size_t n)
 		report_format_size(k, sizeof(k), c->hard.rss / c->nlanes);
 		snprintf(why, n, "rss %s + expected growth %s would reach kill %s%s", a, b, k,
 		         c->nlanes > 1 ? " (its share of the pool)" : "");
-		return;
+		return 0;
 	}
-	if (m->why == MG_WHY_PEAK) {
+	if (m->why == MG_WHY_PEAK || m->why == MG_WHY_RISE) {
+		int by_history = m->why == MG_WHY_PEAK && next && m->bytes &&
+		                 (m->bytes == next->exp_rise || m->bytes == next->exp_growth);
 		report_format_size(a, sizeof(a), m->va);
 		report_format_size(b, sizeof(b), m->bytes);
 		report_format_size(k, sizeof(k), c->hard.va);
-		snprintf(why, n,
-		         "history: the next test rises %s, from va %s it would reach kill %s", b, a,
-		         k);
-		return;
+		if (by_history)
+			snprintf(
+			    why, n,
+			    "history: the next test rises %s, from va %s it would reach kill %s", b,
+			    a, k);
+		else
+			snprintf(why, n,
+			         "%s largest rise %s: from va %s the next test would reach kill %s",
+			         m->why == MG_WHY_PEAK ? "this run's" : "this host's", b, a, k);
+		return by_history;
 	}
 	if (m->why == MG_WHY_GAP) {
 		report_format_size(b, sizeof(b), m->bytes);
 		snprintf(why, n, "gap: no free block of %s fits any more (largest free block)", b);
-		return;
+		return 0;
 	}
 	if (m->why == MG_WHY_RSS && c->nlanes > 1) { /* it judged its share of the pool */
 		report_format_size(a, sizeof(a), m->rss);
 		report_format_size(b, sizeof(b), c->soft.rss / c->nlanes);
 		report_format_size(k, sizeof(k), c->soft.rss);
 		snprintf(why, n, "rss %s >= recycle %s (its share of the pool's %s)", a, b, k);
-		return;
+		return 0;
 	}
 	unsigned bits = limit_check(c, &c->soft, c->soft.rss, m->va, m->rss);
 	if (m->why == MG_WHY_VA)
@@ -295,6 +308,7 @@ void policy_recycle_why(const run_ctx *c, const mg_msg *m, char *why, size_t n)
 	else
 		snprintf(why, n, "host crossed its soft limit (va %llu, rss %llu)",
 		         (unsigned long long)m->va, (unsigned long long)m->rss);
+	return 0;
 }
 
 /* The resident memory of the pool: every lane's host tree at its last

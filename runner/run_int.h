@@ -381,7 +381,7 @@ typedef struct policy_verdict {
 unsigned policy_judge(policy_verdict *out, const run_ctx *c, const host *h, policy_scope scope,
                       const policy_reading *r);
 int policy_near_soft(const run_ctx *c, uint64_t va, uint64_t rss);
-void policy_recycle_why(const run_ctx *c, const mg_msg *m, char *why, size_t n);
+int policy_recycle_why(const run_ctx *c, const mg_msg *m, const rtest *next, char *why, size_t n);
 size_t policy_depth(const run_ctx *c, const lane *l);
 /* Whether l's host has work enough (twice REPLY_WAIT of it, at its pace)
  * that its replies can wait REPLY_WAIT: a native host of paced depth, or a

@@ -433,8 +433,8 @@ static int serve_runs(host *h, char *line, size_t len)
 			mg_why why = mg_verdict_admit(&h->verdict, now.va, h->expect_rise,
 			                              h->expect_growth, h->max_rise, &need);
 			h->expect_rise = h->expect_growth = 0;
-			if (why == MG_WHY_PEAK) {
-				if (out_recycle(h, now, MG_WHY_PEAK, need) < 0 || out_flush(h) < 0)
+			if (why != MG_WHY_NONE) {
+				if (out_recycle(h, now, why, need) < 0 || out_flush(h) < 0)
 					return 0;
 				return await_quit(h);
 			}

@@ -281,8 +281,9 @@ static const struct {
 	const char *word;
 	mg_why why;
 	int bytes;
-} whys[] = {{"va", MG_WHY_VA, 0},   {"rss", MG_WHY_RSS, 0},   {"growth", MG_WHY_GROWTH, 1},
-            {"gap", MG_WHY_GAP, 1}, {"peak", MG_WHY_PEAK, 1}, {"rssgrowth", MG_WHY_RSSGROWTH, 1}};
+} whys[] = {{"va", MG_WHY_VA, 0},    {"rss", MG_WHY_RSS, 0},   {"growth", MG_WHY_GROWTH, 1},
+            {"gap", MG_WHY_GAP, 1},  {"peak", MG_WHY_PEAK, 1}, {"rssgrowth", MG_WHY_RSSGROWTH, 1},
+            {"rise", MG_WHY_RISE, 1}};
 
 /* WHY [SP BYTES] up to the end of the line. */
 static int take_why_words(cursor *c, mg_why *why, uint64_t *bytes)

@@ -54,10 +54,12 @@ typedef enum mg_why {
 	MG_WHY_RSS,    /* rss: MEMGUARD_RECYCLE_RSS reached */
 	MG_WHY_GROWTH, /* growth BYTES: VA + the expected growth of a test reaches the kill limit */
 	MG_WHY_GAP,    /* gap BYTES: no free block of BYTES is left */
-	MG_WHY_PEAK,   /* peak BYTES: the next test's expected peak (history) would reach the kill
-	                  limit */
+	MG_WHY_PEAK,   /* peak BYTES: the next test's expected rise (the runner's expect line)
+	                  would reach the kill limit */
 	MG_WHY_RSSGROWTH, /* rssgrowth BYTES: RSS + the expected RSS growth reaches
 	                     MEMGUARD_KILL_RSS */
+	MG_WHY_RISE,      /* rise BYTES: the largest rise this host saw of its own tests would
+	                     reach the kill limit (no expect line said as much) */
 } mg_why;
 
 typedef enum mg_msg_kind {

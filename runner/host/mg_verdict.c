@@ -68,12 +68,15 @@ mg_why mg_verdict_admit(const mg_verdict *v, uint64_t va, uint64_t rise, uint64_
                         uint64_t max_rise, uint64_t *bytes)
 {
 	uint64_t need = rise > growth ? rise : growth;
-	if (max_rise > need)
+	mg_why why = MG_WHY_PEAK; /* the runner's word, else this host's own */
+	if (max_rise > need) {
 		need = max_rise;
+		why = MG_WHY_RISE;
+	}
 	if (!need || !v->kill_va || va + need < v->kill_va)
 		return MG_WHY_NONE;
 	*bytes = need;
-	return MG_WHY_PEAK;
+	return why;
 }
 
 uint64_t mg_parse_u64(const char **p)

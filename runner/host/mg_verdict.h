@@ -50,8 +50,9 @@ mg_why mg_verdict_end(mg_verdict *v, uint64_t va, uint64_t rss, uint64_t *bytes)
  * The admission before a test (PROTOCOL.md 6a), from the memory va the host
  * stands at: history's word on it (expect RISE GROWTH; 0 0 when none came)
  * and the largest rise above a boundary a test of this host made (its
- * VmPeak). MG_WHY_PEAK, *bytes the largest of the three, when va plus it
- * reaches the kill VA limit: the test goes to a fresh host. MG_WHY_NONE:
+ * VmPeak). When va plus the largest of the three reaches the kill VA limit,
+ * *bytes is it and the answer its source: MG_WHY_PEAK (the runner's expect)
+ * or MG_WHY_RISE (this host's own); the test goes to a fresh host. MG_WHY_NONE:
  * it may start here. The host library and the pytest plugin (ctypes) both
  * ask it.
  */

@@ -163,6 +163,9 @@ static void parse_v2(void)
 	CU_ASSERT_EQUAL(m.kind, MG_CMD_FED);
 	CU_ASSERT_EQUAL_FATAL(parse(&m, "recycle 1 2 peak 629145600"), 0);
 	CU_ASSERT_EQUAL(m.why, MG_WHY_PEAK);
+	CU_ASSERT_EQUAL_FATAL(parse(&m, "recycle 1 2 rise 381681664"), 0);
+	CU_ASSERT_EQUAL(m.why, MG_WHY_RISE);
+	CU_ASSERT_EQUAL(m.bytes, 381681664);
 	static const char *const bad[] = {
 	    "recycle 10 20 ",      "recycle 10 20 vaa",  "recycle 10 20 growth",
 	    "recycle 10 20 gap x", "recycle 10 20 va 5", "recycle 10 20 growth 5 6",
@@ -332,7 +335,8 @@ static size_t format_msg(char *dst, size_t cap, const mg_msg *m)
 	                                    "fail",  "skip",   "recycle", "bye",   "out",
 	                                    "dying", "peak",   "timeout", "list",  "run",
 	                                    "quit",  "expect", "fed",     "error", "extra"};
-	static const char *const whys[] = {"", "va", "rss", "growth", "gap", "peak", "rssgrowth"};
+	static const char *const whys[] = {"",    "va",   "rss",       "growth",
+	                                   "gap", "peak", "rssgrowth", "rise"};
 	int n = 0;
 	switch (m->kind) {
 	case MG_MSG_HELLO:
@@ -360,7 +364,7 @@ static size_t format_msg(char *dst, size_t cap, const mg_msg *m)
 		n = snprintf(dst, cap, "recycle %" PRIu64 " %" PRIu64 "%s%s", m->va, m->rss,
 		             m->why ? " " : "", whys[m->why]);
 		if (m->why == MG_WHY_GROWTH || m->why == MG_WHY_GAP || m->why == MG_WHY_PEAK ||
-		    m->why == MG_WHY_RSSGROWTH)
+		    m->why == MG_WHY_RSSGROWTH || m->why == MG_WHY_RISE)
 			n += snprintf(dst + n, cap - (size_t)n, " %" PRIu64, m->bytes);
 		break;
 	case MG_MSG_BYE:
