@@ -155,13 +155,6 @@ class _Host:
         lib.mg_verdict_admit.restype = ctypes.c_int
         lib.mg_proto_parse.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_size_t]
         lib.mg_proto_parse.restype = ctypes.c_int
-        lib.mg_proto_parse_why.argtypes = [
-            ctypes.c_char_p,
-            ctypes.c_size_t,
-            ctypes.POINTER(ctypes.c_int),
-            ctypes.POINTER(ctypes.c_uint64),
-        ]
-        lib.mg_proto_parse_why.restype = ctypes.c_int
         lib.mg_proto_put.argtypes = [ctypes.c_char_p, ctypes.c_size_t, ctypes.c_void_p]
         lib.mg_proto_put.restype = ctypes.c_size_t
         lib.mg_proto_mark_secret.argtypes = [ctypes.c_char_p, ctypes.c_uint]
@@ -179,9 +172,6 @@ class _Host:
         self.lib = lib
         self.kind = _kinds(lib)
         self.commands = {self.kind[w] for w in ("list", "run", "quit", "expect", "fed")}
-        why, nbytes = ctypes.c_int(0), ctypes.c_uint64(0)
-        lib.mg_proto_parse_why(b"peak 0", 6, ctypes.byref(why), ctypes.byref(nbytes))
-        self.why_peak = why.value  # mg_why's MG_WHY_PEAK
         self.version = min(_VERSION, int(_HOST)) if _HOST.isdigit() else 1
         secret = ctypes.create_string_buffer(_SECRET_LEN + 1)
         lib.mg_proto_mark_secret(secret, self.version)
