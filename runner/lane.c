@@ -715,15 +715,19 @@ void lane_line(run_ctx *c, lane *l, char *line, size_t len)
 		return;
 	case MG_MSG_MODULE:
 	case MG_MSG_SITE:
-	case MG_MSG_NOMEM:
-		/* who allocated what the started test left; its failed allocations */
+	case MG_MSG_PIN:
+	case MG_MSG_NOMEM: {
+		/* who allocated what the started test left, the items that pin it;
+		 * its failed allocations */
 		if (!h->nflight || !h->head_started)
 			break;
-		if (sites_head_line(&h->sites, &m) < 0) {
-			lane_protocol_error(c, l, "site names a module not sent before it");
+		const char *bad = sites_head_line(&h->sites, &m);
+		if (bad != NULL) {
+			lane_protocol_error(c, l, bad);
 			return;
 		}
 		return;
+	}
 	case MG_MSG_DYING:
 		/* its memory at a fatal signal; its EOF and exit status follow */
 		if (h->state == HOST_STARTING)

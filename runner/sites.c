@@ -1,6 +1,6 @@
 /*
- * sites.c - allocation sites in the runner: the `module`/`site` lines a host
- * sends before a test's result, gathered per test (sites_take), and their
+ * sites.c - allocation sites in the runner: the `module`/`site`/`pin` lines a
+ * host sends before a test's result, gathered per test (sites_take), and their
  * frames symbolized with elfutils' libdw once the hosts are gone
  * (sites_symbolize): function, file and line from the module file the host
  * named, checked against the build-id the host read from its memory (a
@@ -34,6 +34,9 @@ void sites_head_clear(sites_head *sh)
 		}
 		free(s->frames);
 		free(s->kind);
+		for (size_t p = 0; p < s->npins; p++)
+			free(s->pins[p]);
+		free(s->pins);
 	}
 	free(sh->ts.sites);
 	sh->ts.sites = NULL;
@@ -41,23 +44,34 @@ void sites_head_clear(sites_head *sh)
 	sh->nomem = 0;
 }
 
-int sites_head_line(sites_head *sh, const mg_msg *m)
+const char *sites_head_line(sites_head *sh, const mg_msg *m)
 {
 	if (m->kind == MG_MSG_NOMEM) {
 		sh->nomem += m->count;
-		return 0;
+		return NULL;
 	}
 	if (m->kind == MG_MSG_MODULE) {
 		if (m->count != sh->nmods || sh->nmods == SITES_MODS_MAX)
-			return -1; /* IDs count up from 0 within a test */
+			return "module IDs do not count up from 0"; /* within a test */
 		sh->mods[sh->nmods].path = report_strndup(m->text, m->text_len);
 		sh->mods[sh->nmods].build_id =
 		    m->build_id_len ? report_strndup(m->build_id, m->build_id_len) : NULL;
 		sh->nmods++;
-		return 0;
+		return NULL;
+	}
+	if (m->kind == MG_MSG_PIN) { /* an item pinning the block of the site before it */
+		if (sh->ts.nsites == 0)
+			return "pin before any site";
+		report_site *s = &sh->ts.sites[sh->ts.nsites - 1];
+		if (s->npins == MG_PROTO_PINS_MAX)
+			return "more pin lines for one site than the protocol allows";
+		char *text = report_strndup(m->text, m->text_len);
+		report_site_add_pin(s, text);
+		free(text);
+		return NULL;
 	}
 	if (m->kind != MG_MSG_SITE)
-		return -1;
+		return "not a site line";
 	report_site *s = report_test_sites_add(&sh->ts);
 	s->kind = report_strdup(mg_proto_site_word(m->site_kind));
 	s->bytes = m->bytes;
@@ -66,14 +80,14 @@ int sites_head_line(sites_head *sh, const mg_msg *m)
 	mg_frame f;
 	while (mg_proto_frame_next(&p, end, &f)) {
 		if (f.module >= sh->nmods)
-			return -1;
+			return "site names a module not sent before it";
 		report_frame *rf = report_site_add_frame(s);
 		rf->module = report_strdup(sh->mods[f.module].path);
 		rf->build_id =
 		    sh->mods[f.module].build_id ? report_strdup(sh->mods[f.module].build_id) : NULL;
 		rf->offset = f.offset;
 	}
-	return 0;
+	return NULL;
 }
 
 void sites_head_record(sites_head *sh, report_shard *s, size_t test)

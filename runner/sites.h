@@ -1,6 +1,6 @@
 /*
  * sites.h - allocation sites in the runner (issue 25): the lines a host sends
- * for the test it ran (module, site, nomem; PROTOCOL.md), gathered until its
+ * for the test it ran (module, site, pin, nomem; PROTOCOL.md), gathered until its
  * result, moved into the report, and symbolized with libdw when the run ends.
  */
 #ifndef SITES_H
@@ -24,9 +24,10 @@ typedef struct sites_head {
 	uint64_t nomem;       /* allocations that failed during the test */
 } sites_head;
 
-/* Adds a module, site or nomem line: 0, or -1 when it is out of order (a
- * site naming a module not yet sent, IDs not counting up). */
-int sites_head_line(sites_head *sh, const mg_msg *m);
+/* Adds a module, site, pin or nomem line: NULL, or why it is a protocol
+ * error (out of order: a site naming a module not yet sent, IDs not counting
+ * up, a pin before any site; more than MG_PROTO_PINS_MAX pins for one site). */
+const char *sites_head_line(sites_head *sh, const mg_msg *m);
 
 /* Frees what sh gathered (a test not recorded: retried, killed); sh stays usable. */
 void sites_head_clear(sites_head *sh);

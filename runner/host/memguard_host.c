@@ -454,7 +454,7 @@ static int serve_runs(host *h, char *line, size_t len)
 		if (i != NO_INDEX) {
 			if (out_flush(h) < 0)
 				return 0;
-			mg_sites_test_start();
+			mg_sites_test_start(m.text, m.text_len);
 			r = run_one(h, i, &usec);
 		} else {
 			size_t n = m.text_len > UNKNOWN_NAME_MAX ? UNKNOWN_NAME_MAX : m.text_len;

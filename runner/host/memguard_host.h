@@ -62,6 +62,24 @@ int mg_host_serve(const mg_host_ops *ops, void *ctx, int argc, char **argv);
  */
 void mg_host_dying(int reply_fd, int statm_fd);
 
+/*
+ * Pinning, for an allocator that packs items into blocks (a bump allocator's
+ * 8 MiB mappings): say which item it placed in which block, and when the
+ * item is freed, so that a block a test left behind names the live items
+ * that pin it in memguard's report ("pinned by: item 17 (Cache/3)").
+ * block: the block's address as malloc, mmap or new returned it (the
+ * allocation memguard recorded); item: the item's address; label: what the
+ * report calls it (copied, cut to 64 bytes; NULL: its address), followed by
+ * the name of the test running when it was placed. Pinning an item again
+ * moves it. memguard_unpin removes the item's pin in that block.
+ * Thread-safe, lock-free, no allocation; no-ops (a load and a branch) unless
+ * memguard runs the program with allocation sites on (--sites default or
+ * all). At most 4,096 items are pinned at a time, 8 per hash set (more are
+ * not named); at most 16 per block are sent, the first placed.
+ */
+void memguard_pin(const void *block, const void *item, const char *label);
+void memguard_unpin(const void *block, const void *item);
+
 /* The marker embedded in every binary that links this library, so
  * "memguard run --driver auto" can tell a host without running it. */
 #define MG_HOST_MARKER "memguard-host-protocol-v1"

@@ -152,7 +152,7 @@ static const struct {
     {"quit", 4, MG_CMD_QUIT},     {"dying", 5, MG_MSG_DYING},     {"peak", 4, MG_MSG_PEAK},
     {"expect", 6, MG_CMD_EXPECT}, {"fed", 3, MG_CMD_FED},         {"timeout", 7, MG_MSG_TIMEOUT},
     {"error", 5, MG_MSG_ERROR},   {"extra", 5, MG_MSG_EXTRA},     {"module", 6, MG_MSG_MODULE},
-    {"site", 4, MG_MSG_SITE},     {"nomem", 5, MG_MSG_NOMEM},
+    {"site", 4, MG_MSG_SITE},     {"nomem", 5, MG_MSG_NOMEM},     {"pin", 3, MG_MSG_PIN},
 };
 
 static const char *const site_words[] = {"mmap", "malloc", "new"};
@@ -355,6 +355,7 @@ int mg_proto_parse(mg_msg *out, char *line, size_t len)
 	case MG_CMD_RUN:
 		return take_name(&c, out);
 	case MG_MSG_OUT:
+	case MG_MSG_PIN:
 		return take_name(&c, out); /* non-empty text, escaped like a name */
 	case MG_MSG_END:
 		if (take_field(&c, &out->count) < 0)
@@ -499,6 +500,7 @@ size_t mg_proto_put(char *dst, size_t cap, const mg_msg *m)
 	case MG_MSG_TEST:
 	case MG_MSG_START:
 	case MG_MSG_OUT:
+	case MG_MSG_PIN:
 	case MG_CMD_RUN:
 		put_bytes(&w, " ", 1);
 		put_text(&w, m->text, m->text_len);

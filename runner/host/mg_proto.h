@@ -94,6 +94,7 @@ typedef enum mg_msg_kind {
 	MG_MSG_MODULE, /* module ID BUILDID PATH (a module the next site lines name) */
 	MG_MSG_SITE,   /* site BYTES COUNT KIND FRAME... (allocations the test left, one stack) */
 	MG_MSG_NOMEM,  /* nomem COUNT (allocations that failed during the test) */
+	MG_MSG_PIN,    /* pin TEXT (a live item that pins the block of the site before it) */
 } mg_msg_kind;
 
 /* What a site allocated with (the word of `site`). */
@@ -112,6 +113,7 @@ typedef struct mg_frame {
 } mg_frame;
 
 #define MG_PROTO_BUILD_ID_MAX 64 /* hex digits of a build-id on the wire */
+#define MG_PROTO_PINS_MAX     16 /* pin lines after one site line (6d) */
 
 typedef struct mg_msg {
 	mg_msg_kind kind;

@@ -34,8 +34,21 @@ void mg_sites_init(unsigned lvl, uint64_t min)
 	(void)lvl;
 	(void)min;
 }
-void mg_sites_test_start(void)
+void mg_sites_test_start(const char *name, size_t len)
 {
+	(void)name;
+	(void)len;
+}
+void memguard_pin(const void *block, const void *item, const char *label)
+{
+	(void)block;
+	(void)item;
+	(void)label;
+}
+void memguard_unpin(const void *block, const void *item)
+{
+	(void)block;
+	(void)item;
 }
 uint64_t mg_sites_nomem(void)
 {
@@ -819,10 +832,150 @@ void mg_sites_init(unsigned lvl, uint64_t min)
 	__atomic_store_n(&enabled, 1, __ATOMIC_RELEASE);
 }
 
-void mg_sites_test_start(void)
+/* ---- pins: the items an allocator placed in its blocks (memguard_pin) ---- */
+
+#define PIN_SETS 512 /* sets of WAYS slots, keyed by the item */
+
+typedef struct pin {
+	uintptr_t block;              /* as its allocator returned it */
+	uint32_t seq;                 /* placement order: the first placed are sent */
+	char text[MG_SITES_PIN_TEXT]; /* "LABEL (TEST)", NUL-terminated */
+} pin;
+
+typedef struct pin_table {
+	uintptr_t keys[PIN_SETS * WAYS]; /* the items; 0 free, KEY_BUSY being written */
+	pin pins[PIN_SETS * WAYS];
+} pin_table;
+
+static pin_table *pin_tab; /* mapped at the first pin: a program that pins nothing pays nothing */
+static uint32_t pin_seq;
+static uint64_t pins_dropped;                 /* pins that found no room (a full set) */
+static char test_name[MG_SITES_PIN_TEXT / 2]; /* the running test's, cut to fit */
+
+static size_t pin_set(uintptr_t p)
+{
+	uint64_t h = (uint64_t)(p >> 3) * 0x9e3779b97f4a7c15ull;
+	return (size_t)(h >> 32) & (PIN_SETS - 1);
+}
+
+static pin_table *pin_table_get(void)
+{
+	pin_table *t = __atomic_load_n(&pin_tab, __ATOMIC_ACQUIRE);
+	if (t != NULL)
+		return t;
+	t = map_table(sizeof(*t));
+	if (t == NULL)
+		return NULL;
+	pin_table *none = NULL;
+	if (!__atomic_compare_exchange_n(&pin_tab, &none, t, 0, __ATOMIC_ACQ_REL,
+	                                 __ATOMIC_ACQUIRE)) {
+		real_munmap(t, sizeof(*t)); /* another thread mapped it first */
+		return none;
+	}
+	return t;
+}
+
+/* Copies at most n bytes of s (up to its NUL) to dst at *at, leaving room
+ * for the NUL within cap. */
+static void pin_copy(char *dst, size_t *at, size_t cap, const char *s, size_t n)
+{
+	for (size_t i = 0; i < n && s[i] && *at + 1 < cap; i++)
+		dst[(*at)++] = s[i];
+}
+
+/* "LABEL (TEST)": the label cut to half the text, the test's name to the rest;
+ * no label: the item's address. */
+static void pin_text(char *dst, const void *item, const char *label)
+{
+	size_t at = 0, cap = MG_SITES_PIN_TEXT;
+	if (label != NULL && *label) {
+		pin_copy(dst, &at, cap, label, cap / 2);
+	} else {
+		char hex[2 + 2 * sizeof(uintptr_t)];
+		size_t n = sizeof(hex);
+		uintptr_t v = (uintptr_t)item;
+		do
+			hex[--n] = "0123456789abcdef"[v & 15];
+		while ((v >>= 4) != 0);
+		hex[--n] = 'x';
+		hex[--n] = '0';
+		pin_copy(dst, &at, cap, "item at ", 8);
+		pin_copy(dst, &at, cap, hex + n, sizeof(hex) - n);
+	}
+	if (test_name[0]) {
+		pin_copy(dst, &at, cap - 1, " (", 2);
+		pin_copy(dst, &at, cap - 1, test_name, sizeof(test_name));
+		pin_copy(dst, &at, cap, ")", 1);
+	}
+	dst[at] = '\0';
+}
+
+void memguard_pin(const void *block, const void *item, const char *label)
+{
+	uintptr_t key = (uintptr_t)item;
+	if (!__atomic_load_n(&enabled, __ATOMIC_ACQUIRE) || block == NULL || key <= KEY_BUSY)
+		return;
+	pin_table *t = pin_table_get();
+	if (t == NULL)
+		return;
+	uintptr_t *k = t->keys + pin_set(key) * WAYS;
+	int slot = -1;
+	for (int w = 0; w < WAYS && slot < 0; w++) { /* pinned again: replaced */
+		uintptr_t cur = key;
+		if (__atomic_load_n(&k[w], __ATOMIC_RELAXED) == key &&
+		    __atomic_compare_exchange_n(&k[w], &cur, KEY_BUSY, 0, __ATOMIC_ACQ_REL,
+		                                __ATOMIC_RELAXED))
+			slot = w;
+	}
+	for (int w = 0; w < WAYS && slot < 0; w++) {
+		uintptr_t zero = 0;
+		if (__atomic_compare_exchange_n(&k[w], &zero, KEY_BUSY, 0, __ATOMIC_ACQ_REL,
+		                                __ATOMIC_RELAXED))
+			slot = w;
+	}
+	if (slot < 0) {
+		__atomic_fetch_add(&pins_dropped, 1, __ATOMIC_RELAXED);
+		return;
+	}
+	pin *p = &t->pins[(size_t)(k - t->keys) + (size_t)slot];
+	p->block = (uintptr_t)block;
+	p->seq = __atomic_fetch_add(&pin_seq, 1, __ATOMIC_RELAXED);
+	pin_text(p->text, item, label);
+	__atomic_store_n(&k[slot], key, __ATOMIC_RELEASE);
+}
+
+void memguard_unpin(const void *block, const void *item)
+{
+	uintptr_t key = (uintptr_t)item;
+	if (!__atomic_load_n(&enabled, __ATOMIC_ACQUIRE) || key <= KEY_BUSY)
+		return;
+	pin_table *t = __atomic_load_n(&pin_tab, __ATOMIC_ACQUIRE);
+	if (t == NULL)
+		return;
+	uintptr_t *k = t->keys + pin_set(key) * WAYS;
+	for (int w = 0; w < WAYS; w++) {
+		uintptr_t cur = key;
+		if (__atomic_load_n(&k[w], __ATOMIC_RELAXED) == key &&
+		    __atomic_compare_exchange_n(&k[w], &cur, KEY_BUSY, 0, __ATOMIC_ACQ_REL,
+		                                __ATOMIC_RELAXED)) {
+			pin *p = &t->pins[(size_t)(k - t->keys) + (size_t)w];
+			/* the item's pin in another block stays: its address was reused there */
+			__atomic_store_n(&k[w], p->block == (uintptr_t)block ? 0 : key,
+			                 __ATOMIC_RELEASE);
+			return;
+		}
+	}
+}
+
+void mg_sites_test_start(const char *name, size_t len)
 {
 	if (!enabled)
 		return;
+	size_t n = len < sizeof(test_name) - 1 ? len : sizeof(test_name) - 1;
+	if (name == NULL)
+		n = 0;
+	memcpy(test_name, name ? name : "", n);
+	test_name[n] = '\0';
 	__atomic_store_n(&serial, SERIAL(serial + 1), __ATOMIC_RELAXED);
 	__atomic_store_n(&test_live, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&nomem, 0, __ATOMIC_RELAXED);
@@ -841,6 +994,7 @@ typedef struct group {
 } group;
 
 #define NGROUPS 512
+static group groups[NGROUPS]; /* mg_sites_put's, the boundary's only */
 
 /* The modules of the frames being sent (dl_iterate_phdr's callback). */
 typedef struct modscan {
@@ -924,6 +1078,71 @@ static int modscan_one(struct dl_phdr_info *info, size_t size, void *v)
 	return 0;
 }
 
+/* The record of the allocation at p, NULL when none is. */
+static const rec *rec_at(uintptr_t p)
+{
+	uintptr_t *k = keys + set_of(p) * WAYS;
+	for (int w = 0; w < WAYS; w++)
+		if (__atomic_load_n(&k[w], __ATOMIC_ACQUIRE) == p)
+			return &recs[(size_t)(k - keys) + (size_t)w];
+	return NULL;
+}
+
+#define PIN_NONE 0xff
+static uint8_t pin_group[PIN_SETS * WAYS]; /* each pin's group being sent, PIN_NONE */
+
+/* Which of the first nsites groups (of test s) each live pin's block is a
+ * record of. */
+static void pins_group(uint32_t s, size_t nsites)
+{
+	pin_table *t = __atomic_load_n(&pin_tab, __ATOMIC_ACQUIRE);
+	if (t == NULL)
+		return;
+	for (size_t i = 0; i < PIN_SETS * WAYS; i++) {
+		pin_group[i] = PIN_NONE;
+		if (__atomic_load_n(&t->keys[i], __ATOMIC_ACQUIRE) <= KEY_BUSY)
+			continue;
+		const rec *r = rec_at(t->pins[i].block);
+		if (r == NULL || SERIAL(r->tk >> 2) != s)
+			continue;
+		for (size_t g = 0; g < nsites; g++)
+			if (groups[g].stack == r->stack && groups[g].kind == (r->tk & 3))
+				pin_group[i] = (uint8_t)g;
+	}
+}
+
+/* The `pin` lines of group g, the MG_PROTO_PINS_MAX placed first, at dst: their
+ * length (those that do not fit in cap left out whole). */
+static size_t pins_put(size_t g, char *dst, size_t cap)
+{
+	pin_table *t = __atomic_load_n(&pin_tab, __ATOMIC_ACQUIRE);
+	if (t == NULL)
+		return 0;
+	size_t first[MG_PROTO_PINS_MAX], n = 0;
+	for (size_t i = 0; i < PIN_SETS * WAYS; i++) {
+		if (pin_group[i] != g || __atomic_load_n(&t->keys[i], __ATOMIC_ACQUIRE) <= KEY_BUSY)
+			continue;
+		uint32_t seq = t->pins[i].seq;
+		if (n == MG_PROTO_PINS_MAX && seq >= t->pins[first[n - 1]].seq)
+			continue;
+		size_t j = n < MG_PROTO_PINS_MAX ? n++ : n - 1; /* insertion, by seq */
+		for (; j > 0 && t->pins[first[j - 1]].seq > seq; j--)
+			first[j] = first[j - 1];
+		first[j] = i;
+	}
+	size_t len = 0;
+	for (size_t j = 0; j < n; j++) {
+		const char *text = t->pins[first[j]].text;
+		mg_msg pm = {.kind = MG_MSG_PIN, .text = text, .text_len = strlen(text)};
+		size_t need = mg_proto_put(NULL, 0, &pm);
+		if (pm.text_len == 0 || len + need > cap)
+			break;
+		mg_proto_put(dst + len, need, &pm);
+		len += need;
+	}
+	return len;
+}
+
 static void sort_groups(group *g, size_t n)
 {
 	for (size_t i = 1; i < n; i++) /* insertion: n is small */
@@ -936,7 +1155,6 @@ static void sort_groups(group *g, size_t n)
 
 size_t mg_sites_put(char *dst, size_t cap)
 {
-	static group groups[NGROUPS];
 	static uintptr_t addr[MG_SITES_TOP * MG_SITES_DEPTH], base[MG_SITES_TOP * MG_SITES_DEPTH];
 	static int module[MG_SITES_TOP * MG_SITES_DEPTH];
 	static mg_frame frames[MG_SITES_DEPTH];
@@ -976,6 +1194,7 @@ size_t mg_sites_put(char *dst, size_t cap)
 		module[f] = -1;
 	modscan m = {addr, module, base, nf, dst, cap, 0, 0};
 	dl_iterate_phdr(modscan_one, &m);
+	pins_group(s, nsites);
 	size_t len = m.len, f0 = 0;
 	for (size_t g = 0; g < nsites; g++) {
 		size_t n = 0;
@@ -995,6 +1214,7 @@ size_t mg_sites_put(char *dst, size_t cap)
 			break;
 		mg_proto_put(dst + len, need, &sm);
 		len += need;
+		len += pins_put(g, dst + len, cap - len);
 	}
 	t_busy = was;
 	return len;

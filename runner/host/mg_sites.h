@@ -15,10 +15,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define MG_SITES_LARGE (512 * 1024)  /* recorded always; the mean sampling interval */
-#define MG_SITES_DEPTH 16            /* frames kept per stack */
-#define MG_SITES_TOP   8             /* sites sent per test */
-#define MG_SITES_MIN   (1024 * 1024) /* a test leaving less sends none (MEMGUARD_SITES_MIN) */
+#define MG_SITES_LARGE    (512 * 1024)  /* recorded always; the mean sampling interval */
+#define MG_SITES_DEPTH    16            /* frames kept per stack */
+#define MG_SITES_TOP      8             /* sites sent per test */
+#define MG_SITES_MIN      (1024 * 1024) /* a test leaving less sends none (MEMGUARD_SITES_MIN) */
+#define MG_SITES_PIN_TEXT 128           /* bytes of a pin's text: "LABEL (TEST)", cut to fit */
 
 /* The levels of MEMGUARD_SITES (--sites): off, default (sampled), all. */
 enum { MG_SITES_OFF = 0, MG_SITES_DEFAULT = 1, MG_SITES_ALL = 2 };
@@ -31,8 +32,10 @@ enum { MG_SITES_OFF = 0, MG_SITES_DEFAULT = 1, MG_SITES_ALL = 2 };
  */
 void mg_sites_init(unsigned level, uint64_t min);
 
-/* A test starts: what is allocated from now on is its. */
-void mg_sites_test_start(void);
+/* A test starts: what is allocated from now on is its; name (len bytes, may
+ * be NULL) is what memguard_pin appends to the labels of the items placed
+ * during it. */
+void mg_sites_test_start(const char *name, size_t len);
 
 /* Allocations that failed (NULL or MAP_FAILED with ENOMEM, a throwing
  * operator new) since the test started. */
@@ -40,7 +43,9 @@ uint64_t mg_sites_nomem(void);
 
 /*
  * The `module` and `site` lines of the test that just ended (its records
- * still live, grouped by stack, the MG_SITES_TOP largest), at dst: their
+ * still live, grouped by stack, the MG_SITES_TOP largest), each site
+ * followed by a `pin` line for each live item pinned (memguard_pin) in a
+ * block the site allocated (the MG_PROTO_PINS_MAX placed first), at dst: their
  * length (0: none, the test left less than min or tracking is off). Lines
  * that do not fit in cap are left out whole. Costs a scan of the table
  * only when the test left min bytes or more.

@@ -271,7 +271,7 @@ static void env_restore(void);
 static void test_start(void)
 {
 	running = 1;
-	mg_sites_test_start();
+	mg_sites_test_start(NULL, 0);
 	if (!started_any) {
 		started_any = 1;
 		env_restore();
