@@ -403,6 +403,9 @@ static size_t format_msg(char *dst, size_t cap, const mg_msg *m)
 	case MG_MSG_NOMEM:
 		n = snprintf(dst, cap, "nomem %" PRIu64, m->count);
 		break;
+	case MG_MSG_PIN:
+		n = snprintf(dst, cap, "pin ");
+		break;
 	}
 	size_t len = (size_t)n;
 	if (m->text_len > 0 && m->kind != MG_MSG_PASS)
