@@ -11,6 +11,11 @@
 /* mmap is interposed under its own name, and mmap64 beside it on x86: not
  * the one sys/mman.h would rename it to */
 #undef _FILE_OFFSET_BITS
+/* dl_iterate_phdr, mremap's flags, off64_t: whoever compiles the file (a
+ * user's own build of the host library's sources too) */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
 #include "mg_sites.h"
 
 #include <dlfcn.h>

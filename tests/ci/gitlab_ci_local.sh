@@ -61,7 +61,10 @@ cat >CMakeLists.txt <<'EOF'
 cmake_minimum_required(VERSION 3.25)
 project(my_tests LANGUAGES C)
 set(host memguard/runner/host)
-add_executable(my_tests my_tests.c ${host}/memguard_host.c ${host}/mg_proto.c ${host}/mg_verdict.c ${host}/mg_contract.c)
+# the host library's sources, whatever files it has (not a list to keep)
+file(GLOB host_src ${host}/memguard_host.c ${host}/mg_*.c)
+add_executable(my_tests my_tests.c ${host_src})
+set_source_files_properties(${host_src} PROPERTIES COMPILE_OPTIONS "-fno-omit-frame-pointer;-fexceptions")
 target_include_directories(my_tests PRIVATE ${host})
 EOF
 cat >my_tests.c <<'EOF'
