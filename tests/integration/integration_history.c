@@ -59,7 +59,7 @@ static void history_transient(const char *host, const char *cap)
 		                   !strncmp(why, "this run's largest rise", 23));
 	}
 	CU_ASSERT(n >= 2);
-	CU_ASSERT_EQUAL(by_history + by_rise, shard_sum(o.report, "recycles"));
+	CU_ASSERT_EQUAL((json_int_t)(by_history + by_rise), shard_sum(o.report, "recycles"));
 	/* the report says what history changed */
 	json_t *hs = json_object_get(o.report, "history");
 	CU_ASSERT(json_integer_value(json_object_get(hs, "known")) == 1000);
