@@ -200,12 +200,26 @@ void sites_cache_free(sites_cache *sc)
 	free(sc);
 }
 
+/* The compilation unit holding addr, and its bias: through .debug_aranges,
+ * else by asking each unit (clang writes no .debug_aranges, and libdw
+ * before 0.189 finds nothing without them); NULL when none holds it. */
+static Dwarf_Die *cu_at(sym_module *sm, Dwarf_Addr addr, Dwarf_Addr *bias)
+{
+	Dwarf_Die *cu = dwfl_module_addrdie(sm->mod, addr, bias);
+	if (cu != NULL)
+		return cu;
+	while ((cu = dwfl_module_nextcu(sm->mod, cu, bias)) != NULL)
+		if (dwarf_haspc(cu, addr - *bias) > 0)
+			return cu;
+	return NULL;
+}
+
 /* The name of the innermost function (an inlined one included) at addr:
  * from the DWARF scopes, else the symbol table; NULL when neither says. */
 static const char *function_at(sym_module *sm, Dwarf_Addr addr)
 {
 	Dwarf_Addr bias;
-	Dwarf_Die *cu = dwfl_module_addrdie(sm->mod, addr, &bias);
+	Dwarf_Die *cu = cu_at(sm, addr, &bias);
 	if (cu != NULL) {
 		Dwarf_Die *scopes = NULL;
 		int n = dwarf_getscopes(cu, addr - bias, &scopes);
@@ -237,6 +251,11 @@ void sites_symbolize_frame(sites_cache *sc, report_frame *f)
 	Dwfl_Line *line = dwfl_module_getsrc(sm->mod, addr);
 	int lineno = 0;
 	const char *file = line ? dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL) : NULL;
+	Dwarf_Addr bias;
+	Dwarf_Die *cu = file == NULL ? cu_at(sm, addr, &bias) : NULL;
+	Dwarf_Line *dl = cu != NULL ? dwarf_getsrc_die(cu, addr - bias) : NULL;
+	if (dl != NULL && (file = dwarf_linesrc(dl, NULL, NULL)) != NULL)
+		dwarf_lineno(dl, &lineno);
 	if (file != NULL) {
 		f->file = report_strdup(file);
 		f->line = lineno > 0 ? (uint32_t)lineno : 0;

@@ -229,7 +229,13 @@ static void gtest_asan(void)
 	json_t *raw = raw_report(&o);
 	CU_ASSERT_FATAL(raw != NULL);
 	expect_site(raw, "Leak.Mmap", "mmap", 8u << 20, "leak_mmap", SITES_GTEST_SRC, "mmap", 1);
+#ifdef SITES_ASAN_OWN_NEW
+	/* clang's ASan runtime defines operator new in the program: not seen
+	 * (README: allocation sites' limits); said, so a fix shows here */
+	CU_ASSERT(sites_of(raw, "Leak.New") == NULL);
+#else
 	expect_site(raw, "Leak.New", "new", 2u << 20, "leak_new", SITES_GTEST_SRC, "new", 1);
+#endif
 	json_decref(raw);
 	done(&o);
 }
