@@ -39,9 +39,12 @@ int sample_host(const run_ctx *c, host *h, double t, sample_reading *out)
 		return MG_EGONE; /* gone: its EOF and exit status will say how */
 	if (t - h->tree_at >= c->tree_interval)
 		sample_tree(c, h, t);
-	if (!driver_serves_protocol(c->driver)) {
+	if (!driver_serves_protocol(c->driver) ||
+	    (c->driver == DRIVER_PYTEST && h->state == HOST_STARTING)) {
 		/* a shim is memguard's own process (an ASan build of it reserves
-		 * terabytes): the memory under test is its program's tree */
+		 * terabytes): the memory under test is its program's tree; a
+		 * pytest host is the shim until it execs pytest, which is judged
+		 * from its hello on (the hello's own reading judges a fresh host) */
 		va = 0;
 		rss = 0;
 	}
