@@ -23,6 +23,8 @@ struct tree {
 	pid_t *found;   /* scratch for proc_descendants */
 	dev_t self_dev; /* memguard's own executable */
 	ino_t self_ino;
+	dev_t shim_dev; /* and its driver shim's, when that is another (tree_ours) */
+	ino_t shim_ino;
 };
 
 /* Whether pid runs memguard's own executable: a driver shim's child
@@ -33,8 +35,19 @@ static int is_ours(const tree *t, pid_t pid)
 	char path[64];
 	struct stat st;
 	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
-	return t->self_ino && stat(path, &st) == 0 && st.st_dev == t->self_dev &&
-	       st.st_ino == t->self_ino;
+	if (!t->self_ino || stat(path, &st) != 0)
+		return 0;
+	return (st.st_dev == t->self_dev && st.st_ino == t->self_ino) ||
+	       (t->shim_ino && st.st_dev == t->shim_dev && st.st_ino == t->shim_ino);
+}
+
+void tree_ours(tree *t, const char *exe)
+{
+	struct stat st;
+	if (exe && stat(exe, &st) == 0) {
+		t->shim_dev = st.st_dev;
+		t->shim_ino = st.st_ino;
+	}
 }
 
 int tree_new(tree **out, size_t max, mg_err *err)

@@ -34,6 +34,10 @@ typedef struct tree tree;
  * allocation: scans and reads allocate nothing. */
 int tree_new(tree **out, size_t max, mg_err *err);
 
+/* exe is memguard's too (the driver shim, memguard-driver): a process
+ * running it is never counted, as one running memguard itself is not. */
+void tree_ours(tree *t, const char *exe);
+
 /*
  * Finds root's descendants (proc_descendants: O(processes)), keeps the
  * samplers of those still there, opens the new ones, and reads them all
