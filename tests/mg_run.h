@@ -220,6 +220,25 @@ static inline const char *message_of(json_t *report, const char *name)
 	return t ? json_string_value(json_object_get(t, "message")) : NULL;
 }
 
+/* Asserts the named test's state, saying what it was when it differs. */
+static inline void expect_state(json_t *report, const char *name, const char *state)
+{
+	const char *st = state_of(report, name);
+	if (strcmp(st, state))
+		fprintf(stderr, "%s: %s, wanted %s\n", name, st, state);
+	CU_ASSERT_STRING_EQUAL(st, state);
+}
+
+/* Asserts the named test's message holds part, saying what it was when not. */
+static inline void expect_message(json_t *report, const char *name, const char *part)
+{
+	const char *m = message_of(report, name);
+	if (!m || !strstr(m, part))
+		fprintf(stderr, "%s: message %s, wanted it to hold '%s'\n", name, m ? m : "(none)",
+		        part);
+	CU_ASSERT(m && strstr(m, part));
+}
+
 /*
  * The live processes whose environment holds tag ("NAME=VALUE") exactly,
  * found by a scan of every /proc/PID/environ (a zombie's reads empty); their

@@ -35,23 +35,6 @@ static void run_gtest(outcome *o, const char *prog, const char *lanes)
 	CU_ASSERT_FATAL(o->report != NULL);
 }
 
-static void expect_state(json_t *report, const char *name, const char *state)
-{
-	const char *st = state_of(report, name);
-	if (strcmp(st, state))
-		fprintf(stderr, "%s: %s, wanted %s\n", name, st, state);
-	CU_ASSERT_STRING_EQUAL(st, state);
-}
-
-static void expect_message(json_t *report, const char *name, const char *part)
-{
-	const char *m = message_of(report, name);
-	if (!m || !strstr(m, part))
-		fprintf(stderr, "%s: message %s, wanted it to hold '%s'\n", name, m ? m : "(none)",
-		        part);
-	CU_ASSERT(m && strstr(m, part));
-}
-
 /* A failed TearDownTestSuite: GoogleTest exits 1 though every test passed. */
 static void teardown_suite(void)
 {

@@ -39,23 +39,6 @@ static void run_recycled(outcome *o, const char *driver, const char *prog, const
 	CU_ASSERT_FATAL(o->report != NULL);
 }
 
-static void expect_state(json_t *report, const char *name, const char *state)
-{
-	const char *st = state_of(report, name);
-	if (strcmp(st, state))
-		fprintf(stderr, "%s: %s, wanted %s\n", name, st, state);
-	CU_ASSERT_STRING_EQUAL(st, state);
-}
-
-static void expect_message(json_t *report, const char *name, const char *part)
-{
-	const char *m = message_of(report, name);
-	if (!m || !strstr(m, part))
-		fprintf(stderr, "%s: message %s, wanted it to hold '%s'\n", name, m ? m : "(none)",
-		        part);
-	CU_ASSERT(m && strstr(m, part));
-}
-
 /* The shards' recycles, summed: every boundary but the last stopped. */
 static long recycles(json_t *report)
 {
