@@ -6,6 +6,9 @@
  * a failure and 1 or 3). Prints each disagreement; exits 1 on any.
  *
  *   conformance gtest PROGRAM LANES [RECYCLE_VA]   the gtest driver
+ *   conformance catch2 PROGRAM LANES RECYCLE_VA|0 [SPEC...]   the catch2
+ *       driver on a Catch2 program run with those test specs (its own
+ *       --reporter xml is the framework's verdict)
  *   conformance ctest CTEST DIR LANES              the ctest driver over a
  *       CTest directory whose tests are such programs: each test's state
  *       must be its program's direct verdict
@@ -144,6 +147,42 @@ static int load_gtest_xml(const char *path)
 	return 0;
 }
 
+/* Catch2's XML reporter: <Catch><Group><TestCase name=...> with its
+ * <OverallResult success=...>: a test whose assertions failed is fail
+ * ([!shouldfail] and [!mayfail] count as Catch2 counts them), else pass. */
+static int load_catch2_xml(const char *path)
+{
+	xmlDoc *doc = xmlReadFile(path, NULL, XML_PARSE_NONET | XML_PARSE_HUGE);
+	if (!doc) {
+		fprintf(stderr, "conformance: cannot read %s\n", path);
+		return -1;
+	}
+	for (xmlNode *gr = xmlDocGetRootElement(doc)->children; gr; gr = gr->next) {
+		if (gr->type != XML_ELEMENT_NODE || strcmp((const char *)gr->name, "Group"))
+			continue;
+		for (xmlNode *tc = gr->children; tc; tc = tc->next) {
+			if (tc->type != XML_ELEMENT_NODE ||
+			    strcmp((const char *)tc->name, "TestCase"))
+				continue;
+			char *nm = attr(tc, "name");
+			const char *state = "fail";
+			for (xmlNode *c = tc->children; c; c = c->next)
+				if (c->type == XML_ELEMENT_NODE &&
+				    !strcmp((const char *)c->name, "OverallResult")) {
+					char *ok = attr(c, "success");
+					if (ok && !strcmp(ok, "true"))
+						state = "pass";
+					xmlFree(ok);
+				}
+			if (nm)
+				want_add(nm, state);
+			xmlFree(nm);
+		}
+	}
+	xmlFreeDoc(doc);
+	return 0;
+}
+
 /* The report's tests (the /2 layout has short keys: "n" name, "s" state
  * with "pass" left out; /1 has "name" and "state"). */
 static const char *test_state(json_t *t, const char **name)
@@ -166,10 +205,15 @@ static json_t *report_tests(json_t *report)
 	return all;
 }
 
+/* Catch2's corpus: a '#' is part of many test names, never memguard's. */
+static int catch2_mode;
+
 /* An entry memguard adds for a failure outside the listed tests. */
 static int is_extra(const char *name)
 {
 	size_t n = strlen(name);
+	if (catch2_mode)
+		return name[0] == '<';
 	return name[0] == '<' || strchr(name, '#') ||
 	       (n > 15 && !strcmp(name + n - 15, ".SetUpTestSuite")) ||
 	       (n > 18 && !strcmp(name + n - 18, ".TearDownTestSuite"));
@@ -255,8 +299,11 @@ static void codes_agree(const char *prog, int direct, int under)
 int main(int argc, char **argv)
 {
 	char dir[] = "/tmp/mg-conformance-XXXXXX", xml[4200], opt[4300];
-	if (argc < 4 || (strcmp(argv[1], "gtest") && strcmp(argv[1], "ctest"))) {
+	if (argc < 4 ||
+	    (strcmp(argv[1], "gtest") && strcmp(argv[1], "ctest") && strcmp(argv[1], "catch2")) ||
+	    (!strcmp(argv[1], "catch2") && (argc < 5 || argc > 40))) {
 		fprintf(stderr, "usage: conformance gtest PROGRAM LANES [RECYCLE_VA] | "
+		                "conformance catch2 PROGRAM LANES RECYCLE_VA|0 [SPEC...] | "
 		                "conformance ctest CTEST DIR LANES\n");
 		return 2;
 	}
@@ -284,6 +331,40 @@ int main(int argc, char **argv)
 		}
 		mg[k++] = "--";
 		mg[k++] = argv[2];
+		mg[k] = NULL;
+		int code = exit_code(run(mg, dir, "memguard"));
+		codes_agree(prog, direct_code, code);
+		report = load_report(dir);
+	} else if (!strcmp(argv[1], "catch2")) {
+		catch2_mode = 1;
+		char *direct[48], *mg[64];
+		int d = 0, k = 0;
+		snprintf(xml, sizeof(xml), "%s/direct.xml", dir);
+		direct[d++] = argv[2];
+		for (int i = 5; i < argc; i++)
+			direct[d++] = argv[i];
+		direct[d++] = "--reporter";
+		direct[d++] = "xml";
+		direct[d++] = "--out";
+		direct[d++] = xml;
+		direct[d] = NULL;
+		direct_code = exit_code(run(direct, dir, "direct"));
+		if (load_catch2_xml(xml) < 0)
+			return 3;
+		char recycle[64];
+		snprintf(recycle, sizeof(recycle), "va=%s", argv[4]);
+		char *head[] = {MEMGUARD_BIN, "run",    "-j",       argv[3],
+		                "--driver",   "catch2", "--report", "report.json"};
+		for (size_t i = 0; i < sizeof(head) / sizeof(head[0]); i++)
+			mg[k++] = head[i];
+		if (strcmp(argv[4], "0")) {
+			mg[k++] = "--recycle-at";
+			mg[k++] = recycle;
+		}
+		mg[k++] = "--";
+		for (int i = 2; i < argc; i++)
+			if (i == 2 || i >= 5)
+				mg[k++] = argv[i];
 		mg[k] = NULL;
 		int code = exit_code(run(mg, dir, "memguard"));
 		codes_agree(prog, direct_code, code);
