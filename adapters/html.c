@@ -697,21 +697,27 @@ static void breakdown_sites(FILE *f, const report_shard *s, const report_generat
 	uint64_t bytes[REPORT_SITES_SHOWN];
 	if (!b->when || !strcmp(b->when, "peak"))
 		return;
-	size_t n = adapters_generation_sites(s, g, top, bytes, REPORT_SITES_SHOWN);
-	if (!n)
-		return;
-	fputs("<p>allocated by the tests it ran:</p>\n<ul>", f);
-	for (size_t i = 0; i < n; i++) {
-		int open = 0;
-		fputs("<li>", f);
-		put_size(f, bytes[i]);
-		fputs(" in ", f);
-		put_text(f, s->tests[top[i]->test].name, NAME_MAX_LEN);
-		fputs("<ul>", f);
-		adapters_site_lines(f, top[i], site_item, &open);
-		fputs(open ? "</li></ul></li>" : "</ul></li>", f);
+	static const char *const head[] = {
+	    "<p>allocated by the tests it ran:</p>\n<ul>",
+	    "<p>earlier tests' blocks held by the items of:</p>\n<ul>"};
+	for (int held = 0; held < 2; held++) {
+		report_sites_which which = held ? REPORT_SITES_HELD : REPORT_SITES_OWN;
+		size_t n = adapters_generation_sites(s, g, which, top, bytes, REPORT_SITES_SHOWN);
+		if (!n)
+			continue;
+		fputs(head[held], f);
+		for (size_t i = 0; i < n; i++) {
+			int open = 0;
+			fputs("<li>", f);
+			put_size(f, bytes[i]);
+			fputs(" in ", f);
+			put_text(f, s->tests[top[i]->test].name, NAME_MAX_LEN);
+			fputs("<ul>", f);
+			adapters_site_lines_of(f, top[i], which, site_item, &open);
+			fputs(open ? "</li></ul></li>" : "</ul></li>", f);
+		}
+		fputs("</ul>\n", f);
 	}
-	fputs("</ul>\n", f);
 }
 
 /* gap: show the largest free gap (it only matters in a 32-bit space). */

@@ -184,6 +184,16 @@ static uint64_t nomem;    /* failed allocations since the test started */
 static uint64_t dropped;  /* records that found no room (a full set) */
 static char exe_path[4096];
 
+/* The names of the last NAMES tests by serial, for `heldin` (the test that
+ * allocated a block a later test's items hold): mapped at init, its pages
+ * touched one test name at a time. */
+#define NAMES     4096
+typedef struct name_slot {
+	uint32_t serial;
+	char name[MG_SITES_PIN_TEXT / 2];
+} name_slot;
+static name_slot *names;
+
 static __thread int t_busy MG_TLS;                  /* this thread is inside the interposer */
 static __thread uintptr_t t_lo MG_TLS, t_hi MG_TLS; /* this thread's stack; 0: not known */
 static __thread int64_t t_countdown MG_TLS;         /* bytes until the next sample */
@@ -819,6 +829,7 @@ void mg_sites_init(unsigned lvl, uint64_t min)
 	used = map_table(nsets);
 	stacks = map_table(nstacks * sizeof(*stacks));
 	stack_hash = map_table(nstacks * sizeof(*stack_hash));
+	names = map_table(NAMES * sizeof(*names)); /* none: held blocks name no test */
 	if (!keys || !recs || !used || !stacks || !stack_hash)
 		return;
 	extern void *__libc_stack_end;
@@ -844,6 +855,8 @@ void mg_sites_init(unsigned lvl, uint64_t min)
 typedef struct pin {
 	uintptr_t block;              /* as its allocator returned it */
 	uint32_t seq;                 /* placement order: the first placed are sent */
+	uint32_t serial;              /* the test that placed it */
+	uint32_t stack;               /* where it was placed (memguard_pin's caller), +1; 0 none */
 	char text[MG_SITES_PIN_TEXT]; /* "LABEL (TEST)", NUL-terminated */
 } pin;
 
@@ -856,6 +869,7 @@ static pin_table *pin_tab; /* mapped at the first pin: a program that pins nothi
 static uint32_t pin_seq;
 static uint64_t pins_dropped;                 /* pins that found no room (a full set) */
 static char test_name[MG_SITES_PIN_TEXT / 2]; /* the running test's, cut to fit */
+static uint32_t test_pins;                    /* pins the running test placed, not yet unpinned */
 
 static size_t pin_set(uintptr_t p)
 {
@@ -924,7 +938,7 @@ void memguard_pin(const void *block, const void *item, const char *label)
 	if (t == NULL)
 		return;
 	uintptr_t *k = t->keys + pin_set(key) * WAYS;
-	int slot = -1;
+	int slot = -1, again;
 	for (int w = 0; w < WAYS && slot < 0; w++) { /* pinned again: replaced */
 		uintptr_t cur = key;
 		if (__atomic_load_n(&k[w], __ATOMIC_RELAXED) == key &&
@@ -932,6 +946,7 @@ void memguard_pin(const void *block, const void *item, const char *label)
 		                                __ATOMIC_RELAXED))
 			slot = w;
 	}
+	again = slot >= 0;
 	for (int w = 0; w < WAYS && slot < 0; w++) {
 		uintptr_t zero = 0;
 		if (__atomic_compare_exchange_n(&k[w], &zero, KEY_BUSY, 0, __ATOMIC_ACQ_REL,
@@ -943,9 +958,21 @@ void memguard_pin(const void *block, const void *item, const char *label)
 		return;
 	}
 	pin *p = &t->pins[(size_t)(k - t->keys) + (size_t)slot];
+	uint32_t s = __atomic_load_n(&serial, __ATOMIC_RELAXED);
+	if (again && p->serial == s) /* replaced: counted once */
+		__atomic_fetch_sub(&test_pins, 1, __ATOMIC_RELAXED);
+	uintptr_t fr[MG_SITES_DEPTH];
+	unsigned nf;
+	int was = t_busy;
+	t_busy = 1;
+	WALK(fr, nf);
+	p->stack = stack_id(fr, nf);
+	t_busy = was;
 	p->block = (uintptr_t)block;
+	p->serial = s;
 	p->seq = __atomic_fetch_add(&pin_seq, 1, __ATOMIC_RELAXED);
 	pin_text(p->text, item, label);
+	__atomic_fetch_add(&test_pins, 1, __ATOMIC_RELAXED);
 	__atomic_store_n(&k[slot], key, __ATOMIC_RELEASE);
 }
 
@@ -965,8 +992,10 @@ void memguard_unpin(const void *block, const void *item)
 		                                __ATOMIC_RELAXED)) {
 			pin *p = &t->pins[(size_t)(k - t->keys) + (size_t)w];
 			/* the item's pin in another block stays: its address was reused there */
-			__atomic_store_n(&k[w], p->block == (uintptr_t)block ? 0 : key,
-			                 __ATOMIC_RELEASE);
+			int mine = p->block == (uintptr_t)block;
+			if (mine && p->serial == __atomic_load_n(&serial, __ATOMIC_RELAXED))
+				__atomic_fetch_sub(&test_pins, 1, __ATOMIC_RELAXED);
+			__atomic_store_n(&k[w], mine ? 0 : key, __ATOMIC_RELEASE);
 			return;
 		}
 	}
@@ -981,7 +1010,14 @@ void mg_sites_test_start(const char *name, size_t len)
 		n = 0;
 	memcpy(test_name, name ? name : "", n);
 	test_name[n] = '\0';
-	__atomic_store_n(&serial, SERIAL(serial + 1), __ATOMIC_RELAXED);
+	uint32_t s = SERIAL(serial + 1);
+	if (names != NULL) {
+		name_slot *ns = &names[s & (NAMES - 1)];
+		ns->serial = s;
+		memcpy(ns->name, test_name, n + 1);
+	}
+	__atomic_store_n(&serial, s, __ATOMIC_RELAXED);
+	__atomic_store_n(&test_pins, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&test_live, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&nomem, 0, __ATOMIC_RELAXED);
 }
@@ -1094,30 +1130,70 @@ static const rec *rec_at(uintptr_t p)
 }
 
 #define PIN_NONE 0xff
+#define PIN_HELD 0x80 /* pin_group: held block h is PIN_HELD + h */
 static uint8_t pin_group[PIN_SETS * WAYS]; /* each pin's group being sent, PIN_NONE */
 
-/* Which of the first nsites groups (of test s) each live pin's block is a
- * record of. */
-static void pins_group(uint32_t s, size_t nsites)
+/* A block an earlier test allocated that live items the running test
+ * placed in it hold (what keeps it mapped): sent as `held`. */
+typedef struct held {
+	uintptr_t block;
+	uint64_t bytes;     /* the block's record: its size, */
+	uint32_t stack, tk; /* stack, test and kind */
+	uint32_t items;     /* the test's live items in it */
+	uint32_t seq, by;   /* the first placed: its order and stack */
+} held;
+static held helds[MG_SITES_TOP];
+
+/*
+ * Which of the first nsites groups (of test s) each live pin's block is a
+ * record of; and the blocks of earlier tests that test s's live pins hold
+ * (at most MG_SITES_TOP, in helds): their number. A pin of an earlier test
+ * in an earlier test's block is neither.
+ */
+static size_t pins_group(uint32_t s, size_t nsites)
 {
 	pin_table *t = __atomic_load_n(&pin_tab, __ATOMIC_ACQUIRE);
 	if (t == NULL)
-		return;
+		return 0;
+	size_t nh = 0;
 	for (size_t i = 0; i < PIN_SETS * WAYS; i++) {
 		pin_group[i] = PIN_NONE;
 		if (__atomic_load_n(&t->keys[i], __ATOMIC_ACQUIRE) <= KEY_BUSY)
 			continue;
-		const rec *r = rec_at(t->pins[i].block);
-		if (r == NULL || SERIAL(r->tk >> 2) != s)
+		const pin *p = &t->pins[i];
+		if (nsites == 0 && p->serial != s)
 			continue;
-		for (size_t g = 0; g < nsites; g++)
-			if (groups[g].stack == r->stack && groups[g].kind == (r->tk & 3))
-				pin_group[i] = (uint8_t)g;
+		size_t h = 0;
+		while (h < nh && helds[h].block != p->block)
+			h++;
+		if (h == nh) {
+			const rec *r = rec_at(p->block);
+			if (r == NULL)
+				continue;
+			if (SERIAL(r->tk >> 2) == s) { /* a block of the test's own sites */
+				for (size_t g = 0; g < nsites; g++)
+					if (groups[g].stack == r->stack &&
+					    groups[g].kind == (r->tk & 3))
+						pin_group[i] = (uint8_t)g;
+				continue;
+			}
+			if (p->serial != s || nh == MG_SITES_TOP)
+				continue;
+			helds[nh++] = (held){p->block, r->bytes, r->stack, r->tk, 0, UINT32_MAX, 0};
+		}
+		helds[h].items++;
+		if (p->seq < helds[h].seq) {
+			helds[h].seq = p->seq;
+			helds[h].by = p->stack;
+		}
+		pin_group[i] = (uint8_t)(PIN_HELD + h);
 	}
+	return nh;
 }
 
-/* The `pin` lines of group g, the MG_PROTO_PINS_MAX placed first, at dst: their
- * length (those that do not fit in cap left out whole). */
+/* The `pin` lines of group g (a site's index, PIN_HELD + a held block's),
+ * the MG_PROTO_PINS_MAX placed first, at dst: their length (those that do
+ * not fit in cap left out whole). */
 static size_t pins_put(size_t g, char *dst, size_t cap)
 {
 	pin_table *t = __atomic_load_n(&pin_tab, __ATOMIC_ACQUIRE);
@@ -1158,18 +1234,84 @@ static void sort_groups(group *g, size_t n)
 		}
 }
 
+#define NFRAMES (MG_SITES_TOP * 3 * MG_SITES_DEPTH) /* the sites'; held blocks' and items' */
+static uintptr_t fr_addr[NFRAMES], fr_base[NFRAMES];
+static int fr_module[NFRAMES];
+
+/* The frames of stack id (+1; 0: none) appended to fr_addr at *nf. */
+static void frames_take(uint32_t id, size_t *nf)
+{
+	for (size_t d = 0; id && d < MG_SITES_DEPTH && stacks[id - 1][d]; d++)
+		fr_addr[(*nf)++] = stacks[id - 1][d];
+}
+
+/* The frames of stack id from fr_addr at *f0 (moved past them) whose module
+ * is known, at out: their number. */
+static size_t frames_give(uint32_t id, size_t *f0, mg_frame *out)
+{
+	size_t n = 0;
+	for (size_t d = 0; id && d < MG_SITES_DEPTH && stacks[id - 1][d]; d++, (*f0)++)
+		if (fr_module[*f0] >= 0)
+			out[n++] =
+			    (mg_frame){(uint32_t)fr_module[*f0], fr_addr[*f0] - fr_base[*f0]};
+	return n;
+}
+
+/* The line m at dst + *len when it fits in cap: 1, else 0. */
+static int line_put(char *dst, size_t cap, size_t *len, const mg_msg *m)
+{
+	size_t need = mg_proto_put(NULL, 0, m);
+	if (*len + need > cap)
+		return 0;
+	mg_proto_put(dst + *len, need, m);
+	*len += need;
+	return 1;
+}
+
+/* The `held`, `heldin`, `heldby` and `pin` lines of the nh held blocks. */
+static void held_put(size_t nh, size_t *f0, char *dst, size_t cap, size_t *len)
+{
+	static mg_frame frames[MG_SITES_DEPTH], by[MG_SITES_DEPTH];
+	for (size_t h = 0; h < nh; h++) {
+		const held *b = &helds[h];
+		size_t n = frames_give(b->stack, f0, frames);
+		size_t nb = frames_give(b->by, f0, by);
+		mg_msg hm = {.kind = MG_MSG_HELD,
+		             .bytes = b->bytes,
+		             .count = b->items,
+		             .site_kind = (mg_site_kind)(b->tk & 3),
+		             .frames = frames,
+		             .nframes = n};
+		if (n == 0 || !line_put(dst, cap, len, &hm))
+			continue;
+		uint32_t bs = SERIAL(b->tk >> 2);
+		const name_slot *ns = names ? &names[bs & (NAMES - 1)] : NULL;
+		if (bs && ns && ns->serial == bs && ns->name[0]) {
+			mg_msg im = {
+			    .kind = MG_MSG_HELDIN, .text = ns->name, .text_len = strlen(ns->name)};
+			line_put(dst, cap, len, &im);
+		}
+		if (nb) {
+			mg_msg bm = {.kind = MG_MSG_HELDBY, .frames = by, .nframes = nb};
+			line_put(dst, cap, len, &bm);
+		}
+		*len += pins_put(PIN_HELD + h, dst + *len, cap - *len);
+	}
+}
+
 size_t mg_sites_put(char *dst, size_t cap)
 {
-	static uintptr_t addr[MG_SITES_TOP * MG_SITES_DEPTH], base[MG_SITES_TOP * MG_SITES_DEPTH];
-	static int module[MG_SITES_TOP * MG_SITES_DEPTH];
 	static mg_frame frames[MG_SITES_DEPTH];
-	if (!enabled || __atomic_load_n(&test_live, __ATOMIC_RELAXED) < (int64_t)min_bytes)
+	if (!enabled)
 		return 0;
+	int want_sites = __atomic_load_n(&test_live, __ATOMIC_RELAXED) >= (int64_t)min_bytes;
+	if (!want_sites && __atomic_load_n(&test_pins, __ATOMIC_RELAXED) == 0)
+		return 0; /* nothing left, nothing held: most tests */
 	int was = t_busy;
 	t_busy = 1; /* dl_iterate_phdr may take the loader's lock: nothing of ours inside */
 	uint32_t s = __atomic_load_n(&serial, __ATOMIC_RELAXED);
 	size_t ng = 0, nslots = nsets * WAYS;
-	for (size_t i = 0; i < nslots; i++) {
+	for (size_t i = 0; want_sites && i < nslots; i++) {
 		uintptr_t k = __atomic_load_n(&keys[i], __ATOMIC_ACQUIRE);
 		if (k <= KEY_BUSY || SERIAL(recs[i].tk >> 2) != s)
 			continue;
@@ -1191,36 +1333,37 @@ size_t mg_sites_put(char *dst, size_t cap)
 	for (size_t g = 0; g < ng && nsites < MG_SITES_TOP; g++) {
 		if (groups[g].stack == 0)
 			continue;
-		for (size_t d = 0; d < MG_SITES_DEPTH && stacks[groups[g].stack - 1][d]; d++)
-			addr[nf++] = stacks[groups[g].stack - 1][d];
+		frames_take(groups[g].stack, &nf);
 		groups[nsites++] = groups[g];
 	}
+	size_t nh = pins_group(s, nsites);
+	for (size_t h = 0; h < nh; h++) {
+		frames_take(helds[h].stack, &nf);
+		frames_take(helds[h].by, &nf);
+	}
 	for (size_t f = 0; f < nf; f++)
-		module[f] = -1;
-	modscan m = {addr, module, base, nf, dst, cap, 0, 0};
-	dl_iterate_phdr(modscan_one, &m);
-	pins_group(s, nsites);
+		fr_module[f] = -1;
+	modscan m = {fr_addr, fr_module, fr_base, nf, dst, cap, 0, 0};
+	if (nf)
+		dl_iterate_phdr(modscan_one, &m);
 	size_t len = m.len, f0 = 0;
-	for (size_t g = 0; g < nsites; g++) {
-		size_t n = 0;
-		for (size_t d = 0; d < MG_SITES_DEPTH && stacks[groups[g].stack - 1][d]; d++, f0++)
-			if (module[f0] >= 0)
-				frames[n++] = (mg_frame){(uint32_t)module[f0], addr[f0] - base[f0]};
-		if (n == 0)
-			continue;
+	int full = 0;
+	for (size_t g = 0; g < nsites && !full; g++) {
+		size_t n = frames_give(groups[g].stack, &f0, frames);
 		mg_msg sm = {.kind = MG_MSG_SITE,
 		             .bytes = groups[g].bytes,
 		             .count = groups[g].count,
 		             .site_kind = (mg_site_kind)groups[g].kind,
 		             .frames = frames,
 		             .nframes = n};
-		size_t need = mg_proto_put(NULL, 0, &sm);
-		if (len + need > cap)
-			break;
-		mg_proto_put(dst + len, need, &sm);
-		len += need;
-		len += pins_put(g, dst + len, cap - len);
+		if (n == 0)
+			continue;
+		full = !line_put(dst, cap, &len, &sm);
+		if (!full)
+			len += pins_put(g, dst + len, cap - len);
 	}
+	if (!full)
+		held_put(nh, &f0, dst, cap, &len);
 	t_busy = was;
 	return len;
 }
