@@ -484,6 +484,47 @@ void adapters_site_lines_of(FILE *f, const report_test_sites *ts, report_sites_w
 	}
 }
 
+/* "its blocks held since by: 1 item of Cache/2, 3 items of Cache/4 and 2
+ * more tests": the later tests of shard s whose live items hold a block
+ * test `name` allocated (their held sites that name it); "" when none. */
+static void held_later(char *buf, size_t size, const report_shard *s, const char *name)
+{
+	size_t len = 0, n = 0;
+	buf[0] = '\0';
+	for (size_t k = 0; k < s->nsites; k++) {
+		const report_test_sites *ts = &s->sites[k];
+		uint64_t items = 0;
+		for (size_t i = 0; i < ts->nsites; i++)
+			if (ts->sites[i].items && ts->sites[i].in && !strcmp(ts->sites[i].in, name))
+				items += ts->sites[i].items;
+		if (!items || ts->test >= s->ntests)
+			continue;
+		if (n++ < 5) {
+			int w = snprintf(buf + len, size - len, "%s%llu item%s of %s",
+			                 n > 1 ? ", " : "its blocks held since by: ",
+			                 (unsigned long long)items, items == 1 ? "" : "s",
+			                 s->tests[ts->test].name ? s->tests[ts->test].name : "");
+			len = w > 0 && (size_t)w < size - len ? len + (size_t)w : size - 1;
+		}
+	}
+	if (n > 5)
+		snprintf(buf + len, size - len, " and %zu more test%s", n - 5, n - 5 == 1 ? "" : "s");
+}
+
+void adapters_suspect_site_lines(FILE *f, const report *r, const char *name, adapters_line_fn fn,
+                                 void *ctx)
+{
+	const report_shard *s = NULL;
+	const report_test_sites *ts = report_find_test_sites(r, name, &s);
+	adapters_site_lines(f, ts, fn, ctx);
+	char line[512];
+	if (ts && s) {
+		held_later(line, sizeof(line), s, name);
+		if (*line)
+			fn(f, 1, line, ctx);
+	}
+}
+
 size_t adapters_generation_sites(const report_shard *s, const report_generation *g,
                                  report_sites_which which, const report_test_sites **out,
                                  uint64_t *bytes, size_t max)

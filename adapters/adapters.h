@@ -164,6 +164,11 @@ int markdown_summary(const report *r, FILE *f, size_t limit);
  * (function names and paths are the program's): it escapes. ts NULL: none. */
 typedef void (*adapters_line_fn)(FILE *f, int level, const char *text, void *ctx);
 void adapters_site_lines(FILE *f, const report_test_sites *ts, adapters_line_fn fn, void *ctx);
+/* A suspect's: the site lines of test `name` (report_find_test_sites), then
+ * (level 1) the later tests whose live items hold the blocks it allocated
+ * ("its blocks held since by: 3 items of Cache/7"; the pinning API). */
+void adapters_suspect_site_lines(FILE *f, const report *r, const char *name, adapters_line_fn fn,
+                                 void *ctx);
 /* The same of which of ts's sites only (its own, the blocks it holds). */
 void adapters_site_lines_of(FILE *f, const report_test_sites *ts, report_sites_which which,
                             adapters_line_fn fn, void *ctx);

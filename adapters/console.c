@@ -62,11 +62,6 @@ static void site_line(FILE *f, int level, const char *text, void *ctx)
 	fputc('\n', f);
 }
 
-static void sites(FILE *f, const report_test_sites *ts, int indent)
-{
-	adapters_site_lines(f, ts, site_line, &indent);
-}
-
 static void sites_of(FILE *f, const report_test_sites *ts, report_sites_which which, int indent)
 {
 	adapters_site_lines_of(f, ts, which, site_line, &indent);
@@ -86,7 +81,8 @@ static void suspects(const report *r, FILE *f)
 		adapters_put_printable(f, s->name, 200);
 		fprintf(f, "  (grew in %u of %u runs%s)\n", s->grew, s->runs,
 		        s->alone_over_hard ? "; over the hard limit alone" : "");
-		sites(f, report_find_test_sites(r, s->name, NULL), 13);
+		int indent = 13;
+		adapters_suspect_site_lines(f, r, s->name, site_line, &indent);
 	}
 }
 

@@ -563,14 +563,15 @@ static void site_item(FILE *f, int level, const char *text, void *ctx)
 }
 
 /* Under a suspect's row: where it allocated what it left (its top sites,
- * each with the items that pin it); nothing when it has no sites. */
-static void suspect_sites(FILE *f, const report_test_sites *ts)
+ * each with the items that pin it, and the later tests holding its
+ * blocks); nothing when it has no sites. */
+static void suspect_sites(FILE *f, const report *r, const char *name)
 {
-	if (!ts)
+	if (!report_find_test_sites(r, name, NULL))
 		return;
 	int open = 0;
 	fputs("<tr><td></td><td colspan=\"4\" class=\"name\"><ul>", f);
-	adapters_site_lines(f, ts, site_item, &open);
+	adapters_suspect_site_lines(f, r, name, site_item, &open);
 	fputs(open ? "</li></ul></td></tr>\n" : "</ul></td></tr>\n", f);
 }
 
@@ -591,7 +592,7 @@ static void suspect_rows(FILE *f, const report *r, int memlimit, size_t *shown, 
 		fputs("</td><td class=\"n\">", f);
 		put_signed_size(f, s->rss_retained);
 		fprintf(f, "</td><td class=\"n\">%u / %u</td></tr>\n", s->grew, s->runs);
-		suspect_sites(f, report_find_test_sites(r, s->name, NULL));
+		suspect_sites(f, r, s->name);
 	}
 }
 
