@@ -379,6 +379,31 @@ static void failed(void)
 	__atomic_fetch_add(&nomem, 1, __ATOMIC_RELAXED);
 }
 
+/*
+ * The tail of every allocating hook but mremap's and operator new's: after
+ * the real call, a failed one (fail) counted when nomem_ (the caller's test
+ * of errno, or of the result), else p recorded as n bytes of kind (weighed,
+ * but a mapping) with the stack of the hook it is inlined into: always
+ * inline, so WALK's frame and return address are the hook's.
+ */
+#define MG_INLINE static inline __attribute__((always_inline))
+MG_INLINE void took(void *p, int fail, int nomem_, size_t n, mg_site_kind kind)
+{
+	if (!enabled || t_busy)
+		return;
+	if (fail) {
+		if (nomem_)
+			failed();
+		return;
+	}
+	size_t w = kind == MG_SITE_MMAP ? n : weigh(n);
+	if (w) {
+		t_busy = 1;
+		TRACK(p, w, kind);
+		t_busy = 0;
+	}
+}
+
 /* ---- the malloc family ---- */
 
 MG_HOOK void *malloc(size_t n)
@@ -389,19 +414,7 @@ MG_HOOK void *malloc(size_t n)
 		resolve();
 	}
 	void *p = real_malloc(n);
-	if (!enabled || t_busy)
-		return p;
-	if (p == NULL) {
-		if (errno == ENOMEM)
-			failed();
-		return p;
-	}
-	size_t w = weigh(n);
-	if (w) {
-		t_busy = 1;
-		TRACK(p, w, MG_SITE_MALLOC);
-		t_busy = 0;
-	}
+	took(p, p == NULL, p == NULL && errno == ENOMEM, n, MG_SITE_MALLOC);
 	return p;
 }
 
@@ -426,19 +439,7 @@ MG_HOOK void *calloc(size_t n, size_t size)
 		resolve();
 	}
 	void *p = real_calloc(n, size);
-	if (!enabled || t_busy)
-		return p;
-	if (p == NULL) {
-		if (errno == ENOMEM)
-			failed();
-		return p;
-	}
-	size_t w = weigh(n * size);
-	if (w) {
-		t_busy = 1;
-		TRACK(p, w, MG_SITE_MALLOC);
-		t_busy = 0;
-	}
+	took(p, p == NULL, p == NULL && errno == ENOMEM, n * size, MG_SITE_MALLOC);
 	return p;
 }
 
@@ -458,19 +459,7 @@ MG_HOOK void *realloc(void *old, size_t n)
 	if (enabled && old)
 		forget((uintptr_t)old, NULL);
 	void *p = real_realloc(old, n);
-	if (!enabled || t_busy)
-		return p;
-	if (p == NULL) {
-		if (n && errno == ENOMEM)
-			failed();
-		return p;
-	}
-	size_t w = weigh(n);
-	if (w) {
-		t_busy = 1;
-		TRACK(p, w, MG_SITE_MALLOC);
-		t_busy = 0;
-	}
+	took(p, p == NULL, p == NULL && n && errno == ENOMEM, n, MG_SITE_MALLOC);
 	return p;
 }
 
@@ -484,27 +473,12 @@ MG_HOOK void *reallocarray(void *old, size_t n, size_t size)
 }
 
 /* The aligned ones: the real call, then the record as malloc's. */
-#define ALIGNED_TAIL(p, n)                                                                         \
-	do {                                                                                       \
-		if (!enabled || t_busy || (p) == NULL)                                             \
-			break;                                                                     \
-		size_t w_ = weigh(n);                                                              \
-		if (w_) {                                                                          \
-			t_busy = 1;                                                                \
-			TRACK((p), w_, MG_SITE_MALLOC);                                            \
-			t_busy = 0;                                                                \
-		}                                                                                  \
-	} while (0)
-
 MG_HOOK int posix_memalign(void **out, size_t align, size_t n)
 {
 	if (__builtin_expect(!resolved, 0))
 		resolve();
 	int r = real_posix_memalign(out, align, n);
-	if (r == ENOMEM && enabled && !t_busy)
-		failed();
-	if (r == 0)
-		ALIGNED_TAIL(*out, n);
+	took(r == 0 ? *out : NULL, r != 0, r == ENOMEM, n, MG_SITE_MALLOC);
 	return r;
 }
 
@@ -513,9 +487,7 @@ MG_HOOK void *aligned_alloc(size_t align, size_t n)
 	if (__builtin_expect(!resolved, 0))
 		resolve();
 	void *p = real_aligned_alloc(align, n);
-	if (p == NULL && errno == ENOMEM && enabled && !t_busy)
-		failed();
-	ALIGNED_TAIL(p, n);
+	took(p, p == NULL, p == NULL && errno == ENOMEM, n, MG_SITE_MALLOC);
 	return p;
 }
 
@@ -524,9 +496,7 @@ MG_HOOK void *memalign(size_t align, size_t n)
 	if (__builtin_expect(!resolved, 0))
 		resolve();
 	void *p = real_memalign(align, n);
-	if (p == NULL && errno == ENOMEM && enabled && !t_busy)
-		failed();
-	ALIGNED_TAIL(p, n);
+	took(p, p == NULL, p == NULL && errno == ENOMEM, n, MG_SITE_MALLOC);
 	return p;
 }
 
@@ -537,16 +507,7 @@ MG_HOOK void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t of
 	if (__builtin_expect(!resolved, 0))
 		resolve();
 	void *p = real_mmap(addr, len, prot, flags, fd, off);
-	if (!enabled || t_busy)
-		return p;
-	if (p == MAP_FAILED) {
-		if (errno == ENOMEM)
-			failed();
-		return p;
-	}
-	t_busy = 1;
-	TRACK(p, len, MG_SITE_MMAP);
-	t_busy = 0;
+	took(p, p == MAP_FAILED, p == MAP_FAILED && errno == ENOMEM, len, MG_SITE_MMAP);
 	return p;
 }
 
@@ -559,16 +520,7 @@ MG_HOOK void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off64_
 	if (real_mmap64 == NULL)
 		*(void **)&real_mmap64 = next("mmap64");
 	void *p = real_mmap64(addr, len, prot, flags, fd, off);
-	if (!enabled || t_busy)
-		return p;
-	if (p == MAP_FAILED) {
-		if (errno == ENOMEM)
-			failed();
-		return p;
-	}
-	t_busy = 1;
-	TRACK(p, len, MG_SITE_MMAP);
-	t_busy = 0;
+	took(p, p == MAP_FAILED, p == MAP_FAILED && errno == ENOMEM, len, MG_SITE_MMAP);
 	return p;
 }
 
