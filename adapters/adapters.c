@@ -508,7 +508,8 @@ static void held_later(char *buf, size_t size, const report_shard *s, const char
 		}
 	}
 	if (n > 5)
-		snprintf(buf + len, size - len, " and %zu more test%s", n - 5, n - 5 == 1 ? "" : "s");
+		snprintf(buf + len, size - len, " and %zu more test%s", n - 5,
+		         n - 5 == 1 ? "" : "s");
 }
 
 void adapters_suspect_site_lines(FILE *f, const report *r, const char *name, adapters_line_fn fn,
