@@ -174,8 +174,6 @@ uint64_t mgs_nomem;      /* failed allocations since the test started */
 static uint64_t dropped; /* records that found no room (a full set) */
 char mgs_exe_path[4096];
 
-name_slot *mgs_names;
-
 __thread int mgs_t_busy MG_TLS;                      /* this thread is inside the interposer */
 __thread uintptr_t mgs_t_lo MG_TLS, mgs_t_hi MG_TLS; /* this thread's stack; 0: not known */
 static __thread int64_t t_countdown MG_TLS;          /* bytes until the next sample */
@@ -738,7 +736,6 @@ void mg_sites_init(unsigned lvl, uint64_t min)
 	used = mg_sites_map(mgs_nsets);
 	mgs_stacks = mg_sites_map(nstacks * sizeof(*mgs_stacks));
 	stack_hash = mg_sites_map(nstacks * sizeof(*stack_hash));
-	mgs_names = mg_sites_map(NAMES * sizeof(*mgs_names)); /* none: held blocks name no test */
 	if (!mgs_keys || !mgs_recs || !used || !mgs_stacks || !stack_hash)
 		return;
 	extern void *__libc_stack_end;

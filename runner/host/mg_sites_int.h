@@ -56,16 +56,6 @@ typedef struct rec {
 		}                                                                                  \
 	} while (0)
 
-/* The names of the last NAMES tests by serial, for `heldin` (the test that
- * allocated a block a later test's items hold): mapped at init, its pages
- * touched one test name at a time. */
-#define NAMES 4096
-typedef struct name_slot {
-	uint32_t serial;
-	char name[MG_SITES_PIN_TEXT / 2];
-} name_slot;
-extern name_slot *mgs_names;
-
 extern int mgs_enabled;        /* tracking: mg_sites_init ran, and not a forked copy */
 extern uint64_t mgs_min_bytes; /* a test leaving less sends no sites */
 extern uintptr_t *mgs_keys;    /* nsets * WAYS addresses; 0 free, KEY_BUSY being written */

@@ -43,6 +43,25 @@ static uint64_t pins_dropped;                 /* pins that found no room (a full
 static char test_name[MG_SITES_PIN_TEXT / 2]; /* the running test's, cut to fit */
 static uint32_t test_pins;                    /* pins the running test placed, not yet unpinned */
 
+/* The names of the last NAMES tests by serial, for `heldin` (the test that
+ * allocated a block a later test's items hold). Mapped with the pin table
+ * and written from then on (from the test that first pins): a program that
+ * pins nothing never touches it, and no test of one that does pays a page
+ * fault of it (touched whole when mapped). */
+#define NAMES 4096
+typedef struct name_slot {
+	uint32_t serial;
+	char name[MG_SITES_PIN_TEXT / 2];
+} name_slot;
+static name_slot *names;
+
+static void name_put(uint32_t s, const char *name)
+{
+	name_slot *ns = &names[s & (NAMES - 1)];
+	ns->serial = s;
+	memcpy(ns->name, name, strlen(name) + 1);
+}
+
 static size_t pin_set(uintptr_t p)
 {
 	uint64_t h = (uint64_t)(p >> 3) * 0x9e3779b97f4a7c15ull;
@@ -62,6 +81,12 @@ static pin_table *pin_table_get(void)
 	                                 __ATOMIC_ACQUIRE)) {
 		mgs_real_munmap(t, sizeof(*t)); /* another thread mapped it first */
 		return none;
+	}
+	name_slot *ns = mg_sites_map(NAMES * sizeof(*ns)); /* none: held blocks name no test */
+	if (ns != NULL) {
+		memset(ns, 0, NAMES * sizeof(*ns)); /* its pages now, not one a test later */
+		names = ns;
+		name_put(__atomic_load_n(&mgs_serial, __ATOMIC_RELAXED), test_name);
 	}
 	return t;
 }
@@ -183,11 +208,8 @@ void mg_sites_test_start(const char *name, size_t len)
 	memcpy(test_name, name ? name : "", n);
 	test_name[n] = '\0';
 	uint32_t s = SERIAL(mgs_serial + 1);
-	if (mgs_names != NULL) {
-		name_slot *ns = &mgs_names[s & (NAMES - 1)];
-		ns->serial = s;
-		memcpy(ns->name, test_name, n + 1);
-	}
+	if (names != NULL)
+		name_put(s, test_name);
 	__atomic_store_n(&mgs_serial, s, __ATOMIC_RELAXED);
 	__atomic_store_n(&test_pins, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&mgs_test_live, 0, __ATOMIC_RELAXED);
@@ -457,7 +479,7 @@ static void held_put(size_t nh, size_t *f0, char *dst, size_t cap, size_t *len)
 		if (n == 0 || !line_put(dst, cap, len, &hm))
 			continue;
 		uint32_t bs = SERIAL(b->tk >> 2);
-		const name_slot *ns = mgs_names ? &mgs_names[bs & (NAMES - 1)] : NULL;
+		const name_slot *ns = names ? &names[bs & (NAMES - 1)] : NULL;
 		if (bs && ns && ns->serial == bs && ns->name[0]) {
 			mg_msg im = {
 			    .kind = MG_MSG_HELDIN, .text = ns->name, .text_len = strlen(ns->name)};
