@@ -160,12 +160,22 @@ static void buf_add_msg(buf *b, const mg_msg *m)
 	mg_msg cut = *m;
 	if (cut.text_len > MSG_MAX)
 		cut.text_len = MSG_MAX;
-	size_t need = mg_proto_put(NULL, 0, &cut);
-	if (b->len + need > b->cap) {
-		b->cap = 2 * (b->len + need) + 256;
-		b->p = xrealloc_(b->p, b->cap);
+	/* written once into room enough for a start, result or out line (the
+	 * word, its numbers, the text with every byte escaped, the newline);
+	 * a longer one (site frames) again into the room it said it needs */
+	size_t room = 128 + 2 * cut.text_len;
+	for (;;) {
+		if (b->len + room > b->cap) {
+			b->cap = 2 * (b->len + room) + 256;
+			b->p = xrealloc_(b->p, b->cap);
+		}
+		size_t n = mg_proto_put(b->p + b->len, room, &cut);
+		if (n <= room) {
+			b->len += n;
+			return;
+		}
+		room = n;
 	}
-	b->len += mg_proto_put(b->p + b->len, need, &cut);
 }
 
 /* Writes all of b to fd, whole (mg_proto_write_all). -1 when the reader
@@ -418,7 +428,7 @@ struct shim_names {
 	size_t nslots;
 };
 
-static size_t name_hash(const char *p, size_t len)
+size_t shim_name_hash(const char *p, size_t len)
 {
 	uint64_t h = 1469598103934665603ull;
 	for (size_t i = 0; i < len; i++)
@@ -436,7 +446,7 @@ shim_names *shim_names_new(void)
 static long names_slot(const shim_names *t, const char *name, size_t len, size_t *slot)
 {
 	size_t mask = t->nslots - 1;
-	for (size_t i = name_hash(name, len) & mask;; i = (i + 1) & mask) {
+	for (size_t i = shim_name_hash(name, len) & mask;; i = (i + 1) & mask) {
 		long k = t->slots[i];
 		if (k < 0 || (t->v[k].len == len && !memcmp(t->v[k].name, name, len))) {
 			*slot = i;
