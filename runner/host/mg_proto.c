@@ -447,11 +447,19 @@ static void put_str(put *w, const char *s)
 /* NUMBER in decimal, after a space when spaced: one copy into the line */
 static void put_digits(put *w, uint64_t v, int spaced)
 {
+	static const char pairs[] = "00010203040506070809101112131415161718192021222324"
+	                            "25262728293031323334353637383940414243444546474849"
+	                            "50515253545556575859606162636465666768697071727374"
+	                            "75767778798081828384858687888990919293949596979899";
 	char tmp[24];
 	size_t n = 0;
-	do
-		tmp[sizeof(tmp) - ++n] = (char)('0' + v % 10);
-	while ((v /= 10) != 0);
+	for (; v >= 100; v /= 100) { /* two digits a division */
+		tmp[sizeof(tmp) - ++n] = pairs[2 * (v % 100) + 1];
+		tmp[sizeof(tmp) - ++n] = pairs[2 * (v % 100)];
+	}
+	if (v >= 10)
+		tmp[sizeof(tmp) - ++n] = pairs[2 * v + 1];
+	tmp[sizeof(tmp) - ++n] = v >= 10 ? pairs[2 * v] : (char)('0' + v);
 	if (spaced)
 		tmp[sizeof(tmp) - ++n] = ' ';
 	put_bytes(w, tmp + sizeof(tmp) - n, n);
