@@ -682,32 +682,50 @@ void mg_proto_mark_streams(const char *secret, uint64_t ordinal, uint64_t *write
 	mg_proto_write_all(2, mark, n, writes);
 }
 
+/* The next of the three bytes an escape takes at or after p (end: none),
+ * each found by memchr once per occurrence: O(len) for any text. */
+static const char *escape_next(const char *const at[3])
+{
+	const char *q = at[0];
+	if (at[1] < q)
+		q = at[1];
+	if (at[2] < q)
+		q = at[2];
+	return q;
+}
+
+static const char *find_or_end(const char *p, const char *end, char ch)
+{
+	const char *q = p < end ? memchr(p, ch, (size_t)(end - p)) : NULL;
+	return q ? q : end;
+}
+
 /* O(len). When the result is larger than cap, dst holds its first cap bytes
  * (which may end in half an escape: callers size dst from the return value). */
 size_t mg_proto_escape(char *dst, size_t cap, const char *src, size_t len)
 {
-	size_t need = 0, i = 0;
-	while (i < len) {
-		/* a run of bytes that need no escape is copied whole (any byte past
-		 * '\\' needs none; below it, three do) */
-		size_t run = i;
-		while (run < len && ((unsigned char)src[run] > '\\' ||
-		                     (src[run] != '\\' && src[run] != '\n' && src[run] != '\r')))
-			run++;
-		size_t n = run - i, room = need < cap ? cap - need : 0;
+	static const char from[3] = {'\\', '\n', '\r'}, to[3] = {'\\', 'n', 'r'};
+	const char *p = src, *end = src + len, *at[3];
+	size_t need = 0;
+	for (int k = 0; k < 3; k++)
+		at[k] = find_or_end(p, end, from[k]);
+	for (;;) {
+		/* the run up to the next byte to escape is copied whole */
+		const char *q = escape_next(at);
+		size_t n = (size_t)(q - p), room = need < cap ? cap - need : 0;
 		if (n && room)
-			memcpy(dst + need, src + i, n < room ? n : room);
+			memcpy(dst + need, p, n < room ? n : room);
 		need += n;
-		if (run == len)
+		if (q == end)
 			break;
-		char ch = src[run];
-		char e = ch == '\\' ? '\\' : ch == '\n' ? 'n' : 'r';
+		int k = *q == from[0] ? 0 : *q == from[1] ? 1 : 2;
 		if (need < cap)
 			dst[need] = '\\';
 		if (need + 1 < cap)
-			dst[need + 1] = e;
+			dst[need + 1] = to[k];
 		need += 2;
-		i = run + 1;
+		p = q + 1;
+		at[k] = find_or_end(p, end, from[k]);
 	}
 	return need;
 }
