@@ -117,19 +117,34 @@ void conn_build_env(run_ctx *c, int with_limits, const lane *l)
 
 /* Queues the command line m for the host (written by conn_flush); a run
  * line's name is the runner's listed one, well within a line. */
-void conn_send(host *h, const mg_msg *m)
+/* Room for the queue to take `need` more bytes. */
+static void conn_outq_reserve(host *h, size_t need)
 {
-	size_t need = mg_proto_put(NULL, 0, m);
 	if (h->outq_len + need > h->outq_cap) {
 		h->outq_cap = 2 * (h->outq_len + need);
 		h->outq = mg_xrealloc(h->outq, h->outq_cap);
+	}
+}
+
+void conn_send(host *h, const mg_msg *m)
+{
+	/* Written once, into room enough for a command line (its word, two
+	 * numbers, its text with every byte escaped, the newline): no sizing
+	 * pass that escapes the name a second time. A longer line is written
+	 * again into the room it said it needs. */
+	size_t room = 64 + 2 * m->text_len;
+	conn_outq_reserve(h, room);
+	size_t n = mg_proto_put(h->outq + h->outq_len, room, m);
+	if (n > room) {
+		conn_outq_reserve(h, n);
+		n = mg_proto_put(h->outq + h->outq_len, n, m);
 	}
 	if (h->outq_nlines == h->outq_caplines) {
 		h->outq_caplines = h->outq_caplines ? 2 * h->outq_caplines : 16;
 		h->outq_lines =
 		    mg_xrealloc(h->outq_lines, h->outq_caplines * sizeof(*h->outq_lines));
 	}
-	h->outq_len += mg_proto_put(h->outq + h->outq_len, need, m);
+	h->outq_len += n;
 	h->outq_lines[h->outq_nlines++] = (struct outq_line){h->outq_len, m->kind == MG_CMD_RUN};
 }
 

@@ -359,6 +359,10 @@ void lane_schedule(run_ctx *c, lane *l)
 	int burst = c->driver == DRIVER_GTEST || c->driver == DRIVER_CATCH2;
 	int drained = !h->nflight;
 	int refill = burst ? drained : depth < 4 || h->nflight <= depth / 2;
+	/* the lane's expected growth (the window's largest): the same for every
+	 * test this feed takes, read once (a recycled gtest lane is fed all its
+	 * remaining tests again) */
+	uint64_t lane_growth = policy_expected_growth(l);
 	while (retry || (h->nflight < depth && (refill || fed) && c->qlen && !h->alone &&
 	                 !(h->soft_hit && h->tests_run))) {
 		size_t t = retry ? c->rq[c->rqhead] : plan_front(c);
@@ -375,7 +379,7 @@ void lane_schedule(run_ctx *c, lane *l)
 			if (verdict == 0)
 				break; /* wait: a larger lane makes room */
 		}
-		uint64_t grow = policy_expected_growth(l), rise = lane_expected_rise(c, t);
+		uint64_t grow = lane_growth, rise = lane_expected_rise(c, t);
 		if (!per_process && rise > grow)
 			grow = rise;
 		if (!retry && c->hard.va && h->tests_run && !h->nflight &&

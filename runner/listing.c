@@ -4,6 +4,7 @@
  */
 #include "memguard_host.h"
 #include "run_int.h"
+#include "shim.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -15,35 +16,35 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static const name_list *sort_names; /* for cmp_name */
-
-static int cmp_name(const void *a, const void *b)
+static int listing_same(const name_list *nl, size_t i, size_t j)
 {
-	size_t i = *(const size_t *)a, j = *(const size_t *)b;
-	size_t li = sort_names->lens[i], lj = sort_names->lens[j];
-	int r = memcmp(sort_names->names[i], sort_names->names[j], li < lj ? li : lj);
-	return r ? r : (li > lj) - (li < lj);
+	return nl->lens[i] == nl->lens[j] && !memcmp(nl->names[i], nl->names[j], nl->lens[i]);
 }
 
 /* Names are unique (PROTOCOL.md, Ordering 2): a host listing one twice is
- * refused, naming it (the first in list order). O(n log n). */
+ * refused, naming it (the first in list order). O(n): a hash set of the
+ * indexes, open addressing at most half full. */
 static int listing_check_unique(const run_ctx *c, const name_list *nl, mg_err *err)
 {
 	if (nl->n < 2)
 		return 0;
-	size_t *idx = mg_xrealloc(NULL, nl->n * sizeof(size_t));
-	for (size_t i = 0; i < nl->n; i++)
-		idx[i] = i;
-	sort_names = nl;
-	qsort(idx, nl->n, sizeof(size_t), cmp_name);
+	size_t nslots = 64;
+	while (nslots < 2 * nl->n)
+		nslots *= 2;
+	size_t mask = nslots - 1;
+	size_t *slots = mg_xrealloc(NULL, nslots * sizeof(size_t)); /* index + 1; 0 empty */
+	memset(slots, 0, nslots * sizeof(size_t));
 	size_t dup = nl->n; /* the duplicate listed first */
-	for (size_t k = 1; k < nl->n; k++)
-		if (!cmp_name(&idx[k - 1], &idx[k])) {
-			size_t first = idx[k - 1] < idx[k] ? idx[k - 1] : idx[k];
-			if (first < dup)
-				dup = first;
-		}
-	free(idx);
+	for (size_t k = 0; k < nl->n; k++) {
+		size_t i = shim_name_hash(nl->names[k], nl->lens[k]) & mask;
+		while (slots[i] && !listing_same(nl, slots[i] - 1, k))
+			i = (i + 1) & mask;
+		if (!slots[i])
+			slots[i] = k + 1;
+		else if (slots[i] - 1 < dup)
+			dup = slots[i] - 1;
+	}
+	free(slots);
 	if (dup == nl->n)
 		return 0;
 	return mg_err_set(err, MG_EPROTO,

@@ -154,7 +154,7 @@ static void stream_secret(shim *s, gtest *g)
 }
 
 /* A line (or its tail) the probe put in the stream: MG_PROBE_MARK SECRET
- * " stop WHY [BYTES]" or " end VA RSS PEAKVA PEAKRSS", for the end tag
+ * " stop WHY [BYTES]" or " end VA RSS PEAKVA PEAKRSS SITES", for the end tag
  * that follows. 1 when p (n bytes) is one (then taken). */
 static int probe_stream(gtest *g, const char *p, size_t n)
 {
@@ -168,6 +168,8 @@ static int probe_stream(gtest *g, const char *p, size_t n)
 		p += 4;
 		for (int i = 0; i < 4; i++)
 			g->fig[i] = next_u64(&p);
+		/* SITES: 0 when the probe wrote no sites block for it (no pipe read) */
+		g->fig_sites = *p == ' ' ? next_u64(&p) != 0 : 1;
 		g->fig_pending = 1;
 	}
 	return 1;
@@ -306,7 +308,7 @@ static void sites_give(shim *s, gtest *g, const char *name, size_t n, int drop)
  */
 static void probe_sites(shim *s, gtest *g, const char *name, size_t n)
 {
-	while (g->probe_rd >= 0 && !g->sites_ready) {
+	while (g->fig_sites && g->probe_rd >= 0 && !g->sites_ready) {
 		char *line;
 		size_t len;
 		while (!g->sites_ready && mg_lines_next(&g->probe_lines, &line, &len))

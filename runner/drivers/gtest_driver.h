@@ -78,6 +78,7 @@ typedef struct gtest {
 	size_t smark_len; /* 0: the pipe only */
 	int fig_pending;
 	uint64_t fig[4];
+	int fig_sites; /* the stream's end said a sites block is in the pipe */
 	char fig_why[64];
 
 	/* Outside tests: what the program said between them, and whether it

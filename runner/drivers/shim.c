@@ -160,12 +160,22 @@ static void buf_add_msg(buf *b, const mg_msg *m)
 	mg_msg cut = *m;
 	if (cut.text_len > MSG_MAX)
 		cut.text_len = MSG_MAX;
-	size_t need = mg_proto_put(NULL, 0, &cut);
-	if (b->len + need > b->cap) {
-		b->cap = 2 * (b->len + need) + 256;
-		b->p = xrealloc_(b->p, b->cap);
+	/* written once into room enough for a start, result or out line (the
+	 * word, its numbers, the text with every byte escaped, the newline);
+	 * a longer one (site frames) again into the room it said it needs */
+	size_t room = 128 + 2 * cut.text_len;
+	for (;;) {
+		if (b->len + room > b->cap) {
+			b->cap = 2 * (b->len + room) + 256;
+			b->p = xrealloc_(b->p, b->cap);
+		}
+		size_t n = mg_proto_put(b->p + b->len, room, &cut);
+		if (n <= room) {
+			b->len += n;
+			return;
+		}
+		room = n;
 	}
-	b->len += mg_proto_put(b->p + b->len, need, &cut);
 }
 
 /* Writes all of b to fd, whole (mg_proto_write_all). -1 when the reader
@@ -413,12 +423,13 @@ int shim_capture_fd(shim *s, char *const argv[], char **out, size_t *len, mg_exi
 
 struct shim_names {
 	qent *v;
+	size_t *hash; /* v[k]'s shim_name_hash: a probe compares names only when it matches */
 	size_t n, cap;
 	long *slots; /* open addressing; -1 empty */
 	size_t nslots;
 };
 
-static size_t name_hash(const char *p, size_t len)
+size_t shim_name_hash(const char *p, size_t len)
 {
 	uint64_t h = 1469598103934665603ull;
 	for (size_t i = 0; i < len; i++)
@@ -433,12 +444,14 @@ shim_names *shim_names_new(void)
 	return t;
 }
 
-static long names_slot(const shim_names *t, const char *name, size_t len, size_t *slot)
+/* The slot of name (hash h): its index there, or -1 and the empty slot. */
+static long names_slot(const shim_names *t, const char *name, size_t len, size_t h, size_t *slot)
 {
 	size_t mask = t->nslots - 1;
-	for (size_t i = name_hash(name, len) & mask;; i = (i + 1) & mask) {
+	for (size_t i = h & mask;; i = (i + 1) & mask) {
 		long k = t->slots[i];
-		if (k < 0 || (t->v[k].len == len && !memcmp(t->v[k].name, name, len))) {
+		if (k < 0 ||
+		    (t->hash[k] == h && t->v[k].len == len && !memcmp(t->v[k].name, name, len))) {
 			*slot = i;
 			return k;
 		}
@@ -448,33 +461,38 @@ static long names_slot(const shim_names *t, const char *name, size_t len, size_t
 long shim_names_find(const shim_names *t, const char *name, size_t len)
 {
 	size_t slot;
-	return t->nslots ? names_slot(t, name, len, &slot) : -1;
+	return t->nslots ? names_slot(t, name, len, shim_name_hash(name, len), &slot) : -1;
 }
 
 long shim_names_add(shim_names *t, const char *name, size_t len)
 {
-	size_t slot;
+	size_t slot, h = shim_name_hash(name, len);
 	if (2 * (t->n + 1) > t->nslots) {
 		free(t->slots);
 		t->nslots = t->nslots ? 2 * t->nslots : 64;
 		t->slots = xmalloc(t->nslots * sizeof(long));
 		for (size_t i = 0; i < t->nslots; i++)
 			t->slots[i] = -1;
-		for (size_t k = 0; k < t->n; k++) {
-			names_slot(t, t->v[k].name, t->v[k].len, &slot);
-			t->slots[slot] = (long)k;
+		size_t mask = t->nslots - 1;
+		for (size_t k = 0; k < t->n; k++) { /* unique: the first empty slot */
+			size_t i = t->hash[k] & mask;
+			while (t->slots[i] >= 0)
+				i = (i + 1) & mask;
+			t->slots[i] = (long)k;
 		}
 	}
-	if (names_slot(t, name, len, &slot) >= 0)
+	if (names_slot(t, name, len, h, &slot) >= 0)
 		return -1;
 	if (t->n == t->cap) {
 		t->cap = t->cap ? 2 * t->cap : 64;
 		t->v = xrealloc_(t->v, t->cap * sizeof(qent));
+		t->hash = xrealloc_(t->hash, t->cap * sizeof(size_t));
 	}
 	char *p = xmalloc(len + 1);
 	memcpy(p, name, len);
 	p[len] = 0;
 	t->v[t->n] = (qent){p, len};
+	t->hash[t->n] = h;
 	t->slots[slot] = (long)t->n;
 	return (long)t->n++;
 }
@@ -498,6 +516,7 @@ void shim_names_free(shim_names *t)
 	for (size_t i = 0; i < t->n; i++)
 		free(t->v[i].name);
 	free(t->v);
+	free(t->hash);
 	free(t->slots);
 	free(t);
 }

@@ -120,6 +120,8 @@ void shim_say_failed(mg_exit_end status, const char *fmt, ...)
 int shim_capture_fd(shim *s, char *const argv[], char **out, size_t *len, mg_exit_end *status,
                     int fd, int target);
 
+/* A name's hash (FNV-1a): the name tables' here and the listing's uniqueness check. */
+size_t shim_name_hash(const char *p, size_t len);
 /* A set of names in insertion order with O(1) lookup (listing, batching). */
 typedef struct shim_names shim_names;
 shim_names *shim_names_new(void);

@@ -23,18 +23,19 @@ typedef struct cursor {
 	char *end;
 } cursor;
 
-/* Reads 1*DIGIT up to a space or the end of the line; fails on overflow. */
+/* Reads 1*DIGIT up to a space or the end of the line; fails on overflow
+ * (checked from the 20th digit on: 19 digits always fit). */
 static int take_number(cursor *c, uint64_t *out)
 {
 	uint64_t v = 0;
 	char *p = c->p;
 	if (p == c->end || *p < '0' || *p > '9')
 		return -1;
-	for (; p < c->end && *p != ' '; p++) {
+	for (int n = 0; p < c->end && *p != ' '; p++, n++) {
 		if (*p < '0' || *p > '9')
 			return -1;
 		unsigned d = (unsigned)(*p - '0');
-		if (v > (UINT64_MAX - d) / 10)
+		if (n >= 19 && v > (UINT64_MAX - d) / 10)
 			return -1;
 		v = v * 10 + d;
 	}
@@ -73,6 +74,14 @@ static int take_text(cursor *c, mg_msg *out)
 {
 	char *r = c->p, *w = c->p;
 	out->text = c->p;
+	/* most text has no escape: up to the first backslash it stays where it is */
+	char *bs = memchr(r, '\\', (size_t)(c->end - r));
+	if (bs == NULL) {
+		out->text_len = (size_t)(c->end - c->p);
+		c->p = c->end;
+		return 0;
+	}
+	r = w = bs;
 	while (r < c->end) {
 		char ch = *r++;
 		if (ch == '\\') {
@@ -145,15 +154,16 @@ static const struct {
 	size_t len;
 	mg_msg_kind kind;
 } words[] = {
-    {"hello", 5, MG_MSG_HELLO},   {"test", 4, MG_MSG_TEST},       {"end", 3, MG_MSG_END},
-    {"start", 5, MG_MSG_START},   {"pass", 4, MG_MSG_PASS},       {"fail", 4, MG_MSG_FAIL},
-    {"skip", 4, MG_MSG_SKIP},     {"recycle", 7, MG_MSG_RECYCLE}, {"bye", 3, MG_MSG_BYE},
-    {"out", 3, MG_MSG_OUT},       {"list", 4, MG_CMD_LIST},       {"run", 3, MG_CMD_RUN},
-    {"quit", 4, MG_CMD_QUIT},     {"dying", 5, MG_MSG_DYING},     {"peak", 4, MG_MSG_PEAK},
-    {"expect", 6, MG_CMD_EXPECT}, {"fed", 3, MG_CMD_FED},         {"timeout", 7, MG_MSG_TIMEOUT},
-    {"error", 5, MG_MSG_ERROR},   {"extra", 5, MG_MSG_EXTRA},     {"module", 6, MG_MSG_MODULE},
-    {"site", 4, MG_MSG_SITE},     {"nomem", 5, MG_MSG_NOMEM},     {"pin", 3, MG_MSG_PIN},
-    {"held", 4, MG_MSG_HELD},     {"heldin", 6, MG_MSG_HELDIN},   {"heldby", 6, MG_MSG_HELDBY},
+    /* in mg_msg_kind's order: words[kind] is kind's word */
+    {"hello", 5, MG_MSG_HELLO},     {"test", 4, MG_MSG_TEST},       {"end", 3, MG_MSG_END},
+    {"start", 5, MG_MSG_START},     {"pass", 4, MG_MSG_PASS},       {"fail", 4, MG_MSG_FAIL},
+    {"skip", 4, MG_MSG_SKIP},       {"recycle", 7, MG_MSG_RECYCLE}, {"bye", 3, MG_MSG_BYE},
+    {"out", 3, MG_MSG_OUT},         {"dying", 5, MG_MSG_DYING},     {"peak", 4, MG_MSG_PEAK},
+    {"timeout", 7, MG_MSG_TIMEOUT}, {"list", 4, MG_CMD_LIST},       {"run", 3, MG_CMD_RUN},
+    {"quit", 4, MG_CMD_QUIT},       {"expect", 6, MG_CMD_EXPECT},   {"fed", 3, MG_CMD_FED},
+    {"error", 5, MG_MSG_ERROR},     {"extra", 5, MG_MSG_EXTRA},     {"module", 6, MG_MSG_MODULE},
+    {"site", 4, MG_MSG_SITE},       {"nomem", 5, MG_MSG_NOMEM},     {"pin", 3, MG_MSG_PIN},
+    {"held", 4, MG_MSG_HELD},       {"heldin", 6, MG_MSG_HELDIN},   {"heldby", 6, MG_MSG_HELDBY},
 };
 
 static const char *const site_words[] = {"mmap", "malloc", "new"};
@@ -349,7 +359,8 @@ int mg_proto_parse(mg_msg *out, char *line, size_t len)
 		wl++;
 	size_t i, n = sizeof(words) / sizeof(words[0]);
 	for (i = 0; i < n; i++)
-		if (words[i].len == wl && memcmp(words[i].word, line, wl) == 0)
+		if (words[i].len == wl && words[i].word[0] == line[0] &&
+		    memcmp(words[i].word, line, wl) == 0)
 			break;
 	if (i == n)
 		return -1;
@@ -435,9 +446,10 @@ typedef struct put {
 
 static void put_bytes(put *w, const char *s, size_t n)
 {
-	for (size_t i = 0; i < n; i++, w->len++)
-		if (w->len < w->cap)
-			w->dst[w->len] = s[i];
+	size_t room = w->len < w->cap ? w->cap - w->len : 0;
+	if (room) /* a sizing writer's dst may be NULL */
+		memcpy(w->dst + w->len, s, n < room ? n : room);
+	w->len += n;
 }
 
 static void put_str(put *w, const char *s)
@@ -445,22 +457,37 @@ static void put_str(put *w, const char *s)
 	put_bytes(w, s, strlen(s));
 }
 
-/* NUMBER, in decimal */
-static void put_number(put *w, uint64_t v)
+/* NUMBER in decimal, after a space when spaced: one copy into the line */
+static void put_digits(put *w, uint64_t v, int spaced)
 {
+	static const char pairs[] = "00010203040506070809101112131415161718192021222324"
+	                            "25262728293031323334353637383940414243444546474849"
+	                            "50515253545556575859606162636465666768697071727374"
+	                            "75767778798081828384858687888990919293949596979899";
 	char tmp[24];
 	size_t n = 0;
-	do
-		tmp[sizeof(tmp) - ++n] = (char)('0' + v % 10);
-	while ((v /= 10) != 0);
+	for (; v >= 100; v /= 100) { /* two digits a division */
+		tmp[sizeof(tmp) - ++n] = pairs[2 * (v % 100) + 1];
+		tmp[sizeof(tmp) - ++n] = pairs[2 * (v % 100)];
+	}
+	if (v >= 10)
+		tmp[sizeof(tmp) - ++n] = pairs[2 * v + 1];
+	tmp[sizeof(tmp) - ++n] = v >= 10 ? pairs[2 * v] : (char)('0' + v);
+	if (spaced)
+		tmp[sizeof(tmp) - ++n] = ' ';
 	put_bytes(w, tmp + sizeof(tmp) - n, n);
+}
+
+/* NUMBER */
+static void put_number(put *w, uint64_t v)
+{
+	put_digits(w, v, 0);
 }
 
 /* " NUMBER" */
 static void put_field(put *w, uint64_t v)
 {
-	put_bytes(w, " ", 1);
-	put_number(w, v);
+	put_digits(w, v, 1);
 }
 
 /* Escaped text (a sizing writer's dst may be NULL: no room, no pointer). */
@@ -472,7 +499,9 @@ static void put_text(put *w, const char *s, size_t n)
 
 static const char *kind_word(mg_msg_kind kind)
 {
-	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+	if ((size_t)kind < sizeof(words) / sizeof(words[0]) && words[kind].kind == kind)
+		return words[kind].word;
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++) /* out of order */
 		if (words[i].kind == kind)
 			return words[i].word;
 	return NULL;
@@ -671,31 +700,50 @@ void mg_proto_mark_streams(const char *secret, uint64_t ordinal, uint64_t *write
 	mg_proto_write_all(2, mark, n, writes);
 }
 
+/* The next of the three bytes an escape takes at or after p (end: none),
+ * each found by memchr once per occurrence: O(len) for any text. */
+static const char *escape_next(const char *const at[3])
+{
+	const char *q = at[0];
+	if (at[1] < q)
+		q = at[1];
+	if (at[2] < q)
+		q = at[2];
+	return q;
+}
+
+static const char *find_or_end(const char *p, const char *end, char ch)
+{
+	const char *q = p < end ? memchr(p, ch, (size_t)(end - p)) : NULL;
+	return q ? q : end;
+}
+
 /* O(len). When the result is larger than cap, dst holds its first cap bytes
  * (which may end in half an escape: callers size dst from the return value). */
 size_t mg_proto_escape(char *dst, size_t cap, const char *src, size_t len)
 {
+	static const char from[3] = {'\\', '\n', '\r'}, to[3] = {'\\', 'n', 'r'};
+	const char *p = src, *end = src + len, *at[3];
 	size_t need = 0;
-	for (size_t i = 0; i < len; i++) {
-		char e = 0;
-		char ch = src[i];
-		if (ch == '\\')
-			e = '\\';
-		else if (ch == '\n')
-			e = 'n';
-		else if (ch == '\r')
-			e = 'r';
-		if (e) {
-			if (need < cap)
-				dst[need] = '\\';
-			if (need + 1 < cap)
-				dst[need + 1] = e;
-			need += 2;
-		} else {
-			if (need < cap)
-				dst[need] = ch;
-			need++;
-		}
+	for (int k = 0; k < 3; k++)
+		at[k] = find_or_end(p, end, from[k]);
+	for (;;) {
+		/* the run up to the next byte to escape is copied whole */
+		const char *q = escape_next(at);
+		size_t n = (size_t)(q - p), room = need < cap ? cap - need : 0;
+		if (n && room)
+			memcpy(dst + need, p, n < room ? n : room);
+		need += n;
+		if (q == end)
+			break;
+		int k = *q == from[0] ? 0 : *q == from[1] ? 1 : 2;
+		if (need < cap)
+			dst[need] = '\\';
+		if (need + 1 < cap)
+			dst[need + 1] = to[k];
+		need += 2;
+		p = q + 1;
+		at[k] = find_or_end(p, end, from[k]);
 	}
 	return need;
 }

@@ -152,9 +152,10 @@ static int done_find(const char *name, size_t n)
  * carries them, so a test's end costs no write of the probe's own. 0 when
  * the buffer has no room for them (the pipe then).
  */
-static int stream_end(FILE *f, char *at, const char *why, uint64_t bytes, const uint64_t fig[4])
+static int stream_end(FILE *f, char *at, const char *why, uint64_t bytes, const uint64_t fig[4],
+                      int sites)
 {
-	char buf[2 * (sizeof(mark) + 24) + 4 * 21];
+	char buf[2 * (sizeof(mark) + 24) + 4 * 21 + 2];
 	char *p = buf;
 	if (why) {
 		memcpy(p, mark, mark_len);
@@ -178,8 +179,12 @@ static int stream_end(FILE *f, char *at, const char *why, uint64_t bytes, const 
 	p += sizeof(MG_PROBE_END) - 1;
 	for (int i = 0; i < 4; i++) {
 		p = mg_put_u64(p, fig[i]);
-		*p++ = i < 3 ? ' ' : '\n';
+		*p++ = ' ';
 	}
+	/* whether a sites block went to the pipe: without one the driver does
+	 * not read the pipe (a system call a test) */
+	*p++ = sites ? '1' : '0';
+	*p++ = '\n';
 	size_t len = (size_t)(p - buf);
 	if (f->_IO_buf_end - f->_IO_write_ptr < (ptrdiff_t)len)
 		return 0;
@@ -193,7 +198,8 @@ static int stream_end(FILE *f, char *at, const char *why, uint64_t bytes, const 
  * A test's end: "end VA RSS PEAKVA PEAKRSS NAME" to the probe pipe (peaks 0
  * when not read), after "stop WHY [BYTES]" when a verdict ends the program
  * here (one write, so the driver has both when it has the end); or both in
- * the stream in front of the end tag at (stream_end). Returns 1 when the
+ * the stream in front of the end tag at (stream_end: "end VA RSS PEAKVA
+ * PEAKRSS SITES", SITES 1 when a sites block went to the pipe). Returns 1 when the
  * program must stop at this boundary.
  */
 static int test_end(const char *name, size_t n, FILE *f, char *at)
@@ -201,6 +207,7 @@ static int test_end(const char *name, size_t n, FILE *f, char *at)
 	static char sites[16384 + NAME_MAX_OUT + 16];
 	uint64_t va, rss, peak_va = 0, peak_rss = 0, bytes = 0;
 	/* who allocated what it left, and allocations that failed: before its end */
+	int wrote_sites = 0;
 	size_t ns = mg_sites_put(sites, sizeof(sites));
 	mg_msg nm = {.kind = MG_MSG_NOMEM, .count = mg_sites_nomem()};
 	size_t need = nm.count ? mg_proto_put(NULL, 0, &nm) : 0;
@@ -215,6 +222,7 @@ static int test_end(const char *name, size_t n, FILE *f, char *at)
 			ns += k;
 			sites[ns++] = '\n';
 			write_all(sites, ns);
+			wrote_sites = 1;
 		}
 	}
 	if (ms_passed(&t_run))
@@ -234,7 +242,7 @@ static int test_end(const char *name, size_t n, FILE *f, char *at)
 		memcpy(stop_suite, name, stop_suite_len);
 	}
 	if (mark_len && at &&
-	    stream_end(f, at, why, bytes, (uint64_t[4]){va, rss, peak_va, peak_rss}))
+	    stream_end(f, at, why, bytes, (uint64_t[4]){va, rss, peak_va, peak_rss}, wrote_sites))
 		goto out;
 	if (why) {
 		size_t wl = strlen(why);
