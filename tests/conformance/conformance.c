@@ -309,6 +309,14 @@ int main(int argc, char **argv)
 	}
 	if (!mkdtemp(dir))
 		return 3;
+	/* The programs' temporary files go in this run's folder: GoogleTest's
+	 * TempDir() is $TMPDIR, else /tmp/, and googletest-filepath-test's
+	 * DirectoryCreationTest makes and removes TempDir()/PROGRAM_directory_
+	 * creation/test/ there, so its __j1, __j2 and __recycle runs, which
+	 * CTest runs at once, removed each other's folders (the direct run then
+	 * failed and wrote no XML). */
+	if (setenv("TMPDIR", dir, 1) != 0)
+		return 3;
 	int direct_code;
 	json_t *report = NULL;
 	const char *prog = argv[2];
