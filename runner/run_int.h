@@ -32,8 +32,10 @@
 #include "timeline.h"
 #include "tree.h"
 
-#define START_DEADLINE  10.0 /* seconds from fork to hello */
-#define QUIT_DEADLINE   5.0  /* seconds from quit (nothing in flight) to bye */
+#define START_DEADLINE 10.0 /* seconds from fork to hello */
+#define QUIT_DEADLINE                                                                              \
+	5.0                  /* seconds from quit (nothing in flight) to bye; a                    \
+	                      * finishing program's: policy_program_finishes */
 #define LISTING_TIMEOUT 60.0 /* seconds for a host to list its tests, without --timeout */
 #define DYING_DEADLINE  2.0  /* seconds from EOF to exit status */
 #define TREE_INTERVAL   0.2  /* seconds between descendant scans */
@@ -343,6 +345,10 @@ void record_finish(run_ctx *c);
 uint64_t policy_va_ceiling(const run_ctx *c);
 pid_t policy_va_pid(const run_ctx *c, const host *h);
 int policy_can_recycle(const run_ctx *c);
+/* gtest, catch2: after quit the host's program finishes on its own (its
+ * tear-downs, its leak check, its exit), bounded by the run's --timeout and
+ * --no-progress, not by the quit deadline. */
+int policy_program_finishes(const run_ctx *c);
 /* exec and ctest run a process per test, wrap one for its command: a test's
  * figures are its own process's, it leaves nothing behind in a host, and
  * the shim marks its streams at each boundary. */
