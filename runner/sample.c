@@ -39,6 +39,15 @@ int sample_host(const run_ctx *c, host *h, double t, sample_reading *out)
 		return MG_EGONE; /* gone: its EOF and exit status will say how */
 	if (t - h->tree_at >= c->tree_interval)
 		sample_tree(c, h, t);
+	if (policy_process_per_test(c) && !(h->nflight && h->head_started)) {
+		/* a process per test, none started (its shim's start line read
+		 * before each sample): what the shim runs then is memguard's
+		 * asking (the listing: ctest --show-only, --list-cmd), not the
+		 * suite's; a shard's peak is its tests' */
+		h->desc_rss = h->desc_va_max = h->desc_va_same = h->desc_va_other = 0;
+		h->desc_va_pid = h->desc_va_other_pid = 0;
+		va = rss = 0;
+	}
 	if (!driver_serves_protocol(c->driver) ||
 	    (c->driver == DRIVER_PYTEST && h->state == HOST_STARTING)) {
 		/* a shim is memguard's own process (an ASan build of it reserves

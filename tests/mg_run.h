@@ -196,6 +196,20 @@ static inline json_int_t shard_sum(json_t *report, const char *field)
 	return n;
 }
 
+/* The largest of a shard figure over the shards. */
+static inline json_int_t shard_max(json_t *report, const char *field)
+{
+	json_int_t n = 0;
+	size_t i;
+	json_t *s;
+	json_array_foreach(json_object_get(report, "shards"), i, s)
+	{
+		json_int_t v = json_integer_value(json_object_get(s, field));
+		n = v > n ? v : n;
+	}
+	return n;
+}
+
 /* The report's entry for test name (searching every shard). */
 static inline json_t *find_test(json_t *report, const char *name)
 {

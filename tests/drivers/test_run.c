@@ -1104,20 +1104,29 @@ static void ctest_states(void)
 }
 
 /* ctest's selecting arguments choose the tests (-R, -E, -L): only those
- * are listed and run; all pass, exit 0. */
+ * are listed and run; all pass, exit 0. The shard's peaks are its small
+ * tests' (a few MiB): never the listing's (ctest --show-only: ~70 MiB of
+ * VA, ~16 MiB of RSS), which the 1 ms samples would see. */
 static void ctest_select(void)
 {
 	char dir[64];
 	outcome o;
 	ctest_project(dir, sizeof(dir));
 	mg(&o,
-	   ARGV("run", "-q", "--driver", "ctest", "--report", "report.json", "--", CTEST_BIN,
-	        "--test-dir", dir, "-R", "plain|serial|will", "-E", "two"),
+	   ARGV("run", "-q", "--driver", "ctest", "--interval", "1ms", "--report", "report.json",
+	        "--", CTEST_BIN, "--test-dir", dir, "-R", "plain|serial|will", "-E", "two"),
 	   NULL, 0);
 	CU_ASSERT(exited_with(&o, 0));
 	CU_ASSERT_FATAL(o.report != NULL);
 	CU_ASSERT_EQUAL(count(o.report, "pass"), 3);
 	CU_ASSERT_PTR_NULL(find_test(o.report, "plain_two"));
+	json_int_t peak_va = shard_max(o.report, "peak_va"),
+	           peak_rss = shard_max(o.report, "peak_rss");
+	if (peak_va >= 32 << 20 || peak_rss >= 8 << 20)
+		fprintf(stderr, "\n  ctest_select: shard peaks %lld VA, %lld RSS\n",
+		        (long long)peak_va, (long long)peak_rss);
+	CU_ASSERT(peak_va > 0 && peak_va < 32 << 20);
+	CU_ASSERT(peak_rss > 0 && peak_rss < 8 << 20);
 	done(&o);
 	mg(&o,
 	   ARGV("run", "-q", "--report", "report.json", "--", CTEST_BIN, "--test-dir", dir, "-L",
