@@ -304,7 +304,7 @@ static void supervise_finish(run_ctx *c, lane *l, double t)
 	} else {
 		return;
 	}
-	static const char name[] = "<program exit>";
+	static const char name[] = MG_EXTRA_PROGRAM_EXIT;
 	record_extra(c, l, TEST_TIMEOUT, name, sizeof(name) - 1, why, strlen(why));
 	lane_requeue(c, l);
 	lane_kill(c, l, h->end != END_NONE ? h->end : END_QUIT, why);

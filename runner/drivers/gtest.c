@@ -1173,7 +1173,7 @@ static void exit_unexplained(shim *s, gtest *g, mg_exit_end status)
 	    status.signo ? "was killed by signal" : "exited with status",
 	    status.signo ? status.signo : status.status, tn ? ":\n" : " (nothing on stderr)",
 	    (int)(tn < 3000 ? tn : 3000), tail + (tn < 3000 ? 0 : tn - 3000));
-	static const char name[] = "<program exit>";
+	static const char name[] = MG_EXTRA_PROGRAM_EXIT;
 	shim_extra(s, MG_MSG_ERROR, name, sizeof(name) - 1, msg,
 	           n < 0                     ? 0
 	           : (size_t)n < sizeof(msg) ? (size_t)n
@@ -1196,7 +1196,7 @@ static void exit_leaked(shim *s, gtest *g)
 	                 "recycled it (checked where it was ended, as at its exit)%s%.*s",
 	                 shim_cmd(s, NULL)[0], tn ? ":\n" : "", (int)(tn < 3000 ? tn : 3000),
 	                 tail + (tn < 3000 ? 0 : tn - 3000));
-	static const char name[] = "<program exit>";
+	static const char name[] = MG_EXTRA_PROGRAM_EXIT;
 	shim_extra(s, MG_MSG_ERROR, name, sizeof(name) - 1, msg,
 	           n < 0                     ? 0
 	           : (size_t)n < sizeof(msg) ? (size_t)n

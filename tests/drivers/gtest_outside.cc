@@ -9,6 +9,7 @@
 //   a helper process holding 48 MiB (a server a fixture starts): the
 //   host's tree holds it, the program's own RSS does not, so the runner,
 //   not the probe, recycles the program (--recycle-at rss=32M)
+//   9 5's leak (ASan-built), and a test that fails in another suite
 //   8 a TearDownTestSuite that fails after a wait: MG_TEARDOWN_WAIT seconds
 //   (none when unset; -1: forever, a hung tear-down)
 // Every test body passes; each program run directly exits non-zero.
@@ -126,7 +127,7 @@ TEST_F(Suite, First)
 TEST_F(Suite, Second)
 {
 	GUARD_LOOKS();
-#if MG_OUTSIDE == 5
+#if MG_OUTSIDE == 5 || MG_OUTSIDE == 9
 	static volatile char *lost;
 	lost = static_cast<char *>(std::malloc(4096));
 	lost[0] = 1;
@@ -140,6 +141,13 @@ TEST(Other, Passes)
 {
 	SUCCEED();
 }
+
+#if MG_OUTSIDE == 9
+TEST(Other, Fails)
+{
+	ADD_FAILURE() << "a plain failure";
+}
+#endif
 
 #if MG_OUTSIDE == 3
 class FailingEnvironment : public ::testing::Environment

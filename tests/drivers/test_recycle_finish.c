@@ -226,6 +226,25 @@ static void recycle_hung_finish(void)
 	done(&o);
 }
 
+/* A generation that leaks and fails nothing, another that fails: the
+ * direct run is one program, whose failure explains its exit (status 1,
+ * LeakSanitizer's summary printed); recycled, the run exits 1 too, never 3
+ * (the leak is kept, a `fail` entry). */
+static void recycle_leak_then_fail(void)
+{
+	CU_ASSERT_EQUAL(direct_status(OUTSIDE(9)), 1);
+	outcome o;
+	run_recycled(&o, "gtest", OUTSIDE(9), "1");
+	CU_ASSERT(exited_with(&o, 1));
+	CU_ASSERT(recycles(o.report) >= 2);
+	expect_state(o.report, "Suite.Second", "pass");
+	expect_state(o.report, "Other.Fails", "fail");
+	expect_state(o.report, "<program exit>", "fail");
+	expect_message(o.report, "<program exit>", "4096 byte(s) leaked");
+	CU_ASSERT_EQUAL(count(o.report, "error"), 0);
+	done(&o);
+}
+
 #ifdef CATCH2_LEAKS
 /* Catch2 with a recycle at every boundary: every test case runs once, in
  * order, and the run's verdict is the program's (a stopped generation
@@ -252,6 +271,7 @@ static const mg_case cases[] = {
     {"recycle_runner_rss", recycle_runner_rss},
     {"recycle_slow_finish", recycle_slow_finish},
     {"recycle_hung_finish", recycle_hung_finish},
+    {"recycle_leak_then_fail", recycle_leak_then_fail},
 #ifdef CATCH2_LEAKS
     {"recycle_catch2", recycle_catch2},
 #endif
