@@ -457,8 +457,18 @@ int adapters_which(const char *name, char *buf, size_t size)
 
 void adapters_site_lines(FILE *f, const report_test_sites *ts, adapters_line_fn fn, void *ctx)
 {
+	adapters_site_lines_of(f, ts, REPORT_SITES_ALL, fn, ctx);
+}
+
+void adapters_site_lines_of(FILE *f, const report_test_sites *ts, report_sites_which which,
+                            adapters_line_fn fn, void *ctx)
+{
 	const report_site *top[REPORT_SITES_SHOWN];
-	size_t n = report_test_sites_top(ts, top, REPORT_SITES_SHOWN);
+	size_t n = report_test_sites_top(ts, which, top, REPORT_SITES_SHOWN);
+	size_t all = 0;
+	for (size_t k = 0; ts && k < ts->nsites; k++)
+		all += which == REPORT_SITES_ALL ||
+		       (which == REPORT_SITES_HELD) == !!ts->sites[k].items;
 	char line[512];
 	for (size_t k = 0; k < n; k++) {
 		report_format_site(line, sizeof(line), top[k], REPORT_SITE_FRAMES);
@@ -467,15 +477,58 @@ void adapters_site_lines(FILE *f, const report_test_sites *ts, adapters_line_fn 
 		if (*line)
 			fn(f, 1, line, ctx);
 	}
-	if (ts && ts->nsites > n) {
-		snprintf(line, sizeof(line), "\u2026 and %zu more site%s", ts->nsites - n,
-		         ts->nsites - n == 1 ? "" : "s");
+	if (all > n) {
+		snprintf(line, sizeof(line), "\u2026 and %zu more site%s", all - n,
+		         all - n == 1 ? "" : "s");
 		fn(f, 2, line, ctx);
 	}
 }
 
+/* "its blocks held since by: 1 item of Cache/2, 3 items of Cache/4 and 2
+ * more tests": the later tests of shard s whose live items hold a block
+ * test `name` allocated (their held sites that name it); "" when none. */
+static void held_later(char *buf, size_t size, const report_shard *s, const char *name)
+{
+	size_t len = 0, n = 0;
+	buf[0] = '\0';
+	for (size_t k = 0; k < s->nsites; k++) {
+		const report_test_sites *ts = &s->sites[k];
+		uint64_t items = 0;
+		for (size_t i = 0; i < ts->nsites; i++)
+			if (ts->sites[i].items && ts->sites[i].in && !strcmp(ts->sites[i].in, name))
+				items += ts->sites[i].items;
+		if (!items || ts->test >= s->ntests)
+			continue;
+		if (n++ < 5) {
+			int w = snprintf(buf + len, size - len, "%s%llu item%s of %s",
+			                 n > 1 ? ", " : "its blocks held since by: ",
+			                 (unsigned long long)items, items == 1 ? "" : "s",
+			                 s->tests[ts->test].name ? s->tests[ts->test].name : "");
+			len = w > 0 && (size_t)w < size - len ? len + (size_t)w : size - 1;
+		}
+	}
+	if (n > 5)
+		snprintf(buf + len, size - len, " and %zu more test%s", n - 5,
+		         n - 5 == 1 ? "" : "s");
+}
+
+void adapters_suspect_site_lines(FILE *f, const report *r, const char *name, adapters_line_fn fn,
+                                 void *ctx)
+{
+	const report_shard *s = NULL;
+	const report_test_sites *ts = report_find_test_sites(r, name, &s);
+	adapters_site_lines(f, ts, fn, ctx);
+	char line[512];
+	if (ts && s) {
+		held_later(line, sizeof(line), s, name);
+		if (*line)
+			fn(f, 1, line, ctx);
+	}
+}
+
 size_t adapters_generation_sites(const report_shard *s, const report_generation *g,
-                                 const report_test_sites **out, uint64_t *bytes, size_t max)
+                                 report_sites_which which, const report_test_sites **out,
+                                 uint64_t *bytes, size_t max)
 {
 	size_t n = 0;
 	for (size_t k = 0; k < s->nsites && max; k++) {
@@ -484,8 +537,11 @@ size_t adapters_generation_sites(const report_shard *s, const report_generation 
 			continue;
 		uint64_t b = 0;
 		for (size_t i = 0; i < ts->nsites; i++)
-			b = ts->sites[i].bytes > UINT64_MAX - b ? UINT64_MAX
-			                                        : b + ts->sites[i].bytes;
+			if ((which == REPORT_SITES_HELD) == !!ts->sites[i].items)
+				b = ts->sites[i].bytes > UINT64_MAX - b ? UINT64_MAX
+				                                        : b + ts->sites[i].bytes;
+		if (b == 0) /* none of which */
+			continue;
 		if (n == max && b <= bytes[n - 1])
 			continue;
 		size_t at = n < max ? n++ : n - 1;

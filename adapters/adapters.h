@@ -164,12 +164,24 @@ int markdown_summary(const report *r, FILE *f, size_t limit);
  * (function names and paths are the program's): it escapes. ts NULL: none. */
 typedef void (*adapters_line_fn)(FILE *f, int level, const char *text, void *ctx);
 void adapters_site_lines(FILE *f, const report_test_sites *ts, adapters_line_fn fn, void *ctx);
+/* A suspect's: the site lines of test `name` (report_find_test_sites), then
+ * (level 1) the later tests whose live items hold the blocks it allocated
+ * ("its blocks held since by: 3 items of Cache/7"; the pinning API). */
+void adapters_suspect_site_lines(FILE *f, const report *r, const char *name, adapters_line_fn fn,
+                                 void *ctx);
+/* The same of which of ts's sites only (its own, the blocks it holds). */
+void adapters_site_lines_of(FILE *f, const report_test_sites *ts, report_sites_which which,
+                            adapters_line_fn fn, void *ctx);
 
 /* The tests host generation g of s ran last (a test records the host that
  * ran it last) that have allocation sites: the max with the most bytes
- * (their sites summed, in bytes[]) into out, most first; how many. */
+ * (their sites summed, in bytes[]) into out, most first; how many. which:
+ * REPORT_SITES_OWN ranks by what they allocated (held blocks left out),
+ * REPORT_SITES_HELD by the blocks of earlier tests they hold (tests that
+ * hold none left out). */
 size_t adapters_generation_sites(const report_shard *s, const report_generation *g,
-                                 const report_test_sites **out, uint64_t *bytes, size_t max);
+                                 report_sites_which which, const report_test_sites **out,
+                                 uint64_t *bytes, size_t max);
 
 /* s escaped for a Markdown table cell or paragraph (one line). */
 void markdown_put(FILE *f, const char *s, size_t max);

@@ -62,9 +62,9 @@ static void site_line(FILE *f, int level, const char *text, void *ctx)
 	fputc('\n', f);
 }
 
-static void sites(FILE *f, const report_test_sites *ts, int indent)
+static void sites_of(FILE *f, const report_test_sites *ts, report_sites_which which, int indent)
 {
-	adapters_site_lines(f, ts, site_line, &indent);
+	adapters_site_lines_of(f, ts, which, site_line, &indent);
 }
 
 static void suspects(const report *r, FILE *f)
@@ -81,7 +81,8 @@ static void suspects(const report *r, FILE *f)
 		adapters_put_printable(f, s->name, 200);
 		fprintf(f, "  (grew in %u of %u runs%s)\n", s->grew, s->runs,
 		        s->alone_over_hard ? "; over the hard limit alone" : "");
-		sites(f, report_find_test_sites(r, s->name, NULL), 13);
+		int indent = 13;
+		adapters_suspect_site_lines(f, r, s->name, site_line, &indent);
 	}
 }
 
@@ -238,22 +239,28 @@ static void endings(const report *r, FILE *f, adapters_ending which, const char 
 
 /* Where the tests a host ran (its last tests: a test records the host that
  * ran it last) allocated what they left: the tests with sites, most bytes
- * first, each with its top sites. */
+ * first, each with its top sites; then the tests whose live items hold the
+ * most of earlier tests' blocks (the pinning API), each with those blocks. */
 static void generation_sites(const report_shard *s, const report_generation *gen, FILE *f)
 {
-	const report_test_sites *top[REPORT_SITES_SHOWN];
-	uint64_t bytes[REPORT_SITES_SHOWN];
-	size_t n = adapters_generation_sites(s, gen, top, bytes, REPORT_SITES_SHOWN);
-	if (n)
-		fputs("  allocated by the tests it ran:\n", f);
-	for (size_t i = 0; i < n; i++) {
-		char size[16];
-		report_format_size(size, sizeof(size), bytes[i]);
-		fprintf(f, "    %s in ", size);
-		const char *name = s->tests[top[i]->test].name;
-		adapters_put_printable(f, name ? name : "", 200);
-		fputs(":\n", f);
-		sites(f, top[i], 6);
+	static const char *const head[] = {"  allocated by the tests it ran:\n",
+	                                   "  earlier tests' blocks held by the items of:\n"};
+	for (int held = 0; held < 2; held++) {
+		report_sites_which which = held ? REPORT_SITES_HELD : REPORT_SITES_OWN;
+		const report_test_sites *top[REPORT_SITES_SHOWN];
+		uint64_t bytes[REPORT_SITES_SHOWN];
+		size_t n = adapters_generation_sites(s, gen, which, top, bytes, REPORT_SITES_SHOWN);
+		if (n)
+			fputs(head[held], f);
+		for (size_t i = 0; i < n; i++) {
+			char size[16];
+			report_format_size(size, sizeof(size), bytes[i]);
+			fprintf(f, "    %s in ", size);
+			const char *name = s->tests[top[i]->test].name;
+			adapters_put_printable(f, name ? name : "", 200);
+			fputs(":\n", f);
+			sites_of(f, top[i], which, 6);
+		}
 	}
 }
 

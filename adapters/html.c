@@ -563,14 +563,15 @@ static void site_item(FILE *f, int level, const char *text, void *ctx)
 }
 
 /* Under a suspect's row: where it allocated what it left (its top sites,
- * each with the items that pin it); nothing when it has no sites. */
-static void suspect_sites(FILE *f, const report_test_sites *ts)
+ * each with the items that pin it, and the later tests holding its
+ * blocks); nothing when it has no sites. */
+static void suspect_sites(FILE *f, const report *r, const char *name)
 {
-	if (!ts)
+	if (!report_find_test_sites(r, name, NULL))
 		return;
 	int open = 0;
 	fputs("<tr><td></td><td colspan=\"4\" class=\"name\"><ul>", f);
-	adapters_site_lines(f, ts, site_item, &open);
+	adapters_suspect_site_lines(f, r, name, site_item, &open);
 	fputs(open ? "</li></ul></td></tr>\n" : "</ul></td></tr>\n", f);
 }
 
@@ -591,7 +592,7 @@ static void suspect_rows(FILE *f, const report *r, int memlimit, size_t *shown, 
 		fputs("</td><td class=\"n\">", f);
 		put_signed_size(f, s->rss_retained);
 		fprintf(f, "</td><td class=\"n\">%u / %u</td></tr>\n", s->grew, s->runs);
-		suspect_sites(f, report_find_test_sites(r, s->name, NULL));
+		suspect_sites(f, r, s->name);
 	}
 }
 
@@ -697,21 +698,27 @@ static void breakdown_sites(FILE *f, const report_shard *s, const report_generat
 	uint64_t bytes[REPORT_SITES_SHOWN];
 	if (!b->when || !strcmp(b->when, "peak"))
 		return;
-	size_t n = adapters_generation_sites(s, g, top, bytes, REPORT_SITES_SHOWN);
-	if (!n)
-		return;
-	fputs("<p>allocated by the tests it ran:</p>\n<ul>", f);
-	for (size_t i = 0; i < n; i++) {
-		int open = 0;
-		fputs("<li>", f);
-		put_size(f, bytes[i]);
-		fputs(" in ", f);
-		put_text(f, s->tests[top[i]->test].name, NAME_MAX_LEN);
-		fputs("<ul>", f);
-		adapters_site_lines(f, top[i], site_item, &open);
-		fputs(open ? "</li></ul></li>" : "</ul></li>", f);
+	static const char *const head[] = {
+	    "<p>allocated by the tests it ran:</p>\n<ul>",
+	    "<p>earlier tests' blocks held by the items of:</p>\n<ul>"};
+	for (int held = 0; held < 2; held++) {
+		report_sites_which which = held ? REPORT_SITES_HELD : REPORT_SITES_OWN;
+		size_t n = adapters_generation_sites(s, g, which, top, bytes, REPORT_SITES_SHOWN);
+		if (!n)
+			continue;
+		fputs(head[held], f);
+		for (size_t i = 0; i < n; i++) {
+			int open = 0;
+			fputs("<li>", f);
+			put_size(f, bytes[i]);
+			fputs(" in ", f);
+			put_text(f, s->tests[top[i]->test].name, NAME_MAX_LEN);
+			fputs("<ul>", f);
+			adapters_site_lines_of(f, top[i], which, site_item, &open);
+			fputs(open ? "</li></ul></li>" : "</ul></li>", f);
+		}
+		fputs("</ul>\n", f);
 	}
-	fputs("</ul>\n", f);
 }
 
 /* gap: show the largest free gap (it only matters in a 32-bit space). */

@@ -163,7 +163,7 @@ static void suspect_sites(const report *r, FILE *f)
 		fputs("- ", f);
 		markdown_put(f, r->suspects[i].name, 200);
 		fputc('\n', f);
-		adapters_site_lines(f, ts, site_item, NULL);
+		adapters_suspect_site_lines(f, r, r->suspects[i].name, site_item, NULL);
 	}
 }
 

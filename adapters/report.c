@@ -221,18 +221,25 @@ static void breakdown_clear(report_breakdown *b)
 	free(b->groups);
 }
 
+static void frames_free(report_frame *fr, size_t n)
+{
+	for (size_t f = 0; f < n; f++) {
+		free(fr[f].function);
+		free(fr[f].file);
+		free(fr[f].module);
+		free(fr[f].build_id);
+	}
+	free(fr);
+}
+
 void report_test_sites_clear(report_test_sites *ts)
 {
 	for (size_t k = 0; k < ts->nsites; k++) {
 		report_site *site = &ts->sites[k];
 		free(site->kind);
-		for (size_t f = 0; f < site->nframes; f++) {
-			free(site->frames[f].function);
-			free(site->frames[f].file);
-			free(site->frames[f].module);
-			free(site->frames[f].build_id);
-		}
-		free(site->frames);
+		frames_free(site->frames, site->nframes);
+		frames_free(site->by, site->nby);
+		free(site->in);
 		for (size_t p = 0; p < site->npins; p++)
 			free(site->pins[p]);
 		free(site->pins);
@@ -457,11 +464,15 @@ const report_test_sites *report_find_test_sites(const report *r, const char *nam
 	return best;
 }
 
-size_t report_test_sites_top(const report_test_sites *ts, const report_site **out, size_t max)
+size_t report_test_sites_top(const report_test_sites *ts, report_sites_which which,
+                             const report_site **out, size_t max)
 {
 	size_t n = 0;
 	for (size_t k = 0; ts && k < ts->nsites && max; k++) {
 		const report_site *site = &ts->sites[k];
+		if ((which == REPORT_SITES_OWN && site->items) ||
+		    (which == REPORT_SITES_HELD && !site->items))
+			continue;
 		if (n == max && site->bytes <= out[n - 1]->bytes)
 			continue;
 		size_t at = n < max ? n++ : n - 1;
@@ -482,6 +493,11 @@ report_site *report_test_sites_add(report_test_sites *ts)
 report_frame *report_site_add_frame(report_site *site)
 {
 	return array_append(&site->frames, &site->nframes, sizeof(report_frame));
+}
+
+report_frame *report_site_add_by(report_site *site)
+{
+	return array_append(&site->by, &site->nby, sizeof(report_frame));
 }
 
 void report_site_add_pin(report_site *site, const char *pin)
@@ -544,6 +560,19 @@ static void breakdown_copy(report_breakdown *d, const report_breakdown *s)
 	}
 }
 
+static report_frame *frames_copy(const report_frame *s, size_t n)
+{
+	report_frame *d = report_array_alloc(n, sizeof(report_frame));
+	for (size_t f = 0; f < n; f++) {
+		d[f] = s[f];
+		d[f].function = report_strdup(s[f].function);
+		d[f].file = report_strdup(s[f].file);
+		d[f].module = report_strdup(s[f].module);
+		d[f].build_id = report_strdup(s[f].build_id);
+	}
+	return d;
+}
+
 void report_test_sites_copy(report_test_sites *d, const report_test_sites *s)
 {
 	if (!s) {
@@ -558,16 +587,9 @@ void report_test_sites_copy(report_test_sites *d, const report_test_sites *s)
 		const report_site *ss = &s->sites[k];
 		*ds = *ss;
 		ds->kind = report_strdup(ss->kind);
-		ds->frames = report_array_alloc(ss->nframes, sizeof(report_frame));
-		for (size_t f = 0; f < ss->nframes; f++) {
-			report_frame *df = &ds->frames[f];
-			const report_frame *sf = &ss->frames[f];
-			*df = *sf;
-			df->function = report_strdup(sf->function);
-			df->file = report_strdup(sf->file);
-			df->module = report_strdup(sf->module);
-			df->build_id = report_strdup(sf->build_id);
-		}
+		ds->in = report_strdup(ss->in);
+		ds->frames = frames_copy(ss->frames, ss->nframes);
+		ds->by = frames_copy(ss->by, ss->nby);
 		ds->pins = report_array_alloc(ss->npins, sizeof(char *));
 		for (size_t p = 0; p < ss->npins; p++)
 			ds->pins[p] = report_strdup(ss->pins[p]);

@@ -151,15 +151,21 @@ typedef struct report_frame {
 	uint64_t offset; /* in the module: the address minus its load bias (an ELF address) */
 } report_frame;
 
-/* Live allocations made during a test from one stack. */
+/* Live allocations made during a test from one stack; or (items > 0) a
+ * held block: one an earlier test allocated, kept mapped by live items
+ * this test placed in it (the pinning API). */
 typedef struct report_site {
 	char *kind;           /* "mmap", "malloc", "new", ...: what allocated (any word) */
 	uint64_t bytes;       /* still live at the test's end, summed */
-	uint64_t count;       /* allocations */
+	uint64_t count;       /* allocations (a held block: 1) */
 	report_frame *frames; /* innermost first */
 	size_t nframes;
 	char **pins; /* items that pin it (the host library's pinning API) */
 	size_t npins;
+	uint64_t items;   /* a held block: the test's live items in it; 0: not a held block */
+	char *in;         /* a held block: the test that allocated it; NULL: not known */
+	report_frame *by; /* a held block: where the first of the items was placed */
+	size_t nby;
 } report_site;
 
 /* The sites of test `test` of a shard, in the order recorded (outputs show
@@ -371,6 +377,7 @@ report_test_sites *report_shard_add_test_sites(report_shard *s, size_t i);
  * the report: malloc'd, e.g. report_strdup). */
 report_site *report_test_sites_add(report_test_sites *ts);
 report_frame *report_site_add_frame(report_site *site);
+report_frame *report_site_add_by(report_site *site);
 /* Appends a copy of pin to site's pins. */
 void report_site_add_pin(report_site *site, const char *pin);
 
@@ -386,9 +393,18 @@ const report_test_sites *report_find_test_sites(const report *r, const char *nam
 void report_test_sites_copy(report_test_sites *d, const report_test_sites *s);
 void report_test_sites_clear(report_test_sites *ts);
 
-/* ts's largest max sites into out, most bytes first (recorded order among
- * equals); how many. O(sites x max). */
-size_t report_test_sites_top(const report_test_sites *ts, const report_site **out, size_t max);
+/* Which of a test's sites: every one, its own allocations, the blocks of
+ * earlier tests it holds (items > 0). */
+typedef enum report_sites_which {
+	REPORT_SITES_ALL,
+	REPORT_SITES_OWN,
+	REPORT_SITES_HELD,
+} report_sites_which;
+
+/* ts's largest max sites of which into out, most bytes first (recorded order
+ * among equals); how many. O(sites x max). */
+size_t report_test_sites_top(const report_test_sites *ts, report_sites_which which,
+                             const report_site **out, size_t max);
 
 /* Frees shard i and closes the gap (later shards move down by one). */
 void report_remove_shard(report *r, size_t i);
@@ -433,7 +449,9 @@ void report_format_size_signed(char *buf, size_t size, int64_t bytes);
  * ("libitems.so+0x4a10"), one with nothing known "?"; "16.5 MiB in 3 ×
  * malloc" when the allocations differ in size. Function names and paths
  * are the program's: each output escapes the line its own way. The one
- * form every output shows a site in. */
+ * form every output shows a site in. A held block (items > 0): "8.00 MiB
+ * mmap block at block_new (storage.c:49), allocated in Cache/1, held by 3
+ * items this test placed at item_new (cache.c:80)". */
 void report_format_site(char *buf, size_t size, const report_site *s, size_t max_frames);
 /* "pinned by: item 17 (Cache/3), item 18 and 3 more" (at most max items);
  * "" when nothing pins the site. Untrusted text as report_format_site. */

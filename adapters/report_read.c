@@ -270,6 +270,29 @@ static int generation_from_json(report_generation *g, json_t *o, const char *p, 
 			TRY(x);                                                                    \
 	} while (0)
 
+/* The frames at key of o (an array of objects whose fields are each
+ * optional, absent: unknown), appended to site's frames, or ("by") to its by. */
+static int frames_from_json(json_t *o, const char *p, const char *key, report_site *site,
+                            mg_err *err)
+{
+	int rc;
+	json_t *frames, *fe;
+	char fsub[320];
+	TRY(get_arr(o, p, key, &frames, err));
+	for (size_t f = 0; f < json_array_size(frames); f++) {
+		report_frame *x =
+		    *key == 'b' ? report_site_add_by(site) : report_site_add_frame(site);
+		TRY(elem(frames, f, p, key, fsub, sizeof(fsub), &fe, err));
+		TRY(get_str(fe, fsub, "function", OPT, &x->function, err));
+		TRY(get_str(fe, fsub, "file", OPT, &x->file, err));
+		IF_SET(fe, "line", get_u32(fe, fsub, "line", &x->line, err));
+		TRY(get_str(fe, fsub, "module", OPT, &x->module, err));
+		TRY(get_str(fe, fsub, "build_id", OPT, &x->build_id, err));
+		IF_SET(fe, "offset", get_u64(fe, fsub, "offset", &x->offset, err));
+	}
+	return 0;
+}
+
 /* A test's allocation sites ("sites", both schemas; absent or []: none):
  * each site's kind, bytes and count are required, its frames an array of
  * objects whose fields are each optional (absent: unknown), its pins an
@@ -277,8 +300,8 @@ static int generation_from_json(report_generation *g, json_t *o, const char *p, 
 static int sites_from_json(report_shard *sh, size_t i, json_t *o, const char *p, mg_err *err)
 {
 	int rc;
-	json_t *arr, *e, *frames, *fe, *pins;
-	char sub[256], fsub[320];
+	json_t *arr, *e, *pins;
+	char sub[256];
 	if (!json_object_get(o, "sites"))
 		return 0;
 	TRY(get_arr(o, p, "sites", &arr, err));
@@ -291,17 +314,11 @@ static int sites_from_json(report_shard *sh, size_t i, json_t *o, const char *p,
 		TRY(get_str(e, sub, "kind", 0, &site->kind, err));
 		TRY(get_u64(e, sub, "bytes", &site->bytes, err));
 		TRY(get_u64(e, sub, "count", &site->count, err));
-		TRY(get_arr(e, sub, "frames", &frames, err));
-		for (size_t f = 0; f < json_array_size(frames); f++) {
-			report_frame *fr = report_site_add_frame(site);
-			TRY(elem(frames, f, sub, "frames", fsub, sizeof(fsub), &fe, err));
-			TRY(get_str(fe, fsub, "function", OPT, &fr->function, err));
-			TRY(get_str(fe, fsub, "file", OPT, &fr->file, err));
-			IF_SET(fe, "line", get_u32(fe, fsub, "line", &fr->line, err));
-			TRY(get_str(fe, fsub, "module", OPT, &fr->module, err));
-			TRY(get_str(fe, fsub, "build_id", OPT, &fr->build_id, err));
-			IF_SET(fe, "offset", get_u64(fe, fsub, "offset", &fr->offset, err));
-		}
+		TRY(frames_from_json(e, sub, "frames", site, err));
+		IF_SET(e, "items", get_u64(e, sub, "items", &site->items, err));
+		TRY(get_str(e, sub, "in", OPT, &site->in, err));
+		if (json_object_get(e, "by"))
+			TRY(frames_from_json(e, sub, "by", site, err));
 		if (!json_object_get(e, "pins"))
 			continue;
 		TRY(get_arr(e, sub, "pins", &pins, err));

@@ -84,9 +84,26 @@ void report_format_site(char *buf, size_t size, const report_site *s, size_t max
 	} else {
 		appendf(buf, size, &len, "%s %s", all, kind);
 	}
+	if (s->items)
+		appendf(buf, size, &len, " block");
 	for (size_t i = 0; i < s->nframes && i < max_frames; i++) {
 		appendf(buf, size, &len, "%s", i ? " \u2190 " : " at ");
 		frame_text(buf, size, &len, &s->frames[i]);
+	}
+	if (!s->items)
+		return;
+	/* a held block: "8.00 MiB mmap block at block_new (storage.c:49),
+	 * allocated in Cache/1, held by 3 items this test placed at item_new
+	 * (cache.c:80)" */
+	if (s->in)
+		appendf(buf, size, &len, ", allocated in %s", s->in);
+	else
+		appendf(buf, size, &len, ", allocated by an earlier test");
+	appendf(buf, size, &len, ", held by %llu item%s this test placed",
+	        (unsigned long long)s->items, s->items == 1 ? "" : "s");
+	for (size_t i = 0; i < s->nby && i < max_frames; i++) {
+		appendf(buf, size, &len, "%s", i ? " \u2190 " : " at ");
+		frame_text(buf, size, &len, &s->by[i]);
 	}
 }
 

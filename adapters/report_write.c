@@ -165,36 +165,50 @@ static int real_precision(float f, double *decimal)
  * 0, attempts 1, duration and every figure 0). A passing test of a flat
  * suite is its name and two sizes: ~50 bytes, against ~150 in /1.
  */
-/* A test's allocation sites: [{"kind", "bytes", "count", "frames": [{"function",
- * "file", "line", "module", "build_id", "offset"}], "pins": [...]}]; a
- * frame's unknown fields and an empty pins are left out. */
+/* Frames as JSON: [{"function", "file", "line", "module", "build_id",
+ * "offset"}], unknown fields left out. */
+static json_t *frames_to_json(const report_frame *fr, size_t n)
+{
+	json_t *frames = json_array();
+	for (size_t f = 0; f < n; f++) {
+		json_t *fo = json_object();
+		if (fr[f].function)
+			report_write_set(fo, "function", jstr(fr[f].function));
+		if (fr[f].file)
+			report_write_set(fo, "file", jstr(fr[f].file));
+		if (fr[f].line)
+			report_write_set(fo, "line", juint(fr[f].line));
+		if (fr[f].module)
+			report_write_set(fo, "module", jstr(fr[f].module));
+		if (fr[f].build_id)
+			report_write_set(fo, "build_id", jstr(fr[f].build_id));
+		if (fr[f].offset)
+			report_write_set(fo, "offset", juint(fr[f].offset));
+		push(frames, fo);
+	}
+	return frames;
+}
+
+/* A test's allocation sites: [{"kind", "bytes", "count", "frames": [...],
+ * "pins": [...]}], a held block with "items", "in" and "by": [...] too; an
+ * empty pins, by and an unknown in are left out. */
 static json_t *sites_to_json(const report_test_sites *ts)
 {
 	json_t *a = json_array();
 	for (size_t k = 0; k < ts->nsites; k++) {
 		const report_site *site = &ts->sites[k];
-		json_t *o = json_object(), *frames = json_array();
+		json_t *o = json_object();
 		report_write_set(o, "kind", jstr(site->kind ? site->kind : ""));
 		report_write_set(o, "bytes", juint(site->bytes));
 		report_write_set(o, "count", juint(site->count));
-		for (size_t f = 0; f < site->nframes; f++) {
-			const report_frame *fr = &site->frames[f];
-			json_t *fo = json_object();
-			if (fr->function)
-				report_write_set(fo, "function", jstr(fr->function));
-			if (fr->file)
-				report_write_set(fo, "file", jstr(fr->file));
-			if (fr->line)
-				report_write_set(fo, "line", juint(fr->line));
-			if (fr->module)
-				report_write_set(fo, "module", jstr(fr->module));
-			if (fr->build_id)
-				report_write_set(fo, "build_id", jstr(fr->build_id));
-			if (fr->offset)
-				report_write_set(fo, "offset", juint(fr->offset));
-			push(frames, fo);
+		report_write_set(o, "frames", frames_to_json(site->frames, site->nframes));
+		if (site->items) {
+			report_write_set(o, "items", juint(site->items));
+			if (site->in)
+				report_write_set(o, "in", jstr(site->in));
+			if (site->nby)
+				report_write_set(o, "by", frames_to_json(site->by, site->nby));
 		}
-		report_write_set(o, "frames", frames);
 		if (site->npins) {
 			json_t *pins = json_array();
 			for (size_t p = 0; p < site->npins; p++)

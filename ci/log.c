@@ -213,7 +213,6 @@ typedef struct test_pick {
 static int pick_test(size_t shard, const report_test *t, uint64_t va_peak,
                      const report_test_sites *sites, void *ctx, mg_err *err)
 {
-	(void)sites;
 	(void)va_peak;
 	test_pick *p = ctx;
 	(void)err;
@@ -221,11 +220,17 @@ static int pick_test(size_t shard, const report_test *t, uint64_t va_peak,
 		return 0;
 	while (p->into->nshards <= shard)
 		report_add_shard(p->into);
-	report_test *d = report_shard_add_test(&p->into->shards[shard]);
+	report_shard *into = &p->into->shards[shard];
+	report_test *d = report_shard_add_test(into);
 	*d = *t;
 	d->name = report_strdup(t->name);
 	d->message = report_strdup(t->message);
 	d->output = NULL;
+	if (sites && sites->nsites) { /* its allocation sites, the page's to show */
+		report_test_sites *ds = report_shard_add_test_sites(into, into->ntests - 1);
+		report_test_sites_copy(ds, sites);
+		ds->test = into->ntests - 1;
+	}
 	return 0;
 }
 
@@ -239,6 +244,12 @@ static void pick_keep(report *r, report *picked)
 		d->ntests = p->ntests;
 		p->tests = tests; /* none: d's were dropped */
 		p->ntests = n;
+		report_test_sites *sites = d->sites; /* the picked tests' sites, by their index */
+		n = d->nsites;
+		d->sites = p->sites;
+		d->nsites = p->nsites;
+		p->sites = sites;
+		p->nsites = n;
 	}
 }
 

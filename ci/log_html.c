@@ -416,6 +416,40 @@ static void legend(FILE *f, const series *ss, size_t nss, int marks)
 
 /* ---- the page ---- */
 
+static void site_item(FILE *f, int level, const char *text, void *ctx)
+{
+	int *open = ctx;
+	if (level == 1) {
+		fputs("<br>", f);
+	} else {
+		fputs(*open ? "</li><li>" : "<li>", f);
+		*open = 1;
+	}
+	put_text(f, text);
+}
+
+/* Under a --test row: the test's allocation sites in the suite's shards
+ * (who allocated what it left, the blocks it holds); nothing without. */
+static void test_sites(FILE *f, const report *r, const ci_suite *k, const char *test)
+{
+	int open = 0, any = 0;
+	for (size_t i = 0; r && i < r->nshards; i++) {
+		const report_shard *s = &r->shards[i];
+		if (!ci_suite_has(k, s))
+			continue;
+		for (size_t t = 0; t < s->ntests; t++) {
+			const report_test_sites *ts = report_shard_test_sites(s, t);
+			if (!ts || !s->tests[t].name || strcmp(s->tests[t].name, test) != 0)
+				continue;
+			if (!any++)
+				fputs("<tr><td></td><td colspan=\"4\"><ul>", f);
+			adapters_site_lines(f, ts, site_item, &open);
+		}
+	}
+	if (any)
+		fputs(open ? "</li></ul></td></tr>\n" : "</ul></td></tr>\n", f);
+}
+
 static void commit_section(FILE *f, const log_commit *lc, const ci_suite *ks, size_t ns,
                            const char *test)
 {
@@ -456,6 +490,7 @@ static void commit_section(FILE *f, const log_commit *lc, const ci_suite *ks, si
 			fputs("</td><td class=\"n\">", f);
 			put_dur(f, c.duration);
 			fputs("</td></tr>\n", f);
+			test_sites(f, lc->r, &ks[k], test);
 			continue;
 		}
 		if (!c.present) {

@@ -718,6 +718,9 @@ void lane_line(run_ctx *c, lane *l, char *line, size_t len)
 	case MG_MSG_MODULE:
 	case MG_MSG_SITE:
 	case MG_MSG_PIN:
+	case MG_MSG_HELD:
+	case MG_MSG_HELDIN:
+	case MG_MSG_HELDBY:
 	case MG_MSG_NOMEM: {
 		/* who allocated what the started test left, the items that pin it;
 		 * its failed allocations */

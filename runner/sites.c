@@ -37,11 +37,35 @@ void sites_head_clear(sites_head *sh)
 		for (size_t p = 0; p < s->npins; p++)
 			free(s->pins[p]);
 		free(s->pins);
+		for (size_t f = 0; f < s->nby; f++) {
+			free(s->by[f].module);
+			free(s->by[f].build_id);
+		}
+		free(s->by);
+		free(s->in);
 	}
 	free(sh->ts.sites);
 	sh->ts.sites = NULL;
 	sh->ts.nsites = 0;
 	sh->nomem = 0;
+}
+
+/* The frames of a site, held or heldby line m, added to s's frames (by:
+ * its by): NULL, or why they are a protocol error. */
+static const char *frames_add(sites_head *sh, report_site *s, const mg_msg *m, int by)
+{
+	const char *p = m->text, *end = m->text + m->text_len;
+	mg_frame f;
+	while (mg_proto_frame_next(&p, end, &f)) {
+		if (f.module >= sh->nmods)
+			return "site names a module not sent before it";
+		report_frame *rf = by ? report_site_add_by(s) : report_site_add_frame(s);
+		rf->module = report_strdup(sh->mods[f.module].path);
+		rf->build_id =
+		    sh->mods[f.module].build_id ? report_strdup(sh->mods[f.module].build_id) : NULL;
+		rf->offset = f.offset;
+	}
+	return NULL;
 }
 
 const char *sites_head_line(sites_head *sh, const mg_msg *m)
@@ -70,24 +94,30 @@ const char *sites_head_line(sites_head *sh, const mg_msg *m)
 		free(text);
 		return NULL;
 	}
-	if (m->kind != MG_MSG_SITE)
+	if (m->kind == MG_MSG_HELDIN || m->kind == MG_MSG_HELDBY) { /* of the held before it */
+		report_site *s = sh->ts.nsites ? &sh->ts.sites[sh->ts.nsites - 1] : NULL;
+		if (s == NULL || s->items == 0)
+			return "heldin or heldby not after a held line";
+		if (m->kind == MG_MSG_HELDIN) {
+			if (s->in != NULL || s->nby)
+				return "heldin twice, or after heldby";
+			s->in = report_strndup(m->text, m->text_len);
+			return NULL;
+		}
+		if (s->nby)
+			return "heldby twice";
+		return frames_add(sh, s, m, 1);
+	}
+	if (m->kind != MG_MSG_SITE && m->kind != MG_MSG_HELD)
 		return "not a site line";
+	if (m->kind == MG_MSG_HELD && m->count == 0)
+		return "held with no items";
 	report_site *s = report_test_sites_add(&sh->ts);
 	s->kind = report_strdup(mg_proto_site_word(m->site_kind));
 	s->bytes = m->bytes;
-	s->count = m->count;
-	const char *p = m->text, *end = m->text + m->text_len;
-	mg_frame f;
-	while (mg_proto_frame_next(&p, end, &f)) {
-		if (f.module >= sh->nmods)
-			return "site names a module not sent before it";
-		report_frame *rf = report_site_add_frame(s);
-		rf->module = report_strdup(sh->mods[f.module].path);
-		rf->build_id =
-		    sh->mods[f.module].build_id ? report_strdup(sh->mods[f.module].build_id) : NULL;
-		rf->offset = f.offset;
-	}
-	return NULL;
+	s->count = m->kind == MG_MSG_HELD ? 1 : m->count;
+	s->items = m->kind == MG_MSG_HELD ? m->count : 0;
+	return frames_add(sh, s, m, 0);
 }
 
 void sites_head_record(sites_head *sh, report_shard *s, size_t test)
@@ -270,10 +300,12 @@ void sites_symbolize(report *r)
 		for (size_t t = 0; t < sh->nsites; t++)
 			for (size_t k = 0; k < sh->sites[t].nsites; k++) {
 				report_site *site = &sh->sites[t].sites[k];
-				for (size_t f = 0; f < site->nframes; f++) {
+				for (size_t f = 0; f < site->nframes + site->nby; f++) {
 					if (sc == NULL)
 						sc = sites_cache_new();
-					sites_symbolize_frame(sc, &site->frames[f]);
+					sites_symbolize_frame(
+					    sc, f < site->nframes ? &site->frames[f]
+					                          : &site->by[f - site->nframes]);
 				}
 			}
 	}

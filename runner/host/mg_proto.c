@@ -153,6 +153,7 @@ static const struct {
     {"expect", 6, MG_CMD_EXPECT}, {"fed", 3, MG_CMD_FED},         {"timeout", 7, MG_MSG_TIMEOUT},
     {"error", 5, MG_MSG_ERROR},   {"extra", 5, MG_MSG_EXTRA},     {"module", 6, MG_MSG_MODULE},
     {"site", 4, MG_MSG_SITE},     {"nomem", 5, MG_MSG_NOMEM},     {"pin", 3, MG_MSG_PIN},
+    {"held", 4, MG_MSG_HELD},     {"heldin", 6, MG_MSG_HELDIN},   {"heldby", 6, MG_MSG_HELDBY},
 };
 
 static const char *const site_words[] = {"mmap", "malloc", "new"};
@@ -222,7 +223,9 @@ static int take_module(cursor *c, mg_msg *out)
 	return take_name(c, out);
 }
 
-/* site SP BYTES SP COUNT SP KIND 1*(SP FRAME) */
+static int take_frames(cursor *c, mg_msg *out);
+
+/* site (held) SP BYTES SP COUNT SP KIND 1*(SP FRAME) */
 static int take_site(cursor *c, mg_msg *out)
 {
 	if (take_field(c, &out->bytes) < 0 || take_field(c, &out->count) < 0 || take_space(c) < 0)
@@ -237,6 +240,12 @@ static int take_site(cursor *c, mg_msg *out)
 		return -1;
 	out->site_kind = (mg_site_kind)k;
 	c->p += wl;
+	return take_frames(c, out);
+}
+
+/* 1*(SP FRAME) to the end: out->text their text, out->nframes their count */
+static int take_frames(cursor *c, mg_msg *out)
+{
 	if (c->p == c->end)
 		return -1;
 	out->text = c->p + 1;
@@ -356,6 +365,7 @@ int mg_proto_parse(mg_msg *out, char *line, size_t len)
 		return take_name(&c, out);
 	case MG_MSG_OUT:
 	case MG_MSG_PIN:
+	case MG_MSG_HELDIN:
 		return take_name(&c, out); /* non-empty text, escaped like a name */
 	case MG_MSG_END:
 		if (take_field(&c, &out->count) < 0)
@@ -373,7 +383,10 @@ int mg_proto_parse(mg_msg *out, char *line, size_t len)
 	case MG_MSG_MODULE:
 		return take_module(&c, out);
 	case MG_MSG_SITE:
+	case MG_MSG_HELD:
 		return take_site(&c, out);
+	case MG_MSG_HELDBY:
+		return take_frames(&c, out);
 	case MG_MSG_NOMEM:
 		if (take_field(&c, &out->count) < 0)
 			return -1;
@@ -501,6 +514,7 @@ size_t mg_proto_put(char *dst, size_t cap, const mg_msg *m)
 	case MG_MSG_START:
 	case MG_MSG_OUT:
 	case MG_MSG_PIN:
+	case MG_MSG_HELDIN:
 	case MG_CMD_RUN:
 		put_bytes(&w, " ", 1);
 		put_text(&w, m->text, m->text_len);
@@ -566,10 +580,14 @@ size_t mg_proto_put(char *dst, size_t cap, const mg_msg *m)
 		put_text(&w, m->text, m->text_len);
 		break;
 	case MG_MSG_SITE:
-		put_field(&w, m->bytes);
-		put_field(&w, m->count);
-		put_bytes(&w, " ", 1);
-		put_str(&w, mg_proto_site_word(m->site_kind));
+	case MG_MSG_HELD:
+	case MG_MSG_HELDBY:
+		if (m->kind != MG_MSG_HELDBY) {
+			put_field(&w, m->bytes);
+			put_field(&w, m->count);
+			put_bytes(&w, " ", 1);
+			put_str(&w, mg_proto_site_word(m->site_kind));
+		}
 		if (m->frames == NULL && m->text_len) { /* a parsed site: its frames' text */
 			put_bytes(&w, " ", 1);
 			put_bytes(&w, m->text, m->text_len);

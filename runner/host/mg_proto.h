@@ -96,7 +96,11 @@ typedef enum mg_msg_kind {
 	MG_MSG_MODULE, /* module ID BUILDID PATH (a module the next site lines name) */
 	MG_MSG_SITE,   /* site BYTES COUNT KIND FRAME... (allocations the test left, one stack) */
 	MG_MSG_NOMEM,  /* nomem COUNT (allocations that failed during the test) */
-	MG_MSG_PIN,    /* pin TEXT (a live item that pins the block of the site before it) */
+	MG_MSG_PIN,  /* pin TEXT (a live item that pins the block of the site or held before it) */
+	MG_MSG_HELD, /* held BYTES ITEMS KIND FRAME... (a block an earlier test allocated that
+	              * ITEMS live items the test placed in it keep mapped) */
+	MG_MSG_HELDIN, /* heldin NAME (the test that allocated the block of the held before it) */
+	MG_MSG_HELDBY, /* heldby FRAME... (where the first of those items was placed) */
 } mg_msg_kind;
 
 /* What a site allocated with (the word of `site`). */
@@ -115,7 +119,7 @@ typedef struct mg_frame {
 } mg_frame;
 
 #define MG_PROTO_BUILD_ID_MAX 64 /* hex digits of a build-id on the wire */
-#define MG_PROTO_PINS_MAX     16 /* pin lines after one site line (6d) */
+#define MG_PROTO_PINS_MAX     16 /* pin lines after one site or held line (6d) */
 
 typedef struct mg_msg {
 	mg_msg_kind kind;
@@ -138,8 +142,8 @@ typedef struct mg_msg {
 	/* module: count is the ID, build_id its hex digits (build_id_len 0: none) */
 	const char *build_id;
 	size_t build_id_len;
-	/* site: bytes, count, site_kind; frames (nframes) to write, or (frames
-	 * NULL) text, the frames' text as parsed */
+	/* site, held: bytes, count, site_kind; frames (nframes) to write, or
+	 * (frames NULL) text, the frames' text as parsed (heldby: frames only) */
 	mg_site_kind site_kind;
 	const mg_frame *frames;
 	size_t nframes;

@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "mg_proto.h"
+#include "mg_sites_int.h"
 
 #ifdef MG_SITES_NONE
 /* The pytest plugin's shared library: no interposer, no sites. */
@@ -70,7 +71,6 @@ size_t mg_sites_put(char *dst, size_t cap)
 /* Weak: a runtime that defines these too (a statically linked sanitizer)
  * keeps its own, and this file then sees nothing, which is safe. */
 #define MG_HOOK __attribute__((weak, visibility("default")))
-#define MG_TLS  __attribute__((tls_model("initial-exec")))
 
 /* ---- the real functions ---- */
 
@@ -83,7 +83,7 @@ static int (*real_posix_memalign)(void **, size_t, size_t);
 static void *(*real_aligned_alloc)(size_t, size_t);
 static void *(*real_memalign)(size_t, size_t);
 static void *(*real_mmap)(void *, size_t, int, int, int, off_t);
-static int (*real_munmap)(void *, size_t);
+int (*mgs_real_munmap)(void *, size_t);
 static void *(*real_mremap)(void *, size_t, size_t, int, ...);
 static int (*real_pthread_create)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
 /* operator new/delete: plain, nothrow, aligned, aligned nothrow (new);
@@ -133,7 +133,7 @@ static void resolve(void)
 	*(void **)&real_aligned_alloc = next("aligned_alloc");
 	*(void **)&real_memalign = next("memalign");
 	*(void **)&real_mmap = next("mmap");
-	*(void **)&real_munmap = next("munmap");
+	*(void **)&mgs_real_munmap = next("munmap");
 	*(void **)&real_mremap = next("mremap");
 	*(void **)&real_pthread_create = next("pthread_create");
 	static const char *const news[2][4] = {
@@ -158,65 +158,28 @@ static void resolve(void)
 
 /* ---- state ---- */
 
-typedef struct rec {
-	size_t bytes;   /* what it stands for: its size, or the sampling interval */
-	uint32_t stack; /* index in stacks, +1; 0: none */
-	uint32_t tk;    /* test serial << 2 | kind */
-} rec;
-
-#define WAYS      8 /* records per set: one cache line of keys on x64 */
-#define KEY_BUSY  1 /* a slot being written */
-#define SERIAL(x) ((x)&0x3fffffffu)
-
-static unsigned level;     /* 0 until mg_sites_init: pass everything through */
-static int enabled;        /* level > 0, and not a forked copy */
-static uint64_t min_bytes; /* a test leaving less sends no sites */
-static uintptr_t *keys;    /* nsets * WAYS addresses; 0 free, KEY_BUSY being written */
-static rec *recs;
+static unsigned level;  /* 0 until mg_sites_init: pass everything through */
+int mgs_enabled;        /* level > 0, and not a forked copy */
+uint64_t mgs_min_bytes; /* a test leaving less sends no sites */
+uintptr_t *mgs_keys;    /* nsets * WAYS addresses; 0 free, KEY_BUSY being written */
+rec *mgs_recs;
 static uint8_t *used; /* per set: its slots taken (a free's fast path: 0, none) */
-static size_t nsets;
-static uintptr_t (*stacks)[MG_SITES_DEPTH]; /* frames of each stack, 0-terminated */
-static uint32_t *stack_hash;                /* 0 free, 1 being written, else hash | 2 */
+size_t mgs_nsets;
+uintptr_t (*mgs_stacks)[MG_SITES_DEPTH]; /* frames of each stack, 0-terminated */
+static uint32_t *stack_hash;             /* 0 free, 1 being written, else hash | 2 */
 static size_t nstacks;
-static uint32_t serial;   /* the running test */
-static int64_t test_live; /* bytes the running test's records stand for, still live */
-static uint64_t nomem;    /* failed allocations since the test started */
-static uint64_t dropped;  /* records that found no room (a full set) */
-static char exe_path[4096];
+uint32_t mgs_serial;     /* the running test */
+int64_t mgs_test_live;   /* bytes the running test's records stand for, still live */
+uint64_t mgs_nomem;      /* failed allocations since the test started */
+static uint64_t dropped; /* records that found no room (a full set) */
+char mgs_exe_path[4096];
 
-static __thread int t_busy MG_TLS;                  /* this thread is inside the interposer */
-static __thread uintptr_t t_lo MG_TLS, t_hi MG_TLS; /* this thread's stack; 0: not known */
-static __thread int64_t t_countdown MG_TLS;         /* bytes until the next sample */
+__thread int mgs_t_busy MG_TLS;                      /* this thread is inside the interposer */
+__thread uintptr_t mgs_t_lo MG_TLS, mgs_t_hi MG_TLS; /* this thread's stack; 0: not known */
+static __thread int64_t t_countdown MG_TLS;          /* bytes until the next sample */
 static __thread uint32_t t_rand MG_TLS;
 
 /* ---- stacks ---- */
-
-/*
- * The caller's return address, then up the frame-pointer chain while each
- * frame lies on this thread's known stack, above the last and within 8 MiB
- * of it. A macro: the frame it starts from is the interposed function's.
- */
-#define WALK(out, n)                                                                               \
-	do {                                                                                       \
-		(out)[0] = (uintptr_t)__builtin_return_address(0);                                 \
-		(n) = 1;                                                                           \
-		uintptr_t fp_ = (uintptr_t)__builtin_frame_address(0);                             \
-		uintptr_t hi_ = t_hi;                                                              \
-		if (hi_ == 0 || fp_ < t_lo || fp_ >= hi_)                                          \
-			break;                                                                     \
-		for (;;) {                                                                         \
-			uintptr_t nx_ = ((uintptr_t *)fp_)[0];                                     \
-			if ((n) >= MG_SITES_DEPTH || nx_ <= fp_ ||                                 \
-			    nx_ + 2 * sizeof(uintptr_t) > hi_ ||                                   \
-			    (nx_ & (sizeof(uintptr_t) - 1)) || nx_ - fp_ > (8u << 20))             \
-				break;                                                             \
-			uintptr_t ra_ = ((uintptr_t *)nx_)[1];                                     \
-			if (ra_ < 4096)                                                            \
-				break;                                                             \
-			(out)[(n)++] = ra_;                                                        \
-			fp_ = nx_;                                                                 \
-		}                                                                                  \
-	} while (0)
 
 static uint32_t hash_frames(const uintptr_t *f, unsigned n)
 {
@@ -227,7 +190,7 @@ static uint32_t hash_frames(const uintptr_t *f, unsigned n)
 }
 
 /* The stack's index + 1, added when new; 0 when the table is full. */
-static uint32_t stack_id(const uintptr_t *f, unsigned n)
+uint32_t mg_sites_stack_id(const uintptr_t *f, unsigned n)
 {
 	uint32_t h = hash_frames(f, n) | 2;
 	for (size_t i = 0, at = h; i < 32; i++, at++) {
@@ -235,14 +198,14 @@ static uint32_t stack_id(const uintptr_t *f, unsigned n)
 		uint32_t cur = __atomic_load_n(&stack_hash[s], __ATOMIC_ACQUIRE);
 		if (cur == 0 && __atomic_compare_exchange_n(&stack_hash[s], &cur, 1, 0,
 		                                            __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
-			memcpy(stacks[s], f, n * sizeof(uintptr_t));
+			memcpy(mgs_stacks[s], f, n * sizeof(uintptr_t));
 			if (n < MG_SITES_DEPTH)
-				stacks[s][n] = 0;
+				mgs_stacks[s][n] = 0;
 			__atomic_store_n(&stack_hash[s], h, __ATOMIC_RELEASE);
 			return (uint32_t)s + 1;
 		}
-		if (cur == h && !memcmp(stacks[s], f, n * sizeof(uintptr_t)) &&
-		    (n == MG_SITES_DEPTH || stacks[s][n] == 0))
+		if (cur == h && !memcmp(mgs_stacks[s], f, n * sizeof(uintptr_t)) &&
+		    (n == MG_SITES_DEPTH || mgs_stacks[s][n] == 0))
 			return (uint32_t)s + 1;
 	}
 	return 0;
@@ -250,26 +213,27 @@ static uint32_t stack_id(const uintptr_t *f, unsigned n)
 
 /* ---- the table of live records ---- */
 
-static size_t set_of(uintptr_t p)
+size_t mg_sites_set_of(uintptr_t p)
 {
 	uint64_t h = (uint64_t)(p >> 4) * 0x9e3779b97f4a7c15ull;
-	return (size_t)(h >> 32) & (nsets - 1);
+	return (size_t)(h >> 32) & (mgs_nsets - 1);
 }
 
 static void record(uintptr_t p, size_t bytes, mg_site_kind kind, uint32_t stack)
 {
-	uintptr_t *k = keys + set_of(p) * WAYS;
-	uint32_t s = __atomic_load_n(&serial, __ATOMIC_RELAXED);
+	uintptr_t *k = mgs_keys + mg_sites_set_of(p) * WAYS;
+	uint32_t s = __atomic_load_n(&mgs_serial, __ATOMIC_RELAXED);
 	for (int w = 0; w < WAYS; w++) {
 		uintptr_t cur = __atomic_load_n(&k[w], __ATOMIC_RELAXED);
 		if (cur == p) { /* a record whose free was not seen: replaced */
-			rec *r = &recs[(size_t)(k - keys) + (size_t)w];
+			rec *r = &mgs_recs[(size_t)(k - mgs_keys) + (size_t)w];
 			if (SERIAL(r->tk >> 2) == s)
-				__atomic_fetch_sub(&test_live, (int64_t)r->bytes, __ATOMIC_RELAXED);
+				__atomic_fetch_sub(&mgs_test_live, (int64_t)r->bytes,
+				                   __ATOMIC_RELAXED);
 			r->bytes = bytes;
 			r->stack = stack;
 			r->tk = s << 2 | (uint32_t)kind;
-			__atomic_fetch_add(&test_live, (int64_t)bytes, __ATOMIC_RELAXED);
+			__atomic_fetch_add(&mgs_test_live, (int64_t)bytes, __ATOMIC_RELAXED);
 			return;
 		}
 	}
@@ -277,12 +241,12 @@ static void record(uintptr_t p, size_t bytes, mg_site_kind kind, uint32_t stack)
 		uintptr_t zero = 0;
 		if (__atomic_compare_exchange_n(&k[w], &zero, KEY_BUSY, 0, __ATOMIC_ACQ_REL,
 		                                __ATOMIC_RELAXED)) {
-			__atomic_fetch_add(&used[set_of(p)], 1, __ATOMIC_RELAXED);
-			rec *r = &recs[(size_t)(k - keys) + (size_t)w];
+			__atomic_fetch_add(&used[mg_sites_set_of(p)], 1, __ATOMIC_RELAXED);
+			rec *r = &mgs_recs[(size_t)(k - mgs_keys) + (size_t)w];
 			r->bytes = bytes;
 			r->stack = stack;
 			r->tk = s << 2 | (uint32_t)kind;
-			__atomic_fetch_add(&test_live, (int64_t)bytes, __ATOMIC_RELAXED);
+			__atomic_fetch_add(&mgs_test_live, (int64_t)bytes, __ATOMIC_RELAXED);
 			__atomic_store_n(&k[w], p, __ATOMIC_RELEASE);
 			return;
 		}
@@ -294,18 +258,19 @@ static void record(uintptr_t p, size_t bytes, mg_site_kind kind, uint32_t stack)
  * has none. */
 static int forget(uintptr_t p, rec *out)
 {
-	size_t set = set_of(p);
+	size_t set = mg_sites_set_of(p);
 	if (__atomic_load_n(&used[set], __ATOMIC_RELAXED) == 0)
 		return 0; /* most frees: nothing recorded near p */
-	uintptr_t *k = keys + set * WAYS;
+	uintptr_t *k = mgs_keys + set * WAYS;
 	for (int w = 0; w < WAYS; w++) {
 		uintptr_t cur = p;
 		if (__atomic_load_n(&k[w], __ATOMIC_RELAXED) == p &&
 		    __atomic_compare_exchange_n(&k[w], &cur, KEY_BUSY, 0, __ATOMIC_ACQ_REL,
 		                                __ATOMIC_RELAXED)) {
-			rec *r = &recs[(size_t)(k - keys) + (size_t)w];
-			if (SERIAL(r->tk >> 2) == __atomic_load_n(&serial, __ATOMIC_RELAXED))
-				__atomic_fetch_sub(&test_live, (int64_t)r->bytes, __ATOMIC_RELAXED);
+			rec *r = &mgs_recs[(size_t)(k - mgs_keys) + (size_t)w];
+			if (SERIAL(r->tk >> 2) == __atomic_load_n(&mgs_serial, __ATOMIC_RELAXED))
+				__atomic_fetch_sub(&mgs_test_live, (int64_t)r->bytes,
+				                   __ATOMIC_RELAXED);
 			if (out)
 				*out = *r;
 			__atomic_store_n(&k[w], 0, __ATOMIC_RELEASE);
@@ -361,12 +326,37 @@ static inline size_t weigh(size_t n)
 		uintptr_t fr_[MG_SITES_DEPTH];                                                     \
 		unsigned nf_;                                                                      \
 		WALK(fr_, nf_);                                                                    \
-		record((uintptr_t)(p), (bytes), (kind), stack_id(fr_, nf_));                       \
+		record((uintptr_t)(p), (bytes), (kind), mg_sites_stack_id(fr_, nf_));              \
 	} while (0)
 
 static void failed(void)
 {
-	__atomic_fetch_add(&nomem, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&mgs_nomem, 1, __ATOMIC_RELAXED);
+}
+
+/*
+ * The tail of every allocating hook but mremap's and operator new's: after
+ * the real call, a failed one (fail) counted when nomem_ (the caller's test
+ * of errno, or of the result), else p recorded as n bytes of kind (weighed,
+ * but a mapping) with the stack of the hook it is inlined into: always
+ * inline, so WALK's frame and return address are the hook's.
+ */
+#define MG_INLINE static inline __attribute__((always_inline))
+MG_INLINE void took(void *p, int fail, int nomem_, size_t n, mg_site_kind kind)
+{
+	if (!mgs_enabled || mgs_t_busy)
+		return;
+	if (fail) {
+		if (nomem_)
+			failed();
+		return;
+	}
+	size_t w = kind == MG_SITE_MMAP ? n : weigh(n);
+	if (w) {
+		mgs_t_busy = 1;
+		TRACK(p, w, kind);
+		mgs_t_busy = 0;
+	}
 }
 
 /* ---- the malloc family ---- */
@@ -379,19 +369,7 @@ MG_HOOK void *malloc(size_t n)
 		resolve();
 	}
 	void *p = real_malloc(n);
-	if (!enabled || t_busy)
-		return p;
-	if (p == NULL) {
-		if (errno == ENOMEM)
-			failed();
-		return p;
-	}
-	size_t w = weigh(n);
-	if (w) {
-		t_busy = 1;
-		TRACK(p, w, MG_SITE_MALLOC);
-		t_busy = 0;
-	}
+	took(p, p == NULL, p == NULL && errno == ENOMEM, n, MG_SITE_MALLOC);
 	return p;
 }
 
@@ -401,7 +379,7 @@ MG_HOOK void free(void *p)
 		return;
 	if (__builtin_expect(!resolved, 0))
 		resolve();
-	if (enabled)
+	if (mgs_enabled)
 		forget((uintptr_t)p, NULL);
 	real_free(p);
 }
@@ -416,19 +394,7 @@ MG_HOOK void *calloc(size_t n, size_t size)
 		resolve();
 	}
 	void *p = real_calloc(n, size);
-	if (!enabled || t_busy)
-		return p;
-	if (p == NULL) {
-		if (errno == ENOMEM)
-			failed();
-		return p;
-	}
-	size_t w = weigh(n * size);
-	if (w) {
-		t_busy = 1;
-		TRACK(p, w, MG_SITE_MALLOC);
-		t_busy = 0;
-	}
+	took(p, p == NULL, p == NULL && errno == ENOMEM, n * size, MG_SITE_MALLOC);
 	return p;
 }
 
@@ -445,22 +411,10 @@ MG_HOOK void *realloc(void *old, size_t n)
 			           : (size_t)(boot + sizeof(boot) - (char *)old));
 		return p;
 	}
-	if (enabled && old)
+	if (mgs_enabled && old)
 		forget((uintptr_t)old, NULL);
 	void *p = real_realloc(old, n);
-	if (!enabled || t_busy)
-		return p;
-	if (p == NULL) {
-		if (n && errno == ENOMEM)
-			failed();
-		return p;
-	}
-	size_t w = weigh(n);
-	if (w) {
-		t_busy = 1;
-		TRACK(p, w, MG_SITE_MALLOC);
-		t_busy = 0;
-	}
+	took(p, p == NULL, p == NULL && n && errno == ENOMEM, n, MG_SITE_MALLOC);
 	return p;
 }
 
@@ -474,27 +428,12 @@ MG_HOOK void *reallocarray(void *old, size_t n, size_t size)
 }
 
 /* The aligned ones: the real call, then the record as malloc's. */
-#define ALIGNED_TAIL(p, n)                                                                         \
-	do {                                                                                       \
-		if (!enabled || t_busy || (p) == NULL)                                             \
-			break;                                                                     \
-		size_t w_ = weigh(n);                                                              \
-		if (w_) {                                                                          \
-			t_busy = 1;                                                                \
-			TRACK((p), w_, MG_SITE_MALLOC);                                            \
-			t_busy = 0;                                                                \
-		}                                                                                  \
-	} while (0)
-
 MG_HOOK int posix_memalign(void **out, size_t align, size_t n)
 {
 	if (__builtin_expect(!resolved, 0))
 		resolve();
 	int r = real_posix_memalign(out, align, n);
-	if (r == ENOMEM && enabled && !t_busy)
-		failed();
-	if (r == 0)
-		ALIGNED_TAIL(*out, n);
+	took(r == 0 ? *out : NULL, r != 0, r == ENOMEM, n, MG_SITE_MALLOC);
 	return r;
 }
 
@@ -503,9 +442,7 @@ MG_HOOK void *aligned_alloc(size_t align, size_t n)
 	if (__builtin_expect(!resolved, 0))
 		resolve();
 	void *p = real_aligned_alloc(align, n);
-	if (p == NULL && errno == ENOMEM && enabled && !t_busy)
-		failed();
-	ALIGNED_TAIL(p, n);
+	took(p, p == NULL, p == NULL && errno == ENOMEM, n, MG_SITE_MALLOC);
 	return p;
 }
 
@@ -514,9 +451,7 @@ MG_HOOK void *memalign(size_t align, size_t n)
 	if (__builtin_expect(!resolved, 0))
 		resolve();
 	void *p = real_memalign(align, n);
-	if (p == NULL && errno == ENOMEM && enabled && !t_busy)
-		failed();
-	ALIGNED_TAIL(p, n);
+	took(p, p == NULL, p == NULL && errno == ENOMEM, n, MG_SITE_MALLOC);
 	return p;
 }
 
@@ -527,16 +462,7 @@ MG_HOOK void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t of
 	if (__builtin_expect(!resolved, 0))
 		resolve();
 	void *p = real_mmap(addr, len, prot, flags, fd, off);
-	if (!enabled || t_busy)
-		return p;
-	if (p == MAP_FAILED) {
-		if (errno == ENOMEM)
-			failed();
-		return p;
-	}
-	t_busy = 1;
-	TRACK(p, len, MG_SITE_MMAP);
-	t_busy = 0;
+	took(p, p == MAP_FAILED, p == MAP_FAILED && errno == ENOMEM, len, MG_SITE_MMAP);
 	return p;
 }
 
@@ -549,16 +475,7 @@ MG_HOOK void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off64_
 	if (real_mmap64 == NULL)
 		*(void **)&real_mmap64 = next("mmap64");
 	void *p = real_mmap64(addr, len, prot, flags, fd, off);
-	if (!enabled || t_busy)
-		return p;
-	if (p == MAP_FAILED) {
-		if (errno == ENOMEM)
-			failed();
-		return p;
-	}
-	t_busy = 1;
-	TRACK(p, len, MG_SITE_MMAP);
-	t_busy = 0;
+	took(p, p == MAP_FAILED, p == MAP_FAILED && errno == ENOMEM, len, MG_SITE_MMAP);
 	return p;
 }
 
@@ -568,7 +485,7 @@ MG_HOOK int munmap(void *p, size_t len)
 {
 	if (__builtin_expect(!resolved, 0))
 		resolve();
-	if (enabled) {
+	if (mgs_enabled) {
 		rec r;
 		if (forget((uintptr_t)p, &r) && len < r.bytes && (r.tk & 3) == MG_SITE_MMAP) {
 			size_t cut = (len + 4095) & ~(size_t)4095;
@@ -576,7 +493,7 @@ MG_HOOK int munmap(void *p, size_t len)
 				record((uintptr_t)p + cut, r.bytes - cut, MG_SITE_MMAP, r.stack);
 		}
 	}
-	return real_munmap(p, len);
+	return mgs_real_munmap(p, len);
 }
 
 MG_HOOK void *mremap(void *old, size_t old_len, size_t len, int flags, ...)
@@ -591,10 +508,10 @@ MG_HOOK void *mremap(void *old, size_t old_len, size_t len, int flags, ...)
 	if (__builtin_expect(!resolved, 0))
 		resolve();
 	rec r0;
-	int r = enabled && forget((uintptr_t)old, &r0);
+	int r = mgs_enabled && forget((uintptr_t)old, &r0);
 	uint32_t stack = r ? r0.stack : 0;
 	void *p = real_mremap(old, old_len, len, flags, want);
-	if (!enabled || t_busy)
+	if (!mgs_enabled || mgs_t_busy)
 		return p;
 	if (p == MAP_FAILED) {
 		if (errno == ENOMEM)
@@ -606,9 +523,9 @@ MG_HOOK void *mremap(void *old, size_t old_len, size_t len, int flags, ...)
 	if (r) {
 		record((uintptr_t)p, len, MG_SITE_MMAP, stack);
 	} else {
-		t_busy = 1;
+		mgs_t_busy = 1;
 		TRACK(p, len, MG_SITE_MMAP);
-		t_busy = 0;
+		mgs_t_busy = 0;
 	}
 	return p;
 }
@@ -625,7 +542,7 @@ static void guard_end(guard *g)
 {
 	if (!g->done)
 		failed();
-	t_busy = 0;
+	mgs_t_busy = 0;
 }
 
 /* A C program or a static C++ runtime has no operator new to call: malloc,
@@ -649,10 +566,10 @@ static void *new_fallback(size_t n, size_t align, int nothrow)
 		if (__builtin_expect(!resolved, 0))                                                \
 			resolve();                                                                 \
 		void *(*f_)(size_t, ...) = real_new[arr][i];                                       \
-		if (!enabled || t_busy)                                                            \
+		if (!mgs_enabled || mgs_t_busy)                                                    \
 			return f_ ? call : new_fallback(n, align, nothrow);                        \
 		guard g_ __attribute__((cleanup(guard_end))) = {0};                                \
-		t_busy = 1;                                                                        \
+		mgs_t_busy = 1;                                                                    \
 		void *p_ = f_ ? call : new_fallback(n, align, nothrow);                            \
 		g_.done = p_ != NULL;                                                              \
 		size_t w_ = p_ ? weigh(n) : 0;                                                     \
@@ -693,7 +610,7 @@ NEW_SET(1, _Znam, _ZnamRKSt9nothrow_t, _ZnamSt11align_val_t, _ZnamSt11align_val_
 			return;                                                                    \
 		if (__builtin_expect(!resolved, 0))                                                \
 			resolve();                                                                 \
-		if (enabled)                                                                       \
+		if (mgs_enabled)                                                                   \
 			forget((uintptr_t)p, NULL);                                                \
 		void (*f_)(void *, ...) = real_delete[arr][i];                                     \
 		if (f_)                                                                            \
@@ -761,8 +678,8 @@ static void *thread_start(void *v)
 	start *sp = v;
 	start s = *sp;
 	__atomic_store_n(&sp->taken, 0, __ATOMIC_RELEASE);
-	t_hi = (uintptr_t)__builtin_frame_address(0);
-	t_lo = t_hi > s.size ? t_hi - s.size : 0;
+	mgs_t_hi = (uintptr_t)__builtin_frame_address(0);
+	mgs_t_lo = mgs_t_hi > s.size ? mgs_t_hi - s.size : 0;
 	return s.fn(s.arg);
 }
 
@@ -795,10 +712,10 @@ MG_HOOK int pthread_create(pthread_t *t, const pthread_attr_t *attr, void *(*fn)
 
 static void sites_atfork_child(void)
 {
-	enabled = 0; /* a forked copy (a death test) sends nothing */
+	mgs_enabled = 0; /* a forked copy (a death test) sends nothing */
 }
 
-static void *map_table(size_t bytes)
+void *mg_sites_map(size_t bytes)
 {
 	void *p = real_mmap(NULL, bytes, PROT_READ | PROT_WRITE,
 	                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -812,14 +729,14 @@ void mg_sites_init(unsigned lvl, uint64_t min)
 	resolve();
 	if (real_malloc == NULL || real_free == NULL || real_mmap == NULL)
 		return; /* not interposed (a sanitizer's runtime defines these) */
-	nsets = lvl == MG_SITES_ALL ? (1u << 17) : (1u << 12);
+	mgs_nsets = lvl == MG_SITES_ALL ? (1u << 17) : (1u << 12);
 	nstacks = lvl == MG_SITES_ALL ? (1u << 14) : (1u << 12);
-	keys = map_table(nsets * WAYS * sizeof(*keys));
-	recs = map_table(nsets * WAYS * sizeof(*recs));
-	used = map_table(nsets);
-	stacks = map_table(nstacks * sizeof(*stacks));
-	stack_hash = map_table(nstacks * sizeof(*stack_hash));
-	if (!keys || !recs || !used || !stacks || !stack_hash)
+	mgs_keys = mg_sites_map(mgs_nsets * WAYS * sizeof(*mgs_keys));
+	mgs_recs = mg_sites_map(mgs_nsets * WAYS * sizeof(*mgs_recs));
+	used = mg_sites_map(mgs_nsets);
+	mgs_stacks = mg_sites_map(nstacks * sizeof(*mgs_stacks));
+	stack_hash = mg_sites_map(nstacks * sizeof(*stack_hash));
+	if (!mgs_keys || !mgs_recs || !used || !mgs_stacks || !stack_hash)
 		return;
 	extern void *__libc_stack_end;
 	struct rlimit rl;
@@ -827,402 +744,14 @@ void mg_sites_init(unsigned lvl, uint64_t min)
 	if (getrlimit(RLIMIT_STACK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
 	    rl.rlim_cur < (rlim_t)SIZE_MAX / 2)
 		size = (size_t)rl.rlim_cur;
-	t_hi = (uintptr_t)__libc_stack_end;
-	t_lo = t_hi > size ? t_hi - size : 0;
-	ssize_t n = readlink("/proc/self/exe", exe_path, sizeof(exe_path) - 1);
-	exe_path[n > 0 ? n : 0] = '\0';
+	mgs_t_hi = (uintptr_t)__libc_stack_end;
+	mgs_t_lo = mgs_t_hi > size ? mgs_t_hi - size : 0;
+	ssize_t n = readlink("/proc/self/exe", mgs_exe_path, sizeof(mgs_exe_path) - 1);
+	mgs_exe_path[n > 0 ? n : 0] = '\0';
 	pthread_atfork(NULL, NULL, sites_atfork_child);
-	min_bytes = min ? min : MG_SITES_MIN;
+	mgs_min_bytes = min ? min : MG_SITES_MIN;
 	level = lvl;
-	__atomic_store_n(&enabled, 1, __ATOMIC_RELEASE);
-}
-
-/* ---- pins: the items an allocator placed in its blocks (memguard_pin) ---- */
-
-#define PIN_SETS 512 /* sets of WAYS slots, keyed by the item */
-
-typedef struct pin {
-	uintptr_t block;              /* as its allocator returned it */
-	uint32_t seq;                 /* placement order: the first placed are sent */
-	char text[MG_SITES_PIN_TEXT]; /* "LABEL (TEST)", NUL-terminated */
-} pin;
-
-typedef struct pin_table {
-	uintptr_t keys[PIN_SETS * WAYS]; /* the items; 0 free, KEY_BUSY being written */
-	pin pins[PIN_SETS * WAYS];
-} pin_table;
-
-static pin_table *pin_tab; /* mapped at the first pin: a program that pins nothing pays nothing */
-static uint32_t pin_seq;
-static uint64_t pins_dropped;                 /* pins that found no room (a full set) */
-static char test_name[MG_SITES_PIN_TEXT / 2]; /* the running test's, cut to fit */
-
-static size_t pin_set(uintptr_t p)
-{
-	uint64_t h = (uint64_t)(p >> 3) * 0x9e3779b97f4a7c15ull;
-	return (size_t)(h >> 32) & (PIN_SETS - 1);
-}
-
-static pin_table *pin_table_get(void)
-{
-	pin_table *t = __atomic_load_n(&pin_tab, __ATOMIC_ACQUIRE);
-	if (t != NULL)
-		return t;
-	t = map_table(sizeof(*t));
-	if (t == NULL)
-		return NULL;
-	pin_table *none = NULL;
-	if (!__atomic_compare_exchange_n(&pin_tab, &none, t, 0, __ATOMIC_ACQ_REL,
-	                                 __ATOMIC_ACQUIRE)) {
-		real_munmap(t, sizeof(*t)); /* another thread mapped it first */
-		return none;
-	}
-	return t;
-}
-
-/* Copies at most n bytes of s (up to its NUL) to dst at *at, leaving room
- * for the NUL within cap. */
-static void pin_copy(char *dst, size_t *at, size_t cap, const char *s, size_t n)
-{
-	for (size_t i = 0; i < n && s[i] && *at + 1 < cap; i++)
-		dst[(*at)++] = s[i];
-}
-
-/* "LABEL (TEST)": the label cut to half the text, the test's name to the rest;
- * no label: the item's address. */
-static void pin_text(char *dst, const void *item, const char *label)
-{
-	size_t at = 0, cap = MG_SITES_PIN_TEXT;
-	if (label != NULL && *label) {
-		pin_copy(dst, &at, cap, label, cap / 2);
-	} else {
-		char hex[2 + 2 * sizeof(uintptr_t)];
-		size_t n = sizeof(hex);
-		uintptr_t v = (uintptr_t)item;
-		do
-			hex[--n] = "0123456789abcdef"[v & 15];
-		while ((v >>= 4) != 0);
-		hex[--n] = 'x';
-		hex[--n] = '0';
-		pin_copy(dst, &at, cap, "item at ", 8);
-		pin_copy(dst, &at, cap, hex + n, sizeof(hex) - n);
-	}
-	if (test_name[0]) {
-		pin_copy(dst, &at, cap - 1, " (", 2);
-		pin_copy(dst, &at, cap - 1, test_name, sizeof(test_name));
-		pin_copy(dst, &at, cap, ")", 1);
-	}
-	dst[at] = '\0';
-}
-
-void memguard_pin(const void *block, const void *item, const char *label)
-{
-	uintptr_t key = (uintptr_t)item;
-	if (!__atomic_load_n(&enabled, __ATOMIC_ACQUIRE) || block == NULL || key <= KEY_BUSY)
-		return;
-	pin_table *t = pin_table_get();
-	if (t == NULL)
-		return;
-	uintptr_t *k = t->keys + pin_set(key) * WAYS;
-	int slot = -1;
-	for (int w = 0; w < WAYS && slot < 0; w++) { /* pinned again: replaced */
-		uintptr_t cur = key;
-		if (__atomic_load_n(&k[w], __ATOMIC_RELAXED) == key &&
-		    __atomic_compare_exchange_n(&k[w], &cur, KEY_BUSY, 0, __ATOMIC_ACQ_REL,
-		                                __ATOMIC_RELAXED))
-			slot = w;
-	}
-	for (int w = 0; w < WAYS && slot < 0; w++) {
-		uintptr_t zero = 0;
-		if (__atomic_compare_exchange_n(&k[w], &zero, KEY_BUSY, 0, __ATOMIC_ACQ_REL,
-		                                __ATOMIC_RELAXED))
-			slot = w;
-	}
-	if (slot < 0) {
-		__atomic_fetch_add(&pins_dropped, 1, __ATOMIC_RELAXED);
-		return;
-	}
-	pin *p = &t->pins[(size_t)(k - t->keys) + (size_t)slot];
-	p->block = (uintptr_t)block;
-	p->seq = __atomic_fetch_add(&pin_seq, 1, __ATOMIC_RELAXED);
-	pin_text(p->text, item, label);
-	__atomic_store_n(&k[slot], key, __ATOMIC_RELEASE);
-}
-
-void memguard_unpin(const void *block, const void *item)
-{
-	uintptr_t key = (uintptr_t)item;
-	if (!__atomic_load_n(&enabled, __ATOMIC_ACQUIRE) || key <= KEY_BUSY)
-		return;
-	pin_table *t = __atomic_load_n(&pin_tab, __ATOMIC_ACQUIRE);
-	if (t == NULL)
-		return;
-	uintptr_t *k = t->keys + pin_set(key) * WAYS;
-	for (int w = 0; w < WAYS; w++) {
-		uintptr_t cur = key;
-		if (__atomic_load_n(&k[w], __ATOMIC_RELAXED) == key &&
-		    __atomic_compare_exchange_n(&k[w], &cur, KEY_BUSY, 0, __ATOMIC_ACQ_REL,
-		                                __ATOMIC_RELAXED)) {
-			pin *p = &t->pins[(size_t)(k - t->keys) + (size_t)w];
-			/* the item's pin in another block stays: its address was reused there */
-			__atomic_store_n(&k[w], p->block == (uintptr_t)block ? 0 : key,
-			                 __ATOMIC_RELEASE);
-			return;
-		}
-	}
-}
-
-void mg_sites_test_start(const char *name, size_t len)
-{
-	if (!enabled)
-		return;
-	size_t n = len < sizeof(test_name) - 1 ? len : sizeof(test_name) - 1;
-	if (name == NULL)
-		n = 0;
-	memcpy(test_name, name ? name : "", n);
-	test_name[n] = '\0';
-	__atomic_store_n(&serial, SERIAL(serial + 1), __ATOMIC_RELAXED);
-	__atomic_store_n(&test_live, 0, __ATOMIC_RELAXED);
-	__atomic_store_n(&nomem, 0, __ATOMIC_RELAXED);
-}
-
-uint64_t mg_sites_nomem(void)
-{
-	return __atomic_load_n(&nomem, __ATOMIC_RELAXED);
-}
-
-/* A group: the test's records of one stack. */
-typedef struct group {
-	uint32_t stack; /* index + 1 */
-	uint32_t kind;
-	uint64_t bytes, count;
-} group;
-
-#define NGROUPS 512
-static group groups[NGROUPS]; /* mg_sites_put's, the boundary's only */
-
-/* The modules of the frames being sent (dl_iterate_phdr's callback). */
-typedef struct modscan {
-	uintptr_t *addr; /* the frames, in order */
-	int *module;     /* their module's ID, -1 none yet */
-	uintptr_t *base; /* their module's load bias */
-	size_t n;
-	char *dst; /* the module lines */
-	size_t cap, len;
-	uint32_t nmods;
-} modscan;
-
-/* The GNU build-id of a loaded object, from its PT_NOTE segments in memory:
- * its length (hex digits written at hex), 0 when it has none. */
-static size_t build_id(const struct dl_phdr_info *info, char *hex)
-{
-	for (int i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		if (ph->p_type != PT_NOTE)
-			continue;
-		const char *p = (const char *)(info->dlpi_addr + ph->p_vaddr);
-		const char *end = p + ph->p_memsz;
-		while (p + sizeof(ElfW(Nhdr)) <= end) {
-			const ElfW(Nhdr) *nh = (const ElfW(Nhdr) *)(const void *)p;
-			const char *name = p + sizeof(*nh);
-			const unsigned char *desc =
-			    (const unsigned char *)name + ((nh->n_namesz + 3) & ~3u);
-			if ((const char *)desc + nh->n_descsz > end)
-				break;
-			if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 &&
-			    !memcmp(name, "GNU", 4) && nh->n_descsz * 2 <= MG_PROTO_BUILD_ID_MAX) {
-				for (size_t b = 0; b < nh->n_descsz; b++) {
-					hex[2 * b] = "0123456789abcdef"[desc[b] >> 4];
-					hex[2 * b + 1] = "0123456789abcdef"[desc[b] & 15];
-				}
-				return nh->n_descsz * 2;
-			}
-			p = (const char *)desc + ((nh->n_descsz + 3) & ~3u);
-		}
-	}
-	return 0;
-}
-
-static int modscan_one(struct dl_phdr_info *info, size_t size, void *v)
-{
-	(void)size;
-	modscan *m = v;
-	int id = -1;
-	for (size_t f = 0; f < m->n; f++) {
-		if (m->module[f] >= 0)
-			continue;
-		uintptr_t a = m->addr[f];
-		for (int i = 0; i < info->dlpi_phnum; i++) {
-			const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-			uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
-			if (ph->p_type != PT_LOAD || a < lo || a - lo >= ph->p_memsz)
-				continue;
-			if (id < 0) {
-				char hex[MG_PROTO_BUILD_ID_MAX];
-				const char *path = info->dlpi_name && *info->dlpi_name
-				                       ? info->dlpi_name
-				                       : exe_path;
-				mg_msg mm = {.kind = MG_MSG_MODULE,
-				             .count = m->nmods,
-				             .text = path,
-				             .text_len = strlen(path),
-				             .build_id = hex};
-				mm.build_id_len = build_id(info, hex);
-				size_t need = mg_proto_put(NULL, 0, &mm);
-				if (mm.text_len == 0 || m->len + need > m->cap)
-					return 0; /* no room or no name: its frames are left out */
-				mg_proto_put(m->dst + m->len, need, &mm);
-				m->len += need;
-				id = (int)m->nmods++;
-			}
-			m->module[f] = id;
-			m->base[f] = info->dlpi_addr;
-			break;
-		}
-	}
-	return 0;
-}
-
-/* The record of the allocation at p, NULL when none is. */
-static const rec *rec_at(uintptr_t p)
-{
-	uintptr_t *k = keys + set_of(p) * WAYS;
-	for (int w = 0; w < WAYS; w++)
-		if (__atomic_load_n(&k[w], __ATOMIC_ACQUIRE) == p)
-			return &recs[(size_t)(k - keys) + (size_t)w];
-	return NULL;
-}
-
-#define PIN_NONE 0xff
-static uint8_t pin_group[PIN_SETS * WAYS]; /* each pin's group being sent, PIN_NONE */
-
-/* Which of the first nsites groups (of test s) each live pin's block is a
- * record of. */
-static void pins_group(uint32_t s, size_t nsites)
-{
-	pin_table *t = __atomic_load_n(&pin_tab, __ATOMIC_ACQUIRE);
-	if (t == NULL)
-		return;
-	for (size_t i = 0; i < PIN_SETS * WAYS; i++) {
-		pin_group[i] = PIN_NONE;
-		if (__atomic_load_n(&t->keys[i], __ATOMIC_ACQUIRE) <= KEY_BUSY)
-			continue;
-		const rec *r = rec_at(t->pins[i].block);
-		if (r == NULL || SERIAL(r->tk >> 2) != s)
-			continue;
-		for (size_t g = 0; g < nsites; g++)
-			if (groups[g].stack == r->stack && groups[g].kind == (r->tk & 3))
-				pin_group[i] = (uint8_t)g;
-	}
-}
-
-/* The `pin` lines of group g, the MG_PROTO_PINS_MAX placed first, at dst: their
- * length (those that do not fit in cap left out whole). */
-static size_t pins_put(size_t g, char *dst, size_t cap)
-{
-	pin_table *t = __atomic_load_n(&pin_tab, __ATOMIC_ACQUIRE);
-	if (t == NULL)
-		return 0;
-	size_t first[MG_PROTO_PINS_MAX], n = 0;
-	for (size_t i = 0; i < PIN_SETS * WAYS; i++) {
-		if (pin_group[i] != g || __atomic_load_n(&t->keys[i], __ATOMIC_ACQUIRE) <= KEY_BUSY)
-			continue;
-		uint32_t seq = t->pins[i].seq;
-		if (n == MG_PROTO_PINS_MAX && seq >= t->pins[first[n - 1]].seq)
-			continue;
-		size_t j = n < MG_PROTO_PINS_MAX ? n++ : n - 1; /* insertion, by seq */
-		for (; j > 0 && t->pins[first[j - 1]].seq > seq; j--)
-			first[j] = first[j - 1];
-		first[j] = i;
-	}
-	size_t len = 0;
-	for (size_t j = 0; j < n; j++) {
-		const char *text = t->pins[first[j]].text;
-		mg_msg pm = {.kind = MG_MSG_PIN, .text = text, .text_len = strlen(text)};
-		size_t need = mg_proto_put(NULL, 0, &pm);
-		if (pm.text_len == 0 || len + need > cap)
-			break;
-		mg_proto_put(dst + len, need, &pm);
-		len += need;
-	}
-	return len;
-}
-
-static void sort_groups(group *g, size_t n)
-{
-	for (size_t i = 1; i < n; i++) /* insertion: n is small */
-		for (size_t j = i; j > 0 && g[j].bytes > g[j - 1].bytes; j--) {
-			group t = g[j];
-			g[j] = g[j - 1];
-			g[j - 1] = t;
-		}
-}
-
-size_t mg_sites_put(char *dst, size_t cap)
-{
-	static uintptr_t addr[MG_SITES_TOP * MG_SITES_DEPTH], base[MG_SITES_TOP * MG_SITES_DEPTH];
-	static int module[MG_SITES_TOP * MG_SITES_DEPTH];
-	static mg_frame frames[MG_SITES_DEPTH];
-	if (!enabled || __atomic_load_n(&test_live, __ATOMIC_RELAXED) < (int64_t)min_bytes)
-		return 0;
-	int was = t_busy;
-	t_busy = 1; /* dl_iterate_phdr may take the loader's lock: nothing of ours inside */
-	uint32_t s = __atomic_load_n(&serial, __ATOMIC_RELAXED);
-	size_t ng = 0, nslots = nsets * WAYS;
-	for (size_t i = 0; i < nslots; i++) {
-		uintptr_t k = __atomic_load_n(&keys[i], __ATOMIC_ACQUIRE);
-		if (k <= KEY_BUSY || SERIAL(recs[i].tk >> 2) != s)
-			continue;
-		uint32_t st = recs[i].stack, kind = recs[i].tk & 3;
-		size_t g;
-		for (g = 0; g < ng; g++)
-			if (groups[g].stack == st && groups[g].kind == kind)
-				break;
-		if (g == ng) {
-			if (ng == NGROUPS)
-				continue;
-			groups[ng++] = (group){st, kind, 0, 0};
-		}
-		groups[g].bytes += recs[i].bytes;
-		groups[g].count++;
-	}
-	sort_groups(groups, ng);
-	size_t nsites = 0, nf = 0;
-	for (size_t g = 0; g < ng && nsites < MG_SITES_TOP; g++) {
-		if (groups[g].stack == 0)
-			continue;
-		for (size_t d = 0; d < MG_SITES_DEPTH && stacks[groups[g].stack - 1][d]; d++)
-			addr[nf++] = stacks[groups[g].stack - 1][d];
-		groups[nsites++] = groups[g];
-	}
-	for (size_t f = 0; f < nf; f++)
-		module[f] = -1;
-	modscan m = {addr, module, base, nf, dst, cap, 0, 0};
-	dl_iterate_phdr(modscan_one, &m);
-	pins_group(s, nsites);
-	size_t len = m.len, f0 = 0;
-	for (size_t g = 0; g < nsites; g++) {
-		size_t n = 0;
-		for (size_t d = 0; d < MG_SITES_DEPTH && stacks[groups[g].stack - 1][d]; d++, f0++)
-			if (module[f0] >= 0)
-				frames[n++] = (mg_frame){(uint32_t)module[f0], addr[f0] - base[f0]};
-		if (n == 0)
-			continue;
-		mg_msg sm = {.kind = MG_MSG_SITE,
-		             .bytes = groups[g].bytes,
-		             .count = groups[g].count,
-		             .site_kind = (mg_site_kind)groups[g].kind,
-		             .frames = frames,
-		             .nframes = n};
-		size_t need = mg_proto_put(NULL, 0, &sm);
-		if (len + need > cap)
-			break;
-		mg_proto_put(dst + len, need, &sm);
-		len += need;
-		len += pins_put(g, dst + len, cap - len);
-	}
-	t_busy = was;
-	return len;
+	__atomic_store_n(&mgs_enabled, 1, __ATOMIC_RELEASE);
 }
 
 #endif /* MG_SITES_NONE */

@@ -45,10 +45,13 @@ uint64_t mg_sites_nomem(void);
  * The `module` and `site` lines of the test that just ended (its records
  * still live, grouped by stack, the MG_SITES_TOP largest), each site
  * followed by a `pin` line for each live item pinned (memguard_pin) in a
- * block the site allocated (the MG_PROTO_PINS_MAX placed first), at dst: their
- * length (0: none, the test left less than min or tracking is off). Lines
- * that do not fit in cap are left out whole. Costs a scan of the table
- * only when the test left min bytes or more.
+ * block the site allocated (the MG_PROTO_PINS_MAX placed first); then the
+ * `held` lines (with `heldin`, `heldby`, `pin`) of the blocks earlier tests
+ * allocated that its live items hold, at most MG_SITES_TOP; at dst: their
+ * length (0: none, the test left less than min and holds nothing, or
+ * tracking is off). Lines that do not fit in cap are left out whole.
+ * Costs a scan of the table only when the test left min bytes or more, a
+ * scan of the pins only when it placed an item still live.
  */
 size_t mg_sites_put(char *dst, size_t cap);
 

@@ -239,9 +239,50 @@ static void test_show(void)
 	cleanup();
 }
 
+/* memguard log --format html --test NAME shows the test's sites under its
+ * row in each commit (the note's tests are read one at a time: the picked
+ * test keeps its sites); markup in a function name is text. */
+static void test_log_html(void)
+{
+	setup();
+	save("head.json", 17 << 20, 1, "<b>make_cache</b>");
+	char cmd[256];
+	snprintf(cmd, sizeof(cmd),
+	         "cd '%s' && git init -q . && git -c user.name=t -c user.email=t@e commit -q "
+	         "--allow-empty -m x",
+	         dir);
+	CU_ASSERT_FATAL(system(cmd) == 0);
+	char *note[] = {"note", "head.json", NULL};
+	CU_ASSERT_EQUAL_FATAL(ci(note), 0);
+	char *log[] = {"log", "--format", "html", "--test", "Cache/3", "-o", "t.html", NULL};
+	CU_ASSERT_EQUAL_FATAL(ci(log), 0);
+	char path[128];
+	snprintf(path, sizeof(path), "%s/t.html", dir);
+	FILE *f = fopen(path, "r");
+	CU_ASSERT_FATAL(f != NULL);
+	size_t n = fread(out, 1, sizeof(out) - 1, f);
+	out[n] = '\0';
+	fclose(f);
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "<li>2 \u00d7 8.00 MiB mmap at block_new (storage.c:49) "
+	                                   "\u2190 cache_put (cache.c:115)<br>pinned by: item 17 "
+	                                   "(Cache/3)</li><li>1.00 MiB malloc at "
+	                                   "&lt;b&gt;make_cache&lt;/b&gt;</li>"));
+	CU_ASSERT_PTR_NULL(strstr(out, "<b>make_cache"));
+	/* another test of the same note: none of Cache/3's sites */
+	char *log2[] = {"log", "--format", "html", "--test", "Cache/2", "-o", "t.html", NULL};
+	CU_ASSERT_EQUAL_FATAL(ci(log2), 0);
+	f = fopen(path, "r");
+	CU_ASSERT_FATAL(f != NULL);
+	n = fread(out, 1, sizeof(out) - 1, f);
+	out[n] = '\0';
+	fclose(f);
+	CU_ASSERT_PTR_NULL(strstr(out, "block_new"));
+	cleanup();
+}
+
 static const mg_case cases[] = {
-    {"show", test_show}, {"text", test_text}, {"markdown", test_markdown},
-    {"json", test_json}, {"none", test_none},
+    {"log_html", test_log_html}, {"show", test_show}, {"text", test_text},
+    {"markdown", test_markdown}, {"json", test_json}, {"none", test_none},
 };
 
 MG_TEST_MAIN("ci_sites", cases)

@@ -406,6 +406,16 @@ static size_t format_msg(char *dst, size_t cap, const mg_msg *m)
 	case MG_MSG_PIN:
 		n = snprintf(dst, cap, "pin ");
 		break;
+	case MG_MSG_HELD: /* as a site */
+		n = snprintf(dst, cap, "held %" PRIu64 " %" PRIu64 " %s ", m->bytes, m->count,
+		             mg_proto_site_word(m->site_kind));
+		break;
+	case MG_MSG_HELDIN:
+		n = snprintf(dst, cap, "heldin ");
+		break;
+	case MG_MSG_HELDBY:
+		n = snprintf(dst, cap, "heldby ");
+		break;
 	}
 	size_t len = (size_t)n;
 	if (m->text_len > 0 && m->kind != MG_MSG_PASS)
