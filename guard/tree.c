@@ -30,7 +30,7 @@ struct tree {
 /* Whether pid runs memguard's own executable: a driver shim's child
  * between its fork and its exec (an ASan build of memguard reserves
  * terabytes there), which is not the program under test yet. */
-static int is_ours(const tree *t, pid_t pid)
+int tree_is_ours(const tree *t, pid_t pid)
 {
 	char path[64];
 	struct stat st;
@@ -107,7 +107,7 @@ void tree_read(tree *t, tree_sample *out)
 			 * at the next read */
 			if (elf_arch_of_pid(&t->arch[k], t->pid[k], NULL) < 0)
 				t->arch[k] = MG_ARCH_UNKNOWN;
-			t->ours[k] = (char)is_ours(t, t->pid[k]);
+			t->ours[k] = (char)tree_is_ours(t, t->pid[k]);
 			if (proc_sampler_read(t->sampler[k], &va, &rss) < 0) {
 				drop(t, k--);
 				continue;

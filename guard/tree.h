@@ -38,6 +38,13 @@ int tree_new(tree **out, size_t max, mg_err *err);
  * running it is never counted, as one running memguard itself is not. */
 void tree_ours(tree *t, const char *exe);
 
+/* Whether pid runs memguard's own executable or the one tree_ours named:
+ * a stat of /proc/PID/exe, so only when its image changed (a new text
+ * size: proc_sampler_text), as tree_read does for each descendant. The
+ * runner asks it of a host itself too (a shim, a pytest host before its
+ * exec of pytest). */
+int tree_is_ours(const tree *t, pid_t pid);
+
 /*
  * Finds root's descendants (proc_descendants: O(processes)), keeps the
  * samplers of those still there, opens the new ones, and reads them all

@@ -36,6 +36,11 @@ int policy_can_recycle(const run_ctx *c)
 	return !policy_process_per_test(c);
 }
 
+int policy_program_finishes(const run_ctx *c)
+{
+	return c->driver == DRIVER_GTEST || c->driver == DRIVER_CATCH2;
+}
+
 /* The largest of a lane's recent growths (a window of GROWTH_WINDOW), 0 at least. */
 static uint64_t window_max(const int64_t *v, size_t n)
 {

@@ -449,9 +449,38 @@ static void history_grew(run_ctx *c)
 	}
 }
 
+/*
+ * A gtest/catch2 program's exit that no failure of that program explained
+ * (MG_EXTRA_PROGRAM_EXIT `error`: a leak LeakSanitizer found, a bad exit
+ * status after tests that passed) is explained by a failure anywhere in
+ * the run: run directly the suite is one program, whose failures explain
+ * its exit (the shim's rule, exit_unexplained, lifted from one program to
+ * the run's generations). The entry stays, state `fail`: the run exits 1
+ * as the direct run does, never 3 because recycles put the leak and the
+ * failures in different programs.
+ */
+static void explain_exits(run_ctx *c)
+{
+	int failed = 0;
+	for (size_t s = 0; s < c->rep->nshards && !failed; s++)
+		for (size_t t = 0; t < c->rep->shards[s].ntests; t++) {
+			test_state st = c->rep->shards[s].tests[t].state;
+			if (st == TEST_FAIL || st == TEST_CRASH) {
+				failed = 1;
+				break;
+			}
+		}
+	for (size_t i = 0; failed && i < c->nextras; i++) {
+		report_test *r = &c->rep->shards[c->extras[2 * i]].tests[c->extras[2 * i + 1]];
+		if (r->state == TEST_ERROR && !strcmp(r->name, MG_EXTRA_PROGRAM_EXIT))
+			r->state = TEST_FAIL;
+	}
+}
+
 void record_finish(run_ctx *c)
 {
 	attach_outputs(c);
+	explain_exits(c);
 	history_grew(c);
 	for (unsigned i = 0; i < c->nlanes; i++) {
 		lane *l = &c->lanes[i];

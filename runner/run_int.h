@@ -32,8 +32,10 @@
 #include "timeline.h"
 #include "tree.h"
 
-#define START_DEADLINE  10.0 /* seconds from fork to hello */
-#define QUIT_DEADLINE   5.0  /* seconds from quit (nothing in flight) to bye */
+#define START_DEADLINE 10.0 /* seconds from fork to hello */
+#define QUIT_DEADLINE                                                                              \
+	5.0                  /* seconds from quit (nothing in flight) to bye; a                    \
+	                      * finishing program's: policy_program_finishes */
 #define LISTING_TIMEOUT 60.0 /* seconds for a host to list its tests, without --timeout */
 #define DYING_DEADLINE  2.0  /* seconds from EOF to exit status */
 #define TREE_INTERVAL   0.2  /* seconds between descendant scans */
@@ -111,6 +113,11 @@ typedef struct host {
 	uint64_t desc_rss, desc_va_max;
 	pid_t desc_va_pid; /* the descendant with the most VA (drivers: the program) */
 	tree *kids;        /* kept-open samplers of the descendants */
+	/* its own image (sample_host): the text size when last judged, and
+	 * whether it is memguard's (a shim; a pytest host before its exec),
+	 * whose figures are not the suite's (an ASan build reserves terabytes) */
+	uint64_t own_text;
+	int own_ours;
 	/* VA limits are per process and per arch: the largest descendant of the
 	 * host's arch, and of the other (a 32-bit program under a 64-bit shell) */
 	uint64_t desc_va_same, desc_va_other;
@@ -343,6 +350,10 @@ void record_finish(run_ctx *c);
 uint64_t policy_va_ceiling(const run_ctx *c);
 pid_t policy_va_pid(const run_ctx *c, const host *h);
 int policy_can_recycle(const run_ctx *c);
+/* gtest, catch2: after quit the host's program finishes on its own (its
+ * tear-downs, its leak check, its exit), bounded by the run's --timeout and
+ * --no-progress, not by the quit deadline. */
+int policy_program_finishes(const run_ctx *c);
 /* exec and ctest run a process per test, wrap one for its command: a test's
  * figures are its own process's, it leaves nothing behind in a host, and
  * the shim marks its streams at each boundary. */

@@ -48,12 +48,24 @@ int sample_host(const run_ctx *c, host *h, double t, sample_reading *out)
 		h->desc_va_pid = h->desc_va_other_pid = 0;
 		va = rss = 0;
 	}
-	if (!driver_serves_protocol(c->driver) ||
-	    (c->driver == DRIVER_PYTEST && h->state == HOST_STARTING)) {
-		/* a shim is memguard's own process (an ASan build of it reserves
-		 * terabytes): the memory under test is its program's tree; a
-		 * pytest host is the shim until it execs pytest, which is judged
-		 * from its hello on (the hello's own reading judges a fresh host) */
+	uint64_t text = proc_sampler_text(h->sampler);
+	if (!h->own_text || text != h->own_text) {
+		/* a new image (first seen, or an exec): whether it is memguard's
+		 * own (a driver shim; the pytest driver before it execs pytest),
+		 * the tree's one check, then its figures again, so that they are
+		 * of the image judged; an image that changed meanwhile is judged
+		 * at the next reading (none of its figures count until then) */
+		h->own_ours =
+		    h->kids ? tree_is_ours(h->kids, h->pid) : !driver_serves_protocol(c->driver);
+		if (proc_sampler_read(h->sampler, &va, &rss) < 0)
+			return MG_EGONE;
+		h->own_text = proc_sampler_text(h->sampler) == text ? text : 0;
+		if (!h->own_text)
+			h->own_ours = 1;
+	}
+	if (h->own_ours) {
+		/* memguard's own process: the memory under test is its program's
+		 * tree (a shim) or the program it is about to become (pytest) */
 		va = 0;
 		rss = 0;
 	}

@@ -63,7 +63,7 @@ static void child_fail(int status_fd, int code)
 
 /* The child's end of each fd it gets, and where: fds[i] becomes targets[i]. */
 typedef struct child_fds {
-	int fds[5], targets[5];
+	int fds[6], targets[6];
 	int n;
 } child_fds;
 
@@ -183,6 +183,8 @@ int spawn_start(spawn_proc **out, const char *path, char *const argv[], const sp
 		cf.fds[cf.n] = err_w, cf.targets[cf.n++] = 2;
 	if (o->extra_fd >= 0 && o->extra_target > 2)
 		cf.fds[cf.n] = o->extra_fd, cf.targets[cf.n++] = o->extra_target;
+	if (o->extra_fd2 >= 0 && o->extra_target2 > 2)
+		cf.fds[cf.n] = o->extra_fd2, cf.targets[cf.n++] = o->extra_target2;
 
 	pid_t parent = getpid();
 	fflush(NULL);

@@ -42,20 +42,22 @@ typedef struct spawn_options {
 	int pdeathsig;     /* sent to it when we die (PR_SET_PDEATHSIG); 0: none */
 	int extra_fd;      /* one more fd the child gets (the caller keeps it); -1: none */
 	int extra_target;  /* ... as this fd number (above 2; not 3/4 with SPAWN_PROTOCOL) */
+	int extra_fd2;     /* a second one (the gtest shim's quit word); -1: none */
+	int extra_target2; /* ... as this fd number */
 } spawn_options;
 
 #define SPAWN_OPTIONS_INIT                                                                         \
 	{                                                                                          \
 		SPAWN_PROTOCOL | SPAWN_CAPTURE_OUT | SPAWN_CAPTURE_ERR | SPAWN_OWN_GROUP |         \
 		    SPAWN_NULL_STDIN,                                                              \
-		    NULL, 0, -1, -1, SIGKILL, -1, -1                                               \
+		    NULL, 0, -1, -1, SIGKILL, -1, -1, -1, -1                                       \
 	}
 
 /*
  * Starts path (no PATH search: see spawn_resolve) with argv (NULL-
  * terminated). Returns once exec has happened, so the first sample sees the
  * program, not a copy of us. Every fd of ours above 2 is closed in the
- * child but its pipes (and stdout_fd/stderr_fd/extra_fd, which the caller keeps).
+ * child but its pipes (and stdout_fd/stderr_fd/extra_fd/extra_fd2, which the caller keeps).
  * With a pdeathsig, call only from the main thread (PR_SET_PDEATHSIG fires
  * when the forking thread exits). On success the parent ends are
  * non-blocking and close-on-exec. On failure nothing is left open or

@@ -253,6 +253,63 @@ static void supervise_progress(run_ctx *c, lane *l, double t)
 	}
 }
 
+/*
+ * A quit host whose program finishes on its own (policy_program_finishes)
+ * and runs no test: its tear-downs, its leak check and its exit are the
+ * suite's own time, so no fixed deadline ends them; the run's rules for a
+ * test do: --timeout from quit, and --no-progress (its processes all
+ * stopped, or using no CPU). Ended there, the finish is an entry of its
+ * own, `<program exit>` `timeout` (directly the program would hang its
+ * job): what it would still have reported is not seen, and the run says so.
+ */
+static void supervise_finish(run_ctx *c, lane *l, double t)
+{
+	host *h = &l->h;
+	char why[300];
+	double limit = c->o->no_progress, key = -1.0 - h->since;
+	int over = c->o->timeout > 0 && t - h->since > c->o->timeout;
+	if (over) {
+		snprintf(why, sizeof(why),
+		         "%s did not end within %.3gs of its last test (--timeout): killed before "
+		         "its tear-downs and exit were seen",
+		         c->o->host_argv[0], c->o->timeout);
+	} else if (limit > 0) {
+		if (h->np_test != key || h->np_pid != h->pid) {
+			h->np_test = key;
+			h->np_pid = h->pid;
+			h->np_since = t;
+			h->np_cpu = UINT64_MAX;
+			h->np_next = t + NP_FIRST_LOOK;
+			return;
+		}
+		if (t < h->np_next)
+			return;
+		h->np_next = t + NP_LOOK_EVERY;
+		sample_run r;
+		if (sample_progress(c, h, &r) < 0)
+			return;
+		int all_stopped = r.stopped == r.seen;
+		if (h->np_cpu == UINT64_MAX || (r.cpu_ticks != h->np_cpu && !all_stopped)) {
+			h->np_cpu = r.cpu_ticks;
+			h->np_since = t;
+			return;
+		}
+		if (t - h->np_since < limit)
+			return;
+		snprintf(why, sizeof(why),
+		         "%s %s (state %c) for %.0fs after its last test (--no-progress): killed "
+		         "before its tear-downs and exit were seen",
+		         c->o->host_argv[0], all_stopped ? "was stopped" : "used no CPU", r.state,
+		         t - h->np_since);
+	} else {
+		return;
+	}
+	static const char name[] = MG_EXTRA_PROGRAM_EXIT;
+	record_extra(c, l, TEST_TIMEOUT, name, sizeof(name) - 1, why, strlen(why));
+	lane_requeue(c, l);
+	lane_kill(c, l, h->end != END_NONE ? h->end : END_QUIT, why);
+}
+
 /* ---- deadlines ---- */
 
 /* Seconds from fork to hello: START_DEADLINE, but a pytest host greets only
@@ -287,6 +344,12 @@ static void supervise_deadlines(run_ctx *c)
 				lane_catch_up(c, l); /* its latest start and results first */
 			if (h->state != HOST_RUNNING && h->state != HOST_QUITTING)
 				break;
+			if (h->state == HOST_QUITTING && !h->head_started &&
+			    policy_program_finishes(c)) {
+				/* its run lines not started are not running: it finishes */
+				supervise_finish(c, l, t);
+				break;
+			}
 			supervise_progress(c, l, t);
 			if (h->state != HOST_RUNNING && h->state != HOST_QUITTING)
 				break; /* ended for no progress */

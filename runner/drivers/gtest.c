@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -175,6 +176,27 @@ static int probe_stream(gtest *g, const char *p, size_t n)
 	return 1;
 }
 
+/* The quit word (MG_PROBE_ENV_QUIT): a page shared with every program
+ * this shim starts, set at the runner's quit (g_park). Without it (no
+ * memfd) a quit ends the program at its next boundary, unfinished. */
+static void quit_word_open(shim *s, gtest *g)
+{
+	int fd = memfd_create("memguard-quit", MFD_CLOEXEC);
+	void *p = fd >= 0 && ftruncate(fd, 4096) == 0
+	              ? mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)
+	              : MAP_FAILED;
+	if (p == MAP_FAILED) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	g->quit_word = p;
+	shim_pass_fd(s, fd, PROBE_QUIT_FD);
+	char num[16];
+	snprintf(num, sizeof(num), "%d", PROBE_QUIT_FD);
+	shim_setenv(s, MG_PROBE_ENV_QUIT, num);
+}
+
 /*
  * Once per shim: whether the program can take the probe and, if so, its
  * environment (LD_PRELOAD with the probe first, the limits, and for an
@@ -228,6 +250,7 @@ static void probe_setup(shim *s, gtest *g, int say)
 		stream_secret(s, g);
 	for (size_t i = 0; i < MG_CONTRACT_NLIMITS; i++) /* the verdict's, all of them */
 		pass_env(s, mg_contract_limits[i].env);
+	quit_word_open(s, g);
 	g->probe_state = 1;
 }
 
@@ -1152,7 +1175,7 @@ static void exit_unexplained(shim *s, gtest *g, mg_exit_end status)
 	    status.signo ? "was killed by signal" : "exited with status",
 	    status.signo ? status.signo : status.status, tn ? ":\n" : " (nothing on stderr)",
 	    (int)(tn < 3000 ? tn : 3000), tail + (tn < 3000 ? 0 : tn - 3000));
-	static const char name[] = "<program exit>";
+	static const char name[] = MG_EXTRA_PROGRAM_EXIT;
 	shim_extra(s, MG_MSG_ERROR, name, sizeof(name) - 1, msg,
 	           n < 0                     ? 0
 	           : (size_t)n < sizeof(msg) ? (size_t)n
@@ -1175,7 +1198,7 @@ static void exit_leaked(shim *s, gtest *g)
 	                 "recycled it (checked where it was ended, as at its exit)%s%.*s",
 	                 shim_cmd(s, NULL)[0], tn ? ":\n" : "", (int)(tn < 3000 ? tn : 3000),
 	                 tail + (tn < 3000 ? 0 : tn - 3000));
-	static const char name[] = "<program exit>";
+	static const char name[] = MG_EXTRA_PROGRAM_EXIT;
 	shim_extra(s, MG_MSG_ERROR, name, sizeof(name) - 1, msg,
 	           n < 0                     ? 0
 	           : (size_t)n < sizeof(msg) ? (size_t)n
@@ -1203,8 +1226,9 @@ static void g_exited(shim *s, mg_exit_end status, const struct rusage *ru)
 		g->batch = 0;
 		return;
 	}
-	if (shim_stopped(s)) {
-		/* recycled at a boundary, then finished as its framework would: its
+	if (shim_stopped(s) || (shim_parking(s) && !shim_head_started(s))) {
+		/* recycled at a boundary (stopped there, or asked at the runner's
+		 * quit to end at its next test), then finished as its framework would: its
 		 * tear-downs' failures, its exit status and trailing output count as
 		 * a direct run's would (each entry once a run: record_extra) */
 		int leaked = probe_park_leaked(g);
@@ -1228,7 +1252,9 @@ static void g_exited(shim *s, mg_exit_end status, const struct rusage *ru)
 		shim_resultf(s, MG_MSG_FAIL, "%.*s%s exited with status %d during the test",
 		             (int)g->text_len, g->text, cmd[0], status.status);
 	}
-	outside_flush(s, g); /* a global tear-down's failure, when it got no further */
+	if (shim_parking(s))
+		g->batch = 0; /* quit came: the tests after it are the runner's again */
+	outside_flush(s, g);  /* a global tear-down's failure, when it got no further */
 	if (!g->batch) {
 		exit_unexplained(s, g, status);
 		return;
@@ -1266,6 +1292,19 @@ static int g_finishing(shim *s)
 	return g->batch == 0;
 }
 
+/* At the runner's quit with tests of the batch still to run: the program
+ * (its probe) ends where its next test would start, after what the
+ * framework does before it (a suite's tear-down, a name run again, a leak
+ * check at the park). 1 when asked. */
+static int g_park(shim *s)
+{
+	gtest *g = shim_ctx(s);
+	if (!g->quit_word || g->probe_rd < 0)
+		return 0;
+	__atomic_store_n(g->quit_word, 1, __ATOMIC_RELEASE);
+	return 1;
+}
+
 /* The lines followed here, plainly, once, in gtest's order; the rest of the
  * user's GTEST_* environment is kept. */
 static const char *const gtest_env[] = {
@@ -1287,6 +1326,7 @@ int gtest_run(const shim_args *a, int catch2, int catch2_v3)
 	    .tail_stderr = 1,
 	    .finishing = g_finishing,
 	    .finish_stopped = 1,
+	    .park = g_park,
 	};
 	static const shim_ops c2_ops = {
 	    .measure = SHIM_MEASURE_CHILD,
@@ -1299,6 +1339,7 @@ int gtest_run(const shim_args *a, int catch2, int catch2_v3)
 	    .tail_stderr = 1,
 	    .finishing = g_finishing,
 	    .finish_stopped = 1,
+	    .park = g_park,
 	};
 	static gtest g;
 	g.probe_rd = -1;

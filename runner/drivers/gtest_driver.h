@@ -26,6 +26,7 @@
 
 /* The probe pipe: the child's fd, and the longest line it writes. */
 #define PROBE_TARGET_FD 3
+#define PROBE_QUIT_FD   4 /* the shared quit word's page (MG_PROBE_ENV_QUIT) */
 #define PROBE_LINE      (8 * 1024)
 
 /* Where a GoogleTest program is when no test runs (its framing lines). */
@@ -55,10 +56,11 @@ typedef struct gtest {
 	int asan;        /* -1 until known: the program is an ASan build */
 	int listed;      /* the list came from the runner (listing_take) */
 	uint64_t listed_va, listed_rss;
-	const char *probe_why;    /* why there is none */
-	char probe_preload[8192]; /* LD_PRELOAD for the program: the probe first */
-	int probe_rd;             /* the probe pipe's read end, -1 when none */
-	int probe_seen;           /* the running program's probe said hello */
+	const char *probe_why;        /* why there is none */
+	char probe_preload[8192];     /* LD_PRELOAD for the program: the probe first */
+	int probe_rd;                 /* the probe pipe's read end, -1 when none */
+	int probe_seen;               /* the running program's probe said hello */
+	volatile uint32_t *quit_word; /* shared with the probe: 1 at the runner's quit */
 	char probe_in[2 * PROBE_LINE];
 	mg_lines probe_lines;
 	char stop_why[64]; /* a "stop" for the result being handled */

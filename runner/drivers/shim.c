@@ -92,12 +92,14 @@ struct shim {
 	int probed;      /* the child reports its own figures (shim_probed) */
 	int has_figures; /* shim_figures gave the next result's memory */
 	uint64_t fig_va, fig_rss;
-	int stopped;      /* recycled at a boundary: the child is parked until quit */
-	int resumed;      /* ... and continued after quit to finish (ops->finish_stopped) */
-	int line_cut;     /* the line given to ops->line is a piece of a longer one */
-	int pipe_big;     /* the command pipe was enlarged (shim_take_pending) */
-	uint64_t ordinal; /* TREE: results sent, the next mark's number */
-	unsigned version; /* the protocol spoken: the lower of ours and the runner's */
+	int stopped;              /* recycled at a boundary: the child is parked until quit */
+	int resumed;              /* ... and continued after quit to finish (ops->finish_stopped) */
+	int parking;              /* asked at quit to end at its next test (ops->park) */
+	int pass_fd, pass_target; /* shim_pass_fd: every child gets it */
+	int line_cut;             /* the line given to ops->line is a piece of a longer one */
+	int pipe_big;             /* the command pipe was enlarged (shim_take_pending) */
+	uint64_t ordinal;         /* TREE: results sent, the next mark's number */
+	unsigned version;         /* the protocol spoken: the lower of ours and the runner's */
 	char secret[MG_MARK_SECRET_LEN + 1]; /* v3: the run's, in every mark */
 	char **set_names; /* variables (not MEMGUARD_*) set or removed for children */
 	size_t nset;
@@ -330,6 +332,8 @@ static pid_t fork_child(shim *s, char *const argv[], int pipe_out, int *out_fd, 
 	so.envp = envp;
 	so.extra_fd = extra_fd;
 	so.extra_target = extra_target;
+	so.extra_fd2 = s->pass_fd;
+	so.extra_target2 = s->pass_target;
 	*out_fd = -1;
 	int rc = spawn_resolve(path, sizeof(path), argv[0], &err) < 0 ||
 	                 spawn_start(&p, path, argv, &so, &err) < 0
@@ -665,7 +669,8 @@ void shim_result(shim *s, mg_msg_kind kind, const char *msg, size_t len)
 	s->started = 0;
 	/* a child finishing on its own (its batch answered, or stopped here by
 	 * its probe: gtest_end) is waited for by the loop */
-	if (s->quit_pending && !(s->child && s->ops->finishing && s->ops->finishing(s)))
+	if (s->quit_pending &&
+	    !(s->child && ((s->ops->finishing && s->ops->finishing(s)) || s->parking)))
 		finish(s, 0);
 	if (s->ops->self_recycle && !probed &&
 	    ((s->recycle_va && va >= s->recycle_va) || (s->recycle_rss && rss >= s->recycle_rss)))
@@ -706,6 +711,17 @@ void shim_stop(shim *s, const char *why)
 int shim_stopped(const shim *s)
 {
 	return s->stopped;
+}
+
+int shim_parking(const shim *s)
+{
+	return s->parking;
+}
+
+void shim_pass_fd(shim *s, int fd, int target)
+{
+	s->pass_fd = fd;
+	s->pass_target = target;
 }
 
 /* At quit, a child stopped at a boundary that finishes on its own
@@ -947,9 +963,15 @@ static int read_commands(shim *s)
 			s->unfed++;
 		} else if (m.kind == MG_CMD_FED)
 			s->unfed = 0;
-		else if (m.kind == MG_CMD_QUIT)
+		else if (m.kind == MG_CMD_QUIT) {
 			s->quit_pending = 1;
-		else if (m.kind == MG_CMD_LIST)
+			/* a program with tests still to run ends at its next one,
+			 * finishing what its framework does before it (asked at
+			 * once: the sooner, the fewer tests it starts) */
+			if (s->child && !s->stopped && !s->parking && s->ops->park &&
+			    !(s->ops->finishing && s->ops->finishing(s)))
+				s->parking = s->ops->park(s);
+		} else if (m.kind == MG_CMD_LIST)
 			do_list(s);
 		else
 			violation(s, line);
@@ -1152,6 +1174,7 @@ int shim_main(const shim_ops *ops, void *ctx, char **cmd, int ncmd)
 	s->ncmd = ncmd;
 	s->child_out = -1;
 	s->child_err = -1;
+	s->pass_fd = -1;
 	s->cmd_fd = MG_PROTO_CMD_FD;
 	s->reply_fd = MG_PROTO_REPLY_FD;
 	mg_lines_init(&s->lines, s->in, sizeof(s->in), MG_PROTO_LINE_MAX);
@@ -1222,7 +1245,8 @@ int shim_main(const shim_ops *ops, void *ctx, char **cmd, int ncmd)
 		 * check) is waited for: how it ends is part of the run */
 		if (s->quit_pending && !s->started &&
 		    !(s->child && !s->stopped && ops->finishing && ops->finishing(s)) &&
-		    !(s->child && s->stopped && ops->finish_stopped && resume(s)))
+		    !(s->child && s->stopped && ops->finish_stopped && resume(s)) &&
+		    !(s->child && s->parking))
 			finish(s, 0);
 		reply_flush(s);
 

@@ -67,6 +67,13 @@ typedef struct shim_ops {
 	 * to where its probe ends it): the shim continues it, follows its lines
 	 * and judges its exit (ops->exited, shim_stopped) before bye. */
 	int finish_stopped;
+	/* Optional: at quit (a recycle or an end the runner decided), a child
+	 * with tests of its batch still to run is asked to end where its next
+	 * test would start, after what its framework does after the tests it
+	 * ran (the probe's park); 1 when asked: the shim answers the test it
+	 * runs now, waits for its end and judges it (ops->exited,
+	 * shim_parking) before bye, as after a stop. */
+	int (*park)(shim *s);
 } shim_ops;
 
 /* Runs the protocol until quit, a recycle or EOF. cmd is the program's argv
@@ -167,6 +174,12 @@ void shim_probed(shim *s);
 void shim_stop(shim *s, const char *why);
 /* 1 after shim_stop: the child's lines and exit belong to no queued test. */
 int shim_stopped(const shim *s);
+/* 1 after ops->park asked the child to end at its next test (quit came):
+ * what it does between tests is its finish, as after shim_stop. */
+int shim_parking(const shim *s);
+/* An fd every later child gets as target (the gtest probe's quit word),
+ * besides the one shim_spawn_fd passes; -1: none. */
+void shim_pass_fd(shim *s, int fd, int target);
 /*
  * An entry outside the listed tests (PROTOCOL.md 6c), between two tests:
  * kind MG_MSG_FAIL or MG_MSG_ERROR, its name and message (may be empty).

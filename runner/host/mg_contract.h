@@ -86,7 +86,8 @@ int mg_contract_status(int fd, uint64_t *peak_va, uint64_t *peak_rss);
  *                                      a test's allocation sites (PROTOCOL.md 6d),
  *                                      before its end (in the pipe or the stream)
  *   "park LEAKED"                      where a stopped program ended (LEAKED 1:
- *                                      LeakSanitizer found leaks)
+ *                                      LeakSanitizer found leaks), or one the driver
+ *                                      asked to end (its quit word, below)
  *   "exit VA RSS"                      as the program ends (the listing run)
  * With MG_PROBE_ENV_SECRET (GoogleTest), stop and end (without NAME: the
  * end tag's line that follows names it) come in the program's stdout
@@ -95,9 +96,13 @@ int mg_contract_status(int fd, uint64_t *peak_va, uint64_t *peak_rss);
  * them); the pipe when the buffer has no room.
  * WHY is protocol v2's word of `recycle` (mg_proto_why_word).
  */
-#define MG_PROBE_ENV_FD        "MEMGUARD_PROBE_FD"     /* the pipe's fd in the program */
-#define MG_PROBE_ENV_FORMAT    "MEMGUARD_PROBE_FORMAT" /* "catch2": Catch2's XML boundaries */
-#define MG_PROBE_ENV_SECRET    "MEMGUARD_PROBE_SECRET" /* 16 hex digits: ends in the stream */
+#define MG_PROBE_ENV_FD     "MEMGUARD_PROBE_FD"     /* the pipe's fd in the program */
+#define MG_PROBE_ENV_FORMAT "MEMGUARD_PROBE_FORMAT" /* "catch2": Catch2's XML boundaries */
+#define MG_PROBE_ENV_SECRET "MEMGUARD_PROBE_SECRET" /* 16 hex digits: ends in the stream */
+/* the fd of a shared page whose first 32-bit word the driver sets to 1 at
+ * the runner's quit (a recycle or end it decided): the program then ends
+ * where its next test would start, as after a stop (park) */
+#define MG_PROBE_ENV_QUIT      "MEMGUARD_PROBE_QUIT"
 #define MG_PROBE_MARK          "\x1emg" /* + SECRET: a stop or end line in the stream */
 #define MG_PROBE_ENV_FILTER    "MEMGUARD_PROBE_FILTER" /* a file holding GTEST_FILTER */
 #define MG_PROBE_ENV_SET       "MEMGUARD_PROBE_SET"    /* NAME:NAME: what the driver set */

@@ -15,6 +15,8 @@
 #define MG_PROTO_VERSION 3
 /* Longest line either side may send, newline included. Longer is an error. */
 #define MG_PROTO_LINE_MAX 65536
+/* The extra entry (6c) a shim names a program's exit no test explains */
+#define MG_EXTRA_PROGRAM_EXIT "<program exit>"
 /* The descriptors a host finds its pipes on (also named in the env). */
 #define MG_PROTO_CMD_FD   3
 #define MG_PROTO_REPLY_FD 4

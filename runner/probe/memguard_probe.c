@@ -71,7 +71,14 @@ static uint64_t done_hash[DONE_MAX];
 static size_t done_n;
 static char stop_suite[NAME_MAX_OUT + 1]; /* the suite of the test that stopped it */
 static size_t stop_suite_len;
-static int catch2;                     /* the program is Catch2 with -r xml */
+static int stop_suite_due; /* quit seen mid-test: its suite at its end */
+static int catch2;         /* the program is Catch2 with -r xml */
+/* the driver's quit word (MG_PROBE_ENV_QUIT): 1 when the runner ended this
+ * program's run of tests (a recycle or an end it decided itself): it
+ * finishes as after a stop, without one (no boundary of its own said so) */
+static const volatile uint32_t *quit_word;
+static char done_suite[256]; /* the suite of the last test that ended */
+static size_t done_slen;
 static char c2_name[NAME_MAX_OUT + 1]; /* the running test case's name, XML-encoded */
 static size_t c2_len;
 
@@ -122,14 +129,12 @@ static size_t suite_len(const char *name, size_t n)
 /* A test of the running suite ended: kept for done_find (a ring). */
 static void done_note(const char *name, size_t n)
 {
-	static char suite[256];
-	static size_t slen;
 	size_t sl = suite_len(name, n);
-	if (sl != slen || sl > sizeof(suite) || memcmp(suite, name, sl)) {
+	if (sl != done_slen || sl > sizeof(done_suite) || memcmp(done_suite, name, sl)) {
 		done_n = 0; /* another suite: its names are not this one's */
-		slen = sl <= sizeof(suite) ? sl : sizeof(suite) + 1;
-		if (sl <= sizeof(suite))
-			memcpy(suite, name, sl);
+		done_slen = sl <= sizeof(done_suite) ? sl : sizeof(done_suite) + 1;
+		if (sl <= sizeof(done_suite))
+			memcpy(done_suite, name, sl);
 	}
 	done_hash[done_n++ % DONE_MAX] = name_hash(name, n);
 }
@@ -237,9 +242,10 @@ static int test_end(const char *name, size_t n, FILE *f, char *at)
 		why = NULL; /* a name run again while it finishes: its figures only */
 	if (!catch2)
 		done_note(name, n); /* before the stream's bytes move */
-	if (stop) {
+	if (stop || stop_suite_due) {
 		stop_suite_len = catch2 ? 0 : suite_len(name, n);
 		memcpy(stop_suite, name, stop_suite_len);
+		stop_suite_due = 0;
 	}
 	if (mark_len && at &&
 	    stream_end(f, at, why, bytes, (uint64_t[4]){va, rss, peak_va, peak_rss}, wrote_sites))
@@ -302,6 +308,24 @@ static size_t name_len(const char *p, const char *e)
 	return (size_t)(q - p);
 }
 
+/* Whether the program is finishing: after a stop, or once the driver set
+ * the quit word (one load a boundary). The suite whose tear-down may
+ * follow is the last ended test's (or, mid-test, the running one's, at
+ * its end). */
+static int finishing(void)
+{
+	if (stopping || !quit_word || !*quit_word)
+		return stopping;
+	stopping = 1;
+	if (running) {
+		stop_suite_due = 1;
+	} else if (!catch2 && done_slen <= sizeof(done_suite)) {
+		stop_suite_len = done_slen;
+		memcpy(stop_suite, done_suite, done_slen);
+	}
+	return 1;
+}
+
 /* What a flush is to the probe. */
 enum { B_NONE, B_STOP /* stop after it */, B_PARK /* end before its last line */ };
 
@@ -341,7 +365,7 @@ static int boundary(FILE *f, const char **park)
 	e--; /* the line without its newline */
 	const char *ls = memrchr(b, '\n', (size_t)(e - b));
 	ls = ls ? ls + 1 : b;
-	if (stopping && starts_work(ls, e)) {
+	if (finishing() && starts_work(ls, e)) {
 		*park = ls;
 		return B_PARK;
 	}
@@ -375,13 +399,13 @@ static int boundary_catch2(FILE *f, const char **park)
 	int stop = 0;
 	const char *end = memmem(b, (size_t)(e - b), "</TestCase>", 11);
 	const char *start = memmem(b, (size_t)(e - b), "<TestCase name=\"", 16);
-	if (start && stopping) {
-		*park = start;
-		return B_PARK;
-	}
 	if (end && running && (!start || end < start)) {
 		running = 0;
 		stop = test_end(c2_name, c2_len, f, NULL);
+	}
+	if (start && !stop && finishing()) {
+		*park = start;
+		return B_PARK;
 	}
 	if (start && !stop) {
 		const char *n = start + 16, *q = memchr(n, '"', (size_t)(e - n));
@@ -662,6 +686,7 @@ __attribute__((constructor)) static void probe_init(void)
 	const char *v = getenv_next(MG_PROBE_ENV_FD);
 	const char *fmt = getenv_next(MG_PROBE_ENV_FORMAT);
 	const char *secret = getenv_next(MG_PROBE_ENV_SECRET);
+	const char *quit = getenv_next(MG_PROBE_ENV_QUIT);
 	if (secret && strlen(secret) == 16 && strspn(secret, "0123456789abcdef") == 16) {
 		memcpy(mark, MG_PROBE_MARK, sizeof(MG_PROBE_MARK) - 1);
 		memcpy(mark + sizeof(MG_PROBE_MARK) - 1, secret, 16);
@@ -669,6 +694,7 @@ __attribute__((constructor)) static void probe_init(void)
 	}
 	catch2 = fmt && !strcmp(fmt, "catch2");
 	int fd = v && *v && real_fflush ? (int)mg_parse_u64(&v) : -1;
+	int qfd = quit && *quit ? (int)mg_parse_u64(&quit) : -1;
 	/* every limit of the one list, as the host library reads them, before
 	 * the environment loses them */
 	mg_contract_read_limits(&verdict, MG_PROTO_VERSION);
@@ -677,9 +703,18 @@ __attribute__((constructor)) static void probe_init(void)
 	unsetenv(MG_PROBE_ENV_FD);
 	unsetenv(MG_PROBE_ENV_FORMAT);
 	unsetenv(MG_PROBE_ENV_SECRET);
+	unsetenv(MG_PROBE_ENV_QUIT);
 	if (fd < 0 || fcntl(fd, F_GETFD) < 0) {
+		if (qfd > 2)
+			close(qfd);
 		errno = saved;
 		return;
+	}
+	if (qfd > 2) { /* the page stays mapped; the fd goes, out of the program's way */
+		void *q = mmap(NULL, 4096, PROT_READ, MAP_SHARED, qfd, 0);
+		if (q != MAP_FAILED)
+			quit_word = q;
+		close(qfd);
 	}
 	int high = fcntl(fd, F_DUPFD_CLOEXEC, HIGH_FD);
 	if (high >= 0) {

@@ -140,6 +140,111 @@ static void recycle_exit_between(void)
 	done(&o);
 }
 
+/* The generations the runner recycled for RSS ("rss 53.1 MiB >= recycle
+ * 32.0 MiB"): its verdict on the host's tree, not the probe's. */
+static long rss_recycles(json_t *report)
+{
+	long n = 0;
+	size_t i, g;
+	json_t *sh, *gen;
+	json_array_foreach(json_object_get(report, "shards"), i, sh)
+	    json_array_foreach(json_object_get(sh, "generations"), g, gen)
+	{
+		const char *why = json_string_value(json_object_get(gen, "reason"));
+		n += why && !strncmp(why, "rss ", 4) && strstr(why, ">= recycle 32.0 MiB");
+	}
+	return n;
+}
+
+/* A recycle the runner decides itself (the host's tree over the rss
+ * limit: a helper process of the suite's fixture holds 48 MiB, the
+ * program's own RSS is under the limit, so its probe never stops it): the
+ * program is asked at quit to end at its next test, and first finishes
+ * the suite, whose TearDownTestSuite fails, as in the direct run. Before,
+ * it was killed at its next boundary and the run passed. */
+static void recycle_runner_rss(void)
+{
+	CU_ASSERT_EQUAL(direct_status(OUTSIDE(7)), 1);
+	outcome o;
+	mg(&o,
+	   ARGV("run", "-j", "1", "--driver", "gtest", "--recycle-at", "rss=32M", "--report",
+	        "report.json", "--", OUTSIDE(7)),
+	   NULL, 0);
+	CU_ASSERT_FATAL(o.report != NULL);
+	CU_ASSERT(exited_with(&o, 1));
+	CU_ASSERT(rss_recycles(o.report) >= 1);
+	expect_state(o.report, "Suite.First", "pass");
+	expect_state(o.report, "Suite.Second", "pass");
+	expect_state(o.report, "Other.Passes", "pass");
+	expect_state(o.report, "Suite.TearDownTestSuite", "fail");
+	expect_message(o.report, "Suite.TearDownTestSuite", "the suite's tear-down failed");
+	CU_ASSERT_EQUAL(count(o.report, "fail"), 1);
+	done(&o);
+}
+
+/* A stopped program's finish that takes longer than the old 5 s quit
+ * deadline (a TearDownTestSuite that waits 6 s, then fails): the suite's
+ * own time, waited for; its failure is the run's, as directly. */
+static void recycle_slow_finish(void)
+{
+	CU_ASSERT_EQUAL(direct_status(OUTSIDE(8)), 1);
+	outcome o;
+	mg(&o,
+	   ARGV("run", "-j", "1", "--driver", "gtest", "--recycle-at", "va=1M", "--report",
+	        "report.json", "--", OUTSIDE(8)),
+	   ENV("MG_TEARDOWN_WAIT=6"), 0);
+	CU_ASSERT_FATAL(o.report != NULL);
+	CU_ASSERT(exited_with(&o, 1));
+	CU_ASSERT(recycles(o.report) >= 2);
+	expect_state(o.report, "Suite.First", "pass");
+	expect_state(o.report, "Suite.Second", "pass");
+	expect_state(o.report, "Other.Passes", "pass");
+	expect_state(o.report, "Suite.TearDownTestSuite", "fail");
+	CU_ASSERT_EQUAL(count(o.report, "fail"), 1);
+	CU_ASSERT_EQUAL(count(o.report, "timeout"), 0);
+	done(&o);
+}
+
+/* A hung finish (a TearDownTestSuite that never returns) does not hang the
+ * run: the --no-progress rule ends it as it ends a test, and the lost
+ * finish is an entry of its own, `<program exit>` timeout, exit 1 (the
+ * direct run would hang its job: never green). */
+static void recycle_hung_finish(void)
+{
+	outcome o;
+	mg(&o,
+	   ARGV("run", "-j", "1", "--driver", "gtest", "--recycle-at", "va=1M", "--no-progress",
+	        "1s", "--report", "report.json", "--", OUTSIDE(8)),
+	   ENV("MG_TEARDOWN_WAIT=-1"), 0);
+	CU_ASSERT_FATAL(o.report != NULL);
+	CU_ASSERT(exited_with(&o, 1));
+	expect_state(o.report, "Suite.First", "pass");
+	expect_state(o.report, "Suite.Second", "pass");
+	expect_state(o.report, "Other.Passes", "pass");
+	expect_state(o.report, "<program exit>", "timeout");
+	expect_message(o.report, "<program exit>", "after its last test (--no-progress)");
+	done(&o);
+}
+
+/* A generation that leaks and fails nothing, another that fails: the
+ * direct run is one program, whose failure explains its exit (status 1,
+ * LeakSanitizer's summary printed); recycled, the run exits 1 too, never 3
+ * (the leak is kept, a `fail` entry). */
+static void recycle_leak_then_fail(void)
+{
+	CU_ASSERT_EQUAL(direct_status(OUTSIDE(9)), 1);
+	outcome o;
+	run_recycled(&o, "gtest", OUTSIDE(9), "1");
+	CU_ASSERT(exited_with(&o, 1));
+	CU_ASSERT(recycles(o.report) >= 2);
+	expect_state(o.report, "Suite.Second", "pass");
+	expect_state(o.report, "Other.Fails", "fail");
+	expect_state(o.report, "<program exit>", "fail");
+	expect_message(o.report, "<program exit>", "4096 byte(s) leaked");
+	CU_ASSERT_EQUAL(count(o.report, "error"), 0);
+	done(&o);
+}
+
 #ifdef CATCH2_LEAKS
 /* Catch2 with a recycle at every boundary: every test case runs once, in
  * order, and the run's verdict is the program's (a stopped generation
@@ -163,6 +268,10 @@ static const mg_case cases[] = {
     {"recycle_same_fixture", recycle_same_fixture},
     {"recycle_asan_leak", recycle_asan_leak},
     {"recycle_exit_between", recycle_exit_between},
+    {"recycle_runner_rss", recycle_runner_rss},
+    {"recycle_slow_finish", recycle_slow_finish},
+    {"recycle_hung_finish", recycle_hung_finish},
+    {"recycle_leak_then_fail", recycle_leak_then_fail},
 #ifdef CATCH2_LEAKS
     {"recycle_catch2", recycle_catch2},
 #endif
