@@ -39,15 +39,6 @@ int sample_host(const run_ctx *c, host *h, double t, sample_reading *out)
 		return MG_EGONE; /* gone: its EOF and exit status will say how */
 	if (t - h->tree_at >= c->tree_interval)
 		sample_tree(c, h, t);
-	if (policy_process_per_test(c) && !(h->nflight && h->head_started)) {
-		/* a process per test, none started (its shim's start line read
-		 * before each sample): what the shim runs then is memguard's
-		 * asking (the listing: ctest --show-only, --list-cmd), not the
-		 * suite's; a shard's peak is its tests' */
-		h->desc_rss = h->desc_va_max = h->desc_va_same = h->desc_va_other = 0;
-		h->desc_va_pid = h->desc_va_other_pid = 0;
-		va = rss = 0;
-	}
 	uint64_t text = proc_sampler_text(h->sampler);
 	if (!h->own_text || text != h->own_text) {
 		/* a new image (first seen, or an exec): whether it is memguard's
@@ -68,6 +59,15 @@ int sample_host(const run_ctx *c, host *h, double t, sample_reading *out)
 		 * tree (a shim) or the program it is about to become (pytest) */
 		va = 0;
 		rss = 0;
+	}
+	if (policy_process_per_test(c) && !(h->nflight && h->head_started)) {
+		/* a process per test, none started (its shim's start line read
+		 * before each sample): what the shim runs then is memguard's
+		 * asking (the listing: ctest --show-only, --list-cmd), not the
+		 * suite's; a shard's peak is its tests' */
+		h->desc_rss = h->desc_va_max = h->desc_va_same = h->desc_va_other = 0;
+		h->desc_va_pid = h->desc_va_other_pid = 0;
+		va = rss = 0;
 	}
 	/* VA limits are per process (and arch): the largest in the tree is the
 	 * one; RSS limits are for the tree's sum */
