@@ -26,10 +26,17 @@ static void demo_held(const char *const *argv)
 	CU_ASSERT(exited_with(&o, 0));
 	CU_ASSERT_FATAL(o.report != NULL);
 	CU_ASSERT_EQUAL(count(o.report, "fail") + count(o.report, "crash"), 0);
-	expect_out(&o, "  demo/item_0001  (grew in 1 of 1 runs)\n"
-	               "             2 \u00d7 8.00 MiB mmap at block_new (memguard_demo.c:");
-	expect_out(&o, "               pinned by: kept item (demo/item_0001)\n"
-	               "               its blocks held since by: 1 item of demo/item_0002\n");
+	/* its two blocks are one site (2 x) where the build inlines the
+	 * demo's allocator, two where it does not (the sanitizer build's -O0:
+	 * their stacks differ below item_alloc) */
+	expect_out(&o, "  demo/item_0001  (grew in 1 of 1 runs)\n             ");
+	CU_ASSERT(strstr(o.out,
+	                 "  demo/item_0001  (grew in 1 of 1 runs)\n"
+	                 "             2 \u00d7 8.00 MiB mmap at block_new (memguard_demo.c:") ||
+	          strstr(o.out, "  demo/item_0001  (grew in 1 of 1 runs)\n"
+	                        "             8.00 MiB mmap at block_new (memguard_demo.c:"));
+	expect_out(&o, "               pinned by: kept item (demo/item_0001)\n");
+	expect_out(&o, "               its blocks held since by: 1 item of demo/item_0002\n");
 	expect_out(&o, "  earlier tests' blocks held by the items of:\n"
 	               "    8.00 MiB in demo/item_0002:\n"
 	               "      8.00 MiB mmap block at block_new (memguard_demo.c:");
