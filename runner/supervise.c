@@ -189,44 +189,51 @@ static void supervise_sample(run_ctx *c)
  * a driver's shim its descendants (the shim itself polls). O(processes) a
  * second per host running a test.
  */
+/*
+ * The no-progress watch of what key names (a test's start; a finish's
+ * quit): a new key starts it afresh, looked at first NP_FIRST_LOOK later
+ * (results stream in, and the head changes with each: a look is ~10 system
+ * calls), then every NP_LOOK_EVERY. 1 after a look, with what it saw in *r
+ * and how long the processes have used no CPU (or all been stopped) in
+ * *idle; 0 when no look was due or its processes were between two.
+ */
+static int np_look(const run_ctx *c, host *h, double key, double t, sample_run *r, double *idle)
+{
+	if (h->np_test != key || h->np_pid != h->pid) {
+		h->np_test = key;
+		h->np_pid = h->pid;
+		h->np_since = t;
+		h->np_cpu = UINT64_MAX;
+		h->np_said = 0;
+		h->np_next = t + NP_FIRST_LOOK;
+		return 0;
+	}
+	if (t < h->np_next)
+		return 0;
+	h->np_next = t + NP_LOOK_EVERY;
+	if (sample_progress(c, h, r) < 0)
+		return 0; /* between a shim's processes */
+	/* the first look: what it does is known from here */
+	if (h->np_cpu == UINT64_MAX || (r->cpu_ticks != h->np_cpu && r->stopped != r->seen)) {
+		h->np_since = t;
+		h->np_said = 0;
+	}
+	h->np_cpu = r->cpu_ticks;
+	*idle = t - h->np_since;
+	return 1;
+}
+
 static void supervise_progress(run_ctx *c, lane *l, double t)
 {
 	host *h = &l->h;
 	double limit = c->o->no_progress;
 	double from = h->head_started ? h->head_t0 : h->head_since;
-	if (limit <= 0 || !h->nflight)
-		return;
-	if (h->np_test != from || h->np_pid != h->pid) {
-		h->np_test = from;
-		h->np_pid = h->pid;
-		h->np_since = t;
-		h->np_cpu = UINT64_MAX;
-		h->np_said = 0;
-		/* not at once: results stream in, and the head changes with each
-		 * (a look is ~10 system calls); a test of NP_FIRST_LOOK or more is
-		 * looked at, its CPU time from there */
-		h->np_next = t + NP_FIRST_LOOK;
-		return;
-	}
-	if (t < h->np_next)
-		return;
-	h->np_next = t + NP_LOOK_EVERY;
+	double idle;
 	sample_run r;
-	if (sample_progress(c, h, &r) < 0)
-		return; /* between a shim's processes */
-	uint64_t cpu = r.cpu_ticks;
+	if (limit <= 0 || !h->nflight || !np_look(c, h, from, t, &r, &idle) || idle <= 0)
+		return;
 	char state = r.state;
 	int all_stopped = r.stopped == r.seen;
-	if (h->np_cpu == UINT64_MAX) /* the first look: what it does is known from here */
-		h->np_since = t;
-	if (cpu != h->np_cpu && !all_stopped) {
-		h->np_cpu = cpu;
-		h->np_since = t;
-		h->np_said = 0;
-		return;
-	}
-	h->np_cpu = cpu;
-	double idle = t - h->np_since;
 	const char *name = c->tests[flight_at(h, 0, c->o->pipeline)].name;
 	double say = all_stopped ? 5.0 : 60.0;
 	if (say > limit / 2)
@@ -274,33 +281,15 @@ static void supervise_finish(run_ctx *c, lane *l, double t)
 		         "its tear-downs and exit were seen",
 		         c->o->host_argv[0], c->o->timeout);
 	} else if (limit > 0) {
-		if (h->np_test != key || h->np_pid != h->pid) {
-			h->np_test = key;
-			h->np_pid = h->pid;
-			h->np_since = t;
-			h->np_cpu = UINT64_MAX;
-			h->np_next = t + NP_FIRST_LOOK;
-			return;
-		}
-		if (t < h->np_next)
-			return;
-		h->np_next = t + NP_LOOK_EVERY;
 		sample_run r;
-		if (sample_progress(c, h, &r) < 0)
-			return;
-		int all_stopped = r.stopped == r.seen;
-		if (h->np_cpu == UINT64_MAX || (r.cpu_ticks != h->np_cpu && !all_stopped)) {
-			h->np_cpu = r.cpu_ticks;
-			h->np_since = t;
-			return;
-		}
-		if (t - h->np_since < limit)
+		double idle;
+		if (!np_look(c, h, key, t, &r, &idle) || idle < limit)
 			return;
 		snprintf(why, sizeof(why),
 		         "%s %s (state %c) for %.0fs after its last test (--no-progress): killed "
 		         "before its tear-downs and exit were seen",
-		         c->o->host_argv[0], all_stopped ? "was stopped" : "used no CPU", r.state,
-		         t - h->np_since);
+		         c->o->host_argv[0], r.stopped == r.seen ? "was stopped" : "used no CPU",
+		         r.state, idle);
 	} else {
 		return;
 	}
