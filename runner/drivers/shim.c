@@ -786,6 +786,14 @@ void shim_die_of(shim *s, int sig)
 	_exit(128 + sig);
 }
 
+void shim_end_as(shim *s, mg_exit_end status)
+{
+	if (status.signo)
+		shim_die_of(s, status.signo);
+	reply_flush(s);
+	_exit(status.status);
+}
+
 /* ---- env ---- */
 
 /* A variable the driver sets or removes for its children, other than its
