@@ -1016,6 +1016,8 @@ int shim_line_cut(const shim *s)
 static void child_lines(shim *s, const char *p, size_t n, int eof)
 {
 	buf_add(&s->line, p, n);
+	if (!s->line.len) /* nothing yet (no buffer either: a program silent on stdout) */
+		return;
 	size_t off = 0;
 	char *nl;
 	while ((nl = memchr(s->line.p + off, '\n', s->line.len - off))) {
