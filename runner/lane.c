@@ -86,6 +86,7 @@ size_t lane_pop_head(run_ctx *c, lane *l)
 	size_t t = flight_at(&l->h, 0, c->o->pipeline);
 	conn_output_to(c, l, &c->tests[t]); /* what it wrote since the last mark */
 	flight_pop(&l->h, c->o->pipeline, now(c));
+	l->h.head_out_base = SIZE_MAX;
 	return t;
 }
 
@@ -405,6 +406,8 @@ void lane_schedule(run_ctx *c, lane *l)
 			    h,
 			    &(mg_msg){.kind = MG_CMD_EXPECT, .va = rise, .bytes = rt->exp_growth});
 		conn_send(h, &(mg_msg){.kind = MG_CMD_RUN, .text = rt->name, .text_len = rt->len});
+		if (!h->nflight)
+			h->head_out_base = rt->tail ? SIZE_MAX : rt->out_len;
 		h->flight[(h->fhead + h->nflight++) % c->o->pipeline] = t;
 		if (h->nsent == h->capsent) {
 			h->capsent = h->capsent ? 2 * h->capsent : 64;
@@ -465,6 +468,7 @@ static void lane_result(run_ctx *c, lane *l, const mg_msg *m)
 	h->tests_run++;
 	l->failed_starts = 0;
 	flight_pop(h, c->o->pipeline, now(c));
+	h->head_out_base = SIZE_MAX;
 
 	/* A host serving the protocol (native, pytest) reports its own RSS (its children come from
 	 * the tree); a shim reports its program's, which the tree already holds. */
@@ -835,6 +839,16 @@ static void lane_start_died(run_ctx *c, lane *l, mg_exit_end status, const char 
 	while (b > msg && b[-1] != '\n')
 		b--;
 	snprintf(last, sizeof(last), "%.*s", nl && b > nl ? (int)(e - b) : 0, b);
+	/* what the program wrote went to the front test as it was read (a
+	 * shim's output between tests is the test in front's): not that
+	 * test's, which never started; the message holds its last words */
+	conn_read_output(c, l, 0);
+	conn_read_output(c, l, 1);
+	if (h->nflight && h->head_out_base != SIZE_MAX) {
+		rtest *front = &c->tests[flight_at(h, 0, c->o->pipeline)];
+		if (!front->tail && front->out_len >= h->head_out_base)
+			front->out_len = h->head_out_base;
+	}
 	for (size_t i = 0; i < h->nflight; i++) {
 		size_t t = flight_at(h, i, c->o->pipeline);
 		if (!c->tests[t].start_died)

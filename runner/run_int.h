@@ -109,6 +109,10 @@ typedef struct host {
 	 * first test): the message, held until the host ends (lane_start_died) */
 	char *start_msg;
 	size_t start_msg_len;
+	/* the front test's captured output when it became the front of an
+	 * empty flight (SIZE_MAX: unknown, a result came since): what this
+	 * host wrote to it before a death at its start is taken back */
+	size_t head_out_base;
 	int pipe_closed_alive; /* still running DYING_DEADLINE after its reply pipe
 	                        * closed: we killed it; an error, not a crash */
 	uint64_t death_va;     /* VmPeak it reported at a fatal signal (v2 "dying"); 0: none */

@@ -84,8 +84,13 @@ static void start_once(void)
 		outcome o;
 		run_start(&o, runs[r].lanes, runs[r].die, NULL, runs[r].recycle);
 		CU_ASSERT(exited_with(&o, 0));
-		for (int i = 0; i < 3; i++)
+		for (int i = 0; i < 3; i++) {
 			expect_state(o.report, names[i], "pass");
+			/* the dying program's words are no test's output */
+			json_t *t = find_test(o.report, names[i]);
+			const char *out = json_string_value(json_object_get(t, "output"));
+			CU_ASSERT(!out || !strstr(out, "dies before its tests"));
+		}
 		CU_ASSERT(find_test(o.report, "<program start>") == NULL);
 		CU_ASSERT_EQUAL(count(o.report, "crash"), 0);
 		/* said: the console line, with the program's last words */
