@@ -71,8 +71,8 @@ int main(int argc, char **argv)
 		if (dies(die, n)) {
 			const char *how = std::getenv("MG_START_HOW");
 			bool exit4 = how && !std::strcmp(how, "exit");
-			std::fprintf(stderr, "gtest_start: start %d dies before its tests (%s)\n", n,
-			             exit4 ? "exit 4" : "abort");
+			std::fprintf(stderr, "gtest_start: start %d dies before its tests (%s)\n",
+			             n, exit4 ? "exit 4" : "abort");
 			std::fflush(stderr);
 			if (exit4)
 				std::exit(4);
