@@ -159,10 +159,35 @@ static void start_exit(void)
 	done(&o);
 }
 
+#ifdef CATCH2_START
+/* A Catch2 program that dies before its first test case, every start: the
+ * same `<program start>` crash and `error` tests. */
+static void catch2_start_always(void)
+{
+	outcome o;
+	mg(&o,
+	   ARGV("run", "-j", "1", "--driver", "catch2", "--report", "report.json", "--",
+	        CATCH2_START),
+	   ENV("MG_START_DIE=1"), 0);
+	CU_ASSERT_FATAL(o.report != NULL);
+	CU_ASSERT(exited_with(&o, 3));
+	expect_state(o.report, "<program start>", "crash");
+	expect_message(o.report, "<program start>", "before its first test (Catch2 ran none)");
+	expect_message(o.report, "<program start>", "catch2_start: dies before its tests");
+	expect_state(o.report, "first passes", "error");
+	expect_state(o.report, "second passes", "error");
+	CU_ASSERT_EQUAL(count(o.report, "crash"), 1);
+	done(&o);
+}
+#endif
+
 static const mg_case cases[] = {
     {"start_once", start_once},
     {"start_always", start_always},
     {"start_exit", start_exit},
+#ifdef CATCH2_START
+    {"catch2_start_always", catch2_start_always},
+#endif
 };
 
 MG_TEST_MAIN("drivers_start", cases)
