@@ -69,8 +69,12 @@ size_t mg_sites_put(char *dst, size_t cap)
 #else
 
 /* Weak: a runtime that defines these too (a statically linked sanitizer)
- * keeps its own, and this file then sees nothing, which is safe. */
-#define MG_HOOK __attribute__((weak, visibility("default")))
+ * keeps its own, and this file then sees nothing of them (a sanitizer's
+ * allocator is then seen through its hooks, below). In their own section, so
+ * that a sanitizer's allocation stack can leave out their frames. */
+#define MG_HOOK __attribute__((weak, visibility("default"), section("mg_sites_hooks")))
+extern char __start_mg_sites_hooks[] __attribute__((visibility("hidden")));
+extern char __stop_mg_sites_hooks[] __attribute__((visibility("hidden")));
 
 /* ---- the real functions ---- */
 
@@ -114,6 +118,13 @@ static int is_boot(const void *p)
 #define SZ "m" /* unsigned long */
 #endif
 
+/* operator new: plain, nothrow, aligned, aligned nothrow; of one, of an array */
+static const char *const news[2][4] = {
+    {"_Znw" SZ, "_Znw" SZ "RKSt9nothrow_t", "_Znw" SZ "St11align_val_t",
+     "_Znw" SZ "St11align_val_tRKSt9nothrow_t"},
+    {"_Zna" SZ, "_Zna" SZ "RKSt9nothrow_t", "_Zna" SZ "St11align_val_t",
+     "_Zna" SZ "St11align_val_tRKSt9nothrow_t"}};
+
 static void *next(const char *name)
 {
 	return dlsym(RTLD_NEXT, name);
@@ -136,11 +147,6 @@ static void resolve(void)
 	*(void **)&mgs_real_munmap = next("munmap");
 	*(void **)&real_mremap = next("mremap");
 	*(void **)&real_pthread_create = next("pthread_create");
-	static const char *const news[2][4] = {
-	    {"_Znw" SZ, "_Znw" SZ "RKSt9nothrow_t", "_Znw" SZ "St11align_val_t",
-	     "_Znw" SZ "St11align_val_tRKSt9nothrow_t"},
-	    {"_Zna" SZ, "_Zna" SZ "RKSt9nothrow_t", "_Zna" SZ "St11align_val_t",
-	     "_Zna" SZ "St11align_val_tRKSt9nothrow_t"}};
 	static const char *const dels[2][6] = {
 	    {"_ZdlPv", "_ZdlPv" SZ, "_ZdlPvSt11align_val_t", "_ZdlPv" SZ "St11align_val_t",
 	     "_ZdlPvRKSt9nothrow_t", "_ZdlPvSt11align_val_tRKSt9nothrow_t"},
@@ -158,8 +164,11 @@ static void resolve(void)
 
 /* ---- state ---- */
 
-static unsigned level;  /* 0 until mg_sites_init: pass everything through */
-int mgs_enabled;        /* level > 0, and not a forked copy */
+static unsigned level; /* 0 until mg_sites_init: pass everything through */
+int mgs_enabled;       /* level > 0, and not a forked copy */
+/* the malloc family and new/delete are recorded by their interposers: enabled,
+ * and no sanitizer's hooks do it (san_hooks) */
+static int alloc_on;
 uint64_t mgs_min_bytes; /* a test leaving less sends no sites */
 uintptr_t *mgs_keys;    /* nsets * WAYS addresses; 0 free, KEY_BUSY being written */
 rec *mgs_recs;
@@ -351,6 +360,8 @@ MG_INLINE void took(void *p, int fail, int nomem_, size_t n, mg_site_kind kind)
 			failed();
 		return;
 	}
+	if (kind != MG_SITE_MMAP && !alloc_on)
+		return; /* a sanitizer's hook records it */
 	size_t w = kind == MG_SITE_MMAP ? n : weigh(n);
 	if (w) {
 		mgs_t_busy = 1;
@@ -379,7 +390,7 @@ MG_HOOK void free(void *p)
 		return;
 	if (__builtin_expect(!resolved, 0))
 		resolve();
-	if (mgs_enabled)
+	if (alloc_on)
 		forget((uintptr_t)p, NULL);
 	real_free(p);
 }
@@ -411,7 +422,7 @@ MG_HOOK void *realloc(void *old, size_t n)
 			           : (size_t)(boot + sizeof(boot) - (char *)old));
 		return p;
 	}
-	if (mgs_enabled && old)
+	if (alloc_on && old)
 		forget((uintptr_t)old, NULL);
 	void *p = real_realloc(old, n);
 	took(p, p == NULL, p == NULL && n && errno == ENOMEM, n, MG_SITE_MALLOC);
@@ -566,7 +577,7 @@ static void *new_fallback(size_t n, size_t align, int nothrow)
 		if (__builtin_expect(!resolved, 0))                                                \
 			resolve();                                                                 \
 		void *(*f_)(size_t, ...) = real_new[arr][i];                                       \
-		if (!mgs_enabled || mgs_t_busy)                                                    \
+		if (!alloc_on || mgs_t_busy)                                                       \
 			return f_ ? call : new_fallback(n, align, nothrow);                        \
 		guard g_ __attribute__((cleanup(guard_end))) = {0};                                \
 		mgs_t_busy = 1;                                                                    \
@@ -610,7 +621,7 @@ NEW_SET(1, _Znam, _ZnamRKSt9nothrow_t, _ZnamSt11align_val_t, _ZnamSt11align_val_
 			return;                                                                    \
 		if (__builtin_expect(!resolved, 0))                                                \
 			resolve();                                                                 \
-		if (mgs_enabled)                                                                   \
+		if (alloc_on)                                                                      \
 			forget((uintptr_t)p, NULL);                                                \
 		void (*f_)(void *, ...) = real_delete[arr][i];                                     \
 		if (f_)                                                                            \
@@ -670,7 +681,7 @@ typedef struct start {
  * touches no allocator before its own code (a free there would make glibc
  * give it an arena, 64 MiB of address space, at a moment the program did not
  * choose). More at once than slots: those start unwrapped. */
-#define NSTARTS 64
+#define NSTARTS    64
 static start starts[NSTARTS];
 
 static void *thread_start(void *v)
@@ -708,11 +719,101 @@ MG_HOOK int pthread_create(pthread_t *t, const pthread_attr_t *attr, void *(*fn)
 	return r;
 }
 
+/* ---- a sanitizer's allocator: its hooks instead of the interposers ---- */
+
+/*
+ * A program built with AddressSanitizer allocates through the runtime's
+ * malloc and operator new, which clang links into the program itself, where
+ * no interposer reaches them. Its runtime calls hooks after each allocation
+ * and before each free (__sanitizer_install_malloc_and_free_hooks); the
+ * runtime is built without frame pointers, so the stack is the one it took
+ * itself at its entry (__asan_get_alloc_stack), less that entry (its first
+ * frame) and the interposers' frames (mg_sites_hooks: a shared runtime is
+ * called through them). Then only the hooks record the malloc family and
+ * new (alloc_on 0): nothing twice.
+ */
+typedef size_t (*san_stack_fn)(void *, void **, size_t, int *);
+typedef int (*san_install_fn)(void (*)(const volatile void *, size_t),
+                              void (*)(const volatile void *));
+static san_stack_fn san_alloc_stack;
+#define NEW_RANGES 16 /* the runtime's operator new functions: a record's kind */
+static uintptr_t new_lo[NEW_RANGES], new_hi[NEW_RANGES];
+static unsigned nnew;
+
+static int san_is_new(uintptr_t a)
+{
+	for (unsigned i = 0; i < nnew; i++)
+		if (a >= new_lo[i] && a < new_hi[i])
+			return 1;
+	return 0;
+}
+
+static void san_malloc_hook(const volatile void *vp, size_t n)
+{
+	if (!mgs_enabled || mgs_t_busy || vp == NULL)
+		return;
+	size_t w = weigh(n);
+	if (w == 0)
+		return;
+	mgs_t_busy = 1;
+	void *tr[MG_SITES_DEPTH + 4];
+	int tid;
+	size_t nt = san_alloc_stack((void *)(uintptr_t)vp, tr, sizeof(tr) / sizeof(tr[0]), &tid);
+	size_t i = 1; /* tr[0]: the runtime's allocating entry */
+	while (i < nt && (char *)tr[i] >= __start_mg_sites_hooks &&
+	       (char *)tr[i] < __stop_mg_sites_hooks)
+		i++;
+	uintptr_t fr[MG_SITES_DEPTH];
+	unsigned nf = 0;
+	for (; i < nt && nf < MG_SITES_DEPTH; i++)
+		fr[nf++] = (uintptr_t)tr[i];
+	mg_site_kind kind = nt && san_is_new((uintptr_t)tr[0]) ? MG_SITE_NEW : MG_SITE_MALLOC;
+	record((uintptr_t)vp, w, kind, nf ? mg_sites_stack_id(fr, nf) : 0);
+	mgs_t_busy = 0;
+}
+
+static void san_free_hook(const volatile void *vp)
+{
+	if (mgs_enabled && vp != NULL)
+		forget((uintptr_t)vp, NULL);
+}
+
+/* The extent of function f (a symbol with its size) added to the ranges
+ * of operator new. */
+static void san_new_range(void *f)
+{
+	Dl_info di;
+	const ElfW(Sym) *sym = NULL;
+	if (f == NULL || nnew == NEW_RANGES || !dladdr1(f, &di, (void **)&sym, RTLD_DL_SYMENT) ||
+	    sym == NULL || sym->st_size == 0 || di.dli_saddr != f)
+		return;
+	new_lo[nnew] = (uintptr_t)f;
+	new_hi[nnew++] = (uintptr_t)f + sym->st_size;
+}
+
+/* Whether a sanitizer's hooks now record the malloc family and new. Once,
+ * from mg_sites_init (the runtime wants it before other threads start). */
+static int san_hooks(void)
+{
+	san_install_fn inst;
+	*(void **)&inst = dlsym(RTLD_DEFAULT, "__sanitizer_install_malloc_and_free_hooks");
+	*(void **)&san_alloc_stack = dlsym(RTLD_DEFAULT, "__asan_get_alloc_stack");
+	if (inst == NULL || san_alloc_stack == NULL)
+		return 0; /* no sanitizer, or one that keeps no allocation stacks */
+	for (int a = 0; a < 2; a++)
+		for (int i = 0; i < 4; i++) {
+			san_new_range(dlsym(RTLD_DEFAULT, news[a][i])); /* the program's */
+			san_new_range(*(void **)&real_new[a][i]);       /* a shared runtime's */
+		}
+	return inst(san_malloc_hook, san_free_hook) > 0;
+}
+
 /* ---- the boundary ---- */
 
 static void sites_atfork_child(void)
 {
 	mgs_enabled = 0; /* a forked copy (a death test) sends nothing */
+	alloc_on = 0;
 }
 
 void *mg_sites_map(size_t bytes)
@@ -751,6 +852,7 @@ void mg_sites_init(unsigned lvl, uint64_t min)
 	pthread_atfork(NULL, NULL, sites_atfork_child);
 	mgs_min_bytes = min ? min : MG_SITES_MIN;
 	level = lvl;
+	alloc_on = !san_hooks();
 	__atomic_store_n(&mgs_enabled, 1, __ATOMIC_RELEASE);
 }
 
