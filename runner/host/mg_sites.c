@@ -854,6 +854,7 @@ void mg_sites_init(unsigned lvl, uint64_t min)
 	level = lvl;
 	alloc_on = !san_hooks();
 	__atomic_store_n(&mgs_enabled, 1, __ATOMIC_RELEASE);
+	mg_sites_put_init();
 }
 
 #endif /* MG_SITES_NONE */

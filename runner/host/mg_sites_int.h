@@ -76,6 +76,8 @@ uint32_t mg_sites_stack_id(const uintptr_t *f, unsigned n);
 void *mg_sites_map(size_t bytes);
 /* The set of the live-record table an address falls in. */
 size_t mg_sites_set_of(uintptr_t p);
+/* mg_sites_put.c's tables, mapped at mg_sites_init (before the first test). */
+void mg_sites_put_init(void);
 
 #pragma GCC visibility pop
 
