@@ -823,6 +823,13 @@ void *mg_sites_map(size_t bytes)
 	return p == MAP_FAILED ? NULL : p;
 }
 
+void *mg_sites_map_touched(size_t bytes)
+{
+	void *p = real_mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+	                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	return p == MAP_FAILED ? NULL : p;
+}
+
 void mg_sites_init(unsigned lvl, uint64_t min)
 {
 	if (lvl == MG_SITES_OFF || level)

@@ -142,14 +142,8 @@ void mg_sites_put_init(void)
 	/* mapped and touched now, before the first test: memguard's own
 	 * memory in no test's figures (the price: every host with sites on
 	 * carries them, KEEP names and the pin table) */
-	kept *k = mg_sites_map(KEEP * sizeof(*k));
-	if (k != NULL) {
-		memset(k, 0, KEEP * sizeof(*k));
-		keep = k;
-	}
-	pin_table *t = pin_table_get();
-	if (t != NULL)
-		memset(t, 0, sizeof(*t));
+	keep = mg_sites_map_touched(KEEP * sizeof(*keep));
+	pin_tab = mg_sites_map_touched(sizeof(*pin_tab));
 #endif
 }
 
