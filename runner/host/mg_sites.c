@@ -330,11 +330,16 @@ static inline size_t weigh(size_t n)
 	return weigh_sample();
 }
 
+static unsigned san_nmap; /* a sanitizer's mmap interceptors known (san_rewalk) */
+static unsigned san_rewalk(uintptr_t *fr, unsigned nf);
+
 #define TRACK(p, bytes, kind)                                                                      \
 	do {                                                                                       \
 		uintptr_t fr_[MG_SITES_DEPTH];                                                     \
 		unsigned nf_;                                                                      \
 		WALK(fr_, nf_);                                                                    \
+		if ((kind) == MG_SITE_MMAP && __builtin_expect(san_nmap != 0, 0))                  \
+			nf_ = san_rewalk(fr_, nf_);                                                \
 		record((uintptr_t)(p), (bytes), (kind), mg_sites_stack_id(fr_, nf_));              \
 	} while (0)
 
@@ -740,6 +745,12 @@ static san_stack_fn san_alloc_stack;
 static uintptr_t new_lo[NEW_RANGES], new_hi[NEW_RANGES];
 static unsigned nnew;
 
+/* Whether a lies in this file's interposers (their section). */
+static int san_ours(const void *a)
+{
+	return (const char *)a >= __start_mg_sites_hooks && (const char *)a < __stop_mg_sites_hooks;
+}
+
 static int san_is_new(uintptr_t a)
 {
 	for (unsigned i = 0; i < nnew; i++)
@@ -760,8 +771,7 @@ static void san_malloc_hook(const volatile void *vp, size_t n)
 	int tid;
 	size_t nt = san_alloc_stack((void *)(uintptr_t)vp, tr, sizeof(tr) / sizeof(tr[0]), &tid);
 	size_t i = 1; /* tr[0]: the runtime's allocating entry */
-	while (i < nt && (char *)tr[i] >= __start_mg_sites_hooks &&
-	       (char *)tr[i] < __stop_mg_sites_hooks)
+	while (i < nt && san_ours(tr[i]))
 		i++;
 	uintptr_t fr[MG_SITES_DEPTH];
 	unsigned nf = 0;
@@ -778,17 +788,79 @@ static void san_free_hook(const volatile void *vp)
 		forget((uintptr_t)vp, NULL);
 }
 
-/* The extent of function f (a symbol with its size) added to the ranges
- * of operator new. */
-static void san_new_range(void *f)
+/* The extent of function f (a symbol with its size) added to ranges lo/hi
+ * at *n (of at most max). */
+static void san_range(void *f, uintptr_t *lo, uintptr_t *hi, unsigned *n, unsigned max)
 {
 	Dl_info di;
 	const ElfW(Sym) *sym = NULL;
-	if (f == NULL || nnew == NEW_RANGES || !dladdr1(f, &di, (void **)&sym, RTLD_DL_SYMENT) ||
+	if (f == NULL || *n == max || !dladdr1(f, &di, (void **)&sym, RTLD_DL_SYMENT) ||
 	    sym == NULL || sym->st_size == 0 || di.dli_saddr != f)
 		return;
-	new_lo[nnew] = (uintptr_t)f;
-	new_hi[nnew++] = (uintptr_t)f + sym->st_size;
+	lo[*n] = (uintptr_t)f;
+	hi[(*n)++] = (uintptr_t)f + sym->st_size;
+}
+
+static void san_new_range(void *f)
+{
+	san_range(f, new_lo, new_hi, &nnew, NEW_RANGES);
+}
+
+/*
+ * A sanitizer's runtime intercepts mmap and calls the interposer from its
+ * interceptor, which may keep no frame pointer (clang's 32-bit one): the
+ * walk then ends in the interceptor. Such a stack is taken again by glibc's
+ * backtrace (the unwinder reads the runtime's unwind tables), less this
+ * file's frames and the interceptor's. Rare (a mapping, in a sanitized
+ * program), so the unwinder's cost is affordable; it was loaded at start.
+ */
+#define SAN_MAPS   3
+static uintptr_t san_map_lo[SAN_MAPS], san_map_hi[SAN_MAPS];
+static int (*real_backtrace)(void **, int);
+
+static int san_in_map(uintptr_t a)
+{
+	for (unsigned i = 0; i < san_nmap; i++)
+		if (a >= san_map_lo[i] && a < san_map_hi[i])
+			return 1;
+	return 0;
+}
+
+static __attribute__((noinline, section("mg_sites_hooks"))) unsigned san_rewalk(uintptr_t *fr,
+                                                                                unsigned nf)
+{
+	if (nf == 0 || !san_in_map(fr[0]))
+		return nf;
+	void *bt[MG_SITES_DEPTH + 8];
+	int n = real_backtrace(bt, (int)(sizeof(bt) / sizeof(bt[0])));
+	int i = 0;
+	while (i < n && (san_ours(bt[i]) || san_in_map((uintptr_t)bt[i])))
+		i++;
+	if (i == n)
+		return nf; /* the unwinder found no caller: the interceptor, as walked */
+	unsigned k = 0;
+	for (; i < n && k < MG_SITES_DEPTH; i++)
+		fr[k++] = (uintptr_t)bt[i];
+	return k;
+}
+
+/* The runtime's mmap interceptors, and the unwinder loaded (it allocates
+ * the first time: now, not inside an mmap). */
+static void san_maps(void)
+{
+	static const char *const maps[SAN_MAPS] = {"mmap", "mmap64", "mremap"};
+	*(void **)&real_backtrace = next("backtrace");
+	if (real_backtrace == NULL)
+		return;
+	void *bt[4];
+	real_backtrace(bt, 4);
+	unsigned n = 0;
+	for (int i = 0; i < SAN_MAPS; i++) {
+		void *f = dlsym(RTLD_DEFAULT, maps[i]);
+		if (f != NULL && !san_ours(f))
+			san_range(f, san_map_lo, san_map_hi, &n, SAN_MAPS);
+	}
+	san_nmap = n;
 }
 
 /* Whether a sanitizer's hooks now record the malloc family and new. Once,
@@ -798,6 +870,8 @@ static int san_hooks(void)
 	san_install_fn inst;
 	*(void **)&inst = dlsym(RTLD_DEFAULT, "__sanitizer_install_malloc_and_free_hooks");
 	*(void **)&san_alloc_stack = dlsym(RTLD_DEFAULT, "__asan_get_alloc_stack");
+	if (inst != NULL)
+		san_maps();
 	if (inst == NULL || san_alloc_stack == NULL)
 		return 0; /* no sanitizer, or one that keeps no allocation stacks */
 	for (int a = 0; a < 2; a++)
