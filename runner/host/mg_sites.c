@@ -2,11 +2,14 @@
  * mg_sites.c - allocation sites (mg_sites.h): the interposer of mmap, the
  * malloc family and C++ operator new/delete, its frame-pointer stacks, the
  * table of live records and the boundary's grouping into protocol lines.
- * Compiled into the host library and the probe. The allocation path never
- * takes a lock, never allocates, never calls into libc beyond the real
- * function (stack bounds are taken at load and at thread start, never
- * inside malloc); it must be built with frame pointers and unwind tables
- * (-fno-omit-frame-pointer -fexceptions: operator new may throw through it).
+ * In a sanitized program, the sanitizer's malloc/free hooks instead of the
+ * malloc family's interposers. Compiled into the host library and the
+ * probe. The allocation path never takes a lock, never allocates, never
+ * calls into libc beyond the real function (stack bounds are taken at load
+ * and at thread start, never inside malloc; only a sanitized program's
+ * mapping may be unwound by glibc's backtrace, loaded at start); it must be
+ * built with frame pointers and unwind tables (-fno-omit-frame-pointer
+ * -fexceptions: operator new may throw through it).
  */
 /* mmap is interposed under its own name, and mmap64 beside it on x86: not
  * the one sys/mman.h would rename it to */
