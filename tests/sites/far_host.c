@@ -3,8 +3,10 @@
  * tests/sites/test_held.c): Far/map maps an 8 MiB block and pins nothing
  * (before the program's first pin); Far/pin maps one of its own and keeps an
  * item pinned there (the first test that pins: its VA left behind must be
- * its 8 MiB, none of memguard's tables); FAR_FILL tests that allocate
- * nothing; then Far/hold places an item in Far/map's block and keeps it (a
+ * its 8 MiB, none of memguard's tables); FAR_FILL tests that each keep a
+ * page the next one unmaps (more tests owning a live record at their end
+ * than names are kept: the dead ones' names must go, not Far/map's); then
+ * Far/hold places an item in Far/map's block and keeps it (a
  * block allocated more than 4,096 tests earlier, held: the allocating
  * test's name still known). Started directly every test passes.
  */
@@ -41,9 +43,15 @@ static mg_result far_pin(void)
 	return MG_PASS;
 }
 
+/* Unmaps the page the last one mapped, maps one it keeps: each ends owning
+ * a live mapping that the next frees (names kept, then dropped as dead). */
 static mg_result far_fill(void)
 {
-	return MG_PASS;
+	static void *page;
+	if (page != NULL)
+		munmap(page, 4096);
+	page = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	return page != MAP_FAILED ? MG_PASS : MG_FAIL;
 }
 
 __attribute__((noinline)) static mg_result far_hold(void)
