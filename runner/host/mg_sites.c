@@ -847,22 +847,27 @@ static __attribute__((noinline, section("mg_sites_hooks"))) unsigned san_rewalk(
 	return k;
 }
 
-/* The runtime's mmap interceptors, and the unwinder loaded (it allocates
- * the first time: now, not inside an mmap). */
+/* The runtime's mmap interceptors, when they come before the interposer (a
+ * runtime linked into the program), and then the unwinder loaded (it
+ * allocates the first time: now, not inside an mmap; and only then: a
+ * loader's allocation made through the interposer is one LeakSanitizer
+ * does not recognise as the loader's). */
 static void san_maps(void)
 {
 	static const char *const maps[SAN_MAPS] = {"mmap", "mmap64", "mremap"};
-	*(void **)&real_backtrace = next("backtrace");
-	if (real_backtrace == NULL)
-		return;
-	void *bt[4];
-	real_backtrace(bt, 4);
 	unsigned n = 0;
 	for (int i = 0; i < SAN_MAPS; i++) {
 		void *f = dlsym(RTLD_DEFAULT, maps[i]);
 		if (f != NULL && !san_ours(f))
 			san_range(f, san_map_lo, san_map_hi, &n, SAN_MAPS);
 	}
+	if (n == 0)
+		return;
+	*(void **)&real_backtrace = next("backtrace");
+	if (real_backtrace == NULL)
+		return;
+	void *bt[4];
+	real_backtrace(bt, 4);
 	san_nmap = n;
 }
 
