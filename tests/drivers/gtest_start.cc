@@ -1,17 +1,21 @@
 // gtest_start.cc - a GoogleTest program whose main may die before
 // RUN_ALL_TESTS, as Debian's leveldb db_test does when two copies collide
 // on its fixed /tmp path. MG_START_DIR names a directory where each start
-// that would run tests counts itself (the file "starts"); MG_START_DIE
+// that would run tests counts itself (a file start.N); MG_START_DIE
 // lists the starts that die (1-based, e.g. "1" or "1,2"), or "all";
 // MG_START_HOW "exit" makes them exit with status 4, else they abort
 // (SIGABRT). Each dying start says so on stderr first. Listing
 // (--gtest_list_tests) never dies. Every test passes.
 #include <gtest/gtest.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
+
+#include <fcntl.h>
+#include <unistd.h>
 
 TEST(Start, One)
 {
@@ -26,22 +30,21 @@ TEST(Later, Three)
 	SUCCEED();
 }
 
-// This start's number (1 for the first), counted in MG_START_DIR/starts.
+// This start's number (1 for the first): the first N whose file
+// MG_START_DIR/start.N this start creates (O_EXCL: two programs starting
+// at once never get one number).
 static int start_number(const char *dir)
 {
-	std::string path = std::string(dir) + "/starts";
-	int n = 0;
-	if (FILE *f = std::fopen(path.c_str(), "r")) {
-		if (std::fscanf(f, "%d", &n) != 1)
-			n = 0;
-		std::fclose(f);
+	for (int n = 1;; n++) {
+		std::string path = std::string(dir) + "/start." + std::to_string(n);
+		int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0600);
+		if (fd >= 0) {
+			close(fd);
+			return n;
+		}
+		if (errno != EEXIST)
+			return n;
 	}
-	n++;
-	if (FILE *f = std::fopen(path.c_str(), "w")) {
-		std::fprintf(f, "%d\n", n);
-		std::fclose(f);
-	}
-	return n;
 }
 
 static bool dies(const char *list, int n)

@@ -36,8 +36,10 @@ static int direct(const char *how)
 	}
 	int st = 0;
 	waitpid(pid, &st, 0);
-	snprintf(path, sizeof(path), "%s/starts", dir);
-	unlink(path);
+	for (int n = 1; n < 64; n++) {
+		snprintf(path, sizeof(path), "%s/start.%d", dir, n);
+		unlink(path);
+	}
 	rmdir(dir);
 	return st;
 }
@@ -64,8 +66,10 @@ static void run_start(outcome *o, const char *lanes, const char *die, const char
 		        GTEST_START),
 		   ENV(env_dir, env_die, env_how), 0);
 	char path[128];
-	snprintf(path, sizeof(path), "%s/starts", dir);
-	unlink(path);
+	for (int n = 1; n < 64; n++) {
+		snprintf(path, sizeof(path), "%s/start.%d", dir, n);
+		unlink(path);
+	}
 	rmdir(dir);
 	CU_ASSERT_FATAL(o->report != NULL);
 }
