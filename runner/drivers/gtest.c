@@ -1267,6 +1267,37 @@ static void __attribute__((noreturn)) start_died(shim *s, gtest *g, mg_exit_end 
 	shim_end_as(s, status);
 }
 
+/*
+ * The program was killed by a signal between two tests (a suite's set-up
+ * or tear-down, the global environment's, or code of its own between
+ * them): no test is blamed. Its death is an entry named where it was
+ * (as outside_flush names a failure there, `<program exit>` elsewhere),
+ * `error` with the signal and its last words; the shim then dies of the
+ * same signal without `start`, so the runner puts the tests left back for
+ * a fresh host (a death there before its first test is start_died's).
+ */
+static void __attribute__((noreturn)) between_died(shim *s, gtest *g, int sig)
+{
+	char name[1100], msg[4096];
+	size_t tn;
+	const char *tail = shim_stderr_tail(s, &tn);
+	int nn = g->phase == GT_PH_SUITE && g->suite_len
+	             ? snprintf(name, sizeof(name), "%.*s.%s", (int)g->suite_len, g->suite,
+	                        g->suite_ran ? "TearDownTestSuite" : "SetUpTestSuite")
+	         : g->phase == GT_PH_NONE
+	             ? snprintf(name, sizeof(name), "%s", MG_EXTRA_PROGRAM_EXIT)
+	             : snprintf(name, sizeof(name), "<global environment>");
+	int n = snprintf(msg, sizeof(msg), "%s was killed by signal %d (%s) between tests%s%.*s",
+	                 shim_cmd(s, NULL)[0], sig, spawn_signal_name(sig),
+	                 tn ? ":\n" : " (nothing on stderr)", (int)(tn < 3000 ? tn : 3000),
+	                 tail + (tn < 3000 ? 0 : tn - 3000));
+	shim_extra(s, MG_MSG_ERROR, name, nn < 0 ? 0 : (size_t)nn, msg,
+	           n < 0                     ? 0
+	           : (size_t)n < sizeof(msg) ? (size_t)n
+	                                     : sizeof(msg) - 1);
+	shim_die_of(s, sig);
+}
+
 static void g_exited(shim *s, mg_exit_end status, const struct rusage *ru)
 {
 	gtest *g = shim_ctx(s);
@@ -1329,11 +1360,10 @@ static void g_exited(shim *s, mg_exit_end status, const struct rusage *ru)
 	if (!g->started_any && !g->summary && !mg_exit_ok(status))
 		start_died(s, g, status);
 	if (status.signo && !g->summary) {
-		/* between tests: the next test is the one it hit
-		 * (after gtest's summary line it died on its way out: the tests left
-		 * in the batch were never going to run, DISABLED_ ones say) */
-		shim_start(s);
-		shim_die_of(s, status.signo);
+		/* between tests: no test is blamed (after gtest's summary line it
+		 * died on its way out: the tests left in the batch were never
+		 * going to run, DISABLED_ ones say) */
+		between_died(s, g, status.signo);
 	}
 	exit_unexplained(s, g, status);
 	if (status.signo)

@@ -5,7 +5,8 @@
 // lists the starts that die (1-based, e.g. "1" or "1,2"), or "all";
 // MG_START_HOW "exit" makes them exit with status 4, else they abort
 // (SIGABRT). Each dying start says so on stderr first. Listing
-// (--gtest_list_tests) never dies. Every test passes.
+// (--gtest_list_tests) never dies. Every test passes. MG_TEARDOWN_ABORT:
+// the Start suite's TearDownTestSuite aborts (a death between tests).
 #include <gtest/gtest.h>
 
 #include <cerrno>
@@ -17,11 +18,23 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-TEST(Start, One)
+class Start : public ::testing::Test
+{
+      protected:
+	static void TearDownTestSuite()
+	{
+		if (std::getenv("MG_TEARDOWN_ABORT")) {
+			std::fprintf(stderr, "gtest_start: the Start suite's tear-down aborts\n");
+			std::fflush(stderr);
+			std::abort();
+		}
+	}
+};
+TEST_F(Start, One)
 {
 	SUCCEED();
 }
-TEST(Start, Two)
+TEST_F(Start, Two)
 {
 	SUCCEED();
 }

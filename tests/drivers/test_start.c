@@ -163,6 +163,29 @@ static void start_exit(void)
 	done(&o);
 }
 
+/* The program is killed between tests (its Start suite's tear-down
+ * aborts): no test is blamed; the death is the entry
+ * `Start.TearDownTestSuite`, `error` naming the signal; the test after it
+ * runs in a fresh host and passes. */
+static void between_abort(void)
+{
+	outcome o;
+	mg(&o,
+	   ARGV("run", "-j", "1", "--driver", "gtest", "--report", "report.json", "--",
+	        GTEST_START),
+	   ENV("MG_TEARDOWN_ABORT=1"), 0);
+	CU_ASSERT_FATAL(o.report != NULL);
+	CU_ASSERT(exited_with(&o, 3));
+	for (int i = 0; i < 3; i++)
+		expect_state(o.report, names[i], "pass");
+	expect_state(o.report, "Start.TearDownTestSuite", "error");
+	expect_message(o.report, "Start.TearDownTestSuite",
+	               "killed by signal 6 (SIGABRT) between tests");
+	expect_message(o.report, "Start.TearDownTestSuite", "the Start suite's tear-down aborts");
+	CU_ASSERT_EQUAL(count(o.report, "crash"), 0);
+	done(&o);
+}
+
 #ifdef CATCH2_START
 /* A Catch2 program that dies before its first test case, every start: the
  * same `<program start>` crash and `error` tests. */
@@ -189,6 +212,7 @@ static const mg_case cases[] = {
     {"start_once", start_once},
     {"start_always", start_always},
     {"start_exit", start_exit},
+    {"between_abort", between_abort},
 #ifdef CATCH2_START
     {"catch2_start_always", catch2_start_always},
 #endif
