@@ -322,6 +322,22 @@ static int lane_start(run_ctx *c, lane *l)
 	return 0;
 }
 
+/* 1 when a lane other than l has a program before its first test (its
+ * host starting, or a shim's next program not yet in a test). */
+static int lane_others_starting(const run_ctx *c, const lane *l)
+{
+	for (size_t i = 0; i < c->nlanes; i++) {
+		const host *o = &c->lanes[i].h;
+		if (&c->lanes[i] == l || o->head_started)
+			continue;
+		if ((o->state == HOST_STARTING || o->state == HOST_READY ||
+		     o->state == HOST_RUNNING) &&
+		    (!o->tests_run || o->fresh_program))
+			return 1;
+	}
+	return 0;
+}
+
 /* Starts hosts and feeds run lines: called for every lane each loop turn. */
 void lane_schedule(run_ctx *c, lane *l)
 {
@@ -332,6 +348,11 @@ void lane_schedule(run_ctx *c, lane *l)
 		return;
 	if (h->state == HOST_NONE) {
 		if (!c->qlen && !c->rqlen)
+			return;
+		/* tests whose program died at its start start again once no other
+		 * lane's program is starting: two copies can collide there
+		 * (leveldb's db_test runs benchmarks on a fixed /tmp path in main) */
+		if (!c->rqlen && c->tests[plan_front(c)].start_died && lane_others_starting(c, l))
 			return;
 		if (l->failed_starts >= c->o->max_restarts) {
 			l->gave_up = 1;

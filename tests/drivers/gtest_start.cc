@@ -7,6 +7,10 @@
 // (SIGABRT). Each dying start says so on stderr first. Listing
 // (--gtest_list_tests) never dies. Every test passes. MG_TEARDOWN_ABORT:
 // the Start suite's TearDownTestSuite aborts (a death between tests).
+// MG_START_LOCK=PATH: each start that would run tests holds PATH (created
+// O_EXCL) for MG_START_HOLD_MS (2000) before its tests, and aborts when
+// another copy holds it: two copies starting at once collide, as
+// db_test's do.
 #include <gtest/gtest.h>
 
 #include <cerrno>
@@ -81,6 +85,20 @@ int main(int argc, char **argv)
 	bool listing = false;
 	for (int i = 1; i < argc; i++)
 		listing |= !std::strcmp(argv[i], "--gtest_list_tests");
+	const char *lock = std::getenv("MG_START_LOCK");
+	if (!listing && lock) {
+		int fd = open(lock, O_WRONLY | O_CREAT | O_EXCL, 0600);
+		if (fd < 0) {
+			std::fprintf(stderr, "gtest_start: %s is held: another copy is starting\n",
+			             lock);
+			std::fflush(stderr);
+			std::abort();
+		}
+		close(fd);
+		const char *hold = std::getenv("MG_START_HOLD_MS");
+		usleep((useconds_t)(hold ? std::atoi(hold) : 2000) * 1000);
+		unlink(lock);
+	}
 	const char *dir = std::getenv("MG_START_DIR"), *die = std::getenv("MG_START_DIE");
 	if (!listing && dir && die) {
 		int n = start_number(dir);

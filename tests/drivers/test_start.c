@@ -119,6 +119,35 @@ static void start_once(void)
 	}
 }
 
+/* Two copies collide at their start (a lock each holds for 2 s, as
+ * db_test's fixed /tmp path): at -j 2 one dies, and its tests start again
+ * once the other copy has started its first test, so they pass. Before,
+ * the retry started at once, collided again, and the run ended with a
+ * <program start> crash and its tests errors (exit 3). */
+static void start_collide(void)
+{
+	char dir[] = "/tmp/mg-start-XXXXXX", env_lock[80];
+	CU_ASSERT_FATAL(mkdtemp(dir) != NULL);
+	snprintf(env_lock, sizeof(env_lock), "MG_START_LOCK=%s/lock", dir);
+	outcome o;
+	mg(&o,
+	   ARGV("run", "-j", "2", "--driver", "gtest", "--report", "report.json", "--",
+	        GTEST_START),
+	   ENV(env_lock), 0);
+	char path[128];
+	snprintf(path, sizeof(path), "%s/lock", dir);
+	unlink(path);
+	rmdir(dir);
+	CU_ASSERT_FATAL(o.report != NULL);
+	CU_ASSERT(exited_with(&o, 0));
+	for (int i = 0; i < 3; i++)
+		expect_state(o.report, names[i], "pass");
+	CU_ASSERT(find_test(o.report, "<program start>") == NULL);
+	/* they did collide: a start died (else this shows nothing) */
+	CU_ASSERT(strstr(o.err, "before its first test") != NULL);
+	done(&o);
+}
+
 /* Every start dies: the second death of the same tests is the run's
  * `<program start>` entry, `crash` for the signal, with the program's
  * last words; the tests it never ran are `error` naming why. memguard
@@ -210,6 +239,7 @@ static void catch2_start_always(void)
 
 static const mg_case cases[] = {
     {"start_once", start_once},
+    {"start_collide", start_collide},
     {"start_always", start_always},
     {"start_exit", start_exit},
     {"between_abort", between_abort},
