@@ -205,17 +205,17 @@ static int by_largest_rise(json_t *report)
 }
 
 /*
- * Through memguard: 40 tests keep 8 MiB each, the first also maps 600 MiB
- * for 20 ms; the kill limit is 700 MiB. Without history the run learns
- * that rise from fault/t000 and expects it of every test it does not know:
- * a host recycles from ~92 MiB on, before each 8 MiB test (no kill). With
+ * Through memguard: 40 tests keep 8 MiB each, the second also maps 600
+ * MiB for 20 ms; the kill limit is 700 MiB. Without history the run learns
+ * that rise from fault/t001 and expects it of every test it does not know:
+ * a host recycles from ~92 MiB on, before an 8 MiB test (no kill). With
  * that run as history every test's own rise is known: one host runs all
  * 40 (ending at ~320 MiB), 0 recycles (before: the host's own 608 MiB
- * counted for every test after t000, 1 recycle).
+ * counted for every test after t001, 1 recycle).
  */
 static void runner_known(const char *host)
 {
-	static const char *const env[] = {"MG_FAULT=transient@0,leak8@*", "MG_FAULT_TESTS=40",
+	static const char *const env[] = {"MG_FAULT=transient@1,leak8@*", "MG_FAULT_TESTS=40",
 	                                  "MG_FAULT_TRANSIENT_MB=600", NULL};
 	char hist[96];
 	outcome o;
