@@ -420,12 +420,16 @@ void lane_schedule(run_ctx *c, lane *l)
 		else
 			plan_pop(c);
 		retry = 0;
-		/* history's word and the run's largest rise, for the host's admission */
-		if ((rise || rt->exp_growth) && h->version >= 2 &&
+		/* history's word and the run's largest rise, for the host's admission;
+		 * to a v4 host, whether history knows the test's own rise (then it
+		 * alone counts, not the largest rise the host saw: sent even when 0) */
+		int known = rt->rise_known && h->version >= 4;
+		if ((rise || rt->exp_growth || known) && h->version >= 2 &&
 		    driver_serves_protocol(c->driver))
-			conn_send(
-			    h,
-			    &(mg_msg){.kind = MG_CMD_EXPECT, .va = rise, .bytes = rt->exp_growth});
+			conn_send(h, &(mg_msg){.kind = MG_CMD_EXPECT,
+			                       .va = rise,
+			                       .bytes = rt->exp_growth,
+			                       .count = (uint64_t)known});
 		conn_send(h, &(mg_msg){.kind = MG_CMD_RUN, .text = rt->name, .text_len = rt->len});
 		if (!h->nflight)
 			h->head_out_base = rt->tail ? SIZE_MAX : rt->out_len;

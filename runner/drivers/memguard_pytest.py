@@ -1,5 +1,5 @@
 """memguard_pytest - memguard's pytest plugin: makes the pytest process a
-memguard host (runner/host/PROTOCOL.md, version 3).
+memguard host (runner/host/PROTOCOL.md, version 4).
 
 memguard's pytest driver (runner/drivers/pytest.c) loads it with
 ``-p memguard_pytest``. Started without MEMGUARD_HOST it does nothing. Under
@@ -46,7 +46,7 @@ _MESSAGE_MAX = 16384  # a result's message, bytes (a line is at most 64 KiB)
 _VERDICT_WINDOW = 32  # mg_verdict.h MG_VERDICT_WINDOW
 _MARK_MAX = 64  # mg_proto.h MG_MARK_MAX is 43
 _SECRET_LEN = 16  # mg_proto.h MG_MARK_SECRET_LEN
-_VERSION = 3  # the highest protocol version this plugin speaks
+_VERSION = 4  # the highest protocol version this plugin speaks
 
 
 class _Verdict(ctypes.Structure):
@@ -149,6 +149,7 @@ class _Host:
             ctypes.c_uint64,
             ctypes.c_uint64,
             ctypes.c_uint64,
+            ctypes.c_int,
             ctypes.c_uint64,
             ctypes.POINTER(ctypes.c_uint64),
         ]
@@ -188,7 +189,7 @@ class _Host:
         self.page = os.sysconf("SC_PAGE_SIZE")
         self.verdict = _Verdict()
         lib.mg_contract_read_limits(ctypes.byref(self.verdict), self.version)
-        self.expect = (0, 0)
+        self.expect = (0, 0, 0)
         self.ordinal = 0
         self.peak_seen = 0
         self.max_rise = 0  # the largest rise above its start a test here made (VmPeak)
@@ -270,16 +271,16 @@ class _Host:
         return cmd
 
     def parse(self, line):
-        """(kind, name, (va, bytes), line); kind None for a line outside the
-        grammar or not a command (refused when it is taken)."""
+        """(kind, name, (va, bytes, count), line); kind None for a line outside
+        the grammar or not a command (refused when it is taken)."""
         buf = ctypes.create_string_buffer(line, len(line) + 1)
         m = _Msg()
         if self.lib.mg_proto_parse(ctypes.byref(m), buf, len(line)) < 0 or m.kind not in (
             self.commands
         ):
-            return None, b"", (0, 0), line
+            return None, b"", (0, 0, 0), line
         name = ctypes.string_at(m.text, m.text_len) if m.text else b""
-        return m.kind, name, (m.va, m.bytes), line
+        return m.kind, name, (m.va, m.bytes, m.count), line
 
     def bad_command(self, line):
         self.flush()
@@ -386,17 +387,19 @@ class _Host:
 
     def admits(self):
         """The admission before a test (PROTOCOL.md 6a), the host library's
-        mg_verdict_admit: False when history's expected rise, or the
-        largest a test here made, from the boundary's VA would reach the
-        kill limit (a recycle, and a fresh host runs it)."""
-        rise, growth = self.expect
-        self.expect = (0, 0)
-        if not (rise or growth or self.max_rise) or not self.verdict.kill_va:
+        mg_verdict_admit: False when history's expected rise, or (unless
+        history knows the test's own rise: v4's "known") the largest a test
+        here made, from the boundary's VA would reach the kill limit (a
+        recycle, and a fresh host runs it)."""
+        rise, growth, known = self.expect
+        known = 1 if known and self.version >= 4 else 0
+        self.expect = (0, 0, 0)
+        if not (rise or growth or (self.max_rise and not known)) or not self.verdict.kill_va:
             return True  # nothing to judge: no ctypes call
         nbytes = ctypes.c_uint64(0)
         va = self.verdict.va_start  # the boundary's reading: nothing ran since
         why = self.lib.mg_verdict_admit(
-            ctypes.byref(self.verdict), va, rise, growth, self.max_rise, ctypes.byref(nbytes)
+            ctypes.byref(self.verdict), va, rise, growth, known, self.max_rise, ctypes.byref(nbytes)
         )
         if not why:
             return True

@@ -75,8 +75,10 @@ typedef struct host {
 	mg_verdict verdict; /* the limits it was given, and the growth of its last tests */
 	uint64_t ordinal;   /* run lines answered: the mark of the next test */
 	char secret[MG_MARK_SECRET_LEN + 1]; /* v3: the run's, in every mark */
-	/* v2: what history says of the next run line (expect RISE GROWTH) */
+	/* v2: what history says of the next run line (expect RISE GROWTH); v4:
+	 * whether it knows the test's own rise ("known": its figure alone counts) */
 	uint64_t expect_rise, expect_growth;
+	int expect_known;
 	uint64_t peak_seen; /* VmPeak at the last boundary that read it */
 	/* the reading at the last boundary, and the largest rise above it a test of this
 	 * host made (VmPeak): the next test is admitted only if that rise fits,
@@ -425,14 +427,17 @@ static int serve_runs(host *h, char *line, size_t len)
 {
 	for (;;) {
 		/* history's word on this test: would its peak reach the kill limit
-		 * from where this host stands? Then not here: a fresh host runs it */
-		if ((h->expect_rise || h->max_rise) && h->verdict.kill_va) {
+		 * from where this host stands? Then not here: a fresh host runs it.
+		 * A test history knows needs its own rise; any other, at least the
+		 * largest this host saw */
+		if ((h->expect_rise || h->expect_growth || (h->max_rise && !h->expect_known)) &&
+		    h->verdict.kill_va) {
 			/* nothing ran since the last boundary: its reading stands */
 			mem now = h->boundary.va ? h->boundary : mem_now(h);
 			uint64_t need = 0;
-			mg_why why = mg_verdict_admit(&h->verdict, now.va, h->expect_rise,
-			                              h->expect_growth, h->max_rise, &need);
-			h->expect_rise = h->expect_growth = 0;
+			mg_why why =
+			    mg_verdict_admit(&h->verdict, now.va, h->expect_rise, h->expect_growth,
+			                     h->expect_known, h->max_rise, &need);
 			if (why != MG_WHY_NONE) {
 				if (out_recycle(h, now, why, need) < 0 || out_flush(h) < 0)
 					return 0;
@@ -440,6 +445,7 @@ static int serve_runs(host *h, char *line, size_t len)
 			}
 		}
 		h->expect_rise = h->expect_growth = 0;
+		h->expect_known = 0;
 		mg_msg m;
 		if (mg_proto_parse(&m, line, len) < 0 || m.kind != MG_CMD_RUN) {
 			out_flush(h); /* the previous result still goes out */
@@ -509,6 +515,7 @@ static int serve_runs(host *h, char *line, size_t len)
 				return bad_command(line, len);
 			h->expect_rise = e.va;
 			h->expect_growth = e.bytes;
+			h->expect_known = h->version >= 4 && e.count;
 			if (!mg_lines_next(&h->lines, &line, &len))
 				return out_flush(h) < 0 ? 0 : STEP_MORE;
 		}
@@ -551,6 +558,7 @@ static int serve_line(host *h, char *line, size_t len)
 	case MG_CMD_EXPECT:
 		h->expect_rise = m.va;
 		h->expect_growth = m.bytes;
+		h->expect_known = h->version >= 4 && m.count;
 		return STEP_MORE;
 	case MG_CMD_LIST:
 		return serve_list(h);
@@ -617,6 +625,7 @@ static int host_mode(host *h)
 	mem m = mem_now(h);
 	mg_verdict_start(&h->verdict, m.va, m.rss);
 	h->peak_seen = m.va;
+	h->boundary = m; /* the first test's start: its rise counts too */
 	mg_msg hello = {.kind = MG_MSG_HELLO,
 	                .version = h->version,
 	                .pid = (long)getpid(),

@@ -414,9 +414,13 @@ int mg_proto_parse(mg_msg *out, char *line, size_t len)
 		if (take_field(&c, &out->va) < 0)
 			return -1;
 		return at_end(&c);
-	case MG_CMD_EXPECT:
+	case MG_CMD_EXPECT: /* [SP "known"]: v4 */
 		if (take_field(&c, &out->va) < 0 || take_field(&c, &out->bytes) < 0)
 			return -1;
+		if (c.end - c.p == 6 && !memcmp(c.p, " known", 6)) {
+			out->count = 1;
+			c.p += 6;
+		}
 		return at_end(&c);
 	case MG_MSG_DYING: {
 		uint64_t sig;
@@ -591,6 +595,8 @@ size_t mg_proto_put(char *dst, size_t cap, const mg_msg *m)
 	case MG_CMD_EXPECT:
 		put_field(&w, m->va);
 		put_field(&w, m->bytes);
+		if (m->count)
+			put_str(&w, " known");
 		break;
 	case MG_MSG_DYING:
 		put_field(&w, (uint64_t)m->sig);

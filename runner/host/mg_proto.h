@@ -1,5 +1,5 @@
 /*
- * mg_proto.h - the protocol (v3, compatible with v1 and v2) between the runner and a host: line
+ * mg_proto.h - the protocol (v4, compatible with v1 to v3) between the runner and a host: line
  * grammar, escaping, the parser and the writer of every line, side by side, and the stream marks,
  * for both sides (the host library, the probe, the driver shims, the runner). libc only (built for
  * -m32 too). The grammar is written down in PROTOCOL.md; keep the two in step. Nothing here
@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define MG_PROTO_VERSION 3
+#define MG_PROTO_VERSION 4
 /* Longest line either side may send, newline included. Longer is an error. */
 #define MG_PROTO_LINE_MAX 65536
 /* The extra entry (6c) a shim names a program's exit no test explains */
@@ -25,7 +25,7 @@
 #define MG_PROTO_REPLY_FD 4
 
 /* Environment the runner sets for a host. */
-#define MG_ENV_HOST        "MEMGUARD_HOST"        /* the runner's protocol version, "2" */
+#define MG_ENV_HOST        "MEMGUARD_HOST"        /* the runner's protocol version, "4" */
 #define MG_ENV_CMD_FD      "MEMGUARD_CMD_FD"      /* "3" */
 #define MG_ENV_REPLY_FD    "MEMGUARD_REPLY_FD"    /* "4" */
 #define MG_ENV_RECYCLE_VA  "MEMGUARD_RECYCLE_VA"  /* soft VA limit, bytes; absent: none */
@@ -87,7 +87,8 @@ typedef enum mg_msg_kind {
 	MG_CMD_LIST,   /* list */
 	MG_CMD_RUN,    /* run NAME */
 	MG_CMD_QUIT,   /* quit */
-	MG_CMD_EXPECT, /* expect RISE GROWTH (v2: what history says of the next run line) */
+	MG_CMD_EXPECT, /* expect RISE GROWTH [known] (v2: what history says of the next run
+	                * line; v4: "known", history knows its own rise: it alone counts) */
 	MG_CMD_FED,    /* fed (to a gtest or catch2 shim only: the run lines before it are
 	                * all it is given until results go back) */
 	/* host -> runner, from a driver shim only (PROTOCOL.md 6c) */
@@ -132,7 +133,7 @@ typedef struct mg_msg {
 	uint64_t usec;     /* pass/fail/skip: the test's duration */
 	uint64_t va, rss;  /* hello, pass/fail/skip (after the test), recycle; bye: peaks;
 	                    * peak: va; expect: va = the rise above the test's start */
-	uint64_t count;    /* end */
+	uint64_t count;    /* end; expect: 1 when "known" (v4) */
 	mg_why why;        /* recycle (v2) */
 	uint64_t bytes;    /* recycle growth/gap/peak: the figure; dying: VmPeak; expect: growth */
 	int sig;           /* dying: the signal */

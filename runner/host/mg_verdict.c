@@ -64,12 +64,12 @@ mg_why mg_verdict_end(mg_verdict *v, uint64_t va, uint64_t rss, uint64_t *bytes)
 	return MG_WHY_NONE;
 }
 
-mg_why mg_verdict_admit(const mg_verdict *v, uint64_t va, uint64_t rise, uint64_t growth,
+mg_why mg_verdict_admit(const mg_verdict *v, uint64_t va, uint64_t rise, uint64_t growth, int known,
                         uint64_t max_rise, uint64_t *bytes)
 {
 	uint64_t need = rise > growth ? rise : growth;
 	mg_why why = MG_WHY_PEAK; /* the runner's word, else this host's own */
-	if (max_rise > need) {
+	if (!known && max_rise > need) {
 		need = max_rise;
 		why = MG_WHY_RISE;
 	}

@@ -48,15 +48,18 @@ mg_why mg_verdict_end(mg_verdict *v, uint64_t va, uint64_t rss, uint64_t *bytes)
 
 /*
  * The admission before a test (PROTOCOL.md 6a), from the memory va the host
- * stands at: history's word on it (expect RISE GROWTH; 0 0 when none came)
+ * stands at: history's word on it (expect RISE GROWTH; 0 0 when none came),
+ * whether history knows the test's own rise (known: expect's v4 "known")
  * and the largest rise above a boundary a test of this host made (its
- * VmPeak). When va plus the largest of the three reaches the kill VA limit,
- * *bytes is it and the answer its source: MG_WHY_PEAK (the runner's expect)
- * or MG_WHY_RISE (this host's own); the test goes to a fresh host. MG_WHY_NONE:
- * it may start here. The host library and the pytest plugin (ctypes) both
- * ask it.
+ * VmPeak). The need is the larger of RISE and GROWTH; unless known, the
+ * host's largest rise when that is larger (a test history does not know may
+ * rise as much as any seen). When va plus the need reaches the kill VA
+ * limit, *bytes is it and the answer its source: MG_WHY_PEAK (the runner's
+ * expect) or MG_WHY_RISE (this host's own); the test goes to a fresh host.
+ * MG_WHY_NONE: it may start here. The host library and the pytest plugin
+ * (ctypes) both ask it.
  */
-mg_why mg_verdict_admit(const mg_verdict *v, uint64_t va, uint64_t rise, uint64_t growth,
+mg_why mg_verdict_admit(const mg_verdict *v, uint64_t va, uint64_t rise, uint64_t growth, int known,
                         uint64_t max_rise, uint64_t *bytes);
 
 /* The numbers both sides read and write without stdio. mg_parse_u64 skips

@@ -383,7 +383,7 @@ void unknown_hello_version(void)
 	   NULL, 0);
 	CU_ASSERT(exited_with(&o, 3));
 	CU_ASSERT(strstr(o.err, "bad_version.sh' said hello in protocol version 9; memguard "
-	                        "speaks versions 1 to 3") != NULL);
+	                        "speaks versions 1 to 4") != NULL);
 	CU_ASSERT_FATAL(o.report != NULL);
 	CU_ASSERT_EQUAL(json_integer_value(json_object_get(o.report, "exit_code")), 3);
 	done(&o);
@@ -406,7 +406,7 @@ void unknown_hello_version(void)
 	for (size_t g = 0; g < n && g < 8; g++) {
 		const char *why = json_string_value(json_object_get(gens[g], "reason"));
 		refused += why && strstr(why, "hello in protocol version 9; memguard speaks "
-		                              "versions 1 to 3") != NULL;
+		                              "versions 1 to 4") != NULL;
 	}
 	CU_ASSERT(refused >= 1);
 	done(&o);

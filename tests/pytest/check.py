@@ -402,6 +402,33 @@ def case_admit():
           % err[-1000:])
 
 
+def case_admit_known():
+    """A test history knows (protocol v4's "known") is admitted by its own
+    rise, not the largest a test of the process made: after a 1200 MiB
+    transient test, six that keep 200 MiB each all run in one process under
+    a 2 GiB kill limit when planned from the first run's report (before:
+    the process recycled before one of them for the first test's rise)."""
+    suite = os.path.join(SUITES, "admit_known")
+    args = ["-j", "1", "--pipeline", "8", "--kill-at", "va=2G"]
+    cmd = pytest_cmd("-p", "no:randomly", suite)
+    rc, rep, _, err = memguard(args, cmd)
+    check(rc == 0, "first run: exit 0, got %d: %s" % (rc, err[-1000:]))
+    if rep is None:
+        return check(False, "a report")
+    hist = os.path.join(WORK, "history.json")
+    with open(hist, "w") as f:
+        json.dump(rep, f)
+    rc, rep, _, err = memguard(args + ["--history", hist], cmd)
+    check(rc == 0, "with history: exit 0, got %d: %s" % (rc, err[-1000:]))
+    if rep is None:
+        return check(False, "a report")
+    t = tests_of(rep)
+    check(len(t) == 7 and all(s == "pass" for s, _, _ in t.values()), "7 tests pass: %s" % t)
+    check(sum(s.get("kills", 0) for s in rep["shards"]) == 0, "no kill")
+    check(sum(s.get("recycles", 0) for s in rep["shards"]) == 0, "no recycle: %s"
+          % [g.get("reason") for s in rep["shards"] for g in s["generations"]])
+
+
 def case_maxfail_two_lanes():
     """-x across lanes: after the first failure no lane starts another test."""
     suite = os.path.join(SUITES, "states")
@@ -582,6 +609,7 @@ CASES = {
     "crash_maxfail": lambda: case_crash(True),
     "dying": case_dying,
     "admit": case_admit,
+    "admit_known": case_admit_known,
     "maxfail_two_lanes": case_maxfail_two_lanes,
     "cgroup_oom": case_cgroup_oom,
     "collect_error": case_collect_error,
