@@ -1,5 +1,5 @@
 /*
- * spawn.c - vfork + exec of a child with its pipes (see spawn.h).
+ * spawn.c - vfork + exec (SPAWN_FORK: fork + exec) of a child with its pipes (see spawn.h).
  * The child side runs in the parent's memory until its exec (vfork: no
  * copy of the runner's page tables, the most of a recycle's spawn), so it
  * must stay async-signal-safe and write nothing the parent reads: no
@@ -144,14 +144,14 @@ child_exec(const char *path, char *const argv[], const spawn_options *o, child_f
 	child_fail(status_w, -errno); /* negative: execve's own error, not the setup's */
 }
 
-/* The vfork, in a frame of its own: the child never returns from it
+/* The vfork (SPAWN_FORK: a fork), in a frame of its own: the child never returns from it
  * (child_exec execs or _exits), and no local of spawn_start is live across
  * it. */
 static __attribute__((noinline)) pid_t spawn_vfork(const char *path, char *const argv[],
                                                    const spawn_options *o, child_fds *cf,
                                                    int status_w, pid_t parent)
 {
-	pid_t pid = vfork();
+	pid_t pid = o->flags & SPAWN_FORK ? fork() : vfork();
 	if (pid == 0)
 		child_exec(path, argv, o, cf, status_w, parent);
 	return pid;

@@ -331,7 +331,10 @@ static pid_t fork_child(shim *s, char *const argv[], int pipe_out, int *out_fd, 
 	spawn_proc *p;
 	spawn_options so = SPAWN_OPTIONS_INIT;
 	char **envp = env_for_child(s);
-	so.flags = (pipe_out ? SPAWN_CAPTURE_OUT : 0) | (err_fd ? SPAWN_CAPTURE_ERR : 0);
+	/* a fork: the child's ru_maxrss is a figure here (reap), and a vfork'd
+	 * child's would be all of our own peak RSS (spawn.h) */
+	so.flags =
+	    (pipe_out ? SPAWN_CAPTURE_OUT : 0) | (err_fd ? SPAWN_CAPTURE_ERR : 0) | SPAWN_FORK;
 	so.envp = envp;
 	so.extra_fd = extra_fd;
 	so.extra_target = extra_target;
