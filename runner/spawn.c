@@ -1,12 +1,17 @@
 /*
- * spawn.c - fork + exec of a child with its pipes (see spawn.h).
- * The child side must stay async-signal-safe: no malloc, no stdio, _exit.
+ * spawn.c - vfork + exec (SPAWN_FORK: fork + exec) of a child with its pipes (see spawn.h).
+ * The child side runs in the parent's memory until its exec (vfork: no
+ * copy of the runner's page tables, the most of a recycle's spawn), so it
+ * must stay async-signal-safe and write nothing the parent reads: no
+ * malloc, no stdio, _exit, every signal blocked until its handlers are
+ * the defaults.
  */
 #include "spawn.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,7 +59,7 @@ static const char *fd_hint(int e)
 
 /* Child: report errno on the status pipe and leave (execve's own error
  * negated, so the parent tells it from a setup error). */
-static void child_fail(int status_fd, int code)
+static void __attribute__((noreturn)) child_fail(int status_fd, int code)
 {
 	ssize_t w = write(status_fd, &code, sizeof(code));
 	(void)w;
@@ -72,8 +77,9 @@ typedef struct child_fds {
  * target first so that dup2 never clobbers one that is still needed, then
  * closes everything else but the status pipe (close-on-exec).
  */
-static void child_exec(const char *path, char *const argv[], const spawn_options *o, child_fds *cf,
-                       int status_w, pid_t parent)
+static void __attribute__((noreturn))
+child_exec(const char *path, char *const argv[], const spawn_options *o, child_fds *cf,
+           int status_w, pid_t parent)
 {
 	extern char **environ;
 	sigset_t all;
@@ -138,6 +144,19 @@ static void child_exec(const char *path, char *const argv[], const spawn_options
 	child_fail(status_w, -errno); /* negative: execve's own error, not the setup's */
 }
 
+/* The vfork (SPAWN_FORK: a fork), in a frame of its own: the child never returns from it
+ * (child_exec execs or _exits), and no local of spawn_start is live across
+ * it. */
+static __attribute__((noinline)) pid_t spawn_vfork(const char *path, char *const argv[],
+                                                   const spawn_options *o, child_fds *cf,
+                                                   int status_w, pid_t parent)
+{
+	pid_t pid = o->flags & SPAWN_FORK ? fork() : vfork();
+	if (pid == 0)
+		child_exec(path, argv, o, cf, status_w, parent);
+	return pid;
+}
+
 int spawn_start(spawn_proc **out, const char *path, char *const argv[], const spawn_options *o,
                 mg_err *err)
 {
@@ -187,17 +206,21 @@ int spawn_start(spawn_proc **out, const char *path, char *const argv[], const sp
 		cf.fds[cf.n] = o->extra_fd2, cf.targets[cf.n++] = o->extra_target2;
 
 	pid_t parent = getpid();
+	sigset_t block, old;
 	fflush(NULL);
+	/* No handler of ours may run in the child while it shares our memory:
+	 * every signal blocked until child_exec has set the defaults. */
+	sigfillset(&block);
+	pthread_sigmask(SIG_SETMASK, &block, &old);
 	contain_fork_begin();
-	pid_t pid = fork();
-	if (pid != 0)
-		contain_fork_end();
+	pid_t pid = spawn_vfork(path, argv, o, &cf, status[1], parent);
+	int fork_errno = errno;
+	contain_fork_end();
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (pid < 0) {
-		mg_err_set(err, MG_ERROR, "cannot fork: %s", strerror(errno));
+		mg_err_set(err, MG_ERROR, "cannot fork: %s", strerror(fork_errno));
 		goto done;
 	}
-	if (pid == 0)
-		child_exec(path, argv, o, &cf, status[1], parent);
 
 	if (p->own_group)
 		setpgid(pid, pid); /* also in the child: whichever runs first wins the race */

@@ -26,6 +26,10 @@ enum {
 	SPAWN_CAPTURE_ERR = 1 << 2, /* stderr into a pipe (spawn_err_fd) */
 	SPAWN_OWN_GROUP = 1 << 3,   /* its own process group, signalled as a group */
 	SPAWN_NULL_STDIN = 1 << 4,  /* stdin from /dev/null (else inherited) */
+	/* fork, not vfork: the child's ru_maxrss is then its own and what it
+	 * copied of ours (an exec records the old memory's peak there, and a
+	 * vfork's old memory is all of ours): for a caller that reads it */
+	SPAWN_FORK = 1 << 5,
 };
 
 /*

@@ -108,9 +108,12 @@ typedef struct gtest {
 	int in_note;            /* in the pieces of gtest's long "Note: ... filter" line */
 
 	/* The list sorted by name, for filters by prefix ("Suite.*", "Suite.t1*");
-	 * nsorted 0 when memory was short (then names only). */
+	 * nsorted 0 when memory was short (then names only). Sorted at the
+	 * first filter a listing needs (sort_due), not at the listing: the
+	 * listing host composes none. */
 	struct sname *sorted;
 	size_t nsorted;
+	int sort_due;
 	size_t *want_before; /* sorted index -> wanted names before it (scratch) */
 	unsigned char *mark; /* list index -> in the batch (scratch) */
 } gtest;
@@ -126,8 +129,8 @@ typedef struct fbuf {
 
 /* Appends n bytes of p (b->bad set when memory is short). */
 void gtest_filter_add(fbuf *b, const char *p, size_t n);
-/* g->sorted for g->list (O(N log N), once per listing); nsorted 0 when
- * memory is short. */
+/* g->list changed: g->sorted is made again by the next filter (O(N log N),
+ * O(N) for a listing already in order, once per listing). */
 void gtest_filter_sort(gtest *g);
 /* The filter file is gone (the probe removes it once read; this is for a
  * program that never read it). */

@@ -20,9 +20,15 @@ static int sname_cmp(const void *a, const void *b)
 	return c ? c : (x->len > y->len) - (x->len < y->len);
 }
 
-/* g->sorted for g->list (O(N log N), once per listing); nsorted 0 when
- * memory is short. */
 void gtest_filter_sort(gtest *g)
+{
+	g->sort_due = 1;
+}
+
+/* g->sorted for g->list; nsorted 0 when memory is short. A listing in
+ * name order already (GoogleTest lists in registration order, which often
+ * is) is only checked: a merge sort compares (N/2) log N times even then. */
+static void filter_sort_now(gtest *g)
 {
 	size_t n = shim_names_count(g->list);
 	free(g->sorted);
@@ -38,7 +44,11 @@ void gtest_filter_sort(gtest *g)
 		g->sorted[i].p = shim_names_at(g->list, i, &g->sorted[i].len);
 		g->sorted[i].idx = i;
 	}
-	qsort(g->sorted, n, sizeof(sname), sname_cmp);
+	size_t i = 1;
+	while (i < n && sname_cmp(&g->sorted[i - 1], &g->sorted[i]) <= 0)
+		i++;
+	if (i < n)
+		qsort(g->sorted, n, sizeof(sname), sname_cmp);
 	g->nsorted = n;
 }
 
@@ -212,6 +222,11 @@ char *gtest_filter_compose(shim *s, gtest *g, size_t k, const char *user, size_t
 	size_t nl = g->nsorted, n;
 	fbuf a = {0}, b = {0};
 	int first = 1;
+	if (g->sort_due) {
+		g->sort_due = 0;
+		filter_sort_now(g);
+		nl = g->nsorted;
+	}
 	if (!nl)
 		return gtest_filter_build(s, k, "", len);
 	memset(g->mark, 0, nl);

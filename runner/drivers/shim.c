@@ -39,8 +39,11 @@
 /* A probed child (it measures itself at its boundaries: nothing here
  * depends on when its lines are read) is read at most every PACE_US while
  * its lines stream in: a wake-up, a read and a reply write per batch of
- * tests, not per line (the runner gets a result that much later). */
-#define PACE_US  200
+ * tests, not per line (the runner gets a result that much later; its own
+ * reads of a busy host's replies are REPLY_WAIT, 1 ms, apart too). A read
+ * that fills its buffer is followed by the next at once: a program writing
+ * more than a pipe holds a pace is not held up. */
+#define PACE_US  1000
 #define TREE_MS  5
 #define ERR_TAIL 2048 /* the last bytes of a program's stderr kept */
 
@@ -328,7 +331,10 @@ static pid_t fork_child(shim *s, char *const argv[], int pipe_out, int *out_fd, 
 	spawn_proc *p;
 	spawn_options so = SPAWN_OPTIONS_INIT;
 	char **envp = env_for_child(s);
-	so.flags = (pipe_out ? SPAWN_CAPTURE_OUT : 0) | (err_fd ? SPAWN_CAPTURE_ERR : 0);
+	/* a fork: the child's ru_maxrss is a figure here (reap), and a vfork'd
+	 * child's would be all of our own peak RSS (spawn.h) */
+	so.flags =
+	    (pipe_out ? SPAWN_CAPTURE_OUT : 0) | (err_fd ? SPAWN_CAPTURE_ERR : 0) | SPAWN_FORK;
 	so.envp = envp;
 	so.extra_fd = extra_fd;
 	so.extra_target = extra_target;
@@ -425,8 +431,18 @@ int shim_capture_fd(shim *s, char *const argv[], char **out, size_t *len, mg_exi
 
 /* ---- names ---- */
 
+/* The names' bytes, in chunks that never move (a malloc a name cost as
+ * much as the rest of adding it). */
+typedef struct names_chunk {
+	struct names_chunk *next;
+	size_t used, cap;
+	char b[];
+} names_chunk;
+#define NAMES_CHUNK 65536
+
 struct shim_names {
 	qent *v;
+	names_chunk *chunks; /* the newest first */
 	size_t *hash; /* v[k]'s shim_name_hash: a probe compares names only when it matches */
 	size_t n, cap;
 	long *slots; /* open addressing; -1 empty */
@@ -492,7 +508,17 @@ long shim_names_add(shim_names *t, const char *name, size_t len)
 		t->v = xrealloc_(t->v, t->cap * sizeof(qent));
 		t->hash = xrealloc_(t->hash, t->cap * sizeof(size_t));
 	}
-	char *p = xmalloc(len + 1);
+	names_chunk *c = t->chunks;
+	if (!c || c->cap - c->used < len + 1) {
+		size_t cap = len + 1 > NAMES_CHUNK ? len + 1 : NAMES_CHUNK;
+		c = xmalloc(sizeof(*c) + cap);
+		c->next = t->chunks;
+		c->used = 0;
+		c->cap = cap;
+		t->chunks = c;
+	}
+	char *p = c->b + c->used;
+	c->used += len + 1;
 	memcpy(p, name, len);
 	p[len] = 0;
 	t->v[t->n] = (qent){p, len};
@@ -517,8 +543,11 @@ void shim_names_free(shim_names *t)
 {
 	if (!t)
 		return;
-	for (size_t i = 0; i < t->n; i++)
-		free(t->v[i].name);
+	while (t->chunks) {
+		names_chunk *c = t->chunks;
+		t->chunks = c->next;
+		free(c);
+	}
 	free(t->v);
 	free(t->hash);
 	free(t->slots);
@@ -1037,7 +1066,8 @@ static void child_lines(shim *s, const char *p, size_t n, int eof)
 	s->line.len -= off;
 }
 
-/* Reads the child's stdout; 0 at EOF. */
+/* Reads the child's stdout; 0 at EOF, 2 when the read filled its buffer
+ * (more is waiting: no pause before the next), else 1. */
 static int read_child(shim *s)
 {
 	char tmp[65536];
@@ -1056,7 +1086,7 @@ static int read_child(shim *s)
 	for (char *z = memchr(tmp, 0, (size_t)n); z; z = memchr(z, 0, (size_t)(tmp + n - z)))
 		*z = '?';
 	child_lines(s, tmp, (size_t)n, 0);
-	return 1;
+	return (size_t)n == sizeof(tmp) ? 2 : 1;
 }
 
 /* Passes what the child wrote on stderr on to ours, whole (as mark_streams
@@ -1280,8 +1310,8 @@ int shim_main(const shim_ops *ops, void *ctx, char **cmd, int ncmd)
 		/* stderr first: what a test wrote there came before its result line */
 		if (s->child_err >= 0 && pf[3].revents)
 			read_err(s);
-		if (s->child_out >= 0 && pf[1].revents && read_child(s) && s->probed && s->child &&
-		    !s->quit_pending) {
+		if (s->child_out >= 0 && pf[1].revents && read_child(s) == 1 && s->probed &&
+		    s->child && !s->quit_pending) {
 			struct timespec pace = {0, PACE_US * 1000};
 			nanosleep(&pace, NULL);
 		}

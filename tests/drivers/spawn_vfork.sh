@@ -1,0 +1,42 @@
+#!/bin/sh
+# spawn_vfork.sh MEMGUARD GTEST_BENCH: the runner starts its hosts with
+# vfork, not fork (runner/spawn.c): a fork copies the parent's page tables.
+# memguard run --driver gtest (a listing host and a lane's host) followed
+# with strace -f: the runner creates processes only by vfork (clone with
+# CLONE_VM|CLONE_VFORK), one a host. A shim starts its program with a fork
+# (SPAWN_FORK: the program's ru_maxrss is a figure there, and a vfork'd
+# child's would be all of the shim's peak RSS): each shim forks, never
+# vforks. --contain none: the PID namespace's init is forked (once a run,
+# not a spawn) and namespaced pids would not match strace's.
+# Skipped (77) without strace (ci/setup --test installs it).
+set -u
+mg=$1
+prog=$2
+command -v strace >/dev/null 2>&1 || { echo "SKIP: no strace"; exit 77; }
+dir=$(mktemp -d /tmp/mg-vfork-XXXXXX) || exit 1
+trap 'rm -rf "$dir"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+cd "$dir" || exit 1
+# LeakSanitizer cannot run under ptrace (an ASan build of memguard would
+# exit 1 with its fatal error): the leak check is every other test's
+ASAN_OPTIONS="${ASAN_OPTIONS:-}${ASAN_OPTIONS:+:}detect_leaks=0"
+export ASAN_OPTIONS
+MG_BENCH_TESTS=50 strace -f -qq -o "$dir/t" -e trace=execve,fork,vfork,clone,clone3 \
+	"$mg" run -q -j 1 --contain none --driver gtest -- "$prog" >"$dir/out" 2>&1
+rc=$?
+[ "$rc" -eq 0 ] || fail "memguard run exited $rc: $(tail -5 "$dir/out")"
+grep -q '50 *50 *0 *0' "$dir/out" || fail "not 50 passed: $(cat "$dir/out")"
+runner=$(awk 'NR == 1 { print $1 }' "$dir/t")
+shims=$(awk '/execve\(".*memguard-driver"/ && !/= -1/ { print $1 }' "$dir/t")
+[ -n "$shims" ] || fail "no memguard-driver process traced"
+v=$(awk -v p="$runner" '$1 == p && / vfork\(/' "$dir/t" | wc -l)
+other=$(awk -v p="$runner" '$1 == p && /(^| )(fork|clone|clone3)\(/' "$dir/t")
+echo "runner $runner: $v vfork"
+[ "$v" -ge 2 ] || fail "the runner started $v hosts by vfork: $(grep "^$runner " "$dir/t")"
+[ -z "$other" ] || fail "the runner created a process another way: $other"
+for p in $shims; do
+	v=$(awk -v p="$p" '$1 == p && / vfork\(/' "$dir/t" | wc -l)
+	f=$(awk -v p="$p" '$1 == p && /(^| )(fork|clone)\(/' "$dir/t" | wc -l)
+	echo "shim $p: $f fork, $v vfork"
+	[ "$v" -eq 0 ] && [ "$f" -ge 1 ] || fail "shim $p: $f forks, $v vforks"
+done
