@@ -205,9 +205,10 @@ size_t policy_depth(const run_ctx *c, const lane *l)
 		for (size_t i = 0; i < c->nlanes; i++)
 			if (&c->lanes[i] != l)
 				held += c->lanes[i].h.nflight;
-		size_t whole = c->ntests / c->nlanes + 1, left = (c->qlen + held) / c->nlanes + 1;
+		size_t whole = c->ntests / c->nlanes + 1,
+		       left = (c->qlen + held + c->nlanes - 1) / c->nlanes; /* rounded up */
 		if (left < whole)
-			whole = left;
+			whole = left ? left : 1;
 		return c->o->pipeline < whole ? c->o->pipeline : whole;
 	}
 	size_t share = c->qlen / c->nlanes + 1;
