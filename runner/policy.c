@@ -20,7 +20,7 @@ uint64_t policy_va_ceiling(const run_ctx *c)
 pid_t policy_va_pid(const run_ctx *c, const host *h)
 {
 	if (!driver_serves_protocol(c->driver)) /* the shim is ours; its program is the test */
-		return h->desc_va_pid ? h->desc_va_pid : h->pid;
+		return h->desc_va_pid;
 	return h->desc_va_pid && h->desc_va_max > h->va_last ? h->desc_va_pid : h->pid;
 }
 
@@ -195,9 +195,19 @@ size_t policy_depth(const run_ctx *c, const lane *l)
 	const host *h = &l->h;
 	/* gtest and catch2: one program takes the lane's whole share at once (each refill
 	 * would be a program start, and GoogleTest pays for its suite at each);
-	 * the probe judges the limits at every boundary inside the program */
+	 * the probe judges the limits at every boundary inside the program. The
+	 * share is of what is left: the queue and what the other lanes'
+	 * programs still hold, over the lanes (guided self-scheduling). A
+	 * program that took the whole queue after a recycle left the other
+	 * lanes idle, starting programs that found nothing to run. */
 	if (c->driver == DRIVER_GTEST || c->driver == DRIVER_CATCH2) {
-		size_t whole = c->ntests / c->nlanes + 1;
+		size_t held = 0;
+		for (size_t i = 0; i < c->nlanes; i++)
+			if (&c->lanes[i] != l)
+				held += c->lanes[i].h.nflight;
+		size_t whole = c->ntests / c->nlanes + 1, left = (c->qlen + held) / c->nlanes + 1;
+		if (left < whole)
+			whole = left;
 		return c->o->pipeline < whole ? c->o->pipeline : whole;
 	}
 	size_t share = c->qlen / c->nlanes + 1;

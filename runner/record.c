@@ -261,13 +261,16 @@ void record_host_end(run_ctx *c, lane *l, host_end end, const char *why)
  * Records a breakdown of the host's address space (by category, the largest
  * groups of mappings, the largest free gap) in its generation. Reads
  * /proc/PID/maps: ~0.2 ms for 500 mappings. Only at a recycle, a kill or a
- * host's end, never per sample. A host already gone leaves no breakdown.
+ * host's end, never per sample. A host already gone leaves no breakdown, and
+ * so does a shim with no program (its own maps are memguard's, not the
+ * suite's).
  */
 void record_breakdown(run_ctx *c, lane *l, const char *when)
 {
 	maps_breakdown b;
 	/* the layout's ceiling: a capped 64-bit host still maps high */
-	if (maps_read(&b, policy_va_pid(c, &l->h), limits_arch_ceiling(c->arch), NULL) < 0)
+	pid_t pid = sample_maps_pid(c, &l->h, now(c));
+	if (!pid || maps_read(&b, pid, limits_arch_ceiling(c->arch), NULL) < 0)
 		return;
 	report_breakdown *rb = report_generation_add_breakdown(record_gen(c, l));
 	rb->when = report_strdup(when);

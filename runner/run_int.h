@@ -440,6 +440,11 @@ int sample_progress(const run_ctx *c, const host *h, sample_run *out);
 /* The same read for any host, one that judges itself too (a failure near
  * the ceiling asks it once). */
 int sample_gap_read(const run_ctx *c, const host *h, uint64_t va, uint64_t *gap);
+/* The process whose maps describe host h's memory (policy_va_pid); a
+ * shim's tree is scanned now, as its program may have changed since the
+ * last scan. 0 when there is none (a shim between programs: never the
+ * shim's own maps). */
+pid_t sample_maps_pid(const run_ctx *c, host *h, double t);
 
 /* host_conn.c */
 void conn_build_env(run_ctx *c, int with_limits, const lane *l);

@@ -110,6 +110,14 @@ int sample_gap_read(const run_ctx *c, const host *h, uint64_t va, uint64_t *gap)
 	           : -1;
 }
 
+pid_t sample_maps_pid(const run_ctx *c, host *h, double t)
+{
+	/* a shim's program changes from burst to burst: which is it now */
+	if (!driver_serves_protocol(c->driver) && h->state != HOST_NONE)
+		sample_tree(c, h, t);
+	return policy_va_pid(c, h);
+}
+
 int sample_progress(const run_ctx *c, const host *h, sample_run *out)
 {
 	pid_t pids[SAMPLE_RUN_PROCS];

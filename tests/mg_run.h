@@ -29,6 +29,24 @@ static const char *mg_run_cgroup_procs;
 /* The signal mg() sends after term_after_ms (0: SIGTERM). */
 static int mg_run_signal;
 
+/* When > 0, the signal waits first until this many of fault_host's hang
+ * marks (MG_FAULT_HANG_MARK, set to the test's directory) exist: the run has
+ * reached its hanging tests whatever the machine's load. */
+static int mg_run_signal_marks;
+
+/* The number of entries of dir whose name starts with "hang.". */
+static inline int mg_hang_marks(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+	while (d && (e = readdir(d)))
+		n += strncmp(e->d_name, "hang.", 5) == 0;
+	if (d)
+		closedir(d);
+	return n;
+}
+
 typedef struct outcome {
 	int status; /* as waitpid gives it */
 	char out[1 << 16];
@@ -90,7 +108,8 @@ static inline char *slurp(const char *path, char *buf, size_t cap)
 /*
  * Runs argv with extra environment entries (NULL-terminated, may be NULL),
  * the report written to DIR/report.json. With term_after_ms > 0 the runner
- * gets SIGTERM (mg_run_signal) after that long.
+ * gets SIGTERM (mg_run_signal) after that long (after mg_run_signal_marks
+ * hang marks, when set).
  */
 static inline void mg(outcome *o, const char *const *argv, const char *const *env,
                       int term_after_ms)
@@ -118,11 +137,21 @@ static inline void mg(outcome *o, const char *const *argv, const char *const *en
 			_exit(126);
 		/* what the run leaves in TMPDIR goes with the test's directory */
 		setenv("TMPDIR", o->dir, 1);
+		if (mg_run_signal_marks > 0)
+			setenv("MG_FAULT_HANG_MARK", o->dir, 1);
 		for (size_t i = 0; env && env[i]; i++)
 			putenv((char *)env[i]);
 		unsetenv("CI");
 		execv(argv[0], (char *const *)argv);
 		_exit(127);
+	}
+	/* the marks, polled for at most 120 s (then the signal goes anyway and
+	 * the test's assertions say what the run had reached) */
+	for (int waited = 0;
+	     term_after_ms > 0 && waited < 12000 && mg_hang_marks(o->dir) < mg_run_signal_marks;
+	     waited++) {
+		struct timespec tick = {0, 10 * 1000000L};
+		nanosleep(&tick, NULL);
 	}
 	if (term_after_ms > 0) {
 		struct timespec ts = {term_after_ms / 1000, (term_after_ms % 1000) * 1000000L};

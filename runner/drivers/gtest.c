@@ -1243,7 +1243,10 @@ static void g_exited(shim *s, mg_exit_end status, const struct rusage *ru)
 	}
 	probe_close(g);
 	if (shim_head_started(s)) {
-		/* it died mid-test: that test's crash (mirrored), or its exit */
+		/* it died mid-test: that test's crash (mirrored), or its exit: a
+		 * fail, and the rest of the batch runs in a fresh program, as after
+		 * a crash (before, each was an error "did not run it", exit 3 where
+		 * the direct run exits 1) */
 		if (status.signo)
 			shim_die_of(s, status.signo);
 		g->failed_any = 1;
@@ -1251,6 +1254,9 @@ static void g_exited(shim *s, mg_exit_end status, const struct rusage *ru)
 			g->batch--;
 		shim_resultf(s, MG_MSG_FAIL, "%.*s%s exited with status %d during the test",
 		             (int)g->text_len, g->text, cmd[0], status.status);
+		outside_flush(s, g);
+		g->batch = 0;
+		return;
 	}
 	if (shim_parking(s))
 		g->batch = 0; /* quit came: the tests after it are the runner's again */

@@ -15,6 +15,7 @@
  */
 #include "memguard_host.h"
 
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -144,6 +145,21 @@ static const char *ops_name(void *ctx, size_t i)
 {
 	faults *f = ctx;
 	return f->long_names ? f->long_names + i * f->long_len : f->names[i];
+}
+
+/* MG_FAULT_HANG_MARK=DIR: DIR/hang.INDEX says a test is about to hang
+ * (INDEX "start": a slow start is about to sleep), so a test can signal the
+ * run once it is there. */
+static void hang_mark(const char *dir, size_t i)
+{
+	char path[512];
+	if (i == (size_t)-1)
+		snprintf(path, sizeof(path), "%s/hang.start", dir);
+	else
+		snprintf(path, sizeof(path), "%s/hang.%zu", dir, i);
+	int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	if (fd >= 0)
+		close(fd);
 }
 
 static mg_result ops_run(void *ctx, size_t i, char *msg, size_t cap)
@@ -323,9 +339,13 @@ static mg_result ops_run(void *ctx, size_t i, char *msg, size_t cap)
 		abort();
 	if (plan & F_EXIT)
 		_exit(7);
-	if (plan & F_HANG)
+	if (plan & F_HANG) {
+		const char *mark = getenv("MG_FAULT_HANG_MARK");
+		if (mark)
+			hang_mark(mark, i);
 		for (;;)
 			pause();
+	}
 	if (plan & F_STOP)
 		raise(SIGSTOP); /* until a SIGCONT that never comes */
 	if (plan & F_FAIL) {
@@ -394,8 +414,11 @@ int main(int argc, char **argv)
 	if (f.frag_keep < 1 || f.frag_keep > 13)
 		f.frag_keep = 8;
 	const char *delay = getenv("MG_FAULT_START_MS"); /* a slow start, before the greeting */
-	if (delay != NULL && *delay != '\0')
+	if (delay != NULL && *delay != '\0') {
+		if (getenv("MG_FAULT_HANG_MARK"))
+			hang_mark(getenv("MG_FAULT_HANG_MARK"), (size_t)-1);
 		sleep_ms(strtoul(delay, NULL, 10));
+	}
 	const char *n = getenv("MG_FAULT_TESTS");
 	const char *need = getenv("MG_FAULT_POISON_NEED");
 	if (need != NULL && *need != '\0')

@@ -183,16 +183,20 @@ static int pid_alive(pid_t pid)
 	return p && p[1] == ' ' && p[2] != 'Z'; /* a zombie is not alive */
 }
 
-/* A run stopped by sig after ms: memguard dies of sig once every host is
- * ended and the partial report written (interrupted, exit_code 128 + sig,
- * tests not run), and no host is left. */
+/* A run stopped by sig ms after it reached its hanging test (the host's
+ * mark: a fixed delay alone raced a loaded machine's start-up):
+ * memguard dies of sig once every host is ended and the partial report
+ * written (interrupted, exit_code 128 + sig, tests not run), and no host is
+ * left. */
 static void interrupted_by(int sig, int ms)
 {
 	outcome o;
 	mg_run_signal = sig;
+	mg_run_signal_marks = 1;
 	mg(&o, ARGV("run", "-j", "2", "--report", "report.json", "--", FAULT64),
 	   ENV("MG_FAULT=hang@30,hang@31", "MG_FAULT_TESTS=60"), ms);
 	mg_run_signal = 0;
+	mg_run_signal_marks = 0;
 	CU_ASSERT(killed_by(&o, sig));
 	CU_ASSERT_FATAL(o.report != NULL);
 	CU_ASSERT(json_is_true(json_object_get(o.report, "interrupted")));
@@ -216,7 +220,7 @@ static void interrupted_by(int sig, int ms)
  * ends by SIGTERM itself (a shell shows 143). */
 void sigterm(void)
 {
-	interrupted_by(SIGTERM, 1500);
+	interrupted_by(SIGTERM, 100);
 }
 
 /* SIGHUP (a closed terminal, a dropped ssh session), SIGQUIT, SIGUSR1 and
@@ -225,7 +229,7 @@ void stop_signals(void)
 {
 	static const int sigs[] = {SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
 	for (size_t k = 0; k < sizeof(sigs) / sizeof(sigs[0]); k++)
-		interrupted_by(sigs[k], 800);
+		interrupted_by(sigs[k], 100);
 }
 
 /* A host that answers every run line with two results breaks the protocol
@@ -303,13 +307,16 @@ void crash_child_holds_pipe(void)
 	done(&o);
 }
 
-/* SIGTERM while the host is still starting (listing): ended by SIGTERM at
- * once, a report that says so (exit_code 143), and the host is gone. */
+/* SIGTERM while the host is still starting (listing; sent once the host
+ * says it sleeps): ended by SIGTERM at once, a report that says so
+ * (exit_code 143), and the host is gone. */
 void sigterm_while_listing(void)
 {
 	outcome o;
+	mg_run_signal_marks = 1;
 	mg(&o, ARGV("run", "--report", "report.json", "--", FAULT64),
-	   ENV("MG_FAULT_START_MS=20000"), 500);
+	   ENV("MG_FAULT_START_MS=20000"), 100);
+	mg_run_signal_marks = 0;
 	CU_ASSERT(killed_by(&o, SIGTERM));
 	CU_ASSERT_FATAL(o.report != NULL);
 	CU_ASSERT(json_is_true(json_object_get(o.report, "interrupted")));
