@@ -232,12 +232,15 @@ void sites_cache_free(sites_cache *sc)
 
 /* The compilation unit holding addr, and its bias: through .debug_aranges,
  * else by asking each unit (clang writes no .debug_aranges, and libdw
- * before 0.189 finds nothing without them); NULL when none holds it. */
+ * before 0.189 finds nothing without them, or a wrong unit when other
+ * objects of the module have them: a clang program linking a static
+ * library GCC built); NULL when none holds it. */
 static Dwarf_Die *cu_at(sym_module *sm, Dwarf_Addr addr, Dwarf_Addr *bias)
 {
 	Dwarf_Die *cu = dwfl_module_addrdie(sm->mod, addr, bias);
-	if (cu != NULL)
+	if (cu != NULL && dwarf_haspc(cu, addr - *bias) > 0)
 		return cu;
+	cu = NULL;
 	while ((cu = dwfl_module_nextcu(sm->mod, cu, bias)) != NULL)
 		if (dwarf_haspc(cu, addr - *bias) > 0)
 			return cu;

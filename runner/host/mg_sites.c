@@ -2,11 +2,14 @@
  * mg_sites.c - allocation sites (mg_sites.h): the interposer of mmap, the
  * malloc family and C++ operator new/delete, its frame-pointer stacks, the
  * table of live records and the boundary's grouping into protocol lines.
- * Compiled into the host library and the probe. The allocation path never
- * takes a lock, never allocates, never calls into libc beyond the real
- * function (stack bounds are taken at load and at thread start, never
- * inside malloc); it must be built with frame pointers and unwind tables
- * (-fno-omit-frame-pointer -fexceptions: operator new may throw through it).
+ * In a sanitized program, the sanitizer's malloc/free hooks instead of the
+ * malloc family's interposers. Compiled into the host library and the
+ * probe. The allocation path never takes a lock, never allocates, never
+ * calls into libc beyond the real function (stack bounds are taken at load
+ * and at thread start, never inside malloc; only a sanitized program's
+ * mapping may be unwound by glibc's backtrace, loaded at start); it must be
+ * built with frame pointers and unwind tables (-fno-omit-frame-pointer
+ * -fexceptions: operator new may throw through it).
  */
 /* mmap is interposed under its own name, and mmap64 beside it on x86: not
  * the one sys/mman.h would rename it to */
@@ -69,8 +72,12 @@ size_t mg_sites_put(char *dst, size_t cap)
 #else
 
 /* Weak: a runtime that defines these too (a statically linked sanitizer)
- * keeps its own, and this file then sees nothing, which is safe. */
-#define MG_HOOK __attribute__((weak, visibility("default")))
+ * keeps its own, and this file then sees nothing of them (a sanitizer's
+ * allocator is then seen through its hooks, below). In their own section, so
+ * that a sanitizer's allocation stack can leave out their frames. */
+#define MG_HOOK __attribute__((weak, visibility("default"), section("mg_sites_hooks")))
+extern char __start_mg_sites_hooks[] __attribute__((visibility("hidden")));
+extern char __stop_mg_sites_hooks[] __attribute__((visibility("hidden")));
 
 /* ---- the real functions ---- */
 
@@ -114,6 +121,13 @@ static int is_boot(const void *p)
 #define SZ "m" /* unsigned long */
 #endif
 
+/* operator new: plain, nothrow, aligned, aligned nothrow; of one, of an array */
+static const char *const news[2][4] = {
+    {"_Znw" SZ, "_Znw" SZ "RKSt9nothrow_t", "_Znw" SZ "St11align_val_t",
+     "_Znw" SZ "St11align_val_tRKSt9nothrow_t"},
+    {"_Zna" SZ, "_Zna" SZ "RKSt9nothrow_t", "_Zna" SZ "St11align_val_t",
+     "_Zna" SZ "St11align_val_tRKSt9nothrow_t"}};
+
 static void *next(const char *name)
 {
 	return dlsym(RTLD_NEXT, name);
@@ -136,11 +150,6 @@ static void resolve(void)
 	*(void **)&mgs_real_munmap = next("munmap");
 	*(void **)&real_mremap = next("mremap");
 	*(void **)&real_pthread_create = next("pthread_create");
-	static const char *const news[2][4] = {
-	    {"_Znw" SZ, "_Znw" SZ "RKSt9nothrow_t", "_Znw" SZ "St11align_val_t",
-	     "_Znw" SZ "St11align_val_tRKSt9nothrow_t"},
-	    {"_Zna" SZ, "_Zna" SZ "RKSt9nothrow_t", "_Zna" SZ "St11align_val_t",
-	     "_Zna" SZ "St11align_val_tRKSt9nothrow_t"}};
 	static const char *const dels[2][6] = {
 	    {"_ZdlPv", "_ZdlPv" SZ, "_ZdlPvSt11align_val_t", "_ZdlPv" SZ "St11align_val_t",
 	     "_ZdlPvRKSt9nothrow_t", "_ZdlPvSt11align_val_tRKSt9nothrow_t"},
@@ -158,8 +167,11 @@ static void resolve(void)
 
 /* ---- state ---- */
 
-static unsigned level;  /* 0 until mg_sites_init: pass everything through */
-int mgs_enabled;        /* level > 0, and not a forked copy */
+static unsigned level; /* 0 until mg_sites_init: pass everything through */
+int mgs_enabled;       /* level > 0, and not a forked copy */
+/* the malloc family and new/delete are recorded by their interposers: enabled,
+ * and no sanitizer's hooks do it (san_hooks) */
+static int alloc_on;
 uint64_t mgs_min_bytes; /* a test leaving less sends no sites */
 uintptr_t *mgs_keys;    /* nsets * WAYS addresses; 0 free, KEY_BUSY being written */
 rec *mgs_recs;
@@ -321,11 +333,16 @@ static inline size_t weigh(size_t n)
 	return weigh_sample();
 }
 
+static unsigned san_nmap; /* a sanitizer's mmap interceptors known (san_rewalk) */
+static unsigned san_rewalk(uintptr_t *fr, unsigned nf);
+
 #define TRACK(p, bytes, kind)                                                                      \
 	do {                                                                                       \
 		uintptr_t fr_[MG_SITES_DEPTH];                                                     \
 		unsigned nf_;                                                                      \
 		WALK(fr_, nf_);                                                                    \
+		if ((kind) == MG_SITE_MMAP && __builtin_expect(san_nmap != 0, 0))                  \
+			nf_ = san_rewalk(fr_, nf_);                                                \
 		record((uintptr_t)(p), (bytes), (kind), mg_sites_stack_id(fr_, nf_));              \
 	} while (0)
 
@@ -351,6 +368,8 @@ MG_INLINE void took(void *p, int fail, int nomem_, size_t n, mg_site_kind kind)
 			failed();
 		return;
 	}
+	if (kind != MG_SITE_MMAP && !alloc_on)
+		return; /* a sanitizer's hook records it */
 	size_t w = kind == MG_SITE_MMAP ? n : weigh(n);
 	if (w) {
 		mgs_t_busy = 1;
@@ -379,7 +398,7 @@ MG_HOOK void free(void *p)
 		return;
 	if (__builtin_expect(!resolved, 0))
 		resolve();
-	if (mgs_enabled)
+	if (alloc_on)
 		forget((uintptr_t)p, NULL);
 	real_free(p);
 }
@@ -411,7 +430,7 @@ MG_HOOK void *realloc(void *old, size_t n)
 			           : (size_t)(boot + sizeof(boot) - (char *)old));
 		return p;
 	}
-	if (mgs_enabled && old)
+	if (alloc_on && old)
 		forget((uintptr_t)old, NULL);
 	void *p = real_realloc(old, n);
 	took(p, p == NULL, p == NULL && n && errno == ENOMEM, n, MG_SITE_MALLOC);
@@ -566,7 +585,7 @@ static void *new_fallback(size_t n, size_t align, int nothrow)
 		if (__builtin_expect(!resolved, 0))                                                \
 			resolve();                                                                 \
 		void *(*f_)(size_t, ...) = real_new[arr][i];                                       \
-		if (!mgs_enabled || mgs_t_busy)                                                    \
+		if (!alloc_on || mgs_t_busy)                                                       \
 			return f_ ? call : new_fallback(n, align, nothrow);                        \
 		guard g_ __attribute__((cleanup(guard_end))) = {0};                                \
 		mgs_t_busy = 1;                                                                    \
@@ -610,7 +629,7 @@ NEW_SET(1, _Znam, _ZnamRKSt9nothrow_t, _ZnamSt11align_val_t, _ZnamSt11align_val_
 			return;                                                                    \
 		if (__builtin_expect(!resolved, 0))                                                \
 			resolve();                                                                 \
-		if (mgs_enabled)                                                                   \
+		if (alloc_on)                                                                      \
 			forget((uintptr_t)p, NULL);                                                \
 		void (*f_)(void *, ...) = real_delete[arr][i];                                     \
 		if (f_)                                                                            \
@@ -670,7 +689,7 @@ typedef struct start {
  * touches no allocator before its own code (a free there would make glibc
  * give it an arena, 64 MiB of address space, at a moment the program did not
  * choose). More at once than slots: those start unwrapped. */
-#define NSTARTS 64
+#define NSTARTS    64
 static start starts[NSTARTS];
 
 static void *thread_start(void *v)
@@ -708,17 +727,188 @@ MG_HOOK int pthread_create(pthread_t *t, const pthread_attr_t *attr, void *(*fn)
 	return r;
 }
 
+/* ---- a sanitizer's allocator: its hooks instead of the interposers ---- */
+
+/*
+ * A program built with AddressSanitizer allocates through the runtime's
+ * malloc and operator new, which clang links into the program itself, where
+ * no interposer reaches them. Its runtime calls hooks after each allocation
+ * and before each free (__sanitizer_install_malloc_and_free_hooks); the
+ * runtime is built without frame pointers, so the stack is the one it took
+ * itself at its entry (__asan_get_alloc_stack), less that entry (its first
+ * frame) and the interposers' frames (mg_sites_hooks: a shared runtime is
+ * called through them). Then only the hooks record the malloc family and
+ * new (alloc_on 0): nothing twice.
+ */
+typedef size_t (*san_stack_fn)(void *, void **, size_t, int *);
+typedef int (*san_install_fn)(void (*)(const volatile void *, size_t),
+                              void (*)(const volatile void *));
+static san_stack_fn san_alloc_stack;
+#define NEW_RANGES 16 /* the runtime's operator new functions: a record's kind */
+static uintptr_t new_lo[NEW_RANGES], new_hi[NEW_RANGES];
+static unsigned nnew;
+
+/* Whether a lies in this file's interposers (their section). */
+static int san_ours(const void *a)
+{
+	return (const char *)a >= __start_mg_sites_hooks && (const char *)a < __stop_mg_sites_hooks;
+}
+
+static int san_is_new(uintptr_t a)
+{
+	for (unsigned i = 0; i < nnew; i++)
+		if (a >= new_lo[i] && a < new_hi[i])
+			return 1;
+	return 0;
+}
+
+static void san_malloc_hook(const volatile void *vp, size_t n)
+{
+	if (!mgs_enabled || mgs_t_busy || vp == NULL)
+		return;
+	size_t w = weigh(n);
+	if (w == 0)
+		return;
+	mgs_t_busy = 1;
+	void *tr[MG_SITES_DEPTH + 4];
+	int tid;
+	size_t nt = san_alloc_stack((void *)(uintptr_t)vp, tr, sizeof(tr) / sizeof(tr[0]), &tid);
+	size_t i = 1; /* tr[0]: the runtime's allocating entry */
+	while (i < nt && san_ours(tr[i]))
+		i++;
+	uintptr_t fr[MG_SITES_DEPTH];
+	unsigned nf = 0;
+	for (; i < nt && nf < MG_SITES_DEPTH; i++)
+		fr[nf++] = (uintptr_t)tr[i];
+	mg_site_kind kind = nt && san_is_new((uintptr_t)tr[0]) ? MG_SITE_NEW : MG_SITE_MALLOC;
+	record((uintptr_t)vp, w, kind, nf ? mg_sites_stack_id(fr, nf) : 0);
+	mgs_t_busy = 0;
+}
+
+static void san_free_hook(const volatile void *vp)
+{
+	if (mgs_enabled && vp != NULL)
+		forget((uintptr_t)vp, NULL);
+}
+
+/* The extent of function f (a symbol with its size) added to ranges lo/hi
+ * at *n (of at most max). */
+static void san_range(void *f, uintptr_t *lo, uintptr_t *hi, unsigned *n, unsigned max)
+{
+	Dl_info di;
+	const ElfW(Sym) *sym = NULL;
+	if (f == NULL || *n == max || !dladdr1(f, &di, (void **)&sym, RTLD_DL_SYMENT) ||
+	    sym == NULL || sym->st_size == 0 || di.dli_saddr != f)
+		return;
+	lo[*n] = (uintptr_t)f;
+	hi[(*n)++] = (uintptr_t)f + sym->st_size;
+}
+
+static void san_new_range(void *f)
+{
+	san_range(f, new_lo, new_hi, &nnew, NEW_RANGES);
+}
+
+/*
+ * A sanitizer's runtime intercepts mmap and calls the interposer from its
+ * interceptor, which may keep no frame pointer (clang's 32-bit one): the
+ * walk then ends in the interceptor. Such a stack is taken again by glibc's
+ * backtrace (the unwinder reads the runtime's unwind tables), less this
+ * file's frames and the interceptor's. Rare (a mapping, in a sanitized
+ * program), so the unwinder's cost is affordable; it was loaded at start.
+ */
+#define SAN_MAPS   3
+static uintptr_t san_map_lo[SAN_MAPS], san_map_hi[SAN_MAPS];
+static int (*real_backtrace)(void **, int);
+
+static int san_in_map(uintptr_t a)
+{
+	for (unsigned i = 0; i < san_nmap; i++)
+		if (a >= san_map_lo[i] && a < san_map_hi[i])
+			return 1;
+	return 0;
+}
+
+static __attribute__((noinline, section("mg_sites_hooks"))) unsigned san_rewalk(uintptr_t *fr,
+                                                                                unsigned nf)
+{
+	if (nf == 0 || !san_in_map(fr[0]))
+		return nf;
+	void *bt[MG_SITES_DEPTH + 8];
+	int n = real_backtrace(bt, (int)(sizeof(bt) / sizeof(bt[0])));
+	int i = 0;
+	while (i < n && (san_ours(bt[i]) || san_in_map((uintptr_t)bt[i])))
+		i++;
+	if (i == n)
+		return nf; /* the unwinder found no caller: the interceptor, as walked */
+	unsigned k = 0;
+	for (; i < n && k < MG_SITES_DEPTH; i++)
+		fr[k++] = (uintptr_t)bt[i];
+	return k;
+}
+
+/* The runtime's mmap interceptors, when they come before the interposer (a
+ * runtime linked into the program), and then the unwinder loaded (it
+ * allocates the first time: now, not inside an mmap; and only then: a
+ * loader's allocation made through the interposer is one LeakSanitizer
+ * does not recognise as the loader's). */
+static void san_maps(void)
+{
+	static const char *const maps[SAN_MAPS] = {"mmap", "mmap64", "mremap"};
+	unsigned n = 0;
+	for (int i = 0; i < SAN_MAPS; i++) {
+		void *f = dlsym(RTLD_DEFAULT, maps[i]);
+		if (f != NULL && !san_ours(f))
+			san_range(f, san_map_lo, san_map_hi, &n, SAN_MAPS);
+	}
+	if (n == 0)
+		return;
+	*(void **)&real_backtrace = next("backtrace");
+	if (real_backtrace == NULL)
+		return;
+	void *bt[4];
+	real_backtrace(bt, 4);
+	san_nmap = n;
+}
+
+/* Whether a sanitizer's hooks now record the malloc family and new. Once,
+ * from mg_sites_init (the runtime wants it before other threads start). */
+static int san_hooks(void)
+{
+	san_install_fn inst;
+	*(void **)&inst = dlsym(RTLD_DEFAULT, "__sanitizer_install_malloc_and_free_hooks");
+	*(void **)&san_alloc_stack = dlsym(RTLD_DEFAULT, "__asan_get_alloc_stack");
+	if (inst != NULL)
+		san_maps();
+	if (inst == NULL || san_alloc_stack == NULL)
+		return 0; /* no sanitizer, or one that keeps no allocation stacks */
+	for (int a = 0; a < 2; a++)
+		for (int i = 0; i < 4; i++) {
+			san_new_range(dlsym(RTLD_DEFAULT, news[a][i])); /* the program's */
+			san_new_range(*(void **)&real_new[a][i]);       /* a shared runtime's */
+		}
+	return inst(san_malloc_hook, san_free_hook) > 0;
+}
+
 /* ---- the boundary ---- */
 
 static void sites_atfork_child(void)
 {
 	mgs_enabled = 0; /* a forked copy (a death test) sends nothing */
+	alloc_on = 0;
 }
 
 void *mg_sites_map(size_t bytes)
 {
 	void *p = real_mmap(NULL, bytes, PROT_READ | PROT_WRITE,
 	                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	return p == MAP_FAILED ? NULL : p;
+}
+
+void *mg_sites_map_touched(size_t bytes)
+{
+	void *p = real_mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+	                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
 	return p == MAP_FAILED ? NULL : p;
 }
 
@@ -751,7 +941,9 @@ void mg_sites_init(unsigned lvl, uint64_t min)
 	pthread_atfork(NULL, NULL, sites_atfork_child);
 	mgs_min_bytes = min ? min : MG_SITES_MIN;
 	level = lvl;
+	alloc_on = !san_hooks();
 	__atomic_store_n(&mgs_enabled, 1, __ATOMIC_RELEASE);
+	mg_sites_put_init();
 }
 
 #endif /* MG_SITES_NONE */

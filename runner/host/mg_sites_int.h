@@ -74,8 +74,12 @@ extern int (*mgs_real_munmap)(void *, size_t);
 uint32_t mg_sites_stack_id(const uintptr_t *f, unsigned n);
 /* bytes of fresh zeroed memory (the real mmap, never recorded); NULL: none */
 void *mg_sites_map(size_t bytes);
+/* the same, its pages present now (MAP_POPULATE: the kernel touches them) */
+void *mg_sites_map_touched(size_t bytes);
 /* The set of the live-record table an address falls in. */
 size_t mg_sites_set_of(uintptr_t p);
+/* mg_sites_put.c's tables, mapped at mg_sites_init (before the first test). */
+void mg_sites_put_init(void);
 
 #pragma GCC visibility pop
 

@@ -37,29 +37,80 @@ typedef struct pin_table {
 	pin pins[PIN_SETS * WAYS];
 } pin_table;
 
-static pin_table *pin_tab; /* mapped at the first pin: a program that pins nothing pays nothing */
+static pin_table *pin_tab; /* mapped at mg_sites_put_init (the probe: at its first pin) */
 static uint32_t pin_seq;
 static uint64_t pins_dropped;                 /* pins that found no room (a full set) */
 static char test_name[MG_SITES_PIN_TEXT / 2]; /* the running test's, cut to fit */
 static uint32_t test_pins;                    /* pins the running test placed, not yet unpinned */
 
-/* The names of the last NAMES tests by serial, for `heldin` (the test that
- * allocated a block a later test's items hold). Mapped with the pin table
- * and written from then on (from the test that first pins): a program that
- * pins nothing never touches it, and no test of one that does pays a page
- * fault of it (touched whole when mapped). */
-#define NAMES 4096
-typedef struct name_slot {
+/*
+ * The names of the tests that ended still owning live records, for `heldin`
+ * (the test that allocated a block a later test's items hold), by serial
+ * (ascending: tests end in order). Kept from the first test on, however
+ * long ago; when full, the names of tests none of whose records is still
+ * live are dropped (a scan of the record table), and if that leaves more
+ * than three quarters, the oldest beyond that: bounded, and the scan at
+ * most once per KEEP / 4 tests. Mapped and touched by mg_sites_put_init,
+ * before the first test, so no test's figures carry it; the boundary's
+ * only (mg_sites_test_start, mg_sites_put).
+ */
+#define KEEP 4096
+typedef struct kept {
 	uint32_t serial;
 	char name[MG_SITES_PIN_TEXT / 2];
-} name_slot;
-static name_slot *names;
+} kept;
+static kept *keep;
+static size_t nkeep;
+static uint8_t keep_live[KEEP]; /* keep_tidy's marks */
 
-static void name_put(uint32_t s, const char *name)
+/* The kept entry of test s, NULL when none (binary search). */
+static kept *keep_find(uint32_t s)
 {
-	name_slot *ns = &names[s & (NAMES - 1)];
-	ns->serial = s;
-	memcpy(ns->name, name, strlen(name) + 1);
+	size_t lo = 0, hi = nkeep;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (keep[mid].serial == s)
+			return &keep[mid];
+		if (keep[mid].serial < s)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+/* Drops the names no live record needs, then the oldest beyond 3/4. */
+static void keep_tidy(void)
+{
+	memset(keep_live, 0, sizeof(keep_live));
+	for (size_t i = 0, n = mgs_nsets * WAYS; i < n; i++) {
+		if (__atomic_load_n(&mgs_keys[i], __ATOMIC_ACQUIRE) <= KEY_BUSY)
+			continue;
+		kept *k = keep_find(SERIAL(mgs_recs[i].tk >> 2));
+		if (k != NULL)
+			keep_live[k - keep] = 1;
+	}
+	size_t j = 0;
+	for (size_t i = 0; i < nkeep; i++)
+		if (keep_live[i])
+			keep[j++] = keep[i];
+	nkeep = j;
+	if (nkeep > KEEP / 4 * 3) {
+		size_t drop = nkeep - KEEP / 4 * 3;
+		memmove(keep, keep + drop, (nkeep - drop) * sizeof(*keep));
+		nkeep -= drop;
+	}
+}
+
+static void keep_put(uint32_t s, const char *name)
+{
+	if (keep == NULL || !name[0])
+		return;
+	if (nkeep == KEEP)
+		keep_tidy();
+	keep[nkeep].serial = s;
+	memcpy(keep[nkeep].name, name, strlen(name) + 1);
+	nkeep++;
 }
 
 static size_t pin_set(uintptr_t p)
@@ -82,13 +133,18 @@ static pin_table *pin_table_get(void)
 		mgs_real_munmap(t, sizeof(*t)); /* another thread mapped it first */
 		return none;
 	}
-	name_slot *ns = mg_sites_map(NAMES * sizeof(*ns)); /* none: held blocks name no test */
-	if (ns != NULL) {
-		memset(ns, 0, NAMES * sizeof(*ns)); /* its pages now, not one a test later */
-		names = ns;
-		name_put(__atomic_load_n(&mgs_serial, __ATOMIC_RELAXED), test_name);
-	}
 	return t;
+}
+
+void mg_sites_put_init(void)
+{
+#ifndef MG_SITES_PROBE /* the probe's programs name no test and pin nothing */
+	/* mapped and touched now, before the first test: memguard's own
+	 * memory in no test's figures (the price: every host with sites on
+	 * carries them, KEEP names and the pin table) */
+	keep = mg_sites_map_touched(KEEP * sizeof(*keep));
+	pin_tab = mg_sites_map_touched(sizeof(*pin_tab));
+#endif
 }
 
 /* Copies at most n bytes of s (up to its NUL) to dst at *at, leaving room
@@ -202,14 +258,14 @@ void mg_sites_test_start(const char *name, size_t len)
 {
 	if (!mgs_enabled)
 		return;
+	if (__atomic_load_n(&mgs_test_live, __ATOMIC_RELAXED) > 0) /* the last one's name */
+		keep_put(__atomic_load_n(&mgs_serial, __ATOMIC_RELAXED), test_name);
 	size_t n = len < sizeof(test_name) - 1 ? len : sizeof(test_name) - 1;
 	if (name == NULL)
 		n = 0;
 	memcpy(test_name, name ? name : "", n);
 	test_name[n] = '\0';
 	uint32_t s = SERIAL(mgs_serial + 1);
-	if (names != NULL)
-		name_put(s, test_name);
 	__atomic_store_n(&mgs_serial, s, __ATOMIC_RELAXED);
 	__atomic_store_n(&test_pins, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&mgs_test_live, 0, __ATOMIC_RELAXED);
@@ -478,11 +534,10 @@ static void held_put(size_t nh, size_t *f0, char *dst, size_t cap, size_t *len)
 		             .nframes = n};
 		if (n == 0 || !line_put(dst, cap, len, &hm))
 			continue;
-		uint32_t bs = SERIAL(b->tk >> 2);
-		const name_slot *ns = names ? &names[bs & (NAMES - 1)] : NULL;
-		if (bs && ns && ns->serial == bs && ns->name[0]) {
+		const kept *k = keep_find(SERIAL(b->tk >> 2));
+		if (k != NULL) {
 			mg_msg im = {
-			    .kind = MG_MSG_HELDIN, .text = ns->name, .text_len = strlen(ns->name)};
+			    .kind = MG_MSG_HELDIN, .text = k->name, .text_len = strlen(k->name)};
 			line_put(dst, cap, len, &im);
 		}
 		if (nb) {

@@ -244,8 +244,10 @@ static void rss_pool(void)
 	CU_ASSERT(!policy_near_soft(c, 3 * GI - 1, 0));
 }
 
-/* gtest: the lane's whole share of the run at once, whatever the rules
- * for slow tests and soft limits say (the probe judges inside the program) */
+/* gtest: the lane's share at once, whatever the rules for slow tests and
+ * soft limits say (the probe judges inside the program): of the run at the
+ * start, of what is left (the queue and the other lanes' programs) after a
+ * recycle, so an idle lane gets its part of what a recycle gave back */
 static void depth_gtest(void)
 {
 	run_ctx *c = fresh();
@@ -256,11 +258,20 @@ static void depth_gtest(void)
 	c->driver = DRIVER_GTEST;
 	opts.pipeline = 1000000;
 	c->ntests = 20000;
-	c->qlen = 3000; /* what is left: the share is of the run */
+	c->qlen = 20000; /* the start: half the run each */
 	lanes[0].avg_duration = 0.5;
 	c->soft.va = 1ull << 30;
 	lanes[0].h.va_last = 1ull << 30;
 	CU_ASSERT_EQUAL(policy_depth(c, &lanes[0]), 10001);
+	c->qlen = 10000; /* the second lane, the first holding its half */
+	lanes[0].h.nflight = 10000;
+	CU_ASSERT_EQUAL(policy_depth(c, &lanes[1]), 10001);
+	c->qlen = 3000; /* a recycle gave 3,000 back, the other lane holds 9,000 */
+	lanes[1].h.nflight = 9000;
+	lanes[0].h.nflight = 0;
+	CU_ASSERT_EQUAL(policy_depth(c, &lanes[0]), 6001);
+	lanes[1].h.nflight = 0; /* ... and it is idle: half each */
+	CU_ASSERT_EQUAL(policy_depth(c, &lanes[0]), 1501);
 	opts.pipeline = 1024;
 	CU_ASSERT_EQUAL(policy_depth(c, &lanes[0]), 1024);
 }

@@ -5,7 +5,9 @@
  * mapped is reported under the later test, with the test that allocated
  * it, how many items hold it, where the first was placed and their labels;
  * a test whose items were all freed, or that holds only its own block,
- * reports none. Also the `held`, `heldin` and `heldby` lines' round trip
+ * reports none; a block held 5,001 tests after it was mapped (before the
+ * program's first pin) still names its test, and the first test that pins
+ * leaves only its own memory (far_host.c). Also the `held`, `heldin` and `heldby` lines' round trip
  * through mg_proto.
  */
 #include <jansson.h>
@@ -93,11 +95,59 @@ static void x86(void)
 	held_run(HELD_HOST32);
 }
 
+/*
+ * far_host.c: the first test that pins leaves exactly its own 8 MiB behind
+ * (memguard's tables were mapped before the first test), and a block mapped
+ * before the first pin, held 5,001 tests later, still names its test.
+ */
+static void far_run(const char *prog)
+{
+	outcome o;
+	mg(&o, ARGV("run", "-j", "1", "--report", "report.json", "--", prog), ENV("X=1"), 0);
+	CU_ASSERT(exited_with(&o, 0));
+	CU_ASSERT_FATAL(o.report != NULL);
+	CU_ASSERT_EQUAL(count(o.report, "pass"), 5003);
+	json_t *pin = find_test(o.report, "Far/pin");
+	CU_ASSERT_FATAL(pin != NULL);
+	json_int_t left = json_integer_value(json_object_get(pin, "va_delta"));
+	if (left != 8 << 20)
+		fprintf(stderr, "Far/pin left %lld bytes\n", (long long)left);
+	CU_ASSERT_EQUAL(left, 8 << 20);
+	json_t *raw = mg_raw_report(&o);
+	CU_ASSERT_FATAL(raw != NULL);
+	json_t *held = NULL, *s;
+	size_t i;
+	json_array_foreach(mg_sites_of(raw, "Far/hold"), i, s) if (json_object_get(s, "items"))
+	    held = s;
+	CU_ASSERT_FATAL(held != NULL);
+	const char *in = json_string_value(json_object_get(held, "in"));
+	if (in == NULL || strcmp(in, "Far/map"))
+		fprintf(stderr, "Far/hold's block: in %s\n", in ? in : "(none)");
+	CU_ASSERT(in != NULL && !strcmp(in, "Far/map"));
+	CU_ASSERT_EQUAL(json_integer_value(json_object_get(held, "items")), 1);
+	CU_ASSERT_EQUAL(json_integer_value(json_object_get(held, "bytes")), 8 << 20);
+	const char *fn = json_string_value(
+	    json_object_get(json_array_get(json_object_get(held, "frames"), 0), "function"));
+	CU_ASSERT(fn != NULL && !strcmp(fn, "block_map"));
+	json_decref(raw);
+	done(&o);
+}
+
+static void far_x64(void)
+{
+	far_run(FAR_HOST64);
+}
+
+static void far_x86(void)
+{
+	far_run(FAR_HOST32);
+}
+
 /* Started directly (no memguard, no tables): every test passes, exit 0. */
 static void direct(void)
 {
-	static const char *const progs[] = {HELD_HOST64, HELD_HOST32};
-	mg_direct_passes(progs, 2);
+	static const char *const progs[] = {HELD_HOST64, HELD_HOST32, FAR_HOST64, FAR_HOST32};
+	mg_direct_passes(progs, 4);
 }
 
 /* held, heldin, heldby: written, parsed back; malformed ones refused. */
@@ -155,10 +205,8 @@ static void proto(void)
 }
 
 static const mg_case cases[] = {
-    {"x64", x64},
-    {"x86", x86},
-    {"direct", direct},
-    {"proto", proto},
+    {"x64", x64},     {"x86", x86},         {"direct", direct},
+    {"proto", proto}, {"far_x64", far_x64}, {"far_x86", far_x86},
 };
 
 MG_TEST_MAIN("sites_held", cases)
