@@ -86,6 +86,7 @@ size_t lane_pop_head(run_ctx *c, lane *l)
 	size_t t = flight_at(&l->h, 0, c->o->pipeline);
 	conn_output_to(c, l, &c->tests[t]); /* what it wrote since the last mark */
 	flight_pop(&l->h, c->o->pipeline, now(c));
+	l->h.head_out_base = SIZE_MAX;
 	return t;
 }
 
@@ -145,6 +146,7 @@ void lane_detach(run_ctx *c, lane *l)
 	free(h->out_pend_tail[0]);
 	free(h->out_pend_tail[1]);
 	free(h->sent);
+	free(h->start_msg);
 	size_t *flight = h->flight;
 	memset(h, 0, sizeof(*h));
 	h->flight = flight;
@@ -404,6 +406,8 @@ void lane_schedule(run_ctx *c, lane *l)
 			    h,
 			    &(mg_msg){.kind = MG_CMD_EXPECT, .va = rise, .bytes = rt->exp_growth});
 		conn_send(h, &(mg_msg){.kind = MG_CMD_RUN, .text = rt->name, .text_len = rt->len});
+		if (!h->nflight)
+			h->head_out_base = rt->tail ? SIZE_MAX : rt->out_len;
 		h->flight[(h->fhead + h->nflight++) % c->o->pipeline] = t;
 		if (h->nsent == h->capsent) {
 			h->capsent = h->capsent ? 2 * h->capsent : 64;
@@ -464,6 +468,7 @@ static void lane_result(run_ctx *c, lane *l, const mg_msg *m)
 	h->tests_run++;
 	l->failed_starts = 0;
 	flight_pop(h, c->o->pipeline, now(c));
+	h->head_out_base = SIZE_MAX;
 
 	/* A host serving the protocol (native, pytest) reports its own RSS (its children come from
 	 * the tree); a shim reports its program's, which the tree already holds. */
@@ -692,6 +697,16 @@ void lane_line(run_ctx *c, lane *l, char *line, size_t len)
 		 * tests, between two of them */
 		if (h->head_started || c->driver == DRIVER_NATIVE)
 			break;
+		if (m.name_len == sizeof(MG_EXTRA_PROGRAM_START) - 1 &&
+		    !memcmp(m.text, MG_EXTRA_PROGRAM_START, m.name_len)) {
+			/* judged when the host ends (lane_start_died) */
+			free(h->start_msg);
+			h->start_msg_len = m.text_len - m.name_len;
+			h->start_msg = mg_xrealloc(NULL, h->start_msg_len + 1);
+			memcpy(h->start_msg, m.text + m.name_len, h->start_msg_len);
+			h->start_msg[h->start_msg_len] = 0;
+			return;
+		}
 		record_extra(c, l, m.state == MG_MSG_ERROR ? TEST_ERROR : TEST_FAIL, m.text,
 		             m.name_len, m.text + m.name_len, m.text_len - m.name_len);
 		return;
@@ -796,6 +811,76 @@ static void lane_pipe_closed(run_ctx *c, lane *l)
 	lane_fire(c, l, EV_EXITED); /* detaches it */
 }
 
+/*
+ * A gtest/catch2 program that died before its first test: its shim said
+ * so (`extra error <program start>`, held in start_msg) and ended as the
+ * program did, no test started, so no test is blamed. The host's tests go
+ * back to the queue for a fresh host, each marked; a test already marked
+ * (its program died at the start twice) is `error`, and the run gets the
+ * `<program start>` entry (`crash` for a signal, else `error`) with the
+ * program's last words. Either way the death is the generation's end
+ * (`exit`, its reason) and a console line, with the program's last line.
+ */
+static void lane_start_died(run_ctx *c, lane *l, mg_exit_end status, const char *what)
+{
+	host *h = &l->h;
+	char why[500], first[200], last[120];
+	size_t again = 0;
+	const char *msg = h->start_msg, *nl = memchr(msg, '\n', h->start_msg_len);
+	size_t fn = nl ? (size_t)(nl - msg) : h->start_msg_len;
+	if (fn && msg[fn - 1] == ':') /* it introduced the output */
+		fn--;
+	snprintf(first, sizeof(first), "%.*s", (int)fn, msg);
+	/* the last non-empty line of its output, for the console */
+	const char *e = msg + h->start_msg_len;
+	while (e > msg && e[-1] == '\n')
+		e--;
+	const char *b = e;
+	while (b > msg && b[-1] != '\n')
+		b--;
+	snprintf(last, sizeof(last), "%.*s", nl && b > nl ? (int)(e - b) : 0, b);
+	/* what the program wrote went to the front test as it was read (a
+	 * shim's output between tests is the test in front's): not that
+	 * test's, which never started; the message holds its last words */
+	conn_read_output(c, l, 0);
+	conn_read_output(c, l, 1);
+	if (h->nflight && h->head_out_base != SIZE_MAX) {
+		rtest *front = &c->tests[flight_at(h, 0, c->o->pipeline)];
+		if (!front->tail && front->out_len >= h->head_out_base)
+			front->out_len = h->head_out_base;
+	}
+	for (size_t i = 0; i < h->nflight; i++) {
+		size_t t = flight_at(h, i, c->o->pipeline);
+		if (!c->tests[t].start_died)
+			continue;
+		record_testf(c, l, t, TEST_ERROR, 0,
+		             "not run: %s, twice (see the <program start> entry)", first);
+		again++;
+	}
+	size_t back = h->nflight - again;
+	for (size_t i = h->nflight; i-- > 0;) {
+		size_t t = flight_at(h, i, c->o->pipeline);
+		if (c->tests[t].start_died)
+			continue;
+		c->tests[t].start_died = 1;
+		plan_push_front(c, t);
+	}
+	h->nflight = 0;
+	if (again)
+		record_extra(c, l, status.signo ? TEST_CRASH : TEST_ERROR, MG_EXTRA_PROGRAM_START,
+		             sizeof(MG_EXTRA_PROGRAM_START) - 1, msg, h->start_msg_len);
+	snprintf(why, sizeof(why), "host %s before its first test: %zu of its tests %s%s%s", what,
+	         again ? again : back,
+	         again ? "not run twice (<program start>)" : "run again in a fresh host",
+	         *last ? "; its last output: " : "", last);
+	if (!h->tests_run)
+		lane_failed_start(l, why);
+	record_host_end(c, l, END_EXIT, why);
+	progress_event(c->prog, l->index, record_gen(c, l)->index, h->pid, END_EXIT, h->tests_run,
+	               why);
+	lane_fire(c, l, EV_EXITED); /* detaches it */
+}
+
 /* The exit status of a host that closed its pipe without bye. */
 void lane_exited(run_ctx *c, lane *l, mg_exit_end status)
 {
@@ -825,6 +910,10 @@ void lane_exited(run_ctx *c, lane *l, mg_exit_end status)
 		/* our own SIGKILL, DYING_DEADLINE after it closed its reply pipe: a
 		 * protocol error; the test it was running gets its one retry */
 		lane_pipe_closed(c, l);
+		return;
+	}
+	if (h->start_msg && !h->head_started && !mg_exit_ok(status)) {
+		lane_start_died(c, l, status, what);
 		return;
 	}
 	if (h->nflight && h->head_started) {

@@ -501,10 +501,17 @@ void record_finish(run_ctx *c)
 		s->sys = l->sys;
 	}
 	/* A lane whose host started after the others had taken every test ran
-	 * nothing: it is not a shard of the run. */
-	for (size_t i = c->rep->nshards; i-- > 0 && c->rep->nshards > 1;)
-		if (!c->rep->shards[i].ntests)
+	 * nothing: it is not a shard of the run. One whose program died before
+	 * its first test (lane_start_died) stays: its generation's end is
+	 * where the report says so. */
+	for (size_t i = c->rep->nshards; i-- > 0 && c->rep->nshards > 1;) {
+		const report_shard *sh = &c->rep->shards[i];
+		int died = 0;
+		for (size_t g = 0; g < sh->ngens; g++)
+			died |= sh->gens[g].end == REPORT_END_EXIT;
+		if (!sh->ntests && !died)
 			report_remove_shard(c->rep, i);
+	}
 	/* every host is gone: the allocation sites' frames get names */
 	sites_symbolize(c->rep);
 	c->rep->wall = now(c);

@@ -69,6 +69,7 @@ typedef struct rtest {
 	 * without it the largest rise of the run is expected too */
 	unsigned rise_known : 1;
 	unsigned near_ceiling : 1; /* its first attempt failed near the memory ceiling */
+	unsigned start_died : 1; /* a host given it died before its first test (lane_start_died) */
 	/* (the 4-byte fields together: 96 bytes a test, not 112) */
 	char *out; /* captured output: its head, up to output_head bytes */
 	size_t out_len;
@@ -103,7 +104,15 @@ typedef struct host {
 	 * later burst (its delta is from a fresh program, not the last one's end) */
 	uint64_t hello_va, hello_rss;
 	int fresh_program;
-	unsigned version;      /* of the protocol, from its hello */
+	unsigned version; /* of the protocol, from its hello */
+	/* a shim's `extra error <program start>` (its program died before its
+	 * first test): the message, held until the host ends (lane_start_died) */
+	char *start_msg;
+	size_t start_msg_len;
+	/* the front test's captured output when it became the front of an
+	 * empty flight (SIZE_MAX: unknown, a result came since): what this
+	 * host wrote to it before a death at its start is taken back */
+	size_t head_out_base;
 	int pipe_closed_alive; /* still running DYING_DEADLINE after its reply pipe
 	                        * closed: we killed it; an error, not a crash */
 	uint64_t death_va;     /* VmPeak it reported at a fatal signal (v2 "dying"); 0: none */

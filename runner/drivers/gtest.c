@@ -942,9 +942,12 @@ void gtest_output(shim *s, gtest *g, const char *line, size_t len, int nl)
 
 /* What failed outside tests, if anything did since the phase began: an
  * entry of its own (a failed SetUpTestSuite fails no test: GoogleTest
- * skips the suite's tests, and exits 1). */
+ * skips the suite's tests, and exits 1), which carries the phase's text;
+ * a phase that did not fail passes its text on (g_between). */
 static void outside_flush(shim *s, gtest *g)
 {
+	if (!g->outside_failed && g->outside_len)
+		shim_output(s, g->outside, g->outside_len);
 	if (g->outside_failed) {
 		char name[1100];
 		int n = g->phase == GT_PH_SUITE && g->suite_len
@@ -1002,6 +1005,8 @@ static int dup_end(shim *s, gtest *g, const char *line, size_t len)
 		int en = snprintf(entry, sizeof(entry), "%.*s#%u", (int)n, name, g->dup_nth);
 		shim_extra(s, MG_MSG_FAIL, entry, (size_t)en, g->outside, g->outside_len);
 		g->failed_any = 1;
+	} else if (g->outside_len) {
+		shim_output(s, g->outside, g->outside_len);
 	}
 	g->dup_running = 0;
 	g->outside_len = 0;
@@ -1065,23 +1070,42 @@ static void g_frame(shim *s, gtest *g, const char *line, size_t len)
 	}
 }
 
-/* Output outside a test: kept for an outside failure's message. */
-static void g_outside(gtest *g, const char *line, size_t len)
+/*
+ * Output outside a test (nl: the line ended there). In one of GoogleTest's
+ * phases (a suite's set-up or tear-down, the global environment's, a name
+ * run again) it is held until the phase ends: a failure's text is then its
+ * entry's message and goes to no test (the runner would give it to the
+ * next one); the text of a phase that did not fail goes on then as other
+ * output between tests does (to the test in front: a suite's set-up's to
+ * its first test). Past FAIL_TEXT held bytes, what did not fail goes on at
+ * once, and a failure's later text does too.
+ */
+static void g_between(shim *s, gtest *g, const char *line, size_t len, int nl)
 {
-	if (g->phase == GT_PH_NONE)
+	if (g->phase == GT_PH_NONE) {
+		gtest_output(s, g, line, len, nl);
 		return;
+	}
 	/* GoogleTest's failure header: "FILE:LINE: Failure", "unknown file: Failure" */
-	if (len >= 9 && !memcmp(line + len - 9, ": Failure", 9) && !g->dup_running)
+	if (nl && len >= 9 && !memcmp(line + len - 9, ": Failure", 9) && !g->dup_running)
 		g->outside_failed = 1;
 	/* GTEST_SKIP() in a global environment's SetUp: no test runs */
-	if (g->phase == GT_PH_ENV_SETUP && len >= 9 && !memcmp(line + len - 9, ": Skipped", 9))
+	if (nl && g->phase == GT_PH_ENV_SETUP && len >= 9 &&
+	    !memcmp(line + len - 9, ": Skipped", 9))
 		g->env_skipped = 1;
-	size_t room = sizeof(g->outside) - g->outside_len;
-	if (len + 1 < room) {
-		memcpy(g->outside + g->outside_len, line, len);
-		g->outside_len += len;
-		g->outside[g->outside_len++] = '\n';
+	size_t need = len + (size_t)nl;
+	if (need > sizeof(g->outside) - g->outside_len && !g->outside_failed && !g->dup_running) {
+		shim_output(s, g->outside, g->outside_len);
+		g->outside_len = 0;
 	}
+	if (need > sizeof(g->outside) - g->outside_len) {
+		gtest_output(s, g, line, len, nl);
+		return;
+	}
+	memcpy(g->outside + g->outside_len, line, len);
+	g->outside_len += len;
+	if (nl)
+		g->outside[g->outside_len++] = '\n';
 }
 
 static void g_line(shim *s, char *line, size_t len)
@@ -1101,7 +1125,10 @@ static void g_line(shim *s, char *line, size_t len)
 	}
 	size_t cut = len && line[0] != '[' ? tag_at(line, len) : len;
 	if (cut && cut < len && !g->summary) {
-		gtest_output(s, g, line, cut, 0);
+		if (shim_head_started(s))
+			gtest_output(s, g, line, cut, 0);
+		else
+			g_between(s, g, line, cut, 0);
 		g_line(s, line + cut, len - cut);
 		return;
 	}
@@ -1145,8 +1172,9 @@ static void g_line(shim *s, char *line, size_t len)
 	if (!len && !shim_head_started(s))
 		return; /* the blank lines between suites */
 	if (!shim_head_started(s))
-		g_outside(g, line, len);
-	gtest_output(s, g, line, len, 1);
+		g_between(s, g, line, len, 1);
+	else
+		gtest_output(s, g, line, len, 1);
 }
 
 /* The names left in the batch that the framework would run (not DISABLED_). */
@@ -1206,6 +1234,70 @@ static void exit_leaked(shim *s, gtest *g)
 	g->failed_any = 1;
 }
 
+/*
+ * The program died (or exited non-zero) before its first test started
+ * (main before RUN_ALL_TESTS, a global set-up): no test is blamed. The
+ * runner is told what happened, `extra error <program start>` with its
+ * last words, which it holds until this host ends; the shim then ends as
+ * the program did, no test started, and the runner puts the batch's
+ * tests back to run in a fresh host. A second such death of the same
+ * tests makes the entry (`crash` for a signal) and the tests it never ran
+ * `error` (lane.c, lane_start_died).
+ */
+static void __attribute__((noreturn)) start_died(shim *s, gtest *g, mg_exit_end status)
+{
+	char msg[4096], how[96];
+	size_t tn;
+	const char *tail = shim_stderr_tail(s, &tn);
+	if (status.signo)
+		snprintf(how, sizeof(how), "was killed by signal %d (%s)", status.signo,
+		         spawn_signal_name(status.signo));
+	else
+		snprintf(how, sizeof(how), "exited with status %d", status.status);
+	int n = snprintf(msg, sizeof(msg), "%s %s before its first test (%s ran none)%s%.*s",
+	                 shim_cmd(s, NULL)[0], how, g->catch2 ? "Catch2" : "GoogleTest",
+	                 tn ? ":\n" : " (nothing on stderr)", (int)(tn < 3000 ? tn : 3000),
+	                 tail + (tn < 3000 ? 0 : tn - 3000));
+	static const char name[] = MG_EXTRA_PROGRAM_START;
+	gtest_filter_remove(g);
+	shim_extra(s, MG_MSG_ERROR, name, sizeof(name) - 1, msg,
+	           n < 0                     ? 0
+	           : (size_t)n < sizeof(msg) ? (size_t)n
+	                                     : sizeof(msg) - 1);
+	shim_end_as(s, status);
+}
+
+/*
+ * The program was killed by a signal between two tests (a suite's set-up
+ * or tear-down, the global environment's, or code of its own between
+ * them): no test is blamed. Its death is an entry named where it was
+ * (as outside_flush names a failure there, `<program exit>` elsewhere),
+ * `error` with the signal and its last words; the shim then dies of the
+ * same signal without `start`, so the runner puts the tests left back for
+ * a fresh host (a death there before its first test is start_died's).
+ */
+static void __attribute__((noreturn)) between_died(shim *s, gtest *g, int sig)
+{
+	char name[1100], msg[4096];
+	size_t tn;
+	const char *tail = shim_stderr_tail(s, &tn);
+	int nn = g->phase == GT_PH_SUITE && g->suite_len
+	             ? snprintf(name, sizeof(name), "%.*s.%s", (int)g->suite_len, g->suite,
+	                        g->suite_ran ? "TearDownTestSuite" : "SetUpTestSuite")
+	         : g->phase == GT_PH_NONE
+	             ? snprintf(name, sizeof(name), "%s", MG_EXTRA_PROGRAM_EXIT)
+	             : snprintf(name, sizeof(name), "<global environment>");
+	int n = snprintf(msg, sizeof(msg), "%s was killed by signal %d (%s) between tests%s%.*s",
+	                 shim_cmd(s, NULL)[0], sig, spawn_signal_name(sig),
+	                 tn ? ":\n" : " (nothing on stderr)", (int)(tn < 3000 ? tn : 3000),
+	                 tail + (tn < 3000 ? 0 : tn - 3000));
+	shim_extra(s, MG_MSG_ERROR, name, nn < 0 ? 0 : (size_t)nn, msg,
+	           n < 0                     ? 0
+	           : (size_t)n < sizeof(msg) ? (size_t)n
+	                                     : sizeof(msg) - 1);
+	shim_die_of(s, sig);
+}
+
 static void g_exited(shim *s, mg_exit_end status, const struct rusage *ru)
 {
 	gtest *g = shim_ctx(s);
@@ -1215,7 +1307,7 @@ static void g_exited(shim *s, mg_exit_end status, const struct rusage *ru)
 	/* the probe removes the file as GoogleTest reads it */
 	int unread = g->by_file && g->filter_path[0] && access(g->filter_path, F_OK) == 0;
 	gtest_filter_remove(g);
-	if (unread && !g->started_any && g->batch) {
+	if (unread && !g->started_any && g->batch && mg_exit_ok(status)) {
 		/* no probe read it (not loaded, or loaded into a wrapper that then
 		 * started the program), so GoogleTest had FILTER_UNREAD and ran no
 		 * test: the same names again, in batches given as arguments */
@@ -1265,20 +1357,13 @@ static void g_exited(shim *s, mg_exit_end status, const struct rusage *ru)
 		exit_unexplained(s, g, status);
 		return;
 	}
+	if (!g->started_any && !g->summary && !mg_exit_ok(status))
+		start_died(s, g, status);
 	if (status.signo && !g->summary) {
-		/* between tests or before the first: the next test is the one it hit
-		 * (after gtest's summary line it died on its way out: the tests left
-		 * in the batch were never going to run, DISABLED_ ones say) */
-		shim_start(s);
-		shim_die_of(s, status.signo);
-	}
-	if (!g->started_any && status.status != 0) {
-		shim_start(s);
-		g->batch--;
-		shim_resultf(s, MG_MSG_FAIL, "%s exited with status %d before running the test",
-		             cmd[0], status.status);
-		g->batch = 0; /* the rest run in a fresh batch, one failure at a time */
-		return;
+		/* between tests: no test is blamed (after gtest's summary line it
+		 * died on its way out: the tests left in the batch were never
+		 * going to run, DISABLED_ ones say) */
+		between_died(s, g, status.signo);
 	}
 	exit_unexplained(s, g, status);
 	if (status.signo)

@@ -786,6 +786,14 @@ void shim_die_of(shim *s, int sig)
 	_exit(128 + sig);
 }
 
+void shim_end_as(shim *s, mg_exit_end status)
+{
+	if (status.signo)
+		shim_die_of(s, status.signo);
+	reply_flush(s);
+	_exit(status.status);
+}
+
 /* ---- env ---- */
 
 /* A variable the driver sets or removes for its children, other than its
@@ -1008,6 +1016,8 @@ int shim_line_cut(const shim *s)
 static void child_lines(shim *s, const char *p, size_t n, int eof)
 {
 	buf_add(&s->line, p, n);
+	if (!s->line.len) /* nothing yet (no buffer either: a program silent on stdout) */
+		return;
 	size_t off = 0;
 	char *nl;
 	while ((nl = memchr(s->line.p + off, '\n', s->line.len - off))) {

@@ -197,6 +197,10 @@ void shim_resultf(shim *s, mg_msg_kind kind, const char *fmt, ...)
 /* The child died of sig mid-test: flush everything, then die of the same
  * signal (no core dump), so the runner records crash for the started head. */
 void shim_die_of(shim *s, int sig) __attribute__((noreturn));
+/* The child ended (status) before any test of it started: flush
+ * everything, then end as it did (its signal, no core dump; or its exit
+ * status), no test started, so the runner blames none. */
+void shim_end_as(shim *s, mg_exit_end status) __attribute__((noreturn));
 
 /* ---- the drivers (one file each) ---- */
 

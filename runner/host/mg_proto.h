@@ -17,6 +17,9 @@
 #define MG_PROTO_LINE_MAX 65536
 /* The extra entry (6c) a shim names a program's exit no test explains */
 #define MG_EXTRA_PROGRAM_EXIT "<program exit>"
+/* ... and a program's death before its first test: held by the runner
+ * until the host ends, then judged there (6c) */
+#define MG_EXTRA_PROGRAM_START "<program start>"
 /* The descriptors a host finds its pipes on (also named in the env). */
 #define MG_PROTO_CMD_FD   3
 #define MG_PROTO_REPLY_FD 4

@@ -1,0 +1,100 @@
+// gtest_start.cc - a GoogleTest program whose main may die before
+// RUN_ALL_TESTS, as Debian's leveldb db_test does when two copies collide
+// on its fixed /tmp path. MG_START_DIR names a directory where each start
+// that would run tests counts itself (a file start.N); MG_START_DIE
+// lists the starts that die (1-based, e.g. "1" or "1,2"), or "all";
+// MG_START_HOW "exit" makes them exit with status 4, else they abort
+// (SIGABRT). Each dying start says so on stderr first. Listing
+// (--gtest_list_tests) never dies. Every test passes. MG_TEARDOWN_ABORT:
+// the Start suite's TearDownTestSuite aborts (a death between tests).
+#include <gtest/gtest.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include <fcntl.h>
+#include <unistd.h>
+
+class Start : public ::testing::Test
+{
+      protected:
+	static void TearDownTestSuite()
+	{
+		if (std::getenv("MG_TEARDOWN_ABORT")) {
+			std::fprintf(stderr, "gtest_start: the Start suite's tear-down aborts\n");
+			std::fflush(stderr);
+			std::abort();
+		}
+	}
+};
+TEST_F(Start, One)
+{
+	SUCCEED();
+}
+TEST_F(Start, Two)
+{
+	SUCCEED();
+}
+TEST(Later, Three)
+{
+	SUCCEED();
+}
+
+// This start's number (1 for the first): the first N whose file
+// MG_START_DIR/start.N this start creates (O_EXCL: two programs starting
+// at once never get one number).
+static int start_number(const char *dir)
+{
+	for (int n = 1;; n++) {
+		std::string path = std::string(dir) + "/start." + std::to_string(n);
+		int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0600);
+		if (fd >= 0) {
+			close(fd);
+			return n;
+		}
+		if (errno != EEXIST)
+			return n;
+	}
+}
+
+static bool dies(const char *list, int n)
+{
+	if (!std::strcmp(list, "all"))
+		return true;
+	for (const char *p = list; *p;) {
+		char *e;
+		long v = std::strtol(p, &e, 10);
+		if (e == p)
+			break;
+		if (v == n)
+			return true;
+		p = *e == ',' ? e + 1 : e;
+	}
+	return false;
+}
+
+int main(int argc, char **argv)
+{
+	bool listing = false;
+	for (int i = 1; i < argc; i++)
+		listing |= !std::strcmp(argv[i], "--gtest_list_tests");
+	const char *dir = std::getenv("MG_START_DIR"), *die = std::getenv("MG_START_DIE");
+	if (!listing && dir && die) {
+		int n = start_number(dir);
+		if (dies(die, n)) {
+			const char *how = std::getenv("MG_START_HOW");
+			bool exit4 = how && !std::strcmp(how, "exit");
+			std::fprintf(stderr, "gtest_start: start %d dies before its tests (%s)\n",
+			             n, exit4 ? "exit 4" : "abort");
+			std::fflush(stderr);
+			if (exit4)
+				std::exit(4);
+			std::abort();
+		}
+	}
+	::testing::InitGoogleTest(&argc, argv);
+	return RUN_ALL_TESTS();
+}

@@ -1,0 +1,221 @@
+/*
+ * test_start.c - a GoogleTest program that dies before its first test
+ * (main before RUN_ALL_TESTS, as leveldb's db_test when two copies
+ * collide) is never a test's failure: under the real memguard binary its
+ * tests run again in a fresh host; when that one dies at its start too,
+ * the run has a `<program start>` entry (crash for a signal, error for an
+ * exit status) with the program's last words, and the tests it never ran
+ * are `error`, never pass or skip. gtest_start.cc is the program.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "mg_run.h"
+
+static const char *const names[] = {"Start.One", "Start.Two", "Later.Three"};
+
+/* The program run directly, every start dying (how: MG_START_HOW): how it
+ * ended, as waitpid gives it. */
+static int direct(const char *how)
+{
+	char dir[] = "/tmp/mg-start-XXXXXX", path[64];
+	CU_ASSERT_FATAL(mkdtemp(dir) != NULL);
+	pid_t pid = fork();
+	CU_ASSERT_FATAL(pid >= 0);
+	if (pid == 0) {
+		setenv("MG_START_DIR", dir, 1);
+		setenv("MG_START_DIE", "all", 1);
+		setenv("MG_START_HOW", how, 1);
+		freopen("/dev/null", "w", stdout);
+		freopen("/dev/null", "w", stderr);
+		execl(GTEST_START, GTEST_START, (char *)NULL);
+		_exit(127);
+	}
+	int st = 0;
+	waitpid(pid, &st, 0);
+	for (int n = 1; n < 64; n++) {
+		snprintf(path, sizeof(path), "%s/start.%d", dir, n);
+		unlink(path);
+	}
+	rmdir(dir);
+	return st;
+}
+
+/* memguard run -j LANES [EXTRA] --driver gtest on the program, its starts
+ * counted in a directory of the test's own; die: MG_START_DIE, how:
+ * MG_START_HOW (NULL: abort). */
+static void run_start(outcome *o, const char *lanes, const char *die, const char *how,
+                      const char *extra)
+{
+	char dir[] = "/tmp/mg-start-XXXXXX", env_dir[64], env_die[64], env_how[64];
+	CU_ASSERT_FATAL(mkdtemp(dir) != NULL);
+	snprintf(env_dir, sizeof(env_dir), "MG_START_DIR=%s", dir);
+	snprintf(env_die, sizeof(env_die), "MG_START_DIE=%s", die);
+	snprintf(env_how, sizeof(env_how), "MG_START_HOW=%s", how ? how : "abort");
+	if (extra)
+		mg(o,
+		   ARGV("run", "-j", lanes, "--driver", "gtest", "--recycle-at", extra, "--report",
+		        "report.json", "--", GTEST_START),
+		   ENV(env_dir, env_die, env_how), 0);
+	else
+		mg(o,
+		   ARGV("run", "-j", lanes, "--driver", "gtest", "--report", "report.json", "--",
+		        GTEST_START),
+		   ENV(env_dir, env_die, env_how), 0);
+	char path[128];
+	for (int n = 1; n < 64; n++) {
+		snprintf(path, sizeof(path), "%s/start.%d", dir, n);
+		unlink(path);
+	}
+	rmdir(dir);
+	CU_ASSERT_FATAL(o->report != NULL);
+}
+
+/* The first start dies: its tests run in a fresh host and pass; no test
+ * is blamed, no entry is made, and the death is said on the console and
+ * in the report (the generation's end). -j 1, -j 2, and a death after a
+ * recycle (every program recycled at its first boundary: start 2 is the
+ * program after the first recycle). */
+static void start_once(void)
+{
+	static const struct {
+		const char *lanes, *die, *recycle;
+	} runs[] = {{"1", "1", NULL}, {"2", "1", NULL}, {"2", "2", NULL}, {"1", "2", "va=1M"}};
+	for (size_t r = 0; r < sizeof(runs) / sizeof(runs[0]); r++) {
+		outcome o;
+		run_start(&o, runs[r].lanes, runs[r].die, NULL, runs[r].recycle);
+		CU_ASSERT(exited_with(&o, 0));
+		for (int i = 0; i < 3; i++) {
+			expect_state(o.report, names[i], "pass");
+			/* the dying program's words are no test's output */
+			json_t *t = find_test(o.report, names[i]);
+			const char *out = json_string_value(json_object_get(t, "output"));
+			CU_ASSERT(!out || !strstr(out, "dies before its tests"));
+		}
+		CU_ASSERT(find_test(o.report, "<program start>") == NULL);
+		CU_ASSERT_EQUAL(count(o.report, "crash"), 0);
+		/* said: the console line, with the program's last words */
+		CU_ASSERT(strstr(o.err, "killed by signal 6 (SIGABRT) before its first test") !=
+		          NULL);
+		CU_ASSERT(strstr(o.err, "run again in a fresh host") != NULL);
+		CU_ASSERT(strstr(o.err, "gtest_start: start ") != NULL);
+		/* ... and the report: a generation that ended so */
+		int found = 0;
+		size_t i, k;
+		json_t *s, *g;
+		json_array_foreach(json_object_get(o.report, "shards"), i, s)
+		{
+			json_array_foreach(json_object_get(s, "generations"), k, g)
+			{
+				const char *why = json_string_value(json_object_get(g, "reason"));
+				found |= why && strstr(why, "before its first test") != NULL;
+			}
+		}
+		CU_ASSERT(found);
+		done(&o);
+	}
+}
+
+/* Every start dies: the second death of the same tests is the run's
+ * `<program start>` entry, `crash` for the signal, with the program's
+ * last words; the tests it never ran are `error` naming why. memguard
+ * exits 3 (an error), non-zero as the program does directly. */
+static void start_always(void)
+{
+	int st = direct("abort");
+	CU_ASSERT(WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT);
+	outcome o;
+	run_start(&o, "1", "all", NULL, NULL);
+	CU_ASSERT(exited_with(&o, 3));
+	expect_state(o.report, "<program start>", "crash");
+	expect_message(o.report, "<program start>",
+	               "killed by signal 6 (SIGABRT) before its first test");
+	expect_message(o.report, "<program start>", "gtest_start: start 2 dies before its tests");
+	for (int i = 0; i < 3; i++) {
+		expect_state(o.report, names[i], "error");
+		expect_message(o.report, names[i], "before its first test");
+	}
+	CU_ASSERT_EQUAL(count(o.report, "pass"), 0);
+	CU_ASSERT_EQUAL(count(o.report, "skip"), 0);
+	CU_ASSERT_EQUAL(count(o.report, "crash"), 1);
+	done(&o);
+}
+
+/* Every start exits 4 before its tests: the entry is `error` naming the
+ * status, the tests `error`. */
+static void start_exit(void)
+{
+	int st = direct("exit");
+	CU_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 4);
+	outcome o;
+	run_start(&o, "1", "all", "exit", NULL);
+	CU_ASSERT(exited_with(&o, 3));
+	expect_state(o.report, "<program start>", "error");
+	expect_message(o.report, "<program start>", "exited with status 4 before its first test");
+	expect_message(o.report, "<program start>", "(exit 4)");
+	for (int i = 0; i < 3; i++)
+		expect_state(o.report, names[i], "error");
+	CU_ASSERT_EQUAL(count(o.report, "pass"), 0);
+	CU_ASSERT_EQUAL(count(o.report, "fail"), 0);
+	done(&o);
+}
+
+/* The program is killed between tests (its Start suite's tear-down
+ * aborts): no test is blamed; the death is the entry
+ * `Start.TearDownTestSuite`, `error` naming the signal; the test after it
+ * runs in a fresh host and passes. */
+static void between_abort(void)
+{
+	outcome o;
+	mg(&o,
+	   ARGV("run", "-j", "1", "--driver", "gtest", "--report", "report.json", "--",
+	        GTEST_START),
+	   ENV("MG_TEARDOWN_ABORT=1"), 0);
+	CU_ASSERT_FATAL(o.report != NULL);
+	CU_ASSERT(exited_with(&o, 3));
+	for (int i = 0; i < 3; i++)
+		expect_state(o.report, names[i], "pass");
+	expect_state(o.report, "Start.TearDownTestSuite", "error");
+	expect_message(o.report, "Start.TearDownTestSuite",
+	               "killed by signal 6 (SIGABRT) between tests");
+	expect_message(o.report, "Start.TearDownTestSuite", "the Start suite's tear-down aborts");
+	CU_ASSERT_EQUAL(count(o.report, "crash"), 0);
+	done(&o);
+}
+
+#ifdef CATCH2_START
+/* A Catch2 program that dies before its first test case, every start: the
+ * same `<program start>` crash and `error` tests. */
+static void catch2_start_always(void)
+{
+	outcome o;
+	mg(&o,
+	   ARGV("run", "-j", "1", "--driver", "catch2", "--report", "report.json", "--",
+	        CATCH2_START),
+	   ENV("MG_START_DIE=1"), 0);
+	CU_ASSERT_FATAL(o.report != NULL);
+	CU_ASSERT(exited_with(&o, 3));
+	expect_state(o.report, "<program start>", "crash");
+	expect_message(o.report, "<program start>", "before its first test (Catch2 ran none)");
+	expect_message(o.report, "<program start>", "catch2_start: dies before its tests");
+	expect_state(o.report, "first passes", "error");
+	expect_state(o.report, "second passes", "error");
+	CU_ASSERT_EQUAL(count(o.report, "crash"), 1);
+	done(&o);
+}
+#endif
+
+static const mg_case cases[] = {
+    {"start_once", start_once},
+    {"start_always", start_always},
+    {"start_exit", start_exit},
+    {"between_abort", between_abort},
+#ifdef CATCH2_START
+    {"catch2_start_always", catch2_start_always},
+#endif
+};
+
+MG_TEST_MAIN("drivers_start", cases)
