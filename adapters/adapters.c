@@ -484,6 +484,18 @@ void adapters_site_lines_of(FILE *f, const report_test_sites *ts, report_sites_w
 	}
 }
 
+void adapters_html_site_item(FILE *f, int level, const char *text, void *ctx)
+{
+	adapters_html_list *list = ctx;
+	if (level == 1) {
+		fputs("<br>", f);
+	} else {
+		fputs(list->open ? "</li><li>" : "<li>", f);
+		list->open = 1;
+	}
+	adapters_put_html(f, text, list->max);
+}
+
 /* "its blocks held since by: 1 item of Cache/2, 3 items of Cache/4 and 2
  * more tests": the later tests of shard s whose live items hold a block
  * test `name` allocated (their held sites that name it); "" when none. */

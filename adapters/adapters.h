@@ -172,6 +172,17 @@ void adapters_suspect_site_lines(FILE *f, const report *r, const char *name, ada
 /* The same of which of ts's sites only (its own, the blocks it holds). */
 void adapters_site_lines_of(FILE *f, const report_test_sites *ts, report_sites_which which,
                             adapters_line_fn fn, void *ctx);
+/* The adapters_line_fn of an HTML list (the html adapter, ci's log page):
+ * a site (levels 0 and 2) opens an item (<li>, closing the one before),
+ * the items pinning it (level 1) follow on a line of their own (<br>); the
+ * text escaped (adapters_put_html), at most max bytes. ctx is an
+ * adapters_html_list, open 0 at first: 1 once an item is open (the caller
+ * closes it). */
+typedef struct adapters_html_list {
+	int open;
+	size_t max;
+} adapters_html_list;
+void adapters_html_site_item(FILE *f, int level, const char *text, void *ctx);
 
 /* The tests host generation g of s ran last (a test records the host that
  * ran it last) that have allocation sites: the max with the most bytes

@@ -24,6 +24,7 @@
 #define MAX_GROUPS    6    /* mapping groups shown per breakdown */
 #define NAME_MAX_LEN  300  /* bytes of a name shown */
 #define MSG_MAX_LEN   300
+#define SITE_MAX_LEN  512 /* bytes of a site's line shown */
 
 /* The chart's coordinate system (the SVG scales to the page width). */
 #define CW      1000.0
@@ -548,20 +549,6 @@ static void shard_table(FILE *f, const report *r)
 	put_more(f, shown, r->nshards, "shards");
 }
 
-/* A site as an item of the list under a suspect's row; the items that pin
- * it on a line of their own in the same item. */
-static void site_item(FILE *f, int level, const char *text, void *ctx)
-{
-	int *open = ctx;
-	if (level == 1) {
-		fputs("<br>", f);
-	} else {
-		fputs(*open ? "</li><li>" : "<li>", f);
-		*open = 1;
-	}
-	put_text(f, text, 512);
-}
-
 /* Under a suspect's row: where it allocated what it left (its top sites,
  * each with the items that pin it, and the later tests holding its
  * blocks); nothing when it has no sites. */
@@ -569,10 +556,10 @@ static void suspect_sites(FILE *f, const report *r, const char *name)
 {
 	if (!report_find_test_sites(r, name, NULL))
 		return;
-	int open = 0;
+	adapters_html_list list = {0, SITE_MAX_LEN};
 	fputs("<tr><td></td><td colspan=\"4\" class=\"name\"><ul>", f);
-	adapters_suspect_site_lines(f, r, name, site_item, &open);
-	fputs(open ? "</li></ul></td></tr>\n" : "</ul></td></tr>\n", f);
+	adapters_suspect_site_lines(f, r, name, adapters_html_site_item, &list);
+	fputs(list.open ? "</li></ul></td></tr>\n" : "</ul></td></tr>\n", f);
 }
 
 static void suspect_rows(FILE *f, const report *r, int memlimit, size_t *shown, size_t *total)
@@ -708,14 +695,14 @@ static void breakdown_sites(FILE *f, const report_shard *s, const report_generat
 			continue;
 		fputs(head[held], f);
 		for (size_t i = 0; i < n; i++) {
-			int open = 0;
+			adapters_html_list list = {0, SITE_MAX_LEN};
 			fputs("<li>", f);
 			put_size(f, bytes[i]);
 			fputs(" in ", f);
 			put_text(f, s->tests[top[i]->test].name, NAME_MAX_LEN);
 			fputs("<ul>", f);
-			adapters_site_lines_of(f, top[i], which, site_item, &open);
-			fputs(open ? "</li></ul></li>" : "</ul></li>", f);
+			adapters_site_lines_of(f, top[i], which, adapters_html_site_item, &list);
+			fputs(list.open ? "</li></ul></li>" : "</ul></li>", f);
 		}
 		fputs("</ul>\n", f);
 	}

@@ -53,9 +53,11 @@ static const char css[] =
     "section.commit:target{background:#fff8c5}"
     "code{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:13px}";
 
+#define TEXT_MAX_LEN 400 /* bytes of a text shown */
+
 static void put_text(FILE *f, const char *s)
 {
-	adapters_put_html(f, s, 400);
+	adapters_put_html(f, s, TEXT_MAX_LEN);
 }
 
 static void put_size(FILE *f, uint64_t v)
@@ -416,23 +418,12 @@ static void legend(FILE *f, const series *ss, size_t nss, int marks)
 
 /* ---- the page ---- */
 
-static void site_item(FILE *f, int level, const char *text, void *ctx)
-{
-	int *open = ctx;
-	if (level == 1) {
-		fputs("<br>", f);
-	} else {
-		fputs(*open ? "</li><li>" : "<li>", f);
-		*open = 1;
-	}
-	put_text(f, text);
-}
-
 /* Under a --test row: the test's allocation sites in the suite's shards
  * (who allocated what it left, the blocks it holds); nothing without. */
 static void test_sites(FILE *f, const report *r, const ci_suite *k, const char *test)
 {
-	int open = 0, any = 0;
+	adapters_html_list list = {0, TEXT_MAX_LEN};
+	int any = 0;
 	for (size_t i = 0; r && i < r->nshards; i++) {
 		const report_shard *s = &r->shards[i];
 		if (!ci_suite_has(k, s))
@@ -443,11 +434,11 @@ static void test_sites(FILE *f, const report *r, const ci_suite *k, const char *
 				continue;
 			if (!any++)
 				fputs("<tr><td></td><td colspan=\"4\"><ul>", f);
-			adapters_site_lines(f, ts, site_item, &open);
+			adapters_site_lines(f, ts, adapters_html_site_item, &list);
 		}
 	}
 	if (any)
-		fputs(open ? "</li></ul></td></tr>\n" : "</ul></td></tr>\n", f);
+		fputs(list.open ? "</li></ul></td></tr>\n" : "</ul></td></tr>\n", f);
 }
 
 static void commit_section(FILE *f, const log_commit *lc, const ci_suite *ks, size_t ns,

@@ -364,6 +364,62 @@ static inline int mg_exec_refused(const char *prog, const char *arg, const char 
 	return 1;
 }
 
+/* The report as written (mg_report_expand keeps only the test fields it
+ * knows): the caller's reference, NULL when none. */
+static inline json_t *mg_raw_report(const outcome *o)
+{
+	char path[128];
+	snprintf(path, sizeof(path), "%s/report.json", o->dir);
+	return json_load_file(path, 0, NULL);
+}
+
+/* Test `test`'s sites in a report as written (short keys: "n"), NULL when
+ * it has none. */
+static inline json_t *mg_sites_of(json_t *raw, const char *test)
+{
+	size_t i, k;
+	json_t *s, *t;
+	json_array_foreach(json_object_get(raw, "shards"), i, s)
+	{
+		json_array_foreach(json_object_get(s, "tests"), k, t)
+		{
+			const char *n = json_string_value(json_object_get(t, "n"));
+			if (n && !strcmp(n, test))
+				return json_object_get(t, "sites");
+		}
+	}
+	return NULL;
+}
+
+/* The program's own exit status when run directly (stdout, stderr dropped). */
+static inline int mg_direct_status(const char *prog)
+{
+	char cmd[4096];
+	snprintf(cmd, sizeof(cmd), "'%s' >/dev/null 2>&1", prog);
+	int st = system(cmd);
+	CU_ASSERT_FATAL(st != -1 && WIFEXITED(st));
+	return WEXITSTATUS(st);
+}
+
+/* Each of the n programs started directly (no memguard, no tables, this
+ * environment, its output ours): every test passes, exit 0, no signal. */
+static inline void mg_direct_passes(const char *const *progs, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		int st = -1;
+		fflush(NULL);
+		pid_t pid = fork();
+		CU_ASSERT_FATAL(pid >= 0);
+		if (pid == 0) {
+			execl(progs[i], progs[i], (char *)NULL);
+			_exit(127);
+		}
+		CU_ASSERT_FATAL(waitpid(pid, &st, 0) == pid);
+		CU_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+		CU_ASSERT(!WIFSIGNALED(st));
+	}
+}
+
 #define ARGV(...)                                                                                  \
 	(const char *const[])                                                                      \
 	{                                                                                          \
@@ -374,5 +430,28 @@ static inline int mg_exec_refused(const char *prog, const char *arg, const char 
 	{                                                                                          \
 		__VA_ARGS__, NULL                                                                  \
 	}
+
+#ifdef MEMGUARD_BIN
+/*
+ * Runs prog under memguard's driver (gtest, catch2) with lanes lanes,
+ * recycle_at its --recycle-at (NULL: none) and env (may be NULL), the
+ * report in o: a report must be written.
+ */
+static inline void mg_driver_run(outcome *o, const char *driver, const char *prog,
+                                 const char *lanes, const char *recycle_at, const char *const *env)
+{
+	if (recycle_at)
+		mg(o,
+		   ARGV("run", "-j", lanes, "--driver", driver, "--recycle-at", recycle_at,
+		        "--report", "report.json", "--", prog),
+		   env, 0);
+	else
+		mg(o,
+		   ARGV("run", "-j", lanes, "--driver", driver, "--report", "report.json", "--",
+		        prog),
+		   env, 0);
+	CU_ASSERT_FATAL(o->report != NULL);
+}
+#endif
 
 #endif

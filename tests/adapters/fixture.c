@@ -29,6 +29,31 @@ report_site *fixture_add_site(report_shard *s, size_t test, const char *kind, ui
 	return site;
 }
 
+report *fixture_cache_report(const char *arch, int ntests, int grown, int64_t va_delta)
+{
+	report *r = report_new();
+	report_shard *s = report_add_shard(r);
+	s->suite = report_strdup("items");
+	s->arch = report_strdup(arch);
+	for (int i = 0; i < ntests; i++) {
+		report_test *t = report_shard_add_test(s);
+		char name[32];
+		snprintf(name, sizeof(name), "Cache/%d", i);
+		t->name = report_strdup(name);
+		t->va_delta = i == grown ? va_delta : 0;
+	}
+	return r;
+}
+
+void fixture_add_recycle(report_shard *s, const char *reason)
+{
+	report_generation *g = report_shard_add_generation(s);
+	g->end = REPORT_END_RECYCLE;
+	if (reason)
+		g->reason = report_strdup(reason);
+	report_generation_add_breakdown(g)->when = report_strdup("recycle");
+}
+
 /* Test 3 of each shard (hostile name) left two sites: 2 x 8 MiB mapped at
  * block_new <- cache_put <- a frame known by its module only, pinned by two
  * items; a hostile malloc site. */

@@ -24,5 +24,10 @@ report *fixture_by_name(const char *name);
 report_site *fixture_add_site(report_shard *s, size_t test, const char *kind, uint64_t count,
                               uint64_t bytes);
 void fixture_add_frame(report_site *site, const char *function, const char *file, uint32_t line);
+/* A report of one shard (suite "items", arch) of ntests tests named
+ * Cache/0.., test `grown` with va_delta grew; not finished. */
+report *fixture_cache_report(const char *arch, int ntests, int grown, int64_t va_delta);
+/* A recycle of s (reason may be NULL) with its breakdown ("recycle"). */
+void fixture_add_recycle(report_shard *s, const char *reason);
 
 #endif

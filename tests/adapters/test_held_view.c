@@ -14,22 +14,14 @@
 #include "adapters.h"
 #include "fixture.h"
 #include "mg_test.h"
+#include "readback.h"
 #include "report.h"
 
 /* Cache/1 maps an 8 MiB block (a suspect); Cache/7 keeps 3 items in it. */
 static report *held_report(void)
 {
-	report *r = report_new();
-	report_shard *s = report_add_shard(r);
-	s->suite = report_strdup("items");
-	s->arch = report_strdup("x86");
-	for (int i = 0; i < 8; i++) {
-		report_test *t = report_shard_add_test(s);
-		char name[32];
-		snprintf(name, sizeof(name), "Cache/%d", i);
-		t->name = report_strdup(name);
-		t->va_delta = i == 1 ? 8 << 20 : 0;
-	}
+	report *r = fixture_cache_report("x86", 8, 1, 8 << 20);
+	report_shard *s = &r->shards[0];
 	report_site *site = fixture_add_site(s, 1, "mmap", 1, 8u << 20);
 	fixture_add_frame(site, "block_new", "storage.c", 49);
 	site = fixture_add_site(s, 7, "mmap", 1, 8u << 20);
@@ -67,23 +59,13 @@ static void test_format(void)
 	report_free(r);
 }
 
-static char *write_mem(const report *r, size_t *len)
-{
-	char *buf = NULL;
-	FILE *f = open_memstream(&buf, len);
-	CU_ASSERT_FATAL(f != NULL);
-	CU_ASSERT_EQUAL(report_write(r, f), 0);
-	CU_ASSERT_EQUAL_FATAL(fclose(f), 0);
-	return buf;
-}
-
 /* Written and read back: items, in and by kept; a site of the test's own
  * has none of them. */
 static void test_roundtrip(void)
 {
 	report *r = held_report();
 	size_t len;
-	char *buf = write_mem(r, &len);
+	char *buf = readback_mem(r, &len);
 	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\"items\":3,\"in\":\"Cache/1\",\"by\":[{"));
 	report *back = NULL;
 	mg_err err = {{0}};
@@ -114,7 +96,7 @@ static void test_refused(void)
 {
 	report *r = held_report();
 	size_t len;
-	char *buf = write_mem(r, &len);
+	char *buf = readback_mem(r, &len);
 	static const struct {
 		const char *from, *to, *names;
 	} bad[] = {
@@ -147,33 +129,10 @@ static void test_refused(void)
 	report_free(r);
 }
 
-static char *render(const report *r, const char *adapter)
-{
-	char dir[] = "/tmp/mg-held-XXXXXX", spec[128], path[64];
-	CU_ASSERT_FATAL(mkdtemp(dir) != NULL);
-	snprintf(path, sizeof(path), "%s/out", dir);
-	snprintf(spec, sizeof(spec), "%s=%s", adapter, path);
-	mg_err err = {{0}};
-	CU_ASSERT_EQUAL_FATAL(adapters_render(r, spec, &err), 0);
-	FILE *f = fopen(path, "r");
-	CU_ASSERT_FATAL(f != NULL);
-	static char buf[1 << 20];
-	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
-	buf[n] = '\0';
-	fclose(f);
-	unlink(path);
-	rmdir(dir);
-	return buf;
-}
-
 static report *recycled(void)
 {
 	report *r = held_report();
-	report_generation *g = report_shard_add_generation(&r->shards[0]);
-	g->end = REPORT_END_RECYCLE;
-	g->reason = report_strdup("va 3.51 GiB >= recycle 3.50 GiB");
-	report_breakdown *b = report_generation_add_breakdown(g);
-	b->when = report_strdup("recycle");
+	fixture_add_recycle(&r->shards[0], "va 3.51 GiB >= recycle 3.50 GiB");
 	report_finish(r, 10);
 	return r;
 }
@@ -184,7 +143,7 @@ static report *recycled(void)
 static void test_console(void)
 {
 	report *r = recycled();
-	const char *text = render(r, "console");
+	const char *text = readback_render(r, "console");
 	CU_ASSERT_PTR_NOT_NULL(
 	    strstr(text, "Cache/1  (grew in 1 of 1 runs)\n"
 	                 "             8.00 MiB mmap at block_new (storage.c:49)\n"
@@ -205,11 +164,11 @@ static void test_console(void)
 static void test_markdown_html(void)
 {
 	report *r = recycled();
-	const char *md = render(r, "github");
+	const char *md = readback_render(r, "github");
 	CU_ASSERT_PTR_NOT_NULL(strstr(md, "- Cache/1\n"
 	                                  "  - 8.00 MiB mmap at block\\_new (storage.c:49)\n"
 	                                  "    - its blocks held since by: 3 items of Cache/7\n"));
-	const char *page = render(r, "html");
+	const char *page = readback_render(r, "html");
 	CU_ASSERT_PTR_NOT_NULL(strstr(page, "its blocks held since by: 3 items of Cache/7"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(page, "<p>earlier tests' blocks held by the items of:</p>"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(page, "allocated in Cache/1, held by 3 items"));

@@ -121,16 +121,6 @@ report *node_report(uint32_t node, uint32_t total, uint64_t passes)
 	return r;
 }
 
-char *write_mem(const report *r, size_t *len)
-{
-	char *buf = NULL;
-	FILE *f = open_memstream(&buf, len);
-	CU_ASSERT_FATAL(f != NULL);
-	CU_ASSERT_EQUAL(report_write(r, f), 0);
-	CU_ASSERT_EQUAL_FATAL(fclose(f), 0);
-	return buf;
-}
-
 static const mg_case cases[] = {
     {"roundtrip", test_roundtrip},
     {"roundtrip_limit_bytes", test_roundtrip_limit_bytes},

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "readback.h"
 #include "report.h"
 
 extern char tmpdir[256];
@@ -22,7 +23,6 @@ int bytes_eq(const report_bytes *a, const report_bytes *b);
 int write_file(const char *path, const char *text);
 char *slurp_text(const char *path);
 report *node_report(uint32_t node, uint32_t total, uint64_t passes);
-char *write_mem(const report *r, size_t *len);
 
 /* the cases */
 void test_roundtrip(void);

@@ -478,7 +478,7 @@ void test_parse_tests(void)
 	r->shards[1].tests[2].va_delta = -4096;
 	report_finish(r, REPORT_MAX_SUSPECTS);
 	size_t len = 0;
-	char *doc = write_mem(r, &len);
+	char *doc = readback_mem(r, &len);
 	mg_err err = {{0}};
 	seen_tests st = {.stop_at = SIZE_MAX};
 	CU_ASSERT_EQUAL_FATAL(report_parse(&whole, doc, len, &err), 0);
@@ -524,7 +524,7 @@ void test_test_peaks(void)
 	CU_ASSERT_EQUAL(report_shard_test_peak(s, 4), 4000);
 	CU_ASSERT_EQUAL(report_shard_test_peak(s, 5), 0);
 	size_t len = 0;
-	char *doc = write_mem(r, &len);
+	char *doc = readback_mem(r, &len);
 	report *back = NULL;
 	mg_err err = {{0}};
 	CU_ASSERT_EQUAL_FATAL(report_parse(&back, doc, len, &err), 0);

@@ -98,7 +98,7 @@ void test_parse_some_merging(void)
 			for (size_t i = 0; i < from->nshards; i++)
 				from->shards[i].start_time = 5000;
 		size_t len = 0;
-		char *doc = write_mem(a, &len);
+		char *doc = readback_mem(a, &len);
 		report *heads = NULL, *part = NULL, *whole = NULL;
 		CU_ASSERT_EQUAL_FATAL(
 		    report_parse_some(&heads, doc, len, keep_no_tests, NULL, &err), 0);
@@ -120,7 +120,7 @@ void test_parse_some_merging(void)
 		/* the same merge taking from's shards over (from read back: a
 		 * second from to give away) */
 		size_t lf = 0;
-		char *df = write_mem(from, &lf);
+		char *df = readback_mem(from, &lf);
 		report *taken = NULL, *given = NULL;
 		CU_ASSERT_EQUAL_FATAL(
 		    report_parse_some(&taken, doc, len, keep_unless_replaced, &v, &err), 0);
@@ -132,8 +132,8 @@ void test_parse_some_merging(void)
 			CU_ASSERT_EQUAL(given->shards[i].ntests,
 			                later ? from->shards[i].ntests : 0);
 		size_t lp = 0, lw = 0, lt = 0;
-		char *dp = write_mem(part, &lp), *dw = write_mem(whole, &lw),
-		     *dt = write_mem(taken, &lt);
+		char *dp = readback_mem(part, &lp), *dw = readback_mem(whole, &lw),
+		     *dt = readback_mem(taken, &lt);
 		CU_ASSERT(lp == lw && memcmp(dp, dw, lp) == 0);
 		CU_ASSERT(lt == lw && memcmp(dt, dw, lt) == 0);
 		report_free(taken);

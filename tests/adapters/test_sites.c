@@ -12,17 +12,8 @@
 #include "adapters.h"
 #include "fixture.h"
 #include "mg_test.h"
+#include "readback.h"
 #include "report.h"
-
-static char *sites_write_mem(const report *r, size_t *len)
-{
-	char *buf = NULL;
-	FILE *f = open_memstream(&buf, len);
-	CU_ASSERT_FATAL(f != NULL);
-	CU_ASSERT_EQUAL(report_write(r, f), 0);
-	CU_ASSERT_EQUAL_FATAL(fclose(f), 0);
-	return buf;
-}
 
 static int same(const char *a, const char *b)
 {
@@ -64,17 +55,8 @@ static void assert_sites_equal(const report *a, const report *b)
 /* A shard of 6 tests; tests 4 and 1 (added in that order) have sites. */
 static report *sites_report(void)
 {
-	report *r = report_new();
-	report_shard *s = report_add_shard(r);
-	s->suite = report_strdup("items");
-	s->arch = report_strdup("x64");
-	for (int i = 0; i < 6; i++) {
-		report_test *t = report_shard_add_test(s);
-		char name[32];
-		snprintf(name, sizeof(name), "Cache/%d", i);
-		t->name = report_strdup(name);
-		t->va_delta = i == 4 ? 16 << 20 : 0;
-	}
+	report *r = fixture_cache_report("x64", 6, 4, 16 << 20);
+	report_shard *s = &r->shards[0];
 	report_site *site = fixture_add_site(s, 4, "mmap", 2, 16u << 20);
 	fixture_add_frame(site, "block_new", "storage.c", 49);
 	fixture_add_frame(site, "cache_put", "cache.c", 115);
@@ -128,7 +110,7 @@ static void test_roundtrip(void)
 {
 	report *r = sites_report();
 	size_t len = 0;
-	char *doc = sites_write_mem(r, &len);
+	char *doc = readback_mem(r, &len);
 	CU_ASSERT_PTR_NOT_NULL(strstr(doc, want_json));
 	CU_ASSERT_PTR_NOT_NULL(
 	    strstr(doc, "\"sites\":[{\"kind\":\"new\",\"bytes\":2097152,\"count\":1,\"frames\":"
@@ -144,7 +126,7 @@ static void test_roundtrip(void)
 	assert_sites_equal(r, back);
 	assert_sites_equal(r, fromtree);
 	size_t len2 = 0;
-	char *again = sites_write_mem(back, &len2);
+	char *again = readback_mem(back, &len2);
 	CU_ASSERT(len == len2 && memcmp(doc, again, len) == 0);
 	free(again);
 	json_decref(streamed);
@@ -163,12 +145,12 @@ static void test_fixture_merge(void)
 	report *r = fixture_full_report();
 	CU_ASSERT_FATAL(r->shards[1].nsites == 1);
 	size_t len = 0;
-	char *doc = sites_write_mem(r, &len);
+	char *doc = readback_mem(r, &len);
 	report *back = NULL, *m = report_new(), *t = report_new();
 	mg_err err = {{0}};
 	CU_ASSERT_EQUAL_FATAL(report_parse(&back, doc, len, &err), 0);
 	size_t len2 = 0;
-	char *again = sites_write_mem(back, &len2);
+	char *again = readback_mem(back, &len2);
 	CU_ASSERT(len == len2 && memcmp(doc, again, len) == 0);
 	CU_ASSERT_EQUAL_FATAL(report_merge(m, back, &err), 0);
 	assert_sites_equal(back, m);
@@ -212,7 +194,7 @@ static void test_handed_to_reader(void)
 {
 	report *r = sites_report();
 	size_t len = 0;
-	char *doc = sites_write_mem(r, &len);
+	char *doc = readback_mem(r, &len);
 	report *heads = NULL;
 	mg_err err = {{0}};
 	seen_sites s = {0};
@@ -364,25 +346,6 @@ static void test_empty_and_v1(void)
 	report_free(r);
 }
 
-static char *render(const report *r, const char *adapter)
-{
-	char dir[] = "/tmp/mg-sites-XXXXXX", spec[128], path[64];
-	CU_ASSERT_FATAL(mkdtemp(dir) != NULL);
-	snprintf(path, sizeof(path), "%s/out", dir);
-	snprintf(spec, sizeof(spec), "%s=%s", adapter, path);
-	mg_err err = {{0}};
-	CU_ASSERT_EQUAL_FATAL(adapters_render(r, spec, &err), 0);
-	FILE *f = fopen(path, "r");
-	CU_ASSERT_FATAL(f != NULL);
-	static char buf[1 << 20];
-	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
-	buf[n] = '\0';
-	fclose(f);
-	unlink(path);
-	rmdir(dir);
-	return buf;
-}
-
 /* The page lists a suspect's sites under its row, what pins each on a line
  * of its own, and under a recycle's breakdown the tests its host ran with
  * theirs; a function name is text, never markup. */
@@ -392,11 +355,9 @@ static void test_html(void)
 	report_site *site = fixture_add_site(&r->shards[0], 4, "malloc", 1, 4096);
 	report_frame *f = report_site_add_frame(site);
 	f->function = report_strdup("<script>alert(1)</script>");
-	report_generation *g = report_shard_add_generation(&r->shards[0]);
-	g->end = REPORT_END_RECYCLE;
-	report_generation_add_breakdown(g)->when = report_strdup("recycle");
+	fixture_add_recycle(&r->shards[0], NULL);
 	report_finish(r, 10);
-	const char *page = render(r, "html");
+	const char *page = readback_render(r, "html");
 	/* under the recycle's breakdown, the tests its host ran, most first */
 	CU_ASSERT_PTR_NOT_NULL(strstr(
 	    page, "<p>allocated by the tests it ran:</p>\n<ul><li>16.0 MiB in Cache/4<ul><li>2 "
@@ -425,13 +386,9 @@ static void test_console(void)
 	report_shard *s = &r->shards[0];
 	for (int i = 0; i < 3; i++)
 		fixture_add_site(s, 4, "malloc", 1, 1000u * (unsigned)(i + 1));
-	report_generation *g = report_shard_add_generation(s);
-	g->end = REPORT_END_RECYCLE;
-	g->reason = report_strdup("va 3.51 GiB >= recycle 3.50 GiB");
-	report_breakdown *b = report_generation_add_breakdown(g);
-	b->when = report_strdup("recycle");
+	fixture_add_recycle(s, "va 3.51 GiB >= recycle 3.50 GiB");
 	report_finish(r, 10);
-	const char *text = render(r, "console");
+	const char *text = readback_render(r, "console");
 	CU_ASSERT_PTR_NOT_NULL(
 	    strstr(text, "   16.0 MiB  Cache/4  (grew in 1 of 1 runs)\n"
 	                 "             2 \u00d7 8.00 MiB mmap at block_new (storage.c:49) \u2190 "

@@ -42,19 +42,12 @@ static void none_carries(json_t *report, const char *state, const char *text)
 	}
 }
 
-static void run1(outcome *o, const char *prog)
-{
-	mg(o, ARGV("run", "-j", "1", "--driver", "gtest", "--report", "report.json", "--", prog),
-	   NULL, 0);
-	CU_ASSERT_FATAL(o->report != NULL);
-}
-
 /* A TearDownTestSuite that fails: its text is the entry's message, and
  * neither its suite's last test nor the next suite's test has it. */
 static void between_teardown(void)
 {
 	outcome o;
-	run1(&o, OUTSIDE(1));
+	mg_driver_run(&o, "gtest", OUTSIDE(1), "1", NULL, NULL);
 	CU_ASSERT(exited_with(&o, 1));
 	expect_state(o.report, "Suite.TearDownTestSuite", "fail");
 	expect_message(o.report, "Suite.TearDownTestSuite", "the suite's tear-down failed");
@@ -69,7 +62,7 @@ static void between_teardown(void)
 static void between_setup(void)
 {
 	outcome o;
-	run1(&o, OUTSIDE(2));
+	mg_driver_run(&o, "gtest", OUTSIDE(2), "1", NULL, NULL);
 	CU_ASSERT(exited_with(&o, 1));
 	expect_state(o.report, "Suite.SetUpTestSuite", "fail");
 	expect_message(o.report, "Suite.SetUpTestSuite", "the suite's set-up failed");
@@ -82,7 +75,7 @@ static void between_setup(void)
 static void between_global_env(void)
 {
 	outcome o;
-	run1(&o, OUTSIDE(3));
+	mg_driver_run(&o, "gtest", OUTSIDE(3), "1", NULL, NULL);
 	CU_ASSERT(exited_with(&o, 1));
 	expect_message(o.report, "<global environment>",
 	               "the global environment's tear-down failed");

@@ -17,32 +17,14 @@
 
 #define OUTSIDE(n) GTEST_OUTSIDE_DIR "/gtest_outside" #n
 
-/* The program's own exit status when run directly (stdout, stderr dropped). */
-static int direct_status(const char *prog)
-{
-	char cmd[4096];
-	snprintf(cmd, sizeof(cmd), "'%s' >/dev/null 2>&1", prog);
-	int st = system(cmd);
-	CU_ASSERT_FATAL(st != -1 && WIFEXITED(st));
-	return WEXITSTATUS(st);
-}
-
-/* Runs prog under memguard (gtest driver, -j lanes); the report in o. */
-static void run_gtest(outcome *o, const char *prog, const char *lanes)
-{
-	mg(o, ARGV("run", "-j", lanes, "--driver", "gtest", "--report", "report.json", "--", prog),
-	   NULL, 0);
-	CU_ASSERT_FATAL(o->report != NULL);
-}
-
 /* A failed TearDownTestSuite: GoogleTest exits 1 though every test passed. */
 static void teardown_suite(void)
 {
-	CU_ASSERT_EQUAL(direct_status(OUTSIDE(1)), 1);
+	CU_ASSERT_EQUAL(mg_direct_status(OUTSIDE(1)), 1);
 	const char *lanes[] = {"1", "2"};
 	for (int i = 0; i < 2; i++) {
 		outcome o;
-		run_gtest(&o, OUTSIDE(1), lanes[i]);
+		mg_driver_run(&o, "gtest", OUTSIDE(1), lanes[i], NULL, NULL);
 		CU_ASSERT(exited_with(&o, 1));
 		expect_state(o.report, "Suite.First", "pass");
 		expect_state(o.report, "Suite.Second", "pass");
@@ -57,9 +39,9 @@ static void teardown_suite(void)
 /* A failed SetUpTestSuite: GoogleTest skips the suite's tests and exits 1. */
 static void setup_suite(void)
 {
-	CU_ASSERT_EQUAL(direct_status(OUTSIDE(2)), 1);
+	CU_ASSERT_EQUAL(mg_direct_status(OUTSIDE(2)), 1);
 	outcome o;
-	run_gtest(&o, OUTSIDE(2), "1");
+	mg_driver_run(&o, "gtest", OUTSIDE(2), "1", NULL, NULL);
 	CU_ASSERT(exited_with(&o, 1));
 	expect_state(o.report, "Suite.First", "skip");
 	expect_state(o.report, "Suite.Second", "skip");
@@ -72,9 +54,9 @@ static void setup_suite(void)
 /* A global environment's TearDown that fails. */
 static void global_env(void)
 {
-	CU_ASSERT_EQUAL(direct_status(OUTSIDE(3)), 1);
+	CU_ASSERT_EQUAL(mg_direct_status(OUTSIDE(3)), 1);
 	outcome o;
-	run_gtest(&o, OUTSIDE(3), "1");
+	mg_driver_run(&o, "gtest", OUTSIDE(3), "1", NULL, NULL);
 	CU_ASSERT(exited_with(&o, 1));
 	expect_state(o.report, "Suite.First", "pass");
 	expect_state(o.report, "Other.Passes", "pass");
@@ -90,11 +72,11 @@ static void global_env(void)
  * own, "Fixture.Same#2", with one lane or two. */
 static void same_fixture(void)
 {
-	CU_ASSERT_EQUAL(direct_status(OUTSIDE(4)), 1);
+	CU_ASSERT_EQUAL(mg_direct_status(OUTSIDE(4)), 1);
 	const char *lanes[] = {"1", "2"};
 	for (int i = 0; i < 2; i++) {
 		outcome o;
-		run_gtest(&o, OUTSIDE(4), lanes[i]);
+		mg_driver_run(&o, "gtest", OUTSIDE(4), lanes[i], NULL, NULL);
 		CU_ASSERT(exited_with(&o, 1));
 		expect_state(o.report, "Fixture.Same", "pass");
 		expect_state(o.report, "Fixture.Same#2", "fail");
@@ -107,9 +89,9 @@ static void same_fixture(void)
 /* An ASan build that leaks: its LeakSanitizer exits 1 after the last test. */
 static void asan_leak(void)
 {
-	CU_ASSERT_EQUAL(direct_status(OUTSIDE(5)), 1);
+	CU_ASSERT_EQUAL(mg_direct_status(OUTSIDE(5)), 1);
 	outcome o;
-	run_gtest(&o, OUTSIDE(5), "1");
+	mg_driver_run(&o, "gtest", OUTSIDE(5), "1", NULL, NULL);
 	CU_ASSERT(exited_with(&o, 3)); /* an error entry: exit 3, as every error */
 	expect_state(o.report, "Suite.First", "pass");
 	expect_state(o.report, "Suite.Second", "pass");
@@ -123,9 +105,9 @@ static void asan_leak(void)
  * is an error naming why, not a skip. */
 static void exit_between(void)
 {
-	CU_ASSERT_EQUAL(direct_status(OUTSIDE(6)), 3);
+	CU_ASSERT_EQUAL(mg_direct_status(OUTSIDE(6)), 3);
 	outcome o;
-	run_gtest(&o, OUTSIDE(6), "1");
+	mg_driver_run(&o, "gtest", OUTSIDE(6), "1", NULL, NULL);
 	CU_ASSERT(exited_with(&o, 3)); /* an error entry: exit 3, as every error */
 	expect_state(o.report, "Suite.First", "pass");
 	expect_state(o.report, "Suite.Second", "pass");
@@ -184,7 +166,7 @@ static void not_gtest_driver(void)
 /* Catch2 v2 lists "#..." names in quotes: the failing one runs and fails. */
 static void catch2_hash_names(void)
 {
-	CU_ASSERT_EQUAL(direct_status(CATCH2_HASH), 1);
+	CU_ASSERT_EQUAL(mg_direct_status(CATCH2_HASH), 1);
 	outcome o;
 	mg(&o,
 	   ARGV("run", "-j", "1", "--driver", "catch2", "--report", "report.json", "--",

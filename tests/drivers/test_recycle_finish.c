@@ -19,46 +19,15 @@
 
 #define OUTSIDE(n) GTEST_OUTSIDE_DIR "/gtest_outside" #n
 
-/* The program's own exit status when run directly (stdout, stderr dropped). */
-static int direct_status(const char *prog)
-{
-	char cmd[4096];
-	snprintf(cmd, sizeof(cmd), "'%s' >/dev/null 2>&1", prog);
-	int st = system(cmd);
-	CU_ASSERT_FATAL(st != -1 && WIFEXITED(st));
-	return WEXITSTATUS(st);
-}
-
-/* Runs prog under memguard's driver with a recycle at every boundary. */
-static void run_recycled(outcome *o, const char *driver, const char *prog, const char *lanes)
-{
-	mg(o,
-	   ARGV("run", "-j", lanes, "--driver", driver, "--recycle-at", "va=1M", "--report",
-	        "report.json", "--", prog),
-	   NULL, 0);
-	CU_ASSERT_FATAL(o->report != NULL);
-}
-
-/* The shards' recycles, summed: every boundary but the last stopped. */
-static long recycles(json_t *report)
-{
-	long n = 0;
-	size_t i;
-	json_t *sh;
-	json_array_foreach(json_object_get(report, "shards"), i, sh) n +=
-	    (long)json_integer_value(json_object_get(sh, "recycles"));
-	return n;
-}
-
 /* A failed TearDownTestSuite, the stop at the suite's last test: the
  * stopped program runs the tear-down before it ends. */
 static void recycle_teardown_suite(void)
 {
-	CU_ASSERT_EQUAL(direct_status(OUTSIDE(1)), 1);
+	CU_ASSERT_EQUAL(mg_direct_status(OUTSIDE(1)), 1);
 	outcome o;
-	run_recycled(&o, "gtest", OUTSIDE(1), "1");
+	mg_driver_run(&o, "gtest", OUTSIDE(1), "1", "va=1M", NULL);
 	CU_ASSERT(exited_with(&o, 1));
-	CU_ASSERT(recycles(o.report) >= 2);
+	CU_ASSERT(shard_sum(o.report, "recycles") >= 2);
 	expect_state(o.report, "Suite.First", "pass");
 	expect_state(o.report, "Suite.Second", "pass");
 	expect_state(o.report, "Other.Passes", "pass");
@@ -74,11 +43,11 @@ static void recycle_teardown_suite(void)
  * generation (a failure there would be one entry by name too). */
 static void recycle_global_env(void)
 {
-	CU_ASSERT_EQUAL(direct_status(OUTSIDE(3)), 1);
+	CU_ASSERT_EQUAL(mg_direct_status(OUTSIDE(3)), 1);
 	outcome o;
-	run_recycled(&o, "gtest", OUTSIDE(3), "1");
+	mg_driver_run(&o, "gtest", OUTSIDE(3), "1", "va=1M", NULL);
 	CU_ASSERT(exited_with(&o, 1));
-	CU_ASSERT(recycles(o.report) >= 2);
+	CU_ASSERT(shard_sum(o.report, "recycles") >= 2);
 	expect_state(o.report, "Suite.First", "pass");
 	expect_state(o.report, "Other.Passes", "pass");
 	expect_state(o.report, "<global environment>", "fail");
@@ -93,9 +62,9 @@ static void recycle_global_env(void)
  * running (it is the framework's, in the same suite, not a further test). */
 static void recycle_same_fixture(void)
 {
-	CU_ASSERT_EQUAL(direct_status(OUTSIDE(4)), 1);
+	CU_ASSERT_EQUAL(mg_direct_status(OUTSIDE(4)), 1);
 	outcome o;
-	run_recycled(&o, "gtest", OUTSIDE(4), "1");
+	mg_driver_run(&o, "gtest", OUTSIDE(4), "1", "va=1M", NULL);
 	CU_ASSERT(exited_with(&o, 1));
 	expect_state(o.report, "Fixture.Same", "pass");
 	expect_state(o.report, "Fixture.Same#2", "fail");
@@ -110,11 +79,11 @@ static void recycle_same_fixture(void)
  * LeakSanitizer's check there: an error entry with its summary, exit 3. */
 static void recycle_asan_leak(void)
 {
-	CU_ASSERT_EQUAL(direct_status(OUTSIDE(5)), 1);
+	CU_ASSERT_EQUAL(mg_direct_status(OUTSIDE(5)), 1);
 	outcome o;
-	run_recycled(&o, "gtest", OUTSIDE(5), "1");
+	mg_driver_run(&o, "gtest", OUTSIDE(5), "1", "va=1M", NULL);
 	CU_ASSERT(exited_with(&o, 3));
-	CU_ASSERT(recycles(o.report) >= 2);
+	CU_ASSERT(shard_sum(o.report, "recycles") >= 2);
 	expect_state(o.report, "Suite.First", "pass");
 	expect_state(o.report, "Suite.Second", "pass");
 	expect_state(o.report, "Other.Passes", "pass");
@@ -129,9 +98,9 @@ static void recycle_asan_leak(void)
  * direct run never reaches, runs in the next generation here). */
 static void recycle_exit_between(void)
 {
-	CU_ASSERT_EQUAL(direct_status(OUTSIDE(6)), 3);
+	CU_ASSERT_EQUAL(mg_direct_status(OUTSIDE(6)), 3);
 	outcome o;
-	run_recycled(&o, "gtest", OUTSIDE(6), "1");
+	mg_driver_run(&o, "gtest", OUTSIDE(6), "1", "va=1M", NULL);
 	CU_ASSERT(exited_with(&o, 3)); /* an error entry: exit 3, as every error */
 	expect_state(o.report, "Suite.First", "pass");
 	expect_state(o.report, "Suite.Second", "pass");
@@ -164,13 +133,9 @@ static long rss_recycles(json_t *report)
  * it was killed at its next boundary and the run passed. */
 static void recycle_runner_rss(void)
 {
-	CU_ASSERT_EQUAL(direct_status(OUTSIDE(7)), 1);
+	CU_ASSERT_EQUAL(mg_direct_status(OUTSIDE(7)), 1);
 	outcome o;
-	mg(&o,
-	   ARGV("run", "-j", "1", "--driver", "gtest", "--recycle-at", "rss=32M", "--report",
-	        "report.json", "--", OUTSIDE(7)),
-	   NULL, 0);
-	CU_ASSERT_FATAL(o.report != NULL);
+	mg_driver_run(&o, "gtest", OUTSIDE(7), "1", "rss=32M", NULL);
 	CU_ASSERT(exited_with(&o, 1));
 	CU_ASSERT(rss_recycles(o.report) >= 1);
 	expect_state(o.report, "Suite.First", "pass");
@@ -187,15 +152,11 @@ static void recycle_runner_rss(void)
  * own time, waited for; its failure is the run's, as directly. */
 static void recycle_slow_finish(void)
 {
-	CU_ASSERT_EQUAL(direct_status(OUTSIDE(8)), 1);
+	CU_ASSERT_EQUAL(mg_direct_status(OUTSIDE(8)), 1);
 	outcome o;
-	mg(&o,
-	   ARGV("run", "-j", "1", "--driver", "gtest", "--recycle-at", "va=1M", "--report",
-	        "report.json", "--", OUTSIDE(8)),
-	   ENV("MG_TEARDOWN_WAIT=6"), 0);
-	CU_ASSERT_FATAL(o.report != NULL);
+	mg_driver_run(&o, "gtest", OUTSIDE(8), "1", "va=1M", ENV("MG_TEARDOWN_WAIT=6"));
 	CU_ASSERT(exited_with(&o, 1));
-	CU_ASSERT(recycles(o.report) >= 2);
+	CU_ASSERT(shard_sum(o.report, "recycles") >= 2);
 	expect_state(o.report, "Suite.First", "pass");
 	expect_state(o.report, "Suite.Second", "pass");
 	expect_state(o.report, "Other.Passes", "pass");
@@ -232,11 +193,11 @@ static void recycle_hung_finish(void)
  * (the leak is kept, a `fail` entry). */
 static void recycle_leak_then_fail(void)
 {
-	CU_ASSERT_EQUAL(direct_status(OUTSIDE(9)), 1);
+	CU_ASSERT_EQUAL(mg_direct_status(OUTSIDE(9)), 1);
 	outcome o;
-	run_recycled(&o, "gtest", OUTSIDE(9), "1");
+	mg_driver_run(&o, "gtest", OUTSIDE(9), "1", "va=1M", NULL);
 	CU_ASSERT(exited_with(&o, 1));
-	CU_ASSERT(recycles(o.report) >= 2);
+	CU_ASSERT(shard_sum(o.report, "recycles") >= 2);
 	expect_state(o.report, "Suite.Second", "pass");
 	expect_state(o.report, "Other.Fails", "fail");
 	expect_state(o.report, "<program exit>", "fail");
@@ -251,11 +212,11 @@ static void recycle_leak_then_fail(void)
  * ends at its next test case, the last one finishes). */
 static void recycle_catch2(void)
 {
-	int direct = direct_status(CATCH2_LEAKS);
+	int direct = mg_direct_status(CATCH2_LEAKS);
 	outcome o;
-	run_recycled(&o, "catch2", CATCH2_LEAKS, "1");
+	mg_driver_run(&o, "catch2", CATCH2_LEAKS, "1", "va=1M", NULL);
 	CU_ASSERT(exited_with(&o, direct ? 1 : 0));
-	CU_ASSERT(recycles(o.report) >= 1);
+	CU_ASSERT(shard_sum(o.report, "recycles") >= 1);
 	CU_ASSERT_EQUAL(count(o.report, "error"), 0);
 	CU_ASSERT_EQUAL(count(o.report, "skip"), 0);
 	done(&o);

@@ -7,72 +7,13 @@
  * and keep 1, 2 and 3: each keeps Cache/1's block mapped. Cache/5 maps a
  * block of its own and keeps one item there; Cache/6 keeps 3 items in it
  * (a block allocated in Cache/5); Cache/7 places items and frees them all.
- * Started directly every test passes.
+ * Started directly every test passes. The allocator is item.c, shared
+ * with pins_host.c.
  */
-#include <stdint.h>
 #include <stdio.h>
-#include <string.h>
-#include <sys/mman.h>
 
+#include "item.h"
 #include "memguard_host.h"
-
-#define BLOCK_SIZE ((size_t)8 << 20)
-
-typedef struct block {
-	char *base;
-	size_t used, live;
-} block;
-
-typedef struct item {
-	block *owner;
-	size_t size;
-} item;
-
-static block blocks[8];
-static size_t nblocks;
-static block *current;
-
-__attribute__((noinline)) static block *block_new(void)
-{
-	if (nblocks == sizeof(blocks) / sizeof(blocks[0]))
-		return NULL;
-	void *p =
-	    mmap(NULL, BLOCK_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (p == MAP_FAILED)
-		return NULL;
-	block *b = &blocks[nblocks++];
-	b->base = p;
-	b->used = b->live = 0;
-	return b;
-}
-
-/* Bump allocation into the current block, a new one when it does not fit. */
-__attribute__((noinline)) static item *item_new(size_t size, const char *label)
-{
-	size_t need = (sizeof(item) + size + 15) & ~(size_t)15;
-	if (current == NULL || current->used + need > BLOCK_SIZE) {
-		block *b = block_new();
-		if (b == NULL)
-			return NULL;
-		current = b;
-	}
-	item *it = (item *)(void *)(current->base + current->used);
-	current->used += need;
-	current->live++;
-	it->owner = current;
-	it->size = size;
-	memguard_pin(current->base, it, label);
-	return it;
-}
-
-/* A block is unmapped when its last item is freed and it is not current. */
-static void item_free(item *it)
-{
-	block *b = it->owner;
-	memguard_unpin(b->base, it);
-	if (--b->live == 0 && b != current)
-		munmap(b->base, BLOCK_SIZE);
-}
 
 static item *kept[16];
 static size_t nkept;
@@ -119,7 +60,7 @@ static mg_result cache_4(void)
 
 static mg_result cache_5(void)
 {
-	current = NULL; /* a block of its own */
+	item_fresh_block(); /* a block of its own */
 	return transient(1, "c5");
 }
 

@@ -7,70 +7,12 @@
  * where it keeps its entry: each block's site must name its own test's
  * entry and nothing freed. Cache/3 maps a block and frees its only item:
  * nothing pins it. Started directly or with sites off, the calls do nothing
- * and every test passes.
+ * and every test passes. The allocator is item.c, shared with held_host.c.
  */
-#include <stdint.h>
 #include <stdio.h>
-#include <string.h>
-#include <sys/mman.h>
 
+#include "item.h"
 #include "memguard_host.h"
-
-#define BLOCK_SIZE ((size_t)8 << 20)
-
-typedef struct block {
-	char *base;
-	size_t used, live;
-} block;
-
-typedef struct item {
-	block *owner;
-	size_t size;
-} item;
-
-static block blocks[8];
-static size_t nblocks;
-static block *current;
-
-__attribute__((noinline)) static block *block_new(void)
-{
-	void *p =
-	    mmap(NULL, BLOCK_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (p == MAP_FAILED || nblocks == sizeof(blocks) / sizeof(blocks[0]))
-		return NULL;
-	block *b = &blocks[nblocks++];
-	b->base = p;
-	b->used = b->live = 0;
-	return b;
-}
-
-/* Bump allocation into the current block, a new one when it does not fit;
- * a block is unmapped when its last item is freed and it is not current. */
-static item *item_alloc(size_t size, const char *label)
-{
-	size_t need = (sizeof(item) + size + 15) & ~(size_t)15;
-	if (current == NULL || current->used + need > BLOCK_SIZE) {
-		block *b = block_new();
-		if (b == NULL)
-			return NULL;
-		current = b;
-	}
-	item *it = (item *)(void *)(current->base + current->used);
-	current->used += need;
-	current->live++;
-	it->owner = current;
-	it->size = size;
-	memguard_pin(current->base, it, label);
-	return it;
-}
-
-static void item_free(item *it)
-{
-	block *b = it->owner;
-	memguard_unpin(b->base, it);
-	if (--b->live == 0 && b != current)
-		munmap(b->base, BLOCK_SIZE);
-}
 
 static item *kept[2];
 
@@ -80,9 +22,9 @@ static mg_result cache_1(void)
 	for (int i = 0; i < 3; i++) {
 		char label[32];
 		snprintf(label, sizeof(label), "scratch %d", i);
-		t[i] = item_alloc(2u << 20, label);
+		t[i] = item_new(2u << 20, label);
 	}
-	kept[0] = item_alloc(64, "entry 1");
+	kept[0] = item_new(64, "entry 1");
 	for (int i = 0; i < 3; i++)
 		if (t[i])
 			item_free(t[i]);
@@ -91,8 +33,8 @@ static mg_result cache_1(void)
 
 static mg_result cache_2(void)
 {
-	item *t = item_alloc(3u << 20, "scratch 3"); /* does not fit: a new block */
-	kept[1] = item_alloc(64, "entry 2");
+	item *t = item_new(3u << 20, "scratch 3"); /* does not fit: a new block */
+	kept[1] = item_new(64, "entry 2");
 	if (t)
 		item_free(t);
 	return kept[1] && kept[1]->owner != kept[0]->owner ? MG_PASS : MG_FAIL;
@@ -100,8 +42,8 @@ static mg_result cache_2(void)
 
 static mg_result cache_3(void)
 {
-	current = NULL; /* a fresh block, whose only item is freed */
-	item *t = item_alloc(64, NULL);
+	item_fresh_block(); /* a fresh block, whose only item is freed */
+	item *t = item_new(64, NULL);
 	if (t == NULL)
 		return MG_FAIL;
 	item_free(t);

@@ -11,7 +11,6 @@
  * through mg_proto.
  */
 #include <jansson.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,25 +19,6 @@
 #include "mg_proto.h"
 #include "mg_run.h"
 
-extern char **environ;
-
-/* Test `test`'s sites in a report as written (short keys: "n"). */
-static json_t *sites_of(json_t *raw, const char *test)
-{
-	size_t i, k;
-	json_t *s, *t;
-	json_array_foreach(json_object_get(raw, "shards"), i, s)
-	{
-		json_array_foreach(json_object_get(s, "tests"), k, t)
-		{
-			const char *n = json_string_value(json_object_get(t, "n"));
-			if (n && !strcmp(n, test))
-				return json_object_get(t, "sites");
-		}
-	}
-	return NULL;
-}
-
 /* The held blocks of test, one string each: "BYTES KIND FUNCTION in TEST
  * items N by FUNCTION < FUNCTION: PIN|PIN|;" (all of them concatenated). */
 static void held_of(json_t *raw, const char *test, char *buf, size_t cap)
@@ -46,7 +26,7 @@ static void held_of(json_t *raw, const char *test, char *buf, size_t cap)
 	size_t i, k, len = 0;
 	json_t *s, *p;
 	buf[0] = '\0';
-	json_array_foreach(sites_of(raw, test), i, s)
+	json_array_foreach(mg_sites_of(raw, test), i, s)
 	{
 		if (!json_object_get(s, "items"))
 			continue;
@@ -83,9 +63,7 @@ static void held_run(const char *prog)
 	CU_ASSERT(exited_with(&o, 0));
 	CU_ASSERT_FATAL(o.report != NULL);
 	CU_ASSERT_EQUAL(count(o.report, "pass"), 7);
-	char path[128];
-	snprintf(path, sizeof(path), "%s/report.json", o.dir);
-	json_t *raw = json_load_file(path, 0, NULL);
+	json_t *raw = mg_raw_report(&o);
 	CU_ASSERT_FATAL(raw != NULL);
 	expect_held(raw, "Cache/1", ""); /* its own block, nothing kept */
 	expect_held(raw, "Cache/2",
@@ -102,7 +80,7 @@ static void held_run(const char *prog)
 	            "8388608 mmap block_new in Cache/5 items 3 by item_new < transient:"
 	            " c6 item 0 (Cache/6)| c6 item 1 (Cache/6)| c6 item 2 (Cache/6)|;");
 	expect_held(raw, "Cache/7", ""); /* all its items freed */
-	CU_ASSERT(sites_of(raw, "Cache/7") == NULL);
+	CU_ASSERT(mg_sites_of(raw, "Cache/7") == NULL);
 	json_decref(raw);
 	done(&o);
 }
@@ -135,14 +113,12 @@ static void far_run(const char *prog)
 	if (left != 8 << 20)
 		fprintf(stderr, "Far/pin left %lld bytes\n", (long long)left);
 	CU_ASSERT_EQUAL(left, 8 << 20);
-	char path[128];
-	snprintf(path, sizeof(path), "%s/report.json", o.dir);
-	json_t *raw = json_load_file(path, 0, NULL);
+	json_t *raw = mg_raw_report(&o);
 	CU_ASSERT_FATAL(raw != NULL);
 	json_t *held = NULL, *s;
 	size_t i;
-	json_array_foreach(sites_of(raw, "Far/hold"), i, s) if (json_object_get(s, "items")) held =
-	    s;
+	json_array_foreach(mg_sites_of(raw, "Far/hold"), i, s) if (json_object_get(s, "items"))
+	    held = s;
 	CU_ASSERT_FATAL(held != NULL);
 	const char *in = json_string_value(json_object_get(held, "in"));
 	if (in == NULL || strcmp(in, "Far/map"))
@@ -171,15 +147,7 @@ static void far_x86(void)
 static void direct(void)
 {
 	static const char *const progs[] = {HELD_HOST64, HELD_HOST32, FAR_HOST64, FAR_HOST32};
-	for (size_t i = 0; i < 4; i++) {
-		char *argv[] = {(char *)progs[i], NULL};
-		pid_t pid;
-		int st = -1;
-		CU_ASSERT_FATAL(posix_spawn(&pid, progs[i], NULL, NULL, argv, environ) == 0);
-		CU_ASSERT_FATAL(waitpid(pid, &st, 0) == pid);
-		CU_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 0);
-		CU_ASSERT(!WIFSIGNALED(st));
-	}
+	mg_direct_passes(progs, 4);
 }
 
 /* held, heldin, heldby: written, parsed back; malformed ones refused. */

@@ -7,7 +7,6 @@
  * harmless. Also the `pin` line's round trip through mg_proto.
  */
 #include <jansson.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,32 +15,13 @@
 #include "mg_proto.h"
 #include "mg_run.h"
 
-extern char **environ;
-
-/* Test `test`'s sites in a report as written (short keys: "n"). */
-static json_t *sites_of(json_t *raw, const char *test)
-{
-	size_t i, k;
-	json_t *s, *t;
-	json_array_foreach(json_object_get(raw, "shards"), i, s)
-	{
-		json_array_foreach(json_object_get(s, "tests"), k, t)
-		{
-			const char *n = json_string_value(json_object_get(t, "n"));
-			if (n && !strcmp(n, test))
-				return json_object_get(t, "sites");
-		}
-	}
-	return NULL;
-}
-
 /* The pins of test's mmap site of at least 8 MiB, as one string
  * ("a|b|"): "" when it has none, NULL when there is no such site. */
 static const char *block_pins(json_t *raw, const char *test, char *buf, size_t cap)
 {
 	size_t i, k;
 	json_t *s, *p;
-	json_array_foreach(sites_of(raw, test), i, s)
+	json_array_foreach(mg_sites_of(raw, test), i, s)
 	{
 		const char *kind = json_string_value(json_object_get(s, "kind"));
 		if (!kind || strcmp(kind, "mmap") ||
@@ -66,9 +46,8 @@ static void pins_run(const char *prog)
 	CU_ASSERT(exited_with(&o, 0));
 	CU_ASSERT_FATAL(o.report != NULL);
 	CU_ASSERT_EQUAL(count(o.report, "pass"), 3);
-	char path[128], buf[1024];
-	snprintf(path, sizeof(path), "%s/report.json", o.dir);
-	json_t *raw = json_load_file(path, 0, NULL);
+	char buf[1024];
+	json_t *raw = mg_raw_report(&o);
 	CU_ASSERT_FATAL(raw != NULL);
 	const char *p = block_pins(raw, "Cache/1", buf, sizeof(buf));
 	CU_ASSERT_FATAL(p != NULL);
@@ -107,11 +86,9 @@ static void off(void)
 	CU_ASSERT(exited_with(&o, 0));
 	CU_ASSERT_FATAL(o.report != NULL);
 	CU_ASSERT_EQUAL(count(o.report, "pass"), 3);
-	char path[128];
-	snprintf(path, sizeof(path), "%s/report.json", o.dir);
-	json_t *raw = json_load_file(path, 0, NULL);
+	json_t *raw = mg_raw_report(&o);
 	CU_ASSERT_FATAL(raw != NULL);
-	CU_ASSERT(sites_of(raw, "Cache/1") == NULL);
+	CU_ASSERT(mg_sites_of(raw, "Cache/1") == NULL);
 	json_decref(raw);
 	done(&o);
 }
@@ -120,15 +97,7 @@ static void off(void)
 static void direct(void)
 {
 	static const char *const progs[] = {PINS_HOST64, PINS_HOST32};
-	for (size_t i = 0; i < 2; i++) {
-		char *argv[] = {(char *)progs[i], NULL};
-		pid_t pid;
-		int st = -1;
-		CU_ASSERT_FATAL(posix_spawn(&pid, progs[i], NULL, NULL, argv, environ) == 0);
-		CU_ASSERT_FATAL(waitpid(pid, &st, 0) == pid);
-		CU_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 0);
-		CU_ASSERT(!WIFSIGNALED(st));
-	}
+	mg_direct_passes(progs, 2);
 }
 
 /* `pin TEXT`: written, parsed back (escapes kept); empty text refused. */

@@ -36,32 +36,6 @@ static int site_line(const char *source, const char *kind)
 	return found;
 }
 
-/* The report as written (mg_run.h's expansion keeps only the test fields it
- * knows): the caller's reference, NULL when none. */
-static json_t *raw_report(const outcome *o)
-{
-	char path[128];
-	snprintf(path, sizeof(path), "%s/report.json", o->dir);
-	return json_load_file(path, 0, NULL);
-}
-
-/* Test `test`'s sites in a report as written (short keys: "n"). */
-static json_t *sites_of(json_t *raw, const char *test)
-{
-	size_t i, k;
-	json_t *s, *t;
-	json_array_foreach(json_object_get(raw, "shards"), i, s)
-	{
-		json_array_foreach(json_object_get(s, "tests"), k, t)
-		{
-			const char *n = json_string_value(json_object_get(t, "n"));
-			if (n && !strcmp(n, test))
-				return json_object_get(t, "sites");
-		}
-	}
-	return NULL;
-}
-
 /*
  * The test's largest site: allocated with kind, at least bytes, its first
  * frame (full: every frame) in function fn at the line of source marked
@@ -70,7 +44,7 @@ static json_t *sites_of(json_t *raw, const char *test)
 static void expect_site(json_t *raw, const char *test, const char *kind, uint64_t bytes,
                         const char *fn, const char *source, const char *marker, int exact_line)
 {
-	json_t *sites = sites_of(raw, test);
+	json_t *sites = mg_sites_of(raw, test);
 	json_t *s = json_array_get(sites, 0);
 	if (!s)
 		fprintf(stderr, "%s: no sites\n", test);
@@ -107,7 +81,7 @@ static void host_run(const char *prog)
 	mg(&o, ARGV("run", "-j", "1", "--report", "report.json", "--", prog), ENV("X=1"), 0);
 	CU_ASSERT(exited_with(&o, 1)); /* nomem fails */
 	CU_ASSERT_FATAL(o.report != NULL);
-	json_t *raw = raw_report(&o);
+	json_t *raw = mg_raw_report(&o);
 	CU_ASSERT_FATAL(raw != NULL);
 	expect_site(raw, "leak/mmap", "mmap", 8u << 20, "leak_mmap", SITES_HOST_SRC, "mmap", 1);
 	expect_site(raw, "leak/malloc", "malloc", 3u << 20, "leak_malloc", SITES_HOST_SRC, "malloc",
@@ -115,7 +89,7 @@ static void host_run(const char *prog)
 	/* 4096 x 1 KiB: sampled, one per 512 KiB on average (at least 3 samples) */
 	expect_site(raw, "leak/small", "malloc", 3 * 512 * 1024, "leak_small", SITES_HOST_SRC,
 	            "small", 1);
-	CU_ASSERT(sites_of(raw, "freed") == NULL);
+	CU_ASSERT(mg_sites_of(raw, "freed") == NULL);
 	CU_ASSERT_STRING_EQUAL(state_of(o.report, "threads"), "pass");
 	CU_ASSERT_STRING_EQUAL(state_of(o.report, "fork"), "pass");
 	json_t *t = find_test(o.report, "nomem");
@@ -145,10 +119,10 @@ static void host_off(void)
 	   ENV("X=1"), 0);
 	CU_ASSERT(exited_with(&o, 1));
 	CU_ASSERT_FATAL(o.report != NULL);
-	json_t *raw = raw_report(&o);
+	json_t *raw = mg_raw_report(&o);
 	CU_ASSERT_FATAL(raw != NULL);
-	CU_ASSERT(sites_of(raw, "leak/mmap") == NULL);
-	CU_ASSERT(sites_of(raw, "leak/malloc") == NULL);
+	CU_ASSERT(mg_sites_of(raw, "leak/mmap") == NULL);
+	CU_ASSERT(mg_sites_of(raw, "leak/malloc") == NULL);
 	json_t *t = find_test(o.report, "nomem");
 	CU_ASSERT(t && !json_is_true(json_object_get(t, "near_ceiling")));
 	json_decref(raw);
@@ -174,7 +148,7 @@ static void gtest_run_prog(const char *prog, int exact, int with_new)
 	   ENV("X=1"), 0);
 	CU_ASSERT(exited_with(&o, 1)); /* Nomem.Fails */
 	CU_ASSERT_FATAL(o.report != NULL);
-	json_t *raw = raw_report(&o);
+	json_t *raw = mg_raw_report(&o);
 	CU_ASSERT_FATAL(raw != NULL);
 	expect_site(raw, "Leak.Mmap", "mmap", 8u << 20, "leak_mmap", SITES_GTEST_SRC, "mmap",
 	            exact);
@@ -185,7 +159,7 @@ static void gtest_run_prog(const char *prog, int exact, int with_new)
 	CU_ASSERT(t && json_integer_value(json_object_get(t, "attempts")) == 2);
 	expect_site(raw, "Leak.Malloc", "malloc", 3u << 20, "leak_malloc", SITES_GTEST_SRC,
 	            "malloc", exact);
-	CU_ASSERT(sites_of(raw, "Clean.Frees") == NULL);
+	CU_ASSERT(mg_sites_of(raw, "Clean.Frees") == NULL);
 	/* new through the shared libstdc++: the probe's operator new sees it */
 	if (with_new)
 		expect_site(raw, "Leak.New", "new", 2u << 20, "leak_new", SITES_GTEST_SRC, "new",
@@ -223,7 +197,7 @@ static void gtest_no_fp(void)
  * recorded twice, by an interposer and a sanitizer's hook). */
 static void expect_once(json_t *raw, const char *test, uint64_t bytes)
 {
-	json_t *s = json_array_get(sites_of(raw, test), 0);
+	json_t *s = json_array_get(mg_sites_of(raw, test), 0);
 	CU_ASSERT_FATAL(s != NULL);
 	CU_ASSERT_EQUAL(json_integer_value(json_object_get(s, "count")), 1);
 	CU_ASSERT_EQUAL(json_integer_value(json_object_get(s, "bytes")), (json_int_t)bytes);
@@ -242,7 +216,7 @@ static void asan_run(const char *prog)
 	   ENV("ASAN_OPTIONS=detect_leaks=0:allocator_may_return_null=1"), 0);
 	CU_ASSERT(exited_with(&o, 1)); /* Nomem.Fails */
 	CU_ASSERT_FATAL(o.report != NULL);
-	json_t *raw = raw_report(&o);
+	json_t *raw = mg_raw_report(&o);
 	CU_ASSERT_FATAL(raw != NULL);
 	expect_site(raw, "Leak.Mmap", "mmap", 8u << 20, "leak_mmap", SITES_GTEST_SRC, "mmap", 1);
 	expect_site(raw, "Leak.Malloc", "malloc", 3u << 20, "leak_malloc", SITES_GTEST_SRC,
@@ -250,7 +224,7 @@ static void asan_run(const char *prog)
 	expect_once(raw, "Leak.Malloc", 3u << 20);
 	expect_site(raw, "Leak.New", "new", 2u << 20, "leak_new", SITES_GTEST_SRC, "new", 1);
 	expect_once(raw, "Leak.New", 2u << 20);
-	CU_ASSERT(sites_of(raw, "Clean.Frees") == NULL);
+	CU_ASSERT(mg_sites_of(raw, "Clean.Frees") == NULL);
 	json_decref(raw);
 	done(&o);
 }
