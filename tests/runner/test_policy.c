@@ -276,6 +276,7 @@ static void depth_gtest(void)
 	CU_ASSERT_EQUAL(policy_depth(c, &lanes[0]), 1);
 	c->qlen = 1;
 	CU_ASSERT_EQUAL(policy_depth(c, &lanes[0]), 1);
+	c->qlen = 20000;
 	opts.pipeline = 1024;
 	CU_ASSERT_EQUAL(policy_depth(c, &lanes[0]), 1024);
 }
