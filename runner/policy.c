@@ -205,10 +205,11 @@ size_t policy_depth(const run_ctx *c, const lane *l)
 		for (size_t i = 0; i < c->nlanes; i++)
 			if (&c->lanes[i] != l)
 				held += c->lanes[i].h.nflight;
-		size_t whole = c->ntests / c->nlanes + 1,
-		       left = (c->qlen + held + c->nlanes - 1) / c->nlanes; /* rounded up */
+		/* + 1, not rounded up: a program of two tests at -j 2 stays one
+		 * program (GoogleTest's listener test judges its whole run in main) */
+		size_t whole = c->ntests / c->nlanes + 1, left = (c->qlen + held) / c->nlanes + 1;
 		if (left < whole)
-			whole = left ? left : 1;
+			whole = left;
 		return c->o->pipeline < whole ? c->o->pipeline : whole;
 	}
 	size_t share = c->qlen / c->nlanes + 1;

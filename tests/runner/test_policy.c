@@ -262,20 +262,18 @@ static void depth_gtest(void)
 	lanes[0].avg_duration = 0.5;
 	c->soft.va = 1ull << 30;
 	lanes[0].h.va_last = 1ull << 30;
-	CU_ASSERT_EQUAL(policy_depth(c, &lanes[0]), 10000);
-	c->qlen = 10000; /* the second lane, the first holding its half */
-	lanes[0].h.nflight = 10000;
-	CU_ASSERT_EQUAL(policy_depth(c, &lanes[1]), 10000);
+	CU_ASSERT_EQUAL(policy_depth(c, &lanes[0]), 10001);
+	c->qlen = 9999; /* the second lane, the first holding its half */
+	lanes[0].h.nflight = 10001;
+	CU_ASSERT_EQUAL(policy_depth(c, &lanes[1]), 10001);
 	c->qlen = 3000; /* a recycle gave 3,000 back, the other lane holds 9,000 */
 	lanes[1].h.nflight = 9000;
 	lanes[0].h.nflight = 0;
-	CU_ASSERT_EQUAL(policy_depth(c, &lanes[0]), 6000);
+	CU_ASSERT_EQUAL(policy_depth(c, &lanes[0]), 6001);
 	lanes[1].h.nflight = 0; /* ... and it is idle: half each */
-	CU_ASSERT_EQUAL(policy_depth(c, &lanes[0]), 1500);
-	c->qlen = 2; /* the last two: one each, not both to the first lane */
-	CU_ASSERT_EQUAL(policy_depth(c, &lanes[0]), 1);
-	c->qlen = 1;
-	CU_ASSERT_EQUAL(policy_depth(c, &lanes[0]), 1);
+	CU_ASSERT_EQUAL(policy_depth(c, &lanes[0]), 1501);
+	c->qlen = 2; /* two tests: one program (the share is + 1) */
+	CU_ASSERT_EQUAL(policy_depth(c, &lanes[0]), 2);
 	c->qlen = 20000;
 	opts.pipeline = 1024;
 	CU_ASSERT_EQUAL(policy_depth(c, &lanes[0]), 1024);
