@@ -7,10 +7,13 @@
 // (SIGABRT). Each dying start says so on stderr first. Listing
 // (--gtest_list_tests) never dies. Every test passes. MG_TEARDOWN_ABORT:
 // the Start suite's TearDownTestSuite aborts (a death between tests).
-// MG_START_LOCK=PATH: each start that would run tests holds PATH (created
-// O_EXCL) for MG_START_HOLD_MS (2000) before its tests, and aborts when
-// another copy holds it: two copies starting at once collide, as
-// db_test's do.
+// MG_START_LOCK=PATH: a start that would run tests takes PATH (O_EXCL) and
+// aborts when another copy holds it (two copies starting at once collide,
+// as db_test's do), leaving a file PATH.tried.N for its N-th try. The
+// holder keeps PATH until a copy has tried (at most 20 s: the collision
+// happens) and then until a second try or 3 s, whichever first: a copy
+// that tries again at once collides again; one that waits for the holder's
+// first test does not.
 #include <gtest/gtest.h>
 
 #include <cerrno>
@@ -20,6 +23,7 @@
 #include <string>
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 class Start : public ::testing::Test
@@ -89,14 +93,24 @@ int main(int argc, char **argv)
 	if (!listing && lock) {
 		int fd = open(lock, O_WRONLY | O_CREAT | O_EXCL, 0600);
 		if (fd < 0) {
-			std::fprintf(stderr, "gtest_start: %s is held: another copy is starting\n",
-			             lock);
+			mkdir((std::string(lock) + ".tried").c_str(), 0700);
+			int n = start_number((std::string(lock) + ".tried").c_str());
+			std::fprintf(stderr,
+			             "gtest_start: %s is held: another copy is starting (try %d)\n",
+			             lock, n);
 			std::fflush(stderr);
 			std::abort();
 		}
 		close(fd);
-		const char *hold = std::getenv("MG_START_HOLD_MS");
-		usleep((useconds_t)(hold ? std::atoi(hold) : 2000) * 1000);
+		std::string dir = std::string(lock) + ".tried";
+		mkdir(dir.c_str(), 0700);
+		auto tried = [&](int n) {
+			return access((dir + "/start." + std::to_string(n)).c_str(), F_OK) == 0;
+		};
+		for (int ms = 0; ms < 20000 && !tried(1); ms += 10)
+			usleep(10000);
+		for (int ms = 0; ms < 3000 && !tried(2); ms += 10)
+			usleep(10000);
 		unlink(lock);
 	}
 	const char *dir = std::getenv("MG_START_DIR"), *die = std::getenv("MG_START_DIE");
