@@ -407,11 +407,16 @@ void lane_schedule(run_ctx *c, lane *l)
 			grow = rise;
 		if (!retry && c->hard.va && h->tests_run && !h->nflight &&
 		    h->va_last + grow >= c->hard.va) {
-			char why[200], a[32], b[32];
-			report_format_size(a, sizeof(a), h->va_last);
-			report_format_size(b, sizeof(b), grow);
-			snprintf(why, sizeof(why),
-			         "va %s + expected growth %s would reach the kill limit", a, b);
+			/* worded by its source as a host's own refusal is (a rise
+			 * history knows, the run's largest, the lane's growth), and
+			 * history's counted as a kill it avoided, whichever of the
+			 * runner and the host refused first */
+			char why[200];
+			mg_msg m = {.why = grow > lane_growth ? MG_WHY_PEAK : MG_WHY_GROWTH,
+			            .va = h->va_last,
+			            .bytes = grow};
+			if (policy_recycle_why(c, &m, rt->rise_known ? rt : NULL, why, sizeof(why)))
+				record_avoided(c);
 			lane_quit(c, l, END_RECYCLE, why);
 			break;
 		}

@@ -177,6 +177,7 @@ static const mg_case cases[] = {
     {"output_sparse_x86", output_sparse_x86},
     {"history_transient_x86", history_transient_x86},
     {"history_transient_capped", history_transient_capped},
+    {"history_transient_runner", history_transient_runner},
     {"history_unusable", history_unusable},
     {"history_auto", history_auto},
     {"node_split_history", node_split_history},

@@ -80,6 +80,7 @@ void output_sparse_x64(void);
 void output_sparse_x86(void);
 void history_transient_x86(void);
 void history_transient_capped(void);
+void history_transient_runner(void);
 void history_unusable(void);
 void history_auto(void);
 void node_split_history(void);

@@ -96,6 +96,46 @@ void history_transient_capped(void)
 	history_transient(FAULT64, "4G");
 }
 
+/* The same second run with one run line in flight (--pipeline 1): the
+ * runner, which feeds a drained host, refuses the big tests before the
+ * host can. Its refusal is worded by its source and counted as history's
+ * avoided kill, as the host's is: before, it said "va ... + expected growth
+ * ... would reach the kill limit" and history avoided nothing (the case
+ * above failed so under load, when the runner happened to refuse first). */
+void history_transient_runner(void)
+{
+	char first[96];
+	outcome o;
+	mg(&o,
+	   ARGV("run", "-q", "-j", "1", "--address-space", "4G", "--report", "report.json", "--",
+	        FAULT64),
+	   transient_env, 0);
+	CU_ASSERT_FATAL(o.report != NULL);
+	snprintf(first, sizeof(first), "/tmp/mg-history-r-%d.json", (int)getpid());
+	CU_ASSERT_EQUAL_FATAL(json_dump_file(o.report, first, 0), 0);
+	done(&o);
+	mg(&o,
+	   ARGV("run", "-q", "-j", "1", "--pipeline", "1", "--address-space", "4G", "--history",
+	        first, "--report", "report.json", "--", FAULT64),
+	   transient_env, 0);
+	unlink(first);
+	CU_ASSERT(exited_with(&o, 0));
+	CU_ASSERT_FATAL(o.report != NULL);
+	CU_ASSERT_EQUAL(count(o.report, "pass"), 1000);
+	CU_ASSERT_EQUAL(shard_sum(o.report, "kills"), 0);
+	json_t *gens[32];
+	size_t n = gens_of(o.report, gens, 32), by_history = 0;
+	for (size_t i = 0; i < n; i++) {
+		const char *why = json_string_value(json_object_get(gens[i], "reason"));
+		by_history += why && !strncmp(why, "history: the next test rises", 28);
+	}
+	CU_ASSERT(by_history >= 1);
+	CU_ASSERT_EQUAL((json_int_t)by_history, shard_sum(o.report, "recycles"));
+	json_t *hs = json_object_get(o.report, "history");
+	CU_ASSERT_EQUAL(json_integer_value(json_object_get(hs, "avoided")), (json_int_t)by_history);
+	done(&o);
+}
+
 /* A history that cannot help is one line, never an error: a missing file,
  * a file that is not a report, a report of another suite. */
 void history_unusable(void)
