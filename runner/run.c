@@ -123,8 +123,7 @@ static int prepare(run_ctx *c, run_options *o, mg_err *err)
 		return mg_err_set(err, MG_ERROR, "cannot find memguard's own executable: %s",
 		                  strerror(errno));
 	c->path[n] = 0;
-	if (c->driver == DRIVER_GTEST || c->driver == DRIVER_CATCH2)
-		driver_exe_find(c->path, sizeof(c->path));
+	driver_exe_find(c->path, sizeof(c->path));
 	c->shim_argv = mg_xrealloc(NULL, ((size_t)o->host_argc + 10) * sizeof(char *));
 	size_t k = 0;
 	c->shim_argv[k++] = "memguard";

@@ -1,10 +1,11 @@
 /*
- * spawn.c - vfork + exec (SPAWN_FORK: fork + exec) of a child with its pipes (see spawn.h).
- * The child side runs in the parent's memory until its exec (vfork: no
- * copy of the runner's page tables, the most of a recycle's spawn), so it
- * must stay async-signal-safe and write nothing the parent reads: no
- * malloc, no stdio, _exit, every signal blocked until its handlers are
- * the defaults.
+ * spawn.c - vfork + exec (SPAWN_FORK: fork + exec) of a child with its pipes (see spawn.h),
+ * or a clone by the spawner (a small fork of ours that starts children as
+ * ours: spawn_spawner_new). The child side runs in the parent's memory
+ * until its exec (vfork: no copy of the runner's page tables, the most of
+ * a recycle's spawn), so it must stay async-signal-safe and write nothing
+ * the parent reads: no malloc, no stdio, _exit, every signal blocked until
+ * its handlers are the defaults.
  */
 #include "spawn.h"
 
@@ -17,7 +18,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -66,10 +70,13 @@ static void __attribute__((noreturn)) child_fail(int status_fd, int code)
 	_exit(127);
 }
 
-/* The child's end of each fd it gets, and where: fds[i] becomes targets[i]. */
+/* The child's end of each fd it gets, and where: fds[i] becomes targets[i]
+ * (up to six of spawn_options', and stdin, stdout, stderr from the spawner). */
+#define CHILD_FDS_MAX 9
 typedef struct child_fds {
-	int fds[6], targets[6];
+	int fds[CHILD_FDS_MAX], targets[CHILD_FDS_MAX];
 	int n;
+	int cwd; /* the spawner's child: enters this directory first; -1: stays */
 } child_fds;
 
 /*
@@ -85,6 +92,8 @@ child_exec(const char *path, char *const argv[], const spawn_options *o, child_f
 	sigset_t all;
 	struct sigaction dfl;
 
+	if (cf->cwd >= 0 && fchdir(cf->cwd) < 0)
+		child_fail(status_w, errno);
 	if (o->flags & SPAWN_OWN_GROUP)
 		setpgid(0, 0);
 	contain_child_enter();
@@ -157,6 +166,321 @@ static __attribute__((noinline)) pid_t spawn_vfork(const char *path, char *const
 	return pid;
 }
 
+/* ---- the spawner ---- */
+
+struct spawn_spawner {
+	int sock; /* requests out, replies in; -1 once it has gone */
+	pid_t pid;
+};
+
+/*
+ * One request: this header, carrying the fds (SCM_RIGHTS: the status
+ * pipe's end, our working directory, then the child's nfds in order), then
+ * len bytes: path, argv's argc strings, envp's envc strings, each ending
+ * in a NUL. The reply: a spawner_reply.
+ */
+typedef struct spawner_req {
+	unsigned flags;
+	int pdeathsig;
+	uint64_t as_limit;
+	pid_t parent;
+	int nfds;
+	int targets[CHILD_FDS_MAX];
+	uint32_t argc, envc;
+	uint64_t len;
+} spawner_req;
+
+typedef struct spawner_reply {
+	pid_t pid; /* -1: clone failed with err */
+	int err;
+} spawner_reply;
+
+#define SPAWNER_FDS      (2 + CHILD_FDS_MAX)
+#define SPAWNER_SOCK_MIN 10
+
+/* All n bytes over the spawner's socket (no SIGPIPE when its peer has gone). */
+static int io_full(int fd, void *p, size_t n, int writing)
+{
+	char *c = p;
+	while (n) {
+		ssize_t r = writing ? send(fd, c, n, MSG_NOSIGNAL) : recv(fd, c, n, 0);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return -1;
+		c += r;
+		n -= (size_t)r;
+	}
+	return 0;
+}
+
+/* The spawner: reads a request's header and its fds. -1 at the socket's end. */
+static int spawner_recv(int sock, spawner_req *rq, int *fds, int *nfds)
+{
+	union {
+		char buf[CMSG_SPACE(SPAWNER_FDS * sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	struct iovec iov = {rq, sizeof(*rq)};
+	struct msghdr m = {.msg_iov = &iov,
+	                   .msg_iovlen = 1,
+	                   .msg_control = u.buf,
+	                   .msg_controllen = sizeof(u.buf)};
+	ssize_t r;
+	do
+		r = recvmsg(sock, &m, MSG_CMSG_CLOEXEC);
+	while (r < 0 && errno == EINTR);
+	if (r <= 0)
+		return -1;
+	*nfds = 0;
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c))
+		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
+			int n = (int)((c->cmsg_len - CMSG_LEN(0)) / sizeof(int));
+			for (int i = 0; i < n; i++) {
+				int fd;
+				memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+				if (*nfds < SPAWNER_FDS)
+					fds[(*nfds)++] = fd;
+				else
+					close(fd);
+			}
+		}
+	return io_full(sock, (char *)rq + r, sizeof(*rq) - (size_t)r, 0);
+}
+
+/* The strings of a request: path, then argv's and envp's arrays (NULL-
+ * terminated, pointing into buf). -1 for a malformed one. */
+static int spawner_strings(const spawner_req *rq, char *buf, char **argv, char **envp)
+{
+	char *p = buf, *end = buf + rq->len;
+	for (uint64_t i = 0; i < 1 + (uint64_t)rq->argc + rq->envc; i++) {
+		char *nul = memchr(p, 0, (size_t)(end - p));
+		if (!nul)
+			return -1;
+		if (i > 0 && i <= rq->argc)
+			argv[i - 1] = p;
+		else if (i > rq->argc)
+			envp[i - 1 - rq->argc] = p;
+		p = nul + 1;
+	}
+	argv[rq->argc] = NULL;
+	envp[rq->envc] = NULL;
+	return 0;
+}
+
+/*
+ * The spawner's loop: each request becomes a child cloned with
+ * CLONE_PARENT (our parent's child, which waits for it and reads its
+ * rusage) that runs child_exec as a fork of ours would; the reply is its
+ * pid. Its memory is this small process's copy, not the parent's.
+ */
+static void __attribute__((noreturn)) spawner_main(int sock, pid_t parent)
+{
+	sigset_t all;
+	sigfillset(&all);
+	sigprocmask(SIG_SETMASK, &all, NULL);
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent && getppid() != 0)
+		_exit(0);
+	int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
+	for (int fd = 0; fd < 3 && devnull >= 0; fd++)
+		if (fd != sock && fd != devnull)
+			dup2(devnull, fd);
+	if (sock < 3) {
+		int hi = fcntl(sock, F_DUPFD_CLOEXEC, 3);
+		if (hi < 0)
+			_exit(0);
+		sock = hi;
+	}
+	/* nothing of the parent's stays open here: a pipe's reader must see its
+	 * end when the parent's copy closes */
+	if (close_range(3, (unsigned)sock - 1, 0) < 0 ||
+	    close_range((unsigned)sock + 1, ~0u, 0) < 0)
+		for (int fd = 3; fd < 1024; fd++)
+			if (fd != sock)
+				close(fd);
+	for (;;) {
+		spawner_req rq;
+		int fds[SPAWNER_FDS], nfds = 0;
+		if (spawner_recv(sock, &rq, fds, &nfds) < 0)
+			_exit(0);
+		spawner_reply rp = {-1, EINVAL};
+		char *buf = NULL, **argv = NULL, **envp = NULL;
+		if (rq.len > (1u << 30) || rq.argc > (1u << 24) || rq.envc > (1u << 24))
+			_exit(0); /* not our parent's request: stop */
+		buf = malloc(rq.len + 1);
+		argv = malloc((rq.argc + 1) * sizeof(char *));
+		envp = malloc((rq.envc + 1) * sizeof(char *));
+		if (!buf || !argv || !envp || io_full(sock, buf, rq.len, 0) < 0)
+			_exit(0);
+		if (rq.argc >= 1 && rq.nfds >= 0 && rq.nfds <= CHILD_FDS_MAX &&
+		    nfds == 2 + rq.nfds && spawner_strings(&rq, buf, argv, envp) == 0) {
+			child_fds cf = {.n = rq.nfds, .cwd = fds[1]};
+			for (int i = 0; i < rq.nfds; i++)
+				cf.fds[i] = fds[2 + i], cf.targets[i] = rq.targets[i];
+			spawn_options o = SPAWN_OPTIONS_INIT;
+			o.flags = rq.flags;
+			o.pdeathsig = rq.pdeathsig;
+			o.as_limit = rq.as_limit;
+			o.envp = envp;
+			/* a fork's copy of us, its parent ours: raw clone, no fork
+			 * handlers (the child only makes system calls until exec) */
+			pid_t pid = (pid_t)syscall(SYS_clone, CLONE_PARENT | SIGCHLD, 0, 0, 0, 0);
+			if (pid == 0)
+				child_exec(buf, argv, &o, &cf, fds[0], rq.parent);
+			rp.pid = pid;
+			rp.err = pid < 0 ? errno : 0;
+		}
+		for (int i = 0; i < nfds; i++)
+			close(fds[i]);
+		free(buf);
+		free(argv);
+		free(envp);
+		if (io_full(sock, &rp, sizeof(rp), 1) < 0)
+			_exit(0);
+	}
+}
+
+int spawn_spawner_new(spawn_spawner **out, mg_err *err)
+{
+	int sv[2];
+	*out = NULL;
+	spawn_spawner *sp = calloc(1, sizeof(*sp));
+	if (!sp)
+		return mg_err_set(err, MG_ERROR, "out of memory");
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0) {
+		free(sp);
+		return mg_err_set(err, MG_ERROR, "cannot create the spawner's socket: %s%s",
+		                  strerror(errno), fd_hint(errno));
+	}
+	pid_t parent = getpid();
+	fflush(NULL);
+	sp->pid = fork();
+	if (sp->pid == 0) {
+		close(sv[0]);
+		spawner_main(sv[1], parent);
+	}
+	int e = errno;
+	close(sv[1]);
+	/* above the fixed fds a host's protocol gives numbers to (3, 4, 5:
+	 * MG_LISTING_FD, which a shim closes when it has no listing) */
+	sp->sock = sp->pid < 0 ? -1 : fcntl(sv[0], F_DUPFD_CLOEXEC, SPAWNER_SOCK_MIN);
+	e = sp->pid < 0 ? e : errno;
+	close(sv[0]);
+	if (sp->sock < 0) {
+		if (sp->pid > 0) {
+			kill(sp->pid, SIGKILL);
+			while (waitpid(sp->pid, NULL, 0) < 0 && errno == EINTR)
+				;
+		}
+		free(sp);
+		return mg_err_set(err, MG_ERROR, "cannot start the spawner: %s%s", strerror(e),
+		                  fd_hint(e));
+	}
+	*out = sp;
+	return 0;
+}
+
+void spawn_spawner_free(spawn_spawner *sp)
+{
+	if (!sp)
+		return;
+	if (sp->sock >= 0)
+		close(sp->sock); /* it leaves at the socket's end */
+	kill(sp->pid, SIGKILL);
+	while (waitpid(sp->pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	free(sp);
+}
+
+static size_t strings_len(char *const *v, uint32_t *count)
+{
+	size_t len = 0;
+	*count = 0;
+	for (; v && *v; v++, (*count)++)
+		len += strlen(*v) + 1;
+	return len;
+}
+
+/*
+ * Asks the spawner for the child (spawn_start's fork). 0 with *pid and
+ * *fork_errno as a fork would set them; -1 when the spawner cannot serve
+ * (it has gone, or our directory cannot be passed): the caller forks.
+ */
+static int spawner_start(spawn_spawner *sp, const char *path, char *const argv[],
+                         const spawn_options *o, const child_fds *cf, int status_w, pid_t *pid,
+                         int *fork_errno)
+{
+	extern char **environ;
+	char *const *envp = o->envp ? o->envp : environ;
+	spawner_req rq = {.flags = o->flags,
+	                  .pdeathsig = o->pdeathsig,
+	                  .as_limit = o->as_limit,
+	                  .parent = getpid()};
+	int fds[SPAWNER_FDS], n = 0, rc = -1;
+	if (sp->sock < 0)
+		return -1;
+	int cwd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (cwd < 0)
+		return -1;
+	fds[n++] = status_w;
+	fds[n++] = cwd;
+	for (int i = 0; i < cf->n; i++)
+		fds[n++] = cf->fds[i], rq.targets[rq.nfds++] = cf->targets[i];
+	/* what a fork would have inherited: our stdin, stdout, stderr as they are now */
+	for (int t = 0; t < 3; t++) {
+		int given = t == 0 && (o->flags & SPAWN_NULL_STDIN);
+		for (int i = 0; i < cf->n; i++)
+			given |= cf->targets[i] == t;
+		if (!given && fcntl(t, F_GETFD) >= 0)
+			fds[n++] = t, rq.targets[rq.nfds++] = t;
+	}
+	rq.len = strlen(path) + 1 + strings_len(argv, &rq.argc) + strings_len(envp, &rq.envc);
+	char *buf = malloc(rq.len);
+	if (!buf)
+		goto done;
+	char *p = stpcpy(buf, path) + 1;
+	for (char *const *v = argv; *v; v++)
+		p = stpcpy(p, *v) + 1;
+	for (char *const *v = envp; *v; v++)
+		p = stpcpy(p, *v) + 1;
+
+	union {
+		char buf[CMSG_SPACE(SPAWNER_FDS * sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	memset(&u, 0, sizeof(u));
+	struct iovec iov = {&rq, sizeof(rq)};
+	struct msghdr m = {.msg_iov = &iov,
+	                   .msg_iovlen = 1,
+	                   .msg_control = u.buf,
+	                   .msg_controllen = CMSG_SPACE((size_t)n * sizeof(int))};
+	struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN((size_t)n * sizeof(int));
+	memcpy(CMSG_DATA(c), fds, (size_t)n * sizeof(int));
+	ssize_t w;
+	do
+		w = sendmsg(sp->sock, &m, MSG_NOSIGNAL);
+	while (w < 0 && errno == EINTR);
+	spawner_reply rp;
+	if (w < 0 || io_full(sp->sock, (char *)&rq + w, sizeof(rq) - (size_t)w, 1) < 0 ||
+	    io_full(sp->sock, buf, rq.len, 1) < 0 || io_full(sp->sock, &rp, sizeof(rp), 0) < 0) {
+		/* it has gone (killed, reaped by a wait for any child): fork here */
+		close(sp->sock);
+		sp->sock = -1;
+		goto done;
+	}
+	*pid = rp.pid;
+	*fork_errno = rp.err;
+	rc = 0;
+done:
+	free(buf);
+	close(cwd);
+	return rc;
+}
+
 int spawn_start(spawn_proc **out, const char *path, char *const argv[], const spawn_options *o,
                 mg_err *err)
 {
@@ -189,7 +513,7 @@ int spawn_start(spawn_proc **out, const char *path, char *const argv[], const sp
 	p->own_group = (f & SPAWN_OWN_GROUP) != 0;
 	p->cmd = p->reply = p->out = p->err = -1;
 
-	child_fds cf = {.n = 0};
+	child_fds cf = {.n = 0, .cwd = -1};
 	if (f & SPAWN_PROTOCOL) {
 		cf.fds[cf.n] = cmd[0], cf.targets[cf.n++] = MG_PROTO_CMD_FD;
 		cf.fds[cf.n] = reply[1], cf.targets[cf.n++] = MG_PROTO_REPLY_FD;
@@ -206,17 +530,22 @@ int spawn_start(spawn_proc **out, const char *path, char *const argv[], const sp
 		cf.fds[cf.n] = o->extra_fd2, cf.targets[cf.n++] = o->extra_target2;
 
 	pid_t parent = getpid();
-	sigset_t block, old;
+	pid_t pid = -1;
+	int fork_errno = 0;
 	fflush(NULL);
-	/* No handler of ours may run in the child while it shares our memory:
-	 * every signal blocked until child_exec has set the defaults. */
-	sigfillset(&block);
-	pthread_sigmask(SIG_SETMASK, &block, &old);
-	contain_fork_begin();
-	pid_t pid = spawn_vfork(path, argv, o, &cf, status[1], parent);
-	int fork_errno = errno;
-	contain_fork_end();
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (!o->spawner ||
+	    spawner_start(o->spawner, path, argv, o, &cf, status[1], &pid, &fork_errno) < 0) {
+		sigset_t block, old;
+		/* No handler of ours may run in the child while it shares our memory:
+		 * every signal blocked until child_exec has set the defaults. */
+		sigfillset(&block);
+		pthread_sigmask(SIG_SETMASK, &block, &old);
+		contain_fork_begin();
+		pid = spawn_vfork(path, argv, o, &cf, status[1], parent);
+		fork_errno = errno;
+		contain_fork_end();
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+	}
 	if (pid < 0) {
 		mg_err_set(err, MG_ERROR, "cannot fork: %s", strerror(fork_errno));
 		goto done;

@@ -19,6 +19,17 @@
 /* Opaque: owns the pid (until reaped) and the parent's ends of four pipes. */
 typedef struct spawn_proc spawn_proc;
 
+/*
+ * Opaque: a small fork of ours (its socket and pid) that starts children
+ * for us (spawn_options.spawner). A child's memory at its exec is a copy of
+ * its forker's, and the kernel keeps that copy's peak RSS in the child's
+ * ru_maxrss (exec records the old memory's high-water mark): a child forked
+ * by the spawner, made while we were small, has a copy of that small
+ * process's, not of ours as we grew. It is still our child (clone with
+ * CLONE_PARENT): we wait for it and read its rusage as for one we forked.
+ */
+typedef struct spawn_spawner spawn_spawner;
+
 /* What the child gets (flags of spawn_options). */
 enum {
 	SPAWN_PROTOCOL = 1 << 0,    /* command and reply pipes on fds 3 and 4 */
@@ -48,13 +59,17 @@ typedef struct spawn_options {
 	int extra_target;  /* ... as this fd number (above 2; not 3/4 with SPAWN_PROTOCOL) */
 	int extra_fd2;     /* a second one (the gtest shim's quit word); -1: none */
 	int extra_target2; /* ... as this fd number */
+	/* started by this spawner (spawn_spawner_new) rather than by a fork of
+	 * ours: it starts in our working directory, with our stdin, stdout and
+	 * stderr as they are now; NULL (SPAWN_OPTIONS_INIT): fork or vfork here */
+	spawn_spawner *spawner;
 } spawn_options;
 
 #define SPAWN_OPTIONS_INIT                                                                         \
 	{                                                                                          \
 		SPAWN_PROTOCOL | SPAWN_CAPTURE_OUT | SPAWN_CAPTURE_ERR | SPAWN_OWN_GROUP |         \
 		    SPAWN_NULL_STDIN,                                                              \
-		    NULL, 0, -1, -1, SIGKILL, -1, -1, -1, -1                                       \
+		    NULL, 0, -1, -1, SIGKILL, -1, -1, -1, -1, NULL                                 \
 	}
 
 /*
@@ -70,6 +85,21 @@ typedef struct spawn_options {
  */
 int spawn_start(spawn_proc **out, const char *path, char *const argv[], const spawn_options *opts,
                 mg_err *err);
+
+/*
+ * Forks the spawner: call early, while we are small (what it holds is what
+ * every child it starts copies). Our end of its socket is an fd of 10 or
+ * more (never one a protocol numbers); it holds no fd of ours but its own
+ * end (stdin, stdout and stderr are /dev/null), blocks every signal, and
+ * leaves when we do (parent-death SIGKILL, or its socket's end). Call from
+ * the main thread, before any other thread exists; it is our child, so a
+ * wait for any child of ours may reap it (a spawn through it then falls
+ * back to a fork of ours). MG_ERROR when it cannot be made.
+ */
+int spawn_spawner_new(spawn_spawner **out, mg_err *err);
+
+/* Ends the spawner (closes its socket, kills and reaps it). NULL is a no-op. */
+void spawn_spawner_free(spawn_spawner *sp);
 
 /* The child's pid, for signals and waits; spawn_proc_pid: the same as /proc
  * names it, for readings (they differ inside a contained run's host). Both

@@ -108,6 +108,9 @@ struct shim {
 	size_t nset;
 
 	size_t unfed; /* run lines read since the runner's last "fed" */
+	/* starts every child: made first, while we are small, so that a test's
+	 * ru_maxrss is its own, not the copy of us a fork would give it */
+	spawn_spawner *spawner;
 };
 
 static int sigchld_pipe[2] = {-1, -1};
@@ -331,8 +334,10 @@ static pid_t fork_child(shim *s, char *const argv[], int pipe_out, int *out_fd, 
 	spawn_proc *p;
 	spawn_options so = SPAWN_OPTIONS_INIT;
 	char **envp = env_for_child(s);
-	/* a fork: the child's ru_maxrss is a figure here (reap), and a vfork'd
-	 * child's would be all of our own peak RSS (spawn.h) */
+	/* the spawner's clone (else a fork): the child's ru_maxrss is a figure
+	 * here (reap), and it holds the peak RSS of the memory the child had
+	 * before its exec: a vfork'd child's would be all of our own, a fork's
+	 * the copy of ours, the spawner's the copy of a process that stays small */
 	so.flags =
 	    (pipe_out ? SPAWN_CAPTURE_OUT : 0) | (err_fd ? SPAWN_CAPTURE_ERR : 0) | SPAWN_FORK;
 	so.envp = envp;
@@ -340,6 +345,7 @@ static pid_t fork_child(shim *s, char *const argv[], int pipe_out, int *out_fd, 
 	so.extra_target = extra_target;
 	so.extra_fd2 = s->pass_fd;
 	so.extra_target2 = s->pass_target;
+	so.spawner = s->spawner;
 	*out_fd = -1;
 	int rc = spawn_resolve(path, sizeof(path), argv[0], &err) < 0 ||
 	                 spawn_start(&p, path, argv, &so, &err) < 0
@@ -1208,6 +1214,10 @@ int shim_main(const shim_ops *ops, void *ctx, char **cmd, int ncmd)
 {
 	static shim s_;
 	shim *s = &s_;
+	/* first: its copy of us is what every test's memory starts from; without
+	 * one (no fork) each child is forked here */
+	if (spawn_spawner_new(&s->spawner, NULL) < 0)
+		s->spawner = NULL;
 	s->ops = ops;
 	s->ctx = ctx;
 	s->cmd = cmd;

@@ -1,0 +1,148 @@
+/*
+ * test_own_rss.c - a process-per-test driver's RSS figure for a test is the
+ * test's own (issue #23): the exec and ctest drivers fork each test, and the
+ * kernel counts in the ru_maxrss they read the peak of the memory the test
+ * had before its exec, a copy of its forker's. The program (own_rss, x64
+ * and x86) writes its own peak (VmHWM); the report's figure must be within
+ * 512 KiB of it, for a first test and for one that follows a test whose
+ * output the shim kept (16 MiB of it, when it had grown).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mg_run.h"
+
+#define SLACK_KIB 512 /* what starting a test may cost it besides its own pages */
+
+/* The peak dir/NAME.hwm holds (KiB), -1 when there is none. */
+static long own_kib(const char *dir, const char *name)
+{
+	char path[256];
+	long kib = -1;
+	snprintf(path, sizeof(path), "%s/%s.hwm", dir, name);
+	FILE *f = fopen(path, "r");
+	if (f && fscanf(f, "%ld", &kib) != 1)
+		kib = -1;
+	if (f)
+		fclose(f);
+	return kib;
+}
+
+/* name passed, and its report figure is its own peak, to SLACK_KIB. */
+static void expect_own(json_t *report, const char *dir, const char *name)
+{
+	expect_state(report, name, "pass");
+	long own = own_kib(dir, name);
+	json_t *t = find_test(report, name);
+	json_int_t rss = json_integer_value(json_object_get(t, "rss_after"));
+	fprintf(stderr, "\n  %s: report %lld KiB, its own %ld KiB", name, (long long)(rss / 1024),
+	        own);
+	CU_ASSERT_FATAL(own > 0);
+	/* below too: the kernel's RSS counters are per CPU, read approximately */
+	CU_ASSERT(rss / 1024 + SLACK_KIB >= own);
+	CU_ASSERT(rss / 1024 <= own + SLACK_KIB);
+}
+
+static void exec_case(const char *prog)
+{
+	char dir[] = "/tmp/mg-own-XXXXXX", list[64];
+	CU_ASSERT_FATAL(mkdtemp(dir) != NULL);
+	snprintf(list, sizeof(list), "%s/list", dir);
+	FILE *f = fopen(list, "w");
+	CU_ASSERT_FATAL(f != NULL);
+	fputs("own_a\n", f);
+	CU_ASSERT_FATAL(fclose(f) == 0);
+	outcome o;
+	mg(&o,
+	   ARGV("run", "-q", "-j", "1", "--driver", "exec", "--list-file", list, "--report",
+	        "report.json", "--", prog),
+	   NULL, 0);
+	CU_ASSERT(exited_with(&o, 0));
+	CU_ASSERT(!WIFSIGNALED(o.status));
+	CU_ASSERT_FATAL(o.report != NULL);
+	expect_own(o.report, o.dir, "own_a");
+	done(&o);
+	char cmd[128];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	CU_ASSERT(system(cmd) == 0);
+}
+
+/*
+ * A CTest directory (CTestTestfile.cmake, as CMake writes it) in dir: a
+ * test printing 8 MiB that a PASS_REGULAR_EXPRESSION makes the shim keep,
+ * then prog twice (the second touching 2 MiB), all in dir.
+ */
+static void ctest_dir(const char *dir, const char *prog)
+{
+	char path[128];
+	snprintf(path, sizeof(path), "%s/CTestTestfile.cmake", dir);
+	FILE *f = fopen(path, "w");
+	CU_ASSERT_FATAL(f != NULL);
+	fprintf(f,
+	        "add_test([=[big_output]=] \"/bin/sh\" \"-c\" \"yes "
+	        "0123456789012345678901234567890123456789 | head -c 8000000\")\n"
+	        "set_tests_properties([=[big_output]=] PROPERTIES PASS_REGULAR_EXPRESSION "
+	        "\"0123\" WORKING_DIRECTORY \"%s\")\n"
+	        "add_test([=[own_a]=] \"%s\" \"own_a\")\n"
+	        "set_tests_properties([=[own_a]=] PROPERTIES WORKING_DIRECTORY \"%s\")\n"
+	        "add_test([=[own_b]=] \"%s\" \"own_b\" \"2048\")\n"
+	        "set_tests_properties([=[own_b]=] PROPERTIES WORKING_DIRECTORY \"%s\")\n",
+	        dir, prog, dir, prog, dir);
+	CU_ASSERT_FATAL(fclose(f) == 0);
+}
+
+static void ctest_case(const char *prog)
+{
+	char dir[] = "/tmp/mg-own-XXXXXX";
+	CU_ASSERT_FATAL(mkdtemp(dir) != NULL);
+	ctest_dir(dir, prog);
+	outcome o;
+	mg(&o,
+	   ARGV("run", "-q", "-j", "1", "--driver", "ctest", "--report", "report.json", "--",
+	        CTEST_BIN, "--test-dir", dir),
+	   NULL, 0);
+	CU_ASSERT(exited_with(&o, 0));
+	CU_ASSERT(!WIFSIGNALED(o.status));
+	CU_ASSERT_FATAL(o.report != NULL);
+	expect_state(o.report, "big_output", "pass");
+	expect_own(o.report, dir, "own_a");
+	expect_own(o.report, dir, "own_b");
+	done(&o);
+	char cmd[128];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	CU_ASSERT(system(cmd) == 0);
+}
+
+/* Before: 2.1 MiB (the fork copy of memguard, the shim) where the program's
+ * own peak is about 1 MiB. */
+static void own_rss_exec_x64(void)
+{
+	exec_case(OWN_RSS64);
+}
+
+static void own_rss_exec_x86(void)
+{
+	exec_case(OWN_RSS32);
+}
+
+/* Before: own_a and own_b at 16 MiB and more after big_output (the copy of
+ * the shim holding its output), 2.1 MiB at best. */
+static void own_rss_ctest_x64(void)
+{
+	ctest_case(OWN_RSS64);
+}
+
+static void own_rss_ctest_x86(void)
+{
+	ctest_case(OWN_RSS32);
+}
+
+static const mg_case cases[] = {
+    {"own_rss_exec_x64", own_rss_exec_x64},
+    {"own_rss_exec_x86", own_rss_exec_x86},
+    {"own_rss_ctest_x64", own_rss_ctest_x64},
+    {"own_rss_ctest_x86", own_rss_ctest_x86},
+};
+
+MG_TEST_MAIN("drivers_own_rss", cases)
