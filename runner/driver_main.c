@@ -1,9 +1,11 @@
 /*
- * driver_main.c - memguard-driver: the gtest and catch2 shims
- * (drivers/driver.c's driver_main) in an executable of their own, linked
- * with only what a shim needs. A recycle starts a new shim: memguard itself
- * would load every library the whole tool links (libgit2, libxml2 and theirs),
- * which costs several times a test program's own start. Started by the
+ * driver_main.c - memguard-driver: the shims (gtest, catch2, ctest, exec,
+ * wrap: drivers/driver.c's driver_main) in an executable of their own,
+ * linked with only what a shim needs. A recycle starts a new shim: memguard
+ * itself would load every library the whole tool links (libgit2, libxml2
+ * and theirs), which costs several times a test program's own start, and a
+ * fork of it holds 2 MiB of their relocated data, which a test it starts
+ * counts in its peak RSS. Started by the
  * runner as "memguard __driver NAME ... -- PROGRAM..." (run.c), like memguard.
  */
 #include <stdio.h>

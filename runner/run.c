@@ -21,9 +21,12 @@ const int run_stop_signals[RUN_NSTOP_SIGNALS] = {SIGINT,  SIGTERM, SIGHUP,
                                                  SIGQUIT, SIGUSR1, SIGUSR2};
 
 /*
- * gtest, catch2: memguard-driver (driver_main.c), the shim alone, which
- * starts without the libraries the whole tool links (a recycle starts a
- * shim): beside this executable (the build tree), in ../lib/memguard/ (an
+ * Every shim (gtest, catch2, ctest, exec, wrap): memguard-driver
+ * (driver_main.c), the shim alone, which starts without the libraries the
+ * whole tool links (a recycle starts a shim; and a test the shim starts
+ * counts the copy of the shim it had before its exec in its peak RSS: its
+ * spawner's, a fork of memguard's relocated libraries would be 2 MiB):
+ * beside this executable (the build tree), in ../lib/memguard/ (an
  * installed tree, wherever it was unpacked), or where it was installed.
  * path (memguard's own, on entry) is left as it is when there is none.
  */
@@ -123,7 +126,8 @@ static int prepare(run_ctx *c, run_options *o, mg_err *err)
 		return mg_err_set(err, MG_ERROR, "cannot find memguard's own executable: %s",
 		                  strerror(errno));
 	c->path[n] = 0;
-	driver_exe_find(c->path, sizeof(c->path));
+	if (c->driver != DRIVER_PYTEST) /* pytest's is no shim: it execs pytest */
+		driver_exe_find(c->path, sizeof(c->path));
 	c->shim_argv = mg_xrealloc(NULL, ((size_t)o->host_argc + 10) * sizeof(char *));
 	size_t k = 0;
 	c->shim_argv[k++] = "memguard";
