@@ -109,6 +109,10 @@ static int prepare(run_ctx *c, run_options *o, mg_err *err)
 		o->pipeline = c->driver == DRIVER_GTEST || c->driver == DRIVER_CATCH2 ? 1000000
 		              : c->pipeline_auto ? PIPELINE_AUTO
 		                                 : 16;
+	/* ctest's tests are other programs: their ELF class, when they agree, is
+	 * the run's arch (the listing host's hello; ctest's own otherwise) */
+	if (c->driver == DRIVER_CTEST && o->arch == MG_ARCH_UNKNOWN)
+		c->arch = MG_ARCH_UNKNOWN;
 	if (c->driver == DRIVER_EXEC && !o->list_cmd && !o->list_file)
 		return mg_err_set(err, MG_EINVAL,
 		                  "the exec driver needs --list-cmd CMD or --list-file FILE");

@@ -21,7 +21,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "mg_elf.h"
 #include "shim.h"
+#include "spawn.h"
 
 /* ctest's options that choose tests or where they are: kept for listing.
  * The ones with a value take the next argument. */
@@ -104,6 +106,8 @@ typedef struct ctest_drv {
 	char lock_err[512];
 	char *out; /* the running test's stdout, when a regex judges it */
 	size_t out_len, out_cap;
+	size_t gt;          /* tests that run one GoogleTest case (the listing's hint) */
+	const char *gt_bin; /* ... the last one's program */
 } ctest_drv;
 
 static int in_list(const char *const *list, const char *a)
@@ -168,18 +172,17 @@ static int gtest_one_case(char **argv)
 }
 
 /*
- * Parses ctest's json-v1 document into d->v. say: the listing host (its
- * stderr is the user's): one hint line when tests are single GoogleTest
- * cases. 0, or -1 after a message on stderr.
+ * Parses ctest's json-v1 document into d->v, and counts the tests that are
+ * single GoogleTest cases (ct_say's hint). 0, or -1 after a message on
+ * stderr.
  */
-static int ct_parse(ctest_drv *d, const char *text, size_t len, int say)
+static int ct_parse(ctest_drv *d, const char *text, size_t len)
 {
 	json_error_t je;
 	json_t *root = json_loadb(text, len, 0, &je);
 	json_t *tests = json_object_get(root, "tests");
-	size_t i, gt = 0;
+	size_t i;
 	json_t *t;
-	const char *gt_bin = NULL;
 	if (!json_is_array(tests)) {
 		fprintf(stderr, "memguard: ctest --show-only=json-v1 gave no test list: %s\n",
 		        root ? "no \"tests\" array" : je.text);
@@ -207,23 +210,60 @@ static int ct_parse(ctest_drv *d, const char *text, size_t len, int say)
 				prop(c, pn, json_object_get(p, "value"));
 		}
 		if (gtest_one_case(c->argv)) {
-			gt++;
-			gt_bin = c->argv[0];
+			d->gt++;
+			d->gt_bin = c->argv[0];
 		}
 	}
-	if (say && gt)
+	json_decref(root);
+	return 0;
+}
+
+/* The user's ctest arguments that choose tests, into argv (from argv[1]);
+ * with argv NULL, a line on stderr for each one left out. Returns how many. */
+static int ct_select(char **cmd, int ncmd, char **argv)
+{
+	int k = 0;
+	for (int i = 1; i < ncmd; i++) {
+		if (in_list(select_with_value, cmd[i]) && i + 1 < ncmd) {
+			if (argv)
+				argv[k] = cmd[i], argv[k + 1] = cmd[i + 1];
+			k += 2;
+			i++;
+		} else if (in_list(select_flags, cmd[i]) || !strncmp(cmd[i], "--test-dir=", 11) ||
+		           !strncmp(cmd[i], "--preset=", 9)) {
+			if (argv)
+				argv[k] = cmd[i];
+			k++;
+		} else if (in_list(drop_with_value, cmd[i]) && i + 1 < ncmd) {
+			i++;
+		} else if (!strncmp(cmd[i], "-j", 2) || !strncmp(cmd[i], "--parallel", 10)) {
+			/* -j4 / --parallel=4: memguard's -j runs lanes */
+		} else if (!argv) {
+			fprintf(stderr, "memguard: ctest's '%s' does not choose tests: left out\n",
+			        cmd[i]);
+		}
+	}
+	return k;
+}
+
+/* The listing host's notes (its stderr is the user's): arguments left out,
+ * and one hint line when tests are single GoogleTest cases. */
+static void ct_say(shim *s, const ctest_drv *d)
+{
+	int ncmd;
+	char **cmd = shim_cmd(s, &ncmd);
+	ct_select(cmd, ncmd, NULL);
+	if (d->gt)
 		fprintf(
 		    stderr,
 		    "memguard: %zu CTest test%s run%s one GoogleTest case (gtest_discover_tests): "
 		    "'memguard run --driver gtest -- %s' runs them in one program per lane with "
 		    "in-process boundaries\n",
-		    gt, gt == 1 ? "" : "s", gt == 1 ? "s" : "", gt_bin);
-	json_decref(root);
-	return 0;
+		    d->gt, d->gt == 1 ? "" : "s", d->gt == 1 ? "s" : "", d->gt_bin);
 }
 
 /* ctest with the user's selecting arguments and --show-only=json-v1. */
-static int ct_load(shim *s, ctest_drv *d, int say)
+static int ct_load(shim *s, ctest_drv *d)
 {
 	int ncmd, k = 0;
 	mg_exit_end status;
@@ -235,22 +275,7 @@ static int ct_load(shim *s, ctest_drv *d, int say)
 	if (!argv)
 		return -1;
 	argv[k++] = cmd[0];
-	for (int i = 1; i < ncmd; i++) {
-		if (in_list(select_with_value, cmd[i]) && i + 1 < ncmd) {
-			argv[k++] = cmd[i];
-			argv[k++] = cmd[++i];
-		} else if (in_list(select_flags, cmd[i]) || !strncmp(cmd[i], "--test-dir=", 11) ||
-		           !strncmp(cmd[i], "--preset=", 9)) {
-			argv[k++] = cmd[i];
-		} else if (in_list(drop_with_value, cmd[i]) && i + 1 < ncmd) {
-			i++;
-		} else if (!strncmp(cmd[i], "-j", 2) || !strncmp(cmd[i], "--parallel", 10)) {
-			/* -j4 / --parallel=4: memguard's -j runs lanes */
-		} else if (say) {
-			fprintf(stderr, "memguard: ctest's '%s' does not choose tests: left out\n",
-			        cmd[i]);
-		}
-	}
+	k += ct_select(cmd, ncmd, argv + 1);
 	argv[k++] = "--show-only=json-v1";
 	if (shim_capture(s, argv, &out, &len, &status) < 0)
 		goto out;
@@ -258,7 +283,7 @@ static int ct_load(shim *s, ctest_drv *d, int say)
 		shim_say_failed(status, "'%s --show-only=json-v1'", cmd[0]);
 		goto out;
 	}
-	rc = ct_parse(d, out, len, say);
+	rc = ct_parse(d, out, len);
 	d->listed = rc == 0;
 out:
 	free(out);
@@ -269,8 +294,9 @@ out:
 static int ct_list(shim *s)
 {
 	ctest_drv *d = shim_ctx(s);
-	if (!d->listed && ct_load(s, d, 1) < 0)
+	if (!d->listed && ct_load(s, d) < 0)
 		return -1;
+	ct_say(s, d);
 	for (size_t i = 0; i < d->n; i++)
 		shim_test(s, d->v[i].name, strlen(d->v[i].name));
 	return 0;
@@ -481,7 +507,7 @@ static void ct_begin(shim *s)
 	ctest_drv *d = shim_ctx(s);
 	size_t n;
 	const char *name = shim_queue_name(s, 0, &n);
-	if (!d->listed && ct_load(s, d, 0) < 0) {
+	if (!d->listed && ct_load(s, d) < 0) {
 		shim_start(s);
 		shim_resultf(s, MG_MSG_FAIL, "cannot list the CTest tests");
 		return;
@@ -651,12 +677,37 @@ static void ct_exited(shim *s, mg_exit_end status, const struct rusage *ru)
 	exec_exited(s, status, ru);
 }
 
+/*
+ * hello's arch: the tests' when every test's program is an ELF executable
+ * of one class (a suite of 32-bit programs is x86 and gets x86's limits,
+ * whatever ctest itself is); NULL (ctest's own) when they differ, a test
+ * runs a script or nothing, or the listing failed (listed again, and said,
+ * at list). Lists first: a stat and a 20-byte read per test.
+ */
+static const char *ct_arch(shim *s)
+{
+	ctest_drv *d = shim_ctx(s);
+	mg_arch arch = MG_ARCH_UNKNOWN;
+	char path[4096];
+	if (!d->listed && ct_load(s, d) < 0)
+		return NULL;
+	for (size_t i = 0; i < d->n; i++) {
+		mg_arch a;
+		if (!d->v[i].argv || spawn_resolve(path, sizeof(path), d->v[i].argv[0], NULL) < 0 ||
+		    elf_arch(&a, path, NULL) < 0 || (arch != MG_ARCH_UNKNOWN && a != arch))
+			return NULL;
+		arch = a;
+	}
+	return arch == MG_ARCH_X86 ? "x86" : arch == MG_ARCH_X64 ? "x64" : NULL;
+}
+
 int ctest_main(const shim_args *a)
 {
 	static const shim_ops ops = {
 	    .measure = SHIM_MEASURE_TREE,
 	    .self_recycle = 0, /* every test is a fresh process already */
 	    .list = ct_list,
+	    .arch = ct_arch,
 	    .begin = ct_begin,
 	    .exited = ct_exited,
 	    .tick = ct_tick,

@@ -1278,7 +1278,8 @@ int shim_main(const shim_ops *ops, void *ctx, char **cmd, int ncmd)
 	                .pid = (long)getpid(),
 	                .va = va,
 	                .rss = rss};
-	snprintf(hello.arch, sizeof(hello.arch), "%s", hello_arch(cmd));
+	const char *arch = ops->arch ? ops->arch(s) : NULL;
+	snprintf(hello.arch, sizeof(hello.arch), "%s", arch ? arch : hello_arch(cmd));
 	buf_add_msg(&s->reply, &hello);
 	reply_flush(s);
 

@@ -48,6 +48,9 @@ typedef struct shim_ops {
 	void (*exited)(shim *s, mg_exit_end status, const struct rusage *ru);
 	/* Optional, before hello: the memory hello reports (untouched: the shim's). */
 	void (*hello)(shim *s, uint64_t *va, uint64_t *rss);
+	/* Optional, before hello: the arch hello names ("x86", "x64"), the
+	 * tests' rather than the command's; NULL: the command's ELF class. */
+	const char *(*arch)(shim *s);
 	/* Optional: after every wake-up of the loop while a child runs (at least
 	 * every 5 ms with SHIM_MEASURE_TREE): a driver's own deadline. */
 	void (*tick)(shim *s);

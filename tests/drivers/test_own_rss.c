@@ -5,7 +5,9 @@
  * had before its exec, a copy of its forker's. The program (own_rss, x64
  * and x86) writes its own peak (VmHWM); the report's figure must be within
  * 512 KiB of it, for a first test and for one that follows a test whose
- * output the shim kept (16 MiB of it, when it had grown).
+ * output the shim kept (16 MiB of it, when it had grown). And a CTest suite
+ * whose programs are all 32-bit is an x86 run (x86's limits), whatever
+ * ctest itself is; a mixed one keeps ctest's arch.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -138,11 +140,66 @@ static void own_rss_ctest_x86(void)
 	ctest_case(OWN_RSS32);
 }
 
+/* A CTest directory of two tests, progs a and b, run: its shards' arch is
+ * want, and its soft limit starts with soft (want's default). */
+static void ctest_arch(const char *a, const char *b, const char *want, const char *soft)
+{
+	char dir[] = "/tmp/mg-own-XXXXXX", path[128];
+	CU_ASSERT_FATAL(mkdtemp(dir) != NULL);
+	snprintf(path, sizeof(path), "%s/CTestTestfile.cmake", dir);
+	FILE *f = fopen(path, "w");
+	CU_ASSERT_FATAL(f != NULL);
+	fprintf(f,
+	        "add_test([=[own_a]=] \"%s\" \"own_a\")\n"
+	        "set_tests_properties([=[own_a]=] PROPERTIES WORKING_DIRECTORY \"%s\")\n"
+	        "add_test([=[own_b]=] \"%s\" \"own_b\")\n"
+	        "set_tests_properties([=[own_b]=] PROPERTIES WORKING_DIRECTORY \"%s\")\n",
+	        a, dir, b, dir);
+	CU_ASSERT_FATAL(fclose(f) == 0);
+	outcome o;
+	mg(&o,
+	   ARGV("run", "-q", "--driver", "ctest", "--report", "report.json", "--", CTEST_BIN,
+	        "--test-dir", dir),
+	   NULL, 0);
+	CU_ASSERT(exited_with(&o, 0));
+	CU_ASSERT(!WIFSIGNALED(o.status));
+	CU_ASSERT_FATAL(o.report != NULL);
+	expect_state(o.report, "own_a", "pass");
+	expect_state(o.report, "own_b", "pass");
+	size_t i;
+	json_t *sh;
+	CU_ASSERT(json_array_size(json_object_get(o.report, "shards")) > 0);
+	json_array_foreach(json_object_get(o.report, "shards"), i, sh)
+	{
+		const char *arch = json_string_value(json_object_get(sh, "arch"));
+		CU_ASSERT(arch && !strcmp(arch, want));
+	}
+	const char *got =
+	    json_string_value(json_object_get(json_object_get(o.report, "limits"), "soft"));
+	CU_ASSERT(got && !strncmp(got, soft, strlen(soft)));
+	done(&o);
+	char cmd[128];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	CU_ASSERT(system(cmd) == 0);
+}
+
+/* Before: x64 (ctest's arch) and x64's rss=80% for 32-bit programs. */
+static void ctest_arch_x86(void)
+{
+	ctest_arch(OWN_RSS32, OWN_RSS32, "x86", "va=3.50GiB");
+}
+
+/* Mixed: ctest's own (x64 here). */
+static void ctest_arch_mixed(void)
+{
+	ctest_arch(OWN_RSS32, OWN_RSS64, sizeof(void *) == 8 ? "x64" : "x86",
+	           sizeof(void *) == 8 ? "rss=" : "va=3.50GiB");
+}
+
 static const mg_case cases[] = {
-    {"own_rss_exec_x64", own_rss_exec_x64},
-    {"own_rss_exec_x86", own_rss_exec_x86},
-    {"own_rss_ctest_x64", own_rss_ctest_x64},
-    {"own_rss_ctest_x86", own_rss_ctest_x86},
+    {"own_rss_exec_x64", own_rss_exec_x64},   {"own_rss_exec_x86", own_rss_exec_x86},
+    {"own_rss_ctest_x64", own_rss_ctest_x64}, {"own_rss_ctest_x86", own_rss_ctest_x86},
+    {"ctest_arch_x86", ctest_arch_x86},       {"ctest_arch_mixed", ctest_arch_mixed},
 };
 
 MG_TEST_MAIN("drivers_own_rss", cases)
