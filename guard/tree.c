@@ -23,8 +23,10 @@ struct tree {
 	pid_t *found;   /* scratch for proc_descendants */
 	dev_t self_dev; /* memguard's own executable */
 	ino_t self_ino;
-	dev_t shim_dev; /* and its driver shim's, when that is another (tree_ours) */
-	ino_t shim_ino;
+	/* and its driver shim's and spawner's, when those are others (tree_ours) */
+	dev_t other_dev[TREE_OURS_MAX];
+	ino_t other_ino[TREE_OURS_MAX];
+	int nother;
 };
 
 /* Whether pid runs memguard's own executable: a driver shim's child
@@ -37,16 +39,20 @@ int tree_is_ours(const tree *t, pid_t pid)
 	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
 	if (!t->self_ino || stat(path, &st) != 0)
 		return 0;
-	return (st.st_dev == t->self_dev && st.st_ino == t->self_ino) ||
-	       (t->shim_ino && st.st_dev == t->shim_dev && st.st_ino == t->shim_ino);
+	if (st.st_dev == t->self_dev && st.st_ino == t->self_ino)
+		return 1;
+	for (int i = 0; i < t->nother; i++)
+		if (st.st_dev == t->other_dev[i] && st.st_ino == t->other_ino[i])
+			return 1;
+	return 0;
 }
 
 void tree_ours(tree *t, const char *exe)
 {
 	struct stat st;
-	if (exe && stat(exe, &st) == 0) {
-		t->shim_dev = st.st_dev;
-		t->shim_ino = st.st_ino;
+	if (exe && t->nother < TREE_OURS_MAX && stat(exe, &st) == 0) {
+		t->other_dev[t->nother] = st.st_dev;
+		t->other_ino[t->nother++] = st.st_ino;
 	}
 }
 

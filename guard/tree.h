@@ -34,8 +34,11 @@ typedef struct tree tree;
  * allocation: scans and reads allocate nothing. */
 int tree_new(tree **out, size_t max, mg_err *err);
 
-/* exe is memguard's too (the driver shim, memguard-driver): a process
- * running it is never counted, as one running memguard itself is not. */
+/* exe is memguard's too (the driver shim, memguard-driver; a shim's
+ * spawner, memguard-spawner): a process running it is never counted, as
+ * one running memguard itself is not. Up to TREE_OURS_MAX of them; a path
+ * that is not there is ignored. */
+#define TREE_OURS_MAX 4
 void tree_ours(tree *t, const char *exe);
 
 /* Whether pid runs memguard's own executable or the one tree_ours named:

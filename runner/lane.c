@@ -315,8 +315,12 @@ static int lane_start(run_ctx *c, lane *l)
 	mg_lines_init(&h->lines, h->in, 2 * MG_PROTO_LINE_MAX, MG_PROTO_LINE_MAX);
 	if (tree_new(&h->kids, MAX_DESCENDANTS, &err) < 0)
 		h->kids = NULL; /* out of memory: its children go unseen */
-	else if (!driver_serves_protocol(c->driver))
+	else if (!driver_serves_protocol(c->driver)) {
+		char spawner[4096];
 		tree_ours(h->kids, c->path); /* a shim's child before its exec */
+		if (spawn_spawner_path(spawner, sizeof(spawner), c->path) == 0)
+			tree_ours(h->kids, spawner); /* and its spawner */
+	}
 	record_host_start(c, l);
 	lane_fire(c, l, EV_SPAWNED);
 	return 0;

@@ -8,6 +8,7 @@
  * its handlers are the defaults.
  */
 #include "spawn.h"
+#include "spawn_child.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -61,98 +62,6 @@ static const char *fd_hint(int e)
 	return "";
 }
 
-/* Child: report errno on the status pipe and leave (execve's own error
- * negated, so the parent tells it from a setup error). */
-static void __attribute__((noreturn)) child_fail(int status_fd, int code)
-{
-	ssize_t w = write(status_fd, &code, sizeof(code));
-	(void)w;
-	_exit(127);
-}
-
-/* The child's end of each fd it gets, and where: fds[i] becomes targets[i]
- * (up to six of spawn_options', and stdin, stdout, stderr from the spawner). */
-#define CHILD_FDS_MAX 9
-typedef struct child_fds {
-	int fds[CHILD_FDS_MAX], targets[CHILD_FDS_MAX];
-	int n;
-	int cwd; /* the spawner's child: enters this directory first; -1: stays */
-} child_fds;
-
-/*
- * Child side: async-signal-safe calls only. Moves its fds above every
- * target first so that dup2 never clobbers one that is still needed, then
- * closes everything else but the status pipe (close-on-exec).
- */
-static void __attribute__((noreturn))
-child_exec(const char *path, char *const argv[], const spawn_options *o, child_fds *cf,
-           int status_w, pid_t parent)
-{
-	extern char **environ;
-	sigset_t all;
-	struct sigaction dfl;
-
-	if (cf->cwd >= 0 && fchdir(cf->cwd) < 0)
-		child_fail(status_w, errno);
-	if (o->flags & SPAWN_OWN_GROUP)
-		setpgid(0, 0);
-	contain_child_enter();
-	if (o->pdeathsig) {
-		prctl(PR_SET_PDEATHSIG, o->pdeathsig);
-		/* the parent died before the prctl took effect: we were reparented.
-		 * 0 is a parent alive outside our PID namespace (a contained run). */
-		pid_t pp = getppid();
-		if (pp != parent && pp != 0)
-			_exit(127);
-	}
-	if (o->as_limit) {
-		struct rlimit rl = {(rlim_t)o->as_limit, (rlim_t)o->as_limit};
-		if (setrlimit(RLIMIT_AS, &rl) < 0)
-			child_fail(status_w, errno);
-	}
-
-	memset(&dfl, 0, sizeof(dfl));
-	dfl.sa_handler = SIG_DFL;
-	for (int sig = 1; sig < NSIG; sig++)
-		sigaction(sig, &dfl, NULL); /* fails harmlessly for KILL/STOP */
-	sigemptyset(&all);
-	sigprocmask(SIG_SETMASK, &all, NULL);
-
-	for (int i = 0; i < cf->n; i++) {
-		int hi = fcntl(cf->fds[i], F_DUPFD, 10);
-		if (hi < 0)
-			child_fail(status_w, errno);
-		cf->fds[i] = hi;
-	}
-	if (status_w < 10) {
-		int hi = fcntl(status_w, F_DUPFD_CLOEXEC, 10);
-		if (hi < 0)
-			child_fail(status_w, errno);
-		status_w = hi;
-	}
-	if (o->flags & SPAWN_NULL_STDIN) {
-		int devnull = open("/dev/null", O_RDONLY);
-		if (devnull < 0 || dup2(devnull, 0) < 0)
-			child_fail(status_w, errno);
-	}
-	int top = 2;
-	for (int i = 0; i < cf->n; i++) {
-		if (dup2(cf->fds[i], cf->targets[i]) < 0)
-			child_fail(status_w, errno);
-		if (cf->targets[i] > top)
-			top = cf->targets[i];
-	}
-	/* Everything else above the targets goes, except the status pipe. */
-	if (close_range((unsigned)top + 1, (unsigned)status_w - 1, 0) < 0 ||
-	    close_range((unsigned)status_w + 1, ~0u, 0) < 0) {
-		for (int fd = top + 1; fd < 1024; fd++) /* before Linux 5.9 */
-			if (fd != status_w)
-				close(fd);
-	}
-	execve(path, argv, o->envp ? o->envp : environ);
-	child_fail(status_w, -errno); /* negative: execve's own error, not the setup's */
-}
-
 /* The vfork (SPAWN_FORK: a fork), in a frame of its own: the child never returns from it
  * (child_exec execs or _exits), and no local of spawn_start is live across
  * it. */
@@ -162,7 +71,7 @@ static __attribute__((noinline)) pid_t spawn_vfork(const char *path, char *const
 {
 	pid_t pid = o->flags & SPAWN_FORK ? fork() : vfork();
 	if (pid == 0)
-		child_exec(path, argv, o, cf, status_w, parent);
+		spawn_child_exec(path, argv, o, cf, status_w, parent, contain_child_enter);
 	return pid;
 }
 
@@ -173,177 +82,29 @@ struct spawn_spawner {
 	pid_t pid;
 };
 
-/*
- * One request: this header, carrying the fds (SCM_RIGHTS: the status
- * pipe's end, our working directory, then the child's nfds in order), then
- * len bytes: path, argv's argc strings, envp's envc strings, each ending
- * in a NUL. The reply: a spawner_reply.
- */
-typedef struct spawner_req {
-	unsigned flags;
-	int pdeathsig;
-	uint64_t as_limit;
-	pid_t parent;
-	int nfds;
-	int targets[CHILD_FDS_MAX];
-	uint32_t argc, envc;
-	uint64_t len;
-} spawner_req;
-
-typedef struct spawner_reply {
-	pid_t pid; /* -1: clone failed with err */
-	int err;
-} spawner_reply;
-
-#define SPAWNER_FDS      (2 + CHILD_FDS_MAX)
-#define SPAWNER_SOCK_MIN 10
-
-/* All n bytes over the spawner's socket (no SIGPIPE when its peer has gone). */
-static int io_full(int fd, void *p, size_t n, int writing)
+int spawn_spawner_path(char *buf, size_t size, const char *beside)
 {
-	char *c = p;
-	while (n) {
-		ssize_t r = writing ? send(fd, c, n, MSG_NOSIGNAL) : recv(fd, c, n, 0);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
+	char self[4096];
+	if (!beside) {
+		ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+		if (n < 0)
 			return -1;
-		c += r;
-		n -= (size_t)r;
+		self[n] = 0;
+		beside = self;
 	}
-	return 0;
-}
-
-/* The spawner: reads a request's header and its fds. -1 at the socket's end. */
-static int spawner_recv(int sock, spawner_req *rq, int *fds, int *nfds)
-{
-	union {
-		char buf[CMSG_SPACE(SPAWNER_FDS * sizeof(int))];
-		struct cmsghdr align;
-	} u;
-	struct iovec iov = {rq, sizeof(*rq)};
-	struct msghdr m = {.msg_iov = &iov,
-	                   .msg_iovlen = 1,
-	                   .msg_control = u.buf,
-	                   .msg_controllen = sizeof(u.buf)};
-	ssize_t r;
-	do
-		r = recvmsg(sock, &m, MSG_CMSG_CLOEXEC);
-	while (r < 0 && errno == EINTR);
-	if (r <= 0)
+	const char *slash = strrchr(beside, '/');
+	int dir = slash ? (int)(slash - beside) : 0;
+	int n = snprintf(buf, size, "%.*s%smemguard-spawner", dir, beside, slash ? "/" : "");
+	if (n < 0 || (size_t)n >= size || access(buf, X_OK) < 0)
 		return -1;
-	*nfds = 0;
-	for (struct cmsghdr *c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c))
-		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
-			int n = (int)((c->cmsg_len - CMSG_LEN(0)) / sizeof(int));
-			for (int i = 0; i < n; i++) {
-				int fd;
-				memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
-				if (*nfds < SPAWNER_FDS)
-					fds[(*nfds)++] = fd;
-				else
-					close(fd);
-			}
-		}
-	return io_full(sock, (char *)rq + r, sizeof(*rq) - (size_t)r, 0);
-}
-
-/* The strings of a request: path, then argv's and envp's arrays (NULL-
- * terminated, pointing into buf). -1 for a malformed one. */
-static int spawner_strings(const spawner_req *rq, char *buf, char **argv, char **envp)
-{
-	char *p = buf, *end = buf + rq->len;
-	for (uint64_t i = 0; i < 1 + (uint64_t)rq->argc + rq->envc; i++) {
-		char *nul = memchr(p, 0, (size_t)(end - p));
-		if (!nul)
-			return -1;
-		if (i > 0 && i <= rq->argc)
-			argv[i - 1] = p;
-		else if (i > rq->argc)
-			envp[i - 1 - rq->argc] = p;
-		p = nul + 1;
-	}
-	argv[rq->argc] = NULL;
-	envp[rq->envc] = NULL;
 	return 0;
-}
-
-/*
- * The spawner's loop: each request becomes a child cloned with
- * CLONE_PARENT (our parent's child, which waits for it and reads its
- * rusage) that runs child_exec as a fork of ours would; the reply is its
- * pid. Its memory is this small process's copy, not the parent's.
- */
-static void __attribute__((noreturn)) spawner_main(int sock, pid_t parent)
-{
-	sigset_t all;
-	sigfillset(&all);
-	sigprocmask(SIG_SETMASK, &all, NULL);
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	if (getppid() != parent && getppid() != 0)
-		_exit(0);
-	int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
-	for (int fd = 0; fd < 3 && devnull >= 0; fd++)
-		if (fd != sock && fd != devnull)
-			dup2(devnull, fd);
-	if (sock < 3) {
-		int hi = fcntl(sock, F_DUPFD_CLOEXEC, 3);
-		if (hi < 0)
-			_exit(0);
-		sock = hi;
-	}
-	/* nothing of the parent's stays open here: a pipe's reader must see its
-	 * end when the parent's copy closes */
-	if (close_range(3, (unsigned)sock - 1, 0) < 0 ||
-	    close_range((unsigned)sock + 1, ~0u, 0) < 0)
-		for (int fd = 3; fd < 1024; fd++)
-			if (fd != sock)
-				close(fd);
-	for (;;) {
-		spawner_req rq;
-		int fds[SPAWNER_FDS], nfds = 0;
-		if (spawner_recv(sock, &rq, fds, &nfds) < 0)
-			_exit(0);
-		spawner_reply rp = {-1, EINVAL};
-		char *buf = NULL, **argv = NULL, **envp = NULL;
-		if (rq.len > (1u << 30) || rq.argc > (1u << 24) || rq.envc > (1u << 24))
-			_exit(0); /* not our parent's request: stop */
-		buf = malloc(rq.len + 1);
-		argv = malloc((rq.argc + 1) * sizeof(char *));
-		envp = malloc((rq.envc + 1) * sizeof(char *));
-		if (!buf || !argv || !envp || io_full(sock, buf, rq.len, 0) < 0)
-			_exit(0);
-		if (rq.argc >= 1 && rq.nfds >= 0 && rq.nfds <= CHILD_FDS_MAX &&
-		    nfds == 2 + rq.nfds && spawner_strings(&rq, buf, argv, envp) == 0) {
-			child_fds cf = {.n = rq.nfds, .cwd = fds[1]};
-			for (int i = 0; i < rq.nfds; i++)
-				cf.fds[i] = fds[2 + i], cf.targets[i] = rq.targets[i];
-			spawn_options o = SPAWN_OPTIONS_INIT;
-			o.flags = rq.flags;
-			o.pdeathsig = rq.pdeathsig;
-			o.as_limit = rq.as_limit;
-			o.envp = envp;
-			/* a fork's copy of us, its parent ours: raw clone, no fork
-			 * handlers (the child only makes system calls until exec) */
-			pid_t pid = (pid_t)syscall(SYS_clone, CLONE_PARENT | SIGCHLD, 0, 0, 0, 0);
-			if (pid == 0)
-				child_exec(buf, argv, &o, &cf, fds[0], rq.parent);
-			rp.pid = pid;
-			rp.err = pid < 0 ? errno : 0;
-		}
-		for (int i = 0; i < nfds; i++)
-			close(fds[i]);
-		free(buf);
-		free(argv);
-		free(envp);
-		if (io_full(sock, &rp, sizeof(rp), 1) < 0)
-			_exit(0);
-	}
 }
 
 int spawn_spawner_new(spawn_spawner **out, mg_err *err)
 {
 	int sv[2];
+	char helper[4096], fd_arg[16], parent_arg[24];
+	int have_helper = spawn_spawner_path(helper, sizeof(helper), NULL) == 0;
 	*out = NULL;
 	spawn_spawner *sp = calloc(1, sizeof(*sp));
 	if (!sp)
@@ -354,11 +115,23 @@ int spawn_spawner_new(spawn_spawner **out, mg_err *err)
 		                  strerror(errno), fd_hint(errno));
 	}
 	pid_t parent = getpid();
+	snprintf(parent_arg, sizeof(parent_arg), "%ld", (long)parent);
 	fflush(NULL);
 	sp->pid = fork();
 	if (sp->pid == 0) {
 		close(sv[0]);
-		spawner_main(sv[1], parent);
+		/* memguard-spawner: a fresh small image, so what its children
+		 * copy is its few pages (and never an ASan runtime's); without
+		 * it, this fork of ours is the spawner */
+		int fd = have_helper ? fcntl(sv[1], F_DUPFD, 3) : -1;
+		if (fd >= 0) {
+			char *const argv[] = {"memguard-spawner", fd_arg, parent_arg, NULL};
+			char *const envp[] = {NULL};
+			snprintf(fd_arg, sizeof(fd_arg), "%d", fd);
+			execve(helper, argv, envp);
+			close(fd);
+		}
+		spawn_child_spawner(sv[1], parent);
 	}
 	int e = errno;
 	close(sv[1]);
@@ -465,8 +238,9 @@ static int spawner_start(spawn_spawner *sp, const char *path, char *const argv[]
 		w = sendmsg(sp->sock, &m, MSG_NOSIGNAL);
 	while (w < 0 && errno == EINTR);
 	spawner_reply rp;
-	if (w < 0 || io_full(sp->sock, (char *)&rq + w, sizeof(rq) - (size_t)w, 1) < 0 ||
-	    io_full(sp->sock, buf, rq.len, 1) < 0 || io_full(sp->sock, &rp, sizeof(rp), 0) < 0) {
+	if (w < 0 || spawn_child_io(sp->sock, (char *)&rq + w, sizeof(rq) - (size_t)w, 1) < 0 ||
+	    spawn_child_io(sp->sock, buf, rq.len, 1) < 0 ||
+	    spawn_child_io(sp->sock, &rp, sizeof(rp), 0) < 0) {
 		/* it has gone (killed, reaped by a wait for any child): fork here */
 		close(sp->sock);
 		sp->sock = -1;

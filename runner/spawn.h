@@ -87,8 +87,10 @@ int spawn_start(spawn_proc **out, const char *path, char *const argv[], const sp
                 mg_err *err);
 
 /*
- * Forks the spawner: call early, while we are small (what it holds is what
- * every child it starts copies). Our end of its socket is an fd of 10 or
+ * Forks the spawner, which execs memguard-spawner (spawn_spawner_path; a
+ * static executable, never sanitized: a few pages) when it is there, else
+ * stays a fork of ours: call early, while we are small (what it holds is
+ * what every child it starts copies). Our end of its socket is an fd of 10 or
  * more (never one a protocol numbers); it holds no fd of ours but its own
  * end (stdin, stdout and stderr are /dev/null), blocks every signal, and
  * leaves when we do (parent-death SIGKILL, or its socket's end). Call from
@@ -97,6 +99,11 @@ int spawn_start(spawn_proc **out, const char *path, char *const argv[], const sp
  * back to a fork of ours). MG_ERROR when it cannot be made.
  */
 int spawn_spawner_new(spawn_spawner **out, mg_err *err);
+
+/* memguard-spawner's path beside the executable beside (NULL: ours) into
+ * buf: 0 when it is there and executable, else -1. Its processes (the
+ * spawner) are memguard's own, never a test's (tree_ours). */
+int spawn_spawner_path(char *buf, size_t size, const char *beside);
 
 /* Ends the spawner (closes its socket, kills and reaps it). NULL is a no-op. */
 void spawn_spawner_free(spawn_spawner *sp);

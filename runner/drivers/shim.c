@@ -1245,6 +1245,9 @@ int shim_main(const shim_ops *ops, void *ctx, char **cmd, int ncmd)
 	s->tree_root = proc_self_pid();
 	if (ops->measure == SHIM_MEASURE_TREE && tree_new(&s->tree, MAX_TREE, NULL) < 0)
 		return 3;
+	char spawner[4096];
+	if (s->tree && spawn_spawner_path(spawner, sizeof(spawner), NULL) == 0)
+		tree_ours(s->tree, spawner); /* our spawner is no test's */
 	if (ops->self_recycle) {
 		s->recycle_va = env_u64(MG_ENV_RECYCLE_VA);
 		s->recycle_rss = env_u64(MG_ENV_RECYCLE_RSS);
