@@ -33,7 +33,8 @@ for f in /usr/bin/memguard /usr/lib/memguard/x64/libmemguard_probe.so \
 	/usr/share/doc/memguard/copyright /usr/share/doc/memguard/changelog.gz \
 	/usr/share/bash-completion/completions/memguard /usr/share/zsh/vendor-completions/_memguard \
 	/usr/share/man/man1/memguard.1.gz /usr/lib/memguard/pytest/memguard_pytest.py \
-	/usr/lib/memguard/pytest/libmemguard_host.so /usr/lib/memguard/memguard-driver; do
+	/usr/lib/memguard/pytest/libmemguard_host.so /usr/lib/memguard/memguard-driver \
+	/usr/lib/memguard/memguard-spawner; do
 	grep -qx "$f" "$d/list" || fail "$deb lacks $f"
 done
 # a man page for every command the overview lists
