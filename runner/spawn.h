@@ -88,7 +88,7 @@ int spawn_start(spawn_proc **out, const char *path, char *const argv[], const sp
 
 /*
  * Forks the spawner, which execs memguard-spawner (spawn_spawner_path; a
- * static executable, never sanitized: a few pages) when it is there, else
+ * libc-only executable, never sanitized: a few pages) when it is there, else
  * stays a fork of ours: call early, while we are small (what it holds is
  * what every child it starts copies). Our end of its socket is an fd of 10 or
  * more (never one a protocol numbers); it holds no fd of ours but its own

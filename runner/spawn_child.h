@@ -2,7 +2,7 @@
  * spawn_child.h - the child's side of runner/spawn.c: what a forked (or
  * vforked, or cloned) child does before its exec, and the spawner's loop,
  * which clones children on request. Shared by spawn.c and by
- * memguard-spawner (spawner_main.c), a small static executable that is
+ * memguard-spawner (spawner_main.c), a small libc-only executable that is
  * never sanitized: the memory a child copies from it before its exec is
  * what the kernel counts in the child's ru_maxrss besides its own.
  * Internal to runner/.

@@ -1,6 +1,6 @@
 /*
  * spawner_main.c - memguard-spawner: a driver shim's spawner
- * (spawn_spawner_new) as an executable of its own, static and never
+ * (spawn_spawner_new) as an executable of its own, libc only and never
  * sanitized, so that what a test copies of it before its exec, which the
  * kernel counts in the test's ru_maxrss, is a few pages. Started as
  * "memguard-spawner SOCKET_FD PARENT_PID" by the shim's fork; never by a user.
