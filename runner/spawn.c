@@ -1,7 +1,8 @@
 /*
  * spawn.c - vfork + exec (SPAWN_FORK: fork + exec) of a child with its pipes (see spawn.h),
- * or a clone by the spawner (a small fork of ours that starts children as
- * ours: spawn_spawner_new). The child side runs in the parent's memory
+ * or a clone by the spawner (memguard-spawner, or a fork of ours, that
+ * starts children as ours: spawn_spawner_new). The child's side is
+ * spawn_child.c. The child side runs in the parent's memory
  * until its exec (vfork: no copy of the runner's page tables, the most of
  * a recycle's spawn), so it must stay async-signal-safe and write nothing
  * the parent reads: no malloc, no stdio, _exit, every signal blocked until
@@ -63,7 +64,7 @@ static const char *fd_hint(int e)
 }
 
 /* The vfork (SPAWN_FORK: a fork), in a frame of its own: the child never returns from it
- * (child_exec execs or _exits), and no local of spawn_start is live across
+ * (spawn_child_exec execs or _exits), and no local of spawn_start is live across
  * it. */
 static __attribute__((noinline)) pid_t spawn_vfork(const char *path, char *const argv[],
                                                    const spawn_options *o, child_fds *cf,
@@ -311,7 +312,7 @@ int spawn_start(spawn_proc **out, const char *path, char *const argv[], const sp
 	    spawner_start(o->spawner, path, argv, o, &cf, status[1], &pid, &fork_errno) < 0) {
 		sigset_t block, old;
 		/* No handler of ours may run in the child while it shares our memory:
-		 * every signal blocked until child_exec has set the defaults. */
+		 * every signal blocked until spawn_child_exec has set the defaults. */
 		sigfillset(&block);
 		pthread_sigmask(SIG_SETMASK, &block, &old);
 		contain_fork_begin();

@@ -17,6 +17,7 @@
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
+
 /* Child: report errno on the status pipe and leave (execve's own error
  * negated, so the parent tells it from a setup error). */
 static void __attribute__((noreturn)) child_fail(int status_fd, int code)
@@ -173,7 +174,7 @@ static int spawner_strings(const spawner_req *rq, char *buf, char **argv, char *
 /*
  * The spawner's loop: each request becomes a child cloned with
  * CLONE_PARENT (our parent's child, which waits for it and reads its
- * rusage) that runs child_exec as a fork of ours would; the reply is its
+ * rusage) that runs spawn_child_exec as a fork of ours would; the reply is its
  * pid. Its memory is this small process's copy, not the parent's.
  */
 void spawn_child_spawner(int sock, pid_t parent)
