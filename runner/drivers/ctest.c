@@ -6,6 +6,7 @@
  * TIMEOUT, SKIP_RETURN_CODE, PASS/FAIL/SKIP_REGULAR_EXPRESSION (on stdout),
  * RUN_SERIAL and RESOURCE_LOCK. Never runs ctest itself per test.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
@@ -108,6 +109,8 @@ typedef struct ctest_drv {
 	size_t out_len, out_cap;
 	size_t gt;          /* tests that run one GoogleTest case (the listing's hint) */
 	const char *gt_bin; /* ... the last one's program */
+	char *aside;        /* what CTestCustom.cmake's commands printed around the listing */
+	size_t aside_len;
 } ctest_drv;
 
 static int in_list(const char *const *list, const char *a)
@@ -172,6 +175,48 @@ static int gtest_one_case(char **argv)
 }
 
 /*
+ * ctest's json-v1 document in what --show-only printed: ctest runs the
+ * project's CTEST_CUSTOM_PRE_TEST and _POST_TEST commands (CTestCustom.cmake)
+ * at a listing too, and their output comes before and after the document
+ * (CLI11's prints its build information). The document is the first object
+ * that starts a line and says "kind": "ctestInfo"; what is around it is the
+ * commands' own output, which the listing host passes to stderr (ct_say),
+ * where ctest's user would have seen it: kept in d->aside. NULL and je's
+ * error when there is none.
+ */
+static json_t *ct_document(ctest_drv *d, const char *text, size_t len, json_error_t *je)
+{
+	json_error_t first;
+	int tried = 0;
+	for (size_t at = 0; at < len; at++) {
+		if (text[at] != '{' || (at && text[at - 1] != '\n'))
+			continue;
+		json_t *root = json_loadb(text + at, len - at, JSON_DISABLE_EOF_CHECK, je);
+		const char *kind = json_string_value(json_object_get(root, "kind"));
+		if (kind && !strcmp(kind, "ctestInfo")) {
+			size_t end = at + je->position;
+			free(d->aside);
+			d->aside = malloc(at + (len - end) + 1);
+			d->aside_len = 0;
+			if (d->aside) {
+				memcpy(d->aside, text, at);
+				memcpy(d->aside + at, text + end, len - end);
+				d->aside_len = at + (len - end);
+			}
+			return root;
+		}
+		json_decref(root);
+		if (!tried++)
+			first = *je;
+	}
+	if (tried)
+		*je = first;
+	else
+		snprintf(je->text, sizeof(je->text), "no line starts a JSON object");
+	return NULL;
+}
+
+/*
  * Parses ctest's json-v1 document into d->v, and counts the tests that are
  * single GoogleTest cases (ct_say's hint). 0, or -1 after a message on
  * stderr.
@@ -179,7 +224,7 @@ static int gtest_one_case(char **argv)
 static int ct_parse(ctest_drv *d, const char *text, size_t len)
 {
 	json_error_t je;
-	json_t *root = json_loadb(text, len, 0, &je);
+	json_t *root = ct_document(d, text, len, &je);
 	json_t *tests = json_object_get(root, "tests");
 	size_t i;
 	json_t *t;
@@ -253,6 +298,8 @@ static void ct_say(shim *s, const ctest_drv *d)
 	int ncmd;
 	char **cmd = shim_cmd(s, &ncmd);
 	ct_select(cmd, ncmd, NULL);
+	if (d->aside_len && fwrite(d->aside, 1, d->aside_len, stderr) != d->aside_len)
+		clearerr(stderr);
 	if (d->gt)
 		fprintf(
 		    stderr,
@@ -547,7 +594,10 @@ static void ct_begin(shim *s)
 	}
 	env_apply(s, t->env, 0);
 	d->out_len = 0;
-	int rc = shim_spawn(s, t->argv, t->pass_re || t->fail_re || t->skip_re);
+	/* a judged test's output is its stdout and stderr in one stream, as
+	 * ctest reads it (a PASS_REGULAR_EXPRESSION may match either) */
+	int rc =
+	    shim_spawn(s, t->argv, t->pass_re || t->fail_re || t->skip_re ? SHIM_OUT_MERGED : 0);
 	env_apply(s, t->env, 1);
 	if (back >= 0) {
 		if (fchdir(back) < 0)
@@ -580,7 +630,8 @@ static void ct_tick(shim *s)
 	}
 }
 
-/* A judged test's stdout: kept for its regexes, passed on as its output. */
+/* A judged test's output (stdout and stderr): kept for its regexes, passed
+ * on as its output. */
 static void ct_line(shim *s, char *line, size_t len)
 {
 	ctest_drv *d = shim_ctx(s);
@@ -604,13 +655,61 @@ static void ct_line(shim *s, char *line, size_t len)
 		shim_output(s, "\n", 1);
 }
 
-/* The first of res (POSIX extended, on the whole output: '^' is its start,
- * as in CMake's regular expressions) that matches, or NULL. */
+/*
+ * A CMake regular expression (cmsys, Henry Spencer's syntax) as a POSIX
+ * extended one: the same but for braces, literal in CMake ("-3{3}" is those
+ * five characters, not "-333"), and a backslash, which makes any character
+ * literal in CMake where glibc gives "\w", "\s", "\b", "\1" ... meanings.
+ * A bracket expression is copied as it is (neither has escapes in it).
+ * malloc'd, or NULL.
+ */
+static char *regex_from_cmake(const char *cm)
+{
+	size_t n = strlen(cm);
+	char *o = malloc(2 * n + 1), *w = o;
+	if (!o)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		char c = cm[i];
+		if (c == '[') {
+			size_t j = i + 1;
+			if (j < n && cm[j] == '^')
+				j++;
+			if (j < n && cm[j] == ']')
+				j++;
+			while (j < n && cm[j] != ']')
+				j++;
+			if (j == n) /* unclosed: regcomp says so */
+				j = n - 1;
+			memcpy(w, cm + i, j - i + 1);
+			w += j - i + 1;
+			i = j;
+		} else if (c == '{' || c == '}') {
+			*w++ = '\\';
+			*w++ = c;
+		} else if (c == '\\' && i + 1 < n) {
+			c = cm[++i];
+			if (!isalnum((unsigned char)c) && !strchr("<>`'", c))
+				*w++ = '\\';
+			*w++ = c;
+		} else {
+			*w++ = c;
+		}
+	}
+	*w = 0;
+	return o;
+}
+
+/* The first of res (CMake's syntax, on the whole output: '^' is its start,
+ * '.' matches a newline too, as in CMake) that matches, or NULL. */
 static const char *regex_first(char **res, const char *text)
 {
 	for (size_t i = 0; res && res[i]; i++) {
 		regex_t re;
-		if (regcomp(&re, res[i], REG_EXTENDED | REG_NOSUB))
+		char *ere = regex_from_cmake(res[i]);
+		int bad = !ere || regcomp(&re, ere, REG_EXTENDED | REG_NOSUB);
+		free(ere);
+		if (bad)
 			continue;
 		int hit = regexec(&re, text, 0, NULL, 0) == 0;
 		regfree(&re);

@@ -338,8 +338,8 @@ static pid_t fork_child(shim *s, char *const argv[], int pipe_out, int *out_fd, 
 	 * here (reap), and it holds the peak RSS of the memory the child had
 	 * before its exec: a vfork'd child's would be all of our own, a fork's
 	 * the copy of ours, the spawner's the copy of a process that stays small */
-	so.flags =
-	    (pipe_out ? SPAWN_CAPTURE_OUT : 0) | (err_fd ? SPAWN_CAPTURE_ERR : 0) | SPAWN_FORK;
+	so.flags = (pipe_out ? SPAWN_CAPTURE_OUT : 0) | (err_fd ? SPAWN_CAPTURE_ERR : 0) |
+	           SPAWN_FORK | (pipe_out == SHIM_OUT_MERGED && !err_fd ? SPAWN_ERR_TO_OUT : 0);
 	so.envp = envp;
 	so.extra_fd = extra_fd;
 	so.extra_target = extra_target;
