@@ -116,6 +116,11 @@ typedef struct gtest {
 	int sort_due;
 	size_t *want_before; /* sorted index -> wanted names before it (scratch) */
 	unsigned char *mark; /* list index -> in the batch (scratch) */
+	/* batch_len's list index of the first bidx_n queued names, for the
+	 * filter composed right after it (gtest_filter_compose): each name
+	 * looked up once (scratch) */
+	long *bidx;
+	size_t bidx_n, bidx_cap;
 } gtest;
 
 /* A growing string (the filter). */
