@@ -466,22 +466,26 @@ struct shim_names {
 
 size_t shim_name_hash(const char *p, size_t len)
 {
-	/* eight bytes a multiply (names are tens of bytes), the tail padded
-	 * with zeros and the length mixed in, so "a" and "a\0" differ */
-	uint64_t h = 1469598103934665603ull ^ (uint64_t)len, x;
-	size_t i = 0;
-	for (; i + 8 <= len; i += 8) {
-		memcpy(&x, p + i, 8);
+	/* eight bytes a multiply (names are tens of bytes; the last eight
+	 * overlap the step before), the length mixed in */
+	uint64_t h = 1469598103934665603ull ^ (uint64_t)len, x = 0;
+	if (len < 8) {
+		for (size_t k = 0; k < len; k++)
+			x |= (uint64_t)(unsigned char)p[k] << (8 * k);
 		h = (h ^ x) * 0x9e3779b97f4a7c15ull;
-		h ^= h >> 29;
+	} else {
+		size_t i = 0;
+		for (; i + 8 <= len; i += 8) {
+			memcpy(&x, p + i, 8);
+			h = (h ^ x) * 0x9e3779b97f4a7c15ull;
+			h ^= h >> 29;
+		}
+		if (i < len) {
+			memcpy(&x, p + len - 8, 8);
+			h = (h ^ x) * 0x9e3779b97f4a7c15ull;
+		}
 	}
-	if (i < len) {
-		x = 0;
-		for (size_t k = 0; k < len - i; k++)
-			x |= (uint64_t)(unsigned char)p[i + k] << (8 * k);
-		h = (h ^ x) * 0x9e3779b97f4a7c15ull;
-		h ^= h >> 29;
-	}
+	h ^= h >> 29;
 	h *= 1099511628211ull;
 	return (size_t)(h ^ (h >> 32));
 }

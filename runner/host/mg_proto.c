@@ -741,25 +741,35 @@ static const char *find_or_end(const char *p, const char *end, char ch)
 	return q ? q : end;
 }
 
-/* 1 when one of the len bytes at p is '\\', '\n' or '\r': eight bytes a
- * step (a zero byte of x ^ the byte repeated is a match), for short texts
- * where three memchr calls cost more than the look itself. */
-static int escape_any(const char *p, size_t len)
+/* 1 when x (eight bytes) holds '\\', '\n' or '\r' (a zero byte of x ^ the
+ * byte repeated is a match). */
+static int escape_in_word(uint64_t x)
 {
 	const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
-	for (size_t i = 0; i < len; i += 8) {
-		uint64_t x = 0; /* a zero byte past the end matches none of the three */
-		if (len - i >= 8)
-			memcpy(&x, p + i, 8);
-		else
-			for (size_t k = 0; k < len - i; k++)
-				x |= (uint64_t)(unsigned char)p[i + k] << (8 * k);
-		uint64_t a = x ^ (ones * '\\'), b = x ^ (ones * '\n'), c = x ^ (ones * '\r');
-		if (((a - ones) & ~a & highs) | ((b - ones) & ~b & highs) |
-		    ((c - ones) & ~c & highs))
+	uint64_t a = x ^ (ones * '\\'), b = x ^ (ones * '\n'), c = x ^ (ones * '\r');
+	return (((a - ones) & ~a & highs) | ((b - ones) & ~b & highs) |
+	        ((c - ones) & ~c & highs)) != 0;
+}
+
+/* 1 when one of the len bytes at p is '\\', '\n' or '\r': eight bytes a
+ * step (the last eight overlapping the step before), for short texts where
+ * three memchr calls cost more than the look itself. */
+static int escape_any(const char *p, size_t len)
+{
+	uint64_t x;
+	if (len < 8) {
+		for (size_t i = 0; i < len; i++)
+			if (p[i] == '\\' || p[i] == '\n' || p[i] == '\r')
+				return 1;
+		return 0;
+	}
+	for (size_t i = 0; i + 8 <= len; i += 8) {
+		memcpy(&x, p + i, 8);
+		if (escape_in_word(x))
 			return 1;
 	}
-	return 0;
+	memcpy(&x, p + len - 8, 8);
+	return escape_in_word(x);
 }
 
 /* O(len). When the result is larger than cap, dst holds its first cap bytes
