@@ -1,6 +1,6 @@
 /*
  * gtest_driver.h - what the GoogleTest and Catch2 drivers share inside the
- * shim (gtest.c, catch2.c, gtest_filter.c): the driver's state and the
+ * shim (gtest.c, gtest_outside.c, catch2.c, gtest_filter.c): the driver's state and the
  * functions one file calls in another. Private to runner/drivers/; the
  * runner sees only shim.h.
  */
@@ -162,6 +162,35 @@ void gtest_end(shim *s, gtest *g, mg_msg_kind kind, const char *msg, size_t len)
 /* The shim for a gtest (catch2 0) or Catch2 program (catch2 1, v3: no
  * --list-test-names-only). */
 int gtest_run(const shim_args *a, int catch2, int catch2_v3);
+
+/* 1 when the framework itself leaves name out (GoogleTest's DISABLED_
+ * tests; it reports them as such): a skip, not an error. */
+int gtest_framework_skips(const gtest *g, const char *name, size_t n);
+
+/* ---- gtest_outside.c: what the program does outside its tests ---- */
+
+/* What failed outside tests since the phase began: an entry of its own
+ * (extra fail, named after the phase); a phase that did not fail passes
+ * its held text on as output. */
+void gtest_outside_flush(shim *s, gtest *g);
+/* A line of GoogleTest's framing outside tests ("[----------] ..."): tracks
+ * the phase, and ends the phase before (gtest_outside_flush). */
+void gtest_outside_frame(shim *s, gtest *g, const char *line, size_t len);
+/* Output outside a test (nl: the line ended there): held in a phase until
+ * it ends, else passed on as the output between tests. */
+void gtest_outside_between(shim *s, gtest *g, const char *line, size_t len, int nl);
+/* The program ended badly with nothing to show for it: extra error
+ * <program exit> with its status and last words. */
+void gtest_outside_exit_unexplained(shim *s, gtest *g, mg_exit_end status);
+/* A program recycled at a boundary whose probe found leaks where it ended:
+ * extra error <program exit>, unless a failure it reported explains it. */
+void gtest_outside_exit_leaked(shim *s, gtest *g);
+/* The program died before its first test: extra error <program start>,
+ * then the shim ends as the program did (the runner retries once). */
+void __attribute__((noreturn)) gtest_outside_start_died(shim *s, gtest *g, mg_exit_end status);
+/* The program was killed by sig between two tests: extra error named where
+ * it was, then the shim dies of sig without start. */
+void __attribute__((noreturn)) gtest_outside_between_died(shim *s, gtest *g, int sig);
 
 /* ---- catch2.c ---- */
 
