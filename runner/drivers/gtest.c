@@ -702,7 +702,8 @@ int gtest_framework_skips(const gtest *g, const char *name, size_t n)
 
 /* The head was listed but the program did not run it: an error naming
  * why (why: what the program did instead; NULL: it ran others after it),
- * never a skip, unless the framework itself leaves it out. */
+ * never a skip, unless the framework itself leaves it out (DISABLED_, a
+ * global environment's GTEST_SKIP, Catch2 aborting as -a/-x asked). */
 static void not_run(shim *s, gtest *g, const char *why)
 {
 	size_t n;
@@ -718,6 +719,10 @@ static void not_run(shim *s, gtest *g, const char *why)
 	}
 	if (g->env_skipped) {
 		g_result(s, g, MG_MSG_SKIP, env, sizeof(env) - 1);
+		return;
+	}
+	if (g->c2_abort[0]) { /* the user's -a/-x: Catch2 stopped as asked */
+		g_result(s, g, MG_MSG_SKIP, g->c2_abort, strlen(g->c2_abort));
 		return;
 	}
 	if (g->batch)
@@ -1139,6 +1144,8 @@ static void g_exited(shim *s, mg_exit_end status, const struct rusage *ru)
 	else
 		snprintf(why, sizeof(why), "the program exited with status %d before it",
 		         status.status);
+	if (g->catch2)
+		catch2_aborted(s, g, status);
 	while (g->batch)
 		not_run(s, g, why);
 }

@@ -43,6 +43,9 @@ typedef struct gtest {
 	int c2_ok;         /* the running test case's OverallResult success */
 	int c2_fatal;      /* ... it hit a FatalErrorCondition (a signal Catch2 caught) */
 	char c2_enc[4096]; /* its name as the XML has it (the probe's end line) */
+	/* the program aborted its run as the user's -a/-x asked (catch2_aborted):
+	 * why the tests it and this shim's later programs do not run are skip */
+	char c2_abort[160];
 	size_t c2_enc_len;
 	shim_names *list; /* NULL until listed; gives each name its gtest order */
 	int list_status;  /* the listing program's exit status (not 0: said once) */
@@ -203,6 +206,12 @@ void catch2_parse_list(const char *buf, size_t len, int v3,
                        void (*add)(void *ctx, const char *name, size_t n), void *ctx);
 /* Starts the program for the first k queued names. */
 void catch2_begin(shim *s, gtest *g, size_t k);
+/* The program ended its run itself (its XML's totals written), with
+ * failures, exiting non-zero (not by a signal), before the end of its batch: when the user
+ * gave -a/--abort or -x/--abortx N, that is Catch2 aborting the run as
+ * asked, and g->c2_abort says so (the rest of the batch is skip, as
+ * GoogleTest's --gtest_fail_fast reports it). 1 when it is. */
+int catch2_aborted(shim *s, gtest *g, mg_exit_end status);
 /* One line of Catch2's XML reporter. */
 void catch2_line(shim *s, gtest *g, char *line, size_t len);
 
