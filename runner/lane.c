@@ -849,7 +849,9 @@ static void lane_pipe_closed(run_ctx *c, lane *l)
  * (its program died at the start twice) is `error`, and the run gets the
  * `<program start>` entry (`crash` for a signal, else `error`) with the
  * program's last words. Either way the death is the generation's end
- * (`exit`, its reason) and a console line, with the program's last line.
+ * (`exit`, its reason) and a console line, with the program's last line;
+ * the generation keeps the whole message (last_output: how it ended and
+ * its stderr's last 2 KiB), so a retry that passes does not lose why.
  */
 static void lane_start_died(run_ctx *c, lane *l, mg_exit_end status, const char *what)
 {
@@ -906,6 +908,10 @@ static void lane_start_died(run_ctx *c, lane *l, mg_exit_end status, const char 
 	if (!h->tests_run)
 		lane_failed_start(l, why);
 	record_host_end(c, l, END_EXIT, why);
+	/* the console has its last line; the report keeps why it died */
+	report_generation *gen = record_gen(c, l);
+	free(gen->last_output);
+	gen->last_output = report_strndup(msg, h->start_msg_len);
 	progress_event(c->prog, l->index, record_gen(c, l)->index, h->pid, END_EXIT, h->tests_run,
 	               why);
 	lane_fire(c, l, EV_EXITED); /* detaches it */
