@@ -155,8 +155,21 @@ void lane_detach(run_ctx *c, lane *l)
 
 void lane_kill(run_ctx *c, lane *l, host_end end, const char *why)
 {
+	char said[600];
 	if (end == END_KILL)
 		record_breakdown(c, l, "kill");
+	/* the tests it ran that are not run again (a test killed at its
+	 * result is retried, as one killed mid-test) */
+	uint32_t unchecked = l->h.tests_run - (l->h.killed_at_result && l->h.tests_run);
+	if (end == END_KILL && c->program_asan && unchecked) {
+		/* its exit would have run LeakSanitizer's check over what they
+		 * left: not fixable by running them again, so said (no verdict) */
+		snprintf(said, sizeof(said),
+		         "%s; LeakSanitizer's check at exit was not run for %u tests of this "
+		         "host (an ASan build, killed before its exit)",
+		         why, (unsigned)unchecked);
+		why = said;
+	}
 	spawn_signal(l->h.proc, SIGKILL);
 	record_host_end(c, l, end, why);
 	progress_event(c->prog, l->index, record_gen(c, l)->index, l->h.pid, end, l->h.tests_run,
@@ -533,6 +546,7 @@ static void lane_result(run_ctx *c, lane *l, const mg_msg *m)
 	if (v.bits) {
 		lane_breach(c, l, t, v.why, (double)m->usec / 1e6);
 		lane_requeue(c, l);
+		h->killed_at_result = 1;
 		lane_kill(c, l, END_KILL, v.why);
 		return;
 	}
