@@ -195,7 +195,9 @@ int spawn_start(spawn_proc **out, const char *path, char *const argv[], const sp
 		cf.fds[cf.n] = reply[1], cf.targets[cf.n++] = MG_PROTO_REPLY_FD;
 	}
 	int out_w = f & SPAWN_CAPTURE_OUT ? po[1] : o->stdout_fd;
-	int err_w = f & SPAWN_CAPTURE_ERR ? pe[1] : o->stderr_fd;
+	int err_w = f & SPAWN_CAPTURE_ERR                               ? pe[1]
+	            : (f & SPAWN_ERR_TO_OUT) && (f & SPAWN_CAPTURE_OUT) ? po[1]
+	                                                                : o->stderr_fd;
 	if (out_w >= 0)
 		cf.fds[cf.n] = out_w, cf.targets[cf.n++] = 1;
 	if (err_w >= 0)

@@ -30,6 +30,9 @@ enum {
 	 * copied of ours (an exec records the old memory's peak there, and a
 	 * vfork's old memory is all of ours): for a caller that reads it */
 	SPAWN_FORK = 1 << 5,
+	/* with SPAWN_CAPTURE_OUT and not _ERR: stderr into the same pipe, one
+	 * stream in the order written (as ctest reads a test's output) */
+	SPAWN_ERR_TO_OUT = 1 << 6,
 };
 
 /*

@@ -6,6 +6,7 @@
  * TIMEOUT, SKIP_RETURN_CODE, PASS/FAIL/SKIP_REGULAR_EXPRESSION (on stdout),
  * RUN_SERIAL and RESOURCE_LOCK. Never runs ctest itself per test.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
@@ -172,10 +173,46 @@ static int gtest_one_case(char **argv)
  * stderr is the user's): one hint line when tests are single GoogleTest
  * cases. 0, or -1 after a message on stderr.
  */
+/*
+ * ctest's json-v1 document in what --show-only printed: ctest runs the
+ * project's CTEST_CUSTOM_PRE_TEST and _POST_TEST commands (CTestCustom.cmake)
+ * at a listing too, and their output comes before and after the document
+ * (CLI11's prints its build information). The document is the first object
+ * that starts a line and says "kind": "ctestInfo"; what is around it is the
+ * commands' own output, which a listing that says passes to stderr, where
+ * ctest's user would have seen it. NULL and je's error when there is none.
+ */
+static json_t *ct_document(const char *text, size_t len, int say, json_error_t *je)
+{
+	json_error_t first;
+	int tried = 0;
+	for (size_t at = 0; at < len; at++) {
+		if (text[at] != '{' || (at && text[at - 1] != '\n'))
+			continue;
+		json_t *root = json_loadb(text + at, len - at, JSON_DISABLE_EOF_CHECK, je);
+		const char *kind = json_string_value(json_object_get(root, "kind"));
+		if (kind && !strcmp(kind, "ctestInfo")) {
+			size_t end = at + je->position;
+			if (say && (fwrite(text, 1, at, stderr) != at ||
+			            fwrite(text + end, 1, len - end, stderr) != len - end))
+				clearerr(stderr);
+			return root;
+		}
+		json_decref(root);
+		if (!tried++)
+			first = *je;
+	}
+	if (tried)
+		*je = first;
+	else
+		snprintf(je->text, sizeof(je->text), "no line starts a JSON object");
+	return NULL;
+}
+
 static int ct_parse(ctest_drv *d, const char *text, size_t len, int say)
 {
 	json_error_t je;
-	json_t *root = json_loadb(text, len, 0, &je);
+	json_t *root = ct_document(text, len, say, &je);
 	json_t *tests = json_object_get(root, "tests");
 	size_t i, gt = 0;
 	json_t *t;
@@ -521,7 +558,10 @@ static void ct_begin(shim *s)
 	}
 	env_apply(s, t->env, 0);
 	d->out_len = 0;
-	int rc = shim_spawn(s, t->argv, t->pass_re || t->fail_re || t->skip_re);
+	/* a judged test's output is its stdout and stderr in one stream, as
+	 * ctest reads it (a PASS_REGULAR_EXPRESSION may match either) */
+	int rc =
+	    shim_spawn(s, t->argv, t->pass_re || t->fail_re || t->skip_re ? SHIM_OUT_MERGED : 0);
 	env_apply(s, t->env, 1);
 	if (back >= 0) {
 		if (fchdir(back) < 0)
@@ -554,7 +594,8 @@ static void ct_tick(shim *s)
 	}
 }
 
-/* A judged test's stdout: kept for its regexes, passed on as its output. */
+/* A judged test's output (stdout and stderr): kept for its regexes, passed
+ * on as its output. */
 static void ct_line(shim *s, char *line, size_t len)
 {
 	ctest_drv *d = shim_ctx(s);
@@ -578,13 +619,61 @@ static void ct_line(shim *s, char *line, size_t len)
 		shim_output(s, "\n", 1);
 }
 
-/* The first of res (POSIX extended, on the whole output: '^' is its start,
- * as in CMake's regular expressions) that matches, or NULL. */
+/*
+ * A CMake regular expression (cmsys, Henry Spencer's syntax) as a POSIX
+ * extended one: the same but for braces, literal in CMake ("-3{3}" is those
+ * five characters, not "-333"), and a backslash, which makes any character
+ * literal in CMake where glibc gives "\w", "\s", "\b", "\1" ... meanings.
+ * A bracket expression is copied as it is (neither has escapes in it).
+ * malloc'd, or NULL.
+ */
+static char *regex_from_cmake(const char *cm)
+{
+	size_t n = strlen(cm);
+	char *o = malloc(2 * n + 1), *w = o;
+	if (!o)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		char c = cm[i];
+		if (c == '[') {
+			size_t j = i + 1;
+			if (j < n && cm[j] == '^')
+				j++;
+			if (j < n && cm[j] == ']')
+				j++;
+			while (j < n && cm[j] != ']')
+				j++;
+			if (j == n) /* unclosed: regcomp says so */
+				j = n - 1;
+			memcpy(w, cm + i, j - i + 1);
+			w += j - i + 1;
+			i = j;
+		} else if (c == '{' || c == '}') {
+			*w++ = '\\';
+			*w++ = c;
+		} else if (c == '\\' && i + 1 < n) {
+			c = cm[++i];
+			if (!isalnum((unsigned char)c) && !strchr("<>`'", c))
+				*w++ = '\\';
+			*w++ = c;
+		} else {
+			*w++ = c;
+		}
+	}
+	*w = 0;
+	return o;
+}
+
+/* The first of res (CMake's syntax, on the whole output: '^' is its start,
+ * '.' matches a newline too, as in CMake) that matches, or NULL. */
 static const char *regex_first(char **res, const char *text)
 {
 	for (size_t i = 0; res && res[i]; i++) {
 		regex_t re;
-		if (regcomp(&re, res[i], REG_EXTENDED | REG_NOSUB))
+		char *ere = regex_from_cmake(res[i]);
+		int bad = !ere || regcomp(&re, ere, REG_EXTENDED | REG_NOSUB);
+		free(ere);
+		if (bad)
 			continue;
 		int hit = regexec(&re, text, 0, NULL, 0) == 0;
 		regfree(&re);

@@ -333,8 +333,8 @@ static pid_t fork_child(shim *s, char *const argv[], int pipe_out, int *out_fd, 
 	char **envp = env_for_child(s);
 	/* a fork: the child's ru_maxrss is a figure here (reap), and a vfork'd
 	 * child's would be all of our own peak RSS (spawn.h) */
-	so.flags =
-	    (pipe_out ? SPAWN_CAPTURE_OUT : 0) | (err_fd ? SPAWN_CAPTURE_ERR : 0) | SPAWN_FORK;
+	so.flags = (pipe_out ? SPAWN_CAPTURE_OUT : 0) | (err_fd ? SPAWN_CAPTURE_ERR : 0) |
+	           SPAWN_FORK | (pipe_out == SHIM_OUT_MERGED && !err_fd ? SPAWN_ERR_TO_OUT : 0);
 	so.envp = envp;
 	so.extra_fd = extra_fd;
 	so.extra_target = extra_target;

@@ -102,6 +102,10 @@ void shim_take_pending(shim *s);
  * the last bytes without a newline), not a whole line. */
 int shim_line_cut(const shim *s);
 
+/* shim_spawn's pipe_out: SHIM_OUT_MERGED pipes stderr with stdout, one
+ * stream (not with tail_stderr). */
+enum { SHIM_OUT_PIPE = 1, SHIM_OUT_MERGED = 2 };
+
 /*
  * Spawns argv (execvp) as the child: same process group, stdin/stderr
  * inherited, stdout piped to the shim when pipe_out (lines go to ops->line)
