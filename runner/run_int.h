@@ -221,6 +221,7 @@ typedef struct run_ctx {
 	/* gtest, catch2: the program is an ASan build (listing_asan), whose exit
 	 * runs LeakSanitizer's check: a host killed loses it (lane_kill says so) */
 	int program_asan;
+	int ordered; /* the listing said "ordered" (CTest fixtures, DEPENDS): one lane */
 	driver_kind driver;
 	int pipeline_auto; /* no --pipeline: depth follows the tests' pace (policy_depth) */
 	double tree_interval;
@@ -284,6 +285,7 @@ typedef struct name_list {
 	size_t n, cap;
 	char arch[8];
 	uint64_t va, rss; /* the listing host's hello */
+	int ordered;      /* its end said "ordered": the tests depend on each other */
 } name_list;
 
 static inline double now_mono(void)

@@ -387,6 +387,10 @@ int mg_proto_parse(mg_msg *out, char *line, size_t len)
 	case MG_MSG_END:
 		if (take_field(&c, &out->count) < 0)
 			return -1;
+		if (c.end - c.p == 8 && !memcmp(c.p, " ordered", 8)) {
+			out->ordered = 1;
+			c.p += 8;
+		}
 		return at_end(&c);
 	case MG_MSG_PASS:
 		return take_result(&c, out, 0);
@@ -571,6 +575,8 @@ size_t mg_proto_put(char *dst, size_t cap, const mg_msg *m)
 		break;
 	case MG_MSG_END:
 		put_field(&w, m->count);
+		if (m->ordered)
+			put_bytes(&w, " ordered", 8);
 		break;
 	case MG_MSG_PASS:
 	case MG_MSG_FAIL:
