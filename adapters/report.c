@@ -294,6 +294,7 @@ static void shard_clear(report_shard *s)
 		report_generation *gen = &s->gens[g];
 		free(gen->reason);
 		free(gen->warning);
+		free(gen->last_output);
 		for (size_t b = 0; b < gen->nbreakdowns; b++)
 			breakdown_clear(&gen->breakdowns[b]);
 		free(gen->breakdowns);
@@ -612,6 +613,7 @@ void report_shard_copy(report_shard *d, const report_shard *s)
 		dg->end = sg->end;
 		dg->reason = report_strdup(sg->reason);
 		dg->warning = report_strdup(sg->warning);
+		dg->last_output = report_strdup(sg->last_output);
 		dg->breakdowns = report_array_alloc(sg->nbreakdowns, sizeof(report_breakdown));
 		for (size_t b = 0; b < sg->nbreakdowns; b++)
 			breakdown_copy(&dg->breakdowns[b], &sg->breakdowns[b]);

@@ -211,6 +211,9 @@ typedef struct report_generation {
 	char *reason;                 /* "va 3.51 GiB >= recycle 3.50 GiB"; NULL: none */
 	char *warning;                /* a soft limit crossed where the driver cannot recycle
 	                               * (exec, wrap): "rss 6.1 GiB >= recycle 6.0 GiB"; NULL: none */
+	char *last_output;            /* a gtest/catch2 program that died before its first test:
+	                               * how it ended and its stderr's last 2 KiB (the reason has
+	                               * its last line only); NULL: none */
 	double start;                 /* seconds since the run started */
 	double wall;                  /* seconds */
 	report_breakdown *breakdowns; /* at recycle, kill or peak; may be empty */

@@ -252,6 +252,7 @@ static int generation_from_json(report_generation *g, json_t *o, const char *p, 
 	g->end = (report_end)how;
 	TRY(get_str(o, p, "reason", OPT | NULLABLE, &g->reason, err));
 	TRY(get_str(o, p, "warning", OPT | NULLABLE, &g->warning, err));
+	TRY(get_str(o, p, "last_output", OPT | NULLABLE, &g->last_output, err));
 	TRY(get_real(o, p, "start", &g->start, err));
 	TRY(get_real(o, p, "wall", &g->wall, err));
 	TRY(get_arr(o, p, "breakdowns", &arr, err));

@@ -130,6 +130,8 @@ static json_t *generation_to_json(const report_generation *g)
 		report_write_set(o, "reason", jstr(g->reason));
 	if (g->warning)
 		report_write_set(o, "warning", jstr(g->warning));
+	if (g->last_output)
+		report_write_set(o, "last_output", jstr(g->last_output));
 	report_write_set(o, "start", jreal(g->start));
 	report_write_set(o, "wall", jreal(g->wall));
 	json_t *bds = json_array();

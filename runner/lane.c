@@ -155,8 +155,21 @@ void lane_detach(run_ctx *c, lane *l)
 
 void lane_kill(run_ctx *c, lane *l, host_end end, const char *why)
 {
+	char said[600];
 	if (end == END_KILL)
 		record_breakdown(c, l, "kill");
+	/* the tests it ran that are not run again (a test killed at its
+	 * result is retried, as one killed mid-test) */
+	uint32_t unchecked = l->h.tests_run - (l->h.killed_at_result && l->h.tests_run);
+	if (end == END_KILL && c->program_asan && unchecked) {
+		/* its exit would have run LeakSanitizer's check over what they
+		 * left: not fixable by running them again, so said (no verdict) */
+		snprintf(said, sizeof(said),
+		         "%s; LeakSanitizer's check at exit was not run for %u tests of this "
+		         "host (an ASan build, killed before its exit)",
+		         why, (unsigned)unchecked);
+		why = said;
+	}
 	spawn_signal(l->h.proc, SIGKILL);
 	record_host_end(c, l, end, why);
 	progress_event(c->prog, l->index, record_gen(c, l)->index, l->h.pid, end, l->h.tests_run,
@@ -537,6 +550,7 @@ static void lane_result(run_ctx *c, lane *l, const mg_msg *m)
 	if (v.bits) {
 		lane_breach(c, l, t, v.why, (double)m->usec / 1e6);
 		lane_requeue(c, l);
+		h->killed_at_result = 1;
 		lane_kill(c, l, END_KILL, v.why);
 		return;
 	}
@@ -853,7 +867,9 @@ static void lane_pipe_closed(run_ctx *c, lane *l)
  * (its program died at the start twice) is `error`, and the run gets the
  * `<program start>` entry (`crash` for a signal, else `error`) with the
  * program's last words. Either way the death is the generation's end
- * (`exit`, its reason) and a console line, with the program's last line.
+ * (`exit`, its reason) and a console line, with the program's last line;
+ * the generation keeps the whole message (last_output: how it ended and
+ * its stderr's last 2 KiB), so a retry that passes does not lose why.
  */
 static void lane_start_died(run_ctx *c, lane *l, mg_exit_end status, const char *what)
 {
@@ -910,6 +926,10 @@ static void lane_start_died(run_ctx *c, lane *l, mg_exit_end status, const char 
 	if (!h->tests_run)
 		lane_failed_start(l, why);
 	record_host_end(c, l, END_EXIT, why);
+	/* the console has its last line; the report keeps why it died */
+	report_generation *gen = record_gen(c, l);
+	free(gen->last_output);
+	gen->last_output = report_strndup(msg, h->start_msg_len);
 	progress_event(c->prog, l->index, record_gen(c, l)->index, h->pid, END_EXIT, h->tests_run,
 	               why);
 	lane_fire(c, l, EV_EXITED); /* detaches it */
@@ -1012,6 +1032,16 @@ void lane_init_all(run_ctx *c)
 		c->nlanes = (unsigned)c->ntests;
 	if (!c->nlanes)
 		c->nlanes = 1;
+	if (c->ordered && c->nlanes > 1) {
+		/* memguard does not schedule one test after another across lanes
+		 * yet: in one lane, in the listed order, each runs after what it
+		 * needs, as under ctest */
+		fprintf(stderr,
+		        "memguard: these tests depend on each other (CTest fixtures or DEPENDS): "
+		        "they run in one lane, in an order that keeps that, not %u\n",
+		        c->nlanes);
+		c->nlanes = 1;
+	}
 	c->lanes = calloc(c->nlanes, sizeof(*c->lanes));
 	for (unsigned i = 0; i < c->nlanes; i++) {
 		lane *l = &c->lanes[i];

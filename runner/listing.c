@@ -231,6 +231,7 @@ int listing_run(run_ctx *c, name_list *out, mg_err *err)
 				}
 				if (listing_check_unique(c, out, err) < 0)
 					goto done;
+				out->ordered = m.ordered;
 				n = mg_proto_put(cmd, sizeof(cmd), &(mg_msg){.kind = MG_CMD_QUIT});
 				if (write(spawn_cmd_fd(p), cmd, n) < 0) {
 					/* it may have gone: the wait below reaps it */
@@ -268,6 +269,16 @@ void listing_explain(const run_ctx *c, const mg_err *err)
 		        "ceiling\n");
 }
 
+int listing_asan(const run_ctx *c)
+{
+	char prog[PATH_MAX];
+	if (c->driver != DRIVER_GTEST && c->driver != DRIVER_CATCH2)
+		return 0;
+	return c->o->host_argc > 0 &&
+	       spawn_resolve(prog, sizeof(prog), c->o->host_argv[0], NULL) == 0 &&
+	       elf_contains(prog, "__asan_init", NULL) == 1;
+}
+
 int listing_handoff(const run_ctx *c, const name_list *nl)
 {
 	if (c->driver != DRIVER_GTEST && c->driver != DRIVER_CATCH2)
@@ -280,13 +291,9 @@ int listing_handoff(const run_ctx *c, const name_list *nl)
 		size += nl->lens[i] + 1;
 	char *buf = mg_xrealloc(NULL, size);
 	/* whether the program is an ASan build (its probe's environment): read
-	 * once here, not by every shim (the whole executable is scanned) */
-	char prog[PATH_MAX];
-	int asan = c->o->host_argc > 0 &&
-	           spawn_resolve(prog, sizeof(prog), c->o->host_argv[0], NULL) == 0 &&
-	           elf_contains(prog, "__asan_init", NULL) == 1;
+	 * once a run (listing_asan), not by every shim */
 	size_t len = (size_t)snprintf(buf, 64, "%llu %llu %d\n", (unsigned long long)nl->va,
-	                              (unsigned long long)nl->rss, asan);
+	                              (unsigned long long)nl->rss, c->program_asan);
 	for (size_t i = 0; i < nl->n; i++) {
 		memcpy(buf + len, nl->names[i], nl->lens[i]);
 		len += nl->lens[i];

@@ -457,7 +457,7 @@ static void history_grew(run_ctx *c)
  * (MG_EXTRA_PROGRAM_EXIT `error`: a leak LeakSanitizer found, a bad exit
  * status after tests that passed) is explained by a failure anywhere in
  * the run: run directly the suite is one program, whose failures explain
- * its exit (the shim's rule, exit_unexplained, lifted from one program to
+ * its exit (the shim's rule, gtest_outside_exit_unexplained, lifted from one program to
  * the run's generations). The entry stays, state `fail`: the run exits 1
  * as the direct run does, never 3 because recycles put the leak and the
  * failures in different programs.

@@ -341,6 +341,8 @@ int run_main(int argc, char **argv, const run_hooks *hooks)
 		goto out;
 	}
 
+	c.program_asan = listing_asan(&c);
+	c.ordered = nl.ordered;
 	c.listing_fd = listing_handoff(&c, &nl);
 	plan_history_load(&c, hooks ? hooks->history : NULL);
 	rc = plan_build(&c, &nl, &err);

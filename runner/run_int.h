@@ -133,6 +133,8 @@ typedef struct host {
 	pid_t desc_va_other_pid;
 	double tree_at;
 	uint32_t tests_run;
+	int killed_at_result; /* killed over a limit its last result showed: that test, counted
+	                       * in tests_run, runs again (lane_kill) */
 	int alone;
 	int soft_hit;          /* the last sample was over a soft limit: feed nothing */
 	uint64_t own_rss;      /* the host process's own RSS at the last sample */
@@ -216,6 +218,10 @@ typedef struct run_ctx {
 	char **argv;
 	char **shim_argv; /* non-native drivers: memguard __driver NAME ... -- HOST */
 	int listing_fd;   /* gtest, catch2: the listing handed to every host, or -1 */
+	/* gtest, catch2: the program is an ASan build (listing_asan), whose exit
+	 * runs LeakSanitizer's check: a host killed loses it (lane_kill says so) */
+	int program_asan;
+	int ordered; /* the listing said "ordered" (CTest fixtures, DEPENDS): one lane */
 	driver_kind driver;
 	int pipeline_auto; /* no --pipeline: depth follows the tests' pace (policy_depth) */
 	double tree_interval;
@@ -279,6 +285,7 @@ typedef struct name_list {
 	size_t n, cap;
 	char arch[8];
 	uint64_t va, rss; /* the listing host's hello */
+	int ordered;      /* its end said "ordered": the tests depend on each other */
 } name_list;
 
 static inline double now_mono(void)
@@ -542,6 +549,9 @@ double listing_limit(const run_ctx *c);
 /* gtest, catch2: the listing for the hosts (driver.h, MG_LISTING_FD): a
  * sealed memfd, or -1 (each host then lists for itself). */
 int listing_handoff(const run_ctx *c, const name_list *nl);
+/* 1 when the gtest/catch2 program is an ASan build (__asan_init in it):
+ * scans the whole executable, once a run. 0 for other drivers. */
+int listing_asan(const run_ctx *c);
 void listing_explain(const run_ctx *c, const mg_err *err);
 
 #endif

@@ -5,6 +5,7 @@
  * <TestCase> elements as the lines followed (and the probe's boundaries,
  * MEMGUARD_PROBE_FORMAT=catch2).
  */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -142,6 +143,11 @@ void catch2_begin(shim *s, gtest *g, size_t k)
 	fbuf b = {0};
 	int ncmd;
 	char **cmd = shim_cmd(s, &ncmd);
+	if (g->c2_abort[0]) { /* the run was aborted: a direct run stops there */
+		shim_start(s);
+		shim_result(s, MG_MSG_SKIP, g->c2_abort, strlen(g->c2_abort));
+		return;
+	}
 	char **argv = calloc((size_t)ncmd + 12, sizeof(char *));
 	for (size_t i = 0; i < k; i++) {
 		size_t n;
@@ -168,6 +174,45 @@ void catch2_begin(shim *s, gtest *g, size_t k)
 	free(argv);
 	if (rc < 0)
 		gtest_batch_failed(s, g, cmd[0]);
+}
+
+/* The user's -a/--abort or -x/--abortx N (also as --abortx=N), in out as
+ * given ("-x 2"); 0 when the command has neither. */
+static int c2_abort_opt(char **cmd, int ncmd, char *out, size_t size)
+{
+	for (int i = 1; i < ncmd; i++) {
+		const char *a = cmd[i];
+		if (!strcmp(a, "-a") || !strcmp(a, "--abort")) {
+			snprintf(out, size, "%s", a);
+			return 1;
+		}
+		if ((!strcmp(a, "-x") || !strcmp(a, "--abortx")) && i + 1 < ncmd) {
+			snprintf(out, size, "%s %.20s", a, cmd[i + 1]);
+			return 1;
+		}
+		if (!strncmp(a, "-x=", 3) || !strncmp(a, "-x:", 3) || !strncmp(a, "--abortx=", 9) ||
+		    !strncmp(a, "--abortx:", 9)) {
+			snprintf(out, size, "%.30s", a);
+			return 1;
+		}
+		if (c2_in(c2_valued, a))
+			i++; /* its value is no option */
+	}
+	return 0;
+}
+
+int catch2_aborted(shim *s, gtest *g, mg_exit_end status)
+{
+	char opt[40];
+	int ncmd;
+	char **cmd = shim_cmd(s, &ncmd);
+	if (!g->summary || !g->failed_any || status.signo || mg_exit_ok(status) ||
+	    !c2_abort_opt(cmd, ncmd, opt, sizeof(opt)))
+		return 0;
+	snprintf(g->c2_abort, sizeof(g->c2_abort),
+	         "not run: Catch2 aborted the run after its failure%s, as %s asks",
+	         !strcmp(opt, "-a") || !strcmp(opt, "--abort") ? "" : "s", opt);
+	return 1;
 }
 
 /* XML text (an attribute's value) decoded into out (at most cap - 1 bytes,
@@ -213,6 +258,83 @@ static size_t xml_decode(const char *p, size_t n, char *out, size_t cap)
 	return o;
 }
 
+/*
+ * How much of p (n bytes, p[0] '<') is the reporter's element when the
+ * program's text follows it on the line: Catch2's XmlWriter leaves a start
+ * tag open (`<Group name="x"`, its '>' or "/>" written on its next write)
+ * and the newline after an end tag (`</TestCase>`, `.../>`) until then, so
+ * what the program prints there lands behind them. n when nothing follows,
+ * and for an element ended by '>' (text after it is the element's own).
+ */
+static size_t c2_element(const char *p, size_t n)
+{
+	size_t i = 1;
+	if (i < n && p[i] == '/')
+		i++;
+	size_t from = i;
+	while (i < n && (isalnum((unsigned char)p[i]) || p[i] == '_' || p[i] == '-'))
+		i++;
+	if (i == from)
+		return n;
+	int end_tag = p[1] == '/';
+	while (!end_tag && i + 1 < n && p[i] == ' ') { /* name="value" */
+		size_t j = i + 1;
+		while (j < n && (isalnum((unsigned char)p[j]) || p[j] == '_' || p[j] == '-'))
+			j++;
+		if (j == i + 1 || j + 1 >= n || p[j] != '=' || p[j + 1] != '"')
+			return n;
+		const char *q = memchr(p + j + 2, '"', n - j - 2);
+		if (!q)
+			return n;
+		i = (size_t)(q - p) + 1;
+	}
+	if (end_tag)
+		return i < n && p[i] == '>' ? i + 1 : n;
+	if (i + 1 < n && p[i] == '/' && p[i + 1] == '>')
+		return i + 2;
+	if (i < n && p[i] == '>')
+		return n;
+	return i;
+}
+
+/* Catch2's trim (" \t\n\r"): its XML reporter writes a test case's name trimmed. */
+static int c2_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+static void c2_trim(const char **p, size_t *n)
+{
+	while (*n && c2_space((*p)[0]))
+		(*p)++, (*n)--;
+	while (*n && c2_space((*p)[*n - 1]))
+		(*n)--;
+}
+
+/* The batch's name the reporter's (trimmed) name stands for: itself, or a
+ * queued name with white space at its ends ("basic async test " in spdlog's
+ * tests, which Catch2 lists and runs as it is and reports trimmed). */
+static const char *c2_queued_as(shim *s, gtest *g, const char *name, size_t *n)
+{
+	for (size_t k = 0; k < g->batch; k++) {
+		size_t qn;
+		const char *q = shim_queue_name(s, k, &qn);
+		if (qn == *n && !memcmp(q, name, qn))
+			return name;
+	}
+	for (size_t k = 0; k < g->batch; k++) {
+		size_t qn;
+		const char *q = shim_queue_name(s, k, &qn), *t = q;
+		size_t tn = qn;
+		c2_trim(&t, &tn);
+		if (tn == *n && tn != qn && !memcmp(t, name, tn)) {
+			*n = qn;
+			return q;
+		}
+	}
+	return name;
+}
+
 /* Catch2's XML reporter, a line at a time: a test case's start tag, its
  * OverallResult, its end tag; inside a test case the rest is kept for a
  * failure's message, and text that is not XML (the program's own printf
@@ -220,13 +342,24 @@ static size_t xml_decode(const char *p, size_t n, char *out, size_t cap)
 void catch2_line(shim *s, gtest *g, char *line, size_t len)
 {
 	static const char *const marks[] = {"<TestCase name=\"", "<OverallResult success=\"",
-	                                    "</TestCase>", "<FatalErrorCondition"};
+	                                    "</TestCase>", "<FatalErrorCondition", "<?xml "};
 	const char *p = line, *e = line + len;
 	while (p < e && (*p == ' ' || *p == '\t'))
 		p++;
 	size_t n = (size_t)(e - p);
-	if (g->summary)
+	if ((n == 1 && *p == '>') || (n == 2 && !memcmp(p, "/>", 2)))
+		return; /* the reporter closing a tag the program's text came after */
+	size_t el = n && *p == '<' ? c2_element(p, n) : n;
+	if (el < n) { /* the program's text after the reporter's element: read on */
+		catch2_line(s, g, line, (size_t)(p - line) + el);
+		catch2_line(s, g, (char *)p + el, n - el);
 		return;
+	}
+	if (g->summary) { /* after the run's totals: the program's own text is kept */
+		if (n && *p != '<')
+			gtest_outside_between(s, g, line, len, 1);
+		return;
+	}
 	/* a test's printf output without a final newline is in front of the
 	 * reporter's next element: it is the test's, the element is read on */
 	if (n && *p != '<') {
@@ -254,12 +387,16 @@ void catch2_line(shim *s, gtest *g, char *line, size_t len)
 		size_t dn = xml_decode(nm, en, name, sizeof(name));
 		g->c2_ok = 0;
 		g->c2_fatal = 0;
-		gtest_on_run(s, g, name, dn);
+		const char *qname = c2_queued_as(s, g, name, &dn);
+		gtest_on_run(s, g, qname, dn);
 		return;
 	}
 	if (!shim_head_started(s)) {
 		if (n > 15 && !memcmp(p, "<OverallResults", 15))
-			g->summary = 1; /* the group's totals: the tests have run */
+			g->summary = 1;  /* the group's totals: the tests have run */
+		else if (n && *p != '<') /* the program's text between test cases (a static
+		                          * constructor's, a listener's): as GoogleTest's */
+			gtest_outside_between(s, g, line, len, 1);
 		return;
 	}
 	if (n >= 30 && !memcmp(p, "<OverallResult success=\"", 24)) {

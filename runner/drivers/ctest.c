@@ -80,6 +80,10 @@ typedef struct ct_test {
 	int skip_code;                        /* SKIP_RETURN_CODE, -1: none */
 	int will_fail, disabled, serial;
 	double timeout; /* seconds, 0: none */
+	/* DEPENDS (ctest's listing adds a fixture's setup and cleanup order to
+	 * it), FIXTURES_SETUP, FIXTURES_REQUIRED; NULL: none */
+	char **depends, **fx_setup, **fx_required;
+	int failed; /* its result was neither pass nor skip (a fixture's setup) */
 } ct_test;
 
 /* A lock directory's path (TMPDIR, up to PATH_MAX, and its name), and a
@@ -95,6 +99,7 @@ typedef struct ctest_drv {
 	int listed;
 	/* the running test */
 	long cur;
+	long prev; /* the test begun last, whose result is known at the next */
 	struct timespec t0;
 	int timed_out;
 	int held[64];
@@ -163,6 +168,20 @@ static void prop(ct_test *t, const char *name, json_t *val)
 		t->fail_re = str_array(val);
 	else if (!strcmp(name, "SKIP_REGULAR_EXPRESSION"))
 		t->skip_re = str_array(val);
+	else if (!strcmp(name, "DEPENDS"))
+		t->depends = str_array(val);
+	else if (!strcmp(name, "FIXTURES_SETUP"))
+		t->fx_setup = str_array(val);
+	else if (!strcmp(name, "FIXTURES_REQUIRED"))
+		t->fx_required = str_array(val);
+}
+
+static int in_strs(char **v, const char *s)
+{
+	for (size_t i = 0; v && v[i]; i++)
+		if (!strcmp(v[i], s))
+			return 1;
+	return 0;
 }
 
 /* 1 when argv runs one GoogleTest case (what gtest_discover_tests writes). */
@@ -338,15 +357,100 @@ out:
 	return rc;
 }
 
+/*
+ * The tests in an order where each comes after what it DEPENDS on (ctest's
+ * listing puts a fixture's order there too: a test requiring it after its
+ * setup tests, its cleanup tests after both), otherwise in ctest's order:
+ * the earliest test whose listed dependencies are placed comes next.
+ * Dependencies on tests not listed (not selected) do not hold one back, nor
+ * does a cycle (the rest in list order). *order: d->n indexes. Returns 1
+ * when some test depends on another listed one.
+ */
+static int ct_order(ctest_drv *d, size_t *order)
+{
+	char *placed = calloc(d->n ? d->n : 1, 1);
+	long *dep = NULL; /* per test its listed dependencies, -1 ended */
+	size_t *first = calloc(d->n + 1, sizeof(size_t)), ndep = 0, k = 0;
+	int any = 0;
+	if (!placed || !first) {
+		free(placed);
+		free(first);
+		for (size_t i = 0; i < d->n; i++)
+			order[i] = i;
+		return 0;
+	}
+	for (size_t i = 0; i < d->n; i++) {
+		first[i] = ndep;
+		for (size_t j = 0; d->v[i].depends && d->v[i].depends[j]; j++) {
+			const char *nm = d->v[i].depends[j];
+			long at = shim_names_find(d->names, nm, strlen(nm));
+			if (at < 0 || (size_t)at == i)
+				continue;
+			long *grown = realloc(dep, (ndep + 1) * sizeof(long));
+			if (!grown)
+				continue;
+			dep = grown;
+			dep[ndep++] = at;
+			any = 1;
+		}
+	}
+	first[d->n] = ndep;
+	while (k < d->n && !ndep) /* nothing to keep: ctest's order */
+		order[k] = k, k++;
+	while (k < d->n) {
+		size_t pick = d->n;
+		for (size_t i = 0; i < d->n && pick == d->n; i++) {
+			if (placed[i])
+				continue;
+			size_t j = first[i];
+			while (j < first[i + 1] && placed[dep[j]])
+				j++;
+			if (j == first[i + 1])
+				pick = i;
+		}
+		if (pick == d->n) /* a cycle: the rest as listed */
+			for (pick = 0; placed[pick]; pick++)
+				;
+		placed[pick] = 1;
+		order[k++] = pick;
+	}
+	free(placed);
+	free(first);
+	free(dep);
+	return any;
+}
+
 static int ct_list(shim *s)
 {
 	ctest_drv *d = shim_ctx(s);
 	if (!d->listed && ct_load(s, d) < 0)
 		return -1;
 	ct_say(s, d);
+	size_t *order = malloc((d->n ? d->n : 1) * sizeof(size_t));
+	if (!order) {
+		fprintf(stderr, "memguard: out of memory ordering the CTest tests\n");
+		return -1;
+	}
+	if (ct_order(d, order))
+		shim_list_ordered(s);
 	for (size_t i = 0; i < d->n; i++)
-		shim_test(s, d->v[i].name, strlen(d->v[i].name));
+		shim_test(s, d->v[order[i]].name, strlen(d->v[order[i]].name));
+	free(order);
 	return 0;
+}
+
+/* The setup test of a fixture t requires that ran and failed (ctest then
+ * does not run t: "Failed test dependencies"), or NULL. */
+static const ct_test *fixture_failed(const ctest_drv *d, const ct_test *t, const char **fx)
+{
+	for (size_t f = 0; t->fx_required && t->fx_required[f]; f++)
+		for (size_t i = 0; i < d->n; i++)
+			if (&d->v[i] != t && d->v[i].failed &&
+			    in_strs(d->v[i].fx_setup, t->fx_required[f])) {
+				*fx = t->fx_required[f];
+				return &d->v[i];
+			}
+	return NULL;
 }
 
 /* ---- serial and locked tests: flock(2) on files every lane's shim of this
@@ -553,7 +657,13 @@ static void ct_begin(shim *s)
 {
 	ctest_drv *d = shim_ctx(s);
 	size_t n;
-	const char *name = shim_queue_name(s, 0, &n);
+	const char *name = shim_queue_name(s, 0, &n), *fx;
+	/* the test before has its result by now (one test at a time) */
+	if (d->prev >= 0) {
+		mg_msg_kind k = shim_last_result(s);
+		d->v[d->prev].failed = k != MG_MSG_PASS && k != MG_MSG_SKIP;
+		d->prev = -1;
+	}
 	if (!d->listed && ct_load(s, d) < 0) {
 		shim_start(s);
 		shim_resultf(s, MG_MSG_FAIL, "cannot list the CTest tests");
@@ -566,6 +676,16 @@ static void ct_begin(shim *s)
 		return;
 	}
 	ct_test *t = &d->v[i];
+	const ct_test *setup;
+	d->prev = i;
+	if ((setup = fixture_failed(d, t, &fx))) {
+		shim_start(s);
+		shim_resultf(s, MG_MSG_FAIL,
+		             "not run: failed test dependencies: %.500s (the setup of its fixture "
+		             "%.200s; ctest: Not Run)",
+		             setup->name, fx);
+		return;
+	}
 	if (t->disabled) {
 		shim_start(s);
 		shim_resultf(s, MG_MSG_SKIP, "disabled (CTest property DISABLED)");
@@ -815,6 +935,7 @@ int ctest_main(const shim_args *a)
 	static ctest_drv d;
 	d.a = a;
 	d.cur = -1;
+	d.prev = -1;
 	d.serial_fd = -1;
 	return shim_main(&ops, &d, a->cmd, a->ncmd);
 }

@@ -8,9 +8,10 @@
  * (../probe/) with LD_PRELOAD: each test's memory, read by the program at
  * its own boundary, comes on the probe pipe ahead of the test's result line,
  * and a soft verdict there stops the program before its next test. The same
- * machinery drives a Catch2 program (catch2.c). Over 900 lines: the
- * line follower and the failures outside tests (fixtures, the global
- * environment, the exit status) read one state of the program's output.
+ * machinery drives a Catch2 program (catch2.c); what happens outside
+ * tests (fixtures' set-ups and tear-downs, the global environment, the
+ * program's end) is gtest_outside.c's. Over 900 lines: the probe, the
+ * listing, the batches and the line follower read one state.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -71,12 +72,26 @@ size_t gtest_parse_list(const char *buf, size_t len,
 	return count;
 }
 
-int gtest_match(const char *line, size_t len, const char *tag, const char **name, size_t *n)
+/* gtest_match for a tag of tl bytes: inlined where tl is a constant (the
+ * tag compared in two loads, not a call). */
+static inline __attribute__((always_inline)) int
+match_tag(const char *line, size_t len, const char *tag, size_t tl, const char **name, size_t *n)
 {
-	size_t tl = strlen(tag);
 	if (len < tl + 2 || memcmp(line, tag, tl) || line[tl] != ' ')
 		return 0;
 	const char *p = line + tl + 1, *e = line + len, *q = p;
+	/* the name ends at a space or a comma: eight bytes a step, as in
+	 * mg_proto's escape_any */
+	const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+	while (e - q >= 8) {
+		uint64_t x, a, b;
+		memcpy(&x, q, 8);
+		a = x ^ (ones * ' ');
+		b = x ^ (ones * ',');
+		if (((a - ones) & ~a & highs) | ((b - ones) & ~b & highs))
+			break;
+		q += 8;
+	}
 	while (q < e && *q != ' ' && *q != ',')
 		q++;
 	if (q == p)
@@ -88,6 +103,14 @@ int gtest_match(const char *line, size_t len, const char *tag, const char **name
 	*n = (size_t)(q - p);
 	return 1;
 }
+
+int gtest_match(const char *line, size_t len, const char *tag, const char **name, size_t *n)
+{
+	return match_tag(line, len, tag, strlen(tag), name, n);
+}
+
+/* gtest_match of a string literal tag */
+#define MATCH(line, len, tag, name, n) match_tag(line, len, tag, sizeof(tag) - 1, name, n)
 
 /* ---- the probe ---- */
 
@@ -132,10 +155,12 @@ static void pass_env(shim *s, const char *name)
 static uint64_t next_u64(const char **p)
 {
 	uint64_t v = 0;
-	while (**p == ' ')
-		(*p)++;
-	while (**p >= '0' && **p <= '9')
-		v = v * 10 + (uint64_t)(*(*p)++ - '0');
+	const char *q = *p; /* a local cursor: one store, not one a digit */
+	while (*q == ' ')
+		q++;
+	for (unsigned d; (d = (unsigned)(*q - '0')) <= 9; q++)
+		v = v * 10 + d;
+	*p = q;
 	return v;
 }
 
@@ -694,14 +719,15 @@ void gtest_end(shim *s, gtest *g, mg_msg_kind kind, const char *msg, size_t len)
 
 /* 1 when the framework itself leaves name out (GoogleTest's DISABLED_
  * tests; it reports them as such): a skip, not an error. */
-static int framework_skips(const gtest *g, const char *name, size_t n)
+int gtest_framework_skips(const gtest *g, const char *name, size_t n)
 {
 	return !g->catch2 && memmem(name, n, "DISABLED_", 9);
 }
 
 /* The head was listed but the program did not run it: an error naming
  * why (why: what the program did instead; NULL: it ran others after it),
- * never a skip, unless the framework itself leaves it out. */
+ * never a skip, unless the framework itself leaves it out (DISABLED_, a
+ * global environment's GTEST_SKIP, Catch2 aborting as -a/-x asked). */
 static void not_run(shim *s, gtest *g, const char *why)
 {
 	size_t n;
@@ -711,12 +737,16 @@ static void not_run(shim *s, gtest *g, const char *why)
 	shim_start(s);
 	static const char env[] = "skipped by a global environment's set-up (GoogleTest counts "
 	                          "it passed)";
-	if (framework_skips(g, name, n)) {
+	if (gtest_framework_skips(g, name, n)) {
 		g_result(s, g, MG_MSG_SKIP, disabled, sizeof(disabled) - 1);
 		return;
 	}
 	if (g->env_skipped) {
 		g_result(s, g, MG_MSG_SKIP, env, sizeof(env) - 1);
+		return;
+	}
+	if (g->c2_abort[0]) { /* the user's -a/-x: Catch2 stopped as asked */
+		g_result(s, g, MG_MSG_SKIP, g->c2_abort, strlen(g->c2_abort));
 		return;
 	}
 	if (g->batch)
@@ -732,6 +762,7 @@ static size_t batch_len(shim *s, gtest *g, size_t limit)
 {
 	size_t k, n, flen = 0;
 	long prev = -1;
+	g->bidx_n = 0;
 	for (k = 0; k < shim_queued(s); k++) {
 		const char *name = shim_queue_name(s, k, &n);
 		long idx = shim_names_find(g->list, name, n);
@@ -739,6 +770,16 @@ static size_t batch_len(shim *s, gtest *g, size_t limit)
 			return 0;
 		if (idx <= prev || (k && flen + n + 1 > limit))
 			break;
+		if (k == g->bidx_cap) {
+			size_t cap = g->bidx_cap ? 2 * g->bidx_cap : 1024;
+			long *b = realloc(g->bidx, cap * sizeof(long));
+			if (b) {
+				g->bidx = b;
+				g->bidx_cap = cap;
+			}
+		}
+		if (k < g->bidx_cap && g->bidx_n == k)
+			g->bidx[g->bidx_n++] = idx;
 		prev = idx;
 		flen += n + 1;
 	}
@@ -940,27 +981,6 @@ void gtest_output(shim *s, gtest *g, const char *line, size_t len, int nl)
 		shim_output(s, "\n", 1);
 }
 
-/* What failed outside tests, if anything did since the phase began: an
- * entry of its own (a failed SetUpTestSuite fails no test: GoogleTest
- * skips the suite's tests, and exits 1), which carries the phase's text;
- * a phase that did not fail passes its text on (g_between). */
-static void outside_flush(shim *s, gtest *g)
-{
-	if (!g->outside_failed && g->outside_len)
-		shim_output(s, g->outside, g->outside_len);
-	if (g->outside_failed) {
-		char name[1100];
-		int n = g->phase == GT_PH_SUITE && g->suite_len
-		            ? snprintf(name, sizeof(name), "%.*s.%s", (int)g->suite_len, g->suite,
-		                       g->suite_ran ? "TearDownTestSuite" : "SetUpTestSuite")
-		            : snprintf(name, sizeof(name), "<global environment>");
-		shim_extra(s, MG_MSG_FAIL, name, (size_t)n, g->outside, g->outside_len);
-		g->failed_any = 1;
-	}
-	g->outside_failed = 0;
-	g->outside_len = 0;
-}
-
 /* 1 when name is one of the running batch's. O(batch). */
 static int in_batch(shim *s, gtest *g, const char *name, size_t n)
 {
@@ -1016,98 +1036,6 @@ static int dup_end(shim *s, gtest *g, const char *line, size_t len)
 	return 1;
 }
 
-/* GoogleTest's "[----------] N test(s) from SUITE[, where ...][ (T ms total)]":
- * 1 and the suite's name; *end: the suite's closing line. */
-static int suite_line(const char *line, size_t len, const char **name, size_t *n, int *end)
-{
-	const char *p = line + 12, *e = line + len, *from;
-	if (len < 14 || memcmp(line, "[----------] ", 13) || !(p[1] >= '0' && p[1] <= '9'))
-		return 0;
-	from = memmem(p, (size_t)(e - p), " from ", 6);
-	if (!from)
-		return 0;
-	*name = from + 6;
-	const char *q = *name;
-	while (q < e && *q != ' ' && *q != ',')
-		q++;
-	*n = (size_t)(q - *name);
-	*end = len > 10 && !memcmp(e - 10, " ms total)", 10);
-	return *n > 0;
-}
-
-/* A line of GoogleTest's framing outside tests: tracks where it is, and
- * ends the phase before (an outside failure becomes its entry). */
-static void g_frame(shim *s, gtest *g, const char *line, size_t len)
-{
-	const char *name;
-	size_t n;
-	int end;
-	if (!strncmp(line, "[----------] Global test environment set-up.", 44)) {
-		outside_flush(s, g);
-		g->phase = GT_PH_ENV_SETUP;
-	} else if (!strncmp(line, "[----------] Global test environment tear-down", 46)) {
-		outside_flush(s, g);
-		g->phase = GT_PH_ENV_TEARDOWN;
-	} else if (suite_line(line, len, &name, &n, &end)) {
-		int same =
-		    g->phase == GT_PH_SUITE && g->suite_len == n && !memcmp(g->suite, name, n);
-		/* without --gtest_print_time its closing line is its opening line */
-		if (end || (same && g->suite_ran)) {
-			outside_flush(s, g);
-			g->phase = GT_PH_NONE;
-			g->suite_len = 0;
-		} else if (!same) {
-			outside_flush(s, g);
-			g->phase = GT_PH_SUITE;
-			g->suite_len = n < sizeof(g->suite) ? n : 0;
-			memcpy(g->suite, name, g->suite_len);
-			g->suite_ran = 0;
-		}
-	} else if (!strncmp(line, "[==========]", 12) && strstr(line, " ran.")) {
-		outside_flush(s, g);
-		g->phase = GT_PH_NONE;
-		g->summary = 1;
-	}
-}
-
-/*
- * Output outside a test (nl: the line ended there). In one of GoogleTest's
- * phases (a suite's set-up or tear-down, the global environment's, a name
- * run again) it is held until the phase ends: a failure's text is then its
- * entry's message and goes to no test (the runner would give it to the
- * next one); the text of a phase that did not fail goes on then as other
- * output between tests does (to the test in front: a suite's set-up's to
- * its first test). Past FAIL_TEXT held bytes, what did not fail goes on at
- * once, and a failure's later text does too.
- */
-static void g_between(shim *s, gtest *g, const char *line, size_t len, int nl)
-{
-	if (g->phase == GT_PH_NONE) {
-		gtest_output(s, g, line, len, nl);
-		return;
-	}
-	/* GoogleTest's failure header: "FILE:LINE: Failure", "unknown file: Failure" */
-	if (nl && len >= 9 && !memcmp(line + len - 9, ": Failure", 9) && !g->dup_running)
-		g->outside_failed = 1;
-	/* GTEST_SKIP() in a global environment's SetUp: no test runs */
-	if (nl && g->phase == GT_PH_ENV_SETUP && len >= 9 &&
-	    !memcmp(line + len - 9, ": Skipped", 9))
-		g->env_skipped = 1;
-	size_t need = len + (size_t)nl;
-	if (need > sizeof(g->outside) - g->outside_len && !g->outside_failed && !g->dup_running) {
-		shim_output(s, g->outside, g->outside_len);
-		g->outside_len = 0;
-	}
-	if (need > sizeof(g->outside) - g->outside_len) {
-		gtest_output(s, g, line, len, nl);
-		return;
-	}
-	memcpy(g->outside + g->outside_len, line, len);
-	g->outside_len += len;
-	if (nl)
-		g->outside[g->outside_len++] = '\n';
-}
-
 static void g_line(shim *s, char *line, size_t len)
 {
 	gtest *g = shim_ctx(s);
@@ -1128,7 +1056,7 @@ static void g_line(shim *s, char *line, size_t len)
 		if (shim_head_started(s))
 			gtest_output(s, g, line, cut, 0);
 		else
-			g_between(s, g, line, cut, 0);
+			gtest_outside_between(s, g, line, cut, 0);
 		g_line(s, line + cut, len - cut);
 		return;
 	}
@@ -1137,9 +1065,9 @@ static void g_line(shim *s, char *line, size_t len)
 	if (g->summary)
 		return;
 	if (len >= 12 && line[0] == '[' && line[11] == ']') {
-		if (gtest_match(line, len, "[ RUN      ]", &name, &n)) {
+		if (MATCH(line, len, "[ RUN      ]", &name, &n)) {
 			if (!shim_head_started(s)) {
-				outside_flush(s, g); /* before it: its suite's set-up */
+				gtest_outside_flush(s, g); /* before it: its suite's set-up */
 				g->suite_ran = 1;
 				if (dup_run(s, g, name, n))
 					return;
@@ -1147,17 +1075,17 @@ static void g_line(shim *s, char *line, size_t len)
 			gtest_on_run(s, g, name, n);
 		} else if (g->dup_running && dup_end(s, g, line, len)) {
 			return;
-		} else if (gtest_match(line, len, "[       OK ]", &name, &n)) {
+		} else if (MATCH(line, len, "[       OK ]", &name, &n)) {
 			if (shim_head_started(s) && head_is(s, name, n))
 				gtest_end(s, g, MG_MSG_PASS, NULL, 0);
-		} else if (gtest_match(line, len, "[  FAILED  ]", &name, &n)) {
+		} else if (MATCH(line, len, "[  FAILED  ]", &name, &n)) {
 			if (shim_head_started(s) && head_is(s, name, n))
 				gtest_end(s, g, MG_MSG_FAIL, g->text, g->text_len);
-		} else if (gtest_match(line, len, "[  SKIPPED ]", &name, &n)) {
+		} else if (MATCH(line, len, "[  SKIPPED ]", &name, &n)) {
 			if (shim_head_started(s) && head_is(s, name, n))
 				gtest_end(s, g, MG_MSG_SKIP, g->text, g->text_len);
 		} else if (!shim_head_started(s)) {
-			g_frame(s, g, line, len);
+			gtest_outside_frame(s, g, line, len);
 		}
 		return; /* gtest's own framing: the report says it better */
 	}
@@ -1172,130 +1100,9 @@ static void g_line(shim *s, char *line, size_t len)
 	if (!len && !shim_head_started(s))
 		return; /* the blank lines between suites */
 	if (!shim_head_started(s))
-		g_between(s, g, line, len, 1);
+		gtest_outside_between(s, g, line, len, 1);
 	else
 		gtest_output(s, g, line, len, 1);
-}
-
-/* The names left in the batch that the framework would run (not DISABLED_). */
-static size_t batch_runnable(shim *s, gtest *g)
-{
-	size_t k = 0, n;
-	for (size_t i = 0; i < g->batch && i < shim_queued(s); i++) {
-		const char *name = shim_queue_name(s, i, &n);
-		k += !framework_skips(g, name, n);
-	}
-	return k;
-}
-
-/* A program that ended badly with nothing to show for it (no test failed,
- * none left unrun): an error entry of its own, with its last words. */
-static void exit_unexplained(shim *s, gtest *g, mg_exit_end status)
-{
-	char msg[4096];
-	size_t tn;
-	const char *tail = shim_stderr_tail(s, &tn);
-	int bad = !mg_exit_ok(status);
-	if (!bad || g->failed_any || batch_runnable(s, g))
-		return;
-	int n = snprintf(
-	    msg, sizeof(msg), "%s %s %d after its last test%s%.*s", shim_cmd(s, NULL)[0],
-	    status.signo ? "was killed by signal" : "exited with status",
-	    status.signo ? status.signo : status.status, tn ? ":\n" : " (nothing on stderr)",
-	    (int)(tn < 3000 ? tn : 3000), tail + (tn < 3000 ? 0 : tn - 3000));
-	static const char name[] = MG_EXTRA_PROGRAM_EXIT;
-	shim_extra(s, MG_MSG_ERROR, name, sizeof(name) - 1, msg,
-	           n < 0                     ? 0
-	           : (size_t)n < sizeof(msg) ? (size_t)n
-	                                     : sizeof(msg) - 1);
-	g->failed_any = 1;
-}
-
-/* A program stopped at a boundary whose probe found leaks where it ended
- * (LeakSanitizer's check, as at its exit): the entry its exit would have
- * made, unless a failure it reported explains it (as exit_unexplained). */
-static void exit_leaked(shim *s, gtest *g)
-{
-	char msg[4096];
-	size_t tn;
-	const char *tail = shim_stderr_tail(s, &tn);
-	if (g->failed_any)
-		return;
-	int n = snprintf(msg, sizeof(msg),
-	                 "%s: LeakSanitizer found leaks of the tests it ran before memguard "
-	                 "recycled it (checked where it was ended, as at its exit)%s%.*s",
-	                 shim_cmd(s, NULL)[0], tn ? ":\n" : "", (int)(tn < 3000 ? tn : 3000),
-	                 tail + (tn < 3000 ? 0 : tn - 3000));
-	static const char name[] = MG_EXTRA_PROGRAM_EXIT;
-	shim_extra(s, MG_MSG_ERROR, name, sizeof(name) - 1, msg,
-	           n < 0                     ? 0
-	           : (size_t)n < sizeof(msg) ? (size_t)n
-	                                     : sizeof(msg) - 1);
-	g->failed_any = 1;
-}
-
-/*
- * The program died (or exited non-zero) before its first test started
- * (main before RUN_ALL_TESTS, a global set-up): no test is blamed. The
- * runner is told what happened, `extra error <program start>` with its
- * last words, which it holds until this host ends; the shim then ends as
- * the program did, no test started, and the runner puts the batch's
- * tests back to run in a fresh host. A second such death of the same
- * tests makes the entry (`crash` for a signal) and the tests it never ran
- * `error` (lane.c, lane_start_died).
- */
-static void __attribute__((noreturn)) start_died(shim *s, gtest *g, mg_exit_end status)
-{
-	char msg[4096], how[96];
-	size_t tn;
-	const char *tail = shim_stderr_tail(s, &tn);
-	if (status.signo)
-		snprintf(how, sizeof(how), "was killed by signal %d (%s)", status.signo,
-		         spawn_signal_name(status.signo));
-	else
-		snprintf(how, sizeof(how), "exited with status %d", status.status);
-	int n = snprintf(msg, sizeof(msg), "%s %s before its first test (%s ran none)%s%.*s",
-	                 shim_cmd(s, NULL)[0], how, g->catch2 ? "Catch2" : "GoogleTest",
-	                 tn ? ":\n" : " (nothing on stderr)", (int)(tn < 3000 ? tn : 3000),
-	                 tail + (tn < 3000 ? 0 : tn - 3000));
-	static const char name[] = MG_EXTRA_PROGRAM_START;
-	gtest_filter_remove(g);
-	shim_extra(s, MG_MSG_ERROR, name, sizeof(name) - 1, msg,
-	           n < 0                     ? 0
-	           : (size_t)n < sizeof(msg) ? (size_t)n
-	                                     : sizeof(msg) - 1);
-	shim_end_as(s, status);
-}
-
-/*
- * The program was killed by a signal between two tests (a suite's set-up
- * or tear-down, the global environment's, or code of its own between
- * them): no test is blamed. Its death is an entry named where it was
- * (as outside_flush names a failure there, `<program exit>` elsewhere),
- * `error` with the signal and its last words; the shim then dies of the
- * same signal without `start`, so the runner puts the tests left back for
- * a fresh host (a death there before its first test is start_died's).
- */
-static void __attribute__((noreturn)) between_died(shim *s, gtest *g, int sig)
-{
-	char name[1100], msg[4096];
-	size_t tn;
-	const char *tail = shim_stderr_tail(s, &tn);
-	int nn = g->phase == GT_PH_SUITE && g->suite_len
-	             ? snprintf(name, sizeof(name), "%.*s.%s", (int)g->suite_len, g->suite,
-	                        g->suite_ran ? "TearDownTestSuite" : "SetUpTestSuite")
-	         : g->phase == GT_PH_NONE
-	             ? snprintf(name, sizeof(name), "%s", MG_EXTRA_PROGRAM_EXIT)
-	             : snprintf(name, sizeof(name), "<global environment>");
-	int n = snprintf(msg, sizeof(msg), "%s was killed by signal %d (%s) between tests%s%.*s",
-	                 shim_cmd(s, NULL)[0], sig, spawn_signal_name(sig),
-	                 tn ? ":\n" : " (nothing on stderr)", (int)(tn < 3000 ? tn : 3000),
-	                 tail + (tn < 3000 ? 0 : tn - 3000));
-	shim_extra(s, MG_MSG_ERROR, name, nn < 0 ? 0 : (size_t)nn, msg,
-	           n < 0                     ? 0
-	           : (size_t)n < sizeof(msg) ? (size_t)n
-	                                     : sizeof(msg) - 1);
-	shim_die_of(s, sig);
 }
 
 static void g_exited(shim *s, mg_exit_end status, const struct rusage *ru)
@@ -1325,12 +1132,12 @@ static void g_exited(shim *s, mg_exit_end status, const struct rusage *ru)
 		 * a direct run's would (each entry once a run: record_extra) */
 		int leaked = probe_park_leaked(g);
 		probe_close(g);
-		outside_flush(s, g);
+		gtest_outside_flush(s, g);
 		g->batch = 0;
 		if (leaked && mg_exit_ok(status))
-			exit_leaked(s, g);
+			gtest_outside_exit_leaked(s, g);
 		else
-			exit_unexplained(s, g, status);
+			gtest_outside_exit_unexplained(s, g, status);
 		return;
 	}
 	probe_close(g);
@@ -1346,32 +1153,34 @@ static void g_exited(shim *s, mg_exit_end status, const struct rusage *ru)
 			g->batch--;
 		shim_resultf(s, MG_MSG_FAIL, "%.*s%s exited with status %d during the test",
 		             (int)g->text_len, g->text, cmd[0], status.status);
-		outside_flush(s, g);
+		gtest_outside_flush(s, g);
 		g->batch = 0;
 		return;
 	}
 	if (shim_parking(s))
-		g->batch = 0; /* quit came: the tests after it are the runner's again */
-	outside_flush(s, g);  /* a global tear-down's failure, when it got no further */
+		g->batch = 0;      /* quit came: the tests after it are the runner's again */
+	gtest_outside_flush(s, g); /* a global tear-down's failure, when it got no further */
 	if (!g->batch) {
-		exit_unexplained(s, g, status);
+		gtest_outside_exit_unexplained(s, g, status);
 		return;
 	}
 	if (!g->started_any && !g->summary && !mg_exit_ok(status))
-		start_died(s, g, status);
+		gtest_outside_start_died(s, g, status);
 	if (status.signo && !g->summary) {
 		/* between tests: no test is blamed (after gtest's summary line it
 		 * died on its way out: the tests left in the batch were never
 		 * going to run, DISABLED_ ones say) */
-		between_died(s, g, status.signo);
+		gtest_outside_between_died(s, g, status.signo);
 	}
-	exit_unexplained(s, g, status);
+	gtest_outside_exit_unexplained(s, g, status);
 	if (status.signo)
 		snprintf(why, sizeof(why), "the program was killed by signal %d before it",
 		         status.signo);
 	else
 		snprintf(why, sizeof(why), "the program exited with status %d before it",
 		         status.status);
+	if (g->catch2)
+		catch2_aborted(s, g, status);
 	while (g->batch)
 		not_run(s, g, why);
 }

@@ -1,6 +1,6 @@
 /*
  * gtest_driver.h - what the GoogleTest and Catch2 drivers share inside the
- * shim (gtest.c, catch2.c, gtest_filter.c): the driver's state and the
+ * shim (gtest.c, gtest_outside.c, catch2.c, gtest_filter.c): the driver's state and the
  * functions one file calls in another. Private to runner/drivers/; the
  * runner sees only shim.h.
  */
@@ -43,6 +43,9 @@ typedef struct gtest {
 	int c2_ok;         /* the running test case's OverallResult success */
 	int c2_fatal;      /* ... it hit a FatalErrorCondition (a signal Catch2 caught) */
 	char c2_enc[4096]; /* its name as the XML has it (the probe's end line) */
+	/* the program aborted its run as the user's -a/-x asked (catch2_aborted):
+	 * why the tests it and this shim's later programs do not run are skip */
+	char c2_abort[160];
 	size_t c2_enc_len;
 	shim_names *list; /* NULL until listed; gives each name its gtest order */
 	int list_status;  /* the listing program's exit status (not 0: said once) */
@@ -116,6 +119,11 @@ typedef struct gtest {
 	int sort_due;
 	size_t *want_before; /* sorted index -> wanted names before it (scratch) */
 	unsigned char *mark; /* list index -> in the batch (scratch) */
+	/* batch_len's list index of the first bidx_n queued names, for the
+	 * filter composed right after it (gtest_filter_compose): each name
+	 * looked up once (scratch) */
+	long *bidx;
+	size_t bidx_n, bidx_cap;
 } gtest;
 
 /* A growing string (the filter). */
@@ -163,6 +171,35 @@ void gtest_end(shim *s, gtest *g, mg_msg_kind kind, const char *msg, size_t len)
  * --list-test-names-only). */
 int gtest_run(const shim_args *a, int catch2, int catch2_v3);
 
+/* 1 when the framework itself leaves name out (GoogleTest's DISABLED_
+ * tests; it reports them as such): a skip, not an error. */
+int gtest_framework_skips(const gtest *g, const char *name, size_t n);
+
+/* ---- gtest_outside.c: what the program does outside its tests ---- */
+
+/* What failed outside tests since the phase began: an entry of its own
+ * (extra fail, named after the phase); a phase that did not fail passes
+ * its held text on as output. */
+void gtest_outside_flush(shim *s, gtest *g);
+/* A line of GoogleTest's framing outside tests ("[----------] ..."): tracks
+ * the phase, and ends the phase before (gtest_outside_flush). */
+void gtest_outside_frame(shim *s, gtest *g, const char *line, size_t len);
+/* Output outside a test (nl: the line ended there): held in a phase until
+ * it ends, else passed on as the output between tests. */
+void gtest_outside_between(shim *s, gtest *g, const char *line, size_t len, int nl);
+/* The program ended badly with nothing to show for it: extra error
+ * <program exit> with its status and last words. */
+void gtest_outside_exit_unexplained(shim *s, gtest *g, mg_exit_end status);
+/* A program recycled at a boundary whose probe found leaks where it ended:
+ * extra error <program exit>, unless a failure it reported explains it. */
+void gtest_outside_exit_leaked(shim *s, gtest *g);
+/* The program died before its first test: extra error <program start>,
+ * then the shim ends as the program did (the runner retries once). */
+void __attribute__((noreturn)) gtest_outside_start_died(shim *s, gtest *g, mg_exit_end status);
+/* The program was killed by sig between two tests: extra error named where
+ * it was, then the shim dies of sig without start. */
+void __attribute__((noreturn)) gtest_outside_between_died(shim *s, gtest *g, int sig);
+
 /* ---- catch2.c ---- */
 
 /* The Catch2 program's argv into out (room for ncmd + 8); listing: the
@@ -174,6 +211,12 @@ void catch2_parse_list(const char *buf, size_t len, int v3,
                        void (*add)(void *ctx, const char *name, size_t n), void *ctx);
 /* Starts the program for the first k queued names. */
 void catch2_begin(shim *s, gtest *g, size_t k);
+/* The program ended its run itself (its XML's totals written), with
+ * failures, exiting non-zero (not by a signal), before the end of its batch: when the user
+ * gave -a/--abort or -x/--abortx N, that is Catch2 aborting the run as
+ * asked, and g->c2_abort says so (the rest of the batch is skip, as
+ * GoogleTest's --gtest_fail_fast reports it). 1 when it is. */
+int catch2_aborted(shim *s, gtest *g, mg_exit_end status);
 /* One line of Catch2's XML reporter. */
 void catch2_line(shim *s, gtest *g, char *line, size_t len);
 

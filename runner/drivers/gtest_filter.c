@@ -231,9 +231,14 @@ char *gtest_filter_compose(shim *s, gtest *g, size_t k, const char *user, size_t
 		return gtest_filter_build(s, k, "", len);
 	memset(g->mark, 0, nl);
 	for (size_t i = 0; i < k; i++) {
+		if (i < g->bidx_n) { /* batch_len looked it up */
+			g->mark[g->bidx[i]] = 1;
+			continue;
+		}
 		const char *name = shim_queue_name(s, i, &n);
 		g->mark[shim_names_find(g->list, name, n)] = 1;
 	}
+	g->bidx_n = 0;
 	g->want_before[0] = 0;
 	for (size_t i = 0; i < nl; i++)
 		g->want_before[i + 1] = g->want_before[i] + g->mark[g->sorted[i].idx];

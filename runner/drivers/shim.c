@@ -52,6 +52,20 @@ typedef struct qent {
 	size_t len;
 } qent;
 
+/* The queue's names are kept in chunks of QCHUNK bytes, not a malloc a
+ * name: a chunk goes when the last of its names is answered. */
+#define QCHUNK (64 * 1024)
+typedef struct qchunk {
+	size_t used, cap, live; /* live: its names still queued */
+	char b[];
+} qchunk;
+
+typedef struct qitem {
+	char *name;
+	size_t len;
+	qchunk *c;
+} qitem;
+
 typedef struct buf {
 	char *p;
 	size_t len, cap;
@@ -70,13 +84,16 @@ struct shim {
 	int cmd_fd, reply_fd;
 	int quit_pending;
 
-	qent *q;
+	qitem *q;
 	size_t qhead, qlen, qcap;
+	qchunk *qcur; /* the chunk queue_push fills */
 	int started;
 	struct timespec t0;
 
 	buf reply, out, line;
 	size_t listed;
+	int listed_ordered;      /* shim_list_ordered: the end line says "ordered" */
+	mg_msg_kind last_result; /* shim_last_result */
 
 	pid_t child;      /* for signals and waits */
 	pid_t child_proc; /* the same as /proc names it (proc_child_pid) */
@@ -457,10 +474,28 @@ struct shim_names {
 
 size_t shim_name_hash(const char *p, size_t len)
 {
-	uint64_t h = 1469598103934665603ull;
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ (unsigned char)p[i]) * 1099511628211ull;
-	return (size_t)h;
+	/* eight bytes a multiply (names are tens of bytes; the last eight
+	 * overlap the step before), the length mixed in */
+	uint64_t h = 1469598103934665603ull ^ (uint64_t)len, x = 0;
+	if (len < 8) {
+		for (size_t k = 0; k < len; k++)
+			x |= (uint64_t)(unsigned char)p[k] << (8 * k);
+		h = (h ^ x) * 0x9e3779b97f4a7c15ull;
+	} else {
+		size_t i = 0;
+		for (; i + 8 <= len; i += 8) {
+			memcpy(&x, p + i, 8);
+			h = (h ^ x) * 0x9e3779b97f4a7c15ull;
+			h ^= h >> 29;
+		}
+		if (i < len) {
+			memcpy(&x, p + len - 8, 8);
+			h = (h ^ x) * 0x9e3779b97f4a7c15ull;
+		}
+	}
+	h ^= h >> 29;
+	h *= 1099511628211ull;
+	return (size_t)(h ^ (h >> 32));
 }
 
 shim_names *shim_names_new(void)
@@ -623,6 +658,16 @@ void shim_test(shim *s, const char *name, size_t len)
 	s->listed++;
 }
 
+mg_msg_kind shim_last_result(const shim *s)
+{
+	return s->last_result;
+}
+
+void shim_list_ordered(shim *s)
+{
+	s->listed_ordered = 1;
+}
+
 size_t shim_queued(const shim *s)
 {
 	return s->qlen;
@@ -630,7 +675,7 @@ size_t shim_queued(const shim *s)
 
 const char *shim_queue_name(const shim *s, size_t i, size_t *len)
 {
-	const qent *e = &s->q[s->qhead + i];
+	const qitem *e = &s->q[s->qhead + i];
 	if (len)
 		*len = e->len;
 	return e->name;
@@ -643,7 +688,7 @@ int shim_head_started(const shim *s)
 
 void shim_start(shim *s)
 {
-	const qent *e = &s->q[s->qhead];
+	const qitem *e = &s->q[s->qhead];
 	if (s->out.len) {
 		/* between-test output goes after the results before it (batched in
 		 * s->reply until the loop waits) */
@@ -678,6 +723,7 @@ void shim_result(shim *s, mg_msg_kind kind, const char *msg, size_t len)
 	assert(kind == MG_MSG_PASS || kind == MG_MSG_FAIL || kind == MG_MSG_SKIP ||
 	       kind == MG_MSG_TIMEOUT || kind == MG_MSG_ERROR);
 	double us = elapsed_us(&s->t0);
+	s->last_result = kind;
 	measure(s, &va, &rss);
 	/* a probed child's stderr is read with each batch of its lines (the
 	 * loop reads it first), not with a poll per result */
@@ -698,7 +744,13 @@ void shim_result(shim *s, mg_msg_kind kind, const char *msg, size_t len)
 	if (s->reply.len >= OUT_FLUSH)
 		reply_flush(s);
 	int probed = s->probed;
-	free(s->q[s->qhead].name);
+	qchunk *c = s->q[s->qhead].c;
+	if (--c->live == 0) { /* none of its names is queued any more */
+		if (c == s->qcur)
+			c->used = 0;
+		else
+			free(c);
+	}
 	s->qhead++;
 	s->qlen--;
 	s->started = 0;
@@ -961,7 +1013,7 @@ static void do_list(shim *s)
 		child_kill(s);
 		_exit(3);
 	}
-	mg_msg end = {.kind = MG_MSG_END, .count = s->listed};
+	mg_msg end = {.kind = MG_MSG_END, .count = s->listed, .ordered = s->listed_ordered};
 	buf_add_msg(&s->reply, &end);
 	reply_flush(s);
 }
@@ -969,17 +1021,29 @@ static void do_list(shim *s)
 static void queue_push(shim *s, const char *name, size_t len)
 {
 	if (s->qhead && s->qhead * 2 >= s->qcap) {
-		memmove(s->q, s->q + s->qhead, s->qlen * sizeof(qent));
+		memmove(s->q, s->q + s->qhead, s->qlen * sizeof(qitem));
 		s->qhead = 0;
 	}
 	if (s->qhead + s->qlen == s->qcap) {
 		s->qcap = s->qcap ? 2 * s->qcap : 64;
-		s->q = xrealloc_(s->q, s->qcap * sizeof(qent));
+		s->q = xrealloc_(s->q, s->qcap * sizeof(qitem));
 	}
-	char *p = xmalloc(len + 1);
+	qchunk *c = s->qcur;
+	if (!c || c->cap - c->used < len + 1) {
+		if (c && !c->live)
+			free(c); /* left by no queued name */
+		size_t cap = len + 1 > QCHUNK ? len + 1 : QCHUNK;
+		c = xmalloc(sizeof(*c) + cap);
+		c->used = c->live = 0;
+		c->cap = cap;
+		s->qcur = c;
+	}
+	char *p = c->b + c->used;
+	c->used += len + 1;
+	c->live++;
 	memcpy(p, name, len);
 	p[len] = 0;
-	s->q[s->qhead + s->qlen++] = (qent){p, len};
+	s->q[s->qhead + s->qlen++] = (qitem){p, len, c};
 }
 
 /* Reads what the runner sent. 0 on EOF (the runner has gone). */
@@ -1048,9 +1112,10 @@ int shim_line_cut(const shim *s)
 
 /* ---- the child's stdout, line by line ---- */
 
-static void child_lines(shim *s, const char *p, size_t n, int eof)
+/* The lines of s->line (the child's stdout, read in after what was left)
+ * to ops->line; at eof, the last one even without its newline. */
+static void child_lines(shim *s, int eof)
 {
-	buf_add(&s->line, p, n);
 	if (!s->line.len) /* nothing yet (no buffer either: a program silent on stdout) */
 		return;
 	size_t off = 0;
@@ -1076,12 +1141,19 @@ static void child_lines(shim *s, const char *p, size_t n, int eof)
  * (more is waiting: no pause before the next), else 1. */
 static int read_child(shim *s)
 {
-	char tmp[65536];
-	ssize_t n = read(s->child_out, tmp, sizeof(tmp));
+	/* read in place after what is left of the last read (no copy) */
+	enum { READ_MAX = 65536 };
+	buf *b = &s->line;
+	if (b->cap - b->len < READ_MAX + 1) { /* + 1: child_lines' NUL at EOF */
+		b->cap = b->len + READ_MAX + 1 + (b->cap < READ_MAX ? 0 : b->cap / 2);
+		b->p = xrealloc_(b->p, b->cap);
+	}
+	char *tmp = b->p + b->len;
+	ssize_t n = read(s->child_out, tmp, READ_MAX);
 	if (n < 0)
 		return errno == EINTR || errno == EAGAIN;
 	if (n == 0) {
-		child_lines(s, NULL, 0, 1);
+		child_lines(s, 1);
 		close(s->child_out);
 		s->child_out = -1;
 		return 0;
@@ -1091,8 +1163,9 @@ static int read_child(shim *s)
 	/* the protocol carries any byte but NUL: a program's NUL becomes '?' */
 	for (char *z = memchr(tmp, 0, (size_t)n); z; z = memchr(z, 0, (size_t)(tmp + n - z)))
 		*z = '?';
-	child_lines(s, tmp, (size_t)n, 0);
-	return (size_t)n == sizeof(tmp) ? 2 : 1;
+	b->len += (size_t)n;
+	child_lines(s, 0);
+	return (size_t)n == READ_MAX ? 2 : 1;
 }
 
 /* Passes what the child wrote on stderr on to ours, whole (as mark_streams
@@ -1185,7 +1258,7 @@ static void child_exited(shim *s, mg_exit_end status, struct rusage *ru)
 		while (s->child_out >= 0 && poll(&pf, 1, 0) > 0 && read_child(s))
 			;
 		if (s->child_out >= 0)
-			child_lines(s, NULL, 0, 1);
+			child_lines(s, 1);
 	}
 	if (s->child_err >= 0) { /* its last words, all of them: it has exited */
 		fcntl(s->child_err, F_SETFL, fcntl(s->child_err, F_GETFL) & ~O_NONBLOCK);

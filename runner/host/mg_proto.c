@@ -28,14 +28,20 @@ typedef struct cursor {
 static int take_number(cursor *c, uint64_t *out)
 {
 	uint64_t v = 0;
-	char *p = c->p;
-	if (p == c->end || *p < '0' || *p > '9')
+	char *p = c->p, *end = c->end;
+	/* 19 digits always fit: no overflow check up to there */
+	char *easy = end - p > 19 ? p + 19 : end;
+	if (p == end || (unsigned)(*p - '0') > 9)
 		return -1;
-	for (int n = 0; p < c->end && *p != ' '; p++, n++) {
-		if (*p < '0' || *p > '9')
-			return -1;
+	for (; p < easy; p++) {
 		unsigned d = (unsigned)(*p - '0');
-		if (n >= 19 && v > (UINT64_MAX - d) / 10)
+		if (d > 9)
+			break;
+		v = v * 10 + d;
+	}
+	for (; p < end && *p != ' '; p++) {
+		unsigned d = (unsigned)(*p - '0');
+		if (d > 9 || v > (UINT64_MAX - d) / 10)
 			return -1;
 		v = v * 10 + d;
 	}
@@ -381,6 +387,10 @@ int mg_proto_parse(mg_msg *out, char *line, size_t len)
 	case MG_MSG_END:
 		if (take_field(&c, &out->count) < 0)
 			return -1;
+		if (c.end - c.p == 8 && !memcmp(c.p, " ordered", 8)) {
+			out->ordered = 1;
+			c.p += 8;
+		}
 		return at_end(&c);
 	case MG_MSG_PASS:
 		return take_result(&c, out, 0);
@@ -448,11 +458,16 @@ typedef struct put {
 	size_t cap, len;
 } put;
 
-static void put_bytes(put *w, const char *s, size_t n)
+static inline void put_bytes(put *w, const char *s, size_t n)
 {
 	size_t room = w->len < w->cap ? w->cap - w->len : 0;
-	if (room) /* a sizing writer's dst may be NULL */
+	if (n <= 24 && n <= room) { /* a word, a number, a space: no call */
+		char *d = w->dst + w->len;
+		for (size_t i = 0; i < n; i++)
+			d[i] = s[i];
+	} else if (room) { /* a sizing writer's dst may be NULL */
 		memcpy(w->dst + w->len, s, n < room ? n : room);
+	}
 	w->len += n;
 }
 
@@ -470,13 +485,19 @@ static void put_digits(put *w, uint64_t v, int spaced)
 	                            "75767778798081828384858687888990919293949596979899";
 	char tmp[24];
 	size_t n = 0;
-	for (; v >= 100; v /= 100) { /* two digits a division */
+	for (; v > UINT32_MAX; v /= 100) { /* two digits a division */
 		tmp[sizeof(tmp) - ++n] = pairs[2 * (v % 100) + 1];
 		tmp[sizeof(tmp) - ++n] = pairs[2 * (v % 100)];
 	}
-	if (v >= 10)
-		tmp[sizeof(tmp) - ++n] = pairs[2 * v + 1];
-	tmp[sizeof(tmp) - ++n] = v >= 10 ? pairs[2 * v] : (char)('0' + v);
+	/* the rest in 32 bits, where a division by 100 is a shorter multiply */
+	uint32_t u = (uint32_t)v;
+	for (; u >= 100; u /= 100) {
+		tmp[sizeof(tmp) - ++n] = pairs[2 * (u % 100) + 1];
+		tmp[sizeof(tmp) - ++n] = pairs[2 * (u % 100)];
+	}
+	if (u >= 10)
+		tmp[sizeof(tmp) - ++n] = pairs[2 * u + 1];
+	tmp[sizeof(tmp) - ++n] = u >= 10 ? pairs[2 * u] : (char)('0' + u);
 	if (spaced)
 		tmp[sizeof(tmp) - ++n] = ' ';
 	put_bytes(w, tmp + sizeof(tmp) - n, n);
@@ -533,7 +554,7 @@ size_t mg_proto_put(char *dst, size_t cap, const mg_msg *m)
 	const char *word = kind_word(m->kind);
 	if (word == NULL)
 		return 0;
-	put_str(&w, word);
+	put_bytes(&w, word, words[m->kind].kind == m->kind ? words[m->kind].len : strlen(word));
 	switch (m->kind) {
 	case MG_MSG_HELLO:
 		put_field(&w, m->version);
@@ -554,6 +575,8 @@ size_t mg_proto_put(char *dst, size_t cap, const mg_msg *m)
 		break;
 	case MG_MSG_END:
 		put_field(&w, m->count);
+		if (m->ordered)
+			put_bytes(&w, " ordered", 8);
 		break;
 	case MG_MSG_PASS:
 	case MG_MSG_FAIL:
@@ -724,6 +747,37 @@ static const char *find_or_end(const char *p, const char *end, char ch)
 	return q ? q : end;
 }
 
+/* 1 when x (eight bytes) holds '\\', '\n' or '\r' (a zero byte of x ^ the
+ * byte repeated is a match). */
+static int escape_in_word(uint64_t x)
+{
+	const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+	uint64_t a = x ^ (ones * '\\'), b = x ^ (ones * '\n'), c = x ^ (ones * '\r');
+	return (((a - ones) & ~a & highs) | ((b - ones) & ~b & highs) |
+	        ((c - ones) & ~c & highs)) != 0;
+}
+
+/* 1 when one of the len bytes at p is '\\', '\n' or '\r': eight bytes a
+ * step (the last eight overlapping the step before), for short texts where
+ * three memchr calls cost more than the look itself. */
+static int escape_any(const char *p, size_t len)
+{
+	uint64_t x;
+	if (len < 8) {
+		for (size_t i = 0; i < len; i++)
+			if (p[i] == '\\' || p[i] == '\n' || p[i] == '\r')
+				return 1;
+		return 0;
+	}
+	for (size_t i = 0; i + 8 <= len; i += 8) {
+		memcpy(&x, p + i, 8);
+		if (escape_in_word(x))
+			return 1;
+	}
+	memcpy(&x, p + len - 8, 8);
+	return escape_in_word(x);
+}
+
 /* O(len). When the result is larger than cap, dst holds its first cap bytes
  * (which may end in half an escape: callers size dst from the return value). */
 size_t mg_proto_escape(char *dst, size_t cap, const char *src, size_t len)
@@ -731,6 +785,11 @@ size_t mg_proto_escape(char *dst, size_t cap, const char *src, size_t len)
 	static const char from[3] = {'\\', '\n', '\r'}, to[3] = {'\\', 'n', 'r'};
 	const char *p = src, *end = src + len, *at[3];
 	size_t need = 0;
+	if (len <= 64 && !escape_any(src, len)) { /* a name: nothing to escape, copied whole */
+		if (cap)
+			memcpy(dst, src, len < cap ? len : cap);
+		return len;
+	}
 	for (int k = 0; k < 3; k++)
 		at[k] = find_or_end(p, end, from[k]);
 	for (;;) {

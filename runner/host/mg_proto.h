@@ -134,6 +134,7 @@ typedef struct mg_msg {
 	uint64_t va, rss;  /* hello, pass/fail/skip (after the test), recycle; bye: peaks;
 	                    * peak: va; expect: va = the rise above the test's start */
 	uint64_t count;    /* end; expect: 1 when "known" (v4) */
+	int ordered;       /* end: "ordered", the tests depend on each other in list order */
 	mg_why why;        /* recycle (v2) */
 	uint64_t bytes;    /* recycle growth/gap/peak: the figure; dying: VmPeak; expect: growth */
 	int sig;           /* dying: the signal */

@@ -1,6 +1,6 @@
 // catch2_hash.cpp - Catch2 v2 tests whose names start with '#' (an issue
 // number, as in Catch2's own SelfTest): its --list-test-names-only quotes
-// them. One of them fails.
+// them. One of them fails. And names that end in white space.
 #define CATCH_CONFIG_MAIN
 #include <catch2/catch.hpp>
 
@@ -18,4 +18,18 @@ TEST_CASE("#12 passes")
 TEST_CASE("plain passes")
 {
 	REQUIRE(2 == 2);
+}
+
+// Names with white space at their end (spdlog's "basic async test "):
+// Catch2 lists and runs them as they are, and its XML reporter writes them
+// trimmed.
+TEST_CASE("ends in a space ")
+{
+	REQUIRE(3 == 3);
+}
+
+TEST_CASE("fails, ends in a tab\t")
+{
+	int broken = 1;
+	REQUIRE(broken == 3);
 }

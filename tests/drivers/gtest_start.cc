@@ -119,6 +119,8 @@ int main(int argc, char **argv)
 		if (dies(die, n)) {
 			const char *how = std::getenv("MG_START_HOW");
 			bool exit4 = how && !std::strcmp(how, "exit");
+			/* the why first: a line the console's one line leaves out */
+			std::fprintf(stderr, "gtest_start: cannot open its database (locked)\n");
 			std::fprintf(stderr, "gtest_start: start %d dies before its tests (%s)\n",
 			             n, exit4 ? "exit 4" : "abort");
 			std::fflush(stderr);

@@ -3,7 +3,8 @@
  * listing amid the output of CTestCustom.cmake's pre- and post-test
  * commands (CLI11's project prints its build information there), and a
  * test's output judged by its regular expressions as ctest judges it:
- * stdout and stderr in one stream, in CMake's regular expression syntax.
+ * stdout and stderr in one stream, in CMake's regular expression syntax;
+ * and the order CTest's fixtures and DEPENDS give the tests.
  * Each test's verdict is checked against ctest's own on the same project.
  */
 #include <stdio.h>
@@ -15,11 +16,9 @@
 
 /* A CTest project by hand (ctest needs no build): DIR gets its
  * CTestTestfile.cmake (tests) and, when custom is set, CTestCustom.cmake. */
-static void project(char *dir, size_t size, const char *tests, const char *custom)
+static void project_in(const char *dir, const char *tests, const char *custom)
 {
 	char p[256];
-	snprintf(dir, size, "/tmp/mg-ctt-XXXXXX");
-	CU_ASSERT_FATAL(mkdtemp(dir) != NULL);
 	snprintf(p, sizeof(p), "%s/CTestTestfile.cmake", dir);
 	FILE *f = fopen(p, "w");
 	CU_ASSERT_FATAL(f && fputs(tests, f) >= 0 && fclose(f) == 0);
@@ -28,6 +27,13 @@ static void project(char *dir, size_t size, const char *tests, const char *custo
 	snprintf(p, sizeof(p), "%s/CTestCustom.cmake", dir);
 	f = fopen(p, "w");
 	CU_ASSERT_FATAL(f && fputs(custom, f) >= 0 && fclose(f) == 0);
+}
+
+static void project(char *dir, size_t size, const char *tests, const char *custom)
+{
+	snprintf(dir, size, "/tmp/mg-ctt-XXXXXX");
+	CU_ASSERT_FATAL(mkdtemp(dir) != NULL);
+	project_in(dir, tests, custom);
 }
 
 static void project_free(const char *dir)
@@ -128,9 +134,96 @@ static void ctest_regex_output(void)
 	project_free(dir);
 }
 
+/* The tests ctest reports failed ("The following tests FAILED:" lines
+ * "N - NAME (Failed|Not Run)") in a -j 2 run, into buf. */
+static const char *ctest_failures(const char *dir, char *buf, size_t cap)
+{
+	char cmd[512], line[512];
+	size_t n = 0;
+	snprintf(cmd, sizeof(cmd), "'%s' --test-dir '%s' -j 2 2>&1", CTEST_BIN, dir);
+	FILE *p = popen(cmd, "r");
+	buf[0] = 0;
+	CU_ASSERT_FATAL(p != NULL);
+	while (fgets(line, sizeof(line), p)) {
+		const char *dash = strstr(line, " - "), *paren = strrchr(line, '(');
+		if (dash && paren && paren > dash && n + (size_t)(paren - dash) + 2 < cap) {
+			size_t len = (size_t)(paren - 1 - (dash + 3));
+			buf[n++] = '|';
+			memcpy(buf + n, dash + 3, len);
+			n += len;
+			buf[n++] = '|';
+			buf[n] = 0;
+		}
+	}
+	pclose(p);
+	return buf;
+}
+
+/* CTest's fixtures and DEPENDS, listed in an order that breaks them, at
+ * -j 2: before, memguard ran them in list order across lanes, so the tests
+ * needing the fixture ran before its setup (or after its cleanup) and
+ * failed where ctest passes them, and a test whose fixture's setup failed
+ * ran (ctest: Not Run, failed). Now one lane, in an order that keeps them,
+ * each test's verdict ctest's own. */
+static void ctest_fixtures(void)
+{
+	static const struct {
+		const char *name;
+		int passes;
+	} want[] = {
+	    {"cleanup", 1}, {"uses_one", 1}, {"uses_two", 1},  {"setup", 1},
+	    {"dep_b", 1},   {"dep_a", 1},    {"bad_setup", 0}, {"needs_bad", 0},
+	};
+	char dir[64], tests[4096], failed[1024];
+	outcome o;
+	snprintf(dir, sizeof(dir), "/tmp/mg-ctt-XXXXXX");
+	CU_ASSERT_FATAL(mkdtemp(dir) != NULL);
+	snprintf(tests, sizeof(tests),
+	         "add_test(cleanup \"/bin/sh\" \"-c\" \"sleep 0.2; rm %s/fx\")\n"
+	         "set_tests_properties(cleanup PROPERTIES FIXTURES_CLEANUP F)\n"
+	         "add_test(uses_one \"/bin/sh\" \"-c\" \"test -f %s/fx\")\n"
+	         "set_tests_properties(uses_one PROPERTIES FIXTURES_REQUIRED F)\n"
+	         "add_test(uses_two \"/bin/sh\" \"-c\" \"test -f %s/fx\")\n"
+	         "set_tests_properties(uses_two PROPERTIES FIXTURES_REQUIRED F)\n"
+	         "add_test(setup \"/bin/sh\" \"-c\" \"sleep 0.3; touch %s/fx\")\n"
+	         "set_tests_properties(setup PROPERTIES FIXTURES_SETUP F)\n"
+	         "add_test(dep_b \"/bin/sh\" \"-c\" \"rm %s/a.done\")\n"
+	         "set_tests_properties(dep_b PROPERTIES DEPENDS \"dep_a;not_listed\")\n"
+	         "add_test(dep_a \"/bin/sh\" \"-c\" \"sleep 0.2; touch %s/a.done\")\n"
+	         "add_test(bad_setup \"/bin/false\")\n"
+	         "set_tests_properties(bad_setup PROPERTIES FIXTURES_SETUP G)\n"
+	         "add_test(needs_bad \"/bin/true\")\n"
+	         "set_tests_properties(needs_bad PROPERTIES FIXTURES_REQUIRED G)\n",
+	         dir, dir, dir, dir, dir, dir);
+	project_in(dir, tests, NULL);
+	ctest_failures(dir, failed, sizeof(failed));
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		char bar[64];
+		snprintf(bar, sizeof(bar), "|%s|", want[i].name);
+		if ((strstr(failed, bar) == NULL) != want[i].passes) {
+			fprintf(stderr, "\n  ctest itself: %s (failed: %s)\n", want[i].name,
+			        failed);
+			CU_FAIL("ctest's own verdict is not the expected one");
+		}
+	}
+	mg(&o,
+	   ARGV("run", "-q", "-j", "2", "--driver", "ctest", "--report", "report.json", "--",
+	        CTEST_BIN, "--test-dir", dir),
+	   NULL, 0);
+	CU_ASSERT(exited_with(&o, 1));
+	CU_ASSERT_FATAL(o.report != NULL);
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		expect_state(o.report, want[i].name, want[i].passes ? "pass" : "fail");
+	expect_message(o.report, "needs_bad", "not run: failed test dependencies: bad_setup");
+	CU_ASSERT(strstr(o.err, "they run in one lane") != NULL);
+	done(&o);
+	project_free(dir);
+}
+
 static const mg_case cases[] = {
     {"ctest_custom_text", ctest_custom_text},
     {"ctest_regex_output", ctest_regex_output},
+    {"ctest_fixtures", ctest_fixtures},
 };
 
 MG_TEST_MAIN("drivers_ctest_text", cases)

@@ -111,10 +111,22 @@ static void start_once(void)
 			json_array_foreach(json_object_get(s, "generations"), k, g)
 			{
 				const char *why = json_string_value(json_object_get(g, "reason"));
-				found |= why && strstr(why, "before its first test") != NULL;
+				const char *words =
+				    json_string_value(json_object_get(g, "last_output"));
+				if (!why || !strstr(why, "before its first test"))
+					continue;
+				found++;
+				/* the reason has the last line; the generation keeps
+				 * how it ended and its stderr's tail, the why first */
+				CU_ASSERT(!strstr(why, "cannot open its database"));
+				CU_ASSERT(words && strstr(words, "killed by signal 6 (SIGABRT) "
+				                                 "before its first test"));
+				CU_ASSERT(words &&
+				          strstr(words, "gtest_start: cannot open its "
+				                        "database (locked)\ngtest_start: start "));
 			}
 		}
-		CU_ASSERT(found);
+		CU_ASSERT(found > 0);
 		done(&o);
 	}
 }

@@ -71,6 +71,18 @@ static void parse_names(void)
 	CU_ASSERT_EQUAL_FATAL(parse(&m, "end 10000"), 0);
 	CU_ASSERT_EQUAL(m.kind, MG_MSG_END);
 	CU_ASSERT_EQUAL(m.count, 10000);
+	CU_ASSERT_EQUAL(m.ordered, 0);
+	/* the ctest shim's listing of tests that depend on each other */
+	CU_ASSERT_EQUAL_FATAL(parse(&m, "end 7 ordered"), 0);
+	CU_ASSERT_EQUAL(m.count, 7);
+	CU_ASSERT_EQUAL(m.ordered, 1);
+	CU_ASSERT_EQUAL(parse(&m, "end 7 order"), -1);
+	CU_ASSERT_EQUAL(parse(&m, "end 7 ordered "), -1);
+	CU_ASSERT_EQUAL(parse(&m, "end 7  ordered"), -1);
+	char w[64];
+	int wn =
+	    mg_proto_put(w, sizeof(w), &(mg_msg){.kind = MG_MSG_END, .count = 7, .ordered = 1});
+	CU_ASSERT(wn == 14 && !memcmp(w, "end 7 ordered\n", 14));
 	CU_ASSERT_EQUAL_FATAL(parse(&m, "list"), 0);
 	CU_ASSERT_EQUAL(m.kind, MG_CMD_LIST);
 	CU_ASSERT_EQUAL_FATAL(parse(&m, "quit"), 0);

@@ -1,5 +1,6 @@
 # Driver modes for run-bench (sourced): the same ~1 us tests, driven three ways.
 #   gtest-direct  the suite as a GoogleTest program (tests/drivers/gtest_bench), run directly
+#   gtest-pipe    the same, its output into a pipe that cat drains (as a CI runner reads a job)
 #   gtest         that program under memguard --driver gtest, its defaults: one program
 #                 runs the lane's whole share (the probe passes the filter)
 #   gtest-batch   the same with --pipeline 1024: batches of 1,024, a program start each
@@ -13,8 +14,12 @@
 # The ratio column is against the native direct run; gtest vs gtest-direct is the
 # driver's own cost.
 gtest_bench=$build/tests/drivers/gtest_bench
-names+=(gtest-direct gtest gtest-batch gtest-j2 gtest-direct-jN gtest-jN exec-direct exec)
+names+=(gtest-direct gtest-pipe gtest gtest-batch gtest-j2 gtest-direct-jN gtest-jN exec-direct exec)
 cmd_gtest-direct() { "$gtest_bench"; }
+cmd_gtest-pipe() { "$gtest_bench" | cat >/dev/null; }
+for m in gtest gtest-batch base-gtest; do
+	null_base[$m]=gtest-direct pipe_base[$m]=gtest-pipe
+done
 cmd_gtest() { "$mg" run -q -j 1 --driver gtest -- "$gtest_bench"; }
 cmd_gtest-j2() { "$mg" run -q -j 2 --driver gtest -- "$gtest_bench"; }
 cmd_gtest-direct-jN() { in_parallel "$gtest_bench"; }

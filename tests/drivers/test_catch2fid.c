@@ -1,0 +1,149 @@
+/*
+ * test_catch2fid.c - a Catch2 program's verdict and output are its own
+ * under the real memguard binary (catch2_abort.cpp is the program): the
+ * user's -a / -x N make Catch2 abort its run after that many failures, so
+ * the failures stay fail, the tests it then does not run are skip naming
+ * the option (never error), and memguard exits 1 where the direct run
+ * exits non-zero; text the program prints outside every test case (a
+ * static constructor's, a listener's) is kept in the report, not dropped.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "mg_run.h"
+
+/* The program run directly with args (NULL-terminated): its exit status;
+ * a death by a signal fails the test. */
+static int direct(const char *const *args)
+{
+	const char *argv[8] = {CATCH2_ABORT};
+	for (int i = 0; args[i] && i < 6; i++)
+		argv[i + 1] = args[i];
+	fflush(NULL);
+	pid_t pid = fork();
+	CU_ASSERT_FATAL(pid >= 0);
+	if (pid == 0) {
+		freopen("/dev/null", "w", stdout);
+		freopen("/dev/null", "w", stderr);
+		execv(CATCH2_ABORT, (char *const *)argv);
+		_exit(127);
+	}
+	int st = -1;
+	CU_ASSERT_FATAL(waitpid(pid, &st, 0) == pid);
+	CU_ASSERT_FATAL(WIFEXITED(st));
+	CU_ASSERT(!WIFSIGNALED(st));
+	return WEXITSTATUS(st);
+}
+
+/* Every test's output in the report, joined (the text between two test
+ * cases goes to the test in front as the shim's output is read). */
+static void all_output(json_t *report, char *out, size_t cap)
+{
+	size_t i, k, len = 0;
+	json_t *s, *t;
+	out[0] = 0;
+	json_array_foreach(json_object_get(report, "shards"), i, s)
+	{
+		json_array_foreach(json_object_get(s, "tests"), k, t)
+		{
+			const char *o = json_string_value(json_object_get(t, "output"));
+			if (o && len + strlen(o) < cap) {
+				memcpy(out + len, o, strlen(o) + 1);
+				len += strlen(o);
+			}
+		}
+	}
+}
+
+/* -a: Catch2 stops after the first failure; the rest is skip. */
+static void catch2_abort(void)
+{
+	CU_ASSERT_EQUAL(direct((const char *[]){"-a", NULL}), 1);
+	outcome o;
+	mg(&o,
+	   ARGV("run", "-j", "1", "--driver", "catch2", "--report", "report.json", "--",
+	        CATCH2_ABORT, "-a"),
+	   NULL, 0);
+	CU_ASSERT(exited_with(&o, 1));
+	CU_ASSERT_FATAL(o.report != NULL);
+	expect_state(o.report, "a passes", "pass");
+	expect_state(o.report, "b fails", "fail");
+	expect_state(o.report, "c passes", "skip");
+	expect_state(o.report, "d fails", "skip");
+	expect_state(o.report, "e passes", "skip");
+	expect_message(o.report, "c passes", "aborted the run after its failure, as -a asks");
+	expect_message(o.report, "e passes", "as -a asks");
+	CU_ASSERT_EQUAL(count(o.report, "error"), 0);
+	done(&o);
+}
+
+/* -x 2 (and --abortx=2): Catch2 stops after its second failure. */
+static void catch2_abortx(void)
+{
+	const char *forms[][2] = {{"-x", "2"}, {"--abortx=2", NULL}};
+	for (int i = 0; i < 2; i++) {
+		CU_ASSERT_EQUAL(direct((const char *[]){forms[i][0], forms[i][1], NULL}), 2);
+		outcome o;
+		if (forms[i][1])
+			mg(&o,
+			   ARGV("run", "-j", "1", "--driver", "catch2", "--report", "report.json",
+			        "--", CATCH2_ABORT, forms[i][0], forms[i][1]),
+			   NULL, 0);
+		else
+			mg(&o,
+			   ARGV("run", "-j", "1", "--driver", "catch2", "--report", "report.json",
+			        "--", CATCH2_ABORT, forms[i][0]),
+			   NULL, 0);
+		CU_ASSERT(exited_with(&o, 1));
+		CU_ASSERT_FATAL(o.report != NULL);
+		expect_state(o.report, "a passes", "pass");
+		expect_state(o.report, "b fails", "fail");
+		expect_state(o.report, "c passes", "pass");
+		expect_state(o.report, "d fails", "fail");
+		expect_state(o.report, "e passes", "skip");
+		expect_message(o.report, "e passes", i ? "as --abortx=2 asks" : "as -x 2 asks");
+		CU_ASSERT_EQUAL(count(o.report, "error"), 0);
+		done(&o);
+	}
+}
+
+/* Without -a/-x every test runs; the text outside the test cases is kept. */
+static void catch2_between_output(void)
+{
+	static char joined[1 << 16];
+	CU_ASSERT_EQUAL(direct((const char *[]){NULL}), 2);
+	outcome o;
+	mg(&o,
+	   ARGV("run", "-j", "1", "--driver", "catch2", "--report", "report.json", "--",
+	        CATCH2_ABORT),
+	   NULL, 0);
+	CU_ASSERT(exited_with(&o, 1));
+	CU_ASSERT_FATAL(o.report != NULL);
+	expect_state(o.report, "c passes", "pass");
+	expect_state(o.report, "e passes", "pass");
+	CU_ASSERT_EQUAL(count(o.report, "fail"), 2);
+	all_output(o.report, joined, sizeof(joined));
+	CU_ASSERT(strstr(joined, "static constructor says hello\n") != NULL);
+	static const char *const names[] = {"a passes", "b fails", "c passes", "d fails",
+	                                    "e passes"};
+	for (size_t i = 0; i < 5; i++) {
+		char line[64];
+		snprintf(line, sizeof(line), "listener: starting %s\n", names[i]);
+		if (!strstr(joined, line))
+			fprintf(stderr, "missing '%s' in:\n%s\n", line, joined);
+		CU_ASSERT(strstr(joined, line) != NULL);
+	}
+	CU_ASSERT(strstr(joined, "<Group") == NULL); /* the reporter's XML is not output */
+	done(&o);
+}
+
+static const mg_case cases[] = {
+    {"catch2_abort", catch2_abort},
+    {"catch2_abortx", catch2_abortx},
+    {"catch2_between_output", catch2_between_output},
+};
+
+MG_TEST_MAIN("drivers_catch2fid", cases)
