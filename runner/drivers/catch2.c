@@ -66,6 +66,7 @@ static int c2_in(const char *const *list, const char *a)
  * options less the ones the driver sets (and, to run, less the user's
  * test specs: the batch is the specs then), plus the listing or reporter
  * options. Returns the index of the listing flag (listing) or the count.
+ * listing 2: a listing of no test (the user's specs out, "exclude:*" in).
  */
 int catch2_args(char **cmd, int ncmd, char **out, int listing, int v3)
 {
@@ -79,7 +80,7 @@ int catch2_args(char **cmd, int ncmd, char **out, int listing, int v3)
 			i += valued;
 			continue;
 		}
-		if (a[0] != '-' && !listing)
+		if (a[0] != '-' && listing != 1)
 			continue; /* a test spec */
 		out[k++] = cmd[i];
 		if (valued)
@@ -95,6 +96,8 @@ int catch2_args(char **cmd, int ncmd, char **out, int listing, int v3)
 			out[k] = "--list-test-names-only";
 			out[k + 1] = NULL;
 		}
+		if (listing == 2)
+			out[k + (v3 ? 3 : 1)] = "exclude:*", out[k + (v3 ? 4 : 2)] = NULL;
 		return k;
 	}
 	out[k] = NULL;
@@ -120,6 +123,31 @@ void catch2_parse_list(const char *buf, size_t len, int v3,
 			add(ctx, p, n);
 		p = nl ? nl + 1 : end;
 	}
+}
+
+/*
+ * What the program prints on stdout whatever it lists (a static
+ * constructor's line: Catch2 lists after it, one name a line, so the line
+ * would be taken for a test): the bytes at the start of its listing out
+ * that a listing of no test prints too. 0 when there are none.
+ */
+size_t catch2_list_noise(shim *s, int v3, const char *out, size_t len)
+{
+	int ncmd;
+	char **cmd = shim_cmd(s, &ncmd);
+	char **argv = calloc((size_t)ncmd + 8, sizeof(char *));
+	char *none = NULL;
+	size_t nlen = 0, skip = 0;
+	mg_exit_end status;
+	if (!argv)
+		return 0;
+	catch2_args(cmd, ncmd, argv, 2, v3);
+	if (shim_capture(s, argv, &none, &nlen, &status) == 0 && !status.signo && nlen &&
+	    nlen <= len && !memcmp(none, out, nlen) && none[nlen - 1] == '\n')
+		skip = nlen;
+	free(none);
+	free(argv);
+	return skip;
 }
 
 /* A Catch2 test spec matching exactly name: quoted, its special bytes

@@ -205,6 +205,7 @@ void __attribute__((noreturn)) gtest_outside_between_died(shim *s, gtest *g, int
 /* The Catch2 program's argv into out (room for ncmd + 8); listing: the
  * listing options added (returns the listing flag's index), else the count. */
 int catch2_args(char **cmd, int ncmd, char **out, int listing, int v3);
+size_t catch2_list_noise(shim *s, int v3, const char *out, size_t len);
 /* Catch2's name listing: one name a line (v3's quiet listing too); v2's
  * quotes around a name starting with '#' removed. */
 void catch2_parse_list(const char *buf, size_t len, int v3,
