@@ -93,6 +93,7 @@ class _Msg(ctypes.Structure):
         ("site_kind", ctypes.c_int),
         ("frames", ctypes.c_void_p),
         ("nframes", ctypes.c_size_t),
+        ("ordered", ctypes.c_int),
     ]
 
 
@@ -118,7 +119,25 @@ _SAMPLES = {
 }
 
 
+def _check_msg_size(lib):
+    """_Msg is the library's mg_msg: its parser clears a whole mg_msg first,
+    so bytes past a smaller _Msg would change (a field added on one side
+    only), and an expect line's figures land in the fields named so."""
+    size = ctypes.sizeof(_Msg)
+    room = (ctypes.c_ubyte * (size + 64))(*([0xA5] * (size + 64)))
+    line = ctypes.create_string_buffer(b"expect 7 9 known", 17)
+    lib.mg_proto_parse(room, line, 16)
+    m = _Msg.from_buffer(room)
+    if any(room[i] != 0xA5 for i in range(size, size + 64)) or (m.va, m.bytes, m.count) != (
+        7,
+        9,
+        1,
+    ):
+        raise RuntimeError("memguard_pytest: _Msg is not the host library's mg_msg")
+
+
 def _kinds(lib):
+    _check_msg_size(lib)
     kinds = {}
     for word, line in _SAMPLES.items():
         m = _Msg()

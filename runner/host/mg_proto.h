@@ -125,6 +125,7 @@ typedef struct mg_frame {
 #define MG_PROTO_BUILD_ID_MAX 64 /* hex digits of a build-id on the wire */
 #define MG_PROTO_PINS_MAX     16 /* pin lines after one site or held line (6d) */
 
+/* Mirrored field for field by memguard_pytest.py's _Msg (ctypes): change both. */
 typedef struct mg_msg {
 	mg_msg_kind kind;
 	unsigned version;  /* hello */
@@ -134,7 +135,6 @@ typedef struct mg_msg {
 	uint64_t va, rss;  /* hello, pass/fail/skip (after the test), recycle; bye: peaks;
 	                    * peak: va; expect: va = the rise above the test's start */
 	uint64_t count;    /* end; expect: 1 when "known" (v4) */
-	int ordered;       /* end: "ordered", the tests depend on each other in list order */
 	mg_why why;        /* recycle (v2) */
 	uint64_t bytes;    /* recycle growth/gap/peak: the figure; dying: VmPeak; expect: growth */
 	int sig;           /* dying: the signal */
@@ -152,6 +152,7 @@ typedef struct mg_msg {
 	mg_site_kind site_kind;
 	const mg_frame *frames;
 	size_t nframes;
+	int ordered; /* end: "ordered", the tests depend on each other in list order */
 } mg_msg;
 
 /*

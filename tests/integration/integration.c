@@ -131,6 +131,7 @@ static const mg_case cases[] = {
     {"sigterm", sigterm},
     {"stop_signals", stop_signals},
     {"protocol_break_between_tests", protocol_break_between_tests},
+    {"v1_output_between", v1_output_between},
     {"bad_limit", bad_limit},
     {"unknown_flag", unknown_flag},
     {"missing_host", missing_host},

@@ -96,6 +96,7 @@ void wrap_soft_warning(void);
 void sigterm(void);
 void stop_signals(void);
 void protocol_break_between_tests(void);
+void v1_output_between(void);
 void crash_child_holds_pipe(void);
 void sigterm_while_listing(void);
 void cunit_x64(void);

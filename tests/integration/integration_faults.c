@@ -257,6 +257,27 @@ void protocol_break_between_tests(void)
 	done(&o);
 }
 
+/* A v1 host's output (no marks) read when no test is in flight: after its
+ * last result it is the last test's. Before: dropped ("farewell text" was
+ * nowhere in the report). */
+void v1_output_between(void)
+{
+	outcome o;
+	mg(&o,
+	   ARGV("run", "-q", "-j", "1", "--driver", "native", "--report", "report.json", "--",
+	        BYE_TEXT),
+	   NULL, 0);
+	CU_ASSERT(exited_with(&o, 0));
+	CU_ASSERT_FATAL(o.report != NULL);
+	CU_ASSERT_EQUAL(count(o.report, "pass"), 2);
+	json_t *t = find_test(o.report, "a/t1");
+	const char *out = t ? json_string_value(json_object_get(t, "output")) : NULL;
+	if (!out || !strstr(out, "farewell text"))
+		fprintf(stderr, "\n  a/t1's output: %s\n", out ? out : "(none)");
+	CU_ASSERT(out && strstr(out, "farewell text") != NULL);
+	done(&o);
+}
+
 /* 1 if a live (non-zombie) process is in process group pgid. */
 static int group_alive(pid_t pgid)
 {
