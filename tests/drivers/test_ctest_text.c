@@ -53,6 +53,62 @@ static int ctest_passes(const char *dir, const char *name)
 	return WIFEXITED(st) && WEXITSTATUS(st) == 0;
 }
 
+/* The tests ctest reports failed ("The following tests FAILED:" lines
+ * "N - NAME (Failed|Not Run)") in a -j 2 run, into buf. */
+static const char *ctest_failures(const char *dir, char *buf, size_t cap)
+{
+	char cmd[512], line[512];
+	size_t n = 0;
+	snprintf(cmd, sizeof(cmd), "'%s' --test-dir '%s' -j 2 2>&1", CTEST_BIN, dir);
+	FILE *p = popen(cmd, "r");
+	buf[0] = 0;
+	CU_ASSERT_FATAL(p != NULL);
+	while (fgets(line, sizeof(line), p)) {
+		const char *dash = strstr(line, " - "), *paren = strrchr(line, '(');
+		if (dash && paren && paren > dash && n + (size_t)(paren - dash) + 2 < cap) {
+			size_t len = (size_t)(paren - 1 - (dash + 3));
+			buf[n++] = '|';
+			memcpy(buf + n, dash + 3, len);
+			n += len;
+			buf[n++] = '|';
+			buf[n] = 0;
+		}
+	}
+	pclose(p);
+	return buf;
+}
+
+typedef struct verdict {
+	const char *name;
+	int passes;
+} verdict;
+
+/* Each test's verdict is want's in ctest's own -j 2 run, and in memguard's
+ * with jobs lanes, which exits 1 (some fail): o is that run's. */
+static void same_verdicts(outcome *o, const char *dir, const verdict *want, size_t n,
+                          const char *jobs)
+{
+	char failed[1024];
+	ctest_failures(dir, failed, sizeof(failed));
+	for (size_t i = 0; i < n; i++) {
+		char bar[64];
+		snprintf(bar, sizeof(bar), "|%s|", want[i].name);
+		if ((strstr(failed, bar) == NULL) != want[i].passes) {
+			fprintf(stderr, "\n  ctest itself: %s (failed: %s)\n", want[i].name,
+			        failed);
+			CU_FAIL("ctest's own verdict is not the expected one");
+		}
+	}
+	mg(o,
+	   ARGV("run", "-q", "-j", jobs, "--driver", "ctest", "--report", "report.json", "--",
+	        CTEST_BIN, "--test-dir", dir),
+	   NULL, 0);
+	CU_ASSERT(exited_with(o, 1));
+	CU_ASSERT_FATAL(o->report != NULL);
+	for (size_t i = 0; i < n; i++)
+		expect_state(o->report, want[i].name, want[i].passes ? "pass" : "fail");
+}
+
 /* Before: "ctest --show-only=json-v1 gave no test list: '[' or '{'
  * expected near 'pre'", exit 3, no test run. The commands' text is passed
  * on; a line of it that opens a brace is not taken for the listing. */
@@ -86,10 +142,7 @@ static void ctest_custom_text(void)
  * braces_interval, backslash_w and stderr_fail passed, each against ctest. */
 static void ctest_regex_output(void)
 {
-	static const struct {
-		const char *name;
-		int passes;
-	} want[] = {
+	static const verdict want[] = {
 	    {"stderr_pass", 1},    {"braces_literal", 1}, {"braces_interval", 0},
 	    {"across_streams", 1}, {"stderr_fail", 0},    {"backslash_w", 0},
 	    {"backslash_dot", 1},
@@ -116,47 +169,9 @@ static void ctest_regex_output(void)
 	        "set_tests_properties(backslash_dot PROPERTIES PASS_REGULAR_EXPRESSION "
 	        "\"x\\\\.y\")\n",
 	        NULL);
-	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
-		if (ctest_passes(dir, want[i].name) != want[i].passes) {
-			fprintf(stderr, "\n  ctest itself: %s %s\n", want[i].name,
-			        want[i].passes ? "fails" : "passes");
-			CU_FAIL("ctest's own verdict is not the expected one");
-		}
-	mg(&o,
-	   ARGV("run", "-q", "-j", "1", "--driver", "ctest", "--report", "report.json", "--",
-	        CTEST_BIN, "--test-dir", dir),
-	   NULL, 0);
-	CU_ASSERT(exited_with(&o, 1));
-	CU_ASSERT_FATAL(o.report != NULL);
-	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
-		expect_state(o.report, want[i].name, want[i].passes ? "pass" : "fail");
+	same_verdicts(&o, dir, want, sizeof(want) / sizeof(want[0]), "1");
 	done(&o);
 	project_free(dir);
-}
-
-/* The tests ctest reports failed ("The following tests FAILED:" lines
- * "N - NAME (Failed|Not Run)") in a -j 2 run, into buf. */
-static const char *ctest_failures(const char *dir, char *buf, size_t cap)
-{
-	char cmd[512], line[512];
-	size_t n = 0;
-	snprintf(cmd, sizeof(cmd), "'%s' --test-dir '%s' -j 2 2>&1", CTEST_BIN, dir);
-	FILE *p = popen(cmd, "r");
-	buf[0] = 0;
-	CU_ASSERT_FATAL(p != NULL);
-	while (fgets(line, sizeof(line), p)) {
-		const char *dash = strstr(line, " - "), *paren = strrchr(line, '(');
-		if (dash && paren && paren > dash && n + (size_t)(paren - dash) + 2 < cap) {
-			size_t len = (size_t)(paren - 1 - (dash + 3));
-			buf[n++] = '|';
-			memcpy(buf + n, dash + 3, len);
-			n += len;
-			buf[n++] = '|';
-			buf[n] = 0;
-		}
-	}
-	pclose(p);
-	return buf;
 }
 
 /* CTest's fixtures and DEPENDS, listed in an order that breaks them, at
@@ -167,14 +182,11 @@ static const char *ctest_failures(const char *dir, char *buf, size_t cap)
  * each test's verdict ctest's own. */
 static void ctest_fixtures(void)
 {
-	static const struct {
-		const char *name;
-		int passes;
-	} want[] = {
+	static const verdict want[] = {
 	    {"cleanup", 1}, {"uses_one", 1}, {"uses_two", 1},  {"setup", 1},
 	    {"dep_b", 1},   {"dep_a", 1},    {"bad_setup", 0}, {"needs_bad", 0},
 	};
-	char dir[64], tests[4096], failed[1024];
+	char dir[64], tests[4096];
 	outcome o;
 	snprintf(dir, sizeof(dir), "/tmp/mg-ctt-XXXXXX");
 	CU_ASSERT_FATAL(mkdtemp(dir) != NULL);
@@ -196,24 +208,7 @@ static void ctest_fixtures(void)
 	         "set_tests_properties(needs_bad PROPERTIES FIXTURES_REQUIRED G)\n",
 	         dir, dir, dir, dir, dir, dir);
 	project_in(dir, tests, NULL);
-	ctest_failures(dir, failed, sizeof(failed));
-	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
-		char bar[64];
-		snprintf(bar, sizeof(bar), "|%s|", want[i].name);
-		if ((strstr(failed, bar) == NULL) != want[i].passes) {
-			fprintf(stderr, "\n  ctest itself: %s (failed: %s)\n", want[i].name,
-			        failed);
-			CU_FAIL("ctest's own verdict is not the expected one");
-		}
-	}
-	mg(&o,
-	   ARGV("run", "-q", "-j", "2", "--driver", "ctest", "--report", "report.json", "--",
-	        CTEST_BIN, "--test-dir", dir),
-	   NULL, 0);
-	CU_ASSERT(exited_with(&o, 1));
-	CU_ASSERT_FATAL(o.report != NULL);
-	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
-		expect_state(o.report, want[i].name, want[i].passes ? "pass" : "fail");
+	same_verdicts(&o, dir, want, sizeof(want) / sizeof(want[0]), "2");
 	expect_message(o.report, "needs_bad", "not run: failed test dependencies: bad_setup");
 	CU_ASSERT(strstr(o.err, "they run in one lane") != NULL);
 	done(&o);
