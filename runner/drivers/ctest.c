@@ -176,14 +176,6 @@ static void prop(ct_test *t, const char *name, json_t *val)
 		t->fx_required = str_array(val);
 }
 
-static int in_strs(char **v, const char *s)
-{
-	for (size_t i = 0; v && v[i]; i++)
-		if (!strcmp(v[i], s))
-			return 1;
-	return 0;
-}
-
 /* 1 when argv runs one GoogleTest case (what gtest_discover_tests writes). */
 static int gtest_one_case(char **argv)
 {
@@ -364,14 +356,14 @@ out:
  * the earliest test whose listed dependencies are placed comes next.
  * Dependencies on tests not listed (not selected) do not hold one back, nor
  * does a cycle (the rest in list order). *order: d->n indexes. Returns 1
- * when some test depends on another listed one.
+ * when some test depends on another listed one. A test's listed
+ * dependencies are dep[first[i]] ... dep[first[i + 1] - 1].
  */
 static int ct_order(ctest_drv *d, size_t *order)
 {
 	char *placed = calloc(d->n ? d->n : 1, 1);
-	long *dep = NULL; /* per test its listed dependencies, -1 ended */
+	long *dep = NULL;
 	size_t *first = calloc(d->n + 1, sizeof(size_t)), ndep = 0, k = 0;
-	int any = 0;
 	if (!placed || !first) {
 		free(placed);
 		free(first);
@@ -391,7 +383,6 @@ static int ct_order(ctest_drv *d, size_t *order)
 				continue;
 			dep = grown;
 			dep[ndep++] = at;
-			any = 1;
 		}
 	}
 	first[d->n] = ndep;
@@ -417,7 +408,7 @@ static int ct_order(ctest_drv *d, size_t *order)
 	free(placed);
 	free(first);
 	free(dep);
-	return any;
+	return ndep > 0;
 }
 
 static int ct_list(shim *s)
@@ -445,8 +436,8 @@ static const ct_test *fixture_failed(const ctest_drv *d, const ct_test *t, const
 {
 	for (size_t f = 0; t->fx_required && t->fx_required[f]; f++)
 		for (size_t i = 0; i < d->n; i++)
-			if (&d->v[i] != t && d->v[i].failed &&
-			    in_strs(d->v[i].fx_setup, t->fx_required[f])) {
+			if (&d->v[i] != t && d->v[i].failed && d->v[i].fx_setup &&
+			    in_list((const char *const *)d->v[i].fx_setup, t->fx_required[f])) {
 				*fx = t->fx_required[f];
 				return &d->v[i];
 			}
