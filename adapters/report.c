@@ -144,7 +144,8 @@ static void *array_append(void *arrp, size_t *n, size_t elem)
 }
 
 /*
- * Test names of a shard read in pieces, packed in blocks that double from
+ * Test names of a shard (read in pieces, or recorded by the runner), and
+ * the runner's listing, packed in blocks that double from
  * 4 KiB to 1 MiB: a million names of ~14 bytes take 14 MB, not the 32 MB of
  * a malloc each, and a shard of a few tests costs 4 KiB, not 1 MiB (the
  * report fuzz harness spent most of its time mapping and faulting in those
@@ -190,7 +191,7 @@ static int names_hold(const report_names *list, const char *p)
 	return 0;
 }
 
-static void names_free(report_names *list)
+void report_names_free(report_names *list)
 {
 	while (list) {
 		report_names *next = list->next;
@@ -270,7 +271,7 @@ static void shard_drop_tests(report_shard *s)
 	free(s->tests);
 	free(s->peaks);
 	report_shard_drop_sites(s);
-	names_free(s->names);
+	report_names_free(s->names);
 	s->tests = NULL;
 	s->peaks = NULL;
 	s->sites = NULL;

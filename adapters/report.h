@@ -281,9 +281,9 @@ typedef struct report_shard {
 	size_t nsites;
 	report_point *timeline; /* downsampled, bounded */
 	size_t ntimeline;
-	/* Read from a file or note: its tests' names packed in these blocks
-	 * (report_parse), not one malloc each. A name inside a block is not
-	 * freed on its own; any other (one set later) is. */
+	/* Its tests' names packed in these blocks (report_parse, and the
+	 * runner's record_test: report_names_add), not one malloc each. A name
+	 * inside a block is not freed on its own; any other (one set later) is. */
 	struct report_names *names;
 } report_shard;
 
@@ -352,6 +352,12 @@ void report_free(report *r);
 char *report_strdup(const char *s);
 /* Same for len bytes (the result is NUL-terminated). */
 char *report_strndup(const char *s, size_t len);
+/* Names packed in blocks that double from 4 KiB to 1 MiB (a shard's test
+ * names, the runner's listing): a copy of s (len bytes, NUL-terminated) in
+ * *list's blocks, and the blocks freed at once. */
+typedef struct report_names report_names;
+char *report_names_add(report_names **list, const char *s, size_t len);
+void report_names_free(report_names *list);
 
 /* The shard's recycles and kills, counted from its generations' ends: the
  * one place they are counted. */

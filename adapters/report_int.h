@@ -13,15 +13,11 @@
 #include <jansson.h>
 #include <stddef.h>
 
-typedef struct report_names report_names;
-
 /* report.c */
 extern const char *const report_state_names[TEST_STATE_COUNT];
 /* realloc that aborts on out of memory (n 0 allocates 1 byte) */
 /* a zeroed array of n elements with room to append (see array_append in report.c) */
 void *report_array_alloc(size_t n, size_t elem);
-/* a copy of s (len bytes, NUL-terminated) in a shard's name blocks */
-char *report_names_add(report_names **list, const char *s, size_t len);
 /* d becomes a deep copy of s */
 void report_shard_copy(report_shard *d, const report_shard *s);
 /* frees the shard's sites table (its tests stay) */

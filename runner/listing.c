@@ -219,7 +219,8 @@ int listing_run(run_ctx *c, name_list *out, mg_err *err)
 					out->lens =
 					    mg_xrealloc(out->lens, out->cap * sizeof(size_t));
 				}
-				out->names[out->n] = report_strndup(m.text, m.text_len);
+				out->names[out->n] =
+				    report_names_add(&out->text, m.text, m.text_len);
 				out->lens[out->n++] = m.text_len;
 			} else {
 				if (m.count != out->n) {

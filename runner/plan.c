@@ -53,8 +53,7 @@ size_t plan_pop(run_ctx *c)
 
 void plan_names_free(name_list *nl)
 {
-	for (size_t i = 0; i < nl->n; i++)
-		free(nl->names[i]);
+	report_names_free(nl->text);
 	free(nl->names);
 	free(nl->lens);
 }
@@ -160,8 +159,8 @@ static void node_share(const run_ctx *c, name_list *nl, const size_t *order, siz
  * Plans the run: the named tests (--tests-from) or all in list order,
  * filtered, then this node's share (node_share: by the history's durations
  * when there is one, else round-robin by position; deterministic either
- * way), queued in list order. Takes the
- * names it keeps out of nl. MG_EINVAL names a bad --tests-from line.
+ * way), queued in list order. Its tests' names point into nl's text,
+ * which the run frees at its end. MG_EINVAL names a bad --tests-from line.
  */
 int plan_build(run_ctx *c, name_list *nl, mg_err *err)
 {
@@ -190,7 +189,6 @@ int plan_build(run_ctx *c, name_list *nl, mg_err *err)
 			continue;
 		c->tests[c->ntests++] =
 		    (rtest){.name = nl->names[i], .len = nl->lens[i], .exp_duration = -1};
-		nl->names[i] = NULL;
 	}
 	free(mine);
 	free(order);

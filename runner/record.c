@@ -30,11 +30,11 @@ void record_test(run_ctx *c, lane *l, size_t t, test_state st, const char *msg, 
                  double duration, uint64_t va, uint64_t rss, int64_t dva, int64_t drss)
 {
 	rtest *rt = &c->tests[t];
-	report_test *r = report_shard_add_test(record_shard(c, l));
-	/* the listing's copy of the name moves into the report (it outlives
-	 * every use of rt->name; run.c frees only names never recorded): one
-	 * copy of a million names, not two */
-	r->name = rt->recorded ? report_strndup(rt->name, rt->len) : rt->name;
+	report_shard *sh = record_shard(c, l);
+	report_test *r = report_shard_add_test(sh);
+	/* in the shard's name blocks, as the listing's are in its own: no
+	 * malloc and free a test */
+	r->name = report_names_add(&sh->names, rt->name, rt->len);
 	r->state = st;
 	r->message = msg ? report_strndup(msg, msg_len) : NULL;
 	/* its output is attached at the end of the run (record_finish): with

@@ -435,8 +435,6 @@ out:
 	}
 	free(c.lanes);
 	for (size_t i = 0; i < c.ntests; i++) {
-		if (!c.tests[i].recorded) /* a recorded test's name is the report's */
-			free(c.tests[i].name);
 		free(c.tests[i].out);
 		free(c.tests[i].tail);
 	}

@@ -59,7 +59,7 @@ typedef struct rtail {
 } rtail;
 
 typedef struct rtest {
-	char *name; /* the listing's copy; the report's once recorded (record_test) */
+	char *name; /* the listing's copy (its name_list's text, freed at the run's end) */
 	size_t len;
 	unsigned attempts;
 	unsigned done : 1;
@@ -280,8 +280,9 @@ typedef struct run_ctx {
 } run_ctx;
 
 typedef struct name_list {
-	char **names;
+	char **names; /* into text: no malloc a name (the listing of a million tests) */
 	size_t *lens;
+	report_names *text;
 	size_t n, cap;
 	char arch[8];
 	uint64_t va, rss; /* the listing host's hello */
