@@ -172,6 +172,33 @@ static const struct {
     {"held", 4, MG_MSG_HELD},       {"heldin", 6, MG_MSG_HELDIN},   {"heldby", 6, MG_MSG_HELDBY},
 };
 
+/* words[]'s indexes by first letter ('a' + i), up to four, WORD_NONE after
+ * the last: a line's word is compared with those only (the shim parses a
+ * run line a test, the runner a start and a result line) */
+#define WORD_NONE 0xff
+#define WORDS_4(a, b, c, d)                                                                        \
+	{                                                                                          \
+		a, b, c, d                                                                         \
+	}
+static const unsigned char by_letter[26][4] = {
+    ['b' - 'a'] = WORDS_4(MG_MSG_BYE, WORD_NONE, WORD_NONE, WORD_NONE),
+    ['d' - 'a'] = WORDS_4(MG_MSG_DYING, WORD_NONE, WORD_NONE, WORD_NONE),
+    ['e' - 'a'] = WORDS_4(MG_MSG_END, MG_CMD_EXPECT, MG_MSG_ERROR, MG_MSG_EXTRA),
+    ['f' - 'a'] = WORDS_4(MG_MSG_FAIL, MG_CMD_FED, WORD_NONE, WORD_NONE),
+    ['h' - 'a'] = WORDS_4(MG_MSG_HELLO, MG_MSG_HELD, MG_MSG_HELDIN, MG_MSG_HELDBY),
+    ['l' - 'a'] = WORDS_4(MG_CMD_LIST, WORD_NONE, WORD_NONE, WORD_NONE),
+    ['m' - 'a'] = WORDS_4(MG_MSG_MODULE, WORD_NONE, WORD_NONE, WORD_NONE),
+    ['n' - 'a'] = WORDS_4(MG_MSG_NOMEM, WORD_NONE, WORD_NONE, WORD_NONE),
+    ['o' - 'a'] = WORDS_4(MG_MSG_OUT, WORD_NONE, WORD_NONE, WORD_NONE),
+    ['p' - 'a'] = WORDS_4(MG_MSG_PASS, MG_MSG_PEAK, MG_MSG_PIN, WORD_NONE),
+    ['q' - 'a'] = WORDS_4(MG_CMD_QUIT, WORD_NONE, WORD_NONE, WORD_NONE),
+    ['r' - 'a'] = WORDS_4(MG_CMD_RUN, MG_MSG_RECYCLE, WORD_NONE, WORD_NONE),
+    ['s' - 'a'] = WORDS_4(MG_MSG_START, MG_MSG_SKIP, MG_MSG_SITE, WORD_NONE),
+    ['t' - 'a'] = WORDS_4(MG_MSG_TEST, MG_MSG_TIMEOUT, WORD_NONE, WORD_NONE),
+};
+_Static_assert(sizeof(words) / sizeof(words[0]) == 27 && MG_MSG_HELDBY < WORD_NONE,
+               "a new word goes into by_letter too");
+
 static const char *const site_words[] = {"mmap", "malloc", "new"};
 
 const char *mg_proto_site_word(mg_site_kind kind)
@@ -363,12 +390,16 @@ int mg_proto_parse(mg_msg *out, char *line, size_t len)
 	size_t wl = 0;
 	while (wl < len && line[wl] != ' ')
 		wl++;
-	size_t i, n = sizeof(words) / sizeof(words[0]);
-	for (i = 0; i < n; i++)
-		if (words[i].len == wl && words[i].word[0] == line[0] &&
-		    memcmp(words[i].word, line, wl) == 0)
+	if (wl == 0)
+		return -1;
+	unsigned char l = (unsigned char)(line[0] - 'a'), i = WORD_NONE;
+	for (size_t k = 0; l < 26 && k < 4 && by_letter[l][k] != WORD_NONE; k++)
+		if (words[by_letter[l][k]].len == wl &&
+		    memcmp(words[by_letter[l][k]].word, line, wl) == 0) {
+			i = by_letter[l][k];
 			break;
-	if (i == n)
+		}
+	if (i == WORD_NONE)
 		return -1;
 	out->kind = words[i].kind;
 

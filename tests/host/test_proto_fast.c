@@ -2,7 +2,8 @@
  * test_proto_fast.c - the protocol writer's and parser's short paths
  * (issue 24): a short text scanned eight bytes a step for the bytes an
  * escape takes, numbers read without an overflow check up to 19 digits and
- * written 32 bits at a time below 2^32. Each is checked against a plain
+ * written 32 bits at a time below 2^32, a line's word looked for among
+ * those of its first letter. Each is checked against a plain
  * byte-by-byte reference at every position and boundary, so the short
  * path and the long one agree.
  */
@@ -140,11 +141,64 @@ static void numbers_written(void)
 	}
 }
 
+/* The line's word, looked for among the words of its first letter only:
+ * each kind's line, as the writer puts it, parses back as that kind, and a
+ * word one byte off (cut, lengthened, capitalised, a neighbour's letter
+ * first) is no word. */
+static void words_by_letter(void)
+{
+	for (int k = 0; k <= MG_MSG_HELDBY; k++) {
+		int frames = k == MG_MSG_SITE || k == MG_MSG_HELD || k == MG_MSG_HELDBY;
+		mg_msg w = {.kind = (mg_msg_kind)k,
+		            .text = frames ? "0+1" : "a",
+		            .text_len = frames ? 3 : 1,
+		            .name_len = 1,
+		            .version = 1,
+		            .arch = "x64",
+		            .sig = 9,
+		            .count = 1};
+		char line[256], bad[256];
+		size_t len = mg_proto_put(line, sizeof(line), &w);
+		CU_ASSERT_FATAL(len > 1 && len < sizeof(line) && line[len - 1] == '\n');
+		line[--len] = 0;
+		mg_msg m;
+		int ok = mg_proto_parse(&m, line, len) == 0 && m.kind == (mg_msg_kind)k;
+		if (!ok)
+			fprintf(stderr, "kind %d: '%s' did not parse back\n", k, line);
+		CU_ASSERT(ok);
+		size_t wl = strcspn(line, " ");
+		/* cut by its last letter, one letter more, capitalised, and its
+		 * first letter a neighbour's ('a' and 'z' around the table) */
+		for (int v = 0; v < 5; v++) {
+			size_t bl = 0;
+			memcpy(bad, line, wl);
+			bl = wl;
+			if (v == 0)
+				bl--;
+			else if (v == 1)
+				bad[bl++] = 'x';
+			else if (v == 2)
+				bad[0] = (char)(bad[0] - 'a' + 'A');
+			else
+				bad[0] = (char)(bad[0] + (v == 3 ? 1 : -1));
+			memcpy(bad + bl, line + wl, len - wl);
+			bl += len - wl;
+			bad[bl] = 0;
+			mg_msg b;
+			int r = mg_proto_parse(&b, bad, bl);
+			/* a neighbour's letter may make another word ("pass" ->
+			 * "qass" is none; "end" -> "fnd" none): only a real one
+			 * parses, as the kind whose word it is */
+			if (r == 0)
+				CU_ASSERT_EQUAL(memcmp(bad, line, bl) == 0 && bl == len, 1);
+		}
+	}
+}
+
 static const mg_case cases[] = {
-    {"escape_short", escape_short},
-    {"escape_short_truncates", escape_short_truncates},
-    {"numbers_read", numbers_read},
-    {"numbers_written", numbers_written},
+    {"escape_short", escape_short},       {"escape_short_truncates", escape_short_truncates},
+    {"numbers_read", numbers_read},       {"numbers_written", numbers_written},
+    {"words_by_letter", words_by_letter},
 };
 
 MG_TEST_MAIN("host_fast", cases)
