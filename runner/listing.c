@@ -233,7 +233,8 @@ int listing_run(run_ctx *c, name_list *out, mg_err *err)
 				}
 				out->deps[out->ndeps++] = (list_dep){
 				    out->n - 1, (size_t)m.count,
-				    m.kind == MG_MSG_NEEDS ? report_strndup(m.text, m.text_len) : NULL};
+				    m.kind == MG_MSG_NEEDS ? report_strndup(m.text, m.text_len)
+				                           : NULL};
 			} else {
 				if (m.count != out->n) {
 					mg_err_set(err, MG_EPROTO,

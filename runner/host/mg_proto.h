@@ -144,12 +144,11 @@ typedef struct mg_msg {
 	uint64_t bytes;    /* recycle growth/gap/peak: the figure; dying: VmPeak; expect: growth */
 	int sig;           /* dying: the signal */
 	mg_msg_kind state; /* extra: MG_MSG_FAIL or MG_MSG_ERROR */
-	size_t name_len; /* extra: the name is text's first name_len bytes, the message the rest */
-	const char
-	    *text;       /* test/start/run: the name; fail/skip: the message (may be empty);
-	                  * module: the path; site (parsed): the frames' text (mg_proto_frame_next);
-	                  * needs: the fixture */
-	size_t text_len; /* text may hold any byte but NUL... and NUL is excluded */
+	size_t name_len;  /* extra: the name is text's first name_len bytes, the message the rest */
+	const char *text; /* test/start/run: the name; fail/skip: the message (may be empty);
+	                   * module: the path; site (parsed): the frames' text
+	                   * (mg_proto_frame_next); needs: the fixture */
+	size_t text_len;  /* text may hold any byte but NUL... and NUL is excluded */
 	/* module: count is the ID, build_id its hex digits (build_id_len 0: none) */
 	const char *build_id;
 	size_t build_id_len;
