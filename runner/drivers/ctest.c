@@ -413,14 +413,14 @@ static void ct_order(ctest_drv *d, size_t *order)
  * requires ("needs": it is not run when that failed, as ctest's "Failed
  * test dependencies"), then its DEPENDS, where ctest's listing has put
  * its fixtures' setups and, for a cleanup test, the fixture's users. */
-static void ct_list_deps(shim *s, const ctest_drv *d, const ct_test *t, const size_t *pos,
-                         size_t k)
+static void ct_list_deps(shim *s, const ctest_drv *d, const ct_test *t, const size_t *pos, size_t k)
 {
 	for (size_t f = 0; t->fx_required && t->fx_required[f]; f++)
 		for (size_t i = 0; i < d->n; i++)
 			if (&d->v[i] != t && pos[i] < k && d->v[i].fx_setup &&
 			    in_list((const char *const *)d->v[i].fx_setup, t->fx_required[f]))
-				shim_test_after(s, pos[i], *t->fx_required[f] ? t->fx_required[f] : NULL);
+				shim_test_after(s, pos[i],
+				                *t->fx_required[f] ? t->fx_required[f] : NULL);
 	for (size_t j = 0; t->depends && t->depends[j]; j++) {
 		const char *nm = t->depends[j];
 		long at = shim_names_find(d->names, nm, strlen(nm));
