@@ -304,12 +304,48 @@ static void ctest_fixture_nodes(void)
 	project_free(dir);
 }
 
+/* DEPENDS in a cycle: ctest says so and runs no test; before, memguard ran
+ * them all (and exited 0, where one could fail that ctest never runs).
+ * Now none runs, said on stderr, and no test ran is exit 5, as for any run
+ * of no test (--allow-no-tests). */
+static void ctest_cycle(void)
+{
+	char dir[64], cmd[256], line[512];
+	outcome o;
+	int said = 0;
+	project(dir, sizeof(dir),
+	        "add_test(a \"/bin/false\")\n"
+	        "set_tests_properties(a PROPERTIES DEPENDS b)\n"
+	        "add_test(b \"/bin/true\")\n"
+	        "set_tests_properties(b PROPERTIES DEPENDS a)\n"
+	        "add_test(c \"/bin/true\")\n",
+	        NULL);
+	snprintf(cmd, sizeof(cmd), "'%s' --test-dir '%s' 2>&1", CTEST_BIN, dir);
+	FILE *p = popen(cmd, "r");
+	CU_ASSERT_FATAL(p != NULL);
+	while (fgets(line, sizeof(line), p))
+		said |= strstr(line, "a cycle exists") != NULL;
+	CU_ASSERT_EQUAL(pclose(p), 0); /* ctest: no test, exit 0 */
+	CU_ASSERT(said);
+	mg(&o,
+	   ARGV("run", "-q", "--driver", "ctest", "--report", "report.json", "--", CTEST_BIN,
+	        "--test-dir", dir),
+	   NULL, 0);
+	CU_ASSERT(exited_with(&o, 5));
+	CU_ASSERT(strstr(o.err, "a cycle exists in the test dependency graph") != NULL);
+	CU_ASSERT_FATAL(o.report != NULL);
+	CU_ASSERT_EQUAL(count(o.report, "pass") + count(o.report, "fail"), 0);
+	done(&o);
+	project_free(dir);
+}
+
 static const mg_case cases[] = {
     {"ctest_custom_text", ctest_custom_text},
     {"ctest_regex_output", ctest_regex_output},
     {"ctest_fixtures", ctest_fixtures},
     {"ctest_fixture_after_kill", ctest_fixture_after_kill},
     {"ctest_fixture_nodes", ctest_fixture_nodes},
+    {"ctest_cycle", ctest_cycle},
 };
 
 MG_TEST_MAIN("drivers_ctest_text", cases)
