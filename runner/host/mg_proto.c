@@ -177,28 +177,25 @@ static const struct {
  * the last: a line's word is compared with those only (the shim parses a
  * run line a test, the runner a start and a result line) */
 #define WORD_NONE 0xff
-#define WORDS_4(a, b, c, d)                                                                        \
-	{                                                                                          \
-		a, b, c, d                                                                         \
-	}
 static const unsigned char by_letter[26][4] = {
-    ['b' - 'a'] = WORDS_4(MG_MSG_BYE, WORD_NONE, WORD_NONE, WORD_NONE),
-    ['d' - 'a'] = WORDS_4(MG_MSG_DYING, WORD_NONE, WORD_NONE, WORD_NONE),
-    ['e' - 'a'] = WORDS_4(MG_MSG_END, MG_CMD_EXPECT, MG_MSG_ERROR, MG_MSG_EXTRA),
-    ['f' - 'a'] = WORDS_4(MG_MSG_FAIL, MG_CMD_FED, WORD_NONE, WORD_NONE),
-    ['h' - 'a'] = WORDS_4(MG_MSG_HELLO, MG_MSG_HELD, MG_MSG_HELDIN, MG_MSG_HELDBY),
-    ['l' - 'a'] = WORDS_4(MG_CMD_LIST, WORD_NONE, WORD_NONE, WORD_NONE),
-    ['m' - 'a'] = WORDS_4(MG_MSG_MODULE, WORD_NONE, WORD_NONE, WORD_NONE),
-    ['n' - 'a'] = WORDS_4(MG_MSG_NOMEM, WORD_NONE, WORD_NONE, WORD_NONE),
-    ['o' - 'a'] = WORDS_4(MG_MSG_OUT, WORD_NONE, WORD_NONE, WORD_NONE),
-    ['p' - 'a'] = WORDS_4(MG_MSG_PASS, MG_MSG_PEAK, MG_MSG_PIN, WORD_NONE),
-    ['q' - 'a'] = WORDS_4(MG_CMD_QUIT, WORD_NONE, WORD_NONE, WORD_NONE),
-    ['r' - 'a'] = WORDS_4(MG_CMD_RUN, MG_MSG_RECYCLE, WORD_NONE, WORD_NONE),
-    ['s' - 'a'] = WORDS_4(MG_MSG_START, MG_MSG_SKIP, MG_MSG_SITE, WORD_NONE),
-    ['t' - 'a'] = WORDS_4(MG_MSG_TEST, MG_MSG_TIMEOUT, WORD_NONE, WORD_NONE),
+    ['a' - 'a'] = {MG_MSG_AFTER, WORD_NONE, WORD_NONE, WORD_NONE},
+    ['b' - 'a'] = {MG_MSG_BYE, WORD_NONE, WORD_NONE, WORD_NONE},
+    ['d' - 'a'] = {MG_MSG_DYING, WORD_NONE, WORD_NONE, WORD_NONE},
+    ['e' - 'a'] = {MG_MSG_END, MG_CMD_EXPECT, MG_MSG_ERROR, MG_MSG_EXTRA},
+    ['f' - 'a'] = {MG_MSG_FAIL, MG_CMD_FED, WORD_NONE, WORD_NONE},
+    ['h' - 'a'] = {MG_MSG_HELLO, MG_MSG_HELD, MG_MSG_HELDIN, MG_MSG_HELDBY},
+    ['l' - 'a'] = {MG_CMD_LIST, WORD_NONE, WORD_NONE, WORD_NONE},
+    ['m' - 'a'] = {MG_MSG_MODULE, WORD_NONE, WORD_NONE, WORD_NONE},
+    ['n' - 'a'] = {MG_MSG_NOMEM, MG_MSG_NEEDS, WORD_NONE, WORD_NONE},
+    ['o' - 'a'] = {MG_MSG_OUT, WORD_NONE, WORD_NONE, WORD_NONE},
+    ['p' - 'a'] = {MG_MSG_PASS, MG_MSG_PEAK, MG_MSG_PIN, WORD_NONE},
+    ['q' - 'a'] = {MG_CMD_QUIT, WORD_NONE, WORD_NONE, WORD_NONE},
+    ['r' - 'a'] = {MG_CMD_RUN, MG_MSG_RECYCLE, WORD_NONE, WORD_NONE},
+    ['s' - 'a'] = {MG_MSG_START, MG_MSG_SKIP, MG_MSG_SITE, WORD_NONE},
+    ['t' - 'a'] = {MG_MSG_TEST, MG_MSG_TIMEOUT, WORD_NONE, WORD_NONE},
 };
-_Static_assert(sizeof(words) / sizeof(words[0]) == 27 && MG_MSG_HELDBY < WORD_NONE,
-               "a new word goes into by_letter too");
+_Static_assert(sizeof(words) / sizeof(words[0]) == 29 && MG_MSG_NEEDS < WORD_NONE,
+               "a new word goes into by_letter too (and words_by_letter's last kind)");
 
 static const char *const site_words[] = {"mmap", "malloc", "new"};
 

@@ -147,7 +147,7 @@ static void numbers_written(void)
  * first) is no word. */
 static void words_by_letter(void)
 {
-	for (int k = 0; k <= MG_MSG_HELDBY; k++) {
+	for (int k = 0; k <= MG_MSG_NEEDS; k++) {
 		int frames = k == MG_MSG_SITE || k == MG_MSG_HELD || k == MG_MSG_HELDBY;
 		mg_msg w = {.kind = (mg_msg_kind)k,
 		            .text = frames ? "0+1" : "a",
