@@ -342,6 +342,14 @@ int run_main(int argc, char **argv, const run_hooks *hooks)
 	}
 
 	c.program_asan = listing_asan(&c);
+	{
+		driver_fail_fast ff;
+		driver_fail_fast_of(&ff, c.driver, o.host_argv, o.host_argc);
+		c.fail_limit = ff.limit;
+		if (ff.limit)
+			driver_fail_fast_why(&ff, c.driver, c.fail_why, sizeof(c.fail_why));
+		memcpy(c.fail_opt, ff.opt, sizeof(c.fail_opt));
+	}
 	c.ordered = nl.ordered;
 	c.listing_fd = listing_handoff(&c, &nl);
 	plan_history_load(&c, hooks ? hooks->history : NULL);
