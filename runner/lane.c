@@ -159,9 +159,10 @@ void lane_kill(run_ctx *c, lane *l, host_end end, const char *why)
 	if (end == END_KILL)
 		record_breakdown(c, l, "kill");
 	/* the tests it ran that are not run again (a test killed at its
-	 * result is retried, as one killed mid-test) */
+	 * result is retried, as one killed mid-test; one that timed out is
+	 * recorded, not counted among them) */
 	uint32_t unchecked = l->h.tests_run - (l->h.killed_at_result && l->h.tests_run);
-	if (end == END_KILL && c->program_asan && unchecked) {
+	if ((end == END_KILL || end == END_TIMEOUT) && c->program_asan && unchecked) {
 		/* its exit would have run LeakSanitizer's check over what they
 		 * left: not fixable by running them again, so said (no verdict) */
 		snprintf(said, sizeof(said),
