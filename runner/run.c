@@ -350,7 +350,6 @@ int run_main(int argc, char **argv, const run_hooks *hooks)
 			driver_fail_fast_why(&ff, c.driver, c.fail_why, sizeof(c.fail_why));
 		memcpy(c.fail_opt, ff.opt, sizeof(c.fail_opt));
 	}
-	c.ordered = nl.ordered;
 	c.listing_fd = listing_handoff(&c, &nl);
 	plan_history_load(&c, hooks ? hooks->history : NULL);
 	rc = plan_build(&c, &nl, &err);
@@ -452,6 +451,8 @@ out:
 	free(c.extras);
 	free(c.q);
 	free(c.rq);
+	free(c.wait_first);
+	free(c.wait);
 	free(c.shim_argv);
 	if (c.listing_fd >= 0)
 		close(c.listing_fd);
