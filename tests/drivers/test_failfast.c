@@ -165,6 +165,38 @@ static void failfast_catch2_lanes(void)
 
 #endif
 
+#ifdef CATCH2_FAILFAST
+/* Catch2 -x 3 in one lane, two tests a program (--pipeline 2): the second
+ * program is given what the run has left (--abortx 1), so Catch2 itself
+ * stops after f3, as the direct run does (before: each program counted to
+ * 3 of its own and all eight failed). */
+static void failfast_catch2_batches(void)
+{
+	static const char *const names[] = {"f4 fails", "f5 fails", "f6 fails", "f7 fails",
+	                                    "f8 fails"};
+	CU_ASSERT_EQUAL(
+	    direct(CATCH2_FAILFAST, (const char *[]){"-x", "3", "[allfail]", NULL}, NULL), 3);
+	outcome o;
+	mg(&o,
+	   ARGV("run", "-j", "1", "--pipeline", "2", "--driver", "catch2", "--report",
+	        "report.json", "--", CATCH2_FAILFAST, "-x", "3", "[allfail]"),
+	   NULL, 0);
+	CU_ASSERT(exited_with(&o, 1));
+	CU_ASSERT_FATAL(o.report != NULL);
+	expect_state(o.report, "f1 fails", "fail");
+	expect_state(o.report, "f2 fails", "fail");
+	expect_state(o.report, "f3 fails", "fail");
+	for (size_t i = 0; i < 5; i++) {
+		expect_state(o.report, names[i], "skip");
+		expect_message(o.report, names[i],
+		               "aborted the run after its failures, as -x 3 asks");
+	}
+	CU_ASSERT_EQUAL(count(o.report, "fail"), 3);
+	CU_ASSERT_EQUAL(count(o.report, "error"), 0);
+	done(&o);
+}
+#endif
+
 /* --gtest_fail_fast in two lanes, every test failing: one failure (two
  * when the other lane's running test failed too), the rest skip. */
 static void failfast_gtest_lanes(void)
@@ -189,6 +221,7 @@ static const mg_case cases[] = {
 #ifdef CATCH2_FAILFAST
     {"failfast_catch2_generations", failfast_catch2_generations},
     {"failfast_catch2_lanes", failfast_catch2_lanes},
+    {"failfast_catch2_batches", failfast_catch2_batches},
 #endif
 };
 
