@@ -74,7 +74,12 @@ typedef struct ct_test {
 	char *name;
 	char **argv; /* NULL: ctest found no executable */
 	char *cwd;
-	char **env; /* "NAME=VALUE", NULL-terminated */
+	char **env;          /* ENVIRONMENT: "NAME=VALUE" (a NAME alone unsets it) */
+	char **envmod;       /* ENVIRONMENT_MODIFICATION: "NAME=OP:VALUE", in order */
+	char **required;     /* REQUIRED_FILES (relative ones in its WORKING_DIRECTORY) */
+	char **tam_re;       /* TIMEOUT_AFTER_MATCH's regexes, NULL: none */
+	double tam;          /* ... and its seconds */
+	int resource_groups; /* it has RESOURCE_GROUPS */
 	char **locks;
 	char **pass_re, **fail_re, **skip_re; /* NULL: none */
 	int skip_code;                        /* SKIP_RETURN_CODE, -1: none */
@@ -99,9 +104,13 @@ typedef struct ctest_drv {
 	int listed;
 	/* the running test */
 	long cur;
-	long prev; /* the test begun last, whose result is known at the next */
-	struct timespec t0;
+	long prev;          /* the test begun last, whose result is known at the next */
+	struct timespec t0; /* its start, or when TIMEOUT_AFTER_MATCH matched */
+	double timeout;     /* its TIMEOUT, or TIMEOUT_AFTER_MATCH's once matched; 0: none */
 	int timed_out;
+	regex_t *tam; /* its TIMEOUT_AFTER_MATCH regexes until one matches */
+	size_t ntam;
+	int tam_hit; /* one did: d->timeout is TIMEOUT_AFTER_MATCH's */
 	int held[64];
 	char held_path[64][LOCK_PATH_MAX];
 	int nheld;
@@ -116,6 +125,7 @@ typedef struct ctest_drv {
 	const char *gt_bin; /* ... the last one's program */
 	char *aside;        /* what CTestCustom.cmake's commands printed around the listing */
 	size_t aside_len;
+	int refused; /* a run memguard cannot judge as ctest would (said once) */
 } ctest_drv;
 
 static int in_list(const char *const *list, const char *a)
@@ -150,6 +160,16 @@ static void prop(ct_test *t, const char *name, json_t *val)
 		t->cwd = dup_or_null(json_string_value(val));
 	else if (!strcmp(name, "ENVIRONMENT"))
 		t->env = str_array(val);
+	else if (!strcmp(name, "ENVIRONMENT_MODIFICATION"))
+		t->envmod = str_array(val);
+	else if (!strcmp(name, "REQUIRED_FILES"))
+		t->required = str_array(val);
+	else if (!strcmp(name, "TIMEOUT_AFTER_MATCH") &&
+	         json_is_number(json_object_get(val, "timeout"))) {
+		t->tam = json_number_value(json_object_get(val, "timeout"));
+		t->tam_re = str_array(json_object_get(val, "regex"));
+	} else if (!strcmp(name, "RESOURCE_GROUPS"))
+		t->resource_groups = json_array_size(val) > 0;
 	else if (!strcmp(name, "WILL_FAIL"))
 		t->will_fail = json_is_true(val);
 	else if (!strcmp(name, "DISABLED"))
@@ -320,6 +340,81 @@ static void ct_say(shim *s, const ctest_drv *d)
 		    d->gt, d->gt == 1 ? "" : "s", d->gt == 1 ? "s" : "", d->gt_bin);
 }
 
+/* The test directory (4096 bytes): --test-dir's, resolved, else the current
+ * one. */
+static void ct_test_dir(shim *s, char *dir)
+{
+	int ncmd;
+	char **cmd = shim_cmd(s, &ncmd);
+	const char *td = NULL;
+	for (int i = 1; i < ncmd; i++)
+		if (!strcmp(cmd[i], "--test-dir") && i + 1 < ncmd)
+			td = cmd[i + 1];
+		else if (!strncmp(cmd[i], "--test-dir=", 11))
+			td = cmd[i] + 11;
+	if ((!td || !realpath(td, dir)) && !getcwd(dir, 4096))
+		dir[0] = 0;
+}
+
+/*
+ * The resource specification ctest would use: --resource-spec-file's, else
+ * the test directory's DartConfiguration.tcl's ResourceSpecFile
+ * (CTEST_RESOURCE_SPEC_FILE); NULL when none. Into buf (4096 bytes).
+ */
+static const char *ct_resource_spec(shim *s, char *buf)
+{
+	int ncmd;
+	char **cmd = shim_cmd(s, &ncmd), dir[4096], line[4200];
+	for (int i = 1; i < ncmd; i++)
+		if (!strcmp(cmd[i], "--resource-spec-file") && i + 1 < ncmd)
+			return snprintf(buf, 4096, "%s", cmd[i + 1]), buf;
+	ct_test_dir(s, dir);
+	snprintf(line, sizeof(line), "%s/DartConfiguration.tcl", dir);
+	FILE *f = fopen(line, "r");
+	const char *spec = NULL;
+	while (f && !spec && fgets(line, sizeof(line), f)) {
+		char *v = line + 17, *end;
+		if (strncmp(line, "ResourceSpecFile:", 17))
+			continue;
+		while (*v == ' ' || *v == '\t')
+			v++;
+		end = v + strlen(v);
+		while (end > v && isspace((unsigned char)end[-1]))
+			*--end = 0;
+		if (*v)
+			spec = (snprintf(buf, 4096, "%s", v), buf);
+	}
+	if (f)
+		fclose(f);
+	return spec;
+}
+
+/*
+ * With a resource specification ctest hands each test with RESOURCE_GROUPS
+ * its share of the resources (CTEST_RESOURCE_GROUP_* variables) and Not
+ * Runs one the specification cannot satisfy; memguard does not allocate
+ * them, so it refuses such a run rather than judge those tests another
+ * way (without one, ctest ignores RESOURCE_GROUPS, and so does memguard).
+ * 0, or -1 after saying so.
+ */
+static int ct_resources(shim *s, const ctest_drv *d)
+{
+	char spec[4096];
+	size_t n = 0, first = 0;
+	for (size_t i = d->n; i-- > 0;)
+		if (d->v[i].resource_groups)
+			n++, first = i;
+	if (!n || !ct_resource_spec(s, spec))
+		return 0;
+	fprintf(stderr,
+	        "memguard: ctest's resource specification %s gives %zu test%s with "
+	        "RESOURCE_GROUPS ('%s'%s) resources, which memguard does not allocate: run "
+	        "them without it (ctest then ignores RESOURCE_GROUPS too), leave them out "
+	        "(-E), or run them with ctest itself\n",
+	        spec, n, n == 1 ? "" : "s", d->v[first].name, n > 1 ? " ..." : "");
+	return -1;
+}
+
 /* ctest with the user's selecting arguments and --show-only=json-v1. */
 static int ct_load(shim *s, ctest_drv *d)
 {
@@ -330,8 +425,10 @@ static int ct_load(shim *s, ctest_drv *d)
 	char *out = NULL;
 	size_t len = 0;
 	int rc = -1;
-	if (!argv)
+	if (!argv || d->refused) {
+		free(argv);
 		return -1;
+	}
 	argv[k++] = cmd[0];
 	k += ct_select(cmd, ncmd, argv + 1);
 	argv[k++] = "--show-only=json-v1";
@@ -342,6 +439,8 @@ static int ct_load(shim *s, ctest_drv *d)
 		goto out;
 	}
 	rc = ct_parse(d, out, len);
+	if (rc == 0 && ct_resources(s, d) < 0)
+		rc = -1, d->refused = 1;
 	d->listed = rc == 0;
 out:
 	free(out);
@@ -467,19 +566,8 @@ static uint64_t fnv1a(const char *p)
  * test directory's hash that prefixes every lock file's name. */
 static void lock_base(shim *s, ctest_drv *d)
 {
-	int ncmd;
-	char **cmd = shim_cmd(s, &ncmd);
-	char cwd[4096] = "", dir[4096];
-	const char *td = NULL;
-	for (int i = 1; i < ncmd; i++)
-		if (!strcmp(cmd[i], "--test-dir") && i + 1 < ncmd)
-			td = cmd[i + 1];
-		else if (!strncmp(cmd[i], "--test-dir=", 11))
-			td = cmd[i] + 11;
-	if (!getcwd(cwd, sizeof(cwd)))
-		cwd[0] = 0;
-	if (!td || !realpath(td, dir))
-		snprintf(dir, sizeof(dir), "%s", cwd);
+	char dir[4096];
+	ct_test_dir(s, dir);
 	d->lock_hash = fnv1a(dir);
 }
 
@@ -632,15 +720,251 @@ static void locks_release(ctest_drv *d)
 
 /* ---- running ---- */
 
-static void env_apply(shim *s, char **env, int restore)
+static char *regex_from_cmake(const char *cm);
+
+/* The first of t's REQUIRED_FILES that is not there (ctest: not readable,
+ * a relative one in its WORKING_DIRECTORY), or NULL. */
+static const char *required_missing(const ct_test *t)
 {
-	for (size_t i = 0; env && env[i]; i++) {
-		char *eq = strchr(env[i], '=');
-		if (!eq)
+	for (size_t i = 0; t->required && t->required[i]; i++) {
+		const char *f = t->required[i];
+		char path[8192];
+		if (*f != '/' && t->cwd)
+			snprintf(path, sizeof(path), "%s/%s", t->cwd, f);
+		else
+			snprintf(path, sizeof(path), "%s", f);
+		if (!*f || access(path, R_OK) < 0)
+			return f;
+	}
+	return NULL;
+}
+
+static void tam_free(ctest_drv *d)
+{
+	for (size_t i = 0; i < d->ntam; i++)
+		regfree(&d->tam[i]);
+	free(d->tam);
+	d->tam = NULL;
+	d->ntam = 0;
+}
+
+/* t's TIMEOUT_AFTER_MATCH regexes, compiled for the lines of its output
+ * (one that does not compile never matches, as a bad regex does not in
+ * ctest). */
+static void tam_compile(ctest_drv *d, const ct_test *t)
+{
+	size_t n = 0;
+	tam_free(d);
+	while (t->tam_re && t->tam_re[n])
+		n++;
+	d->tam = n ? calloc(n, sizeof(regex_t)) : NULL;
+	for (size_t i = 0; d->tam && i < n; i++) {
+		char *ere = regex_from_cmake(t->tam_re[i]);
+		if (ere && regcomp(&d->tam[d->ntam], ere, REG_EXTENDED | REG_NOSUB) == 0)
+			d->ntam++;
+		free(ere);
+	}
+	if (!d->ntam) {
+		free(d->tam);
+		d->tam = NULL;
+	}
+}
+
+/* As ctest, after each line of its output: when one of them matches the
+ * output so far (each line with its newline: "^" is the output's start,
+ * "$" its end), the test's timeout is TIMEOUT_AFTER_MATCH's seconds from
+ * now, once. */
+static void tam_match(ctest_drv *d, const char *out)
+{
+	for (size_t i = 0; i < d->ntam; i++)
+		if (regexec(&d->tam[i], out, 0, NULL, 0) == 0) {
+			clock_gettime(CLOCK_MONOTONIC, &d->t0);
+			d->timeout = d->v[d->cur].tam;
+			d->tam_hit = 1;
+			tam_free(d);
+			break;
+		}
+}
+
+/*
+ * A test's environment as ctest makes it (cmSystemTools::EnvDiff): its
+ * ENVIRONMENT first ("NAME=VALUE" sets, a NAME alone unsets), then its
+ * ENVIRONMENT_MODIFICATION's "NAME=OP:VALUE" in order, as one diff over
+ * that: reset drops what the diff had for NAME (back to ENVIRONMENT's or
+ * ctest's own value), set, unset, and the appends and prepends, which
+ * extend the diff's value, or when it has none (also after an unset: as
+ * ctest does) the value the environment has then; path lists join with
+ * ':', CMake lists with ';', neither when the value is empty.
+ */
+typedef struct ct_var {
+	char *name;
+	char *value; /* NULL: unset */
+	char *saved; /* the shim's value before (NULL: none), put back after */
+} ct_var;
+
+typedef struct ct_env {
+	ct_var *v;
+	size_t n;
+} ct_env;
+
+/* NAME's value in env ("NAME=VALUE" entries), or NULL. */
+static const char *env_value(char *const *env, const char *name, size_t nl)
+{
+	for (size_t i = 0; env && env[i]; i++)
+		if (!strncmp(env[i], name, nl) && env[i][nl] == '=')
+			return env[i] + nl + 1;
+	return NULL;
+}
+
+static long env_find(const ct_env *e, const char *name, size_t nl)
+{
+	for (size_t i = 0; i < e->n; i++)
+		if (strlen(e->v[i].name) == nl && !strncmp(e->v[i].name, name, nl))
+			return (long)i;
+	return -1;
+}
+
+/* Sets NAME (nl bytes) to value (NULL: unset) in e. -1: out of memory. */
+static int env_put(ct_env *e, const char *name, size_t nl, const char *value)
+{
+	long i = env_find(e, name, nl);
+	char *v = value ? strdup(value) : NULL;
+	if (value && !v)
+		return -1;
+	if (i < 0) {
+		ct_var *grown = realloc(e->v, (e->n + 1) * sizeof(ct_var));
+		char *n = strndup(name, nl);
+		if (!grown || !n) {
+			if (grown)
+				e->v = grown;
+			free(n);
+			free(v);
+			return -1;
+		}
+		e->v = grown;
+		i = (long)e->n++;
+		e->v[i].name = n;
+		e->v[i].saved = NULL;
+	} else {
+		free(e->v[i].value);
+	}
+	e->v[i].value = v;
+	return 0;
+}
+
+static void env_free(ct_env *e)
+{
+	for (size_t i = 0; i < e->n; i++) {
+		free(e->v[i].name);
+		free(e->v[i].value);
+		free(e->v[i].saved);
+	}
+	free(e->v);
+	e->v = NULL;
+	e->n = 0;
+}
+
+/* One ENVIRONMENT_MODIFICATION entry applied to diff over env (the
+ * ENVIRONMENT's changes over the shim's). 0; -1 with err set (ctest's
+ * words) when it is not one; -2 out of memory. */
+static int env_modify(shim *s, const ct_env *env, ct_env *diff, const char *mod, char *err,
+                      size_t errsz)
+{
+	static const char *const ops[] = {"reset",
+	                                  "set",
+	                                  "unset",
+	                                  "string_append",
+	                                  "string_prepend",
+	                                  "path_list_append",
+	                                  "path_list_prepend",
+	                                  "cmake_list_append",
+	                                  "cmake_list_prepend",
+	                                  NULL};
+	const char *eq = strchr(mod, '='), *colon = eq ? strchr(eq + 1, ':') : NULL;
+	if (!eq) {
+		snprintf(err, errsz, "Missing `=` after the variable name in: %.300s", mod);
+		return -1;
+	}
+	if (!colon) {
+		snprintf(err, errsz, "Missing `:` after the operation in: %.300s", mod);
+		return -1;
+	}
+	size_t nl = (size_t)(eq - mod), ol = (size_t)(colon - eq - 1), op = 0;
+	const char *value = colon + 1;
+	while (ops[op] && (strlen(ops[op]) != ol || strncmp(ops[op], eq + 1, ol)))
+		op++;
+	if (!ops[op]) {
+		snprintf(err, errsz, "Unrecognized environment manipulation argument: %.*s",
+		         (int)(ol > 200 ? 200 : ol), eq + 1);
+		return -1;
+	}
+	long at = env_find(diff, mod, nl);
+	if (op == 0) { /* reset */
+		if (at >= 0) {
+			free(diff->v[at].name);
+			free(diff->v[at].value);
+			diff->v[at] = diff->v[--diff->n];
+		}
+		return 0;
+	}
+	if (op <= 2)
+		return env_put(diff, mod, nl, op == 1 ? value : NULL) < 0 ? -2 : 0;
+	/* the value now: the diff's, else the environment's at this point */
+	const char *cur = at >= 0 ? diff->v[at].value : NULL;
+	if (!cur) {
+		long e = env_find(env, mod, nl);
+		cur = e >= 0 ? env->v[e].value : env_value(shim_env(s), mod, nl);
+	}
+	cur = cur ? cur : "";
+	const char *sep = op == 5 || op == 6 ? ":" : op == 7 || op == 8 ? ";" : "";
+	if (!*cur)
+		sep = "";
+	int append = op == 3 || op == 5 || op == 7;
+	size_t len = strlen(cur) + strlen(sep) + strlen(value) + 1;
+	char *out = malloc(len);
+	if (!out)
+		return -2;
+	snprintf(out, len, "%s%s%s", append ? cur : value, sep, append ? value : cur);
+	int rc = env_put(diff, mod, nl, out);
+	free(out);
+	return rc < 0 ? -2 : 0;
+}
+
+/* t's changes to the shim's environment into out. 0; -1 with err set when
+ * an ENVIRONMENT_MODIFICATION entry is not one (ctest: Not Run). */
+static int env_build(shim *s, const ct_test *t, ct_env *out, char *err, size_t errsz)
+{
+	ct_env diff = {0};
+	int rc = 0;
+	for (size_t i = 0; t->env && t->env[i] && rc == 0; i++) {
+		const char *eq = strchr(t->env[i], '=');
+		rc = env_put(out, t->env[i], eq ? (size_t)(eq - t->env[i]) : strlen(t->env[i]),
+		             eq ? eq + 1 : NULL);
+	}
+	for (size_t i = 0; t->envmod && t->envmod[i] && rc == 0; i++)
+		rc = env_modify(s, out, &diff, t->envmod[i], err, errsz);
+	for (size_t i = 0; i < diff.n && rc == 0; i++)
+		rc = env_put(out, diff.v[i].name, strlen(diff.v[i].name), diff.v[i].value);
+	env_free(&diff);
+	if (rc == -2 || (rc < 0 && !err[0]))
+		snprintf(err, errsz, "out of memory");
+	return rc < 0 ? -1 : 0;
+}
+
+/* Puts e's values in the children's environment, keeping the shim's own
+ * (restore 0), or puts those back (restore 1). */
+static void env_apply(shim *s, ct_env *e, int restore)
+{
+	for (size_t i = 0; i < e->n; i++) {
+		ct_var *v = &e->v[i];
+		if (restore) {
+			shim_setenv(s, v->name, v->saved);
 			continue;
-		*eq = 0;
-		shim_setenv(s, env[i], restore ? getenv(env[i]) : eq + 1);
-		*eq = '=';
+		}
+		const char *was = env_value(shim_env(s), v->name, strlen(v->name));
+		free(v->saved);
+		v->saved = was ? strdup(was) : NULL;
+		shim_setenv(s, v->name, v->value);
 	}
 }
 
@@ -682,12 +1006,32 @@ static void ct_begin(shim *s)
 		shim_resultf(s, MG_MSG_SKIP, "disabled (CTest property DISABLED)");
 		return;
 	}
+	const char *missing = required_missing(t);
+	if (missing) {
+		shim_start(s);
+		shim_resultf(s, MG_MSG_FAIL,
+		             "not run: unable to find required file: %.1000s (REQUIRED_FILES; "
+		             "ctest: Not Run)",
+		             missing);
+		return;
+	}
 	if (!t->argv) {
 		shim_start(s);
 		shim_resultf(s, MG_MSG_FAIL, "ctest found no executable for this test (Not Run)");
 		return;
 	}
+	ct_env env = {0};
+	char err[512] = "";
+	if (env_build(s, t, &env, err, sizeof(err)) < 0) {
+		env_free(&env);
+		shim_start(s);
+		shim_resultf(s, MG_MSG_FAIL,
+		             "not run: ENVIRONMENT_MODIFICATION: %s (ctest: Not Run, BAD_COMMAND)",
+		             err);
+		return;
+	}
 	if (locks_acquire(s, d, t) < 0) {
+		env_free(&env);
 		locks_release(d);
 		shim_start(s);
 		shim_resultf(s, MG_MSG_FAIL, "cannot take its CTest locks: %s", d->lock_err);
@@ -695,6 +1039,7 @@ static void ct_begin(shim *s)
 	}
 	int back = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (t->cwd && chdir(t->cwd) < 0) {
+		env_free(&env);
 		locks_release(d);
 		if (back >= 0)
 			close(back);
@@ -703,13 +1048,15 @@ static void ct_begin(shim *s)
 		             strerror(errno));
 		return;
 	}
-	env_apply(s, t->env, 0);
+	env_apply(s, &env, 0);
 	d->out_len = 0;
+	tam_compile(d, t);
 	/* a judged test's output is its stdout and stderr in one stream, as
 	 * ctest reads it (a PASS_REGULAR_EXPRESSION may match either) */
-	int rc =
-	    shim_spawn(s, t->argv, t->pass_re || t->fail_re || t->skip_re ? SHIM_OUT_MERGED : 0);
-	env_apply(s, t->env, 1);
+	int rc = shim_spawn(
+	    s, t->argv, t->pass_re || t->fail_re || t->skip_re || d->ntam ? SHIM_OUT_MERGED : 0);
+	env_apply(s, &env, 1);
+	env_free(&env);
 	if (back >= 0) {
 		if (fchdir(back) < 0)
 			fprintf(stderr, "memguard: cannot return to the driver's directory\n");
@@ -717,6 +1064,8 @@ static void ct_begin(shim *s)
 	}
 	d->cur = i;
 	d->timed_out = 0;
+	d->timeout = t->timeout;
+	d->tam_hit = 0;
 	clock_gettime(CLOCK_MONOTONIC, &d->t0);
 	shim_start(s);
 	if (rc < 0) {
@@ -725,24 +1074,25 @@ static void ct_begin(shim *s)
 	}
 }
 
-/* While the test runs (every 1-5 ms): its TIMEOUT. */
+/* While the test runs (every 1-5 ms): its TIMEOUT (or TIMEOUT_AFTER_MATCH's). */
 static void ct_tick(shim *s)
 {
 	ctest_drv *d = shim_ctx(s);
 	struct timespec now;
-	if (d->cur < 0 || d->timed_out || !shim_child(s) || d->v[d->cur].timeout <= 0)
+	if (d->cur < 0 || d->timed_out || !shim_child(s) || d->timeout <= 0)
 		return;
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	double el =
 	    (double)(now.tv_sec - d->t0.tv_sec) + (double)(now.tv_nsec - d->t0.tv_nsec) / 1e9;
-	if (el >= d->v[d->cur].timeout) {
+	if (el >= d->timeout) {
 		d->timed_out = 1;
 		kill(shim_child(s), SIGKILL);
 	}
 }
 
 /* A judged test's output (stdout and stderr): kept for its regexes, passed
- * on as its output. */
+ * on as its output; the output so far matched by its TIMEOUT_AFTER_MATCH
+ * starts its new timeout. */
 static void ct_line(shim *s, char *line, size_t len)
 {
 	ctest_drv *d = shim_ctx(s);
@@ -761,6 +1111,8 @@ static void ct_line(shim *s, char *line, size_t len)
 			d->out[d->out_len++] = '\n';
 		d->out[d->out_len] = 0;
 	}
+	if (d->ntam && d->cur >= 0 && d->out)
+		tam_match(d, d->out);
 	shim_output(s, line, len);
 	if (!shim_line_cut(s))
 		shim_output(s, "\n", 1);
@@ -838,8 +1190,17 @@ static void ct_exited(shim *s, mg_exit_end status, const struct rusage *ru)
 	d->cur = -1;
 	if (!shim_head_started(s) || !t)
 		return;
+	tam_free(d);
 	if (d->timed_out) {
-		shim_resultf(s, MG_MSG_TIMEOUT, "over its TIMEOUT of %g s (killed)", t->timeout);
+		if (d->tam_hit)
+			shim_resultf(
+			    s, MG_MSG_TIMEOUT,
+			    "over its TIMEOUT_AFTER_MATCH of %g s after its output matched "
+			    "(killed)",
+			    d->timeout);
+		else
+			shim_resultf(s, MG_MSG_TIMEOUT, "over its TIMEOUT of %g s (killed)",
+			             t->timeout);
 		return;
 	}
 	if (!status.signo && (t->skip_code >= 0 || t->pass_re || t->fail_re || t->skip_re)) {
