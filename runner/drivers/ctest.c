@@ -2,9 +2,11 @@
  * ctest.c - the CTest driver: lists with "ctest --show-only=json-v1" and the
  * user's selecting arguments (parsed with Jansson), then runs each CTest
  * test's own command as an exec-style child (one process per test, its
- * working directory and environment), honouring WILL_FAIL, DISABLED,
- * TIMEOUT, SKIP_RETURN_CODE, PASS/FAIL/SKIP_REGULAR_EXPRESSION (on stdout),
- * RUN_SERIAL and RESOURCE_LOCK. Never runs ctest itself per test.
+ * working directory and environment: ENVIRONMENT, ENVIRONMENT_MODIFICATION),
+ * honouring WILL_FAIL, DISABLED, REQUIRED_FILES, TIMEOUT, TIMEOUT_AFTER_MATCH,
+ * SKIP_RETURN_CODE, PASS/FAIL/SKIP_REGULAR_EXPRESSION (on stdout and stderr),
+ * RUN_SERIAL and RESOURCE_LOCK, as ctest judges them. Never runs ctest
+ * itself per test.
  */
 #include <ctype.h>
 #include <errno.h>
