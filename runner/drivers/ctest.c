@@ -11,6 +11,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <jansson.h>
 #include <regex.h>
 #include <signal.h>
@@ -24,6 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "driver.h"
 #include "mg_elf.h"
 #include "shim.h"
 #include "spawn.h"
@@ -342,20 +344,249 @@ static void ct_say(shim *s, const ctest_drv *d)
 		    d->gt, d->gt == 1 ? "" : "s", d->gt == 1 ? "s" : "", d->gt_bin);
 }
 
-/* The test directory (4096 bytes): --test-dir's, resolved, else the current
- * one. */
-static void ct_test_dir(shim *s, char *dir)
+/* The test directory of the ctest command cmd (4096 bytes): --test-dir's,
+ * resolved, else the current one. -1 (dir still set) when --preset may name
+ * another (memguard does not read presets). */
+static int test_dir_of(char *const *cmd, int ncmd, char *dir)
 {
-	int ncmd;
-	char **cmd = shim_cmd(s, &ncmd);
 	const char *td = NULL;
+	int preset = 0;
 	for (int i = 1; i < ncmd; i++)
 		if (!strcmp(cmd[i], "--test-dir") && i + 1 < ncmd)
 			td = cmd[i + 1];
 		else if (!strncmp(cmd[i], "--test-dir=", 11))
 			td = cmd[i] + 11;
+		else if (!strcmp(cmd[i], "--preset") || !strncmp(cmd[i], "--preset=", 9))
+			preset = 1;
 	if ((!td || !realpath(td, dir)) && !getcwd(dir, 4096))
 		dir[0] = 0;
+	return preset && !td ? -1 : 0;
+}
+
+static void ct_test_dir(shim *s, char *dir)
+{
+	int ncmd;
+	char **cmd = shim_cmd(s, &ncmd);
+	test_dir_of(cmd, ncmd, dir);
+}
+
+/* ---- CTestCustom.cmake's CTEST_CUSTOM_PRE_TEST and _POST_TEST commands:
+ * ctest runs them at a listing too, so the shim lists from a directory of
+ * its own whose CTestTestfile.cmake names the test directory (subdirs) and
+ * whose CTestCustom.cmake reads the project's and then empties both lists
+ * (CTEST_CUSTOM_TESTS_IGNORE and the rest still hold); the runner has ctest
+ * run them once before the listing and once after the tests
+ * (ctest_custom_run), from such a directory with no test that keeps one of
+ * the lists, each command prefixed by "env -C DIR" (ctest runs them in its
+ * test directory), so ctest itself splits and runs them as it would. ---- */
+
+#define CUSTOM_ENV "/usr/bin/env"
+
+/* The project's custom file in dir, as ctest reads it (CTestCustom.cmake,
+ * else CTestCustom.ctest), into path (4200 bytes); -1 when there is none
+ * (nothing to run, nothing to keep from a listing). */
+static int custom_file(const char *dir, char *path)
+{
+	snprintf(path, 4200, "%s/CTestCustom.cmake", dir);
+	if (access(path, F_OK) == 0)
+		return 0;
+	snprintf(path, 4200, "%s/CTestCustom.ctest", dir);
+	return access(path, F_OK) == 0 ? 0 : -1;
+}
+
+/* s in a CMake quoted argument (\, " and $ escaped). */
+static void cmake_quoted(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '\\' || *s == '"' || *s == '$')
+			fputc('\\', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+static int custom_rm(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	return flag == FTW_DP ? rmdir(path) : unlink(path);
+}
+
+/* Removes what custom_dir made (and ctest wrote in it: Testing/). */
+static void custom_dir_remove(const char *tmp)
+{
+	if (*tmp && nftw(tmp, custom_rm, 16, FTW_DEPTH | FTW_PHYS) < 0)
+		fprintf(stderr, "memguard: cannot remove %s: %s\n", tmp, strerror(errno));
+}
+
+/*
+ * A directory for ctest (its path into tmp, 4096 bytes, under TMPDIR, made
+ * 0700) reading the test directory dir's custom file: with keep NULL, the
+ * listing's (subdirs(dir), no custom command); else one with no test that
+ * keeps the commands of keep ("CTEST_CUSTOM_PRE_TEST" or "_POST_TEST"), each
+ * run in dir. 0, or -1 (errno; nothing left).
+ */
+static int custom_dir(char *tmp, const char *dir, const char *file, const char *keep)
+{
+	const char *base = getenv("TMPDIR");
+	char path[4200];
+	snprintf(tmp, 4096, "%s/memguard-ctlist-XXXXXX", base && *base ? base : "/tmp");
+	if (!mkdtemp(tmp))
+		return tmp[0] = 0, -1;
+	snprintf(path, sizeof(path), "%s/CTestTestfile.cmake", tmp);
+	FILE *f = fopen(path, "wx");
+	int ok = f && fputs("# memguard: ctest reads the tests of\n", f) >= 0;
+	if (ok && !keep) {
+		fputs("subdirs(", f);
+		cmake_quoted(f, dir);
+		fputs(")\n", f);
+	}
+	ok = f && fclose(f) == 0 && ok;
+	snprintf(path, sizeof(path), "%s/CTestCustom.cmake", tmp);
+	f = ok ? fopen(path, "wx") : NULL;
+	ok = f != NULL;
+	if (ok) {
+		fputs("include(", f);
+		cmake_quoted(f, file);
+		fputs(")\n", f);
+		if (keep) {
+			fprintf(f,
+			        "set(_memguard_kept \"\")\nforeach(_memguard_c IN LISTS %s)\n"
+			        "  if(NOT _memguard_c STREQUAL \"\")\n"
+			        "    list(APPEND _memguard_kept \"" CUSTOM_ENV " -C \\\"",
+			        keep);
+			for (const char *c = dir; *c; c++) {
+				if (*c == '\\' || *c == '"' || *c == '$')
+					fputc('\\', f);
+				fputc(*c, f);
+			}
+			fprintf(f,
+			        "\\\" ${_memguard_c}\")\n  endif()\nendforeach()\n"
+			        "set(%s \"${_memguard_kept}\")\n",
+			        keep);
+		}
+		if (!keep || strcmp(keep, "CTEST_CUSTOM_PRE_TEST"))
+			fputs("set(CTEST_CUSTOM_PRE_TEST \"\")\n", f);
+		if (!keep || strcmp(keep, "CTEST_CUSTOM_POST_TEST"))
+			fputs("set(CTEST_CUSTOM_POST_TEST \"\")\n", f);
+		ok = fclose(f) == 0;
+	}
+	if (!ok) {
+		int e = errno;
+		custom_dir_remove(tmp);
+		tmp[0] = 0;
+		errno = e;
+		return -1;
+	}
+	return 0;
+}
+
+/* 1 when the test directory of cmd can be listed from a directory of ours
+ * (its path has no '"': ctest's command parsing could not quote it). */
+static int custom_listable(const char *dir)
+{
+	return !strchr(dir, '"');
+}
+
+/* What ctest printed around running the commands, less its own lines, to
+ * stderr ("env -C DIR" taken out of its "Problem running command: ...");
+ * the last such line's command into failed (size bytes). */
+static void custom_say(char *text, const char *dir, char *failed, size_t size)
+{
+	static const char *const own[] = {"Internal ctest changing into directory: ",
+	                                  "Test project ",
+	                                  "No tests were found!!!",
+	                                  "Errors while running CTest",
+	                                  "Output from these tests are in: ",
+	                                  "Use \"--rerun-failed",
+	                                  "Total Test time",
+	                                  NULL};
+	char prefix[4200];
+	snprintf(prefix, sizeof(prefix), CUSTOM_ENV " -C \"%s\" ", dir);
+	for (char *line = text, *next; line && *line; line = next) {
+		char *nl = strchr(line, '\n');
+		next = nl ? nl + 1 : NULL;
+		if (nl)
+			*nl = 0;
+		size_t k = 0;
+		while (own[k] && strncmp(line, own[k], strlen(own[k])))
+			k++;
+		if (own[k])
+			continue;
+		const char *problem = "Problem running command: ";
+		if (!strncmp(line, problem, strlen(problem))) {
+			char *cmd = line + strlen(problem);
+			if (!strncmp(cmd, prefix, strlen(prefix)))
+				cmd += strlen(prefix);
+			snprintf(failed, size, "%s", cmd);
+			fprintf(stderr, "%s%s\n", problem, cmd);
+			continue;
+		}
+		fprintf(stderr, "%s\n", line);
+	}
+}
+
+int ctest_custom_run(char *const *cmd, int ncmd, int post, char *failed, size_t size)
+{
+	char dir[4096], file[4200], tmp[4096], path[4096];
+	const char *keep = post ? "CTEST_CUSTOM_POST_TEST" : "CTEST_CUSTOM_PRE_TEST";
+	failed[0] = 0;
+	if (ncmd < 1 || test_dir_of(cmd, ncmd, dir) < 0 || !custom_listable(dir) ||
+	    custom_file(dir, file) < 0)
+		return 0; /* none, or they ran at the listing */
+	if (custom_dir(tmp, dir, file, keep) < 0) {
+		snprintf(failed, size, "cannot write a directory for ctest under TMPDIR: %s",
+		         strerror(errno));
+		return -1;
+	}
+	mg_err err = {0};
+	spawn_proc *p = NULL;
+	char *argv[] = {cmd[0], "--test-dir", tmp, NULL};
+	spawn_options o = SPAWN_OPTIONS_INIT;
+	o.flags = SPAWN_CAPTURE_OUT | SPAWN_ERR_TO_OUT | SPAWN_NULL_STDIN | SPAWN_FORK;
+	int rc = -1;
+	char *text = NULL;
+	size_t len = 0;
+	if (spawn_resolve(path, sizeof(path), cmd[0], &err) < 0 ||
+	    spawn_start(&p, path, argv, &o, &err) < 0) {
+		snprintf(failed, size, "%s", err.msg);
+		goto out;
+	}
+	int fd = spawn_out_fd(p);
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	for (;;) {
+		char buf[8192];
+		ssize_t n = read(fd, buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		char *grown = realloc(text, len + (size_t)n + 1);
+		if (!grown)
+			continue;
+		text = grown;
+		memcpy(text + len, buf, (size_t)n);
+		len += (size_t)n;
+		text[len] = 0;
+	}
+	mg_exit_end end;
+	if (spawn_wait(p, 0, &end, NULL) < 0) {
+		snprintf(failed, size, "cannot wait for ctest");
+		goto out;
+	}
+	if (text)
+		custom_say(text, dir, failed, size);
+	rc = mg_exit_ok(end) ? 0 : 1;
+	if (rc && !failed[0])
+		snprintf(failed, size, "ctest %s %d",
+		         end.signo ? "died of signal" : "exited with status",
+		         end.signo ? end.signo : end.status);
+out:
+	free(text);
+	spawn_free(p);
+	custom_dir_remove(tmp);
+	return rc;
 }
 
 /*
@@ -423,7 +654,7 @@ static int ct_load(shim *s, ctest_drv *d)
 	int ncmd, k = 0;
 	mg_exit_end status;
 	char **cmd = shim_cmd(s, &ncmd);
-	char **argv = calloc((size_t)ncmd + 2, sizeof(char *));
+	char **argv = calloc((size_t)ncmd + 4, sizeof(char *));
 	char *out = NULL;
 	size_t len = 0;
 	int rc = -1;
@@ -431,8 +662,30 @@ static int ct_load(shim *s, ctest_drv *d)
 		free(argv);
 		return -1;
 	}
+	char dir[4096], file[4200], tmp[4096] = "";
 	argv[k++] = cmd[0];
 	k += ct_select(cmd, ncmd, argv + 1);
+	/* from a directory of ours, where ctest runs no custom command (the
+	 * runner has it run them: ctest_custom_run) */
+	if (test_dir_of(cmd, ncmd, dir) == 0 && custom_listable(dir) &&
+	    custom_file(dir, file) == 0) {
+		if (custom_dir(tmp, dir, file, NULL) < 0) {
+			fprintf(stderr,
+			        "memguard: cannot write a directory to list under TMPDIR: %s\n",
+			        strerror(errno));
+			goto out;
+		}
+		int w = 1; /* the user's --test-dir left out, ours given */
+		for (int i = 1; i < k; i++) {
+			if (!strcmp(argv[i], "--test-dir") && i + 1 < k)
+				i++;
+			else if (strncmp(argv[i], "--test-dir=", 11))
+				argv[w++] = argv[i];
+		}
+		k = w;
+		argv[k++] = "--test-dir";
+		argv[k++] = tmp;
+	}
 	argv[k++] = "--show-only=json-v1";
 	if (shim_capture(s, argv, &out, &len, &status) < 0)
 		goto out;
@@ -445,6 +698,8 @@ static int ct_load(shim *s, ctest_drv *d)
 		rc = -1, d->refused = 1;
 	d->listed = rc == 0;
 out:
+	if (tmp[0])
+		custom_dir_remove(tmp);
 	free(out);
 	free(argv);
 	return rc;
