@@ -3,7 +3,8 @@
  * whether a test runs, under memguard's ctest driver and under ctest itself
  * on the same hand-written project: ENVIRONMENT_MODIFICATION (and
  * ENVIRONMENT's unset), REQUIRED_FILES, TIMEOUT_AFTER_MATCH,
- * SKIP_REGULAR_EXPRESSION, RESOURCE_GROUPS with a resource specification.
+ * SKIP_REGULAR_EXPRESSION, RESOURCE_GROUPS with a resource specification;
+ * and CTestCustom.cmake's pre- and post-test commands, run once each.
  * Each case asserts, test by test, that memguard's state is ctest's own
  * (ctest's console line read back), and that the exit codes agree.
  */
@@ -317,11 +318,174 @@ static void ctest_resource_groups(void)
 	project_free(dir);
 }
 
+/* A file's text (a log the commands append to) into buf; "" when none. */
+static const char *text_of(const char *dir, const char *name, char *buf, size_t cap)
+{
+	char p[256];
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	return slurp(p, buf, cap);
+}
+
+static size_t lines_like(const char *text, const char *prefix)
+{
+	size_t n = 0;
+	for (const char *l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+		n += strncmp(l, prefix, strlen(prefix)) == 0;
+	return n;
+}
+
+/* The project of the CTestCustom cases: the commands append to DIR/log, the
+ * pre-test ones make the program t_made runs (ctest lists after them). */
+static void custom_project(char *dir, size_t size, const char *pre, const char *post)
+{
+	char tests[2048], p[256];
+	snprintf(dir, size, "/tmp/mg-ctp-XXXXXX");
+	CU_ASSERT_FATAL(mkdtemp(dir) != NULL);
+	snprintf(tests, sizeof(tests),
+	         "add_test(t_one /bin/sh -c \"echo t_one >> %s/log\")\n"
+	         "add_test(t_two /bin/sh -c \"echo t_two >> %s/log\")\n"
+	         "add_test(t_ignored /bin/sh -c \"echo t_ignored >> %s/log\")\n"
+	         "add_test(t_made %s/made)\n",
+	         dir, dir, dir, dir);
+	snprintf(p, sizeof(p), "%s/CTestTestfile.cmake", dir);
+	FILE *f = fopen(p, "w");
+	CU_ASSERT_FATAL(f && fputs(tests, f) >= 0 && fclose(f) == 0);
+	snprintf(p, sizeof(p), "%s/CTestCustom.cmake", dir);
+	f = fopen(p, "w");
+	CU_ASSERT_FATAL(f != NULL);
+	fprintf(f,
+	        "set(CTEST_CUSTOM_PRE_TEST \"/bin/sh -c \\\"echo pre $PWD >> log\\\"\" "
+	        "\"/bin/cp /bin/true made\" %s)\n"
+	        "set(CTEST_CUSTOM_POST_TEST \"/bin/sh -c \\\"echo post >> log\\\"\" %s)\n"
+	        "set(CTEST_CUSTOM_TESTS_IGNORE t_ignored)\n",
+	        pre, post);
+	CU_ASSERT_FATAL(fclose(f) == 0);
+}
+
+/* ctest's run, then the project cleaned (log, the made program) for
+ * memguard's. Returns how many tests ctest reported; its log into log. */
+static size_t custom_ctest(const char *dir, ct_seen *seen, int *st, char *log, size_t cap)
+{
+	char p[256];
+	size_t n = ctest_run(dir, seen, 16, st);
+	text_of(dir, "log", log, cap);
+	snprintf(p, sizeof(p), "%s/log", dir);
+	unlink(p);
+	snprintf(p, sizeof(p), "%s/made", dir);
+	unlink(p);
+	return n;
+}
+
+/* Before: the commands ran at each listing (the listing host's and each
+ * lane's: three times at -j 2), all before the tests, post-test ones
+ * included, and never after them. Now as ctest: the pre-test commands once,
+ * in the test directory, before the listing (t_made's program is theirs),
+ * the post-test ones once after the last test, CTEST_CUSTOM_TESTS_IGNORE
+ * kept. */
+static void ctest_custom_once(void)
+{
+	char dir[64], want[4096], got[4096], pre[128];
+	ct_seen seen[16];
+	int st;
+	outcome o;
+	custom_project(dir, sizeof(dir), "", "");
+	size_t n = custom_ctest(dir, seen, &st, want, sizeof(want));
+	CU_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	CU_ASSERT_EQUAL(n, 3); /* t_ignored is not run */
+	snprintf(pre, sizeof(pre), "pre %s\n", dir);
+	CU_ASSERT(!strncmp(want, pre, strlen(pre)));
+	mg(&o,
+	   ARGV("run", "-q", "-j", "2", "--driver", "ctest", "--report", "report.json", "--",
+	        CTEST_BIN, "--test-dir", dir),
+	   NULL, 0);
+	CU_ASSERT(exited_with(&o, 0));
+	CU_ASSERT_FATAL(o.report != NULL);
+	for (size_t i = 0; i < n; i++)
+		expect_state(o.report, seen[i].name, seen[i].state);
+	CU_ASSERT(find_test(o.report, "t_ignored") == NULL);
+	text_of(dir, "log", got, sizeof(got));
+	/* ctest's log and memguard's: pre once first (in the test directory),
+	 * post once last, each test once between */
+	CU_ASSERT(!strncmp(got, pre, strlen(pre)));
+	CU_ASSERT_EQUAL(lines_like(got, "pre "), 1);
+	CU_ASSERT_EQUAL(lines_like(got, "post"), 1);
+	CU_ASSERT(strlen(got) >= 5 && !strcmp(got + strlen(got) - 5, "post\n"));
+	CU_ASSERT_EQUAL(lines_like(got, "t_one"), 1);
+	CU_ASSERT_EQUAL(lines_like(got, "t_two"), 1);
+	CU_ASSERT_EQUAL(lines_like(got, "t_ignored"), 0);
+	CU_ASSERT_EQUAL(strlen(got), strlen(want));
+	if (strlen(got) != strlen(want))
+		fprintf(stderr, "\n  ctest's log:\n%s  memguard's:\n%s", want, got);
+	done(&o);
+	project_free(dir);
+}
+
+/* Before: ctest's listing ran the failing pre-test command too, exited 8,
+ * and memguard stopped at "cannot list" (exit 3). Now as ctest: no test
+ * runs, nor the post-test commands; ctest's words on stderr; exit 1 (ctest
+ * 8). */
+static void ctest_custom_pre_fails(void)
+{
+	char dir[64], want[4096], got[4096];
+	ct_seen seen[16];
+	int st;
+	outcome o;
+	custom_project(dir, sizeof(dir), "\"/bin/sh -c \\\"exit 4\\\"\"", "");
+	size_t n = custom_ctest(dir, seen, &st, want, sizeof(want));
+	CU_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 8);
+	CU_ASSERT_EQUAL(n, 0);
+	CU_ASSERT_EQUAL(lines_like(want, "t_"), 0);
+	CU_ASSERT_EQUAL(lines_like(want, "post"), 0);
+	mg(&o,
+	   ARGV("run", "-q", "-j", "2", "--driver", "ctest", "--report", "report.json", "--",
+	        CTEST_BIN, "--test-dir", dir),
+	   NULL, 0);
+	CU_ASSERT(exited_with(&o, 1));
+	CU_ASSERT(strstr(o.err, "Problem running command: /bin/sh -c \"exit 4\"") != NULL);
+	CU_ASSERT(strstr(o.err, "Problem executing pre-test command(s).") != NULL);
+	text_of(dir, "log", got, sizeof(got));
+	CU_ASSERT_STRING_EQUAL(got, want); /* "pre DIR" alone */
+	CU_ASSERT(o.report == NULL || count(o.report, "pass") == 0);
+	done(&o);
+	project_free(dir);
+}
+
+/* Before: as above, the listing failed (exit 3) and no test ran. Now as
+ * ctest: the tests run and keep their states, and the failing post-test
+ * command fails the run (exit 1; ctest 8), an entry of its own. */
+static void ctest_custom_post_fails(void)
+{
+	char dir[64], want[4096];
+	ct_seen seen[16];
+	int st;
+	outcome o;
+	custom_project(dir, sizeof(dir), "", "\"/bin/false\"");
+	size_t n = custom_ctest(dir, seen, &st, want, sizeof(want));
+	CU_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 8);
+	CU_ASSERT_EQUAL(n, 3);
+	mg(&o,
+	   ARGV("run", "-q", "-j", "2", "--driver", "ctest", "--report", "report.json", "--",
+	        CTEST_BIN, "--test-dir", dir),
+	   NULL, 0);
+	CU_ASSERT(exited_with(&o, 1));
+	CU_ASSERT_FATAL(o.report != NULL);
+	for (size_t i = 0; i < n; i++)
+		expect_state(o.report, seen[i].name, seen[i].state);
+	expect_state(o.report, "<CTEST_CUSTOM_POST_TEST>", "fail");
+	expect_message(o.report, "<CTEST_CUSTOM_POST_TEST>", "/bin/false");
+	CU_ASSERT(strstr(o.err, "Problem executing post-test command(s).") != NULL);
+	done(&o);
+	project_free(dir);
+}
+
 static const mg_case cases[] = {
     {"ctest_env_modification", ctest_env_modification},
     {"ctest_required_files", ctest_required_files},
     {"ctest_timeout_after_match", ctest_timeout_after_match},
     {"ctest_resource_groups", ctest_resource_groups},
+    {"ctest_custom_once", ctest_custom_once},
+    {"ctest_custom_pre_fails", ctest_custom_pre_fails},
+    {"ctest_custom_post_fails", ctest_custom_post_fails},
 };
 
 MG_TEST_MAIN("drivers_ctest_props", cases)
