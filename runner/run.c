@@ -319,28 +319,14 @@ int run_main(int argc, char **argv, const run_hooks *hooks)
 	if (hooks && hooks->identity && hooks->identity(c.rep, ".", &err) < 0 && !c.rep->repo_note)
 		c.rep->repo_note = report_strdup(err.msg);
 
-	/* ctest runs CTestCustom.cmake's pre-test commands before it lists, and
-	 * no test when one fails (exit 8: here 1, the suite's own failure) */
-	if (c.driver == DRIVER_CTEST &&
-	    (rc = ctest_custom_run(o.host_argv, o.host_argc, 0, err.msg, sizeof(err.msg))) != 0) {
-		fprintf(stderr, "memguard run: %s: %s\n",
-		        rc > 0 ? "a CTEST_CUSTOM_PRE_TEST command failed (ctest runs no test then)"
-		               : "cannot run CTEST_CUSTOM_PRE_TEST",
-		        err.msg);
-		code = rc > 0 ? MG_EXIT_FAILED : MG_EXIT_INFRA;
-		c.rep->exit_code = c.signo ? 128 + c.signo : code;
-		c.rep->wall = now(&c);
-		supervise_interruptible_writes();
-		if (o.report && report_save(c.rep, o.report, &err) < 0)
-			fprintf(stderr, "memguard run: %s\n", err.msg);
-		goto out;
-	}
-	rc = listing_run(&c, &nl, &err);
+	int custom = listing_custom(&c, 0, &err); /* 0, or the run's exit code */
+	rc = custom ? MG_ERROR : listing_run(&c, &nl, &err);
 	if (rc < 0) {
 		fprintf(stderr, "memguard run: %s\n", err.msg);
 		listing_explain(&c, &err);
 		/* CI still gets a report saying the run could not start */
-		c.rep->exit_code = c.signo ? 128 + c.signo : MG_EXIT_INFRA;
+		code = custom ? custom : MG_EXIT_INFRA;
+		c.rep->exit_code = c.signo ? 128 + c.signo : code;
 		c.rep->interrupted = c.signo != 0;
 		c.rep->wall = now(&c);
 		supervise_interruptible_writes();
@@ -393,26 +379,7 @@ int run_main(int argc, char **argv, const run_hooks *hooks)
 	supervise_stop_all(&c, END_INTERRUPTED, "runner ended");
 	record_stream_flush(&c);
 	progress_end(c.prog);
-	/* ctest runs the post-test commands once after its tests; one that
-	 * fails fails the run (ctest: exit 8), an entry of its own */
-	if (c.driver == DRIVER_CTEST && !c.signo && !c.deadline_hit && c.nlanes) {
-		char failed[512];
-		int post = ctest_custom_run(o.host_argv, o.host_argc, 1, failed, sizeof(failed));
-		if (post != 0) {
-			static const char name[] = "<CTEST_CUSTOM_POST_TEST>";
-			char msg[700];
-			int n = snprintf(msg, sizeof(msg), "%s: %s",
-			                 post > 0 ? "a post-test command failed (ctest: \"Problem "
-			                            "executing post-test command(s).\", exit 8)"
-			                          : "cannot run the post-test commands",
-			                 failed);
-			record_extra(&c, &c.lanes[0], post > 0 ? TEST_FAIL : TEST_ERROR, name,
-			             sizeof(name) - 1, msg,
-			             n < 0                     ? 0
-			             : (size_t)n < sizeof(msg) ? (size_t)n
-			                                       : sizeof(msg) - 1);
-		}
-	}
+	listing_custom(&c, 1, &err); /* a failing one is an entry of its own */
 
 	record_finish(&c);
 	code = policy_exit_code(&c);
