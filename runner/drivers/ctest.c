@@ -5,8 +5,9 @@
  * working directory and environment: ENVIRONMENT, ENVIRONMENT_MODIFICATION),
  * honouring WILL_FAIL, DISABLED, REQUIRED_FILES, TIMEOUT, TIMEOUT_AFTER_MATCH,
  * SKIP_RETURN_CODE, PASS/FAIL/SKIP_REGULAR_EXPRESSION (on stdout and stderr),
- * RUN_SERIAL and RESOURCE_LOCK, as ctest judges them. Never runs ctest
- * itself per test.
+ * RUN_SERIAL and RESOURCE_LOCK, and ctest's default timeout, as ctest judges
+ * them; CTestCustom.cmake's commands around the run (ctest_custom_run).
+ * Never runs ctest itself per test.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -88,7 +89,8 @@ typedef struct ct_test {
 	char **pass_re, **fail_re, **skip_re; /* NULL: none */
 	int skip_code;                        /* SKIP_RETURN_CODE, -1: none */
 	int will_fail, disabled, serial;
-	double timeout; /* seconds, 0: none */
+	double timeout;  /* seconds, 0: none */
+	int has_timeout; /* TIMEOUT given (0 too) */
 	/* DEPENDS (ctest's listing adds a fixture's setup and cleanup order to
 	 * it), FIXTURES_SETUP, FIXTURES_REQUIRED; NULL: none */
 	char **depends, **fx_setup, **fx_required;
@@ -130,6 +132,8 @@ typedef struct ctest_drv {
 	char *aside;        /* what CTestCustom.cmake's commands printed around the listing */
 	size_t aside_len;
 	int refused; /* a run memguard cannot judge as ctest would (said once) */
+	double cli_timeout, dart_timeout; /* ctest's --timeout, TimeOut (ct_default_timeout) */
+	const char *timeout_from;         /* the running test's timeout: whose */
 } ctest_drv;
 
 static int in_list(const char *const *list, const char *a)
@@ -183,7 +187,7 @@ static void prop(ct_test *t, const char *name, json_t *val)
 	else if (!strcmp(name, "RESOURCE_LOCK"))
 		t->locks = str_array(val);
 	else if (!strcmp(name, "TIMEOUT") && json_is_number(val))
-		t->timeout = json_number_value(val);
+		t->timeout = json_number_value(val), t->has_timeout = 1;
 	else if (!strcmp(name, "SKIP_RETURN_CODE") && json_is_integer(val))
 		t->skip_code = (int)json_integer_value(val);
 	else if (!strcmp(name, "PASS_REGULAR_EXPRESSION"))
@@ -589,6 +593,51 @@ out:
 	return rc;
 }
 
+/* The value of KEY in the test directory dir's DartConfiguration.tcl
+ * ("KEY: VALUE", what CTest's configure wrote) into buf (4096 bytes), or
+ * NULL when it has none or an empty one. */
+static const char *dart_value(const char *dir, const char *key, char *buf)
+{
+	char line[4200];
+	size_t kl = strlen(key);
+	snprintf(line, sizeof(line), "%s/DartConfiguration.tcl", dir);
+	FILE *f = fopen(line, "r");
+	const char *value = NULL;
+	while (f && !value && fgets(line, sizeof(line), f)) {
+		char *v = line + kl + 1, *end;
+		if (strncmp(line, key, kl) || line[kl] != ':')
+			continue;
+		while (*v == ' ' || *v == '\t')
+			v++;
+		end = v + strlen(v);
+		while (end > v && isspace((unsigned char)end[-1]))
+			*--end = 0;
+		if (*v)
+			value = (snprintf(buf, 4096, "%s", v), buf);
+	}
+	if (f)
+		fclose(f);
+	return value;
+}
+
+/*
+ * The timeout ctest gives a test without a TIMEOUT of its own (tmo 0 when
+ * none): its --timeout, else the test directory's DartConfiguration.tcl's
+ * TimeOut (CTest's configure writes 1500 s); and a TIMEOUT of 0 still gets
+ * --timeout's (not TimeOut's), as ctest 3.25 does.
+ */
+static void ct_default_timeout(shim *s, ctest_drv *d)
+{
+	int ncmd;
+	char **cmd = shim_cmd(s, &ncmd), dir[4096], buf[4096];
+	for (int i = 1; i < ncmd; i++)
+		if (!strcmp(cmd[i], "--timeout") && i + 1 < ncmd)
+			d->cli_timeout = strtod(cmd[i + 1], NULL);
+	ct_test_dir(s, dir);
+	if (dart_value(dir, "TimeOut", buf))
+		d->dart_timeout = strtod(buf, NULL);
+}
+
 /*
  * The resource specification ctest would use: --resource-spec-file's, else
  * the test directory's DartConfiguration.tcl's ResourceSpecFile
@@ -597,29 +646,12 @@ out:
 static const char *ct_resource_spec(shim *s, char *buf)
 {
 	int ncmd;
-	char **cmd = shim_cmd(s, &ncmd), dir[4096], line[4200];
+	char **cmd = shim_cmd(s, &ncmd), dir[4096];
 	for (int i = 1; i < ncmd; i++)
 		if (!strcmp(cmd[i], "--resource-spec-file") && i + 1 < ncmd)
 			return snprintf(buf, 4096, "%s", cmd[i + 1]), buf;
 	ct_test_dir(s, dir);
-	snprintf(line, sizeof(line), "%s/DartConfiguration.tcl", dir);
-	FILE *f = fopen(line, "r");
-	const char *spec = NULL;
-	while (f && !spec && fgets(line, sizeof(line), f)) {
-		char *v = line + 17, *end;
-		if (strncmp(line, "ResourceSpecFile:", 17))
-			continue;
-		while (*v == ' ' || *v == '\t')
-			v++;
-		end = v + strlen(v);
-		while (end > v && isspace((unsigned char)end[-1]))
-			*--end = 0;
-		if (*v)
-			spec = (snprintf(buf, 4096, "%s", v), buf);
-	}
-	if (f)
-		fclose(f);
-	return spec;
+	return dart_value(dir, "ResourceSpecFile", buf);
 }
 
 /*
@@ -694,6 +726,7 @@ static int ct_load(shim *s, ctest_drv *d)
 		goto out;
 	}
 	rc = ct_parse(d, out, len);
+	ct_default_timeout(s, d);
 	if (rc == 0 && ct_resources(s, d) < 0)
 		rc = -1, d->refused = 1;
 	d->listed = rc == 0;
@@ -1322,6 +1355,11 @@ static void ct_begin(shim *s)
 	d->cur = i;
 	d->timed_out = 0;
 	d->timeout = t->timeout;
+	d->timeout_from = "its TIMEOUT";
+	if (t->timeout <= 0 && d->cli_timeout > 0)
+		d->timeout = d->cli_timeout, d->timeout_from = "ctest's --timeout";
+	else if (!t->has_timeout && d->dart_timeout > 0)
+		d->timeout = d->dart_timeout, d->timeout_from = "DartConfiguration.tcl's TimeOut";
 	d->tam_hit = 0;
 	clock_gettime(CLOCK_MONOTONIC, &d->t0);
 	shim_start(s);
@@ -1456,8 +1494,8 @@ static void ct_exited(shim *s, mg_exit_end status, const struct rusage *ru)
 			    "(killed)",
 			    d->timeout);
 		else
-			shim_resultf(s, MG_MSG_TIMEOUT, "over its TIMEOUT of %g s (killed)",
-			             t->timeout);
+			shim_resultf(s, MG_MSG_TIMEOUT, "over %s of %g s (killed)", d->timeout_from,
+			             d->timeout);
 		return;
 	}
 	if (!status.signo && (t->skip_code >= 0 || t->pass_re || t->fail_re || t->skip_re)) {

@@ -58,11 +58,13 @@ typedef struct ct_seen {
  * ctest's own run of dir (-j 1, its whole output read): each test's state
  * (as memguard names it) into seen, and its exit status. Returns how many.
  */
-static size_t ctest_run(const char *dir, ct_seen *seen, size_t cap, int *status)
+static size_t ctest_run_with(const char *dir, const char *timeout, ct_seen *seen, size_t cap,
+                             int *status)
 {
 	char cmd[512], line[1024];
 	size_t n = 0;
-	snprintf(cmd, sizeof(cmd), "'%s' --test-dir '%s' 2>&1", CTEST_BIN, dir);
+	snprintf(cmd, sizeof(cmd), "'%s' --test-dir '%s' %s%s 2>&1", CTEST_BIN, dir,
+	         timeout ? "--timeout " : "", timeout ? timeout : "");
 	FILE *p = popen(cmd, "r");
 	CU_ASSERT_FATAL(p != NULL);
 	while (fgets(line, sizeof(line), p)) {
@@ -84,17 +86,23 @@ static size_t ctest_run(const char *dir, ct_seen *seen, size_t cap, int *status)
 	return n;
 }
 
+static size_t ctest_run(const char *dir, ct_seen *seen, size_t cap, int *status)
+{
+	return ctest_run_with(dir, NULL, seen, cap, status);
+}
+
 /*
  * ctest and memguard (jobs lanes) on dir: the same tests, each in the same
  * state, and the exit codes agree (ctest 0 / memguard 0, ctest 8 /
  * memguard 1). want: the states ctest is expected to give, "name=state"
  * (checks the project does what the case means). o is memguard's run.
  */
-static void same_states(outcome *o, const char *dir, const char *const *want, const char *jobs)
+static void same_states_with(outcome *o, const char *dir, const char *const *want, const char *jobs,
+                             const char *timeout)
 {
 	ct_seen seen[32];
 	int st;
-	size_t n = ctest_run(dir, seen, 32, &st), nwant = 0;
+	size_t n = ctest_run_with(dir, timeout, seen, 32, &st), nwant = 0;
 	while (want[nwant])
 		nwant++;
 	CU_ASSERT_EQUAL(n, nwant);
@@ -107,10 +115,16 @@ static void same_states(outcome *o, const char *dir, const char *const *want, co
 			CU_FAIL("ctest's own state is not the expected one");
 		}
 	}
-	mg(o,
-	   ARGV("run", "-q", "-j", jobs, "--driver", "ctest", "--report", "report.json", "--",
-	        CTEST_BIN, "--test-dir", dir),
-	   NULL, 0);
+	if (timeout)
+		mg(o,
+		   ARGV("run", "-q", "-j", jobs, "--driver", "ctest", "--report", "report.json",
+		        "--", CTEST_BIN, "--test-dir", dir, "--timeout", timeout),
+		   NULL, 0);
+	else
+		mg(o,
+		   ARGV("run", "-q", "-j", jobs, "--driver", "ctest", "--report", "report.json",
+		        "--", CTEST_BIN, "--test-dir", dir),
+		   NULL, 0);
 	CU_ASSERT_FATAL(o->report != NULL);
 	int failed = 0;
 	for (size_t i = 0; i < n; i++) {
@@ -127,6 +141,11 @@ static void same_states(outcome *o, const char *dir, const char *const *want, co
 	}
 	CU_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == (failed ? 8 : 0));
 	CU_ASSERT(exited_with(o, failed ? 1 : 0));
+}
+
+static void same_states(outcome *o, const char *dir, const char *const *want, const char *jobs)
+{
+	same_states_with(o, dir, want, jobs, NULL);
 }
 
 /* Before: ENVIRONMENT_MODIFICATION was ignored and ENVIRONMENT's "NAME"
@@ -275,6 +294,36 @@ static void ctest_timeout_after_match(void)
 	        "set_tests_properties(tam_no_match PROPERTIES TIMEOUT 1 TIMEOUT_AFTER_MATCH "
 	        "\"20;^go\")\n");
 	same_states(&o, dir, want, "2");
+	done(&o);
+	project_free(dir);
+}
+
+/* Before: a test without TIMEOUT had none: ctest's --timeout was dropped
+ * and DartConfiguration.tcl's TimeOut (1500 s from CTest's configure) not
+ * read, so dflt passed where ctest times it out at TimeOut's 1 s, and
+ * zero_long (TIMEOUT 0) passed where ctest times it out at --timeout's 3 s.
+ * ctest's own rule: --timeout, else TimeOut, for a test without TIMEOUT;
+ * --timeout (not TimeOut) for one with TIMEOUT 0. */
+static void ctest_default_timeout(void)
+{
+	static const char *const dart[] = {"dflt=timeout", "prop=pass", "zero_long=pass", NULL};
+	static const char *const cli[] = {"dflt=pass", "prop=pass", "zero_long=timeout", NULL};
+	char dir[64], p[128];
+	outcome o;
+	project(dir, sizeof(dir),
+	        "add_test(dflt /bin/sleep 2)\n"
+	        "add_test(prop /bin/sleep 2)\n"
+	        "set_tests_properties(prop PROPERTIES TIMEOUT 10)\n"
+	        "add_test(zero_long /bin/sleep 4)\n"
+	        "set_tests_properties(zero_long PROPERTIES TIMEOUT 0)\n");
+	snprintf(p, sizeof(p), "%s/DartConfiguration.tcl", dir);
+	FILE *f = fopen(p, "w");
+	CU_ASSERT_FATAL(f && fputs("# as CTest writes it\nTimeOut: 1\n", f) >= 0 && fclose(f) == 0);
+	same_states(&o, dir, dart, "2");
+	expect_message(o.report, "dflt", "DartConfiguration.tcl's TimeOut of 1 s");
+	done(&o);
+	same_states_with(&o, dir, cli, "2", "3");
+	expect_message(o.report, "zero_long", "ctest's --timeout of 3 s");
 	done(&o);
 	project_free(dir);
 }
@@ -482,6 +531,7 @@ static const mg_case cases[] = {
     {"ctest_env_modification", ctest_env_modification},
     {"ctest_required_files", ctest_required_files},
     {"ctest_timeout_after_match", ctest_timeout_after_match},
+    {"ctest_default_timeout", ctest_default_timeout},
     {"ctest_resource_groups", ctest_resource_groups},
     {"ctest_custom_once", ctest_custom_once},
     {"ctest_custom_pre_fails", ctest_custom_pre_fails},
