@@ -398,15 +398,20 @@ static int custom_file(const char *dir, char *path)
 	return access(path, F_OK) == 0 ? 0 : -1;
 }
 
-/* s in a CMake quoted argument (\, " and $ escaped). */
-static void cmake_quoted(FILE *f, const char *s)
+/* s inside a CMake quoted argument (\, " and $ escaped). */
+static void cmake_escaped(FILE *f, const char *s)
 {
-	fputc('"', f);
 	for (; *s; s++) {
 		if (*s == '\\' || *s == '"' || *s == '$')
 			fputc('\\', f);
 		fputc(*s, f);
 	}
+}
+
+static void cmake_quoted(FILE *f, const char *s)
+{
+	fputc('"', f);
+	cmake_escaped(f, s);
 	fputc('"', f);
 }
 
@@ -460,11 +465,7 @@ static int custom_dir(char *tmp, const char *dir, const char *file, const char *
 			        "  if(NOT _memguard_c STREQUAL \"\")\n"
 			        "    list(APPEND _memguard_kept \"" CUSTOM_ENV " -C \\\"",
 			        keep);
-			for (const char *c = dir; *c; c++) {
-				if (*c == '\\' || *c == '"' || *c == '$')
-					fputc('\\', f);
-				fputc(*c, f);
-			}
+			cmake_escaped(f, dir);
 			fprintf(f,
 			        "\\\" ${_memguard_c}\")\n  endif()\nendforeach()\n"
 			        "set(%s \"${_memguard_kept}\")\n",
@@ -548,7 +549,7 @@ int ctest_custom_run(char *const *cmd, int ncmd, int post, char *failed, size_t 
 	spawn_proc *p = NULL;
 	char *argv[] = {cmd[0], "--test-dir", tmp, NULL};
 	spawn_options o = SPAWN_OPTIONS_INIT;
-	o.flags = SPAWN_CAPTURE_OUT | SPAWN_ERR_TO_OUT | SPAWN_NULL_STDIN | SPAWN_FORK;
+	o.flags = SPAWN_CAPTURE_OUT | SPAWN_ERR_TO_OUT | SPAWN_NULL_STDIN;
 	int rc = -1;
 	char *text = NULL;
 	size_t len = 0;
