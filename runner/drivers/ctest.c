@@ -319,6 +319,13 @@ static int ct_select(char **cmd, int ncmd, char **argv)
 				argv[k] = cmd[i];
 			k++;
 		} else if (in_list(drop_with_value, cmd[i]) && i + 1 < ncmd) {
+			if (!argv &&
+			    (!strcmp(cmd[i], "--repeat") || !strcmp(cmd[i], "--repeat-until-fail")))
+				fprintf(stderr,
+				        "memguard: ctest's '%s %s' is not honoured: each test runs "
+				        "once "
+				        "and is judged on that run\n",
+				        cmd[i], cmd[i + 1]);
 			i++;
 		} else if (!strncmp(cmd[i], "-j", 2) || !strncmp(cmd[i], "--parallel", 10)) {
 			/* -j4 / --parallel=4: memguard's -j runs lanes */
