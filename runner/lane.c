@@ -405,7 +405,12 @@ void lane_schedule(run_ctx *c, lane *l)
 	uint64_t lane_growth = policy_expected_growth(l);
 	while (retry || (h->nflight < depth && (refill || fed) && c->qlen && !h->alone &&
 	                 !(h->soft_hit && h->tests_run))) {
-		size_t t = retry ? c->rq[c->rqhead] : plan_front(c);
+		/* a test that waits for another (CTest's DEPENDS, fixtures) is
+		 * passed over until that one ended, in whichever lane */
+		size_t at = retry ? 0 : plan_ready(c);
+		if (at == SIZE_MAX)
+			break; /* woken again when a test ends (its record) */
+		size_t t = retry ? c->rq[c->rqhead] : plan_at(c, at);
 		rtest *rt = &c->tests[t];
 		char pool_why[200];
 		if (!retry && h->tests_run && !h->nflight) {
@@ -440,8 +445,17 @@ void lane_schedule(run_ctx *c, lane *l)
 		if (retry)
 			plan_retry_pop(c);
 		else
-			plan_pop(c);
+			plan_take(c, at);
 		retry = 0;
+		const char *fixture;
+		size_t setup = plan_setup_failed(c, t, &fixture);
+		if (setup != SIZE_MAX) { /* as ctest: not run, a failure */
+			record_testf(c, l, t, TEST_FAIL, 0,
+			             "not run: failed test dependencies: %.300s (the setup of its "
+			             "fixture %.150s; ctest: Not Run)",
+			             c->tests[setup].name, fixture);
+			continue;
+		}
 		/* history's word and the run's largest rise, for the host's admission;
 		 * to a v4 host, whether history knows the test's own rise (then it
 		 * alone counts, not the largest rise the host saw: sent even when 0) */
@@ -1032,16 +1046,6 @@ void lane_init_all(run_ctx *c)
 		c->nlanes = (unsigned)c->ntests;
 	if (!c->nlanes)
 		c->nlanes = 1;
-	if (c->ordered && c->nlanes > 1) {
-		/* memguard does not schedule one test after another across lanes
-		 * yet: in one lane, in the listed order, each runs after what it
-		 * needs, as under ctest */
-		fprintf(stderr,
-		        "memguard: these tests depend on each other (CTest fixtures or DEPENDS): "
-		        "they run in one lane, in an order that keeps that, not %u\n",
-		        c->nlanes);
-		c->nlanes = 1;
-	}
 	c->lanes = calloc(c->nlanes, sizeof(*c->lanes));
 	for (unsigned i = 0; i < c->nlanes; i++) {
 		lane *l = &c->lanes[i];

@@ -195,7 +195,11 @@ int listing_run(run_ctx *c, name_list *out, mg_err *err)
 			mg_msg m;
 			if (mg_proto_parse(&m, line, ll) < 0 ||
 			    (!got_hello && m.kind != MG_MSG_HELLO) ||
-			    (got_hello && m.kind != MG_MSG_TEST && m.kind != MG_MSG_END)) {
+			    (got_hello && m.kind != MG_MSG_TEST && m.kind != MG_MSG_END &&
+			     m.kind != MG_MSG_AFTER && m.kind != MG_MSG_NEEDS) ||
+			    /* after and needs name a test listed before the one they follow */
+			    ((m.kind == MG_MSG_AFTER || m.kind == MG_MSG_NEEDS) &&
+			     (out->n < 2 || m.count > (uint64_t)out->n - 2))) {
 				mg_err_set(err, MG_EPROTO,
 				           "host '%s' broke the protocol while listing: '%.60s'",
 				           c->o->host_argv[0], line);
@@ -223,6 +227,16 @@ int listing_run(run_ctx *c, name_list *out, mg_err *err)
 				}
 				out->names[out->n] = report_strndup(m.text, m.text_len);
 				out->lens[out->n++] = m.text_len;
+			} else if (m.kind == MG_MSG_AFTER || m.kind == MG_MSG_NEEDS) {
+				if (out->ndeps == out->capdeps) {
+					out->capdeps = out->capdeps ? 2 * out->capdeps : 64;
+					out->deps = mg_xrealloc(out->deps,
+					                        out->capdeps * sizeof(*out->deps));
+				}
+				out->deps[out->ndeps++] = (list_dep){
+				    out->n - 1, (size_t)m.count,
+				    m.kind == MG_MSG_NEEDS ? report_strndup(m.text, m.text_len)
+				                           : NULL};
 			} else {
 				if (m.count != out->n) {
 					mg_err_set(err, MG_EPROTO,
@@ -233,7 +247,6 @@ int listing_run(run_ctx *c, name_list *out, mg_err *err)
 				}
 				if (listing_check_unique(c, out, err) < 0)
 					goto done;
-				out->ordered = m.ordered;
 				n = mg_proto_put(cmd, sizeof(cmd), &(mg_msg){.kind = MG_CMD_QUIT});
 				if (write(spawn_cmd_fd(p), cmd, n) < 0) {
 					/* it may have gone: the wait below reaps it */

@@ -1,7 +1,8 @@
 /*
  * plan.c - the tests of a run and their order: the test table read from a
- * --tests-from file, the run queue (a deque: requeued tests go to the front)
- * and the retry queue. No I/O but reading the --tests-from file.
+ * --tests-from file, the run queue (a deque: requeued tests go to the front;
+ * a test that waits for another is passed over until that one ended) and
+ * the retry queue. No I/O but reading the --tests-from file.
  */
 #include "run_int.h"
 
@@ -18,6 +19,7 @@ void plan_push_back(run_ctx *c, size_t t)
 
 void plan_push_front(run_ctx *c, size_t t)
 {
+	c->wait_epoch++; /* t was ready once: it is again */
 	c->qhead = (c->qhead + c->ntests - 1) % c->ntests;
 	c->q[c->qhead] = t;
 	c->qlen++;
@@ -51,12 +53,79 @@ size_t plan_pop(run_ctx *c)
 	return t;
 }
 
+/* The test at position at of the queue (0: the front). */
+size_t plan_at(const run_ctx *c, size_t at)
+{
+	return c->q[(c->qhead + at) % c->ntests];
+}
+
+/* Takes the test at position at out of the queue: the ones before it move
+ * up one, so the rest keep their order. */
+size_t plan_take(run_ctx *c, size_t at)
+{
+	for (size_t i = at; i > 0; i--)
+		c->q[(c->qhead + i) % c->ntests] = c->q[(c->qhead + i - 1) % c->ntests];
+	return plan_pop(c);
+}
+
+static int plan_waits(const run_ctx *c, size_t t)
+{
+	for (size_t k = c->wait_first[t]; k < c->wait_first[t + 1]; k++)
+		if (!c->tests[c->wait[k].on].done)
+			return 1;
+	return 0;
+}
+
+/*
+ * The position in the queue of the first test that waits for nothing (0,
+ * the front, when no test waits), or SIZE_MAX when every queued test waits
+ * for one that runs or is to run again. The waits point to tests listed
+ * earlier, so one that nothing runs can never end: then the front, so a
+ * run cannot hang.
+ */
+size_t plan_ready(run_ctx *c)
+{
+	if (!c->wait_first)
+		return 0;
+	if (c->blocked_epoch == c->wait_epoch + 1)
+		return SIZE_MAX;
+	for (size_t at = 0; at < c->qlen; at++)
+		if (!plan_waits(c, plan_at(c, at)))
+			return at;
+	if (c->rqlen)
+		goto blocked;
+	for (unsigned i = 0; i < c->nlanes; i++)
+		if (c->lanes[i].h.nflight)
+			goto blocked;
+	return 0;
+blocked:
+	c->blocked_epoch = c->wait_epoch + 1; /* +1: epoch 0 is not a scan's */
+	return SIZE_MAX;
+}
+
+/* A setup test that t needs and that failed (ctest then does not run t),
+ * with its fixture; SIZE_MAX when none. */
+size_t plan_setup_failed(const run_ctx *c, size_t t, const char **fixture)
+{
+	if (!c->wait_first)
+		return SIZE_MAX;
+	for (size_t k = c->wait_first[t]; k < c->wait_first[t + 1]; k++)
+		if (c->wait[k].fixture && c->tests[c->wait[k].on].failed) {
+			*fixture = c->wait[k].fixture;
+			return c->wait[k].on;
+		}
+	return SIZE_MAX;
+}
+
 void plan_names_free(name_list *nl)
 {
 	for (size_t i = 0; i < nl->n; i++)
 		free(nl->names[i]);
 	free(nl->names);
 	free(nl->lens);
+	for (size_t i = 0; i < nl->ndeps; i++)
+		free(nl->deps[i].fixture);
+	free(nl->deps);
 }
 
 static const name_list *sort_names; /* for the qsort/bsearch comparators */
@@ -157,6 +226,42 @@ static void node_share(const run_ctx *c, name_list *nl, const size_t *order, siz
                        double *expected);
 
 /*
+ * The waits of the run's tests from the listing's after and needs lines,
+ * as a table by test (wait_first, wait); one on a test this run does not
+ * have (filtered out, another node's) is left out, as ctest runs a test
+ * whose DEPENDS are not selected.
+ */
+static void plan_waits_build(run_ctx *c, const name_list *nl, const size_t *run_of)
+{
+	size_t n = 0;
+	c->wait_first = mg_xrealloc(NULL, (c->ntests + 1) * sizeof(size_t));
+	memset(c->wait_first, 0, (c->ntests + 1) * sizeof(size_t));
+	for (size_t k = 0; k < nl->ndeps; k++) {
+		size_t t = run_of[nl->deps[k].test], on = run_of[nl->deps[k].on];
+		if (t != SIZE_MAX && on != SIZE_MAX) {
+			c->wait_first[t + 1]++;
+			n++;
+		}
+	}
+	for (size_t t = 0; t < c->ntests; t++)
+		c->wait_first[t + 1] += c->wait_first[t];
+	if (!n) { /* none between two tests of this run */
+		free(c->wait_first);
+		c->wait_first = NULL;
+		return;
+	}
+	c->wait = mg_xrealloc(NULL, n * sizeof(rwait));
+	size_t *fill = mg_xrealloc(NULL, (c->ntests ? c->ntests : 1) * sizeof(size_t));
+	memcpy(fill, c->wait_first, c->ntests * sizeof(size_t));
+	for (size_t k = 0; k < nl->ndeps; k++) {
+		size_t t = run_of[nl->deps[k].test], on = run_of[nl->deps[k].on];
+		if (t != SIZE_MAX && on != SIZE_MAX)
+			c->wait[fill[t]++] = (rwait){on, nl->deps[k].fixture};
+	}
+	free(fill);
+}
+
+/*
  * Plans the run: the named tests (--tests-from) or all in list order,
  * filtered, then this node's share (node_share: by the history's durations
  * when there is one, else round-robin by position; deterministic either
@@ -184,16 +289,26 @@ int plan_build(run_ctx *c, name_list *nl, mg_err *err)
 	char *mine = mg_xrealloc(NULL, kept ? kept : 1);
 	node_share(c, nl, order, kept, mine, &c->expected_wall);
 	c->tests = mg_xrealloc(NULL, (kept ? kept : 1) * sizeof(*c->tests));
+	size_t *run_of = NULL; /* a listing position's test of the run, or SIZE_MAX */
+	if (nl->ndeps) {
+		run_of = mg_xrealloc(NULL, nl->n * sizeof(size_t));
+		memset(run_of, 0xff, nl->n * sizeof(size_t));
+	}
 	for (size_t j = 0; j < kept; j++) {
 		size_t i = order[j];
 		if (!mine[j])
 			continue;
+		if (run_of)
+			run_of[i] = c->ntests;
 		c->tests[c->ntests++] =
 		    (rtest){.name = nl->names[i], .len = nl->lens[i], .exp_duration = -1};
 		nl->names[i] = NULL;
 	}
 	free(mine);
 	free(order);
+	if (run_of)
+		plan_waits_build(c, nl, run_of);
+	free(run_of);
 	c->q = mg_xrealloc(NULL, (c->ntests ? c->ntests : 1) * sizeof(size_t));
 	c->rq = mg_xrealloc(NULL, (c->ntests ? c->ntests : 1) * sizeof(size_t));
 	for (size_t i = 0; i < c->ntests; i++)
@@ -375,26 +490,76 @@ void plan_history(run_ctx *c)
 	c->hist_report = NULL;
 }
 
+static size_t unit_root(size_t *up, size_t j)
+{
+	while (up[j] != j)
+		j = up[j] = up[up[j]];
+	return j;
+}
+
 /*
- * This node's share of the planned tests (order[0..n), indices into nl):
- * with a history, the tests are dealt longest first to the node with the
- * least time so far (ties to the lowest node), a test new since counting
- * the mean of the known; every node computes the same split from the same
- * history. Without one, round-robin by position. mine[j] is set for the
- * tests of this node; *expected: this node's total by the history.
+ * The units the planned tests (order[0..n)) are dealt to nodes in: unit[j],
+ * numbered in order of their first test; *nunits. A test alone is a unit
+ * of its own; tests joined by the listing's after and needs lines are one
+ * (a fixture's setup, its users and its cleanup run on one node).
+ */
+static size_t *node_units(const name_list *nl, const size_t *order, size_t n, size_t *nunits)
+{
+	size_t *unit = mg_xrealloc(NULL, (n ? n : 1) * sizeof(size_t));
+	*nunits = n;
+	for (size_t j = 0; j < n; j++)
+		unit[j] = j;
+	if (!nl->ndeps)
+		return unit;
+	size_t *at = mg_xrealloc(NULL, (nl->n ? nl->n : 1) * sizeof(size_t));
+	memset(at, 0xff, nl->n * sizeof(size_t));
+	for (size_t j = 0; j < n; j++)
+		at[order[j]] = j;
+	for (size_t k = 0; k < nl->ndeps; k++) { /* unit[] is the union-find's up */
+		size_t a = at[nl->deps[k].test], b = at[nl->deps[k].on];
+		if (a != SIZE_MAX && b != SIZE_MAX) {
+			a = unit_root(unit, a);
+			b = unit_root(unit, b);
+			unit[a > b ? a : b] = a < b ? a : b; /* the root: its first test */
+		}
+	}
+	size_t *num = at; /* reused: a root's unit number */
+	*nunits = 0;
+	for (size_t j = 0; j < n; j++) {
+		size_t r = unit_root(unit, j);
+		if (r == j)
+			num[j] = (*nunits)++;
+		unit[j] = r; /* r <= j: numbered already */
+	}
+	for (size_t j = 0; j < n; j++)
+		unit[j] = num[unit[j]];
+	free(at);
+	return unit;
+}
+
+/*
+ * This node's share of the planned tests (order[0..n), indices into nl),
+ * dealt by units (node_units: tests that wait for one another go
+ * together): with a history, the units are dealt longest first to the node
+ * with the least time so far (ties to the lowest node), a test new since
+ * counting the mean of the known; every node computes the same split from
+ * the same history. Without one, round-robin by position. mine[j] is set
+ * for the tests of this node; *expected: this node's total by the history.
  */
 static void node_share(const run_ctx *c, name_list *nl, const size_t *order, size_t n, char *mine,
                        double *expected)
 {
 	uint32_t nodes = c->o->node_total, me = c->o->node_index - 1;
+	size_t nunits, *unit = node_units(nl, order, n, &nunits);
 	*expected = 0;
 	if (!c->nhist || nodes < 2) {
 		for (size_t j = 0; j < n; j++)
-			mine[j] = j % nodes == me;
+			mine[j] = unit[j] % nodes == me;
+		free(unit);
 		return;
 	}
 	double *dur = mg_xrealloc(NULL, (n ? n : 1) * sizeof(double)), sum = 0;
-	size_t *by = mg_xrealloc(NULL, (n ? n : 1) * sizeof(size_t)), nknown = 0;
+	size_t nknown = 0;
 	for (size_t j = 0; j < n; j++) {
 		const hist_test *f = hist_find(c, nl->names[order[j]]);
 		dur[j] = f ? f->duration : -1;
@@ -402,30 +567,30 @@ static void node_share(const run_ctx *c, name_list *nl, const size_t *order, siz
 			sum += f->duration;
 			nknown++;
 		}
-		by[j] = j;
 	}
+	/* a unit's length: its tests', longest first; equal ones in list order */
+	by_length *v = mg_xrealloc(NULL, (nunits ? nunits : 1) * sizeof(*v));
+	for (size_t u = 0; u < nunits; u++)
+		v[u] = (by_length){0, u, u};
 	for (size_t j = 0; j < n; j++)
-		if (dur[j] < 0)
-			dur[j] = nknown ? sum / (double)nknown : 0;
-	/* longest first; equal ones in list order */
-	by_length *v = mg_xrealloc(NULL, (n ? n : 1) * sizeof(*v));
-	for (size_t j = 0; j < n; j++)
-		v[j] = (by_length){dur[j], j, j};
-	qsort(v, n, sizeof(*v), longest_first);
-	for (size_t j = 0; j < n; j++)
-		by[j] = v[j].t;
-	free(v);
+		v[unit[j]].d += dur[j] < 0 ? (nknown ? sum / (double)nknown : 0) : dur[j];
+	qsort(v, nunits, sizeof(*v), longest_first);
 	double *load = calloc(nodes, sizeof(double));
-	for (size_t j = 0; j < n; j++) {
+	uint32_t *node_of = mg_xrealloc(NULL, (nunits ? nunits : 1) * sizeof(uint32_t));
+	for (size_t k = 0; k < nunits; k++) {
 		uint32_t best = 0;
-		for (uint32_t k = 1; k < nodes; k++)
-			if (load[k] < load[best])
-				best = k;
-		load[best] += dur[by[j]];
-		mine[by[j]] = best == me;
+		for (uint32_t i = 1; i < nodes; i++)
+			if (load[i] < load[best])
+				best = i;
+		load[best] += v[k].d;
+		node_of[v[k].t] = best;
 	}
+	for (size_t j = 0; j < n; j++)
+		mine[j] = node_of[unit[j]] == me;
 	*expected = load[me];
+	free(node_of);
 	free(load);
+	free(v);
 	free(dur);
-	free(by);
+	free(unit);
 }

@@ -53,6 +53,8 @@ void record_test(run_ctx *c, lane *l, size_t t, test_state st, const char *msg, 
 	r->va_delta = dva;
 	r->rss_delta = drss;
 	rt->done = 1;
+	rt->failed = st != TEST_PASS && st != TEST_SKIP;
+	c->wait_epoch++; /* a test waiting for it may go */
 	c->remaining--;
 	progress_test_done(c->prog, l->index, st);
 }

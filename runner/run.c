@@ -344,7 +344,6 @@ int run_main(int argc, char **argv, const run_hooks *hooks)
 	}
 
 	c.program_asan = listing_asan(&c);
-	c.ordered = nl.ordered;
 	c.listing_fd = listing_handoff(&c, &nl);
 	plan_history_load(&c, hooks ? hooks->history : NULL);
 	rc = plan_build(&c, &nl, &err);
@@ -447,6 +446,8 @@ out:
 	free(c.extras);
 	free(c.q);
 	free(c.rq);
+	free(c.wait_first);
+	free(c.wait);
 	free(c.shim_argv);
 	if (c.listing_fd >= 0)
 		close(c.listing_fd);

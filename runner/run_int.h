@@ -70,6 +70,7 @@ typedef struct rtest {
 	unsigned rise_known : 1;
 	unsigned near_ceiling : 1; /* its first attempt failed near the memory ceiling */
 	unsigned start_died : 1; /* a host given it died before its first test (lane_start_died) */
+	unsigned failed : 1;     /* done, neither pass nor skip (what a fixture's users ask) */
 	/* (the 4-byte fields together: 96 bytes a test, not 112) */
 	char *out; /* captured output: its head, up to output_head bytes */
 	size_t out_len;
@@ -221,7 +222,15 @@ typedef struct run_ctx {
 	/* gtest, catch2: the program is an ASan build (listing_asan), whose exit
 	 * runs LeakSanitizer's check: a host killed loses it (lane_kill says so) */
 	int program_asan;
-	int ordered; /* the listing said "ordered" (CTest fixtures, DEPENDS): one lane */
+	/* what the tests wait for (CTest's DEPENDS, fixtures: the listing's
+	 * after and needs lines): test t's waits are wait[wait_first[t]] ...
+	 * wait[wait_first[t + 1] - 1]; wait_first NULL when no test waits */
+	size_t *wait_first;
+	struct rwait *wait;
+	/* bumped when a test is done or requeued (a waiting test may be
+	 * ready); a scan of the queue that found none ready at blocked_epoch
+	 * is not made again before it moves */
+	uint64_t wait_epoch, blocked_epoch;
 	driver_kind driver;
 	int pipeline_auto; /* no --pipeline: depth follows the tests' pace (policy_depth) */
 	double tree_interval;
@@ -284,9 +293,26 @@ typedef struct name_list {
 	size_t *lens;
 	size_t n, cap;
 	char arch[8];
-	uint64_t va, rss; /* the listing host's hello */
-	int ordered;      /* its end said "ordered": the tests depend on each other */
+	uint64_t va, rss;      /* the listing host's hello */
+	struct list_dep *deps; /* its after and needs lines */
+	size_t ndeps, capdeps;
 } name_list;
+
+/* A listing's "after" line (fixture NULL) or "needs" line: the test at
+ * listing position test runs after the one at position on (an earlier one)
+ * ended; with a fixture, on is its setup and test does not run when on
+ * failed. */
+typedef struct list_dep {
+	size_t test, on;
+	char *fixture;
+} list_dep;
+
+/* A test's wait: the test (run index) it waits for; fixture as list_dep's
+ * (the name_list's copy). */
+typedef struct rwait {
+	size_t on;
+	const char *fixture;
+} rwait;
 
 static inline double now_mono(void)
 {
@@ -322,6 +348,10 @@ size_t plan_front(const run_ctx *c);
 void plan_retry_push(run_ctx *c, size_t t);
 size_t plan_retry_pop(run_ctx *c);
 size_t plan_pop(run_ctx *c);
+size_t plan_at(const run_ctx *c, size_t at);
+size_t plan_ready(run_ctx *c);
+size_t plan_take(run_ctx *c, size_t at);
+size_t plan_setup_failed(const run_ctx *c, size_t t, const char **fixture);
 void plan_names_free(name_list *nl);
 int plan_tests_from(size_t **order, size_t *norder, name_list *nl, const char *file, mg_err *err);
 int plan_build(run_ctx *c, name_list *nl, mg_err *err);

@@ -94,7 +94,6 @@ typedef struct ct_test {
 	/* DEPENDS (ctest's listing adds a fixture's setup and cleanup order to
 	 * it), FIXTURES_SETUP, FIXTURES_REQUIRED; NULL: none */
 	char **depends, **fx_setup, **fx_required;
-	int failed; /* its result was neither pass nor skip (a fixture's setup) */
 } ct_test;
 
 /* A lock directory's path (TMPDIR, up to PATH_MAX, and its name), and a
@@ -110,7 +109,6 @@ typedef struct ctest_drv {
 	int listed;
 	/* the running test */
 	long cur;
-	long prev;          /* the test begun last, whose result is known at the next */
 	struct timespec t0; /* its start, or when TIMEOUT_AFTER_MATCH matched */
 	double timeout;     /* its TIMEOUT, or TIMEOUT_AFTER_MATCH's once matched; 0: none */
 	int timed_out;
@@ -751,13 +749,14 @@ out:
  * listing puts a fixture's order there too: a test requiring it after its
  * setup tests, its cleanup tests after both), otherwise in ctest's order:
  * the earliest test whose listed dependencies are placed comes next.
- * Dependencies on tests not listed (not selected) do not hold one back, nor
- * does a cycle (the rest in list order). *order: d->n indexes. Returns 1
- * when some test depends on another listed one. A test's listed
- * dependencies are dep[first[i]] ... dep[first[i + 1] - 1].
+ * Dependencies on tests not listed (not selected) do not hold one back.
+ * *order: d->n indexes. A test's listed dependencies are dep[first[i]] ...
+ * dep[first[i + 1] - 1]. Returns -1, or the first test left when the rest
+ * wait for each other in a cycle (then in list order).
  */
-static int ct_order(ctest_drv *d, size_t *order)
+static long ct_order(ctest_drv *d, size_t *order)
 {
+	long cycle = -1;
 	char *placed = calloc(d->n ? d->n : 1, 1);
 	long *dep = NULL;
 	size_t *first = calloc(d->n + 1, sizeof(size_t)), ndep = 0, k = 0;
@@ -766,7 +765,7 @@ static int ct_order(ctest_drv *d, size_t *order)
 		free(first);
 		for (size_t i = 0; i < d->n; i++)
 			order[i] = i;
-		return 0;
+		return -1;
 	}
 	for (size_t i = 0; i < d->n; i++) {
 		first[i] = ndep;
@@ -796,16 +795,41 @@ static int ct_order(ctest_drv *d, size_t *order)
 			if (j == first[i + 1])
 				pick = i;
 		}
-		if (pick == d->n) /* a cycle: the rest as listed */
+		if (pick == d->n) { /* a cycle: the rest as listed */
 			for (pick = 0; placed[pick]; pick++)
 				;
+			if (cycle < 0)
+				cycle = (long)pick;
+		}
 		placed[pick] = 1;
 		order[k++] = pick;
 	}
 	free(placed);
 	free(first);
 	free(dep);
-	return ndep > 0;
+	return cycle;
+}
+
+/* After test t's line (at position k of the listing): what it waits for,
+ * by position (pos: a test's position), among the tests listed before it
+ * (so a cycle cannot hold the run): each setup test of a fixture it
+ * requires ("needs": it is not run when that failed, as ctest's "Failed
+ * test dependencies"), then its DEPENDS, where ctest's listing has put
+ * its fixtures' setups and, for a cleanup test, the fixture's users. */
+static void ct_list_deps(shim *s, const ctest_drv *d, const ct_test *t, const size_t *pos, size_t k)
+{
+	for (size_t f = 0; t->fx_required && t->fx_required[f]; f++)
+		for (size_t i = 0; i < d->n; i++)
+			if (&d->v[i] != t && pos[i] < k && d->v[i].fx_setup &&
+			    in_list((const char *const *)d->v[i].fx_setup, t->fx_required[f]))
+				shim_test_after(s, pos[i],
+				                *t->fx_required[f] ? t->fx_required[f] : NULL);
+	for (size_t j = 0; t->depends && t->depends[j]; j++) {
+		const char *nm = t->depends[j];
+		long at = shim_names_find(d->names, nm, strlen(nm));
+		if (at >= 0 && pos[at] < k)
+			shim_test_after(s, pos[at], NULL);
+	}
 }
 
 static int ct_list(shim *s)
@@ -815,30 +839,29 @@ static int ct_list(shim *s)
 		return -1;
 	ct_say(s, d);
 	size_t *order = malloc((d->n ? d->n : 1) * sizeof(size_t));
-	if (!order) {
+	size_t *pos = malloc((d->n ? d->n : 1) * sizeof(size_t));
+	if (!order || !pos) {
+		free(order);
+		free(pos);
 		fprintf(stderr, "memguard: out of memory ordering the CTest tests\n");
 		return -1;
 	}
-	if (ct_order(d, order))
-		shim_list_ordered(s);
-	for (size_t i = 0; i < d->n; i++)
-		shim_test(s, d->v[order[i]].name, strlen(d->v[order[i]].name));
+	long cycle = ct_order(d, order);
+	for (size_t k = 0; k < d->n; k++)
+		pos[order[k]] = k;
+	if (cycle >= 0) /* as ctest: says so and runs no test (and exits 0) */
+		fprintf(stderr,
+		        "memguard: a cycle exists in the test dependency graph (DEPENDS) of the "
+		        "CTest tests, from \"%s\" on: ctest runs no test then, nor does memguard\n",
+		        d->v[cycle].name);
+	for (size_t k = 0; cycle < 0 && k < d->n; k++) {
+		const ct_test *t = &d->v[order[k]];
+		shim_test(s, t->name, strlen(t->name));
+		ct_list_deps(s, d, t, pos, k);
+	}
 	free(order);
+	free(pos);
 	return 0;
-}
-
-/* The setup test of a fixture t requires that ran and failed (ctest then
- * does not run t: "Failed test dependencies"), or NULL. */
-static const ct_test *fixture_failed(const ctest_drv *d, const ct_test *t, const char **fx)
-{
-	for (size_t f = 0; t->fx_required && t->fx_required[f]; f++)
-		for (size_t i = 0; i < d->n; i++)
-			if (&d->v[i] != t && d->v[i].failed && d->v[i].fx_setup &&
-			    in_list((const char *const *)d->v[i].fx_setup, t->fx_required[f])) {
-				*fx = t->fx_required[f];
-				return &d->v[i];
-			}
-	return NULL;
 }
 
 /* ---- serial and locked tests: flock(2) on files every lane's shim of this
@@ -1270,13 +1293,7 @@ static void ct_begin(shim *s)
 {
 	ctest_drv *d = shim_ctx(s);
 	size_t n;
-	const char *name = shim_queue_name(s, 0, &n), *fx;
-	/* the test before has its result by now (one test at a time) */
-	if (d->prev >= 0) {
-		mg_msg_kind k = shim_last_result(s);
-		d->v[d->prev].failed = k != MG_MSG_PASS && k != MG_MSG_SKIP;
-		d->prev = -1;
-	}
+	const char *name = shim_queue_name(s, 0, &n);
 	if (!d->listed && ct_load(s, d) < 0) {
 		shim_start(s);
 		shim_resultf(s, MG_MSG_FAIL, "cannot list the CTest tests");
@@ -1289,16 +1306,6 @@ static void ct_begin(shim *s)
 		return;
 	}
 	ct_test *t = &d->v[i];
-	const ct_test *setup;
-	d->prev = i;
-	if ((setup = fixture_failed(d, t, &fx))) {
-		shim_start(s);
-		shim_resultf(s, MG_MSG_FAIL,
-		             "not run: failed test dependencies: %.500s (the setup of its fixture "
-		             "%.200s; ctest: Not Run)",
-		             setup->name, fx);
-		return;
-	}
 	if (t->disabled) {
 		shim_start(s);
 		shim_resultf(s, MG_MSG_SKIP, "disabled (CTest property DISABLED)");
@@ -1590,7 +1597,6 @@ int ctest_main(const shim_args *a)
 	static ctest_drv d;
 	d.a = a;
 	d.cur = -1;
-	d.prev = -1;
 	d.serial_fd = -1;
 	return shim_main(&ops, &d, a->cmd, a->ncmd);
 }

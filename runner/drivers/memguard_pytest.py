@@ -93,7 +93,6 @@ class _Msg(ctypes.Structure):
         ("site_kind", ctypes.c_int),
         ("frames", ctypes.c_void_p),
         ("nframes", ctypes.c_size_t),
-        ("ordered", ctypes.c_int),
     ]
 
 

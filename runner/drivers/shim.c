@@ -92,8 +92,6 @@ struct shim {
 
 	buf reply, out, line;
 	size_t listed;
-	int listed_ordered;      /* shim_list_ordered: the end line says "ordered" */
-	mg_msg_kind last_result; /* shim_last_result */
 
 	pid_t child;      /* for signals and waits */
 	pid_t child_proc; /* the same as /proc names it (proc_child_pid) */
@@ -658,14 +656,13 @@ void shim_test(shim *s, const char *name, size_t len)
 	s->listed++;
 }
 
-mg_msg_kind shim_last_result(const shim *s)
+void shim_test_after(shim *s, size_t index, const char *fixture)
 {
-	return s->last_result;
-}
-
-void shim_list_ordered(shim *s)
-{
-	s->listed_ordered = 1;
+	mg_msg m = {.kind = fixture ? MG_MSG_NEEDS : MG_MSG_AFTER,
+	            .count = index,
+	            .text = fixture,
+	            .text_len = fixture ? strlen(fixture) : 0};
+	buf_add_msg(&s->reply, &m);
 }
 
 size_t shim_queued(const shim *s)
@@ -723,7 +720,6 @@ void shim_result(shim *s, mg_msg_kind kind, const char *msg, size_t len)
 	assert(kind == MG_MSG_PASS || kind == MG_MSG_FAIL || kind == MG_MSG_SKIP ||
 	       kind == MG_MSG_TIMEOUT || kind == MG_MSG_ERROR);
 	double us = elapsed_us(&s->t0);
-	s->last_result = kind;
 	measure(s, &va, &rss);
 	/* a probed child's stderr is read with each batch of its lines (the
 	 * loop reads it first), not with a poll per result */
@@ -1013,7 +1009,7 @@ static void do_list(shim *s)
 		child_kill(s);
 		_exit(3);
 	}
-	mg_msg end = {.kind = MG_MSG_END, .count = s->listed, .ordered = s->listed_ordered};
+	mg_msg end = {.kind = MG_MSG_END, .count = s->listed};
 	buf_add_msg(&s->reply, &end);
 	reply_flush(s);
 }

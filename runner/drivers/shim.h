@@ -90,13 +90,13 @@ char **shim_env(shim *s);
 
 /* Listing: one "test NAME" line (answers are written at the end of list). */
 void shim_test(shim *s, const char *name, size_t len);
+/* After shim_test: that test runs only after the index-th test listed
+ * (an earlier one) ended, in whichever lane; with a fixture, it is that
+ * fixture's setup and a failure of it means the test is not run (CTest's
+ * DEPENDS and FIXTURES_REQUIRED: "after" and "needs" lines). */
+void shim_test_after(shim *s, size_t index, const char *fixture);
 
 /* The queue of run lines not answered yet; index 0 is the head. */
-/* In ops->list: the tests depend on each other in the order listed (CTest's
- * fixtures, DEPENDS): the runner runs them in one lane, in that order. */
-void shim_list_ordered(shim *s);
-/* The kind of the last result line (shim_result). */
-mg_msg_kind shim_last_result(const shim *s);
 size_t shim_queued(const shim *s);
 const char *shim_queue_name(const shim *s, size_t i, size_t *len);
 int shim_head_started(const shim *s);

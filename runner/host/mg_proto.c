@@ -170,6 +170,7 @@ static const struct {
     {"error", 5, MG_MSG_ERROR},     {"extra", 5, MG_MSG_EXTRA},     {"module", 6, MG_MSG_MODULE},
     {"site", 4, MG_MSG_SITE},       {"nomem", 5, MG_MSG_NOMEM},     {"pin", 3, MG_MSG_PIN},
     {"held", 4, MG_MSG_HELD},       {"heldin", 6, MG_MSG_HELDIN},   {"heldby", 6, MG_MSG_HELDBY},
+    {"after", 5, MG_MSG_AFTER},     {"needs", 5, MG_MSG_NEEDS},
 };
 
 static const char *const site_words[] = {"mmap", "malloc", "new"};
@@ -385,13 +386,14 @@ int mg_proto_parse(mg_msg *out, char *line, size_t len)
 	case MG_MSG_HELDIN:
 		return take_name(&c, out); /* non-empty text, escaped like a name */
 	case MG_MSG_END:
+	case MG_MSG_AFTER:
 		if (take_field(&c, &out->count) < 0)
 			return -1;
-		if (c.end - c.p == 8 && !memcmp(c.p, " ordered", 8)) {
-			out->ordered = 1;
-			c.p += 8;
-		}
 		return at_end(&c);
+	case MG_MSG_NEEDS:
+		if (take_field(&c, &out->count) < 0)
+			return -1;
+		return take_name(&c, out);
 	case MG_MSG_PASS:
 		return take_result(&c, out, 0);
 	case MG_MSG_FAIL:
@@ -574,9 +576,13 @@ size_t mg_proto_put(char *dst, size_t cap, const mg_msg *m)
 		put_text(&w, m->text, m->text_len);
 		break;
 	case MG_MSG_END:
+	case MG_MSG_AFTER:
 		put_field(&w, m->count);
-		if (m->ordered)
-			put_bytes(&w, " ordered", 8);
+		break;
+	case MG_MSG_NEEDS:
+		put_field(&w, m->count);
+		put_bytes(&w, " ", 1);
+		put_text(&w, m->text, m->text_len);
 		break;
 	case MG_MSG_PASS:
 	case MG_MSG_FAIL:

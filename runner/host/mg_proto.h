@@ -105,6 +105,11 @@ typedef enum mg_msg_kind {
 	              * ITEMS live items the test placed in it keep mapped) */
 	MG_MSG_HELDIN, /* heldin NAME (the test that allocated the block of the held before it) */
 	MG_MSG_HELDBY, /* heldby FRAME... (where the first of those items was placed) */
+	/* host -> runner, in a listing after a test line (a driver shim only:
+	 * CTest's DEPENDS and fixtures) */
+	MG_MSG_AFTER, /* after INDEX (that test runs after the INDEX-th listed one ended) */
+	MG_MSG_NEEDS, /* needs INDEX FIXTURE (... and not at all when that one, the setup of
+	               * FIXTURE, failed) */
 } mg_msg_kind;
 
 /* What a site allocated with (the word of `site`). */
@@ -134,16 +139,16 @@ typedef struct mg_msg {
 	uint64_t usec;     /* pass/fail/skip: the test's duration */
 	uint64_t va, rss;  /* hello, pass/fail/skip (after the test), recycle; bye: peaks;
 	                    * peak: va; expect: va = the rise above the test's start */
-	uint64_t count;    /* end; expect: 1 when "known" (v4) */
+	uint64_t count;    /* end; expect: 1 when "known" (v4); after, needs: the index */
 	mg_why why;        /* recycle (v2) */
 	uint64_t bytes;    /* recycle growth/gap/peak: the figure; dying: VmPeak; expect: growth */
 	int sig;           /* dying: the signal */
 	mg_msg_kind state; /* extra: MG_MSG_FAIL or MG_MSG_ERROR */
-	size_t name_len; /* extra: the name is text's first name_len bytes, the message the rest */
-	const char
-	    *text;       /* test/start/run: the name; fail/skip: the message (may be empty);
-	                  * module: the path; site (parsed): the frames' text (mg_proto_frame_next) */
-	size_t text_len; /* text may hold any byte but NUL... and NUL is excluded */
+	size_t name_len;  /* extra: the name is text's first name_len bytes, the message the rest */
+	const char *text; /* test/start/run: the name; fail/skip: the message (may be empty);
+	                   * module: the path; site (parsed): the frames' text
+	                   * (mg_proto_frame_next); needs: the fixture */
+	size_t text_len;  /* text may hold any byte but NUL... and NUL is excluded */
 	/* module: count is the ID, build_id its hex digits (build_id_len 0: none) */
 	const char *build_id;
 	size_t build_id_len;
@@ -152,7 +157,6 @@ typedef struct mg_msg {
 	mg_site_kind site_kind;
 	const mg_frame *frames;
 	size_t nframes;
-	int ordered; /* end: "ordered", the tests depend on each other in list order */
 } mg_msg;
 
 /*

@@ -174,12 +174,24 @@ static void ctest_regex_output(void)
 	project_free(dir);
 }
 
+/* The number of lanes (shards) of report that ran a test. */
+static int lanes_used(json_t *report)
+{
+	size_t i;
+	json_t *s;
+	int n = 0;
+	json_array_foreach(json_object_get(report, "shards"), i, s) n +=
+	    json_array_size(json_object_get(s, "tests")) > 0;
+	return n;
+}
+
 /* CTest's fixtures and DEPENDS, listed in an order that breaks them, at
  * -j 2: before, memguard ran them in list order across lanes, so the tests
  * needing the fixture ran before its setup (or after its cleanup) and
  * failed where ctest passes them, and a test whose fixture's setup failed
- * ran (ctest: Not Run, failed). Now one lane, in an order that keeps them,
- * each test's verdict ctest's own. */
+ * ran (ctest: Not Run, failed). Then one lane. Now both lanes: a test
+ * waits, in whichever lane, until what it needs ended; each test's verdict
+ * ctest's own. */
 static void ctest_fixtures(void)
 {
 	static const verdict want[] = {
@@ -210,7 +222,119 @@ static void ctest_fixtures(void)
 	project_in(dir, tests, NULL);
 	same_verdicts(&o, dir, want, sizeof(want) / sizeof(want[0]), "2");
 	expect_message(o.report, "needs_bad", "not run: failed test dependencies: bad_setup");
-	CU_ASSERT(strstr(o.err, "they run in one lane") != NULL);
+	CU_ASSERT(strstr(o.err, "one lane") == NULL);
+	CU_ASSERT_EQUAL(lanes_used(o.report), 2);
+	done(&o);
+	project_free(dir);
+}
+
+/* A fixture's failed setup, then a host killed (memguard's --timeout on
+ * the test between): the fresh host's shim does not know the setup
+ * failed, the runner does. Before, needs_bad ran in the fresh shim and
+ * passed; ctest does not run it (Not Run, a failure). */
+static void ctest_fixture_after_kill(void)
+{
+	char dir[64];
+	outcome o;
+	project(dir, sizeof(dir),
+	        "add_test(bad_setup \"/bin/false\")\n"
+	        "set_tests_properties(bad_setup PROPERTIES FIXTURES_SETUP G)\n"
+	        "add_test(hangs \"/bin/sleep\" \"30\")\n"
+	        "set_tests_properties(hangs PROPERTIES DEPENDS bad_setup)\n"
+	        "add_test(needs_bad \"/bin/true\")\n"
+	        "set_tests_properties(needs_bad PROPERTIES FIXTURES_REQUIRED G DEPENDS hangs)\n",
+	        NULL);
+	CU_ASSERT(!ctest_passes(dir, "needs_bad")); /* ctest adds its fixture's setup */
+	mg(&o,
+	   ARGV("run", "-q", "-j", "1", "--timeout", "1s", "--driver", "ctest", "--report",
+	        "report.json", "--", CTEST_BIN, "--test-dir", dir),
+	   NULL, 0);
+	CU_ASSERT(exited_with(&o, 1));
+	CU_ASSERT_FATAL(o.report != NULL);
+	expect_state(o.report, "bad_setup", "fail");
+	expect_state(o.report, "hangs", "timeout");
+	expect_state(o.report, "needs_bad", "fail");
+	expect_message(o.report, "needs_bad", "not run: failed test dependencies: bad_setup");
+	done(&o);
+	project_free(dir);
+}
+
+/* --node I/N deals a fixture's setup and its users to one node: before,
+ * round-robin by position put the users on node 2 and the setup on node
+ * 1, and node 2 failed both where ctest passes them. Node 2 runs first,
+ * so no file a node 1 run left can hide that. */
+static void ctest_fixture_nodes(void)
+{
+	char dir[64], tests[2048];
+	outcome o;
+	snprintf(dir, sizeof(dir), "/tmp/mg-ctt-XXXXXX");
+	CU_ASSERT_FATAL(mkdtemp(dir) != NULL);
+	snprintf(tests, sizeof(tests),
+	         "add_test(setup \"/bin/touch\" \"%s/fx\")\n"
+	         "set_tests_properties(setup PROPERTIES FIXTURES_SETUP F)\n"
+	         "add_test(uses_one \"/bin/test\" \"-f\" \"%s/fx\")\n"
+	         "set_tests_properties(uses_one PROPERTIES FIXTURES_REQUIRED F)\n"
+	         "add_test(alone_x \"/bin/true\")\n"
+	         "add_test(uses_two \"/bin/test\" \"-f\" \"%s/fx\")\n"
+	         "set_tests_properties(uses_two PROPERTIES FIXTURES_REQUIRED F)\n"
+	         "add_test(alone_y \"/bin/true\")\n",
+	         dir, dir, dir);
+	project_in(dir, tests, NULL);
+	mg(&o,
+	   ARGV("run", "-q", "-j", "2", "--node", "2/2", "--driver", "ctest", "--report",
+	        "report.json", "--", CTEST_BIN, "--test-dir", dir),
+	   NULL, 0);
+	CU_ASSERT(exited_with(&o, 0));
+	CU_ASSERT_FATAL(o.report != NULL);
+	CU_ASSERT_EQUAL(count(o.report, "pass"), 1);
+	expect_state(o.report, "alone_x", "pass");
+	done(&o);
+	mg(&o,
+	   ARGV("run", "-q", "-j", "2", "--node", "1/2", "--driver", "ctest", "--report",
+	        "report.json", "--", CTEST_BIN, "--test-dir", dir),
+	   NULL, 0);
+	CU_ASSERT(exited_with(&o, 0));
+	CU_ASSERT_FATAL(o.report != NULL);
+	CU_ASSERT_EQUAL(count(o.report, "pass"), 4);
+	expect_state(o.report, "setup", "pass");
+	expect_state(o.report, "uses_one", "pass");
+	expect_state(o.report, "uses_two", "pass");
+	expect_state(o.report, "alone_y", "pass");
+	done(&o);
+	project_free(dir);
+}
+
+/* DEPENDS in a cycle: ctest says so and runs no test; before, memguard ran
+ * them all (and exited 0, where one could fail that ctest never runs).
+ * Now none runs, said on stderr, and no test ran is exit 5, as for any run
+ * of no test (--allow-no-tests). */
+static void ctest_cycle(void)
+{
+	char dir[64], cmd[256], line[512];
+	outcome o;
+	int said = 0;
+	project(dir, sizeof(dir),
+	        "add_test(a \"/bin/false\")\n"
+	        "set_tests_properties(a PROPERTIES DEPENDS b)\n"
+	        "add_test(b \"/bin/true\")\n"
+	        "set_tests_properties(b PROPERTIES DEPENDS a)\n"
+	        "add_test(c \"/bin/true\")\n",
+	        NULL);
+	snprintf(cmd, sizeof(cmd), "'%s' --test-dir '%s' 2>&1", CTEST_BIN, dir);
+	FILE *p = popen(cmd, "r");
+	CU_ASSERT_FATAL(p != NULL);
+	while (fgets(line, sizeof(line), p))
+		said |= strstr(line, "a cycle exists") != NULL;
+	CU_ASSERT_EQUAL(pclose(p), 0); /* ctest: no test, exit 0 */
+	CU_ASSERT(said);
+	mg(&o,
+	   ARGV("run", "-q", "--driver", "ctest", "--report", "report.json", "--", CTEST_BIN,
+	        "--test-dir", dir),
+	   NULL, 0);
+	CU_ASSERT(exited_with(&o, 5));
+	CU_ASSERT(strstr(o.err, "a cycle exists in the test dependency graph") != NULL);
+	CU_ASSERT_FATAL(o.report != NULL);
+	CU_ASSERT_EQUAL(count(o.report, "pass") + count(o.report, "fail"), 0);
 	done(&o);
 	project_free(dir);
 }
@@ -219,6 +343,9 @@ static const mg_case cases[] = {
     {"ctest_custom_text", ctest_custom_text},
     {"ctest_regex_output", ctest_regex_output},
     {"ctest_fixtures", ctest_fixtures},
+    {"ctest_fixture_after_kill", ctest_fixture_after_kill},
+    {"ctest_fixture_nodes", ctest_fixture_nodes},
+    {"ctest_cycle", ctest_cycle},
 };
 
 MG_TEST_MAIN("drivers_ctest_text", cases)

@@ -71,18 +71,29 @@ static void parse_names(void)
 	CU_ASSERT_EQUAL_FATAL(parse(&m, "end 10000"), 0);
 	CU_ASSERT_EQUAL(m.kind, MG_MSG_END);
 	CU_ASSERT_EQUAL(m.count, 10000);
-	CU_ASSERT_EQUAL(m.ordered, 0);
-	/* the ctest shim's listing of tests that depend on each other */
-	CU_ASSERT_EQUAL_FATAL(parse(&m, "end 7 ordered"), 0);
+	CU_ASSERT_EQUAL(parse(&m, "end 7 ordered"), -1); /* no longer a form */
+	/* the ctest shim's listing of tests that wait for others */
+	CU_ASSERT_EQUAL_FATAL(parse(&m, "after 7"), 0);
+	CU_ASSERT_EQUAL(m.kind, MG_MSG_AFTER);
 	CU_ASSERT_EQUAL(m.count, 7);
-	CU_ASSERT_EQUAL(m.ordered, 1);
-	CU_ASSERT_EQUAL(parse(&m, "end 7 order"), -1);
-	CU_ASSERT_EQUAL(parse(&m, "end 7 ordered "), -1);
-	CU_ASSERT_EQUAL(parse(&m, "end 7  ordered"), -1);
+	CU_ASSERT_EQUAL_FATAL(parse(&m, "needs 0 db fixture\\\\x"), 0);
+	CU_ASSERT_EQUAL(m.kind, MG_MSG_NEEDS);
+	CU_ASSERT_EQUAL(m.count, 0);
+	CU_ASSERT(text_is(&m, "db fixture\\x"));
+	CU_ASSERT_EQUAL(parse(&m, "after"), -1);
+	CU_ASSERT_EQUAL(parse(&m, "after 7 "), -1);
+	CU_ASSERT_EQUAL(parse(&m, "after 7 x"), -1);
+	CU_ASSERT_EQUAL(parse(&m, "after -1"), -1);
+	CU_ASSERT_EQUAL(parse(&m, "needs 3"), -1);  /* no fixture */
+	CU_ASSERT_EQUAL(parse(&m, "needs 3 "), -1); /* an empty one */
+	CU_ASSERT_EQUAL(parse(&m, "needs x db"), -1);
 	char w[64];
-	int wn =
-	    mg_proto_put(w, sizeof(w), &(mg_msg){.kind = MG_MSG_END, .count = 7, .ordered = 1});
-	CU_ASSERT(wn == 14 && !memcmp(w, "end 7 ordered\n", 14));
+	int wn = mg_proto_put(w, sizeof(w), &(mg_msg){.kind = MG_MSG_AFTER, .count = 7});
+	CU_ASSERT(wn == 8 && !memcmp(w, "after 7\n", 8));
+	wn = mg_proto_put(
+	    w, sizeof(w),
+	    &(mg_msg){.kind = MG_MSG_NEEDS, .count = 12, .text = "a\nb", .text_len = 3});
+	CU_ASSERT(wn == 14 && !memcmp(w, "needs 12 a\\nb\n", 14));
 	CU_ASSERT_EQUAL_FATAL(parse(&m, "list"), 0);
 	CU_ASSERT_EQUAL(m.kind, MG_CMD_LIST);
 	CU_ASSERT_EQUAL_FATAL(parse(&m, "quit"), 0);
@@ -453,6 +464,12 @@ static size_t format_msg(char *dst, size_t cap, const mg_msg *m)
 	case MG_MSG_NOMEM:
 		n = snprintf(dst, cap, "nomem %" PRIu64, m->count);
 		break;
+	case MG_MSG_AFTER:
+		n = snprintf(dst, cap, "after %" PRIu64, m->count);
+		break;
+	case MG_MSG_NEEDS:
+		n = snprintf(dst, cap, "needs %" PRIu64 " ", m->count);
+		break;
 	case MG_MSG_PIN:
 		n = snprintf(dst, cap, "pin ");
 		break;
@@ -479,6 +496,8 @@ static void fuzz(void)
 	    "hello 1 x86 4242 123456789 2101248",
 	    "test suite/a b\\\\c\\nd",
 	    "end 40",
+	    "after 3",
+	    "needs 2 db",
 	    "start fault/t001",
 	    "pass 12 3 4",
 	    "fail 7 8 9 expected 1\\ngot 2 \\r\\\\",
