@@ -602,5 +602,12 @@ int listing_handoff(const run_ctx *c, const name_list *nl);
  * scans the whole executable, once a run. 0 for other drivers. */
 int listing_asan(const run_ctx *c);
 void listing_explain(const run_ctx *c, const mg_err *err);
+/* ctest: CTestCustom.cmake's pre-test commands (post 0: before the listing;
+ * one that fails runs no test: MG_EXIT_FAILED, as ctest's exit 8, or
+ * MG_EXIT_INFRA when ctest could not run them, err says which) or post-test
+ * ones (post 1: after the lanes, not in an interrupted run; one that fails
+ * is the entry <CTEST_CUSTOM_POST_TEST>, fail). 0 otherwise, and for every
+ * other driver. */
+int listing_custom(run_ctx *c, int post, mg_err *err);
 
 #endif

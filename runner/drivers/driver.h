@@ -118,5 +118,13 @@ int pytest_args_at(char *const *argv, int argc);
 /* pytest.c: MG_EINVAL for a command that is no pytest, or with xdist's
  * -n/--numprocesses/--dist/--tx (the lanes are memguard's -j). */
 int pytest_check_args(char *const *argv, int argc, mg_err *err);
+/* ctest.c: the ctest command cmd's CTestCustom.cmake CTEST_CUSTOM_PRE_TEST
+ * (post 0) or _POST_TEST (post 1) commands, run once by ctest itself as it
+ * runs them (in its test directory; their output and ctest's words on one
+ * that failed to stderr; ctest runs the shim's listings without them).
+ * 0 when they passed or there are none (or ran at the listing: --preset);
+ * 1 when one failed, its command in failed (size bytes); -1 when ctest
+ * could not be run, failed says why. */
+int ctest_custom_run(char *const *cmd, int ncmd, int post, char *failed, size_t size);
 
 #endif
