@@ -318,13 +318,14 @@ void adapters_put_printable(FILE *f, const char *s, size_t max)
 
 /* ---- helpers shared by the adapters --------------------------------------- */
 
-void adapters_put_html(FILE *f, const char *s, size_t max)
+/* s cleaned with flags (at most max bytes) and escaped for HTML. */
+static void put_html(FILE *f, const char *s, size_t max, unsigned flags)
 {
 	static const char chars[] = "&<>\"'";
 	static const char *const with[] = {"&amp;", "&lt;", "&gt;", "&quot;", "&#39;"};
 	if (!s)
 		return;
-	char *c = adapters_clean(s, max, ADAPTERS_ONELINE | ADAPTERS_XML, NULL);
+	char *c = adapters_clean(s, max, flags, NULL);
 	for (const char *p = c; *p; p++) {
 		const char *hit = strchr(chars, *p);
 		if (hit)
@@ -333,6 +334,16 @@ void adapters_put_html(FILE *f, const char *s, size_t max)
 			fputc(*p, f);
 	}
 	free(c);
+}
+
+void adapters_put_html(FILE *f, const char *s, size_t max)
+{
+	put_html(f, s, max, ADAPTERS_ONELINE | ADAPTERS_XML);
+}
+
+void adapters_put_html_lines(FILE *f, const char *s, size_t max)
+{
+	put_html(f, s, max, ADAPTERS_XML);
 }
 
 char *adapters_clean(const char *s, size_t max, unsigned flags, int *truncated)

@@ -109,6 +109,9 @@ void adapters_put_escaped(FILE *f, const char *s, const char *chars, const char 
 /* s cleaned (one line, at most max bytes) and escaped for HTML text and
  * quoted attribute values alike (& < > " '). NULL writes nothing. */
 void adapters_put_html(FILE *f, const char *s, size_t max);
+/* The same with its line ends kept (tabs, CR and LF stay): text for a
+ * <pre> (a program's last output). */
+void adapters_put_html_lines(FILE *f, const char *s, size_t max);
 
 /* "0", or "node.index" when the report holds shards of several nodes. */
 void adapters_shard_label(const report *r, const report_shard *s, char *buf, size_t size);

@@ -17,14 +17,15 @@
 
 #include "adapters.h"
 
-#define DEFAULT_PATH  "memguard-report.html"
-#define MAX_ROWS      50   /* per table; then a "N more" line */
-#define MAX_MARKS     2000 /* generations drawn per lane; then a note */
-#define MAX_BREAKDOWN 20   /* breakdowns shown per lane */
-#define MAX_GROUPS    6    /* mapping groups shown per breakdown */
-#define NAME_MAX_LEN  300  /* bytes of a name shown */
-#define MSG_MAX_LEN   300
-#define SITE_MAX_LEN  512 /* bytes of a site's line shown */
+#define DEFAULT_PATH   "memguard-report.html"
+#define MAX_ROWS       50   /* per table; then a "N more" line */
+#define MAX_MARKS      2000 /* generations drawn per lane; then a note */
+#define MAX_BREAKDOWN  20   /* breakdowns shown per lane */
+#define MAX_GROUPS     6    /* mapping groups shown per breakdown */
+#define NAME_MAX_LEN   300  /* bytes of a name shown */
+#define MSG_MAX_LEN    300
+#define OUTPUT_MAX_LEN 4096 /* a generation's last output (2 KiB of stderr and how it ended) */
+#define SITE_MAX_LEN   512  /* bytes of a site's line shown */
 
 /* The chart's coordinate system (the SVG scales to the page width). */
 #define CW      1000.0
@@ -50,6 +51,9 @@ static const char css[] =
     "tr.total td{font-weight:600;background:#f6f8fa}td.name{word-break:break-all;"
     "font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:13px}"
     ".more{color:#57606a;font-style:italic;margin:2px 0 10px}"
+    "pre.out{margin:4px 0 0;white-space:pre-wrap;word-break:break-all;font-size:12px;"
+    "font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;max-height:16em;"
+    "overflow:auto}"
     "svg.chart{width:100%;height:auto;display:block;border:1px solid #d0d7de;"
     "border-radius:6px;background:#fff}"
     "svg text{font:11px system-ui,sans-serif;fill:#57606a}"
@@ -780,11 +784,19 @@ static void breakdown(FILE *f, const report_generation *g, const report_breakdow
 	fputs("</div>\n", f);
 }
 
+/* A generation the table lists: a recycle, kill or crash, or one that
+ * kept its program's last output (a gtest/catch2 program that died before
+ * its first test: its tests passed in a fresh host, its death is here). */
+static int gen_listed(const report_generation *g)
+{
+	return mark_class(g->end) != NULL || g->last_output != NULL;
+}
+
 static void generations(FILE *f, const report_shard *s)
 {
 	size_t total = 0, shown = 0;
 	for (size_t i = 0; i < s->ngens; i++)
-		total += mark_class(s->gens[i].end) != NULL;
+		total += gen_listed(&s->gens[i]);
 	if (!total)
 		return;
 	fputs("<h3>Recycles and kills</h3>\n<table class=\"generations\">\n<tr><th "
@@ -794,7 +806,7 @@ static void generations(FILE *f, const report_shard *s)
 	      f);
 	for (size_t i = 0; i < s->ngens && shown < MAX_ROWS; i++) {
 		const report_generation *g = &s->gens[i];
-		if (!mark_class(g->end))
+		if (!gen_listed(g))
 			continue;
 		shown++;
 		fprintf(f, "<tr><td class=\"n\">%u</td><td class=\"n\">%ld</td><td>", g->index,
@@ -808,6 +820,11 @@ static void generations(FILE *f, const report_shard *s)
 		put_size(f, g->peak_rss);
 		fputs("</td><td>", f);
 		put_text(f, g->reason, MSG_MAX_LEN);
+		if (g->last_output) { /* how it ended and its last words, as lines */
+			fputs("<pre class=\"out\">", f);
+			adapters_put_html_lines(f, g->last_output, OUTPUT_MAX_LEN);
+			fputs("</pre>", f);
+		}
 		fputs("</td></tr>\n", f);
 	}
 	fputs("</table>\n", f);

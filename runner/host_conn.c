@@ -112,6 +112,12 @@ void conn_build_env(run_ctx *c, int with_limits, const lane *l)
 		set_env(c, 11, MG_ENV_SITES_MIN, MG_SITES_MIN);
 		c->envp[k++] = c->env_store[11];
 	}
+	/* gtest, catch2 under the user's fail-fast: what the run has left of
+	 * it (a shim gives Catch2 no more: catch2_begin) */
+	if (c->fail_limit && c->failures < c->fail_limit) {
+		set_env(c, 12, MG_ENV_FAIL_LEFT, c->fail_limit - c->failures);
+		c->envp[k++] = c->env_store[12];
+	}
 	c->envp[k] = NULL;
 }
 

@@ -159,9 +159,10 @@ void lane_kill(run_ctx *c, lane *l, host_end end, const char *why)
 	if (end == END_KILL)
 		record_breakdown(c, l, "kill");
 	/* the tests it ran that are not run again (a test killed at its
-	 * result is retried, as one killed mid-test) */
+	 * result is retried, as one killed mid-test; one that timed out is
+	 * recorded, not counted among them) */
 	uint32_t unchecked = l->h.tests_run - (l->h.killed_at_result && l->h.tests_run);
-	if (end == END_KILL && c->program_asan && unchecked) {
+	if ((end == END_KILL || end == END_TIMEOUT) && c->program_asan && unchecked) {
 		/* its exit would have run LeakSanitizer's check over what they
 		 * left: not fixable by running them again, so said (no verdict) */
 		snprintf(said, sizeof(said),
@@ -355,11 +356,40 @@ static int lane_others_starting(const run_ctx *c, const lane *l)
 	return 0;
 }
 
+/*
+ * The run has had the failures the user's fail-fast allows (-x 2: its
+ * second), counted in the order their results were recorded, whatever lane
+ * or generation ran them: as in the direct run no test starts after it,
+ * not a queued one nor a retry; each is skip "not run: ..." (c->fail_why),
+ * in l's shard. A host holding tests it has not started is quit: the one
+ * it is running ends as it does (a real result, so the report can hold a
+ * failure more per other lane than the direct run), its program parks
+ * before the next, and what it did not run comes back here as skip.
+ */
+void lane_fail_fast(run_ctx *c, lane *l)
+{
+	host *h = &l->h;
+	char why[120];
+	while (c->qlen || c->rqlen) {
+		size_t t = c->rqlen ? plan_retry_pop(c) : plan_pop(c);
+		record_testf(c, l, t, TEST_SKIP, 0, "%s", c->fail_why);
+	}
+	if ((h->state == HOST_READY || h->state == HOST_RUNNING) && h->end == END_NONE &&
+	    h->nflight > (size_t)h->head_started) {
+		snprintf(why, sizeof(why), "the run had %u failures, as %s asks", c->failures,
+		         c->fail_opt);
+		lane_quit(c, l, END_QUIT, why);
+	}
+}
+
 /* Starts hosts and feeds run lines: called for every lane each loop turn. */
 void lane_schedule(run_ctx *c, lane *l)
 {
 	host *h = &l->h;
 	size_t depth = policy_depth(c, l);
+
+	if (policy_fail_fast_hit(c) && !c->signo && !c->deadline_hit)
+		lane_fail_fast(c, l);
 
 	if (l->gave_up || c->signo || c->deadline_hit)
 		return;

@@ -1,6 +1,8 @@
 /*
  * listing.c - one host answers "list": the names of its tests. Blocking,
  * with a deadline; a host that breaks the protocol or dies is an error naming it.
+ * For ctest, CTestCustom.cmake's pre-test commands before it and the
+ * post-test ones after the lanes (listing_custom).
  */
 #include "memguard_host.h"
 #include "run_int.h"
@@ -274,6 +276,36 @@ done:
 
 /* Some kernels (no IA32 emulation, some VMs) cannot run 32-bit programs:
  * say what to do instead of only "Exec format error". */
+int listing_custom(run_ctx *c, int post, mg_err *err)
+{
+	char failed[400];
+	if (c->driver != DRIVER_CTEST || (post && (c->signo || c->deadline_hit || !c->nlanes)))
+		return 0;
+	int rc = ctest_custom_run(c->o->host_argv, c->o->host_argc, post, failed, sizeof(failed));
+	if (rc == 0)
+		return 0;
+	if (!post) {
+		mg_err_set(err, MG_ERROR, "%s: %s",
+		           rc > 0
+		               ? "a CTEST_CUSTOM_PRE_TEST command failed (ctest runs no test then)"
+		               : "cannot run the CTEST_CUSTOM_PRE_TEST commands",
+		           failed);
+		return rc > 0 ? MG_EXIT_FAILED : MG_EXIT_INFRA;
+	}
+	static const char name[] = "<CTEST_CUSTOM_POST_TEST>";
+	char msg[600];
+	int n = snprintf(msg, sizeof(msg), "%s: %s",
+	                 rc > 0 ? "a post-test command failed (ctest: \"Problem executing "
+	                          "post-test command(s).\", exit 8)"
+	                        : "cannot run the post-test commands",
+	                 failed);
+	record_extra(c, &c->lanes[0], rc > 0 ? TEST_FAIL : TEST_ERROR, name, sizeof(name) - 1, msg,
+	             n < 0                     ? 0
+	             : (size_t)n < sizeof(msg) ? (size_t)n
+	                                       : sizeof(msg) - 1);
+	return 0;
+}
+
 void listing_explain(const run_ctx *c, const mg_err *err)
 {
 	if (c->arch == MG_ARCH_X86 && strstr(err->msg, strerror(ENOEXEC)))

@@ -180,6 +180,16 @@ int policy_exit_code(const run_ctx *c)
 	return code;
 }
 
+int policy_fail_counts(test_state st, int extra)
+{
+	return extra ? st == TEST_FAIL : report_state_failed(st);
+}
+
+int policy_fail_fast_hit(const run_ctx *c)
+{
+	return c->fail_limit && c->failures >= c->fail_limit;
+}
+
 /*
  * How many run lines a lane may keep in its host now. At most its share of
  * what is queued, so a lane whose host starts first does not drain the

@@ -56,6 +56,7 @@ void record_test(run_ctx *c, lane *l, size_t t, test_state st, const char *msg, 
 	rt->failed = st != TEST_PASS && st != TEST_SKIP;
 	c->wait_epoch++; /* a test waiting for it may go */
 	c->remaining--;
+	c->failures += (unsigned)policy_fail_counts(st, 0);
 	progress_test_done(c->prog, l->index, st);
 }
 
@@ -120,6 +121,7 @@ void record_extra(run_ctx *c, lane *l, test_state st, const char *name, size_t n
 	r->attempts = 1;
 	r->va_after = l->h.va_last;
 	r->rss_after = l->h.rss_last;
+	c->failures += (unsigned)policy_fail_counts(st, 1);
 	progress_test_done(c->prog, l->index, st);
 }
 

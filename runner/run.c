@@ -319,12 +319,14 @@ int run_main(int argc, char **argv, const run_hooks *hooks)
 	if (hooks && hooks->identity && hooks->identity(c.rep, ".", &err) < 0 && !c.rep->repo_note)
 		c.rep->repo_note = report_strdup(err.msg);
 
-	rc = listing_run(&c, &nl, &err);
+	int custom = listing_custom(&c, 0, &err); /* 0, or the run's exit code */
+	rc = custom ? MG_ERROR : listing_run(&c, &nl, &err);
 	if (rc < 0) {
 		fprintf(stderr, "memguard run: %s\n", err.msg);
 		listing_explain(&c, &err);
 		/* CI still gets a report saying the run could not start */
-		c.rep->exit_code = c.signo ? 128 + c.signo : MG_EXIT_INFRA;
+		code = custom ? custom : MG_EXIT_INFRA;
+		c.rep->exit_code = c.signo ? 128 + c.signo : code;
 		c.rep->interrupted = c.signo != 0;
 		c.rep->wall = now(&c);
 		supervise_interruptible_writes();
@@ -342,6 +344,14 @@ int run_main(int argc, char **argv, const run_hooks *hooks)
 	}
 
 	c.program_asan = listing_asan(&c);
+	{
+		driver_fail_fast ff;
+		driver_fail_fast_of(&ff, c.driver, o.host_argv, o.host_argc);
+		c.fail_limit = ff.limit;
+		if (ff.limit)
+			driver_fail_fast_why(&ff, c.driver, c.fail_why, sizeof(c.fail_why));
+		memcpy(c.fail_opt, ff.opt, sizeof(c.fail_opt));
+	}
 	c.listing_fd = listing_handoff(&c, &nl);
 	plan_history_load(&c, hooks ? hooks->history : NULL);
 	rc = plan_build(&c, &nl, &err);
@@ -376,6 +386,7 @@ int run_main(int argc, char **argv, const run_hooks *hooks)
 	supervise_stop_all(&c, END_INTERRUPTED, "runner ended");
 	record_stream_flush(&c);
 	progress_end(c.prog);
+	listing_custom(&c, 1, &err); /* a failing one is an entry of its own */
 
 	record_finish(&c);
 	code = policy_exit_code(&c);

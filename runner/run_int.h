@@ -42,7 +42,7 @@
 #define TIMELINE_POINTS 4096 /* per lane */
 #define GROWTH_WINDOW   32   /* recent per-test growths kept per lane */
 #define MAX_DESCENDANTS 64
-#define ENV_SLOTS       12    /* MEMGUARD_* variables a host gets */
+#define ENV_SLOTS       13    /* MEMGUARD_* variables a host gets */
 #define SLOW_TEST       0.005 /* seconds: above it, a lane keeps only 2 tests in flight */
 /* A native or pytest host without --pipeline holds as many run lines as take it
  * PIPELINE_WORK (16 to PIPELINE_AUTO), and while it holds more than twice
@@ -222,6 +222,13 @@ typedef struct run_ctx {
 	/* gtest, catch2: the program is an ASan build (listing_asan), whose exit
 	 * runs LeakSanitizer's check: a host killed loses it (lane_kill says so) */
 	int program_asan;
+	/* gtest, catch2: the user's fail-fast (-a, -x N, --gtest_fail_fast;
+	 * driver_fail_fast_of): after fail_limit failures of the run (policy_fail_counts,
+	 * in the order the runner records them) no test starts, the tests not
+	 * run are skip with fail_why (lane_fail_fast); 0: none */
+	unsigned fail_limit, failures;
+	char fail_why[200];
+	char fail_opt[48]; /* as the user gave it ("-x 2") */
 	/* what the tests wait for (CTest's DEPENDS, fixtures: the listing's
 	 * after and needs lines): test t's waits are wait[wait_first[t]] ...
 	 * wait[wait_first[t + 1] - 1]; wait_first NULL when no test waits */
@@ -410,6 +417,14 @@ uint64_t policy_expected_rss_growth(const lane *l);
 int policy_pool_admits(const run_ctx *c, const lane *l, char *why, size_t n);
 int policy_resolve(run_ctx *c, mg_err *err);
 int policy_exit_code(const run_ctx *c);
+/* Whether an entry recorded in state st counts toward the user's
+ * fail-fast (c->fail_limit): a listed test that failed
+ * (report_state_failed), an extra entry only when it is a framework's
+ * failure (fail: a suite's tear-down), not memguard's word on a program's
+ * start or exit (error). */
+int policy_fail_counts(test_state st, int extra);
+/* 1 once the run has had the failures its fail-fast allows. */
+int policy_fail_fast_hit(const run_ctx *c);
 uint64_t policy_pool_rss(const run_ctx *c);
 
 /* What a verdict judges a host by (policy_judge). */
@@ -548,6 +563,10 @@ void lane_exited(run_ctx *c, lane *l, mg_exit_end end);
 void lane_kill_over_limit(run_ctx *c, lane *l, const char *why, double t, int own);
 void lane_init_all(run_ctx *c);
 size_t lane_pop_head(run_ctx *c, lane *l);
+/* The user's fail-fast reached (policy_fail_fast_hit): the tests not handed
+ * out are skip (in l's shard), l's host is quit if it holds tests it has not
+ * started (the one it runs finishes: its result is real). */
+void lane_fail_fast(run_ctx *c, lane *l);
 void lane_failed_start(lane *l, const char *why);
 void lane_timeout(run_ctx *c, lane *l, double dur, const char *why);
 
@@ -584,5 +603,12 @@ int listing_handoff(const run_ctx *c, const name_list *nl);
  * scans the whole executable, once a run. 0 for other drivers. */
 int listing_asan(const run_ctx *c);
 void listing_explain(const run_ctx *c, const mg_err *err);
+/* ctest: CTestCustom.cmake's pre-test commands (post 0: before the listing;
+ * one that fails runs no test: MG_EXIT_FAILED, as ctest's exit 8, or
+ * MG_EXIT_INFRA when ctest could not run them, err says which) or post-test
+ * ones (post 1: after the lanes, not in an interrupted run; one that fails
+ * is the entry <CTEST_CUSTOM_POST_TEST>, fail). 0 otherwise, and for every
+ * other driver. */
+int listing_custom(run_ctx *c, int post, mg_err *err);
 
 #endif

@@ -166,6 +166,29 @@ static void c2_spec(fbuf *b, const char *name, size_t n)
 	gtest_filter_add(b, "\"\n", 2);
 }
 
+/* The program's argv (argc words) without the user's -a/-x (the shim
+ * gives it what the run has left: catch2_begin), in place; the new count. */
+static int c2_drop_abort(char **argv, int argc)
+{
+	int k = 1;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "-a") || !strcmp(a, "--abort") || !strncmp(a, "-x=", 3) ||
+		    !strncmp(a, "-x:", 3) || !strncmp(a, "--abortx=", 9) ||
+		    !strncmp(a, "--abortx:", 9))
+			continue;
+		if ((!strcmp(a, "-x") || !strcmp(a, "--abortx")) && i + 1 < argc) {
+			i++;
+			continue;
+		}
+		argv[k++] = argv[i];
+		if (c2_in(c2_valued, a) && i + 1 < argc)
+			argv[k++] = argv[++i];
+	}
+	argv[k] = NULL;
+	return k;
+}
+
 /* Catch2: the first k queued names (in its order) as an --input-file, the
  * XML reporter on stdout, declaration order. */
 void catch2_begin(shim *s, gtest *g, size_t k)
@@ -178,7 +201,7 @@ void catch2_begin(shim *s, gtest *g, size_t k)
 		shim_result(s, MG_MSG_SKIP, g->c2_abort, strlen(g->c2_abort));
 		return;
 	}
-	char **argv = calloc((size_t)ncmd + 12, sizeof(char *));
+	char **argv = calloc((size_t)ncmd + 14, sizeof(char *));
 	for (size_t i = 0; i < k; i++) {
 		size_t n;
 		const char *name = shim_queue_name(s, i, &n);
@@ -193,6 +216,18 @@ void catch2_begin(shim *s, gtest *g, size_t k)
 	}
 	free(b.p);
 	int argc = catch2_args(cmd, ncmd, argv, 0, g->catch2_v3);
+	/* the run's failures so far (other lanes', earlier generations'): the
+	 * program stops at what is left of the user's -x, not at all of it */
+	char left[24];
+	driver_fail_fast ff;
+	catch2_fail_fast(&ff, cmd, ncmd);
+	unsigned n = g->fail_left > g->fails_sent ? g->fail_left - g->fails_sent : 1;
+	if (ff.limit && g->fail_left && n < ff.limit) {
+		snprintf(left, sizeof(left), "%u", n);
+		argc = c2_drop_abort(argv, argc);
+		argv[argc++] = "--abortx";
+		argv[argc++] = left;
+	}
 	argv[argc++] = "--reporter";
 	argv[argc++] = "xml";
 	argv[argc++] = "--order";
@@ -206,42 +241,56 @@ void catch2_begin(shim *s, gtest *g, size_t k)
 		gtest_batch_failed(s, g, cmd[0]);
 }
 
-/* The user's -a/--abort or -x/--abortx N (also as --abortx=N), in out as
- * given ("-x 2"); 0 when the command has neither. */
-static int c2_abort_opt(char **cmd, int ncmd, char *out, size_t size)
+/* Catch2's -a/--abort or -x/--abortx N (also as -x=N, --abortx:N): the
+ * last one given, as Catch2 takes it (driver.h). A value that is no number
+ * of at least 1 is no limit (Catch2 refuses it itself). */
+void catch2_fail_fast(driver_fail_fast *out, char *const *cmd, int ncmd)
 {
+	out->limit = 0;
+	out->opt[0] = 0;
 	for (int i = 1; i < ncmd; i++) {
-		const char *a = cmd[i];
+		const char *a = cmd[i], *v = NULL;
 		if (!strcmp(a, "-a") || !strcmp(a, "--abort")) {
-			snprintf(out, size, "%s", a);
-			return 1;
+			out->limit = 1;
+			snprintf(out->opt, sizeof(out->opt), "%s", a);
+			continue;
 		}
 		if ((!strcmp(a, "-x") || !strcmp(a, "--abortx")) && i + 1 < ncmd) {
-			snprintf(out, size, "%s %.20s", a, cmd[i + 1]);
-			return 1;
-		}
-		if (!strncmp(a, "-x=", 3) || !strncmp(a, "-x:", 3) || !strncmp(a, "--abortx=", 9) ||
-		    !strncmp(a, "--abortx:", 9)) {
-			snprintf(out, size, "%.30s", a);
-			return 1;
-		}
-		if (c2_in(c2_valued, a))
+			v = cmd[i + 1];
+			snprintf(out->opt, sizeof(out->opt), "%s %.20s", a, v);
+			i++;
+		} else if (!strncmp(a, "-x=", 3) || !strncmp(a, "-x:", 3)) {
+			v = a + 3;
+			snprintf(out->opt, sizeof(out->opt), "%.30s", a);
+		} else if (!strncmp(a, "--abortx=", 9) || !strncmp(a, "--abortx:", 9)) {
+			v = a + 9;
+			snprintf(out->opt, sizeof(out->opt), "%.30s", a);
+		} else if (c2_in(c2_valued, a)) {
 			i++; /* its value is no option */
+		}
+		if (v) {
+			char *end;
+			unsigned long n = strtoul(v, &end, 10);
+			out->limit = *v >= '0' && *v <= '9' && !*end && n >= 1 && n <= 1000000
+			                 ? (unsigned)n
+			                 : 0;
+		}
 	}
-	return 0;
+	if (!out->limit)
+		out->opt[0] = 0;
 }
 
 int catch2_aborted(shim *s, gtest *g, mg_exit_end status)
 {
-	char opt[40];
+	driver_fail_fast ff;
 	int ncmd;
 	char **cmd = shim_cmd(s, &ncmd);
-	if (!g->summary || !g->failed_any || status.signo || mg_exit_ok(status) ||
-	    !c2_abort_opt(cmd, ncmd, opt, sizeof(opt)))
+	if (!g->summary || !g->failed_any || status.signo || mg_exit_ok(status))
 		return 0;
-	snprintf(g->c2_abort, sizeof(g->c2_abort),
-	         "not run: Catch2 aborted the run after its failure%s, as %s asks",
-	         !strcmp(opt, "-a") || !strcmp(opt, "--abort") ? "" : "s", opt);
+	catch2_fail_fast(&ff, cmd, ncmd);
+	if (!ff.limit)
+		return 0;
+	driver_fail_fast_why(&ff, DRIVER_CATCH2, g->c2_abort, sizeof(g->c2_abort));
 	return 1;
 }
 

@@ -2,13 +2,17 @@
  * ctest.c - the CTest driver: lists with "ctest --show-only=json-v1" and the
  * user's selecting arguments (parsed with Jansson), then runs each CTest
  * test's own command as an exec-style child (one process per test, its
- * working directory and environment), honouring WILL_FAIL, DISABLED,
- * TIMEOUT, SKIP_RETURN_CODE, PASS/FAIL/SKIP_REGULAR_EXPRESSION (on stdout),
- * RUN_SERIAL and RESOURCE_LOCK. Never runs ctest itself per test.
+ * working directory and environment: ENVIRONMENT, ENVIRONMENT_MODIFICATION),
+ * honouring WILL_FAIL, DISABLED, REQUIRED_FILES, TIMEOUT, TIMEOUT_AFTER_MATCH,
+ * SKIP_RETURN_CODE, PASS/FAIL/SKIP_REGULAR_EXPRESSION (on stdout and stderr),
+ * RUN_SERIAL and RESOURCE_LOCK, and ctest's default timeout, as ctest judges
+ * them; CTestCustom.cmake's commands around the run (ctest_custom_run).
+ * Never runs ctest itself per test.
  */
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <jansson.h>
 #include <regex.h>
 #include <signal.h>
@@ -22,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "driver.h"
 #include "mg_elf.h"
 #include "shim.h"
 #include "spawn.h"
@@ -74,12 +79,18 @@ typedef struct ct_test {
 	char *name;
 	char **argv; /* NULL: ctest found no executable */
 	char *cwd;
-	char **env; /* "NAME=VALUE", NULL-terminated */
+	char **env;          /* ENVIRONMENT: "NAME=VALUE" (a NAME alone unsets it) */
+	char **envmod;       /* ENVIRONMENT_MODIFICATION: "NAME=OP:VALUE", in order */
+	char **required;     /* REQUIRED_FILES (relative ones in its WORKING_DIRECTORY) */
+	char **tam_re;       /* TIMEOUT_AFTER_MATCH's regexes, NULL: none */
+	double tam;          /* ... and its seconds */
+	int resource_groups; /* it has RESOURCE_GROUPS */
 	char **locks;
 	char **pass_re, **fail_re, **skip_re; /* NULL: none */
 	int skip_code;                        /* SKIP_RETURN_CODE, -1: none */
 	int will_fail, disabled, serial;
-	double timeout; /* seconds, 0: none */
+	double timeout;  /* seconds, 0: none */
+	int has_timeout; /* TIMEOUT given (0 too) */
 	/* DEPENDS (ctest's listing adds a fixture's setup and cleanup order to
 	 * it), FIXTURES_SETUP, FIXTURES_REQUIRED; NULL: none */
 	char **depends, **fx_setup, **fx_required;
@@ -98,8 +109,12 @@ typedef struct ctest_drv {
 	int listed;
 	/* the running test */
 	long cur;
-	struct timespec t0;
+	struct timespec t0; /* its start, or when TIMEOUT_AFTER_MATCH matched */
+	double timeout;     /* its TIMEOUT, or TIMEOUT_AFTER_MATCH's once matched; 0: none */
 	int timed_out;
+	regex_t *tam; /* its TIMEOUT_AFTER_MATCH regexes until one matches */
+	size_t ntam;
+	int tam_hit; /* one did: d->timeout is TIMEOUT_AFTER_MATCH's */
 	int held[64];
 	char held_path[64][LOCK_PATH_MAX];
 	int nheld;
@@ -114,6 +129,9 @@ typedef struct ctest_drv {
 	const char *gt_bin; /* ... the last one's program */
 	char *aside;        /* what CTestCustom.cmake's commands printed around the listing */
 	size_t aside_len;
+	int refused; /* a run memguard cannot judge as ctest would (said once) */
+	double cli_timeout, dart_timeout; /* ctest's --timeout, TimeOut (ct_default_timeout) */
+	const char *timeout_from;         /* the running test's timeout: whose */
 } ctest_drv;
 
 static int in_list(const char *const *list, const char *a)
@@ -148,6 +166,16 @@ static void prop(ct_test *t, const char *name, json_t *val)
 		t->cwd = dup_or_null(json_string_value(val));
 	else if (!strcmp(name, "ENVIRONMENT"))
 		t->env = str_array(val);
+	else if (!strcmp(name, "ENVIRONMENT_MODIFICATION"))
+		t->envmod = str_array(val);
+	else if (!strcmp(name, "REQUIRED_FILES"))
+		t->required = str_array(val);
+	else if (!strcmp(name, "TIMEOUT_AFTER_MATCH") &&
+	         json_is_number(json_object_get(val, "timeout"))) {
+		t->tam = json_number_value(json_object_get(val, "timeout"));
+		t->tam_re = str_array(json_object_get(val, "regex"));
+	} else if (!strcmp(name, "RESOURCE_GROUPS"))
+		t->resource_groups = json_array_size(val) > 0;
 	else if (!strcmp(name, "WILL_FAIL"))
 		t->will_fail = json_is_true(val);
 	else if (!strcmp(name, "DISABLED"))
@@ -157,7 +185,7 @@ static void prop(ct_test *t, const char *name, json_t *val)
 	else if (!strcmp(name, "RESOURCE_LOCK"))
 		t->locks = str_array(val);
 	else if (!strcmp(name, "TIMEOUT") && json_is_number(val))
-		t->timeout = json_number_value(val);
+		t->timeout = json_number_value(val), t->has_timeout = 1;
 	else if (!strcmp(name, "SKIP_RETURN_CODE") && json_is_integer(val))
 		t->skip_code = (int)json_integer_value(val);
 	else if (!strcmp(name, "PASS_REGULAR_EXPRESSION"))
@@ -289,6 +317,13 @@ static int ct_select(char **cmd, int ncmd, char **argv)
 				argv[k] = cmd[i];
 			k++;
 		} else if (in_list(drop_with_value, cmd[i]) && i + 1 < ncmd) {
+			if (!argv &&
+			    (!strcmp(cmd[i], "--repeat") || !strcmp(cmd[i], "--repeat-until-fail")))
+				fprintf(stderr,
+				        "memguard: ctest's '%s %s' is not honoured: each test runs "
+				        "once "
+				        "and is judged on that run\n",
+				        cmd[i], cmd[i + 1]);
 			i++;
 		} else if (!strncmp(cmd[i], "-j", 2) || !strncmp(cmd[i], "--parallel", 10)) {
 			/* -j4 / --parallel=4: memguard's -j runs lanes */
@@ -318,20 +353,377 @@ static void ct_say(shim *s, const ctest_drv *d)
 		    d->gt, d->gt == 1 ? "" : "s", d->gt == 1 ? "s" : "", d->gt_bin);
 }
 
+/* The test directory of the ctest command cmd (4096 bytes): --test-dir's,
+ * resolved, else the current one. -1 (dir still set) when --preset may name
+ * another (memguard does not read presets). */
+static int test_dir_of(char *const *cmd, int ncmd, char *dir)
+{
+	const char *td = NULL;
+	int preset = 0;
+	for (int i = 1; i < ncmd; i++)
+		if (!strcmp(cmd[i], "--test-dir") && i + 1 < ncmd)
+			td = cmd[i + 1];
+		else if (!strncmp(cmd[i], "--test-dir=", 11))
+			td = cmd[i] + 11;
+		else if (!strcmp(cmd[i], "--preset") || !strncmp(cmd[i], "--preset=", 9))
+			preset = 1;
+	if ((!td || !realpath(td, dir)) && !getcwd(dir, 4096))
+		dir[0] = 0;
+	return preset && !td ? -1 : 0;
+}
+
+static void ct_test_dir(shim *s, char *dir)
+{
+	int ncmd;
+	char **cmd = shim_cmd(s, &ncmd);
+	test_dir_of(cmd, ncmd, dir);
+}
+
+/* ---- CTestCustom.cmake's CTEST_CUSTOM_PRE_TEST and _POST_TEST commands:
+ * ctest runs them at a listing too, so the shim lists from a directory of
+ * its own whose CTestTestfile.cmake names the test directory (subdirs) and
+ * whose CTestCustom.cmake reads the project's and then empties both lists
+ * (CTEST_CUSTOM_TESTS_IGNORE and the rest still hold); the runner has ctest
+ * run them once before the listing and once after the tests
+ * (ctest_custom_run), from such a directory with no test that keeps one of
+ * the lists, each command prefixed by "env -C DIR" (ctest runs them in its
+ * test directory), so ctest itself splits and runs them as it would. ---- */
+
+#define CUSTOM_ENV "/usr/bin/env"
+
+/* The project's custom file in dir, as ctest reads it (CTestCustom.cmake,
+ * else CTestCustom.ctest), into path (4200 bytes); -1 when there is none
+ * (nothing to run, nothing to keep from a listing). */
+static int custom_file(const char *dir, char *path)
+{
+	snprintf(path, 4200, "%s/CTestCustom.cmake", dir);
+	if (access(path, F_OK) == 0)
+		return 0;
+	snprintf(path, 4200, "%s/CTestCustom.ctest", dir);
+	return access(path, F_OK) == 0 ? 0 : -1;
+}
+
+/* s inside a CMake quoted argument (\, " and $ escaped). */
+static void cmake_escaped(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '\\' || *s == '"' || *s == '$')
+			fputc('\\', f);
+		fputc(*s, f);
+	}
+}
+
+static void cmake_quoted(FILE *f, const char *s)
+{
+	fputc('"', f);
+	cmake_escaped(f, s);
+	fputc('"', f);
+}
+
+static int custom_rm(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	return flag == FTW_DP ? rmdir(path) : unlink(path);
+}
+
+/* Removes what custom_dir made (and ctest wrote in it: Testing/). */
+static void custom_dir_remove(const char *tmp)
+{
+	if (*tmp && nftw(tmp, custom_rm, 16, FTW_DEPTH | FTW_PHYS) < 0)
+		fprintf(stderr, "memguard: cannot remove %s: %s\n", tmp, strerror(errno));
+}
+
+/*
+ * A directory for ctest (its path into tmp, 4096 bytes, under TMPDIR, made
+ * 0700) reading the test directory dir's custom file: with keep NULL, the
+ * listing's (subdirs(dir), no custom command); else one with no test that
+ * keeps the commands of keep ("CTEST_CUSTOM_PRE_TEST" or "_POST_TEST"), each
+ * run in dir. 0, or -1 (errno; nothing left).
+ */
+static int custom_dir(char *tmp, const char *dir, const char *file, const char *keep)
+{
+	const char *base = getenv("TMPDIR");
+	char path[4200];
+	snprintf(tmp, 4096, "%s/memguard-ctlist-XXXXXX", base && *base ? base : "/tmp");
+	if (!mkdtemp(tmp))
+		return tmp[0] = 0, -1;
+	snprintf(path, sizeof(path), "%s/CTestTestfile.cmake", tmp);
+	FILE *f = fopen(path, "wx");
+	int ok = f && fputs("# memguard: ctest reads the tests of\n", f) >= 0;
+	if (ok && !keep) {
+		fputs("subdirs(", f);
+		cmake_quoted(f, dir);
+		fputs(")\n", f);
+	}
+	ok = f && fclose(f) == 0 && ok;
+	snprintf(path, sizeof(path), "%s/CTestCustom.cmake", tmp);
+	f = ok ? fopen(path, "wx") : NULL;
+	ok = f != NULL;
+	if (ok) {
+		fputs("include(", f);
+		cmake_quoted(f, file);
+		fputs(")\n", f);
+		if (keep) {
+			fprintf(f,
+			        "set(_memguard_kept \"\")\nforeach(_memguard_c IN LISTS %s)\n"
+			        "  if(NOT _memguard_c STREQUAL \"\")\n"
+			        "    list(APPEND _memguard_kept \"" CUSTOM_ENV " -C \\\"",
+			        keep);
+			cmake_escaped(f, dir);
+			fprintf(f,
+			        "\\\" ${_memguard_c}\")\n  endif()\nendforeach()\n"
+			        "set(%s \"${_memguard_kept}\")\n",
+			        keep);
+		}
+		if (!keep || strcmp(keep, "CTEST_CUSTOM_PRE_TEST"))
+			fputs("set(CTEST_CUSTOM_PRE_TEST \"\")\n", f);
+		if (!keep || strcmp(keep, "CTEST_CUSTOM_POST_TEST"))
+			fputs("set(CTEST_CUSTOM_POST_TEST \"\")\n", f);
+		ok = fclose(f) == 0;
+	}
+	if (!ok) {
+		int e = errno;
+		custom_dir_remove(tmp);
+		tmp[0] = 0;
+		errno = e;
+		return -1;
+	}
+	return 0;
+}
+
+/* 1 when the test directory of cmd can be listed from a directory of ours
+ * (its path has no '"': ctest's command parsing could not quote it). */
+static int custom_listable(const char *dir)
+{
+	return !strchr(dir, '"');
+}
+
+/* What ctest printed around running the commands, less its own lines, to
+ * stderr ("env -C DIR" taken out of its "Problem running command: ...");
+ * the last such line's command into failed (size bytes). */
+static void custom_say(char *text, const char *dir, char *failed, size_t size)
+{
+	static const char *const own[] = {"Internal ctest changing into directory: ",
+	                                  "Test project ",
+	                                  "No tests were found!!!",
+	                                  "Errors while running CTest",
+	                                  "Output from these tests are in: ",
+	                                  "Use \"--rerun-failed",
+	                                  "Total Test time",
+	                                  NULL};
+	char prefix[4200];
+	snprintf(prefix, sizeof(prefix), CUSTOM_ENV " -C \"%s\" ", dir);
+	for (char *line = text, *next; line && *line; line = next) {
+		char *nl = strchr(line, '\n');
+		next = nl ? nl + 1 : NULL;
+		if (nl)
+			*nl = 0;
+		size_t k = 0;
+		while (own[k] && strncmp(line, own[k], strlen(own[k])))
+			k++;
+		if (own[k])
+			continue;
+		const char *problem = "Problem running command: ";
+		if (!strncmp(line, problem, strlen(problem))) {
+			char *cmd = line + strlen(problem);
+			if (!strncmp(cmd, prefix, strlen(prefix)))
+				cmd += strlen(prefix);
+			snprintf(failed, size, "%s", cmd);
+			fprintf(stderr, "%s%s\n", problem, cmd);
+			continue;
+		}
+		fprintf(stderr, "%s\n", line);
+	}
+}
+
+int ctest_custom_run(char *const *cmd, int ncmd, int post, char *failed, size_t size)
+{
+	char dir[4096], file[4200], tmp[4096], path[4096];
+	const char *keep = post ? "CTEST_CUSTOM_POST_TEST" : "CTEST_CUSTOM_PRE_TEST";
+	failed[0] = 0;
+	if (ncmd < 1 || test_dir_of(cmd, ncmd, dir) < 0 || !custom_listable(dir) ||
+	    custom_file(dir, file) < 0)
+		return 0; /* none, or they ran at the listing */
+	if (custom_dir(tmp, dir, file, keep) < 0) {
+		snprintf(failed, size, "cannot write a directory for ctest under TMPDIR: %s",
+		         strerror(errno));
+		return -1;
+	}
+	mg_err err = {0};
+	spawn_proc *p = NULL;
+	char *argv[] = {cmd[0], "--test-dir", tmp, NULL};
+	spawn_options o = SPAWN_OPTIONS_INIT;
+	o.flags = SPAWN_CAPTURE_OUT | SPAWN_ERR_TO_OUT | SPAWN_NULL_STDIN;
+	int rc = -1;
+	char *text = NULL;
+	size_t len = 0;
+	if (spawn_resolve(path, sizeof(path), cmd[0], &err) < 0 ||
+	    spawn_start(&p, path, argv, &o, &err) < 0) {
+		snprintf(failed, size, "%s", err.msg);
+		goto out;
+	}
+	int fd = spawn_out_fd(p);
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	for (;;) {
+		char buf[8192];
+		ssize_t n = read(fd, buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		char *grown = realloc(text, len + (size_t)n + 1);
+		if (!grown)
+			continue;
+		text = grown;
+		memcpy(text + len, buf, (size_t)n);
+		len += (size_t)n;
+		text[len] = 0;
+	}
+	mg_exit_end end;
+	if (spawn_wait(p, 0, &end, NULL) < 0) {
+		snprintf(failed, size, "cannot wait for ctest");
+		goto out;
+	}
+	if (text)
+		custom_say(text, dir, failed, size);
+	rc = mg_exit_ok(end) ? 0 : 1;
+	if (rc && !failed[0])
+		snprintf(failed, size, "ctest %s %d",
+		         end.signo ? "died of signal" : "exited with status",
+		         end.signo ? end.signo : end.status);
+out:
+	free(text);
+	spawn_free(p);
+	custom_dir_remove(tmp);
+	return rc;
+}
+
+/* The value of KEY in the test directory dir's DartConfiguration.tcl
+ * ("KEY: VALUE", what CTest's configure wrote) into buf (4096 bytes), or
+ * NULL when it has none or an empty one. */
+static const char *dart_value(const char *dir, const char *key, char *buf)
+{
+	char line[4200];
+	size_t kl = strlen(key);
+	snprintf(line, sizeof(line), "%s/DartConfiguration.tcl", dir);
+	FILE *f = fopen(line, "r");
+	const char *value = NULL;
+	while (f && !value && fgets(line, sizeof(line), f)) {
+		char *v = line + kl + 1, *end;
+		if (strncmp(line, key, kl) || line[kl] != ':')
+			continue;
+		while (*v == ' ' || *v == '\t')
+			v++;
+		end = v + strlen(v);
+		while (end > v && isspace((unsigned char)end[-1]))
+			*--end = 0;
+		if (*v)
+			value = (snprintf(buf, 4096, "%s", v), buf);
+	}
+	if (f)
+		fclose(f);
+	return value;
+}
+
+/*
+ * The timeout ctest gives a test without a TIMEOUT of its own (tmo 0 when
+ * none): its --timeout, else the test directory's DartConfiguration.tcl's
+ * TimeOut (CTest's configure writes 1500 s); and a TIMEOUT of 0 still gets
+ * --timeout's (not TimeOut's), as ctest 3.25 does.
+ */
+static void ct_default_timeout(shim *s, ctest_drv *d)
+{
+	int ncmd;
+	char **cmd = shim_cmd(s, &ncmd), dir[4096], buf[4096];
+	for (int i = 1; i < ncmd; i++)
+		if (!strcmp(cmd[i], "--timeout") && i + 1 < ncmd)
+			d->cli_timeout = strtod(cmd[i + 1], NULL);
+	ct_test_dir(s, dir);
+	if (dart_value(dir, "TimeOut", buf))
+		d->dart_timeout = strtod(buf, NULL);
+}
+
+/*
+ * The resource specification ctest would use: --resource-spec-file's, else
+ * the test directory's DartConfiguration.tcl's ResourceSpecFile
+ * (CTEST_RESOURCE_SPEC_FILE); NULL when none. Into buf (4096 bytes).
+ */
+static const char *ct_resource_spec(shim *s, char *buf)
+{
+	int ncmd;
+	char **cmd = shim_cmd(s, &ncmd), dir[4096];
+	for (int i = 1; i < ncmd; i++)
+		if (!strcmp(cmd[i], "--resource-spec-file") && i + 1 < ncmd)
+			return snprintf(buf, 4096, "%s", cmd[i + 1]), buf;
+	ct_test_dir(s, dir);
+	return dart_value(dir, "ResourceSpecFile", buf);
+}
+
+/*
+ * With a resource specification ctest hands each test with RESOURCE_GROUPS
+ * its share of the resources (CTEST_RESOURCE_GROUP_* variables) and Not
+ * Runs one the specification cannot satisfy; memguard does not allocate
+ * them, so it refuses such a run rather than judge those tests another
+ * way (without one, ctest ignores RESOURCE_GROUPS, and so does memguard).
+ * 0, or -1 after saying so.
+ */
+static int ct_resources(shim *s, const ctest_drv *d)
+{
+	char spec[4096];
+	size_t n = 0, first = 0;
+	for (size_t i = d->n; i-- > 0;)
+		if (d->v[i].resource_groups)
+			n++, first = i;
+	if (!n || !ct_resource_spec(s, spec))
+		return 0;
+	fprintf(stderr,
+	        "memguard: ctest's resource specification %s gives %zu test%s with "
+	        "RESOURCE_GROUPS ('%s'%s) resources, which memguard does not allocate: run "
+	        "them without it (ctest then ignores RESOURCE_GROUPS too), leave them out "
+	        "(-E), or run them with ctest itself\n",
+	        spec, n, n == 1 ? "" : "s", d->v[first].name, n > 1 ? " ..." : "");
+	return -1;
+}
+
 /* ctest with the user's selecting arguments and --show-only=json-v1. */
 static int ct_load(shim *s, ctest_drv *d)
 {
 	int ncmd, k = 0;
 	mg_exit_end status;
 	char **cmd = shim_cmd(s, &ncmd);
-	char **argv = calloc((size_t)ncmd + 2, sizeof(char *));
+	char **argv = calloc((size_t)ncmd + 4, sizeof(char *));
 	char *out = NULL;
 	size_t len = 0;
 	int rc = -1;
-	if (!argv)
+	if (!argv || d->refused) {
+		free(argv);
 		return -1;
+	}
+	char dir[4096], file[4200], tmp[4096] = "";
 	argv[k++] = cmd[0];
 	k += ct_select(cmd, ncmd, argv + 1);
+	/* from a directory of ours, where ctest runs no custom command (the
+	 * runner has it run them: ctest_custom_run) */
+	if (test_dir_of(cmd, ncmd, dir) == 0 && custom_listable(dir) &&
+	    custom_file(dir, file) == 0) {
+		if (custom_dir(tmp, dir, file, NULL) < 0) {
+			fprintf(stderr,
+			        "memguard: cannot write a directory to list under TMPDIR: %s\n",
+			        strerror(errno));
+			goto out;
+		}
+		int w = 1; /* the user's --test-dir left out, ours given */
+		for (int i = 1; i < k; i++) {
+			if (!strcmp(argv[i], "--test-dir") && i + 1 < k)
+				i++;
+			else if (strncmp(argv[i], "--test-dir=", 11))
+				argv[w++] = argv[i];
+		}
+		k = w;
+		argv[k++] = "--test-dir";
+		argv[k++] = tmp;
+	}
 	argv[k++] = "--show-only=json-v1";
 	if (shim_capture(s, argv, &out, &len, &status) < 0)
 		goto out;
@@ -340,8 +732,13 @@ static int ct_load(shim *s, ctest_drv *d)
 		goto out;
 	}
 	rc = ct_parse(d, out, len);
+	ct_default_timeout(s, d);
+	if (rc == 0 && ct_resources(s, d) < 0)
+		rc = -1, d->refused = 1;
 	d->listed = rc == 0;
 out:
+	if (tmp[0])
+		custom_dir_remove(tmp);
 	free(out);
 	free(argv);
 	return rc;
@@ -490,19 +887,8 @@ static uint64_t fnv1a(const char *p)
  * test directory's hash that prefixes every lock file's name. */
 static void lock_base(shim *s, ctest_drv *d)
 {
-	int ncmd;
-	char **cmd = shim_cmd(s, &ncmd);
-	char cwd[4096] = "", dir[4096];
-	const char *td = NULL;
-	for (int i = 1; i < ncmd; i++)
-		if (!strcmp(cmd[i], "--test-dir") && i + 1 < ncmd)
-			td = cmd[i + 1];
-		else if (!strncmp(cmd[i], "--test-dir=", 11))
-			td = cmd[i] + 11;
-	if (!getcwd(cwd, sizeof(cwd)))
-		cwd[0] = 0;
-	if (!td || !realpath(td, dir))
-		snprintf(dir, sizeof(dir), "%s", cwd);
+	char dir[4096];
+	ct_test_dir(s, dir);
 	d->lock_hash = fnv1a(dir);
 }
 
@@ -655,15 +1041,251 @@ static void locks_release(ctest_drv *d)
 
 /* ---- running ---- */
 
-static void env_apply(shim *s, char **env, int restore)
+static char *regex_from_cmake(const char *cm);
+
+/* The first of t's REQUIRED_FILES that is not there (ctest: not readable,
+ * a relative one in its WORKING_DIRECTORY), or NULL. */
+static const char *required_missing(const ct_test *t)
 {
-	for (size_t i = 0; env && env[i]; i++) {
-		char *eq = strchr(env[i], '=');
-		if (!eq)
+	for (size_t i = 0; t->required && t->required[i]; i++) {
+		const char *f = t->required[i];
+		char path[8192];
+		if (*f != '/' && t->cwd)
+			snprintf(path, sizeof(path), "%s/%s", t->cwd, f);
+		else
+			snprintf(path, sizeof(path), "%s", f);
+		if (!*f || access(path, R_OK) < 0)
+			return f;
+	}
+	return NULL;
+}
+
+static void tam_free(ctest_drv *d)
+{
+	for (size_t i = 0; i < d->ntam; i++)
+		regfree(&d->tam[i]);
+	free(d->tam);
+	d->tam = NULL;
+	d->ntam = 0;
+}
+
+/* t's TIMEOUT_AFTER_MATCH regexes, compiled for the lines of its output
+ * (one that does not compile never matches, as a bad regex does not in
+ * ctest). */
+static void tam_compile(ctest_drv *d, const ct_test *t)
+{
+	size_t n = 0;
+	tam_free(d);
+	while (t->tam_re && t->tam_re[n])
+		n++;
+	d->tam = n ? calloc(n, sizeof(regex_t)) : NULL;
+	for (size_t i = 0; d->tam && i < n; i++) {
+		char *ere = regex_from_cmake(t->tam_re[i]);
+		if (ere && regcomp(&d->tam[d->ntam], ere, REG_EXTENDED | REG_NOSUB) == 0)
+			d->ntam++;
+		free(ere);
+	}
+	if (!d->ntam) {
+		free(d->tam);
+		d->tam = NULL;
+	}
+}
+
+/* As ctest, after each line of its output: when one of them matches the
+ * output so far (each line with its newline: "^" is the output's start,
+ * "$" its end), the test's timeout is TIMEOUT_AFTER_MATCH's seconds from
+ * now, once. */
+static void tam_match(ctest_drv *d, const char *out)
+{
+	for (size_t i = 0; i < d->ntam; i++)
+		if (regexec(&d->tam[i], out, 0, NULL, 0) == 0) {
+			clock_gettime(CLOCK_MONOTONIC, &d->t0);
+			d->timeout = d->v[d->cur].tam;
+			d->tam_hit = 1;
+			tam_free(d);
+			break;
+		}
+}
+
+/*
+ * A test's environment as ctest makes it (cmSystemTools::EnvDiff): its
+ * ENVIRONMENT first ("NAME=VALUE" sets, a NAME alone unsets), then its
+ * ENVIRONMENT_MODIFICATION's "NAME=OP:VALUE" in order, as one diff over
+ * that: reset drops what the diff had for NAME (back to ENVIRONMENT's or
+ * ctest's own value), set, unset, and the appends and prepends, which
+ * extend the diff's value, or when it has none (also after an unset: as
+ * ctest does) the value the environment has then; path lists join with
+ * ':', CMake lists with ';', neither when the value is empty.
+ */
+typedef struct ct_var {
+	char *name;
+	char *value; /* NULL: unset */
+	char *saved; /* the shim's value before (NULL: none), put back after */
+} ct_var;
+
+typedef struct ct_env {
+	ct_var *v;
+	size_t n;
+} ct_env;
+
+/* NAME's value in env ("NAME=VALUE" entries), or NULL. */
+static const char *env_value(char *const *env, const char *name, size_t nl)
+{
+	for (size_t i = 0; env && env[i]; i++)
+		if (!strncmp(env[i], name, nl) && env[i][nl] == '=')
+			return env[i] + nl + 1;
+	return NULL;
+}
+
+static long env_find(const ct_env *e, const char *name, size_t nl)
+{
+	for (size_t i = 0; i < e->n; i++)
+		if (strlen(e->v[i].name) == nl && !strncmp(e->v[i].name, name, nl))
+			return (long)i;
+	return -1;
+}
+
+/* Sets NAME (nl bytes) to value (NULL: unset) in e. -1: out of memory. */
+static int env_put(ct_env *e, const char *name, size_t nl, const char *value)
+{
+	long i = env_find(e, name, nl);
+	char *v = value ? strdup(value) : NULL;
+	if (value && !v)
+		return -1;
+	if (i < 0) {
+		ct_var *grown = realloc(e->v, (e->n + 1) * sizeof(ct_var));
+		char *n = strndup(name, nl);
+		if (!grown || !n) {
+			if (grown)
+				e->v = grown;
+			free(n);
+			free(v);
+			return -1;
+		}
+		e->v = grown;
+		i = (long)e->n++;
+		e->v[i].name = n;
+		e->v[i].saved = NULL;
+	} else {
+		free(e->v[i].value);
+	}
+	e->v[i].value = v;
+	return 0;
+}
+
+static void env_free(ct_env *e)
+{
+	for (size_t i = 0; i < e->n; i++) {
+		free(e->v[i].name);
+		free(e->v[i].value);
+		free(e->v[i].saved);
+	}
+	free(e->v);
+	e->v = NULL;
+	e->n = 0;
+}
+
+/* One ENVIRONMENT_MODIFICATION entry applied to diff over env (the
+ * ENVIRONMENT's changes over the shim's). 0; -1 with err set (ctest's
+ * words) when it is not one; -2 out of memory. */
+static int env_modify(shim *s, const ct_env *env, ct_env *diff, const char *mod, char *err,
+                      size_t errsz)
+{
+	static const char *const ops[] = {"reset",
+	                                  "set",
+	                                  "unset",
+	                                  "string_append",
+	                                  "string_prepend",
+	                                  "path_list_append",
+	                                  "path_list_prepend",
+	                                  "cmake_list_append",
+	                                  "cmake_list_prepend",
+	                                  NULL};
+	const char *eq = strchr(mod, '='), *colon = eq ? strchr(eq + 1, ':') : NULL;
+	if (!eq) {
+		snprintf(err, errsz, "Missing `=` after the variable name in: %.300s", mod);
+		return -1;
+	}
+	if (!colon) {
+		snprintf(err, errsz, "Missing `:` after the operation in: %.300s", mod);
+		return -1;
+	}
+	size_t nl = (size_t)(eq - mod), ol = (size_t)(colon - eq - 1), op = 0;
+	const char *value = colon + 1;
+	while (ops[op] && (strlen(ops[op]) != ol || strncmp(ops[op], eq + 1, ol)))
+		op++;
+	if (!ops[op]) {
+		snprintf(err, errsz, "Unrecognized environment manipulation argument: %.*s",
+		         (int)(ol > 200 ? 200 : ol), eq + 1);
+		return -1;
+	}
+	long at = env_find(diff, mod, nl);
+	if (op == 0) { /* reset */
+		if (at >= 0) {
+			free(diff->v[at].name);
+			free(diff->v[at].value);
+			diff->v[at] = diff->v[--diff->n];
+		}
+		return 0;
+	}
+	if (op <= 2)
+		return env_put(diff, mod, nl, op == 1 ? value : NULL) < 0 ? -2 : 0;
+	/* the value now: the diff's, else the environment's at this point */
+	const char *cur = at >= 0 ? diff->v[at].value : NULL;
+	if (!cur) {
+		long e = env_find(env, mod, nl);
+		cur = e >= 0 ? env->v[e].value : env_value(shim_env(s), mod, nl);
+	}
+	cur = cur ? cur : "";
+	const char *sep = op == 5 || op == 6 ? ":" : op == 7 || op == 8 ? ";" : "";
+	if (!*cur)
+		sep = "";
+	int append = op == 3 || op == 5 || op == 7;
+	size_t len = strlen(cur) + strlen(sep) + strlen(value) + 1;
+	char *out = malloc(len);
+	if (!out)
+		return -2;
+	snprintf(out, len, "%s%s%s", append ? cur : value, sep, append ? value : cur);
+	int rc = env_put(diff, mod, nl, out);
+	free(out);
+	return rc < 0 ? -2 : 0;
+}
+
+/* t's changes to the shim's environment into out. 0; -1 with err set when
+ * an ENVIRONMENT_MODIFICATION entry is not one (ctest: Not Run). */
+static int env_build(shim *s, const ct_test *t, ct_env *out, char *err, size_t errsz)
+{
+	ct_env diff = {0};
+	int rc = 0;
+	for (size_t i = 0; t->env && t->env[i] && rc == 0; i++) {
+		const char *eq = strchr(t->env[i], '=');
+		rc = env_put(out, t->env[i], eq ? (size_t)(eq - t->env[i]) : strlen(t->env[i]),
+		             eq ? eq + 1 : NULL);
+	}
+	for (size_t i = 0; t->envmod && t->envmod[i] && rc == 0; i++)
+		rc = env_modify(s, out, &diff, t->envmod[i], err, errsz);
+	for (size_t i = 0; i < diff.n && rc == 0; i++)
+		rc = env_put(out, diff.v[i].name, strlen(diff.v[i].name), diff.v[i].value);
+	env_free(&diff);
+	if (rc == -2 || (rc < 0 && !err[0]))
+		snprintf(err, errsz, "out of memory");
+	return rc < 0 ? -1 : 0;
+}
+
+/* Puts e's values in the children's environment, keeping the shim's own
+ * (restore 0), or puts those back (restore 1). */
+static void env_apply(shim *s, ct_env *e, int restore)
+{
+	for (size_t i = 0; i < e->n; i++) {
+		ct_var *v = &e->v[i];
+		if (restore) {
+			shim_setenv(s, v->name, v->saved);
 			continue;
-		*eq = 0;
-		shim_setenv(s, env[i], restore ? getenv(env[i]) : eq + 1);
-		*eq = '=';
+		}
+		const char *was = env_value(shim_env(s), v->name, strlen(v->name));
+		free(v->saved);
+		v->saved = was ? strdup(was) : NULL;
+		shim_setenv(s, v->name, v->value);
 	}
 }
 
@@ -689,12 +1311,32 @@ static void ct_begin(shim *s)
 		shim_resultf(s, MG_MSG_SKIP, "disabled (CTest property DISABLED)");
 		return;
 	}
+	const char *missing = required_missing(t);
+	if (missing) {
+		shim_start(s);
+		shim_resultf(s, MG_MSG_FAIL,
+		             "not run: unable to find required file: %.1000s (REQUIRED_FILES; "
+		             "ctest: Not Run)",
+		             missing);
+		return;
+	}
 	if (!t->argv) {
 		shim_start(s);
 		shim_resultf(s, MG_MSG_FAIL, "ctest found no executable for this test (Not Run)");
 		return;
 	}
+	ct_env env = {0};
+	char err[512] = "";
+	if (env_build(s, t, &env, err, sizeof(err)) < 0) {
+		env_free(&env);
+		shim_start(s);
+		shim_resultf(s, MG_MSG_FAIL,
+		             "not run: ENVIRONMENT_MODIFICATION: %s (ctest: Not Run, BAD_COMMAND)",
+		             err);
+		return;
+	}
 	if (locks_acquire(s, d, t) < 0) {
+		env_free(&env);
 		locks_release(d);
 		shim_start(s);
 		shim_resultf(s, MG_MSG_FAIL, "cannot take its CTest locks: %s", d->lock_err);
@@ -702,6 +1344,7 @@ static void ct_begin(shim *s)
 	}
 	int back = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (t->cwd && chdir(t->cwd) < 0) {
+		env_free(&env);
 		locks_release(d);
 		if (back >= 0)
 			close(back);
@@ -710,13 +1353,15 @@ static void ct_begin(shim *s)
 		             strerror(errno));
 		return;
 	}
-	env_apply(s, t->env, 0);
+	env_apply(s, &env, 0);
 	d->out_len = 0;
+	tam_compile(d, t);
 	/* a judged test's output is its stdout and stderr in one stream, as
 	 * ctest reads it (a PASS_REGULAR_EXPRESSION may match either) */
-	int rc =
-	    shim_spawn(s, t->argv, t->pass_re || t->fail_re || t->skip_re ? SHIM_OUT_MERGED : 0);
-	env_apply(s, t->env, 1);
+	int rc = shim_spawn(
+	    s, t->argv, t->pass_re || t->fail_re || t->skip_re || d->ntam ? SHIM_OUT_MERGED : 0);
+	env_apply(s, &env, 1);
+	env_free(&env);
 	if (back >= 0) {
 		if (fchdir(back) < 0)
 			fprintf(stderr, "memguard: cannot return to the driver's directory\n");
@@ -724,6 +1369,13 @@ static void ct_begin(shim *s)
 	}
 	d->cur = i;
 	d->timed_out = 0;
+	d->timeout = t->timeout;
+	d->timeout_from = "its TIMEOUT";
+	if (t->timeout <= 0 && d->cli_timeout > 0)
+		d->timeout = d->cli_timeout, d->timeout_from = "ctest's --timeout";
+	else if (!t->has_timeout && d->dart_timeout > 0)
+		d->timeout = d->dart_timeout, d->timeout_from = "DartConfiguration.tcl's TimeOut";
+	d->tam_hit = 0;
 	clock_gettime(CLOCK_MONOTONIC, &d->t0);
 	shim_start(s);
 	if (rc < 0) {
@@ -732,24 +1384,25 @@ static void ct_begin(shim *s)
 	}
 }
 
-/* While the test runs (every 1-5 ms): its TIMEOUT. */
+/* While the test runs (every 1-5 ms): its TIMEOUT (or TIMEOUT_AFTER_MATCH's). */
 static void ct_tick(shim *s)
 {
 	ctest_drv *d = shim_ctx(s);
 	struct timespec now;
-	if (d->cur < 0 || d->timed_out || !shim_child(s) || d->v[d->cur].timeout <= 0)
+	if (d->cur < 0 || d->timed_out || !shim_child(s) || d->timeout <= 0)
 		return;
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	double el =
 	    (double)(now.tv_sec - d->t0.tv_sec) + (double)(now.tv_nsec - d->t0.tv_nsec) / 1e9;
-	if (el >= d->v[d->cur].timeout) {
+	if (el >= d->timeout) {
 		d->timed_out = 1;
 		kill(shim_child(s), SIGKILL);
 	}
 }
 
 /* A judged test's output (stdout and stderr): kept for its regexes, passed
- * on as its output. */
+ * on as its output; the output so far matched by its TIMEOUT_AFTER_MATCH
+ * starts its new timeout. */
 static void ct_line(shim *s, char *line, size_t len)
 {
 	ctest_drv *d = shim_ctx(s);
@@ -768,6 +1421,8 @@ static void ct_line(shim *s, char *line, size_t len)
 			d->out[d->out_len++] = '\n';
 		d->out[d->out_len] = 0;
 	}
+	if (d->ntam && d->cur >= 0 && d->out)
+		tam_match(d, d->out);
 	shim_output(s, line, len);
 	if (!shim_line_cut(s))
 		shim_output(s, "\n", 1);
@@ -845,8 +1500,17 @@ static void ct_exited(shim *s, mg_exit_end status, const struct rusage *ru)
 	d->cur = -1;
 	if (!shim_head_started(s) || !t)
 		return;
+	tam_free(d);
 	if (d->timed_out) {
-		shim_resultf(s, MG_MSG_TIMEOUT, "over its TIMEOUT of %g s (killed)", t->timeout);
+		if (d->tam_hit)
+			shim_resultf(
+			    s, MG_MSG_TIMEOUT,
+			    "over its TIMEOUT_AFTER_MATCH of %g s after its output matched "
+			    "(killed)",
+			    d->timeout);
+		else
+			shim_resultf(s, MG_MSG_TIMEOUT, "over %s of %g s (killed)", d->timeout_from,
+			             d->timeout);
 		return;
 	}
 	if (!status.signo && (t->skip_code >= 0 || t->pass_re || t->fail_re || t->skip_re)) {

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "gtest_driver.h"
 #include "memguard_host.h"
 #include "mg_elf.h"
 #include "shim.h"
@@ -116,6 +117,26 @@ int driver_check(driver_kind k, const char *path, char *const argv[], mg_err *er
 			return 0;
 	return mg_err_set(err, MG_EINVAL, "--driver %s: '%s' is %s", driver_name(k), path,
 	                  detected_what(is));
+}
+
+void driver_fail_fast_of(driver_fail_fast *out, driver_kind k, char *const *argv, int argc)
+{
+	out->limit = 0;
+	out->opt[0] = 0;
+	if (k == DRIVER_GTEST)
+		gtest_fail_fast(out, argv, argc);
+	else if (k == DRIVER_CATCH2)
+		catch2_fail_fast(out, argv, argc);
+}
+
+void driver_fail_fast_why(const driver_fail_fast *ff, driver_kind k, char *out, size_t n)
+{
+	if (k == DRIVER_CATCH2)
+		snprintf(out, n, "not run: Catch2 aborted the run after its failure%s, as %s asks",
+		         !strcmp(ff->opt, "-a") || !strcmp(ff->opt, "--abort") ? "" : "s", ff->opt);
+	else
+		snprintf(out, n, "not run: GoogleTest stopped the run after a failure, as %s asks",
+		         ff->opt);
 }
 
 static int usage_error(const char *what, const char *tok)

@@ -77,6 +77,33 @@ int driver_check_args(driver_kind k, char *const *argv, int argc, mg_err *err);
  */
 int driver_check(driver_kind k, const char *path, char *const argv[], mg_err *err);
 
+/*
+ * The user's fail-fast for a gtest or catch2 program: Catch2's -a/--abort
+ * (1) or -x/--abortx N (the last one given), GoogleTest's
+ * --gtest_fail_fast[=BOOL] (the last one; else its GTEST_FAIL_FAST
+ * variable, anything but "0"; else Bazel's TESTBRIDGE_TEST_RUNNER_FAIL_FAST
+ * "1"): 1 failure. A direct run stops after limit failures; memguard counts
+ * the run's, in every lane and generation (lane.c), and a shim's program
+ * is given what is left of it (MG_ENV_FAIL_LEFT).
+ */
+typedef struct driver_fail_fast {
+	unsigned limit; /* 0: none */
+	char opt[48];   /* as the user gave it: "-x 2", "--gtest_fail_fast", "GTEST_FAIL_FAST=1" */
+} driver_fail_fast;
+
+/* gtest, catch2: the host's failures the run has left before its limit, in
+ * decimal (set only under a fail-fast; a shim gives Catch2 no more). */
+#define MG_ENV_FAIL_LEFT "MEMGUARD_FAIL_LEFT"
+
+/* The fail-fast of command argv (argc words, argv[0] the program) for
+ * driver k, the environment read with getenv; limit 0 for none, or for
+ * another driver. */
+void driver_fail_fast_of(driver_fail_fast *out, driver_kind k, char *const *argv, int argc);
+
+/* The message of a test not run for it, in out: "not run: Catch2 aborted
+ * the run after its failures, as -x 2 asks". */
+void driver_fail_fast_why(const driver_fail_fast *ff, driver_kind k, char *out, size_t n);
+
 /* The hidden subcommand: memguard __driver NAME [options] -- COMMAND...
  * Returns the process exit code. */
 int driver_main(int argc, char **argv);
@@ -91,5 +118,13 @@ int pytest_args_at(char *const *argv, int argc);
 /* pytest.c: MG_EINVAL for a command that is no pytest, or with xdist's
  * -n/--numprocesses/--dist/--tx (the lanes are memguard's -j). */
 int pytest_check_args(char *const *argv, int argc, mg_err *err);
+/* ctest.c: the ctest command cmd's CTestCustom.cmake CTEST_CUSTOM_PRE_TEST
+ * (post 0) or _POST_TEST (post 1) commands, run once by ctest itself as it
+ * runs them (in its test directory; their output and ctest's words on one
+ * that failed to stderr; ctest runs the shim's listings without them).
+ * 0 when they passed or there are none (or ran at the listing: --preset);
+ * 1 when one failed, its command in failed (size bytes); -1 when ctest
+ * could not be run, failed says why. */
+int ctest_custom_run(char *const *cmd, int ncmd, int post, char *failed, size_t size);
 
 #endif

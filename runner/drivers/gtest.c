@@ -685,7 +685,41 @@ static void g_result(shim *s, gtest *g, mg_msg_kind kind, const char *msg, size_
 {
 	if (g->batch)
 		g->batch--;
+	if (kind == MG_MSG_FAIL)
+		g->fails_sent++;
 	shim_result(s, kind, msg, len);
+}
+
+/* GoogleTest reads a bool flag from "--gtest_NAME" or "--gtest_NAME=V" (false
+ * when V starts with 0, f or F), the last one given winning over the
+ * environment (GTEST_FAIL_FAST: anything but "0"; Bazel's
+ * TESTBRIDGE_TEST_RUNNER_FAIL_FAST: "1"), as gtest.cc's ParseFlag and
+ * BoolFromGTestEnv do. Its --gtest_flagfile is not read. */
+void gtest_fail_fast(driver_fail_fast *out, char *const *cmd, int ncmd)
+{
+	static const char flag[] = "--gtest_fail_fast";
+	const char *env = getenv("GTEST_FAIL_FAST"), *bazel;
+	out->limit = 0;
+	out->opt[0] = 0;
+	if (env) {
+		out->limit = strcmp(env, "0") != 0;
+		snprintf(out->opt, sizeof(out->opt), "GTEST_FAIL_FAST=%.20s", env);
+	} else if ((bazel = getenv("TESTBRIDGE_TEST_RUNNER_FAIL_FAST")) != NULL) {
+		out->limit = strcmp(bazel, "1") == 0;
+		snprintf(out->opt, sizeof(out->opt), "TESTBRIDGE_TEST_RUNNER_FAIL_FAST=%.8s",
+		         bazel);
+	}
+	for (int i = 1; i < ncmd; i++) {
+		const char *a = cmd[i];
+		if (strncmp(a, flag, sizeof(flag) - 1) ||
+		    (a[sizeof(flag) - 1] && a[sizeof(flag) - 1] != '='))
+			continue;
+		const char *v = a[sizeof(flag) - 1] ? a + sizeof(flag) : "";
+		out->limit = !(*v == '0' || *v == 'f' || *v == 'F');
+		snprintf(out->opt, sizeof(out->opt), "%.40s", a);
+	}
+	if (!out->limit)
+		out->opt[0] = 0;
 }
 
 /* The head's result line from gtest: with the probe's figures for it, and
@@ -1248,6 +1282,9 @@ int gtest_run(const shim_args *a, int catch2, int catch2_v3)
 	g.asan = -1;
 	g.catch2 = catch2;
 	g.catch2_v3 = catch2_v3;
+	const char *left = getenv(MG_ENV_FAIL_LEFT);
+	if (left && *left >= '1' && *left <= '9')
+		g.fail_left = (unsigned)strtoul(left, NULL, 10);
 	return shim_main(catch2 ? &c2_ops : &ops, &g, a->cmd, a->ncmd);
 }
 

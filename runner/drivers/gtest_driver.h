@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "driver.h"
 #include "mg_contract.h"
 #include "mg_proto.h"
 #include "shim.h"
@@ -46,6 +47,9 @@ typedef struct gtest {
 	/* the program aborted its run as the user's -a/-x asked (catch2_aborted):
 	 * why the tests it and this shim's later programs do not run are skip */
 	char c2_abort[160];
+	/* under a fail-fast (MG_ENV_FAIL_LEFT): the failures the run had left
+	 * when this shim started (0: no fail-fast), and the fail lines it sent */
+	unsigned fail_left, fails_sent;
 	size_t c2_enc_len;
 	shim_names *list; /* NULL until listed; gives each name its gtest order */
 	int list_status;  /* the listing program's exit status (not 0: said once) */
@@ -171,6 +175,9 @@ void gtest_end(shim *s, gtest *g, mg_msg_kind kind, const char *msg, size_t len)
  * --list-test-names-only). */
 int gtest_run(const shim_args *a, int catch2, int catch2_v3);
 
+/* GoogleTest's --gtest_fail_fast and its variables (driver_fail_fast_of). */
+void gtest_fail_fast(driver_fail_fast *out, char *const *cmd, int ncmd);
+
 /* 1 when the framework itself leaves name out (GoogleTest's DISABLED_
  * tests; it reports them as such): a skip, not an error. */
 int gtest_framework_skips(const gtest *g, const char *name, size_t n);
@@ -218,6 +225,8 @@ void catch2_begin(shim *s, gtest *g, size_t k);
  * asked, and g->c2_abort says so (the rest of the batch is skip, as
  * GoogleTest's --gtest_fail_fast reports it). 1 when it is. */
 int catch2_aborted(shim *s, gtest *g, mg_exit_end status);
+/* Catch2's -a/-x (driver_fail_fast_of). */
+void catch2_fail_fast(driver_fail_fast *out, char *const *cmd, int ncmd);
 /* One line of Catch2's XML reporter. */
 void catch2_line(shim *s, gtest *g, char *line, size_t len);
 

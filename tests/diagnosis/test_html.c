@@ -358,6 +358,48 @@ static void html_escaped(void)
 }
 
 /*
+ * A generation whose program died before its first test (its tests passed
+ * in a fresh host) keeps how it ended and its last words (last_output):
+ * listed with the recycles and kills, the text in a <pre>, its lines kept,
+ * escaped; the page still parses as HTML and as XML. Before, a generation
+ * that ended "exit" was not listed and its last output not shown.
+ */
+static void html_last_output(void)
+{
+	page p;
+	report *r = diag_fixture_report();
+	report_generation *g = &r->shards[0].gens[2];
+	g->end = REPORT_END_EXIT;
+	free(g->reason);
+	g->reason = report_strdup("host exited with status 1 before its first test: 3 of its "
+	                          "tests run again in a fresh host");
+	g->last_output = report_strdup("the program exited with status 1 before its first test:\n"
+	                               "<script>alert(\"x\")</script> & 'q'\n"
+	                               "second line\n");
+	render(&p, r);
+	html_errors = 0;
+	xmlSetStructuredErrorFunc(NULL, on_html_error);
+	htmlDocPtr h = htmlReadMemory(p.text, (int)p.len, p.path, "UTF-8", HTML_PARSE_NONET);
+	xmlSetStructuredErrorFunc(NULL, NULL);
+	CU_ASSERT_PTR_NOT_NULL(h);
+	CU_ASSERT_EQUAL(html_errors, 0);
+	xmlFreeDoc(h);
+	CU_ASSERT_EQUAL(count(&p, "(//*[local-name()='table'][@class='generations'])[1]/"
+	                          "*[local-name()='tr'][contains(., 'exit')]"),
+	                1);
+	char *out = value(&p, "(//*[local-name()='table'][@class='generations'])[1]//"
+	                      "*[local-name()='pre'][@class='out']");
+	CU_ASSERT_STRING_EQUAL(out, "the program exited with status 1 before its first test:\n"
+	                            "<script>alert(\"x\")</script> & 'q'\nsecond line\n");
+	free(out);
+	CU_ASSERT_PTR_NULL(strstr(p.text, "<script>alert"));
+	CU_ASSERT(contains(&p,
+	                   "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &#39;q&#39;\n"
+	                   "second line"));
+	done(&p);
+}
+
+/*
  * The timeline is downsampled: a generation's recorded peak_va may fall
  * between its points. The chart draws it at the recorded value: a circle
  * per generation whose y is the recorded peak on the chart's scale, and
@@ -507,13 +549,21 @@ static void html_atomic(void)
 }
 
 static const mg_case cases[] = {
-    {"html_parses", html_parses},         {"html_svg_per_shard", html_svg_per_shard},
-    {"html_limits", html_limits},         {"html_markers", html_markers},
-    {"html_tables", html_tables},         {"html_suspects", html_suspects},
-    {"html_no_network", html_no_network}, {"html_escaped", html_escaped},
-    {"html_large", html_large},           {"html_empty", html_empty},
-    {"html_no_samples", html_no_samples}, {"html_atomic", html_atomic},
-    {"html_lane_share", html_lane_share}, {"html_peak_recorded", html_peak_recorded},
+    {"html_parses", html_parses},
+    {"html_svg_per_shard", html_svg_per_shard},
+    {"html_limits", html_limits},
+    {"html_markers", html_markers},
+    {"html_tables", html_tables},
+    {"html_suspects", html_suspects},
+    {"html_no_network", html_no_network},
+    {"html_escaped", html_escaped},
+    {"html_large", html_large},
+    {"html_empty", html_empty},
+    {"html_no_samples", html_no_samples},
+    {"html_atomic", html_atomic},
+    {"html_lane_share", html_lane_share},
+    {"html_peak_recorded", html_peak_recorded},
+    {"html_last_output", html_last_output},
 };
 
 MG_TEST_MAIN("diagnosis", cases)

@@ -10,6 +10,7 @@
 // and "start PID" for each start that runs tests (not --gtest_list_tests).
 // MG_GT_FAIL=NAME: that test fails. MG_GT_MORE=N: test N keeps 8 MiB more
 // (touched): one test's leak growing, for compare's gate.
+// MG_GT_HANG=NAME: that test never ends (it waits in pause()).
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -82,6 +83,9 @@ TEST_P(Step, Run)
 	} else if (each) {
 		keep += std::strtoul(each, nullptr, 10) << 20;
 	}
+	const char *hang = std::getenv("MG_GT_HANG"); // a test that never ends
+	while (hang && !std::strcmp(hang, name))
+		pause();
 	const char *more = std::getenv("MG_GT_MORE");
 	if (more && std::atoi(more) == GetParam())
 		keep += 8u << 20;

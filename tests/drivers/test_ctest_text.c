@@ -259,6 +259,18 @@ static void ctest_fixture_after_kill(void)
 	project_free(dir);
 }
 
+/* memguard's run of node's share (I/N) of dir's tests in two lanes, which
+ * passes (exit 0). */
+static void node_run(outcome *o, const char *dir, const char *node)
+{
+	mg(o,
+	   ARGV("run", "-q", "-j", "2", "--node", node, "--driver", "ctest", "--report",
+	        "report.json", "--", CTEST_BIN, "--test-dir", dir),
+	   NULL, 0);
+	CU_ASSERT(exited_with(o, 0));
+	CU_ASSERT_FATAL(o->report != NULL);
+}
+
 /* --node I/N deals a fixture's setup and its users to one node: before,
  * round-robin by position put the users on node 2 and the setup on node
  * 1, and node 2 failed both where ctest passes them. Node 2 runs first,
@@ -280,21 +292,11 @@ static void ctest_fixture_nodes(void)
 	         "add_test(alone_y \"/bin/true\")\n",
 	         dir, dir, dir);
 	project_in(dir, tests, NULL);
-	mg(&o,
-	   ARGV("run", "-q", "-j", "2", "--node", "2/2", "--driver", "ctest", "--report",
-	        "report.json", "--", CTEST_BIN, "--test-dir", dir),
-	   NULL, 0);
-	CU_ASSERT(exited_with(&o, 0));
-	CU_ASSERT_FATAL(o.report != NULL);
+	node_run(&o, dir, "2/2");
 	CU_ASSERT_EQUAL(count(o.report, "pass"), 1);
 	expect_state(o.report, "alone_x", "pass");
 	done(&o);
-	mg(&o,
-	   ARGV("run", "-q", "-j", "2", "--node", "1/2", "--driver", "ctest", "--report",
-	        "report.json", "--", CTEST_BIN, "--test-dir", dir),
-	   NULL, 0);
-	CU_ASSERT(exited_with(&o, 0));
-	CU_ASSERT_FATAL(o.report != NULL);
+	node_run(&o, dir, "1/2");
 	CU_ASSERT_EQUAL(count(o.report, "pass"), 4);
 	expect_state(o.report, "setup", "pass");
 	expect_state(o.report, "uses_one", "pass");
