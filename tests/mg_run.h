@@ -401,6 +401,40 @@ static inline int mg_direct_status(const char *prog)
 	return WEXITSTATUS(st);
 }
 
+/* prog run directly with args (NULL-terminated, at most 6) and env
+ * ("NAME=VALUE" or NULL), stdout and stderr dropped: its exit status (a
+ * death by a signal fails the test). */
+static inline int mg_direct_argv(const char *prog, const char *const *args, const char *env)
+{
+	const char *argv[8] = {prog};
+	for (int i = 0; args[i] && i < 6; i++)
+		argv[i + 1] = args[i];
+	fflush(NULL);
+	pid_t pid = fork();
+	CU_ASSERT_FATAL(pid >= 0);
+	if (pid == 0) {
+		if (!freopen("/dev/null", "w", stdout) || !freopen("/dev/null", "w", stderr))
+			_exit(126);
+		if (env)
+			putenv((char *)env);
+		execv(prog, (char *const *)argv);
+		_exit(127);
+	}
+	int st = -1;
+	CU_ASSERT_FATAL(waitpid(pid, &st, 0) == pid);
+	CU_ASSERT_FATAL(WIFEXITED(st));
+	CU_ASSERT(!WIFSIGNALED(st));
+	return WEXITSTATUS(st);
+}
+
+/* The reason of the first shard's generation number gen (NULL: none). */
+static inline const char *mg_gen_reason(json_t *report, size_t gen)
+{
+	json_t *s = json_array_get(json_object_get(report, "shards"), 0);
+	json_t *g = json_array_get(json_object_get(s, "generations"), gen);
+	return json_string_value(json_object_get(g, "reason"));
+}
+
 /* Each of the n programs started directly (no memguard, no tables, this
  * environment, its output ours): every test passes, exit 0, no signal. */
 static inline void mg_direct_passes(const char *const *progs, size_t n)

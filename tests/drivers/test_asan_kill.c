@@ -31,23 +31,15 @@ static void run_killed(outcome *o, const char *prog)
 	CU_ASSERT_EQUAL(count(o->report, "pass"), 9);
 }
 
-/* The reason of the shard's generation number gen (NULL: none). */
-static const char *reason_of(json_t *report, size_t gen)
-{
-	json_t *s = json_array_get(json_object_get(report, "shards"), 0);
-	json_t *g = json_array_get(json_object_get(s, "generations"), gen);
-	return json_string_value(json_object_get(g, "reason"));
-}
-
 static void asan_kill_leak_check(void)
 {
 	outcome o;
 	run_killed(&o, GTEST_LEAKS_ASAN);
-	const char *why = reason_of(o.report, 0);
+	const char *why = mg_gen_reason(o.report, 0);
 	CU_ASSERT(why && strstr(why, ">= kill 48.0 MiB; ") && strstr(why, note));
 	CU_ASSERT(strstr(o.err, note) != NULL); /* the console's kill line */
 	/* the retry's host ran no test before its kill: nothing lost, nothing said */
-	why = reason_of(o.report, 1);
+	why = mg_gen_reason(o.report, 1);
 	CU_ASSERT(why && !strstr(why, "LeakSanitizer"));
 	done(&o);
 }
@@ -56,7 +48,7 @@ static void plain_kill_no_note(void)
 {
 	outcome o;
 	run_killed(&o, GTEST_LEAKS);
-	const char *why = reason_of(o.report, 0);
+	const char *why = mg_gen_reason(o.report, 0);
 	CU_ASSERT(why && strstr(why, ">= kill 48.0 MiB") && !strstr(why, "LeakSanitizer"));
 	CU_ASSERT(strstr(o.err, "LeakSanitizer") == NULL);
 	done(&o);

@@ -33,25 +33,17 @@ static void run_timed_out(outcome *o, const char *prog)
 	CU_ASSERT_EQUAL(count(o->report, "timeout"), 1);
 }
 
-/* The reason of the shard's generation number gen (NULL: none). */
-static const char *reason_of(json_t *report, size_t gen)
-{
-	json_t *s = json_array_get(json_object_get(report, "shards"), 0);
-	json_t *g = json_array_get(json_object_get(s, "generations"), gen);
-	return json_string_value(json_object_get(g, "reason"));
-}
-
 static void asan_timeout_leak_check(void)
 {
 	outcome o;
 	run_timed_out(&o, GTEST_LEAKS_ASAN);
-	const char *why = reason_of(o.report, 0);
+	const char *why = mg_gen_reason(o.report, 0);
 	if (!why || !strstr(why, note))
 		fprintf(stderr, "generation 0's reason: %s\n", why ? why : "(none)");
 	CU_ASSERT(why && strstr(why, note));
 	CU_ASSERT(strstr(o.err, note) != NULL); /* the console's line */
 	/* the fresh host ran to its exit: its check ran, nothing said */
-	why = reason_of(o.report, 1);
+	why = mg_gen_reason(o.report, 1);
 	CU_ASSERT(!why || !strstr(why, "LeakSanitizer"));
 	done(&o);
 }
@@ -60,7 +52,7 @@ static void plain_timeout_no_note(void)
 {
 	outcome o;
 	run_timed_out(&o, GTEST_LEAKS);
-	const char *why = reason_of(o.report, 0);
+	const char *why = mg_gen_reason(o.report, 0);
 	CU_ASSERT(why && !strstr(why, "LeakSanitizer"));
 	CU_ASSERT(strstr(o.err, "LeakSanitizer") == NULL);
 	done(&o);

@@ -17,27 +17,10 @@
 
 #include "mg_run.h"
 
-/* The program run directly with args (NULL-terminated): its exit status;
- * a death by a signal fails the test. */
+/* The program run directly with args (NULL-terminated): its exit status. */
 static int direct(const char *const *args)
 {
-	const char *argv[8] = {CATCH2_ABORT};
-	for (int i = 0; args[i] && i < 6; i++)
-		argv[i + 1] = args[i];
-	fflush(NULL);
-	pid_t pid = fork();
-	CU_ASSERT_FATAL(pid >= 0);
-	if (pid == 0) {
-		freopen("/dev/null", "w", stdout);
-		freopen("/dev/null", "w", stderr);
-		execv(CATCH2_ABORT, (char *const *)argv);
-		_exit(127);
-	}
-	int st = -1;
-	CU_ASSERT_FATAL(waitpid(pid, &st, 0) == pid);
-	CU_ASSERT_FATAL(WIFEXITED(st));
-	CU_ASSERT(!WIFSIGNALED(st));
-	return WEXITSTATUS(st);
+	return mg_direct_argv(CATCH2_ABORT, args, NULL);
 }
 
 /* Every test's output in the report, joined (the text between two test

@@ -18,31 +18,6 @@
 
 #include "mg_run.h"
 
-/* prog run directly with a (NULL-terminated, at most 4) and env
- * ("NAME=VALUE" or NULL): its exit status (a signal fails the test). */
-static int direct(const char *prog, const char *const *a, const char *env)
-{
-	const char *argv[6] = {prog};
-	for (int i = 0; a[i] && i < 4; i++)
-		argv[i + 1] = a[i];
-	fflush(NULL);
-	pid_t pid = fork();
-	CU_ASSERT_FATAL(pid >= 0);
-	if (pid == 0) {
-		if (!freopen("/dev/null", "w", stdout) || !freopen("/dev/null", "w", stderr))
-			_exit(126);
-		if (env)
-			putenv((char *)env);
-		execv(prog, (char *const *)argv);
-		_exit(127);
-	}
-	int st = -1;
-	CU_ASSERT_FATAL(waitpid(pid, &st, 0) == pid);
-	CU_ASSERT_FATAL(WIFEXITED(st));
-	CU_ASSERT(!WIFSIGNALED(st));
-	return WEXITSTATUS(st);
-}
-
 /* memguard run -j lanes --recycle-at va=1M --driver driver -- prog a... */
 static void run(outcome *o, const char *lanes, const char *driver, const char *prog, const char *a1,
                 const char *a2, const char *a3, const char *const *env)
@@ -92,8 +67,8 @@ static void expect_fail_or_skip(json_t *report, const char *const *names, size_t
  * own generation, which had seen no failure. */
 static void failfast_catch2_generations(void)
 {
-	CU_ASSERT_EQUAL(direct(CATCH2_FAILFAST, (const char *[]){"-x", "2", "[mixed]", NULL}, NULL),
-	                2);
+	CU_ASSERT_EQUAL(
+	    mg_direct_argv(CATCH2_FAILFAST, (const char *[]){"-x", "2", "[mixed]", NULL}, NULL), 2);
 	outcome o;
 	run(&o, "1", "catch2", CATCH2_FAILFAST, "-x", "2", "[mixed]", NULL);
 	CU_ASSERT(exited_with(&o, 1));
@@ -120,9 +95,10 @@ static void failfast_gtest_generations(void)
 	for (int env = 0; env < 2; env++) {
 		const char *var = env ? "GTEST_FAIL_FAST=1" : NULL;
 		const char *flag = env ? NULL : "--gtest_fail_fast";
-		CU_ASSERT_EQUAL(direct(GTEST_FAILFAST,
-		                       (const char *[]){"--gtest_filter=Mixed.*", flag, NULL}, var),
-		                1);
+		CU_ASSERT_EQUAL(
+		    mg_direct_argv(GTEST_FAILFAST,
+		                   (const char *[]){"--gtest_filter=Mixed.*", flag, NULL}, var),
+		    1);
 		outcome o;
 		run(&o, "1", "gtest", GTEST_FAILFAST, "--gtest_filter=Mixed.*", flag, NULL,
 		    env ? (const char *[]){var, NULL} : NULL);
@@ -154,7 +130,8 @@ static void failfast_catch2_lanes(void)
 	static const char *const names[] = {"f1 fails", "f2 fails", "f3 fails", "f4 fails",
 	                                    "f5 fails", "f6 fails", "f7 fails", "f8 fails"};
 	CU_ASSERT_EQUAL(
-	    direct(CATCH2_FAILFAST, (const char *[]){"-x", "2", "[allfail]", NULL}, NULL), 2);
+	    mg_direct_argv(CATCH2_FAILFAST, (const char *[]){"-x", "2", "[allfail]", NULL}, NULL),
+	    2);
 	outcome o;
 	run(&o, "2", "catch2", CATCH2_FAILFAST, "-x", "2", "[allfail]", NULL);
 	CU_ASSERT(exited_with(&o, 1));
@@ -175,7 +152,8 @@ static void failfast_catch2_batches(void)
 	static const char *const names[] = {"f4 fails", "f5 fails", "f6 fails", "f7 fails",
 	                                    "f8 fails"};
 	CU_ASSERT_EQUAL(
-	    direct(CATCH2_FAILFAST, (const char *[]){"-x", "3", "[allfail]", NULL}, NULL), 3);
+	    mg_direct_argv(CATCH2_FAILFAST, (const char *[]){"-x", "3", "[allfail]", NULL}, NULL),
+	    3);
 	outcome o;
 	mg(&o,
 	   ARGV("run", "-j", "1", "--pipeline", "2", "--driver", "catch2", "--report",
@@ -204,8 +182,9 @@ static void failfast_gtest_lanes(void)
 	static const char *const names[] = {"AllFail.F1", "AllFail.F2", "AllFail.F3", "AllFail.F4",
 	                                    "AllFail.F5", "AllFail.F6", "AllFail.F7", "AllFail.F8"};
 	CU_ASSERT_EQUAL(
-	    direct(GTEST_FAILFAST,
-	           (const char *[]){"--gtest_filter=AllFail.*", "--gtest_fail_fast", NULL}, NULL),
+	    mg_direct_argv(GTEST_FAILFAST,
+	                   (const char *[]){"--gtest_filter=AllFail.*", "--gtest_fail_fast", NULL},
+	                   NULL),
 	    1);
 	outcome o;
 	run(&o, "2", "gtest", GTEST_FAILFAST, "--gtest_filter=AllFail.*", "--gtest_fail_fast", NULL,
