@@ -68,8 +68,9 @@ static void report_usage(FILE *f)
 	fputs("usage: memguard report [--adapter NAME[:DETAIL][=PATH]]... REPORT.json\n"
 	      "  Renders a report that 'memguard run --report' saved, with the same\n"
 	      "  adapters as run's --adapter (repeatable; default console). Exit 0; 2: bad\n"
-	      "  arguments or not a memguard report; 3: the report cannot be read or an\n"
-	      "  adapter's file cannot be written.\n"
+	      "  arguments or a path that names no file; 3: the report cannot be read\n"
+	      "  (corrupt, truncated, not a memguard report) or an adapter's file cannot\n"
+	      "  be written.\n"
 	      "\n",
 	      f);
 	adapters_usage(f);

@@ -858,6 +858,17 @@ void gtest_batch_failed(shim *s, gtest *g, const char *prog)
 	shim_resultf(s, MG_MSG_FAIL, "cannot start %s", prog);
 }
 
+/* The lines followed here, plainly, once, in gtest's order; the rest of the
+ * user's GTEST_* environment is kept. The same settings as flags go after
+ * the user's arguments: GoogleTest takes a flag over its variable and the
+ * last of a flag given twice, so a --gtest_shuffle or --gtest_brief=1 in
+ * the user's command (fmt's tests pass with it) does not reorder or hide
+ * the lines either. */
+static const char *const gtest_env[] = {
+    "GTEST_COLOR", "no", "GTEST_BRIEF", "0", "GTEST_SHUFFLE", "0", "GTEST_REPEAT", "1", NULL};
+static const char *const gtest_argv_env[] = {"--gtest_color=no", "--gtest_brief=0",
+                                             "--gtest_shuffle=0", "--gtest_repeat=1"};
+
 /*
  * Starts the program for the queued names from the head that are in
  * gtest's own order (so its run order is ours). With the probe: every
@@ -908,7 +919,8 @@ static void g_begin(shim *s)
 		filter = gtest_filter_build(s, k, FILTER_OPT, &flen);
 	int ncmd, argc = 0;
 	char **cmd = shim_cmd(s, &ncmd);
-	char **argv = calloc((size_t)ncmd + 2, sizeof(char *));
+	size_t nover = sizeof(gtest_argv_env) / sizeof(gtest_argv_env[0]);
+	char **argv = calloc((size_t)ncmd + nover + 2, sizeof(char *));
 	if (!argv || !filter) {
 		gtest_filter_remove(g);
 		free(argv);
@@ -920,6 +932,8 @@ static void g_begin(shim *s)
 	for (int i = 0; i < ncmd; i++)
 		if (!by_env || strncmp(cmd[i], FILTER_OPT, sizeof(FILTER_OPT) - 1))
 			argv[argc++] = cmd[i];
+	for (size_t i = 0; i < nover; i++) /* after the user's: the last one counts */
+		argv[argc++] = (char *)gtest_argv_env[i];
 	if (!by_env)
 		argv[argc++] = filter;
 	const char *user = getenv("GTEST_FILTER");
@@ -1240,11 +1254,6 @@ static int g_park(shim *s)
 	__atomic_store_n(g->quit_word, 1, __ATOMIC_RELEASE);
 	return 1;
 }
-
-/* The lines followed here, plainly, once, in gtest's order; the rest of the
- * user's GTEST_* environment is kept. */
-static const char *const gtest_env[] = {
-    "GTEST_COLOR", "no", "GTEST_BRIEF", "0", "GTEST_SHUFFLE", "0", "GTEST_REPEAT", "1", NULL};
 
 /* gtest and catch2: one program a batch, its own boundaries through the
  * probe; GoogleTest gets gtest_env in its environment. */
