@@ -118,6 +118,15 @@ void conn_build_env(run_ctx *c, int with_limits, const lane *l)
 		set_env(c, 12, MG_ENV_FAIL_LEFT, c->fail_limit - c->failures);
 		c->envp[k++] = c->env_store[12];
 	}
+	/* ctest's PROCESSORS: which lane of how many, in which run */
+	if (c->driver == DRIVER_CTEST && l && c->nlanes > 1) {
+		char buf[96];
+		snprintf(buf, sizeof(buf), "%s=%u/%u/%ld", MG_ENV_LANE, (unsigned)(l - c->lanes),
+		         (unsigned)c->nlanes, (long)getpid());
+		free(c->env_store[13]);
+		c->env_store[13] = report_strdup(buf);
+		c->envp[k++] = c->env_store[13];
+	}
 	c->envp[k] = NULL;
 }
 

@@ -89,6 +89,7 @@ typedef struct ct_test {
 	char **pass_re, **fail_re, **skip_re; /* NULL: none */
 	int skip_code;                        /* SKIP_RETURN_CODE, -1: none */
 	int will_fail, disabled, serial;
+	int processors;  /* PROCESSORS: the lanes it takes (0: one) */
 	double timeout;  /* seconds, 0: none */
 	int has_timeout; /* TIMEOUT given (0 too) */
 	/* DEPENDS (ctest's listing adds a fixture's setup and cleanup order to
@@ -122,6 +123,10 @@ typedef struct ctest_drv {
 	char serial_path[LOCK_PATH_MAX];
 	uint64_t lock_hash; /* of the test directory; 0: not known yet */
 	int lock_try;       /* which lock directory name is ours */
+	/* PROCESSORS: the run's lanes (0: one, or no test takes more than one),
+	 * this lane, the run (ct_slots) */
+	unsigned slots, slot;
+	long slot_run;
 	char lock_err[512];
 	char *out; /* the running test's stdout, when a regex judges it */
 	size_t out_len, out_cap;
@@ -184,6 +189,8 @@ static void prop(ct_test *t, const char *name, json_t *val)
 		t->serial = json_is_true(val);
 	else if (!strcmp(name, "RESOURCE_LOCK"))
 		t->locks = str_array(val);
+	else if (!strcmp(name, "PROCESSORS") && json_is_integer(val))
+		t->processors = (int)json_integer_value(val);
 	else if (!strcmp(name, "TIMEOUT") && json_is_number(val))
 		t->timeout = json_number_value(val), t->has_timeout = 1;
 	else if (!strcmp(name, "SKIP_RETURN_CODE") && json_is_integer(val))
@@ -687,6 +694,30 @@ static int ct_resources(shim *s, const ctest_drv *d)
 }
 
 /* ctest with the user's selecting arguments and --show-only=json-v1. */
+/*
+ * PROCESSORS: ctest's -j N counts processors, not tests, so a test of
+ * PROCESSORS P runs only beside tests of N - P more. Here a lane is a
+ * processor: when some listed test takes more than one and the run has
+ * lanes (MG_ENV_LANE), each test holds its lane's slot, one of P holds P
+ * (locks_acquire).
+ */
+static void ct_slots(ctest_drv *d)
+{
+	const char *lane = getenv(MG_ENV_LANE);
+	unsigned slot, slots;
+	long run;
+	int used;
+	d->slots = 0;
+	if (!lane || sscanf(lane, "%u/%u/%ld%n", &slot, &slots, &run, &used) != 3 || lane[used] ||
+	    slots < 2 || slot >= slots)
+		return;
+	for (size_t i = 0; i < d->n; i++)
+		if (d->v[i].processors > 1) {
+			d->slots = slots, d->slot = slot, d->slot_run = run;
+			return;
+		}
+}
+
 static int ct_load(shim *s, ctest_drv *d)
 {
 	int ncmd, k = 0;
@@ -736,6 +767,7 @@ static int ct_load(shim *s, ctest_drv *d)
 	if (rc == 0 && ct_resources(s, d) < 0)
 		rc = -1, d->refused = 1;
 	d->listed = rc == 0;
+	ct_slots(d);
 out:
 	if (tmp[0])
 		custom_dir_remove(tmp);
@@ -1007,6 +1039,23 @@ static int locks_acquire(shim *s, ctest_drv *d, ct_test *t)
 	                         sizeof(d->serial_path));
 	if (d->serial_fd < 0)
 		return -1;
+	/* then its lanes' slots, in slot order (ct_slots): its own, and for
+	 * PROCESSORS P the P - 1 after it (at most every lane, as ctest caps P
+	 * at -j); a test waiting for a slot holds none */
+	unsigned take = d->slots ? 1 : 0;
+	if (t->processors > 1 && d->slots)
+		take = (unsigned)t->processors < d->slots ? (unsigned)t->processors : d->slots;
+	for (unsigned k = 0; k < d->slots && take && d->nheld < 32; k++) {
+		if ((k + d->slots - d->slot) % d->slots >= take)
+			continue; /* not one of its */
+		char what[64];
+		snprintf(what, sizeof(what), "\001slot %ld %u", d->slot_run, k);
+		int fd =
+		    lock_hold(d, what, LOCK_EX, d->held_path[d->nheld], sizeof(d->held_path[0]));
+		if (fd < 0)
+			return -1;
+		d->held[d->nheld++] = fd;
+	}
 	size_t n = 0;
 	while (t->locks && t->locks[n])
 		n++;

@@ -95,6 +95,10 @@ typedef struct driver_fail_fast {
  * decimal (set only under a fail-fast; a shim gives Catch2 no more). */
 #define MG_ENV_FAIL_LEFT "MEMGUARD_FAIL_LEFT"
 
+/* ctest, with more than one lane: "LANE/LANES/RUN" (LANE from 0, RUN the
+ * runner's pid): the slots a test of PROCESSORS P takes P of. */
+#define MG_ENV_LANE "MEMGUARD_LANE"
+
 /* The fail-fast of command argv (argc words, argv[0] the program) for
  * driver k, the environment read with getenv; limit 0 for none, or for
  * another driver. */

@@ -341,6 +341,64 @@ static void ctest_cycle(void)
 	project_free(dir);
 }
 
+/* A project whose test of PROCESSORS P must run beside no more than
+ * lanes - P others: "heavy" fails when another test ran while it did, the
+ * others fail when heavy was running (markers in dir). */
+static void processors_project(char *dir, size_t size, int processors)
+{
+	char tests[4096];
+	size_t n = 0;
+	snprintf(dir, size, "/tmp/mg-ctt-XXXXXX");
+	CU_ASSERT_FATAL(mkdtemp(dir) != NULL);
+	n += (size_t)snprintf(tests + n, sizeof(tests) - n,
+	                      "add_test(heavy \"/bin/sh\" \"-c\" \"touch %s/heavy.on; sleep 1; "
+	                      "ls %s | grep -q busy; r=$?; rm %s/heavy.on; test $r = 1\")\n"
+	                      "set_tests_properties(heavy PROPERTIES PROCESSORS %d)\n",
+	                      dir, dir, dir, processors);
+	for (char t = 'a'; t <= 'e'; t++)
+		n += (size_t)snprintf(
+		    tests + n, sizeof(tests) - n,
+		    "add_test(%c \"/bin/sh\" \"-c\" \"touch %s/busy.%c; sleep 0.3; "
+		    "test ! -e %s/heavy.on; r=$?; rm %s/busy.%c; exit $r\")\n",
+		    t, dir, t, dir, dir, t);
+	CU_ASSERT_FATAL(n < sizeof(tests));
+	project_in(dir, tests, NULL);
+}
+
+/* PROCESSORS: ctest -j counts processors, so with -j 2 a test of
+ * PROCESSORS 2 runs alone (and one of PROCESSORS 8 with -j 3: ctest caps
+ * it at -j). Before, memguard ran it beside the other lane's tests, and
+ * heavy and a test beside it failed where ctest passes all; now each
+ * test holds its lane's slot and heavy every lane's. The other tests
+ * still run in both lanes. */
+static void ctest_processors(void)
+{
+	static const struct {
+		int processors;
+		const char *jobs;
+	} runs[] = {{2, "2"}, {8, "3"}};
+	for (size_t r = 0; r < sizeof(runs) / sizeof(runs[0]); r++) {
+		char dir[64], cmd[256];
+		outcome o;
+		processors_project(dir, sizeof(dir), runs[r].processors);
+		snprintf(cmd, sizeof(cmd), "'%s' --test-dir '%s' -j %s >/dev/null 2>&1", CTEST_BIN,
+		         dir, runs[r].jobs);
+		int st = system(cmd);
+		CU_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 0); /* ctest: all pass */
+		mg(&o,
+		   ARGV("run", "-q", "-j", runs[r].jobs, "--driver", "ctest", "--report",
+		        "report.json", "--", CTEST_BIN, "--test-dir", dir),
+		   NULL, 0);
+		CU_ASSERT(exited_with(&o, 0));
+		CU_ASSERT_FATAL(o.report != NULL);
+		CU_ASSERT_EQUAL(count(o.report, "pass"), 6);
+		expect_state(o.report, "heavy", "pass");
+		CU_ASSERT(lanes_used(o.report) >= 2);
+		done(&o);
+		project_free(dir);
+	}
+}
+
 static const mg_case cases[] = {
     {"ctest_custom_text", ctest_custom_text},
     {"ctest_regex_output", ctest_regex_output},
@@ -348,6 +406,7 @@ static const mg_case cases[] = {
     {"ctest_fixture_after_kill", ctest_fixture_after_kill},
     {"ctest_fixture_nodes", ctest_fixture_nodes},
     {"ctest_cycle", ctest_cycle},
+    {"ctest_processors", ctest_processors},
 };
 
 MG_TEST_MAIN("drivers_ctest_text", cases)
