@@ -409,6 +409,37 @@ int spawn_err_fd(const spawn_proc *p)
 {
 	return p->err;
 }
+int spawn_read_all(int fd, char **out, size_t *len)
+{
+	size_t cap = 0;
+	int rc = 0;
+	char sink[4096];
+	*out = NULL;
+	*len = 0;
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	for (;;) {
+		if (!rc && cap - *len < sizeof(sink) + 1) {
+			size_t want = 2 * cap + 65536;
+			char *grown = realloc(*out, want);
+			if (grown)
+				*out = grown, cap = want;
+			else
+				rc = -1;
+		}
+		ssize_t n =
+		    rc ? read(fd, sink, sizeof(sink)) : read(fd, *out + *len, cap - *len - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		if (!rc)
+			*len += (size_t)n;
+	}
+	if (*out)
+		(*out)[*len] = 0;
+	return rc;
+}
+
 void spawn_close_cmd(spawn_proc *p)
 {
 	close_fd(&p->cmd);

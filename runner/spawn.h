@@ -121,6 +121,12 @@ int spawn_reply_fd(const spawn_proc *p); /* read: host -> runner */
 int spawn_out_fd(const spawn_proc *p);   /* read: the host's stdout */
 int spawn_err_fd(const spawn_proc *p);   /* read: the host's stderr */
 
+/* A child's whole output: reads fd (made blocking) to its end into *out
+ * (malloc'ed, NUL-terminated after *len bytes). -1 when memory ran out:
+ * what fit is in *out (or it is NULL), the rest is read and dropped, so
+ * the child is never left blocked on a full pipe. */
+int spawn_read_all(int fd, char **out, size_t *len);
+
 /* Closes one of the parent's ends (they are set to -1). */
 void spawn_close_cmd(spawn_proc *p);
 void spawn_close_reply(spawn_proc *p);

@@ -570,23 +570,7 @@ int ctest_custom_run(char *const *cmd, int ncmd, int post, char *failed, size_t 
 		snprintf(failed, size, "%s", err.msg);
 		goto out;
 	}
-	int fd = spawn_out_fd(p);
-	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
-	for (;;) {
-		char buf[8192];
-		ssize_t n = read(fd, buf, sizeof(buf));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		char *grown = realloc(text, len + (size_t)n + 1);
-		if (!grown)
-			continue;
-		text = grown;
-		memcpy(text + len, buf, (size_t)n);
-		len += (size_t)n;
-		text[len] = 0;
-	}
+	spawn_read_all(spawn_out_fd(p), &text, &len); /* out of memory: what came */
 	mg_exit_end end;
 	if (spawn_wait(p, 0, &end, NULL) < 0) {
 		snprintf(failed, size, "cannot wait for ctest");

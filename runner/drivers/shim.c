@@ -424,29 +424,19 @@ int shim_capture_fd(shim *s, char *const argv[], char **out, size_t *len, mg_exi
                     int extra, int target)
 {
 	int fd;
-	buf b = {0};
 	*out = NULL;
 	pid_t pid = fork_child(s, argv, 1, &fd, NULL, extra, target);
 	if (pid < 0)
 		return -1;
-	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK); /* read to its end */
-	for (;;) {
-		char tmp[65536];
-		ssize_t n = read(fd, tmp, sizeof(tmp));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		buf_add(&b, tmp, (size_t)n);
+	if (spawn_read_all(fd, out, len) < 0) {
+		fputs("memguard: out of memory\n", stderr);
+		abort(); /* as xrealloc_ */
 	}
 	close(fd);
 	int st = 0;
 	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 		;
 	*status = mg_exit_decode(st);
-	buf_add(&b, "", 1);
-	*out = b.p;
-	*len = b.len - 1;
 	return 0;
 }
 

@@ -461,6 +461,39 @@ static void spawn_release_keeps(void)
 	close(out);
 }
 
+/* spawn_read_all: a child's whole output, past one read and past the
+ * pipe's buffer (the child blocks until it is read), NUL-terminated; and
+ * an empty one. */
+static void spawn_read_whole(void)
+{
+	static const struct {
+		const char *script;
+		size_t len;
+	} runs[] = {{"head -c 200000 /dev/zero | tr '\\0' x; printf end", 200003}, {"true", 0}};
+	for (size_t r = 0; r < sizeof(runs) / sizeof(runs[0]); r++) {
+		spawn_proc *p = NULL;
+		mg_err err;
+		char *argv[] = {"/bin/sh", "-c", (char *)runs[r].script, NULL};
+		spawn_options so = SPAWN_OPTIONS_INIT;
+		so.flags = SPAWN_CAPTURE_OUT;
+		CU_ASSERT_EQUAL_FATAL(spawn_start(&p, "/bin/sh", argv, &so, &err), 0);
+		char *out;
+		size_t len;
+		CU_ASSERT_EQUAL(spawn_read_all(spawn_out_fd(p), &out, &len), 0);
+		CU_ASSERT_EQUAL(len, runs[r].len);
+		CU_ASSERT_FATAL(out != NULL);
+		CU_ASSERT_EQUAL(out[len], 0);
+		CU_ASSERT_EQUAL(strlen(out), len);
+		if (len)
+			CU_ASSERT(out[0] == 'x' && !strcmp(out + len - 3, "end"));
+		mg_exit_end end;
+		CU_ASSERT_EQUAL(spawn_wait(p, 0, &end, NULL), 1); /* reaped */
+		CU_ASSERT(end.status == 0 && end.signo == 0);
+		free(out);
+		spawn_free(p);
+	}
+}
+
 static const mg_case cases[] = {
     {"transitions_legal", transitions_legal},
     {"transitions_actions", transitions_actions},
@@ -478,6 +511,7 @@ static const mg_case cases[] = {
     {"spawn_plain", spawn_plain},
     {"spawn_exec_fails", spawn_exec_fails},
     {"spawn_release_keeps", spawn_release_keeps},
+    {"spawn_read_whole", spawn_read_whole},
 };
 
 MG_TEST_MAIN("runner", cases)
