@@ -13,6 +13,7 @@
  * program's end) is gtest_outside.c's. Over 900 lines: the probe, the
  * listing, the batches and the line follower read one state.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -864,10 +865,25 @@ void gtest_batch_failed(shim *s, gtest *g, const char *prog)
  * last of a flag given twice, so a --gtest_shuffle or --gtest_brief=1 in
  * the user's command (fmt's tests pass with it) does not reorder or hide
  * the lines either. */
-static const char *const gtest_env[] = {
+#define GTEST_SETTINGS 4
+static const char *const gtest_env[2 * GTEST_SETTINGS + 1] = {
     "GTEST_COLOR", "no", "GTEST_BRIEF", "0", "GTEST_SHUFFLE", "0", "GTEST_REPEAT", "1", NULL};
-static const char *const gtest_argv_env[] = {"--gtest_color=no", "--gtest_brief=0",
-                                             "--gtest_shuffle=0", "--gtest_repeat=1"};
+
+/* gtest_env's settings as GoogleTest's flags: GTEST_COLOR no is
+ * --gtest_color=no (made once, gtest_flags_make). */
+static char gtest_flags[GTEST_SETTINGS][32];
+
+static void gtest_flags_make(void)
+{
+	for (size_t i = 0; i < GTEST_SETTINGS; i++) {
+		const char *name = gtest_env[2 * i] + sizeof("GTEST_") - 1;
+		char *f = gtest_flags[i];
+		size_t k = (size_t)snprintf(f, sizeof(gtest_flags[i]), "--gtest_");
+		for (; *name && k < sizeof(gtest_flags[i]) - 1; name++)
+			f[k++] = (char)tolower((unsigned char)*name);
+		snprintf(f + k, sizeof(gtest_flags[i]) - k, "=%s", gtest_env[2 * i + 1]);
+	}
+}
 
 /*
  * Starts the program for the queued names from the head that are in
@@ -919,8 +935,7 @@ static void g_begin(shim *s)
 		filter = gtest_filter_build(s, k, FILTER_OPT, &flen);
 	int ncmd, argc = 0;
 	char **cmd = shim_cmd(s, &ncmd);
-	size_t nover = sizeof(gtest_argv_env) / sizeof(gtest_argv_env[0]);
-	char **argv = calloc((size_t)ncmd + nover + 2, sizeof(char *));
+	char **argv = calloc((size_t)ncmd + GTEST_SETTINGS + 2, sizeof(char *));
 	if (!argv || !filter) {
 		gtest_filter_remove(g);
 		free(argv);
@@ -932,8 +947,10 @@ static void g_begin(shim *s)
 	for (int i = 0; i < ncmd; i++)
 		if (!by_env || strncmp(cmd[i], FILTER_OPT, sizeof(FILTER_OPT) - 1))
 			argv[argc++] = cmd[i];
-	for (size_t i = 0; i < nover; i++) /* after the user's: the last one counts */
-		argv[argc++] = (char *)gtest_argv_env[i];
+	if (!gtest_flags[0][0])
+		gtest_flags_make();
+	for (size_t i = 0; i < GTEST_SETTINGS; i++) /* after the user's: the last one counts */
+		argv[argc++] = gtest_flags[i];
 	if (!by_env)
 		argv[argc++] = filter;
 	const char *user = getenv("GTEST_FILTER");
