@@ -939,15 +939,16 @@ static void env_set(shim *s, const char *name, const char *value)
 	size_t nl = strlen(name);
 	env_note_set(s, name);
 	for (size_t i = 0; i < s->nenv;)
-		if (!strncmp(s->env[i], name, nl) && s->env[i][nl] == '=')
+		if (!strncmp(s->env[i], name, nl) && s->env[i][nl] == '=') {
+			free(s->env[i]); /* each entry is ours (env_init) */
 			s->env[i] = s->env[--s->nenv];
-		else
+		} else
 			i++;
 	if (value) {
 		char *e = xmalloc(nl + strlen(value) + 2);
 		sprintf(e, "%s=%s", name, value);
 		s->env = xrealloc_(s->env, (s->nenv + 2) * sizeof(char *));
-		s->env[s->nenv++] = e; /* lives as long as the shim */
+		s->env[s->nenv++] = e;
 	}
 	s->env[s->nenv] = NULL;
 }
@@ -974,6 +975,12 @@ static void env_init(shim *s)
 	s->env = spawn_env_without("MEMGUARD_", 0, &s->nenv);
 	if (!s->env)
 		abort();
+	/* copies, so env_set frees what it replaces: a ctest shim sets a test's
+	 * ENVIRONMENT and puts it back at every test */
+	for (size_t i = 0; i < s->nenv; i++) {
+		char *e = xmalloc(strlen(s->env[i]) + 1);
+		s->env[i] = strcpy(e, s->env[i]);
+	}
 }
 
 static uint64_t env_u64(const char *name)

@@ -399,6 +399,71 @@ static void ctest_processors(void)
 	}
 }
 
+/* In the sanitizer build, ASan's quarantine keeps freed memory from being
+ * used again (and its data counts in VmData); off for the one run that
+ * measures the shim's growth. Harmless in the plain build. */
+static const char mg_asan_options[] =
+    "ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:quarantine_size_mb=0";
+
+/* The shim's VmData, as a test (its child) wrote it to dir/NAME; -1: none. */
+static long parent_data_kib(const char *dir, const char *name)
+{
+	char path[128], buf[256];
+	long kib = -1;
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if (slurp(path, buf, sizeof(buf)) && sscanf(buf, "VmData: %ld", &kib) != 1)
+		kib = -1;
+	return kib;
+}
+
+/* A ctest shim sets each test's environment and puts its own back after:
+ * the strings it replaced were kept until it ended. 100 tests each append
+ * to a 100,000-byte variable of memguard's (ENVIRONMENT_MODIFICATION, so
+ * the listing stays small): before, the shim's data grew by ~19 MiB from
+ * the 5th test to the 100th (two such strings a test); now it stays. The
+ * 5th and 100th tests write their parent's (the shim's) VmData. */
+static void ctest_env_no_growth(void)
+{
+	char dir[64], tests[16384];
+	size_t n = 0;
+	outcome o;
+	snprintf(dir, sizeof(dir), "/tmp/mg-ctt-XXXXXX");
+	CU_ASSERT_FATAL(mkdtemp(dir) != NULL);
+	for (int i = 1; i <= 100; i++) {
+		if (i == 5 || i == 100)
+			n += (size_t)snprintf(tests + n, sizeof(tests) - n,
+			                      "add_test(t%d \"/bin/sh\" \"-c\" \"grep VmData "
+			                      "/proc/$PPID/status > %s/data%d\")\n",
+			                      i, dir, i);
+		else
+			n += (size_t)snprintf(tests + n, sizeof(tests) - n,
+			                      "add_test(t%d /bin/true)\n", i);
+		n +=
+		    (size_t)snprintf(tests + n, sizeof(tests) - n,
+		                     "set_tests_properties(t%d PROPERTIES ENVIRONMENT_MODIFICATION "
+		                     "\"MG_BIG=string_append:%d\")\n",
+		                     i, i);
+	}
+	CU_ASSERT_FATAL(n < sizeof(tests));
+	project_in(dir, tests, NULL);
+	static char big[7 + 100000 + 1];
+	memcpy(big, "MG_BIG=", 7);
+	memset(big + 7, 'x', 100000);
+	mg(&o,
+	   ARGV("run", "-q", "-j", "1", "--driver", "ctest", "--report", "report.json", "--",
+	        CTEST_BIN, "--test-dir", dir),
+	   ENV(big, mg_asan_options), 0);
+	CU_ASSERT(exited_with(&o, 0));
+	long first = parent_data_kib(dir, "data5"), last = parent_data_kib(dir, "data100");
+	CU_ASSERT(first > 0 && last > 0);
+	if (last - first >= 4096)
+		fprintf(stderr, "\n  the shim's VmData: %ld kB at test 5, %ld kB at test 100\n",
+		        first, last);
+	CU_ASSERT(last - first < 4096);
+	done(&o);
+	project_free(dir);
+}
+
 static const mg_case cases[] = {
     {"ctest_custom_text", ctest_custom_text},
     {"ctest_regex_output", ctest_regex_output},
@@ -407,6 +472,7 @@ static const mg_case cases[] = {
     {"ctest_fixture_nodes", ctest_fixture_nodes},
     {"ctest_cycle", ctest_cycle},
     {"ctest_processors", ctest_processors},
+    {"ctest_env_no_growth", ctest_env_no_growth},
 };
 
 MG_TEST_MAIN("drivers_ctest_text", cases)
