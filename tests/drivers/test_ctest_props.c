@@ -425,6 +425,22 @@ static size_t custom_ctest(const char *dir, ct_seen *seen, int *st, char *log, s
 	return n;
 }
 
+/* memguard's run of dir (-j 2): exit code code, and each of ctest's n
+ * tests in seen in ctest's state. */
+static void custom_memguard(outcome *o, const char *dir, const ct_seen *seen, size_t n, int code)
+{
+	mg(o,
+	   ARGV("run", "-q", "-j", "2", "--driver", "ctest", "--report", "report.json", "--",
+	        CTEST_BIN, "--test-dir", dir),
+	   NULL, 0);
+	CU_ASSERT(exited_with(o, code));
+	if (!n)
+		return;
+	CU_ASSERT_FATAL(o->report != NULL);
+	for (size_t i = 0; i < n; i++)
+		expect_state(o->report, seen[i].name, seen[i].state);
+}
+
 /* Before: the commands ran at each listing (the listing host's and each
  * lane's: three times at -j 2), all before the tests, post-test ones
  * included, and never after them. Now as ctest: the pre-test commands once,
@@ -443,14 +459,7 @@ static void ctest_custom_once(void)
 	CU_ASSERT_EQUAL(n, 3); /* t_ignored is not run */
 	snprintf(pre, sizeof(pre), "pre %s\n", dir);
 	CU_ASSERT(!strncmp(want, pre, strlen(pre)));
-	mg(&o,
-	   ARGV("run", "-q", "-j", "2", "--driver", "ctest", "--report", "report.json", "--",
-	        CTEST_BIN, "--test-dir", dir),
-	   NULL, 0);
-	CU_ASSERT(exited_with(&o, 0));
-	CU_ASSERT_FATAL(o.report != NULL);
-	for (size_t i = 0; i < n; i++)
-		expect_state(o.report, seen[i].name, seen[i].state);
+	custom_memguard(&o, dir, seen, n, 0);
 	CU_ASSERT(find_test(o.report, "t_ignored") == NULL);
 	text_of(dir, "log", got, sizeof(got));
 	/* ctest's log and memguard's: pre once first (in the test directory),
@@ -485,11 +494,7 @@ static void ctest_custom_pre_fails(void)
 	CU_ASSERT_EQUAL(n, 0);
 	CU_ASSERT_EQUAL(lines_like(want, "t_"), 0);
 	CU_ASSERT_EQUAL(lines_like(want, "post"), 0);
-	mg(&o,
-	   ARGV("run", "-q", "-j", "2", "--driver", "ctest", "--report", "report.json", "--",
-	        CTEST_BIN, "--test-dir", dir),
-	   NULL, 0);
-	CU_ASSERT(exited_with(&o, 1));
+	custom_memguard(&o, dir, seen, n, 1);
 	CU_ASSERT(strstr(o.err, "Problem running command: /bin/sh -c \"exit 4\"") != NULL);
 	CU_ASSERT(strstr(o.err, "Problem executing pre-test command(s).") != NULL);
 	text_of(dir, "log", got, sizeof(got));
@@ -512,14 +517,7 @@ static void ctest_custom_post_fails(void)
 	size_t n = custom_ctest(dir, seen, &st, want, sizeof(want));
 	CU_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 8);
 	CU_ASSERT_EQUAL(n, 3);
-	mg(&o,
-	   ARGV("run", "-q", "-j", "2", "--driver", "ctest", "--report", "report.json", "--",
-	        CTEST_BIN, "--test-dir", dir),
-	   NULL, 0);
-	CU_ASSERT(exited_with(&o, 1));
-	CU_ASSERT_FATAL(o.report != NULL);
-	for (size_t i = 0; i < n; i++)
-		expect_state(o.report, seen[i].name, seen[i].state);
+	custom_memguard(&o, dir, seen, n, 1);
 	expect_state(o.report, "<CTEST_CUSTOM_POST_TEST>", "fail");
 	expect_message(o.report, "<CTEST_CUSTOM_POST_TEST>", "/bin/false");
 	CU_ASSERT(strstr(o.err, "Problem executing post-test command(s).") != NULL);
