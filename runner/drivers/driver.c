@@ -77,7 +77,9 @@ driver_kind driver_detect(const char *path, char *note, size_t size)
 
 int driver_check_args(driver_kind k, char *const *argv, int argc, mg_err *err)
 {
-	return k == DRIVER_PYTEST ? pytest_check_args(argv, argc, err) : 0;
+	return k == DRIVER_PYTEST  ? pytest_check_args(argv, argc, err)
+	       : k == DRIVER_GTEST ? gtest_check_args(argv, argc, err)
+	                           : 0;
 }
 
 /* What an executable is, in words, for a contradicted --driver. */

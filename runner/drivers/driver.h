@@ -62,7 +62,8 @@ driver_kind driver_detect(const char *path, char *note, size_t size);
 driver_kind driver_detect_command(const char *path, char *const *argv, int argc, char *note,
                                   size_t size);
 
-/* The command's arguments that contradict driver k (pytest: xdist's -n):
+/* The command's arguments that contradict driver k (pytest: xdist's -n;
+ * gtest: --gtest_repeat or GTEST_REPEAT other than 1):
  * MG_EINVAL naming the token, with what to do instead; 0 else. */
 int driver_check_args(driver_kind k, char *const *argv, int argc, mg_err *err);
 

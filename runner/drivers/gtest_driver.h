@@ -175,6 +175,10 @@ void gtest_end(shim *s, gtest *g, mg_msg_kind kind, const char *msg, size_t len)
  * --list-test-names-only). */
 int gtest_run(const shim_args *a, int catch2, int catch2_v3);
 
+/* MG_EINVAL when the command or GTEST_REPEAT asks GoogleTest to repeat the
+ * tests (a count other than 1): each test runs once here, so a test that
+ * fails only when run again would pass (driver_check_args). */
+int gtest_check_args(char *const *cmd, int ncmd, mg_err *err);
 /* GoogleTest's --gtest_fail_fast and its variables (driver_fail_fast_of). */
 void gtest_fail_fast(driver_fail_fast *out, char *const *cmd, int ncmd);
 
