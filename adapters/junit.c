@@ -410,6 +410,219 @@ int junit_write_detail(const report *r, FILE *f, adapters_detail d, mg_err *err)
 	return 0;
 }
 
+/* One test of the run in the framework's shape (junit_framework_write). */
+typedef struct fw_test {
+	const report_shard *s;
+	const report_test *t;
+	char *classname, *name;
+	size_t idx, first; /* its place in the run; its suite's first test's */
+} fw_test;
+
+static int fw_by_class(const void *a, const void *b)
+{
+	const fw_test *x = a, *y = b;
+	int c = strcmp(x->classname, y->classname);
+	return c ? c : (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+static int fw_by_first(const void *a, const void *b)
+{
+	const fw_test *x = a, *y = b;
+	if (x->first != y->first)
+		return (x->first > y->first) - (x->first < y->first);
+	return (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+/* GoogleTest's disabled test (status notrun, result suppressed). */
+static int fw_disabled(const fw_test *f)
+{
+	return f->t->state == TEST_SKIP &&
+	       (!strncmp(f->name, "DISABLED_", 9) || !strncmp(f->classname, "DISABLED_", 9));
+}
+
+static void fw_testcase(junit_w *j, junit_framework fw, const fw_test *f, const char *timestamp)
+{
+	const report_test *t = f->t;
+	const char *what = outcome(t);
+	start(j, "testcase");
+	if (fw == JUNIT_CATCH2) {
+		attr(j, "classname", f->classname);
+		attr(j, "name", f->name);
+		attr_time(j, "time", t->duration);
+		attr(j, "status", "run");
+	} else {
+		int disabled = fw_disabled(f);
+		attr(j, "name", f->name);
+		attr(j, "status", disabled ? "notrun" : "run");
+		attr(j, "result", disabled                   ? "suppressed"
+		                  : t->state == TEST_SKIP    ? "skipped"
+		                  : t->state == TEST_NOTRUN  ? "suppressed"
+		                                             : "completed");
+		attr_time(j, "time", t->duration);
+		attr(j, "timestamp", timestamp);
+		attr(j, "classname", f->classname);
+		if (disabled)
+			what = NULL;
+	}
+	if (what) {
+		const char *msg = t->message ? t->message : "";
+		if (t->state == TEST_NOTRUN)
+			msg = "not run: the run was interrupted";
+		start(j, what);
+		attr(j, "message", msg);
+		if (strcmp(what, "skipped") != 0)
+			attr(j, "type", error_type(t->state) ? error_type(t->state) : "");
+		text(j, msg);
+		end(j);
+	}
+	end(j);
+}
+
+/* The counts of tests [from, to) of v: tests, failures, errors, disabled, skipped. */
+static void fw_counts(const fw_test *v, size_t from, size_t to, uint64_t c[5])
+{
+	memset(c, 0, 5 * sizeof(uint64_t));
+	for (size_t i = from; i < to; i++) {
+		const char *what = outcome(v[i].t);
+		c[0]++;
+		if (fw_disabled(&v[i]))
+			c[3]++;
+		else if (what && !strcmp(what, "failure"))
+			c[1]++;
+		else if (what && !strcmp(what, "error"))
+			c[2]++;
+		else if (what)
+			c[4]++;
+	}
+}
+
+static double fw_time(const fw_test *v, size_t from, size_t to)
+{
+	double sum = 0;
+	for (size_t i = from; i < to; i++)
+		sum += isfinite(v[i].t->duration) ? v[i].t->duration : 0;
+	return sum;
+}
+
+int junit_framework_write(const report *r, FILE *f, junit_framework fw, const char *prog,
+                          mg_err *err)
+{
+	size_t n = 0, k = 0;
+	for (size_t i = 0; i < r->nshards; i++)
+		n += r->shards[i].ntests;
+	fw_test *v = calloc(n ? n : 1, sizeof(*v));
+	if (!v)
+		return mg_err_set(err, MG_ERROR, "junit: out of memory");
+	for (size_t i = 0; i < r->nshards; i++)
+		for (size_t t = 0; t < r->shards[i].ntests; t++, k++) {
+			fw_test *e = &v[k];
+			e->s = &r->shards[i];
+			e->t = &r->shards[i].tests[t];
+			e->idx = k;
+			if (fw == JUNIT_CATCH2) {
+				size_t len = strlen(prog) + sizeof(".global");
+				e->classname = mg_xrealloc(NULL, len);
+				snprintf(e->classname, len, "%s.global", prog);
+				e->name = report_strdup(e->t->name ? e->t->name : "");
+			} else {
+				split_name(e->s, e->t->name ? e->t->name : "", &e->classname, &e->name);
+			}
+		}
+	/* each suite in the order its first test ran, its tests in theirs */
+	qsort(v, n, sizeof(*v), fw_by_class);
+	for (size_t i = 0; i < n; i++)
+		v[i].first = i && !strcmp(v[i].classname, v[i - 1].classname) ? v[i - 1].first : v[i].idx;
+	qsort(v, n, sizeof(*v), fw_by_first);
+
+	int rc = 0;
+	xmlOutputBufferPtr out = xmlOutputBufferCreateFile(f, NULL);
+	junit_w j = {.w = out ? xmlNewTextWriter(out) : NULL, .failed = 0};
+	if (!j.w) {
+		if (out)
+			xmlOutputBufferClose(out);
+		rc = mg_err_set(err, MG_ERROR, "junit: cannot create the XML writer");
+		goto done;
+	}
+	xmlTextWriterSetIndent(j.w, 1);
+	xmlTextWriterSetIndentString(j.w, X("  "));
+	char timestamp[32];
+	if (report_format_time(timestamp, sizeof(timestamp), r->start_time, "%Y-%m-%dT%H:%M:%S") <
+	    0)
+		snprintf(timestamp, sizeof(timestamp), "1970-01-01T00:00:00");
+	uint64_t c[5];
+	j.failed |= xmlTextWriterStartDocument(j.w, "1.0", "UTF-8", NULL) < 0;
+	start(&j, "testsuites");
+	if (fw == JUNIT_GTEST) {
+		fw_counts(v, 0, n, c);
+		attr_u64(&j, "tests", c[0]);
+		attr_u64(&j, "failures", c[1]);
+		attr_u64(&j, "disabled", c[3]);
+		attr_u64(&j, "errors", c[2]);
+		attr_time(&j, "time", r->wall);
+		attr(&j, "timestamp", timestamp);
+		attr(&j, "name", "AllTests");
+	}
+	for (size_t i = 0; i < n;) {
+		size_t e = i + 1;
+		while (e < n && v[e].first == v[i].first)
+			e++;
+		fw_counts(v, i, e, c);
+		start(&j, "testsuite");
+		if (fw == JUNIT_CATCH2) {
+			attr(&j, "name", prog);
+			attr_u64(&j, "errors", c[2]);
+			attr_u64(&j, "failures", c[1]);
+			attr_u64(&j, "tests", c[0]);
+			attr(&j, "hostname", "tbd");
+			attr_time(&j, "time", fw_time(v, i, e));
+			attr(&j, "timestamp", timestamp);
+		} else {
+			attr(&j, "name", v[i].classname);
+			attr_u64(&j, "tests", c[0]);
+			attr_u64(&j, "failures", c[1]);
+			attr_u64(&j, "disabled", c[3]);
+			attr_u64(&j, "skipped", c[4]);
+			attr_u64(&j, "errors", c[2]);
+			attr_time(&j, "time", fw_time(v, i, e));
+			attr(&j, "timestamp", timestamp);
+		}
+		for (size_t t = i; t < e; t++)
+			fw_testcase(&j, fw, &v[t], timestamp);
+		if (fw == JUNIT_CATCH2) {
+			start(&j, "system-out");
+			end(&j);
+			start(&j, "system-err");
+			end(&j);
+		}
+		end(&j);
+		i = e;
+	}
+	end(&j);
+	j.failed |= xmlTextWriterEndDocument(j.w) < 0;
+	xmlFreeTextWriter(j.w);
+	if (j.failed || ferror(f))
+		rc = mg_err_set(err, MG_ERROR, "junit: writing the XML failed");
+done:
+	for (size_t i = 0; i < n; i++) {
+		free(v[i].classname);
+		free(v[i].name);
+	}
+	free(v);
+	return rc;
+}
+
+int junit_framework_render(const report *r, const char *path, junit_framework fw,
+                           const char *prog, mg_err *err)
+{
+	adapters_out o;
+	int rc = adapters_out_open(&o, path, err);
+	if (rc)
+		return rc;
+	rc = junit_framework_write(r, o.f, fw, prog, err);
+	int crc = adapters_out_close(&o, rc == 0, err);
+	return rc ? rc : crc;
+}
+
 /* path NULL: memguard-junit.xml in the current directory. */
 int junit_render(const report *r, const char *path, mg_err *err)
 {

@@ -165,6 +165,41 @@ static char *basename_dup(const char *p)
 	return report_strdup(s ? s + 1 : p);
 }
 
+/*
+ * The report file the user asked the framework for (driver_output_of):
+ * every program of the run would write over it with its own tests (the
+ * shims keep them from it), so the whole run is written there now, in the
+ * framework's shape. GoogleTest's json is not written: said. Not writing
+ * it is an infrastructure error, as for an adapter's file. Returns code.
+ */
+static int user_output(run_ctx *c, const run_options *o, int code)
+{
+	driver_output uo;
+	mg_err err;
+	driver_output_of(&uo, c->driver, o->host_argv, o->host_argc);
+	if (uo.form == DRIVER_OUTPUT_NONE)
+		return code;
+	if (uo.form == DRIVER_OUTPUT_UNWRITTEN) {
+		fprintf(stderr,
+		        "memguard run: %s: not written (the program runs as several processes, each "
+		        "would write its own tests there; memguard writes GoogleTest's xml output, "
+		        "and --report)\n",
+		        uo.opt);
+		return code;
+	}
+	char *prog = basename_dup(o->host_argv[0]);
+	int rc = junit_framework_render(c->rep, uo.path,
+	                                uo.form == DRIVER_OUTPUT_CATCH2_JUNIT ? JUNIT_CATCH2
+	                                                                      : JUNIT_GTEST,
+	                                prog, &err);
+	free(prog);
+	if (rc < 0) {
+		fprintf(stderr, "memguard run: %s: %s\n", uo.opt, err.msg);
+		return c->signo ? code : MG_EXIT_INFRA;
+	}
+	return code;
+}
+
 static char *command_line(char **argv, int argc)
 {
 	size_t cap = 1;
@@ -424,6 +459,8 @@ int run_main(int argc, char **argv, const run_hooks *hooks)
 		}
 		stop = supervise_stop_pending(&c);
 	}
+	if (!stop)
+		code = user_output(&c, &o, code);
 	if (c.protocol_breaks && !c.signo) /* under the console's table */
 		fprintf(stderr,
 		        "memguard run: %u host%s broke the protocol (the generations say how; "

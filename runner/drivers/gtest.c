@@ -29,6 +29,7 @@
 #include "gtest_driver.h"
 #include "mg_contract.h"
 #include "mg_elf.h"
+#include "mg_exit.h"
 #include "spawn.h"
 
 /* The probe pipe's size (best effort). */
@@ -1311,7 +1312,21 @@ int gtest_run(const shim_args *a, int catch2, int catch2_v3)
 	const char *left = getenv(MG_ENV_FAIL_LEFT);
 	if (left && *left >= '1' && *left <= '9')
 		g.fail_left = (unsigned)strtoul(left, NULL, 10);
-	return shim_main(catch2 ? &c2_ops : &ops, &g, a->cmd, a->ncmd);
+	if (catch2)
+		return shim_main(&c2_ops, &g, a->cmd, a->ncmd);
+	/* the program runs its flag files' flags where they are, as it would,
+	 * so that its filter is the user's, and ours after it wins; its report
+	 * file is the runner's to write, for the whole run (driver_output_of) */
+	gtest_cmd c;
+	if (gtest_cmd_expand(&c, a->cmd, a->ncmd) < 0) {
+		fprintf(stderr, "memguard __driver: out of memory\n");
+		return MG_EXIT_INFRA;
+	}
+	gtest_cmd_drop_output(&c);
+	unsetenv("GTEST_OUTPUT");
+	int rc = shim_main(&ops, &g, c.argv, c.argc);
+	gtest_cmd_free(&c);
+	return rc;
 }
 
 int gtest_main(const shim_args *a)
