@@ -161,8 +161,8 @@ int junit_render_detail(const report *r, const char *path, adapters_detail d, mg
 typedef enum junit_framework { JUNIT_GTEST, JUNIT_CATCH2 } junit_framework;
 int junit_framework_write(const report *r, FILE *f, junit_framework fw, const char *prog,
                           mg_err *err);
-int junit_framework_render(const report *r, const char *path, junit_framework fw,
-                           const char *prog, mg_err *err);
+int junit_framework_render(const report *r, const char *path, junit_framework fw, const char *prog,
+                           mg_err *err);
 int teamcity_render_detail(const report *r, const char *path, adapters_detail d, mg_err *err);
 int github_render(const report *r, const char *path, mg_err *err);
 int gitlab_render(const report *r, const char *path, mg_err *err);

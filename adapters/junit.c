@@ -454,10 +454,11 @@ static void fw_testcase(junit_w *j, junit_framework fw, const fw_test *f, const 
 		int disabled = fw_disabled(f);
 		attr(j, "name", f->name);
 		attr(j, "status", disabled ? "notrun" : "run");
-		attr(j, "result", disabled                   ? "suppressed"
-		                  : t->state == TEST_SKIP    ? "skipped"
-		                  : t->state == TEST_NOTRUN  ? "suppressed"
-		                                             : "completed");
+		attr(j, "result",
+		     disabled                  ? "suppressed"
+		     : t->state == TEST_SKIP   ? "skipped"
+		     : t->state == TEST_NOTRUN ? "suppressed"
+		                               : "completed");
 		attr_time(j, "time", t->duration);
 		attr(j, "timestamp", timestamp);
 		attr(j, "classname", f->classname);
@@ -525,13 +526,15 @@ int junit_framework_write(const report *r, FILE *f, junit_framework fw, const ch
 				snprintf(e->classname, len, "%s.global", prog);
 				e->name = report_strdup(e->t->name ? e->t->name : "");
 			} else {
-				split_name(e->s, e->t->name ? e->t->name : "", &e->classname, &e->name);
+				split_name(e->s, e->t->name ? e->t->name : "", &e->classname,
+				           &e->name);
 			}
 		}
 	/* each suite in the order its first test ran, its tests in theirs */
 	qsort(v, n, sizeof(*v), fw_by_class);
 	for (size_t i = 0; i < n; i++)
-		v[i].first = i && !strcmp(v[i].classname, v[i - 1].classname) ? v[i - 1].first : v[i].idx;
+		v[i].first =
+		    i && !strcmp(v[i].classname, v[i - 1].classname) ? v[i - 1].first : v[i].idx;
 	qsort(v, n, sizeof(*v), fw_by_first);
 
 	int rc = 0;
@@ -611,8 +614,8 @@ done:
 	return rc;
 }
 
-int junit_framework_render(const report *r, const char *path, junit_framework fw,
-                           const char *prog, mg_err *err)
+int junit_framework_render(const report *r, const char *path, junit_framework fw, const char *prog,
+                           mg_err *err)
 {
 	adapters_out o;
 	int rc = adapters_out_open(&o, path, err);

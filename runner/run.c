@@ -180,18 +180,18 @@ static int user_output(run_ctx *c, const run_options *o, int code)
 	if (uo.form == DRIVER_OUTPUT_NONE)
 		return code;
 	if (uo.form == DRIVER_OUTPUT_UNWRITTEN) {
-		fprintf(stderr,
-		        "memguard run: %s: not written (the program runs as several processes, each "
-		        "would write its own tests there; memguard writes GoogleTest's xml output, "
-		        "and --report)\n",
-		        uo.opt);
+		fprintf(
+		    stderr,
+		    "memguard run: %s: not written (the program runs as several processes, each "
+		    "would write its own tests there; memguard writes GoogleTest's xml output, "
+		    "and --report)\n",
+		    uo.opt);
 		return code;
 	}
 	char *prog = basename_dup(o->host_argv[0]);
-	int rc = junit_framework_render(c->rep, uo.path,
-	                                uo.form == DRIVER_OUTPUT_CATCH2_JUNIT ? JUNIT_CATCH2
-	                                                                      : JUNIT_GTEST,
-	                                prog, &err);
+	int rc = junit_framework_render(
+	    c->rep, uo.path, uo.form == DRIVER_OUTPUT_CATCH2_JUNIT ? JUNIT_CATCH2 : JUNIT_GTEST,
+	    prog, &err);
 	free(prog);
 	if (rc < 0) {
 		fprintf(stderr, "memguard run: %s: %s\n", uo.opt, err.msg);

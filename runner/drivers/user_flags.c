@@ -133,8 +133,8 @@ static const char *base_name(const char *path)
 /* GoogleTest's output setting (gtest.cc's UnitTestOptions::GetOutputFormat
  * and GetAbsolutePathToOutputFile): "xml" or "json" before the first ':',
  * the path after it ("test_detail.xml" when there is no ':'); a path ending
- * in '/' (or none after the ':': the working directory) is a directory: PROGRAM.xml in it, or PROGRAM_N.xml for the first
- * N that does not exist. */
+ * in '/' (or none after the ':': the working directory) is a directory: PROGRAM.xml in it, or
+ * PROGRAM_N.xml for the first N that does not exist. */
 static void gtest_output(driver_output *out, const char *prog, const char *value)
 {
 	const char *colon = strchr(value, ':');
@@ -160,10 +160,11 @@ static void gtest_output(driver_output *out, const char *prog, const char *value
 	for (int n = 0; n < 100000; n++) {
 		FILE *f;
 		if (n == 0)
-			snprintf(out->path, sizeof(out->path), "%s%s.%s", path, base_name(prog), ext);
-		else
-			snprintf(out->path, sizeof(out->path), "%s%s_%d.%s", path, base_name(prog), n,
+			snprintf(out->path, sizeof(out->path), "%s%s.%s", path, base_name(prog),
 			         ext);
+		else
+			snprintf(out->path, sizeof(out->path), "%s%s_%d.%s", path, base_name(prog),
+			         n, ext);
 		if ((f = fopen(out->path, "re")) == NULL)
 			break;
 		fclose(f);
@@ -173,8 +174,7 @@ static void gtest_output(driver_output *out, const char *prog, const char *value
 /* Catch2 (Clara): "-r X", "-r=X", "-r:X" ("--reporter" alike); the value
  * of option a (short, long) at argv[*i], moving *i past it; NULL when a is
  * not that option. */
-static const char *c2_value(char *const *argv, int argc, int *i, const char *shrt,
-                            const char *lng)
+static const char *c2_value(char *const *argv, int argc, int *i, const char *shrt, const char *lng)
 {
 	const char *a = argv[*i];
 	const char *names[] = {shrt, lng};
