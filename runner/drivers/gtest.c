@@ -696,7 +696,7 @@ static void g_result(shim *s, gtest *g, mg_msg_kind kind, const char *msg, size_
  * when V starts with 0, f or F), the last one given winning over the
  * environment (GTEST_FAIL_FAST: anything but "0"; Bazel's
  * TESTBRIDGE_TEST_RUNNER_FAIL_FAST: "1"), as gtest.cc's ParseFlag and
- * BoolFromGTestEnv do. Its --gtest_flagfile is not read. */
+ * BoolFromGTestEnv do. cmd has its flag files read in place (gtest_cmd_expand). */
 void gtest_fail_fast(driver_fail_fast *out, char *const *cmd, int ncmd)
 {
 	static const char flag[] = "--gtest_fail_fast";
