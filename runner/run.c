@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -188,6 +189,14 @@ static int user_output(run_ctx *c, const run_options *o, int code)
 		    uo.opt);
 		return code;
 	}
+	if (uo.form == DRIVER_OUTPUT_GTEST_XML) /* GoogleTest makes its directories */
+		for (char *p = strchr(uo.path + 1, '/'); p; p = strchr(p + 1, '/')) {
+			*p = 0;
+			int made = mkdir(uo.path, 0777) == 0 || errno == EEXIST;
+			*p = '/';
+			if (!made)
+				break; /* atomic_open names what is missing */
+		}
 	char *prog = basename_dup(o->host_argv[0]);
 	int rc = junit_framework_render(
 	    c->rep, uo.path, uo.form == DRIVER_OUTPUT_CATCH2_JUNIT ? JUNIT_CATCH2 : JUNIT_GTEST,
