@@ -170,8 +170,9 @@ static char *basename_dup(const char *p)
  * The report file the user asked the framework for (driver_output_of):
  * every program of the run would write over it with its own tests (the
  * shims keep them from it), so the whole run is written there now, in the
- * framework's shape. GoogleTest's json is not written: said. Not writing
- * it is an infrastructure error, as for an adapter's file. Returns code.
+ * framework's shape (GoogleTest's xml or json, Catch2's junit). Not
+ * writing it is an infrastructure error, as for an adapter's file.
+ * Returns code.
  */
 static int user_output(run_ctx *c, const run_options *o, int code)
 {
@@ -180,16 +181,7 @@ static int user_output(run_ctx *c, const run_options *o, int code)
 	driver_output_of(&uo, c->driver, o->host_argv, o->host_argc);
 	if (uo.form == DRIVER_OUTPUT_NONE)
 		return code;
-	if (uo.form == DRIVER_OUTPUT_UNWRITTEN) {
-		fprintf(
-		    stderr,
-		    "memguard run: %s: not written (the program runs as several processes, each "
-		    "would write its own tests there; memguard writes GoogleTest's xml output, "
-		    "and --report)\n",
-		    uo.opt);
-		return code;
-	}
-	if (uo.form == DRIVER_OUTPUT_GTEST_XML) /* GoogleTest makes its directories */
+	if (uo.form != DRIVER_OUTPUT_CATCH2_JUNIT) /* GoogleTest makes its directories */
 		for (char *p = strchr(uo.path + 1, '/'); p; p = strchr(p + 1, '/')) {
 			*p = 0;
 			int made = mkdir(uo.path, 0777) == 0 || errno == EEXIST;
@@ -198,9 +190,10 @@ static int user_output(run_ctx *c, const run_options *o, int code)
 				break; /* atomic_open names what is missing */
 		}
 	char *prog = basename_dup(o->host_argv[0]);
-	int rc = junit_framework_render(
-	    c->rep, uo.path, uo.form == DRIVER_OUTPUT_CATCH2_JUNIT ? JUNIT_CATCH2 : JUNIT_GTEST,
-	    prog, &err);
+	junit_framework fw = uo.form == DRIVER_OUTPUT_CATCH2_JUNIT ? JUNIT_CATCH2
+	                     : uo.form == DRIVER_OUTPUT_GTEST_JSON ? JUNIT_GTEST_JSON
+	                                                           : JUNIT_GTEST;
+	int rc = junit_framework_render(c->rep, uo.path, fw, prog, &err);
 	free(prog);
 	if (rc < 0) {
 		fprintf(stderr, "memguard run: %s: %s\n", uo.opt, err.msg);

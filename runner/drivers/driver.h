@@ -130,14 +130,13 @@ void gtest_cmd_drop_output(gtest_cmd *c);
  * as GoogleTest makes it, DIR/ as DIR/PROGRAM.xml or the first free
  * PROGRAM_N.xml) or "json[:PATH]"; Catch2's -r junit -o FILE (also
  * --reporter, --out, "-r=junit"). The shims keep it from the program; the
- * runner writes the whole run's there (xml, junit) or says it does not
- * (json).
+ * runner writes the whole run's there.
  */
 typedef enum driver_output_form {
 	DRIVER_OUTPUT_NONE,
 	DRIVER_OUTPUT_GTEST_XML,
 	DRIVER_OUTPUT_CATCH2_JUNIT,
-	DRIVER_OUTPUT_UNWRITTEN, /* GoogleTest's json: not written */
+	DRIVER_OUTPUT_GTEST_JSON,
 } driver_output_form;
 typedef struct driver_output {
 	driver_output_form form;

@@ -143,7 +143,7 @@ static void gtest_output(driver_output *out, const char *prog, const char *value
 	if (flen == 3 && !memcmp(value, "xml", 3))
 		out->form = DRIVER_OUTPUT_GTEST_XML;
 	else if (flen == 4 && !memcmp(value, "json", 4))
-		out->form = DRIVER_OUTPUT_UNWRITTEN;
+		out->form = DRIVER_OUTPUT_GTEST_JSON;
 	else
 		return; /* GoogleTest writes nothing for another format */
 	if (!colon) {

@@ -7,9 +7,10 @@
  * GTEST_FILTER; before: its filter beat the batch's, every lane ran every
  * test, "Basic.Fails#2", and with a recycle the program stopped in a test
  * not its own until the no-progress timeout), and the report file the user
- * asks the framework for (--gtest_output=xml:F, GTEST_OUTPUT=xml:DIR/,
- * Catch2's -r junit -o F; before: each program wrote over it, so it held
- * the last program's tests, or for Catch2 was not written at all).
+ * asks the framework for (--gtest_output=xml:F, json:F,
+ * GTEST_OUTPUT=xml:DIR/, Catch2's -r junit -o F; before: each program
+ * wrote over it, so it held the last program's tests, or for Catch2 was
+ * not written at all).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -331,22 +332,66 @@ static void gtest_output_dir(void)
 	rm_dir(dir);
 }
 
-/* json: not written by anyone, said on stderr; the verdict is the
- * program's (exit 1). */
+/* GoogleTest's JSON file (tests, status, result, failures) as a sorted
+ * "Suite.Name STATUS RESULT FAILURES" list, with its totals first. */
+static void json_tests(const char *path, char *out, size_t cap)
+{
+	json_error_t je;
+	json_t *r = json_load_file(path, 0, &je), *suite, *t;
+	size_t i, k, len = 0;
+	char lines[NAMES][200];
+	int n = 0;
+	out[0] = 0;
+	CU_ASSERT_FATAL(r != NULL);
+	len += (size_t)snprintf(out, cap, "%lld %lld %lld %lld\n",
+	                        json_integer_value(json_object_get(r, "tests")),
+	                        json_integer_value(json_object_get(r, "failures")),
+	                        json_integer_value(json_object_get(r, "disabled")),
+	                        json_integer_value(json_object_get(r, "errors")));
+	json_array_foreach(json_object_get(r, "testsuites"), i, suite)
+	{
+		json_array_foreach(json_object_get(suite, "testsuite"), k, t)
+		{
+			if (n < NAMES)
+				snprintf(lines[n++], sizeof(lines[0]), "%s.%s %s %s %zu",
+				         json_string_value(json_object_get(suite, "name")),
+				         json_string_value(json_object_get(t, "name")),
+				         json_string_value(json_object_get(t, "status")),
+				         json_string_value(json_object_get(t, "result")),
+				         json_array_size(json_object_get(t, "failures")));
+		}
+	}
+	qsort(lines, (size_t)n, sizeof(lines[0]), (int (*)(const void *, const void *))strcmp);
+	for (int l = 0; l < n && len < cap; l++)
+		len += (size_t)snprintf(out + len, cap - len, "%s\n", lines[l]);
+	json_decref(r);
+}
+
+/* --gtest_output=json:F: F holds the whole run as the direct run's own
+ * (totals, each test's status, result and failures). */
 static void gtest_output_json(void)
 {
-	char dir[64], ff[96], arg[160], path[128];
+	char dir[64], ff[96], arg[160], path[128], direct[128];
+	static char want[8192], got[8192];
 	flagfile(dir, sizeof(dir), ff, sizeof(ff), NULL);
 	snprintf(path, sizeof(path), "%s/user.json", dir);
+	snprintf(direct, sizeof(direct), "--gtest_output=json:%s/direct.json", dir);
+	const char *filter = "--gtest_filter=Basic.*:Small/Square.*";
+	CU_ASSERT_EQUAL(mg_direct_argv(GTEST_SAMPLE, (const char *[]){filter, direct, NULL}, NULL),
+	                1);
+	snprintf(direct, sizeof(direct), "%s/direct.json", dir);
+	json_tests(direct, want, sizeof(want));
 	snprintf(arg, sizeof(arg), "--gtest_output=json:%s", path);
 	outcome o;
 	mg(&o,
-	   ARGV("run", "-j", "2", "--driver", "gtest", "--report", "report.json", "--",
-	        GTEST_SAMPLE, "--gtest_filter=Basic.*", arg),
+	   ARGV("run", "-j", "2", "--recycle-at", "va=1M", "--driver", "gtest", "--report",
+	        "report.json", "--", GTEST_SAMPLE, filter, arg),
 	   NULL, 0);
 	CU_ASSERT(exited_with(&o, 1));
-	CU_ASSERT(access(path, F_OK) != 0);
-	CU_ASSERT_PTR_NOT_NULL(strstr(o.err, "not written"));
+	json_tests(path, got, sizeof(got));
+	if (strcmp(want, got))
+		fprintf(stderr, "want:\n%s\ngot:\n%s\n", want, got);
+	CU_ASSERT_STRING_EQUAL(got, want);
 	done(&o);
 	rm_dir(dir);
 }
