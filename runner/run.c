@@ -341,6 +341,16 @@ int run_main(int argc, char **argv, const run_hooks *hooks)
 		options_free(&o);
 		return rc == MG_EINVAL ? MG_EXIT_USAGE : MG_EXIT_INFRA;
 	}
+	{
+		/* ... and so is the file the user asked the framework for */
+		driver_output uo;
+		driver_output_of(&uo, c.driver, o.host_argv, o.host_argc);
+		if (uo.form != DRIVER_OUTPUT_NONE && atomic_check(uo.path, &err) < 0) {
+			fprintf(stderr, "memguard run: %s: %s\n", uo.opt, err.msg);
+			options_free(&o);
+			return MG_EXIT_INFRA;
+		}
+	}
 	supervise_install_signals(&c);
 	if (contain_start(o.contain, &err) < 0) {
 		fprintf(stderr, "memguard run: %s\n", err.msg);

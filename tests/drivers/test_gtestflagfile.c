@@ -283,7 +283,8 @@ static void gtest_output_file(void)
 /* GTEST_OUTPUT=xml:DIR/ and a flag file's --gtest_output: one file,
  * DIR/gtest_sample.xml, as GoogleTest names it, with the whole run (no
  * listing's, no file of each program); a symlink at the path is not
- * followed (memguard exits 3, the link's target untouched). */
+ * followed (memguard exits 3 before the suite runs, the link's target
+ * untouched). */
 static void gtest_output_dir(void)
 {
 	char dir[64], ff[96], env[256], out[128], file[200], arg[128];
@@ -325,6 +326,7 @@ static void gtest_output_dir(void)
 	        GTEST_SAMPLE, arg2),
 	   NULL, 0);
 	CU_ASSERT(exited_with(&o, 3));
+	CU_ASSERT(o.report == NULL); /* refused before the suite ran */
 	CU_ASSERT_PTR_NOT_NULL(strstr(o.err, "link.xml"));
 	char buf[64];
 	CU_ASSERT_STRING_EQUAL(slurp(target, buf, sizeof(buf)), "mine\n");
