@@ -181,6 +181,13 @@ static int user_output(run_ctx *c, const run_options *o, int code)
 	driver_output_of(&uo, c->driver, o->host_argv, o->host_argc);
 	if (uo.form == DRIVER_OUTPUT_NONE)
 		return code;
+	if (uo.form == DRIVER_OUTPUT_UNWRITTEN) {
+		fprintf(stderr,
+		        "memguard run: %s: not written (the driver reads Catch2's xml reporter; "
+		        "memguard writes -r junit's file, and --report)\n",
+		        uo.opt);
+		return code;
+	}
 	if (uo.form != DRIVER_OUTPUT_CATCH2_JUNIT) /* GoogleTest makes its directories */
 		for (char *p = strchr(uo.path + 1, '/'); p; p = strchr(p + 1, '/')) {
 			*p = 0;
@@ -345,7 +352,8 @@ int run_main(int argc, char **argv, const run_hooks *hooks)
 		/* ... and so is the file the user asked the framework for */
 		driver_output uo;
 		driver_output_of(&uo, c.driver, o.host_argv, o.host_argc);
-		if (uo.form != DRIVER_OUTPUT_NONE && atomic_check(uo.path, &err) < 0) {
+		if (uo.form != DRIVER_OUTPUT_NONE && uo.form != DRIVER_OUTPUT_UNWRITTEN &&
+		    atomic_check(uo.path, &err) < 0) {
 			fprintf(stderr, "memguard run: %s: %s\n", uo.opt, err.msg);
 			options_free(&o);
 			return MG_EXIT_INFRA;

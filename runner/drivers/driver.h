@@ -137,6 +137,7 @@ typedef enum driver_output_form {
 	DRIVER_OUTPUT_GTEST_XML,
 	DRIVER_OUTPUT_CATCH2_JUNIT,
 	DRIVER_OUTPUT_GTEST_JSON,
+	DRIVER_OUTPUT_UNWRITTEN, /* Catch2's other reporters' -o FILE: said, not written */
 } driver_output_form;
 typedef struct driver_output {
 	driver_output_form form;

@@ -219,6 +219,11 @@ void driver_output_of(driver_output *out, driver_kind k, char *const *argv, int 
 		out->form = DRIVER_OUTPUT_CATCH2_JUNIT;
 		snprintf(out->path, sizeof(out->path), "%s", path);
 		snprintf(out->opt, sizeof(out->opt), "-r junit -o %.200s", path);
+	} else if (path && *path) {
+		out->form = DRIVER_OUTPUT_UNWRITTEN;
+		snprintf(out->path, sizeof(out->path), "%s", path);
+		snprintf(out->opt, sizeof(out->opt), "-r %.40s -o %.200s",
+		         reporter ? reporter : "console", path);
 	}
 }
 

@@ -400,7 +400,8 @@ static void gtest_output_json(void)
 
 #ifdef CATCH2_ABORT
 /* Catch2's -r junit -o F (and --reporter=junit --out=F): F holds every test
- * case of the run, as Catch2's own of the direct run. */
+ * case of the run, as Catch2's own of the direct run; the console
+ * reporter's -o F is not written, said on stderr. */
 static void catch2_junit_out(void)
 {
 	char dir[64], ff[96], path[128], direct[128], opt[160];
@@ -435,6 +436,16 @@ static void catch2_junit_out(void)
 		CU_ASSERT_EQUAL(unlink(path), 0);
 		done(&o);
 	}
+	/* another reporter's -o F: not written, and said so */
+	outcome o;
+	mg(&o,
+	   ARGV("run", "-j", "2", "--driver", "catch2", "--report", "report.json", "--",
+	        CATCH2_ABORT, "-o", path),
+	   NULL, 0);
+	CU_ASSERT(exited_with(&o, 1));
+	CU_ASSERT(access(path, F_OK) != 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(o.err, "not written"));
+	done(&o);
 	rm_dir(dir);
 }
 #endif
