@@ -30,6 +30,7 @@
 #include "mg_contract.h"
 #include "mg_elf.h"
 #include "mg_exit.h"
+#include "report.h"
 #include "spawn.h"
 
 /* The probe pipe's size (best effort). */
@@ -773,8 +774,7 @@ static void not_run(shim *s, gtest *g, const char *why)
 	static const char disabled[] = "disabled (GoogleTest runs it with "
 	                               "--gtest_also_run_disabled_tests)";
 	shim_start(s);
-	static const char env[] = "skipped by a global environment's set-up (GoogleTest counts "
-	                          "it passed)";
+	static const char env[] = REPORT_ENV_SKIPPED;
 	if (gtest_framework_skips(g, name, n)) {
 		g_result(s, g, MG_MSG_SKIP, disabled, sizeof(disabled) - 1);
 		return;
