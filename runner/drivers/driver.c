@@ -77,9 +77,16 @@ driver_kind driver_detect(const char *path, char *note, size_t size)
 
 int driver_check_args(driver_kind k, char *const *argv, int argc, mg_err *err)
 {
-	return k == DRIVER_PYTEST  ? pytest_check_args(argv, argc, err)
-	       : k == DRIVER_GTEST ? gtest_check_args(argv, argc, err)
-	                           : 0;
+	if (k == DRIVER_PYTEST)
+		return pytest_check_args(argv, argc, err);
+	if (k != DRIVER_GTEST)
+		return 0;
+	gtest_cmd c; /* its flag files' flags count where they are */
+	if (gtest_cmd_expand(&c, argv, argc) < 0)
+		return gtest_check_args(argv, argc, err);
+	int rc = gtest_check_args(c.argv, c.argc, err);
+	gtest_cmd_free(&c);
+	return rc;
 }
 
 /* What an executable is, in words, for a contradicted --driver. */
@@ -125,10 +132,15 @@ void driver_fail_fast_of(driver_fail_fast *out, driver_kind k, char *const *argv
 {
 	out->limit = 0;
 	out->opt[0] = 0;
-	if (k == DRIVER_GTEST)
-		gtest_fail_fast(out, argv, argc);
-	else if (k == DRIVER_CATCH2)
+	if (k == DRIVER_GTEST) {
+		gtest_cmd c; /* its flag files' flags count where they are */
+		if (gtest_cmd_expand(&c, argv, argc) == 0) {
+			gtest_fail_fast(out, c.argv, c.argc);
+			gtest_cmd_free(&c);
+		}
+	} else if (k == DRIVER_CATCH2) {
 		catch2_fail_fast(out, argv, argc);
+	}
 }
 
 void driver_fail_fast_why(const driver_fail_fast *ff, driver_kind k, char *out, size_t n)

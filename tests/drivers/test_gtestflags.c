@@ -2,11 +2,13 @@
  * test_gtestflags.c - the user's GoogleTest flags that would reorder or
  * hide the lines the driver follows (--gtest_shuffle, --gtest_brief=1 in
  * the command, as fmt's tests are run): the verdict stays the program's own.
- * A repeat count other than 1 (--gtest_repeat=N, GTEST_REPEAT) is refused.
+ * A repeat count other than 1 (--gtest_repeat=N, in the command or a flag
+ * file, GTEST_REPEAT) is refused.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "mg_run.h"
 
@@ -89,6 +91,20 @@ static void gtest_flag_repeat(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(o.err, "for ever"));
 	CU_ASSERT(o.report == NULL);
 	done(&o);
+	char flagfile[] = "/tmp/mg-repeat-XXXXXX", arg[64];
+	int fd = mkstemp(flagfile);
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT_FATAL(write(fd, "--gtest_repeat=3\n", 17) == 17);
+	close(fd);
+	snprintf(arg, sizeof(arg), "--gtest_flagfile=%s", flagfile);
+	CU_ASSERT_EQUAL(mg_direct_argv(GTEST_REPEAT_PROG, REPEAT_ARGS(arg), NULL), 1);
+	mg(&o, ARGV("run", "-j", "1", "--report", "report.json", "--", GTEST_REPEAT_PROG, arg),
+	   NULL, 0);
+	CU_ASSERT(exited_with(&o, 2));
+	CU_ASSERT_PTR_NOT_NULL(strstr(o.err, "GoogleTest's --gtest_repeat=3"));
+	CU_ASSERT(o.report == NULL);
+	done(&o);
+	unlink(flagfile);
 	mg(&o, ARGV("run", "-j", "1", "--report", "report.json", "--", GTEST_REPEAT_PROG),
 	   ENV("GTEST_REPEAT=2"), 0);
 	CU_ASSERT(exited_with(&o, 2));
