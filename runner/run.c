@@ -120,6 +120,10 @@ static int prepare(run_ctx *c, run_options *o, mg_err *err)
 	if ((o->list_cmd || o->list_file) && c->driver != DRIVER_EXEC)
 		return mg_err_set(err, MG_EINVAL,
 		                  "--list-cmd and --list-file go with --driver exec");
+	if (o->skip_code >= 0 && c->driver != DRIVER_EXEC)
+		return mg_err_set(err, MG_EINVAL,
+		                  "--skip-code goes with --driver exec (ctest: the test's "
+		                  "SKIP_RETURN_CODE property)");
 	if (driver_check_args(c->driver, o->host_argv, o->host_argc, err) < 0)
 		return MG_EINVAL;
 	if (c->driver == DRIVER_NATIVE)
@@ -133,7 +137,7 @@ static int prepare(run_ctx *c, run_options *o, mg_err *err)
 	c->path[n] = 0;
 	if (c->driver != DRIVER_PYTEST) /* pytest's is no shim: it execs pytest */
 		driver_exe_find(c->path, sizeof(c->path));
-	c->shim_argv = mg_xrealloc(NULL, ((size_t)o->host_argc + 10) * sizeof(char *));
+	c->shim_argv = mg_xrealloc(NULL, ((size_t)o->host_argc + 12) * sizeof(char *));
 	size_t k = 0;
 	c->shim_argv[k++] = "memguard";
 	c->shim_argv[k++] = "__driver";
@@ -148,6 +152,11 @@ static int prepare(run_ctx *c, run_options *o, mg_err *err)
 	}
 	if (o->shell)
 		c->shim_argv[k++] = "--shell";
+	if (o->skip_code >= 0) {
+		snprintf(c->skip_code, sizeof(c->skip_code), "%d", o->skip_code);
+		c->shim_argv[k++] = "--skip-code";
+		c->shim_argv[k++] = c->skip_code;
+	}
 	c->shim_argv[k++] = "--";
 	for (int i = 0; i < o->host_argc; i++)
 		c->shim_argv[k++] = o->host_argv[i];

@@ -217,8 +217,9 @@ typedef struct run_ctx {
 	run_options *o;
 	char path[PATH_MAX];
 	char **argv;
-	char **shim_argv; /* non-native drivers: memguard __driver NAME ... -- HOST */
-	int listing_fd;   /* gtest, catch2: the listing handed to every host, or -1 */
+	char **shim_argv;   /* non-native drivers: memguard __driver NAME ... -- HOST */
+	char skip_code[12]; /* --skip-code's value for the exec shim */
+	int listing_fd;     /* gtest, catch2: the listing handed to every host, or -1 */
 	/* gtest, catch2: the program is an ASan build (listing_asan), whose exit
 	 * runs LeakSanitizer's check: a host killed loses it (lane_kill says so) */
 	int program_asan;

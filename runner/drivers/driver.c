@@ -6,6 +6,7 @@
 #include "driver.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "gtest_driver.h"
@@ -172,6 +173,8 @@ int driver_main(int argc, char **argv)
 	for (; i < argc && strcmp(argv[i], "--"); i++) {
 		if (!strcmp(argv[i], "--shell")) {
 			a.shell = 1;
+		} else if (!strcmp(argv[i], "--skip-code") && i + 1 < argc) {
+			a.skip_code = atoi(argv[++i]) + 1;
 		} else if ((!strcmp(argv[i], "--list-cmd") || !strcmp(argv[i], "--list-file")) &&
 		           i + 1 < argc) {
 			*(argv[i][7] == 'c' ? &a.list_cmd : &a.list_file) = argv[i + 1];
