@@ -148,6 +148,24 @@ int junit_render(const report *r, const char *path, mg_err *err);
 int junit_write(const report *r, FILE *f, mg_err *err);
 int junit_write_detail(const report *r, FILE *f, adapters_detail d, mg_err *err);
 int junit_render_detail(const report *r, const char *path, adapters_detail d, mg_err *err);
+/*
+ * The whole run in the shape of the framework's own report, for the file
+ * the user asked the framework for (its programs are kept from writing
+ * it): GoogleTest's --gtest_output=xml (<testsuites name="AllTests">, a
+ * <testsuite> per test suite in the order its first test appears, status
+ * and result on each <testcase>) or Catch2's -r junit (one <testsuite>
+ * named prog, classname PROG.global). A failure's text is the test's
+ * message; a memguard state that is no fail (crash, timeout, killed) is an
+ * <error> of that type. JUNIT_GTEST_JSON: the same as GoogleTest's
+ * --gtest_output=json (Jansson; a state that is no fail is a failure of
+ * that type, counted in errors). path written atomically (atomic_open).
+ */
+typedef enum junit_framework { JUNIT_GTEST, JUNIT_CATCH2, JUNIT_GTEST_JSON } junit_framework;
+int junit_framework_write(const report *r, FILE *f, junit_framework fw, const char *prog,
+                          mg_err *err);
+int junit_framework_json_write(const report *r, FILE *f, const char *prog, mg_err *err);
+int junit_framework_render(const report *r, const char *path, junit_framework fw, const char *prog,
+                           mg_err *err);
 int teamcity_render_detail(const report *r, const char *path, adapters_detail d, mg_err *err);
 int github_render(const report *r, const char *path, mg_err *err);
 int gitlab_render(const report *r, const char *path, mg_err *err);

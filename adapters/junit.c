@@ -7,8 +7,10 @@
  * passing test is one short line. :properties puts every test's memory in
  * <properties> inside its <testcase> instead (not valid under those two).
  * Never pastes XML by hand: every text goes through adapters_clean (valid
- * XML 1.0 characters) and the writer.
+ * XML 1.0 characters) and the writer. Also the run in the framework's own
+ * shape (junit_framework_*), and its JSON twin, GoogleTest's json output.
  */
+#include <jansson.h>
 #include <libxml/xmlwriter.h>
 #include <math.h>
 #include <stdlib.h>
@@ -408,6 +410,347 @@ int junit_write_detail(const report *r, FILE *f, adapters_detail d, mg_err *err)
 	if (j.failed || ferror(f))
 		return mg_err_set(err, MG_ERROR, "junit: writing the XML failed");
 	return 0;
+}
+
+/* One test of the run in the framework's shape (junit_framework_write). */
+typedef struct fw_test {
+	const report_shard *s;
+	const report_test *t;
+	char *classname, *name;
+	size_t idx, first; /* its place in the run; its suite's first test's */
+} fw_test;
+
+static int fw_by_class(const void *a, const void *b)
+{
+	const fw_test *x = a, *y = b;
+	int c = strcmp(x->classname, y->classname);
+	return c ? c : (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+static int fw_by_first(const void *a, const void *b)
+{
+	const fw_test *x = a, *y = b;
+	if (x->first != y->first)
+		return (x->first > y->first) - (x->first < y->first);
+	return (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+/* GoogleTest's disabled test (status notrun, result suppressed). */
+static int fw_disabled(const fw_test *f)
+{
+	return f->t->state == TEST_SKIP &&
+	       (!strncmp(f->name, "DISABLED_", 9) || !strncmp(f->classname, "DISABLED_", 9));
+}
+
+/* A test GoogleTest itself counts passed that memguard reports skip (its
+ * global environment's set-up skipped it): completed in its shape. */
+static int fw_env_skipped(const fw_test *f)
+{
+	return f->t->state == TEST_SKIP && f->t->message &&
+	       !strcmp(f->t->message, REPORT_ENV_SKIPPED);
+}
+
+/* outcome() in the framework's shape: NULL for that test too. */
+static const char *fw_outcome(const fw_test *f)
+{
+	return fw_env_skipped(f) ? NULL : outcome(f->t);
+}
+
+static void fw_testcase(junit_w *j, junit_framework fw, const fw_test *f, const char *timestamp)
+{
+	const report_test *t = f->t;
+	const char *what = fw_outcome(f);
+	start(j, "testcase");
+	if (fw == JUNIT_CATCH2) {
+		attr(j, "classname", f->classname);
+		attr(j, "name", f->name);
+		attr_time(j, "time", t->duration);
+		attr(j, "status", "run");
+	} else {
+		int disabled = fw_disabled(f);
+		attr(j, "name", f->name);
+		attr(j, "status", disabled ? "notrun" : "run");
+		attr(j, "result",
+		     disabled                  ? "suppressed"
+		     : !what                   ? "completed"
+		     : t->state == TEST_SKIP   ? "skipped"
+		     : t->state == TEST_NOTRUN ? "suppressed"
+		                               : "completed");
+		attr_time(j, "time", t->duration);
+		attr(j, "timestamp", timestamp);
+		attr(j, "classname", f->classname);
+		if (disabled)
+			what = NULL;
+	}
+	if (what) {
+		const char *msg = t->message ? t->message : "";
+		if (t->state == TEST_NOTRUN)
+			msg = "not run: the run was interrupted";
+		start(j, what);
+		attr(j, "message", msg);
+		if (strcmp(what, "skipped") != 0)
+			attr(j, "type", error_type(t->state) ? error_type(t->state) : "");
+		text(j, msg);
+		end(j);
+	}
+	end(j);
+}
+
+/* The counts of tests [from, to) of v: tests, failures, errors, disabled, skipped. */
+static void fw_counts(const fw_test *v, size_t from, size_t to, uint64_t c[5])
+{
+	memset(c, 0, 5 * sizeof(uint64_t));
+	for (size_t i = from; i < to; i++) {
+		const char *what = fw_outcome(&v[i]);
+		c[0]++;
+		if (fw_disabled(&v[i]))
+			c[3]++;
+		else if (what && !strcmp(what, "failure"))
+			c[1]++;
+		else if (what && !strcmp(what, "error"))
+			c[2]++;
+		else if (what)
+			c[4]++;
+	}
+}
+
+static double fw_time(const fw_test *v, size_t from, size_t to)
+{
+	double sum = 0;
+	for (size_t i = from; i < to; i++)
+		sum += isfinite(v[i].t->duration) ? v[i].t->duration : 0;
+	return sum;
+}
+
+/* Every test of r in the framework's shape, each suite in the order its
+ * first test appears, its tests in theirs; *np of them (fw_free). NULL
+ * out of memory. */
+static fw_test *fw_collect(const report *r, junit_framework fw, const char *prog, size_t *np)
+{
+	size_t n = 0, k = 0;
+	for (size_t i = 0; i < r->nshards; i++)
+		n += r->shards[i].ntests;
+	fw_test *v = calloc(n ? n : 1, sizeof(*v));
+	*np = n;
+	if (!v)
+		return NULL;
+	for (size_t i = 0; i < r->nshards; i++)
+		for (size_t t = 0; t < r->shards[i].ntests; t++, k++) {
+			fw_test *e = &v[k];
+			e->s = &r->shards[i];
+			e->t = &r->shards[i].tests[t];
+			e->idx = k;
+			if (fw == JUNIT_CATCH2) {
+				size_t len = strlen(prog) + sizeof(".global");
+				e->classname = mg_xrealloc(NULL, len);
+				snprintf(e->classname, len, "%s.global", prog);
+				e->name = report_strdup(e->t->name ? e->t->name : "");
+			} else {
+				split_name(e->s, e->t->name ? e->t->name : "", &e->classname,
+				           &e->name);
+			}
+		}
+	qsort(v, n, sizeof(*v), fw_by_class);
+	for (size_t i = 0; i < n; i++)
+		v[i].first =
+		    i && !strcmp(v[i].classname, v[i - 1].classname) ? v[i - 1].first : v[i].idx;
+	qsort(v, n, sizeof(*v), fw_by_first);
+	return v;
+}
+
+static void fw_free(fw_test *v, size_t n)
+{
+	for (size_t i = 0; v && i < n; i++) {
+		free(v[i].classname);
+		free(v[i].name);
+	}
+	free(v);
+}
+
+int junit_framework_write(const report *r, FILE *f, junit_framework fw, const char *prog,
+                          mg_err *err)
+{
+	size_t n;
+	fw_test *v = fw_collect(r, fw, prog, &n);
+	if (!v)
+		return mg_err_set(err, MG_ERROR, "junit: out of memory");
+	int rc = 0;
+	xmlOutputBufferPtr out = xmlOutputBufferCreateFile(f, NULL);
+	junit_w j = {.w = out ? xmlNewTextWriter(out) : NULL, .failed = 0};
+	if (!j.w) {
+		if (out)
+			xmlOutputBufferClose(out);
+		rc = mg_err_set(err, MG_ERROR, "junit: cannot create the XML writer");
+		goto done;
+	}
+	xmlTextWriterSetIndent(j.w, 1);
+	xmlTextWriterSetIndentString(j.w, X("  "));
+	char timestamp[32];
+	if (report_format_time(timestamp, sizeof(timestamp), r->start_time, "%Y-%m-%dT%H:%M:%S") <
+	    0)
+		snprintf(timestamp, sizeof(timestamp), "1970-01-01T00:00:00");
+	uint64_t c[5];
+	j.failed |= xmlTextWriterStartDocument(j.w, "1.0", "UTF-8", NULL) < 0;
+	start(&j, "testsuites");
+	if (fw == JUNIT_GTEST) {
+		fw_counts(v, 0, n, c);
+		attr_u64(&j, "tests", c[0]);
+		attr_u64(&j, "failures", c[1]);
+		attr_u64(&j, "disabled", c[3]);
+		attr_u64(&j, "errors", c[2]);
+		attr_time(&j, "time", r->wall);
+		attr(&j, "timestamp", timestamp);
+		attr(&j, "name", "AllTests");
+	}
+	for (size_t i = 0; i < n;) {
+		size_t e = i + 1;
+		while (e < n && v[e].first == v[i].first)
+			e++;
+		fw_counts(v, i, e, c);
+		start(&j, "testsuite");
+		if (fw == JUNIT_CATCH2) {
+			attr(&j, "name", prog);
+			attr_u64(&j, "errors", c[2]);
+			attr_u64(&j, "failures", c[1]);
+			attr_u64(&j, "tests", c[0]);
+			attr(&j, "hostname", "tbd");
+			attr_time(&j, "time", fw_time(v, i, e));
+			attr(&j, "timestamp", timestamp);
+		} else {
+			attr(&j, "name", v[i].classname);
+			attr_u64(&j, "tests", c[0]);
+			attr_u64(&j, "failures", c[1]);
+			attr_u64(&j, "disabled", c[3]);
+			attr_u64(&j, "skipped", c[4]);
+			attr_u64(&j, "errors", c[2]);
+			attr_time(&j, "time", fw_time(v, i, e));
+			attr(&j, "timestamp", timestamp);
+		}
+		for (size_t t = i; t < e; t++)
+			fw_testcase(&j, fw, &v[t], timestamp);
+		if (fw == JUNIT_CATCH2) {
+			start(&j, "system-out");
+			end(&j);
+			start(&j, "system-err");
+			end(&j);
+		}
+		end(&j);
+		i = e;
+	}
+	end(&j);
+	j.failed |= xmlTextWriterEndDocument(j.w) < 0;
+	xmlFreeTextWriter(j.w);
+	if (j.failed || ferror(f))
+		rc = mg_err_set(err, MG_ERROR, "junit: writing the XML failed");
+done:
+	fw_free(v, n);
+	return rc;
+}
+
+/* GoogleTest's "0.001s". */
+static json_t *gt_seconds(double seconds)
+{
+	char buf[32];
+	snprintf(buf, sizeof(buf), "%.3fs", isfinite(seconds) && seconds > 0 ? seconds : 0.0);
+	return json_string(buf);
+}
+
+/* Any bytes, as valid UTF-8 text (NULL: ""). */
+static json_t *gt_text(const char *s)
+{
+	char *clean = adapters_clean(s ? s : "", 0, ADAPTERS_XML, NULL);
+	json_t *j = json_string(clean);
+	free(clean);
+	return j;
+}
+
+static void gt_counts(json_t *o, const fw_test *v, size_t from, size_t to)
+{
+	uint64_t c[5];
+	fw_counts(v, from, to, c);
+	json_object_set_new(o, "tests", json_integer((json_int_t)c[0]));
+	json_object_set_new(o, "failures", json_integer((json_int_t)c[1]));
+	json_object_set_new(o, "disabled", json_integer((json_int_t)c[3]));
+	json_object_set_new(o, "errors", json_integer((json_int_t)c[2]));
+}
+
+static json_t *gt_testcase(const fw_test *f, const char *timestamp)
+{
+	const report_test *t = f->t;
+	int disabled = fw_disabled(f);
+	const char *what = fw_outcome(f);
+	const char *result = disabled                  ? "SUPPRESSED"
+	                     : !what                   ? "COMPLETED"
+	                     : t->state == TEST_SKIP   ? "SKIPPED"
+	                     : t->state == TEST_NOTRUN ? "SUPPRESSED"
+	                                               : "COMPLETED";
+	json_t *o = json_object();
+	json_object_set_new(o, "name", gt_text(f->name));
+	json_object_set_new(o, "status", json_string(disabled ? "NOTRUN" : "RUN"));
+	json_object_set_new(o, "result", json_string(result));
+	json_object_set_new(o, "timestamp", json_string(timestamp));
+	json_object_set_new(o, "time", gt_seconds(t->duration));
+	json_object_set_new(o, "classname", gt_text(f->classname));
+	if (!disabled && what && strcmp(what, "skipped") != 0) {
+		json_t *fail = json_object(), *list = json_array();
+		json_object_set_new(fail, "failure", gt_text(t->message));
+		json_object_set_new(fail, "type",
+		                    json_string(error_type(t->state) ? error_type(t->state) : ""));
+		json_array_append_new(list, fail);
+		json_object_set_new(o, "failures", list);
+	}
+	return o;
+}
+
+int junit_framework_json_write(const report *r, FILE *f, const char *prog, mg_err *err)
+{
+	size_t n;
+	fw_test *v = fw_collect(r, JUNIT_GTEST, prog, &n);
+	if (!v)
+		return mg_err_set(err, MG_ERROR, "json: out of memory");
+	char timestamp[32];
+	if (report_format_time(timestamp, sizeof(timestamp), r->start_time, "%Y-%m-%dT%H:%M:%SZ") <
+	    0)
+		snprintf(timestamp, sizeof(timestamp), "1970-01-01T00:00:00Z");
+	json_t *root = json_object(), *suites = json_array();
+	gt_counts(root, v, 0, n);
+	json_object_set_new(root, "timestamp", json_string(timestamp));
+	json_object_set_new(root, "time", gt_seconds(r->wall));
+	json_object_set_new(root, "name", json_string("AllTests"));
+	for (size_t i = 0; i < n;) {
+		size_t e = i + 1;
+		while (e < n && v[e].first == v[i].first)
+			e++;
+		json_t *suite = json_object(), *tests = json_array();
+		json_object_set_new(suite, "name", gt_text(v[i].classname));
+		gt_counts(suite, v, i, e);
+		json_object_set_new(suite, "timestamp", json_string(timestamp));
+		json_object_set_new(suite, "time", gt_seconds(fw_time(v, i, e)));
+		for (size_t t = i; t < e; t++)
+			json_array_append_new(tests, gt_testcase(&v[t], timestamp));
+		json_object_set_new(suite, "testsuite", tests);
+		json_array_append_new(suites, suite);
+		i = e;
+	}
+	json_object_set_new(root, "testsuites", suites);
+	int bad = json_dumpf(root, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER) < 0 ||
+	          fputc('\n', f) == EOF || ferror(f);
+	json_decref(root);
+	fw_free(v, n);
+	return bad ? mg_err_set(err, MG_ERROR, "json: writing failed") : 0;
+}
+
+int junit_framework_render(const report *r, const char *path, junit_framework fw, const char *prog,
+                           mg_err *err)
+{
+	adapters_out o;
+	int rc = adapters_out_open(&o, path, err);
+	if (rc)
+		return rc;
+	rc = fw == JUNIT_GTEST_JSON ? junit_framework_json_write(r, o.f, prog, err)
+	                            : junit_framework_write(r, o.f, fw, prog, err);
+	int crc = adapters_out_close(&o, rc == 0, err);
+	return rc ? rc : crc;
 }
 
 /* path NULL: memguard-junit.xml in the current directory. */

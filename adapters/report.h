@@ -125,6 +125,10 @@ typedef struct report_test {
 /* The mark of a test whose first attempt failed near the memory ceiling
  * (report_test.near_ceiling), as every output words it. */
 #define REPORT_NEAR_CEILING "failed near the memory ceiling"
+/* The skip message of a GoogleTest test its global environment's set-up
+ * skipped (the gtest driver's): GoogleTest's own XML says it completed,
+ * and so does the file written in its shape (junit_framework_render). */
+#define REPORT_ENV_SKIPPED "skipped by a global environment's set-up (GoogleTest counts it passed)"
 
 /* The most attempts a test records and a report may hold. */
 #define REPORT_MAX_ATTEMPTS 15u

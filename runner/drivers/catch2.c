@@ -75,8 +75,9 @@ int catch2_args(char **cmd, int ncmd, char **out, int listing, int v3)
 	for (int i = 1; i < ncmd; i++) {
 		const char *a = cmd[i];
 		int valued = c2_in(c2_valued, a) && i + 1 < ncmd;
-		if (c2_in(c2_ours, a) || !strcmp(a, "-s") || !strcmp(a, "--success") ||
-		    !strncmp(a, "--list", 6) || !strcmp(a, "-l") || !strcmp(a, "-t")) {
+		if (c2_in(c2_ours, a) || catch2_is_output_opt(a) || !strcmp(a, "-s") ||
+		    !strcmp(a, "--success") || !strncmp(a, "--list", 6) || !strcmp(a, "-l") ||
+		    !strcmp(a, "-t")) {
 			i += valued;
 			continue;
 		}

@@ -134,10 +134,15 @@ void driver_fail_fast_of(driver_fail_fast *out, driver_kind k, char *const *argv
 {
 	out->limit = 0;
 	out->opt[0] = 0;
-	if (k == DRIVER_GTEST)
-		gtest_fail_fast(out, argv, argc);
-	else if (k == DRIVER_CATCH2)
+	if (k == DRIVER_GTEST) {
+		gtest_cmd c; /* its flag files' flags count where they are */
+		if (gtest_cmd_expand(&c, argv, argc) == 0) {
+			gtest_fail_fast(out, c.argv, c.argc);
+			gtest_cmd_free(&c);
+		}
+	} else if (k == DRIVER_CATCH2) {
 		catch2_fail_fast(out, argv, argc);
+	}
 }
 
 void driver_fail_fast_why(const driver_fail_fast *ff, driver_kind k, char *out, size_t n)

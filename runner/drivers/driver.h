@@ -109,6 +109,50 @@ typedef struct driver_fail_fast {
  * another driver. */
 void driver_fail_fast_of(driver_fail_fast *out, driver_kind k, char *const *argv, int argc);
 
+/*
+ * A GoogleTest command with each --gtest_flagfile=F in it replaced by F's
+ * lines, as GoogleTest loads it (in place: a flag after it wins, one
+ * before it loses); a file that cannot be read, or has a line that is no
+ * GoogleTest flag, stays as given (GoogleTest then fails, or prints its
+ * help, as in a direct run). argv[0] and the user's words are shared with
+ * the command given; the rest is owned (gtest_cmd_free). -1 out of memory.
+ */
+typedef struct gtest_cmd {
+	char **argv; /* NULL-terminated */
+	int argc;
+	char **texts; /* the flag files read */
+	int ntexts;
+} gtest_cmd;
+int gtest_cmd_expand(gtest_cmd *out, char *const *argv, int argc);
+void gtest_cmd_free(gtest_cmd *c);
+/* c without its --gtest_output= words (memguard writes that file). */
+void gtest_cmd_drop_output(gtest_cmd *c);
+
+/*
+ * The report file the user asked the framework for, which every program of
+ * a run (lanes, recycles) would write over: GoogleTest's --gtest_output
+ * (the last given, flag files read; else GTEST_OUTPUT) "xml[:PATH]" (PATH
+ * as GoogleTest makes it, DIR/ as DIR/PROGRAM.xml or the first free
+ * PROGRAM_N.xml) or "json[:PATH]"; Catch2's -r junit -o FILE (also
+ * --reporter, --out, "-r=junit"). The shims keep it from the program; the
+ * runner writes the whole run's there.
+ */
+typedef enum driver_output_form {
+	DRIVER_OUTPUT_NONE,
+	DRIVER_OUTPUT_GTEST_XML,
+	DRIVER_OUTPUT_CATCH2_JUNIT,
+	DRIVER_OUTPUT_GTEST_JSON,
+	DRIVER_OUTPUT_UNWRITTEN, /* Catch2's other reporters' -o FILE: said, not written */
+} driver_output_form;
+typedef struct driver_output {
+	driver_output_form form;
+	char path[4096];
+	char opt[256]; /* as the user gave it, for messages */
+} driver_output;
+void driver_output_of(driver_output *out, driver_kind k, char *const *argv, int argc);
+/* 1 for Catch2's "-o=F", "--out:F", "-r=X", "--reporter:X" (one word). */
+int catch2_is_output_opt(const char *a);
+
 /* The message of a test not run for it, in out: "not run: Catch2 aborted
  * the run after its failures, as -x 2 asks". */
 void driver_fail_fast_why(const driver_fail_fast *ff, driver_kind k, char *out, size_t n);

@@ -29,6 +29,8 @@
 #include "gtest_driver.h"
 #include "mg_contract.h"
 #include "mg_elf.h"
+#include "mg_exit.h"
+#include "report.h"
 #include "spawn.h"
 
 /* The probe pipe's size (best effort). */
@@ -694,7 +696,7 @@ static void g_result(shim *s, gtest *g, mg_msg_kind kind, const char *msg, size_
  * when V starts with 0, f or F), the last one given winning over the
  * environment (GTEST_FAIL_FAST: anything but "0"; Bazel's
  * TESTBRIDGE_TEST_RUNNER_FAIL_FAST: "1"), as gtest.cc's ParseFlag and
- * BoolFromGTestEnv do. Its --gtest_flagfile is not read. */
+ * BoolFromGTestEnv do. cmd has its flag files read in place (gtest_cmd_expand). */
 void gtest_fail_fast(driver_fail_fast *out, char *const *cmd, int ncmd)
 {
 	static const char flag[] = "--gtest_fail_fast";
@@ -771,8 +773,7 @@ static void not_run(shim *s, gtest *g, const char *why)
 	static const char disabled[] = "disabled (GoogleTest runs it with "
 	                               "--gtest_also_run_disabled_tests)";
 	shim_start(s);
-	static const char env[] = "skipped by a global environment's set-up (GoogleTest counts "
-	                          "it passed)";
+	static const char env[] = REPORT_ENV_SKIPPED;
 	if (gtest_framework_skips(g, name, n)) {
 		g_result(s, g, MG_MSG_SKIP, disabled, sizeof(disabled) - 1);
 		return;
@@ -1311,7 +1312,21 @@ int gtest_run(const shim_args *a, int catch2, int catch2_v3)
 	const char *left = getenv(MG_ENV_FAIL_LEFT);
 	if (left && *left >= '1' && *left <= '9')
 		g.fail_left = (unsigned)strtoul(left, NULL, 10);
-	return shim_main(catch2 ? &c2_ops : &ops, &g, a->cmd, a->ncmd);
+	if (catch2)
+		return shim_main(&c2_ops, &g, a->cmd, a->ncmd);
+	/* the program runs its flag files' flags where they are, as it would,
+	 * so that its filter is the user's, and ours after it wins; its report
+	 * file is the runner's to write, for the whole run (driver_output_of) */
+	gtest_cmd c;
+	if (gtest_cmd_expand(&c, a->cmd, a->ncmd) < 0) {
+		fprintf(stderr, "memguard __driver: out of memory\n");
+		return MG_EXIT_INFRA;
+	}
+	gtest_cmd_drop_output(&c);
+	unsetenv("GTEST_OUTPUT");
+	int rc = shim_main(&ops, &g, c.argv, c.argc);
+	gtest_cmd_free(&c);
+	return rc;
 }
 
 int gtest_main(const shim_args *a)

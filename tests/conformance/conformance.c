@@ -3,7 +3,9 @@
  * tests, built from Debian's sources), run directly and under memguard:
  * per test, the state memguard reports must be the framework's own (from
  * its --gtest_output=xml), and the two exit codes must agree (0 and 0, or
- * a failure and 1 or 3). Prints each disagreement; exits 1 on any.
+ * a failure and 1 or 3); under gtest the run is given --gtest_output=xml
+ * too, and the file memguard writes must hold each test GoogleTest's own
+ * holds, in its state. Prints each disagreement; exits 1 on any.
  *
  *   conformance gtest PROGRAM LANES [RECYCLE_VA]   the gtest driver
  *   conformance catch2 PROGRAM LANES RECYCLE_VA|0 [SPEC...]   the catch2
@@ -285,6 +287,40 @@ static int exit_code(int st)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
+/* The file memguard wrote for the run's --gtest_output=xml (path): every
+ * test of GoogleTest's own file (want) in it with GoogleTest's state (its
+ * suite-level and global entries, named "." there, left out). */
+static void user_xml_agrees(const char *prog, const char *path)
+{
+	expect *direct = want;
+	size_t ndirect = nwant, capdirect = capwant;
+	want = NULL;
+	nwant = capwant = 0;
+	if (load_gtest_xml(path) < 0)
+		disagree(prog, "memguard wrote no --gtest_output file %s%s%s", path, "", "");
+	for (size_t i = 0; i < ndirect; i++) {
+		const char *dot = strchr(direct[i].name, '.');
+		if (!dot || dot == direct[i].name || !dot[1] || direct[i].name[0] == '<')
+			continue;
+		size_t k;
+		for (k = 0; k < nwant && strcmp(want[k].name, direct[i].name); k++)
+			;
+		if (k == nwant)
+			disagree(prog, "'%s' is not in memguard's --gtest_output file%s%s",
+			         direct[i].name, "", "");
+		else if (strcmp(want[k].state, direct[i].state))
+			disagree(prog,
+			         "'%s': memguard's --gtest_output file says %s, GoogleTest's %s",
+			         direct[i].name, want[k].state, direct[i].state);
+	}
+	for (size_t k = 0; k < nwant; k++)
+		free(want[k].name);
+	free(want);
+	want = direct;
+	nwant = ndirect;
+	capwant = capdirect;
+}
+
 static void codes_agree(const char *prog, int direct, int under)
 {
 	char a[32], b[32];
@@ -332,16 +368,21 @@ int main(int argc, char **argv)
 			snprintf(recycle, sizeof(recycle), "va=%s", argv[4]);
 		char *mg[16] = {MEMGUARD_BIN, "run",   "-j",       argv[3],
 		                "--driver",   "gtest", "--report", "report.json"};
+		char user[4200], user_opt[4300];
 		int k = 8;
+		snprintf(user, sizeof(user), "%s/memguard.xml", dir);
+		snprintf(user_opt, sizeof(user_opt), "--gtest_output=xml:%s", user);
 		if (argc > 4) {
 			mg[k++] = "--recycle-at";
 			mg[k++] = recycle;
 		}
 		mg[k++] = "--";
 		mg[k++] = argv[2];
+		mg[k++] = user_opt; /* the user's own XML file: memguard's, whole */
 		mg[k] = NULL;
 		int code = exit_code(run(mg, dir, "memguard"));
 		codes_agree(prog, direct_code, code);
+		user_xml_agrees(prog, user);
 		report = load_report(dir);
 	} else if (!strcmp(argv[1], "catch2")) {
 		catch2_mode = 1;

@@ -1,0 +1,239 @@
+/*
+ * user_flags.c - the user's own framework flags as the framework reads them,
+ * for the runner and the shims alike: GoogleTest's --gtest_flagfile (its
+ * lines in place of it, as gtest.cc loads it), and the file the user asked
+ * the framework to write its report to (--gtest_output, GTEST_OUTPUT;
+ * Catch2's -r junit -o FILE), which memguard writes for the whole run.
+ * Reads a flag file; never writes.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "driver.h"
+
+#define FLAGFILE_OPT "--gtest_flagfile="
+#define OUTPUT_OPT   "--gtest_output="
+#define FLAGFILE_MAX (1024 * 1024)
+
+/* The whole of path, NUL-terminated; NULL when it cannot be read. */
+static char *read_text(const char *path)
+{
+	FILE *f = fopen(path, "re");
+	char *buf = NULL;
+	size_t len = 0;
+	if (!f)
+		return NULL;
+	buf = malloc(FLAGFILE_MAX + 1);
+	if (buf)
+		len = fread(buf, 1, FLAGFILE_MAX + 1, f);
+	if (!buf || ferror(f) || len > FLAGFILE_MAX) {
+		free(buf);
+		buf = NULL;
+	} else {
+		buf[len] = 0;
+	}
+	fclose(f);
+	return buf;
+}
+
+/* text's lines, as gtest.cc's LoadFlagsFromFile takes them (split at '\n'
+ * only, empty ones left out), cut in place; their count, or -1 when one is
+ * no GoogleTest flag (GoogleTest then prints its help and runs nothing:
+ * the argument stays as it is, for the program to do the same). */
+static int flag_lines(char *text, char **out)
+{
+	int n = 0;
+	for (char *p = text; *p;) {
+		char *nl = strchr(p, '\n');
+		if (nl)
+			*nl = 0;
+		if (*p) {
+			if (strncmp(p, "--gtest_", 8) || !strncmp(p, "--gtest_flagfile", 16))
+				return -1;
+			if (out)
+				out[n] = p;
+			n++;
+		}
+		if (!nl)
+			break;
+		p = nl + 1;
+	}
+	return n;
+}
+
+int gtest_cmd_expand(gtest_cmd *out, char *const *argv, int argc)
+{
+	memset(out, 0, sizeof(*out));
+	int cap = argc + 1;
+	out->argv = calloc((size_t)cap, sizeof(char *));
+	out->texts = calloc((size_t)argc + 1, sizeof(char *));
+	if (!out->argv || !out->texts)
+		goto fail;
+	for (int i = 0; i < argc; i++) {
+		const char *a = argv[i];
+		char *text = NULL;
+		int n = -1;
+		if (i > 0 && !strncmp(a, FLAGFILE_OPT, sizeof(FLAGFILE_OPT) - 1) &&
+		    (text = read_text(a + sizeof(FLAGFILE_OPT) - 1)) != NULL) {
+			char *copy = strdup(text);
+			n = copy ? flag_lines(copy, NULL) : -1;
+			free(copy);
+		}
+		if (n < 0) { /* not a flag file, or one GoogleTest refuses: as given */
+			free(text);
+			out->argv[out->argc++] = argv[i];
+			continue;
+		}
+		out->texts[out->ntexts++] = text;
+		if (n > 1) {
+			char **more = realloc(out->argv, (size_t)(cap + n - 1) * sizeof(char *));
+			if (!more)
+				goto fail;
+			out->argv = more;
+			cap += n - 1;
+		}
+		out->argc += flag_lines(text, out->argv + out->argc);
+	}
+	out->argv[out->argc] = NULL;
+	return 0;
+fail:
+	gtest_cmd_free(out);
+	return -1;
+}
+
+void gtest_cmd_free(gtest_cmd *c)
+{
+	for (int i = 0; i < c->ntexts; i++)
+		free(c->texts[i]);
+	free(c->texts);
+	free(c->argv);
+	memset(c, 0, sizeof(*c));
+}
+
+void gtest_cmd_drop_output(gtest_cmd *c)
+{
+	int k = 1;
+	for (int i = 1; i < c->argc; i++)
+		if (strncmp(c->argv[i], OUTPUT_OPT, sizeof(OUTPUT_OPT) - 1))
+			c->argv[k++] = c->argv[i];
+	if (c->argc)
+		c->argc = k;
+	if (c->argv)
+		c->argv[c->argc] = NULL;
+}
+
+/* The last name in base (a path), for GoogleTest's DIR/NAME.xml. */
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	return slash ? slash + 1 : path;
+}
+
+/* GoogleTest's output setting (gtest.cc's UnitTestOptions::GetOutputFormat
+ * and GetAbsolutePathToOutputFile): "xml" or "json" before the first ':',
+ * the path after it ("test_detail.xml" when there is no ':'); a path ending
+ * in '/' (or none after the ':': the working directory) is a directory: PROGRAM.xml in it, or
+ * PROGRAM_N.xml for the first N that does not exist. */
+static void gtest_output(driver_output *out, const char *prog, const char *value)
+{
+	const char *colon = strchr(value, ':');
+	size_t flen = colon ? (size_t)(colon - value) : strlen(value);
+	snprintf(out->opt, sizeof(out->opt), "%s", value);
+	if (flen == 3 && !memcmp(value, "xml", 3))
+		out->form = DRIVER_OUTPUT_GTEST_XML;
+	else if (flen == 4 && !memcmp(value, "json", 4))
+		out->form = DRIVER_OUTPUT_GTEST_JSON;
+	else
+		return; /* GoogleTest writes nothing for another format */
+	if (!colon) {
+		snprintf(out->path, sizeof(out->path), "test_detail.%s",
+		         out->form == DRIVER_OUTPUT_GTEST_XML ? "xml" : "json");
+		return;
+	}
+	const char *path = colon[1] ? colon + 1 : "./"; /* "xml:": the directory it runs in */
+	if (path[strlen(path) - 1] != '/') {
+		snprintf(out->path, sizeof(out->path), "%s", path);
+		return;
+	}
+	const char *ext = out->form == DRIVER_OUTPUT_GTEST_XML ? "xml" : "json";
+	for (int n = 0; n < 100000; n++) {
+		FILE *f;
+		if (n == 0)
+			snprintf(out->path, sizeof(out->path), "%s%s.%s", path, base_name(prog),
+			         ext);
+		else
+			snprintf(out->path, sizeof(out->path), "%s%s_%d.%s", path, base_name(prog),
+			         n, ext);
+		if ((f = fopen(out->path, "re")) == NULL)
+			break;
+		fclose(f);
+	}
+}
+
+/* Catch2 (Clara): "-r X", "-r=X", "-r:X" ("--reporter" alike); the value
+ * of option a (short, long) at argv[*i], moving *i past it; NULL when a is
+ * not that option. */
+static const char *c2_value(char *const *argv, int argc, int *i, const char *shrt, const char *lng)
+{
+	const char *a = argv[*i];
+	const char *names[] = {shrt, lng};
+	for (int k = 0; k < 2; k++) {
+		size_t n = strlen(names[k]);
+		if (strncmp(a, names[k], n))
+			continue;
+		if (!a[n] && *i + 1 < argc)
+			return argv[++*i];
+		if (a[n] == '=' || a[n] == ':' || a[n] == ' ')
+			return a + n + 1;
+	}
+	return NULL;
+}
+
+void driver_output_of(driver_output *out, driver_kind k, char *const *argv, int argc)
+{
+	memset(out, 0, sizeof(*out));
+	if (k == DRIVER_GTEST) {
+		gtest_cmd c;
+		const char *value = getenv("GTEST_OUTPUT");
+		if (gtest_cmd_expand(&c, argv, argc) < 0)
+			return;
+		for (int i = 1; i < c.argc; i++)
+			if (!strncmp(c.argv[i], OUTPUT_OPT, sizeof(OUTPUT_OPT) - 1))
+				value = c.argv[i] + sizeof(OUTPUT_OPT) - 1;
+		if (value && *value)
+			gtest_output(out, argv[0], value);
+		gtest_cmd_free(&c);
+		return;
+	}
+	if (k != DRIVER_CATCH2)
+		return;
+	const char *reporter = NULL, *path = NULL, *v;
+	for (int i = 1; i < argc; i++) {
+		if ((v = c2_value(argv, argc, &i, "-r", "--reporter")) != NULL)
+			reporter = v;
+		else if ((v = c2_value(argv, argc, &i, "-o", "--out")) != NULL)
+			path = v;
+	}
+	if (reporter && !strcmp(reporter, "junit") && path && *path) {
+		out->form = DRIVER_OUTPUT_CATCH2_JUNIT;
+		snprintf(out->path, sizeof(out->path), "%s", path);
+		snprintf(out->opt, sizeof(out->opt), "-r junit -o %.200s", path);
+	} else if (path && *path) {
+		out->form = DRIVER_OUTPUT_UNWRITTEN;
+		snprintf(out->path, sizeof(out->path), "%s", path);
+		snprintf(out->opt, sizeof(out->opt), "-r %.40s -o %.200s",
+		         reporter ? reporter : "console", path);
+	}
+}
+
+int catch2_is_output_opt(const char *a)
+{
+	static const char *const opts[] = {"-o", "--out", "-r", "--reporter"};
+	for (size_t k = 0; k < sizeof(opts) / sizeof(opts[0]); k++) {
+		size_t n = strlen(opts[k]);
+		if (!strncmp(a, opts[k], n) && (a[n] == '=' || a[n] == ':' || a[n] == ' '))
+			return 1;
+	}
+	return 0;
+}
