@@ -39,13 +39,14 @@ typedef struct sname {
 } sname;
 
 typedef struct gtest {
-	int catch2;        /* a Catch2 program (catch2_main) */
-	int catch2_v3;     /* ... without v2's --list-test-names-only */
-	int c2_ok;         /* the running test case's OverallResult success */
-	int c2_skipped;    /* ... its skips (v3's SKIP()) */
-	int c2_unskipped;  /* this program ended a test case that was not skipped */
-	int c2_fatal;      /* ... it hit a FatalErrorCondition (a signal Catch2 caught) */
-	char c2_enc[4096]; /* its name as the XML has it (the probe's end line) */
+	int catch2;           /* a Catch2 program (catch2_main) */
+	int catch2_v3;        /* ... without v2's --list-test-names-only */
+	int c2_ok;            /* the running test case's OverallResult success */
+	int c2_skipped;       /* ... its skips (v3's SKIP()) */
+	int c2_assert_failed; /* ... an assertion of it failed (maybe as expected) */
+	int c2_unskipped;     /* this program ended a test case that was not skipped */
+	int c2_fatal;         /* ... it hit a FatalErrorCondition (a signal Catch2 caught) */
+	char c2_enc[4096];    /* its name as the XML has it (the probe's end line) */
 	/* the program aborted its run as the user's -a/-x asked (catch2_aborted):
 	 * why the tests it and this shim's later programs do not run are skip */
 	char c2_abort[160];
