@@ -451,6 +451,7 @@ int run_main(int argc, char **argv, const run_hooks *hooks)
 	record_stream_flush(&c);
 	progress_end(c.prog);
 	listing_custom(&c, 1, &err); /* a failing one is an entry of its own */
+	listing_all_skipped(&c);
 
 	record_finish(&c);
 	code = policy_exit_code(&c);

@@ -603,6 +603,10 @@ int listing_handoff(const run_ctx *c, const name_list *nl);
 /* 1 when the gtest/catch2 program is an ASan build (__asan_init in it):
  * scans the whole executable, once a run. 0 for other drivers. */
 int listing_asan(const run_ctx *c);
+/* catch2: a Catch2 v3 program whose every test of the run was skipped
+ * exits 4 directly (a failure): the entry <program exit>, fail, that says
+ * so. Nothing for v2 (exit 0 then) and every other driver. */
+void listing_all_skipped(run_ctx *c);
 void listing_explain(const run_ctx *c, const mg_err *err);
 /* ctest: CTestCustom.cmake's pre-test commands (post 0: before the listing;
  * one that fails runs no test: MG_EXIT_FAILED, as ctest's exit 8, or

@@ -21,9 +21,11 @@
  */
 #define GTEST_MARKER "gtest_list_tests"
 
-/* Catch2 v2 and v3 carry their command line's help text; this option name
- * is Catch2's own. */
-#define CATCH2_MARKER "list-test-names-only"
+/* Catch2 carries its command line's help text: v2 this option name of its
+ * own, v3 (which has no such option) the line its -? starts with ("NAME is
+ * a Catch2 v3.7.1 host application."; v2 says "a Catch v2..."). */
+#define CATCH2_MARKER    "list-test-names-only"
+#define CATCH2_V3_MARKER " is a Catch2 v"
 
 static const char *const names[] = {"native", "gtest", "exec", "wrap", "ctest", "catch2", "pytest"};
 
@@ -67,7 +69,8 @@ driver_kind driver_detect(const char *path, char *note, size_t size)
 		return DRIVER_NATIVE;
 	if (elf_contains(path, GTEST_MARKER, NULL) == 1)
 		return DRIVER_GTEST;
-	if (elf_contains(path, CATCH2_MARKER, NULL) == 1)
+	if (elf_contains(path, CATCH2_MARKER, NULL) == 1 ||
+	    elf_contains(path, CATCH2_V3_MARKER, NULL) == 1)
 		return DRIVER_CATCH2;
 	snprintf(note, size,
 	         "%s does not carry the memguard host library: running it whole with "
@@ -101,11 +104,20 @@ static const char *detected_what(driver_kind k)
 	                              "or exec)";
 }
 
-/* 1 when path is an ELF file carrying marker. */
-static int elf_marked(const char *path, const char *marker)
+/* 1 when path carries the markers of a k program (Catch2: v2's or v3's). */
+static int driver_marked(driver_kind k, const char *path)
+{
+	if (k == DRIVER_GTEST)
+		return elf_contains(path, GTEST_MARKER, NULL) == 1;
+	return elf_contains(path, CATCH2_MARKER, NULL) == 1 ||
+	       elf_contains(path, CATCH2_V3_MARKER, NULL) == 1;
+}
+
+/* 1 when path is an ELF file carrying a k program's markers. */
+static int elf_marked(driver_kind k, const char *path)
 {
 	mg_arch arch;
-	return elf_arch(&arch, path, NULL) == 0 && elf_contains(path, marker, NULL) == 1;
+	return elf_arch(&arch, path, NULL) == 0 && driver_marked(k, path);
 }
 
 int driver_check(driver_kind k, const char *path, char *const argv[], mg_err *err)
@@ -117,13 +129,12 @@ int driver_check(driver_kind k, const char *path, char *const argv[], mg_err *er
 	/* a script (or anything not an ELF) may start either: it cannot be told */
 	if (elf_arch(&arch, path, NULL) < 0)
 		return 0;
-	const char *marker = k == DRIVER_GTEST ? GTEST_MARKER : CATCH2_MARKER;
-	if (elf_contains(path, marker, NULL) == 1)
+	if (driver_marked(k, path))
 		return 0;
 	/* a wrapper (env, taskset, valgrind) that starts the program it names */
 	driver_kind is = driver_detect(path, note, sizeof(note));
 	for (int i = 1; is == DRIVER_WRAP && argv && argv[i]; i++)
-		if (spawn_resolve(arg, sizeof(arg), argv[i], NULL) == 0 && elf_marked(arg, marker))
+		if (spawn_resolve(arg, sizeof(arg), argv[i], NULL) == 0 && elf_marked(k, arg))
 			return 0;
 	return mg_err_set(err, MG_EINVAL, "--driver %s: '%s' is %s", driver_name(k), path,
 	                  detected_what(is));
@@ -195,4 +206,11 @@ int driver_main(int argc, char **argv)
 	       : k == DRIVER_CATCH2 ? catch2_main(&a)
 	       : k == DRIVER_PYTEST ? pytest_main(&a)
 	                            : wrap_main(&a);
+}
+
+int driver_catch2_v3(const char *cmd)
+{
+	char path[4096];
+	return !(spawn_resolve(path, sizeof(path), cmd, NULL) == 0 &&
+	         elf_contains(path, CATCH2_MARKER, NULL) == 1);
 }

@@ -78,6 +78,11 @@ int driver_check_args(driver_kind k, char *const *argv, int argc, mg_err *err);
  */
 int driver_check(driver_kind k, const char *path, char *const argv[], mg_err *err);
 
+/* 1 when the command cmd (resolved on PATH) is a Catch2 v3 program: one
+ * without v2's --list-test-names-only (its names are listed by
+ * --list-tests -v quiet; it exits 4 when every test it ran was skipped). */
+int driver_catch2_v3(const char *cmd);
+
 /*
  * The user's fail-fast for a gtest or catch2 program: Catch2's -a/--abort
  * (1) or -x/--abortx N (the last one given), GoogleTest's
