@@ -415,6 +415,38 @@ static const char *c2_queued_as(shim *s, gtest *g, const char *name, size_t *n)
 	return name;
 }
 
+/* A line of a test case whose name the batch has answered already
+ * (gtest_dup_run): its failure is the entry "NAME#nth", fail (its XML the
+ * message); passed or skipped, nothing but that it ran. */
+static void c2_dup_line(shim *s, gtest *g, const char *p, size_t n)
+{
+	if (n >= 30 && !memcmp(p, "<OverallResult success=\"", 24)) {
+		g->c2_ok = !memcmp(p + 24, "true\"", 5);
+		const char *sk = memmem(p, n, " skips=\"", 8);
+		g->c2_unskipped |= !g->c2_ok || !sk || sk[8] == '0';
+		return;
+	}
+	if (n < 11 || memcmp(p, "</TestCase>", 11)) {
+		if (n && *p == '<' && n + 1 < sizeof(g->text) - g->text_len) {
+			memcpy(g->text + g->text_len, p, n);
+			g->text_len += n;
+			g->text[g->text_len++] = '\n';
+		}
+		return;
+	}
+	if (!g->c2_ok) {
+		char entry[1100];
+		int en =
+		    snprintf(entry, sizeof(entry), "%.*s#%u", (int)g->dup_len, g->dup, g->dup_nth);
+		shim_extra(s, MG_MSG_FAIL, entry, (size_t)en, g->text, g->text_len);
+		g->failed_any = 1;
+	}
+	g->dup_running = 0;
+	g->text_len = 0;
+	g->fig_pending = 0; /* its end's figures: no test's of ours */
+	g->fig_why[0] = 0;
+}
+
 /* Catch2's XML reporter, a line at a time: a test case's start tag, its
  * OverallResult, its end tag; inside a test case the rest is kept for a
  * failure's message, and text that is not XML (the program's own printf
@@ -470,7 +502,15 @@ void catch2_line(shim *s, gtest *g, char *line, size_t len)
 		g->c2_assert_failed = 0;
 		g->c2_fatal = 0;
 		const char *qname = c2_queued_as(s, g, name, &dn);
+		if (!shim_head_started(s) && gtest_dup_run(s, g, qname, dn)) {
+			g->text_len = 0;
+			return;
+		}
 		gtest_on_run(s, g, qname, dn);
+		return;
+	}
+	if (g->dup_running) {
+		c2_dup_line(s, g, p, n);
 		return;
 	}
 	if (!shim_head_started(s)) {

@@ -1093,10 +1093,7 @@ static int in_batch(shim *s, gtest *g, const char *name, size_t n)
 	return 0;
 }
 
-/* A [ RUN ] of a listed name the batch has answered already: GoogleTest
- * runs a name twice when two fixtures of one name register it. 1 when it
- * is one (its lines are then followed by dup_end). */
-static int dup_run(shim *s, gtest *g, const char *name, size_t n)
+int gtest_dup_run(shim *s, gtest *g, const char *name, size_t n)
 {
 	if (in_batch(s, g, name, n) || shim_names_find(g->list, name, n) < 0 || n >= sizeof(g->dup))
 		return 0;
@@ -1169,7 +1166,7 @@ static void g_line(shim *s, char *line, size_t len)
 			if (!shim_head_started(s)) {
 				gtest_outside_flush(s, g); /* before it: its suite's set-up */
 				g->suite_ran = 1;
-				if (dup_run(s, g, name, n))
+				if (gtest_dup_run(s, g, name, n))
 					return;
 			}
 			gtest_on_run(s, g, name, n);

@@ -224,6 +224,12 @@ size_t catch2_list_noise(shim *s, int v3, const char *out, size_t len);
  * quotes around a name starting with '#' removed. */
 void catch2_parse_list(const char *buf, size_t len,
                        void (*add)(void *ctx, const char *name, size_t n), void *ctx);
+/* A test started of a listed name the batch has answered already:
+ * GoogleTest runs a name twice when two fixtures of one name register it,
+ * Catch2 v3 every test case of a name its spec names (two of one name,
+ * told apart by their tags). 1 when it is one: dup_running, its failure
+ * the entry "NAME#nth" (gtest.c's dup_end, catch2.c's c2_dup_line). */
+int gtest_dup_run(shim *s, gtest *g, const char *name, size_t n);
 /* Starts the program for the first k queued names. */
 void catch2_begin(shim *s, gtest *g, size_t k);
 /* The program ended its run itself (its XML's totals written), with
