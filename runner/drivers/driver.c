@@ -20,9 +20,20 @@
  */
 #define GTEST_MARKER "gtest_list_tests"
 
-/* Catch2 v2 and v3 carry their command line's help text; this option name
- * is Catch2's own. */
-#define CATCH2_MARKER "list-test-names-only"
+/* Catch2 carries its command line's help text and its banner: v2's
+ * option name "list-test-names-only" (v3 has none), v3's banner " is a
+ * Catch2 v" (v2's says "Catch v"), each Catch2's own. */
+#define CATCH2_MARKER    "list-test-names-only"
+#define CATCH2_V3_MARKER " is a Catch2 v"
+
+/* 1 when path carries k's marker (Catch2: either version's). */
+static int carries(const char *path, driver_kind k)
+{
+	if (k == DRIVER_GTEST)
+		return elf_contains(path, GTEST_MARKER, NULL) == 1;
+	return elf_contains(path, CATCH2_MARKER, NULL) == 1 ||
+	       elf_contains(path, CATCH2_V3_MARKER, NULL) == 1;
+}
 
 static const char *const names[] = {"native", "gtest", "exec", "wrap", "ctest", "catch2", "pytest"};
 
@@ -66,7 +77,7 @@ driver_kind driver_detect(const char *path, char *note, size_t size)
 		return DRIVER_NATIVE;
 	if (elf_contains(path, GTEST_MARKER, NULL) == 1)
 		return DRIVER_GTEST;
-	if (elf_contains(path, CATCH2_MARKER, NULL) == 1)
+	if (carries(path, DRIVER_CATCH2))
 		return DRIVER_CATCH2;
 	snprintf(note, size,
 	         "%s does not carry the memguard host library: running it whole with "
@@ -91,11 +102,11 @@ static const char *detected_what(driver_kind k)
 	                              "or exec)";
 }
 
-/* 1 when path is an ELF file carrying marker. */
-static int elf_marked(const char *path, const char *marker)
+/* 1 when path is an ELF file carrying k's marker. */
+static int elf_marked(const char *path, driver_kind k)
 {
 	mg_arch arch;
-	return elf_arch(&arch, path, NULL) == 0 && elf_contains(path, marker, NULL) == 1;
+	return elf_arch(&arch, path, NULL) == 0 && carries(path, k);
 }
 
 int driver_check(driver_kind k, const char *path, char *const argv[], mg_err *err)
@@ -107,13 +118,12 @@ int driver_check(driver_kind k, const char *path, char *const argv[], mg_err *er
 	/* a script (or anything not an ELF) may start either: it cannot be told */
 	if (elf_arch(&arch, path, NULL) < 0)
 		return 0;
-	const char *marker = k == DRIVER_GTEST ? GTEST_MARKER : CATCH2_MARKER;
-	if (elf_contains(path, marker, NULL) == 1)
+	if (carries(path, k))
 		return 0;
 	/* a wrapper (env, taskset, valgrind) that starts the program it names */
 	driver_kind is = driver_detect(path, note, sizeof(note));
 	for (int i = 1; is == DRIVER_WRAP && argv && argv[i]; i++)
-		if (spawn_resolve(arg, sizeof(arg), argv[i], NULL) == 0 && elf_marked(arg, marker))
+		if (spawn_resolve(arg, sizeof(arg), argv[i], NULL) == 0 && elf_marked(arg, k))
 			return 0;
 	return mg_err_set(err, MG_EINVAL, "--driver %s: '%s' is %s", driver_name(k), path,
 	                  detected_what(is));

@@ -560,10 +560,9 @@ static int load_list(shim *s, gtest *g, uint64_t *va, uint64_t *rss)
 	shim_names_free(g->list);
 	g->list = shim_names_new();
 	size_t skip = g->catch2 ? catch2_list_noise(s, g->catch2_v3, out, len) : 0;
-	size_t got =
-	    g->catch2 ? (catch2_parse_list(out + skip, len - skip, g->catch2_v3, add_name, g->list),
-	                 shim_names_count(g->list))
-	              : gtest_parse_list(out, len, add_name, g->list);
+	size_t got = g->catch2 ? (catch2_parse_list(out + skip, len - skip, add_name, g->list),
+	                          shim_names_count(g->list))
+	                       : gtest_parse_list(out, len, add_name, g->list);
 	g->list_status = g->catch2 ? 0 : status.status;
 	if (g->list_status && !got) {
 		shim_say_failed(status, "'%s %s'", cmd[0], argv[ncmd]);

@@ -40,9 +40,12 @@ typedef struct sname {
 
 typedef struct gtest {
 	int catch2;        /* a Catch2 program (catch2_main) */
-	int catch2_v3;     /* ... without v2's --list-test-names-only */
+	int catch2_v3;     /* ... without v2's --list-test-names-only (2: with
+	                    * --allow-running-no-tests, the batches are given it) */
 	int c2_ok;         /* the running test case's OverallResult success */
 	int c2_fatal;      /* ... it hit a FatalErrorCondition (a signal Catch2 caught) */
+	int c2_skips;      /* ... its OverallResult skips (v3's SKIP()) */
+	int c2_failed;     /* ... a failed expression or an exception (a [!mayfail]'s) */
 	char c2_enc[4096]; /* its name as the XML has it (the probe's end line) */
 	/* the program aborted its run as the user's -a/-x asked (catch2_aborted):
 	 * why the tests it and this shim's later programs do not run are skip */
@@ -213,9 +216,9 @@ void __attribute__((noreturn)) gtest_outside_between_died(shim *s, gtest *g, int
  * listing options added (returns the listing flag's index), else the count. */
 int catch2_args(char **cmd, int ncmd, char **out, int listing, int v3);
 size_t catch2_list_noise(shim *s, int v3, const char *out, size_t len);
-/* Catch2's name listing: one name a line (v3's quiet listing too); v2's
- * quotes around a name starting with '#' removed. */
-void catch2_parse_list(const char *buf, size_t len, int v3,
+/* Catch2's name listing: one name a line (v3's quiet listing too); the
+ * (v2 and v3) quotes around a name starting with '#' removed. */
+void catch2_parse_list(const char *buf, size_t len,
                        void (*add)(void *ctx, const char *name, size_t n), void *ctx);
 /* Starts the program for the first k queued names. */
 void catch2_begin(shim *s, gtest *g, size_t k);
