@@ -149,9 +149,54 @@ static int load_gtest_xml(const char *path)
 	return 0;
 }
 
-/* Catch2's XML reporter: <Catch><Group><TestCase name=...> with its
- * <OverallResult success=...>: a test whose assertions failed is fail
- * ([!shouldfail] and [!mayfail] count as Catch2 counts them), else pass. */
+/* 1 when a Catch2 XML element holds a failed expression or an exception
+ * (at any depth: in its sections). */
+static int catch2_failed_in(xmlNode *n)
+{
+	for (xmlNode *c = n->children; c; c = c->next) {
+		if (c->type != XML_ELEMENT_NODE)
+			continue;
+		if (!strcmp((const char *)c->name, "Exception"))
+			return 1;
+		if (!strcmp((const char *)c->name, "Expression")) {
+			char *ok = attr(c, "success");
+			int bad = ok && !strcmp(ok, "false");
+			xmlFree(ok);
+			if (bad)
+				return 1;
+		}
+		if (catch2_failed_in(c))
+			return 1;
+	}
+	return 0;
+}
+
+/* One <TestCase> with its <OverallResult success=... skips=...>: a test
+ * whose assertions failed is fail ([!shouldfail] and [!mayfail] count as
+ * Catch2 counts them), one that skipped (v3's SKIP()) and failed none,
+ * not even one [!mayfail] lets pass, skip (Catch2's Totals::delta), else
+ * pass. */
+static void catch2_test_case(xmlNode *tc)
+{
+	char *nm = attr(tc, "name");
+	const char *state = "fail";
+	for (xmlNode *c = tc->children; c; c = c->next)
+		if (c->type == XML_ELEMENT_NODE &&
+		    !strcmp((const char *)c->name, "OverallResult")) {
+			char *ok = attr(c, "success"), *sk = attr(c, "skips");
+			if (ok && !strcmp(ok, "true"))
+				state =
+				    sk && atoi(sk) > 0 && !catch2_failed_in(tc) ? "skip" : "pass";
+			xmlFree(ok);
+			xmlFree(sk);
+		}
+	if (nm)
+		want_add(nm, state);
+	xmlFree(nm);
+}
+
+/* Catch2's XML reporter: v2's <Catch><Group><TestCase name=...>, v3's
+ * <Catch2TestRun><TestCase name=...>. */
 static int load_catch2_xml(const char *path)
 {
 	xmlDoc *doc = xmlReadFile(path, NULL, XML_PARSE_NONET | XML_PARSE_HUGE);
@@ -160,26 +205,16 @@ static int load_catch2_xml(const char *path)
 		return -1;
 	}
 	for (xmlNode *gr = xmlDocGetRootElement(doc)->children; gr; gr = gr->next) {
-		if (gr->type != XML_ELEMENT_NODE || strcmp((const char *)gr->name, "Group"))
+		if (gr->type != XML_ELEMENT_NODE)
 			continue;
-		for (xmlNode *tc = gr->children; tc; tc = tc->next) {
-			if (tc->type != XML_ELEMENT_NODE ||
-			    strcmp((const char *)tc->name, "TestCase"))
-				continue;
-			char *nm = attr(tc, "name");
-			const char *state = "fail";
-			for (xmlNode *c = tc->children; c; c = c->next)
-				if (c->type == XML_ELEMENT_NODE &&
-				    !strcmp((const char *)c->name, "OverallResult")) {
-					char *ok = attr(c, "success");
-					if (ok && !strcmp(ok, "true"))
-						state = "pass";
-					xmlFree(ok);
-				}
-			if (nm)
-				want_add(nm, state);
-			xmlFree(nm);
-		}
+		if (!strcmp((const char *)gr->name, "TestCase"))
+			catch2_test_case(gr);
+		if (strcmp((const char *)gr->name, "Group"))
+			continue;
+		for (xmlNode *tc = gr->children; tc; tc = tc->next)
+			if (tc->type == XML_ELEMENT_NODE &&
+			    !strcmp((const char *)tc->name, "TestCase"))
+				catch2_test_case(tc);
 	}
 	xmlFreeDoc(doc);
 	return 0;

@@ -1,0 +1,80 @@
+/*
+ * test_catch2v3.c - a Catch2 v3 program (catch2v3_basic.cpp, built from
+ * Catch2 3.7.1's amalgamated files: fetch-catch2v3.cmake) under the real
+ * memguard binary: the auto driver knows it for Catch2 (v3 has no
+ * --list-test-names-only; before: run whole by wrap), its quoted '#' name
+ * is the test's (before: an error "Catch2 did not run it", exit 3), SKIP()
+ * is skip (before: pass), a program given only skipped tests (a batch, a
+ * recycle) is no error (Catch2 v3 exits 4 then: before, an error
+ * <program exit>, exit 3); memguard exits 1 where the program exits 42.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "mg_run.h"
+
+/* The states Catch2 itself gives catch2v3_basic's tests ([.] f not run;
+ * g's failure [!mayfail] lets pass is Catch2's "failed as expected"). */
+static void expect_basic(json_t *report)
+{
+	expect_state(report, "a passes", "pass");
+	expect_state(report, "b fails", "fail");
+	expect_state(report, "c skips", "skip");
+	expect_state(report, "#d hash name", "pass");
+	expect_state(report, "e skips after a check", "skip");
+	expect_state(report, "g may fail then skips", "pass");
+	expect_state(report, "h passes", "pass");
+	CU_ASSERT_PTR_NULL(find_test(report, "f hidden"));
+	CU_ASSERT_EQUAL(count(report, "error"), 0);
+	CU_ASSERT_EQUAL(count(report, "pass") + count(report, "fail") + count(report, "skip"), 7);
+}
+
+/* memguard run -- PROG: the auto driver, one lane. */
+static void catch2v3_auto(void)
+{
+	CU_ASSERT_EQUAL(mg_direct_argv(CATCH2V3_BASIC, (const char *[]){NULL}, NULL), 42);
+	outcome o;
+	mg(&o, ARGV("run", "--report", "report.json", "--", CATCH2V3_BASIC), NULL, 0);
+	CU_ASSERT(exited_with(&o, 1));
+	CU_ASSERT_FATAL(o.report != NULL);
+	expect_basic(o.report);
+	expect_message(o.report, "c skips", "not here");
+	done(&o);
+}
+
+/* --driver catch2 with two lanes and a recycle at every boundary: each
+ * test in a program of its own, the skipped ones too. */
+static void catch2v3_recycle(void)
+{
+	outcome o;
+	mg_driver_run(&o, "catch2", CATCH2V3_BASIC, "2", "va=1M", NULL);
+	CU_ASSERT(exited_with(&o, 1));
+	expect_basic(o.report);
+	done(&o);
+}
+
+/* The user's spec naming skipped tests only, one program: it is given
+ * them as Catch2 would run them; the tests are skip, not an error. */
+static void catch2v3_skipped_batch(void)
+{
+	CU_ASSERT_EQUAL(mg_direct_argv(CATCH2V3_BASIC, (const char *[]){"[b]~f*", NULL}, NULL), 4);
+	outcome o;
+	mg(&o,
+	   ARGV("run", "-j", "1", "--driver", "catch2", "--report", "report.json", "--",
+	        CATCH2V3_BASIC, "[b]~f*"),
+	   NULL, 0);
+	CU_ASSERT_FATAL(o.report != NULL);
+	expect_state(o.report, "c skips", "skip");
+	expect_state(o.report, "e skips after a check", "skip");
+	CU_ASSERT_EQUAL(count(o.report, "error"), 0);
+	CU_ASSERT_EQUAL(count(o.report, "skip"), 2);
+	done(&o);
+}
+
+static const mg_case cases[] = {
+    {"catch2v3_auto", catch2v3_auto},
+    {"catch2v3_recycle", catch2v3_recycle},
+    {"catch2v3_skipped_batch", catch2v3_skipped_batch},
+};
+
+MG_TEST_MAIN("drivers_catch2v3", cases)
