@@ -419,6 +419,60 @@ static const char *c2_queued_as(shim *s, gtest *g, const char *name, size_t *n)
 	return name;
 }
 
+/*
+ * A test case of a listed name the batch has answered already: Catch2 v3
+ * registers one name twice when the tags differ (SelfTest's "Same test
+ * name but with different tags is fine"), lists it twice and runs both
+ * for the name. 1 when it is one: its lines then go to c2_dup_line, and
+ * its failure is an entry "NAME#nth" of its own, as GoogleTest's.
+ */
+static int c2_dup_run(shim *s, gtest *g, const char *name, size_t n)
+{
+	for (size_t k = 0; k < g->batch && k < shim_queued(s); k++) {
+		size_t qn;
+		const char *q = shim_queue_name(s, k, &qn);
+		if (qn == n && !memcmp(q, name, n))
+			return 0;
+	}
+	if (shim_names_find(g->list, name, n) < 0 || n >= sizeof(g->dup))
+		return 0;
+	g->dup_nth = g->dup_len == n && !memcmp(g->dup, name, n) ? g->dup_nth + 1 : 2;
+	memcpy(g->dup, name, n);
+	g->dup_len = n;
+	g->dup_running = 1;
+	g->c2_ok = 0;
+	g->text_len = 0;
+	return 1;
+}
+
+/* A line of that test case (p, n: without its indentation): its result,
+ * its end (a failure sent), else kept for the failure's message. */
+static void c2_dup_line(shim *s, gtest *g, const char *p, size_t n)
+{
+	if (n >= 30 && !memcmp(p, "<OverallResult success=\"", 24)) {
+		g->c2_ok = !memcmp(p + 24, "true\"", 5);
+		return;
+	}
+	if (n >= 11 && !memcmp(p, "</TestCase>", 11)) {
+		if (!g->c2_ok) {
+			char entry[1100];
+			int en = snprintf(entry, sizeof(entry), "%.*s#%u", (int)g->dup_len, g->dup,
+			                  g->dup_nth);
+			shim_extra(s, MG_MSG_FAIL, entry, (size_t)en, g->text, g->text_len);
+			g->failed_any = 1;
+		}
+		g->dup_running = 0;
+		g->text_len = 0;
+		return;
+	}
+	size_t room = sizeof(g->text) - g->text_len;
+	if (n + 1 < room) {
+		memcpy(g->text + g->text_len, p, n);
+		g->text_len += n;
+		g->text[g->text_len++] = '\n';
+	}
+}
+
 /* Catch2's XML reporter, a line at a time: a test case's start tag, its
  * OverallResult, its end tag; inside a test case the rest is kept for a
  * failure's message, and text that is not XML (the program's own printf
@@ -474,7 +528,13 @@ void catch2_line(shim *s, gtest *g, char *line, size_t len)
 		g->c2_skips = 0;
 		g->c2_failed = 0;
 		const char *qname = c2_queued_as(s, g, name, &dn);
+		if (!shim_head_started(s) && c2_dup_run(s, g, qname, dn))
+			return;
 		gtest_on_run(s, g, qname, dn);
+		return;
+	}
+	if (g->dup_running && !shim_head_started(s)) {
+		c2_dup_line(s, g, p, n);
 		return;
 	}
 	if (!shim_head_started(s)) {

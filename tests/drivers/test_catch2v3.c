@@ -6,7 +6,8 @@
  * is the test's (before: an error "Catch2 did not run it", exit 3), SKIP()
  * is skip (before: pass), a program given only skipped tests (a batch, a
  * recycle) is no error (Catch2 v3 exits 4 then: before, an error
- * <program exit>, exit 3); memguard exits 1 where the program exits 42.
+ * <program exit>, exit 3); memguard exits 1 where the program exits 42;
+ * one name registered twice (catch2v3_dup.cpp) is followed in both runs.
  */
 #include <stdio.h>
 #include <string.h>
@@ -71,10 +72,31 @@ static void catch2v3_skipped_batch(void)
 	done(&o);
 }
 
+/* One name registered twice, the second fails: one lane and two, the
+ * second run's failure is "NAME#2", fail, as GoogleTest's name run again
+ * (before: not followed, the program's exit an error <program exit>, exit
+ * 3 where Catch2 exits 42). */
+static void catch2v3_same_name(void)
+{
+	CU_ASSERT_EQUAL(mg_direct_argv(CATCH2V3_DUP, (const char *[]){NULL}, NULL), 42);
+	for (int lanes = 1; lanes <= 2; lanes++) {
+		outcome o;
+		mg_driver_run(&o, "catch2", CATCH2V3_DUP, lanes == 1 ? "1" : "2", NULL, NULL);
+		CU_ASSERT(exited_with(&o, 1));
+		expect_state(o.report, "a passes", "pass");
+		expect_state(o.report, "b same name", "pass");
+		expect_state(o.report, "b same name#2", "fail");
+		expect_state(o.report, "c passes", "pass");
+		CU_ASSERT_EQUAL(count(o.report, "error"), 0);
+		done(&o);
+	}
+}
+
 static const mg_case cases[] = {
     {"catch2v3_auto", catch2v3_auto},
     {"catch2v3_recycle", catch2v3_recycle},
     {"catch2v3_skipped_batch", catch2v3_skipped_batch},
+    {"catch2v3_same_name", catch2v3_same_name},
 };
 
 MG_TEST_MAIN("drivers_catch2v3", cases)
