@@ -7,7 +7,8 @@
  * is skip (before: pass), a program given only skipped tests (a batch, a
  * recycle) is no error (Catch2 v3 exits 4 then: before, an error
  * <program exit>, exit 3); memguard exits 1 where the program exits 42;
- * one name registered twice (catch2v3_dup.cpp) is followed in both runs.
+ * one name registered twice (catch2v3_dup.cpp) is followed in both runs;
+ * the user's v3 shard is what runs.
  */
 #include <stdio.h>
 #include <string.h>
@@ -92,11 +93,46 @@ static void catch2v3_same_name(void)
 	}
 }
 
+/* The user's v3 shard (--shard-count 2 --shard-index N): memguard runs
+ * the tests the shard lists, each program given its batch whole (before:
+ * the batch was sharded again, half of it an error "Catch2 did not run
+ * it", exit 3). */
+static void catch2v3_shard(void)
+{
+	const char *const want[2][4] = {
+	    {"a passes", "b fails", "c skips", "#d hash name"},
+	    {"e skips after a check", "g may fail then skips", "h passes", NULL}};
+	const char *const state[2][4] = {{"pass", "fail", "skip", "pass"},
+	                                 {"skip", "pass", "pass", NULL}};
+	for (int i = 0; i < 2; i++) {
+		const char *idx = i ? "--shard-index=1" : "--shard-index=0";
+		CU_ASSERT_EQUAL(mg_direct_argv(CATCH2V3_BASIC,
+		                               (const char *[]){"--shard-count", "2", idx, NULL},
+		                               NULL),
+		                i ? 0 : 42);
+		outcome o;
+		mg(&o,
+		   ARGV("run", "-j", "2", "--driver", "catch2", "--report", "report.json", "--",
+		        CATCH2V3_BASIC, "--shard-count", "2", idx),
+		   NULL, 0);
+		CU_ASSERT(exited_with(&o, i ? 0 : 1));
+		CU_ASSERT_FATAL(o.report != NULL);
+		for (int k = 0; k < 4 && want[i][k]; k++)
+			expect_state(o.report, want[i][k], state[i][k]);
+		CU_ASSERT_EQUAL(count(o.report, "error"), 0);
+		CU_ASSERT_EQUAL(count(o.report, "pass") + count(o.report, "fail") +
+		                    count(o.report, "skip"),
+		                i ? 3 : 4);
+		done(&o);
+	}
+}
+
 static const mg_case cases[] = {
     {"catch2v3_auto", catch2v3_auto},
     {"catch2v3_recycle", catch2v3_recycle},
     {"catch2v3_skipped_batch", catch2v3_skipped_batch},
     {"catch2v3_same_name", catch2v3_same_name},
+    {"catch2v3_shard", catch2v3_shard},
 };
 
 MG_TEST_MAIN("drivers_catch2v3", cases)
