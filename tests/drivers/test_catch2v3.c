@@ -8,10 +8,13 @@
  * recycle) is no error (Catch2 v3 exits 4 then: before, an error
  * <program exit>, exit 3); memguard exits 1 where the program exits 42;
  * one name registered twice (catch2v3_dup.cpp) is followed in both runs;
- * the user's v3 shard is what runs.
+ * the user's v3 shard is what runs; the user's -r junit::out=FILE is
+ * written.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "mg_run.h"
 
@@ -127,12 +130,53 @@ static void catch2v3_shard(void)
 	}
 }
 
+/* v3's reporter spec -r junit::out=FILE (beside a console reporter, and
+ * as --reporter=junit::out=FILE::colour-mode=none): memguard writes the
+ * user's JUnit file whole, the tests in Catch2's states (before: not
+ * written at all, nothing said). */
+static void catch2v3_junit_out(void)
+{
+	char dir[] = "/tmp/mg-c2v3-XXXXXX", path[64], spec[160], buf[16384];
+	CU_ASSERT_FATAL(mkdtemp(dir) != NULL);
+	snprintf(path, sizeof(path), "%s/user.xml", dir);
+	for (int form = 0; form < 2; form++) {
+		outcome o;
+		if (form == 0) {
+			snprintf(spec, sizeof(spec), "junit::out=%s", path);
+			mg(&o,
+			   ARGV("run", "-j", "2", "--driver", "catch2", "--report", "report.json",
+			        "--", CATCH2V3_BASIC, "-r", "console", "-r", spec),
+			   NULL, 0);
+		} else {
+			snprintf(spec, sizeof(spec), "--reporter=junit::out=%s::colour-mode=none",
+			         path);
+			mg(&o,
+			   ARGV("run", "-j", "2", "--driver", "catch2", "--report", "report.json",
+			        "--", CATCH2V3_BASIC, spec),
+			   NULL, 0);
+		}
+		CU_ASSERT(exited_with(&o, 1));
+		CU_ASSERT_FATAL(slurp(path, buf, sizeof(buf)) != NULL);
+		const char *c = strstr(buf, "name=\"c skips\""),
+		           *b = strstr(buf, "name=\"b fails\"");
+		CU_ASSERT(c && strstr(c, "<skipped") &&
+		          strstr(c, "<skipped") < strstr(c, "</testcase>"));
+		CU_ASSERT(b && strstr(b, "<failure") &&
+		          strstr(b, "<failure") < strstr(b, "</testcase>"));
+		CU_ASSERT(strstr(buf, "name=\"#d hash name\"") != NULL);
+		CU_ASSERT_EQUAL(unlink(path), 0);
+		done(&o);
+	}
+	CU_ASSERT_EQUAL(rmdir(dir), 0);
+}
+
 static const mg_case cases[] = {
     {"catch2v3_auto", catch2v3_auto},
     {"catch2v3_recycle", catch2v3_recycle},
     {"catch2v3_skipped_batch", catch2v3_skipped_batch},
     {"catch2v3_same_name", catch2v3_same_name},
     {"catch2v3_shard", catch2v3_shard},
+    {"catch2v3_junit_out", catch2v3_junit_out},
 };
 
 MG_TEST_MAIN("drivers_catch2v3", cases)
