@@ -102,6 +102,11 @@ static int prepare(run_ctx *c, run_options *o, mg_err *err)
 	           (!o->shell && driver_check(c->driver, c->path, o->host_argv, err) < 0)) {
 		return MG_EINVAL;
 	}
+	int no_tests_ok = 0;
+	driver_no_tests(c->driver, c->path, o->host_argv, o->host_argc, &no_tests_ok,
+	                &c->skips_fail);
+	if (no_tests_ok) /* the user's Catch2 --allow-running-no-tests */
+		o->allow_no_tests = 1;
 	/* gtest, catch2: one program for what the shim is given, so all of it; a
 	 * host that serves the protocol itself (native, pytest): as deep as its
 	 * tests' pace asks (policy_depth) */
@@ -486,7 +491,12 @@ int run_main(int argc, char **argv, const run_hooks *hooks)
 		        "memguard run: %u host%s broke the protocol (the generations say how; "
 		        "their tests ran again in fresh hosts)\n",
 		        c.protocol_breaks, c.protocol_breaks == 1 ? "" : "s");
-	if (code == MG_EXIT_NO_TESTS) /* last, under the console's table */
+	if (code == MG_EXIT_NO_TESTS && c.skips_fail && c.rep->nshards &&
+	    c.rep->shards[0].counts[TEST_SKIP]) /* last, under the console's table */
+		fprintf(stderr,
+		        "memguard run: every test skipped, a run Catch2 v3 fails (its exit "
+		        "4; --allow-no-tests or --allow-running-no-tests makes that exit 0)\n");
+	else if (code == MG_EXIT_NO_TESTS)
 		fprintf(stderr,
 		        "memguard run: no tests ran (--allow-no-tests makes that exit 0)\n");
 out:

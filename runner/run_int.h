@@ -239,6 +239,9 @@ typedef struct run_ctx {
 	 * is not made again before it moves */
 	uint64_t wait_epoch, blocked_epoch;
 	driver_kind driver;
+	/* Catch2 v3: a run whose every test skipped fails (exit 4 directly),
+	 * memguard's no-tests exit (driver_no_tests; policy_exit_code) */
+	int skips_fail;
 	int pipeline_auto; /* no --pipeline: depth follows the tests' pace (policy_depth) */
 	double tree_interval;
 	char **envp;

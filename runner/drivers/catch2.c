@@ -248,7 +248,10 @@ void catch2_begin(shim *s, gtest *g, size_t k)
 	}
 	/* v3 exits 4 when every test it ran skipped (2: none ran): a batch
 	 * is not the run, the run's exit is judged by memguard (policy.c) */
-	if (g->catch2_v3 == 2)
+	int allow = 0; /* the user's own (Clara refuses a flag given twice) */
+	for (int i = 1; i < argc; i++)
+		allow |= !strcmp(argv[i], "--allow-running-no-tests");
+	if (g->catch2_v3 == 2 && !allow)
 		argv[argc++] = "--allow-running-no-tests";
 	argv[argc++] = "--reporter";
 	argv[argc++] = "xml";

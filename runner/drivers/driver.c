@@ -129,6 +129,18 @@ int driver_check(driver_kind k, const char *path, char *const argv[], mg_err *er
 	                  detected_what(is));
 }
 
+void driver_no_tests(driver_kind k, const char *path, char *const *argv, int argc, int *no_tests_ok,
+                     int *skips_fail)
+{
+	*no_tests_ok = *skips_fail = 0;
+	if (k != DRIVER_CATCH2)
+		return;
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--allow-running-no-tests"))
+			*no_tests_ok = 1;
+	*skips_fail = !*no_tests_ok && elf_contains(path, CATCH2_V3_MARKER, NULL) == 1;
+}
+
 void driver_fail_fast_of(driver_fail_fast *out, driver_kind k, char *const *argv, int argc)
 {
 	out->limit = 0;

@@ -77,6 +77,14 @@ int driver_check_args(driver_kind k, char *const *argv, int argc, mg_err *err);
  */
 int driver_check(driver_kind k, const char *path, char *const argv[], mg_err *err);
 
+/* How the framework judges a run of no test, or of skipped tests only:
+ * Catch2 v3 (path carries its marker) fails both (exit 2, exit 4) unless
+ * the user's --allow-running-no-tests; 1 in *no_tests_ok when the user gave
+ * that (the run of no test passes, as memguard's --allow-no-tests), 1 in
+ * *skips_fail when a run whose every test skipped fails. */
+void driver_no_tests(driver_kind k, const char *path, char *const *argv, int argc, int *no_tests_ok,
+                     int *skips_fail);
+
 /*
  * The user's fail-fast for a gtest or catch2 program: Catch2's -a/--abort
  * (1) or -x/--abortx N (the last one given), GoogleTest's

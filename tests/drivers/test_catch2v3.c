@@ -6,7 +6,9 @@
  * is the test's (before: an error "Catch2 did not run it", exit 3), SKIP()
  * is skip (before: pass), a program given only skipped tests (a batch, a
  * recycle) is no error (Catch2 v3 exits 4 then: before, an error
- * <program exit>, exit 3); memguard exits 1 where the program exits 42;
+ * <program exit>, exit 3); memguard exits 1 where the program exits 42,
+ * 5 (no tests) where it exits 2 or 4 (every test skipped), 0 with the
+ * user's --allow-running-no-tests;
  * one name registered twice (catch2v3_dup.cpp) is followed in both runs;
  * the user's v3 shard is what runs; the user's -r junit::out=FILE is
  * written.
@@ -68,12 +70,45 @@ static void catch2v3_skipped_batch(void)
 	   ARGV("run", "-j", "1", "--driver", "catch2", "--report", "report.json", "--",
 	        CATCH2V3_BASIC, "[b]~f*"),
 	   NULL, 0);
+	/* Catch2 v3 fails a run whose every test skipped (4): memguard's
+	 * no-tests exit (before: 0) */
+	CU_ASSERT(exited_with(&o, 5));
 	CU_ASSERT_FATAL(o.report != NULL);
 	expect_state(o.report, "c skips", "skip");
 	expect_state(o.report, "e skips after a check", "skip");
 	CU_ASSERT_EQUAL(count(o.report, "error"), 0);
 	CU_ASSERT_EQUAL(count(o.report, "skip"), 2);
 	done(&o);
+}
+
+/* A spec that matches no test (Catch2 v3: exit 2) is memguard's no-tests
+ * exit 5; with the user's --allow-running-no-tests Catch2 exits 0 and so
+ * does memguard, for no test and for skipped tests only (before: 5, and 3
+ * for the skipped ones: the flag given twice, which Catch2 refuses). */
+static void catch2v3_no_tests(void)
+{
+	static const char *const specs[] = {"no such test", "[b]~f*"};
+	CU_ASSERT_EQUAL(mg_direct_argv(CATCH2V3_BASIC, (const char *[]){specs[0], NULL}, NULL), 2);
+	outcome o;
+	mg(&o, ARGV("run", "--driver", "catch2", "--", CATCH2V3_BASIC, specs[0]), NULL, 0);
+	CU_ASSERT(exited_with(&o, 5));
+	done(&o);
+	for (int i = 0; i < 2; i++) {
+		CU_ASSERT_EQUAL(
+		    mg_direct_argv(CATCH2V3_BASIC,
+		                   (const char *[]){specs[i], "--allow-running-no-tests", NULL},
+		                   NULL),
+		    0);
+		mg(&o,
+		   ARGV("run", "-j", "2", "--driver", "catch2", "--report", "report.json", "--",
+		        CATCH2V3_BASIC, specs[i], "--allow-running-no-tests"),
+		   NULL, 0);
+		CU_ASSERT(exited_with(&o, 0));
+		CU_ASSERT_FATAL(o.report != NULL);
+		CU_ASSERT_EQUAL(count(o.report, "skip"), i ? 2 : 0);
+		CU_ASSERT_EQUAL(count(o.report, "error"), 0);
+		done(&o);
+	}
 }
 
 /* One name registered twice, the second fails: one lane and two, the
@@ -174,6 +209,7 @@ static const mg_case cases[] = {
     {"catch2v3_auto", catch2v3_auto},
     {"catch2v3_recycle", catch2v3_recycle},
     {"catch2v3_skipped_batch", catch2v3_skipped_batch},
+    {"catch2v3_no_tests", catch2v3_no_tests},
     {"catch2v3_same_name", catch2v3_same_name},
     {"catch2v3_shard", catch2v3_shard},
     {"catch2v3_junit_out", catch2v3_junit_out},
