@@ -306,6 +306,32 @@ int listing_custom(run_ctx *c, int post, mg_err *err)
 	return 0;
 }
 
+void listing_all_skipped(run_ctx *c)
+{
+	size_t ran = 0, skipped = 0;
+	/* --allow-no-tests, or the user's --allow-running-no-tests (run.c):
+	 * Catch2 v3 passes such a run then */
+	if (c->driver != DRIVER_CATCH2 || c->signo || c->o->host_argc < 1 || c->o->allow_no_tests)
+		return;
+	for (size_t i = 0; i < c->rep->nshards; i++) { /* counted only at record_finish */
+		ran += c->rep->shards[i].ntests;
+		for (size_t t = 0; t < c->rep->shards[i].ntests; t++)
+			skipped += c->rep->shards[i].tests[t].state == TEST_SKIP;
+	}
+	if (!ran || skipped != ran || !driver_catch2_v3(c->o->host_argv[0]))
+		return;
+	static const char name[] = MG_EXTRA_PROGRAM_EXIT;
+	char msg[160];
+	int n = snprintf(msg, sizeof(msg),
+	                 "every test of the run was skipped (%zu): Catch2 v3 exits 4 then (its "
+	                 "AllTestsSkippedExitCode), a failure as a direct run's",
+	                 ran);
+	record_extra(c, &c->lanes[0], TEST_FAIL, name, sizeof(name) - 1, msg,
+	             n < 0                     ? 0
+	             : (size_t)n < sizeof(msg) ? (size_t)n
+	                                       : sizeof(msg) - 1);
+}
+
 void listing_explain(const run_ctx *c, const mg_err *err)
 {
 	if (c->arch == MG_ARCH_X86 && strstr(err->msg, strerror(ENOEXEC)))

@@ -26,6 +26,7 @@ void options_init(run_options *o)
 	o->interval = 0.005;
 	o->pipeline = 0; /* per driver: 16, gtest 1,000,000 */
 	o->max_restarts = 3;
+	o->skip_code = -1;
 	o->output_limit = 64 * 1024;
 	o->output_head = 32 * 1024;
 	o->driver = "auto";
@@ -273,6 +274,11 @@ static int apply(run_options *o, const char *key, const char *val, int layer, mg
 		o->driver = val;
 	} else if (!strcmp(key, "list-cmd")) {
 		o->list_cmd = val;
+	} else if (!strcmp(key, "skip-code")) {
+		unsigned code = 0;
+		if (parse_uint(&code, val, 1, 255, "skip-code", err) < 0)
+			return MG_EINVAL;
+		o->skip_code = (int)code;
 	} else if (!strcmp(key, "list-file")) {
 		o->list_file = val;
 	} else if (!strcmp(key, "tests-from")) {
@@ -431,7 +437,7 @@ static const char *const valued[] = {
     "interval",    "pipeline",   "max-restarts", "output-limit", "address-space", "report",
     "adapter",     "suite",      "driver",       "filter",       "node",          "config",
     "list-cmd",    "list-file",  "tests-from",   "history",      "order",         "contain",
-    "no-progress", "sites"};
+    "no-progress", "sites",      "skip-code"};
 
 int options_parse(run_options *o, int argc, char **argv, mg_err *err)
 {
@@ -565,6 +571,7 @@ const char *options_usage(void)
 	       "                         wrap\n"
 	       "  --list-cmd CMD         exec driver: command printing one test name a line\n"
 	       "  --list-file FILE       exec driver: file of test names\n"
+	       "  --skip-code N          exec driver: a test exiting N is skip (automake: 77)\n"
 	       "  --shell                exec driver: run the command template with sh -c\n"
 	       "  --node I/N             run node I's share of N (default: from the CI env)\n"
 	       "  --allow-no-tests       no test to run (a filter matching none) is exit 0,\n"

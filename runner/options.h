@@ -45,6 +45,7 @@ typedef struct run_options {
 	const char *list_cmd;   /* exec driver: a command that prints the test names */
 	const char *list_file;  /* exec driver: a file of test names */
 	int shell;              /* exec driver: run the template with sh -c */
+	int skip_code;          /* exec driver: the exit status that means skip; -1 none */
 	const char *tests_from; /* run exactly these names (one a line), in order */
 	const char *history; /* an earlier report, "auto" (the nearest noted ancestor), or NULL */
 	int order_history;   /* --order history: the longest tests first */

@@ -102,10 +102,9 @@ static int prepare(run_ctx *c, run_options *o, mg_err *err)
 	           (!o->shell && driver_check(c->driver, c->path, o->host_argv, err) < 0)) {
 		return MG_EINVAL;
 	}
-	int no_tests_ok = 0;
-	driver_no_tests(c->driver, c->path, o->host_argv, o->host_argc, &no_tests_ok,
-	                &c->skips_fail);
-	if (no_tests_ok) /* the user's Catch2 --allow-running-no-tests */
+	/* the user's Catch2 --allow-running-no-tests: Catch2 v3 then passes a
+	 * run of no test, or of skipped tests only (listing_all_skipped) */
+	if (c->driver == DRIVER_CATCH2 && driver_catch2_allows_none(o->host_argv, o->host_argc))
 		o->allow_no_tests = 1;
 	/* gtest, catch2: one program for what the shim is given, so all of it; a
 	 * host that serves the protocol itself (native, pytest): as deep as its
@@ -125,6 +124,10 @@ static int prepare(run_ctx *c, run_options *o, mg_err *err)
 	if ((o->list_cmd || o->list_file) && c->driver != DRIVER_EXEC)
 		return mg_err_set(err, MG_EINVAL,
 		                  "--list-cmd and --list-file go with --driver exec");
+	if (o->skip_code >= 0 && c->driver != DRIVER_EXEC)
+		return mg_err_set(err, MG_EINVAL,
+		                  "--skip-code goes with --driver exec (ctest: the test's "
+		                  "SKIP_RETURN_CODE property)");
 	if (driver_check_args(c->driver, o->host_argv, o->host_argc, err) < 0)
 		return MG_EINVAL;
 	if (c->driver == DRIVER_NATIVE)
@@ -138,7 +141,7 @@ static int prepare(run_ctx *c, run_options *o, mg_err *err)
 	c->path[n] = 0;
 	if (c->driver != DRIVER_PYTEST) /* pytest's is no shim: it execs pytest */
 		driver_exe_find(c->path, sizeof(c->path));
-	c->shim_argv = mg_xrealloc(NULL, ((size_t)o->host_argc + 10) * sizeof(char *));
+	c->shim_argv = mg_xrealloc(NULL, ((size_t)o->host_argc + 12) * sizeof(char *));
 	size_t k = 0;
 	c->shim_argv[k++] = "memguard";
 	c->shim_argv[k++] = "__driver";
@@ -153,6 +156,11 @@ static int prepare(run_ctx *c, run_options *o, mg_err *err)
 	}
 	if (o->shell)
 		c->shim_argv[k++] = "--shell";
+	if (o->skip_code >= 0) {
+		snprintf(c->skip_code, sizeof(c->skip_code), "%d", o->skip_code);
+		c->shim_argv[k++] = "--skip-code";
+		c->shim_argv[k++] = c->skip_code;
+	}
 	c->shim_argv[k++] = "--";
 	for (int i = 0; i < o->host_argc; i++)
 		c->shim_argv[k++] = o->host_argv[i];
@@ -447,6 +455,7 @@ int run_main(int argc, char **argv, const run_hooks *hooks)
 	record_stream_flush(&c);
 	progress_end(c.prog);
 	listing_custom(&c, 1, &err); /* a failing one is an entry of its own */
+	listing_all_skipped(&c);
 
 	record_finish(&c);
 	code = policy_exit_code(&c);
@@ -491,12 +500,7 @@ int run_main(int argc, char **argv, const run_hooks *hooks)
 		        "memguard run: %u host%s broke the protocol (the generations say how; "
 		        "their tests ran again in fresh hosts)\n",
 		        c.protocol_breaks, c.protocol_breaks == 1 ? "" : "s");
-	if (code == MG_EXIT_NO_TESTS && c.skips_fail && c.rep->nshards &&
-	    c.rep->shards[0].counts[TEST_SKIP]) /* last, under the console's table */
-		fprintf(stderr,
-		        "memguard run: every test skipped, a run Catch2 v3 fails (its exit "
-		        "4; --allow-no-tests or --allow-running-no-tests makes that exit 0)\n");
-	else if (code == MG_EXIT_NO_TESTS)
+	if (code == MG_EXIT_NO_TESTS) /* last, under the console's table */
 		fprintf(stderr,
 		        "memguard run: no tests ran (--allow-no-tests makes that exit 0)\n");
 out:

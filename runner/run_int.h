@@ -217,8 +217,9 @@ typedef struct run_ctx {
 	run_options *o;
 	char path[PATH_MAX];
 	char **argv;
-	char **shim_argv; /* non-native drivers: memguard __driver NAME ... -- HOST */
-	int listing_fd;   /* gtest, catch2: the listing handed to every host, or -1 */
+	char **shim_argv;   /* non-native drivers: memguard __driver NAME ... -- HOST */
+	char skip_code[12]; /* --skip-code's value for the exec shim */
+	int listing_fd;     /* gtest, catch2: the listing handed to every host, or -1 */
 	/* gtest, catch2: the program is an ASan build (listing_asan), whose exit
 	 * runs LeakSanitizer's check: a host killed loses it (lane_kill says so) */
 	int program_asan;
@@ -239,9 +240,6 @@ typedef struct run_ctx {
 	 * is not made again before it moves */
 	uint64_t wait_epoch, blocked_epoch;
 	driver_kind driver;
-	/* Catch2 v3: a run whose every test skipped fails (exit 4 directly),
-	 * memguard's no-tests exit (driver_no_tests; policy_exit_code) */
-	int skips_fail;
 	int pipeline_auto; /* no --pipeline: depth follows the tests' pace (policy_depth) */
 	double tree_interval;
 	char **envp;
@@ -605,6 +603,10 @@ int listing_handoff(const run_ctx *c, const name_list *nl);
 /* 1 when the gtest/catch2 program is an ASan build (__asan_init in it):
  * scans the whole executable, once a run. 0 for other drivers. */
 int listing_asan(const run_ctx *c);
+/* catch2: a Catch2 v3 program whose every test of the run was skipped
+ * exits 4 directly (a failure): the entry <program exit>, fail, that says
+ * so. Nothing for v2 (exit 0 then) and every other driver. */
+void listing_all_skipped(run_ctx *c);
 void listing_explain(const run_ctx *c, const mg_err *err);
 /* ctest: CTestCustom.cmake's pre-test commands (post 0: before the listing;
  * one that fails runs no test: MG_EXIT_FAILED, as ctest's exit 8, or

@@ -6,6 +6,7 @@
 #include "driver.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "gtest_driver.h"
@@ -20,20 +21,11 @@
  */
 #define GTEST_MARKER "gtest_list_tests"
 
-/* Catch2 carries its command line's help text and its banner: v2's
- * option name "list-test-names-only" (v3 has none), v3's banner " is a
- * Catch2 v" (v2's says "Catch v"), each Catch2's own. */
+/* Catch2 carries its command line's help text: v2 this option name of its
+ * own, v3 (which has no such option) the line its -? starts with ("NAME is
+ * a Catch2 v3.7.1 host application."; v2 says "a Catch v2..."). */
 #define CATCH2_MARKER    "list-test-names-only"
 #define CATCH2_V3_MARKER " is a Catch2 v"
-
-/* 1 when path carries k's marker (Catch2: either version's). */
-static int carries(const char *path, driver_kind k)
-{
-	if (k == DRIVER_GTEST)
-		return elf_contains(path, GTEST_MARKER, NULL) == 1;
-	return elf_contains(path, CATCH2_MARKER, NULL) == 1 ||
-	       elf_contains(path, CATCH2_V3_MARKER, NULL) == 1;
-}
 
 static const char *const names[] = {"native", "gtest", "exec", "wrap", "ctest", "catch2", "pytest"};
 
@@ -77,7 +69,8 @@ driver_kind driver_detect(const char *path, char *note, size_t size)
 		return DRIVER_NATIVE;
 	if (elf_contains(path, GTEST_MARKER, NULL) == 1)
 		return DRIVER_GTEST;
-	if (carries(path, DRIVER_CATCH2))
+	if (elf_contains(path, CATCH2_MARKER, NULL) == 1 ||
+	    elf_contains(path, CATCH2_V3_MARKER, NULL) == 1)
 		return DRIVER_CATCH2;
 	snprintf(note, size,
 	         "%s does not carry the memguard host library: running it whole with "
@@ -88,7 +81,16 @@ driver_kind driver_detect(const char *path, char *note, size_t size)
 
 int driver_check_args(driver_kind k, char *const *argv, int argc, mg_err *err)
 {
-	return k == DRIVER_PYTEST ? pytest_check_args(argv, argc, err) : 0;
+	if (k == DRIVER_PYTEST)
+		return pytest_check_args(argv, argc, err);
+	if (k != DRIVER_GTEST)
+		return 0;
+	gtest_cmd c; /* its flag files' flags count where they are */
+	if (gtest_cmd_expand(&c, argv, argc) < 0)
+		return gtest_check_args(argv, argc, err);
+	int rc = gtest_check_args(c.argv, c.argc, err);
+	gtest_cmd_free(&c);
+	return rc;
 }
 
 /* What an executable is, in words, for a contradicted --driver. */
@@ -102,11 +104,20 @@ static const char *detected_what(driver_kind k)
 	                              "or exec)";
 }
 
-/* 1 when path is an ELF file carrying k's marker. */
-static int elf_marked(const char *path, driver_kind k)
+/* 1 when path carries the markers of a k program (Catch2: v2's or v3's). */
+static int driver_marked(driver_kind k, const char *path)
+{
+	if (k == DRIVER_GTEST)
+		return elf_contains(path, GTEST_MARKER, NULL) == 1;
+	return elf_contains(path, CATCH2_MARKER, NULL) == 1 ||
+	       elf_contains(path, CATCH2_V3_MARKER, NULL) == 1;
+}
+
+/* 1 when path is an ELF file carrying a k program's markers. */
+static int elf_marked(driver_kind k, const char *path)
 {
 	mg_arch arch;
-	return elf_arch(&arch, path, NULL) == 0 && carries(path, k);
+	return elf_arch(&arch, path, NULL) == 0 && driver_marked(k, path);
 }
 
 int driver_check(driver_kind k, const char *path, char *const argv[], mg_err *err)
@@ -118,27 +129,15 @@ int driver_check(driver_kind k, const char *path, char *const argv[], mg_err *er
 	/* a script (or anything not an ELF) may start either: it cannot be told */
 	if (elf_arch(&arch, path, NULL) < 0)
 		return 0;
-	if (carries(path, k))
+	if (driver_marked(k, path))
 		return 0;
 	/* a wrapper (env, taskset, valgrind) that starts the program it names */
 	driver_kind is = driver_detect(path, note, sizeof(note));
 	for (int i = 1; is == DRIVER_WRAP && argv && argv[i]; i++)
-		if (spawn_resolve(arg, sizeof(arg), argv[i], NULL) == 0 && elf_marked(arg, k))
+		if (spawn_resolve(arg, sizeof(arg), argv[i], NULL) == 0 && elf_marked(k, arg))
 			return 0;
 	return mg_err_set(err, MG_EINVAL, "--driver %s: '%s' is %s", driver_name(k), path,
 	                  detected_what(is));
-}
-
-void driver_no_tests(driver_kind k, const char *path, char *const *argv, int argc, int *no_tests_ok,
-                     int *skips_fail)
-{
-	*no_tests_ok = *skips_fail = 0;
-	if (k != DRIVER_CATCH2)
-		return;
-	for (int i = 1; i < argc; i++)
-		if (!strcmp(argv[i], "--allow-running-no-tests"))
-			*no_tests_ok = 1;
-	*skips_fail = !*no_tests_ok && elf_contains(path, CATCH2_V3_MARKER, NULL) == 1;
 }
 
 void driver_fail_fast_of(driver_fail_fast *out, driver_kind k, char *const *argv, int argc)
@@ -185,6 +184,8 @@ int driver_main(int argc, char **argv)
 	for (; i < argc && strcmp(argv[i], "--"); i++) {
 		if (!strcmp(argv[i], "--shell")) {
 			a.shell = 1;
+		} else if (!strcmp(argv[i], "--skip-code") && i + 1 < argc) {
+			a.skip_code = atoi(argv[++i]) + 1;
 		} else if ((!strcmp(argv[i], "--list-cmd") || !strcmp(argv[i], "--list-file")) &&
 		           i + 1 < argc) {
 			*(argv[i][7] == 'c' ? &a.list_cmd : &a.list_file) = argv[i + 1];
@@ -205,4 +206,19 @@ int driver_main(int argc, char **argv)
 	       : k == DRIVER_CATCH2 ? catch2_main(&a)
 	       : k == DRIVER_PYTEST ? pytest_main(&a)
 	                            : wrap_main(&a);
+}
+
+int driver_catch2_allows_none(char *const *argv, int argc)
+{
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--allow-running-no-tests"))
+			return 1;
+	return 0;
+}
+
+int driver_catch2_v3(const char *cmd)
+{
+	char path[4096];
+	return !(spawn_resolve(path, sizeof(path), cmd, NULL) == 0 &&
+	         elf_contains(path, CATCH2_MARKER, NULL) == 1);
 }

@@ -62,7 +62,8 @@ driver_kind driver_detect(const char *path, char *note, size_t size);
 driver_kind driver_detect_command(const char *path, char *const *argv, int argc, char *note,
                                   size_t size);
 
-/* The command's arguments that contradict driver k (pytest: xdist's -n):
+/* The command's arguments that contradict driver k (pytest: xdist's -n;
+ * gtest: --gtest_repeat or GTEST_REPEAT other than 1):
  * MG_EINVAL naming the token, with what to do instead; 0 else. */
 int driver_check_args(driver_kind k, char *const *argv, int argc, mg_err *err);
 
@@ -77,13 +78,15 @@ int driver_check_args(driver_kind k, char *const *argv, int argc, mg_err *err);
  */
 int driver_check(driver_kind k, const char *path, char *const argv[], mg_err *err);
 
-/* How the framework judges a run of no test, or of skipped tests only:
- * Catch2 v3 (path carries its marker) fails both (exit 2, exit 4) unless
- * the user's --allow-running-no-tests; 1 in *no_tests_ok when the user gave
- * that (the run of no test passes, as memguard's --allow-no-tests), 1 in
- * *skips_fail when a run whose every test skipped fails. */
-void driver_no_tests(driver_kind k, const char *path, char *const *argv, int argc, int *no_tests_ok,
-                     int *skips_fail);
+/* 1 when the command cmd (resolved on PATH) is a Catch2 v3 program: one
+ * without v2's --list-test-names-only (its names are listed by
+ * --list-tests -v quiet; it exits 4 when every test it ran was skipped). */
+int driver_catch2_v3(const char *cmd);
+
+/* 1 when a Catch2 command line has the user's --allow-running-no-tests
+ * (Catch2 v3 then exits 0 for a run of no test or of skipped tests only:
+ * the runner takes it for --allow-no-tests). */
+int driver_catch2_allows_none(char *const *argv, int argc);
 
 /*
  * The user's fail-fast for a gtest or catch2 program: Catch2's -a/--abort

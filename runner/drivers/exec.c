@@ -217,7 +217,8 @@ static int is_shell(const char *cmd)
  * exec and wrap: the exit status is the result; a signal is a crash. A
  * shell whose child died of signal N exits 128 + N: when the command is a
  * shell (--shell, sh/bash/..., or a #! script), that is a crash with N too.
- * (wrap's shim has no context; exec's holds its arguments.)
+ * With --skip-code N an exit status N is skip (a runner's "skipped", as
+ * automake's 77). (wrap's shim has no context; exec's holds its arguments.)
  */
 void exec_exited(shim *s, mg_exit_end status, const struct rusage *ru)
 {
@@ -227,8 +228,8 @@ void exec_exited(shim *s, mg_exit_end status, const struct rusage *ru)
 	if (status.signo)
 		shim_die_of(s, status.signo);
 	int code = status.status;
+	exec_drv *d = shim_ctx(s);
 	if (code > 128 && code < 128 + 32) {
-		exec_drv *d = shim_ctx(s);
 		int ncmd;
 		char **cmd = shim_cmd(s, &ncmd);
 		if ((d && d->a->shell) || (ncmd > 0 && is_shell(cmd[0])))
@@ -236,6 +237,8 @@ void exec_exited(shim *s, mg_exit_end status, const struct rusage *ru)
 	}
 	if (code == 0)
 		shim_result(s, MG_MSG_PASS, NULL, 0);
+	else if (d && d->a->skip_code && code == d->a->skip_code - 1)
+		shim_resultf(s, MG_MSG_SKIP, "exit status %d (--skip-code)", code);
 	else
 		shim_resultf(s, MG_MSG_FAIL, "exit status %d", code);
 }

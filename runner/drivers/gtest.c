@@ -724,6 +724,38 @@ void gtest_fail_fast(driver_fail_fast *out, char *const *cmd, int ncmd)
 		out->opt[0] = 0;
 }
 
+/* GoogleTest's repeat count as gtest.cc reads it: the last
+ * "--gtest_repeat=N" of the command, else GTEST_REPEAT; a value that is no
+ * whole number is ignored there (the count stays 1), and here. */
+int gtest_check_args(char *const *cmd, int ncmd, mg_err *err)
+{
+	static const char flag[] = "--gtest_repeat=";
+	const char *env = getenv("GTEST_REPEAT"), *v = env, *said = "GTEST_REPEAT=";
+	for (int i = 1; i < ncmd; i++)
+		if (!strncmp(cmd[i], flag, sizeof(flag) - 1)) {
+			v = cmd[i] + sizeof(flag) - 1;
+			said = flag;
+		}
+	if (!v || !*v)
+		return 0;
+	char *end;
+	errno = 0;
+	long n = strtol(v, &end, 10);
+	if (end == v || *end || errno || n == 1)
+		return 0;
+	char times[32];
+	snprintf(times, sizeof(times), "%ld times", n);
+	return mg_err_set(err, MG_EINVAL,
+	                  "GoogleTest's %s%.20s: memguard runs each test once, where "
+	                  "GoogleTest would run the list %s in one program (a test that "
+	                  "fails only when run again fails it there): drop it, and run "
+	                  "memguard again to repeat",
+	                  said, v,
+	                  n < 0    ? "for ever"
+	                  : n == 0 ? "not at all"
+	                           : times);
+}
+
 /* The head's result line from gtest: with the probe's figures for it, and
  * the program's stop at this boundary when a verdict said so. */
 void gtest_end(shim *s, gtest *g, mg_msg_kind kind, const char *msg, size_t len)
@@ -840,6 +872,7 @@ int gtest_batch_spawn(shim *s, gtest *g, char **argv, size_t k, int by_file)
 	g->outside_failed = 0;
 	g->outside_len = 0;
 	g->failed_any = 0;
+	g->c2_unskipped = 0;
 	g->env_skipped = 0;
 	g->dup_running = 0;
 	g->dup_len = 0;

@@ -39,14 +39,14 @@ typedef struct sname {
 } sname;
 
 typedef struct gtest {
-	int catch2;        /* a Catch2 program (catch2_main) */
-	int catch2_v3;     /* ... without v2's --list-test-names-only (2: with
-	                    * --allow-running-no-tests, the batches are given it) */
-	int c2_ok;         /* the running test case's OverallResult success */
-	int c2_fatal;      /* ... it hit a FatalErrorCondition (a signal Catch2 caught) */
-	int c2_skips;      /* ... its OverallResult skips (v3's SKIP()) */
-	int c2_failed;     /* ... a failed expression or an exception (a [!mayfail]'s) */
-	char c2_enc[4096]; /* its name as the XML has it (the probe's end line) */
+	int catch2;           /* a Catch2 program (catch2_main) */
+	int catch2_v3;        /* ... without v2's --list-test-names-only */
+	int c2_ok;            /* the running test case's OverallResult success */
+	int c2_skipped;       /* ... its skips (v3's SKIP()) */
+	int c2_assert_failed; /* ... an assertion of it failed (maybe as expected) */
+	int c2_unskipped;     /* this program ended a test case that was not skipped */
+	int c2_fatal;         /* ... it hit a FatalErrorCondition (a signal Catch2 caught) */
+	char c2_enc[4096];    /* its name as the XML has it (the probe's end line) */
 	/* the program aborted its run as the user's -a/-x asked (catch2_aborted):
 	 * why the tests it and this shim's later programs do not run are skip */
 	char c2_abort[160];
@@ -178,6 +178,10 @@ void gtest_end(shim *s, gtest *g, mg_msg_kind kind, const char *msg, size_t len)
  * --list-test-names-only). */
 int gtest_run(const shim_args *a, int catch2, int catch2_v3);
 
+/* MG_EINVAL when the command or GTEST_REPEAT asks GoogleTest to repeat the
+ * tests (a count other than 1): each test runs once here, so a test that
+ * fails only when run again would pass (driver_check_args). */
+int gtest_check_args(char *const *cmd, int ncmd, mg_err *err);
 /* GoogleTest's --gtest_fail_fast and its variables (driver_fail_fast_of). */
 void gtest_fail_fast(driver_fail_fast *out, char *const *cmd, int ncmd);
 
@@ -217,7 +221,7 @@ void __attribute__((noreturn)) gtest_outside_between_died(shim *s, gtest *g, int
 int catch2_args(char **cmd, int ncmd, char **out, int listing, int v3);
 size_t catch2_list_noise(shim *s, int v3, const char *out, size_t len);
 /* Catch2's name listing: one name a line (v3's quiet listing too); the
- * (v2 and v3) quotes around a name starting with '#' removed. */
+ * quotes around a name starting with '#' removed. */
 void catch2_parse_list(const char *buf, size_t len,
                        void (*add)(void *ctx, const char *name, size_t n), void *ctx);
 /* Starts the program for the first k queued names. */

@@ -220,6 +220,7 @@ typedef struct shim_args {
 	const char *list_cmd;  /* exec: --list-cmd */
 	const char *list_file; /* exec: --list-file */
 	int shell;             /* exec: --shell */
+	int skip_code;         /* exec: --skip-code's exit status, +1 (0: none) */
 	char **cmd;            /* the program or template, NULL-terminated */
 	int ncmd;
 } shim_args;

@@ -5,7 +5,12 @@
 // 128 KiB an argument may hold). MG_BENCH_STARTS=FILE: each start that runs
 // tests (not --gtest_list_tests) appends "start PID" to FILE.
 // MG_BENCH_LOG=FILE: each test body run appends "body NAME" to FILE.
+// MG_BENCH_HOLD=BYTES: each test body maps BYTES of memory it never touches
+// nor unmaps (the VA grows BYTES a test, the RSS not at all), so that
+// --recycle-at va=START+N*BYTES recycles the program every ~N tests
+// (tests/bench/recycle-bench).
 #include <gtest/gtest.h>
+#include <sys/mman.h>
 
 #include <unistd.h>
 
@@ -17,6 +22,7 @@ namespace
 {
 
 FILE *body_log;
+size_t hold;
 
 class One : public ::testing::Test
 {
@@ -32,6 +38,9 @@ class One : public ::testing::Test
 			std::fprintf(body_log, "body %s.%s\n", t->test_suite_name(), t->name());
 			std::fflush(body_log);
 		}
+		if (hold)
+			mmap(nullptr, hold, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
+			     0);
 		volatile unsigned acc = i_;
 		for (unsigned k = 0; k < 400; k++)
 			acc = acc * 2654435761u + k;
@@ -58,6 +67,8 @@ int main(int argc, char **argv)
 			std::fclose(f);
 		}
 	}
+	const char *h = std::getenv("MG_BENCH_HOLD");
+	hold = h && *h ? std::strtoul(h, nullptr, 10) : 0;
 	const char *log = std::getenv("MG_BENCH_LOG");
 	if (log && !GTEST_FLAG_GET(list_tests))
 		body_log = std::fopen(log, "a");

@@ -2,12 +2,17 @@
  * test_gtestflags.c - the user's GoogleTest flags that would reorder or
  * hide the lines the driver follows (--gtest_shuffle, --gtest_brief=1 in
  * the command, as fmt's tests are run): the verdict stays the program's own.
+ * A repeat count other than 1 (--gtest_repeat=N, in the command or a flag
+ * file, GTEST_REPEAT) is refused.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "mg_run.h"
+
+#define REPEAT_ARGS(...) ((const char *const[]){__VA_ARGS__, NULL})
 
 /* The program's own verdict on its Basic.* and Square.* tests: exit 1,
  * Basic.Fails failed, the rest passed or skipped, no error. */
@@ -51,9 +56,76 @@ static void gtest_flag_brief(void)
 	done(&o);
 }
 
+/* Before: memguard set the repeat off and ran each test once, so a test
+ * that fails only when run again passed: exit 0 where the program run
+ * directly with --gtest_repeat=2 exits 1 (yaml-cpp's suite with such a
+ * test planted did the same). Now the count is refused, exit 2 naming it,
+ * with the driver found (auto) or given; a count of 1, or the flag's 1 over
+ * the variable's 2 (GoogleTest reads the flag last), runs as before. */
+static void gtest_flag_repeat(void)
+{
+	CU_ASSERT_EQUAL(mg_direct_argv(GTEST_REPEAT_PROG, REPEAT_ARGS("--gtest_repeat=2"), NULL),
+	                1);
+	CU_ASSERT_EQUAL(mg_direct_argv(GTEST_REPEAT_PROG, REPEAT_ARGS("--gtest_repeat=1"), NULL),
+	                0);
+	CU_ASSERT_EQUAL(
+	    mg_direct_argv(GTEST_REPEAT_PROG, REPEAT_ARGS("--gtest_filter=*"), "GTEST_REPEAT=2"),
+	    1);
+	outcome o;
+	mg(&o,
+	   ARGV("run", "-j", "1", "--report", "report.json", "--", GTEST_REPEAT_PROG,
+	        "--gtest_repeat=2"),
+	   NULL, 0);
+	CU_ASSERT(exited_with(&o, 2));
+	CU_ASSERT_PTR_NOT_NULL(strstr(o.err, "GoogleTest's --gtest_repeat=2: memguard runs each "
+	                                     "test once"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(o.err, "run the list 2 times"));
+	CU_ASSERT(o.report == NULL);
+	done(&o);
+	mg(&o,
+	   ARGV("run", "-j", "2", "--driver", "gtest", "--report", "report.json", "--",
+	        GTEST_REPEAT_PROG, "--gtest_repeat=-1"),
+	   NULL, 0);
+	CU_ASSERT(exited_with(&o, 2));
+	CU_ASSERT_PTR_NOT_NULL(strstr(o.err, "--gtest_repeat=-1"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(o.err, "for ever"));
+	CU_ASSERT(o.report == NULL);
+	done(&o);
+	char flagfile[] = "/tmp/mg-repeat-XXXXXX", arg[64];
+	int fd = mkstemp(flagfile);
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT_FATAL(write(fd, "--gtest_repeat=3\n", 17) == 17);
+	close(fd);
+	snprintf(arg, sizeof(arg), "--gtest_flagfile=%s", flagfile);
+	CU_ASSERT_EQUAL(mg_direct_argv(GTEST_REPEAT_PROG, REPEAT_ARGS(arg), NULL), 1);
+	mg(&o, ARGV("run", "-j", "1", "--report", "report.json", "--", GTEST_REPEAT_PROG, arg),
+	   NULL, 0);
+	CU_ASSERT(exited_with(&o, 2));
+	CU_ASSERT_PTR_NOT_NULL(strstr(o.err, "GoogleTest's --gtest_repeat=3"));
+	CU_ASSERT(o.report == NULL);
+	done(&o);
+	unlink(flagfile);
+	mg(&o, ARGV("run", "-j", "1", "--report", "report.json", "--", GTEST_REPEAT_PROG),
+	   ENV("GTEST_REPEAT=2"), 0);
+	CU_ASSERT(exited_with(&o, 2));
+	CU_ASSERT_PTR_NOT_NULL(strstr(o.err, "GoogleTest's GTEST_REPEAT=2"));
+	CU_ASSERT(o.report == NULL);
+	done(&o);
+	mg(&o,
+	   ARGV("run", "-j", "1", "--report", "report.json", "--", GTEST_REPEAT_PROG,
+	        "--gtest_repeat=1"),
+	   ENV("GTEST_REPEAT=2"), 0);
+	CU_ASSERT(exited_with(&o, 0));
+	CU_ASSERT_FATAL(o.report != NULL);
+	expect_state(o.report, "Repeat.Passes", "pass");
+	expect_state(o.report, "Repeat.FailsWhenRunAgain", "pass");
+	done(&o);
+}
+
 static const mg_case cases[] = {
     {"gtest_flag_shuffle", gtest_flag_shuffle},
     {"gtest_flag_brief", gtest_flag_brief},
+    {"gtest_flag_repeat", gtest_flag_repeat},
 };
 
 MG_TEST_MAIN("drivers_gtestflags", cases)

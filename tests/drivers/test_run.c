@@ -902,6 +902,63 @@ static void exec_states(void)
 	done(&o);
 }
 
+/* A runner that says "skipped" by its exit status (libuv 1.44's
+ * uv_run_tests NAME exits 7 for a test it skips, automake's tests 77):
+ * with --skip-code 7 (or the config's skip_code) that status is skip, any
+ * other still fail; without it, fail. Before: --skip-code was unknown
+ * (exit 2), and libuv's 9 skipped tests were failures. */
+static void exec_skip_code(void)
+{
+	const char *const script = "case $1 in skipped) echo \"ok 1 - $1 # SKIP\"; exit 7;; "
+	                           "bad) exit 3;; esac";
+	outcome o;
+	mg(&o,
+	   ARGV("run", "-j", "1", "--driver", "exec", "--skip-code", "7", "--list-cmd",
+	        "printf 'ok\\nskipped\\nbad\\n'", "--report", "report.json", "--", "sh", "-c",
+	        script, "sh", "{}"),
+	   NULL, 0);
+	CU_ASSERT(exited_with(&o, 1));
+	CU_ASSERT_FATAL(o.report != NULL);
+	CU_ASSERT_STRING_EQUAL(state_of(o.report, "ok"), "pass");
+	CU_ASSERT_STRING_EQUAL(state_of(o.report, "skipped"), "skip");
+	CU_ASSERT_STRING_EQUAL(state_of(o.report, "bad"), "fail");
+	json_t *t = find_test(o.report, "skipped");
+	CU_ASSERT(t && !strcmp(json_string_value(json_object_get(t, "message")),
+	                       "exit status 7 (--skip-code)"));
+	done(&o);
+	/* the config file's key; only ok and skipped: exit 0 */
+	char cfg[] = "/tmp/mg-skipcode-XXXXXX";
+	int fd = mkstemp(cfg);
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT_FATAL(write(fd, "{\"skip_code\": 7}\n", 17) == 17);
+	close(fd);
+	mg(&o,
+	   ARGV("run", "-j", "1", "--driver", "exec", "--config", cfg, "--list-cmd",
+	        "printf 'ok\\nskipped\\n'", "--report", "report.json", "--", "sh", "-c", script,
+	        "sh", "{}"),
+	   NULL, 0);
+	CU_ASSERT(exited_with(&o, 0));
+	CU_ASSERT_FATAL(o.report != NULL);
+	CU_ASSERT_STRING_EQUAL(state_of(o.report, "skipped"), "skip");
+	done(&o);
+	unlink(cfg);
+	/* without it: the exit status fails the test */
+	mg(&o,
+	   ARGV("run", "-j", "1", "--driver", "exec", "--list-cmd", "printf 'skipped\\n'",
+	        "--report", "report.json", "--", "sh", "-c", script, "sh", "{}"),
+	   NULL, 0);
+	CU_ASSERT(exited_with(&o, 1));
+	CU_ASSERT_FATAL(o.report != NULL);
+	CU_ASSERT_STRING_EQUAL(state_of(o.report, "skipped"), "fail");
+	done(&o);
+	/* another driver: refused, naming what it has instead */
+	mg(&o, ARGV("run", "--skip-code", "7", "--report", "report.json", "--", GTEST_SAMPLE), NULL,
+	   0);
+	CU_ASSERT(exited_with(&o, 2));
+	CU_ASSERT_PTR_NOT_NULL(strstr(o.err, "--skip-code goes with --driver exec"));
+	done(&o);
+}
+
 /* Each test's output is exactly its own, on both streams, however fast
  * the tests and however the runner reads the pipes: the shim marks its
  * streams at every boundary (each piece is written apart, so a test's
@@ -1329,6 +1386,7 @@ static const mg_case cases[] = {
     {"gtest_nul", gtest_nul},
     {"exec_shell_quotes", exec_shell_quotes},
     {"exec_states", exec_states},
+    {"exec_skip_code", exec_skip_code},
     {"exec_output_exact", exec_output_exact},
     {"wrap_peak", wrap_peak},
     {"wrap_kill", wrap_kill},
