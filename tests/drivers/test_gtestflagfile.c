@@ -182,6 +182,25 @@ static void gtest_flagfile_filter(void)
 	rm_dir(dir);
 }
 
+/* GTEST_SAMPLE given a0 a1: the direct run exits want with n tests, and
+ * memguard -j 2 (env added to its environment) gives each its state and
+ * the same verdict. */
+static void same_as_direct(const char *dir, const char *a0, const char *a1, const char *const *env,
+                           int want, int n)
+{
+	xml_tests d;
+	CU_ASSERT_EQUAL(gtest_direct(dir, (const char *[]){a0, a1, NULL}, &d), want);
+	CU_ASSERT_EQUAL(d.n, n);
+	outcome o;
+	mg(&o,
+	   ARGV("run", "-j", "2", "--driver", "gtest", "--report", "report.json", "--",
+	        GTEST_SAMPLE, a0, a1),
+	   env, 0);
+	CU_ASSERT(exited_with(&o, want));
+	report_same(o.report, &d);
+	done(&o);
+}
+
 /* GoogleTest's precedence: GTEST_FILTER < the flags in command-line order,
  * a flag file's where the flag file is. */
 static void gtest_flagfile_precedence(void)
@@ -190,30 +209,11 @@ static void gtest_flagfile_precedence(void)
 	flagfile(dir, sizeof(dir), ff, sizeof(ff),
 	         (const char *[]){"", "--gtest_filter=Small/Square.*", NULL});
 	snprintf(arg, sizeof(arg), "--gtest_flagfile=%s", ff);
-	/* the flag file after the command line's filter: the file's */
-	xml_tests d;
-	CU_ASSERT_EQUAL(
-	    gtest_direct(dir, (const char *[]){"--gtest_filter=Basic.*", arg, NULL}, &d), 0);
-	CU_ASSERT_EQUAL(d.n, 3);
-	outcome o;
-	mg(&o,
-	   ARGV("run", "-j", "2", "--driver", "gtest", "--report", "report.json", "--",
-	        GTEST_SAMPLE, "--gtest_filter=Basic.*", arg),
-	   ENV("GTEST_FILTER=Last.*"), 0);
-	CU_ASSERT(exited_with(&o, 0));
-	report_same(o.report, &d);
-	done(&o);
+	/* the flag file after the command line's filter: the file's (and
+	 * memguard's GTEST_FILTER given too, which both beat) */
+	same_as_direct(dir, "--gtest_filter=Basic.*", arg, ENV("GTEST_FILTER=Last.*"), 0, 3);
 	/* a filter after the flag file: that one */
-	CU_ASSERT_EQUAL(
-	    gtest_direct(dir, (const char *[]){arg, "--gtest_filter=Basic.*", NULL}, &d), 1);
-	CU_ASSERT_EQUAL(d.n, 5);
-	mg(&o,
-	   ARGV("run", "-j", "2", "--driver", "gtest", "--report", "report.json", "--",
-	        GTEST_SAMPLE, arg, "--gtest_filter=Basic.*"),
-	   NULL, 0);
-	CU_ASSERT(exited_with(&o, 1));
-	report_same(o.report, &d);
-	done(&o);
+	same_as_direct(dir, arg, "--gtest_filter=Basic.*", NULL, 1, 5);
 	rm_dir(dir);
 }
 
