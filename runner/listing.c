@@ -309,7 +309,9 @@ int listing_custom(run_ctx *c, int post, mg_err *err)
 void listing_all_skipped(run_ctx *c)
 {
 	size_t ran = 0, skipped = 0;
-	if (c->driver != DRIVER_CATCH2 || c->signo || c->o->host_argc < 1)
+	/* --allow-no-tests, or the user's --allow-running-no-tests (run.c):
+	 * Catch2 v3 passes such a run then */
+	if (c->driver != DRIVER_CATCH2 || c->signo || c->o->host_argc < 1 || c->o->allow_no_tests)
 		return;
 	for (size_t i = 0; i < c->rep->nshards; i++) { /* counted only at record_finish */
 		ran += c->rep->shards[i].ntests;

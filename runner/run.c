@@ -102,6 +102,10 @@ static int prepare(run_ctx *c, run_options *o, mg_err *err)
 	           (!o->shell && driver_check(c->driver, c->path, o->host_argv, err) < 0)) {
 		return MG_EINVAL;
 	}
+	/* the user's Catch2 --allow-running-no-tests: Catch2 v3 then passes a
+	 * run of no test, or of skipped tests only (listing_all_skipped) */
+	if (c->driver == DRIVER_CATCH2 && driver_catch2_allows_none(o->host_argv, o->host_argc))
+		o->allow_no_tests = 1;
 	/* gtest, catch2: one program for what the shim is given, so all of it; a
 	 * host that serves the protocol itself (native, pytest): as deep as its
 	 * tests' pace asks (policy_depth) */

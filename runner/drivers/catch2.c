@@ -61,6 +61,18 @@ static int c2_in(const char *const *list, const char *a)
 	return 0;
 }
 
+/* v3's --shard-count / --shard-index, also as --shard-count=N or :N. */
+static int c2_shard_opt(const char *a)
+{
+	static const char *const opts[] = {"--shard-count", "--shard-index"};
+	for (size_t i = 0; i < 2; i++) {
+		size_t n = strlen(opts[i]);
+		if (!strncmp(a, opts[i], n) && (!a[n] || a[n] == '=' || a[n] == ':'))
+			return 1;
+	}
+	return 0;
+}
+
 /*
  * The Catch2 program's argv into out (room for ncmd + 8): the user's
  * options less the ones the driver sets (and, to run, less the user's
@@ -78,6 +90,11 @@ int catch2_args(char **cmd, int ncmd, char **out, int listing, int v3)
 		if (c2_in(c2_ours, a) || catch2_is_output_opt(a) || !strcmp(a, "-s") ||
 		    !strcmp(a, "--success") || !strncmp(a, "--list", 6) || !strcmp(a, "-l") ||
 		    !strcmp(a, "-t")) {
+			i += valued;
+			continue;
+		}
+		if (!listing && c2_shard_opt(a)) {
+			/* v3 lists the user's shard: a batch is run whole */
 			i += valued;
 			continue;
 		}

@@ -208,6 +208,14 @@ int driver_main(int argc, char **argv)
 	                            : wrap_main(&a);
 }
 
+int driver_catch2_allows_none(char *const *argv, int argc)
+{
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--allow-running-no-tests"))
+			return 1;
+	return 0;
+}
+
 int driver_catch2_v3(const char *cmd)
 {
 	char path[4096];

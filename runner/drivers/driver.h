@@ -83,6 +83,11 @@ int driver_check(driver_kind k, const char *path, char *const argv[], mg_err *er
  * --list-tests -v quiet; it exits 4 when every test it ran was skipped). */
 int driver_catch2_v3(const char *cmd);
 
+/* 1 when a Catch2 command line has the user's --allow-running-no-tests
+ * (Catch2 v3 then exits 0 for a run of no test or of skipped tests only:
+ * the runner takes it for --allow-no-tests). */
+int driver_catch2_allows_none(char *const *argv, int argc);
+
 /*
  * The user's fail-fast for a gtest or catch2 program: Catch2's -a/--abort
  * (1) or -x/--abortx N (the last one given), GoogleTest's

@@ -208,22 +208,58 @@ void driver_output_of(driver_output *out, driver_kind k, char *const *argv, int 
 	}
 	if (k != DRIVER_CATCH2)
 		return;
-	const char *reporter = NULL, *path = NULL, *v;
+	/* v2: one -r NAME, its file -o PATH; v3: -r given again adds a
+	 * reporter, each NAME[::out=PATH][::key=value...] (the one without
+	 * ::out= writes to -o PATH or stdout). The junit one, else the first
+	 * with a file. */
+	const char *path = NULL, *v;
+	char junit[4096] = "", other[4096] = "", other_name[48] = "";
+	int has_junit = 0;
 	for (int i = 1; i < argc; i++) {
-		if ((v = c2_value(argv, argc, &i, "-r", "--reporter")) != NULL)
-			reporter = v;
-		else if ((v = c2_value(argv, argc, &i, "-o", "--out")) != NULL)
+		if ((v = c2_value(argv, argc, &i, "-r", "--reporter")) != NULL) {
+			const char *sep = strstr(v, "::"), *o = v;
+			size_t nl = sep ? (size_t)(sep - v) : strlen(v);
+			const char *file = NULL;
+			size_t fl = 0;
+			while ((o = strstr(o, "::")) != NULL) {
+				o += 2;
+				if (!strncmp(o, "out=", 4)) {
+					file = o + 4;
+					const char *e = strstr(file, "::");
+					fl = e ? (size_t)(e - file) : strlen(file);
+				}
+			}
+			if (nl == 5 && !strncmp(v, "junit", 5) && !has_junit) {
+				has_junit = 1 + !!file;
+				snprintf(junit, sizeof(junit), "%.*s", (int)fl, file ? file : "");
+			} else if (!other_name[0] && (file || nl)) {
+				snprintf(other_name, sizeof(other_name), "%.*s",
+				         (int)(nl < 40 ? nl : 40), v);
+				snprintf(other, sizeof(other), "%.*s", (int)fl, file ? file : "");
+			}
+		} else if ((v = c2_value(argv, argc, &i, "-o", "--out")) != NULL) {
 			path = v;
+		}
 	}
-	if (reporter && !strcmp(reporter, "junit") && path && *path) {
+	if (has_junit == 1 && path) /* -r junit -o PATH */
+		snprintf(junit, sizeof(junit), "%s", path);
+	if (junit[0]) {
 		out->form = DRIVER_OUTPUT_CATCH2_JUNIT;
-		snprintf(out->path, sizeof(out->path), "%s", path);
-		snprintf(out->opt, sizeof(out->opt), "-r junit -o %.200s", path);
-	} else if (path && *path) {
+		snprintf(out->path, sizeof(out->path), "%s", junit);
+		if (has_junit == 2)
+			snprintf(out->opt, sizeof(out->opt), "-r junit::out=%.200s", junit);
+		else
+			snprintf(out->opt, sizeof(out->opt), "-r junit -o %.200s", junit);
+	} else if (other[0] || (path && *path)) {
+		const char *file = other[0] ? other : path;
 		out->form = DRIVER_OUTPUT_UNWRITTEN;
-		snprintf(out->path, sizeof(out->path), "%s", path);
-		snprintf(out->opt, sizeof(out->opt), "-r %.40s -o %.200s",
-		         reporter ? reporter : "console", path);
+		snprintf(out->path, sizeof(out->path), "%s", file);
+		if (other[0])
+			snprintf(out->opt, sizeof(out->opt), "-r %.40s::out=%.200s", other_name,
+			         file);
+		else
+			snprintf(out->opt, sizeof(out->opt), "-r %.40s -o %.200s",
+			         other_name[0] ? other_name : "console", file);
 	}
 }
 

@@ -1,0 +1,22 @@
+// A Catch2 v3 program with one name registered twice (v3 allows it when
+// the tags differ, as its SelfTest's "Same test name but with different
+// tags is fine"): it lists the name twice and runs both for it; the second
+// fails.
+#include "catch_amalgamated.hpp"
+
+TEST_CASE("a passes")
+{
+	CHECK(true);
+}
+TEST_CASE("b same name", "[x]")
+{
+	CHECK(true);
+}
+TEST_CASE("b same name", "[y]")
+{
+	CHECK(1 == 2);
+}
+TEST_CASE("c passes")
+{
+	CHECK(true);
+}

@@ -1,0 +1,221 @@
+/*
+ * test_catch2v3.c - a Catch2 v3 program (catch2v3_basic.cpp, built from
+ * Catch2 3.7.1's amalgamated files: fetch-catch2v3.cmake) under the real
+ * memguard binary: the auto driver knows it for Catch2 (v3 has no
+ * --list-test-names-only; before: run whole by wrap), its quoted '#' name
+ * is the test's (before: an error "Catch2 did not run it", exit 3), SKIP()
+ * is skip (before: pass), a program given only skipped tests (a batch, a
+ * recycle) is no error (Catch2 v3 exits 4 then: before, an error
+ * <program exit>, exit 3); memguard exits 1 where the program exits 42
+ * or 4 (every test skipped), 5 (no tests) where it exits 2, 0 with the
+ * user's --allow-running-no-tests;
+ * one name registered twice (catch2v3_dup.cpp) is followed in both runs;
+ * the user's v3 shard is what runs; the user's -r junit::out=FILE is
+ * written.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "mg_run.h"
+
+/* The states Catch2 itself gives catch2v3_basic's tests ([.] f not run;
+ * g's failure [!mayfail] lets pass is Catch2's "failed as expected"). */
+static void expect_basic(json_t *report)
+{
+	expect_state(report, "a passes", "pass");
+	expect_state(report, "b fails", "fail");
+	expect_state(report, "c skips", "skip");
+	expect_state(report, "#d hash name", "pass");
+	expect_state(report, "e skips after a check", "skip");
+	expect_state(report, "g may fail then skips", "pass");
+	expect_state(report, "h passes", "pass");
+	CU_ASSERT_PTR_NULL(find_test(report, "f hidden"));
+	CU_ASSERT_EQUAL(count(report, "error"), 0);
+	CU_ASSERT_EQUAL(count(report, "pass") + count(report, "fail") + count(report, "skip"), 7);
+}
+
+/* memguard run -- PROG: the auto driver, one lane. */
+static void catch2v3_auto(void)
+{
+	CU_ASSERT_EQUAL(mg_direct_argv(CATCH2V3_BASIC, (const char *[]){NULL}, NULL), 42);
+	outcome o;
+	mg(&o, ARGV("run", "--report", "report.json", "--", CATCH2V3_BASIC), NULL, 0);
+	CU_ASSERT(exited_with(&o, 1));
+	CU_ASSERT_FATAL(o.report != NULL);
+	expect_basic(o.report);
+	expect_message(o.report, "c skips", "not here");
+	done(&o);
+}
+
+/* --driver catch2 with two lanes and a recycle at every boundary: each
+ * test in a program of its own, the skipped ones too. */
+static void catch2v3_recycle(void)
+{
+	outcome o;
+	mg_driver_run(&o, "catch2", CATCH2V3_BASIC, "2", "va=1M", NULL);
+	CU_ASSERT(exited_with(&o, 1));
+	expect_basic(o.report);
+	done(&o);
+}
+
+/* The user's spec naming skipped tests only, one program: it is given
+ * them as Catch2 would run them; the tests are skip, not an error. */
+static void catch2v3_skipped_batch(void)
+{
+	CU_ASSERT_EQUAL(mg_direct_argv(CATCH2V3_BASIC, (const char *[]){"[b]~f*", NULL}, NULL), 4);
+	outcome o;
+	mg(&o,
+	   ARGV("run", "-j", "1", "--driver", "catch2", "--report", "report.json", "--",
+	        CATCH2V3_BASIC, "[b]~f*"),
+	   NULL, 0);
+	/* Catch2 v3 fails a run whose every test skipped (4): memguard's
+	 * <program exit> fail, exit 1 (listing_all_skipped) */
+	CU_ASSERT(exited_with(&o, 1));
+	CU_ASSERT_FATAL(o.report != NULL);
+	expect_state(o.report, "c skips", "skip");
+	expect_state(o.report, "e skips after a check", "skip");
+	CU_ASSERT_EQUAL(count(o.report, "error"), 0);
+	CU_ASSERT_EQUAL(count(o.report, "skip"), 2);
+	done(&o);
+}
+
+/* A spec that matches no test (Catch2 v3: exit 2) is memguard's no-tests
+ * exit 5; with the user's --allow-running-no-tests Catch2 exits 0 and so
+ * does memguard, for no test and for skipped tests only (before: 5, and 1
+ * for the skipped ones, a <program exit> fail). */
+static void catch2v3_no_tests(void)
+{
+	static const char *const specs[] = {"no such test", "[b]~f*"};
+	CU_ASSERT_EQUAL(mg_direct_argv(CATCH2V3_BASIC, (const char *[]){specs[0], NULL}, NULL), 2);
+	outcome o;
+	mg(&o, ARGV("run", "--driver", "catch2", "--", CATCH2V3_BASIC, specs[0]), NULL, 0);
+	CU_ASSERT(exited_with(&o, 5));
+	done(&o);
+	for (int i = 0; i < 2; i++) {
+		CU_ASSERT_EQUAL(
+		    mg_direct_argv(CATCH2V3_BASIC,
+		                   (const char *[]){specs[i], "--allow-running-no-tests", NULL},
+		                   NULL),
+		    0);
+		mg(&o,
+		   ARGV("run", "-j", "2", "--driver", "catch2", "--report", "report.json", "--",
+		        CATCH2V3_BASIC, specs[i], "--allow-running-no-tests"),
+		   NULL, 0);
+		CU_ASSERT(exited_with(&o, 0));
+		CU_ASSERT_FATAL(o.report != NULL);
+		CU_ASSERT_EQUAL(count(o.report, "skip"), i ? 2 : 0);
+		CU_ASSERT_EQUAL(count(o.report, "error"), 0);
+		done(&o);
+	}
+}
+
+/* One name registered twice, the second fails: one lane and two, the
+ * second run's failure is "NAME#2", fail, as GoogleTest's name run again
+ * (before: not followed, the program's exit an error <program exit>, exit
+ * 3 where Catch2 exits 42). */
+static void catch2v3_same_name(void)
+{
+	CU_ASSERT_EQUAL(mg_direct_argv(CATCH2V3_DUP, (const char *[]){NULL}, NULL), 42);
+	/* 1 lane, 2, and 1 with a recycle at every boundary: the probe lets
+	 * the second case of the name run before it parks */
+	for (int i = 0; i < 3; i++) {
+		outcome o;
+		mg_driver_run(&o, "catch2", CATCH2V3_DUP, i == 1 ? "2" : "1",
+		              i == 2 ? "va=1M" : NULL, NULL);
+		CU_ASSERT(exited_with(&o, 1));
+		expect_state(o.report, "a passes", "pass");
+		expect_state(o.report, "b same name", "pass");
+		expect_state(o.report, "b same name#2", "fail");
+		expect_state(o.report, "c passes", "pass");
+		CU_ASSERT_EQUAL(count(o.report, "error"), 0);
+		done(&o);
+	}
+}
+
+/* The user's v3 shard (--shard-count 2 --shard-index N): memguard runs
+ * the tests the shard lists, each program given its batch whole (before:
+ * the batch was sharded again, half of it an error "Catch2 did not run
+ * it", exit 3). */
+static void catch2v3_shard(void)
+{
+	const char *const want[2][4] = {
+	    {"a passes", "b fails", "c skips", "#d hash name"},
+	    {"e skips after a check", "g may fail then skips", "h passes", NULL}};
+	const char *const state[2][4] = {{"pass", "fail", "skip", "pass"},
+	                                 {"skip", "pass", "pass", NULL}};
+	for (int i = 0; i < 2; i++) {
+		const char *idx = i ? "--shard-index=1" : "--shard-index=0";
+		CU_ASSERT_EQUAL(mg_direct_argv(CATCH2V3_BASIC,
+		                               (const char *[]){"--shard-count", "2", idx, NULL},
+		                               NULL),
+		                i ? 0 : 42);
+		outcome o;
+		mg(&o,
+		   ARGV("run", "-j", "2", "--driver", "catch2", "--report", "report.json", "--",
+		        CATCH2V3_BASIC, "--shard-count", "2", idx),
+		   NULL, 0);
+		CU_ASSERT(exited_with(&o, i ? 0 : 1));
+		CU_ASSERT_FATAL(o.report != NULL);
+		for (int k = 0; k < 4 && want[i][k]; k++)
+			expect_state(o.report, want[i][k], state[i][k]);
+		CU_ASSERT_EQUAL(count(o.report, "error"), 0);
+		CU_ASSERT_EQUAL(count(o.report, "pass") + count(o.report, "fail") +
+		                    count(o.report, "skip"),
+		                i ? 3 : 4);
+		done(&o);
+	}
+}
+
+/* v3's reporter spec -r junit::out=FILE (beside a console reporter, and
+ * as --reporter=junit::out=FILE::colour-mode=none): memguard writes the
+ * user's JUnit file whole, the tests in Catch2's states (before: not
+ * written at all, nothing said). */
+static void catch2v3_junit_out(void)
+{
+	char dir[] = "/tmp/mg-c2v3-XXXXXX", path[64], spec[160], buf[16384];
+	CU_ASSERT_FATAL(mkdtemp(dir) != NULL);
+	snprintf(path, sizeof(path), "%s/user.xml", dir);
+	for (int form = 0; form < 2; form++) {
+		outcome o;
+		if (form == 0) {
+			snprintf(spec, sizeof(spec), "junit::out=%s", path);
+			mg(&o,
+			   ARGV("run", "-j", "2", "--driver", "catch2", "--report", "report.json",
+			        "--", CATCH2V3_BASIC, "-r", "console", "-r", spec),
+			   NULL, 0);
+		} else {
+			snprintf(spec, sizeof(spec), "--reporter=junit::out=%s::colour-mode=none",
+			         path);
+			mg(&o,
+			   ARGV("run", "-j", "2", "--driver", "catch2", "--report", "report.json",
+			        "--", CATCH2V3_BASIC, spec),
+			   NULL, 0);
+		}
+		CU_ASSERT(exited_with(&o, 1));
+		CU_ASSERT_FATAL(slurp(path, buf, sizeof(buf)) != NULL);
+		const char *c = strstr(buf, "name=\"c skips\""),
+		           *b = strstr(buf, "name=\"b fails\"");
+		CU_ASSERT(c && strstr(c, "<skipped") &&
+		          strstr(c, "<skipped") < strstr(c, "</testcase>"));
+		CU_ASSERT(b && strstr(b, "<failure") &&
+		          strstr(b, "<failure") < strstr(b, "</testcase>"));
+		CU_ASSERT(strstr(buf, "name=\"#d hash name\"") != NULL);
+		CU_ASSERT_EQUAL(unlink(path), 0);
+		done(&o);
+	}
+	CU_ASSERT_EQUAL(rmdir(dir), 0);
+}
+
+static const mg_case cases[] = {
+    {"catch2v3_auto", catch2v3_auto},
+    {"catch2v3_recycle", catch2v3_recycle},
+    {"catch2v3_skipped_batch", catch2v3_skipped_batch},
+    {"catch2v3_no_tests", catch2v3_no_tests},
+    {"catch2v3_same_name", catch2v3_same_name},
+    {"catch2v3_shard", catch2v3_shard},
+    {"catch2v3_junit_out", catch2v3_junit_out},
+};
+
+MG_TEST_MAIN("drivers_catch2v3", cases)
