@@ -368,6 +368,7 @@ int run_main(int argc, char **argv, const run_hooks *hooks)
 		if (uo.form != DRIVER_OUTPUT_NONE && uo.form != DRIVER_OUTPUT_UNWRITTEN &&
 		    atomic_check(uo.path, &err) < 0) {
 			fprintf(stderr, "memguard run: %s: %s\n", uo.opt, err.msg);
+			free(c.shim_argv);
 			options_free(&o);
 			return MG_EXIT_INFRA;
 		}
@@ -375,6 +376,7 @@ int run_main(int argc, char **argv, const run_hooks *hooks)
 	supervise_install_signals(&c);
 	if (contain_start(o.contain, &err) < 0) {
 		fprintf(stderr, "memguard run: %s\n", err.msg);
+		free(c.shim_argv);
 		options_free(&o);
 		return MG_EXIT_INFRA;
 	}
