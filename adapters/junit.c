@@ -456,6 +456,18 @@ static const char *fw_outcome(const fw_test *f)
 	return fw_env_skipped(f) ? NULL : outcome(f->t);
 }
 
+/* GoogleTest's result of a test (what: fw_outcome's, disabled: fw_disabled's),
+ * as its XML writes it ("completed") or, upper, its JSON ("COMPLETED"). */
+static const char *fw_result(const fw_test *f, const char *what, int disabled, int upper)
+{
+	static const char *const results[2][3] = {{"completed", "skipped", "suppressed"},
+	                                          {"COMPLETED", "SKIPPED", "SUPPRESSED"}};
+	int k = disabled || (what && f->t->state == TEST_NOTRUN) ? 2
+	        : what && f->t->state == TEST_SKIP               ? 1
+	                                                         : 0;
+	return results[upper != 0][k];
+}
+
 static void fw_testcase(junit_w *j, junit_framework fw, const fw_test *f, const char *timestamp)
 {
 	const report_test *t = f->t;
@@ -470,12 +482,7 @@ static void fw_testcase(junit_w *j, junit_framework fw, const fw_test *f, const 
 		int disabled = fw_disabled(f);
 		attr(j, "name", f->name);
 		attr(j, "status", disabled ? "notrun" : "run");
-		attr(j, "result",
-		     disabled                  ? "suppressed"
-		     : !what                   ? "completed"
-		     : t->state == TEST_SKIP   ? "skipped"
-		     : t->state == TEST_NOTRUN ? "suppressed"
-		                               : "completed");
+		attr(j, "result", fw_result(f, what, disabled, 0));
 		attr_time(j, "time", t->duration);
 		attr(j, "timestamp", timestamp);
 		attr(j, "classname", f->classname);
@@ -679,11 +686,7 @@ static json_t *gt_testcase(const fw_test *f, const char *timestamp)
 	const report_test *t = f->t;
 	int disabled = fw_disabled(f);
 	const char *what = fw_outcome(f);
-	const char *result = disabled                  ? "SUPPRESSED"
-	                     : !what                   ? "COMPLETED"
-	                     : t->state == TEST_SKIP   ? "SKIPPED"
-	                     : t->state == TEST_NOTRUN ? "SUPPRESSED"
-	                                               : "COMPLETED";
+	const char *result = fw_result(f, what, disabled, 1);
 	json_t *o = json_object();
 	json_object_set_new(o, "name", gt_text(f->name));
 	json_object_set_new(o, "status", json_string(disabled ? "NOTRUN" : "RUN"));

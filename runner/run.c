@@ -187,11 +187,9 @@ static char *basename_dup(const char *p)
  * writing it is an infrastructure error, as for an adapter's file.
  * Returns code.
  */
-static int user_output(run_ctx *c, const run_options *o, int code)
+static int user_output(run_ctx *c, const run_options *o, driver_output uo, int code)
 {
-	driver_output uo;
 	mg_err err;
-	driver_output_of(&uo, c->driver, o->host_argv, o->host_argc);
 	if (uo.form == DRIVER_OUTPUT_NONE)
 		return code;
 	if (uo.form == DRIVER_OUTPUT_UNWRITTEN) {
@@ -361,17 +359,15 @@ int run_main(int argc, char **argv, const run_hooks *hooks)
 		options_free(&o);
 		return rc == MG_EINVAL ? MG_EXIT_USAGE : MG_EXIT_INFRA;
 	}
-	{
-		/* ... and so is the file the user asked the framework for */
-		driver_output uo;
-		driver_output_of(&uo, c.driver, o.host_argv, o.host_argc);
-		if (uo.form != DRIVER_OUTPUT_NONE && uo.form != DRIVER_OUTPUT_UNWRITTEN &&
-		    atomic_check(uo.path, &err) < 0) {
-			fprintf(stderr, "memguard run: %s: %s\n", uo.opt, err.msg);
-			free(c.shim_argv);
-			options_free(&o);
-			return MG_EXIT_INFRA;
-		}
+	/* ... and so is the file the user asked the framework for */
+	driver_output uo;
+	driver_output_of(&uo, c.driver, o.host_argv, o.host_argc);
+	if (uo.form != DRIVER_OUTPUT_NONE && uo.form != DRIVER_OUTPUT_UNWRITTEN &&
+	    atomic_check(uo.path, &err) < 0) {
+		fprintf(stderr, "memguard run: %s: %s\n", uo.opt, err.msg);
+		free(c.shim_argv);
+		options_free(&o);
+		return MG_EXIT_INFRA;
 	}
 	supervise_install_signals(&c);
 	if (contain_start(o.contain, &err) < 0) {
@@ -496,7 +492,7 @@ int run_main(int argc, char **argv, const run_hooks *hooks)
 		stop = supervise_stop_pending(&c);
 	}
 	if (!stop)
-		code = user_output(&c, &o, code);
+		code = user_output(&c, &o, uo, code);
 	if (c.protocol_breaks && !c.signo) /* under the console's table */
 		fprintf(stderr,
 		        "memguard run: %u host%s broke the protocol (the generations say how; "

@@ -432,26 +432,62 @@ static const char *c2_queued_as(shim *s, gtest *g, const char *name, size_t *n)
 	return name;
 }
 
+/* A line of the XML of a failure (its expression, its message), kept in
+ * g->text for the failure's message while it has room. */
+static void c2_keep(gtest *g, const char *p, size_t n)
+{
+	if (n + 1 < sizeof(g->text) - g->text_len) {
+		memcpy(g->text + g->text_len, p, n);
+		g->text_len += n;
+		g->text[g->text_len++] = '\n';
+	}
+}
+
+/* A test case's <OverallResult success="..." [skips="N"]/> (p, n): 1 when
+ * it is one, its success in c2_ok and v3's skips (SKIP()) in c2_skipped. */
+static int c2_overall(gtest *g, const char *p, size_t n)
+{
+	if (n < 30 || memcmp(p, "<OverallResult success=\"", 24))
+		return 0;
+	const char *sk = memmem(p, n, " skips=\"", 8);
+	g->c2_ok = !memcmp(p + 24, "true\"", 5);
+	g->c2_skipped = sk && sk[8] >= '1' && sk[8] <= '9';
+	return 1;
+}
+
+/* A failed assertion of the running test case (Catch2's failedButOk under
+ * [!shouldfail]): such a test case that also skipped is "failed as
+ * expected", not skipped. */
+static void c2_assertion(gtest *g, const char *p, size_t n)
+{
+	if ((n > 27 && !memcmp(p, "<Expression success=\"false\"", 27)) ||
+	    (n > 8 && !memcmp(p, "<Failure", 8)) || (n > 10 && !memcmp(p, "<Exception", 10)))
+		g->c2_assert_failed = 1;
+}
+
+/* The test case's end as Catch2 counts it (Totals::delta): failed, failed
+ * as expected (a pass), skipped (v3's SKIP()), passed. */
+static mg_msg_kind c2_verdict(gtest *g)
+{
+	int skip = g->c2_ok && g->c2_skipped && !g->c2_assert_failed;
+	g->c2_unskipped |= !skip;
+	return !g->c2_ok ? MG_MSG_FAIL : skip ? MG_MSG_SKIP : MG_MSG_PASS;
+}
+
 /* A line of a test case whose name the batch has answered already
  * (gtest_dup_run): its failure is the entry "NAME#nth", fail (its XML the
  * message); passed or skipped, nothing but that it ran. */
 static void c2_dup_line(shim *s, gtest *g, const char *p, size_t n)
 {
-	if (n >= 30 && !memcmp(p, "<OverallResult success=\"", 24)) {
-		g->c2_ok = !memcmp(p + 24, "true\"", 5);
-		const char *sk = memmem(p, n, " skips=\"", 8);
-		g->c2_unskipped |= !g->c2_ok || !sk || sk[8] == '0';
+	if (c2_overall(g, p, n))
 		return;
-	}
+	c2_assertion(g, p, n);
 	if (n < 11 || memcmp(p, "</TestCase>", 11)) {
-		if (n && *p == '<' && n + 1 < sizeof(g->text) - g->text_len) {
-			memcpy(g->text + g->text_len, p, n);
-			g->text_len += n;
-			g->text[g->text_len++] = '\n';
-		}
+		if (n && *p == '<')
+			c2_keep(g, p, n);
 		return;
 	}
-	if (!g->c2_ok) {
+	if (c2_verdict(g) == MG_MSG_FAIL) {
 		char entry[1100];
 		int en =
 		    snprintf(entry, sizeof(entry), "%.*s#%u", (int)g->dup_len, g->dup, g->dup_nth);
@@ -538,35 +574,18 @@ void catch2_line(shim *s, gtest *g, char *line, size_t len)
 			gtest_outside_between(s, g, line, len, 1);
 		return;
 	}
-	if (n >= 30 && !memcmp(p, "<OverallResult success=\"", 24)) {
-		/* v3: skips="1" for a test case that SKIP()ped */
-		const char *sk = memmem(p, n, " skips=\"", 8);
-		g->c2_ok = !memcmp(p + 24, "true\"", 5);
-		g->c2_skipped = sk && sk[8] >= '1' && sk[8] <= '9';
+	if (c2_overall(g, p, n))
 		return;
-	}
 	if (n > 20 && !memcmp(p, "<FatalErrorCondition", 20))
 		g->c2_fatal = 1;
-	/* a failed assertion (Catch2's failedButOk under [!shouldfail]): such a
-	 * test case that also skipped is "failed as expected", not skipped */
-	if ((n > 27 && !memcmp(p, "<Expression success=\"false\"", 27)) ||
-	    (n > 8 && !memcmp(p, "<Failure", 8)) || (n > 10 && !memcmp(p, "<Exception", 10)))
-		g->c2_assert_failed = 1;
+	c2_assertion(g, p, n);
 	if (n >= 11 && !memcmp(p, "</TestCase>", 11)) {
 		/* after a fatal signal Catch2 closes its XML and re-raises it: the
 		 * test stays started, so the program's death is its crash (and the
 		 * tests after it run in a fresh program) */
 		if (g->c2_fatal)
 			return;
-		/* as Catch2 counts a test case (Totals::delta): failed, failed as
-		 * expected (a pass), skipped (v3's SKIP()), passed */
-		int skip = g->c2_ok && g->c2_skipped && !g->c2_assert_failed;
-		g->c2_unskipped |= !skip;
-		gtest_end(s, g,
-		          !g->c2_ok ? MG_MSG_FAIL
-		          : skip    ? MG_MSG_SKIP
-		                    : MG_MSG_PASS,
-		          g->text, g->text_len);
+		gtest_end(s, g, c2_verdict(g), g->text, g->text_len);
 		return;
 	}
 	if (n && *p != '<') { /* the program's printf, or captured text (XML-encoded) */
@@ -576,12 +595,7 @@ void catch2_line(shim *s, gtest *g, char *line, size_t len)
 		gtest_output(s, g, text, tn, 1);
 		return;
 	}
-	size_t room = sizeof(g->text) - g->text_len;
-	if (n + 1 < room) { /* the XML of a failure: its expression, its message */
-		memcpy(g->text + g->text_len, p, n);
-		g->text_len += n;
-		g->text[g->text_len++] = '\n';
-	}
+	c2_keep(g, p, n); /* the XML of a failure: its expression, its message */
 }
 
 int catch2_main(const shim_args *a)
