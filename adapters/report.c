@@ -337,6 +337,7 @@ void report_free(report *r)
 	free(r->branch);
 	free(r->repo_note);
 	free(r->containment);
+	free(r->seed);
 	free(r->nodes_present);
 	free(r->limits_soft);
 	free(r->limits_hard);

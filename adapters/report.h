@@ -340,6 +340,10 @@ typedef struct report {
 	/* what kept every process of the run from outliving it: "pid-namespace",
 	 * "user-namespace", "process-group"; NULL: not said (older reports) */
 	char *containment;
+	/* the seed memguard gave every program of the run, where the framework
+	 * would draw one itself (GoogleTest's shuffle, Catch2's random seed), as
+	 * its option: "--gtest_random_seed=7", "--rng-seed 7"; NULL: none */
+	char *seed;
 	report_shard *shards;
 	size_t nshards;
 	report_suspect *suspects; /* top-N, most VA retained first */

@@ -159,6 +159,8 @@ static int merge(report *into, report *from, int take, mg_err *err)
 		free(into->containment);
 		into->containment = report_strdup(from->containment);
 	}
+	if (from->seed && !into->seed) /* the nodes' runs: each its own */
+		into->seed = report_strdup(from->seed);
 	/* the worse exit code: any nonzero beats 0, "no tests ran" (5) beats
 	 * only 0, then the larger */
 	if (exit_rank(from->exit_code) > exit_rank(into->exit_code))

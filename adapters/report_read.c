@@ -605,6 +605,8 @@ int report_read_from_json(report *r, json_t *o, int with_shards, mg_err *err)
 	r->exit_code = (int)exit_code;
 	if (json_object_get(o, "containment"))
 		TRY(get_str(o, "", "containment", 0, &r->containment, err));
+	if (json_object_get(o, "seed"))
+		TRY(get_str(o, "", "seed", 0, &r->seed, err));
 	if (with_shards) {
 		TRY(get_arr(o, "", "shards", &arr, err));
 		r->shards = report_array_alloc(json_array_size(arr), sizeof(report_shard));

@@ -361,6 +361,8 @@ static json_t *report_head_to_json(const report *r)
 	report_write_set(o, "exit_code", json_integer(r->exit_code));
 	if (r->containment)
 		report_write_set(o, "containment", jstr(r->containment));
+	if (r->seed)
+		report_write_set(o, "seed", jstr(r->seed));
 	json_t *sus = json_array();
 	for (size_t i = 0; i < r->nsuspects; i++) {
 		const report_suspect *s = &r->suspects[i];

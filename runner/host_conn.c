@@ -118,6 +118,11 @@ void conn_build_env(run_ctx *c, int with_limits, const lane *l)
 		set_env(c, 12, MG_ENV_FAIL_LEFT, c->fail_limit - c->failures);
 		c->envp[k++] = c->env_store[12];
 	}
+	/* gtest, catch2: the seed of every program of the run (its order) */
+	if (c->seed) {
+		set_env(c, 14, MG_ENV_SEED, c->seed);
+		c->envp[k++] = c->env_store[14];
+	}
 	/* ctest's PROCESSORS: which lane of how many, in which run */
 	if (c->driver == DRIVER_CTEST && l && c->nlanes > 1) {
 		char buf[96];

@@ -132,6 +132,19 @@ static int prepare(run_ctx *c, run_options *o, mg_err *err)
 		return MG_EINVAL;
 	if (c->driver == DRIVER_NATIVE)
 		return 0;
+	/* a seed the program would draw itself (GoogleTest's shuffle without
+	 * one, Catch2's time or random device): one for every program of the
+	 * run, its listing too, so they run in one order, a direct run's with
+	 * that seed (driver_order_of) */
+	if (c->driver == DRIVER_GTEST || c->driver == DRIVER_CATCH2) {
+		driver_order ord;
+		driver_order_of(&ord, c->driver,
+		                c->driver == DRIVER_CATCH2 && driver_catch2_v3(o->host_argv[0]),
+		                o->host_argv, o->host_argc);
+		if (ord.draws)
+			c->seed = driver_order_seed(c->driver);
+		c->seed_shuffled = ord.shuffled;
+	}
 
 	/* A shim speaks the protocol for the program: this executable again. */
 	ssize_t n = readlink("/proc/self/exe", c->path, sizeof(c->path) - 1);
@@ -379,6 +392,22 @@ int run_main(int argc, char **argv, const run_hooks *hooks)
 
 	c.rep = report_new();
 	c.rep->containment = report_strdup(contain_name());
+	if (c.seed) {
+		/* said once, as the framework's own run says it, and in the report */
+		char opt[48];
+		driver_order_opt(c.driver, c.seed, opt, sizeof(opt));
+		c.rep->seed = report_strdup(opt);
+		if (c.driver == DRIVER_GTEST)
+			fprintf(stderr,
+			        "memguard: GoogleTest shuffles the tests with seed %lu in every "
+			        "program of this run (%s repeats the order)\n",
+			        c.seed, opt);
+		else
+			fprintf(stderr,
+			        "memguard: Catch2's random seed is %lu in every program of this "
+			        "run%s (%s repeats it)\n",
+			        c.seed, c.seed_shuffled ? ", its order rand" : "", opt);
+	}
 	c.rep->start_time = (double)time(NULL);
 	c.rep->node_index = o.node_index;
 	c.rep->node_total = o.node_total;

@@ -42,7 +42,7 @@
 #define TIMELINE_POINTS 4096 /* per lane */
 #define GROWTH_WINDOW   32   /* recent per-test growths kept per lane */
 #define MAX_DESCENDANTS 64
-#define ENV_SLOTS       14    /* MEMGUARD_* variables a host gets */
+#define ENV_SLOTS       15    /* MEMGUARD_* variables a host gets */
 #define SLOW_TEST       0.005 /* seconds: above it, a lane keeps only 2 tests in flight */
 /* A native or pytest host without --pipeline holds as many run lines as take it
  * PIPELINE_WORK (16 to PIPELINE_AUTO), and while it holds more than twice
@@ -230,6 +230,11 @@ typedef struct run_ctx {
 	unsigned fail_limit, failures;
 	char fail_why[200];
 	char fail_opt[48]; /* as the user gave it ("-x 2") */
+	/* gtest, catch2: the seed drawn for every program of the run when the
+	 * program would draw its own (driver_order_of; MG_ENV_SEED); 0: none.
+	 * seed_shuffled: its order depends on it (--gtest_shuffle, --order rand) */
+	unsigned long seed;
+	int seed_shuffled;
 	/* what the tests wait for (CTest's DEPENDS, fixtures: the listing's
 	 * after and needs lines): test t's waits are wait[wait_first[t]] ...
 	 * wait[wait_first[t + 1] - 1]; wait_first NULL when no test waits */

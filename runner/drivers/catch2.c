@@ -48,10 +48,14 @@ static const char *const c2_valued[] = {"-o",
                                         "--shard-index",
                                         NULL};
 
-/* ... and those the driver sets itself (dropped from the user's). */
+/* ... and those the driver sets itself (dropped from the user's). The
+ * user's --order stays, in the listing and in every run: the listing is
+ * then in the order the program runs a batch in (and, with v3's
+ * --shard-count, of the shard a direct run has); its --rng-seed too,
+ * unless the program would draw one (then the run's: MG_ENV_SEED). */
 static const char *const c2_ours[] = {
-    "-o", "--out",       "-r",           "--reporter",    "-f", "--input-file", "--order",
-    "-d", "--durations", "--use-colour", "--colour-mode", "-v", "--verbosity",  NULL};
+    "-o",           "--out",         "-r", "--reporter",  "-f", "--input-file", "-d", "--durations",
+    "--use-colour", "--colour-mode", "-v", "--verbosity", NULL};
 
 static int c2_in(const char *const *list, const char *a)
 {
@@ -74,7 +78,7 @@ static int c2_shard_opt(const char *a)
 }
 
 /*
- * The Catch2 program's argv into out (room for ncmd + 8): the user's
+ * The Catch2 program's argv into out (room for ncmd + 10): the user's
  * options less the ones the driver sets (and, to run, less the user's
  * test specs: the batch is the specs then), plus the listing or reporter
  * options. Returns the index of the listing flag (listing) or the count.
@@ -103,6 +107,13 @@ int catch2_args(char **cmd, int ncmd, char **out, int listing, int v3)
 		out[k++] = cmd[i];
 		if (valued)
 			out[k++] = cmd[++i];
+	}
+	/* the seed the runner drew for the run's programs (driver_order_of):
+	 * after the user's, so it is the one Catch2 takes */
+	char *seed = getenv(MG_ENV_SEED);
+	if (seed && *seed) {
+		out[k++] = "--rng-seed";
+		out[k++] = seed;
 	}
 	if (listing) {
 		if (v3) {
@@ -153,7 +164,7 @@ size_t catch2_list_noise(shim *s, int v3, const char *out, size_t len)
 {
 	int ncmd;
 	char **cmd = shim_cmd(s, &ncmd);
-	char **argv = calloc((size_t)ncmd + 8, sizeof(char *));
+	char **argv = calloc((size_t)ncmd + 10, sizeof(char *));
 	char *none = NULL;
 	size_t nlen = 0, skip = 0;
 	mg_exit_end status;
@@ -208,7 +219,7 @@ static int c2_drop_abort(char **argv, int argc)
 }
 
 /* Catch2: the first k queued names (in its order) as an --input-file, the
- * XML reporter on stdout, declaration order. */
+ * XML reporter on stdout, in the user's --order (the listing's). */
 void catch2_begin(shim *s, gtest *g, size_t k)
 {
 	fbuf b = {0};
@@ -248,8 +259,6 @@ void catch2_begin(shim *s, gtest *g, size_t k)
 	}
 	argv[argc++] = "--reporter";
 	argv[argc++] = "xml";
-	argv[argc++] = "--order";
-	argv[argc++] = "decl";
 	argv[argc++] = "--input-file";
 	argv[argc++] = g->filter_path;
 	argv[argc] = NULL;
@@ -296,6 +305,43 @@ void catch2_fail_fast(driver_fail_fast *out, char *const *cmd, int ncmd)
 	}
 	if (!out->limit)
 		out->opt[0] = 0;
+}
+
+/* Clara's "--opt V", "--opt=V", "--opt:V" at cmd[*i]: V (moving *i past
+ * it), or NULL when cmd[*i] is not opt. */
+static const char *c2_opt_value(char *const *cmd, int ncmd, int *i, const char *opt)
+{
+	const char *a = cmd[*i];
+	size_t n = strlen(opt);
+	if (strncmp(a, opt, n))
+		return NULL;
+	if (!a[n])
+		return *i + 1 < ncmd ? cmd[++*i] : NULL;
+	return a[n] == '=' || a[n] == ':' ? a + n + 1 : NULL;
+}
+
+void catch2_order(driver_order *out, int v3, char *const *cmd, int ncmd)
+{
+	const char *seed = NULL;
+	memset(out, 0, sizeof(*out));
+	for (int i = 1; i < ncmd; i++) {
+		const char *v;
+		if ((v = c2_opt_value(cmd, ncmd, &i, "--order")) != NULL) {
+			/* Catch2's setTestOrder: a prefix of "random" (the last one given) */
+			out->shuffled = *v && !strncmp("random", v, strlen(v)) &&
+			                strncmp("declared", v, strlen(v)) &&
+			                strncmp("lexical", v, strlen(v));
+			snprintf(out->opt, sizeof(out->opt), "--order %.40s", v);
+		} else if ((v = c2_opt_value(cmd, ncmd, &i, "--rng-seed")) != NULL) {
+			seed = v;
+		} else if (c2_in(c2_valued, cmd[i])) {
+			i++; /* its value is no option */
+		}
+	}
+	if (!out->shuffled)
+		out->opt[0] = 0;
+	/* v3 draws from std::random_device by default, v2 takes 0 */
+	out->draws = seed ? !strcmp(seed, "time") || !strcmp(seed, "random-device") : v3;
 }
 
 int catch2_aborted(shim *s, gtest *g, mg_exit_end status)

@@ -8,6 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "gtest_driver.h"
 #include "memguard_host.h"
@@ -153,6 +156,41 @@ void driver_fail_fast_of(driver_fail_fast *out, driver_kind k, char *const *argv
 	} else if (k == DRIVER_CATCH2) {
 		catch2_fail_fast(out, argv, argc);
 	}
+}
+
+void driver_order_of(driver_order *out, driver_kind k, int catch2_v3, char *const *argv, int argc)
+{
+	memset(out, 0, sizeof(*out));
+	if (k == DRIVER_GTEST) {
+		gtest_cmd c; /* its flag files' flags count where they are */
+		if (gtest_cmd_expand(&c, argv, argc) == 0) {
+			gtest_order(out, c.argv, c.argc);
+			gtest_cmd_free(&c);
+		}
+	} else if (k == DRIVER_CATCH2) {
+		catch2_order(out, catch2_v3, argv, argc);
+	}
+}
+
+unsigned long driver_order_seed(driver_kind k)
+{
+	uint32_t r;
+	if (getrandom(&r, sizeof(r), GRND_NONBLOCK) != (ssize_t)sizeof(r)) {
+		struct timespec t;
+		clock_gettime(CLOCK_REALTIME, &t);
+		r = (uint32_t)t.tv_nsec ^ (uint32_t)t.tv_sec ^ ((uint32_t)getpid() << 16);
+	}
+	if (k == DRIVER_GTEST)
+		return r % 99999u + 1;
+	return r ? r : 1;
+}
+
+void driver_order_opt(driver_kind k, unsigned long seed, char *out, size_t n)
+{
+	if (k == DRIVER_GTEST)
+		snprintf(out, n, "--gtest_random_seed=%lu", seed);
+	else
+		snprintf(out, n, "--rng-seed %lu", seed);
 }
 
 void driver_fail_fast_why(const driver_fail_fast *ff, driver_kind k, char *out, size_t n)

@@ -159,6 +159,44 @@ void driver_output_of(driver_output *out, driver_kind k, char *const *argv, int 
 /* 1 for Catch2's "-o=F", "--out:F", "-r=X", "--reporter:X" (one word). */
 int catch2_is_output_opt(const char *a);
 
+/*
+ * The order the user's program runs its tests in, as the framework reads
+ * its flags. GoogleTest: --gtest_shuffle[=BOOL] (the last one, flag files
+ * read in place; else GTEST_SHUFFLE, anything but "0") with
+ * --gtest_random_seed=N (else GTEST_RANDOM_SEED; 0, or none: a seed from
+ * the time, each program its own), N made 1..99999 as gtest.cc's
+ * GetRandomSeedFromFlag does. Catch2: --order decl|lex|rand (kept in the
+ * shim's listing and runs: its order is then the listing's) and --rng-seed
+ * time|random-device|N (v3 without one: std::random_device, each program
+ * its own; v2 without one: 0). A seed the program would draw itself is
+ * drawn once by the runner (driver_order_seed) and given to every program
+ * of the run, its listing too (MG_ENV_SEED), so that GoogleTest's shuffle
+ * (subset-stable: all registered tests are shuffled, the filter only says
+ * which run) and Catch2's rand order (a hash of name and seed) put every
+ * program's tests in the one order a direct run with that seed has, and
+ * Catch2's random generators see that seed.
+ */
+typedef struct driver_order {
+	int shuffled;       /* gtest: --gtest_shuffle; catch2: --order rand */
+	int draws;          /* the program draws its seed: the runner gives it one */
+	unsigned long seed; /* the user's (gtest: made 1..99999), when !draws */
+	char opt[64];       /* the option as the user gave it, for messages */
+} driver_order;
+
+/* The seed for the run's programs, when the runner drew it (decimal). */
+#define MG_ENV_SEED "MEMGUARD_SEED"
+
+/* The order of command argv (argc words, argv[0] the program) for driver
+ * k (catch2_v3: v3's defaults), the environment read with getenv; all 0
+ * for another driver. */
+void driver_order_of(driver_order *out, driver_kind k, int catch2_v3, char *const *argv, int argc);
+/* A seed drawn for a run (getrandom, else the time): 1..99999 for
+ * GoogleTest (the range its own seeds have), 1..2^32-1 for Catch2. */
+unsigned long driver_order_seed(driver_kind k);
+/* The option that gives a program seed, in out ("--gtest_random_seed=7",
+ * "--rng-seed 7"). */
+void driver_order_opt(driver_kind k, unsigned long seed, char *out, size_t n);
+
 /* The message of a test not run for it, in out: "not run: Catch2 aborted
  * the run after its failures, as -x 2 asks". */
 void driver_fail_fast_why(const driver_fail_fast *ff, driver_kind k, char *out, size_t n);

@@ -54,11 +54,12 @@ typedef struct gtest {
 	 * when this shim started (0: no fail-fast), and the fail lines it sent */
 	unsigned fail_left, fails_sent;
 	size_t c2_enc_len;
-	shim_names *list; /* NULL until listed; gives each name its gtest order */
-	int list_status;  /* the listing program's exit status (not 0: said once) */
-	size_t batch;     /* queue entries (from the head) the running program was given */
-	int started_any;  /* a test of this batch has started */
-	int summary;      /* past "[==========] N tests ... ran.": the rest is gtest's recap */
+	shim_names *list;   /* NULL until listed; gives each name its gtest order */
+	unsigned long seed; /* GoogleTest's shuffle seed (1..99999); 0: not shuffled */
+	int list_status;    /* the listing program's exit status (not 0: said once) */
+	size_t batch;       /* queue entries (from the head) the running program was given */
+	int started_any;    /* a test of this batch has started */
+	int summary;        /* past "[==========] N tests ... ran.": the rest is gtest's recap */
 	char text[FAIL_TEXT];
 	size_t text_len; /* the running test's output: a failure's message */
 
@@ -185,6 +186,10 @@ int gtest_check_args(char *const *cmd, int ncmd, mg_err *err);
 /* GoogleTest's --gtest_fail_fast and its variables (driver_fail_fast_of). */
 void gtest_fail_fast(driver_fail_fast *out, char *const *cmd, int ncmd);
 
+/* GoogleTest's --gtest_shuffle and --gtest_random_seed and their variables
+ * (driver_order_of); cmd has its flag files read in place. */
+void gtest_order(driver_order *out, char *const *cmd, int ncmd);
+
 /* 1 when the framework itself leaves name out (GoogleTest's DISABLED_
  * tests; it reports them as such): a skip, not an error. */
 int gtest_framework_skips(const gtest *g, const char *name, size_t n);
@@ -216,7 +221,7 @@ void __attribute__((noreturn)) gtest_outside_between_died(shim *s, gtest *g, int
 
 /* ---- catch2.c ---- */
 
-/* The Catch2 program's argv into out (room for ncmd + 8); listing: the
+/* The Catch2 program's argv into out (room for ncmd + 10); listing: the
  * listing options added (returns the listing flag's index), else the count. */
 int catch2_args(char **cmd, int ncmd, char **out, int listing, int v3);
 size_t catch2_list_noise(shim *s, int v3, const char *out, size_t len);
@@ -240,6 +245,8 @@ void catch2_begin(shim *s, gtest *g, size_t k);
 int catch2_aborted(shim *s, gtest *g, mg_exit_end status);
 /* Catch2's -a/-x (driver_fail_fast_of). */
 void catch2_fail_fast(driver_fail_fast *out, char *const *cmd, int ncmd);
+/* Catch2's --order and --rng-seed (driver_order_of). */
+void catch2_order(driver_order *out, int v3, char *const *cmd, int ncmd);
 /* One line of Catch2's XML reporter. */
 void catch2_line(shim *s, gtest *g, char *line, size_t len);
 
