@@ -87,10 +87,21 @@ static int c2_shard_opt(const char *a)
 int catch2_args(char **cmd, int ncmd, char **out, int listing, int v3)
 {
 	int k = 0;
+	/* the seed the runner drew for the run's programs (driver_order_of), in
+	 * place of the user's time or random-device: Clara takes an option
+	 * once (a second is an "Unrecognised token") */
+	char *seed = getenv(MG_ENV_SEED);
+	if (seed && !*seed)
+		seed = NULL;
 	out[k++] = cmd[0];
 	for (int i = 1; i < ncmd; i++) {
 		const char *a = cmd[i];
 		int valued = c2_in(c2_valued, a) && i + 1 < ncmd;
+		if (seed && !strncmp(a, "--rng-seed", 10) &&
+		    (!a[10] || a[10] == '=' || a[10] == ':')) {
+			i += !a[10] && valued;
+			continue;
+		}
 		if (c2_in(c2_ours, a) || catch2_is_output_opt(a) || !strcmp(a, "-s") ||
 		    !strcmp(a, "--success") || !strncmp(a, "--list", 6) || !strcmp(a, "-l") ||
 		    !strcmp(a, "-t")) {
@@ -108,10 +119,7 @@ int catch2_args(char **cmd, int ncmd, char **out, int listing, int v3)
 		if (valued)
 			out[k++] = cmd[++i];
 	}
-	/* the seed the runner drew for the run's programs (driver_order_of):
-	 * after the user's, so it is the one Catch2 takes */
-	char *seed = getenv(MG_ENV_SEED);
-	if (seed && *seed) {
+	if (seed) {
 		out[k++] = "--rng-seed";
 		out[k++] = seed;
 	}
