@@ -88,6 +88,7 @@ report *fixture_full_report(void)
 	r->wall = 252.5;
 	r->interrupted = 1;
 	r->exit_code = 3;
+	r->seed = report_strdup("--gtest_random_seed=7");
 	for (int si = 0; si < 2; si++) {
 		report_shard *s = report_add_shard(r);
 		s->node = 2;

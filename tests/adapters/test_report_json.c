@@ -35,6 +35,7 @@ static void assert_reports_equal(const report *a, const report *b)
 	CU_ASSERT(a->wall == b->wall);
 	CU_ASSERT_EQUAL(a->interrupted, b->interrupted);
 	CU_ASSERT_EQUAL(a->exit_code, b->exit_code);
+	CU_ASSERT(str_eq(a->seed, b->seed));
 	CU_ASSERT_EQUAL_FATAL(a->nshards, b->nshards);
 	for (size_t i = 0; i < a->nshards; i++) {
 		const report_shard *x = &a->shards[i], *y = &b->shards[i];
