@@ -321,6 +321,76 @@ static void compare(const char *prog, json_t *report, int direct_failed)
 	printf("%s: %zu tests, %zu compared\n", prog, nwant, matched);
 }
 
+/* The direct run's order: each test's first place in it. GoogleTest's
+ * "[ RUN      ] NAME" lines (its XML lists suites in registration order
+ * even when shuffled); Catch2's XML (want), written as it ran. */
+static char **order;
+static size_t norder;
+
+static void order_add(const char *name, size_t n)
+{
+	order = realloc(order, (norder + 1) * sizeof(*order));
+	if (!order || !(order[norder] = strndup(name, n)))
+		abort();
+	norder++;
+}
+
+static void order_from_gtest(const char *dir)
+{
+	char path[4096], line[8192];
+	snprintf(path, sizeof(path), "%s/direct.out", dir);
+	FILE *f = fopen(path, "r");
+	while (f && fgets(line, sizeof(line), f)) {
+		const char *p = strstr(line, "[ RUN      ] ");
+		if (!p)
+			continue;
+		p += 13;
+		order_add(p, strcspn(p, "\r\n"));
+	}
+	if (f)
+		fclose(f);
+}
+
+static long order_of(const char *name)
+{
+	for (size_t i = 0; i < norder; i++)
+		if (!strcmp(order[i], name))
+			return (long)i;
+	return -1;
+}
+
+/* Each program memguard started (a shard's generation) ran its tests in
+ * the direct run's order (its shuffle, its seed, its --order). */
+static void order_agrees(const char *prog, json_t *report)
+{
+	size_t i, k;
+	json_t *s, *t;
+	json_array_foreach(json_object_get(report, "shards"), i, s)
+	{
+		long prev = -1;
+		json_int_t prev_gen = -1;
+		const char *prev_name = "";
+		json_array_foreach(json_object_get(s, "tests"), k, t)
+		{
+			const char *name;
+			test_state(t, &name);
+			json_t *g = json_object_get(t, "g");
+			json_int_t gen =
+			    json_integer_value(g ? g : json_object_get(t, "generation"));
+			long pos = name ? order_of(name) : -1;
+			if (pos < 0)
+				continue;
+			if (gen == prev_gen && pos < prev)
+				disagree(prog,
+				         "'%s' ran after '%s' in one program, %s the direct run",
+				         name, prev_name, "before it in");
+			prev = pos;
+			prev_gen = gen;
+			prev_name = name;
+		}
+	}
+}
+
 static json_t *load_report(const char *dir)
 {
 	char path[4096];
@@ -413,6 +483,7 @@ int main(int argc, char **argv)
 		direct_code = exit_code(run(direct, dir, "direct"));
 		if (load_gtest_xml(xml) < 0)
 			return 3;
+		order_from_gtest(dir);
 		char recycle[64] = "";
 		if (argc > 4)
 			snprintf(recycle, sizeof(recycle), "va=%s", argv[4]);
@@ -450,6 +521,8 @@ int main(int argc, char **argv)
 		direct_code = exit_code(run(direct, dir, "direct"));
 		if (load_catch2_xml(xml) < 0)
 			return 3;
+		for (size_t k = 0; k < nwant; k++)
+			order_add(want[k].name, strlen(want[k].name));
 		char recycle[64];
 		snprintf(recycle, sizeof(recycle), "va=%s", argv[4]);
 		char *head[] = {MEMGUARD_BIN, "run",    "-j",       argv[3],
@@ -503,6 +576,7 @@ int main(int argc, char **argv)
 	if (!report)
 		return 1;
 	compare(prog, report, direct_code != 0);
+	order_agrees(prog, report);
 	json_decref(report);
 	if (disagreements) {
 		fprintf(stderr, "conformance: %d disagreement(s); outputs kept in %s\n",
