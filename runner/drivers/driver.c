@@ -12,6 +12,7 @@
 #include "gtest_driver.h"
 #include "memguard_host.h"
 #include "mg_elf.h"
+#include "mg_exit.h"
 #include "shim.h"
 #include "spawn.h"
 
@@ -214,6 +215,41 @@ int driver_catch2_allows_none(char *const *argv, int argc)
 		if (!strcmp(argv[i], "--allow-running-no-tests"))
 			return 1;
 	return 0;
+}
+
+int driver_no_tests_exit(driver_kind k, char *const *argv, int argc, int selected, const char **who)
+{
+	int spec = 0;
+	*who = NULL;
+	switch (k) {
+	case DRIVER_GTEST: /* 1.12: "[  PASSED  ] 0 tests.", also for a filter or shard of none */
+		*who = "GoogleTest";
+		return MG_EXIT_OK;
+	case DRIVER_CTEST: /* "No tests were found!!!", exit 0; --no-tests=error: 8 */
+		*who = "ctest";
+		for (int i = argc - 1; i > 0; i--)
+			if (!strncmp(argv[i], "--no-tests=", 11))
+				return strcmp(argv[i] + 11, "error") ? MG_EXIT_OK
+				                                     : MG_EXIT_NO_TESTS;
+		return MG_EXIT_OK;
+	case DRIVER_CATCH2:
+		if (argc < 1 || driver_catch2_v3(argv[0])) {
+			*who = "Catch2 v3"; /* "No tests ran", exit 2 */
+			return MG_EXIT_NO_TESTS;
+		}
+		*who = "Catch2 v2"; /* "No tests ran", exit 0; with -w NoTests, a spec of none 2 */
+		return catch2_warns_no_tests(argv, argc, &spec) && (selected || spec)
+		           ? MG_EXIT_NO_TESTS
+		           : MG_EXIT_OK;
+	case DRIVER_NATIVE: /* standalone: "0 passed, 0 failed, 0 skipped", exit 0 */
+		*who = "the memguard host";
+		return selected ? MG_EXIT_NO_TESTS : MG_EXIT_OK;
+	case DRIVER_PYTEST:
+		*who = "pytest"; /* exit 5 */
+		return MG_EXIT_NO_TESTS;
+	default: /* exec, wrap: no framework's word; memguard's own (pytest's) */
+		return MG_EXIT_NO_TESTS;
+	}
 }
 
 int driver_catch2_v3(const char *cmd)

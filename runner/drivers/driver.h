@@ -89,6 +89,21 @@ int driver_catch2_v3(const char *cmd);
 int driver_catch2_allows_none(char *const *argv, int argc);
 
 /*
+ * What the framework's own run exits with when it runs no test (README
+ * "Exit codes"): 0 where it passes such a run (GoogleTest; ctest without
+ * the user's --no-tests=error; Catch2 v2 unless the user's -w NoTests saw
+ * a test spec match nothing; a memguard host listing none, as its
+ * standalone run), MG_EXIT_NO_TESTS where it fails one (Catch2 v3, which
+ * exits 2; pytest, 5) or has no convention of its own (exec, wrap, a
+ * native host's tests all left out by memguard's selection). selected:
+ * the host listed tests and the user's --filter, --tests-from or --node
+ * kept none. *who names the framework for the console (NULL: none).
+ * Catch2's costs a read of the program (v2 or v3); the rest is argv only.
+ */
+int driver_no_tests_exit(driver_kind k, char *const *argv, int argc, int selected,
+                         const char **who);
+
+/*
  * The user's fail-fast for a gtest or catch2 program: Catch2's -a/--abort
  * (1) or -x/--abortx N (the last one given), GoogleTest's
  * --gtest_fail_fast[=BOOL] (the last one; else its GTEST_FAIL_FAST
