@@ -73,6 +73,15 @@ driver_kind driver_detect(const char *path, char *note, size_t size)
 	if (elf_contains(path, CATCH2_MARKER, NULL) == 1 ||
 	    elf_contains(path, CATCH2_V3_MARKER, NULL) == 1)
 		return DRIVER_CATCH2;
+	/* the framework (or the host library) linked as a shared library the
+	 * program needs: libCatch2.so, libgtest.so */
+	char lib[4096];
+	if (elf_needed_contains(path, MG_HOST_MARKER, lib, sizeof(lib), NULL) == 1)
+		return DRIVER_NATIVE;
+	if (elf_needed_contains(path, GTEST_MARKER, lib, sizeof(lib), NULL) == 1)
+		return DRIVER_GTEST;
+	if (elf_needed_contains(path, CATCH2_V3_MARKER, lib, sizeof(lib), NULL) == 1)
+		return DRIVER_CATCH2;
 	snprintf(note, size,
 	         "%s does not carry the memguard host library: running it whole with "
 	         "--driver wrap (no per-test results)",
@@ -105,13 +114,17 @@ static const char *detected_what(driver_kind k)
 	                              "or exec)";
 }
 
-/* 1 when path carries the markers of a k program (Catch2: v2's or v3's). */
+/* 1 when path, or a library it needs, carries the markers of a k program
+ * (Catch2: v2's or v3's; v2 is header-only). */
 static int driver_marked(driver_kind k, const char *path)
 {
+	char lib[4096];
 	if (k == DRIVER_GTEST)
-		return elf_contains(path, GTEST_MARKER, NULL) == 1;
+		return elf_contains(path, GTEST_MARKER, NULL) == 1 ||
+		       elf_needed_contains(path, GTEST_MARKER, lib, sizeof(lib), NULL) == 1;
 	return elf_contains(path, CATCH2_MARKER, NULL) == 1 ||
-	       elf_contains(path, CATCH2_V3_MARKER, NULL) == 1;
+	       elf_contains(path, CATCH2_V3_MARKER, NULL) == 1 ||
+	       elf_needed_contains(path, CATCH2_V3_MARKER, lib, sizeof(lib), NULL) == 1;
 }
 
 /* 1 when path is an ELF file carrying a k program's markers. */

@@ -50,7 +50,8 @@ int driver_serves_protocol(driver_kind k);
 
 /*
  * Decides the driver for an executable without running it: the host
- * library's marker → native; GoogleTest's → gtest; Catch2's → catch2; a
+ * library's marker → native; GoogleTest's → gtest; Catch2's → catch2 (in
+ * the program, else in a shared library it needs: elf_needed_contains); a
  * program named ctest → ctest; otherwise wrap, with a
  * one-line note saying so written to note (empty when none).
  */

@@ -11,7 +11,8 @@
  * user's --allow-running-no-tests;
  * one name registered twice (catch2v3_dup.cpp) is followed in both runs;
  * the user's v3 shard is what runs; the user's -r junit::out=FILE is
- * written; the same program built -m32 is an x86 shard, the same states.
+ * written; the same program built -m32 is an x86 shard, the same states;
+ * linked against Catch2 as a shared library, auto still knows it.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -208,6 +209,37 @@ static void catch2v3_junit_out(void)
 	CU_ASSERT_EQUAL(rmdir(dir), 0);
 }
 
+/* catch2v3_basic.cpp linked against the amalgamated library built shared:
+ * Catch2's marker is in libmg_catch2v3_shared.so, which the program needs
+ * (found through its RUNPATH; for a program without one, through
+ * LD_LIBRARY_PATH, as the loader finds it): the auto driver takes it for
+ * Catch2, run and list (before: wrap, one entry for the whole program). */
+static void catch2v3_shared_lib(void)
+{
+	static const char ld[] = "LD_LIBRARY_PATH=" CATCH2V3_SHARED_DIR;
+	CU_ASSERT_EQUAL(mg_direct_argv(CATCH2V3_SHARED, (const char *[]){NULL}, NULL), 42);
+	CU_ASSERT_EQUAL(mg_direct_argv(CATCH2V3_SHARED_NORPATH, (const char *[]){NULL}, ld), 42);
+	outcome o;
+	mg(&o, ARGV("run", "--report", "report.json", "--", CATCH2V3_SHARED), NULL, 0);
+	CU_ASSERT(exited_with(&o, 1));
+	CU_ASSERT_FATAL(o.report != NULL);
+	expect_basic(o.report);
+	CU_ASSERT(strstr(o.err, "--driver wrap") == NULL);
+	done(&o);
+	mg(&o, ARGV("run", "-j", "2", "--report", "report.json", "--", CATCH2V3_SHARED_NORPATH),
+	   ENV(ld), 0);
+	CU_ASSERT(exited_with(&o, 1));
+	CU_ASSERT_FATAL(o.report != NULL);
+	expect_basic(o.report);
+	done(&o);
+	/* memguard list: the program's names, as its own listing */
+	mg(&o, ARGV("list", "--", CATCH2V3_SHARED), NULL, 0);
+	CU_ASSERT(exited_with(&o, 0));
+	CU_ASSERT(strstr(o.out, "a passes\n") != NULL);
+	CU_ASSERT(strstr(o.out, "#d hash name\n") != NULL);
+	done(&o);
+}
+
 #ifdef CATCH2V3_BASIC32
 /* 1 when every shard of the report is of arch. */
 static int shards_are(json_t *report, const char *arch)
@@ -276,6 +308,7 @@ static const mg_case cases[] = {
     {"catch2v3_same_name", catch2v3_same_name},
     {"catch2v3_shard", catch2v3_shard},
     {"catch2v3_junit_out", catch2v3_junit_out},
+    {"catch2v3_shared_lib", catch2v3_shared_lib},
 #ifdef CATCH2V3_BASIC32
     {"catch2v3_x86", catch2v3_x86},
 #endif
