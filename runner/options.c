@@ -295,7 +295,8 @@ static int apply(run_options *o, const char *key, const char *val, int layer, mg
 	} else if (!strcmp(key, "contain")) {
 		if (!contain_mode_valid(val))
 			return mg_err_set(err, MG_EINVAL,
-			                  "contain: '%s' is not auto, pid, user or none", val);
+			                  "contain: '%s' is not auto, pid, user, reaper or none",
+			                  val);
 		o->contain = val;
 	} else if (!strcmp(key, "node")) {
 		if (options_parse_node(&o->node_index, &o->node_total, val, err) < 0)
@@ -593,9 +594,10 @@ const char *options_usage(void)
 	       "  --fail-no-tests        no test to run is exit 5, also where the framework\n"
 	       "                         passes such a run (GoogleTest, ctest, Catch2 v2)\n"
 	       "  --contain MODE         auto (default): hosts in a PID namespace that dies\n"
-	       "                         with memguard (in a user namespace without root),\n"
-	       "                         else process groups; pid or user: that or exit 3;\n"
-	       "                         none: process groups only\n"
+	       "                         with memguard; without root a reaper (the process\n"
+	       "                         started ends what the run left); pid, user (a PID\n"
+	       "                         namespace in a user namespace) or reaper: that or\n"
+	       "                         exit 3; none: process groups only\n"
 	       "  --sites LEVEL          who allocated what a test left (1 MiB or more): off,\n"
 	       "                         default (every mapping and allocation of 512K or\n"
 	       "                         more, one in 512K of the rest) or all (every\n"
