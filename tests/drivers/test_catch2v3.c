@@ -213,7 +213,8 @@ static void catch2v3_junit_out(void)
  * Catch2's marker is in libmg_catch2v3_shared.so, which the program needs
  * (found through its RUNPATH; for a program without one, through
  * LD_LIBRARY_PATH, as the loader finds it): the auto driver takes it for
- * Catch2, run and list (before: wrap, one entry for the whole program). */
+ * Catch2, run and list (before: wrap, one entry for the whole program),
+ * and --driver catch2 takes it (before: refused, exit 2). */
 static void catch2v3_shared_lib(void)
 {
 	static const char ld[] = "LD_LIBRARY_PATH=" CATCH2V3_SHARED_DIR;
@@ -230,6 +231,12 @@ static void catch2v3_shared_lib(void)
 	   ENV(ld), 0);
 	CU_ASSERT(exited_with(&o, 1));
 	CU_ASSERT_FATAL(o.report != NULL);
+	expect_basic(o.report);
+	done(&o);
+	/* --driver catch2: the program is what it says (before: refused, "is
+	 * neither a GoogleTest nor a Catch2 program", exit 2) */
+	mg_driver_run(&o, "catch2", CATCH2V3_SHARED, "1", NULL, NULL);
+	CU_ASSERT(exited_with(&o, 1));
 	expect_basic(o.report);
 	done(&o);
 	/* memguard list: the program's names, as its own listing */
