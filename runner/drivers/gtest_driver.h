@@ -247,6 +247,10 @@ int catch2_aborted(shim *s, gtest *g, mg_exit_end status);
 void catch2_fail_fast(driver_fail_fast *out, char *const *cmd, int ncmd);
 /* Catch2's --order and --rng-seed (driver_order_of). */
 void catch2_order(driver_order *out, int v3, char *const *cmd, int ncmd);
+/* 1 when the user's Catch2 command line asks -w/--warn NoTests (v2 then
+ * exits 2 where a test spec matched nothing); *spec: it has a test spec
+ * (a name or tag expression, or -f/--input-file). */
+int catch2_warns_no_tests(char *const *cmd, int ncmd, int *spec);
 /* One line of Catch2's XML reporter. */
 void catch2_line(shim *s, gtest *g, char *line, size_t len);
 
