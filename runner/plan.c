@@ -260,11 +260,58 @@ static void plan_waits_build(run_ctx *c, const name_list *nl, const size_t *run_
 	free(fill);
 }
 
+/* A test of the split by name (node_share_by_name). */
+typedef struct by_name {
+	const char *name;
+	size_t len, j; /* j: its place in the run's order */
+} by_name;
+
+static int name_order(const void *a, const void *b)
+{
+	const by_name *x = a, *y = b;
+	size_t n = x->len < y->len ? x->len : y->len;
+	int d = memcmp(x->name, y->name, n);
+	if (d)
+		return d;
+	return (x->len > y->len) - (x->len < y->len);
+}
+
+/*
+ * node_share over order (n tests) into mine (by place in order). When the
+ * list's order comes from a seed the runner drew (GoogleTest's shuffle,
+ * Catch2's rand order: each node draws its own), the split is made over
+ * the tests sorted by name, which every node lists alike, so the nodes'
+ * shares still make the whole without overlap; each node then runs its
+ * share in its own order. O(n log n) only then.
+ */
+static void node_share_by_name(run_ctx *c, name_list *nl, const size_t *order, size_t n, char *mine)
+{
+	if (!c->seed || !c->seed_shuffled || c->o->node_total < 2) {
+		node_share(c, nl, order, n, mine, &c->expected_wall);
+		return;
+	}
+	by_name *v = mg_xrealloc(NULL, (n ? n : 1) * sizeof(*v));
+	size_t *sorted = mg_xrealloc(NULL, (n ? n : 1) * sizeof(size_t));
+	char *m = mg_xrealloc(NULL, n ? n : 1);
+	for (size_t j = 0; j < n; j++)
+		v[j] = (by_name){nl->names[order[j]], nl->lens[order[j]], j};
+	qsort(v, n, sizeof(*v), name_order);
+	for (size_t k = 0; k < n; k++)
+		sorted[k] = order[v[k].j];
+	node_share(c, nl, sorted, n, m, &c->expected_wall);
+	for (size_t k = 0; k < n; k++)
+		mine[v[k].j] = m[k];
+	free(m);
+	free(sorted);
+	free(v);
+}
+
 /*
  * Plans the run: the named tests (--tests-from) or all in list order,
  * filtered, then this node's share (node_share: by the history's durations
  * when there is one, else round-robin by position; deterministic either
- * way), queued in list order. Its tests' names point into nl's text,
+ * way; by name when the order is a drawn seed's: node_share_by_name),
+ * queued in list order. Its tests' names point into nl's text,
  * which the run frees at its end. MG_EINVAL names a bad --tests-from line.
  */
 int plan_build(run_ctx *c, name_list *nl, mg_err *err)
@@ -286,7 +333,7 @@ int plan_build(run_ctx *c, name_list *nl, mg_err *err)
 		if (!c->o->filter || !fnmatch(c->o->filter, nl->names[order[j]], 0))
 			order[kept++] = order[j];
 	char *mine = mg_xrealloc(NULL, kept ? kept : 1);
-	node_share(c, nl, order, kept, mine, &c->expected_wall);
+	node_share_by_name(c, nl, order, kept, mine);
 	c->tests = mg_xrealloc(NULL, (kept ? kept : 1) * sizeof(*c->tests));
 	size_t *run_of = NULL; /* a listing position's test of the run, or SIZE_MAX */
 	if (nl->ndeps) {

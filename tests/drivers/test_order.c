@@ -244,6 +244,57 @@ static void order_gtest_drawn(void)
 	}
 }
 
+/* Two CI nodes (--node 1/2, 2/2), each drawing its own seed for
+ * GTEST_SHUFFLE=1: their shares still make the whole program once (split
+ * by name, which both list alike, not by the place in each one's own
+ * shuffled list), and each runs its share in its own seed's order. */
+static void order_gtest_nodes(void)
+{
+	int seen[MAX_NAMES] = {0};
+	names all;
+	const char *const plain[] = {NULL};
+	direct_order(GTEST_ORDER, plain, NULL, &all);
+	CU_ASSERT_EQUAL_FATAL(all.n, 15);
+	for (int node = 1; node <= 2; node++) {
+		outcome o;
+		mg(&o,
+		   ARGV("run", "-j", "1", "--driver", "gtest", "--node", node == 1 ? "1/2" : "2/2",
+		        "--report", "report.json", "--", GTEST_ORDER),
+		   ENV("GTEST_SHUFFLE=1"), 0);
+		CU_ASSERT_FATAL(o.report != NULL);
+		CU_ASSERT_EQUAL(count(o.report, "error"), 0);
+		char seed[32], opt[64];
+		report_seed(o.report, seed, sizeof(seed));
+		CU_ASSERT_FATAL(seed[0] != 0);
+		expect_seed_seen(o.report, seed);
+		snprintf(opt, sizeof(opt), "--gtest_random_seed=%s", seed);
+		names d;
+		const char *const args[] = {"--gtest_shuffle", opt, NULL};
+		direct_order(GTEST_ORDER, args, NULL, &d);
+		size_t i, k;
+		json_t *sh, *t;
+		json_array_foreach(json_object_get(o.report, "shards"), i, sh)
+		{
+			long prev = -1;
+			json_array_foreach(json_object_get(sh, "tests"), k, t)
+			{
+				const char *name = json_string_value(json_object_get(t, "name"));
+				long at = index_of(&all, name), pos = index_of(&d, name);
+				CU_ASSERT_FATAL(at >= 0 && pos >= 0);
+				seen[at]++;
+				CU_ASSERT(pos > prev); /* one program: its seed's order */
+				prev = pos;
+			}
+		}
+		done(&o);
+	}
+	for (size_t i = 0; i < all.n; i++)
+		if (seen[i] != 1) {
+			fprintf(stderr, "%s: run %d times by the two nodes\n", all.v[i], seen[i]);
+			CU_FAIL("the nodes' shares are not the whole once");
+		}
+}
+
 /* The user's filter leaves tests out: GoogleTest shuffles every registered
  * test all the same (the filter says which run), so the order of those
  * that run is the unfiltered shuffle's; memguard's listing is put in that
@@ -377,7 +428,7 @@ static void order_catch2v3_drawn(void)
 
 static const mg_case cases[] = {
     {"order_gtest_seed", order_gtest_seed},         {"order_gtest_drawn", order_gtest_drawn},
-    {"order_gtest_filter", order_gtest_filter},
+    {"order_gtest_filter", order_gtest_filter},     {"order_gtest_nodes", order_gtest_nodes},
 #ifdef CATCH2_ORDER
     {"order_catch2_rand", order_catch2_rand},       {"order_catch2_time", order_catch2_time},
 #endif
