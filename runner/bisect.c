@@ -33,7 +33,8 @@ static const char usage[] =
     "make the target fail when they run before it.\n"
     "\n"
     "  --report PATH    the run's report: the tests of the host that crashed or was\n"
-    "                   killed, in order, then the test it was running\n"
+    "                   killed, in order, then the test it was running (and the\n"
+    "                   seed memguard drew for its programs, given to each run's)\n"
     "  --shard N        that shard (N or NODE.N; default: the first with one)\n"
     "  --generation G   that host generation (default: the target's host, else the\n"
     "                   first that crashed or was killed)\n"
@@ -142,6 +143,11 @@ typedef struct bisect_ctx {
 	size_t npass;
 	char **host; /* after -- */
 	int nhost;
+	/* the report's seed (report.seed: one memguard drew for the run's
+	 * programs), given to each run's program as the user's own, so that
+	 * it runs the tests in the crashed host's order: "--gtest_random_seed=N"
+	 * after the command, or "--rng-seed N" in place of the user's; "": none */
+	char seed[64];
 	unsigned run;
 	int keep;
 	int keep_asked;  /* --keep */
@@ -236,7 +242,7 @@ static void path_in(const bisect_ctx *c, char *buf, size_t size, const char *nam
  * pointers into c and fixed). */
 static char **child_argv(const bisect_ctx *c, const char *cmd, char **fixed, size_t nfixed)
 {
-	char **argv = calloc(4 + nfixed + c->npass + 1 + (size_t)c->nhost + 1, sizeof(*argv));
+	char **argv = calloc(4 + nfixed + c->npass + 1 + (size_t)c->nhost + 3, sizeof(*argv));
 	size_t k = 0;
 	if (!argv)
 		abort();
@@ -251,8 +257,22 @@ static char **child_argv(const bisect_ctx *c, const char *cmd, char **fixed, siz
 	for (size_t i = 0; i < c->npass; i++)
 		argv[k++] = c->pass[i];
 	argv[k++] = "--";
-	for (int i = 0; i < c->nhost; i++)
+	int catch2_seed = !strncmp(c->seed, "--rng-seed ", 11);
+	for (int i = 0; i < c->nhost; i++) {
+		const char *a = c->host[i];
+		if (i && catch2_seed && !strncmp(a, "--rng-seed", 10) &&
+		    (!a[10] || a[10] == '=' || a[10] == ':')) {
+			i += !a[10]; /* Catch2 takes the option once: the report's */
+			continue;
+		}
 		argv[k++] = c->host[i];
+	}
+	if (catch2_seed) {
+		argv[k++] = "--rng-seed";
+		argv[k++] = (char *)c->seed + 11;
+	} else if (c->seed[0]) {
+		argv[k++] = (char *)c->seed;
+	}
 	return argv;
 }
 
@@ -730,6 +750,8 @@ int bisect_main(int argc, char **argv)
 			goto out;
 		}
 		rc = bisect_plan_from_report(&plan, r, shard, generation, target, &err);
+		if (r && r->seed && strlen(r->seed) < sizeof(c.seed))
+			strcpy(c.seed, r->seed);
 		report_free(r);
 		if (rc < 0) {
 			fprintf(stderr, "memguard bisect: %s\n", err.msg);

@@ -295,6 +295,36 @@ static void order_gtest_nodes(void)
 		}
 }
 
+/* memguard bisect of a shuffled run: the report's seed (one memguard drew
+ * for the run, here written into the report of a run with seed 1, whose
+ * order crashes State.Crashes after State.Sets) is given to each of
+ * bisect's runs, over the environment's GTEST_RANDOM_SEED=2 (whose order
+ * runs State.Crashes first): the crash comes again and State.Sets is
+ * named. Before: each run shuffled by the environment's seed, "not
+ * reproducible", exit 1. */
+static void order_bisect_seed(void)
+{
+	outcome o;
+	mg(&o,
+	   ARGV("run", "-j", "1", "--driver", "gtest", "--report", "report.json", "--",
+	        GTEST_ORDER_CRASH, "--gtest_shuffle", "--gtest_random_seed=1"),
+	   NULL, 0);
+	CU_ASSERT(exited_with(&o, 1));
+	CU_ASSERT_FATAL(o.report != NULL);
+	expect_state(o.report, "State.Crashes", "crash");
+	char path[128];
+	snprintf(path, sizeof(path), "%s/drawn.json", o.dir);
+	json_object_set_new(o.report, "seed", json_string("--gtest_random_seed=1"));
+	CU_ASSERT_FATAL(json_dump_file(o.report, path, 0) == 0);
+	outcome b;
+	mg(&b, ARGV("bisect", "--report", path, "--driver", "gtest", "--", GTEST_ORDER_CRASH),
+	   ENV("GTEST_SHUFFLE=1", "GTEST_RANDOM_SEED=2"), 0);
+	CU_ASSERT(exited_with(&b, 0));
+	CU_ASSERT_PTR_NOT_NULL(strstr(b.out, "State.Sets"));
+	done(&b);
+	done(&o);
+}
+
 /* The user's filter leaves tests out: GoogleTest shuffles every registered
  * test all the same (the filter says which run), so the order of those
  * that run is the unfiltered shuffle's; memguard's listing is put in that
@@ -429,6 +459,7 @@ static void order_catch2v3_drawn(void)
 static const mg_case cases[] = {
     {"order_gtest_seed", order_gtest_seed},         {"order_gtest_drawn", order_gtest_drawn},
     {"order_gtest_filter", order_gtest_filter},     {"order_gtest_nodes", order_gtest_nodes},
+    {"order_bisect_seed", order_bisect_seed},
 #ifdef CATCH2_ORDER
     {"order_catch2_rand", order_catch2_rand},       {"order_catch2_time", order_catch2_time},
 #endif
