@@ -574,6 +574,16 @@ static void fw_free(fw_test *v, size_t n)
 	free(v);
 }
 
+/* GoogleTest's shuffle seed of the run (its XML's and JSON's random_seed,
+ * written when it shuffled): the report's "--gtest_random_seed=N"; 0: none. */
+static unsigned long fw_gtest_seed(const report *r)
+{
+	static const char opt[] = "--gtest_random_seed=";
+	if (!r->seed || strncmp(r->seed, opt, sizeof(opt) - 1))
+		return 0;
+	return strtoul(r->seed + sizeof(opt) - 1, NULL, 10);
+}
+
 int junit_framework_write(const report *r, FILE *f, junit_framework fw, const char *prog,
                           mg_err *err)
 {
@@ -607,6 +617,8 @@ int junit_framework_write(const report *r, FILE *f, junit_framework fw, const ch
 		attr_u64(&j, "errors", c[2]);
 		attr_time(&j, "time", r->wall);
 		attr(&j, "timestamp", timestamp);
+		if (fw_gtest_seed(r))
+			attr_u64(&j, "random_seed", fw_gtest_seed(r));
 		attr(&j, "name", "AllTests");
 	}
 	for (size_t i = 0; i < n;) {
@@ -719,6 +731,9 @@ int junit_framework_json_write(const report *r, FILE *f, const char *prog, mg_er
 	gt_counts(root, v, 0, n);
 	json_object_set_new(root, "timestamp", json_string(timestamp));
 	json_object_set_new(root, "time", gt_seconds(r->wall));
+	if (fw_gtest_seed(r))
+		json_object_set_new(root, "random_seed",
+		                    json_integer((json_int_t)fw_gtest_seed(r)));
 	json_object_set_new(root, "name", json_string("AllTests"));
 	for (size_t i = 0; i < n;) {
 		size_t e = i + 1;

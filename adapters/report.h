@@ -341,9 +341,10 @@ typedef struct report {
 	 * "user-namespace", "reaper", "process-group"; NULL: not said (older
 	 * reports) */
 	char *containment;
-	/* the seed memguard gave every program of the run, where the framework
-	 * would draw one itself (GoogleTest's shuffle, Catch2's random seed), as
-	 * its option: "--gtest_random_seed=7", "--rng-seed 7"; NULL: none */
+	/* the seed every program of the run had, as the option that gives it:
+	 * GoogleTest's shuffle seed, the user's or the one memguard drew
+	 * ("--gtest_random_seed=7"; the framework file's random_seed), Catch2's
+	 * when memguard drew it ("--rng-seed 7"); NULL: none */
 	char *seed;
 	report_shard *shards;
 	size_t nshards;

@@ -144,6 +144,10 @@ static int prepare(run_ctx *c, run_options *o, mg_err *err)
 		if (ord.draws)
 			c->seed = driver_order_seed(c->driver);
 		c->seed_shuffled = ord.shuffled;
+		/* GoogleTest's shuffle seed, the user's or drawn: the report's */
+		c->gtest_seed = c->driver == DRIVER_GTEST && ord.shuffled
+		                    ? (ord.draws ? c->seed : ord.seed)
+		                    : 0;
 	}
 
 	/* A shim speaks the protocol for the program: this executable again. */
@@ -396,11 +400,17 @@ int run_main(int argc, char **argv, const run_hooks *hooks)
 
 	c.rep = report_new();
 	c.rep->containment = report_strdup(contain_name());
+	if (c.seed || c.gtest_seed) {
+		/* in the report (GoogleTest's, the user's too: it is its XML's
+		 * random_seed), and said once when drawn, as the framework's own
+		 * run says it */
+		char opt[48];
+		driver_order_opt(c.driver, c.seed ? c.seed : c.gtest_seed, opt, sizeof(opt));
+		c.rep->seed = report_strdup(opt);
+	}
 	if (c.seed) {
-		/* said once, as the framework's own run says it, and in the report */
 		char opt[48];
 		driver_order_opt(c.driver, c.seed, opt, sizeof(opt));
-		c.rep->seed = report_strdup(opt);
 		if (c.driver == DRIVER_GTEST)
 			fprintf(stderr,
 			        "memguard: GoogleTest shuffles the tests with seed %lu in every "

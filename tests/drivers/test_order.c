@@ -168,7 +168,8 @@ static void report_seed(json_t *report, char *out, size_t n)
 /* --gtest_shuffle --gtest_random_seed=1, whose order runs State.Reads
  * before State.Sets (exit 1): one lane, a recycle at every boundary, two
  * lanes; the order of each program is the direct run's, every program has
- * seed 1. Before: exit 0, in declaration order. */
+ * seed 1, and the --gtest_output file memguard writes says random_seed="1"
+ * as GoogleTest's own does. Before: exit 0, in declaration order. */
 static void order_gtest_seed(void)
 {
 	names d;
@@ -178,7 +179,8 @@ static void order_gtest_seed(void)
 	CU_ASSERT(index_of(&d, "State.Reads") < index_of(&d, "State.Sets"));
 	const char *const *runs[] = {
 	    ARGV("run", "-j", "1", "--driver", "gtest", "--report", "report.json", "--",
-	         GTEST_ORDER, "--gtest_shuffle", "--gtest_random_seed=1"),
+	         GTEST_ORDER, "--gtest_shuffle", "--gtest_random_seed=1",
+	         "--gtest_output=xml:mine.xml"),
 	    ARGV("run", "-j", "1", "--driver", "gtest", "--recycle-at", "va=1M", "--report",
 	         "report.json", "--", GTEST_ORDER, "--gtest_shuffle", "--gtest_random_seed=1"),
 	    ARGV("run", "-j", "2", "--driver", "gtest", "--report", "report.json", "--",
@@ -195,8 +197,16 @@ static void order_gtest_seed(void)
 		CU_ASSERT_EQUAL(count(o.report, "error"), 0);
 		expect_order(o.report, &d, r < 2);
 		expect_seed_seen(o.report, "1");
-		/* the user's seed: none drawn */
-		CU_ASSERT_PTR_NULL(json_object_get(o.report, "seed"));
+		if (r == 0) {
+			char path[128], xml[1 << 14];
+			snprintf(path, sizeof(path), "%s/mine.xml", o.dir);
+			CU_ASSERT_PTR_NOT_NULL(
+			    strstr(slurp(path, xml, sizeof(xml)), " random_seed=\"1\""));
+		}
+		/* the user's seed: none drawn, none said, the report's */
+		CU_ASSERT_PTR_NULL(strstr(o.err, "shuffles the tests with seed"));
+		CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(o.report, "seed")),
+		                       "--gtest_random_seed=1");
 		done(&o);
 	}
 }
