@@ -729,11 +729,11 @@ int junit_framework_json_write(const report *r, FILE *f, const char *prog, mg_er
 		snprintf(timestamp, sizeof(timestamp), "1970-01-01T00:00:00Z");
 	json_t *root = json_object(), *suites = json_array();
 	gt_counts(root, v, 0, n);
-	json_object_set_new(root, "timestamp", json_string(timestamp));
-	json_object_set_new(root, "time", gt_seconds(r->wall));
-	if (fw_gtest_seed(r))
+	if (fw_gtest_seed(r)) /* before the timestamp in GoogleTest's JSON, after it in its XML */
 		json_object_set_new(root, "random_seed",
 		                    json_integer((json_int_t)fw_gtest_seed(r)));
+	json_object_set_new(root, "timestamp", json_string(timestamp));
+	json_object_set_new(root, "time", gt_seconds(r->wall));
 	json_object_set_new(root, "name", json_string("AllTests"));
 	for (size_t i = 0; i < n;) {
 		size_t e = i + 1;
