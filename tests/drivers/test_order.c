@@ -305,9 +305,9 @@ static void order_gtest_nodes(void)
 		}
 }
 
-/* memguard bisect of a shuffled run: the report's seed (one memguard drew
- * for the run, here written into the report of a run with seed 1, whose
- * order crashes State.Crashes after State.Sets) is given to each of
+/* memguard bisect of a shuffled run: the report's seed (the run's, as a
+ * drawn one is kept there; here a run with seed 1, whose order crashes
+ * State.Crashes after State.Sets) is given to each of
  * bisect's runs, over the environment's GTEST_RANDOM_SEED=2 (whose order
  * runs State.Crashes first): the crash comes again and State.Sets is
  * named. Before: each run shuffled by the environment's seed, "not
