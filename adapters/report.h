@@ -338,7 +338,8 @@ typedef struct report {
 	int interrupted;
 	int exit_code;
 	/* what kept every process of the run from outliving it: "pid-namespace",
-	 * "user-namespace", "process-group"; NULL: not said (older reports) */
+	 * "user-namespace", "reaper", "process-group"; NULL: not said (older
+	 * reports) */
 	char *containment;
 	report_shard *shards;
 	size_t nshards;

@@ -31,6 +31,14 @@ static int exit_rank(int code)
 }
 
 /* The latest start_time of r's shards in a's group; -1 when r has none. */
+/* How much a containment holds: a namespace, a reaper, process groups. */
+static int containment_rank(const char *c)
+{
+	if (!strcmp(c, "process-group"))
+		return 0;
+	return !strcmp(c, "reaper") ? 1 : 2;
+}
+
 static double group_start(const report *r, const report_shard *a)
 {
 	double t = -1;
@@ -154,8 +162,8 @@ static int merge(report *into, report *from, int take, mg_err *err)
 	report_nodes_union(into, from);
 	into->interrupted = into->interrupted || from->interrupted;
 	/* the weaker guarantee of the two holds for the whole */
-	if (from->containment &&
-	    (!into->containment || !strcmp(from->containment, "process-group"))) {
+	if (from->containment && (!into->containment || containment_rank(from->containment) <
+	                                                    containment_rank(into->containment))) {
 		free(into->containment);
 		into->containment = report_strdup(from->containment);
 	}

@@ -269,3 +269,278 @@ out:
 	close(fd);
 	return rc;
 }
+
+/* ---- the libraries a program needs, resolved as the dynamic loader does ---- */
+
+/* An ELF's header fields this file reads, by class (little-endian only). */
+typedef struct elf_hdr {
+	int is64;
+	uint64_t phoff;
+	unsigned phentsize, phnum;
+} elf_hdr;
+
+static int hdr_read(elf_hdr *h, int fd)
+{
+	unsigned char eh[64];
+	if (read_full(fd, eh, sizeof(eh), 0) != (ssize_t)sizeof(eh) ||
+	    memcmp(eh, ELFMAG, SELFMAG) != 0 || eh[EI_DATA] != ELFDATA2LSB)
+		return -1;
+	h->is64 = eh[EI_CLASS] == ELFCLASS64;
+	if (h->is64) {
+		memcpy(&h->phoff, eh + 32, 8);
+		h->phentsize = (unsigned)(eh[54] | eh[55] << 8);
+		h->phnum = (unsigned)(eh[56] | eh[57] << 8);
+	} else {
+		uint32_t o32;
+		memcpy(&o32, eh + 28, 4);
+		h->phoff = o32;
+		h->phentsize = (unsigned)(eh[42] | eh[43] << 8);
+		h->phnum = (unsigned)(eh[44] | eh[45] << 8);
+	}
+	return h->phentsize >= (h->is64 ? 56u : 32u) ? 0 : -1;
+}
+
+/* A field of width 4 or 8 at p, little-endian. */
+static uint64_t field(const unsigned char *p, int is64)
+{
+	uint64_t v = 0;
+	if (is64) {
+		memcpy(&v, p, 8);
+	} else {
+		uint32_t v32;
+		memcpy(&v32, p, 4);
+		v = v32;
+	}
+	return v;
+}
+
+/* One directory of a search path: dir (len bytes, $ORIGIN and ${ORIGIN}
+ * replaced by origin) / name, into out; 1 when that is an ELF of class
+ * want (the loader skips a library of the other class). */
+static int lib_try(char *out, size_t n, const char *dir, size_t len, const char *origin,
+                   const char *name, mg_arch want)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < len && k + 1 < n;) {
+		size_t skip = !strncmp(dir + i, "${ORIGIN}", 9) && i + 9 <= len ? 9
+		              : !strncmp(dir + i, "$ORIGIN", 7) && i + 7 <= len ? 7
+		                                                                : 0;
+		if (skip) {
+			k += (size_t)snprintf(out + k, n - k, "%s", origin);
+			i += skip;
+		} else {
+			out[k++] = dir[i++];
+		}
+	}
+	if (k >= n)
+		return 0;
+	out[k] = 0;
+	if ((size_t)snprintf(out + k, n - k, "%s%s", k ? "/" : "", name) >= n - k)
+		return 0;
+	mg_arch a;
+	return elf_arch(&a, out, NULL) == 0 && a == want;
+}
+
+/* The first directory of a colon-separated list holding name. */
+static int lib_in_list(char *out, size_t n, const char *list, const char *origin, const char *name,
+                       mg_arch want)
+{
+	while (list && *list) {
+		const char *end = strchr(list, ':');
+		size_t len = end ? (size_t)(end - list) : strlen(list);
+		if (len && lib_try(out, n, list, len, origin, name, want))
+			return 1;
+		list = end ? end + 1 : NULL;
+	}
+	return 0;
+}
+
+/* name in /etc/ld.so.cache (glibc's format "glibc-ld.so.cache1.1", also
+ * after the old one): its path, of class want. One read of the file. */
+static int lib_in_cache(char *out, size_t n, const char *name, mg_arch want)
+{
+	static const char magic[] = "glibc-ld.so.cache1.1";
+	int fd = -1, found = 0;
+	struct stat st;
+	char *buf = NULL;
+	if (open_regular(&fd, "/etc/ld.so.cache", NULL) < 0)
+		return 0;
+	if (fstat(fd, &st) != 0 || st.st_size < 48 || st.st_size > (64 << 20) ||
+	    !(buf = malloc((size_t)st.st_size)) ||
+	    read_full(fd, buf, (size_t)st.st_size, 0) != (ssize_t)st.st_size)
+		goto out;
+	size_t size = (size_t)st.st_size;
+	const char *c = memmem(buf, size, magic, sizeof(magic) - 1);
+	if (!c || (size_t)(c - buf) + 48 > size)
+		goto out;
+	size_t avail = size - (size_t)(c - buf); /* offsets count from the header */
+	uint32_t nlibs;
+	memcpy(&nlibs, c + 20, 4);
+	for (uint32_t i = 0; i < nlibs && 48 + ((size_t)i + 1) * 24 <= avail && !found; i++) {
+		uint32_t key, value;
+		memcpy(&key, c + 48 + (size_t)i * 24 + 4, 4);
+		memcpy(&value, c + 48 + (size_t)i * 24 + 8, 4);
+		if (key >= avail || value >= avail || !memchr(c + key, 0, avail - key) ||
+		    !memchr(c + value, 0, avail - value) || strcmp(c + key, name))
+			continue;
+		mg_arch a;
+		if (snprintf(out, n, "%s", c + value) < (int)n && elf_arch(&a, out, NULL) == 0 &&
+		    a == want)
+			found = 1;
+	}
+out:
+	free(buf);
+	close(fd);
+	return found;
+}
+
+/* The dynamic section's strings the search needs, into the caller's
+ * arrays: the DT_NEEDED names (at most max), DT_RPATH, DT_RUNPATH (NULL
+ * when absent); all point into *strtab, which the caller frees. Returns the
+ * count of names, or -1 when the file is not an ELF or has no dynamic
+ * section. Reads the program headers, the section and the string table. */
+static int dyn_read(int fd, const char **names, int max, const char **rpath, const char **runpath,
+                    char **strtab, mg_arch *arch)
+{
+	elf_hdr h;
+	uint64_t dyn_off = 0, dyn_size = 0;
+	uint64_t load_vaddr[16], load_off[16], load_size[16];
+	int nload = 0, count = 0;
+	*rpath = *runpath = NULL;
+	*strtab = NULL;
+	if (hdr_read(&h, fd) < 0)
+		return -1;
+	*arch = h.is64 ? MG_ARCH_X64 : MG_ARCH_X86;
+	for (unsigned i = 0; i < h.phnum && i < 256; i++) {
+		unsigned char ph[56];
+		size_t want = h.is64 ? 56 : 32;
+		if (read_full(fd, ph, want, (off_t)(h.phoff + (uint64_t)i * h.phentsize)) !=
+		    (ssize_t)want)
+			return -1;
+		uint32_t type;
+		memcpy(&type, ph, 4);
+		/* ELF64: type, flags, offset, vaddr, paddr, filesz; ELF32: type,
+		 * offset, vaddr, paddr, filesz */
+		uint64_t off = field(ph + (h.is64 ? 8 : 4), h.is64);
+		uint64_t vaddr = field(ph + (h.is64 ? 16 : 8), h.is64);
+		uint64_t filesz = field(ph + (h.is64 ? 32 : 16), h.is64);
+		if (type == PT_DYNAMIC) {
+			dyn_off = off;
+			dyn_size = filesz;
+		} else if (type == PT_LOAD && nload < 16) {
+			load_vaddr[nload] = vaddr;
+			load_off[nload] = off;
+			load_size[nload++] = filesz;
+		}
+	}
+	if (!dyn_size || dyn_size > (1 << 20))
+		return -1;
+	unsigned char *dyn = malloc(dyn_size);
+	if (!dyn || read_full(fd, dyn, dyn_size, (off_t)dyn_off) != (ssize_t)dyn_size) {
+		free(dyn);
+		return -1;
+	}
+	size_t ent = h.is64 ? 16 : 8, half = ent / 2;
+	uint64_t str_vaddr = 0, str_size = 0, rpath_at = UINT64_MAX, runpath_at = UINT64_MAX;
+	uint64_t needed_at[64];
+	int nneeded = 0;
+	for (size_t p = 0; p + ent <= dyn_size; p += ent) {
+		uint64_t tag = field(dyn + p, h.is64), val = field(dyn + p + half, h.is64);
+		if (tag == DT_NULL)
+			break;
+		if (tag == DT_NEEDED && nneeded < 64)
+			needed_at[nneeded++] = val;
+		else if (tag == DT_STRTAB)
+			str_vaddr = val;
+		else if (tag == DT_STRSZ)
+			str_size = val;
+		else if (tag == DT_RPATH)
+			rpath_at = val;
+		else if (tag == DT_RUNPATH)
+			runpath_at = val;
+	}
+	free(dyn);
+	/* the string table's file offset: through the PT_LOAD that maps it */
+	uint64_t str_off = UINT64_MAX;
+	for (int i = 0; i < nload; i++)
+		if (str_vaddr >= load_vaddr[i] && str_vaddr - load_vaddr[i] < load_size[i])
+			str_off = load_off[i] + (str_vaddr - load_vaddr[i]);
+	if (str_off == UINT64_MAX || !str_size || str_size > (16 << 20))
+		return -1;
+	char *s = malloc(str_size + 1);
+	if (!s || read_full(fd, s, str_size, (off_t)str_off) != (ssize_t)str_size) {
+		free(s);
+		return -1;
+	}
+	s[str_size] = 0;
+	*strtab = s;
+	for (int i = 0; i < nneeded && count < max; i++)
+		if (needed_at[i] < str_size)
+			names[count++] = s + needed_at[i];
+	*rpath = rpath_at < str_size ? s + rpath_at : NULL;
+	*runpath = runpath_at < str_size ? s + runpath_at : NULL;
+	return count;
+}
+
+/* The loader's own libraries, never a framework's: not read (each is
+ * megabytes, and every C++ program needs them). */
+static int lib_of_system(const char *name)
+{
+	static const char *const sys[] = {
+	    "libc.so",  "libm.so",  "libstdc++.so", "libgcc_s.so", "ld-linux",   "libpthread.so",
+	    "libdl.so", "librt.so", "linux-vdso",   "linux-gate",  "libasan.so", "libubsan.so"};
+	for (size_t i = 0; i < sizeof(sys) / sizeof(sys[0]); i++)
+		if (!strncmp(name, sys[i], strlen(sys[i])))
+			return 1;
+	return 0;
+}
+
+int elf_needed_contains(const char *path, const char *marker, char *found, size_t n, mg_err *err)
+{
+	const char *names[64], *rpath, *runpath;
+	char *strtab = NULL, origin[4096], lib[4096];
+	mg_arch arch;
+	int fd = -1, rc = open_regular(&fd, path, err);
+	if (rc)
+		return rc;
+	int count = dyn_read(fd, names, 64, &rpath, &runpath, &strtab, &arch);
+	close(fd);
+	if (count < 0) { /* static, or not an ELF: elf_arch says which */
+		free(strtab);
+		return elf_arch(&arch, path, err) < 0 ? MG_EINVAL : 0;
+	}
+	/* $ORIGIN: the directory of the program, as it was named */
+	const char *slash = strrchr(path, '/');
+	snprintf(origin, sizeof(origin), "%.*s", slash ? (int)(slash - path) : 1,
+	         slash ? path : ".");
+	if (slash == path)
+		snprintf(origin, sizeof(origin), "/");
+	const char *defaults = arch == MG_ARCH_X64
+	                           ? "/lib/x86_64-linux-gnu:/usr/lib/x86_64-linux-gnu:/lib64:"
+	                             "/usr/lib64:/lib:/usr/lib"
+	                           : "/lib/i386-linux-gnu:/usr/lib/i386-linux-gnu:/lib32:"
+	                             "/usr/lib32:/lib:/usr/lib";
+	rc = 0;
+	for (int i = 0; i < count && rc == 0; i++) {
+		const char *name = names[i];
+		int have = 0;
+		if (lib_of_system(name))
+			continue;
+		if (strchr(name, '/'))
+			have = snprintf(lib, sizeof(lib), "%s", name) < (int)sizeof(lib);
+		else
+			have = (!runpath &&
+			        lib_in_list(lib, sizeof(lib), rpath, origin, name, arch)) ||
+			       lib_in_list(lib, sizeof(lib), getenv("LD_LIBRARY_PATH"), origin,
+			                   name, arch) ||
+			       lib_in_list(lib, sizeof(lib), runpath, origin, name, arch) ||
+			       lib_in_cache(lib, sizeof(lib), name, arch) ||
+			       lib_in_list(lib, sizeof(lib), defaults, origin, name, arch);
+		if (have && elf_contains(lib, marker, NULL) == 1) {
+			snprintf(found, n, "%s", lib);
+			rc = 1;
+		}
+	}
+	free(strtab);
+	return rc;
+}

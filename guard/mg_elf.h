@@ -42,4 +42,19 @@ int elf_dynamic(const char *path, mg_err *err);
  * debug information); a file that is not an ELF is read whole. */
 int elf_contains(const char *path, const char *marker, mg_err *err);
 
+/*
+ * 1 when a library that path needs carries marker (a framework linked as a
+ * shared library: libCatch2.so), its path then in found (size n). Each of
+ * path's DT_NEEDED names is resolved as the dynamic loader resolves it:
+ * DT_RPATH when there is no DT_RUNPATH, LD_LIBRARY_PATH, DT_RUNPATH
+ * ($ORIGIN expanded to path's directory), /etc/ld.so.cache, the default
+ * directories, skipping a library of the other ELF class; a name with a
+ * '/' as it is. Only path's own needs, not theirs, and never the C and C++
+ * runtimes' (libc, libm, libstdc++, libgcc_s, the loader). 0 when none
+ * does (or path is static), <0 when path cannot be read or is not an ELF.
+ * Cost: path's headers, dynamic section and string table; the cache once
+ * for each name not found before it; an elf_contains of each library.
+ */
+int elf_needed_contains(const char *path, const char *marker, char *found, size_t n, mg_err *err);
+
 #endif

@@ -24,9 +24,11 @@ enum {
 	MG_EXIT_INFRA = 3,
 	/* compare: a --max-growth threshold was exceeded */
 	MG_EXIT_REGRESSION = 4,
-	/* run: no test ran (a filter matching nothing, a host listing none);
+	/* run: no test ran (a filter matching nothing, a host listing none)
+	 * where the framework's own run of no test fails too (Catch2 v3,
+	 * pytest) or has no word on it (exec, wrap): driver_no_tests_exit;
 	 * list: no name printed;
-	 * --allow-no-tests makes that 0 (pytest's convention) */
+	 * --allow-no-tests makes that 0, --fail-no-tests always 5 */
 	MG_EXIT_NO_TESTS = 5,
 };
 

@@ -12,8 +12,11 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include "proc.h"
 
 static contain_kind kind = CONTAIN_PROCESS_GROUP;
 static pid_t init_pid = -1;
@@ -28,7 +31,7 @@ static char why_not[160];
 static uid_t saved_uid;
 static gid_t saved_gid;
 
-static const char *const modes[] = {"auto", "pid", "user", "none"};
+static const char *const modes[] = {"auto", "pid", "user", "reaper", "none"};
 
 int contain_mode_valid(const char *mode)
 {
@@ -164,15 +167,152 @@ static int start_init(int alive[2], mg_err *err)
 	return 0;
 }
 
+/*
+ * Without root (no PID namespace), a user namespace would hold every process
+ * too, but a test could tell: only our own ids are mapped there, so a chown
+ * or setuid to another id fails with EINVAL where a plain run gets EPERM,
+ * and root's files show as owned by 65534 (libuv's fs_chown and spawn_setuid
+ * tests fail there and pass directly). So the default is a reaper instead:
+ * the process the user started stays, as a child subreaper, the parent of
+ * the one that runs the tests. Every process of the run descends from it,
+ * and an orphan goes to the nearest subreaper above it, so when the runner
+ * ends -- by SIGKILL too -- whatever it left comes to the reaper, which
+ * kills it all and then ends as the runner did (its exit code, or its
+ * signal). Only a SIGKILL of both at once (of their process group) leaves
+ * the hosts' children behind: see README's "No survivor".
+ */
+
+/* Kills every process below us until none is left. */
+static void reaper_sweep(void)
+{
+	sigset_t chld;
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	for (;;) {
+		pid_t kids[256];
+		size_t n = proc_descendants(getpid(), kids, 256);
+		for (size_t i = 0; i < n && i < 256; i++)
+			kill(kids[i], SIGKILL);
+		while (waitpid(-1, NULL, WNOHANG) > 0)
+			;
+		if (n == 0 && waitpid(-1, NULL, WNOHANG) < 0 && errno == ECHILD)
+			return;
+		struct timespec ts = {0, 10 * 1000 * 1000};
+		sigtimedwait(&chld, NULL, &ts);
+	}
+}
+
+/* Ends as the runner ended: its exit status, or its signal (no core). */
+static _Noreturn void reaper_leave(int status)
+{
+	if (WIFSIGNALED(status)) {
+		int sig = WTERMSIG(status);
+		struct rlimit no_core = {0, 0};
+		setrlimit(RLIMIT_CORE, &no_core);
+		signal(sig, SIG_DFL);
+		sigset_t one;
+		sigemptyset(&one);
+		sigaddset(&one, sig);
+		sigprocmask(SIG_UNBLOCK, &one, NULL);
+		kill(getpid(), sig);
+		_exit(128 + sig);
+	}
+	_exit(WIFEXITED(status) ? WEXITSTATUS(status) : 1);
+}
+
+/*
+ * The reaper's life: every signal blocked and taken by sigwaitinfo. A
+ * signal some process sent (kill, timeout, CI's cancel) goes on to the
+ * runner, which ends the run as it would have; one from the terminal
+ * (Ctrl-C: the kernel's) reached the runner already, in the same process
+ * group. A runner stopped (Ctrl-Z) stops the reaper too, so the shell
+ * sees the job stop; SIGCONT continues both.
+ */
+static _Noreturn void reaper_main(pid_t runner)
+{
+	sigset_t all;
+	sigfillset(&all);
+	sigprocmask(SIG_SETMASK, &all, NULL);
+	for (int s = 1; s < NSIG; s++)
+		if (s != SIGKILL && s != SIGSTOP)
+			signal(s, SIG_DFL);
+	prctl(PR_SET_NAME, "memguard-reaper");
+	for (int fd = 0; fd < 1024; fd++)
+		if (fd != 2)
+			close(fd);
+	for (;;) {
+		siginfo_t si;
+		int s = sigwaitinfo(&all, &si);
+		if (s < 0)
+			continue;
+		if (s != SIGCHLD) {
+			if (si.si_code <= 0) /* SI_USER, SI_QUEUE, SI_TKILL: sent */
+				kill(runner, s);
+			continue;
+		}
+		int st;
+		pid_t p;
+		while ((p = waitpid(-1, &st, WNOHANG | WUNTRACED | WCONTINUED)) > 0) {
+			if (p != runner)
+				continue; /* an orphan that came to us and ended */
+			if (WIFSTOPPED(st))
+				kill(getpid(), SIGSTOP);
+			else if (WIFCONTINUED(st))
+				;
+			else {
+				reaper_sweep();
+				reaper_leave(st);
+			}
+		}
+	}
+}
+
+/*
+ * Forks the runner off the process the user started, which stays as its
+ * reaper and never returns here. 0 in the runner; -1 with errno where no
+ * reaper can be (no children files in /proc, or fork failed), and then
+ * nothing changed.
+ */
+static int reaper_start(void)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%ld/task/%ld/children", (long)getpid(), (long)getpid());
+	if (access(path, R_OK) < 0)
+		return -1;
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1) < 0)
+		return -1;
+	fflush(NULL);
+	pid_t reaper = getpid();
+	pid_t pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid > 0)
+		reaper_main(pid);
+	/* the runner: our parent's death is the end of the run (SIGTERM: the
+	 * runner's own orderly stop); orphans still come to us first */
+	prctl(PR_SET_PDEATHSIG, SIGTERM);
+	if (getppid() != reaper)
+		raise(SIGTERM);
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	return 0;
+}
+
 int contain_start(const char *mode, mg_err *err)
 {
 	if (!mode)
 		mode = "auto";
 	if (!contain_mode_valid(mode))
 		return mg_err_set(err, MG_EINVAL,
-		                  "--contain: unknown mode '%s' (auto, pid, user, none)", mode);
+		                  "--contain: unknown mode '%s' (auto, pid, user, reaper, none)",
+		                  mode);
 	if (!strcmp(mode, "none")) {
 		snprintf(why_not, sizeof(why_not), "--contain none");
+		return 0;
+	}
+	if (!strcmp(mode, "reaper")) {
+		if (reaper_start() < 0)
+			return mg_err_set(err, MG_ERROR, "--contain reaper: %s", strerror(errno));
+		kind = CONTAIN_REAPER;
 		return 0;
 	}
 	saved_uid = geteuid();
@@ -196,10 +336,10 @@ int contain_start(const char *mode, mg_err *err)
 		else
 			pid_err = errno;
 	}
-	/* a user namespace only where a PID one is not allowed (not for want of
-	 * memory or fds: what fails after its unshare cannot be undone) */
-	if (kind == CONTAIN_PROCESS_GROUP && strcmp(mode, "pid") &&
-	    (!pid_err || pid_err == EPERM || pid_err == EINVAL)) {
+	/* a user namespace only when asked for: a test can tell it (reaper_start's
+	 * comment); and not for want of memory or fds, as what fails after its
+	 * unshare cannot be undone */
+	if (!strcmp(mode, "user")) {
 		if ((user_err = user_ns_tried()) != 0)
 			; /* refused in a child: we are as we were */
 		else if (unshare(CLONE_NEWUSER | CLONE_NEWPID) < 0)
@@ -224,19 +364,20 @@ int contain_start(const char *mode, mg_err *err)
 	if (kind == CONTAIN_PROCESS_GROUP) {
 		close(alive[0]);
 		close(alive[1]);
-		if (pid_err && user_err)
-			snprintf(why_not, sizeof(why_not),
-			         "no PID namespace (%s), none in a user namespace either (%s)",
-			         strerror(pid_err), strerror(user_err));
-		else
-			snprintf(why_not, sizeof(why_not), "no %s namespace: %s%s",
-			         pid_err ? "PID" : "user", strerror(pid_err ? pid_err : user_err),
-			         pid_err == EPERM && saved_uid != 0
-			             ? " (without root, only in a user namespace: --contain user "
-			               "or auto)"
-			             : "");
+		snprintf(why_not, sizeof(why_not), "no %s namespace: %s%s",
+		         pid_err ? "PID" : "user", strerror(pid_err ? pid_err : user_err),
+		         pid_err == EPERM && saved_uid != 0
+		             ? " (without root, only in a user namespace: --contain user; auto "
+		               "keeps a reaper)"
+		             : "");
 		if (strcmp(mode, "auto"))
 			return mg_err_set(err, MG_ERROR, "--contain %s: %s", mode, why_not);
+		if (reaper_start() == 0) {
+			kind = CONTAIN_REAPER;
+			return 0;
+		}
+		size_t len = strlen(why_not);
+		snprintf(why_not + len, sizeof(why_not) - len, "; no reaper: %s", strerror(errno));
 		return 0;
 	}
 	if (start_init(alive, err) < 0) {
@@ -298,6 +439,8 @@ const char *contain_name(void)
 		return "pid-namespace";
 	case CONTAIN_USER_NS:
 		return "user-namespace";
+	case CONTAIN_REAPER:
+		return "reaper";
 	default:
 		return "process-group";
 	}

@@ -7,9 +7,12 @@
  * the runner holds): when a namespace's init dies the kernel kills every
  * process in it, so even a runner killed by SIGKILL leaves no survivor. The
  * runner keeps seeing its hosts by the pids /proc knows (fork's).
- * Without root a user namespace comes with it (the caller's uid and gid
- * mapped to themselves); where neither is allowed, process groups, the
- * parent-death signal and the subreaper are all there is (see README).
+ * Without root the process started stays as a reaper, the parent of the
+ * runner: whatever the runner leaves when it ends (SIGKILL too) comes to
+ * it, and it ends it all (contain.c's reaper_start). A user namespace (the
+ * caller's uid and gid mapped to themselves) only when asked for: a test
+ * can tell it. Where none is allowed, process groups, the parent-death
+ * signal and the subreaper are all there is (see README).
  */
 #ifndef MG_CONTAIN_H
 #define MG_CONTAIN_H
@@ -20,16 +23,19 @@ typedef enum contain_kind {
 	CONTAIN_PROCESS_GROUP, /* no namespace: what can escape, see README */
 	CONTAIN_PID_NS,        /* a PID namespace */
 	CONTAIN_USER_NS,       /* a PID namespace inside a user namespace */
+	CONTAIN_REAPER,        /* no namespace: the process started stays as reaper */
 } contain_kind;
 
 /*
- * mode: "auto" (a PID namespace, then one in a user namespace, else process
- * groups), "pid" or "user" (that one or MG_ERROR), "none" (process groups).
- * Once per process, before the first child it must hold. MG_EINVAL for an
- * unknown mode, naming it.
+ * mode: "auto" (a PID namespace, then a reaper, else process groups),
+ * "pid", "user" or "reaper" (that one or MG_ERROR), "none" (process groups).
+ * Once per process, before the first child it must hold; a reaper forks:
+ * the caller goes on in the child (its pid changes), and the process that
+ * called never returns. MG_EINVAL for an unknown mode, naming it.
  */
 int contain_start(const char *mode, mg_err *err);
-/* What holds now: "pid-namespace", "user-namespace" or "process-group". */
+/* What holds now: "pid-namespace", "user-namespace", "reaper" or
+ * "process-group". */
 const char *contain_name(void);
 contain_kind contain_kind_now(void);
 /* Why the namespaces were not used (NULL when one is). */

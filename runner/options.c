@@ -295,7 +295,8 @@ static int apply(run_options *o, const char *key, const char *val, int layer, mg
 	} else if (!strcmp(key, "contain")) {
 		if (!contain_mode_valid(val))
 			return mg_err_set(err, MG_EINVAL,
-			                  "contain: '%s' is not auto, pid, user or none", val);
+			                  "contain: '%s' is not auto, pid, user, reaper or none",
+			                  val);
 		o->contain = val;
 	} else if (!strcmp(key, "node")) {
 		if (options_parse_node(&o->node_index, &o->node_total, val, err) < 0)
@@ -401,14 +402,20 @@ static int config_apply(run_options *o, json_t *root, const char *file, mg_err *
 			continue;
 		}
 		if (!strcmp(name, "quiet") || !strcmp(name, "shell") ||
-		    !strcmp(name, "allow-no-tests")) {
+		    !strcmp(name, "allow-no-tests") || !strcmp(name, "fail-no-tests")) {
 			if (!json_is_boolean(v))
 				return mg_err_set(err, MG_EINVAL,
 				                  "config %s: '%s' must be true or false", file,
 				                  key);
 			*(name[0] == 'q'   ? &o->quiet
 			  : name[0] == 's' ? &o->shell
+			  : name[0] == 'f' ? &o->fail_no_tests
 			                   : &o->allow_no_tests) = json_is_true(v);
+			if (o->allow_no_tests && o->fail_no_tests)
+				return mg_err_set(err, MG_EINVAL,
+				                  "config %s: 'allow_no_tests' and 'fail_no_tests' "
+				                  "contradict each other: give one",
+				                  file);
 			continue;
 		}
 		if (json_is_string(v)) {
@@ -442,7 +449,7 @@ static const char *const valued[] = {
 int options_parse(run_options *o, int argc, char **argv, mg_err *err)
 {
 	const char *config = NULL;
-	int i;
+	int i, no_tests_flags = 0;
 
 	/* --config first, so that every flag overrides the file. */
 	for (i = 1; i < argc && strcmp(argv[i], "--"); i++) {
@@ -472,8 +479,15 @@ int options_parse(run_options *o, int argc, char **argv, mg_err *err)
 			o->shell = 1;
 			continue;
 		}
-		if (!strcmp(a, "--allow-no-tests")) {
-			o->allow_no_tests = 1;
+		/* either overrides the config file's other; both given is a usage error */
+		if (!strcmp(a, "--allow-no-tests") || !strcmp(a, "--fail-no-tests")) {
+			no_tests_flags |= a[2] == 'a' ? 1 : 2;
+			if (no_tests_flags == 3)
+				return mg_err_set(err, MG_EINVAL,
+				                  "--allow-no-tests and --fail-no-tests contradict "
+				                  "each other: give one");
+			o->allow_no_tests = a[2] == 'a';
+			o->fail_no_tests = a[2] == 'f';
 			continue;
 		}
 		if (!strcmp(a, "-j")) {
@@ -574,12 +588,16 @@ const char *options_usage(void)
 	       "  --skip-code N          exec driver: a test exiting N is skip (automake: 77)\n"
 	       "  --shell                exec driver: run the command template with sh -c\n"
 	       "  --node I/N             run node I's share of N (default: from the CI env)\n"
-	       "  --allow-no-tests       no test to run (a filter matching none) is exit 0,\n"
-	       "                         not 5\n"
+	       "  --allow-no-tests       no test to run (a filter matching none) is exit 0\n"
+	       "                         (default: the framework's exit then; 5 where it\n"
+	       "                         fails such a run, or has none of its own)\n"
+	       "  --fail-no-tests        no test to run is exit 5, also where the framework\n"
+	       "                         passes such a run (GoogleTest, ctest, Catch2 v2)\n"
 	       "  --contain MODE         auto (default): hosts in a PID namespace that dies\n"
-	       "                         with memguard (in a user namespace without root),\n"
-	       "                         else process groups; pid or user: that or exit 3;\n"
-	       "                         none: process groups only\n"
+	       "                         with memguard; without root a reaper (the process\n"
+	       "                         started ends what the run left); pid, user (a PID\n"
+	       "                         namespace in a user namespace) or reaper: that or\n"
+	       "                         exit 3; none: process groups only\n"
 	       "  --sites LEVEL          who allocated what a test left (1 MiB or more): off,\n"
 	       "                         default (every mapping and allocation of 512K or\n"
 	       "                         more, one in 512K of the rest) or all (every\n"

@@ -175,8 +175,21 @@ int policy_exit_code(const run_ctx *c)
 	for (size_t s = 0; s < c->rep->nshards; s++)
 		for (int k = 0; k < TEST_STATE_COUNT; k++)
 			ran += c->rep->shards[s].counts[k];
-	if (!ran && !c->o->allow_no_tests)
-		return MG_EXIT_NO_TESTS;
+	if (!ran)
+		return policy_no_tests_exit(c, NULL);
+	return code;
+}
+
+int policy_no_tests_exit(const run_ctx *c, const char **who)
+{
+	const char *name = NULL;
+	int code = c->o->allow_no_tests ? MG_EXIT_OK
+	           : c->o->fail_no_tests
+	               ? MG_EXIT_NO_TESTS
+	               : driver_no_tests_exit(c->driver, c->o->host_argv, c->o->host_argc,
+	                                      c->nlisted > 0, &name);
+	if (who)
+		*who = name;
 	return code;
 }
 

@@ -419,6 +419,7 @@ int run_main(int argc, char **argv, const run_hooks *hooks)
 		memcpy(c.fail_opt, ff.opt, sizeof(c.fail_opt));
 	}
 	c.listing_fd = listing_handoff(&c, &nl);
+	c.nlisted = nl.n;
 	plan_history_load(&c, hooks ? hooks->history : NULL);
 	rc = plan_build(&c, &nl, &err);
 	if (rc < 0) {
@@ -498,9 +499,17 @@ int run_main(int argc, char **argv, const run_hooks *hooks)
 		        "memguard run: %u host%s broke the protocol (the generations say how; "
 		        "their tests ran again in fresh hosts)\n",
 		        c.protocol_breaks, c.protocol_breaks == 1 ? "" : "s");
-	if (code == MG_EXIT_NO_TESTS) /* last, under the console's table */
+	/* last, under the console's table: no test ran, whatever the exit */
+	const char *who = NULL;
+	if (code == MG_EXIT_NO_TESTS)
 		fprintf(stderr,
 		        "memguard run: no tests ran (--allow-no-tests makes that exit 0)\n");
+	else if (code == MG_EXIT_OK && !o.allow_no_tests && c.rep->totals.tests == 0 &&
+	         policy_no_tests_exit(&c, &who) == MG_EXIT_OK)
+		fprintf(stderr,
+		        "memguard run: no tests ran (exit 0, as %s exits then; --fail-no-tests "
+		        "makes that exit 5)\n",
+		        who ? who : "the framework");
 out:
 	/* hosts still being torn down: killed and waited for, each by its pid
 	 * (spawn_free), before the namespace ends */

@@ -251,7 +251,8 @@ typedef struct run_ctx {
 	uint64_t va_soft[3], va_hard[3];
 	rtest *tests;
 	size_t ntests;
-	size_t *q; /* deque of test indices */
+	size_t nlisted; /* the names the host listed, before --filter, --tests-from, --node */
+	size_t *q;      /* deque of test indices */
 	size_t qhead, qlen;
 	size_t *rq; /* retries: each runs alone in a fresh host, in this order */
 	size_t rqhead, rqlen;
@@ -418,6 +419,10 @@ uint64_t policy_expected_rss_growth(const lane *l);
 int policy_pool_admits(const run_ctx *c, const lane *l, char *why, size_t n);
 int policy_resolve(run_ctx *c, mg_err *err);
 int policy_exit_code(const run_ctx *c);
+/* The exit of a run in which no test ran: the user's --allow-no-tests (0)
+ * or --fail-no-tests (MG_EXIT_NO_TESTS), else the framework's own
+ * (driver_no_tests_exit), *who (when who is not NULL) naming it. */
+int policy_no_tests_exit(const run_ctx *c, const char **who);
 /* Whether an entry recorded in state st counts toward the user's
  * fail-fast (c->fail_limit): a listed test that failed
  * (report_state_failed), an extra entry only when it is a framework's

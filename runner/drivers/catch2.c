@@ -73,6 +73,28 @@ static int c2_shard_opt(const char *a)
 	return 0;
 }
 
+int catch2_warns_no_tests(char *const *cmd, int ncmd, int *spec)
+{
+	int warns = 0;
+	*spec = 0;
+	for (int i = 1; i < ncmd; i++) {
+		const char *a = cmd[i];
+		if ((!strcmp(a, "-w") || !strcmp(a, "--warn")) && i + 1 < ncmd) {
+			warns |= !strcmp(cmd[++i], "NoTests");
+		} else if (!strncmp(a, "-w=", 3) || !strncmp(a, "-w:", 3) ||
+		           !strncmp(a, "--warn=", 7) || !strncmp(a, "--warn:", 7)) {
+			warns |= !strcmp(a + (a[1] == 'w' ? 3 : 7), "NoTests");
+		} else if (c2_in(c2_valued, a) && i + 1 < ncmd) {
+			*spec |= !strcmp(a, "-f") || !strcmp(a, "--input-file");
+			i++;
+		} else {
+			*spec |= a[0] != '-' || !strncmp(a, "-f=", 3) ||
+			         !strncmp(a, "--input-file=", 13);
+		}
+	}
+	return warns;
+}
+
 /*
  * The Catch2 program's argv into out (room for ncmd + 8): the user's
  * options less the ones the driver sets (and, to run, less the user's

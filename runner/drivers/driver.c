@@ -12,6 +12,7 @@
 #include "gtest_driver.h"
 #include "memguard_host.h"
 #include "mg_elf.h"
+#include "mg_exit.h"
 #include "shim.h"
 #include "spawn.h"
 
@@ -72,6 +73,15 @@ driver_kind driver_detect(const char *path, char *note, size_t size)
 	if (elf_contains(path, CATCH2_MARKER, NULL) == 1 ||
 	    elf_contains(path, CATCH2_V3_MARKER, NULL) == 1)
 		return DRIVER_CATCH2;
+	/* the framework (or the host library) linked as a shared library the
+	 * program needs: libCatch2.so, libgtest.so */
+	char lib[4096];
+	if (elf_needed_contains(path, MG_HOST_MARKER, lib, sizeof(lib), NULL) == 1)
+		return DRIVER_NATIVE;
+	if (elf_needed_contains(path, GTEST_MARKER, lib, sizeof(lib), NULL) == 1)
+		return DRIVER_GTEST;
+	if (elf_needed_contains(path, CATCH2_V3_MARKER, lib, sizeof(lib), NULL) == 1)
+		return DRIVER_CATCH2;
 	snprintf(note, size,
 	         "%s does not carry the memguard host library: running it whole with "
 	         "--driver wrap (no per-test results)",
@@ -104,13 +114,17 @@ static const char *detected_what(driver_kind k)
 	                              "or exec)";
 }
 
-/* 1 when path carries the markers of a k program (Catch2: v2's or v3's). */
+/* 1 when path, or a library it needs, carries the markers of a k program
+ * (Catch2: v2's or v3's; v2 is header-only). */
 static int driver_marked(driver_kind k, const char *path)
 {
+	char lib[4096];
 	if (k == DRIVER_GTEST)
-		return elf_contains(path, GTEST_MARKER, NULL) == 1;
+		return elf_contains(path, GTEST_MARKER, NULL) == 1 ||
+		       elf_needed_contains(path, GTEST_MARKER, lib, sizeof(lib), NULL) == 1;
 	return elf_contains(path, CATCH2_MARKER, NULL) == 1 ||
-	       elf_contains(path, CATCH2_V3_MARKER, NULL) == 1;
+	       elf_contains(path, CATCH2_V3_MARKER, NULL) == 1 ||
+	       elf_needed_contains(path, CATCH2_V3_MARKER, lib, sizeof(lib), NULL) == 1;
 }
 
 /* 1 when path is an ELF file carrying a k program's markers. */
@@ -214,6 +228,41 @@ int driver_catch2_allows_none(char *const *argv, int argc)
 		if (!strcmp(argv[i], "--allow-running-no-tests"))
 			return 1;
 	return 0;
+}
+
+int driver_no_tests_exit(driver_kind k, char *const *argv, int argc, int selected, const char **who)
+{
+	int spec = 0;
+	*who = NULL;
+	switch (k) {
+	case DRIVER_GTEST: /* 1.12: "[  PASSED  ] 0 tests.", also for a filter or shard of none */
+		*who = "GoogleTest";
+		return MG_EXIT_OK;
+	case DRIVER_CTEST: /* "No tests were found!!!", exit 0; --no-tests=error: 8 */
+		*who = "ctest";
+		for (int i = argc - 1; i > 0; i--)
+			if (!strncmp(argv[i], "--no-tests=", 11))
+				return strcmp(argv[i] + 11, "error") ? MG_EXIT_OK
+				                                     : MG_EXIT_NO_TESTS;
+		return MG_EXIT_OK;
+	case DRIVER_CATCH2:
+		if (argc < 1 || driver_catch2_v3(argv[0])) {
+			*who = "Catch2 v3"; /* "No tests ran", exit 2 */
+			return MG_EXIT_NO_TESTS;
+		}
+		*who = "Catch2 v2"; /* "No tests ran", exit 0; with -w NoTests, a spec of none 2 */
+		return catch2_warns_no_tests(argv, argc, &spec) && (selected || spec)
+		           ? MG_EXIT_NO_TESTS
+		           : MG_EXIT_OK;
+	case DRIVER_NATIVE: /* standalone: "0 passed, 0 failed, 0 skipped", exit 0 */
+		*who = "the memguard host";
+		return selected ? MG_EXIT_NO_TESTS : MG_EXIT_OK;
+	case DRIVER_PYTEST:
+		*who = "pytest"; /* exit 5 */
+		return MG_EXIT_NO_TESTS;
+	default: /* exec, wrap: no framework's word; memguard's own (pytest's) */
+		return MG_EXIT_NO_TESTS;
+	}
 }
 
 int driver_catch2_v3(const char *cmd)

@@ -50,7 +50,8 @@ int driver_serves_protocol(driver_kind k);
 
 /*
  * Decides the driver for an executable without running it: the host
- * library's marker → native; GoogleTest's → gtest; Catch2's → catch2; a
+ * library's marker → native; GoogleTest's → gtest; Catch2's → catch2 (in
+ * the program, else in a shared library it needs: elf_needed_contains); a
  * program named ctest → ctest; otherwise wrap, with a
  * one-line note saying so written to note (empty when none).
  */
@@ -87,6 +88,21 @@ int driver_catch2_v3(const char *cmd);
  * (Catch2 v3 then exits 0 for a run of no test or of skipped tests only:
  * the runner takes it for --allow-no-tests). */
 int driver_catch2_allows_none(char *const *argv, int argc);
+
+/*
+ * What the framework's own run exits with when it runs no test (README
+ * "Exit codes"): 0 where it passes such a run (GoogleTest; ctest without
+ * the user's --no-tests=error; Catch2 v2 unless the user's -w NoTests saw
+ * a test spec match nothing; a memguard host listing none, as its
+ * standalone run), MG_EXIT_NO_TESTS where it fails one (Catch2 v3, which
+ * exits 2; pytest, 5) or has no convention of its own (exec, wrap, a
+ * native host's tests all left out by memguard's selection). selected:
+ * the host listed tests and the user's --filter, --tests-from or --node
+ * kept none. *who names the framework for the console (NULL: none).
+ * Catch2's costs a read of the program (v2 or v3); the rest is argv only.
+ */
+int driver_no_tests_exit(driver_kind k, char *const *argv, int argc, int selected,
+                         const char **who);
 
 /*
  * The user's fail-fast for a gtest or catch2 program: Catch2's -a/--abort

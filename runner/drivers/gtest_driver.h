@@ -240,6 +240,10 @@ void catch2_begin(shim *s, gtest *g, size_t k);
 int catch2_aborted(shim *s, gtest *g, mg_exit_end status);
 /* Catch2's -a/-x (driver_fail_fast_of). */
 void catch2_fail_fast(driver_fail_fast *out, char *const *cmd, int ncmd);
+/* 1 when the user's Catch2 command line asks -w/--warn NoTests (v2 then
+ * exits 2 where a test spec matched nothing); *spec: it has a test spec
+ * (a name or tag expression, or -f/--input-file). */
+int catch2_warns_no_tests(char *const *cmd, int ncmd, int *spec);
 /* One line of Catch2's XML reporter. */
 void catch2_line(shim *s, gtest *g, char *line, size_t len);
 

@@ -148,6 +148,7 @@ static const mg_case cases[] = {
     {"test_peaks", test_test_peaks},
     {"load_out_of_range_test", test_load_out_of_range_test},
     {"merge_exit_codes", test_merge_exit_codes},
+    {"merge_containment", test_merge_containment},
     {"merge_rerun", test_merge_rerun},
     {"finish_suspects", test_finish_suspects},
     {"finish_saturates", test_finish_saturates},

@@ -51,6 +51,7 @@ void test_parse_tests(void);
 void test_test_peaks(void);
 void test_load_out_of_range_test(void);
 void test_merge_exit_codes(void);
+void test_merge_containment(void);
 void test_merge_rerun(void);
 void test_finish_saturates(void);
 void test_finish_suspects(void);

@@ -152,6 +152,35 @@ void test_parse_some_merging(void)
 	report_free(b);
 }
 
+/* The weaker containment holds for a merged run: a namespace, then the
+ * reaper, then process groups; a node that did not say leaves it said. */
+void test_merge_containment(void)
+{
+	static const struct {
+		const char *a, *b, *merged;
+	} rows[] = {{"pid-namespace", "reaper", "reaper"},
+	            {"reaper", "pid-namespace", "reaper"},
+	            {"reaper", "process-group", "process-group"},
+	            {"process-group", "reaper", "process-group"},
+	            {"user-namespace", "pid-namespace", "user-namespace"},
+	            {NULL, "reaper", "reaper"},
+	            {"reaper", NULL, "reaper"}};
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		report *a = node_report(1, 2, 3), *b = node_report(2, 2, 3);
+		mg_err err = {{0}};
+		a->containment = rows[i].a ? report_strdup(rows[i].a) : NULL;
+		b->containment = rows[i].b ? report_strdup(rows[i].b) : NULL;
+		CU_ASSERT_EQUAL_FATAL(report_merge(a, b, &err), 0);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(a->containment);
+		if (strcmp(a->containment, rows[i].merged))
+			fprintf(stderr, "\n  %s + %s: %s (wanted %s)", rows[i].a ? rows[i].a : "-",
+			        rows[i].b ? rows[i].b : "-", a->containment, rows[i].merged);
+		CU_ASSERT_STRING_EQUAL(a->containment, rows[i].merged);
+		report_free(a);
+		report_free(b);
+	}
+}
+
 /* Exit codes of nodes: a node that ran no test (5) is worse only than 0,
  * and beside a node that ran tests the merged run did run tests. */
 void test_merge_exit_codes(void)

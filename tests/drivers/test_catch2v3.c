@@ -11,7 +11,8 @@
  * user's --allow-running-no-tests;
  * one name registered twice (catch2v3_dup.cpp) is followed in both runs;
  * the user's v3 shard is what runs; the user's -r junit::out=FILE is
- * written.
+ * written; the same program built -m32 is an x86 shard, the same states;
+ * linked against Catch2 as a shared library, auto still knows it.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -208,6 +209,104 @@ static void catch2v3_junit_out(void)
 	CU_ASSERT_EQUAL(rmdir(dir), 0);
 }
 
+/* catch2v3_basic.cpp linked against the amalgamated library built shared:
+ * Catch2's marker is in libmg_catch2v3_shared.so, which the program needs
+ * (found through its RUNPATH; for a program without one, through
+ * LD_LIBRARY_PATH, as the loader finds it): the auto driver takes it for
+ * Catch2, run and list (before: wrap, one entry for the whole program),
+ * and --driver catch2 takes it (before: refused, exit 2). */
+static void catch2v3_shared_lib(void)
+{
+	static const char ld[] = "LD_LIBRARY_PATH=" CATCH2V3_SHARED_DIR;
+	CU_ASSERT_EQUAL(mg_direct_argv(CATCH2V3_SHARED, (const char *[]){NULL}, NULL), 42);
+	CU_ASSERT_EQUAL(mg_direct_argv(CATCH2V3_SHARED_NORPATH, (const char *[]){NULL}, ld), 42);
+	outcome o;
+	mg(&o, ARGV("run", "--report", "report.json", "--", CATCH2V3_SHARED), NULL, 0);
+	CU_ASSERT(exited_with(&o, 1));
+	CU_ASSERT_FATAL(o.report != NULL);
+	expect_basic(o.report);
+	CU_ASSERT(strstr(o.err, "--driver wrap") == NULL);
+	done(&o);
+	mg(&o, ARGV("run", "-j", "2", "--report", "report.json", "--", CATCH2V3_SHARED_NORPATH),
+	   ENV(ld), 0);
+	CU_ASSERT(exited_with(&o, 1));
+	CU_ASSERT_FATAL(o.report != NULL);
+	expect_basic(o.report);
+	done(&o);
+	/* --driver catch2: the program is what it says (before: refused, "is
+	 * neither a GoogleTest nor a Catch2 program", exit 2) */
+	mg_driver_run(&o, "catch2", CATCH2V3_SHARED, "1", NULL, NULL);
+	CU_ASSERT(exited_with(&o, 1));
+	expect_basic(o.report);
+	done(&o);
+	/* memguard list: the program's names, as its own listing */
+	mg(&o, ARGV("list", "--", CATCH2V3_SHARED), NULL, 0);
+	CU_ASSERT(exited_with(&o, 0));
+	CU_ASSERT(strstr(o.out, "a passes\n") != NULL);
+	CU_ASSERT(strstr(o.out, "#d hash name\n") != NULL);
+	done(&o);
+}
+
+#ifdef CATCH2V3_BASIC32
+/* 1 when every shard of the report is of arch. */
+static int shards_are(json_t *report, const char *arch)
+{
+	size_t i;
+	json_t *s;
+	json_array_foreach(json_object_get(report, "shards"), i, s)
+	{
+		const char *a = json_string_value(json_object_get(s, "arch"));
+		if (!a || strcmp(a, arch)) {
+			fprintf(stderr, "shard %zu: arch %s, wanted %s\n", i, a ? a : "(none)",
+			        arch);
+			return 0;
+		}
+	}
+	return i > 0;
+}
+
+/* catch2v3_basic built -m32 against the amalgamated library built -m32:
+ * an x86 shard, the auto driver, the states Catch2 gives and exit 1 where
+ * the direct run exits 42; with 2 lanes and with a recycle at every
+ * boundary (a program a test). Exit 77 where this kernel cannot execute
+ * 32-bit programs: tests/run runs it in the x86 VM then. */
+static void catch2v3_x86(void)
+{
+	char line[256];
+	FILE *p = popen("'" CATCH2V3_BASIC32 "' --list-tests --verbosity quiet 2>&1", "r");
+	CU_ASSERT_FATAL(p != NULL);
+	int exec_refused = 0;
+	while (fgets(line, sizeof(line), p))
+		exec_refused |= strstr(line, "Exec format error") != NULL ||
+		                strstr(line, "cannot execute") != NULL;
+	int st = pclose(p);
+	if (exec_refused || (WIFEXITED(st) && WEXITSTATUS(st) == 126)) {
+		fprintf(stderr, "\n  skipped: this kernel cannot execute %s\n", CATCH2V3_BASIC32);
+		fflush(NULL);
+		_exit(77);
+	}
+	CU_ASSERT_EQUAL(mg_direct_argv(CATCH2V3_BASIC32, (const char *[]){NULL}, NULL), 42);
+	outcome o;
+	mg(&o, ARGV("run", "--report", "report.json", "--", CATCH2V3_BASIC32), NULL, 0);
+	CU_ASSERT(exited_with(&o, 1));
+	CU_ASSERT_FATAL(o.report != NULL);
+	CU_ASSERT(shards_are(o.report, "x86"));
+	expect_basic(o.report);
+	expect_message(o.report, "c skips", "not here");
+	done(&o);
+	for (int recycle = 0; recycle < 2; recycle++) {
+		mg_driver_run(&o, "catch2", CATCH2V3_BASIC32, "2", recycle ? "va=1M" : NULL, NULL);
+		CU_ASSERT(exited_with(&o, 1));
+		CU_ASSERT(shards_are(o.report, "x86"));
+		expect_basic(o.report);
+		/* a program a test: a recycle after each but a lane's last */
+		json_int_t recycles = shard_sum(o.report, "recycles");
+		CU_ASSERT(recycle ? recycles >= 5 : recycles == 0);
+		done(&o);
+	}
+}
+#endif
+
 static const mg_case cases[] = {
     {"catch2v3_auto", catch2v3_auto},
     {"catch2v3_recycle", catch2v3_recycle},
@@ -216,6 +315,10 @@ static const mg_case cases[] = {
     {"catch2v3_same_name", catch2v3_same_name},
     {"catch2v3_shard", catch2v3_shard},
     {"catch2v3_junit_out", catch2v3_junit_out},
+    {"catch2v3_shared_lib", catch2v3_shared_lib},
+#ifdef CATCH2V3_BASIC32
+    {"catch2v3_x86", catch2v3_x86},
+#endif
 };
 
 MG_TEST_MAIN("drivers_catch2v3", cases)

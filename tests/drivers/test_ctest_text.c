@@ -308,8 +308,9 @@ static void ctest_fixture_nodes(void)
 
 /* DEPENDS in a cycle: ctest says so and runs no test; before, memguard ran
  * them all (and exited 0, where one could fail that ctest never runs).
- * Now none runs, said on stderr, and no test ran is exit 5, as for any run
- * of no test (--allow-no-tests). */
+ * Now none runs, said on stderr, and no test ran is exit 0, as ctest's
+ * (before: 5, where ctest exits 0); with ctest's --no-tests=error (ctest
+ * exits 8), 5. */
 static void ctest_cycle(void)
 {
 	char dir[64], cmd[256], line[512];
@@ -333,10 +334,22 @@ static void ctest_cycle(void)
 	   ARGV("run", "-q", "--driver", "ctest", "--report", "report.json", "--", CTEST_BIN,
 	        "--test-dir", dir),
 	   NULL, 0);
-	CU_ASSERT(exited_with(&o, 5));
+	CU_ASSERT(exited_with(&o, 0));
 	CU_ASSERT(strstr(o.err, "a cycle exists in the test dependency graph") != NULL);
+	CU_ASSERT(strstr(o.err, "memguard run: no tests ran (exit 0, as ctest exits then") != NULL);
 	CU_ASSERT_FATAL(o.report != NULL);
 	CU_ASSERT_EQUAL(count(o.report, "pass") + count(o.report, "fail"), 0);
+	done(&o);
+	snprintf(cmd, sizeof(cmd), "'%s' --test-dir '%s' --no-tests=error >/dev/null 2>&1",
+	         CTEST_BIN, dir);
+	int st = system(cmd);
+	CU_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 8);
+	mg(&o,
+	   ARGV("run", "-q", "--driver", "ctest", "--report", "report.json", "--", CTEST_BIN,
+	        "--test-dir", dir, "--no-tests=error"),
+	   NULL, 0);
+	CU_ASSERT(exited_with(&o, 5));
+	CU_ASSERT(strstr(o.err, "memguard run: no tests ran (--allow-no-tests") != NULL);
 	done(&o);
 	project_free(dir);
 }

@@ -417,8 +417,44 @@ static void contain_pid_unprivileged(void)
 	       65534);
 	CU_ASSERT(exited(&r, 3));
 	CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "--contain pid: no PID namespace: "));
-	CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "--contain user or auto"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "--contain user; auto keeps a reaper"));
 	CU_ASSERT_PTR_NULL(strstr(r.err, "none in a user namespace"));
+	json_decref(r.report);
+	remove_dir();
+}
+
+/* The default containment as nobody: a test sees the ids a plain run sees
+ * (root's / owned by 0, a chown to another id refused with EPERM, not a
+ * user namespace's 65534 and EINVAL: libuv's fs_chown and spawn_setuid
+ * tests), and the report says the reaper held. Skipped (77) when not root. */
+static void contain_auto_unprivileged(void)
+{
+	if (geteuid() != 0) {
+		fprintf(stderr, "SKIP: needs root to run memguard as nobody\n");
+		exit(77);
+	}
+	make_dir();
+	CU_ASSERT_FATAL(chown(dir, 65534, 65534) == 0);
+	char list[128];
+	snprintf(list, sizeof(list), "%s/tests", dir);
+	FILE *f = fopen(list, "w");
+	CU_ASSERT_FATAL(f != NULL);
+	fputs("ids\n", f);
+	fclose(f);
+	run r;
+	mg_run(&r,
+	       ARGV("run", "-q", "--report", "report.json", "--driver", "exec", "--list-file",
+	            "tests", "--", "/bin/sh", "-c",
+	            "test \"$(stat -c %u /)\" = 0 && touch f && chown 0 f 2>e; "
+	            "grep -q 'not permitted' e",
+	            "{}"),
+	       NULL, 65534);
+	CU_ASSERT(exited(&r, 0));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r.report);
+	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(r.report, "containment")),
+	                       "reaper");
+	json_t *t = test_in(r.report, "ids");
+	CU_ASSERT_PTR_NOT_NULL(t);
 	json_decref(r.report);
 	remove_dir();
 }
@@ -502,6 +538,7 @@ static const mg_case cases[] = {
     {"huge_durations", huge_durations},
     {"tests_from_crlf", tests_from_crlf},
     {"contain_pid_unprivileged", contain_pid_unprivileged},
+    {"contain_auto_unprivileged", contain_auto_unprivileged},
     {"long_test_name", long_test_name},
     {"sigterm_blocked_stdout", sigterm_blocked_stdout},
 };

@@ -7,8 +7,9 @@
  * validates against adapters/report.schema.json (python3-jsonschema).
  * Rows that SIGKILL memguard get no report, and must still leave nothing:
  * every host family (a child in the host's group, a setsid double-fork
- * escapee) dies with memguard's PID namespace. One row runs without the
- * namespace and must find the escapees: the scan can fail.
+ * escapee) dies with memguard's PID namespace, or is ended by memguard's
+ * reaper (--contain reaper, the default without root). One row runs
+ * without either and must find the escapees: the scan can fail.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -25,7 +26,9 @@
 
 #include "mg_run.h"
 
-enum { NONE, KILL, TERM, HUP }; /* what the test does to memguard mid-run */
+/* what the test does to memguard mid-run; RUNNER_KILL: SIGKILL to the
+ * process that runs the tests, below its reaper (--contain reaper) */
+enum { NONE, KILL, TERM, HUP, RUNNER_KILL };
 
 typedef struct row {
 	const char *name;
@@ -61,6 +64,15 @@ static const row rows[] = {
     {"segv_x86", FAULT32, "segv@3", 20, "", NONE, 1, 0, "crash"},
     {"sigkill_user_namespace", FAULT64, "family@1,slow@*", 40, "--contain user", KILL, 137, 0,
      NULL},
+    /* no namespace, a reaper: the runner SIGKILLed leaves nothing (the
+     * reaper ends what came to it, and ends as the runner did); the reaper
+     * SIGKILLed stops the runner as SIGTERM would (a partial report) */
+    {"sigkill_runner_reaper", FAULT64, "family@1,slow@*", 40, "--contain reaper", RUNNER_KILL, 137,
+     0, NULL},
+    {"sigkill_runner_reaper_lanes", FAULT64, "family@%7,slow@*", 40, "--contain reaper -j 2",
+     RUNNER_KILL, 137, 0, NULL},
+    {"sigkill_reaper", FAULT64, "family@1,slow@*", 40, "--contain reaper", KILL, 137, 0, "not-run"},
+    {"sigterm_reaper", FAULT64, "family@1,slow@*", 40, "--contain reaper", TERM, 143, 0, "not-run"},
     /* without the namespace the escapee outlives a SIGKILLed memguard:
      * what README says can escape, and proof that the scan sees it */
     {"sigkill_no_namespace", FAULT64, "family@1,slow@*", 40, "--contain none", KILL, 137, -1, NULL},
@@ -179,13 +191,34 @@ static int can_contain(const char *mode)
 	return status_of(pid) == 0;
 }
 
+/* The child of pid among the tagged processes: the runner below its
+ * reaper; -1 if none. */
+static pid_t runner_below(pid_t pid, const pid_t *tagged, int n)
+{
+	for (int i = 0; i < n; i++) {
+		char path[64], buf[512];
+		snprintf(path, sizeof(path), "/proc/%d/stat", (int)tagged[i]);
+		FILE *f = fopen(path, "r");
+		size_t k = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+		if (f)
+			fclose(f);
+		buf[k] = 0;
+		char *close_paren = strrchr(buf, ')');
+		int ppid = 0;
+		if (close_paren && sscanf(close_paren + 1, " %*c %d", &ppid) == 1 && ppid == pid)
+			return tagged[i];
+	}
+	return -1;
+}
+
 static void run_row(const row *r, const char *dir, char *reports, size_t size)
 {
 	int before = failures;
 	/* no survivor of a SIGKILLed memguard is promised only where a
 	 * namespace can be made; say loudly when a row cannot be held to it */
 	const char *need = strstr(r->flags, "--contain user") ? "user" : "auto";
-	if (r->action == KILL && r->want_left == 0 &&
+	int reaper = strstr(r->flags, "--contain reaper") != NULL;
+	if (r->action == KILL && r->want_left == 0 && !reaper &&
 	    !can_contain(!strcmp(need, "user") ? "user" : "pid") &&
 	    (!strcmp(need, "user") || !can_contain("user"))) {
 		fprintf(stderr, "row %s: NOT TESTED: this machine allows no %s namespace\n",
@@ -197,12 +230,20 @@ static void run_row(const row *r, const char *dir, char *reports, size_t size)
 	snprintf(tag, sizeof(tag), "MG_MATRIX_TAG=%ld-%s", (long)getpid(), r->name);
 	pid_t pid = start_row(r, dir, tag);
 	if (r->action != NONE) {
-		/* memguard, the host, its child and its escapee */
-		int i;
-		for (i = 0; i < 500 && mg_tagged(tag, left, 64) < 4; i++)
+		/* memguard (and its reaper), the host, its child and its escapee */
+		int i, want = reaper ? 5 : 4, n = 0;
+		for (i = 0; i < 500 && (n = mg_tagged(tag, left, 64)) < want; i++)
 			nanosleep(&(struct timespec){0, 10 * 1000 * 1000}, NULL);
 		ROW_CHECK(r, i < 500, "the host family never came up");
-		kill(pid, r->action == KILL ? SIGKILL : r->action == TERM ? SIGTERM : SIGHUP);
+		pid_t target = pid;
+		if (r->action == RUNNER_KILL) {
+			target = runner_below(pid, left, n);
+			ROW_CHECK(r, target > 0, "no runner below the reaper");
+		}
+		if (target > 0)
+			kill(target, r->action == KILL || r->action == RUNNER_KILL ? SIGKILL
+			             : r->action == TERM                           ? SIGTERM
+			                                                           : SIGHUP);
 	}
 	int code = status_of(pid);
 	ROW_CHECK(r, code == r->want_exit, "exit %d, want %d", code, r->want_exit);
@@ -217,7 +258,7 @@ static void run_row(const row *r, const char *dir, char *reports, size_t size)
 
 	snprintf(path, sizeof(path), "%s/report.json", dir);
 	int seen = 0, lost = lost_tests(path, r->tests, r->state, &seen);
-	if (r->action == KILL) {
+	if (r->action == RUNNER_KILL || (r->action == KILL && !reaper)) {
 		ROW_CHECK(r, lost == -1, "a report after SIGKILL");
 	} else {
 		ROW_CHECK(r, lost == 0, "%d tests lost or run twice", lost);

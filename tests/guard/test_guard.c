@@ -31,6 +31,9 @@ void test_proc_descendants_none(void);
 void test_proc_children(void);
 void test_exit_decode(void);
 void test_elf_dynamic(void);
+void test_elf_needed_runpath(void);
+void test_elf_needed_ld_library_path(void);
+void test_elf_needed_none(void);
 void test_proc_ram_page(void);
 void test_proc_nspid_parse(void);
 void test_proc_namespace_pids(void);
@@ -89,6 +92,9 @@ static const mg_case cases[] = {
     {"proc_children", test_proc_children},
     {"exit_decode", test_exit_decode},
     {"elf_dynamic", test_elf_dynamic},
+    {"elf_needed_runpath", test_elf_needed_runpath},
+    {"elf_needed_ld_library_path", test_elf_needed_ld_library_path},
+    {"elf_needed_none", test_elf_needed_none},
     {"proc_ram_page", test_proc_ram_page},
     {"proc_nspid_parse", test_proc_nspid_parse},
     {"proc_namespace_pids", test_proc_namespace_pids},

@@ -101,7 +101,7 @@ void list(void)
 	done(&o);
 }
 
-/* A filter matching nothing: no test ran, exit 5 (pytest's convention),
+/* A filter matching nothing of a native host's: no test ran, exit 5 (pytest's convention),
  * and the report is still written, with no tests and exit_code 5; with
  * --allow-no-tests (or the config key allow_no_tests) that is exit 0. */
 void no_tests(void)

@@ -374,10 +374,12 @@ static void exit_code(void)
 		CU_ASSERT_EQUAL(got, cases[i].want);
 		report_free(rep);
 	}
-	/* no test ran: 5, or 0 with --allow-no-tests; a signal still wins */
+	/* no test ran of the tests a native host listed (a filter of none): 5,
+	 * or 0 with --allow-no-tests; a signal still wins */
 	for (int allow = 0; allow < 2; allow++) {
 		run_ctx *c = fresh();
 		c->o->allow_no_tests = allow;
+		c->nlisted = 3;
 		c->rep = report_new();
 		report_add_shard(c->rep);
 		CU_ASSERT_EQUAL(policy_exit_code(c), allow ? MG_EXIT_OK : MG_EXIT_NO_TESTS);
@@ -385,6 +387,50 @@ static void exit_code(void)
 		CU_ASSERT_EQUAL(policy_exit_code(c), 143);
 		report_free(c->rep);
 	}
+	/* no test ran: the framework's own exit then (GoogleTest, ctest, a
+	 * native host listing none: 0; pytest, exec, wrap, a native host's
+	 * filter of none: 5), unless the user asked 0 or 5 */
+	static const struct {
+		driver_kind driver;
+		size_t nlisted;
+		int allow, fail, want;
+	} none[] = {
+	    {DRIVER_GTEST, 0, 0, 0, MG_EXIT_OK},        {DRIVER_GTEST, 4, 0, 0, MG_EXIT_OK},
+	    {DRIVER_GTEST, 4, 0, 1, MG_EXIT_NO_TESTS},  {DRIVER_CTEST, 0, 0, 0, MG_EXIT_OK},
+	    {DRIVER_CTEST, 0, 0, 1, MG_EXIT_NO_TESTS},  {DRIVER_NATIVE, 0, 0, 0, MG_EXIT_OK},
+	    {DRIVER_NATIVE, 0, 0, 1, MG_EXIT_NO_TESTS}, {DRIVER_NATIVE, 2, 0, 0, MG_EXIT_NO_TESTS},
+	    {DRIVER_PYTEST, 0, 0, 0, MG_EXIT_NO_TESTS}, {DRIVER_PYTEST, 0, 1, 0, MG_EXIT_OK},
+	    {DRIVER_EXEC, 0, 0, 0, MG_EXIT_NO_TESTS},   {DRIVER_EXEC, 3, 1, 0, MG_EXIT_OK},
+	    {DRIVER_WRAP, 0, 0, 0, MG_EXIT_NO_TESTS},
+	};
+	static char *ctest_argv[] = {"ctest", NULL};
+	for (size_t i = 0; i < sizeof(none) / sizeof(none[0]); i++) {
+		run_ctx *c = fresh();
+		c->driver = none[i].driver;
+		c->nlisted = none[i].nlisted;
+		c->o->allow_no_tests = none[i].allow;
+		c->o->fail_no_tests = none[i].fail;
+		c->o->host_argv = ctest_argv;
+		c->o->host_argc = 1;
+		c->rep = report_new();
+		report_add_shard(c->rep);
+		int got = policy_exit_code(c);
+		if (got != none[i].want)
+			fprintf(stderr, "\n  no-test case %zu: got %d want %d\n", i, got,
+			        none[i].want);
+		CU_ASSERT_EQUAL(got, none[i].want);
+		report_free(c->rep);
+	}
+	/* ctest's --no-tests=error (the last one given): it fails a run of none */
+	static char *no_tests_error[] = {"ctest", "--no-tests=ignore", "--no-tests=error", NULL};
+	run_ctx *c = fresh();
+	c->driver = DRIVER_CTEST;
+	c->o->host_argv = no_tests_error;
+	c->o->host_argc = 3;
+	c->rep = report_new();
+	report_add_shard(c->rep);
+	CU_ASSERT_EQUAL(policy_exit_code(c), MG_EXIT_NO_TESTS);
+	report_free(c->rep);
 }
 
 /* How a host ended is the report's vocabulary: names and parse round trip;
