@@ -129,15 +129,98 @@ int elf_arch_of_pid(mg_arch *out, pid_t pid, mg_err *err)
 	return elf_arch(out, path, err);
 }
 
+/* Section i's name, type, offset and size from the section header table
+ * tab, in either class. */
+static void sh_fields(const unsigned char *tab, unsigned i, int is64, uint32_t *name,
+                      uint32_t *type, uint64_t *off, uint64_t *size)
+{
+	if (is64) {
+		Elf64_Shdr sh;
+		memcpy(&sh, tab + (size_t)i * sizeof(sh), sizeof(sh));
+		*name = sh.sh_name, *type = sh.sh_type, *off = sh.sh_offset, *size = sh.sh_size;
+	} else {
+		Elf32_Shdr sh;
+		memcpy(&sh, tab + (size_t)i * sizeof(sh), sizeof(sh));
+		*name = sh.sh_name, *type = sh.sh_type, *off = sh.sh_offset, *size = sh.sh_size;
+	}
+}
+
 /*
- * Streams the file in 64 KiB blocks. The last marker_len - 1 bytes of each
- * block are carried to the front of the next, so a marker that straddles a
- * block boundary is found. O(file size); one allocation per call.
+ * The byte ranges of fd's debug sections (.debug_*, .zdebug_*: most of a
+ * program built with -g, and where none of the markers elf_contains is
+ * asked for lives: they are strings of its data and names of its symbol
+ * tables, which are kept), sorted by offset, at most max. 0 when the file is
+ * not a little-endian ELF or its section headers do not read: all of it is
+ * scanned then.
+ */
+static size_t debug_ranges(int fd, uint64_t (*out)[2], size_t max)
+{
+	unsigned char eh[64];
+	uint64_t shoff, stroff = 0, strsize = 0, off, size;
+	uint32_t name, type;
+	unsigned shentsize, shnum, shstrndx;
+	size_t n = 0;
+	if (read_full(fd, eh, sizeof(eh), 0) != (ssize_t)sizeof(eh) ||
+	    memcmp(eh, ELFMAG, SELFMAG) || eh[EI_DATA] != ELFDATA2LSB)
+		return 0;
+	int is64 = eh[EI_CLASS] == ELFCLASS64;
+	if (is64) {
+		Elf64_Ehdr h;
+		memcpy(&h, eh, sizeof(h));
+		shoff = h.e_shoff, shentsize = h.e_shentsize, shnum = h.e_shnum;
+		shstrndx = h.e_shstrndx;
+	} else if (eh[EI_CLASS] == ELFCLASS32) {
+		Elf32_Ehdr h;
+		memcpy(&h, eh, sizeof(h));
+		shoff = h.e_shoff, shentsize = h.e_shentsize, shnum = h.e_shnum;
+		shstrndx = h.e_shstrndx;
+	} else {
+		return 0;
+	}
+	if (shentsize != (is64 ? sizeof(Elf64_Shdr) : sizeof(Elf32_Shdr)) || !shnum ||
+	    shstrndx >= shnum)
+		return 0;
+	size_t tsize = (size_t)shnum * shentsize;
+	unsigned char *tab = malloc(tsize);
+	char *names = NULL;
+	if (!tab || read_full(fd, tab, tsize, (off_t)shoff) != (ssize_t)tsize)
+		goto out;
+	sh_fields(tab, shstrndx, is64, &name, &type, &stroff, &strsize);
+	if (!strsize || strsize > (1 << 20) || !(names = malloc((size_t)strsize + 1)) ||
+	    read_full(fd, names, (size_t)strsize, (off_t)stroff) != (ssize_t)strsize)
+		goto out;
+	names[strsize] = 0;
+	for (unsigned i = 0; i < shnum && n < max; i++) {
+		sh_fields(tab, i, is64, &name, &type, &off, &size);
+		if (type == SHT_NOBITS || !size || name >= strsize ||
+		    (strncmp(names + name, ".debug_", 7) && strncmp(names + name, ".zdebug_", 8)))
+			continue;
+		size_t k = n++; /* kept sorted by offset */
+		for (; k > 0 && out[k - 1][0] > off; k--) {
+			out[k][0] = out[k - 1][0];
+			out[k][1] = out[k - 1][1];
+		}
+		out[k][0] = off;
+		out[k][1] = off + size;
+	}
+out:
+	free(names);
+	free(tab);
+	return n;
+}
+
+/*
+ * Streams the file in 64 KiB blocks, its debug sections skipped
+ * (debug_ranges). The last marker_len - 1 bytes of each block are carried
+ * to the front of the next, so a marker that straddles a block boundary is
+ * found (not one that straddles a skipped section). O(file size less its
+ * debug information); one allocation per call.
  */
 int elf_contains(const char *path, const char *marker, mg_err *err)
 {
-	enum { BLOCK = 64 * 1024 };
+	enum { BLOCK = 64 * 1024, RANGES = 64 };
 	size_t mlen = strlen(marker);
+	uint64_t skip[RANGES][2];
 	char *buf = NULL;
 	int fd = -1, rc;
 	if (mlen == 0)
@@ -150,11 +233,22 @@ int elf_contains(const char *path, const char *marker, mg_err *err)
 		rc = mg_err_set(err, MG_ERROR, "out of memory");
 		goto out;
 	}
+	size_t nskip = debug_ranges(fd, skip, RANGES), r = 0;
 	size_t keep = 0;
-	off_t offset = 0;
+	uint64_t offset = 0;
 	rc = 0;
 	for (;;) {
-		ssize_t n = read_full(fd, buf + keep, BLOCK, offset);
+		while (r < nskip && skip[r][1] <= offset)
+			r++;
+		if (r < nskip && skip[r][0] <= offset) { /* a debug section: over it */
+			offset = skip[r][1];
+			keep = 0;
+			continue;
+		}
+		size_t want = BLOCK;
+		if (r < nskip && skip[r][0] - offset < want)
+			want = (size_t)(skip[r][0] - offset);
+		ssize_t n = read_full(fd, buf + keep, want, (off_t)offset);
 		if (n < 0) {
 			rc = mg_err_set(err, MG_ERROR, "read '%s': %s", path, strerror(errno));
 			goto out;
@@ -166,7 +260,7 @@ int elf_contains(const char *path, const char *marker, mg_err *err)
 		}
 		if (n == 0)
 			break;
-		offset += n;
+		offset += (uint64_t)n;
 		keep = have < mlen - 1 ? have : mlen - 1;
 		memmove(buf, buf + have - keep, keep);
 	}

@@ -36,8 +36,10 @@ int elf_arch_of_pid(mg_arch *out, pid_t pid, mg_err *err);
  */
 int elf_dynamic(const char *path, mg_err *err);
 
-/* 1 if the file contains the bytes of marker, 0 if not, <0 on error.
- * Streams the file in blocks: O(file size). */
+/* 1 if the file contains the bytes of marker outside its debug sections
+ * (an ELF's .debug_* and .zdebug_*: a marker is data or a symbol's name),
+ * 0 if not, <0 on error. Streams the file in blocks: O(file size less its
+ * debug information); a file that is not an ELF is read whole. */
 int elf_contains(const char *path, const char *marker, mg_err *err);
 
 /*

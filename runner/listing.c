@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -330,6 +331,58 @@ void listing_all_skipped(run_ctx *c)
 	             n < 0                     ? 0
 	             : (size_t)n < sizeof(msg) ? (size_t)n
 	                                       : sizeof(msg) - 1);
+}
+
+/*
+ * A gtest/catch2 run of no test that memguard would pass (the framework's
+ * own run of none exits 0) is checked once: the program run as given,
+ * directly, as the user's CI would have run it. Its exit then is the floor
+ * of the verdict (a main that returns non-zero after RUN_ALL_TESTS, a
+ * leak at exit): a bad one is the entry <program exit>, error, with its
+ * last output. Only where the program listed none; one program start.
+ */
+void listing_no_tests_run(run_ctx *c)
+{
+	if ((c->driver != DRIVER_GTEST && c->driver != DRIVER_CATCH2) || c->signo ||
+	    c->o->host_argc < 1 || c->nlisted || policy_no_tests_exit(c, NULL))
+		return; /* a program that listed tests memguard's selection left out is not run */
+	for (size_t i = 0; i < c->rep->nshards; i++)
+		if (c->rep->shards[i].ntests)
+			return;
+	char path[4096], *text = NULL, msg[4096];
+	size_t len = 0;
+	mg_err err = {0};
+	spawn_proc *p = NULL;
+	spawn_options o = SPAWN_OPTIONS_INIT;
+	o.flags = SPAWN_CAPTURE_OUT | SPAWN_ERR_TO_OUT | SPAWN_NULL_STDIN | SPAWN_OWN_GROUP;
+	o.pdeathsig = SIGKILL;
+	mg_exit_end end = {0};
+	int n;
+	if (spawn_resolve(path, sizeof(path), c->o->host_argv[0], &err) < 0 ||
+	    spawn_start(&p, path, c->o->host_argv, &o, &err) < 0) {
+		n = snprintf(msg, sizeof(msg), "no test ran, and %s", err.msg);
+	} else {
+		spawn_read_all(spawn_out_fd(p), &text, &len); /* out of memory: what came */
+		if (spawn_wait(p, 0, &end, NULL) < 0)
+			end.signo = SIGKILL;
+		if (mg_exit_ok(end))
+			goto out;
+		size_t keep = len < 3000 ? len : 3000;
+		n = snprintf(msg, sizeof(msg),
+		             "no test ran, and %s %s %d (run once as given, as directly)%s%.*s",
+		             c->o->host_argv[0],
+		             end.signo ? "was killed by signal" : "exited with status",
+		             end.signo ? end.signo : end.status, keep ? ":\n" : " (no output)",
+		             (int)keep, text ? text + (len - keep) : "");
+	}
+	static const char name[] = MG_EXTRA_PROGRAM_EXIT;
+	record_extra(c, &c->lanes[0], TEST_ERROR, name, sizeof(name) - 1, msg,
+	             n < 0                     ? 0
+	             : (size_t)n < sizeof(msg) ? (size_t)n
+	                                       : sizeof(msg) - 1);
+out:
+	free(text);
+	spawn_free(p);
 }
 
 void listing_explain(const run_ctx *c, const mg_err *err)

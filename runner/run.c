@@ -498,6 +498,7 @@ int run_main(int argc, char **argv, const run_hooks *hooks)
 	progress_end(c.prog);
 	listing_custom(&c, 1, &err); /* a failing one is an entry of its own */
 	listing_all_skipped(&c);
+	listing_no_tests_run(&c);
 
 	record_finish(&c);
 	code = policy_exit_code(&c);

@@ -618,6 +618,9 @@ int listing_asan(const run_ctx *c);
  * exits 4 directly (a failure): the entry <program exit>, fail, that says
  * so. Nothing for v2 (exit 0 then) and every other driver. */
 void listing_all_skipped(run_ctx *c);
+/* gtest, catch2: a run of no test that would pass runs the program once as
+ * given; a bad exit is the entry <program exit>, error (listing.c). */
+void listing_no_tests_run(run_ctx *c);
 void listing_explain(const run_ctx *c, const mg_err *err);
 /* ctest: CTestCustom.cmake's pre-test commands (post 0: before the listing;
  * one that fails runs no test: MG_EXIT_FAILED, as ctest's exit 8, or

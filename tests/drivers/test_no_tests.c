@@ -98,6 +98,27 @@ static void no_tests_catch2v2(void)
 	            5);
 }
 
+/* A GoogleTest program listing no test whose main then fails (exit 3
+ * directly, after "[  PASSED  ] 0 tests."): memguard runs it once as
+ * given and its exit is the entry <program exit>, error, with the
+ * program's last words; the run fails (3), never 0 (before: 0). */
+static void no_tests_gtest_bad_exit(void)
+{
+	CU_ASSERT_EQUAL(mg_direct_argv(GTEST_EMPTY_EXIT, (const char *[]){NULL}, NULL), 3);
+	outcome o;
+	mg(&o, ARGV("run", "--report", "report.json", "--", GTEST_EMPTY_EXIT), NULL, 0);
+	CU_ASSERT(exited_with(&o, 3));
+	CU_ASSERT_FATAL(o.report != NULL);
+	CU_ASSERT_STRING_EQUAL(state_of(o.report, "<program exit>"), "error");
+	const char *m = message_of(o.report, "<program exit>");
+	CU_ASSERT(m && strstr(m, "exited with status 3"));
+	CU_ASSERT(m && strstr(m, "teardown check failed: 1 handle left open"));
+	CU_ASSERT(strstr(o.err, "memguard run: no tests ran") == NULL);
+	done(&o);
+	/* the clean program of no test is still not flagged */
+	no_test_run(ARGV("run", "--report", "report.json", "--", GTEST_EMPTY), 0);
+}
+
 /* --allow-no-tests and --fail-no-tests together: a usage error naming
  * both (exit 2), before anything runs; so are both config keys. */
 static void no_tests_flags(void)
@@ -123,6 +144,7 @@ static const mg_case cases[] = {
     {"no_tests_gtest_filter", no_tests_gtest_filter},
     {"no_tests_catch2v2", no_tests_catch2v2},
     {"no_tests_flags", no_tests_flags},
+    {"no_tests_gtest_bad_exit", no_tests_gtest_bad_exit},
 };
 
 MG_TEST_MAIN("drivers_no_tests", cases)
