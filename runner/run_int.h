@@ -235,7 +235,8 @@ typedef struct run_ctx {
 	 * seed_shuffled: its order depends on it (--gtest_shuffle, --order rand) */
 	unsigned long seed;
 	int seed_shuffled;
-	unsigned long gtest_seed; /* GoogleTest's shuffle seed, the user's or drawn; 0: unshuffled */
+	unsigned long
+	    gtest_seed; /* GoogleTest's shuffle seed, the user's or drawn; 0: unshuffled */
 	/* what the tests wait for (CTest's DEPENDS, fixtures: the listing's
 	 * after and needs lines): test t's waits are wait[wait_first[t]] ...
 	 * wait[wait_first[t + 1] - 1]; wait_first NULL when no test waits */
