@@ -408,7 +408,7 @@ int run_main(int argc, char **argv, const run_hooks *hooks)
 		driver_order_opt(c.driver, c.seed ? c.seed : c.gtest_seed, opt, sizeof(opt));
 		c.rep->seed = report_strdup(opt);
 	}
-	if (c.seed) {
+	if (c.seed && !o.quiet) {
 		char opt[48];
 		driver_order_opt(c.driver, c.seed, opt, sizeof(opt));
 		if (c.driver == DRIVER_GTEST)
