@@ -3,8 +3,9 @@
  * queued run lines as one batch (the filter from gtest_filter.c) and follows
  * the "[ RUN      ]" / "[       OK ]" / "[  FAILED  ]" / "[  SKIPPED ]"
  * lines to know which test runs. Never hides gtest's lines (no --gtest_brief)
- * and keeps the user's GTEST_* settings except those that would reorder,
- * repeat, colour or hide the lines it follows. The program gets the probe
+ * and keeps the user's GTEST_* settings except those that would repeat,
+ * colour or hide the lines it follows; the user's shuffle runs with one seed
+ * in every program, the listing in its order (gt_shuffle). The program gets the probe
  * (../probe/) with LD_PRELOAD: each test's memory, read by the program at
  * its own boundary, comes on the probe pipe ahead of the test's result line,
  * and a soft verdict there stops the program before its next test. The same
@@ -536,7 +537,7 @@ static void shard_select(shim *s, gtest *g)
 
 /* A listing's structure: its names in order, each with its suite. */
 typedef struct gt_suites {
-	shim_names *names; /* in the listing's order; a name listed twice once */
+	shim_names *names; /* in the listing's order (a name's second listing: a stand-in) */
 	size_t *first;     /* suite i's tests: names first[i] .. first[i + 1] - 1 */
 	size_t nsuites, cap, ndeath;
 	int bad;
@@ -555,8 +556,9 @@ static void gt_suite_at(void *ctx, const char *name, size_t n)
 		t->first = f;
 		t->cap = cap;
 	}
-	/* kDeathTestSuiteFilter: a name ending in DeathTest, or with DeathTest/ in it. GoogleTest
-	 * keeps such suites first (GetTestSuite), and shuffles them apart */
+	/* kDeathTestSuiteFilter: a name ending in DeathTest, or with
+	 * DeathTest/ in it; GoogleTest keeps such suites first (GetTestSuite)
+	 * and shuffles them apart */
 	if ((n >= 9 && !memcmp(name + n - 9, "DeathTest", 9)) || memmem(name, n, "DeathTest/", 10))
 		t->ndeath++;
 	t->first[t->nsuites++] = shim_names_count(t->names);
@@ -1121,9 +1123,9 @@ void gtest_batch_failed(shim *s, gtest *g, const char *prog)
 /* The lines followed here, plainly, once, in gtest's order; the rest of the
  * user's GTEST_* environment is kept. The same settings as flags go after
  * the user's arguments: GoogleTest takes a flag over its variable and the
- * last of a flag given twice, so a --gtest_shuffle or --gtest_brief=1 in
- * the user's command (fmt's tests pass with it) does not reorder or hide
- * the lines either. */
+ * last of a flag given twice, so a --gtest_brief=1 in the user's command
+ * (fmt's tests pass with it) does not hide the lines either, and a
+ * --gtest_shuffle runs with the run's seed (gtest_seed_set). */
 #define GTEST_SETTINGS 5
 static const char *gtest_env[2 * GTEST_SETTINGS + 1] = {
     "GTEST_COLOR", "no", "GTEST_BRIEF", "0", "GTEST_SHUFFLE", "0", "GTEST_REPEAT", "1", NULL};
