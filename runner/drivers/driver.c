@@ -178,7 +178,7 @@ void driver_order_of(driver_order *out, driver_kind k, int catch2_v3, char *cons
 	if (k == DRIVER_GTEST) {
 		gtest_cmd c; /* its flag files' flags count where they are */
 		if (gtest_cmd_expand(&c, argv, argc) == 0) {
-			gtest_order(out, c.argv, c.argc);
+			gtest_order_read(out, c.argv, c.argc);
 			gtest_cmd_free(&c);
 		}
 	} else if (k == DRIVER_CATCH2) {

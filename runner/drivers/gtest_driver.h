@@ -1,8 +1,7 @@
 /*
  * gtest_driver.h - what the GoogleTest and Catch2 drivers share inside the
- * shim (gtest.c, gtest_outside.c, catch2.c, gtest_filter.c): the driver's state and the
- * functions one file calls in another. Private to runner/drivers/; the
- * runner sees only shim.h.
+ * shim (gtest.c, gtest_outside.c, catch2.c, gtest_filter.c, gtest_order.c): the driver's state and
+ * the functions one file calls in another. Private to runner/drivers/; the runner sees only shim.h.
  */
 #ifndef MG_GTEST_DRIVER_H
 #define MG_GTEST_DRIVER_H
@@ -186,9 +185,24 @@ int gtest_check_args(char *const *cmd, int ncmd, mg_err *err);
 /* GoogleTest's --gtest_fail_fast and its variables (driver_fail_fast_of). */
 void gtest_fail_fast(driver_fail_fast *out, char *const *cmd, int ncmd);
 
+/* gtest_parse_list, and suite_at (when not NULL) called at each suite's
+ * line with its name (without the '.'), before its tests. */
+size_t gtest_parse_suites(const char *buf, size_t len,
+                          void (*add)(void *ctx, const char *name, size_t n),
+                          void (*suite_at)(void *ctx, const char *name, size_t n), void *ctx);
+
+/* ---- gtest_order.c ---- */
+
 /* GoogleTest's --gtest_shuffle and --gtest_random_seed and their variables
  * (driver_order_of); cmd has its flag files read in place. */
-void gtest_order(driver_order *out, char *const *cmd, int ncmd);
+void gtest_order_read(driver_order *out, char *const *cmd, int ncmd);
+/* g->list (as listed, its shard selected) put in the order GoogleTest
+ * shuffles to with g->seed: from out (len bytes, the listing) when the
+ * user's filter left no test out, else from the program's own listing
+ * with --gtest_filter=* (argv: the listing's, its listing flag at nlist,
+ * room for two more). On failure g->list stays as listed (said on
+ * stderr when the second listing failed). */
+void gtest_order_shuffle(shim *s, gtest *g, char **argv, int nlist, const char *out, size_t len);
 
 /* 1 when the framework itself leaves name out (GoogleTest's DISABLED_
  * tests; it reports them as such): a skip, not an error. */
