@@ -250,6 +250,25 @@ static inline json_t *find_test(json_t *report, const char *name)
 	return NULL;
 }
 
+/* Every shard of report ran arch (the program's, from its ELF), and it has one. */
+static inline int mg_shards_arch(json_t *report, const char *arch)
+{
+	size_t i;
+	json_t *s;
+	int n = 0;
+	json_array_foreach(json_object_get(report, "shards"), i, s)
+	{
+		const char *a = json_string_value(json_object_get(s, "arch"));
+		if (!a || strcmp(a, arch)) {
+			fprintf(stderr, "shard %zu: arch %s, wanted %s\n", i, a ? a : "(none)",
+			        arch);
+			return 0;
+		}
+		n++;
+	}
+	return n > 0;
+}
+
 static inline const char *state_of(json_t *report, const char *name)
 {
 	json_t *t = find_test(report, name);

@@ -248,23 +248,6 @@ static void catch2v3_shared_lib(void)
 }
 
 #ifdef CATCH2V3_BASIC32
-/* 1 when every shard of the report is of arch. */
-static int shards_are(json_t *report, const char *arch)
-{
-	size_t i;
-	json_t *s;
-	json_array_foreach(json_object_get(report, "shards"), i, s)
-	{
-		const char *a = json_string_value(json_object_get(s, "arch"));
-		if (!a || strcmp(a, arch)) {
-			fprintf(stderr, "shard %zu: arch %s, wanted %s\n", i, a ? a : "(none)",
-			        arch);
-			return 0;
-		}
-	}
-	return i > 0;
-}
-
 /* catch2v3_basic built -m32 against the amalgamated library built -m32:
  * an x86 shard, the auto driver, the states Catch2 gives and exit 1 where
  * the direct run exits 42; with 2 lanes and with a recycle at every
@@ -290,14 +273,14 @@ static void catch2v3_x86(void)
 	mg(&o, ARGV("run", "--report", "report.json", "--", CATCH2V3_BASIC32), NULL, 0);
 	CU_ASSERT(exited_with(&o, 1));
 	CU_ASSERT_FATAL(o.report != NULL);
-	CU_ASSERT(shards_are(o.report, "x86"));
+	CU_ASSERT(mg_shards_arch(o.report, "x86"));
 	expect_basic(o.report);
 	expect_message(o.report, "c skips", "not here");
 	done(&o);
 	for (int recycle = 0; recycle < 2; recycle++) {
 		mg_driver_run(&o, "catch2", CATCH2V3_BASIC32, "2", recycle ? "va=1M" : NULL, NULL);
 		CU_ASSERT(exited_with(&o, 1));
-		CU_ASSERT(shards_are(o.report, "x86"));
+		CU_ASSERT(mg_shards_arch(o.report, "x86"));
 		expect_basic(o.report);
 		/* a program a test: a recycle after each but a lane's last */
 		json_int_t recycles = shard_sum(o.report, "recycles");

@@ -2,7 +2,7 @@
  * test_order.c - the order a program runs its tests in, under memguard as
  * directly (issue #23): GoogleTest's --gtest_shuffle with a seed
  * (gtest_order.cc), Catch2's --order rand with a seed (catch2_order.cpp,
- * v2; catch2v3_order.cpp, v3), and a seed the program would draw itself
+ * built for v2 and v3), and a seed the program would draw itself
  * (GTEST_SHUFFLE=1 alone, --rng-seed time, v3's default random device):
  * memguard draws one for every program of the run and says it. Each
  * program's "state reads" passes only after its "state sets" in the same

@@ -131,25 +131,6 @@ static int lines_with(const char *path, const char *prefix)
 	return n;
 }
 
-/* Every shard of report ran arch (the program's, from its ELF). */
-static int shards_arch(json_t *report, const char *arch)
-{
-	size_t i;
-	json_t *s;
-	int n = 0;
-	json_array_foreach(json_object_get(report, "shards"), i, s)
-	{
-		const char *a = json_string_value(json_object_get(s, "arch"));
-		if (!a || strcmp(a, arch)) {
-			fprintf(stderr, "shard %zu: arch %s, wanted %s\n", i, a ? a : "(none)",
-			        arch);
-			return 0;
-		}
-		n++;
-	}
-	return n > 0;
-}
-
 /*
  * 200 tests that allocate and free, three that keep 64, 16 and 4 MiB: the
  * top three suspects are exactly those, with their sizes (+-1 MiB), in
@@ -173,7 +154,7 @@ static void probe_suspects(const char *prog, const char *arch, int runs)
 		CU_ASSERT(exited_with(&o, 0));
 		CU_ASSERT_FATAL(o.report != NULL);
 		CU_ASSERT_EQUAL(count(o.report, "pass"), 200);
-		CU_ASSERT(shards_arch(o.report, arch));
+		CU_ASSERT(mg_shards_arch(o.report, arch));
 		snprintf(log, sizeof(log), "%s/body.log", o.dir);
 		CU_ASSERT(lines_with(log, "probe yes") >= 1);
 		CU_ASSERT_EQUAL(lines_with(log, "probe no"), 0);
@@ -256,7 +237,7 @@ static void probe_recycle(const char *prog, const char *arch)
 	CU_ASSERT(exited_with(&o, 0));
 	CU_ASSERT_FATAL(o.report != NULL);
 	CU_ASSERT_EQUAL(count(o.report, "pass"), 30);
-	CU_ASSERT(shards_arch(o.report, arch));
+	CU_ASSERT(mg_shards_arch(o.report, arch));
 	CU_ASSERT_EQUAL(shard_sum(o.report, "kills"), 0);
 	int all_say;
 	CU_ASSERT(generations(o.report, "recycle", ">= recycle 100 MiB", &all_say) >= 2);
@@ -1247,7 +1228,7 @@ static void catch2_suspects_of(const char *prog, const char *arch)
 	CU_ASSERT(exited_with(&o, 0));
 	CU_ASSERT_FATAL(o.report != NULL);
 	CU_ASSERT_EQUAL(count(o.report, "pass"), 121);
-	CU_ASSERT(shards_arch(o.report, arch));
+	CU_ASSERT(mg_shards_arch(o.report, arch));
 	CU_ASSERT_STRING_EQUAL(state_of(o.report, "odd, [name] *"), "pass");
 	for (size_t i = 0; i < 3; i++) {
 		double got;
