@@ -231,8 +231,7 @@ static _Noreturn void reaper_leave(int status)
 static _Noreturn void reaper_main(pid_t runner)
 {
 	sigset_t all;
-	sigfillset(&all);
-	sigprocmask(SIG_SETMASK, &all, NULL);
+	sigfillset(&all); /* blocked since before the fork (reaper_start) */
 	for (int s = 1; s < NSIG; s++)
 		if (s != SIGKILL && s != SIGSTOP)
 			signal(s, SIG_DFL);
@@ -281,13 +280,23 @@ static int reaper_start(void)
 		return -1;
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1) < 0)
 		return -1;
+	/* blocked across the fork: no handler of the runner's (its self-pipe
+	 * is shared until the reaper closes it) ever runs in the reaper, and a
+	 * runner that ends at once is still seen (SIGCHLD stays pending) */
+	sigset_t all, old;
+	sigfillset(&all);
+	sigprocmask(SIG_SETMASK, &all, &old);
 	fflush(NULL);
 	pid_t reaper = getpid();
 	pid_t pid = fork();
-	if (pid < 0)
-		return -1;
 	if (pid > 0)
 		reaper_main(pid);
+	int e = errno;
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	if (pid < 0) {
+		errno = e;
+		return -1;
+	}
 	/* the runner: our parent's death is the end of the run (SIGTERM: the
 	 * runner's own orderly stop); orphans still come to us first */
 	prctl(PR_SET_PDEATHSIG, SIGTERM);
