@@ -231,6 +231,23 @@ size_t policy_depth(const run_ctx *c, const lane *l)
 		/* + 1, not rounded up: a program of two tests at -j 2 stays one
 		 * program (GoogleTest's listener test judges its whole run in main) */
 		size_t whole = c->ntests / c->nlanes + 1, left = (c->qlen + held) / c->nlanes + 1;
+		/* Catch2 v3: a share that starts where a chunk of its own sharding
+		 * at -j lanes does (createShard: ntests / nlanes each, the first
+		 * ntests % nlanes one more) is that chunk, which the shim runs by
+		 * --shard-count/--shard-index instead of a list of names that
+		 * Catch2 matches every test case against (catch2_begin) */
+		if (c->catch2_v3 && c->nlanes > 1) {
+			size_t size = c->ntests / c->nlanes, extra = c->ntests % c->nlanes;
+			size_t at = c->ntests - c->qlen, start = 0;
+			for (size_t i = 0; i < c->nlanes && start <= at; i++) {
+				size_t chunk = size + (i < extra);
+				if (start == at && chunk) {
+					whole = chunk;
+					break;
+				}
+				start += chunk;
+			}
+		}
 		if (left < whole)
 			whole = left;
 		return c->o->pipeline < whole ? c->o->pipeline : whole;

@@ -138,9 +138,8 @@ static int prepare(run_ctx *c, run_options *o, mg_err *err)
 	 * that seed (driver_order_of) */
 	if (c->driver == DRIVER_GTEST || c->driver == DRIVER_CATCH2) {
 		driver_order ord;
-		driver_order_of(&ord, c->driver,
-		                c->driver == DRIVER_CATCH2 && driver_catch2_v3(o->host_argv[0]),
-		                o->host_argv, o->host_argc);
+		c->catch2_v3 = c->driver == DRIVER_CATCH2 && driver_catch2_v3(o->host_argv[0]);
+		driver_order_of(&ord, c->driver, c->catch2_v3, o->host_argv, o->host_argc);
 		if (ord.draws)
 			c->seed = driver_order_seed(c->driver);
 		c->seed_shuffled = ord.shuffled;

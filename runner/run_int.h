@@ -235,6 +235,9 @@ typedef struct run_ctx {
 	 * seed_shuffled: its order depends on it (--gtest_shuffle, --order rand) */
 	unsigned long seed;
 	int seed_shuffled;
+	/* a Catch2 v3 program: its lanes' shares are its --shard-count chunks
+	 * (policy_depth), which its shim runs as such (catch2_begin) */
+	int catch2_v3;
 	unsigned long
 	    gtest_seed; /* GoogleTest's shuffle seed, the user's or drawn; 0: unshuffled */
 	/* what the tests wait for (CTest's DEPENDS, fixtures: the listing's

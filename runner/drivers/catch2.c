@@ -104,7 +104,10 @@ int catch2_warns_no_tests(char *const *cmd, int ncmd, int *spec)
  * options less the ones the driver sets (and, to run, less the user's
  * test specs: the batch is the specs then), plus the listing or reporter
  * options. Returns the index of the listing flag (listing) or the count.
- * listing 2: a listing of no test (the user's specs out, "exclude:*" in).
+ * listing 2: a listing of no test (the user's specs out, "exclude:*" in);
+ * CATCH2_RUN_LISTED: a run of what the listing lists (its options, the
+ * user's specs and shard kept, no listing flag); CATCH2_RUN_SPECS: the
+ * same without the user's shard options. Those two return the count.
  */
 int catch2_args(char **cmd, int ncmd, char **out, int listing, int v3)
 {
@@ -130,12 +133,12 @@ int catch2_args(char **cmd, int ncmd, char **out, int listing, int v3)
 			i += valued;
 			continue;
 		}
-		if (!listing && c2_shard_opt(a)) {
+		if ((!listing || listing == CATCH2_RUN_SPECS) && c2_shard_opt(a)) {
 			/* v3 lists the user's shard: a batch is run whole */
 			i += valued;
 			continue;
 		}
-		if (a[0] != '-' && listing != 1)
+		if (a[0] != '-' && listing != 1 && listing < CATCH2_RUN_LISTED)
 			continue; /* a test spec */
 		out[k++] = cmd[i];
 		if (valued)
@@ -145,7 +148,7 @@ int catch2_args(char **cmd, int ncmd, char **out, int listing, int v3)
 		out[k++] = "--rng-seed";
 		out[k++] = seed;
 	}
-	if (listing) {
+	if (listing == 1 || listing == 2) {
 		if (v3) {
 			out[k] = "--list-tests";
 			out[k + 1] = "--verbosity";
@@ -248,8 +251,98 @@ static int c2_drop_abort(char **argv, int argc)
 	return k;
 }
 
-/* Catch2: the first k queued names (in its order) as an --input-file, the
- * XML reporter on stdout, in the user's --order (the listing's). */
+/*
+ * Catch2 v3's --shard-count N --shard-index I whose chunk of t tests (its
+ * createShard: t / N each, the first t % N one more) is [from, from + k):
+ * 1 and N, I; 0 when no N from 2 has it.
+ */
+int catch2_chunk_of(size_t t, size_t from, size_t k, size_t *n_out, size_t *i_out)
+{
+	if (!k || from + k > t || k == t)
+		return 0;
+	size_t lo = t / (k + 1) > 2 ? t / (k + 1) : 2, hi = k > 1 ? t / (k - 1) + 1 : t;
+	for (size_t n = lo; n <= hi && n <= t; n++) {
+		size_t size = t / n, left = t % n, i;
+		if (from < left * (size + 1)) {
+			i = from / (size + 1);
+			if (from % (size + 1) || k != size + 1)
+				continue;
+		} else {
+			if (!size || k != size || (from - left * (size + 1)) % size)
+				continue;
+			i = left + (from - left * (size + 1)) / size;
+		}
+		if (i < n) {
+			*n_out = n;
+			*i_out = i;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* 1 when the user's command has v3's --shard-count or --shard-index. */
+static int c2_user_shards(char *const *cmd, int ncmd)
+{
+	for (int i = 1; i < ncmd; i++) {
+		if (c2_shard_opt(cmd[i]))
+			return 1;
+		if (c2_in(c2_valued, cmd[i]))
+			i++;
+	}
+	return 0;
+}
+
+/*
+ * 1 when the program run with argv (a CATCH2_RUN_SPECS run, argc words,
+ * room for 4 more) lists exactly g->list, in its order, one name a line
+ * and no other line: Catch2 then counts and orders the tests as the list
+ * does, so its shards are the list's chunks. A name of two test cases
+ * (v3's same name: g->list has it once), a static constructor's line
+ * makes it 0. Listed once a shim (g->c2_shardable).
+ */
+static int c2_lists_the_list(shim *s, gtest *g, char **argv, int argc)
+{
+	char *out = NULL;
+	size_t len = 0, total = shim_names_count(g->list), i = 0;
+	mg_exit_end status;
+	argv[argc] = "--list-tests";
+	argv[argc + 1] = "--verbosity";
+	argv[argc + 2] = "quiet";
+	argv[argc + 3] = NULL;
+	int ok = shim_capture(s, argv, &out, &len, &status) == 0 && !status.signo &&
+	         !status.status && out;
+	const char *p = out, *end = out + len;
+	for (; ok && p < end && i < total; i++) {
+		size_t n, ln;
+		const char *name = shim_names_at(g->list, i, &n);
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		if (!nl)
+			break;
+		ln = (size_t)(nl - p);
+		if (ln && p[ln - 1] == '\r')
+			ln--;
+		if (ln >= 3 && p[0] == '"' && p[1] == '#' && p[ln - 1] == '"')
+			ok = ln - 2 == n && !memcmp(p + 1, name, n);
+		else
+			ok = ln == n && !memcmp(p, name, n);
+		p = nl + 1;
+	}
+	ok = ok && i == total && p == end;
+	free(out);
+	argv[argc] = NULL;
+	return ok;
+}
+
+/*
+ * Catch2: the first k queued names (in its order), the XML reporter on
+ * stdout, in the user's --order (the listing's). Catch2 matches every test
+ * case against every name of a spec, so a batch given as names costs
+ * tests x names: a batch that is the whole listing runs with the
+ * listing's own arguments, one that is a chunk of v3's sharding
+ * (policy_depth's shares are) with --shard-count/--shard-index, and only
+ * any other batch (after a recycle, a --filter) as an --input-file.
+ */
 void catch2_begin(shim *s, gtest *g, size_t k)
 {
 	fbuf b = {0};
@@ -260,21 +353,51 @@ void catch2_begin(shim *s, gtest *g, size_t k)
 		shim_result(s, MG_MSG_SKIP, g->c2_abort, strlen(g->c2_abort));
 		return;
 	}
-	char **argv = calloc((size_t)ncmd + 14, sizeof(char *));
-	for (size_t i = 0; i < k; i++) {
-		size_t n;
-		const char *name = shim_queue_name(s, i, &n);
-		c2_spec(&b, name, n);
+	char **argv = calloc((size_t)ncmd + 20, sizeof(char *));
+	size_t n0, nk, total = shim_names_count(g->list), shards = 0, index = 0;
+	const char *first = shim_queue_name(s, 0, &n0), *last = shim_queue_name(s, k - 1, &nk);
+	long from = shim_names_find(g->list, first, n0), to = shim_names_find(g->list, last, nk);
+	/* batch_len: the names are in the list's order, so [from, to] is the
+	 * batch when it has k names */
+	int contiguous = from >= 0 && to >= from && (size_t)(to - from) + 1 == k;
+	int whole = contiguous && from == 0 && k == total;
+	int argc = 0, by_shard = 0;
+	char shard_n[24], shard_i[24];
+	if (argv && !whole && contiguous && g->catch2_v3 && !c2_user_shards(cmd, ncmd) &&
+	    catch2_chunk_of(total, (size_t)from, k, &shards, &index)) {
+		argc = catch2_args(cmd, ncmd, argv, CATCH2_RUN_SPECS, 1);
+		if (!g->c2_shardable)
+			g->c2_shardable = c2_lists_the_list(s, g, argv, argc) ? 1 : -1;
+		by_shard = g->c2_shardable > 0;
+		snprintf(shard_n, sizeof(shard_n), "%zu", shards);
+		snprintf(shard_i, sizeof(shard_i), "%zu", index);
+		argv[argc++] = "--shard-count";
+		argv[argc++] = shard_n;
+		argv[argc++] = "--shard-index";
+		argv[argc++] = shard_i;
+		argv[argc] = NULL;
 	}
-	if (!argv || b.bad || !b.p || gtest_filter_write(g, b.p, b.len) < 0) {
-		free(argv);
+	if (argv && whole) {
+		argc = catch2_args(cmd, ncmd, argv, CATCH2_RUN_LISTED, g->catch2_v3);
+	} else if (argv && !by_shard) {
+		for (size_t i = 0; i < k; i++) {
+			size_t n;
+			const char *name = shim_queue_name(s, i, &n);
+			c2_spec(&b, name, n);
+		}
+		if (b.bad || !b.p || gtest_filter_write(g, b.p, b.len) < 0) {
+			free(argv);
+			argv = NULL;
+		}
 		free(b.p);
+	}
+	if (!argv) {
 		shim_start(s);
 		shim_resultf(s, MG_MSG_FAIL, "cannot write the test list for %s", cmd[0]);
 		return;
 	}
-	free(b.p);
-	int argc = catch2_args(cmd, ncmd, argv, 0, g->catch2_v3);
+	if (!whole && !by_shard)
+		argc = catch2_args(cmd, ncmd, argv, 0, g->catch2_v3);
 	/* the run's failures so far (other lanes', earlier generations'): the
 	 * program stops at what is left of the user's -x, not at all of it */
 	char left[24];
@@ -289,8 +412,10 @@ void catch2_begin(shim *s, gtest *g, size_t k)
 	}
 	argv[argc++] = "--reporter";
 	argv[argc++] = "xml";
-	argv[argc++] = "--input-file";
-	argv[argc++] = g->filter_path;
+	if (!whole && !by_shard) {
+		argv[argc++] = "--input-file";
+		argv[argc++] = g->filter_path;
+	}
 	argv[argc] = NULL;
 	int rc = gtest_batch_spawn(s, g, argv, k, 0);
 	free(argv);

@@ -45,7 +45,10 @@ typedef struct gtest {
 	int c2_assert_failed; /* ... an assertion of it failed (maybe as expected) */
 	int c2_unskipped;     /* this program ended a test case that was not skipped */
 	int c2_fatal;         /* ... it hit a FatalErrorCondition (a signal Catch2 caught) */
-	char c2_enc[4096];    /* its name as the XML has it (the probe's end line) */
+	/* v3 lists g->list itself, each name once: its shards are the list's
+	 * chunks (catch2_begin); 0 not known yet, -1 no */
+	int c2_shardable;
+	char c2_enc[4096]; /* its name as the XML has it (the probe's end line) */
 	/* the program aborted its run as the user's -a/-x asked (catch2_aborted):
 	 * why the tests it and this shim's later programs do not run are skip */
 	char c2_abort[160];
@@ -238,6 +241,9 @@ void __attribute__((noreturn)) gtest_outside_between_died(shim *s, gtest *g, int
 /* The Catch2 program's argv into out (room for ncmd + 10); listing: the
  * listing options added (returns the listing flag's index), else the count. */
 int catch2_args(char **cmd, int ncmd, char **out, int listing, int v3);
+/* catch2_args's runs of the listing's own selection (no --input-file) */
+#define CATCH2_RUN_LISTED 3
+#define CATCH2_RUN_SPECS  4
 size_t catch2_list_noise(shim *s, int v3, const char *out, size_t len);
 /* Catch2's name listing: one name a line (v3's quiet listing too); the
  * quotes around a name starting with '#' removed. */
@@ -251,6 +257,9 @@ void catch2_parse_list(const char *buf, size_t len,
 int gtest_dup_run(shim *s, gtest *g, const char *name, size_t n);
 /* Starts the program for the first k queued names. */
 void catch2_begin(shim *s, gtest *g, size_t k);
+/* Catch2 v3's --shard-count N --shard-index I whose chunk of t tests is
+ * [from, from + k): 1 and *n, *i; 0 when none is (k == t: no shard). */
+int catch2_chunk_of(size_t t, size_t from, size_t k, size_t *n, size_t *i);
 /* The program ended its run itself (its XML's totals written), with
  * failures, exiting non-zero (not by a signal), before the end of its batch: when the user
  * gave -a/--abort or -x/--abortx N, that is Catch2 aborting the run as

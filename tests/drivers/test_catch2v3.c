@@ -290,6 +290,89 @@ static void catch2v3_x86(void)
 }
 #endif
 
+/* The lines of o's argv.log (catch2_argv.cpp: the command line of the
+ * program that ran each test), NUL-separated in buf; their count. */
+static size_t argv_log(const outcome *o, char *buf, size_t cap, const char **line, size_t max)
+{
+	char path[256];
+	snprintf(path, sizeof(path), "%s/argv.log", o->dir);
+	FILE *f = fopen(path, "r");
+	CU_ASSERT_FATAL(f != NULL);
+	size_t len = fread(buf, 1, cap - 1, f), n = 0;
+	fclose(f);
+	buf[len] = 0;
+	for (char *p = buf; *p && n < max;) {
+		char *nl = strchr(p, '\n');
+		line[n++] = p;
+		if (!nl)
+			break;
+		*nl = 0;
+		p = nl + 1;
+	}
+	return n;
+}
+
+/* A batch that is the whole listing runs with the listing's arguments
+ * (-j 1, the user's spec kept), one that is a chunk of v3's sharding
+ * with --shard-count/--shard-index (-j 2: 3 and 2 tests; -j 3: 2, 2, 1),
+ * never as an --input-file, which Catch2 matches every test case against
+ * name by name (tests x names; before: every batch was one); after a
+ * recycle the rest is one again. The states are the direct run's. */
+static void catch2v3_no_input_file(void)
+{
+	static const char *const names[] = {"a passes", "b fails", "#c hash name", "d passes",
+	                                    "e passes"};
+	CU_ASSERT_EQUAL(mg_direct_argv(CATCH2V3_ARGV, (const char *[]){NULL}, NULL), 42);
+	CU_ASSERT_EQUAL(mg_direct_argv(CATCH2V3_ARGV, (const char *[]){"~[e]", NULL}, NULL), 42);
+	static const struct {
+		const char *lanes, *recycle, *spec, *want; /* want: in every line */
+		size_t tests;
+	} runs[] = {{"1", NULL, NULL, "--reporter xml", 5},
+	            {"1", NULL, "~[e]", " ~[e] ", 4},
+	            {"2", NULL, NULL, "--shard-count 2 --shard-index ", 5},
+	            {"3", NULL, NULL, "--shard-count 3 --shard-index ", 5},
+	            {"1", "va=1M", NULL, "--reporter xml", 5},
+	            {"2", "va=1M", NULL, "--reporter xml", 5}};
+	for (size_t r = 0; r < sizeof(runs) / sizeof(runs[0]); r++) {
+		outcome o;
+		const char *const env[] = {"C2_ARGV_LOG=argv.log", NULL};
+		if (runs[r].recycle)
+			mg(&o,
+			   ARGV("run", "-j", runs[r].lanes, "--driver", "catch2", "--recycle-at",
+			        runs[r].recycle, "--report", "report.json", "--", CATCH2V3_ARGV),
+			   env, 0);
+		else if (runs[r].spec)
+			mg(&o,
+			   ARGV("run", "-j", runs[r].lanes, "--driver", "catch2", "--report",
+			        "report.json", "--", CATCH2V3_ARGV, runs[r].spec),
+			   env, 0);
+		else
+			mg(&o,
+			   ARGV("run", "-j", runs[r].lanes, "--driver", "catch2", "--report",
+			        "report.json", "--", CATCH2V3_ARGV),
+			   env, 0);
+		CU_ASSERT(exited_with(&o, 1));
+		CU_ASSERT_FATAL(o.report != NULL);
+		for (size_t i = 0; i < runs[r].tests; i++)
+			expect_state(o.report, names[i], i == 1 ? "fail" : "pass");
+		CU_ASSERT_EQUAL(count(o.report, "pass") + count(o.report, "fail"), runs[r].tests);
+		CU_ASSERT_EQUAL(count(o.report, "error"), 0);
+		char buf[8192];
+		const char *line[16];
+		size_t n = argv_log(&o, buf, sizeof(buf), line, 16);
+		/* each test ran once, in a program given no --input-file; after a
+		 * recycle what is left may be one (and the failure of a program
+		 * recycled at its end runs again in a fresh one, as before) */
+		CU_ASSERT(runs[r].recycle ? n >= runs[r].tests : n == runs[r].tests);
+		for (size_t i = 0; i < n; i++) {
+			CU_ASSERT_PTR_NOT_NULL(strstr(line[i], runs[r].want));
+			if (!runs[r].recycle || i == 0)
+				CU_ASSERT_PTR_NULL(strstr(line[i], "--input-file"));
+		}
+		done(&o);
+	}
+}
+
 static const mg_case cases[] = {
     {"catch2v3_auto", catch2v3_auto},
     {"catch2v3_recycle", catch2v3_recycle},
@@ -299,6 +382,7 @@ static const mg_case cases[] = {
     {"catch2v3_shard", catch2v3_shard},
     {"catch2v3_junit_out", catch2v3_junit_out},
     {"catch2v3_shared_lib", catch2v3_shared_lib},
+    {"catch2v3_no_input_file", catch2v3_no_input_file},
 #ifdef CATCH2V3_BASIC32
     {"catch2v3_x86", catch2v3_x86},
 #endif
