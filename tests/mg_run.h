@@ -446,6 +446,29 @@ static inline int mg_direct_argv(const char *prog, const char *const *args, cons
 	return WEXITSTATUS(st);
 }
 
+/* The lines of o's argv.log (catch2_argv.cpp: the command line of the
+ * program that ran each test), NUL-separated in buf; their count. */
+static inline size_t mg_argv_log(const outcome *o, char *buf, size_t cap, const char **line,
+                                 size_t max)
+{
+	char path[256];
+	snprintf(path, sizeof(path), "%s/argv.log", o->dir);
+	FILE *f = fopen(path, "r");
+	CU_ASSERT_FATAL(f != NULL);
+	size_t len = fread(buf, 1, cap - 1, f), n = 0;
+	fclose(f);
+	buf[len] = 0;
+	for (char *p = buf; *p && n < max;) {
+		char *nl = strchr(p, '\n');
+		line[n++] = p;
+		if (!nl)
+			break;
+		*nl = 0;
+		p = nl + 1;
+	}
+	return n;
+}
+
 /* The reason of the first shard's generation number gen (NULL: none). */
 static inline const char *mg_gen_reason(json_t *report, size_t gen)
 {

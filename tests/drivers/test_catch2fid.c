@@ -7,7 +7,8 @@
  * exits non-zero; text the program prints outside every test case (a
  * static constructor's, a listener's) is kept in the report, not dropped,
  * and the static constructor's line in its listing is not taken for a test
- * (before: an error "Catch2 did not run it", exit 3).
+ * (before: an error "Catch2 did not run it", exit 3); a batch that is
+ * the whole listing is given no --input-file (catch2_argv.cpp).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -125,10 +126,72 @@ static void catch2_between_output(void)
 	done(&o);
 }
 
+/* Catch2 v2 (no sharding of its own): a batch that is the whole listing
+ * (-j 1, the user's spec kept) runs with the listing's own arguments, not
+ * an --input-file of its names, which Catch2 matches every test case
+ * against (tests x names; before: every batch was one); a lane's share at
+ * -j 2, and what is left after a recycle, still are. The states are the
+ * direct run's (catch2_argv.cpp: "b fails" fails). */
+static void catch2_no_input_file(void)
+{
+	static const char *const names[] = {"a passes", "b fails", "#c hash name", "d passes",
+	                                    "e passes"};
+	CU_ASSERT_EQUAL(mg_direct_argv(CATCH2_ARGV, (const char *[]){NULL}, NULL), 1);
+	CU_ASSERT_EQUAL(mg_direct_argv(CATCH2_ARGV, (const char *[]){"~[e]", NULL}, NULL), 1);
+	static const struct {
+		const char *lanes, *recycle, *spec;
+		size_t tests;
+		int file; /* -1: the first program none, 1: every program one */
+	} runs[] = {{"1", NULL, NULL, 5, 0},
+	            {"1", NULL, "~[e]", 4, 0},
+	            {"2", NULL, NULL, 5, 1},
+	            {"1", "va=1M", NULL, 5, -1}};
+	for (size_t r = 0; r < sizeof(runs) / sizeof(runs[0]); r++) {
+		outcome o;
+		const char *const env[] = {"C2_ARGV_LOG=argv.log", NULL};
+		if (runs[r].recycle)
+			mg(&o,
+			   ARGV("run", "-j", runs[r].lanes, "--driver", "catch2", "--recycle-at",
+			        runs[r].recycle, "--report", "report.json", "--", CATCH2_ARGV),
+			   env, 0);
+		else if (runs[r].spec)
+			mg(&o,
+			   ARGV("run", "-j", runs[r].lanes, "--driver", "catch2", "--report",
+			        "report.json", "--", CATCH2_ARGV, runs[r].spec),
+			   env, 0);
+		else
+			mg(&o,
+			   ARGV("run", "-j", runs[r].lanes, "--driver", "catch2", "--report",
+			        "report.json", "--", CATCH2_ARGV),
+			   env, 0);
+		CU_ASSERT(exited_with(&o, 1));
+		CU_ASSERT_FATAL(o.report != NULL);
+		for (size_t i = 0; i < runs[r].tests; i++)
+			expect_state(o.report, names[i], i == 1 ? "fail" : "pass");
+		CU_ASSERT_EQUAL(count(o.report, "pass") + count(o.report, "fail"), runs[r].tests);
+		CU_ASSERT_EQUAL(count(o.report, "error"), 0);
+		char buf[8192];
+		const char *line[16];
+		size_t n = mg_argv_log(&o, buf, sizeof(buf), line, 16);
+		CU_ASSERT(runs[r].recycle ? n >= runs[r].tests : n == runs[r].tests);
+		for (size_t i = 0; i < n; i++) {
+			int file = strstr(line[i], "--input-file") != NULL;
+			if (runs[r].file >= 0)
+				CU_ASSERT_EQUAL(file, runs[r].file);
+			if (runs[r].spec)
+				CU_ASSERT_PTR_NOT_NULL(strstr(line[i], " ~[e] "));
+		}
+		if (runs[r].file < 0 && n)
+			CU_ASSERT_PTR_NULL(strstr(line[0], "--input-file"));
+		done(&o);
+	}
+}
+
 static const mg_case cases[] = {
     {"catch2_abort", catch2_abort},
     {"catch2_abortx", catch2_abortx},
     {"catch2_between_output", catch2_between_output},
+    {"catch2_no_input_file", catch2_no_input_file},
 };
 
 MG_TEST_MAIN("drivers_catch2fid", cases)

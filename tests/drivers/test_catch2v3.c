@@ -290,28 +290,6 @@ static void catch2v3_x86(void)
 }
 #endif
 
-/* The lines of o's argv.log (catch2_argv.cpp: the command line of the
- * program that ran each test), NUL-separated in buf; their count. */
-static size_t argv_log(const outcome *o, char *buf, size_t cap, const char **line, size_t max)
-{
-	char path[256];
-	snprintf(path, sizeof(path), "%s/argv.log", o->dir);
-	FILE *f = fopen(path, "r");
-	CU_ASSERT_FATAL(f != NULL);
-	size_t len = fread(buf, 1, cap - 1, f), n = 0;
-	fclose(f);
-	buf[len] = 0;
-	for (char *p = buf; *p && n < max;) {
-		char *nl = strchr(p, '\n');
-		line[n++] = p;
-		if (!nl)
-			break;
-		*nl = 0;
-		p = nl + 1;
-	}
-	return n;
-}
-
 /* A batch that is the whole listing runs with the listing's arguments
  * (-j 1, the user's spec kept), one that is a chunk of v3's sharding
  * with --shard-count/--shard-index (-j 2: 3 and 2 tests; -j 3: 2, 2, 1),
@@ -359,7 +337,7 @@ static void catch2v3_no_input_file(void)
 		CU_ASSERT_EQUAL(count(o.report, "error"), 0);
 		char buf[8192];
 		const char *line[16];
-		size_t n = argv_log(&o, buf, sizeof(buf), line, 16);
+		size_t n = mg_argv_log(&o, buf, sizeof(buf), line, 16);
 		/* each test ran once, in a program given no --input-file; after a
 		 * recycle what is left may be one (and the failure of a program
 		 * recycled at its end runs again in a fresh one, as before) */
