@@ -123,8 +123,9 @@ void conn_build_env(run_ctx *c, int with_limits, const lane *l)
 		set_env(c, 14, MG_ENV_SEED, c->seed);
 		c->envp[k++] = c->env_store[14];
 	}
-	/* ctest's PROCESSORS: which lane of how many, in which run */
-	if (c->driver == DRIVER_CTEST && l && c->nlanes > 1) {
+	/* ctest's PROCESSORS: which lane of how many, in which run; Catch2
+	 * v3's: how many lanes, whose shares are its shards' (catch2_begin) */
+	if ((c->driver == DRIVER_CTEST || c->catch2_v3) && l && c->nlanes > 1) {
 		char buf[96];
 		snprintf(buf, sizeof(buf), "%s=%u/%u/%ld", MG_ENV_LANE, (unsigned)(l - c->lanes),
 		         (unsigned)c->nlanes, (long)getpid());

@@ -252,33 +252,32 @@ static int c2_drop_abort(char **argv, int argc)
 }
 
 /*
- * Catch2 v3's --shard-count N --shard-index I whose chunk of t tests (its
- * createShard: t / N each, the first t % N one more) is [from, from + k):
- * 1 and N, I; 0 when no N from 2 has it.
+ * Catch2 v3's --shard-index I of --shard-count n whose chunk of t tests
+ * (its createShard: t / n each, the first t % n one more) is [from, from
+ * + k): 1 and *i; 0 when none is (n < 2: no sharding).
  */
-int catch2_chunk_of(size_t t, size_t from, size_t k, size_t *n_out, size_t *i_out)
+int catch2_chunk_of(size_t t, size_t n, size_t from, size_t k, size_t *i)
 {
-	if (!k || from + k > t || k == t)
-		return 0;
-	size_t lo = t / (k + 1) > 2 ? t / (k + 1) : 2, hi = k > 1 ? t / (k - 1) + 1 : t;
-	for (size_t n = lo; n <= hi && n <= t; n++) {
-		size_t size = t / n, left = t % n, i;
-		if (from < left * (size + 1)) {
-			i = from / (size + 1);
-			if (from % (size + 1) || k != size + 1)
-				continue;
-		} else {
-			if (!size || k != size || (from - left * (size + 1)) % size)
-				continue;
-			i = left + (from - left * (size + 1)) / size;
-		}
-		if (i < n) {
-			*n_out = n;
-			*i_out = i;
+	size_t size = n ? t / n : 0, left = n ? t % n : 0, start = 0;
+	for (size_t c = 0; n >= 2 && c < n && start <= from; c++) {
+		size_t chunk = size + (c < left);
+		if (start == from && chunk == k && k) {
+			*i = c;
 			return 1;
 		}
+		start += chunk;
 	}
 	return 0;
+}
+
+/* The run's lanes (MG_ENV_LANE "LANE/LANES/PID", which the runner gives a
+ * v3 shim at -j 2 or more): LANES, or 0. */
+static size_t c2_lanes(void)
+{
+	const char *v = getenv(MG_ENV_LANE), *slash = v ? strchr(v, '/') : NULL;
+	char *end;
+	unsigned long n = slash ? strtoul(slash + 1, &end, 10) : 0;
+	return n && *end == '/' ? (size_t)n : 0;
 }
 
 /* 1 when the user's command has v3's --shard-count or --shard-index. */
@@ -363,8 +362,12 @@ void catch2_begin(shim *s, gtest *g, size_t k)
 	int whole = contiguous && from == 0 && k == total;
 	int argc = 0, by_shard = 0;
 	char shard_n[24], shard_i[24];
+	/* the lanes' count: what policy_depth's shares are chunks of (any
+	 * other count's chunk would do; this one is the shares before a
+	 * recycle, so a shim after one seldom lists for nothing) */
+	shards = c2_lanes();
 	if (argv && !whole && contiguous && g->catch2_v3 && !c2_user_shards(cmd, ncmd) &&
-	    catch2_chunk_of(total, (size_t)from, k, &shards, &index)) {
+	    catch2_chunk_of(total, shards, (size_t)from, k, &index)) {
 		argc = catch2_args(cmd, ncmd, argv, CATCH2_RUN_SPECS, 1);
 		if (!g->c2_shardable)
 			g->c2_shardable = c2_lists_the_list(s, g, argv, argc) ? 1 : -1;

@@ -122,8 +122,9 @@ typedef struct driver_fail_fast {
  * decimal (set only under a fail-fast; a shim gives Catch2 no more). */
 #define MG_ENV_FAIL_LEFT "MEMGUARD_FAIL_LEFT"
 
-/* ctest, with more than one lane: "LANE/LANES/RUN" (LANE from 0, RUN the
- * runner's pid): the slots a test of PROCESSORS P takes P of. */
+/* ctest and Catch2 v3, with more than one lane: "LANE/LANES/RUN" (LANE
+ * from 0, RUN the runner's pid): ctest's the slots a test of PROCESSORS
+ * P takes P of; Catch2 v3's the --shard-count of its shares. */
 #define MG_ENV_LANE "MEMGUARD_LANE"
 
 /* The fail-fast of command argv (argc words, argv[0] the program) for

@@ -257,9 +257,9 @@ void catch2_parse_list(const char *buf, size_t len,
 int gtest_dup_run(shim *s, gtest *g, const char *name, size_t n);
 /* Starts the program for the first k queued names. */
 void catch2_begin(shim *s, gtest *g, size_t k);
-/* Catch2 v3's --shard-count N --shard-index I whose chunk of t tests is
- * [from, from + k): 1 and *n, *i; 0 when none is (k == t: no shard). */
-int catch2_chunk_of(size_t t, size_t from, size_t k, size_t *n, size_t *i);
+/* Catch2 v3's --shard-index I of --shard-count n whose chunk of t tests
+ * is [from, from + k): 1 and *i; 0 when none is (n < 2: no shards). */
+int catch2_chunk_of(size_t t, size_t n, size_t from, size_t k, size_t *i);
 /* The program ended its run itself (its XML's totals written), with
  * failures, exiting non-zero (not by a signal), before the end of its batch: when the user
  * gave -a/--abort or -x/--abortx N, that is Catch2 aborting the run as
