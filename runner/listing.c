@@ -334,12 +334,60 @@ void listing_all_skipped(run_ctx *c)
 }
 
 /*
+ * The output of p (its stdout and stderr, one pipe) read to its end into
+ * buf (its last size - 1 bytes, NUL-terminated, *len of them), while the
+ * run's stop signals and --timeout hold: either kills p's group. 1 when p
+ * ran to its end, 0 when it was killed for a stop signal (c->signo), -1
+ * past --timeout.
+ */
+static int no_tests_read(run_ctx *c, spawn_proc *p, char *buf, size_t size, size_t *len)
+{
+	struct pollfd pf[2] = {{.fd = spawn_out_fd(p), .events = POLLIN},
+	                       {.fd = c->sigfd[0], .events = POLLIN}};
+	double until = c->o->timeout > 0 ? now(c) + c->o->timeout : 0;
+	*len = 0;
+	for (;;) {
+		int ms = -1;
+		if (until > 0) {
+			double left = until - now(c);
+			if (left <= 0) {
+				spawn_signal(p, SIGKILL);
+				return -1;
+			}
+			ms = (int)(left * 1000) + 1;
+		}
+		int r = poll(pf, pf[1].fd >= 0 ? 2 : 1, ms);
+		if (r < 0 && errno != EINTR)
+			break;
+		if (r > 0 && pf[1].revents && supervise_stop_pending(c)) {
+			spawn_signal(p, SIGKILL);
+			return 0;
+		}
+		if (r <= 0 || !pf[0].revents)
+			continue;
+		if (*len + 4096 >= size) { /* keep the last half */
+			size_t keep = size / 2;
+			memmove(buf, buf + *len - keep, keep);
+			*len = keep;
+		}
+		ssize_t n = read(pf[0].fd, buf + *len, size - 1 - *len);
+		if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR))
+			break;
+		if (n > 0)
+			*len += (size_t)n;
+	}
+	buf[*len] = 0;
+	return 1;
+}
+
+/*
  * A gtest/catch2 run of no test that memguard would pass (the framework's
  * own run of none exits 0) is checked once: the program run as given,
  * directly, as the user's CI would have run it. Its exit then is the floor
  * of the verdict (a main that returns non-zero after RUN_ALL_TESTS, a
  * leak at exit): a bad one is the entry <program exit>, error, with its
- * last output. Only where the program listed none; one program start.
+ * last output. Only where the program listed none; one program start,
+ * ended by the run's stop signals and held to its --timeout.
  */
 void listing_no_tests_run(run_ctx *c)
 {
@@ -349,7 +397,7 @@ void listing_no_tests_run(run_ctx *c)
 	for (size_t i = 0; i < c->rep->nshards; i++)
 		if (c->rep->shards[i].ntests)
 			return;
-	char path[4096], *text = NULL, msg[4096];
+	char path[4096], text[16384], msg[4096];
 	size_t len = 0;
 	mg_err err = {0};
 	spawn_proc *p = NULL;
@@ -362,18 +410,26 @@ void listing_no_tests_run(run_ctx *c)
 	    spawn_start(&p, path, c->o->host_argv, &o, &err) < 0) {
 		n = snprintf(msg, sizeof(msg), "no test ran, and %s", err.msg);
 	} else {
-		spawn_read_all(spawn_out_fd(p), &text, &len); /* out of memory: what came */
+		int ran = no_tests_read(c, p, text, sizeof(text), &len);
 		if (spawn_wait(p, 0, &end, NULL) < 0)
 			end.signo = SIGKILL;
-		if (mg_exit_ok(end))
-			goto out;
+		if (!ran || (ran > 0 && mg_exit_ok(end)))
+			goto out; /* stopped: the run is interrupted, as it says */
 		size_t keep = len < 3000 ? len : 3000;
-		n = snprintf(msg, sizeof(msg),
-		             "no test ran, and %s %s %d (run once as given, as directly)%s%.*s",
-		             c->o->host_argv[0],
-		             end.signo ? "was killed by signal" : "exited with status",
-		             end.signo ? end.signo : end.status, keep ? ":\n" : " (no output)",
-		             (int)keep, text ? text + (len - keep) : "");
+		if (ran < 0)
+			n = snprintf(msg, sizeof(msg),
+			             "no test ran, and %s did not end within %.3gs (--timeout; run "
+			             "once as given, as directly): killed%s%.*s",
+			             c->o->host_argv[0], c->o->timeout, keep ? ":\n" : "",
+			             (int)keep, text + (len - keep));
+		else
+			n = snprintf(
+			    msg, sizeof(msg),
+			    "no test ran, and %s %s %d (run once as given, as directly)%s%.*s",
+			    c->o->host_argv[0],
+			    end.signo ? "was killed by signal" : "exited with status",
+			    end.signo ? end.signo : end.status, keep ? ":\n" : " (no output)",
+			    (int)keep, text + (len - keep));
 	}
 	static const char name[] = MG_EXTRA_PROGRAM_EXIT;
 	record_extra(c, &c->lanes[0], TEST_ERROR, name, sizeof(name) - 1, msg,
@@ -381,7 +437,6 @@ void listing_no_tests_run(run_ctx *c)
 	             : (size_t)n < sizeof(msg) ? (size_t)n
 	                                       : sizeof(msg) - 1);
 out:
-	free(text);
 	spawn_free(p);
 }
 

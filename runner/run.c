@@ -547,7 +547,7 @@ int run_main(int argc, char **argv, const run_hooks *hooks)
 	if (code == MG_EXIT_NO_TESTS)
 		fprintf(stderr,
 		        "memguard run: no tests ran (--allow-no-tests makes that exit 0)\n");
-	else if (code == MG_EXIT_OK && !o.allow_no_tests && c.rep->totals.tests == 0 &&
+	else if (code == MG_EXIT_OK && !c.signo && !o.allow_no_tests && c.rep->totals.tests == 0 &&
 	         policy_no_tests_exit(&c, &who) == MG_EXIT_OK)
 		fprintf(stderr,
 		        "memguard run: no tests ran (exit 0, as %s exits then; --fail-no-tests "

@@ -119,6 +119,46 @@ static void no_tests_gtest_bad_exit(void)
 	no_test_run(ARGV("run", "--report", "report.json", "--", GTEST_EMPTY), 0);
 }
 
+/* That one run of the program is the run's like any host: held to
+ * --timeout (killed, the entry says so, exit 3) and ended by a stop signal
+ * (memguard ends by SIGTERM at once, nothing left). Before, memguard
+ * waited for the program to end (bounded here by timeout(1): 124, and by
+ * the shell's SIGKILL after 5 s: 137). */
+static void no_tests_gtest_hang(void)
+{
+	outcome o;
+	mg(&o,
+	   (const char *const[]){
+	       "/bin/sh", "-c",
+	       "MG_EMPTY_HANG=$PWD/hang.started exec timeout -s KILL 30 \"$MG\" run "
+	       "--timeout 1s --report report.json -- \"$HOST\"",
+	       NULL},
+	   (const char *const[]){"MG=" MEMGUARD_BIN, "HOST=" GTEST_EMPTY_EXIT, NULL}, 0);
+	CU_ASSERT(exited_with(&o, 3));
+	CU_ASSERT_FATAL(o.report != NULL);
+	expect_state(o.report, "<program exit>", "error");
+	expect_message(o.report, "<program exit>", "did not end within 1s (--timeout");
+	done(&o);
+	char tag[64], t[32];
+	snprintf(tag, sizeof(tag), "MG_NO_TESTS_TAG=%ld", (long)getpid());
+	snprintf(t, sizeof(t), "T=%ld", (long)getpid());
+	/* the tag in memguard's environment only, not the shell's or its timer's */
+	mg(&o,
+	   (const char *const[]){
+	       "/bin/sh", "-c",
+	       "MG_EMPTY_HANG=$PWD/hang.started MG_NO_TESTS_TAG=$T \"$MG\" run -- "
+	       "\"$HOST\" & pid=$!; i=0; while [ ! -e hang.started ] && "
+	       "[ $i -lt 600 ]; do sleep 0.05; i=$((i + 1)); done; "
+	       "kill -TERM $pid; (sleep 5; kill -KILL $pid 2>/dev/null) & "
+	       "timer=$!; wait $pid; rc=$?; kill $timer; exit $rc",
+	       NULL},
+	   (const char *const[]){"MG=" MEMGUARD_BIN, "HOST=" GTEST_EMPTY_EXIT, t, NULL}, 0);
+	CU_ASSERT(exited_with(&o, 143));
+	CU_ASSERT(strstr(o.err, "no tests ran (exit 0") == NULL);
+	CU_ASSERT_EQUAL(mg_tagged_left(tag, NULL, 0), 0);
+	done(&o);
+}
+
 /* --allow-no-tests and --fail-no-tests together: a usage error naming
  * both (exit 2), before anything runs; so are both config keys. */
 static void no_tests_flags(void)
@@ -145,6 +185,7 @@ static const mg_case cases[] = {
     {"no_tests_catch2v2", no_tests_catch2v2},
     {"no_tests_flags", no_tests_flags},
     {"no_tests_gtest_bad_exit", no_tests_gtest_bad_exit},
+    {"no_tests_gtest_hang", no_tests_gtest_hang},
 };
 
 MG_TEST_MAIN("drivers_no_tests", cases)
