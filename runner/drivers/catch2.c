@@ -481,6 +481,7 @@ static const char *c2_opt_value(char *const *cmd, int ncmd, int *i, const char *
 void catch2_order(driver_order *out, int v3, char *const *cmd, int ncmd)
 {
 	const char *seed = NULL;
+	int seeds = 0;
 	memset(out, 0, sizeof(*out));
 	for (int i = 1; i < ncmd; i++) {
 		const char *v;
@@ -492,14 +493,19 @@ void catch2_order(driver_order *out, int v3, char *const *cmd, int ncmd)
 			snprintf(out->opt, sizeof(out->opt), "--order %.40s", v);
 		} else if ((v = c2_opt_value(cmd, ncmd, &i, "--rng-seed")) != NULL) {
 			seed = v;
+			seeds++;
 		} else if (c2_in(c2_valued, cmd[i])) {
 			i++; /* its value is no option */
 		}
 	}
 	if (!out->shuffled)
 		out->opt[0] = 0;
-	/* v3 draws from std::random_device by default, v2 takes 0 */
-	out->draws = seed ? !strcmp(seed, "time") || !strcmp(seed, "random-device") : v3;
+	/* v3 draws from std::random_device by default, v2 takes 0; a seed given
+	 * twice is Catch2's usage error ("Unrecognised token"): nothing is
+	 * drawn in its place, so the program refuses it under memguard too */
+	out->draws = seeds > 1 ? 0
+	             : seed    ? !strcmp(seed, "time") || !strcmp(seed, "random-device")
+	                       : v3;
 }
 
 int catch2_aborted(shim *s, gtest *g, mg_exit_end status)

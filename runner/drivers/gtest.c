@@ -580,8 +580,13 @@ static int load_list(shim *s, gtest *g, uint64_t *va, uint64_t *rss)
 	}
 	if (!g->catch2)
 		shard_select(s, g);
-	if (!g->catch2 && g->seed)
-		gtest_order_shuffle(s, g, argv, ncmd, out, len);
+	/* the order the programs shuffle to, or no run: a list in another order
+	 * would leave the tests a program passed over behind */
+	if (!g->catch2 && g->seed && gtest_order_shuffle(s, g, argv, ncmd, out, len) < 0) {
+		shim_names_free(g->list);
+		g->list = NULL;
+		goto out;
+	}
 	gtest_filter_sort(g);
 	rc = 0;
 out:

@@ -203,9 +203,11 @@ void gtest_order_read(driver_order *out, char *const *cmd, int ncmd);
  * shuffles to with g->seed: from out (len bytes, the listing) when the
  * user's filter left no test out, else from the program's own listing
  * with --gtest_filter=* (argv: the listing's, its listing flag at nlist,
- * room for two more). On failure g->list stays as listed (said on
- * stderr when the second listing failed). */
-void gtest_order_shuffle(shim *s, gtest *g, char **argv, int nlist, const char *out, size_t len);
+ * room for two more). -1 when that order cannot be worked out (the
+ * second listing failed, memory ran out), said on stderr: the listing
+ * fails (a program that ran a batch in another order than the list's
+ * would leave tests behind). */
+int gtest_order_shuffle(shim *s, gtest *g, char **argv, int nlist, const char *out, size_t len);
 
 /* 1 when the framework itself leaves name out (GoogleTest's DISABLED_
  * tests; it reports them as such): a skip, not an error. */

@@ -144,8 +144,9 @@ static int gt_rank_cmp(const void *a, const void *b)
  * --gtest_filter=* when the user's filter left tests out). O(N log N).
  * On failure (memory) g->list stays as listed.
  */
-static void gt_shuffle_list(gtest *g, const char *full, size_t len)
+static int gt_shuffle_list(gtest *g, const char *full, size_t len)
 {
+	int rc = -1;
 	gt_suites t = {.names = shim_names_new()};
 	size_t nl = shim_names_count(g->list);
 	size_t *sidx = NULL, *tidx = NULL;
@@ -194,6 +195,7 @@ static void gt_shuffle_list(gtest *g, const char *full, size_t len)
 	shim_names_free(g->list);
 	g->list = sorted;
 	sorted = NULL;
+	rc = 0;
 out:
 	shim_names_free(sorted);
 	shim_names_free(order);
@@ -202,26 +204,31 @@ out:
 	free(sidx);
 	free(tidx);
 	free(rank);
+	return rc;
 }
 
-void gtest_order_shuffle(shim *s, gtest *g, char **argv, int nlist, const char *out, size_t len)
+int gtest_order_shuffle(shim *s, gtest *g, char **argv, int nlist, const char *out, size_t len)
 {
 	char *all = NULL;
 	size_t alen = 0;
 	mg_exit_end status;
+	int rc = -1;
 	if (!gtest_filter_user(s)) {
-		gt_shuffle_list(g, out, len);
-		return;
+		rc = gt_shuffle_list(g, out, len);
+	} else {
+		argv[nlist + 1] = "--gtest_filter=*";
+		argv[nlist + 2] = NULL;
+		if (shim_capture(s, argv, &all, &alen, &status) == 0 && all && !status.signo)
+			rc = gt_shuffle_list(g, all, alen);
+		argv[nlist + 1] = NULL;
+		free(all);
 	}
-	argv[nlist + 1] = "--gtest_filter=*";
-	argv[nlist + 2] = NULL;
-	if (shim_capture(s, argv, &all, &alen, &status) == 0 && all && !status.signo)
-		gt_shuffle_list(g, all, alen);
-	else
+	static int said; /* the shim lists at its hello and again for the runner */
+	if (rc < 0 && !said++)
 		fprintf(stderr,
-		        "memguard: '%s --gtest_list_tests --gtest_filter=*' failed: the tests "
-		        "run in GoogleTest's shuffled order, each program its part\n",
+		        "memguard: cannot work out the order --gtest_shuffle runs the tests in "
+		        "(%s --gtest_list_tests --gtest_filter=*, the whole program's listing "
+		        "it needs, failed, or memory ran out): no test is run\n",
 		        argv[0]);
-	argv[nlist + 1] = NULL;
-	free(all);
+	return rc;
 }

@@ -364,6 +364,29 @@ static void order_gtest_filter(void)
 	}
 }
 
+/* With a filter of the user's, the shuffled order needs the program's
+ * whole listing (--gtest_filter=*); where that listing fails, memguard
+ * says why and runs no test (exit 3): before, each program still shuffled
+ * against an unshuffled list, and the tests it passed over were errors
+ * ("did not run it") beside a failure the direct run does not have. */
+static void order_gtest_no_full_list(void)
+{
+	outcome o;
+	mg(&o,
+	   ARGV("run", "-j", "1", "--driver", "gtest", "--report", "report.json", "--", GTEST_ORDER,
+	        "--gtest_shuffle", "--gtest_filter=-Alpha.Two:Delta.*:OrderDeathTest.Exits",
+	        "--gtest_random_seed=5"),
+	   (const char *const[]){"MG_ORDER_NO_FULL_LIST=1", NULL}, 0);
+	CU_ASSERT(exited_with(&o, 3));
+	CU_ASSERT(strstr(o.err, "cannot work out the order --gtest_shuffle runs the tests in") !=
+	          NULL);
+	if (o.report) {
+		CU_ASSERT_EQUAL(count(o.report, "error"), 0);
+		CU_ASSERT_EQUAL(count(o.report, "fail"), 0);
+	}
+	done(&o);
+}
+
 #ifdef CATCH2_ORDER
 /* Catch2 v2's --order rand --rng-seed 4 runs "state reads" before "state
  * sets" (exit 1); each program under memguard runs in the direct run's
@@ -396,6 +419,27 @@ static void order_catch2_rand(void)
 		CU_ASSERT_PTR_NULL(json_object_get(o.report, "seed"));
 		done(&o);
 	}
+}
+
+/* --rng-seed given twice is Catch2's usage error (directly: exit 255);
+ * memguard draws no seed in place of both, so the listing is refused as
+ * the direct run is (exit 3, Catch2's words). Before, both were replaced
+ * by a drawn seed and the suite ran. */
+static void order_catch2_seed_twice(void)
+{
+	CU_ASSERT_NOT_EQUAL(mg_direct_argv(CATCH2_ORDER,
+	                                   (const char *[]){"--order", "rand", "--rng-seed", "5",
+	                                                    "--rng-seed", "time", NULL},
+	                                   NULL),
+	                    0);
+	outcome o;
+	mg(&o,
+	   ARGV("run", "--driver", "catch2", "--", CATCH2_ORDER, "--order", "rand", "--rng-seed",
+	        "5", "--rng-seed", "time"),
+	   NULL, 0);
+	CU_ASSERT(exited_with(&o, 3));
+	CU_ASSERT(strstr(o.err, "Catch2's random seed is") == NULL);
+	done(&o);
 }
 
 /* Catch2 v2's --rng-seed time (each program its own): memguard draws one
@@ -468,11 +512,16 @@ static void order_catch2v3_drawn(void)
 #endif
 
 static const mg_case cases[] = {
-    {"order_gtest_seed", order_gtest_seed},         {"order_gtest_drawn", order_gtest_drawn},
-    {"order_gtest_filter", order_gtest_filter},     {"order_gtest_nodes", order_gtest_nodes},
+    {"order_gtest_seed", order_gtest_seed},
+    {"order_gtest_drawn", order_gtest_drawn},
+    {"order_gtest_filter", order_gtest_filter},
+    {"order_gtest_no_full_list", order_gtest_no_full_list},
+    {"order_gtest_nodes", order_gtest_nodes},
     {"order_bisect_seed", order_bisect_seed},
 #ifdef CATCH2_ORDER
-    {"order_catch2_rand", order_catch2_rand},       {"order_catch2_time", order_catch2_time},
+    {"order_catch2_rand", order_catch2_rand},
+    {"order_catch2_time", order_catch2_time},
+    {"order_catch2_seed_twice", order_catch2_seed_twice},
 #endif
 #ifdef CATCH2V3_ORDER
     {"order_catch2v3_drawn", order_catch2v3_drawn},
