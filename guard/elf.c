@@ -195,6 +195,8 @@ static size_t debug_ranges(int fd, uint64_t (*out)[2], size_t max)
 		if (type == SHT_NOBITS || !size || name >= strsize ||
 		    (strncmp(names + name, ".debug_", 7) && strncmp(names + name, ".zdebug_", 8)))
 			continue;
+		if (off + size < off) /* a hostile header: no range that wraps */
+			continue;
 		size_t k = n++; /* kept sorted by offset */
 		for (; k > 0 && out[k - 1][0] > off; k--) {
 			out[k][0] = out[k - 1][0];
