@@ -446,6 +446,47 @@ static inline int mg_direct_argv(const char *prog, const char *const *args, cons
 	return WEXITSTATUS(st);
 }
 
+#ifdef MEMGUARD_BIN
+/* memguard run -j lanes --driver catch2 [--recycle-at recycle] -- prog
+ * [spec] (spec, recycle: NULL for none), prog being catch2_argv.cpp built
+ * for v2 or v3 (its command line in argv.log for each test): exit 1, the
+ * first tests of its list in the direct run's states ("b fails" fails,
+ * every other one passes), none in error. */
+static inline void mg_catch2_argv_run(outcome *o, const char *prog, const char *lanes,
+                                      const char *recycle, const char *spec, size_t tests)
+{
+	static const char *const names[] = {"a passes", "b fails", "#c hash name", "d passes",
+	                                    "e passes"};
+	const char *const env[] = {"C2_ARGV_LOG=argv.log", NULL};
+	const char *argv[16];
+	int n = 0;
+	argv[n++] = MEMGUARD_BIN;
+	argv[n++] = "run";
+	argv[n++] = "-j";
+	argv[n++] = lanes;
+	argv[n++] = "--driver";
+	argv[n++] = "catch2";
+	if (recycle) {
+		argv[n++] = "--recycle-at";
+		argv[n++] = recycle;
+	}
+	argv[n++] = "--report";
+	argv[n++] = "report.json";
+	argv[n++] = "--";
+	argv[n++] = prog;
+	if (spec)
+		argv[n++] = spec;
+	argv[n] = NULL;
+	mg(o, argv, env, 0);
+	CU_ASSERT(exited_with(o, 1));
+	CU_ASSERT_FATAL(o->report != NULL);
+	for (size_t i = 0; i < tests && i < 5; i++)
+		expect_state(o->report, names[i], i == 1 ? "fail" : "pass");
+	CU_ASSERT_EQUAL(count(o->report, "pass") + count(o->report, "fail"), tests);
+	CU_ASSERT_EQUAL(count(o->report, "error"), 0);
+}
+#endif
+
 /* The lines of o's argv.log (catch2_argv.cpp: the command line of the
  * program that ran each test), NUL-separated in buf; their count. */
 static inline size_t mg_argv_log(const outcome *o, char *buf, size_t cap, const char **line,
