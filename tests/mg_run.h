@@ -482,7 +482,7 @@ static inline void mg_catch2_argv_run(outcome *o, const char *prog, const char *
 	CU_ASSERT_FATAL(o->report != NULL);
 	for (size_t i = 0; i < tests && i < 5; i++)
 		expect_state(o->report, names[i], i == 1 ? "fail" : "pass");
-	CU_ASSERT_EQUAL(count(o->report, "pass") + count(o->report, "fail"), tests);
+	CU_ASSERT_EQUAL(count(o->report, "pass") + count(o->report, "fail"), (json_int_t)tests);
 	CU_ASSERT_EQUAL(count(o->report, "error"), 0);
 }
 #endif
