@@ -387,6 +387,25 @@ static void order_gtest_no_full_list(void)
 	done(&o);
 }
 
+#if defined(CATCH2_ORDER) || defined(CATCH2V3_ORDER)
+/* A Catch2 run under memguard with the seed it drew (--order rand, one
+ * lane, a recycle at every boundary or none): no error, every program saw
+ * the seed, and the direct run with it has the run's order and (one
+ * program) verdict. Ends o. */
+static void drawn_seed_agrees(outcome *o, const char *prog, const char *seed, int recycle)
+{
+	CU_ASSERT_EQUAL(count(o->report, "error"), 0);
+	expect_seed_seen(o->report, seed);
+	names d;
+	const char *const args[] = {"--order", "rand", "--rng-seed", seed, "-r", "xml", NULL};
+	int direct = direct_order(prog, args, NULL, &d);
+	CU_ASSERT_EQUAL(d.n, 8);
+	CU_ASSERT(exited_with(o, recycle || direct ? 1 : 0));
+	expect_order(o->report, &d, 1);
+	done(o);
+}
+#endif
+
 #ifdef CATCH2_ORDER
 /* Catch2 v2's --order rand --rng-seed 4 runs "state reads" before "state
  * sets" (exit 1); each program under memguard runs in the direct run's
@@ -461,16 +480,7 @@ static void order_catch2_time(void)
 		report_seed(o.report, seed, sizeof(seed));
 		CU_ASSERT_FATAL(seed[0] != 0);
 		CU_ASSERT_PTR_NOT_NULL(strstr(o.err, "Catch2's random seed is"));
-		CU_ASSERT_EQUAL(count(o.report, "error"), 0);
-		expect_seed_seen(o.report, seed);
-		names d;
-		const char *const args[] = {"--order", "rand", "--rng-seed", seed,
-		                            "-r",      "xml",  NULL};
-		int direct = direct_order(CATCH2_ORDER, args, NULL, &d);
-		CU_ASSERT_EQUAL(d.n, 8);
-		CU_ASSERT(exited_with(&o, recycle || direct ? 1 : 0));
-		expect_order(o.report, &d, 1);
-		done(&o);
+		drawn_seed_agrees(&o, CATCH2_ORDER, seed, recycle);
 	}
 }
 #endif
@@ -497,16 +507,7 @@ static void order_catch2v3_drawn(void)
 		snprintf(opt, sizeof(opt), "--rng-seed %s", seed);
 		CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(o.report, "seed")), opt);
 		CU_ASSERT_PTR_NOT_NULL(strstr(o.err, opt));
-		CU_ASSERT_EQUAL(count(o.report, "error"), 0);
-		expect_seed_seen(o.report, seed);
-		names d;
-		const char *const args[] = {"--order", "rand", "--rng-seed", seed,
-		                            "-r",      "xml",  NULL};
-		int direct = direct_order(CATCH2V3_ORDER, args, NULL, &d);
-		CU_ASSERT_EQUAL(d.n, 8);
-		CU_ASSERT(exited_with(&o, recycle || direct ? 1 : 0));
-		expect_order(o.report, &d, 1);
-		done(&o);
+		drawn_seed_agrees(&o, CATCH2V3_ORDER, seed, recycle);
 	}
 }
 #endif
