@@ -58,9 +58,10 @@ static void init_main(int alive_r)
 	struct pollfd pf = {.fd = alive_r, .events = POLLIN};
 	if (poll(&pf, 1, 0) != 0)
 		_exit(0);
-	for (int fd = 0; fd < 1024; fd++)
-		if (fd != alive_r)
-			close(fd);
+	/* every fd but the pipe, however high (one call, not one per fd) */
+	if (alive_r > 0)
+		close_range(0, (unsigned)alive_r - 1, 0);
+	close_range((unsigned)alive_r + 1, ~0u, 0);
 	sigemptyset(&chld);
 	sigaddset(&chld, SIGCHLD);
 	for (;;) {
@@ -236,9 +237,8 @@ static _Noreturn void reaper_main(pid_t runner)
 		if (s != SIGKILL && s != SIGSTOP)
 			signal(s, SIG_DFL);
 	prctl(PR_SET_NAME, "memguard-reaper");
-	for (int fd = 0; fd < 1024; fd++)
-		if (fd != 2)
-			close(fd);
+	close_range(0, 1, 0); /* every fd but stderr, however high */
+	close_range(3, ~0u, 0);
 	for (;;) {
 		siginfo_t si;
 		int s = sigwaitinfo(&all, &si);

@@ -623,8 +623,9 @@ static int g_list(shim *s)
  * The run's listing as the runner hands it to a lane's host (driver.h,
  * MG_LISTING_FD): the names the listing host listed (its shard's, unquoted)
  * and that host's hello, a fresh program's memory. 0 and g->list, or -1
- * when there is none (the listing host itself). The fd is closed either
- * way: the program does not inherit it.
+ * when there is none (the listing host itself). The runner's memfd is
+ * closed (the program does not inherit it); any other fd 5 is the shim's
+ * own (its SIGCHLD pipe, in the listing host) and is left alone.
  */
 static int listing_take(gtest *g)
 {
@@ -636,8 +637,9 @@ static int listing_take(gtest *g)
 		return -1;
 	link[ln] = 0;
 	/* only the runner's memfd: "/memfd:memguard-listing (deleted)" */
-	if (strncmp(link, "/memfd:" MG_LISTING_NAME " ", sizeof("/memfd:" MG_LISTING_NAME)) ||
-	    fstat(MG_LISTING_FD, &st) < 0 || st.st_size < 4) {
+	if (strncmp(link, "/memfd:" MG_LISTING_NAME " ", sizeof("/memfd:" MG_LISTING_NAME)))
+		return -1;
+	if (fstat(MG_LISTING_FD, &st) < 0 || st.st_size < 4) {
 		close(MG_LISTING_FD);
 		return -1;
 	}

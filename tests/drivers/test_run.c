@@ -501,6 +501,82 @@ static void gtest_fed_burst(void)
 	CU_ASSERT(rmdir(dir) == 0);
 }
 
+/* utime + stime of a process, in clock ticks (/proc/PID/stat, fields 14, 15) */
+static long cpu_ticks(pid_t pid)
+{
+	char path[64], buf[1024];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return -1;
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	char *p = strrchr(buf, ')'); /* after the command's name */
+	long ut = 0, st = 0;
+	if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %ld %ld", &ut, &st) != 2)
+		return -1;
+	return ut + st;
+}
+
+/*
+ * The listing host (no listing handed to it on fd 5) once closed fd 5 all
+ * the same: its own SIGCHLD pipe. Its poll then watched whatever took fd 5
+ * next (the quit page, always readable), and it spun while it waited for
+ * the runner's next line. This runner, written by hand, lists and then
+ * waits 300 ms: the host sleeps through it (a spin took all 300 ms).
+ */
+static void gtest_listing_host_idle(void)
+{
+	char line[256];
+	int cmd[2], rep[2];
+	CU_ASSERT_FATAL(pipe(cmd) == 0 && pipe(rep) == 0);
+	pid_t pid = fork();
+	CU_ASSERT_FATAL(pid >= 0);
+	if (pid == 0) {
+		int null = open("/dev/null", O_WRONLY);
+		if (null < 0 || dup2(cmd[0], 3) < 0 || dup2(rep[1], 4) < 0 || dup2(null, 1) < 0)
+			_exit(127);
+		for (int fd = 5; fd < 64; fd++)
+			close(fd);
+		setenv("MEMGUARD_HOST", "2", 1);
+		setenv("MEMGUARD_CMD_FD", "3", 1);
+		setenv("MEMGUARD_REPLY_FD", "4", 1);
+		setenv("MG_BENCH_TESTS", "20", 1);
+		execl(MEMGUARD_BIN, "memguard", "__driver", "gtest", "--", GTEST_BENCH,
+		      (char *)NULL);
+		_exit(127);
+	}
+	close(cmd[0]);
+	close(rep[1]);
+	FILE *replies = fdopen(rep[0], "r");
+	CU_ASSERT_FATAL(replies != NULL);
+	put_all(cmd[1], "list\n");
+	int tests = 0, end = 0;
+	while (!end && fgets(line, sizeof(line), replies)) {
+		tests += !strncmp(line, "test ", 5);
+		end = !strncmp(line, "end ", 4);
+	}
+	CU_ASSERT(end);
+	CU_ASSERT_EQUAL(tests, 20);
+	long before = cpu_ticks(pid);
+	nanosleep(&(struct timespec){0, 300 * 1000 * 1000}, NULL);
+	long after = cpu_ticks(pid);
+	CU_ASSERT(before >= 0 && after >= 0);
+	/* idle: a few ticks at most, where a spin takes about 30 */
+	CU_ASSERT(after - before <= 5);
+	put_all(cmd[1], "quit\n");
+	int bye = 0;
+	while (fgets(line, sizeof(line), replies))
+		bye |= !strncmp(line, "bye ", 4);
+	CU_ASSERT(bye);
+	fclose(replies);
+	close(cmd[1]);
+	int st = 0;
+	CU_ASSERT_FATAL(waitpid(pid, &st, 0) == pid);
+	CU_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+}
+
 /*
  * A filter far over the 128 KiB an argument may hold, and over the 1 MiB
  * the shim reads a line in: every other test of 12,000 with 200-character
@@ -1384,6 +1460,7 @@ static const mg_case cases[] = {
     {"gtest_probe_static", gtest_probe_static},
     {"gtest_one_program", gtest_one_program},
     {"gtest_fed_burst", gtest_fed_burst},
+    {"gtest_listing_host_idle", gtest_listing_host_idle},
     {"gtest_long_filter", gtest_long_filter},
     {"gtest_user_filter", gtest_user_filter},
     {"gtest_static_batches", gtest_static_batches},
