@@ -514,7 +514,8 @@ static long cpu_ticks(pid_t pid)
 	buf[n] = 0;
 	char *p = strrchr(buf, ')'); /* after the command's name */
 	long ut = 0, st = 0;
-	if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %ld %ld", &ut, &st) != 2)
+	if (!p ||
+	    sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %ld %ld", &ut, &st) != 2)
 		return -1;
 	return ut + st;
 }
