@@ -213,20 +213,30 @@ out:
 
 /*
  * Streams the file in 64 KiB blocks, its debug sections skipped
- * (debug_ranges). The last marker_len - 1 bytes of each block are carried
- * to the front of the next, so a marker that straddles a block boundary is
- * found (not one that straddles a skipped section). O(file size less its
- * debug information); one allocation per call.
+ * (debug_ranges), looking for each of n markers at once; found[i] 1 for
+ * each found, and the scan ends when every one is. The last (longest
+ * marker - 1) bytes of each block are carried to the front of the next, so
+ * a marker that straddles a block boundary is found (not one that
+ * straddles a skipped section). O(file size less its debug information);
+ * one allocation per call.
  */
-int elf_contains(const char *path, const char *marker, mg_err *err)
+int elf_contains_each(const char *path, const char *const *markers, size_t n, int *found,
+                      mg_err *err)
 {
 	enum { BLOCK = 64 * 1024, RANGES = 64 };
-	size_t mlen = strlen(marker);
+	size_t mlen = 0, left = n;
 	uint64_t skip[RANGES][2];
 	char *buf = NULL;
 	int fd = -1, rc;
-	if (mlen == 0)
-		return mg_err_set(err, MG_EINVAL, "empty marker");
+	for (size_t i = 0; i < n; i++) {
+		size_t l = strlen(markers[i]);
+		if (l == 0)
+			return mg_err_set(err, MG_EINVAL, "empty marker");
+		mlen = l > mlen ? l : mlen;
+		found[i] = 0;
+	}
+	if (n == 0)
+		return 0;
 	rc = open_regular(&fd, path, err);
 	if (rc)
 		return rc;
@@ -250,19 +260,22 @@ int elf_contains(const char *path, const char *marker, mg_err *err)
 		size_t want = BLOCK;
 		if (r < nskip && skip[r][0] - offset < want)
 			want = (size_t)(skip[r][0] - offset);
-		ssize_t n = read_full(fd, buf + keep, want, (off_t)offset);
-		if (n < 0) {
+		ssize_t got = read_full(fd, buf + keep, want, (off_t)offset);
+		if (got < 0) {
 			rc = mg_err_set(err, MG_ERROR, "read '%s': %s", path, strerror(errno));
 			goto out;
 		}
-		size_t have = keep + (size_t)n;
-		if (have >= mlen && memmem(buf, have, marker, mlen)) {
-			rc = 1;
-			goto out;
+		size_t have = keep + (size_t)got;
+		for (size_t i = 0; i < n; i++) {
+			size_t l = strlen(markers[i]);
+			if (!found[i] && have >= l && memmem(buf, have, markers[i], l)) {
+				found[i] = 1;
+				left--;
+			}
 		}
-		if (n == 0)
+		if (!left || got == 0)
 			break;
-		offset += (uint64_t)n;
+		offset += (uint64_t)got;
 		keep = have < mlen - 1 ? have : mlen - 1;
 		memmove(buf, buf + have - keep, keep);
 	}
@@ -270,6 +283,13 @@ out:
 	free(buf);
 	close(fd);
 	return rc;
+}
+
+int elf_contains(const char *path, const char *marker, mg_err *err)
+{
+	int found = 0;
+	int rc = elf_contains_each(path, &marker, 1, &found, err);
+	return rc < 0 ? rc : found;
 }
 
 /* ---- the libraries a program needs, resolved as the dynamic loader does ---- */

@@ -42,6 +42,12 @@ int elf_dynamic(const char *path, mg_err *err);
  * debug information); a file that is not an ELF is read whole. */
 int elf_contains(const char *path, const char *marker, mg_err *err);
 
+/* elf_contains for n markers in one pass: found[i] 1 when markers[i] is
+ * there, 0 when not; 0, or <0 on error (found then all 0). The pass ends
+ * when every marker is found, else at the file's end. */
+int elf_contains_each(const char *path, const char *const *markers, size_t n, int *found,
+                      mg_err *err);
+
 /*
  * 1 when a library that path needs carries marker (a framework linked as a
  * shared library: libCatch2.so), its path then in found (size n). Each of

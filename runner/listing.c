@@ -456,7 +456,7 @@ int listing_asan(const run_ctx *c)
 		return 0;
 	return c->o->host_argc > 0 &&
 	       spawn_resolve(prog, sizeof(prog), c->o->host_argv[0], NULL) == 0 &&
-	       elf_contains(prog, "__asan_init", NULL) == 1;
+	       driver_has_mark(prog, DRIVER_MARK_ASAN) == 1;
 }
 
 int listing_handoff(const run_ctx *c, const name_list *nl)

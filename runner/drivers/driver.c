@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -32,6 +33,47 @@
 #define CATCH2_V3_MARKER " is a Catch2 v"
 
 static const char *const names[] = {"native", "gtest", "exec", "wrap", "ctest", "catch2", "pytest"};
+
+/* driver_mark's strings, in its order */
+static const char *const marks[DRIVER_MARKS] = {MG_HOST_MARKER, GTEST_MARKER, CATCH2_MARKER,
+                                                CATCH2_V3_MARKER, "__asan_init"};
+
+/*
+ * Every marker of the file last asked about, read in one pass
+ * (elf_contains_each) and kept while the file is the same one (device,
+ * inode, size, modification time): detection, the explicit driver's
+ * check, Catch2's version and the ASan check each asked for the whole file
+ * again (a program without the host library's marker was read to its end
+ * for each).
+ */
+int driver_has_mark(const char *path, driver_mark m)
+{
+	static struct {
+		char path[4096];
+		dev_t dev;
+		ino_t ino;
+		off_t size;
+		struct timespec mtime;
+		int rc;
+		int found[DRIVER_MARKS];
+	} last;
+	struct stat st;
+	if ((unsigned)m >= DRIVER_MARKS || stat(path, &st) < 0)
+		return -1;
+	if (strcmp(last.path, path) || last.dev != st.st_dev || last.ino != st.st_ino ||
+	    last.size != st.st_size || last.mtime.tv_sec != st.st_mtim.tv_sec ||
+	    last.mtime.tv_nsec != st.st_mtim.tv_nsec) {
+		last.rc = elf_contains_each(path, marks, DRIVER_MARKS, last.found, NULL);
+		last.path[0] = 0;
+		if (strlen(path) < sizeof(last.path))
+			memcpy(last.path, path, strlen(path) + 1);
+		last.dev = st.st_dev;
+		last.ino = st.st_ino;
+		last.size = st.st_size;
+		last.mtime = st.st_mtim;
+	}
+	return last.rc < 0 ? last.rc : last.found[m];
+}
 
 int driver_parse(driver_kind *out, const char *name, mg_err *err)
 {
@@ -69,12 +111,12 @@ driver_kind driver_detect(const char *path, char *note, size_t size)
 	note[0] = 0;
 	if (!strcmp(base ? base + 1 : path, "ctest"))
 		return DRIVER_CTEST;
-	if (elf_contains(path, MG_HOST_MARKER, NULL) == 1)
+	if (driver_has_mark(path, DRIVER_MARK_HOST) == 1)
 		return DRIVER_NATIVE;
-	if (elf_contains(path, GTEST_MARKER, NULL) == 1)
+	if (driver_has_mark(path, DRIVER_MARK_GTEST) == 1)
 		return DRIVER_GTEST;
-	if (elf_contains(path, CATCH2_MARKER, NULL) == 1 ||
-	    elf_contains(path, CATCH2_V3_MARKER, NULL) == 1)
+	if (driver_has_mark(path, DRIVER_MARK_CATCH2) == 1 ||
+	    driver_has_mark(path, DRIVER_MARK_CATCH2_V3) == 1)
 		return DRIVER_CATCH2;
 	/* the framework (or the host library) linked as a shared library the
 	 * program needs: libCatch2.so, libgtest.so */
@@ -123,10 +165,10 @@ static int driver_marked(driver_kind k, const char *path)
 {
 	char lib[4096];
 	if (k == DRIVER_GTEST)
-		return elf_contains(path, GTEST_MARKER, NULL) == 1 ||
+		return driver_has_mark(path, DRIVER_MARK_GTEST) == 1 ||
 		       elf_needed_contains(path, GTEST_MARKER, lib, sizeof(lib), NULL) == 1;
-	return elf_contains(path, CATCH2_MARKER, NULL) == 1 ||
-	       elf_contains(path, CATCH2_V3_MARKER, NULL) == 1 ||
+	return driver_has_mark(path, DRIVER_MARK_CATCH2) == 1 ||
+	       driver_has_mark(path, DRIVER_MARK_CATCH2_V3) == 1 ||
 	       elf_needed_contains(path, CATCH2_V3_MARKER, lib, sizeof(lib), NULL) == 1;
 }
 
@@ -307,5 +349,5 @@ int driver_catch2_v3(const char *cmd)
 {
 	char path[4096];
 	return !(spawn_resolve(path, sizeof(path), cmd, NULL) == 0 &&
-	         elf_contains(path, CATCH2_MARKER, NULL) == 1);
+	         driver_has_mark(path, DRIVER_MARK_CATCH2) == 1);
 }

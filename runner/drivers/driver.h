@@ -48,6 +48,22 @@ const char *driver_name(driver_kind k);
  */
 int driver_serves_protocol(driver_kind k);
 
+/* The strings memguard looks for in a program file (driver_has_mark) */
+typedef enum driver_mark {
+	DRIVER_MARK_HOST,      /* the host library's (MG_HOST_MARKER) */
+	DRIVER_MARK_GTEST,     /* GoogleTest's flag name gtest_list_tests */
+	DRIVER_MARK_CATCH2,    /* Catch2 v2's option list-test-names-only */
+	DRIVER_MARK_CATCH2_V3, /* Catch2 v3's help line " is a Catch2 v" */
+	DRIVER_MARK_ASAN,      /* AddressSanitizer's __asan_init */
+	DRIVER_MARKS
+} driver_mark;
+
+/* 1 when path's file holds marker m outside its debug sections, 0 when
+ * not, <0 when it cannot be read. Every marker is read in one pass, kept
+ * for the same file (path, device, inode, size, mtime): one stat a call
+ * after the first. */
+int driver_has_mark(const char *path, driver_mark m);
+
 /*
  * Decides the driver for an executable without running it: the host
  * library's marker → native; GoogleTest's → gtest; Catch2's → catch2 (in

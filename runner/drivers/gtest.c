@@ -271,7 +271,7 @@ static void probe_setup(shim *s, gtest *g, int say)
 	         user && *user ? ":" : "", user && *user ? user : "");
 	shim_setenv(s, "LD_PRELOAD", g->probe_preload);
 	if (g->asan < 0)
-		g->asan = elf_contains(path, "__asan_init", NULL) == 1;
+		g->asan = driver_has_mark(path, DRIVER_MARK_ASAN) == 1;
 	if (g->asan) {
 		static char asan[8192];
 		const char *u = getenv("ASAN_OPTIONS");
