@@ -1,0 +1,34 @@
+#!/bin/sh
+# junit_lazy.sh MEMGUARD HOST: libxml2 is loaded only by a run that writes
+# XML (adapters/junit.c, xml_load): the runner followed with strace (the
+# runner only, not its hosts) opens no libxml2 without JUnit output, and
+# opens it once with --adapter junit=FILE, whose file is then well-formed
+# XML with the run's tests (xmllint). Skipped (77) without strace or
+# xmllint (ci/setup --test installs both). run__junit_lazy.
+set -eu
+mg=$1 host=$2
+command -v strace >/dev/null 2>&1 || { echo "SKIP: no strace"; exit 77; }
+command -v xmllint >/dev/null 2>&1 || { echo "SKIP: no xmllint"; exit 77; }
+d=$(mktemp -d)
+trap 'rm -rf "$d"' EXIT
+cd "$d"
+# LeakSanitizer cannot run under ptrace (spawn_vfork.sh says so too)
+ASAN_OPTIONS="${ASAN_OPTIONS:-}${ASAN_OPTIONS:+:}detect_leaks=0"
+export ASAN_OPTIONS
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+rc=0
+strace -qq -o plain.trace -e trace=openat,open "$mg" run -q -j 1 -- "$host" >out 2>&1 || rc=$?
+[ "$rc" = 0 ] || fail "memguard run exited $rc: $(tail -5 out)"
+! grep -q 'libxml2' plain.trace || fail "a run without XML opened libxml2: $(grep libxml2 plain.trace)"
+
+rc=0
+strace -qq -o junit.trace -e trace=openat,open "$mg" run -q -j 1 --adapter junit=out.xml \
+	-- "$host" >out 2>&1 || rc=$?
+[ "$rc" = 0 ] || fail "memguard run --adapter junit exited $rc: $(tail -5 out)"
+n=$(grep -c 'libxml2[.]so.* = [0-9]' junit.trace || true)
+[ "$n" = 1 ] || fail "libxml2 opened $n times by a run writing JUnit: $(cat junit.trace)"
+xmllint --noout out.xml || fail "out.xml is not well-formed"
+t=$(grep -c '<testcase ' out.xml || true)
+[ "$t" -gt 0 ] || fail "out.xml has no testcase: $(head -20 out.xml)"
+echo "junit_lazy: ok ($t testcases)"
