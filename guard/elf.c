@@ -129,34 +129,63 @@ int elf_arch_of_pid(mg_arch *out, pid_t pid, mg_err *err)
 	return elf_arch(out, path, err);
 }
 
-/* Section i's name, type, offset and size from the section header table
- * tab, in either class. */
+/* Section i's name, type, flags, offset and size from the section header
+ * table tab, in either class. */
 static void sh_fields(const unsigned char *tab, unsigned i, int is64, uint32_t *name,
-                      uint32_t *type, uint64_t *off, uint64_t *size)
+                      uint32_t *type, uint64_t *flags, uint64_t *off, uint64_t *size)
 {
 	if (is64) {
 		Elf64_Shdr sh;
 		memcpy(&sh, tab + (size_t)i * sizeof(sh), sizeof(sh));
-		*name = sh.sh_name, *type = sh.sh_type, *off = sh.sh_offset, *size = sh.sh_size;
+		*name = sh.sh_name, *type = sh.sh_type, *flags = sh.sh_flags;
+		*off = sh.sh_offset, *size = sh.sh_size;
 	} else {
 		Elf32_Shdr sh;
 		memcpy(&sh, tab + (size_t)i * sizeof(sh), sizeof(sh));
-		*name = sh.sh_name, *type = sh.sh_type, *off = sh.sh_offset, *size = sh.sh_size;
+		*name = sh.sh_name, *type = sh.sh_type, *flags = sh.sh_flags;
+		*off = sh.sh_offset, *size = sh.sh_size;
 	}
 }
 
+/* 1 for a section that holds no marker: a marker is a string of the
+ * program's data or a symbol's name (in a string table), never in its
+ * code, its symbol and relocation entries, its unwind tables or its debug
+ * information (.debug_*, .zdebug_*: most of a program built with -g). */
+static int sh_markerless(const char *name, uint32_t type, uint64_t flags)
+{
+	static const char *const unwind[] = {".eh_frame", ".eh_frame_hdr", ".gcc_except_table"};
+	if (!strncmp(name, ".debug_", 7) || !strncmp(name, ".zdebug_", 8))
+		return 1;
+	if (flags & SHF_EXECINSTR)
+		return 1;
+	switch (type) {
+	case SHT_SYMTAB:
+	case SHT_DYNSYM:
+	case SHT_RELA:
+	case SHT_REL:
+	case SHT_HASH:
+	case SHT_GNU_HASH:
+	case SHT_GNU_versym:
+		return 1;
+	default:
+		break;
+	}
+	for (size_t i = 0; i < sizeof(unwind) / sizeof(unwind[0]); i++)
+		if (!strcmp(name, unwind[i]))
+			return 1;
+	return 0;
+}
+
 /*
- * The byte ranges of fd's debug sections (.debug_*, .zdebug_*: most of a
- * program built with -g, and where none of the markers elf_contains is
- * asked for lives: they are strings of its data and names of its symbol
- * tables, which are kept), sorted by offset, at most max. 0 when the file is
- * not a little-endian ELF or its section headers do not read: all of it is
- * scanned then.
+ * The byte ranges of fd's sections that hold no marker (sh_markerless: its
+ * code, symbol, relocation and unwind tables, debug information), sorted
+ * by offset, at most max. 0 when the file is not a little-endian ELF or its
+ * section headers do not read: all of it is scanned then.
  */
-static size_t debug_ranges(int fd, uint64_t (*out)[2], size_t max)
+static size_t skip_ranges(int fd, uint64_t (*out)[2], size_t max)
 {
 	unsigned char eh[64];
-	uint64_t shoff, stroff = 0, strsize = 0, off, size;
+	uint64_t shoff, stroff = 0, strsize = 0, off, size, flags;
 	uint32_t name, type;
 	unsigned shentsize, shnum, shstrndx;
 	size_t n = 0;
@@ -185,15 +214,15 @@ static size_t debug_ranges(int fd, uint64_t (*out)[2], size_t max)
 	char *names = NULL;
 	if (!tab || read_full(fd, tab, tsize, (off_t)shoff) != (ssize_t)tsize)
 		goto out;
-	sh_fields(tab, shstrndx, is64, &name, &type, &stroff, &strsize);
+	sh_fields(tab, shstrndx, is64, &name, &type, &flags, &stroff, &strsize);
 	if (!strsize || strsize > (1 << 20) || !(names = malloc((size_t)strsize + 1)) ||
 	    read_full(fd, names, (size_t)strsize, (off_t)stroff) != (ssize_t)strsize)
 		goto out;
 	names[strsize] = 0;
 	for (unsigned i = 0; i < shnum && n < max; i++) {
-		sh_fields(tab, i, is64, &name, &type, &off, &size);
+		sh_fields(tab, i, is64, &name, &type, &flags, &off, &size);
 		if (type == SHT_NOBITS || !size || name >= strsize ||
-		    (strncmp(names + name, ".debug_", 7) && strncmp(names + name, ".zdebug_", 8)))
+		    !sh_markerless(names + name, type, flags))
 			continue;
 		if (off + size < off) /* a hostile header: no range that wraps */
 			continue;
@@ -212,13 +241,13 @@ out:
 }
 
 /*
- * Streams the file in 64 KiB blocks, its debug sections skipped
- * (debug_ranges), looking for each of n markers at once; found[i] 1 for
+ * Streams the file in 64 KiB blocks, its sections that hold no marker
+ * skipped (skip_ranges), looking for each of n markers at once; found[i] 1 for
  * each found, and the scan ends when every one is. The last (longest
  * marker - 1) bytes of each block are carried to the front of the next, so
  * a marker that straddles a block boundary is found (not one that
- * straddles a skipped section). O(file size less its debug information);
- * one allocation per call.
+ * straddles a skipped section). O(the size of the sections that may
+ * hold one: data and string tables); one allocation per call.
  */
 int elf_contains_each(const char *path, const char *const *markers, size_t n, int *found,
                       mg_err *err)
@@ -245,14 +274,14 @@ int elf_contains_each(const char *path, const char *const *markers, size_t n, in
 		rc = mg_err_set(err, MG_ERROR, "out of memory");
 		goto out;
 	}
-	size_t nskip = debug_ranges(fd, skip, RANGES), r = 0;
+	size_t nskip = skip_ranges(fd, skip, RANGES), r = 0;
 	size_t keep = 0;
 	uint64_t offset = 0;
 	rc = 0;
 	for (;;) {
 		while (r < nskip && skip[r][1] <= offset)
 			r++;
-		if (r < nskip && skip[r][0] <= offset) { /* a debug section: over it */
+		if (r < nskip && skip[r][0] <= offset) { /* a section of no marker: over it */
 			offset = skip[r][1];
 			keep = 0;
 			continue;

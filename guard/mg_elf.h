@@ -36,10 +36,12 @@ int elf_arch_of_pid(mg_arch *out, pid_t pid, mg_err *err);
  */
 int elf_dynamic(const char *path, mg_err *err);
 
-/* 1 if the file contains the bytes of marker outside its debug sections
- * (an ELF's .debug_* and .zdebug_*: a marker is data or a symbol's name),
- * 0 if not, <0 on error. Streams the file in blocks: O(file size less its
- * debug information); a file that is not an ELF is read whole. */
+/* 1 if the file contains the bytes of marker in a section that may hold
+ * one: a marker is a string of the program's data or a symbol's name, so
+ * an ELF's code, symbol and relocation entries, unwind tables and debug
+ * information (.debug_*, .zdebug_*) are skipped; 0 if not, <0 on error.
+ * Streams the file in blocks: O(its data and string tables); a file that is
+ * not an ELF (or whose section headers do not read) is read whole. */
 int elf_contains(const char *path, const char *marker, mg_err *err);
 
 /* elf_contains for n markers in one pass: found[i] 1 when markers[i] is

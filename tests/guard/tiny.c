@@ -17,6 +17,9 @@ struct guard_tiny_debug {
 	int memguard_tiny_dwarf_only;
 };
 struct guard_tiny_debug guard_tiny_debug_var;
+/* Bytes that only the program's code holds (a marker is data or a symbol's
+ * name, never code): elf_contains skips executable sections. */
+__asm__(".pushsection .text\n.ascii \"MEMGUARD-TINY-IN-CODE\"\n.popsection");
 
 static int blocks(void)
 {
