@@ -9,9 +9,11 @@
  */
 #include "sites.h"
 
+#include <dlfcn.h>
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -147,11 +149,79 @@ struct sites_cache {
 	size_t n, cap;
 };
 
-static const Dwfl_Callbacks offline_callbacks = {
-    .find_elf = dwfl_build_id_find_elf,
-    .find_debuginfo = dwfl_standard_find_debuginfo,
-    .section_address = dwfl_offline_section_address,
-};
+/*
+ * libdw is loaded when a module is first symbolized (dw_load), not linked:
+ * a run without allocation sites starts without it and libelf, liblzma,
+ * libbz2 and zlib (0.66 ms of CPU of every memguard start, measured
+ * here). Its functions are called through dw.
+ */
+#define DW_FNS(X)                                                                                  \
+	X(dwfl_begin)                                                                             \
+	X(dwfl_report_begin)                                                                      \
+	X(dwfl_report_offline)                                                                    \
+	X(dwfl_report_end)                                                                        \
+	X(dwfl_module_getelf)                                                                     \
+	X(dwfl_module_build_id)                                                                   \
+	X(dwfl_end)                                                                               \
+	X(dwfl_module_addrdie)                                                                    \
+	X(dwarf_haspc)                                                                            \
+	X(dwfl_module_nextcu)                                                                     \
+	X(dwarf_getscopes)                                                                        \
+	X(dwarf_tag)                                                                              \
+	X(dwarf_diename)                                                                          \
+	X(dwfl_module_addrname)                                                                   \
+	X(dwfl_module_getsrc)                                                                     \
+	X(dwfl_lineinfo)                                                                          \
+	X(dwarf_getsrc_die)                                                                       \
+	X(dwarf_linesrc)                                                                          \
+	X(dwarf_lineno)                                                                           \
+	X(dwfl_build_id_find_elf)                                                                 \
+	X(dwfl_standard_find_debuginfo)                                                           \
+	X(dwfl_offline_section_address)
+
+static struct {
+#define DW_FIELD(f) __typeof__(f) *f;
+	DW_FNS(DW_FIELD)
+#undef DW_FIELD
+} dw;
+
+static Dwfl_Callbacks offline_callbacks;
+
+/* 1 once libdw's functions are in dw; 0 when it cannot be loaded (said
+ * once on stderr: the frames stay module and offset). Tried once a
+ * process. */
+static int dw_load(void)
+{
+	static int state; /* 0 not tried, 1 loaded, -1 failed */
+	if (state == 0) {
+		void *h = dlopen(MG_LIBDW_SONAME, RTLD_NOW | RTLD_LOCAL);
+		const char *e = h ? NULL : dlerror();
+		void *p;
+#define DW_SYM(f)                                                                                  \
+	if (h && !e) {                                                                             \
+		p = dlsym(h, #f);                                                                  \
+		if (!p)                                                                            \
+			e = "a function is missing: " #f;                                          \
+		memcpy(&dw.f, &p, sizeof(p));                                                      \
+	}
+		DW_FNS(DW_SYM)
+#undef DW_SYM
+		state = e ? -1 : 1;
+		if (e)
+			fprintf(stderr,
+			        "memguard: allocation sites: cannot load libdw (" MG_LIBDW_SONAME
+			        "), which reads debug information: %s; their frames stay "
+			        "module and offset\n",
+			        e);
+		else
+			offline_callbacks = (Dwfl_Callbacks){
+			    .find_elf = dw.dwfl_build_id_find_elf,
+			    .find_debuginfo = dw.dwfl_standard_find_debuginfo,
+			    .section_address = dw.dwfl_offline_section_address,
+			};
+	}
+	return state > 0;
+}
 
 static int same(const char *a, const char *b)
 {
@@ -163,7 +233,7 @@ static void file_build_id(Dwfl_Module *mod, char *hex, size_t cap)
 {
 	const unsigned char *bits;
 	GElf_Addr vaddr;
-	int n = dwfl_module_build_id(mod, &bits, &vaddr);
+	int n = dw.dwfl_module_build_id(mod, &bits, &vaddr);
 	size_t k = 0;
 	for (int i = 0; i < n && k + 2 < cap; i++) {
 		hex[k++] = "0123456789abcdef"[bits[i] >> 4];
@@ -175,13 +245,15 @@ static void file_build_id(Dwfl_Module *mod, char *hex, size_t cap)
 /* Opens path with libdw (its separate debug info found by build-id too). */
 static void module_open(sym_module *sm)
 {
-	sm->dwfl = dwfl_begin(&offline_callbacks);
+	if (!dw_load())
+		return;
+	sm->dwfl = dw.dwfl_begin(&offline_callbacks);
 	if (sm->dwfl == NULL)
 		return;
-	dwfl_report_begin(sm->dwfl);
-	sm->mod = dwfl_report_offline(sm->dwfl, sm->path, sm->path, -1);
-	dwfl_report_end(sm->dwfl, NULL, NULL);
-	if (sm->mod == NULL || dwfl_module_getelf(sm->mod, &sm->bias) == NULL) {
+	dw.dwfl_report_begin(sm->dwfl);
+	sm->mod = dw.dwfl_report_offline(sm->dwfl, sm->path, sm->path, -1);
+	dw.dwfl_report_end(sm->dwfl, NULL, NULL);
+	if (sm->mod == NULL || dw.dwfl_module_getelf(sm->mod, &sm->bias) == NULL) {
 		sm->mod = NULL;
 		return;
 	}
@@ -222,7 +294,7 @@ void sites_cache_free(sites_cache *sc)
 		return;
 	for (size_t i = 0; i < sc->n; i++) {
 		if (sc->mods[i].dwfl)
-			dwfl_end(sc->mods[i].dwfl);
+			dw.dwfl_end(sc->mods[i].dwfl);
 		free(sc->mods[i].path);
 		free(sc->mods[i].build_id);
 	}
@@ -237,12 +309,12 @@ void sites_cache_free(sites_cache *sc)
  * library GCC built); NULL when none holds it. */
 static Dwarf_Die *cu_at(sym_module *sm, Dwarf_Addr addr, Dwarf_Addr *bias)
 {
-	Dwarf_Die *cu = dwfl_module_addrdie(sm->mod, addr, bias);
-	if (cu != NULL && dwarf_haspc(cu, addr - *bias) > 0)
+	Dwarf_Die *cu = dw.dwfl_module_addrdie(sm->mod, addr, bias);
+	if (cu != NULL && dw.dwarf_haspc(cu, addr - *bias) > 0)
 		return cu;
 	cu = NULL;
-	while ((cu = dwfl_module_nextcu(sm->mod, cu, bias)) != NULL)
-		if (dwarf_haspc(cu, addr - *bias) > 0)
+	while ((cu = dw.dwfl_module_nextcu(sm->mod, cu, bias)) != NULL)
+		if (dw.dwarf_haspc(cu, addr - *bias) > 0)
 			return cu;
 	return NULL;
 }
@@ -255,18 +327,18 @@ static const char *function_at(sym_module *sm, Dwarf_Addr addr)
 	Dwarf_Die *cu = cu_at(sm, addr, &bias);
 	if (cu != NULL) {
 		Dwarf_Die *scopes = NULL;
-		int n = dwarf_getscopes(cu, addr - bias, &scopes);
+		int n = dw.dwarf_getscopes(cu, addr - bias, &scopes);
 		const char *name = NULL;
 		for (int i = 0; i < n && name == NULL; i++) {
-			int tag = dwarf_tag(&scopes[i]);
+			int tag = dw.dwarf_tag(&scopes[i]);
 			if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine)
-				name = dwarf_diename(&scopes[i]);
+				name = dw.dwarf_diename(&scopes[i]);
 		}
 		free(scopes);
 		if (name != NULL)
 			return name;
 	}
-	return dwfl_module_addrname(sm->mod, addr);
+	return dw.dwfl_module_addrname(sm->mod, addr);
 }
 
 void sites_symbolize_frame(sites_cache *sc, report_frame *f)
@@ -281,14 +353,14 @@ void sites_symbolize_frame(sites_cache *sc, report_frame *f)
 	const char *fn = function_at(sm, addr);
 	if (fn != NULL)
 		f->function = report_strdup(fn);
-	Dwfl_Line *line = dwfl_module_getsrc(sm->mod, addr);
+	Dwfl_Line *line = dw.dwfl_module_getsrc(sm->mod, addr);
 	int lineno = 0;
-	const char *file = line ? dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL) : NULL;
+	const char *file = line ? dw.dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL) : NULL;
 	Dwarf_Addr bias;
 	Dwarf_Die *cu = file == NULL ? cu_at(sm, addr, &bias) : NULL;
-	Dwarf_Line *dl = cu != NULL ? dwarf_getsrc_die(cu, addr - bias) : NULL;
-	if (dl != NULL && (file = dwarf_linesrc(dl, NULL, NULL)) != NULL)
-		dwarf_lineno(dl, &lineno);
+	Dwarf_Line *dl = cu != NULL ? dw.dwarf_getsrc_die(cu, addr - bias) : NULL;
+	if (dl != NULL && (file = dw.dwarf_linesrc(dl, NULL, NULL)) != NULL)
+		dw.dwarf_lineno(dl, &lineno);
 	if (file != NULL) {
 		f->file = report_strdup(file);
 		f->line = lineno > 0 ? (uint32_t)lineno : 0;
