@@ -156,27 +156,27 @@ struct sites_cache {
  * here). Its functions are called through dw.
  */
 #define DW_FNS(X)                                                                                  \
-	X(dwfl_begin)                                                                             \
-	X(dwfl_report_begin)                                                                      \
-	X(dwfl_report_offline)                                                                    \
-	X(dwfl_report_end)                                                                        \
-	X(dwfl_module_getelf)                                                                     \
-	X(dwfl_module_build_id)                                                                   \
-	X(dwfl_end)                                                                               \
-	X(dwfl_module_addrdie)                                                                    \
-	X(dwarf_haspc)                                                                            \
-	X(dwfl_module_nextcu)                                                                     \
-	X(dwarf_getscopes)                                                                        \
-	X(dwarf_tag)                                                                              \
-	X(dwarf_diename)                                                                          \
-	X(dwfl_module_addrname)                                                                   \
-	X(dwfl_module_getsrc)                                                                     \
-	X(dwfl_lineinfo)                                                                          \
-	X(dwarf_getsrc_die)                                                                       \
-	X(dwarf_linesrc)                                                                          \
-	X(dwarf_lineno)                                                                           \
-	X(dwfl_build_id_find_elf)                                                                 \
-	X(dwfl_standard_find_debuginfo)                                                           \
+	X(dwfl_begin)                                                                              \
+	X(dwfl_report_begin)                                                                       \
+	X(dwfl_report_offline)                                                                     \
+	X(dwfl_report_end)                                                                         \
+	X(dwfl_module_getelf)                                                                      \
+	X(dwfl_module_build_id)                                                                    \
+	X(dwfl_end)                                                                                \
+	X(dwfl_module_addrdie)                                                                     \
+	X(dwarf_haspc)                                                                             \
+	X(dwfl_module_nextcu)                                                                      \
+	X(dwarf_getscopes)                                                                         \
+	X(dwarf_tag)                                                                               \
+	X(dwarf_diename)                                                                           \
+	X(dwfl_module_addrname)                                                                    \
+	X(dwfl_module_getsrc)                                                                      \
+	X(dwfl_lineinfo)                                                                           \
+	X(dwarf_getsrc_die)                                                                        \
+	X(dwarf_linesrc)                                                                           \
+	X(dwarf_lineno)                                                                            \
+	X(dwfl_build_id_find_elf)                                                                  \
+	X(dwfl_standard_find_debuginfo)                                                            \
 	X(dwfl_offline_section_address)
 
 static struct {
