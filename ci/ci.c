@@ -239,6 +239,9 @@ int ci_main(const char *cmd, int argc, char **argv)
 	for (size_t i = 0; i < NCOMMANDS; i++) {
 		if (strcmp(commands[i].cmd, cmd) != 0)
 			continue;
+		mg_err err;
+		if (ci_git_load(&err) < 0)
+			return ci_fail(cmd, MG_EXIT_INFRA, "%s", err.msg);
 		if (git_libgit2_init() < 0)
 			return ci_fail(cmd, MG_EXIT_INFRA, "cannot initialise libgit2");
 		rc = commands[i].fn(argc, argv);

@@ -16,6 +16,11 @@
 
 #include <jansson.h>
 
+/* ci/'s own files call libgit2 through the table it is loaded into */
+#ifdef MG_CI_LAZY_GIT
+#include "git_lazy.h"
+#endif
+
 /* ---- ci.c: options, messages, shared report summaries ---- */
 
 /* Prints "memguard CMD: message" to stderr and returns code. */

@@ -92,6 +92,8 @@ done:
 int ci_history(report **out, const char *dir, mg_err *err)
 {
 	(void)dir; /* the repository is found from the current directory */
+	if (ci_git_load(err) < 0)
+		return MG_ERROR;
 	if (git_libgit2_init() < 0)
 		return mg_err_set(err, MG_ERROR, "cannot initialise libgit2");
 	int rc = history_find(out, err);

@@ -63,6 +63,8 @@ int ci_commit_identity(report *r, const char *dir, mg_err *err)
 	char sha[GIT_OID_HEXSZ + 1];
 	int rc = 0;
 
+	if (ci_git_load(err) < 0)
+		return MG_ERROR;
 	if (git_libgit2_init() < 0)
 		return mg_err_set(err, MG_ERROR, "cannot initialise libgit2");
 	free(r->sha);

@@ -1,0 +1,58 @@
+/*
+ * git_lazy.c - loads libgit2 for ci/ (see git_lazy.h): dlopen of the
+ * SONAME CMake read off the library pkg-config names, once a process
+ * (pthread_once: the identity thread and a history lookup may both ask).
+ */
+#define CI_GIT_TABLE
+#include "ci_int.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mg_exit.h"
+
+static ci_git_fns fns;
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static const char *fail; /* NULL: loaded */
+static char why[512];
+
+static void load(void)
+{
+	void *h = dlopen(MG_LIBGIT2_SONAME, RTLD_NOW | RTLD_LOCAL);
+	const char *e = h ? NULL : dlerror();
+	void *p;
+#define CI_GIT_SYM(f)                                                                              \
+	if (!e) {                                                                                  \
+		p = dlsym(h, #f);                                                                  \
+		if (!p)                                                                            \
+			e = "a function is missing: " #f;                                          \
+		memcpy(&fns.f, &p, sizeof(p));                                                     \
+	}
+	CI_GIT_FNS(CI_GIT_SYM)
+#undef CI_GIT_SYM
+	if (e) {
+		snprintf(why, sizeof(why), "%s", e);
+		fail = why;
+	}
+}
+
+int ci_git_load(mg_err *err)
+{
+	pthread_once(&once, load);
+	if (fail)
+		return mg_err_set(err, MG_ERROR, "cannot load libgit2 (" MG_LIBGIT2_SONAME "): %s",
+		                  fail);
+	return 0;
+}
+
+const ci_git_fns *ci_git(void)
+{
+	mg_err err;
+	if (ci_git_load(&err) < 0) {
+		fprintf(stderr, "memguard: %s\n", err.msg);
+		exit(MG_EXIT_INFRA);
+	}
+	return &fns;
+}
