@@ -10,7 +10,6 @@
  * XML 1.0 characters) and the writer. Also the run in the framework's own
  * shape (junit_framework_*), and its JSON twin, GoogleTest's json output.
  */
-#include <dlfcn.h>
 #include <jansson.h>
 #include <libxml/xmlwriter.h>
 #include <math.h>
@@ -19,6 +18,7 @@
 #include <time.h>
 
 #include "adapters.h"
+#include "mg_dl.h"
 
 #define OUTPUT_MAX (64 * 1024)
 
@@ -43,11 +43,8 @@
 	X(xmlTextWriterWriteFormatAttribute)                                                       \
 	X(xmlTextWriterWriteString)
 
-static struct {
-#define XML_FIELD(f) __typeof__(f) *f;
-	XML_FNS(XML_FIELD)
-#undef XML_FIELD
-} xl;
+static MG_DL_TABLE(XML_FNS) xl;
+static const char *const xl_names[] = {XML_FNS(MG_DL_NAME)};
 
 /* 0 once libxml2's writer functions are in xl; <0 (err naming the
  * library and why) when it cannot be loaded. Tried once a process. */
@@ -55,23 +52,11 @@ static int xml_load(mg_err *err)
 {
 	static int state; /* 0 not tried, 1 loaded, -1 failed */
 	static char why[512];
-	if (state == 0) {
-		void *h = dlopen(MG_LIBXML2_SONAME, RTLD_NOW | RTLD_LOCAL);
-		const char *e = h ? NULL : dlerror();
-		void *p;
-#define XML_SYM(f)                                                                                 \
-	if (h && !e) {                                                                             \
-		p = dlsym(h, #f);                                                                  \
-		if (!p)                                                                            \
-			e = "a writer function is missing";                                        \
-		memcpy(&xl.f, &p, sizeof(p));                                                      \
-	}
-		XML_FNS(XML_SYM)
-#undef XML_SYM
-		state = e ? -1 : 1;
-		if (e)
-			snprintf(why, sizeof(why), "%s", e);
-	}
+	if (state == 0)
+		state = mg_dl_load(MG_LIBXML2_SONAME, xl_names, xl.slot,
+		                   sizeof(xl_names) / sizeof(xl_names[0]), why, sizeof(why)) < 0
+		            ? -1
+		            : 1;
 	if (state < 0)
 		return mg_err_set(err, MG_ERROR,
 		                  "junit: cannot load libxml2 (" MG_LIBXML2_SONAME "), which "

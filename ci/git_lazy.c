@@ -6,10 +6,8 @@
 #define CI_GIT_TABLE
 #include "ci_int.h"
 
-#include <dlfcn.h>
 #include <pthread.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "mg_exit.h"
 
@@ -18,24 +16,13 @@ static pthread_once_t once = PTHREAD_ONCE_INIT;
 static const char *fail; /* NULL: loaded */
 static char why[512];
 
+static const char *const names[] = {CI_GIT_FNS(MG_DL_NAME)};
+
 static void load(void)
 {
-	void *h = dlopen(MG_LIBGIT2_SONAME, RTLD_NOW | RTLD_LOCAL);
-	const char *e = h ? NULL : dlerror();
-	void *p;
-#define CI_GIT_SYM(f)                                                                              \
-	if (!e) {                                                                                  \
-		p = dlsym(h, #f);                                                                  \
-		if (!p)                                                                            \
-			e = "a function is missing: " #f;                                          \
-		memcpy(&fns.f, &p, sizeof(p));                                                     \
-	}
-	CI_GIT_FNS(CI_GIT_SYM)
-#undef CI_GIT_SYM
-	if (e) {
-		snprintf(why, sizeof(why), "%s", e);
+	if (mg_dl_load(MG_LIBGIT2_SONAME, names, fns.slot, sizeof(names) / sizeof(names[0]), why,
+	               sizeof(why)) < 0)
 		fail = why;
-	}
 }
 
 int ci_git_load(mg_err *err)

@@ -14,6 +14,7 @@
 
 #include <git2.h>
 
+#include "mg_dl.h"
 #include "mg_err.h"
 
 #define CI_GIT_FNS(X)                                                                              \
@@ -92,11 +93,7 @@
 	X(git_treebuilder_new)                                                                     \
 	X(git_treebuilder_write)
 
-typedef struct ci_git_fns {
-#define CI_GIT_FIELD(f) __typeof__(f) *f;
-	CI_GIT_FNS(CI_GIT_FIELD)
-#undef CI_GIT_FIELD
-} ci_git_fns;
+typedef MG_DL_TABLE(CI_GIT_FNS) ci_git_fns;
 
 /* 0 once libgit2 is loaded (the first call loads it, once a process, in
  * whichever thread); <0 with err naming the library and why. */

@@ -9,7 +9,6 @@
  */
 #include "sites.h"
 
-#include <dlfcn.h>
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
@@ -17,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mg_dl.h"
 #include "report.h"
 
 /* ---- gathering a test's lines ---- */
@@ -179,11 +179,8 @@ struct sites_cache {
 	X(dwfl_standard_find_debuginfo)                                                            \
 	X(dwfl_offline_section_address)
 
-static struct {
-#define DW_FIELD(f) __typeof__(f) *f;
-	DW_FNS(DW_FIELD)
-#undef DW_FIELD
-} dw;
+static MG_DL_TABLE(DW_FNS) dw;
+static const char *const dw_names[] = {DW_FNS(MG_DL_NAME)};
 
 static Dwfl_Callbacks offline_callbacks;
 
@@ -193,33 +190,25 @@ static Dwfl_Callbacks offline_callbacks;
 static int dw_load(void)
 {
 	static int state; /* 0 not tried, 1 loaded, -1 failed */
-	if (state == 0) {
-		void *h = dlopen(MG_LIBDW_SONAME, RTLD_NOW | RTLD_LOCAL);
-		const char *e = h ? NULL : dlerror();
-		void *p;
-#define DW_SYM(f)                                                                                  \
-	if (h && !e) {                                                                             \
-		p = dlsym(h, #f);                                                                  \
-		if (!p)                                                                            \
-			e = "a function is missing: " #f;                                          \
-		memcpy(&dw.f, &p, sizeof(p));                                                      \
-	}
-		DW_FNS(DW_SYM)
-#undef DW_SYM
-		state = e ? -1 : 1;
-		if (e)
-			fprintf(stderr,
-			        "memguard: allocation sites: cannot load libdw (" MG_LIBDW_SONAME
-			        "), which reads debug information: %s; their frames stay "
-			        "module and offset\n",
-			        e);
-		else
-			offline_callbacks = (Dwfl_Callbacks){
-			    .find_elf = dw.dwfl_build_id_find_elf,
-			    .find_debuginfo = dw.dwfl_standard_find_debuginfo,
-			    .section_address = dw.dwfl_offline_section_address,
-			};
-	}
+	char why[512];
+	if (state)
+		return state > 0;
+	state = mg_dl_load(MG_LIBDW_SONAME, dw_names, dw.slot,
+	                   sizeof(dw_names) / sizeof(dw_names[0]), why, sizeof(why)) < 0
+	            ? -1
+	            : 1;
+	if (state < 0)
+		fprintf(
+		    stderr,
+		    "memguard: allocation sites: cannot load libdw (" MG_LIBDW_SONAME
+		    "), which reads debug information: %s; their frames stay module and offset\n",
+		    why);
+	else
+		offline_callbacks = (Dwfl_Callbacks){
+		    .find_elf = dw.dwfl_build_id_find_elf,
+		    .find_debuginfo = dw.dwfl_standard_find_debuginfo,
+		    .section_address = dw.dwfl_offline_section_address,
+		};
 	return state > 0;
 }
 

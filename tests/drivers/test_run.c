@@ -434,6 +434,58 @@ static void put_all(int fd, const char *text)
 	}
 }
 
+/* A gtest shim over GTEST_BENCH of ntests tests started by hand, as the
+ * runner would (commands on fd 3, replies on fd 4, stdout to /dev/null),
+ * in dir (NULL: here) with MG_BENCH_STARTS=starts (NULL: none): its pid,
+ * the write end of its commands and its replies. */
+static pid_t shim_by_hand(const char *dir, const char *ntests, const char *starts, int *cmd_w,
+                          FILE **replies)
+{
+	int cmd[2], rep[2];
+	CU_ASSERT_FATAL(pipe(cmd) == 0 && pipe(rep) == 0);
+	pid_t pid = fork();
+	CU_ASSERT_FATAL(pid >= 0);
+	if (pid == 0) {
+		int null = open("/dev/null", O_WRONLY);
+		if ((dir && chdir(dir) != 0) || null < 0 || dup2(cmd[0], 3) < 0 ||
+		    dup2(rep[1], 4) < 0 || dup2(null, 1) < 0)
+			_exit(127);
+		for (int fd = 5; fd < 64; fd++)
+			close(fd);
+		setenv("MEMGUARD_HOST", "2", 1);
+		setenv("MEMGUARD_CMD_FD", "3", 1);
+		setenv("MEMGUARD_REPLY_FD", "4", 1);
+		setenv("MG_BENCH_TESTS", ntests, 1);
+		if (starts)
+			setenv("MG_BENCH_STARTS", starts, 1);
+		execl(MEMGUARD_BIN, "memguard", "__driver", "gtest", "--", GTEST_BENCH,
+		      (char *)NULL);
+		_exit(127);
+	}
+	close(cmd[0]);
+	close(rep[1]);
+	*cmd_w = cmd[1];
+	*replies = fdopen(rep[0], "r");
+	CU_ASSERT_FATAL(*replies != NULL);
+	return pid;
+}
+
+/* Ends a shim_by_hand: quit, its bye, and exit 0. */
+static void shim_by_hand_quit(pid_t pid, int cmd_w, FILE *replies)
+{
+	char line[256];
+	put_all(cmd_w, "quit\n");
+	int bye = 0;
+	while (fgets(line, sizeof(line), replies))
+		bye |= !strncmp(line, "bye ", 4);
+	CU_ASSERT(bye);
+	fclose(replies);
+	close(cmd_w);
+	int st = 0;
+	CU_ASSERT_FATAL(waitpid(pid, &st, 0) == pid);
+	CU_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+}
+
 /*
  * The gtest shim starts its program once for a burst of run lines however
  * long the runner takes to write it: up to the burst's "fed" (PROTOCOL.md
@@ -444,40 +496,19 @@ static void put_all(int fd, const char *text)
 static void gtest_fed_burst(void)
 {
 	char dir[] = "/tmp/mg-fed-XXXXXX", path[64], line[256];
-	int cmd[2], rep[2];
+	int cmd;
+	FILE *replies;
 	CU_ASSERT_FATAL(mkdtemp(dir) != NULL);
-	CU_ASSERT_FATAL(pipe(cmd) == 0 && pipe(rep) == 0);
-	pid_t pid = fork();
-	CU_ASSERT_FATAL(pid >= 0);
-	if (pid == 0) {
-		int null = open("/dev/null", O_WRONLY);
-		if (chdir(dir) != 0 || null < 0 || dup2(cmd[0], 3) < 0 || dup2(rep[1], 4) < 0 ||
-		    dup2(null, 1) < 0)
-			_exit(127);
-		for (int fd = 5; fd < 64; fd++)
-			close(fd);
-		setenv("MEMGUARD_HOST", "2", 1);
-		setenv("MEMGUARD_CMD_FD", "3", 1);
-		setenv("MEMGUARD_REPLY_FD", "4", 1);
-		setenv("MG_BENCH_TESTS", "200", 1);
-		setenv("MG_BENCH_STARTS", "starts.log", 1);
-		execl(MEMGUARD_BIN, "memguard", "__driver", "gtest", "--", GTEST_BENCH,
-		      (char *)NULL);
-		_exit(127);
-	}
-	close(cmd[0]);
-	close(rep[1]);
-	FILE *replies = fdopen(rep[0], "r");
-	CU_ASSERT_FATAL(replies != NULL);
+	pid_t pid = shim_by_hand(dir, "200", "starts.log", &cmd, &replies);
 	CU_ASSERT_FATAL(fgets(line, sizeof(line), replies) && !strncmp(line, "hello 2 ", 8));
 	for (int i = 0; i < 200; i++) {
 		char run[32];
 		snprintf(run, sizeof(run), "run Bench.t%05d\n", i);
-		put_all(cmd[1], run);
+		put_all(cmd, run);
 		if (i == 99)
 			nanosleep(&(struct timespec){0, 100 * 1000 * 1000}, NULL);
 	}
-	put_all(cmd[1], "fed\n");
+	put_all(cmd, "fed\n");
 	int results = 0, starts = 0;
 	while (results < 200 && fgets(line, sizeof(line), replies)) {
 		starts += !strncmp(line, "start ", 6);
@@ -485,16 +516,7 @@ static void gtest_fed_burst(void)
 	}
 	CU_ASSERT_EQUAL(starts, 200);
 	CU_ASSERT_EQUAL(results, 200);
-	put_all(cmd[1], "quit\n");
-	int bye = 0;
-	while (fgets(line, sizeof(line), replies))
-		bye |= !strncmp(line, "bye ", 4);
-	CU_ASSERT(bye);
-	fclose(replies);
-	close(cmd[1]);
-	int st = 0;
-	CU_ASSERT_FATAL(waitpid(pid, &st, 0) == pid);
-	CU_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	shim_by_hand_quit(pid, cmd, replies);
 	snprintf(path, sizeof(path), "%s/starts.log", dir);
 	CU_ASSERT_EQUAL(lines_in(path, "start "), 1);
 	unlink(path);
@@ -530,29 +552,10 @@ static long cpu_ticks(pid_t pid)
 static void gtest_listing_host_idle(void)
 {
 	char line[256];
-	int cmd[2], rep[2];
-	CU_ASSERT_FATAL(pipe(cmd) == 0 && pipe(rep) == 0);
-	pid_t pid = fork();
-	CU_ASSERT_FATAL(pid >= 0);
-	if (pid == 0) {
-		int null = open("/dev/null", O_WRONLY);
-		if (null < 0 || dup2(cmd[0], 3) < 0 || dup2(rep[1], 4) < 0 || dup2(null, 1) < 0)
-			_exit(127);
-		for (int fd = 5; fd < 64; fd++)
-			close(fd);
-		setenv("MEMGUARD_HOST", "2", 1);
-		setenv("MEMGUARD_CMD_FD", "3", 1);
-		setenv("MEMGUARD_REPLY_FD", "4", 1);
-		setenv("MG_BENCH_TESTS", "20", 1);
-		execl(MEMGUARD_BIN, "memguard", "__driver", "gtest", "--", GTEST_BENCH,
-		      (char *)NULL);
-		_exit(127);
-	}
-	close(cmd[0]);
-	close(rep[1]);
-	FILE *replies = fdopen(rep[0], "r");
-	CU_ASSERT_FATAL(replies != NULL);
-	put_all(cmd[1], "list\n");
+	int cmd;
+	FILE *replies;
+	pid_t pid = shim_by_hand(NULL, "20", NULL, &cmd, &replies);
+	put_all(cmd, "list\n");
 	int tests = 0, end = 0;
 	while (!end && fgets(line, sizeof(line), replies)) {
 		tests += !strncmp(line, "test ", 5);
@@ -566,16 +569,7 @@ static void gtest_listing_host_idle(void)
 	CU_ASSERT(before >= 0 && after >= 0);
 	/* idle: a few ticks at most, where a spin takes about 30 */
 	CU_ASSERT(after - before <= 5);
-	put_all(cmd[1], "quit\n");
-	int bye = 0;
-	while (fgets(line, sizeof(line), replies))
-		bye |= !strncmp(line, "bye ", 4);
-	CU_ASSERT(bye);
-	fclose(replies);
-	close(cmd[1]);
-	int st = 0;
-	CU_ASSERT_FATAL(waitpid(pid, &st, 0) == pid);
-	CU_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	shim_by_hand_quit(pid, cmd, replies);
 }
 
 /*
