@@ -10,13 +10,8 @@
 # run__git_lazy.
 set -eu
 mg=$1 host=$2
-command -v strace >/dev/null 2>&1 || { echo "SKIP: no strace"; exit 77; }
-d=$(mktemp -d)
-trap 'rm -rf "$d"' EXIT
-cd "$d"
-ASAN_OPTIONS="${ASAN_OPTIONS:-}${ASAN_OPTIONS:+:}detect_leaks=0"
-export ASAN_OPTIONS GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null
-fail() { echo "FAIL: $*" >&2; exit 1; }
+. "$(dirname "$0")/lazy_lib.sh"
+export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null
 git init -q -b main repo
 cd repo
 git -c user.email=t@example.invalid -c user.name=t commit -q --allow-empty -m c

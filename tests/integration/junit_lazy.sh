@@ -9,15 +9,8 @@
 # xmllint (ci/setup --test installs both). run__junit_lazy.
 set -eu
 mg=$1 host=$2
-command -v strace >/dev/null 2>&1 || { echo "SKIP: no strace"; exit 77; }
 command -v xmllint >/dev/null 2>&1 || { echo "SKIP: no xmllint"; exit 77; }
-d=$(mktemp -d)
-trap 'rm -rf "$d"' EXIT
-cd "$d"
-# LeakSanitizer cannot run under ptrace (spawn_vfork.sh says so too)
-ASAN_OPTIONS="${ASAN_OPTIONS:-}${ASAN_OPTIONS:+:}detect_leaks=0"
-export ASAN_OPTIONS
-fail() { echo "FAIL: $*" >&2; exit 1; }
+. "$(dirname "$0")/lazy_lib.sh"
 
 rc=0
 strace -qq -o plain.trace -e trace=openat,open "$mg" run -q -j 1 -- "$host" >out 2>&1 || rc=$?

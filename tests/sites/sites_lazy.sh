@@ -10,14 +10,7 @@
 # without strace (ci/setup --test installs it). sites__lazy.
 set -eu
 mg=$1 plain=$2 sites=$3
-command -v strace >/dev/null 2>&1 || { echo "SKIP: no strace"; exit 77; }
-d=$(mktemp -d)
-trap 'rm -rf "$d"' EXIT
-cd "$d"
-# LeakSanitizer cannot run under ptrace (spawn_vfork.sh says so too)
-ASAN_OPTIONS="${ASAN_OPTIONS:-}${ASAN_OPTIONS:+:}detect_leaks=0"
-export ASAN_OPTIONS
-fail() { echo "FAIL: $*" >&2; exit 1; }
+. "$(dirname "$0")/../integration/lazy_lib.sh"
 # the report's frames: "F" for each frame naming a function, "-" for each not
 frames() {
 	python3 -c '
