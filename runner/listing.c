@@ -249,6 +249,7 @@ int listing_run(run_ctx *c, name_list *out, mg_err *err)
 				}
 				if (listing_check_unique(c, out, err) < 0)
 					goto done;
+				out->list_flags = m.bytes; /* end: a shim's word on its listing */
 				n = mg_proto_put(cmd, sizeof(cmd), &(mg_msg){.kind = MG_CMD_QUIT});
 				if (write(spawn_cmd_fd(p), cmd, n) < 0) {
 					/* it may have gone: the wait below reaps it */
@@ -472,8 +473,9 @@ int listing_handoff(const run_ctx *c, const name_list *nl)
 	char *buf = mg_xrealloc(NULL, size);
 	/* whether the program is an ASan build (its probe's environment): read
 	 * once a run (listing_asan), not by every shim */
-	size_t len = (size_t)snprintf(buf, 64, "%llu %llu %d\n", (unsigned long long)nl->va,
-	                              (unsigned long long)nl->rss, c->program_asan);
+	size_t len = (size_t)snprintf(buf, 64, "%llu %llu %d %llu\n", (unsigned long long)nl->va,
+	                              (unsigned long long)nl->rss, c->program_asan,
+	                              (unsigned long long)nl->list_flags);
 	for (size_t i = 0; i < nl->n; i++) {
 		memcpy(buf + len, nl->names[i], nl->lens[i]);
 		len += nl->lens[i];

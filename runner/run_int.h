@@ -314,6 +314,7 @@ typedef struct name_list {
 	size_t n, cap;
 	char arch[8];
 	uint64_t va, rss;      /* the listing host's hello */
+	uint64_t list_flags;   /* its end line's MG_LIST_* (a shim's word on its listing) */
 	struct list_dep *deps; /* its after and needs lines */
 	size_t ndeps, capdeps;
 } name_list;

@@ -457,7 +457,7 @@ static inline void mg_catch2_argv_run(outcome *o, const char *prog, const char *
 {
 	static const char *const names[] = {"a passes", "b fails", "#c hash name", "d passes",
 	                                    "e passes"};
-	const char *const env[] = {"C2_ARGV_LOG=argv.log", NULL};
+	const char *const env[] = {"C2_ARGV_LOG=argv.log", "C2_LIST_LOG=list.log", NULL};
 	const char *argv[16];
 	int n = 0;
 	argv[n++] = MEMGUARD_BIN;
@@ -507,6 +507,20 @@ static inline size_t mg_argv_log(const outcome *o, char *buf, size_t cap, const 
 		*nl = 0;
 		p = nl + 1;
 	}
+	return n;
+}
+
+/* How many lines of path start with prefix (any size of file; 0 when
+ * there is no file). */
+static inline long mg_lines_in(const char *path, const char *prefix)
+{
+	char line[4096];
+	long n = 0;
+	FILE *f = fopen(path, "r");
+	while (f && fgets(line, sizeof(line), f))
+		n += !strncmp(line, prefix, strlen(prefix));
+	if (f)
+		fclose(f);
 	return n;
 }
 

@@ -293,25 +293,17 @@ static int c2_user_shards(char *const *cmd, int ncmd)
 }
 
 /*
- * 1 when the program run with argv (a CATCH2_RUN_SPECS run, argc words,
- * room for 4 more) lists exactly g->list, in its order, one name a line
- * and no other line: Catch2 then counts and orders the tests as the list
- * does, so its shards are the list's chunks. A name of two test cases
- * (v3's same name: g->list has it once), a static constructor's line
- * makes it 0. Listed once a shim (g->c2_shardable).
+ * 1 when a listing's output (v3's quiet --list-tests) is exactly g->list,
+ * in its order, one name a line and no other line: Catch2 then counts and
+ * orders the tests as the list does, so its shards are the list's chunks.
+ * A name of two test cases (v3's same name: g->list has it once), a static
+ * constructor's line makes it 0.
  */
-static int c2_lists_the_list(shim *s, gtest *g, char **argv, int argc)
+int catch2_out_is_list(const gtest *g, const char *out, size_t len)
 {
-	char *out = NULL;
-	size_t len = 0, total = shim_names_count(g->list), i = 0;
-	mg_exit_end status;
-	argv[argc] = "--list-tests";
-	argv[argc + 1] = "--verbosity";
-	argv[argc + 2] = "quiet";
-	argv[argc + 3] = NULL;
-	int ok = shim_capture(s, argv, &out, &len, &status) == 0 && !status.signo &&
-	         !status.status && out;
+	size_t total = shim_names_count(g->list), i = 0;
 	const char *p = out, *end = out + len;
+	int ok = out != NULL;
 	for (; ok && p < end && i < total; i++) {
 		size_t n, ln;
 		const char *name = shim_names_at(g->list, i, &n);
@@ -327,7 +319,23 @@ static int c2_lists_the_list(shim *s, gtest *g, char **argv, int argc)
 			ok = ln == n && !memcmp(p, name, n);
 		p = nl + 1;
 	}
-	ok = ok && i == total && p == end;
+	return ok && i == total && p == end;
+}
+
+/* catch2_out_is_list of the program run with argv (a CATCH2_RUN_SPECS run,
+ * argc words, room for 4 more): a shim's check where the run's listing did
+ * not say (g->c2_listed). Listed once a shim (g->c2_shardable). */
+static int c2_lists_the_list(shim *s, gtest *g, char **argv, int argc)
+{
+	char *out = NULL;
+	size_t len = 0;
+	mg_exit_end status;
+	argv[argc] = "--list-tests";
+	argv[argc + 1] = "--verbosity";
+	argv[argc + 2] = "quiet";
+	argv[argc + 3] = NULL;
+	int ok = shim_capture(s, argv, &out, &len, &status) == 0 && !status.signo &&
+	         !status.status && catch2_out_is_list(g, out, len);
 	free(out);
 	argv[argc] = NULL;
 	return ok;
@@ -369,8 +377,14 @@ void catch2_begin(shim *s, gtest *g, size_t k)
 	if (argv && !whole && contiguous && g->catch2_v3 && !c2_user_shards(cmd, ncmd) &&
 	    catch2_chunk_of(total, shards, (size_t)from, k, &index)) {
 		argc = catch2_args(cmd, ncmd, argv, CATCH2_RUN_SPECS, 1);
+		/* the run's listing says (the listing host listed with these
+		 * arguments: catch2_args's listing is the specs' run but for the
+		 * user's shard options, which leave this out), else one more */
 		if (!g->c2_shardable)
-			g->c2_shardable = c2_lists_the_list(s, g, argv, argc) ? 1 : -1;
+			g->c2_shardable = g->c2_listed == MG_LIST_CLEAN         ? 1
+			                  : g->c2_listed == MG_LIST_UNCLEAN     ? -1
+			                  : c2_lists_the_list(s, g, argv, argc) ? 1
+			                                                        : -1;
 		by_shard = g->c2_shardable > 0;
 		snprintf(shard_n, sizeof(shard_n), "%zu", shards);
 		snprintf(shard_i, sizeof(shard_i), "%zu", index);

@@ -574,6 +574,12 @@ static int load_list(shim *s, gtest *g, uint64_t *va, uint64_t *rss)
 	                          shim_names_count(g->list))
 	                       : gtest_parse_list(out, len, add_name, g->list);
 	g->list_status = g->catch2 ? 0 : status.status;
+	/* said in the listing host's end line, so no lane's shim lists again
+	 * to check it (catch2_begin) */
+	if (g->catch2_v3)
+		g->c2_listed = !skip && !status.status && catch2_out_is_list(g, out, len)
+		                   ? MG_LIST_CLEAN
+		                   : MG_LIST_UNCLEAN;
 	if (g->list_status && !got) {
 		shim_say_failed(status, "'%s %s'", cmd[0], argv[ncmd]);
 		goto out;
@@ -616,6 +622,7 @@ static int g_list(shim *s)
 		const char *name = shim_names_at(g->list, i, &n);
 		shim_test(s, name, n);
 	}
+	shim_list_flags(s, g->c2_listed);
 	return 0;
 }
 
@@ -665,7 +672,10 @@ static int listing_take(gtest *g)
 	while (*p == ' ')
 		p++;
 	if (*p == '0' || *p == '1')
-		g->asan = *p == '1';
+		g->asan = *p++ == '1';
+	uint64_t flags = next_u64(&p); /* the listing host's end line's flags */
+	if (flags == MG_LIST_CLEAN || flags == MG_LIST_UNCLEAN)
+		g->c2_listed = (unsigned)flags;
 	const char *nl = memchr(p, '\n', size - (size_t)(p - buf));
 	shim_names_free(g->list);
 	g->list = shim_names_new();

@@ -48,6 +48,9 @@ typedef struct gtest {
 	/* v3 lists g->list itself, each name once: its shards are the list's
 	 * chunks (catch2_begin); 0 not known yet, -1 no */
 	int c2_shardable;
+	/* v3: MG_LIST_CLEAN or MG_LIST_UNCLEAN when a listing said so (its
+	 * own, load_list; the run's, listing_take); 0 not known */
+	unsigned c2_listed;
 	char c2_enc[4096]; /* its name as the XML has it (the probe's end line) */
 	/* the program aborted its run as the user's -a/-x asked (catch2_aborted):
 	 * why the tests it and this shim's later programs do not run are skip */
@@ -262,6 +265,9 @@ void catch2_begin(shim *s, gtest *g, size_t k);
 /* Catch2 v3's --shard-index I of --shard-count n whose chunk of t tests
  * is [from, from + k): 1 and *i; 0 when none is (n < 2: no shards). */
 int catch2_chunk_of(size_t t, size_t n, size_t from, size_t k, size_t *i);
+/* 1 when a listing's output is exactly g->list, one name a line, each
+ * once (v3: Catch2's shards are then the list's chunks). */
+int catch2_out_is_list(const gtest *g, const char *out, size_t len);
 /* The program ended its run itself (its XML's totals written), with
  * failures, exiting non-zero (not by a signal), before the end of its batch: when the user
  * gave -a/--abort or -x/--abortx N, that is Catch2 aborting the run as

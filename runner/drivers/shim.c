@@ -122,7 +122,8 @@ struct shim {
 	char **set_names; /* variables (not MEMGUARD_*) set or removed for children */
 	size_t nset;
 
-	size_t unfed; /* run lines read since the runner's last "fed" */
+	size_t unfed;        /* run lines read since the runner's last "fed" */
+	uint64_t list_flags; /* MG_LIST_*: the driver's word on its listing (end) */
 	/* starts every child: made first, while we are small, so that a test's
 	 * ru_maxrss is its own, not the copy of us a fork would give it */
 	spawn_spawner *spawner;
@@ -998,6 +999,11 @@ static void __attribute__((noreturn)) violation(shim *s, const char *line)
 	_exit(3);
 }
 
+void shim_list_flags(shim *s, uint64_t flags)
+{
+	s->list_flags = flags;
+}
+
 static void do_list(shim *s)
 {
 	s->listed = 0;
@@ -1006,7 +1012,7 @@ static void do_list(shim *s)
 		child_kill(s);
 		_exit(3);
 	}
-	mg_msg end = {.kind = MG_MSG_END, .count = s->listed};
+	mg_msg end = {.kind = MG_MSG_END, .count = s->listed, .bytes = s->list_flags};
 	buf_add_msg(&s->reply, &end);
 	reply_flush(s);
 }

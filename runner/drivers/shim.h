@@ -95,6 +95,10 @@ void shim_test(shim *s, const char *name, size_t len);
  * fixture's setup and a failure of it means the test is not run (CTest's
  * DEPENDS and FIXTURES_REQUIRED: "after" and "needs" lines). */
 void shim_test_after(shim *s, size_t index, const char *fixture);
+/* The driver's word on the listing it answers list with (MG_LIST_*, in
+ * its end line), set during its list op: lanes' shims get it in the run's
+ * listing (catch2 v3: no listing of their own to check it). */
+void shim_list_flags(shim *s, uint64_t flags);
 
 /* The queue of run lines not answered yet; index 0 is the head. */
 size_t shim_queued(const shim *s);

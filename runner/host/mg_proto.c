@@ -413,7 +413,12 @@ int mg_proto_parse(mg_msg *out, char *line, size_t len)
 	case MG_MSG_PIN:
 	case MG_MSG_HELDIN:
 		return take_name(&c, out); /* non-empty text, escaped like a name */
-	case MG_MSG_END:
+	case MG_MSG_END:                   /* a shim may add its MG_LIST_* flags */
+		if (take_field(&c, &out->count) < 0)
+			return -1;
+		if (c.p != c.end && (take_field(&c, &out->bytes) < 0 || !out->bytes))
+			return -1;
+		return at_end(&c);
 	case MG_MSG_AFTER:
 		if (take_field(&c, &out->count) < 0)
 			return -1;
@@ -604,6 +609,10 @@ size_t mg_proto_put(char *dst, size_t cap, const mg_msg *m)
 		put_text(&w, m->text, m->text_len);
 		break;
 	case MG_MSG_END:
+		put_field(&w, m->count);
+		if (m->bytes)
+			put_field(&w, m->bytes);
+		break;
 	case MG_MSG_AFTER:
 		put_field(&w, m->count);
 		break;

@@ -130,6 +130,12 @@ typedef struct mg_frame {
 #define MG_PROTO_BUILD_ID_MAX 64 /* hex digits of a build-id on the wire */
 #define MG_PROTO_PINS_MAX     16 /* pin lines after one site or held line (6d) */
 
+/* A shim's word on its listing, in its end line (driver shims only): the
+ * program's listing output was the list exactly, one name a line, each
+ * once (catch2 v3: its shards are the list's chunks), or it was not. */
+#define MG_LIST_CLEAN   1u
+#define MG_LIST_UNCLEAN 2u
+
 /* Mirrored field for field by memguard_pytest.py's _Msg (ctypes): change both. */
 typedef struct mg_msg {
 	mg_msg_kind kind;
@@ -141,7 +147,8 @@ typedef struct mg_msg {
 	                    * peak: va; expect: va = the rise above the test's start */
 	uint64_t count;    /* end; expect: 1 when "known" (v4); after, needs: the index */
 	mg_why why;        /* recycle (v2) */
-	uint64_t bytes;    /* recycle growth/gap/peak: the figure; dying: VmPeak; expect: growth */
+	uint64_t bytes;    /* recycle growth/gap/peak: the figure; dying: VmPeak; expect: growth;
+	                    * end: a shim's MG_LIST_* flags (0: none, not written) */
 	int sig;           /* dying: the signal */
 	mg_msg_kind state; /* extra: MG_MSG_FAIL or MG_MSG_ERROR */
 	size_t name_len;  /* extra: the name is text's first name_len bytes, the message the rest */

@@ -295,7 +295,11 @@ static void catch2v3_x86(void)
  * with --shard-count/--shard-index (-j 2: 3 and 2 tests; -j 3: 2, 2, 1),
  * never as an --input-file, which Catch2 matches every test case against
  * name by name (tests x names; before: every batch was one); after a
- * recycle the rest is one again. The states are the direct run's. */
+ * recycle the rest is one again. The states are the direct run's. The
+ * program is listed twice a run (the listing host's listing and its
+ * listing of no test), never by a lane's shim checking that the program
+ * lists the list: the listing host said so (its end line; before, each
+ * lane's shim listed once more). */
 static void catch2v3_no_input_file(void)
 {
 	CU_ASSERT_EQUAL(mg_direct_argv(CATCH2V3_ARGV, (const char *[]){NULL}, NULL), 42);
@@ -320,6 +324,9 @@ static void catch2v3_no_input_file(void)
 		 * recycle what is left may be one (and the failure of a program
 		 * recycled at its end runs again in a fresh one, as before) */
 		CU_ASSERT(runs[r].recycle ? n >= runs[r].tests : n == runs[r].tests);
+		char path[256];
+		snprintf(path, sizeof(path), "%s/list.log", o.dir);
+		CU_ASSERT_EQUAL(mg_lines_in(path, "listed"), 2);
 		for (size_t i = 0; i < n; i++) {
 			CU_ASSERT_PTR_NOT_NULL(strstr(line[i], runs[r].want));
 			if (!runs[r].recycle || i == 0)

@@ -366,19 +366,6 @@ static void gtest_probe_static(void)
 	done(&o);
 }
 
-/* How many lines of path start with prefix (any size of file). */
-static long lines_in(const char *path, const char *prefix)
-{
-	char line[4096];
-	long n = 0;
-	FILE *f = fopen(path, "r");
-	while (f && fgets(line, sizeof(line), f))
-		n += !strncmp(line, prefix, strlen(prefix));
-	if (f)
-		fclose(f);
-	return n;
-}
-
 /* Whether the run left a filter file in its TMPDIR (the test's directory). */
 static int filter_left(const outcome *o)
 {
@@ -404,8 +391,8 @@ static void gtest_one_program(void)
 	CU_ASSERT_FATAL(o.report != NULL);
 	CU_ASSERT_EQUAL(count(o.report, "pass"), 20000);
 	snprintf(path, sizeof(path), "%s/starts.log", o.dir);
-	CU_ASSERT_EQUAL(lines_in(path, "start "), 1);
-	if (lines_in(path, "start ") != 1) {
+	CU_ASSERT_EQUAL(mg_lines_in(path, "start "), 1);
+	if (mg_lines_in(path, "start ") != 1) {
 		char cmd[300];
 		snprintf(cmd, sizeof(cmd), "cat '%s' >&2; ls -la '%s' >&2", path, o.dir);
 		fprintf(stderr, "starts.log:\n");
@@ -413,7 +400,7 @@ static void gtest_one_program(void)
 		fprintf(stderr, "stderr: %s\n", o.err);
 	}
 	snprintf(path, sizeof(path), "%s/body.log", o.dir);
-	CU_ASSERT_EQUAL(lines_in(path, "body "), 20000);
+	CU_ASSERT_EQUAL(mg_lines_in(path, "body "), 20000);
 	json_t *gens =
 	    json_object_get(json_array_get(json_object_get(o.report, "shards"), 0), "generations");
 	CU_ASSERT_EQUAL(json_array_size(gens), 1);
@@ -518,7 +505,7 @@ static void gtest_fed_burst(void)
 	CU_ASSERT_EQUAL(results, 200);
 	shim_by_hand_quit(pid, cmd, replies);
 	snprintf(path, sizeof(path), "%s/starts.log", dir);
-	CU_ASSERT_EQUAL(lines_in(path, "start "), 1);
+	CU_ASSERT_EQUAL(mg_lines_in(path, "start "), 1);
 	unlink(path);
 	CU_ASSERT(rmdir(dir) == 0);
 }
@@ -611,10 +598,10 @@ static void gtest_long_filter(void)
 	CU_ASSERT(strstr(o.out, "Note:") == NULL);
 	char lp[160];
 	snprintf(lp, sizeof(lp), "%s/starts.log", o.dir);
-	CU_ASSERT_EQUAL(lines_in(lp, "start "), 1);
+	CU_ASSERT_EQUAL(mg_lines_in(lp, "start "), 1);
 	snprintf(lp, sizeof(lp), "%s/body.log", o.dir);
-	CU_ASSERT_EQUAL(lines_in(lp, "body "), 6000);
-	CU_ASSERT_EQUAL(lines_in(lp, "body Bench.t00001"), 0);
+	CU_ASSERT_EQUAL(mg_lines_in(lp, "body "), 6000);
+	CU_ASSERT_EQUAL(mg_lines_in(lp, "body Bench.t00001"), 0);
 	snprintf(name, sizeof(name), "Bench.t11998%.194s", xs);
 	json_t *t = find_test(o.report, name);
 	CU_ASSERT(t && (!json_object_get(t, "output") ||
@@ -633,9 +620,9 @@ static void gtest_long_filter(void)
 	CU_ASSERT_FATAL(o.report != NULL);
 	CU_ASSERT_EQUAL(count(o.report, "pass"), 6000);
 	snprintf(lp, sizeof(lp), "%s/body.log", o.dir);
-	CU_ASSERT_EQUAL(lines_in(lp, "body "), 6000);
+	CU_ASSERT_EQUAL(mg_lines_in(lp, "body "), 6000);
 	snprintf(lp, sizeof(lp), "%s/starts.log", o.dir);
-	CU_ASSERT(lines_in(lp, "start ") >= 10); /* 120 KiB batches of 207-byte names */
+	CU_ASSERT(mg_lines_in(lp, "start ") >= 10); /* 120 KiB batches of 207-byte names */
 	CU_ASSERT(!filter_left(&o));
 	done(&o);
 	/* the whole list with a user filter: that filter, short */
@@ -681,10 +668,10 @@ static void gtest_user_filter(void)
 		CU_ASSERT_EQUAL(count(o.report, "pass"), 100);
 		CU_ASSERT_EQUAL(ntests(o.report), 100);
 		snprintf(lp, sizeof(lp), "%s/body.log", o.dir);
-		CU_ASSERT_EQUAL(lines_in(lp, "body "), 100);
-		CU_ASSERT_EQUAL(lines_in(lp, "body Bench.t001"), 100);
+		CU_ASSERT_EQUAL(mg_lines_in(lp, "body "), 100);
+		CU_ASSERT_EQUAL(mg_lines_in(lp, "body Bench.t001"), 100);
 		snprintf(lp, sizeof(lp), "%s/starts.log", o.dir);
-		CU_ASSERT_EQUAL(lines_in(lp, "start "), 1);
+		CU_ASSERT_EQUAL(mg_lines_in(lp, "start "), 1);
 		done(&o);
 		/* without memguard's filter: the user's 900, one start */
 		mg(&o,
@@ -694,7 +681,7 @@ static void gtest_user_filter(void)
 		CU_ASSERT(exited_with(&o, 0));
 		CU_ASSERT_EQUAL(count(o.report, "pass"), 900);
 		snprintf(lp, sizeof(lp), "%s/body.log", o.dir);
-		CU_ASSERT_EQUAL(lines_in(lp, "body "), 900);
+		CU_ASSERT_EQUAL(mg_lines_in(lp, "body "), 900);
 		done(&o);
 	}
 }
@@ -718,10 +705,10 @@ static void gtest_static_batches(void)
 	CU_ASSERT_FATAL(o.report != NULL);
 	CU_ASSERT_EQUAL(count(o.report, "pass"), 3000);
 	snprintf(lp, sizeof(lp), "%s/starts.log", o.dir);
-	long starts = lines_in(lp, "start ");
+	long starts = mg_lines_in(lp, "start ");
 	CU_ASSERT(starts >= 5 && starts <= 6);
 	snprintf(lp, sizeof(lp), "%s/body.log", o.dir);
-	CU_ASSERT_EQUAL(lines_in(lp, "body "), 3000);
+	CU_ASSERT_EQUAL(mg_lines_in(lp, "body "), 3000);
 	done(&o);
 }
 
@@ -745,7 +732,7 @@ static void gtest_lanes_prefixes(void)
 		CU_ASSERT_FATAL(o.report != NULL);
 		CU_ASSERT_EQUAL(count(o.report, "pass"), want[i]);
 		snprintf(lp, sizeof(lp), "%s/body.log", o.dir);
-		CU_ASSERT_EQUAL(lines_in(lp, "body "), want[i]);
+		CU_ASSERT_EQUAL(mg_lines_in(lp, "body "), want[i]);
 		snprintf(line, sizeof(line), "sort '%s' | uniq -d | grep -q .", lp);
 		CU_ASSERT(system(line) != 0); /* no body twice */
 		done(&o);

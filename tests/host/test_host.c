@@ -71,7 +71,16 @@ static void parse_names(void)
 	CU_ASSERT_EQUAL_FATAL(parse(&m, "end 10000"), 0);
 	CU_ASSERT_EQUAL(m.kind, MG_MSG_END);
 	CU_ASSERT_EQUAL(m.count, 10000);
+	CU_ASSERT_EQUAL(m.bytes, 0);
 	CU_ASSERT_EQUAL(parse(&m, "end 7 ordered"), -1); /* no longer a form */
+	/* a driver shim's word on its listing (MG_LIST_*), never 0 written */
+	CU_ASSERT_EQUAL_FATAL(parse(&m, "end 3 1"), 0);
+	CU_ASSERT_EQUAL(m.kind, MG_MSG_END);
+	CU_ASSERT_EQUAL(m.count, 3);
+	CU_ASSERT_EQUAL(m.bytes, MG_LIST_CLEAN);
+	CU_ASSERT_EQUAL(parse(&m, "end 3 0"), -1);
+	CU_ASSERT_EQUAL(parse(&m, "end 3 "), -1);
+	CU_ASSERT_EQUAL(parse(&m, "end 3 1 2"), -1);
 	/* the ctest shim's listing of tests that wait for others */
 	CU_ASSERT_EQUAL_FATAL(parse(&m, "after 7"), 0);
 	CU_ASSERT_EQUAL(m.kind, MG_MSG_AFTER);
@@ -90,6 +99,11 @@ static void parse_names(void)
 	char w[64];
 	int wn = mg_proto_put(w, sizeof(w), &(mg_msg){.kind = MG_MSG_AFTER, .count = 7});
 	CU_ASSERT(wn == 8 && !memcmp(w, "after 7\n", 8));
+	wn = mg_proto_put(w, sizeof(w), &(mg_msg){.kind = MG_MSG_END, .count = 3});
+	CU_ASSERT(wn == 6 && !memcmp(w, "end 3\n", 6));
+	wn = mg_proto_put(w, sizeof(w),
+	                  &(mg_msg){.kind = MG_MSG_END, .count = 3, .bytes = MG_LIST_UNCLEAN});
+	CU_ASSERT(wn == 8 && !memcmp(w, "end 3 2\n", 8));
 	wn = mg_proto_put(
 	    w, sizeof(w),
 	    &(mg_msg){.kind = MG_MSG_NEEDS, .count = 12, .text = "a\nb", .text_len = 3});
@@ -282,7 +296,8 @@ static void parse_malformed(void)
 	    "run \\",
 	    "run a\\tb",
 	    "end",
-	    "end 1 2",
+	    "end 1 0", /* no flags are written as none ("end 1 2": MG_LIST_UNCLEAN) */
+	    "end 1 2 3",
 	    "end -1",
 	    "end ",
 	    "recycle 1",
