@@ -4,9 +4,13 @@
  * ("prog case"), or all with no argument. Exit 0 only if no assert failed.
  * "prog --cases" prints the case names, one a line: CTest's NAME__case_list
  * (tests/case_list.cmake) compares them with the cases CMake registers.
+ * A case of 32-bit programs exits 77 where this kernel refuses them
+ * (mg_x86.h).
  */
 #ifndef MG_TEST_H
 #define MG_TEST_H
+
+#include "mg_x86.h"
 
 #include <CUnit/Basic.h>
 #include <stdio.h>
@@ -25,6 +29,8 @@ static inline int mg_test_main(const char *suite, const mg_case *cases, size_t n
 			printf("%s\n", cases[i].name);
 		return fflush(stdout) == 0 ? 0 : 2;
 	}
+	if (argc > 1 && mg_x86_refused(argv[1]))
+		return 77;
 	if (CU_initialize_registry() != CUE_SUCCESS)
 		return 2;
 	CU_pSuite s = CU_add_suite(suite, NULL, NULL);

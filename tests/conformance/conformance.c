@@ -15,6 +15,8 @@
  *       CTest directory whose tests are such programs: each test's state
  *       must be its program's direct verdict
  */
+#include "mg_x86.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
@@ -463,6 +465,8 @@ int main(int argc, char **argv)
 		                "conformance ctest CTEST DIR LANES\n");
 		return 2;
 	}
+	if (mg_x86_refused(argv[2]))
+		return 77;
 	if (!mkdtemp(dir))
 		return 3;
 	/* The programs' temporary files go in this run's folder: GoogleTest's

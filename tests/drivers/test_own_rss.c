@@ -212,7 +212,7 @@ static void ctest_arch_x86(void)
 }
 
 /* Mixed: ctest's own (x64 here). */
-static void ctest_arch_mixed(void)
+static void ctest_arch_mixed_x86(void)
 {
 	ctest_arch(OWN_RSS32, OWN_RSS64, sizeof(void *) == 8 ? "x64" : "x86",
 	           sizeof(void *) == 8 ? "rss=" : "va=3.50GiB");
@@ -221,7 +221,7 @@ static void ctest_arch_mixed(void)
 static const mg_case cases[] = {
     {"own_rss_exec_x64", own_rss_exec_x64},   {"own_rss_exec_x86", own_rss_exec_x86},
     {"own_rss_ctest_x64", own_rss_ctest_x64}, {"own_rss_ctest_x86", own_rss_ctest_x86},
-    {"ctest_arch_x86", ctest_arch_x86},       {"ctest_arch_mixed", ctest_arch_mixed},
+    {"ctest_arch_x86", ctest_arch_x86},       {"ctest_arch_mixed_x86", ctest_arch_mixed_x86},
 };
 
 MG_TEST_MAIN("drivers_own_rss", cases)
