@@ -343,25 +343,28 @@ static void child_kill(shim *s)
  * *out_fd: its piped stdout or -1.
  */
 static pid_t fork_child(shim *s, char *const argv[], int pipe_out, int *out_fd, int *err_fd,
-                        int extra_fd, int extra_target)
+                        int extra_fd, int extra_target, int measured)
 {
 	char path[4096];
 	mg_err err;
 	spawn_proc *p;
 	spawn_options so = SPAWN_OPTIONS_INIT;
 	char **envp = env_for_child(s);
-	/* the spawner's clone (else a fork): the child's ru_maxrss is a figure
-	 * here (reap), and it holds the peak RSS of the memory the child had
-	 * before its exec: a vfork'd child's would be all of our own, a fork's
-	 * the copy of ours, the spawner's the copy of a process that stays small */
+	/* measured: the spawner's clone (else a fork): the child's ru_maxrss is
+	 * a figure here (reap), and it holds the peak RSS of the memory the
+	 * child had before its exec: a vfork'd child's would be all of our own,
+	 * a fork's the copy of ours, the spawner's the copy of a process that
+	 * stays small. A listing (shim_capture) is no test's: a vfork, with no
+	 * round trip through the spawner */
 	so.flags = (pipe_out ? SPAWN_CAPTURE_OUT : 0) | (err_fd ? SPAWN_CAPTURE_ERR : 0) |
-	           SPAWN_FORK | (pipe_out == SHIM_OUT_MERGED && !err_fd ? SPAWN_ERR_TO_OUT : 0);
+	           (measured ? SPAWN_FORK : 0) |
+	           (pipe_out == SHIM_OUT_MERGED && !err_fd ? SPAWN_ERR_TO_OUT : 0);
 	so.envp = envp;
 	so.extra_fd = extra_fd;
 	so.extra_target = extra_target;
 	so.extra_fd2 = s->pass_fd;
 	so.extra_target2 = s->pass_target;
-	so.spawner = s->spawner;
+	so.spawner = measured ? s->spawner : NULL;
 	*out_fd = -1;
 	int rc = spawn_resolve(path, sizeof(path), argv[0], &err) < 0 ||
 	                 spawn_start(&p, path, argv, &so, &err) < 0
@@ -386,7 +389,7 @@ int shim_spawn_fd(shim *s, char *const argv[], int pipe_out, int fd, int target)
 {
 	int out, err = -1;
 	pid_t pid =
-	    fork_child(s, argv, pipe_out, &out, s->ops->tail_stderr ? &err : NULL, fd, target);
+	    fork_child(s, argv, pipe_out, &out, s->ops->tail_stderr ? &err : NULL, fd, target, 1);
 	if (pid < 0)
 		return -1;
 	if (out >= 0)
@@ -426,7 +429,7 @@ int shim_capture_fd(shim *s, char *const argv[], char **out, size_t *len, mg_exi
 {
 	int fd;
 	*out = NULL;
-	pid_t pid = fork_child(s, argv, 1, &fd, NULL, extra, target);
+	pid_t pid = fork_child(s, argv, 1, &fd, NULL, extra, target, 0);
 	if (pid < 0)
 		return -1;
 	if (spawn_read_all(fd, out, len) < 0) {

@@ -132,7 +132,8 @@ pid_t shim_child(const shim *s);
 /*
  * Runs argv to its end (blocking), its stdout collected into *out (malloc'd,
  * NUL-terminated, *len bytes) and how it ended into *status; stderr
- * inherited. For listing. 0, or -1 after a message on stderr.
+ * inherited. For listing: no test's figures, so a vfork, not the spawner's
+ * clone. 0, or -1 after a message on stderr.
  */
 int shim_capture(shim *s, char *const argv[], char **out, size_t *len, mg_exit_end *status);
 /* One line on stderr: "memguard: WHAT exited with status N" (or "was killed

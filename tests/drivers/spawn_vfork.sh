@@ -3,10 +3,12 @@
 # vfork, not fork (runner/spawn.c): a fork copies the parent's page tables.
 # memguard run --driver gtest (a listing host and a lane's host) followed
 # with strace -f: the runner creates processes only by vfork (clone with
-# CLONE_VM|CLONE_VFORK), one a host. A shim starts its program with a fork
-# (SPAWN_FORK: the program's ru_maxrss is a figure there, and a vfork'd
-# child's would be all of the shim's peak RSS): each shim forks, never
-# vforks. --contain none: the PID namespace's init is forked (once a run,
+# CLONE_VM|CLONE_VFORK), one a host. A shim starts the program whose tests
+# it runs with a fork (SPAWN_FORK, its spawner: the program's ru_maxrss is
+# a figure there, and a vfork'd child's would be all of the shim's peak
+# RSS): each shim forks, and vforks only its listing (no test's figures;
+# each child of a shim's vfork execs the program with --gtest_list_tests,
+# and one does). --contain none: the PID namespace's init is forked (once a run,
 # not a spawn) and namespaced pids would not match strace's.
 # Skipped (77) without strace (ci/setup --test installs it).
 set -u
@@ -35,9 +37,18 @@ other=$(awk -v p="$runner" '$1 == p && /(^| )(fork|clone|clone3)\(/ && !/CLONE_T
 echo "runner $runner: $v vfork"
 [ "$v" -ge 2 ] || fail "the runner started $v hosts by vfork: $(grep "^$runner " "$dir/t")"
 [ -z "$other" ] || fail "the runner created a process another way: $other"
+listings=0
 for p in $shims; do
 	v=$(awk -v p="$p" '$1 == p && / vfork\(/' "$dir/t" | wc -l)
 	f=$(awk -v p="$p" '$1 == p && /(^| )(fork|clone)\(/' "$dir/t" | wc -l)
 	echo "shim $p: $f fork, $v vfork"
-	[ "$v" -eq 0 ] && [ "$f" -ge 1 ] || fail "shim $p: $f forks, $v vforks"
+	[ "$f" -ge 1 ] || fail "shim $p: $f forks, $v vforks"
+	# the children of its vforks: "vfork() = C" or "<... vfork resumed>) = C"
+	for c in $(awk -v p="$p" '$1 == p && /vfork/ && /= [0-9]+$/ { print $NF }' "$dir/t"); do
+		e=$(awk -v c="$c" '$1 == c && /execve\(/ && !/= -1/' "$dir/t")
+		echo "$e" | grep -q -- '--gtest_list_tests' ||
+			fail "shim $p vforked $c, which is no listing: $e"
+		listings=$((listings + 1))
+	done
 done
+[ "$listings" -eq 1 ] || fail "$listings listings by vfork, not 1"
