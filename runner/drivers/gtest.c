@@ -634,17 +634,22 @@ static int g_list(shim *s)
  * closed (the program does not inherit it); any other fd 5 is the shim's
  * own (its SIGCHLD pipe, in the listing host) and is left alone.
  */
-static int listing_take(gtest *g)
+static int listing_handed(void)
 {
 	char link[64], path[32];
-	struct stat st;
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", MG_LISTING_FD);
 	ssize_t ln = readlink(path, link, sizeof(link) - 1);
 	if (ln <= 0)
-		return -1;
+		return 0;
 	link[ln] = 0;
 	/* only the runner's memfd: "/memfd:memguard-listing (deleted)" */
-	if (strncmp(link, "/memfd:" MG_LISTING_NAME " ", sizeof("/memfd:" MG_LISTING_NAME)))
+	return !strncmp(link, "/memfd:" MG_LISTING_NAME " ", sizeof("/memfd:" MG_LISTING_NAME));
+}
+
+static int listing_take(gtest *g)
+{
+	struct stat st;
+	if (!listing_handed())
 		return -1;
 	if (fstat(MG_LISTING_FD, &st) < 0 || st.st_size < 4) {
 		close(MG_LISTING_FD);
@@ -700,6 +705,10 @@ static int listing_take(gtest *g)
 static void g_hello(shim *s, uint64_t *va, uint64_t *rss)
 {
 	gtest *g = shim_ctx(s);
+	/* a lane's host, handed the run's listing, runs tests: its spawner
+	 * starts now, while we are small; the listing host starts none */
+	if (listing_handed())
+		shim_spawner_start(s);
 	listing_take(g); /* first: it says whether the program is an ASan build */
 	if (!g->probe_state)
 		probe_setup(s, g, 0);
@@ -1364,6 +1373,7 @@ int gtest_run(const shim_args *a, int catch2, int catch2_v3)
 {
 	static const shim_ops ops = {
 	    .measure = SHIM_MEASURE_CHILD,
+	    .spawner_late = 1,
 	    .self_recycle = 1,
 	    .hello = g_hello,
 	    .list = g_list,
@@ -1378,6 +1388,7 @@ int gtest_run(const shim_args *a, int catch2, int catch2_v3)
 	};
 	static const shim_ops c2_ops = {
 	    .measure = SHIM_MEASURE_CHILD,
+	    .spawner_late = 1,
 	    .self_recycle = 1,
 	    .hello = g_hello,
 	    .list = g_list,

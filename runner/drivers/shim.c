@@ -124,9 +124,11 @@ struct shim {
 
 	size_t unfed;        /* run lines read since the runner's last "fed" */
 	uint64_t list_flags; /* MG_LIST_*: the driver's word on its listing (end) */
-	/* starts every child: made first, while we are small, so that a test's
-	 * ru_maxrss is its own, not the copy of us a fork would give it */
+	/* starts every child whose figures count: made first, while we are
+	 * small, so that a test's ru_maxrss is its own, not the copy of us a
+	 * fork would give it (shim_spawner_start); a listing host makes none */
 	spawn_spawner *spawner;
+	int spawner_tried;
 };
 
 static int sigchld_pipe[2] = {-1, -1};
@@ -364,6 +366,8 @@ static pid_t fork_child(shim *s, char *const argv[], int pipe_out, int *out_fd, 
 	so.extra_target = extra_target;
 	so.extra_fd2 = s->pass_fd;
 	so.extra_target2 = s->pass_target;
+	if (measured)
+		shim_spawner_start(s);
 	so.spawner = measured ? s->spawner : NULL;
 	*out_fd = -1;
 	int rc = spawn_resolve(path, sizeof(path), argv[0], &err) < 0 ||
@@ -378,6 +382,15 @@ static pid_t fork_child(shim *s, char *const argv[], int pipe_out, int *out_fd, 
 	if (err_fd) /* spawn_release closes it: a copy of our own */
 		*err_fd = fcntl(spawn_err_fd(p), F_DUPFD_CLOEXEC, 3);
 	return spawn_release(p, out_fd);
+}
+
+void shim_spawner_start(shim *s)
+{
+	if (s->spawner_tried)
+		return;
+	s->spawner_tried = 1;
+	if (spawn_spawner_new(&s->spawner, NULL) < 0)
+		s->spawner = NULL; /* each child then forked here */
 }
 
 int shim_spawn(shim *s, char *const argv[], int pipe_out)
@@ -1289,10 +1302,10 @@ int shim_main(const shim_ops *ops, void *ctx, char **cmd, int ncmd)
 {
 	static shim s_;
 	shim *s = &s_;
-	/* first: its copy of us is what every test's memory starts from; without
-	 * one (no fork) each child is forked here */
-	if (spawn_spawner_new(&s->spawner, NULL) < 0)
-		s->spawner = NULL;
+	/* first: its copy of us is what every test's memory starts from; a
+	 * driver whose host may only list starts it when it knows */
+	if (!ops->spawner_late)
+		shim_spawner_start(s);
 	s->ops = ops;
 	s->ctx = ctx;
 	s->cmd = cmd;

@@ -46,6 +46,10 @@ typedef struct shim_ops {
 	void (*line)(shim *s, char *line, size_t len);
 	/* The child has exited (how: status) and its piped stdout has been drained. */
 	void (*exited)(shim *s, mg_exit_end status, const struct rusage *ru);
+	/* Not the spawner first thing: the driver calls shim_spawner_start once
+	 * it knows its host runs tests (a host that only lists needs none), or
+	 * the first program it measures starts it. */
+	int spawner_late;
 	/* Optional, before hello: the memory hello reports (untouched: the shim's). */
 	void (*hello)(shim *s, uint64_t *va, uint64_t *rss);
 	/* Optional, before hello: the arch hello names ("x86", "x64"), the
@@ -125,6 +129,9 @@ enum { SHIM_OUT_PIPE = 1, SHIM_OUT_MERGED = 2 };
  * on stderr (exec failure shows as exit status 127 through ops->exited).
  */
 int shim_spawn(shim *s, char *const argv[], int pipe_out);
+/* Starts the spawner that starts every program whose figures count, if not
+ * yet started (runner/spawn.h, spawn_spawner_new; none: each is forked). */
+void shim_spawner_start(shim *s);
 /* shim_spawn, and fd becomes the child's fd target (the caller keeps fd). */
 int shim_spawn_fd(shim *s, char *const argv[], int pipe_out, int fd, int target);
 pid_t shim_child(const shim *s);
