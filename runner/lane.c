@@ -984,6 +984,12 @@ void lane_exited(run_ctx *c, lane *l, mg_exit_end status)
 {
 	host *h = &l->h;
 	char what[128];
+	/* what it wrote before it exited is read before its end is recorded:
+	 * its exit can be reaped in the same turn as its last write lands,
+	 * after poll looked at the pipe (a v1 host's farewell is its last
+	 * test's: run__v1_output_between) */
+	conn_read_output(c, l, 0);
+	conn_read_output(c, l, 1);
 	if (status.signo)
 		snprintf(what, sizeof(what), "killed by signal %d (%s)", status.signo,
 		         spawn_signal_name(status.signo));
