@@ -934,10 +934,9 @@ static void lane_start_died(run_ctx *c, lane *l, mg_exit_end status, const char 
 		b--;
 	snprintf(last, sizeof(last), "%.*s", nl && b > nl ? (int)(e - b) : 0, b);
 	/* what the program wrote went to the front test as it was read (a
-	 * shim's output between tests is the test in front's): not that
-	 * test's, which never started; the message holds its last words */
-	conn_read_output(c, l, 0);
-	conn_read_output(c, l, 1);
+	 * shim's output between tests is the test in front's; lane_exited
+	 * read the last of it): not that test's, which never started; the
+	 * message holds its last words */
 	if (h->nflight && h->head_out_base != SIZE_MAX) {
 		rtest *front = &c->tests[flight_at(h, 0, c->o->pipeline)];
 		if (!front->tail && front->out_len >= h->head_out_base)

@@ -7,6 +7,8 @@
 #ifndef MG_RUN_H
 #define MG_RUN_H
 
+#include "mg_x86.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -350,37 +352,6 @@ static inline int mg_tagged_left(const char *tag, pid_t *out, int cap)
 	for (int i = 0; i < 150 && (n = mg_tagged(tag, out, cap)) > 0; i++)
 		nanosleep(&(struct timespec){0, 20 * 1000 * 1000}, NULL);
 	return n;
-}
-
-/*
- * 1 when this kernel refuses to execute prog (exec fails with ENOEXEC: no
- * 32-bit support), after a line "SKIP what: the reason" on stdout: the x86
- * cases then exit 77, CTest's skip code (tests/run runs them in a VM). prog
- * runs with arg (something quick, such as its listing) where it can; its
- * wait status in *status (may be NULL).
- */
-static inline int mg_exec_refused(const char *prog, const char *arg, const char *what, int *status)
-{
-	fflush(NULL);
-	pid_t pid = fork();
-	if (pid == 0) {
-		int fd = open("/dev/null", O_WRONLY);
-		dup2(fd, 1);
-		dup2(fd, 2);
-		execl(prog, prog, arg, (char *)NULL);
-		_exit(errno == ENOEXEC ? 126 : 127);
-	}
-	int st = 0;
-	while (pid > 0 && waitpid(pid, &st, 0) < 0 && errno == EINTR)
-		;
-	if (status)
-		*status = pid > 0 ? st : -1;
-	if (pid < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 126)
-		return 0;
-	printf("SKIP %s: this kernel cannot execute 32-bit programs (exec of %s: %s)\n", what, prog,
-	       strerror(ENOEXEC));
-	fflush(NULL);
-	return 1;
 }
 
 /* The report as written (mg_report_expand keeps only the test fields it
