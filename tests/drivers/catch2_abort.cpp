@@ -4,7 +4,9 @@
 // constructor's (before main, also when Catch2 lists its tests: a line
 // that is no test's name) and a listener's at each
 // test case's start (Catch2's XML writer puts it behind its open tags).
-#define CATCH_CONFIG_MAIN
+// A listener outside the file of CATCH_CONFIG_MAIN needs Catch2's external
+// interfaces (its docs: event-listeners.md).
+#define CATCH_CONFIG_EXTERNAL_INTERFACES
 #include <catch2/catch.hpp>
 
 #include <cstdio>

@@ -8,7 +8,6 @@
 #ifdef MG_CATCH2_V3
 #include <catch_amalgamated.hpp>
 #else
-#define CATCH_CONFIG_MAIN
 #include <catch2/catch.hpp>
 #endif
 

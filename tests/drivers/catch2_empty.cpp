@@ -1,4 +1,3 @@
 // catch2_empty.cpp - a Catch2 v2 program with no TEST_CASE: Catch2 2.13
 // prints "No tests ran" and exits 0 (with -w NoTests too: no spec).
-#define CATCH_CONFIG_MAIN
 #include <catch2/catch.hpp>

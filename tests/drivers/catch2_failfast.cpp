@@ -1,7 +1,6 @@
 // catch2_failfast.cpp - a Catch2 v2 program for -x N across lanes and
 // generations (test_failfast.c): [mixed] has passing and failing test
 // cases in turn, [allfail] only failing ones.
-#define CATCH_CONFIG_MAIN
 #include <catch2/catch.hpp>
 
 TEST_CASE("a passes", "[mixed]")

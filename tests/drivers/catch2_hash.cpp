@@ -1,7 +1,6 @@
 // catch2_hash.cpp - Catch2 v2 tests whose names start with '#' (an issue
 // number, as in Catch2's own SelfTest): its --list-test-names-only quotes
 // them. One of them fails. And names that end in white space.
-#define CATCH_CONFIG_MAIN
 #include <catch2/catch.hpp>
 
 TEST_CASE("#1234 fails")

@@ -7,7 +7,6 @@
 // MG_C2_FAIL=N: step N fails. MG_C2_CRASH=N: step N dies of SIGSEGV.
 // MG_C2_PRINT=1: every test printf()s a line without its newline, and
 // writes "<&>" to std::cout (which Catch2 captures into its XML).
-#define CATCH_CONFIG_MAIN
 #include <catch2/catch.hpp>
 
 #include <csignal>

@@ -8,7 +8,6 @@
 #include <catch_amalgamated.hpp>
 #define MG_CATCH2_SEED Catch::getSeed()
 #else
-#define CATCH_CONFIG_MAIN
 #include <catch2/catch.hpp>
 #define MG_CATCH2_SEED Catch::rngSeed()
 #endif
