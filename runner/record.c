@@ -252,11 +252,6 @@ void record_host_end(run_ctx *c, lane *l, host_end end, const char *why)
 		g->peak_va = h->peak_va;
 	if (h->peak_rss > g->peak_rss)
 		g->peak_rss = h->peak_rss;
-	/* a process per test: its VA is known from samples only, and a test
-	 * quicker than a sample shows none; its RSS peak, which the kernel
-	 * keeps exactly, is a floor (what is resident is mapped) */
-	if (policy_process_per_test(c) && g->peak_rss > g->peak_va)
-		g->peak_va = g->peak_rss;
 	g->wall = t - g->start;
 	l->last_end = t;
 }

@@ -1281,8 +1281,15 @@ static void child_exited(shim *s, mg_exit_end status, struct rusage *ru)
 		while (s->child_err >= 0 && poll(&pf, 1, 100) > 0 && read_err(s))
 			;
 	}
-	if (s->ops->measure == SHIM_MEASURE_TREE && (uint64_t)ru->ru_maxrss * 1024 > s->tree_rss)
-		s->tree_rss = (uint64_t)ru->ru_maxrss * 1024;
+	/* its ru_maxrss: the largest peak RSS of one process of it (the child
+	 * or a descendant it waited for), exact where the samples may have
+	 * missed a short one; what one process had resident it had mapped, so
+	 * it is a floor for the tree's VA too (the summed RSS is not) */
+	uint64_t maxrss = (uint64_t)ru->ru_maxrss * 1024;
+	if (s->ops->measure == SHIM_MEASURE_TREE && maxrss > s->tree_rss)
+		s->tree_rss = maxrss;
+	if (s->ops->measure == SHIM_MEASURE_TREE && maxrss > s->tree_va)
+		s->tree_va = maxrss;
 	child_forget(s);
 	s->ops->exited(s, status, ru);
 }

@@ -1058,6 +1058,25 @@ static void wrap_peak(void)
 	done(&o);
 }
 
+/* Two hogs side by side: the RSS is the tree's sum, the VA the largest
+ * process's (a 32-bit process's limit is its own): neither hog maps 200 MiB,
+ * so a peak VA of the summed RSS would be a figure no process had. */
+static void wrap_peak_apart(void)
+{
+	outcome o;
+	mg(&o,
+	   ARGV("run", "--driver", "wrap", "--report", "report.json", "--", "sh", "-c",
+	        HOG " 100 600 & " HOG " 100 600; wait"),
+	   NULL, 0);
+	CU_ASSERT(exited_with(&o, 0));
+	CU_ASSERT_FATAL(o.report != NULL);
+	CU_ASSERT_EQUAL(count(o.report, "pass"), 1);
+	CU_ASSERT(shard_sum(o.report, "peak_rss") >= 195 << 20);
+	CU_ASSERT(shard_sum(o.report, "peak_va") >= 100 << 20);
+	CU_ASSERT(shard_sum(o.report, "peak_va") < 160 << 20);
+	done(&o);
+}
+
 /* A hard limit kills the whole tree, and says so: nothing with the run's
  * tag is left (the hog would live 20 s more). */
 static void wrap_kill(void)
@@ -1428,6 +1447,7 @@ static const mg_case cases[] = {
     {"exec_skip_code", exec_skip_code},
     {"exec_output_exact", exec_output_exact},
     {"wrap_peak", wrap_peak},
+    {"wrap_peak_apart", wrap_peak_apart},
     {"wrap_kill", wrap_kill},
     {"wrap_auto", wrap_auto},
     {"wrap_fail", wrap_fail},
