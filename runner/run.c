@@ -178,6 +178,13 @@ static int prepare(run_ctx *c, run_options *o, mg_err *err)
 		c->shim_argv[k++] = "--skip-code";
 		c->shim_argv[k++] = c->skip_code;
 	}
+	/* whether the program is an ASan build, read here once (the driver's
+	 * detection read the file already): no shim reads it again */
+	if (c->driver == DRIVER_GTEST || c->driver == DRIVER_CATCH2) {
+		c->program_asan = listing_asan(c);
+		c->shim_argv[k++] = "--asan";
+		c->shim_argv[k++] = c->program_asan ? "1" : "0";
+	}
 	c->shim_argv[k++] = "--";
 	for (int i = 0; i < o->host_argc; i++)
 		c->shim_argv[k++] = o->host_argv[i];
@@ -504,7 +511,6 @@ int run_main(int argc, char **argv, const run_hooks *hooks)
 		goto out;
 	}
 
-	c.program_asan = listing_asan(&c);
 	{
 		driver_fail_fast ff;
 		driver_fail_fast_of(&ff, c.driver, o.host_argv, o.host_argc);

@@ -268,7 +268,7 @@ static int usage_error(const char *what, const char *tok)
 
 int driver_main(int argc, char **argv)
 {
-	shim_args a = {0};
+	shim_args a = {.asan = -1};
 	driver_kind k = DRIVER_WRAP;
 	int i = 2;
 	if (argc < 2 || driver_parse(&k, argv[1], NULL) < 0 || k == DRIVER_NATIVE)
@@ -280,6 +280,9 @@ int driver_main(int argc, char **argv)
 			a.shell = 1;
 		} else if (!strcmp(argv[i], "--skip-code") && i + 1 < argc) {
 			a.skip_code = atoi(argv[++i]) + 1;
+		} else if (!strcmp(argv[i], "--asan") && i + 1 < argc &&
+		           (!strcmp(argv[i + 1], "0") || !strcmp(argv[i + 1], "1"))) {
+			a.asan = argv[++i][0] == '1';
 		} else if ((!strcmp(argv[i], "--list-cmd") || !strcmp(argv[i], "--list-file")) &&
 		           i + 1 < argc) {
 			*(argv[i][7] == 'c' ? &a.list_cmd : &a.list_file) = argv[i + 1];

@@ -1402,7 +1402,7 @@ int gtest_run(const shim_args *a, int catch2, int catch2_v3)
 	};
 	static gtest g;
 	g.probe_rd = -1;
-	g.asan = -1;
+	g.asan = a->asan; /* the runner's; -1 (read here) if it did not say */
 	g.catch2 = catch2;
 	g.catch2_v3 = catch2_v3;
 	const char *left = getenv(MG_ENV_FAIL_LEFT);

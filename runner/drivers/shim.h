@@ -233,6 +233,7 @@ typedef struct shim_args {
 	const char *list_file; /* exec: --list-file */
 	int shell;             /* exec: --shell */
 	int skip_code;         /* exec: --skip-code's exit status, +1 (0: none) */
+	int asan;              /* gtest, catch2: --asan 0|1, the runner's reading; -1 */
 	char **cmd;            /* the program or template, NULL-terminated */
 	int ncmd;
 } shim_args;
