@@ -1286,10 +1286,12 @@ static void child_exited(shim *s, mg_exit_end status, struct rusage *ru)
 	 * missed a short one; what one process had resident it had mapped, so
 	 * it is a floor for the tree's VA too (the summed RSS is not) */
 	uint64_t maxrss = (uint64_t)ru->ru_maxrss * 1024;
-	if (s->ops->measure == SHIM_MEASURE_TREE && maxrss > s->tree_rss)
-		s->tree_rss = maxrss;
-	if (s->ops->measure == SHIM_MEASURE_TREE && maxrss > s->tree_va)
-		s->tree_va = maxrss;
+	if (s->ops->measure == SHIM_MEASURE_TREE) {
+		if (maxrss > s->tree_rss)
+			s->tree_rss = maxrss;
+		if (maxrss > s->tree_va)
+			s->tree_va = maxrss;
+	}
 	child_forget(s);
 	s->ops->exited(s, status, ru);
 }

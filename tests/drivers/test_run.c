@@ -1040,7 +1040,7 @@ static void exec_output_exact(void)
 /* ---- wrap ---- */
 
 /* script under sh -c, wrapped: it passed, the one test it is; its shard's
- * peak VA and RSS in *va and *rss. Returns the run (the caller's done). */
+ * peak VA and RSS in *va and *rss; the run left in *o (the caller's done). */
 static void wrap_sh(outcome *o, const char *script, json_int_t *va, json_int_t *rss)
 {
 	mg(o, ARGV("run", "--driver", "wrap", "--report", "report.json", "--", "sh", "-c", script),
