@@ -224,6 +224,10 @@ size_t policy_depth(const run_ctx *c, const lane *l)
 	 * program that took the whole queue after a recycle left the other
 	 * lanes idle, starting programs that found nothing to run. */
 	if (c->driver == DRIVER_GTEST || c->driver == DRIVER_CATCH2) {
+		/* with a history, a first program's share is by time (plan_shares) */
+		size_t planned = plan_share_at_front(c);
+		if (planned)
+			return c->o->pipeline < planned ? c->o->pipeline : planned;
 		size_t held = 0;
 		for (size_t i = 0; i < c->nlanes; i++)
 			if (&c->lanes[i] != l)

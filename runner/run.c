@@ -531,6 +531,7 @@ int run_main(int argc, char **argv, const run_hooks *hooks)
 	plan_history(&c);
 
 	lane_init_all(&c);
+	plan_shares(&c);
 	record_limits(&c); /* after the lanes: an rss budget is their pool */
 	{
 		/* the user's command, not a driver's shim (this executable) */
@@ -636,6 +637,8 @@ out:
 	free(c.rq);
 	free(c.wait_first);
 	free(c.wait);
+	free(c.share_first);
+	free(c.share_len);
 	free(c.shim_argv);
 	if (c.listing_fd >= 0)
 		close(c.listing_fd);

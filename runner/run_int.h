@@ -297,6 +297,11 @@ typedef struct run_ctx {
 	size_t nhist;
 	report *hist_report;  /* owns their names */
 	double expected_wall; /* this node's seconds by the history (0: none) */
+	/* with a history, a gtest or catch2 (v2) lane's first program: the queue
+	 * cut into nlanes runs of about equal expected time (plan_shares); a
+	 * lane whose queue front is share_first[k] takes share_len[k] tests */
+	size_t *share_first, *share_len;
+	size_t nshares;
 	/* the largest rise (VmPeak above its start, or VA kept) of any test this
 	 * run has seen: what a test of unknown rise is expected to need, O(1) a test */
 	uint64_t max_rise;
@@ -378,6 +383,8 @@ int plan_tests_from(size_t **order, size_t *norder, name_list *nl, const char *f
 int plan_build(run_ctx *c, name_list *nl, mg_err *err);
 void plan_history_load(run_ctx *c, run_history_fn auto_history);
 void plan_history(run_ctx *c);
+void plan_shares(run_ctx *c);
+size_t plan_share_at_front(const run_ctx *c);
 
 /* record.c */
 report_shard *record_shard(run_ctx *c, lane *l);

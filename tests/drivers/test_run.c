@@ -44,6 +44,17 @@ static json_int_t ntests(json_t *report)
 	return n;
 }
 
+/* The shard (lane) whose tests hold NAME; -1: none. */
+static long shard_of(json_t *report, const char *name)
+{
+	size_t i, k;
+	json_t *sh, *t;
+	json_array_foreach(json_object_get(report, "shards"), i, sh) json_array_foreach(
+	    json_object_get(sh, "tests"), k,
+	    t) if (!strcmp(json_string_value(json_object_get(t, "name")), name)) return (long)i;
+	return -1;
+}
+
 /*
  * A real GoogleTest program: every test accounted for with its state, the
  * crash attributed to the test that crashed, recycles at test boundaries
@@ -739,6 +750,62 @@ static void gtest_lanes_prefixes(void)
 	}
 }
 
+/*
+ * With a history, a gtest lane's first program takes a share of the run's
+ * expected time, not of its tests: of 12 tests whose history says the last
+ * two took 1 s each and the rest 1 ms, one lane runs the first 11, the
+ * other the last (by count, 7 and 5: the two slow tests in one lane). A
+ * program of no more tests than lanes stays one program.
+ */
+static void gtest_history_shares(void)
+{
+	static const char *const sizes[] = {"MG_BENCH_TESTS=12", "MG_BENCH_TESTS=2"};
+	for (size_t i = 0; i < 2; i++) {
+		outcome o;
+		char hist[64];
+		snprintf(hist, sizeof(hist), "/tmp/mg-shares-%d.json", (int)getpid());
+		mg(&o, ARGV("run", "-q", "-j", "2", "--report", "report.json", "--", GTEST_BENCH),
+		   ENV(sizes[i]), 0);
+		CU_ASSERT(exited_with(&o, 0));
+		CU_ASSERT_FATAL(o.report != NULL);
+		size_t k, n;
+		json_t *sh, *t;
+		json_array_foreach(json_object_get(o.report, "shards"), k, sh)
+		    json_array_foreach(json_object_get(sh, "tests"), n, t)
+		{
+			const char *name = json_string_value(json_object_get(t, "name"));
+			int slow = !strcmp(name, "Bench.t00010") || !strcmp(name, "Bench.t00011");
+			json_object_set_new(t, "duration", json_real(slow ? 1.0 : 0.001));
+		}
+		CU_ASSERT_FATAL(json_dump_file(o.report, hist, 0) == 0);
+		done(&o);
+
+		mg(&o,
+		   ARGV("run", "-j", "2", "--history", hist, "--report", "report.json", "--",
+		        GTEST_BENCH),
+		   ENV(sizes[i]), 0);
+		CU_ASSERT(exited_with(&o, 0));
+		CU_ASSERT_FATAL(o.report != NULL);
+		if (i == 0) {
+			CU_ASSERT_EQUAL(count(o.report, "pass"), 12);
+			long first = shard_of(o.report, "Bench.t00000");
+			CU_ASSERT(first >= 0);
+			CU_ASSERT_EQUAL(shard_of(o.report, "Bench.t00010"), first);
+			CU_ASSERT(shard_of(o.report, "Bench.t00011") == 1 - first);
+			json_t *other = json_array_get(json_object_get(o.report, "shards"),
+			                               (size_t)(1 - first));
+			CU_ASSERT_EQUAL(json_array_size(json_object_get(other, "tests")), 1);
+		} else {
+			CU_ASSERT_EQUAL(count(o.report, "pass"), 2);
+			CU_ASSERT_EQUAL(shard_of(o.report, "Bench.t00000"),
+			                shard_of(o.report, "Bench.t00001"));
+		}
+		CU_ASSERT(strstr(o.err, "tests known from") != NULL);
+		done(&o);
+		unlink(hist);
+	}
+}
+
 /* --driver auto (the default) recognises GoogleTest without running it. */
 static void gtest_auto(void)
 {
@@ -1260,16 +1327,6 @@ static void ctest_select(void)
 }
 
 /* The shard a test ran in, -1 when none. */
-static long shard_of(json_t *report, const char *name)
-{
-	size_t i, k;
-	json_t *sh, *t;
-	json_array_foreach(json_object_get(report, "shards"), i, sh) json_array_foreach(
-	    json_object_get(sh, "tests"), k,
-	    t) if (!strcmp(json_string_value(json_object_get(t, "name")), name)) return (long)i;
-	return -1;
-}
-
 /* Two tests sharing a RESOURCE_LOCK and a RUN_SERIAL one, three lanes at
  * once (one test a lane): each holds a marker file for 300 ms and fails on
  * seeing another's (the serial one on either lock's), so all pass only if
@@ -1471,6 +1528,7 @@ static const mg_case cases[] = {
     {"gtest_user_filter", gtest_user_filter},
     {"gtest_static_batches", gtest_static_batches},
     {"gtest_lanes_prefixes", gtest_lanes_prefixes},
+    {"gtest_history_shares", gtest_history_shares},
     {"ctest_states", ctest_states},
     {"ctest_select", ctest_select},
     {"ctest_locks", ctest_locks},
