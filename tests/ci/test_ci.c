@@ -382,6 +382,7 @@ static const mg_case cases[] = {
     {"identity_detached", identity_detached},
     {"identity_dirty", identity_dirty},
     {"identity_not_repo", identity_not_repo},
+    {"identity_bare_worktree", identity_bare_worktree},
     {"note_show_roundtrip", note_show_roundtrip},
     {"note_git_cli_reads", note_git_cli_reads},
     {"note_git_cli_writes", note_git_cli_writes},

@@ -76,6 +76,7 @@ void identity_plain(void);
 void identity_detached(void);
 void identity_dirty(void);
 void identity_not_repo(void);
+void identity_bare_worktree(void);
 void note_show_roundtrip(void);
 void show_as_console(void);
 void note_git_cli_reads(void);

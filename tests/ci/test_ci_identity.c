@@ -119,3 +119,33 @@ void identity_not_repo(void)
 	report_free(r);
 	cleanup();
 }
+
+/*
+ * Where libgit2 finds a repository, so does the look that spares a run
+ * loading libgit2 outside one (identity.c's repo_may_hold): inside a bare
+ * repository, made by the git CLI, and in a linked worktree, whose .git
+ * is a file.
+ */
+void identity_bare_worktree(void)
+{
+	const char *dir = setup();
+	git_repository *repo = mk_repo(path_in(dir, "repo"));
+	git_oid c[1];
+	char sha[41];
+	mg_err err;
+	commits(repo, 1, c);
+	sha_of(sha, &c[0]);
+	CU_ASSERT_FATAL(sh("cd '%s' && git clone -q --bare repo bare.git && "
+	                   "git -C repo worktree add -q --detach ../wt",
+	                   dir) == 0);
+	static const char *const where[] = {"bare.git", "bare.git/refs", "wt"};
+	for (size_t i = 0; i < 3; i++) {
+		report *r = report_new();
+		CU_ASSERT_EQUAL(ci_commit_identity(r, path_in(dir, where[i]), &err), 0);
+		CU_ASSERT_STRING_EQUAL(r->sha ? r->sha : "", sha);
+		CU_ASSERT_PTR_NULL(r->repo_note);
+		report_free(r);
+	}
+	git_repository_free(repo);
+	cleanup();
+}

@@ -181,6 +181,7 @@ static const mg_case cases[] = {
     {"history_transient_runner", history_transient_runner},
     {"history_unusable", history_unusable},
     {"history_auto", history_auto},
+    {"identity_lazy", identity_lazy},
     {"node_split_history", node_split_history},
     {"history_auto_pr", history_auto_pr},
     {"order_history", order_history},

@@ -83,6 +83,7 @@ void history_transient_capped(void);
 void history_transient_runner(void);
 void history_unusable(void);
 void history_auto(void);
+void identity_lazy(void);
 void node_split_history(void);
 void history_auto_pr(void);
 void order_history(void);

@@ -195,6 +195,39 @@ void history_auto(void)
 }
 
 /*
+ * A run outside any repository does not load libgit2 (its dlopen and its
+ * dependencies' start-up were ~18 ms of CPU a run): ld.so, asked by
+ * LD_DEBUG, names no libgit2 there, and names it in a repository, where
+ * the report still has the commit; nor does a run in a repository that
+ * writes no report and shows only the console table, which has no commit.
+ */
+void identity_lazy(void)
+{
+	outcome o;
+	static const char script[] =
+	    "LD_DEBUG=files \"$MG\" run -q -j 1 --report a.json -- \"$HOST\" >/dev/null 2>a.err "
+	    "|| exit 11; "
+	    "grep -q 'file=libjansson' a.err || exit 12; " /* LD_DEBUG was heard */
+	    "grep -q libgit2 a.err && exit 13; "
+	    "git init -q && git config user.email t@example.com && git config user.name t && "
+	    "git commit -q --allow-empty -m base || exit 14; "
+	    "LD_DEBUG=files \"$MG\" run -q -j 1 --report report.json -- \"$HOST\" >/dev/null "
+	    "2>b.err || exit 15; "
+	    "grep -q 'file=libgit2' b.err || exit 16; "
+	    "LD_DEBUG=files \"$MG\" run -q -j 1 -- \"$HOST\" >/dev/null 2>c.err || exit 18; "
+	    "grep -q libgit2 c.err && exit 19; "
+	    "grep -q 'not a git repository' a.json || exit 17";
+	mg(&o, (const char *const[]){"/bin/sh", "-c", script, NULL},
+	   (const char *const[]){"MG=" MEMGUARD_BIN, "HOST=" FAULT64, "MG_FAULT_TESTS=3", NULL}, 0);
+	CU_ASSERT(exited_with(&o, 0));
+	CU_ASSERT_FATAL(o.report != NULL);
+	const char *sha =
+	    json_string_value(json_object_get(json_object_get(o.report, "commit"), "sha"));
+	CU_ASSERT(sha && strlen(sha) == 40);
+	done(&o);
+}
+
+/*
  * The first run's report made a history whose durations are exact: the
  * tests slow() names (each slept 200 ms: measured at least that) 0.2 s,
  * every other one 1 ms. Measured as they were, a fast test that the
