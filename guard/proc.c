@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* Reads an unsigned decimal at *p (< end); advances *p. -1 if none or overflow. */
@@ -445,6 +446,59 @@ size_t proc_children(pid_t pid, pid_t *out, size_t cap)
 	return found;
 }
 
+int proc_kids_open(proc_kids *k, pid_t pid)
+{
+	char path[64];
+	k->pid = pid;
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	k->task_fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)pid, (int)pid);
+	k->kids_fd = k->task_fd < 0 ? -1 : open(path, O_RDONLY | O_CLOEXEC);
+	if (k->kids_fd < 0) {
+		proc_kids_close(k);
+		return -1;
+	}
+	return 0;
+}
+
+size_t proc_kids_read(const proc_kids *k, pid_t *out, size_t cap)
+{
+	struct stat st;
+	char buf[4096];
+	if (k->kids_fd < 0 || fstat(k->task_fd, &st) != 0)
+		return proc_children(k->pid, out, cap);
+	if (st.st_nlink != 3) /* 2 + threads: not one thread (or gone: none) */
+		return st.st_nlink < 3 ? 0 : proc_children(k->pid, out, cap);
+	ssize_t n = pread(k->kids_fd, buf, sizeof(buf), 0);
+	if (n < 0)
+		return 0; /* gone */
+	if ((size_t)n == sizeof(buf))
+		return proc_children(k->pid, out, cap); /* more than fit: read in pieces */
+	size_t found = 0;
+	for (const char *p = buf, *end = buf + n;;) {
+		while (p < end && (*p < '0' || *p > '9'))
+			p++;
+		uint64_t v;
+		if (scan_u64(&p, end, &v))
+			break;
+		if (v > 0 && v <= INT32_MAX) {
+			if (found < cap)
+				out[found] = (pid_t)v;
+			found++;
+		}
+	}
+	return found;
+}
+
+void proc_kids_close(proc_kids *k)
+{
+	if (k->task_fd >= 0)
+		close(k->task_fd);
+	if (k->kids_fd >= 0)
+		close(k->kids_fd);
+	k->task_fd = k->kids_fd = -1;
+}
+
 /* Copies the first cap entries of all (from index 1: 0 is the root). */
 static size_t list_out(const pid_list *all, pid_t *out, size_t cap)
 {
@@ -503,12 +557,20 @@ out:
 	return found;
 }
 
+int proc_has_children_files(void)
+{
+	/* The children files exist only with CONFIG_PROC_CHILDREN: asked once */
+	static int has = -1;
+	if (has < 0)
+		has = access("/proc/thread-self/children", F_OK) == 0;
+	return has;
+}
+
 size_t proc_descendants(pid_t pid, pid_t *out, size_t cap)
 {
 	pid_list all = {0};
 	size_t found = 0;
-	/* The children files exist only with CONFIG_PROC_CHILDREN. */
-	if (access("/proc/thread-self/children", F_OK) != 0)
+	if (!proc_has_children_files())
 		return proc_descendants_scan(pid, out, cap);
 	if (pid_list_push(&all, pid))
 		goto out;

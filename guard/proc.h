@@ -62,6 +62,33 @@ size_t proc_descendants(pid_t pid, pid_t *out, size_t cap);
  * children). */
 size_t proc_children(pid_t pid, pid_t *out, size_t cap);
 
+/* Whether this kernel has the children files (CONFIG_PROC_CHILDREN); asked
+ * of /proc once a process. */
+int proc_has_children_files(void);
+
+/*
+ * A process's children by kept-open files (tree.c keeps one a process of
+ * the tree): its task directory, whose link count is 2 + its threads, and
+ * its main thread's children file. A read of a one-thread process is an
+ * fstat and a pread, where proc_children opens, lists and closes nine
+ * times a process; with more threads it is proc_children. Needs the
+ * children files (proc_has_children_files).
+ */
+typedef struct proc_kids {
+	pid_t pid;
+	int task_fd, kids_fd; /* -1: not open */
+} proc_kids;
+
+/* Opens pid's files; -1 (k's fds -1) when it is gone. */
+int proc_kids_open(proc_kids *k, pid_t pid);
+
+/* pid's children into out, at most cap of them; returns how many there
+ * were (0: none, or gone). */
+size_t proc_kids_read(const proc_kids *k, pid_t *out, size_t cap);
+
+/* Closes its fds; a no-op on closed ones. */
+void proc_kids_close(proc_kids *k);
+
 /* The /proc scan behind proc_descendants, always used where the children
  * files are missing; exposed so both ways can be tested. O(processes). */
 size_t proc_descendants_scan(pid_t pid, pid_t *out, size_t cap);

@@ -1,7 +1,9 @@
 /*
- * tree.c - kept-open statm samplers of a process tree (see tree.h). No
- * allocation after tree_new: the sampling path only preads, and opens a
- * file only for a process it has not seen.
+ * tree.c - kept-open statm samplers of a process tree (see tree.h), and
+ * the children files each process is found by. No allocation after
+ * tree_new (but for a process of several threads: proc_children): the
+ * sampling path only preads, and opens files only for a process it has
+ * not seen.
  */
 #include "tree.h"
 
@@ -17,11 +19,14 @@ struct tree {
 	size_t n, max;
 	proc_sampler **sampler;
 	pid_t *pid;
-	mg_arch *arch;  /* read from /proc/PID/exe */
-	uint64_t *text; /* the code size when the arch was read */
-	char *ours;     /* still memguard's own program (forked, not yet exec'd) */
-	pid_t *found;   /* scratch for proc_descendants */
-	dev_t self_dev; /* memguard's own executable */
+	mg_arch *arch;   /* read from /proc/PID/exe */
+	uint64_t *text;  /* the code size when the arch was read */
+	uint64_t *va;    /* and the VA then (an exec's cue for one still ours) */
+	char *ours;      /* still memguard's own program (forked, not yet exec'd) */
+	proc_kids *kids; /* each one's children files, kept open */
+	proc_kids root;  /* the root's (pid 0: none yet) */
+	pid_t *found;    /* scratch for the descendants found */
+	dev_t self_dev;  /* memguard's own executable */
 	ino_t self_ino;
 	/* and its driver shim's and spawner's, when those are others (tree_ours) */
 	dev_t other_dev[TREE_OURS_MAX];
@@ -65,10 +70,14 @@ int tree_new(tree **out, size_t max, mg_err *err)
 		t->pid = calloc(max ? max : 1, sizeof(*t->pid));
 		t->arch = calloc(max ? max : 1, sizeof(*t->arch));
 		t->text = calloc(max ? max : 1, sizeof(*t->text));
+		t->va = calloc(max ? max : 1, sizeof(*t->va));
 		t->ours = calloc(max ? max : 1, sizeof(*t->ours));
+		t->kids = calloc(max ? max : 1, sizeof(*t->kids));
 		t->found = calloc(max ? max : 1, sizeof(*t->found));
+		t->root = (proc_kids){0, -1, -1};
 	}
-	if (!t || !t->sampler || !t->pid || !t->arch || !t->text || !t->ours || !t->found) {
+	if (!t || !t->sampler || !t->pid || !t->arch || !t->text || !t->va || !t->ours ||
+	    !t->kids || !t->found) {
 		tree_free(t);
 		return mg_err_set(err, MG_ERROR, "out of memory");
 	}
@@ -85,11 +94,14 @@ int tree_new(tree **out, size_t max, mg_err *err)
 static void drop(tree *t, size_t k)
 {
 	proc_sampler_free(t->sampler[k]);
+	proc_kids_close(&t->kids[k]);
 	t->n--;
 	t->sampler[k] = t->sampler[t->n];
+	t->kids[k] = t->kids[t->n];
 	t->pid[k] = t->pid[t->n];
 	t->arch[k] = t->arch[t->n];
 	t->text[k] = t->text[t->n];
+	t->va[k] = t->va[t->n];
 	t->ours[k] = t->ours[t->n];
 }
 
@@ -104,7 +116,11 @@ void tree_read(tree *t, tree_sample *out)
 			continue;
 		}
 		uint64_t text = proc_sampler_text(t->sampler[k]);
-		if (text != t->text[k]) {
+		/* one still ours (memguard forked, or its spawner) is asked again
+		 * when its VA changes too: an exec into a program of as many code
+		 * pages (a test binary and /bin/sh: 19 each) would keep it ours,
+		 * its memory never counted; ours ones idle, so this costs nothing */
+		if (text != t->text[k] || (t->ours[k] && va != t->va[k])) {
 			/* a new image (an exec, or first seen): its arch and whether it
 			 * is still ours are read from /proc/PID/exe, then its figures
 			 * again, so that they are of the image judged (figures read
@@ -123,6 +139,7 @@ void tree_read(tree *t, tree_sample *out)
 				continue;
 			}
 			t->text[k] = text;
+			t->va[k] = va;
 		}
 		if (t->ours[k])
 			continue;
@@ -139,9 +156,39 @@ void tree_read(tree *t, tree_sample *out)
 	}
 }
 
+/*
+ * root's descendants into t->found (at most t->max; returns how many
+ * there were), breadth first as proc_descendants, but by the children
+ * files kept open for the root and for each process the tree holds: a
+ * steady tree of one-thread processes costs an fstat and a pread a
+ * process, not an open, a listing and a close of its task directory and
+ * of each thread's file.
+ */
+static size_t descendants(tree *t, pid_t root)
+{
+	if (t->root.pid != root) {
+		proc_kids_close(&t->root);
+		if (proc_kids_open(&t->root, root) < 0)
+			t->root.pid = root; /* its fds -1: proc_children each time */
+	}
+	size_t total = proc_kids_read(&t->root, t->found, t->max);
+	size_t n = total < t->max ? total : t->max;
+	for (size_t i = 0; i < n; i++) {
+		size_t k = 0, room = t->max - n;
+		while (k < t->n && t->pid[k] != t->found[i])
+			k++;
+		size_t got = k < t->n ? proc_kids_read(&t->kids[k], t->found + n, room)
+		                      : proc_children(t->found[i], t->found + n, room);
+		total += got;
+		n += got < room ? got : room;
+	}
+	return total;
+}
+
 void tree_scan(tree *t, pid_t root, tree_sample *out)
 {
-	size_t n = proc_descendants(root, t->found, t->max);
+	size_t n = proc_has_children_files() ? descendants(t, root)
+	                                     : proc_descendants(root, t->found, t->max);
 	if (n > t->max)
 		n = t->max;
 	/* drop the samplers of processes that left the tree */
@@ -161,6 +208,8 @@ void tree_scan(tree *t, pid_t root, tree_sample *out)
 			k++;
 		if (k < t->n || proc_sampler_open(&t->sampler[t->n], t->found[i], NULL) < 0)
 			continue;
+		if (proc_kids_open(&t->kids[t->n], t->found[i]) < 0)
+			t->kids[t->n].pid = t->found[i]; /* its fds -1: proc_children */
 		t->arch[t->n] = MG_ARCH_UNKNOWN;
 		t->text[t->n] = 0;
 		t->ours[t->n] = 0;
@@ -173,12 +222,17 @@ void tree_free(tree *t)
 {
 	if (!t)
 		return;
-	for (size_t k = 0; k < t->n; k++)
+	for (size_t k = 0; k < t->n; k++) {
 		proc_sampler_free(t->sampler[k]);
+		proc_kids_close(&t->kids[k]);
+	}
+	proc_kids_close(&t->root);
 	free(t->sampler);
+	free(t->kids);
 	free(t->pid);
 	free(t->arch);
 	free(t->text);
+	free(t->va);
 	free(t->ours);
 	free(t->found);
 	free(t);

@@ -49,10 +49,11 @@ void tree_ours(tree *t, const char *exe);
 int tree_is_ours(const tree *t, pid_t pid);
 
 /*
- * Finds root's descendants (proc_descendants: O(processes)), keeps the
+ * Finds root's descendants (by the children files kept open for each
+ * process, proc_kids; a /proc scan where the kernel has none), keeps the
  * samplers of those still there, opens the new ones, and reads them all
- * into out. Costs a children-file read and a pread per process, plus an
- * open and a 20-byte read for a process that is new or exec'd.
+ * into out. Costs an fstat and two preads per one-thread process, plus
+ * three opens and a 20-byte read for a process that is new or exec'd.
  */
 void tree_scan(tree *t, pid_t root, tree_sample *out);
 

@@ -123,10 +123,10 @@ typedef struct host {
 	uint64_t desc_rss, desc_va_max;
 	pid_t desc_va_pid; /* the descendant with the most VA (drivers: the program) */
 	tree *kids;        /* kept-open samplers of the descendants */
-	/* its own image (sample_host): the text size when last judged, and
+	/* its own image (sample_host): the text size (and VA) when last judged, and
 	 * whether it is memguard's (a shim; a pytest host before its exec),
 	 * whose figures are not the suite's (an ASan build reserves terabytes) */
-	uint64_t own_text;
+	uint64_t own_text, own_va;
 	int own_ours;
 	/* VA limits are per process and per arch: the largest descendant of the
 	 * host's arch, and of the other (a 32-bit program under a 64-bit shell) */

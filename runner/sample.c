@@ -40,7 +40,9 @@ int sample_host(const run_ctx *c, host *h, double t, sample_reading *out)
 	if (t - h->tree_at >= c->tree_interval)
 		sample_tree(c, h, t);
 	uint64_t text = proc_sampler_text(h->sampler);
-	if (!h->own_text || text != h->own_text) {
+	/* (still ours, also when its VA changed: an exec into a program of as
+	 * many code pages; tree_read) */
+	if (!h->own_text || text != h->own_text || (h->own_ours && h->kids && va != h->own_va)) {
 		/* a new image (first seen, or an exec): whether it is memguard's
 		 * own (a driver shim; the pytest driver before it execs pytest),
 		 * the tree's one check, then its figures again, so that they are
@@ -51,6 +53,7 @@ int sample_host(const run_ctx *c, host *h, double t, sample_reading *out)
 		if (proc_sampler_read(h->sampler, &va, &rss) < 0)
 			return MG_EGONE;
 		h->own_text = proc_sampler_text(h->sampler) == text ? text : 0;
+		h->own_va = va;
 		if (!h->own_text)
 			h->own_ours = 1;
 	}

@@ -29,6 +29,7 @@ void test_proc_descendants(void);
 void test_proc_descendants_scan(void);
 void test_proc_descendants_none(void);
 void test_proc_children(void);
+void test_proc_kids(void);
 void test_exit_decode(void);
 void test_elf_dynamic(void);
 void test_elf_needed_runpath(void);
@@ -88,6 +89,7 @@ static const mg_case cases[] = {
     {"proc_read_status_gone", test_proc_read_status_gone},
     {"proc_sampler_child", test_proc_sampler_child},
     {"proc_descendants", test_proc_descendants},
+    {"proc_kids", test_proc_kids},
     {"proc_descendants_scan", test_proc_descendants_scan},
     {"proc_descendants_none", test_proc_descendants_none},
     {"proc_children", test_proc_children},

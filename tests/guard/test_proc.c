@@ -1,6 +1,7 @@
 /* test_proc.c - statm/status/stat parsers, the sampler on a real child, the
  * process tree, RAM and page size. */
 #include <errno.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdint.h>
@@ -358,6 +359,82 @@ void test_proc_children(void)
 	check_two_children(proc_children, sh, out, proc_children(sh, out, 16));
 	stop_sh(sh);
 	CU_ASSERT_EQUAL(proc_children(dead_pid(), out, 16), 0);
+}
+
+/* A thread that forks a child sleeping until killed, says its pid on
+ * fds[1] and stays until fds[2] reads EOF: the child is in this thread's
+ * children file, not the main thread's. */
+static void *fork_and_stay(void *arg)
+{
+	int *fds = arg;
+	char c;
+	pid_t pid = fork();
+	if (pid == 0) {
+		pause();
+		_exit(0);
+	}
+	if (write(fds[1], &pid, sizeof(pid)) != sizeof(pid))
+		return NULL;
+	while (read(fds[2], &c, 1) > 0)
+		;
+	return NULL;
+}
+
+/*
+ * Kept-open children files (tree.c's scan): the same proc_kids read again
+ * says what is there now (two children, then the one started after they
+ * ended); a child of a thread other than the main one is found (the
+ * fast path reads the main thread's file only); a process
+ * that is gone has none.
+ */
+void test_proc_kids(void)
+{
+	pid_t out[16], first[2];
+	proc_kids k;
+	pid_t sh = start_sh("sleep 0.3 & sleep 0.3 & wait; sleep 5");
+	CU_ASSERT_EQUAL_FATAL(proc_kids_open(&k, sh), 0);
+	size_t n = 0;
+	for (int i = 0; i < 300 && n != 2; i++, usleep(5000))
+		n = proc_kids_read(&k, out, 16);
+	CU_ASSERT_EQUAL_FATAL(n, 2);
+	memcpy(first, out, sizeof(first));
+	for (int i = 0; i < 5; i++) {
+		proc_status st = {0};
+		CU_ASSERT_EQUAL(proc_read_status(&st, out[i % 2], NULL), 0);
+		CU_ASSERT_EQUAL(st.ppid, sh);
+	}
+	pid_t one[1] = {0};
+	CU_ASSERT_EQUAL(proc_kids_read(&k, one, 1), 2); /* counted past cap */
+	for (int i = 0; i < 300 && !(n == 1 && !pid_in(out[0], first, 2)); i++, usleep(10000))
+		n = proc_kids_read(&k, out, 16);
+	CU_ASSERT_EQUAL(n, 1);
+	CU_ASSERT_FALSE(pid_in(out[0], first, 2));
+	stop_sh(sh);
+	proc_kids_close(&k);
+	CU_ASSERT_EQUAL(k.task_fd, -1);
+
+	/* fds: [0] [1] the pid's pipe, [2] [3] the stay pipe */
+	int fds[4];
+	pid_t child = 0;
+	pthread_t th;
+	CU_ASSERT_EQUAL_FATAL(pipe(fds), 0);
+	CU_ASSERT_EQUAL_FATAL(pipe(fds + 2), 0);
+	CU_ASSERT_EQUAL_FATAL(pthread_create(&th, NULL, fork_and_stay, fds), 0);
+	CU_ASSERT_EQUAL(read(fds[0], &child, sizeof(child)), (ssize_t)sizeof(child));
+	CU_ASSERT_FATAL(child > 0);
+	CU_ASSERT_EQUAL(proc_kids_open(&k, getpid()), 0);
+	n = proc_kids_read(&k, out, 16);
+	CU_ASSERT(pid_in(child, out, n < 16 ? n : 16));
+	proc_kids_close(&k);
+	kill(child, SIGKILL); /* it holds the stay pipe's write end too */
+	waitpid(child, NULL, 0);
+	close(fds[3]);
+	pthread_join(th, NULL);
+	for (int i = 0; i < 3; i++)
+		close(fds[i]);
+
+	CU_ASSERT_EQUAL(proc_kids_open(&k, dead_pid()), -1);
+	CU_ASSERT_EQUAL(proc_kids_read(&k, out, 16), 0);
 }
 
 void test_proc_descendants_none(void)
