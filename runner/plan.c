@@ -593,7 +593,7 @@ void plan_shares(run_ctx *c)
  * when none does (no history, or the front is a recycled program's rest). */
 size_t plan_share_at_front(const run_ctx *c)
 {
-	if (!c->qlen)
+	if (!c->nshares || !c->qlen)
 		return 0;
 	size_t t = plan_front(c);
 	for (size_t k = 0; k < c->nshares; k++)
