@@ -535,6 +535,13 @@ void plan_history(run_ctx *c)
 	c->hist_report = NULL;
 }
 
+/* The expected seconds of the test at queue position at (unknown: mean). */
+static double share_time(const run_ctx *c, size_t at, double mean)
+{
+	double d = c->tests[plan_at(c, at)].exp_duration;
+	return d >= 0 ? d : mean;
+}
+
 /*
  * With a history, a gtest or catch2 (v2) run's first programs: the queue
  * cut into as many contiguous runs as lanes, each of about the run's
@@ -547,12 +554,6 @@ void plan_history(run_ctx *c)
  * (policy_depth), a share after a recycle is by count, and a program of
  * no more tests than lanes stays one program (policy_depth's + 1).
  */
-static double share_time(const run_ctx *c, size_t at, double mean)
-{
-	double d = c->tests[plan_at(c, at)].exp_duration;
-	return d >= 0 ? d : mean;
-}
-
 void plan_shares(run_ctx *c)
 {
 	if (c->nlanes < 2 || c->qlen <= c->nlanes || c->catch2_v3 ||
