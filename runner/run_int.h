@@ -297,7 +297,7 @@ typedef struct run_ctx {
 	size_t nhist;
 	report *hist_report;  /* owns their names */
 	double expected_wall; /* this node's seconds by the history (0: none) */
-	/* with a history, a gtest or catch2 (v2) lane's first program: the queue
+	/* with a history, a gtest lane's first program: the queue
 	 * cut into nlanes runs of about equal expected time (plan_shares); a
 	 * lane whose queue front is share_first[k] takes share_len[k] tests */
 	size_t *share_first, *share_len;
