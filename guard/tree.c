@@ -7,9 +7,11 @@
  */
 #include "tree.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 #include "mg_elf.h"
@@ -26,6 +28,7 @@ struct tree {
 	proc_kids *kids; /* each one's children files, kept open */
 	proc_kids root;  /* the root's (pid 0: none yet) */
 	pid_t *found;    /* scratch for the descendants found */
+	int kids_fd_cap; /* children files kept only below this fd: half the table */
 	dev_t self_dev;  /* memguard's own executable */
 	ino_t self_ino;
 	/* and its driver shim's and spawner's, when those are others (tree_ours) */
@@ -81,6 +84,10 @@ int tree_new(tree **out, size_t max, mg_err *err)
 		tree_free(t);
 		return mg_err_set(err, MG_ERROR, "out of memory");
 	}
+	struct rlimit nofile;
+	t->kids_fd_cap = getrlimit(RLIMIT_NOFILE, &nofile) == 0 && nofile.rlim_cur < 2u * INT_MAX
+	                     ? (int)(nofile.rlim_cur / 2)
+	                     : INT_MAX;
 	struct stat st;
 	if (stat("/proc/self/exe", &st) == 0) {
 		t->self_dev = st.st_dev;
@@ -208,8 +215,13 @@ void tree_scan(tree *t, pid_t root, tree_sample *out)
 			k++;
 		if (k < t->n || proc_sampler_open(&t->sampler[t->n], t->found[i], NULL) < 0)
 			continue;
-		if (proc_kids_open(&t->kids[t->n], t->found[i]) < 0)
-			t->kids[t->n].pid = t->found[i]; /* its fds -1: proc_children */
+		/* two fds a process: kept only while half the fd table is free
+		 * (a wide tree under a low limit must leave the run its pipes) */
+		proc_kids *kk = &t->kids[t->n];
+		if (proc_kids_open(kk, t->found[i]) < 0 || kk->kids_fd >= t->kids_fd_cap) {
+			proc_kids_close(kk);
+			kk->pid = t->found[i]; /* its fds -1: proc_children */
+		}
 		t->arch[t->n] = MG_ARCH_UNKNOWN;
 		t->text[t->n] = 0;
 		t->ours[t->n] = 0;

@@ -50,7 +50,8 @@ int tree_is_ours(const tree *t, pid_t pid);
 
 /*
  * Finds root's descendants (by the children files kept open for each
- * process, proc_kids; a /proc scan where the kernel has none), keeps the
+ * process, proc_kids, while their fds are in the lower half of the fd
+ * table; a /proc scan where the kernel has none), keeps the
  * samplers of those still there, opens the new ones, and reads them all
  * into out. Costs an fstat and two preads per one-thread process, plus
  * three opens and a 20-byte read for a process that is new or exec'd.

@@ -62,6 +62,7 @@ void test_maps_real_child_x86(void);
 void test_tree_exec_x64(void);
 void test_tree_exec_x86(void);
 void test_tree_fork_not_ours(void);
+void test_tree_fd_cap(void);
 void test_cgroup_oom_kills(void);
 void test_maps_self(void);
 
@@ -124,6 +125,7 @@ static const mg_case cases[] = {
     {"tree_exec_x64", test_tree_exec_x64},
     {"tree_exec_x86", test_tree_exec_x86},
     {"tree_fork_not_ours", test_tree_fork_not_ours},
+    {"tree_fd_cap", test_tree_fd_cap},
     {"cgroup_oom_kills", test_cgroup_oom_kills},
     {"maps_self", test_maps_self},
 };

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -138,4 +139,54 @@ void test_tree_fork_not_ours(void)
 	CU_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 0);
 	close(out[0]);
 	tree_free(t);
+}
+
+/*
+ * A tree keeps a process's children files only in the lower half of the
+ * fd table: under a limit of 24 fds, a shell with 8 children is still
+ * read whole (the rest by proc_children, which keeps nothing), and no
+ * kept children file or task directory sits at fd 12 or above. Run in a
+ * child, whose limit it lowers; its exit code says what failed.
+ */
+void test_tree_fd_cap(void)
+{
+	pid_t pid = fork();
+	CU_ASSERT_FATAL(pid >= 0);
+	if (pid == 0) {
+		pid_t sh = fork();
+		if (sh == 0) {
+			setpgid(0, 0);
+			execl("/bin/sh", "sh", "-c",
+			      "for i in 1 2 3 4 5 6 7 8; do sleep 5 & done; wait", (char *)NULL);
+			_exit(127);
+		}
+		struct rlimit lim = {24, 24};
+		if (setrlimit(RLIMIT_NOFILE, &lim) != 0)
+			_exit(10);
+		tree *t = NULL;
+		if (tree_new(&t, 16, NULL) < 0)
+			_exit(11);
+		tree_sample s = {0};
+		for (int i = 0; i < 300 && s.n < 9; i++, usleep(10000))
+			tree_scan(t, getpid(), &s);
+		int rc = s.n == 9 ? 0 : 12; /* the shell and its 8 sleeps */
+		for (int fd = 12; fd < 24 && !rc; fd++) {
+			char link[64], target[128];
+			snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+			ssize_t n = readlink(link, target, sizeof(target) - 1);
+			if (n > 0) {
+				target[n] = 0;
+				if (strstr(target, "/task"))
+					rc = 13;
+			}
+		}
+		tree_free(t);
+		kill(-sh, SIGKILL);
+		waitpid(sh, NULL, 0);
+		_exit(rc);
+	}
+	int st = 0;
+	CU_ASSERT_EQUAL(waitpid(pid, &st, 0), pid);
+	CU_ASSERT(WIFEXITED(st));
+	CU_ASSERT_EQUAL(WEXITSTATUS(st), 0);
 }
