@@ -123,11 +123,7 @@ void tree_read(tree *t, tree_sample *out)
 			continue;
 		}
 		uint64_t text = proc_sampler_text(t->sampler[k]);
-		/* one still ours (memguard forked, or its spawner) is asked again
-		 * when its VA changes too: an exec into a program of as many code
-		 * pages (a test binary and /bin/sh: 19 each) would keep it ours,
-		 * its memory never counted; ours ones idle, so this costs nothing */
-		if (text != t->text[k] || (t->ours[k] && va != t->va[k])) {
+		if (tree_image_changed(text, va, t->text[k], t->va[k], t->ours[k])) {
 			/* a new image (an exec, or first seen): its arch and whether it
 			 * is still ours are read from /proc/PID/exe, then its figures
 			 * again, so that they are of the image judged (figures read

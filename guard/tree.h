@@ -58,6 +58,21 @@ int tree_is_ours(const tree *t, pid_t pid);
  */
 void tree_scan(tree *t, pid_t root, tree_sample *out);
 
+/*
+ * Whether a process's image may have changed since it was last judged
+ * (text and va now, seen_text and seen_va then; statm's code size and VA):
+ * an exec changes the code size, and one still memguard's (ours: forked
+ * and not yet exec'd, or a spawner) is asked again when its VA changes
+ * too, since an exec into a program of as many code pages (a test binary
+ * and /bin/sh: 19 each) keeps the code size, and it would stay ours, its
+ * memory never counted. Ours ones idle, so the VA costs no extra check.
+ */
+static inline int tree_image_changed(uint64_t text, uint64_t va, uint64_t seen_text,
+                                     uint64_t seen_va, int ours)
+{
+	return text != seen_text || (ours && va != seen_va);
+}
+
 /* Reads the processes of the last scan again (a pread each), no search. */
 void tree_read(tree *t, tree_sample *out);
 

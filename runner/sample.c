@@ -40,9 +40,8 @@ int sample_host(const run_ctx *c, host *h, double t, sample_reading *out)
 	if (t - h->tree_at >= c->tree_interval)
 		sample_tree(c, h, t);
 	uint64_t text = proc_sampler_text(h->sampler);
-	/* (still ours, also when its VA changed: an exec into a program of as
-	 * many code pages; tree_read) */
-	if (!h->own_text || text != h->own_text || (h->own_ours && h->kids && va != h->own_va)) {
+	if (!h->own_text ||
+	    tree_image_changed(text, va, h->own_text, h->own_va, h->own_ours && h->kids)) {
 		/* a new image (first seen, or an exec): whether it is memguard's
 		 * own (a driver shim; the pytest driver before it execs pytest),
 		 * the tree's one check, then its figures again, so that they are
