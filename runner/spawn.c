@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -105,7 +106,12 @@ int spawn_spawner_new(spawn_spawner **out, mg_err *err)
 {
 	int sv[2];
 	char helper[4096], fd_arg[16], parent_arg[24];
-	int have_helper = spawn_spawner_path(helper, sizeof(helper), NULL) == 0;
+	/* memguard-spawner's exec only where our own copy would not be small:
+	 * a dynamic build (its libraries' data, an ASan runtime's shadow); a
+	 * static one (the shim, -static: no ld.so, so no AT_BASE) is as small
+	 * at its start as the spawner, and its fork serves without the exec */
+	int have_helper =
+	    getauxval(AT_BASE) != 0 && spawn_spawner_path(helper, sizeof(helper), NULL) == 0;
 	*out = NULL;
 	spawn_spawner *sp = calloc(1, sizeof(*sp));
 	if (!sp)

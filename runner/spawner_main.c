@@ -2,7 +2,8 @@
  * spawner_main.c - memguard-spawner: a driver shim's spawner
  * (spawn_spawner_new) as an executable of its own, libc only and never
  * sanitized, so that what a test copies of it before its exec, which the
- * kernel counts in the test's ru_maxrss, is a few pages. Started as
+ * kernel counts in the test's ru_maxrss, is a few pages: a dynamic shim's
+ * (a static one's own fork serves as it is). Started as
  * "memguard-spawner SOCKET_FD PARENT_PID" by the shim's fork; never by a user.
  */
 #include <stdio.h>

@@ -9,7 +9,10 @@
 # RSS): a lane's shim forks (its spawner) and never vforks; the listing
 # host's shim vforks its listing (no test's figures: the child execs the
 # program with --gtest_list_tests) and forks nothing (it starts no
-# spawner). --contain none: the PID namespace's init is forked (once a run,
+# spawner). A static shim (no PT_INTERP: memguard-driver linked -static)
+# is its own spawner, a fork that execs nothing; a dynamic one (a
+# sanitized build) execs memguard-spawner in it, once a lane's host.
+# --contain none: the PID namespace's init is forked (once a run,
 # not a spawn) and namespaced pids would not match strace's.
 # Skipped (77) without strace (ci/setup --test installs it).
 set -u
@@ -54,3 +57,15 @@ for p in $shims; do
 	done
 done
 [ "$listings" -eq 1 ] || fail "$listings listings by vfork, not 1"
+# the spawner's exec: none from a static shim, one a lane's host otherwise
+# (an exec whose result strace printed on a line of its own is counted by
+# its first half, which names the file)
+drv=$(dirname "$mg")/memguard-driver
+spawners=$(grep -c 'execve("[^"]*memguard-spawner"' "$dir/t")
+if LC_ALL=C readelf -l "$drv" | grep -q 'INTERP'; then
+	want=$(($(echo "$shims" | wc -w) - 1))
+else
+	want=0
+fi
+echo "memguard-spawner execs: $spawners (want $want)"
+[ "$spawners" -eq "$want" ] || fail "$spawners execs of memguard-spawner, not $want"

@@ -33,12 +33,18 @@ for f in /usr/bin/memguard /usr/lib/memguard/x64/libmemguard_probe.so \
 	/usr/share/doc/memguard/copyright /usr/share/doc/memguard/changelog.gz \
 	/usr/share/bash-completion/completions/memguard /usr/share/zsh/vendor-completions/_memguard \
 	/usr/share/man/man1/memguard.1.gz /usr/lib/memguard/pytest/memguard_pytest.py \
-	/usr/lib/memguard/pytest/libmemguard_host.so /usr/lib/memguard/memguard-driver \
-	/usr/lib/memguard/memguard-spawner; do
+	/usr/lib/memguard/pytest/libmemguard_host.so /usr/lib/memguard/memguard-driver; do
 	grep -qx "$f" "$d/list" || fail "$deb lacks $f"
 done
 # a man page for every command the overview lists
 dpkg-deb -x "$deb" "$d/root" || fail "dpkg-deb -x"
+# memguard-spawner beside a dynamic shim only (a static one is its own)
+if LC_ALL=C readelf -l "$d/root/usr/lib/memguard/memguard-driver" | grep -q INTERP; then
+	grep -qx /usr/lib/memguard/memguard-spawner "$d/list" || fail "$deb lacks memguard-spawner"
+else
+	! grep -qx /usr/lib/memguard/memguard-spawner "$d/list" ||
+		fail "$deb has memguard-spawner beside a static shim"
+fi
 mg=$d/root/usr/bin/memguard
 for c in $("$mg" help | awk '/^  [a-z]/{print $1}'); do
 	grep -qx "/usr/share/man/man1/memguard-$c.1.gz" "$d/list" || fail "no man page for $c"
