@@ -161,6 +161,14 @@ void report_format_size_signed(char *buf, size_t size, int64_t bytes)
 	                   bytes < 0 ? 0 - (uint64_t)bytes : (uint64_t)bytes);
 }
 
+/* lround for 0 <= x < 2^52 (half away from zero; x less its whole part is
+ * exact there), without libm: memguard starts with libc and no more. */
+static long round_whole(double x)
+{
+	long r = (long)x;
+	return x - (double)r >= 0.5 ? r + 1 : r;
+}
+
 /* "850ms", "12.3s", "4m12s", "1h02m"; negative or not finite shows "-". */
 void report_format_duration(char *buf, size_t size, double seconds)
 {
@@ -169,20 +177,20 @@ void report_format_duration(char *buf, size_t size, double seconds)
 		return;
 	}
 	if (seconds < 0.9995) {
-		snprintf(buf, size, "%dms", (int)lround(seconds * 1000.0));
+		snprintf(buf, size, "%dms", (int)round_whole(seconds * 1000.0));
 		return;
 	}
 	if (seconds < 59.95) {
 		snprintf(buf, size, "%.1fs", seconds);
 		return;
 	}
-	/* lround of a value past LONG_MAX is unspecified: such a span shows in
-	 * whole hours (a year is 8766h, so these never fit the format anyway). */
+	/* round_whole is exact below 2^52 s: a longer span shows in whole
+	 * hours (a year is 8766h, so these never fit the format anyway). */
 	if (seconds >= 1e12) {
 		snprintf(buf, size, "%.0fh", seconds / 3600);
 		return;
 	}
-	long s = lround(seconds);
+	long s = round_whole(seconds);
 	if (s < 3600) {
 		snprintf(buf, size, "%ldm%02lds", s / 60, s % 60);
 		return;
@@ -264,7 +272,7 @@ int report_format_time(char *buf, size_t size, double t, const char *fmt)
 	 * undefined: a report read back may hold any number */
 	if (!isfinite(t) || t < 0 || t >= ISO_TIME_END)
 		return -1;
-	time_t whole = (time_t)floor(t);
+	time_t whole = (time_t)t; /* t >= 0: its floor */
 	struct tm tm;
 	if (!gmtime_r(&whole, &tm) || strftime(buf, size, fmt, &tm) == 0) {
 		if (size)
