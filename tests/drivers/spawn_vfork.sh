@@ -6,7 +6,10 @@
 # CLONE_VM|CLONE_VFORK), one a host. A shim starts the program whose tests
 # it runs with a fork (SPAWN_FORK, its spawner: the program's ru_maxrss is
 # a figure there, and a vfork'd child's would be all of the shim's peak
-# RSS): a lane's shim forks (its spawner) and never vforks; the listing
+# RSS): a lane's shim forks (its spawner) and never vforks; the spawner,
+# small, starts each test program by a clone with CLONE_VM|CLONE_VFORK
+# (its memory until the exec, whose ru_maxrss counts the spawner's peak as
+# a fork's copy of it would: no address space built and torn down); the listing
 # host's shim vforks its listing (no test's figures: the child execs the
 # program with --gtest_list_tests) and forks nothing (it starts no
 # spawner). A static shim (no PT_INTERP: memguard-driver linked -static)
@@ -69,3 +72,16 @@ else
 fi
 echo "memguard-spawner execs: $spawners (want $want)"
 [ "$spawners" -eq "$want" ] || fail "$spawners execs of memguard-spawner, not $want"
+# each program that runs tests: cloned by a spawner (no shim) sharing its
+# memory until its exec. The flags are on the clone's first line ("clone(
+# ... <unfinished ...>" when its end, "= PID", came on a line of its own).
+progs=$(awk -v p="\"$prog\"" '/execve\(/ && index($0, p) && !/--gtest_list_tests/ && !/= -1/ { print $1 }' "$dir/t")
+[ -n "$progs" ] || fail "no test program's exec traced"
+for c in $progs; do
+	made=$(awk -v c="$c" '/(^| )(clone|clone3|fork|vfork)\(/ { last[$1] = $0 }
+		/(clone|fork).* = [0-9]+$/ && $NF == c { print last[$1]; exit }' "$dir/t")
+	by=${made%% *}
+	echo "program $c: $made"
+	case " $shims $runner " in *" $by "*) fail "program $c made by $by, a shim or the runner, not a spawner" ;; esac
+	case $made in *CLONE_VM*CLONE_VFORK*) ;; *) fail "program $c not cloned with CLONE_VM|CLONE_VFORK: $made" ;; esac
+done
