@@ -133,6 +133,15 @@ void conn_build_env(run_ctx *c, int with_limits, const lane *l)
 		c->env_store[13] = report_strdup(buf);
 		c->envp[k++] = c->env_store[13];
 	}
+	/* lanes running copies of one program: each its own TEST_TMPDIR */
+	if (l && c->lane_tmp) {
+		char buf[4200];
+		snprintf(buf, sizeof(buf), "TEST_TMPDIR=%s/lane-%u", c->lane_tmp,
+		         (unsigned)(l - c->lanes));
+		free(c->env_store[15]);
+		c->env_store[15] = report_strdup(buf);
+		c->envp[k++] = c->env_store[15];
+	}
 	c->envp[k] = NULL;
 }
 

@@ -5,9 +5,13 @@
  */
 #include "run_int.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+
+#include "rm_tree.h"
 
 #define X HOST_STATE_COUNT
 
@@ -1088,6 +1092,55 @@ void lane_init_all(run_ctx *c)
 		l->h.flight = mg_xrealloc(NULL, c->o->pipeline * sizeof(size_t));
 		timeline_init(&l->tl, TIMELINE_POINTS);
 	}
+}
+
+/*
+ * GoogleTest's TempDir() is TEST_TMPDIR, else TMPDIR, else /tmp/ (Bazel
+ * gives each test its own TEST_TMPDIR; leveldb's test directory reads it
+ * too): a program run alone has it to itself, and two lanes running the
+ * same program would meet in it (leveldb's recovery_test: the other
+ * lane's LOCK file, a red run of a green suite). Made 0700 by mkdtemp.
+ * Asked for (--lane-tmpdir), not the default: a fresh directory a lane
+ * parts tests that lean on what an earlier one left in a shared one
+ * (googletest-filepath-test's CreateDirectoriesFail).
+ */
+void lane_tmp_make(run_ctx *c)
+{
+	if (!c->o->lane_tmpdir || c->nlanes < 2 ||
+	    getenv("TEST_TMPDIR")) /* the user's, even empty */
+		return;
+	const char *base = getenv("TMPDIR");
+	char dir[4096];
+	int n =
+	    snprintf(dir, sizeof(dir), "%s/memguard-lanes-XXXXXX", base && *base ? base : "/tmp");
+	if (n < 0 || (size_t)n >= sizeof(dir) - 32 || !mkdtemp(dir)) {
+		fprintf(stderr,
+		        "memguard run: cannot make the lanes' TEST_TMPDIR under %s: %s (the lanes "
+		        "share the default)\n",
+		        base && *base ? base : "/tmp",
+		        n < 0 || (size_t)n >= sizeof(dir) - 32 ? "path too long" : strerror(errno));
+		return;
+	}
+	c->lane_tmp = report_strdup(dir);
+	for (unsigned i = 0; i < c->nlanes; i++) {
+		snprintf(dir, sizeof(dir), "%s/lane-%u", c->lane_tmp, i);
+		if (mkdir(dir, 0700) < 0) {
+			fprintf(stderr,
+			        "memguard run: cannot make %s: %s (the lanes share the default)\n",
+			        dir, strerror(errno));
+			lane_tmp_remove(c);
+			return;
+		}
+	}
+}
+
+void lane_tmp_remove(run_ctx *c)
+{
+	if (c->lane_tmp && rm_tree(c->lane_tmp) < 0)
+		fprintf(stderr, "memguard run: cannot remove %s: %s\n", c->lane_tmp,
+		        strerror(errno));
+	free(c->lane_tmp);
+	c->lane_tmp = NULL;
 }
 
 /* The front test took too long (or never started): timeout, the rest go

@@ -402,13 +402,15 @@ static int config_apply(run_options *o, json_t *root, const char *file, mg_err *
 			continue;
 		}
 		if (!strcmp(name, "quiet") || !strcmp(name, "shell") ||
-		    !strcmp(name, "allow-no-tests") || !strcmp(name, "fail-no-tests")) {
+		    !strcmp(name, "lane-tmpdir") || !strcmp(name, "allow-no-tests") ||
+		    !strcmp(name, "fail-no-tests")) {
 			if (!json_is_boolean(v))
 				return mg_err_set(err, MG_EINVAL,
 				                  "config %s: '%s' must be true or false", file,
 				                  key);
 			*(name[0] == 'q'   ? &o->quiet
 			  : name[0] == 's' ? &o->shell
+			  : name[0] == 'l' ? &o->lane_tmpdir
 			  : name[0] == 'f' ? &o->fail_no_tests
 			                   : &o->allow_no_tests) = json_is_true(v);
 			if (o->allow_no_tests && o->fail_no_tests)
@@ -477,6 +479,10 @@ int options_parse(run_options *o, int argc, char **argv, mg_err *err)
 		}
 		if (!strcmp(a, "--shell")) {
 			o->shell = 1;
+			continue;
+		}
+		if (!strcmp(a, "--lane-tmpdir")) {
+			o->lane_tmpdir = 1;
 			continue;
 		}
 		/* either overrides the config file's other; both given is a usage error */
@@ -588,6 +594,9 @@ const char *options_usage(void)
 	       "  --skip-code N          exec driver: a test exiting N is skip (automake: 77)\n"
 	       "  --shell                exec driver: run the command template with sh -c\n"
 	       "  --node I/N             run node I's share of N (default: from the CI env)\n"
+	       "  --lane-tmpdir          with 2 or more lanes, each lane's processes get a\n"
+	       "                         TEST_TMPDIR of their own (GoogleTest's TempDir()),\n"
+	       "                         made under TMPDIR and removed after the run\n"
 	       "  --allow-no-tests       no test to run (a filter matching none) is exit 0\n"
 	       "                         (default: the framework's exit then; 5 where it\n"
 	       "                         fails such a run, or has none of its own)\n"

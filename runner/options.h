@@ -53,6 +53,7 @@ typedef struct run_options {
 	uint32_t node_index; /* 1-based; 0: from the CI env, else 1/1 */
 	uint32_t node_total;
 	int quiet;
+	int lane_tmpdir;     /* --lane-tmpdir: each lane's processes their own TEST_TMPDIR */
 	int allow_no_tests;  /* no test to run is exit 0, whatever the framework exits */
 	int fail_no_tests;   /* no test to run is MG_EXIT_NO_TESTS, whatever the framework exits */
 	const char *contain; /* contain_start's mode: "auto" (NULL), "pid", "user", "none" */

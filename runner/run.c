@@ -545,6 +545,7 @@ int run_main(int argc, char **argv, const run_hooks *hooks)
 	plan_history(&c);
 
 	lane_init_all(&c);
+	lane_tmp_make(&c);
 	plan_shares(&c);
 	record_limits(&c); /* after the lanes: an rss budget is their pool */
 	{
@@ -636,6 +637,7 @@ out:
 		spawn_free(c.reap[i].proc);
 	c.nreap = 0;
 	supervise_reap_orphans();
+	lane_tmp_remove(&c);
 	for (unsigned i = 0; i < c.nlanes; i++) {
 		free(c.lanes[i].h.flight);
 		timeline_free(&c.lanes[i].tl);

@@ -42,7 +42,7 @@
 #define TIMELINE_POINTS 4096 /* per lane */
 #define GROWTH_WINDOW   32   /* recent per-test growths kept per lane */
 #define MAX_DESCENDANTS 64
-#define ENV_SLOTS       15    /* MEMGUARD_* variables a host gets */
+#define ENV_SLOTS       16    /* MEMGUARD_* variables (and TEST_TMPDIR) a host gets */
 #define SLOW_TEST       0.005 /* seconds: above it, a lane keeps only 2 tests in flight */
 /* A native or pytest host without --pipeline holds as many run lines as take it
  * PIPELINE_WORK (16 to PIPELINE_AUTO), and while it holds more than twice
@@ -253,7 +253,8 @@ typedef struct run_ctx {
 	int pipeline_auto; /* no --pipeline: depth follows the tests' pace (policy_depth) */
 	double tree_interval;
 	char **envp;
-	char *env_store[ENV_SLOTS];               /* the MEMGUARD_* entries of envp */
+	char *env_store[ENV_SLOTS]; /* the MEMGUARD_* entries of envp */
+	char *lane_tmp;             /* the lanes' TEST_TMPDIRs' parent (lane_tmp_make), or NULL */
 	char mark_secret[MG_MARK_SECRET_LEN + 1]; /* v3: in every host's marks, chosen once */
 	mg_arch arch;
 	limits soft, hard; /* for the host's arch */
@@ -586,6 +587,12 @@ void lane_catch_up(run_ctx *c, lane *l);
 void lane_exited(run_ctx *c, lane *l, mg_exit_end end);
 void lane_kill_over_limit(run_ctx *c, lane *l, const char *why, double t, int own);
 void lane_init_all(run_ctx *c);
+/* Lanes run copies of one program side by side: with --lane-tmpdir, a
+ * directory under TMPDIR with one a lane (lane-K), each lane's TEST_TMPDIR
+ * (conn_build_env); none with one lane or where the user set TEST_TMPDIR. lane_tmp_remove removes
+ * it and what the tests left in it once every host has ended. */
+void lane_tmp_make(run_ctx *c);
+void lane_tmp_remove(run_ctx *c);
 size_t lane_pop_head(run_ctx *c, lane *l);
 /* The user's fail-fast reached (policy_fail_fast_hit): the tests not handed
  * out are skip (in l's shard), l's host is quit if it holds tests it has not

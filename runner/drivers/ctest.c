@@ -12,7 +12,6 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <jansson.h>
 #include <regex.h>
 #include <signal.h>
@@ -28,6 +27,7 @@
 
 #include "driver.h"
 #include "mg_elf.h"
+#include "rm_tree.h"
 #include "shim.h"
 #include "spawn.h"
 
@@ -427,17 +427,10 @@ static void cmake_quoted(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-static int custom_rm(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)ftw;
-	return flag == FTW_DP ? rmdir(path) : unlink(path);
-}
-
 /* Removes what custom_dir made (and ctest wrote in it: Testing/). */
 static void custom_dir_remove(const char *tmp)
 {
-	if (*tmp && nftw(tmp, custom_rm, 16, FTW_DEPTH | FTW_PHYS) < 0)
+	if (*tmp && rm_tree(tmp) < 0)
 		fprintf(stderr, "memguard: cannot remove %s: %s\n", tmp, strerror(errno));
 }
 

@@ -5,6 +5,10 @@
 // 128 KiB an argument may hold). MG_BENCH_STARTS=FILE: each start that runs
 // tests (not --gtest_list_tests) appends "start PID" to FILE.
 // MG_BENCH_LOG=FILE: each test body run appends "body NAME" to FILE.
+// MG_BENCH_TEMPDIR=FILE: each start that runs tests appends "tempdir DIR"
+// (testing::TempDir(), without its last slash) to FILE, and writes a file
+// DIR/bench-PID there (the line ends " unwritable" when it cannot); with
+// MG_BENCH_LINK=PATH also a symbolic link DIR/link-PID to PATH.
 // MG_BENCH_HOLD=BYTES: each test body maps BYTES of memory it never touches
 // nor unmaps (the VA grows BYTES a test, the RSS not at all), so that
 // --recycle-at va=START+N*BYTES recycles the program every ~N tests
@@ -69,6 +73,25 @@ int main(int argc, char **argv)
 	}
 	const char *h = std::getenv("MG_BENCH_HOLD");
 	hold = h && *h ? std::strtoul(h, nullptr, 10) : 0;
+	const char *tmp_log = std::getenv("MG_BENCH_TEMPDIR");
+	if (tmp_log && !GTEST_FLAG_GET(list_tests)) {
+		std::string dir = ::testing::TempDir();
+		if (dir.size() > 1 && dir.back() == '/')
+			dir.pop_back();
+		std::string mine = dir + "/bench-" + std::to_string(getpid());
+		FILE *w = std::fopen(mine.c_str(), "w");
+		int wrote = w && std::fputs("bench\n", w) >= 0;
+		if (w)
+			wrote &= std::fclose(w) == 0;
+		const char *to = std::getenv("MG_BENCH_LINK");
+		if (to)
+			symlink(to, (dir + "/link-" + std::to_string(getpid())).c_str());
+		FILE *f = std::fopen(tmp_log, "a");
+		if (f) {
+			std::fprintf(f, "tempdir %s%s\n", dir.c_str(), wrote ? "" : " unwritable");
+			std::fclose(f);
+		}
+	}
 	const char *log = std::getenv("MG_BENCH_LOG");
 	if (log && !GTEST_FLAG_GET(list_tests))
 		body_log = std::fopen(log, "a");

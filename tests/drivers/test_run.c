@@ -750,6 +750,124 @@ static void gtest_lanes_prefixes(void)
 	}
 }
 
+/* The "tempdir" lines gtest_bench wrote (MG_BENCH_TEMPDIR) into dirs[],
+ * up to 8; how many, or -1 when one says its directory was unwritable. */
+static int tempdirs_read(const char *log, char dirs[][256])
+{
+	FILE *f = fopen(log, "r");
+	char line[512];
+	int n = 0;
+	while (f && fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = 0;
+		if (strncmp(line, "tempdir ", 8))
+			continue;
+		if (strstr(line, " unwritable"))
+			n = -1;
+		else if (n >= 0 && n < 8 && strlen(line + 8) < 256)
+			memcpy(dirs[n++], line + 8, strlen(line + 8) + 1);
+	}
+	if (f)
+		fclose(f);
+	return n;
+}
+
+/* Whether dir holds an entry whose name starts with prefix. */
+static int dir_has(const char *dir, const char *prefix)
+{
+	char cmd[512];
+	snprintf(cmd, sizeof(cmd), "ls -A '%s' | grep -q '^%s'", dir, prefix);
+	return system(cmd) == 0;
+}
+
+/*
+ * Lanes run copies of one program side by side (leveldb's recovery_test
+ * met the other lane's LOCK file in GoogleTest's TempDir(), /tmp, and a
+ * green suite went red at -j 2): each lane's programs get a TEST_TMPDIR of
+ * their own, lane-0 and lane-1 of one directory under TMPDIR, there and
+ * writable while they run, gone after the run with what they wrote in it;
+ * a symbolic link a test left there is removed, not what it points to,
+ * with --lane-tmpdir. Without it (the default), with one lane, or with a
+ * TEST_TMPDIR of the user's: the program's TempDir() is what it is run
+ * directly.
+ */
+static void gtest_lane_tmpdir(void)
+{
+	outcome o;
+	char outside[64], keep[96], link_env[96], log[160], dirs[8][256];
+	snprintf(outside, sizeof(outside), "/tmp/mg-lane-outside-%d", (int)getpid());
+	snprintf(keep, sizeof(keep), "%s/keep", outside);
+	snprintf(link_env, sizeof(link_env), "MG_BENCH_LINK=%s", outside);
+	CU_ASSERT_FATAL(mkdir(outside, 0700) == 0);
+	FILE *k = fopen(keep, "w");
+	CU_ASSERT_FATAL(k != NULL);
+	fclose(k);
+
+	mg(&o,
+	   ARGV("run", "-q", "-j", "2", "--lane-tmpdir", "--driver", "gtest", "--report",
+	        "report.json", "--", GTEST_BENCH),
+	   ENV("MG_BENCH_TESTS=40", "MG_BENCH_TEMPDIR=tempdirs.log", link_env), 0);
+	CU_ASSERT(exited_with(&o, 0));
+	CU_ASSERT_FATAL(o.report != NULL);
+	CU_ASSERT_EQUAL(count(o.report, "pass"), 40);
+	snprintf(log, sizeof(log), "%s/tempdirs.log", o.dir);
+	int n = tempdirs_read(log, dirs);
+	CU_ASSERT_EQUAL(n, 2);
+	if (n == 2) {
+		size_t len = strlen(o.dir);
+		int lane0 = 0, lane1 = 0;
+		for (int i = 0; i < 2; i++) {
+			const char *d = dirs[i];
+			CU_ASSERT(!strncmp(d, o.dir, len) &&
+			          !strncmp(d + len, "/memguard-lanes-", 16));
+			const char *last = strrchr(d, '/');
+			lane0 += last && !strcmp(last, "/lane-0");
+			lane1 += last && !strcmp(last, "/lane-1");
+		}
+		CU_ASSERT(lane0 == 1 && lane1 == 1);
+		CU_ASSERT(strncmp(dirs[0], dirs[1], strlen(dirs[0]) - 1) == 0); /* one parent */
+	}
+	CU_ASSERT(!dir_has(o.dir, "memguard-lanes-")); /* removed, and what was in it */
+	CU_ASSERT(access(keep, F_OK) == 0);            /* the link's target stays */
+	done(&o);
+
+	/* one lane: TMPDIR (the test's directory), as the program run alone */
+	mg(&o,
+	   ARGV("run", "-q", "-j", "1", "--lane-tmpdir", "--driver", "gtest", "--", GTEST_BENCH),
+	   ENV("MG_BENCH_TESTS=40", "MG_BENCH_TEMPDIR=tempdirs.log"), 0);
+	CU_ASSERT(exited_with(&o, 0));
+	snprintf(log, sizeof(log), "%s/tempdirs.log", o.dir);
+	CU_ASSERT_EQUAL(tempdirs_read(log, dirs), 1);
+	CU_ASSERT_STRING_EQUAL(dirs[0], o.dir);
+	done(&o);
+
+	/* the default, two lanes: TMPDIR for both, as the program run alone */
+	mg(&o, ARGV("run", "-q", "-j", "2", "--driver", "gtest", "--", GTEST_BENCH),
+	   ENV("MG_BENCH_TESTS=40", "MG_BENCH_TEMPDIR=tempdirs.log"), 0);
+	CU_ASSERT(exited_with(&o, 0));
+	snprintf(log, sizeof(log), "%s/tempdirs.log", o.dir);
+	CU_ASSERT_EQUAL(tempdirs_read(log, dirs), 2);
+	CU_ASSERT_STRING_EQUAL(dirs[0], o.dir);
+	CU_ASSERT_STRING_EQUAL(dirs[1], o.dir);
+	done(&o);
+
+	/* the user's TEST_TMPDIR: every lane's, untouched */
+	char user_env[96];
+	snprintf(user_env, sizeof(user_env), "TEST_TMPDIR=%s", outside);
+	mg(&o,
+	   ARGV("run", "-q", "-j", "2", "--lane-tmpdir", "--driver", "gtest", "--", GTEST_BENCH),
+	   ENV("MG_BENCH_TESTS=40", "MG_BENCH_TEMPDIR=tempdirs.log", user_env), 0);
+	CU_ASSERT(exited_with(&o, 0));
+	snprintf(log, sizeof(log), "%s/tempdirs.log", o.dir);
+	CU_ASSERT_EQUAL(tempdirs_read(log, dirs), 2);
+	CU_ASSERT_STRING_EQUAL(dirs[0], outside);
+	CU_ASSERT_STRING_EQUAL(dirs[1], outside);
+	CU_ASSERT(access(keep, F_OK) == 0);
+	done(&o);
+	char rm[128];
+	snprintf(rm, sizeof(rm), "rm -rf '%s'", outside);
+	CU_ASSERT(system(rm) == 0);
+}
+
 /*
  * With a history, a gtest lane's first program takes a share of the run's
  * expected time, not of its tests: of 12 tests whose history says the last
@@ -1529,6 +1647,7 @@ static const mg_case cases[] = {
     {"gtest_static_batches", gtest_static_batches},
     {"gtest_lanes_prefixes", gtest_lanes_prefixes},
     {"gtest_history_shares", gtest_history_shares},
+    {"gtest_lane_tmpdir", gtest_lane_tmpdir},
     {"ctest_states", ctest_states},
     {"ctest_select", ctest_select},
     {"ctest_locks", ctest_locks},
