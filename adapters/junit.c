@@ -144,7 +144,9 @@ static void property_i64(junit_w *j, const char *name, int64_t v)
  *           --gtest_output=xml ("Small/Square.Works/0" -> Small/Square,
  *           Works/0: a suite holds no '.', a parameterized one a '/');
  *   catch2: classname SUITE.global (the program's name: Catch2's own
- *           "--reporter junit"), name the whole test name ('/' included);
+ *           "--reporter junit"), name the whole test name ('/' included)
+ *           without white space at its ends (Catch2 trims it there: a
+ *           TEST_CASE("basic async test ") is "basic async test");
  *   pytest: its own --junitxml (mangle_test_address): the node id's path
  *           with '/' as '.' and without ".py", then its classes, joined by
  *           '.'; the name its last "::" part, parameters included
@@ -180,6 +182,16 @@ static int split_pytest(const char *full, char **classname, char **name)
 	return 0;
 }
 
+/* A Catch2 test's name as Catch2's reporters write it: without white space
+ * at its ends (its trim: space, tab, CR, LF). */
+static char *catch2_name(const char *full)
+{
+	size_t from = strspn(full, " \t\r\n"), to = strlen(full);
+	while (to > from && strchr(" \t\r\n", full[to - 1]))
+		to--;
+	return report_strndup(full + from, to - from);
+}
+
 static void split_name(const report_shard *s, const char *full, char **classname, char **name)
 {
 	const char *driver = s->driver ? s->driver : "";
@@ -198,7 +210,7 @@ static void split_name(const report_shard *s, const char *full, char **classname
 		if (!*classname)
 			abort();
 		snprintf(*classname, len, "%s.global", suite);
-		*name = report_strdup(full);
+		*name = catch2_name(full);
 		return;
 	}
 	const char *slash = strchr(full, '/');
@@ -598,7 +610,7 @@ static fw_test *fw_collect(const report *r, junit_framework fw, const char *prog
 				size_t len = strlen(prog) + sizeof(".global");
 				e->classname = mg_xrealloc(NULL, len);
 				snprintf(e->classname, len, "%s.global", prog);
-				e->name = report_strdup(e->t->name ? e->t->name : "");
+				e->name = catch2_name(e->t->name ? e->t->name : "");
 			} else {
 				split_name(e->s, e->t->name ? e->t->name : "", &e->classname,
 				           &e->name);

@@ -160,6 +160,51 @@ void test_console_largest(void)
 	report_free(r);
 }
 
+/* A Catch2 test's JUnit name is its name without white space at its ends,
+ * as Catch2's own --reporter junit writes it (spdlog's
+ * TEST_CASE("basic async test ", ...)); its classname PROGRAM.global. */
+void test_junit_catch2_trimmed(void)
+{
+	static const char *const names[] = {"basic async test ", " \tboth ends\n", "inner  space"};
+	static const char *const want[] = {"name=\"basic async test\"", "name=\"both ends\"",
+	                                   "name=\"inner  space\""};
+	report *r = report_new();
+	report_shard *s = report_add_shard(r);
+	s->suite = report_strdup("spdlog-utests");
+	s->arch = report_strdup("x64");
+	s->driver = report_strdup("catch2");
+	for (size_t i = 0; i < 3; i++) {
+		report_test *t = report_shard_add_test(s);
+		t->name = report_strdup(names[i]);
+	}
+	report_finish(r, REPORT_MAX_SUSPECTS);
+	char dir[] = "/tmp/mg-junit-c2-XXXXXX", path[64], spec[80];
+	CU_ASSERT_FATAL(mkdtemp(dir) != NULL);
+	snprintf(path, sizeof(path), "%s/j.xml", dir);
+	snprintf(spec, sizeof(spec), "junit=%s", path);
+	mg_err err = {{0}};
+	CU_ASSERT_EQUAL_FATAL(adapters_render(r, spec, &err), 0);
+	char *xml = NULL;
+	size_t len = 0;
+	FILE *f = fopen(path, "r");
+	CU_ASSERT_FATAL(f != NULL);
+	char buf[4096];
+	size_t got;
+	FILE *m = open_memstream(&xml, &len);
+	while ((got = fread(buf, 1, sizeof(buf), f)) > 0)
+		fwrite(buf, 1, got, m);
+	fclose(f);
+	fclose(m);
+	for (size_t i = 0; i < 3; i++)
+		CU_ASSERT_PTR_NOT_NULL(strstr(xml, want[i]));
+	CU_ASSERT_PTR_NULL(strstr(xml, "name=\"basic async test \""));
+	CU_ASSERT_PTR_NOT_NULL(strstr(xml, "classname=\"spdlog-utests.global\""));
+	free(xml);
+	unlink(path);
+	rmdir(dir);
+	report_free(r);
+}
+
 void test_auto_env(void)
 {
 	static const char *const vars[] = {"GITHUB_ACTIONS",   "GITLAB_CI", "TF_BUILD",
