@@ -1111,14 +1111,15 @@ void lane_tmp_make(run_ctx *c)
 		return;
 	const char *base = getenv("TMPDIR");
 	char dir[4096];
-	int n =
-	    snprintf(dir, sizeof(dir), "%s/memguard-lanes-XXXXXX", base && *base ? base : "/tmp");
-	if (n < 0 || (size_t)n >= sizeof(dir) - 32 || !mkdtemp(dir)) {
+	if (!base || !*base)
+		base = "/tmp";
+	int n = snprintf(dir, sizeof(dir), "%s/memguard-lanes-XXXXXX", base);
+	int too_long = n < 0 || (size_t)n >= sizeof(dir) - 32; /* room for "/lane-K" */
+	if (too_long || !mkdtemp(dir)) {
 		fprintf(stderr,
 		        "memguard run: cannot make the lanes' TEST_TMPDIR under %s: %s (the lanes "
 		        "share the default)\n",
-		        base && *base ? base : "/tmp",
-		        n < 0 || (size_t)n >= sizeof(dir) - 32 ? "path too long" : strerror(errno));
+		        base, too_long ? "path too long" : strerror(errno));
 		return;
 	}
 	c->lane_tmp = report_strdup(dir);

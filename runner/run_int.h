@@ -589,8 +589,9 @@ void lane_kill_over_limit(run_ctx *c, lane *l, const char *why, double t, int ow
 void lane_init_all(run_ctx *c);
 /* Lanes run copies of one program side by side: with --lane-tmpdir, a
  * directory under TMPDIR with one a lane (lane-K), each lane's TEST_TMPDIR
- * (conn_build_env); none with one lane or where the user set TEST_TMPDIR. lane_tmp_remove removes
- * it and what the tests left in it once every host has ended. */
+ * (conn_build_env); none with one lane or where the user set TEST_TMPDIR.
+ * lane_tmp_remove removes it and what the tests left in it once every host
+ * has ended. */
 void lane_tmp_make(run_ctx *c);
 void lane_tmp_remove(run_ctx *c);
 size_t lane_pop_head(run_ctx *c, lane *l);

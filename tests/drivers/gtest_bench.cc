@@ -5,8 +5,8 @@
 // 128 KiB an argument may hold). MG_BENCH_STARTS=FILE: each start that runs
 // tests (not --gtest_list_tests) appends "start PID" to FILE.
 // MG_BENCH_LOG=FILE: each test body run appends "body NAME" to FILE.
-// MG_BENCH_TEMPDIR=FILE: each start that runs tests appends "tempdir DIR"
-// (testing::TempDir(), without its last slash) to FILE, and writes a file
+// MG_BENCH_TEMPDIR=FILE: each start that runs tests appends "tempdir PPID DIR"
+// (its parent's pid; testing::TempDir(), without its last slash) to FILE, and writes a file
 // DIR/bench-PID there (the line ends " unwritable" when it cannot); with
 // MG_BENCH_LINK=PATH also a symbolic link DIR/link-PID to PATH.
 // MG_BENCH_HOLD=BYTES: each test body maps BYTES of memory it never touches
@@ -88,7 +88,8 @@ int main(int argc, char **argv)
 			symlink(to, (dir + "/link-" + std::to_string(getpid())).c_str());
 		FILE *f = std::fopen(tmp_log, "a");
 		if (f) {
-			std::fprintf(f, "tempdir %s%s\n", dir.c_str(), wrote ? "" : " unwritable");
+			std::fprintf(f, "tempdir %ld %s%s\n", static_cast<long>(getppid()),
+			             dir.c_str(), wrote ? "" : " unwritable");
 			std::fclose(f);
 		}
 	}

@@ -750,25 +750,43 @@ static void gtest_lanes_prefixes(void)
 	}
 }
 
-/* The "tempdir" lines gtest_bench wrote (MG_BENCH_TEMPDIR) into dirs[],
- * up to 8; how many, or -1 when one says its directory was unwritable. */
-static int tempdirs_read(const char *log, char dirs[][256])
+/* The "tempdir PPID DIR" lines gtest_bench wrote (MG_BENCH_TEMPDIR): DIR
+ * into dirs[], PPID (the program's host) into hosts[], up to 8; how many,
+ * or -1 when one says its directory was unwritable. */
+static int tempdirs_read(const char *log, char dirs[][256], long *hosts)
 {
 	FILE *f = fopen(log, "r");
 	char line[512];
-	int n = 0;
+	int n = 0, at = 0;
+	long ppid;
 	while (f && fgets(line, sizeof(line), f)) {
 		line[strcspn(line, "\n")] = 0;
-		if (strncmp(line, "tempdir ", 8))
+		if (sscanf(line, "tempdir %ld %n", &ppid, &at) != 1 || !at)
 			continue;
 		if (strstr(line, " unwritable"))
 			n = -1;
-		else if (n >= 0 && n < 8 && strlen(line + 8) < 256)
-			memcpy(dirs[n++], line + 8, strlen(line + 8) + 1);
+		else if (n >= 0 && n < 8 && strlen(line + at) < 256) {
+			hosts[n] = ppid;
+			memcpy(dirs[n++], line + at, strlen(line + at) + 1);
+		}
 	}
 	if (f)
 		fclose(f);
 	return n;
+}
+
+/* The shard (a lane's) whose generations include host pid, or -1. */
+static long shard_of_host(json_t *report, long pid)
+{
+	size_t k, g;
+	json_t *sh, *gen;
+	json_array_foreach(json_object_get(report, "shards"), k, sh)
+	    json_array_foreach(json_object_get(sh, "generations"), g, gen)
+	{
+		if (json_integer_value(json_object_get(gen, "pid")) == pid)
+			return (long)k;
+	}
+	return -1;
 }
 
 /* Whether dir holds an entry whose name starts with prefix. */
@@ -794,6 +812,7 @@ static void gtest_lane_tmpdir(void)
 {
 	outcome o;
 	char outside[64], keep[96], link_env[96], log[160], dirs[8][256];
+	long hosts[8];
 	snprintf(outside, sizeof(outside), "/tmp/mg-lane-outside-%d", (int)getpid());
 	snprintf(keep, sizeof(keep), "%s/keep", outside);
 	snprintf(link_env, sizeof(link_env), "MG_BENCH_LINK=%s", outside);
@@ -802,23 +821,30 @@ static void gtest_lane_tmpdir(void)
 	CU_ASSERT_FATAL(k != NULL);
 	fclose(k);
 
+	/* --contain none: the hosts' pids in the report are the ones the
+	 * programs see as their parent's */
 	mg(&o,
-	   ARGV("run", "-q", "-j", "2", "--lane-tmpdir", "--driver", "gtest", "--report",
-	        "report.json", "--", GTEST_BENCH),
+	   ARGV("run", "-q", "-j", "2", "--lane-tmpdir", "--contain", "none", "--driver", "gtest",
+	        "--report", "report.json", "--", GTEST_BENCH),
 	   ENV("MG_BENCH_TESTS=40", "MG_BENCH_TEMPDIR=tempdirs.log", link_env), 0);
 	CU_ASSERT(exited_with(&o, 0));
 	CU_ASSERT_FATAL(o.report != NULL);
 	CU_ASSERT_EQUAL(count(o.report, "pass"), 40);
 	snprintf(log, sizeof(log), "%s/tempdirs.log", o.dir);
-	int n = tempdirs_read(log, dirs);
+	int n = tempdirs_read(log, dirs, hosts);
 	/* a program a lane, or more where a lane's host came late and the
-	 * other lane took its tests too (timing): each in a lane's own */
+	 * other lane took its tests too (timing): each in its own lane's,
+	 * the lane its host's generation is in (shard K: lane-K) */
 	CU_ASSERT(n >= 1);
 	size_t len = strlen(o.dir);
 	for (int i = 0; i < n; i++) {
 		const char *d = dirs[i], *last = strrchr(d, '/');
+		char want[16];
+		long lane = shard_of_host(o.report, hosts[i]);
+		CU_ASSERT(lane == 0 || lane == 1);
+		snprintf(want, sizeof(want), "/lane-%ld", lane);
 		CU_ASSERT(!strncmp(d, o.dir, len) && !strncmp(d + len, "/memguard-lanes-", 16));
-		CU_ASSERT(last && (!strcmp(last, "/lane-0") || !strcmp(last, "/lane-1")));
+		CU_ASSERT(last && !strcmp(last, want));
 		CU_ASSERT(last && !strncmp(dirs[0], d, (size_t)(last - d) + 1)); /* one parent */
 	}
 	CU_ASSERT(!dir_has(o.dir, "memguard-lanes-")); /* removed, and what was in it */
@@ -831,7 +857,7 @@ static void gtest_lane_tmpdir(void)
 	   ENV("MG_BENCH_TESTS=40", "MG_BENCH_TEMPDIR=tempdirs.log"), 0);
 	CU_ASSERT(exited_with(&o, 0));
 	snprintf(log, sizeof(log), "%s/tempdirs.log", o.dir);
-	CU_ASSERT_EQUAL(tempdirs_read(log, dirs), 1);
+	CU_ASSERT_EQUAL(tempdirs_read(log, dirs, hosts), 1);
 	CU_ASSERT_STRING_EQUAL(dirs[0], o.dir);
 	done(&o);
 
@@ -840,7 +866,7 @@ static void gtest_lane_tmpdir(void)
 	   ENV("MG_BENCH_TESTS=40", "MG_BENCH_TEMPDIR=tempdirs.log"), 0);
 	CU_ASSERT(exited_with(&o, 0));
 	snprintf(log, sizeof(log), "%s/tempdirs.log", o.dir);
-	n = tempdirs_read(log, dirs);
+	n = tempdirs_read(log, dirs, hosts);
 	CU_ASSERT(n >= 1);
 	for (int i = 0; i < n; i++)
 		CU_ASSERT_STRING_EQUAL(dirs[i], o.dir);
@@ -854,7 +880,7 @@ static void gtest_lane_tmpdir(void)
 	   ENV("MG_BENCH_TESTS=40", "MG_BENCH_TEMPDIR=tempdirs.log", user_env), 0);
 	CU_ASSERT(exited_with(&o, 0));
 	snprintf(log, sizeof(log), "%s/tempdirs.log", o.dir);
-	n = tempdirs_read(log, dirs);
+	n = tempdirs_read(log, dirs, hosts);
 	CU_ASSERT(n >= 1);
 	for (int i = 0; i < n; i++)
 		CU_ASSERT_STRING_EQUAL(dirs[i], outside);
