@@ -1075,7 +1075,8 @@ void lane_kill_over_limit(run_ctx *c, lane *l, const char *why, double t, int ow
 	lane_kill(c, l, END_KILL, why);
 }
 
-/* The lanes of the run: -j (default: CPUs), at most one per test, each
+/* The lanes of the run: -j (default: CPUs), at most one per test and,
+ * with a history, as many as the tests' time fills (plan_lanes), each
  * with its timeline (an rss budget is their pool: policy_judge). */
 void lane_init_all(run_ctx *c)
 {
@@ -1085,6 +1086,7 @@ void lane_init_all(run_ctx *c)
 		c->nlanes = (unsigned)c->ntests;
 	if (!c->nlanes)
 		c->nlanes = 1;
+	plan_lanes(c);
 	c->lanes = calloc(c->nlanes, sizeof(*c->lanes));
 	for (unsigned i = 0; i < c->nlanes; i++) {
 		lane *l = &c->lanes[i];

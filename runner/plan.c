@@ -535,6 +535,57 @@ void plan_history(run_ctx *c)
 	c->hist_report = NULL;
 }
 
+/*
+ * With a history, no more lanes than the tests' expected time fills: a
+ * lane's start costs about what the listing did (its host's start: a
+ * program's for GoogleTest, Catch2, pytest and a native host, and its
+ * shim's), in CPU and on the way to its first test, and while the lanes
+ * start and run they share the CPUs with each other's shims and the
+ * runner. So each lane gets at least two such starts' worth of the tests'
+ * time, and one lane at least. Measured here at -j 2 against -j 1 (2
+ * CPUs, wall and CPU in ms): googletest-printers-test (tests 4 ms, listing
+ * 9) 40 and 53 against 32 and 33; gtest-typed-test_test (21, 10) 56 and
+ * 63 against 49 and 43; Catch2's SelfTest (68, 34) 154 and 220 against
+ * 115 and 131; gtest_unittest (161, 12) 140 and 165 against 158 and 177.
+ * Not for ctest, exec and wrap, whose listing is not a lane's start; not
+ * when a test starts alone (history's over the hard limit: a host of its
+ * own).
+ */
+void plan_lanes(run_ctx *c)
+{
+	if (c->nlanes < 2 || c->listing_wall <= 0 ||
+	    !(c->driver == DRIVER_NATIVE || c->driver == DRIVER_GTEST ||
+	      c->driver == DRIVER_CATCH2 || c->driver == DRIVER_PYTEST))
+		return;
+	double sum = 0;
+	size_t known = 0;
+	for (size_t i = 0; i < c->ntests; i++) {
+		if (c->tests[i].hist_alone)
+			return;
+		if (c->tests[i].exp_duration >= 0) {
+			sum += c->tests[i].exp_duration;
+			known++;
+		}
+	}
+	if (!known)
+		return;
+	double total = sum + sum / (double)known * (double)(c->ntests - known);
+	double fills = total / (2 * c->listing_wall);
+	if (fills >= c->nlanes)
+		return;
+	unsigned was = c->nlanes;
+	c->nlanes = fills >= 1 ? (unsigned)fills : 1;
+	if (!c->o->quiet) {
+		char t[32], s[32];
+		report_format_duration(t, sizeof(t), total);
+		report_format_duration(s, sizeof(s), c->listing_wall);
+		fprintf(stderr,
+		        "memguard: history: %u lane%s, not %u: the tests took %s, less than two "
+		        "lane starts a lane (a start: about the listing's %s)\n",
+		        c->nlanes, c->nlanes == 1 ? "" : "s", was, t, s);
+	}
+}
+
 /* The expected seconds of the test at queue position at (unknown: mean). */
 static double share_time(const run_ctx *c, size_t at, double mean)
 {

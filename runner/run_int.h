@@ -217,9 +217,10 @@ typedef struct run_ctx {
 	run_options *o;
 	char path[PATH_MAX];
 	char **argv;
-	char **shim_argv;   /* non-native drivers: memguard __driver NAME ... -- HOST */
-	char skip_code[12]; /* --skip-code's value for the exec shim */
-	int listing_fd;     /* gtest, catch2: the listing handed to every host, or -1 */
+	char **shim_argv;    /* non-native drivers: memguard __driver NAME ... -- HOST */
+	char skip_code[12];  /* --skip-code's value for the exec shim */
+	int listing_fd;      /* gtest, catch2: the listing handed to every host, or -1 */
+	double listing_wall; /* seconds from the listing host's start to its list */
 	/* gtest, catch2: the program is an ASan build (listing_asan), whose exit
 	 * runs LeakSanitizer's check: a host killed loses it (lane_kill says so) */
 	int program_asan;
@@ -384,6 +385,7 @@ int plan_tests_from(size_t **order, size_t *norder, name_list *nl, const char *f
 int plan_build(run_ctx *c, name_list *nl, mg_err *err);
 void plan_history_load(run_ctx *c, run_history_fn auto_history);
 void plan_history(run_ctx *c);
+void plan_lanes(run_ctx *c);
 void plan_shares(run_ctx *c);
 size_t plan_share_at_front(const run_ctx *c);
 

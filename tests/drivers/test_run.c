@@ -947,6 +947,47 @@ static void gtest_history_shares(void)
 	}
 }
 
+/*
+ * With a history, a run has no more lanes than its tests' time fills, two
+ * lane starts (about the listing's time) a lane: 12 tests whose history
+ * says 0.1 ms each run in one lane at -j 2 (one shard, said on stderr);
+ * at 1 s each in two, as without a history.
+ */
+static void gtest_history_lanes(void)
+{
+	static const double each[] = {0.0001, 1.0};
+	for (size_t i = 0; i < 2; i++) {
+		outcome o;
+		char hist[64];
+		snprintf(hist, sizeof(hist), "/tmp/mg-lanes-%d.json", (int)getpid());
+		mg(&o, ARGV("run", "-q", "-j", "2", "--report", "report.json", "--", GTEST_BENCH),
+		   ENV("MG_BENCH_TESTS=12"), 0);
+		CU_ASSERT(exited_with(&o, 0));
+		CU_ASSERT_FATAL(o.report != NULL);
+		CU_ASSERT_EQUAL(json_array_size(json_object_get(o.report, "shards")), 2);
+		size_t k, n;
+		json_t *sh, *t;
+		json_array_foreach(json_object_get(o.report, "shards"), k, sh)
+		    json_array_foreach(json_object_get(sh, "tests"), n, t)
+		        json_object_set_new(t, "duration", json_real(each[i]));
+		CU_ASSERT_FATAL(json_dump_file(o.report, hist, 0) == 0);
+		done(&o);
+
+		mg(&o,
+		   ARGV("run", "-j", "2", "--history", hist, "--report", "report.json", "--",
+		        GTEST_BENCH),
+		   ENV("MG_BENCH_TESTS=12"), 0);
+		CU_ASSERT(exited_with(&o, 0));
+		CU_ASSERT_FATAL(o.report != NULL);
+		CU_ASSERT_EQUAL(count(o.report, "pass"), 12);
+		CU_ASSERT_EQUAL(json_array_size(json_object_get(o.report, "shards")), i ? 2 : 1);
+		CU_ASSERT((strstr(o.err, "history: 1 lane, not 2: the tests took 1ms") != NULL) ==
+		          (i == 0));
+		done(&o);
+		unlink(hist);
+	}
+}
+
 /* --driver auto (the default) recognises GoogleTest without running it. */
 static void gtest_auto(void)
 {
@@ -1670,6 +1711,7 @@ static const mg_case cases[] = {
     {"gtest_static_batches", gtest_static_batches},
     {"gtest_lanes_prefixes", gtest_lanes_prefixes},
     {"gtest_history_shares", gtest_history_shares},
+    {"gtest_history_lanes", gtest_history_lanes},
     {"gtest_lane_tmpdir", gtest_lane_tmpdir},
     {"ctest_states", ctest_states},
     {"ctest_select", ctest_select},
