@@ -154,13 +154,19 @@ int junit_render_detail(const report *r, const char *path, adapters_detail d, mg
  * it): GoogleTest's --gtest_output=xml (<testsuites name="AllTests">, a
  * <testsuite> per test suite in the order its first test appears, status
  * and result on each <testcase>) or Catch2's -r junit (one <testsuite>
- * named prog, classname PROG.global). A failure's text is the test's
+ * named prog, classname PROG.global, its timestamp UTC with a Z as
+ * Catch2's own; v3's with a skipped count). A failure's text is the test's
  * message; a memguard state that is no fail (crash, timeout, killed) is an
  * <error> of that type. JUNIT_GTEST_JSON: the same as GoogleTest's
  * --gtest_output=json (Jansson; a state that is no fail is a failure of
  * that type, counted in errors). path written atomically (atomic_open).
  */
-typedef enum junit_framework { JUNIT_GTEST, JUNIT_CATCH2, JUNIT_GTEST_JSON } junit_framework;
+typedef enum junit_framework {
+	JUNIT_GTEST,
+	JUNIT_CATCH2,    /* v2's */
+	JUNIT_CATCH2_V3, /* v3's: a skipped count too */
+	JUNIT_GTEST_JSON
+} junit_framework;
 int junit_framework_write(const report *r, FILE *f, junit_framework fw, const char *prog,
                           mg_err *err);
 int junit_framework_json_write(const report *r, FILE *f, const char *prog, mg_err *err);

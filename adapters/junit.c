@@ -527,12 +527,17 @@ static const char *fw_result(const fw_test *f, const char *what, int disabled, i
 	return results[upper != 0][k];
 }
 
+static int fw_catch2(junit_framework fw)
+{
+	return fw == JUNIT_CATCH2 || fw == JUNIT_CATCH2_V3;
+}
+
 static void fw_testcase(junit_w *j, junit_framework fw, const fw_test *f, const char *timestamp)
 {
 	const report_test *t = f->t;
 	const char *what = fw_outcome(f);
 	start(j, "testcase");
-	if (fw == JUNIT_CATCH2) {
+	if (fw_catch2(fw)) {
 		attr(j, "classname", f->classname);
 		attr(j, "name", f->name);
 		attr_time(j, "time", t->duration);
@@ -606,7 +611,7 @@ static fw_test *fw_collect(const report *r, junit_framework fw, const char *prog
 			e->s = &r->shards[i];
 			e->t = &r->shards[i].tests[t];
 			e->idx = k;
-			if (fw == JUNIT_CATCH2) {
+			if (fw_catch2(fw)) {
 				size_t len = strlen(prog) + sizeof(".global");
 				e->classname = mg_xrealloc(NULL, len);
 				snprintf(e->classname, len, "%s.global", prog);
@@ -664,10 +669,12 @@ int junit_framework_write(const report *r, FILE *f, junit_framework fw, const ch
 	}
 	xl.xmlTextWriterSetIndent(j.w, 1);
 	xl.xmlTextWriterSetIndentString(j.w, X("  "));
+	/* UTC, as Catch2's own (its getCurrentTimestamp: gmtime, a Z) */
 	char timestamp[32];
-	if (report_format_time(timestamp, sizeof(timestamp), r->start_time, "%Y-%m-%dT%H:%M:%S") <
-	    0)
-		snprintf(timestamp, sizeof(timestamp), "1970-01-01T00:00:00");
+	if (report_format_time(timestamp, sizeof(timestamp), r->start_time,
+	                       fw_catch2(fw) ? "%Y-%m-%dT%H:%M:%SZ" : "%Y-%m-%dT%H:%M:%S") < 0)
+		snprintf(timestamp, sizeof(timestamp), "%s",
+		         fw_catch2(fw) ? "1970-01-01T00:00:00Z" : "1970-01-01T00:00:00");
 	uint64_t c[5];
 	j.failed |= xl.xmlTextWriterStartDocument(j.w, "1.0", "UTF-8", NULL) < 0;
 	start(&j, "testsuites");
@@ -689,10 +696,12 @@ int junit_framework_write(const report *r, FILE *f, junit_framework fw, const ch
 			e++;
 		fw_counts(v, i, e, c);
 		start(&j, "testsuite");
-		if (fw == JUNIT_CATCH2) {
+		if (fw_catch2(fw)) {
 			attr(&j, "name", prog);
 			attr_u64(&j, "errors", c[2]);
 			attr_u64(&j, "failures", c[1]);
+			if (fw == JUNIT_CATCH2_V3)
+				attr_u64(&j, "skipped", c[4]);
 			attr_u64(&j, "tests", c[0]);
 			attr(&j, "hostname", "tbd");
 			attr_time(&j, "time", fw_time(v, i, e));
@@ -709,7 +718,7 @@ int junit_framework_write(const report *r, FILE *f, junit_framework fw, const ch
 		}
 		for (size_t t = i; t < e; t++)
 			fw_testcase(&j, fw, &v[t], timestamp);
-		if (fw == JUNIT_CATCH2) {
+		if (fw_catch2(fw)) {
 			start(&j, "system-out");
 			end(&j);
 			start(&j, "system-err");

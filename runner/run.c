@@ -232,7 +232,8 @@ static int user_output(run_ctx *c, const run_options *o, driver_output uo, int c
 				break; /* atomic_open names what is missing */
 		}
 	char *prog = basename_dup(o->host_argv[0]);
-	junit_framework fw = uo.form == DRIVER_OUTPUT_CATCH2_JUNIT ? JUNIT_CATCH2
+	junit_framework fw = uo.form == DRIVER_OUTPUT_CATCH2_JUNIT
+	                         ? (c->catch2_v3 ? JUNIT_CATCH2_V3 : JUNIT_CATCH2)
 	                     : uo.form == DRIVER_OUTPUT_GTEST_JSON ? JUNIT_GTEST_JSON
 	                                                           : JUNIT_GTEST;
 	int rc = junit_framework_render(c->rep, uo.path, fw, prog, &err);

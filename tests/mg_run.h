@@ -503,6 +503,35 @@ static inline const char *mg_gen_reason(json_t *report, size_t gen)
 	return json_string_value(json_object_get(g, "reason"));
 }
 
+/*
+ * A JUnit file's first <testsuite> start tag: its attributes' names in
+ * order, space-separated, into names (cap bytes); its timestamp's value
+ * into stamp (32 bytes, "" without one). 0, or -1 without such a tag.
+ */
+static inline int mg_junit_suite_attrs(const char *path, char *names, size_t cap, char *stamp)
+{
+	static char buf[1 << 16];
+	names[0] = stamp[0] = 0;
+	const char *p = slurp(path, buf, sizeof(buf)) ? strstr(buf, "<testsuite ") : NULL;
+	if (!p)
+		return -1;
+	size_t n = 0;
+	for (p += sizeof("<testsuite ") - 1; *p && *p != '>' && *p != '/';) {
+		const char *eq = strchr(p, '='),
+		           *q = eq && eq[1] == '"' ? strchr(eq + 2, '"') : NULL;
+		if (!q)
+			return -1;
+		if (n + (size_t)(eq - p) + 2 < cap)
+			n += (size_t)snprintf(names + n, cap - n, "%s%.*s", n ? " " : "",
+			                      (int)(eq - p), p);
+		if (eq - p == 9 && !strncmp(p, "timestamp", 9))
+			snprintf(stamp, 32, "%.*s", (int)(q - eq - 2), eq + 2);
+		for (p = q + 1; *p == ' ' || *p == '\n'; p++)
+			;
+	}
+	return 0;
+}
+
 /* Each of the n programs started directly (no memguard, no tables, this
  * environment, its output ours): every test passes, exit 0, no signal. */
 static inline void mg_direct_passes(const char *const *progs, size_t n)

@@ -172,11 +172,22 @@ static void catch2v3_shard(void)
 /* v3's reporter spec -r junit::out=FILE (beside a console reporter, and
  * as --reporter=junit::out=FILE::colour-mode=none): memguard writes the
  * user's JUnit file whole, the tests in Catch2's states (before: not
- * written at all, nothing said). */
+ * written at all, nothing said), its suite with the attributes of
+ * Catch2's own (v3's skipped count, a timestamp with a Z: before, neither). */
 static void catch2v3_junit_out(void)
 {
 	char dir[] = "/tmp/mg-c2v3-XXXXXX", path[64], spec[160], buf[16384];
 	CU_ASSERT_FATAL(mkdtemp(dir) != NULL);
+	/* Catch2's own file's suite: its attributes, which memguard's has */
+	char direct[64], dattrs[160], dstamp[32], mattrs[160], mstamp[32];
+	snprintf(direct, sizeof(direct), "%s/direct.xml", dir);
+	snprintf(spec, sizeof(spec), "junit::out=%s", direct);
+	CU_ASSERT(mg_direct_argv(CATCH2V3_BASIC, (const char *[]){"-r", spec, NULL}, NULL) != 0);
+	CU_ASSERT_EQUAL_FATAL(mg_junit_suite_attrs(direct, dattrs, sizeof(dattrs), dstamp), 0);
+	CU_ASSERT_STRING_EQUAL(dattrs,
+	                       "name errors failures skipped tests hostname time timestamp");
+	CU_ASSERT(strlen(dstamp) == 20 && dstamp[19] == 'Z');
+	CU_ASSERT_EQUAL(unlink(direct), 0);
 	snprintf(path, sizeof(path), "%s/user.xml", dir);
 	for (int form = 0; form < 2; form++) {
 		outcome o;
@@ -203,6 +214,9 @@ static void catch2v3_junit_out(void)
 		CU_ASSERT(b && strstr(b, "<failure") &&
 		          strstr(b, "<failure") < strstr(b, "</testcase>"));
 		CU_ASSERT(strstr(buf, "name=\"#d hash name\"") != NULL);
+		CU_ASSERT_EQUAL(mg_junit_suite_attrs(path, mattrs, sizeof(mattrs), mstamp), 0);
+		CU_ASSERT_STRING_EQUAL(mattrs, dattrs);
+		CU_ASSERT(strlen(mstamp) == 20 && mstamp[19] == 'Z');
 		CU_ASSERT_EQUAL(unlink(path), 0);
 		done(&o);
 	}

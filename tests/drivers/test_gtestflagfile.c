@@ -401,7 +401,8 @@ static void gtest_output_json(void)
 
 #ifdef CATCH2_ABORT
 /* Catch2's -r junit -o F (and --reporter=junit --out=F): F holds every test
- * case of the run, as Catch2's own of the direct run; the console
+ * case of the run, as Catch2's own of the direct run, its suite the same
+ * attributes (the timestamp UTC with a Z: before, without); the console
  * reporter's -o F is not written, said on stderr. */
 static void catch2_junit_out(void)
 {
@@ -415,6 +416,11 @@ static void catch2_junit_out(void)
 	xml_tests d, m;
 	xml_read(direct, &d, 1);
 	CU_ASSERT_EQUAL(d.n, 5);
+	/* the suite's attributes Catch2's own, its timestamp UTC with a Z */
+	char dattrs[160], dstamp[32], mattrs[160], mstamp[32];
+	CU_ASSERT_EQUAL_FATAL(mg_junit_suite_attrs(direct, dattrs, sizeof(dattrs), dstamp), 0);
+	CU_ASSERT_STRING_EQUAL(dattrs, "name errors failures tests hostname time timestamp");
+	CU_ASSERT(strlen(dstamp) == 20 && dstamp[19] == 'Z');
 	for (int form = 0; form < 2; form++) {
 		outcome o;
 		snprintf(opt, sizeof(opt), "--out=%s", path);
@@ -434,6 +440,9 @@ static void catch2_junit_out(void)
 		report_same(o.report, &d);
 		xml_read(path, &m, 1);
 		xml_same(&d, &m);
+		CU_ASSERT_EQUAL(mg_junit_suite_attrs(path, mattrs, sizeof(mattrs), mstamp), 0);
+		CU_ASSERT_STRING_EQUAL(mattrs, dattrs);
+		CU_ASSERT(strlen(mstamp) == 20 && mstamp[19] == 'Z');
 		CU_ASSERT_EQUAL(unlink(path), 0);
 		done(&o);
 	}
