@@ -1076,7 +1076,7 @@ void lane_kill_over_limit(run_ctx *c, lane *l, const char *why, double t, int ow
 }
 
 /* The lanes of the run: -j (default: CPUs), at most one per test and,
- * with a history, as many as the tests' time fills (plan_lanes), each
+ * with a history, only as many as are worth their start (plan_lanes), each
  * with its timeline (an rss budget is their pool: policy_judge). */
 void lane_init_all(run_ctx *c)
 {

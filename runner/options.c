@@ -561,7 +561,7 @@ const char *options_usage(void)
 	       "      LIMITS is key=size[,key=size]: va, rss, cgroup (size or N%), gap (size);\n"
 	       "      sizes: 123, 4K, 3.5G, 512MiB (1024s), 500MB (1000s)\n"
 	       "  -j, --jobs N           lanes in parallel (default: number of CPUs; with\n"
-	       "                         --history, as many as the tests' time fills)\n"
+	       "                         --history, only lanes worth their start)\n"
 	       "  --timeout D            per-test timeout (60s, 2m, 500ms; default none), and\n"
 	       "                         the host's time to list its tests (default 60s)\n"
 	       "  --deadline D           whole-run deadline (listing included); tests not run\n"

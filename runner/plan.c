@@ -536,20 +536,20 @@ void plan_history(run_ctx *c)
 }
 
 /*
- * With a history, no more lanes than the tests' expected time fills: a
- * lane's start costs about what the listing did (its host's start: a
- * program's for GoogleTest, Catch2, pytest and a native host, and its
- * shim's), in CPU and on the way to its first test, and while the lanes
- * start and run they share the CPUs with each other's shims and the
- * runner. So each lane gets at least two such starts' worth of the tests'
- * time, and one lane at least. Measured here at -j 2 against -j 1 (2
- * CPUs, wall and CPU in ms): googletest-printers-test (tests 4 ms, listing
- * 9) 40 and 53 against 32 and 33; gtest-typed-test_test (21, 10) 56 and
- * 63 against 49 and 43; Catch2's SelfTest (68, 34) 154 and 220 against
- * 115 and 131; gtest_unittest (161, 12) 140 and 165 against 158 and 177.
- * Not for ctest, exec and wrap, whose listing is not a lane's start; not
- * when a test starts alone (history's over the hard limit: a host of its
- * own).
+ * With a history, no more lanes than are worth their start: a lane's
+ * start costs about what the listing did (its host's start: a program's
+ * for GoogleTest, Catch2, pytest and a native host, and its shim's) in
+ * CPU, which is what a machine busy on every CPU pays; going from l to
+ * l + 1 lanes saves at most T / l - T / (l + 1) of wall time (T: the
+ * tests' expected time). So a lane is added while that is at least a
+ * start: l + 1 lanes when T >= start * l * (l + 1), one at least.
+ * Measured at -j 2 against -j 1 (2 CPUs, wall and CPU in ms):
+ * googletest-printers-test (tests 4 ms, listing 9) 40 and 53 against 32
+ * and 33; Catch2 v3's UsageTests (26, 22) 74 and 95 against 74 and 69;
+ * pytest on jsonschema (1.8 s, 0.5 s) gains from its second lane: 1.8-2.4
+ * s of wall against 2.7-3.4. Not for ctest, exec and wrap, whose listing
+ * is not a lane's start; not when a test starts alone (history's over the
+ * hard limit: a host of its own).
  */
 void plan_lanes(run_ctx *c)
 {
@@ -570,18 +570,20 @@ void plan_lanes(run_ctx *c)
 	if (!known)
 		return;
 	double total = sum + sum / (double)known * (double)(c->ntests - known);
-	double fills = total / (2 * c->listing_wall);
-	if (fills >= c->nlanes)
+	unsigned worth = 1;
+	while (worth < c->nlanes && total >= c->listing_wall * worth * (worth + 1))
+		worth++;
+	if (worth == c->nlanes)
 		return;
 	unsigned was = c->nlanes;
-	c->nlanes = fills >= 1 ? (unsigned)fills : 1;
+	c->nlanes = worth;
 	if (!c->o->quiet) {
 		char t[32], s[32];
 		report_format_duration(t, sizeof(t), total);
 		report_format_duration(s, sizeof(s), c->listing_wall);
 		fprintf(stderr,
-		        "memguard: history: %u lane%s, not %u: the tests took %s, less than two "
-		        "lane starts a lane (a start: about the listing's %s)\n",
+		        "memguard: history: %u lane%s, not %u: the tests took %s, too little for "
+		        "another lane to save the time its start costs (about the listing's %s)\n",
 		        c->nlanes, c->nlanes == 1 ? "" : "s", was, t, s);
 	}
 }

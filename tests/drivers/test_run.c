@@ -948,10 +948,10 @@ static void gtest_history_shares(void)
 }
 
 /*
- * With a history, a run has no more lanes than its tests' time fills, two
- * lane starts (about the listing's time) a lane: 12 tests whose history
- * says 0.1 ms each run in one lane at -j 2 (one shard, said on stderr);
- * at 1 s each in two, as without a history.
+ * With a history, a run has no more lanes than are worth their start
+ * (about the listing's time): 12 tests whose history says 0.1 ms each run
+ * in one lane at -j 2 (one shard, said on stderr); at 1 s each in two, as
+ * without a history.
  */
 static void gtest_history_lanes(void)
 {
