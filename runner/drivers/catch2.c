@@ -656,15 +656,238 @@ static const char *c2_queued_as(shim *s, gtest *g, const char *name, size_t *n)
 	return name;
 }
 
-/* A line of the XML of a failure (its expression, its message), kept in
- * g->text for the failure's message while it has room. */
-static void c2_keep(gtest *g, const char *p, size_t n)
+/*
+ * A failure's message as Catch2's console reporter says it, from the XML
+ * reporter's elements of it (before, the XML itself was the message, and
+ * an expression's text the test's output):
+ *   FILE:LINE: FAILED:
+ *     REQUIRE( a == b )
+ *   with expansion:
+ *     1 == 2
+ *   with messages:
+ *     an INFO before it
+ *     another
+ * an exception's "due to unexpected exception with message:", a FAIL()'s
+ * "explicitly with message:", a *_THROWS* that did not throw "because no
+ * exception was thrown where one was expected:", a signal's "due to a
+ * fatal error condition:", v3's SKIP() "SKIPPED:", a WARN's "warning:"
+ * (the labels of Catch2's ConsoleAssertionPrinter; its INFOs, written in
+ * front of the assertion, are said after it, as the console does).
+ */
+enum {
+	C2_IN_OUT,      /* outside an assertion: text is the test's output */
+	C2_IN_DROP,     /* a passed Expression (-s): none of it said */
+	C2_IN_EXPR,     /* a failed Expression, between its parts */
+	C2_IN_ORIGINAL, /* ... its Original: the macro's argument */
+	C2_IN_EXPANDED, /* ... its Expanded: said when it differs */
+	C2_IN_MSG       /* an Info, Exception, Failure, Skip, Warning, FatalErrorCondition */
+};
+enum {                       /* c2_expr */
+       C2_EXPR_OPEN = 1,     /* a failed Expression is open */
+       C2_EXPR_THREW = 2,    /* ... it holds an Exception */
+       C2_EXPR_FATAL = 4,    /* ... it holds a FatalErrorCondition */
+       C2_EXPR_EXPANDED = 8, /* ... its expansion was said */
+};
+
+/* Appends to the message while it has room. */
+static void c2_say(gtest *g, const char *p, size_t n)
 {
-	if (n + 1 < sizeof(g->text) - g->text_len) {
-		memcpy(g->text + g->text_len, p, n);
-		g->text_len += n;
-		g->text[g->text_len++] = '\n';
+	size_t room = sizeof(g->text) - g->text_len;
+	n = n < room ? n : room;
+	memcpy(g->text + g->text_len, p, n);
+	g->text_len += n;
+}
+
+/* The value of attribute name of the tag (p, n), decoded into out ("" when
+ * it has none). */
+static void c2_attr(const char *p, size_t n, const char *name, char *out, size_t cap)
+{
+	char pat[32];
+	int pn = snprintf(pat, sizeof(pat), " %s=\"", name);
+	const char *v = memmem(p, n, pat, (size_t)pn), *e;
+	out[0] = 0;
+	if (v && (e = memchr(v + pn, '"', (size_t)(p + n - v - pn))) != NULL)
+		xml_decode(v + pn, (size_t)(e - v - pn), out, cap);
+}
+
+/* "FILE:LINE: what" of the tag's filename and line. */
+static void c2_where(gtest *g, const char *p, size_t n, const char *what)
+{
+	char file[1024], line[24], buf[1100];
+	c2_attr(p, n, "filename", file, sizeof(file));
+	c2_attr(p, n, "line", line, sizeof(line));
+	int k = snprintf(buf, sizeof(buf), "%s%s%s%s%s\n", file, *line ? ":" : "", line,
+	                 *file ? ": " : "", what);
+	c2_say(g, buf, k < (int)sizeof(buf) ? (size_t)k : sizeof(buf) - 1);
+}
+
+/* The assertion's label, "s" after it for more than one message when
+ * plural, said when it has messages or always; then its messages. */
+static void c2_said(gtest *g, const char *label, int plural, int always)
+{
+	if (always || g->c2_nmsgs) {
+		c2_say(g, label, strlen(label));
+		if (plural && g->c2_nmsgs > 1)
+			c2_say(g, "s", 1);
+		c2_say(g, ":\n", 2);
 	}
+	c2_say(g, g->c2_msgs, g->c2_msgs_len);
+	g->c2_msgs_len = 0;
+	g->c2_nmsgs = 0;
+}
+
+/* A *_FALSE macro's Original is "!(X)" (Catch2's getExpression, which its
+ * Expanded is compared with), and the console says "CHECK_FALSE( X )" (its
+ * getExpressionInMacro): the "!(" and ")" taken out of the text said. */
+static void c2_unfalse(gtest *g)
+{
+	size_t from = g->c2_orig[0], to = g->c2_orig[1];
+	if (!strstr(g->c2_macro, "_FALSE") || to - from < 3 || to > g->text_len ||
+	    memcmp(g->text + from, "!(", 2) || g->text[to - 1] != ')')
+		return;
+	memmove(g->text + to - 1, g->text + to, g->text_len - to);
+	memmove(g->text + from, g->text + from + 2, g->text_len - 1 - from - 2);
+	g->text_len -= 3;
+}
+
+/* An element's tag of the running test case's XML (p, n: the line from
+ * its '<'): its part of the message, and where c2_in is after it. */
+static void c2_tag(gtest *g, const char *p, size_t n)
+{
+	int end = n > 1 && p[1] == '/';
+	const char *nm = p + 1 + end;
+	size_t nl = 0;
+	while (nm + nl < p + n && !strchr(" />", nm[nl]))
+		nl++;
+	int closed = !end && n >= 2 && !memcmp(p + n - 2, "/>", 2);
+	int open = (g->c2_expr & C2_EXPR_OPEN) != 0; /* inside a failed Expression */
+#define C2_IS(tag) (nl == sizeof(tag) - 1 && !memcmp(nm, tag, nl))
+	if (C2_IS("Expression") && !end) {
+		char ok[8];
+		c2_attr(p, n, "success", ok, sizeof(ok));
+		g->c2_expr = 0;
+		if (strcmp(ok, "false")) { /* a pass, with -s: not said, nor its INFOs */
+			g->c2_msgs_len = 0;
+			g->c2_nmsgs = 0;
+			g->c2_in = closed ? C2_IN_OUT : C2_IN_DROP;
+			return;
+		}
+		c2_where(g, p, n, "FAILED:");
+		c2_attr(p, n, "type", g->c2_macro, sizeof(g->c2_macro));
+		g->c2_expr = C2_EXPR_OPEN;
+		g->c2_in = C2_IN_EXPR;
+		if (closed)
+			c2_tag(g, "</Expression>", 13);
+	} else if (C2_IS("Expression")) {
+		if (open)
+			c2_unfalse(g);
+		if (open) {
+			if (g->c2_expr & C2_EXPR_THREW)
+				c2_said(g, "due to unexpected exception with message", 1, 1);
+			else if (g->c2_expr & C2_EXPR_FATAL)
+				c2_said(g, "due to a fatal error condition", 0, 1);
+			else if (strstr(g->c2_macro, "THROWS") && !(g->c2_expr & C2_EXPR_EXPANDED))
+				/* failed without an exception or an expansion: did not throw */
+				c2_said(g, "because no exception was thrown where one was expected",
+				        0, 1);
+			else
+				c2_said(g, "with message", 1, 0);
+		}
+		g->c2_expr = 0;
+		g->c2_in = C2_IN_OUT;
+	} else if (C2_IS("Original") && g->c2_in == C2_IN_EXPR && !end) {
+		c2_say(g, "  ", 2);
+		if (*g->c2_macro) { /* MACRO( expression ), or the expression alone */
+			c2_say(g, g->c2_macro, strlen(g->c2_macro));
+			c2_say(g, "( ", 2);
+		}
+		g->c2_orig[0] = g->c2_orig[1] = g->text_len;
+		g->c2_in = C2_IN_ORIGINAL;
+	} else if (C2_IS("Original") && g->c2_in == C2_IN_ORIGINAL) {
+		g->c2_orig[1] = g->text_len;
+		c2_say(g, *g->c2_macro ? " )\n" : "\n", *g->c2_macro ? 3 : 1);
+		g->c2_in = C2_IN_EXPR;
+	} else if (C2_IS("Expanded") && g->c2_in == C2_IN_EXPR && !end) {
+		g->c2_expanded = g->text_len;
+		c2_say(g, "with expansion:\n  ", 18);
+		g->c2_exp_from = g->text_len;
+		g->c2_in = C2_IN_EXPANDED;
+	} else if (C2_IS("Expanded") && g->c2_in == C2_IN_EXPANDED) {
+		size_t on = g->c2_orig[1] - g->c2_orig[0], en = g->text_len - g->c2_exp_from;
+		if (on == en && !memcmp(g->text + g->c2_orig[0], g->text + g->c2_exp_from, on)) {
+			g->text_len = g->c2_expanded; /* as the console: only a new text */
+		} else {
+			c2_say(g, "\n", 1);
+			g->c2_expr |= C2_EXPR_EXPANDED;
+		}
+		g->c2_in = C2_IN_EXPR;
+	} else if (C2_IS("Info") || C2_IS("Exception") || C2_IS("FatalErrorCondition") ||
+	           C2_IS("Failure") || C2_IS("Skip") || C2_IS("Warning")) {
+		int info = C2_IS("Info"), exc = C2_IS("Exception"),
+		    fatal = C2_IS("FatalErrorCondition");
+		if (!end) {
+			if (open) /* an Expression's: said at its end */
+				g->c2_expr |= exc ? C2_EXPR_THREW : fatal ? C2_EXPR_FATAL : 0;
+			else if (!info && !C2_IS("Warning"))
+				c2_where(g, p, n, C2_IS("Skip") ? "SKIPPED:" : "FAILED:");
+			g->c2_in = C2_IN_MSG;
+		}
+		if (end || closed) {
+			if (open)
+				g->c2_in = C2_IN_EXPR;
+			else if (info)
+				g->c2_in = C2_IN_OUT;
+			else {
+				if (exc)
+					c2_said(g, "due to unexpected exception with message", 1,
+					        1);
+				else if (fatal)
+					c2_said(g, "due to a fatal error condition", 0, 1);
+				else if (C2_IS("Warning"))
+					c2_said(g, "warning", 0, 1);
+				else
+					c2_said(g, "explicitly with message", 1, 0);
+				g->c2_in = C2_IN_OUT;
+			}
+		}
+	}
+	/* else: a Section, its OverallResults, StdOut, StdErr: no message */
+#undef C2_IS
+}
+
+/* A line of text of the running test case's XML (p, n, indented) inside an
+ * assertion's element: its message's; 0 when it is outside them (the
+ * test's output). */
+static int c2_text(gtest *g, const char *p, size_t n)
+{
+	if (g->c2_in == C2_IN_OUT)
+		return 0;
+	while (n && (*p == ' ' || *p == '\t'))
+		p++, n--;
+	char t[4096];
+	size_t tn = xml_decode(p, n < sizeof(t) ? n : sizeof(t) - 1, t, sizeof(t));
+	switch (g->c2_in) {
+	case C2_IN_ORIGINAL:
+	case C2_IN_EXPANDED: /* a text of many lines: each after the first indented */
+		if (g->text_len > (g->c2_in == C2_IN_ORIGINAL ? g->c2_orig[0] : g->c2_exp_from))
+			c2_say(g, "\n  ", 3);
+		c2_say(g, t, tn);
+		if (g->c2_in == C2_IN_ORIGINAL)
+			g->c2_orig[1] = g->text_len;
+		break;
+	case C2_IN_MSG:
+		if (g->c2_msgs_len + tn + 3 < sizeof(g->c2_msgs)) {
+			memcpy(g->c2_msgs + g->c2_msgs_len, "  ", 2);
+			memcpy(g->c2_msgs + g->c2_msgs_len + 2, t, tn);
+			g->c2_msgs[g->c2_msgs_len + 2 + tn] = '\n';
+			g->c2_msgs_len += tn + 3;
+			g->c2_nmsgs++;
+		}
+		break;
+	default: /* a passed Expression's, or between a failed one's parts */
+		break;
+	}
+	return 1;
 }
 
 /* A test case's <OverallResult success="..." [skips="N"]/> (p, n): 1 when
@@ -708,7 +931,9 @@ static void c2_dup_line(shim *s, gtest *g, const char *p, size_t n)
 	c2_assertion(g, p, n);
 	if (n < 11 || memcmp(p, "</TestCase>", 11)) {
 		if (n && *p == '<')
-			c2_keep(g, p, n);
+			c2_tag(g, p, n);
+		else
+			c2_text(g, p, n);
 		return;
 	}
 	if (c2_verdict(g) == MG_MSG_FAIL) {
@@ -778,6 +1003,10 @@ void catch2_line(shim *s, gtest *g, char *line, size_t len)
 		g->c2_skipped = 0;
 		g->c2_assert_failed = 0;
 		g->c2_fatal = 0;
+		g->c2_in = C2_IN_OUT;
+		g->c2_expr = 0;
+		g->c2_msgs_len = 0;
+		g->c2_nmsgs = 0;
 		const char *qname = c2_queued_as(s, g, name, &dn);
 		if (!shim_head_started(s) && gtest_dup_run(s, g, qname, dn)) {
 			g->text_len = 0;
@@ -812,6 +1041,8 @@ void catch2_line(shim *s, gtest *g, char *line, size_t len)
 		gtest_end(s, g, c2_verdict(g), g->text, g->text_len);
 		return;
 	}
+	if (n && *p != '<' && c2_text(g, p, n))
+		return;       /* an assertion's text: its message's */
 	if (n && *p != '<') { /* the program's printf, or captured text (XML-encoded) */
 		char text[4096];
 		size_t tn = xml_decode(line, len < sizeof(text) ? len : sizeof(text) - 1, text,
@@ -819,7 +1050,7 @@ void catch2_line(shim *s, gtest *g, char *line, size_t len)
 		gtest_output(s, g, text, tn, 1);
 		return;
 	}
-	c2_keep(g, p, n); /* the XML of a failure: its expression, its message */
+	c2_tag(g, p, n); /* an assertion's: its message, as Catch2's console says it */
 }
 
 int catch2_main(const shim_args *a)

@@ -45,6 +45,18 @@ typedef struct gtest {
 	int c2_assert_failed; /* ... an assertion of it failed (maybe as expected) */
 	int c2_unskipped;     /* this program ended a test case that was not skipped */
 	int c2_fatal;         /* ... it hit a FatalErrorCondition (a signal Catch2 caught) */
+	/* ... its XML of an assertion, as Catch2's console says it (c2_tag):
+	 * where the XML is (C2_IN_*; the text of an assertion is the message,
+	 * not output), what of a failed Expression was said (C2_EXPR_*) */
+	int c2_in;
+	unsigned c2_expr;
+	char c2_macro[64];  /* its type: REQUIRE, CHECK_THAT, ... ("": none) */
+	size_t c2_orig[2];  /* its Original's text in text[]: [from, to) */
+	size_t c2_expanded; /* where text[] had "with expansion:" added */
+	size_t c2_exp_from; /* ... and where the Expanded text begins */
+	char c2_msgs[2048]; /* its INFOs and its own text, "  TEXT\n" each, */
+	size_t c2_msgs_len; /* said after its label (c2_said) */
+	unsigned c2_nmsgs;
 	/* v3 lists g->list itself, each name once: its shards are the list's
 	 * chunks (catch2_begin); 0 not known yet, -1 no */
 	int c2_shardable;
