@@ -9,6 +9,8 @@
 // (its parent's pid; testing::TempDir(), without its last slash) to FILE, and writes a file
 // DIR/bench-PID there (the line ends " unwritable" when it cannot); with
 // MG_BENCH_LINK=PATH also a symbolic link DIR/link-PID to PATH.
+// MG_BENCH_SLOW=I:MS: each test from the I-th on (t0000I, ...) sleeps MS
+// milliseconds too, as long as a history may say it takes.
 // MG_BENCH_HOLD=BYTES: each test body maps BYTES of memory it never touches
 // nor unmaps (the VA grows BYTES a test, the RSS not at all), so that
 // --recycle-at va=START+N*BYTES recycles the program every ~N tests
@@ -20,6 +22,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 
 namespace
@@ -27,6 +30,7 @@ namespace
 
 FILE *body_log;
 size_t hold;
+unsigned slow_from = ~0u, slow_ms;
 
 class One : public ::testing::Test
 {
@@ -45,6 +49,8 @@ class One : public ::testing::Test
 		if (hold)
 			mmap(nullptr, hold, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
 			     0);
+		if (i_ >= slow_from)
+			usleep(slow_ms * 1000);
 		volatile unsigned acc = i_;
 		for (unsigned k = 0; k < 400; k++)
 			acc = acc * 2654435761u + k;
@@ -70,6 +76,12 @@ int main(int argc, char **argv)
 			std::fprintf(f, "start %ld\n", static_cast<long>(getpid()));
 			std::fclose(f);
 		}
+	}
+	const char *slow = std::getenv("MG_BENCH_SLOW");
+	if (slow && std::strchr(slow, ':')) {
+		slow_from = static_cast<unsigned>(std::strtoul(slow, nullptr, 10));
+		slow_ms =
+		    static_cast<unsigned>(std::strtoul(std::strchr(slow, ':') + 1, nullptr, 10));
 	}
 	const char *h = std::getenv("MG_BENCH_HOLD");
 	hold = h && *h ? std::strtoul(h, nullptr, 10) : 0;

@@ -896,7 +896,10 @@ static void gtest_lane_tmpdir(void)
  * expected time, not of its tests: of 12 tests whose history says the last
  * two took 1 s each and the rest 1 ms, one lane runs the first 11, the
  * other the last (by count, 7 and 5: the two slow tests in one lane). A
- * program of no more tests than lanes stays one program.
+ * program of no more tests than lanes stays one program. The two tests do
+ * take time (0.5 s each: MG_BENCH_SLOW), so the first lane is still in its
+ * share when the second lane's host starts on a loaded machine (before, a
+ * late host left its share to the first lane in 1 sanitized run of many).
  */
 static void gtest_history_shares(void)
 {
@@ -924,7 +927,7 @@ static void gtest_history_shares(void)
 		mg(&o,
 		   ARGV("run", "-j", "2", "--history", hist, "--report", "report.json", "--",
 		        GTEST_BENCH),
-		   ENV(sizes[i]), 0);
+		   ENV(sizes[i], "MG_BENCH_SLOW=10:500"), 0);
 		CU_ASSERT(exited_with(&o, 0));
 		CU_ASSERT_FATAL(o.report != NULL);
 		if (i == 0) {
