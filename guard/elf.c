@@ -178,11 +178,13 @@ static int sh_markerless(const char *name, uint32_t type, uint64_t flags)
 
 /*
  * The byte ranges of fd's sections that hold no marker (sh_markerless: its
- * code, symbol, relocation and unwind tables, debug information), sorted
- * by offset, at most max. 0 when the file is not a little-endian ELF or its
- * section headers do not read: all of it is scanned then.
+ * code, symbol, relocation and unwind tables, debug information), and with
+ * where those it leaves out (ELF_SCAN_LOADED: what is not loaded;
+ * ELF_SCAN_SYMBOL_NAMES: all but .strtab), sorted by offset, at most max.
+ * 0 when the file is not a little-endian ELF or its section headers do not
+ * read: all of it is scanned then.
  */
-static size_t skip_ranges(int fd, uint64_t (*out)[2], size_t max)
+static size_t skip_ranges(int fd, uint64_t (*out)[2], size_t max, elf_scan where)
 {
 	unsigned char eh[64];
 	uint64_t shoff, stroff = 0, strsize = 0, off, size, flags;
@@ -221,8 +223,15 @@ static size_t skip_ranges(int fd, uint64_t (*out)[2], size_t max)
 	names[strsize] = 0;
 	for (unsigned i = 0; i < shnum && n < max; i++) {
 		sh_fields(tab, i, is64, &name, &type, &flags, &off, &size);
-		if (type == SHT_NOBITS || !size || name >= strsize ||
-		    !sh_markerless(names + name, type, flags))
+		if (type == SHT_NOBITS || !size || name >= strsize)
+			continue;
+		/* ELF_SCAN_LOADED: a section loaded at run time; ELF_SCAN_SYMBOL_NAMES:
+		 * a string table that is not (.strtab) */
+		int symbol_names = type == SHT_STRTAB && !(flags & SHF_ALLOC);
+		if (where == ELF_SCAN_SYMBOL_NAMES ? symbol_names
+		    : where == ELF_SCAN_LOADED
+		        ? (flags & SHF_ALLOC) && !sh_markerless(names + name, type, flags)
+		        : !sh_markerless(names + name, type, flags))
 			continue;
 		if (off + size < off) /* a hostile header: no range that wraps */
 			continue;
@@ -252,6 +261,12 @@ out:
 int elf_contains_each(const char *path, const char *const *markers, size_t n, int *found,
                       mg_err *err)
 {
+	return elf_contains_each_in(path, markers, n, found, ELF_SCAN_ALL, err);
+}
+
+int elf_contains_each_in(const char *path, const char *const *markers, size_t n, int *found,
+                         elf_scan where, mg_err *err)
+{
 	enum { BLOCK = 64 * 1024, RANGES = 64 };
 	size_t mlen = 0, left = n;
 	uint64_t skip[RANGES][2];
@@ -274,7 +289,7 @@ int elf_contains_each(const char *path, const char *const *markers, size_t n, in
 		rc = mg_err_set(err, MG_ERROR, "out of memory");
 		goto out;
 	}
-	size_t nskip = skip_ranges(fd, skip, RANGES), r = 0;
+	size_t nskip = skip_ranges(fd, skip, RANGES, where), r = 0;
 	size_t keep = 0;
 	uint64_t offset = 0;
 	rc = 0;

@@ -158,7 +158,7 @@ static int prepare(run_ctx *c, run_options *o, mg_err *err)
 	c->path[n] = 0;
 	if (c->driver != DRIVER_PYTEST) /* pytest's is no shim: it execs pytest */
 		driver_exe_find(c->path, sizeof(c->path));
-	c->shim_argv = mg_xrealloc(NULL, ((size_t)o->host_argc + 12) * sizeof(char *));
+	c->shim_argv = mg_xrealloc(NULL, ((size_t)o->host_argc + 16) * sizeof(char *));
 	size_t k = 0;
 	c->shim_argv[k++] = "memguard";
 	c->shim_argv[k++] = "__driver";
@@ -184,6 +184,10 @@ static int prepare(run_ctx *c, run_options *o, mg_err *err)
 		c->program_asan = listing_asan(c);
 		c->shim_argv[k++] = "--asan";
 		c->shim_argv[k++] = c->program_asan ? "1" : "0";
+	}
+	if (c->driver == DRIVER_CATCH2) { /* its version, as detection read it */
+		c->shim_argv[k++] = "--catch2-v3";
+		c->shim_argv[k++] = c->catch2_v3 ? "1" : "0";
 	}
 	c->shim_argv[k++] = "--";
 	for (int i = 0; i < o->host_argc; i++)

@@ -1055,5 +1055,6 @@ void catch2_line(shim *s, gtest *g, char *line, size_t len)
 
 int catch2_main(const shim_args *a)
 {
-	return gtest_run(a, 1, driver_catch2_v3(a->cmd[0]));
+	/* the runner's reading of the program (--catch2-v3): not read again */
+	return gtest_run(a, 1, a->catch2_v3 >= 0 ? a->catch2_v3 : driver_catch2_v3(a->cmd[0]));
 }

@@ -234,6 +234,7 @@ typedef struct shim_args {
 	int shell;             /* exec: --shell */
 	int skip_code;         /* exec: --skip-code's exit status, +1 (0: none) */
 	int asan;              /* gtest, catch2: --asan 0|1, the runner's reading; -1 */
+	int catch2_v3;         /* catch2: --catch2-v3 0|1, the runner's reading; -1 */
 	char **cmd;            /* the program or template, NULL-terminated */
 	int ncmd;
 } shim_args;

@@ -159,9 +159,23 @@ static void detect(void)
 	CU_ASSERT_EQUAL(k, DRIVER_CATCH2);
 }
 
+/* An ASan build is told by __asan_init: in .dynstr for gcc's shared
+ * runtime and clang's linked-in one, only among the symbol names for gcc's
+ * -static-libasan (read only when the loaded data shows the runtime's
+ * messages); a program of neither is none. */
+static void asan_mark(void)
+{
+	CU_ASSERT_EQUAL(driver_has_mark(GTEST_LEAKS_ASAN, DRIVER_MARK_ASAN), 1);
+	CU_ASSERT_EQUAL(driver_has_mark(ASAN_TINY, DRIVER_MARK_ASAN), 1);
+	CU_ASSERT_EQUAL(driver_has_mark(GTEST_SAMPLE, DRIVER_MARK_ASAN), 0);
+	CU_ASSERT_EQUAL(driver_has_mark(GTEST_SAMPLE, DRIVER_MARK_GTEST), 1);
+	CU_ASSERT_EQUAL(driver_has_mark(NATIVE_HOST, DRIVER_MARK_ASAN), 0);
+	CU_ASSERT_EQUAL(driver_has_mark(NATIVE_HOST, DRIVER_MARK_HOST), 1);
+}
+
 static const mg_case cases[] = {
     {"gtest_list", gtest_list}, {"gtest_lines", gtest_lines}, {"exec_template", exec_template},
-    {"wrap_name", wrap_names},  {"detect", detect},
+    {"wrap_name", wrap_names},  {"detect", detect},           {"asan_mark", asan_mark},
 };
 
 MG_TEST_MAIN("drivers", cases)

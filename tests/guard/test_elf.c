@@ -166,6 +166,24 @@ void test_elf_contains_debug(void)
 	CU_ASSERT_EQUAL(elf_contains(GUARD_TINY_DEBUG, "guard_tiny_debug_var", &err), 1);
 }
 
+/* elf_contains_each_in: what is loaded at run time holds the data's
+ * marker and not a name only the symbol table has; the symbol names hold
+ * that name and not the data's marker. */
+void test_elf_contains_where(void)
+{
+	mg_err err = {{0}};
+	const char *const m[] = {"MEMGUARD-TINY-MARKER", "guard_tiny_debug_var"};
+	int found[2] = {7, 7};
+	CU_ASSERT_EQUAL(elf_contains_each_in(GUARD_TINY_DEBUG, m, 2, found, ELF_SCAN_LOADED, &err),
+	                0);
+	CU_ASSERT(found[0] == 1 && found[1] == 0);
+	CU_ASSERT_EQUAL(
+	    elf_contains_each_in(GUARD_TINY_DEBUG, m, 2, found, ELF_SCAN_SYMBOL_NAMES, &err), 0);
+	CU_ASSERT(found[0] == 0 && found[1] == 1);
+	CU_ASSERT_EQUAL(elf_contains_each_in(GUARD_TINY_DEBUG, m, 2, found, ELF_SCAN_ALL, &err), 0);
+	CU_ASSERT(found[0] == 1 && found[1] == 1);
+}
+
 /* Code holds no marker: bytes only its executable section has are not
  * found (nor read: a GoogleTest program's .text was a third of what
  * detection read), and several markers are looked for in one pass, each

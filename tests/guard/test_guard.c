@@ -52,6 +52,7 @@ void test_elf_contains_program(void);
 void test_elf_contains_boundary(void);
 void test_elf_contains_debug(void);
 void test_elf_contains_code(void);
+void test_elf_contains_where(void);
 
 void test_maps_fixture_x86(void);
 void test_maps_groups_deleted_and_ties(void);
@@ -116,6 +117,7 @@ static const mg_case cases[] = {
     {"elf_contains_boundary", test_elf_contains_boundary},
     {"elf_contains_debug", test_elf_contains_debug},
     {"elf_contains_code", test_elf_contains_code},
+    {"elf_contains_where", test_elf_contains_where},
     {"maps_fixture_x86", test_maps_fixture_x86},
     {"maps_groups_deleted_and_ties", test_maps_groups_deleted_and_ties},
     {"maps_smaps_rss", test_maps_smaps_rss},
