@@ -779,9 +779,8 @@ static void c2_tag(gtest *g, const char *p, size_t n)
 		if (closed)
 			c2_tag(g, "</Expression>", 13);
 	} else if (C2_IS("Expression")) {
-		if (open)
-			c2_unfalse(g);
 		if (open) {
+			c2_unfalse(g);
 			if (g->c2_expr & C2_EXPR_THREW)
 				c2_said(g, "due to unexpected exception with message", 1, 1);
 			else if (g->c2_expr & C2_EXPR_FATAL)
