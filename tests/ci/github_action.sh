@@ -8,7 +8,9 @@
 #      node and @actions/workflow-parser in NPM_DIR).
 #   2. Its scripts against a real repository with a bare origin: on main,
 #      run.sh runs a test program under memguard and notes.sh pushes the
-#      note; on a pull request branch, two pushes, each run.sh, compare.sh
+#      note (no history: the action's default); on a pull request branch,
+#      two pushes, each run.sh (history: auto, planned from main's note,
+#      fetched from origin), compare.sh
 #      (exit 0, the table in compare.md) and comment.sh against a fake
 #      GitHub API (fake_github.py): the first push makes the comment (GET,
 #      POST), the second edits the same one (GET, PATCH): one comment, the
@@ -93,8 +95,15 @@ step() { # SCRIPT ARGS...: with the action's environment; its outputs in $d/out
 		sh "$act/$script" "$@"
 }
 out() { sed -n "s/^$1=//p" "$d/out"; }
-step run.sh >/dev/null || fail "run.sh on main"
+# history: auto where origin has no notes yet: a line, and a run without
+(export MG_HISTORY=auto && step run.sh >/dev/null 2>"$d/run.err") || fail "run.sh, auto, no notes"
+[ "$(out rc)" = 0 ] || fail "run.sh, auto, no notes: rc $(out rc)"
+grep -q "^memguard: history: no memguard notes in this repository.*; planning without it\$" "$d/run.err" ||
+	fail "run.sh, auto, no notes on origin yet: $(cat "$d/run.err")"
+step run.sh >/dev/null 2>"$d/run.err" || fail "run.sh on main"
 [ "$(out rc)" = 0 ] || fail "run.sh: rc $(out rc)"
+! grep -q "history" "$d/run.err" || fail "run.sh on main, history none: $(cat "$d/run.err")"
+jq -e 'has("history") | not' mem.json >/dev/null || fail "run.sh on main: a history in the report"
 step notes.sh mem.json || fail "notes.sh"
 git --git-dir="$d/origin.git" notes --ref=memguard show main >/dev/null ||
 	fail "origin has no note on main"
@@ -110,10 +119,16 @@ done
 export GITHUB_API_URL="http://127.0.0.1:$(cat "$d/port")" GITHUB_REPOSITORY=o/r \
 	GITHUB_TOKEN=test-token MG_PR=7 MG_HEAD_REPO=o/r MG_TREND_URL=https://o.github.io/r/
 git checkout -q -b feature
+git update-ref -d refs/notes/memguard # a pull request's fresh checkout has no notes
+export MG_HISTORY=auto
 for push in 1 2; do
 	echo "$push" >change
 	git add change && git commit -qm "push $push"
-	step run.sh >/dev/null || fail "run.sh, push $push"
+	step run.sh >/dev/null 2>"$d/run.err" || fail "run.sh, push $push"
+	# planned from main's note, fetched from origin
+	grep -q "^memguard: history: 1 of 1 tests known from the nearest noted ancestor\$" "$d/run.err" ||
+		fail "run.sh, push $push: not planned from main's note: $(cat "$d/run.err")"
+	jq -e '.history.known == 1' mem.json >/dev/null || fail "run.sh, push $push: the report has no history"
 	step compare.sh mem.json compare.md || fail "compare.sh, push $push"
 	[ "$(out rc)" = 0 ] || fail "compare.sh: rc $(out rc): $(cat compare.md)"
 	grep -q '|' compare.md || fail "no table in compare.md"
