@@ -82,6 +82,7 @@ git remote add origin "$d/origin.git"
 printf '#!/bin/sh\necho "a test"\n' >tests.sh
 chmod +x tests.sh
 git add tests.sh && git commit -qm base && git push -q origin main
+history= # the action's history input
 step() { # SCRIPT ARGS...: with the action's environment; its outputs in $d/out
 	script=$1
 	shift
@@ -90,16 +91,18 @@ step() { # SCRIPT ARGS...: with the action's environment; its outputs in $d/out
 	# measures by sampling (1 ms), so its peaks move by more than 5 or
 	# 10% from run to run (VA 2.40 -> 2.53 MiB, RSS 1.82 -> 2.00 MiB
 	# seen); the third push below grows by far more than 8 MiB
-	GITHUB_OUTPUT="$d/out" GITHUB_STEP_SUMMARY="$d/summary" MG_COMMAND=./tests.sh \
+	GITHUB_OUTPUT="$d/out" GITHUB_STEP_SUMMARY="$d/summary" MG_COMMAND=./tests.sh MG_HISTORY=$history \
 		MG_ADAPTERS=console MG_BASE=origin/main MG_MAX_GROWTH=va=8M,rss=8M,test=8M \
 		sh "$act/$script" "$@"
 }
 out() { sed -n "s/^$1=//p" "$d/out"; }
 # history: auto where origin has no notes yet: a line, and a run without
-(export MG_HISTORY=auto && step run.sh >/dev/null 2>"$d/run.err") || fail "run.sh, auto, no notes"
+history=auto
+step run.sh >/dev/null 2>"$d/run.err" || fail "run.sh, auto, no notes"
 [ "$(out rc)" = 0 ] || fail "run.sh, auto, no notes: rc $(out rc)"
 grep -q "^memguard: history: no memguard notes in this repository.*; planning without it\$" "$d/run.err" ||
 	fail "run.sh, auto, no notes on origin yet: $(cat "$d/run.err")"
+history= # the action's default: none
 step run.sh >/dev/null 2>"$d/run.err" || fail "run.sh on main"
 [ "$(out rc)" = 0 ] || fail "run.sh: rc $(out rc)"
 ! grep -q "history" "$d/run.err" || fail "run.sh on main, history none: $(cat "$d/run.err")"
@@ -120,7 +123,7 @@ export GITHUB_API_URL="http://127.0.0.1:$(cat "$d/port")" GITHUB_REPOSITORY=o/r 
 	GITHUB_TOKEN=test-token MG_PR=7 MG_HEAD_REPO=o/r MG_TREND_URL=https://o.github.io/r/
 git checkout -q -b feature
 git update-ref -d refs/notes/memguard # a pull request's fresh checkout has no notes
-export MG_HISTORY=auto
+history=auto
 for push in 1 2; do
 	echo "$push" >change
 	git add change && git commit -qm "push $push"

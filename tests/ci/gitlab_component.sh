@@ -40,6 +40,7 @@ grep -q 'memguard: \[1/2\]' "$dir/log" && grep -q 'memguard: \[2/2\]' "$dir/log"
 	fail "parallel: 2 not listed as [1/2], [2/2]"
 grep -q '^pages ' "$dir/log" || fail "pages: true lists no pages job"
 "$glcl" --preview --no-color >"$dir/preview" 2>&1 || fail "--preview"
+# shellcheck disable=SC2016 # the script's own words, unexpanded
 grep -q 'memguard run ${mg_history:+--history "$mg_history"} --adapter console -j 3 --report mem.json -- ./t --x' "$dir/preview" ||
 	fail "command and args not in the script: $(grep 'memguard run' "$dir/preview")"
 grep -q -- '--max-growth "none"' "$dir/preview" || fail "max-growth not in the script"
