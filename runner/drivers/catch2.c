@@ -689,6 +689,10 @@ enum {                       /* c2_expr */
        C2_EXPR_EXPANDED = 8, /* ... its expansion was said */
 };
 
+/* The labels said both of an Expression's and of a standalone element. */
+static const char c2_threw[] = "due to unexpected exception with message";
+static const char c2_fatal[] = "due to a fatal error condition";
+
 /* Appends to the message while it has room. */
 static void c2_say(gtest *g, const char *p, size_t n)
 {
@@ -772,6 +776,7 @@ static void c2_tag(gtest *g, const char *p, size_t n)
 			g->c2_in = closed ? C2_IN_OUT : C2_IN_DROP;
 			return;
 		}
+		g->c2_assert_failed = 1; /* maybe as expected ([!shouldfail]): not a skip */
 		c2_where(g, p, n, "FAILED:");
 		c2_attr(p, n, "type", g->c2_macro, sizeof(g->c2_macro));
 		g->c2_expr = C2_EXPR_OPEN;
@@ -782,9 +787,9 @@ static void c2_tag(gtest *g, const char *p, size_t n)
 		if (open) {
 			c2_unfalse(g);
 			if (g->c2_expr & C2_EXPR_THREW)
-				c2_said(g, "due to unexpected exception with message", 1, 1);
+				c2_said(g, c2_threw, 1, 1);
 			else if (g->c2_expr & C2_EXPR_FATAL)
-				c2_said(g, "due to a fatal error condition", 0, 1);
+				c2_said(g, c2_fatal, 0, 1);
 			else if (strstr(g->c2_macro, "THROWS") && !(g->c2_expr & C2_EXPR_EXPANDED))
 				/* failed without an exception or an expansion: did not throw */
 				c2_said(g, "because no exception was thrown where one was expected",
@@ -825,6 +830,8 @@ static void c2_tag(gtest *g, const char *p, size_t n)
 		int info = C2_IS("Info"), exc = C2_IS("Exception"),
 		    fatal = C2_IS("FatalErrorCondition");
 		if (!end) {
+			if (exc || C2_IS("Failure")) /* a failed assertion: as an Expression's */
+				g->c2_assert_failed = 1;
 			if (open) /* an Expression's: said at its end */
 				g->c2_expr |= exc ? C2_EXPR_THREW : fatal ? C2_EXPR_FATAL : 0;
 			else if (!info && !C2_IS("Warning"))
@@ -838,10 +845,9 @@ static void c2_tag(gtest *g, const char *p, size_t n)
 				g->c2_in = C2_IN_OUT;
 			else {
 				if (exc)
-					c2_said(g, "due to unexpected exception with message", 1,
-					        1);
+					c2_said(g, c2_threw, 1, 1);
 				else if (fatal)
-					c2_said(g, "due to a fatal error condition", 0, 1);
+					c2_said(g, c2_fatal, 0, 1);
 				else if (C2_IS("Warning"))
 					c2_said(g, "warning", 0, 1);
 				else
@@ -901,16 +907,6 @@ static int c2_overall(gtest *g, const char *p, size_t n)
 	return 1;
 }
 
-/* A failed assertion of the running test case (Catch2's failedButOk under
- * [!shouldfail]): such a test case that also skipped is "failed as
- * expected", not skipped. */
-static void c2_assertion(gtest *g, const char *p, size_t n)
-{
-	if ((n > 27 && !memcmp(p, "<Expression success=\"false\"", 27)) ||
-	    (n > 8 && !memcmp(p, "<Failure", 8)) || (n > 10 && !memcmp(p, "<Exception", 10)))
-		g->c2_assert_failed = 1;
-}
-
 /* The test case's end as Catch2 counts it (Totals::delta): failed, failed
  * as expected (a pass), skipped (v3's SKIP()), passed. */
 static mg_msg_kind c2_verdict(gtest *g)
@@ -927,7 +923,6 @@ static void c2_dup_line(shim *s, gtest *g, const char *p, size_t n)
 {
 	if (c2_overall(g, p, n))
 		return;
-	c2_assertion(g, p, n);
 	if (n < 11 || memcmp(p, "</TestCase>", 11)) {
 		if (n && *p == '<')
 			c2_tag(g, p, n);
@@ -1030,7 +1025,6 @@ void catch2_line(shim *s, gtest *g, char *line, size_t len)
 		return;
 	if (n > 20 && !memcmp(p, "<FatalErrorCondition", 20))
 		g->c2_fatal = 1;
-	c2_assertion(g, p, n);
 	if (n >= 11 && !memcmp(p, "</TestCase>", 11)) {
 		/* after a fatal signal Catch2 closes its XML and re-raises it: the
 		 * test stays started, so the program's death is its crash (and the
