@@ -284,6 +284,14 @@ static inline const char *message_of(json_t *report, const char *name)
 	return t ? json_string_value(json_object_get(t, "message")) : NULL;
 }
 
+/* The output the report kept for the named test ("" when none). */
+static inline const char *output_of(json_t *report, const char *name)
+{
+	json_t *t = find_test(report, name);
+	const char *out = t ? json_string_value(json_object_get(t, "output")) : NULL;
+	return out ? out : "";
+}
+
 /* Asserts the named test's state, saying what it was when it differs. */
 static inline void expect_state(json_t *report, const char *name, const char *state)
 {

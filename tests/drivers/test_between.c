@@ -13,14 +13,6 @@
 
 #define OUTSIDE(n) GTEST_OUTSIDE_DIR "/gtest_outside" #n
 
-/* The output the report kept for name ("" when none). */
-static const char *output_of(json_t *report, const char *name)
-{
-	json_t *t = find_test(report, name);
-	const char *out = t ? json_string_value(json_object_get(t, "output")) : NULL;
-	return out ? out : "";
-}
-
 /* No test whose state is state carries text in its output. */
 static void none_carries(json_t *report, const char *state, const char *text)
 {

@@ -29,8 +29,40 @@ static void gtest_exit_mid_test(void)
 	done(&o);
 }
 
+/* exit(0) mid-test: directly the run passes (exit 0), so that test is a
+ * pass, never harsher; its output says how it ended. The tests after it
+ * run in a fresh program, as after exit(1). Before: a fail "exited with
+ * status 0 during the test", and the run exited 1. */
+static void gtest_exit0_mid_test(void)
+{
+	setenv("MG_EXITS_STATUS", "0", 1);
+	CU_ASSERT_EQUAL(mg_direct_status(GTEST_EXITS), 0);
+	outcome o;
+	mg_driver_run(&o, "gtest", GTEST_EXITS, "1", NULL, NULL);
+	CU_ASSERT(exited_with(&o, 1)); /* Exits.FailsAfter, which the direct run never ran */
+	expect_state(o.report, "Exits.First", "pass");
+	expect_state(o.report, "Exits.Leaves", "pass");
+	const char *out = output_of(o.report, "Exits.Leaves");
+	CU_ASSERT(strstr(out, "leaving\n") &&
+	          strstr(out, "memguard: the program exited with status 0 during this test"));
+	expect_state(o.report, "Exits.After", "pass");
+	expect_state(o.report, "Exits.FailsAfter", "fail");
+	CU_ASSERT_EQUAL(count(o.report, "error"), 0);
+	done(&o);
+	/* without the failing test after it, the run passes, as directly */
+	setenv("GTEST_FILTER", "-Exits.FailsAfter", 1);
+	mg_driver_run(&o, "gtest", GTEST_EXITS, "1", NULL, NULL);
+	CU_ASSERT(exited_with(&o, 0));
+	expect_state(o.report, "Exits.Leaves", "pass");
+	CU_ASSERT_EQUAL(count(o.report, "fail"), 0);
+	done(&o);
+	unsetenv("GTEST_FILTER");
+	unsetenv("MG_EXITS_STATUS");
+}
+
 static const mg_case cases[] = {
     {"gtest_exit_mid_test", gtest_exit_mid_test},
+    {"gtest_exit0_mid_test", gtest_exit0_mid_test},
 };
 
 MG_TEST_MAIN("drivers_midexit", cases)

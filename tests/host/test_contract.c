@@ -14,7 +14,7 @@
 #include "mg_run.h"
 
 /* Test name's output in report (NULL when none), and its length. */
-static const char *output_of(json_t *report, const char *name, size_t *len)
+static const char *output_len_of(json_t *report, const char *name, size_t *len)
 {
 	json_t *t = find_test(report, name);
 	json_t *o = t ? json_object_get(t, "output") : NULL;
@@ -49,7 +49,7 @@ static void marks_nonblocking(const char *host)
 			break;
 		logged++;
 		size_t len;
-		const char *out = output_of(o.report, name, &len);
+		const char *out = output_len_of(o.report, name, &len);
 		int ok = out && len == want;
 		for (size_t j = 0; ok && j < len; j++)
 			ok = out[j] == (j % 4 == 3 ? '.' : name[j % 4]);
@@ -94,7 +94,7 @@ static void marks_forged(const char *host)
 		snprintf(name, sizeof(name), "c%02d", i);
 		snprintf(want, sizeof(want), "%s-a \036\037mg:%d\036 %s-b\n", name, i + 2, name);
 		size_t len;
-		const char *out = output_of(o.report, name, &len);
+		const char *out = output_len_of(o.report, name, &len);
 		int ok = out && len == strlen(want) && !memcmp(out, want, len);
 		if (!ok)
 			fprintf(stderr, "%s: output '%s'\n", name, out ? out : "(none)");
