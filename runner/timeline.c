@@ -8,7 +8,8 @@
 
 int timeline_init(timeline *tl, size_t cap)
 {
-	tl->pts = calloc(cap, sizeof(*tl->pts));
+	/* written before read (push): untouched pages stay unmapped */
+	tl->pts = malloc(cap * sizeof(*tl->pts));
 	tl->n = 0;
 	tl->cap = cap;
 	tl->stride = 1;
