@@ -209,6 +209,8 @@ static int probe_stream(gtest *g, const char *p, size_t n)
 			g->fig[i] = next_u64(&p);
 		/* SITES: 0 when the probe wrote no sites block for it (no pipe read) */
 		g->fig_sites = *p == ' ' ? next_u64(&p) != 0 : 1;
+		/* ERR: 1 when it marked stderr (shim_err_take) */
+		g->fig_err = *p == ' ' ? next_u64(&p) != 0 : 0;
 		g->fig_pending = 1;
 	}
 	return 1;
@@ -284,8 +286,10 @@ static void probe_setup(shim *s, gtest *g, int say)
 	shim_setenv(s, "MEMGUARD_PROBE_FD", fd);
 	if (g->catch2)
 		shim_setenv(s, "MEMGUARD_PROBE_FORMAT", "catch2");
-	else
-		stream_secret(s, g);
+	/* GoogleTest's ends in the stream, and (both) stderr's marks */
+	stream_secret(s, g);
+	if (g->smark_len)
+		shim_err_split(s, g->smark, g->smark_len);
 	for (size_t i = 0; i < MG_CONTRACT_NLIMITS; i++) /* the verdict's, all of them */
 		pass_env(s, mg_contract_limits[i].env);
 	quit_word_open(s, g);
@@ -398,6 +402,7 @@ static void probe_sites(shim *s, gtest *g, const char *name, size_t n)
 static int probe_take(shim *s, gtest *g, const char *name, size_t n)
 {
 	char why[sizeof(g->stop_why)] = "";
+	int err = 0;
 	if (g->probe_rd < 0)
 		return 0;
 	for (;;) {
@@ -411,6 +416,9 @@ static int probe_take(shim *s, gtest *g, const char *name, size_t n)
 					return 1;
 			} else if (!strncmp(line, "stop ", 5)) {
 				snprintf(why, sizeof(why), "%s", line + 5);
+			} else if (len == sizeof(MG_PROBE_ERR) - 1 &&
+			           !memcmp(line, MG_PROBE_ERR, len)) {
+				err = 1;
 			} else if (sites_add(g, line, len)) {
 				/* kept for this end; its "end" line follows */
 			} else if (!strncmp(line, "end ", 4) && name) {
@@ -424,9 +432,11 @@ static int probe_take(shim *s, gtest *g, const char *name, size_t n)
 					sites_give(s, g, name, n, 1);
 					shim_figures(s, va, rss, pva, prss);
 					memcpy(g->stop_why, why, sizeof(why));
+					g->fig_err = err;
 					return 1;
 				}
 				why[0] = 0; /* another test's */
+				err = 0;
 				g->sites_len = 0;
 				g->sites_ready = 0;
 			}
@@ -812,8 +822,12 @@ void gtest_end(shim *s, gtest *g, mg_msg_kind kind, const char *msg, size_t len)
 		g->fig_pending = 0;
 		g->fig_why[0] = 0;
 	} else if (g->probe_seen) {
+		g->fig_err = 0;
 		probe_take(s, g, name, n);
 	}
+	if (g->fig_err) /* what it wrote on stderr: its output, before its result */
+		shim_err_take(s);
+	g->fig_err = 0;
 	if (kind == MG_MSG_FAIL)
 		g->failed_any = 1;
 	/* stopped here: the rest of the batch is the runner's again, and the

@@ -106,6 +106,7 @@ typedef struct gtest {
 	 * pipe: the figures of the end line that follows, and its stop */
 	char smark[32];
 	size_t smark_len; /* 0: the pipe only */
+	int fig_err;      /* the probe marked the ending test's stderr */
 	int fig_pending;
 	uint64_t fig[4];
 	int fig_sites; /* the stream's end said a sites block is in the pipe */

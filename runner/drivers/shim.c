@@ -46,6 +46,9 @@
 #define PACE_US  1000
 #define TREE_MS  5
 #define ERR_TAIL 2048 /* the last bytes of a program's stderr kept */
+/* how long stderr bytes wait for the probe's mark before they are given
+ * to the running test (err_grace) */
+#define ERR_GRACE_MS 50
 
 typedef struct qent {
 	char *name;
@@ -99,6 +102,13 @@ struct shim {
 	int child_err; /* tail_stderr: the child's stderr, passed on by us */
 	char err_tail[ERR_TAIL];
 	size_t err_tail_len;
+	/* shim_err_split: the child's stderr kept until the probe's mark says
+	 * whose it is (MG_PROBE_MARK SECRET " err\n", err_mark) */
+	char err_mark[48];
+	size_t err_mark_len;
+	char *err_held;
+	size_t err_held_len, err_held_cap;
+	struct timespec err_held_t0; /* when the held bytes began to wait */
 	proc_sampler *child_mem;
 	uint64_t last_va, last_rss; /* the last reading of the measure chosen */
 	tree *tree;                 /* TREE: the program's process tree */
@@ -285,9 +295,13 @@ static void measure(shim *s, uint64_t *va, uint64_t *rss)
 
 /* ---- the child ---- */
 
+static void err_give_all(shim *s);
+
 static void child_forget(shim *s)
 {
 	s->child = 0;
+	if (s->err_held_len) /* its last words, whose they are: the running test's */
+		err_give_all(s);
 	proc_sampler_free(s->child_mem);
 	s->child_mem = NULL;
 	if (s->child_out >= 0)
@@ -1183,8 +1197,80 @@ static int read_child(shim *s)
 	return (size_t)n == READ_MAX ? 2 : 1;
 }
 
-/* Passes what the child wrote on stderr on to ours, whole (as mark_streams
- * writes), keeping its last ERR_TAIL bytes; 0 at EOF or on an error. */
+/* Passes stderr bytes on to ours, whole (as mark_streams writes), keeping
+ * the last ERR_TAIL bytes. */
+static void err_pass(shim *s, const char *tmp, size_t n)
+{
+	for (size_t done = 0; done < n;) {
+		ssize_t w = write(2, tmp + done, n - done);
+		if (w > 0) {
+			done += (size_t)w;
+		} else if (w < 0 && errno == EAGAIN) {
+			struct pollfd pf = {2, POLLOUT, 0};
+			poll(&pf, 1, 1000);
+		} else if (!(w < 0 && errno == EINTR)) {
+			break;
+		}
+	}
+	size_t k = n < ERR_TAIL ? n : ERR_TAIL;
+	if (s->err_tail_len + k > ERR_TAIL) {
+		size_t drop = s->err_tail_len + k - ERR_TAIL;
+		memmove(s->err_tail, s->err_tail + drop, s->err_tail_len - drop);
+		s->err_tail_len -= drop;
+	}
+	memcpy(s->err_tail + s->err_tail_len, tmp + n - k, k);
+	s->err_tail_len += k;
+}
+
+/* Held stderr bytes given on: the running test's output (in the reply
+ * stream, in order with its result), else ours (between tests). */
+static void err_give(shim *s, const char *p, size_t n)
+{
+	if (!n)
+		return;
+	if (shim_head_started(s)) {
+		shim_output(s, p, n);
+		/* the tail without passing them on: a program's last words */
+		size_t k = n < ERR_TAIL ? n : ERR_TAIL;
+		if (s->err_tail_len + k > ERR_TAIL) {
+			size_t drop = s->err_tail_len + k - ERR_TAIL;
+			memmove(s->err_tail, s->err_tail + drop, s->err_tail_len - drop);
+			s->err_tail_len -= drop;
+		}
+		memcpy(s->err_tail + s->err_tail_len, p + n - k, k);
+		s->err_tail_len += k;
+	} else {
+		err_pass(s, p, n);
+	}
+}
+
+/* Where the first whole mark is in the held bytes, or -1. */
+static ptrdiff_t err_find_mark(const shim *s)
+{
+	const char *m = s->err_held_len >= s->err_mark_len
+	                    ? memmem(s->err_held, s->err_held_len, s->err_mark, s->err_mark_len)
+	                    : NULL;
+	return m ? m - s->err_held : -1;
+}
+
+/* Everything held given on (the child has ended, or the bytes waited too
+ * long for a mark: ERR_GRACE_MS), its marks left out. */
+static void err_give_all(shim *s)
+{
+	ptrdiff_t at;
+	while ((at = err_find_mark(s)) >= 0) {
+		err_give(s, s->err_held, (size_t)at);
+		size_t cut = (size_t)at + s->err_mark_len;
+		memmove(s->err_held, s->err_held + cut, s->err_held_len - cut);
+		s->err_held_len -= cut;
+	}
+	err_give(s, s->err_held, s->err_held_len);
+	s->err_held_len = 0;
+}
+
+/* Passes what the child wrote on stderr on to ours (or, split by the
+ * probe's marks, keeps it until it is known whose it is); 0 at EOF or on
+ * an error. */
 static int read_err(shim *s)
 {
 	char tmp[16384];
@@ -1196,26 +1282,62 @@ static int read_err(shim *s)
 		s->child_err = -1;
 		return 0;
 	}
-	for (ssize_t done = 0; done < n;) {
-		ssize_t w = write(2, tmp + done, (size_t)(n - done));
-		if (w > 0) {
-			done += w;
-		} else if (w < 0 && errno == EAGAIN) {
-			struct pollfd pf = {2, POLLOUT, 0};
-			poll(&pf, 1, 1000);
-		} else if (!(w < 0 && errno == EINTR)) {
-			break;
-		}
+	if (!s->err_mark_len) {
+		err_pass(s, tmp, (size_t)n);
+		return 1;
 	}
-	size_t k = (size_t)n < ERR_TAIL ? (size_t)n : ERR_TAIL;
-	if (s->err_tail_len + k > ERR_TAIL) {
-		size_t drop = s->err_tail_len + k - ERR_TAIL;
-		memmove(s->err_tail, s->err_tail + drop, s->err_tail_len - drop);
-		s->err_tail_len -= drop;
+	if (s->err_held_len + (size_t)n > s->err_held_cap) {
+		s->err_held_cap = 2 * (s->err_held_len + (size_t)n);
+		s->err_held = realloc(s->err_held, s->err_held_cap);
+		if (!s->err_held)
+			_exit(3);
 	}
-	memcpy(s->err_tail + s->err_tail_len, tmp + (size_t)n - k, k);
-	s->err_tail_len += k;
+	if (!s->err_held_len)
+		clock_gettime(CLOCK_MONOTONIC, &s->err_held_t0);
+	memcpy(s->err_held + s->err_held_len, tmp, (size_t)n);
+	s->err_held_len += (size_t)n;
 	return 1;
+}
+
+void shim_err_split(shim *s, const char *mark, size_t len)
+{
+	int n =
+	    snprintf(s->err_mark, sizeof(s->err_mark), "%.*s " MG_PROBE_ERR "\n", (int)len, mark);
+	s->err_mark_len = n > 0 && (size_t)n < sizeof(s->err_mark) ? (size_t)n : 0;
+}
+
+int shim_err_take(shim *s)
+{
+	ptrdiff_t at;
+	/* the mark went out before the end: it is in the pipe, or on its way */
+	while ((at = err_find_mark(s)) < 0 && s->child_err >= 0) {
+		struct pollfd pf = {s->child_err, POLLIN, 0};
+		if (poll(&pf, 1, 1000) <= 0 || !read_err(s))
+			break;
+	}
+	if (at < 0)
+		return 0;
+	err_give(s, s->err_held, (size_t)at);
+	size_t cut = (size_t)at + s->err_mark_len;
+	memmove(s->err_held, s->err_held + cut, s->err_held_len - cut);
+	s->err_held_len -= cut;
+	if (s->err_held_len) /* a later test's: it waits from now */
+		clock_gettime(CLOCK_MONOTONIC, &s->err_held_t0);
+	return 1;
+}
+
+/* Held bytes with no mark after ERR_GRACE_MS: a test that runs on (or hangs:
+ * a kill would lose them) or what ran between tests wrote them; given on
+ * now, to the running test when there is one. The ms to wait, -1 none. */
+static int err_grace(shim *s)
+{
+	if (!s->err_held_len || err_find_mark(s) >= 0)
+		return -1;
+	double waited = elapsed_us(&s->err_held_t0) / 1000;
+	if (waited < ERR_GRACE_MS)
+		return (int)(ERR_GRACE_MS - waited) + 1;
+	err_give_all(s);
+	return -1;
 }
 
 /* What the child has written on stderr so far, passed on (non-blocking). */
@@ -1408,6 +1530,9 @@ int shim_main(const shim_ops *ops, void *ctx, char **cmd, int ncmd)
 		int timeout = -1;
 		if (s->child && ops->measure == SHIM_MEASURE_TREE)
 			timeout = s->tree_samples < 10 ? TREE_FAST_MS : TREE_MS;
+		int grace = err_grace(s);
+		if (grace >= 0 && (timeout < 0 || grace < timeout))
+			timeout = grace;
 		int r = poll(pf, 4, timeout);
 		if (r < 0 && errno != EINTR)
 			_exit(3);

@@ -213,6 +213,17 @@ void shim_extra(shim *s, mg_msg_kind kind, const char *name, size_t nlen, const 
 /* The last bytes the running (or last) program wrote on stderr, from the
  * start of a line (tail_stderr only; empty otherwise). */
 const char *shim_stderr_tail(const shim *s, size_t *len);
+
+/* The child's stderr split by the probe's marks (MG_PROBE_MARK SECRET
+ * " err"; mark: MG_PROBE_MARK SECRET): its bytes are kept until a mark says
+ * they are the ending test's (shim_err_take, at an end the probe says it
+ * marked), else given to the running test after a grace, or at the child's
+ * end; between tests, passed on as they were. */
+void shim_err_split(shim *s, const char *mark, size_t len);
+/* At the end of a test whose stderr the probe marked: the bytes in front
+ * of the mark are its output (waited for: the mark precedes the end). 0
+ * when no mark came. */
+int shim_err_take(shim *s);
 /* Sets (value) or removes (NULL) a variable of the children's environment. */
 void shim_setenv(shim *s, const char *name, const char *value);
 /* shim_result with a formatted message. */

@@ -81,6 +81,7 @@ int mg_contract_status(int fd, uint64_t *peak_va, uint64_t *peak_rss);
  *   "stop WHY [BYTES]"                 a verdict ends the program's run of tests at this
  *                                      end: it stops itself (SIGSTOP) until the driver
  *                                      continues it, then finishes up to its next test
+ *   "err"                              the test's end that follows marked stderr
  *   "end VA RSS PEAKVA PEAKRSS NAME"   a test's end, its figures (peaks 0: not read)
  *   "module ...", "site ...", "nomem N", then "sites NAME"
  *                                      a test's allocation sites (PROTOCOL.md 6d),
@@ -90,10 +91,15 @@ int mg_contract_status(int fd, uint64_t *peak_va, uint64_t *peak_rss);
  *                                      asked to end (its quit word, below)
  *   "exit VA RSS"                      as the program ends (the listing run)
  * With MG_PROBE_ENV_SECRET (GoogleTest), stop and end (without NAME: the
- * end tag's line that follows names it) come in the program's stdout
- * instead, each line with MG_PROBE_MARK SECRET " " in front, put in the
- * buffer before the end tag (no write of the probe's own: the flush carries
- * them); the pipe when the buffer has no room.
+ * end tag's line that follows names it, "end VA RSS PEAKVA PEAKRSS SITES
+ * ERR") come in the program's stdout instead, each line with MG_PROBE_MARK
+ * SECRET " " in front, put in the buffer before the end tag (no write of
+ * the probe's own: the flush carries them); the pipe when the buffer has
+ * no room. With the secret (GoogleTest and Catch2), a test that wrote gets
+ * MG_PROBE_MARK SECRET " err" on stderr at its end, before the end is
+ * written: the stderr bytes in front of it, since the last such mark, are
+ * its own (a test that wrote nothing has none; the end says which: ERR 1,
+ * or "err" before it in the pipe).
  * WHY is protocol v2's word of `recycle` (mg_proto_why_word).
  */
 #define MG_PROBE_ENV_FD     "MEMGUARD_PROBE_FD"     /* the pipe's fd in the program */
@@ -112,6 +118,7 @@ int mg_contract_status(int fd, uint64_t *peak_va, uint64_t *peak_rss);
 #define MG_PROBE_HELLO         "probe 1\n"
 #define MG_PROBE_STOP          "stop "
 #define MG_PROBE_END           "end "
+#define MG_PROBE_ERR           "err"    /* stderr's mark, and the pipe's line before an end */
 #define MG_PROBE_SITES         "sites " /* + NAME: the test's module/site/nomem lines end */
 #define MG_PROBE_EXIT          "exit "
 #define MG_PROBE_PARK          "park " /* + "0\n" or "1\n": leaks found */

@@ -60,6 +60,16 @@ static char line[NAME_MAX_OUT + 128];
 static char mark[sizeof(MG_PROBE_MARK) + 16]; /* MG_PROBE_MARK SECRET (stream_end) */
 static size_t mark_len;                       /* 0: the pipe only */
 
+/* Whether a test wrote on stderr, so the driver gives those bytes to it
+ * (stderr is a pipe of its own, read apart from stdout: its bytes carry no
+ * order with the test boundaries). As the host library's: the kernel's
+ * syscw in /proc/self/io rose by more than the writes that are not the
+ * test's (the probe's own, stdout's flushes it passes on); one pread at a
+ * test's end. Calls counted as ours only where they write, so a miscount
+ * errs towards a mark too many, never a missing one. -1: no marks. */
+static int io_fd = -1;
+static uint64_t syscw_base, own_writes, own_base;
+
 /* After a stop: the program runs no further test but finishes as the
  * framework would (park_at). The names ended in the running suite (hashes,
  * the last DONE_MAX): GoogleTest runs a name again when two fixtures of one
@@ -90,6 +100,7 @@ static char *filter_text; /* the file's content, read at the first GTEST_FILTER 
 
 static void write_all(const char *p, size_t n)
 {
+	own_writes++;
 	if (mg_proto_write_all(probe_fd, p, n, NULL) < 0)
 		probe_fd = -1; /* the driver has gone: stay out of the way */
 }
@@ -98,6 +109,41 @@ static void write_all(const char *p, size_t n)
 static void mem_now(uint64_t *va, uint64_t *rss)
 {
 	mg_contract_statm(statm_fd, page, va, rss);
+}
+
+/* Whether the test just ended wrote (test_wrote's reading); 1 when
+ * /proc/self/io cannot be read. Also the base, at the first test. */
+static int test_wrote(void)
+{
+	char buf[256];
+	ssize_t n = pread(io_fd, buf, sizeof(buf) - 1, 0);
+	const char *p = NULL;
+	if (n > 0) {
+		buf[n] = '\0';
+		p = strstr(buf, "syscw: ");
+	}
+	if (p == NULL)
+		return 1;
+	uint64_t syscw = mg_parse_u64(&(const char *){p + 7});
+	int wrote = syscw - syscw_base > own_writes - own_base;
+	syscw_base = syscw;
+	own_base = own_writes;
+	return wrote;
+}
+
+/* At a test's end, before its end line leaves: MG_PROBE_MARK SECRET
+ * " err\n" on stderr when the test wrote, so the driver knows the bytes in
+ * front of it are that test's (and says so with the end: 1). One write,
+ * counted as ours. */
+static int err_mark(void)
+{
+	if (io_fd < 0 || !test_wrote())
+		return 0;
+	char m[sizeof(mark) + 8];
+	memcpy(m, mark, mark_len);
+	memcpy(m + mark_len, " " MG_PROBE_ERR "\n", sizeof(MG_PROBE_ERR) + 1);
+	own_writes++;
+	return mg_proto_write_all(2, m, mark_len + sizeof(MG_PROBE_ERR) + 1, NULL) == 0;
 }
 
 /* Whether 1 ms has passed since t0: integers only (a division in floating
@@ -158,9 +204,9 @@ static int done_find(const char *name, size_t n)
  * the buffer has no room for them (the pipe then).
  */
 static int stream_end(FILE *f, char *at, const char *why, uint64_t bytes, const uint64_t fig[4],
-                      int sites)
+                      int sites, int err)
 {
-	char buf[2 * (sizeof(mark) + 24) + 4 * 21 + 2];
+	char buf[2 * (sizeof(mark) + 24) + 4 * 21 + 4];
 	char *p = buf;
 	if (why) {
 		memcpy(p, mark, mark_len);
@@ -189,6 +235,8 @@ static int stream_end(FILE *f, char *at, const char *why, uint64_t bytes, const 
 	/* whether a sites block went to the pipe: without one the driver does
 	 * not read the pipe (a system call a test) */
 	*p++ = sites ? '1' : '0';
+	*p++ = ' '; /* whether it marked stderr (err_mark) */
+	*p++ = err ? '1' : '0';
 	*p++ = '\n';
 	size_t len = (size_t)(p - buf);
 	if (f->_IO_buf_end - f->_IO_write_ptr < (ptrdiff_t)len)
@@ -230,6 +278,8 @@ static int test_end(const char *name, size_t n, FILE *f, char *at)
 			wrote_sites = 1;
 		}
 	}
+	/* stderr's mark first: it is in the pipe when the end is read */
+	int err = err_mark();
 	if (ms_passed(&t_run))
 		mg_contract_status(status_fd, &peak_va, &peak_rss);
 	mem_now(&va, &rss);
@@ -248,8 +298,13 @@ static int test_end(const char *name, size_t n, FILE *f, char *at)
 		stop_suite_due = 0;
 	}
 	if (mark_len && at &&
-	    stream_end(f, at, why, bytes, (uint64_t[4]){va, rss, peak_va, peak_rss}, wrote_sites))
+	    stream_end(f, at, why, bytes, (uint64_t[4]){va, rss, peak_va, peak_rss}, wrote_sites,
+	               err))
 		goto out;
+	if (err) {
+		memcpy(p, MG_PROBE_ERR "\n", sizeof(MG_PROBE_ERR));
+		p += sizeof(MG_PROBE_ERR);
+	}
 	if (why) {
 		size_t wl = strlen(why);
 		memcpy(p, MG_PROBE_STOP, sizeof(MG_PROBE_STOP) - 1);
@@ -621,11 +676,13 @@ __attribute__((visibility("default"))) int fflush(FILE *f)
 	errno = saved;
 	if (what == B_PARK)
 		park_at(f, at);
+	own_writes++; /* the flush's write: the framework's, not the test's */
 	int rc = real_fflush(f);
 	funlockfile(f);
 	if (what == B_STOP && catch2) {
 		/* Catch2 ends "</TestCase>" with its newline only at the next
 		 * element: the driver reads lines, so it gets one now */
+		own_writes++;
 		ssize_t w = write(1, "\n", 1);
 		(void)w;
 	}
@@ -733,6 +790,11 @@ __attribute__((constructor)) static void probe_init(void)
 	page = mg_contract_page();
 	statm_fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
 	status_fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+	if (mark_len) { /* stderr's marks need the secret: no output can forge one */
+		io_fd = open("/proc/self/io", O_RDONLY | O_CLOEXEC);
+		if (io_fd >= 0)
+			test_wrote(); /* the base: what was written before the first test */
+	}
 	pthread_atfork(NULL, NULL, on_fork_child);
 	probe_fd = fd;
 	mg_sites_init((unsigned)verdict.sites, verdict.sites_min);

@@ -1,0 +1,5 @@
+// gtest_stderr.cc - stderr_tests.inc as a GoogleTest program (Stderr.tNN).
+#include <gtest/gtest.h>
+
+#define MG_TEST(name) TEST(Stderr, name)
+#include "stderr_tests.inc"
