@@ -1197,6 +1197,19 @@ static int read_child(shim *s)
 	return (size_t)n == READ_MAX ? 2 : 1;
 }
 
+/* The last ERR_TAIL bytes of the program's stderr, kept: its last words. */
+static void err_tail_keep(shim *s, const char *p, size_t n)
+{
+	size_t k = n < ERR_TAIL ? n : ERR_TAIL;
+	if (s->err_tail_len + k > ERR_TAIL) {
+		size_t drop = s->err_tail_len + k - ERR_TAIL;
+		memmove(s->err_tail, s->err_tail + drop, s->err_tail_len - drop);
+		s->err_tail_len -= drop;
+	}
+	memcpy(s->err_tail + s->err_tail_len, p + n - k, k);
+	s->err_tail_len += k;
+}
+
 /* Passes stderr bytes on to ours, whole (as mark_streams writes), keeping
  * the last ERR_TAIL bytes. */
 static void err_pass(shim *s, const char *tmp, size_t n)
@@ -1212,14 +1225,7 @@ static void err_pass(shim *s, const char *tmp, size_t n)
 			break;
 		}
 	}
-	size_t k = n < ERR_TAIL ? n : ERR_TAIL;
-	if (s->err_tail_len + k > ERR_TAIL) {
-		size_t drop = s->err_tail_len + k - ERR_TAIL;
-		memmove(s->err_tail, s->err_tail + drop, s->err_tail_len - drop);
-		s->err_tail_len -= drop;
-	}
-	memcpy(s->err_tail + s->err_tail_len, tmp + n - k, k);
-	s->err_tail_len += k;
+	err_tail_keep(s, tmp, n);
 }
 
 /* Held stderr bytes given on: the running test's output (in the reply
@@ -1230,15 +1236,7 @@ static void err_give(shim *s, const char *p, size_t n)
 		return;
 	if (shim_head_started(s)) {
 		shim_output(s, p, n);
-		/* the tail without passing them on: a program's last words */
-		size_t k = n < ERR_TAIL ? n : ERR_TAIL;
-		if (s->err_tail_len + k > ERR_TAIL) {
-			size_t drop = s->err_tail_len + k - ERR_TAIL;
-			memmove(s->err_tail, s->err_tail + drop, s->err_tail_len - drop);
-			s->err_tail_len -= drop;
-		}
-		memcpy(s->err_tail + s->err_tail_len, p + n - k, k);
-		s->err_tail_len += k;
+		err_tail_keep(s, p, n);
 	} else {
 		err_pass(s, p, n);
 	}

@@ -68,8 +68,8 @@ typedef struct host {
 	mg_ring *ring; /* v3: replies go here (the pipe: wake bytes), NULL: the pipe */
 	/* /proc/self/io, -1: unread (every test is marked). Whether a test wrote:
 	 * the kernel's count of write calls (syscw) rose by more than ours */
-	int io_fd;
-	uint64_t syscw_base, own_writes, own_base;
+	mg_wrote io; /* /proc/self/io: whether a test wrote (mark_streams) */
+	uint64_t own_writes;
 	uint64_t page;
 	unsigned version;   /* the protocol spoken: the lower of ours and the runner's */
 	mg_verdict verdict; /* the limits it was given, and the growth of its last tests */
@@ -355,29 +355,11 @@ static mg_result run_one(host *h, size_t i, uint64_t *usec)
 	return r;
 }
 
-/*
- * Whether the test just ended made a write call (to any file, itself or by a
- * child it reaped): the kernel's syscw in /proc/self/io rose by more than
- * the host library's own writes since the last reading. One pread (~2 us);
- * 1 when it cannot be read. Only calls that wrote are counted as ours, so a
- * miscount errs towards a mark too many, never a missing one.
- */
+/* Whether the test just ended wrote: beyond the host library's own writes
+ * (mg_contract_wrote). */
 static int test_wrote(host *h)
 {
-	char buf[256];
-	ssize_t n = h->io_fd < 0 ? -1 : pread(h->io_fd, buf, sizeof(buf) - 1, 0);
-	const char *p = NULL;
-	if (n > 0) {
-		buf[n] = '\0';
-		p = strstr(buf, "syscw: ");
-	}
-	if (p == NULL)
-		return 1;
-	uint64_t syscw = strtoull(p + 7, NULL, 10);
-	int wrote = syscw - h->syscw_base > h->own_writes - h->own_base;
-	h->syscw_base = syscw;
-	h->own_base = h->own_writes;
-	return wrote;
+	return mg_contract_wrote(&h->io, h->own_writes);
 }
 
 /*
@@ -601,7 +583,7 @@ static int host_mode(host *h)
 	fcntl(h->reply_fd, F_SETFD, FD_CLOEXEC);
 	h->statm_fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
 	h->page = mg_contract_page();
-	h->io_fd = open("/proc/self/io", O_RDONLY | O_CLOEXEC);
+	h->io.fd = open("/proc/self/io", O_RDONLY | O_CLOEXEC);
 	/* the reply ring, where the runner offers one: attached before the
 	 * first reply (hello), so every reply goes there */
 	uint64_t ring_fd;
@@ -727,13 +709,13 @@ int mg_host_serve(const mg_host_ops *ops, void *ctx, int argc, char **argv)
 	h->ops = ops;
 	h->ctx = ctx;
 	h->count = ops->count(ctx);
-	h->cmd_fd = h->reply_fd = h->statm_fd = h->io_fd = -1;
+	h->cmd_fd = h->reply_fd = h->statm_fd = h->io.fd = -1;
 	index_build(h);
 	int status = getenv(MG_ENV_HOST) != NULL ? host_mode(h) : standalone(h, argc, argv);
 	if (h->statm_fd >= 0)
 		close(h->statm_fd);
-	if (h->io_fd >= 0)
-		close(h->io_fd);
+	if (h->io.fd >= 0)
+		close(h->io.fd);
 	free(h->slots);
 	h->slots = NULL;
 	return status;

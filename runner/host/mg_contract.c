@@ -71,6 +71,25 @@ static uint64_t status_kb(const char *text, const char *key, size_t keylen)
 	return mg_parse_u64(&p) * 1024;
 }
 
+int mg_contract_wrote(mg_wrote *w, uint64_t own)
+{
+	char buf[256];
+	ssize_t n = w->fd < 0 ? -1 : pread(w->fd, buf, sizeof(buf) - 1, 0);
+	const char *p = NULL;
+	if (n > 0) {
+		buf[n] = '\0';
+		p = strstr(buf, "syscw: ");
+	}
+	if (p == NULL)
+		return 1;
+	p += 7;
+	uint64_t syscw = mg_parse_u64(&p);
+	int wrote = syscw - w->syscw_base > own - w->own_base;
+	w->syscw_base = syscw;
+	w->own_base = own;
+	return wrote;
+}
+
 int mg_contract_status(int fd, uint64_t *peak_va, uint64_t *peak_rss)
 {
 	char buf[4096];

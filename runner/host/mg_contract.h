@@ -69,6 +69,21 @@ int mg_contract_statm(int fd, uint64_t page, uint64_t *va, uint64_t *rss);
 int mg_contract_status(int fd, uint64_t *peak_va, uint64_t *peak_rss);
 
 /*
+ * Whether the test just ended made a write call (to any file, itself or by
+ * a child it reaped), for the stream marks: the kernel's syscw in a
+ * kept-open /proc/self/io (fd) rose by more than the writes the caller
+ * counts as its own (own, a running count) since the last reading. One
+ * pread (~2.4 us); 1 when it cannot be read. Only calls that wrote are to
+ * be counted as the caller's, so a miscount errs towards a mark too many,
+ * never a missing one. The first call sets the base.
+ */
+typedef struct mg_wrote {
+	int fd;
+	uint64_t syscw_base, own_base;
+} mg_wrote;
+int mg_contract_wrote(mg_wrote *w, uint64_t own);
+
+/*
  * The probe's side channel (../probe/memguard_probe.c writes it, the gtest
  * driver reads it): the environment the driver gives the program, and the
  * lines the probe writes to MG_PROBE_ENV_FD. Every variable the driver set

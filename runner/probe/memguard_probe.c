@@ -66,9 +66,10 @@ static size_t mark_len;                       /* 0: the pipe only */
  * syscw in /proc/self/io rose by more than the writes that are not the
  * test's (the probe's own, stdout's flushes it passes on); one pread at a
  * test's end. Calls counted as ours only where they write, so a miscount
- * errs towards a mark too many, never a missing one. -1: no marks. */
-static int io_fd = -1;
-static uint64_t syscw_base, own_writes, own_base;
+ * errs towards a mark too many, never a missing one (mg_contract_wrote).
+ * fd -1: no marks. */
+static mg_wrote io = {.fd = -1};
+static uint64_t own_writes;
 
 /* After a stop: the program runs no further test but finishes as the
  * framework would (park_at). The names ended in the running suite (hashes,
@@ -111,33 +112,13 @@ static void mem_now(uint64_t *va, uint64_t *rss)
 	mg_contract_statm(statm_fd, page, va, rss);
 }
 
-/* Whether the test just ended wrote (test_wrote's reading); 1 when
- * /proc/self/io cannot be read. Also the base, at the first test. */
-static int test_wrote(void)
-{
-	char buf[256];
-	ssize_t n = pread(io_fd, buf, sizeof(buf) - 1, 0);
-	const char *p = NULL;
-	if (n > 0) {
-		buf[n] = '\0';
-		p = strstr(buf, "syscw: ");
-	}
-	if (p == NULL)
-		return 1;
-	uint64_t syscw = mg_parse_u64(&(const char *){p + 7});
-	int wrote = syscw - syscw_base > own_writes - own_base;
-	syscw_base = syscw;
-	own_base = own_writes;
-	return wrote;
-}
-
 /* At a test's end, before its end line leaves: MG_PROBE_MARK SECRET
  * " err\n" on stderr when the test wrote, so the driver knows the bytes in
  * front of it are that test's (and says so with the end: 1). One write,
  * counted as ours. */
 static int err_mark(void)
 {
-	if (io_fd < 0 || !test_wrote())
+	if (io.fd < 0 || !mg_contract_wrote(&io, own_writes))
 		return 0;
 	char m[sizeof(mark) + 8];
 	memcpy(m, mark, mark_len);
@@ -791,9 +772,9 @@ __attribute__((constructor)) static void probe_init(void)
 	statm_fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
 	status_fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
 	if (mark_len) { /* stderr's marks need the secret: no output can forge one */
-		io_fd = open("/proc/self/io", O_RDONLY | O_CLOEXEC);
-		if (io_fd >= 0)
-			test_wrote(); /* the base: what was written before the first test */
+		io.fd = open("/proc/self/io", O_RDONLY | O_CLOEXEC);
+		if (io.fd >= 0) /* the base: what was written before the first test */
+			mg_contract_wrote(&io, own_writes);
 	}
 	pthread_atfork(NULL, NULL, on_fork_child);
 	probe_fd = fd;
