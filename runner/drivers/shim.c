@@ -1286,9 +1286,7 @@ static int read_err(shim *s)
 	}
 	if (s->err_held_len + (size_t)n > s->err_held_cap) {
 		s->err_held_cap = 2 * (s->err_held_len + (size_t)n);
-		s->err_held = realloc(s->err_held, s->err_held_cap);
-		if (!s->err_held)
-			_exit(3);
+		s->err_held = xrealloc_(s->err_held, s->err_held_cap);
 	}
 	if (!s->err_held_len)
 		clock_gettime(CLOCK_MONOTONIC, &s->err_held_t0);
