@@ -221,7 +221,8 @@ const char *shim_stderr_tail(const shim *s, size_t *len);
  * end; between tests, passed on as they were. */
 void shim_err_split(shim *s, const char *mark, size_t len);
 /* At the end of a test whose stderr the probe marked: the bytes in front
- * of the mark are its output (waited for: the mark precedes the end). 0
+ * of the mark are its output (read, not waited for: the mark precedes the
+ * end). 0
  * when no mark came. */
 int shim_err_take(shim *s);
 /* Sets (value) or removes (NULL) a variable of the children's environment. */
