@@ -940,6 +940,8 @@ static void c2_dup_line(shim *s, gtest *g, const char *p, size_t n)
 	g->dup_running = 0;
 	g->text_len = 0;
 	g->fig_pending = 0; /* its end's figures: no test's of ours */
+	/* its stderr's mark (the probe's err before its end) is consumed when
+	 * the pipe's next end is read (probe_take: another test's) */
 	g->fig_why[0] = 0;
 }
 

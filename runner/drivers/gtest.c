@@ -436,6 +436,8 @@ static int probe_take(shim *s, gtest *g, const char *name, size_t n)
 					return 1;
 				}
 				why[0] = 0; /* another test's */
+				if (err) /* its stderr, passed on: the mark is not the next end's */
+					shim_err_take(s, 0);
 				err = 0;
 				g->sites_len = 0;
 				g->sites_ready = 0;
@@ -822,11 +824,10 @@ void gtest_end(shim *s, gtest *g, mg_msg_kind kind, const char *msg, size_t len)
 		g->fig_pending = 0;
 		g->fig_why[0] = 0;
 	} else if (g->probe_seen) {
-		g->fig_err = 0;
 		probe_take(s, g, name, n);
 	}
 	if (g->fig_err) /* what it wrote on stderr: its output, before its result */
-		shim_err_take(s);
+		shim_err_take(s, 1);
 	g->fig_err = 0;
 	if (kind == MG_MSG_FAIL)
 		g->failed_any = 1;
@@ -1114,6 +1115,9 @@ void gtest_on_run(shim *s, gtest *g, const char *name, size_t n)
 	/* gtest runs in list order: what it passed over, it will not run */
 	while (k--)
 		not_run(s, g, NULL);
+	if (g->fig_err) /* an end that was no test's: its stderr passed on */
+		shim_err_take(s, 0);
+	g->fig_err = 0;
 	shim_start(s);
 	g->started_any = 1;
 	g->text_len = 0;
@@ -1207,6 +1211,9 @@ static int dup_end(shim *s, gtest *g, const char *line, size_t len)
 	g->outside_failed = 0;
 	g->fig_pending = 0; /* its end's figures: no test's of ours */
 	g->fig_why[0] = 0;
+	if (g->fig_err) /* nor its stderr: passed on, so its mark is no later end's */
+		shim_err_take(s, 0);
+	g->fig_err = 0;
 	return 1;
 }
 

@@ -1302,7 +1302,7 @@ void shim_err_split(shim *s, const char *mark, size_t len)
 	s->err_mark_len = n > 0 && (size_t)n < sizeof(s->err_mark) ? (size_t)n : 0;
 }
 
-int shim_err_take(shim *s)
+void shim_err_take(shim *s, int ours)
 {
 	ptrdiff_t at;
 	/* the mark was written before the end was: it is in the pipe (or read
@@ -1314,14 +1314,16 @@ int shim_err_take(shim *s)
 			break;
 	}
 	if (at < 0)
-		return 0;
-	err_give(s, s->err_held, (size_t)at);
+		return;
+	if (ours)
+		err_give(s, s->err_held, (size_t)at);
+	else
+		err_pass(s, s->err_held, (size_t)at);
 	size_t cut = (size_t)at + s->err_mark_len;
 	memmove(s->err_held, s->err_held + cut, s->err_held_len - cut);
 	s->err_held_len -= cut;
 	if (s->err_held_len) /* a later test's: it waits from now */
 		clock_gettime(CLOCK_MONOTONIC, &s->err_held_t0);
-	return 1;
 }
 
 /* Held bytes with no mark after ERR_GRACE_MS: a test that runs on (or hangs:

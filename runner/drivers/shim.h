@@ -222,9 +222,9 @@ const char *shim_stderr_tail(const shim *s, size_t *len);
 void shim_err_split(shim *s, const char *mark, size_t len);
 /* At the end of a test whose stderr the probe marked: the bytes in front
  * of the mark are its output (read, not waited for: the mark precedes the
- * end). 0
- * when no mark came. */
-int shim_err_take(shim *s);
+ * end); ours 0: a test that is no test of ours (one the framework runs
+ * again), whose bytes are passed on. */
+void shim_err_take(shim *s, int ours);
 /* Sets (value) or removes (NULL) a variable of the children's environment. */
 void shim_setenv(shim *s, const char *name, const char *value);
 /* shim_result with a formatted message. */

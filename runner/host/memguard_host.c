@@ -66,9 +66,9 @@ typedef struct host {
 
 	int cmd_fd, reply_fd, statm_fd;
 	mg_ring *ring; /* v3: replies go here (the pipe: wake bytes), NULL: the pipe */
-	/* /proc/self/io, -1: unread (every test is marked). Whether a test wrote:
-	 * the kernel's count of write calls (syscw) rose by more than ours */
-	mg_wrote io; /* /proc/self/io: whether a test wrote (mark_streams) */
+	/* /proc/self/io (fd -1: unread, every test is marked): whether a test
+	 * wrote beyond our own writes (mg_contract_wrote, mark_streams) */
+	mg_wrote io;
 	uint64_t own_writes;
 	uint64_t page;
 	unsigned version;   /* the protocol spoken: the lower of ours and the runner's */
@@ -355,13 +355,6 @@ static mg_result run_one(host *h, size_t i, uint64_t *usec)
 	return r;
 }
 
-/* Whether the test just ended wrote: beyond the host library's own writes
- * (mg_contract_wrote). */
-static int test_wrote(host *h)
-{
-	return mg_contract_wrote(&h->io, h->own_writes);
-}
-
 /*
  * v2: after a test's output (flushed by run_one), its mark on stdout and on
  * stderr, so the runner gives every byte to the test that wrote it however
@@ -373,7 +366,7 @@ static int test_wrote(host *h)
  */
 static void mark_streams(host *h)
 {
-	if (!test_wrote(h)) {
+	if (!mg_contract_wrote(&h->io, h->own_writes)) {
 		h->ordinal++;
 		return;
 	}
@@ -590,7 +583,8 @@ static int host_mode(host *h)
 	if (h->version >= 3 && mg_contract_env_u64(MG_ENV_RING_FD, &ring_fd) && ring_fd < 1024)
 		h->ring = mg_ring_attach((int)ring_fd);
 	unsetenv(MG_ENV_RING_FD); /* taken or not: no process a test starts is offered it */
-	test_wrote(h);            /* the base: what was written before the first test */
+	mg_contract_wrote(&h->io,
+	                  h->own_writes); /* the base: what was written before the first test */
 
 	for (size_t i = 0; i < h->count; i++) {
 		const char *name = h->ops->name(h->ctx, i);

@@ -101,8 +101,7 @@ static char *filter_text; /* the file's content, read at the first GTEST_FILTER 
 
 static void write_all(const char *p, size_t n)
 {
-	own_writes++;
-	if (mg_proto_write_all(probe_fd, p, n, NULL) < 0)
+	if (mg_proto_write_all(probe_fd, p, n, &own_writes) < 0)
 		probe_fd = -1; /* the driver has gone: stay out of the way */
 }
 
@@ -123,8 +122,7 @@ static int err_mark(void)
 	char m[sizeof(mark) + 8];
 	memcpy(m, mark, mark_len);
 	memcpy(m + mark_len, " " MG_PROBE_ERR "\n", sizeof(MG_PROBE_ERR) + 1);
-	own_writes++;
-	return mg_proto_write_all(2, m, mark_len + sizeof(MG_PROBE_ERR) + 1, NULL) == 0;
+	return mg_proto_write_all(2, m, mark_len + sizeof(MG_PROBE_ERR) + 1, &own_writes) == 0;
 }
 
 /* Whether 1 ms has passed since t0: integers only (a division in floating
