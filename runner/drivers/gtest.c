@@ -286,9 +286,10 @@ static void probe_setup(shim *s, gtest *g, int say)
 	shim_setenv(s, "MEMGUARD_PROBE_FD", fd);
 	if (g->catch2)
 		shim_setenv(s, "MEMGUARD_PROBE_FORMAT", "catch2");
-	/* GoogleTest's ends in the stream, and (both) stderr's marks */
+	/* GoogleTest's ends in the stream; Catch2's stderr's marks (GoogleTest's
+	 * stderr is in its stdout's stream: gtest_batch_spawn) */
 	stream_secret(s, g);
-	if (g->smark_len)
+	if (g->smark_len && g->catch2)
 		shim_err_split(s, g->smark, g->smark_len);
 	for (size_t i = 0; i < MG_CONTRACT_NLIMITS; i++) /* the verdict's, all of them */
 		pass_env(s, mg_contract_limits[i].env);
@@ -930,7 +931,12 @@ int gtest_batch_spawn(shim *s, gtest *g, char **argv, size_t k, int by_file)
 	g->dup_running = 0;
 	g->dup_len = 0;
 	int probe_w = probe_open(s, g);
-	int rc = shim_spawn_fd(s, argv, 1, probe_w, PROBE_TARGET_FD);
+	/* GoogleTest's stderr in the one pipe with its stdout: every byte in the
+	 * order it was written, so a test's own are between its RUN and its end
+	 * line, no mark needed (gt_line). Catch2's XML cannot take stray bytes:
+	 * its stderr is a pipe apart, split by the probe's marks. */
+	int rc = shim_spawn_fd(s, argv, g->catch2 ? SHIM_OUT_PIPE : SHIM_OUT_MERGED, probe_w,
+	                       PROBE_TARGET_FD);
 	if (probe_w >= 0)
 		close(probe_w);
 	return rc;
@@ -1402,6 +1408,19 @@ static int g_park(shim *s)
 	return 1;
 }
 
+/* GoogleTest's one stream (its stderr and stdout, gtest_batch_spawn): each
+ * line kept in the tail of its last words (shim_stderr_tail), the probe's
+ * end lines left out, then read. */
+static void gt_line(shim *s, char *line, size_t len)
+{
+	gtest *g = shim_ctx(s);
+	const char *m = g->smark_len ? memchr(line, MG_PROBE_MARK[0], len) : NULL;
+	if (m)
+		m = memmem(m, len - (size_t)(m - line), g->smark, g->smark_len);
+	shim_tail_keep(s, line, m ? (size_t)(m - line) : len, !m && !shim_line_cut(s));
+	g_line(s, line, len);
+}
+
 /* gtest and catch2: one program a batch, its own boundaries through the
  * probe; GoogleTest gets gtest_env in its environment. */
 int gtest_run(const shim_args *a, int catch2, int catch2_v3)
@@ -1413,7 +1432,7 @@ int gtest_run(const shim_args *a, int catch2, int catch2_v3)
 	    .hello = g_hello,
 	    .list = g_list,
 	    .begin = g_begin,
-	    .line = g_line,
+	    .line = gt_line,
 	    .exited = g_exited,
 	    .env = gtest_env,
 	    .tail_stderr = 1,

@@ -137,6 +137,13 @@ static size_t batch_runnable(shim *s, gtest *g)
 	return k;
 }
 
+/* What a message says after how the program ended when its tail
+ * (shim_stderr_tail) is empty: GoogleTest's is its one stream's. */
+static const char *nothing_said(const gtest *g)
+{
+	return g->catch2 ? " (nothing on stderr)" : " (no output)";
+}
+
 /* A program that ended badly with nothing to show for it (no test failed,
  * none left unrun): an error entry of its own, with its last words. */
 void gtest_outside_exit_unexplained(shim *s, gtest *g, mg_exit_end status)
@@ -152,11 +159,11 @@ void gtest_outside_exit_unexplained(shim *s, gtest *g, mg_exit_end status)
 	int bad = !mg_exit_ok(status) && !all_skipped;
 	if (!bad || g->failed_any || batch_runnable(s, g))
 		return;
-	int n = snprintf(
-	    msg, sizeof(msg), "%s %s %d after its last test%s%.*s", shim_cmd(s, NULL)[0],
-	    status.signo ? "was killed by signal" : "exited with status",
-	    status.signo ? status.signo : status.status, tn ? ":\n" : " (nothing on stderr)",
-	    (int)(tn < 3000 ? tn : 3000), tail + (tn < 3000 ? 0 : tn - 3000));
+	int n =
+	    snprintf(msg, sizeof(msg), "%s %s %d after its last test%s%.*s", shim_cmd(s, NULL)[0],
+	             status.signo ? "was killed by signal" : "exited with status",
+	             status.signo ? status.signo : status.status, tn ? ":\n" : nothing_said(g),
+	             (int)(tn < 3000 ? tn : 3000), tail + (tn < 3000 ? 0 : tn - 3000));
 	static const char name[] = MG_EXTRA_PROGRAM_EXIT;
 	shim_extra(s, MG_MSG_ERROR, name, sizeof(name) - 1, msg,
 	           n < 0                     ? 0
@@ -210,7 +217,7 @@ void __attribute__((noreturn)) gtest_outside_start_died(shim *s, gtest *g, mg_ex
 		snprintf(how, sizeof(how), "exited with status %d", status.status);
 	int n = snprintf(msg, sizeof(msg), "%s %s before its first test (%s ran none)%s%.*s",
 	                 shim_cmd(s, NULL)[0], how, g->catch2 ? "Catch2" : "GoogleTest",
-	                 tn ? ":\n" : " (nothing on stderr)", (int)(tn < 3000 ? tn : 3000),
+	                 tn ? ":\n" : nothing_said(g), (int)(tn < 3000 ? tn : 3000),
 	                 tail + (tn < 3000 ? 0 : tn - 3000));
 	static const char name[] = MG_EXTRA_PROGRAM_START;
 	gtest_filter_remove(g);
@@ -243,7 +250,7 @@ void __attribute__((noreturn)) gtest_outside_between_died(shim *s, gtest *g, int
 	             : snprintf(name, sizeof(name), "<global environment>");
 	int n = snprintf(msg, sizeof(msg), "%s was killed by signal %d (%s) between tests%s%.*s",
 	                 shim_cmd(s, NULL)[0], sig, spawn_signal_name(sig),
-	                 tn ? ":\n" : " (nothing on stderr)", (int)(tn < 3000 ? tn : 3000),
+	                 tn ? ":\n" : nothing_said(g), (int)(tn < 3000 ? tn : 3000),
 	                 tail + (tn < 3000 ? 0 : tn - 3000));
 	shim_extra(s, MG_MSG_ERROR, name, nn < 0 ? 0 : (size_t)nn, msg,
 	           n < 0                     ? 0

@@ -415,8 +415,9 @@ int shim_spawn(shim *s, char *const argv[], int pipe_out)
 int shim_spawn_fd(shim *s, char *const argv[], int pipe_out, int fd, int target)
 {
 	int out, err = -1;
-	pid_t pid =
-	    fork_child(s, argv, pipe_out, &out, s->ops->tail_stderr ? &err : NULL, fd, target, 1);
+	int merged = pipe_out == SHIM_OUT_MERGED;
+	pid_t pid = fork_child(s, argv, pipe_out, &out,
+	                       s->ops->tail_stderr && !merged ? &err : NULL, fd, target, 1);
 	if (pid < 0)
 		return -1;
 	if (out >= 0)
@@ -1166,6 +1167,19 @@ static void child_lines(shim *s, int eof)
 	s->line.len -= off;
 }
 
+/* The last ERR_TAIL bytes of the program's stderr, kept: its last words. */
+static void err_tail_keep(shim *s, const char *p, size_t n)
+{
+	size_t k = n < ERR_TAIL ? n : ERR_TAIL;
+	if (s->err_tail_len + k > ERR_TAIL) {
+		size_t drop = s->err_tail_len + k - ERR_TAIL;
+		memmove(s->err_tail, s->err_tail + drop, s->err_tail_len - drop);
+		s->err_tail_len -= drop;
+	}
+	memcpy(s->err_tail + s->err_tail_len, p + n - k, k);
+	s->err_tail_len += k;
+}
+
 /* Reads the child's stdout; 0 at EOF, 2 when the read filled its buffer
  * (more is waiting: no pause before the next), else 1. */
 static int read_child(shim *s)
@@ -1195,19 +1209,6 @@ static int read_child(shim *s)
 	b->len += (size_t)n;
 	child_lines(s, 0);
 	return (size_t)n == READ_MAX ? 2 : 1;
-}
-
-/* The last ERR_TAIL bytes of the program's stderr, kept: its last words. */
-static void err_tail_keep(shim *s, const char *p, size_t n)
-{
-	size_t k = n < ERR_TAIL ? n : ERR_TAIL;
-	if (s->err_tail_len + k > ERR_TAIL) {
-		size_t drop = s->err_tail_len + k - ERR_TAIL;
-		memmove(s->err_tail, s->err_tail + drop, s->err_tail_len - drop);
-		s->err_tail_len -= drop;
-	}
-	memcpy(s->err_tail + s->err_tail_len, p + n - k, k);
-	s->err_tail_len += k;
 }
 
 /* Passes stderr bytes on to ours, whole (as mark_streams writes), keeping
@@ -1346,6 +1347,13 @@ static void drain_err(shim *s)
 	struct pollfd pf = {s->child_err, POLLIN, 0};
 	while (s->child_err >= 0 && poll(&pf, 1, 0) > 0 && read_err(s))
 		;
+}
+
+void shim_tail_keep(shim *s, const char *p, size_t n, int nl)
+{
+	err_tail_keep(s, p, n);
+	if (nl)
+		err_tail_keep(s, "\n", 1);
 }
 
 const char *shim_stderr_tail(const shim *s, size_t *len)

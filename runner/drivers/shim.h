@@ -62,7 +62,8 @@ typedef struct shim_ops {
 	const char *const *env;
 	/* The child's stderr goes through the shim (passed on at once, unchanged),
 	 * which keeps its last bytes (shim_stderr_tail): what a program printed
-	 * after its last test (a LeakSanitizer summary). */
+	 * after its last test (a LeakSanitizer summary). With SHIM_OUT_MERGED
+	 * the driver keeps them from its one stream (shim_tail_keep). */
 	int tail_stderr;
 	/* Optional: at quit with a child running and no test started, 1 when the
 	 * child is finishing on its own (its batch is answered): it is waited
@@ -119,7 +120,7 @@ void shim_take_pending(shim *s);
 int shim_line_cut(const shim *s);
 
 /* shim_spawn's pipe_out: SHIM_OUT_MERGED pipes stderr with stdout, one
- * stream (not with tail_stderr). */
+ * stream (with tail_stderr, the driver keeps the tail: shim_tail_keep). */
 enum { SHIM_OUT_PIPE = 1, SHIM_OUT_MERGED = 2 };
 
 /*
@@ -213,6 +214,10 @@ void shim_extra(shim *s, mg_msg_kind kind, const char *name, size_t nlen, const 
 /* The last bytes the running (or last) program wrote on stderr, from the
  * start of a line (tail_stderr only; empty otherwise). */
 const char *shim_stderr_tail(const shim *s, size_t *len);
+/* With tail_stderr and SHIM_OUT_MERGED: n bytes of the one stream (and a
+ * newline when nl) kept in that tail, as ops->line sees what the program
+ * wrote (the driver leaves out lines of its own making). */
+void shim_tail_keep(shim *s, const char *p, size_t n, int nl);
 
 /* The child's stderr split by the probe's marks (MG_PROBE_MARK SECRET
  * " err"; mark: MG_PROBE_MARK SECRET): its bytes are kept until a mark says

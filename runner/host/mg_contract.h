@@ -110,11 +110,12 @@ int mg_contract_wrote(mg_wrote *w, uint64_t own);
  * ERR") come in the program's stdout instead, each line with MG_PROBE_MARK
  * SECRET " " in front, put in the buffer before the end tag (no write of
  * the probe's own: the flush carries them); the pipe when the buffer has
- * no room. With the secret (GoogleTest and Catch2), a test that wrote gets
- * MG_PROBE_MARK SECRET " err" on stderr at its end, before the end is
- * written: the stderr bytes in front of it, since the last such mark, are
- * its own (a test that wrote nothing has none; the end says which: ERR 1,
- * or "err" before it in the pipe).
+ * no room. With the secret, in a Catch2 program (GoogleTest's stderr is the
+ * pipe of its stdout, its bytes in order with the ends: no mark), a test
+ * that wrote gets MG_PROBE_MARK SECRET " err" on stderr at its end, before
+ * the end is written: the stderr bytes in front of it, since the last such
+ * mark, are its own (a test that wrote nothing has none; the end says
+ * which: ERR 1, or "err" before it in the pipe).
  * WHY is protocol v2's word of `recycle` (mg_proto_why_word).
  */
 #define MG_PROBE_ENV_FD     "MEMGUARD_PROBE_FD"     /* the pipe's fd in the program */

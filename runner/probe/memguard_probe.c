@@ -769,7 +769,9 @@ __attribute__((constructor)) static void probe_init(void)
 	page = mg_contract_page();
 	statm_fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
 	status_fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
-	if (mark_len) { /* stderr's marks need the secret: no output can forge one */
+	/* stderr's marks, Catch2's only (GoogleTest's stderr shares its stdout's
+	 * pipe: its bytes come in order), need the secret: no output can forge one */
+	if (mark_len && catch2) {
 		io.fd = open("/proc/self/io", O_RDONLY | O_CLOEXEC);
 		if (io.fd >= 0) /* the base: what was written before the first test */
 			mg_contract_wrote(&io, own_writes);
