@@ -100,8 +100,8 @@ struct shim {
 	pid_t child_proc; /* the same as /proc names it (proc_child_pid) */
 	int child_out;
 	int child_err; /* tail_stderr: the child's stderr, passed on by us */
-	char err_tail[ERR_TAIL];
-	size_t err_tail_len;
+	char err_tail[ERR_TAIL]; /* a ring: the oldest byte at err_tail_at once full */
+	size_t err_tail_len, err_tail_at;
 	/* shim_err_split: the child's stderr kept until the probe's mark says
 	 * whose it is (MG_PROBE_MARK SECRET " err\n", err_mark) */
 	char err_mark[48];
@@ -423,7 +423,7 @@ int shim_spawn_fd(shim *s, char *const argv[], int pipe_out, int fd, int target)
 	if (out >= 0)
 		fcntl(out, F_SETFL, fcntl(out, F_GETFL) | O_NONBLOCK);
 	s->child_err = err;
-	s->err_tail_len = 0;
+	s->err_tail_len = s->err_tail_at = 0;
 	s->child = pid;
 	s->child_proc = proc_child_pid(pid);
 	if (s->child_proc <= 0)
@@ -1170,14 +1170,15 @@ static void child_lines(shim *s, int eof)
 /* The last ERR_TAIL bytes of the program's stderr, kept: its last words. */
 static void err_tail_keep(shim *s, const char *p, size_t n)
 {
-	size_t k = n < ERR_TAIL ? n : ERR_TAIL;
-	if (s->err_tail_len + k > ERR_TAIL) {
-		size_t drop = s->err_tail_len + k - ERR_TAIL;
-		memmove(s->err_tail, s->err_tail + drop, s->err_tail_len - drop);
-		s->err_tail_len -= drop;
+	if (n > ERR_TAIL) {
+		p += n - ERR_TAIL;
+		n = ERR_TAIL;
 	}
-	memcpy(s->err_tail + s->err_tail_len, p + n - k, k);
-	s->err_tail_len += k;
+	size_t first = ERR_TAIL - s->err_tail_at < n ? ERR_TAIL - s->err_tail_at : n;
+	memcpy(s->err_tail + s->err_tail_at, p, first);
+	memcpy(s->err_tail, p + first, n - first);
+	s->err_tail_at = (s->err_tail_at + n) % ERR_TAIL;
+	s->err_tail_len = s->err_tail_len + n < ERR_TAIL ? s->err_tail_len + n : ERR_TAIL;
 }
 
 /* Reads the child's stdout; 0 at EOF, 2 when the read filled its buffer
@@ -1356,8 +1357,15 @@ void shim_tail_keep(shim *s, const char *p, size_t n, int nl)
 		err_tail_keep(s, "\n", 1);
 }
 
-const char *shim_stderr_tail(const shim *s, size_t *len)
+const char *shim_stderr_tail(shim *s, size_t *len)
 {
+	if (s->err_tail_len == ERR_TAIL && s->err_tail_at) { /* the ring made straight */
+		char tmp[ERR_TAIL];
+		memcpy(tmp, s->err_tail + s->err_tail_at, ERR_TAIL - s->err_tail_at);
+		memcpy(tmp + ERR_TAIL - s->err_tail_at, s->err_tail, s->err_tail_at);
+		memcpy(s->err_tail, tmp, ERR_TAIL);
+		s->err_tail_at = 0;
+	}
 	const char *p = s->err_tail, *e = s->err_tail + s->err_tail_len;
 	const char *nl = s->err_tail_len == ERR_TAIL ? memchr(p, '\n', s->err_tail_len) : NULL;
 	if (nl) /* the kept bytes start mid-line: from the next one */

@@ -213,7 +213,7 @@ void shim_extra(shim *s, mg_msg_kind kind, const char *name, size_t nlen, const 
                 size_t mlen);
 /* The last bytes the running (or last) program wrote on stderr, from the
  * start of a line (tail_stderr only; empty otherwise). */
-const char *shim_stderr_tail(const shim *s, size_t *len);
+const char *shim_stderr_tail(shim *s, size_t *len);
 /* With tail_stderr and SHIM_OUT_MERGED: n bytes of the one stream (and a
  * newline when nl) kept in that tail, as ops->line sees what the program
  * wrote (the driver leaves out lines of its own making). */
