@@ -99,7 +99,7 @@ struct shim {
 	pid_t child;      /* for signals and waits */
 	pid_t child_proc; /* the same as /proc names it (proc_child_pid) */
 	int child_out;
-	int child_err; /* tail_stderr: the child's stderr, passed on by us */
+	int child_err;           /* tail_stderr: the child's stderr, passed on by us */
 	char err_tail[ERR_TAIL]; /* a ring: the oldest byte at err_tail_at once full */
 	size_t err_tail_len, err_tail_at;
 	/* shim_err_split: the child's stderr kept until the probe's mark says

@@ -36,7 +36,8 @@ class Start : public ::testing::Test
 			/* 1.5 KiB before its last words: the 2 KiB kept of what
 			 * the program wrote go round once */
 			for (int i = 0; i < 30; i++)
-				std::fprintf(stderr, "gtest_start: tear-down line %02d of 30, filling\n", i);
+				std::fprintf(
+				    stderr, "gtest_start: tear-down line %02d of 30, filling\n", i);
 			std::fprintf(stderr, "gtest_start: the Start suite's tear-down aborts\n");
 			std::fflush(stderr);
 			std::abort();

@@ -235,7 +235,7 @@ static void between_abort(void)
 	 * probe's lines (their secret) that came between its tests' lines */
 	const char *m = message_of(o.report, "Start.TearDownTestSuite");
 	CU_ASSERT(m && strstr(m, "between tests:\n") &&
-	           !strstr(m, "between tests:\ngtest_start: tear-down line 00 of 30, filling\n"));
+	          !strstr(m, "between tests:\ngtest_start: tear-down line 00 of 30, filling\n"));
 	CU_ASSERT(m && strstr(m, "gtest_start: tear-down line 00 of 30, filling\n"
 	                         "gtest_start: tear-down line 01 of 30, filling\n"));
 	CU_ASSERT(m && strstr(m, "line 29 of 30, filling\n"
