@@ -917,7 +917,7 @@ static void lane_pipe_closed(run_ctx *c, lane *l)
  * program's last words. Either way the death is the generation's end
  * (`exit`, its reason) and a console line, with the program's last line;
  * the generation keeps the whole message (last_output: how it ended and
- * its stderr's last 2 KiB), so a retry that passes does not lose why.
+ * the last 2 KiB it wrote), so a retry that passes does not lose why.
  */
 static void lane_start_died(run_ctx *c, lane *l, mg_exit_end status, const char *what)
 {

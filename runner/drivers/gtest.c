@@ -1127,6 +1127,7 @@ void gtest_on_run(shim *s, gtest *g, const char *name, size_t n)
 	shim_start(s);
 	g->started_any = 1;
 	g->text_len = 0;
+	g->text_header = 0;
 	g->fig_pending = 0;
 	g->fig_why[0] = 0;
 }
@@ -1149,11 +1150,36 @@ static size_t tag_at(const char *line, size_t len)
 
 static void g_line(shim *s, char *line, size_t len);
 
-/* The running test's output, kept for a failure's message; nl: the line
- * ended there (a prefix cut off a gtest tag did not). */
+/* Where the probe's line (MG_PROBE_MARK SECRET) starts in line, or NULL:
+ * the whole mark is looked for, not its first byte, which a test's own
+ * output may hold before it. */
+static const char *probe_mark_at(const gtest *g, const char *line, size_t len)
+{
+	const char *m = g->smark_len ? memchr(line, MG_PROBE_MARK[0], len) : NULL;
+	return m ? memmem(m, len - (size_t)(m - line), g->smark, g->smark_len) : NULL;
+}
+
+/* GoogleTest's header of a test part's result, "FILE:LINE: Failure" (or
+ * "unknown file: Failure"), "FILE:LINE: Skipped" (PrintTestPartResult). */
+static int part_header(const char *line, size_t len)
+{
+	return len >= 9 &&
+	       (!memcmp(line + len - 9, ": Failure", 9) || !memcmp(line + len - 9, ": Skipped", 9));
+}
+
+/* The running test's output, kept for a failure's message from GoogleTest's
+ * first Failure or Skipped header on (what the test wrote before it, on
+ * stdout or stderr, a log of any length, is its output, not its message:
+ * GoogleTest's XML has the same); before one, all of it (a crash's or an
+ * exit's context). nl: the line ended there (a prefix cut off a gtest tag
+ * did not). */
 void gtest_output(shim *s, gtest *g, const char *line, size_t len, int nl)
 {
 	if (shim_head_started(s)) {
+		if (!g->text_header && nl && part_header(line, len)) {
+			g->text_header = 1;
+			g->text_len = 0;
+		}
 		size_t room = sizeof(g->text) - g->text_len;
 		size_t take = len + (size_t)nl < room ? len + (size_t)nl : room;
 		if (take) {
@@ -1231,7 +1257,7 @@ static void g_line(shim *s, char *line, size_t len)
 		return;
 	}
 	if (g->smark_len) { /* the probe's end lines, cut off what the test left before */
-		const char *m = memchr(line, MG_PROBE_MARK[0], len);
+		const char *m = probe_mark_at(g, line, len);
 		if (m && probe_stream(g, m, len - (size_t)(m - line))) {
 			if (m > line)
 				gtest_output(s, g, line, (size_t)(m - line), 0);
@@ -1414,9 +1440,7 @@ static int g_park(shim *s)
 static void gt_line(shim *s, char *line, size_t len)
 {
 	gtest *g = shim_ctx(s);
-	const char *m = g->smark_len ? memchr(line, MG_PROBE_MARK[0], len) : NULL;
-	if (m)
-		m = memmem(m, len - (size_t)(m - line), g->smark, g->smark_len);
+	const char *m = probe_mark_at(g, line, len);
 	shim_tail_keep(s, line, m ? (size_t)(m - line) : len, !m && !shim_line_cut(s));
 	g_line(s, line, len);
 }

@@ -79,6 +79,7 @@ typedef struct gtest {
 	int summary;        /* past "[==========] N tests ... ran.": the rest is gtest's recap */
 	char text[FAIL_TEXT];
 	size_t text_len; /* the running test's output: a failure's message */
+	int text_header; /* text starts at GoogleTest's first Failure/Skipped header */
 
 	int probe_state; /* 0: not looked for yet, 1: found, -1: none */
 	int asan;        /* -1 until known: the program is an ASan build */

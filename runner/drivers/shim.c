@@ -1167,7 +1167,8 @@ static void child_lines(shim *s, int eof)
 	s->line.len -= off;
 }
 
-/* The last ERR_TAIL bytes of the program's stderr, kept: its last words. */
+/* The last ERR_TAIL bytes of the program's stderr (or of its one stream:
+ * shim_tail_keep), kept in a ring: its last words. */
 static void err_tail_keep(shim *s, const char *p, size_t n)
 {
 	if (n > ERR_TAIL) {

@@ -211,8 +211,9 @@ void shim_pass_fd(shim *s, int fd, int target);
  */
 void shim_extra(shim *s, mg_msg_kind kind, const char *name, size_t nlen, const char *msg,
                 size_t mlen);
-/* The last bytes the running (or last) program wrote on stderr, from the
- * start of a line (tail_stderr only; empty otherwise). */
+/* The last bytes the running (or last) program wrote on stderr (with
+ * SHIM_OUT_MERGED, in its one stream: shim_tail_keep), from the start of
+ * a line (tail_stderr only; empty otherwise). */
 const char *shim_stderr_tail(shim *s, size_t *len);
 /* With tail_stderr and SHIM_OUT_MERGED: n bytes of the one stream (and a
  * newline when nl) kept in that tail, as ops->line sees what the program

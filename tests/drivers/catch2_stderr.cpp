@@ -2,4 +2,5 @@
 #include <catch2/catch.hpp>
 
 #define MG_TEST(name) TEST_CASE(#name)
+#define MG_FAIL(text) FAIL_CHECK(text)
 #include "stderr_tests.inc"

@@ -5,9 +5,9 @@
 // lists the starts that die (1-based, e.g. "1" or "1,2"), or "all";
 // MG_START_HOW "exit" makes them exit with status 4, else they abort
 // (SIGABRT). Each dying start says so on stderr first. Listing
-// (--gtest_list_tests) never dies. Every test passes. MG_TEARDOWN_ABORT:
-// the Start suite's TearDownTestSuite writes 31 lines and aborts (a death
-// between tests).
+// (--gtest_list_tests) never dies. Every test passes. MG_TEARDOWN_ABORT=N:
+// the Start suite's TearDownTestSuite writes N + 1 lines on stderr and
+// aborts (a death between tests).
 // MG_START_LOCK=PATH: a start that would run tests takes PATH (O_EXCL) and
 // aborts when another copy holds it (two copies starting at once collide,
 // as db_test's do), leaving a file PATH.tried.N for its N-th try. The
@@ -32,12 +32,14 @@ class Start : public ::testing::Test
       protected:
 	static void TearDownTestSuite()
 	{
-		if (std::getenv("MG_TEARDOWN_ABORT")) {
-			/* 1.5 KiB before its last words: the 2 KiB kept of what
-			 * the program wrote go round once */
-			for (int i = 0; i < 30; i++)
-				std::fprintf(
-				    stderr, "gtest_start: tear-down line %02d of 30, filling\n", i);
+		if (const char *lines = std::getenv("MG_TEARDOWN_ABORT")) {
+			/* N lines of 46 bytes before its last words (30: 1.3 KiB,
+			 * after GoogleTest's lines in the 2 KiB kept; 60: past it) */
+			int n = std::atoi(lines);
+			for (int i = 0; i < n; i++)
+				std::fprintf(stderr,
+				             "gtest_start: tear-down line %02d of %d, filling\n", i,
+				             n);
 			std::fprintf(stderr, "gtest_start: the Start suite's tear-down aborts\n");
 			std::fflush(stderr);
 			std::abort();

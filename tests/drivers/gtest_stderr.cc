@@ -2,4 +2,5 @@
 #include <gtest/gtest.h>
 
 #define MG_TEST(name) TEST(Stderr, name)
+#define MG_FAIL(text) ADD_FAILURE() << text
 #include "stderr_tests.inc"

@@ -221,7 +221,7 @@ static void between_abort(void)
 	mg(&o,
 	   ARGV("run", "-j", "1", "--driver", "gtest", "--report", "report.json", "--",
 	        GTEST_START),
-	   ENV("MG_TEARDOWN_ABORT=1"), 0);
+	   ENV("MG_TEARDOWN_ABORT=30"), 0);
 	CU_ASSERT_FATAL(o.report != NULL);
 	CU_ASSERT(exited_with(&o, 3));
 	for (int i = 0; i < 3; i++)
@@ -243,6 +243,28 @@ static void between_abort(void)
 	CU_ASSERT(m && strstr(m, "[       OK ] Start.Two"));
 	CU_ASSERT(m && !strchr(m, '\036') && !strstr(m, " end "));
 	CU_ASSERT_EQUAL(count(o.report, "crash"), 0);
+	done(&o);
+
+	/* 61 lines, 2.6 KiB: the 2 KiB kept go round; the message has the
+	 * last of them, from a line's start, the abort's last */
+	mg(&o,
+	   ARGV("run", "-j", "1", "--driver", "gtest", "--report", "report.json", "--",
+	        GTEST_START),
+	   ENV("MG_TEARDOWN_ABORT=60"), 0);
+	CU_ASSERT_FATAL(o.report != NULL);
+	CU_ASSERT(exited_with(&o, 3));
+	m = message_of(o.report, "Start.TearDownTestSuite");
+	CU_ASSERT(m && strstr(m, "between tests:\ngtest_start: tear-down line "));
+	CU_ASSERT(m && !strstr(m, "line 00 of 60") && !strstr(m, "[       OK ]"));
+	CU_ASSERT(m && strstr(m, "gtest_start: tear-down line 58 of 60, filling\n"
+	                         "gtest_start: tear-down line 59 of 60, filling\n"
+	                         "gtest_start: the Start suite's tear-down aborts\n"));
+	/* 2048 bytes from the end: the abort's 48 and 43 whole lines of 46
+	 * (17 to 59), line 16's end cut off */
+	size_t first = m ? (size_t)atoi(strstr(m, "between tests:\ngtest_start: tear-down line ") +
+	                                sizeof("between tests:\ngtest_start: tear-down line ") - 1)
+	                 : 0;
+	CU_ASSERT_EQUAL(first, 17);
 	done(&o);
 }
 

@@ -30,11 +30,13 @@ static void stderr_own(const char *prog, const char *suite, const char *lanes)
 	    {"t30", "t30 before its exit\n"},
 	    {"t32", "t32 by fputs\n"},
 	    {"t34", "t34 out first\nt34 err second\nt34 out third\n"},
+	    {"t36", "t36 log line 000, filling the test's output\n"},
+	    {"t38", "t38 noise\036"},
 	};
 	int gtest = strcmp(suite, "") != 0;
 	outcome o;
 	mg_driver_run(&o, gtest ? "gtest" : "catch2", prog, lanes, NULL, NULL);
-	CU_ASSERT(exited_with(&o, 1)); /* t30's exit, as directly */
+	CU_ASSERT(exited_with(&o, 1)); /* t30's exit and t36's failure, as directly */
 	for (int t = 0; t < 40; t++) {
 		char name[32];
 		snprintf(name, sizeof(name), "%st%02d", suite, t);
@@ -66,6 +68,20 @@ static void stderr_own(const char *prog, const char *suite, const char *lanes)
 		expect_state(o.report, "Stderr.t30", "fail");
 	else
 		expect_state(o.report, "t30", "crash");
+	/* t36's message is its failure, not the 13 KiB it logged before it */
+	const char *t36 = gtest ? "Stderr.t36" : "t36";
+	expect_state(o.report, t36, "fail");
+	expect_message(o.report, t36, "t36 the real failure");
+	const char *m = message_of(o.report, t36);
+	CU_ASSERT(m && !strstr(m, "t36 log line"));
+	CU_ASSERT(strstr(output_of(o.report, t36),
+	                 "t36 log line 299, filling the test's output\n") != NULL);
+	/* t38's own 0x1e is output; the probe's line after it is no test's */
+	const char *t38 = gtest ? "Stderr.t38" : "t38";
+	expect_state(o.report, t38, "pass");
+	const char *out38 = output_of(o.report, t38);
+	CU_ASSERT(!strstr(out38, "\036\036") && !strstr(out38, " end ") &&
+	          !strstr(out38, "\036mg"));
 	done(&o);
 }
 
