@@ -215,15 +215,22 @@ static void start_exit(void)
  * aborts): no test is blamed; the death is the entry
  * `Start.TearDownTestSuite`, `error` naming the signal; the test after it
  * runs in a fresh host and passes. */
+/* gtest_start whose Start suite's tear-down writes lines (MG_TEARDOWN_ABORT)
+ * and aborts, in one lane: exit 3. */
+static void run_teardown_abort(outcome *o, const char *env)
+{
+	mg(o,
+	   ARGV("run", "-j", "1", "--driver", "gtest", "--report", "report.json", "--",
+	        GTEST_START),
+	   ENV(env), 0);
+	CU_ASSERT_FATAL(o->report != NULL);
+	CU_ASSERT(exited_with(o, 3));
+}
+
 static void between_abort(void)
 {
 	outcome o;
-	mg(&o,
-	   ARGV("run", "-j", "1", "--driver", "gtest", "--report", "report.json", "--",
-	        GTEST_START),
-	   ENV("MG_TEARDOWN_ABORT=30"), 0);
-	CU_ASSERT_FATAL(o.report != NULL);
-	CU_ASSERT(exited_with(&o, 3));
+	run_teardown_abort(&o, "MG_TEARDOWN_ABORT=30");
 	for (int i = 0; i < 3; i++)
 		expect_state(o.report, names[i], "pass");
 	expect_state(o.report, "Start.TearDownTestSuite", "error");
@@ -247,12 +254,7 @@ static void between_abort(void)
 
 	/* 61 lines, 2.6 KiB: the 2 KiB kept go round; the message has the
 	 * last of them, from a line's start, the abort's last */
-	mg(&o,
-	   ARGV("run", "-j", "1", "--driver", "gtest", "--report", "report.json", "--",
-	        GTEST_START),
-	   ENV("MG_TEARDOWN_ABORT=60"), 0);
-	CU_ASSERT_FATAL(o.report != NULL);
-	CU_ASSERT(exited_with(&o, 3));
+	run_teardown_abort(&o, "MG_TEARDOWN_ABORT=60");
 	m = message_of(o.report, "Start.TearDownTestSuite");
 	CU_ASSERT(m && strstr(m, "between tests:\ngtest_start: tear-down line "));
 	CU_ASSERT(m && !strstr(m, "line 00 of 60") && !strstr(m, "[       OK ]"));
