@@ -1148,8 +1148,6 @@ static size_t tag_at(const char *line, size_t len)
 	return best;
 }
 
-static void g_line(shim *s, char *line, size_t len);
-
 /* Where the probe's line (MG_PROBE_MARK SECRET) starts in line, or NULL:
  * the whole mark is looked for, not its first byte, which a test's own
  * output may hold before it. */
@@ -1249,20 +1247,14 @@ static int dup_end(shim *s, gtest *g, const char *line, size_t len)
 	return 1;
 }
 
-static void g_line(shim *s, char *line, size_t len)
+/* A line of GoogleTest's, m where the probe's line starts in it (NULL:
+ * none): the probe's end lines, cut off what the test left before. */
+static void g_text(shim *s, gtest *g, char *line, size_t len, const char *m)
 {
-	gtest *g = shim_ctx(s);
-	if (g->catch2) {
-		catch2_line(s, g, line, len);
+	if (m && probe_stream(g, m, len - (size_t)(m - line))) {
+		if (m > line)
+			gtest_output(s, g, line, (size_t)(m - line), 0);
 		return;
-	}
-	if (g->smark_len) { /* the probe's end lines, cut off what the test left before */
-		const char *m = probe_mark_at(g, line, len);
-		if (m && probe_stream(g, m, len - (size_t)(m - line))) {
-			if (m > line)
-				gtest_output(s, g, line, (size_t)(m - line), 0);
-			return;
-		}
 	}
 	size_t cut = len && line[0] != '[' ? tag_at(line, len) : len;
 	if (cut && cut < len && !g->summary) {
@@ -1270,7 +1262,9 @@ static void g_line(shim *s, char *line, size_t len)
 			gtest_output(s, g, line, cut, 0);
 		else
 			gtest_outside_between(s, g, line, cut, 0);
-		g_line(s, line + cut, len - cut);
+		char *rest = line + cut;
+		g_text(s, g, rest, len - cut,
+		       m && m < rest ? probe_mark_at(g, rest, len - cut) : m);
 		return;
 	}
 	const char *name;
@@ -1318,6 +1312,21 @@ static void g_line(shim *s, char *line, size_t len)
 		gtest_outside_between(s, g, line, len, 1);
 	else
 		gtest_output(s, g, line, len, 1);
+}
+
+/* Each line of a program's stdout: Catch2's XML, or GoogleTest's one stream
+ * (its stderr and stdout, gtest_batch_spawn), each line of which is kept in
+ * the tail of its last words (shim_stderr_tail), the probe's line left out. */
+static void g_line(shim *s, char *line, size_t len)
+{
+	gtest *g = shim_ctx(s);
+	if (g->catch2) {
+		catch2_line(s, g, line, len);
+		return;
+	}
+	const char *m = probe_mark_at(g, line, len);
+	shim_tail_keep(s, line, m ? (size_t)(m - line) : len, !m && !shim_line_cut(s));
+	g_text(s, g, line, len, m);
 }
 
 static void g_exited(shim *s, mg_exit_end status, const struct rusage *ru)
@@ -1434,17 +1443,6 @@ static int g_park(shim *s)
 	return 1;
 }
 
-/* GoogleTest's one stream (its stderr and stdout, gtest_batch_spawn): each
- * line kept in the tail of its last words (shim_stderr_tail), the probe's
- * end lines left out, then read. */
-static void gt_line(shim *s, char *line, size_t len)
-{
-	gtest *g = shim_ctx(s);
-	const char *m = probe_mark_at(g, line, len);
-	shim_tail_keep(s, line, m ? (size_t)(m - line) : len, !m && !shim_line_cut(s));
-	g_line(s, line, len);
-}
-
 /* gtest and catch2: one program a batch, its own boundaries through the
  * probe; GoogleTest gets gtest_env in its environment. */
 int gtest_run(const shim_args *a, int catch2, int catch2_v3)
@@ -1456,7 +1454,7 @@ int gtest_run(const shim_args *a, int catch2, int catch2_v3)
 	    .hello = g_hello,
 	    .list = g_list,
 	    .begin = g_begin,
-	    .line = gt_line,
+	    .line = g_line,
 	    .exited = g_exited,
 	    .env = gtest_env,
 	    .tail_stderr = 1,

@@ -237,9 +237,9 @@ static void between_abort(void)
 	expect_message(o.report, "Start.TearDownTestSuite",
 	               "killed by signal 6 (SIGABRT) between tests");
 	expect_message(o.report, "Start.TearDownTestSuite", "the Start suite's tear-down aborts");
-	/* the last 2 KiB it wrote, from a line's start: its 31 lines of
-	 * stderr, after GoogleTest's stdout (one stream), and none of the
-	 * probe's lines (their secret) that came between its tests' lines */
+	/* the last 2 KiB it wrote (all of it, here): its 31 lines of stderr
+	 * after GoogleTest's stdout (one stream), and none of the probe's
+	 * lines (their secret) that came between its tests' lines */
 	const char *m = message_of(o.report, "Start.TearDownTestSuite");
 	CU_ASSERT(m && strstr(m, "between tests:\n") &&
 	          !strstr(m, "between tests:\ngtest_start: tear-down line 00 of 30, filling\n"));
