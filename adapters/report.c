@@ -7,6 +7,7 @@
 #include "report_int.h"
 
 #include "atomic.h"
+#include "mg_bulk.h"
 #include "mg_exit.h"
 
 #include <errno.h>
@@ -268,11 +269,12 @@ static void shard_drop_tests(report_shard *s)
 		free(s->tests[t].message);
 		free(s->tests[t].output);
 	}
-	free(s->tests);
+	mg_bulk_free(s->tests, s->tests_cap * sizeof(report_test));
 	free(s->peaks);
 	report_shard_drop_sites(s);
 	report_names_free(s->names);
 	s->tests = NULL;
+	s->tests_cap = 0;
 	s->peaks = NULL;
 	s->sites = NULL;
 	s->names = NULL;
@@ -360,9 +362,28 @@ void report_remove_shard(report *r, size_t i)
 	r->nshards--;
 }
 
+/* The tests array is the one of a test each, as large as the run: it grows as
+ * array_append's do, in mg_bulk blocks (huge pages from 1 MiB, 16,384
+ * tests), whose size s->tests_cap keeps. */
+static void tests_grow(report_shard *s, size_t n)
+{
+	size_t cap = array_capacity(n), e = sizeof(report_test);
+	s->tests = mg_bulk_realloc(s->tests, s->tests_cap * e, cap * e);
+	s->tests_cap = cap;
+}
+
+void report_shard_tests_alloc(report_shard *s, size_t n)
+{
+	tests_grow(s, n);
+	memset(s->tests + s->ntests, 0, (s->tests_cap - s->ntests) * sizeof(report_test));
+}
+
 report_test *report_shard_add_test(report_shard *s)
 {
-	report_test *t = array_append(&s->tests, &s->ntests, sizeof(report_test));
+	if (s->ntests == s->tests_cap)
+		tests_grow(s, s->ntests + 1);
+	report_test *t = &s->tests[s->ntests++];
+	memset(t, 0, sizeof(*t));
 	t->attempts = 1;
 	return t;
 }
@@ -620,7 +641,10 @@ void report_shard_copy(report_shard *d, const report_shard *s)
 		for (size_t b = 0; b < sg->nbreakdowns; b++)
 			breakdown_copy(&dg->breakdowns[b], &sg->breakdowns[b]);
 	}
-	d->tests = report_array_alloc(s->ntests, sizeof(report_test));
+	d->tests = NULL; /* s's, by the copy above */
+	d->ntests = d->tests_cap = 0;
+	report_shard_tests_alloc(d, s->ntests);
+	d->ntests = s->ntests;
 	for (size_t t = 0; t < s->ntests; t++) {
 		d->tests[t] = s->tests[t];
 		const char *name = s->tests[t].name;

@@ -275,6 +275,7 @@ typedef struct report_shard {
 	size_t ngens;
 	report_test *tests;
 	size_t ntests;
+	size_t tests_cap; /* tests has room for: an mg_bulk block (report_shard_tests_alloc) */
 	/* VmPeak of the tests whose VA peak rose during them (tests of 1 ms or
 	 * more), by ascending test index: report_shard_test_peak and _set */
 	report_peak *peaks;
@@ -379,6 +380,8 @@ void report_shard_count_ends(report_shard *s);
  * the next power of two). */
 report_shard *report_add_shard(report *r);
 report_test *report_shard_add_test(report_shard *s);
+/* Room for n tests in all (s->tests_cap), those past s->ntests zeroed. */
+void report_shard_tests_alloc(report_shard *s, size_t n);
 /* Test i's VA peak (VmPeak when it rose during the test); 0: unknown.
  * O(log peaks). */
 uint64_t report_shard_test_peak(const report_shard *s, size_t i);

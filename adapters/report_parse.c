@@ -5,6 +5,7 @@
 #include "report_int.h"
 
 #include "atomic.h"
+#include "mg_bulk.h"
 #include "mg_exit.h"
 
 #include <errno.h>
@@ -351,7 +352,7 @@ static int piece_shard(pieces *pc, void *ctx, size_t i)
 	report_shard *s = report_add_shard(pc->r);
 	shard_ctx sc = {s, i, sub, pc->keep_tests && !pc->keep_tests(i, pc->keep_ctx), {0}};
 	int rc = pieces_object(pc, sub, "tests", piece_tests, &sc, &seen, &o);
-	free(sc.scratch.tests);
+	mg_bulk_free(sc.scratch.tests, sc.scratch.tests_cap * sizeof(report_test));
 	free(sc.scratch.peaks);
 	report_shard_drop_sites(&sc.scratch);
 	if (rc == 0 && !seen)

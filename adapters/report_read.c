@@ -508,7 +508,7 @@ int report_read_shard(report_shard *s, json_t *o, int version, int with_tests, c
 	}
 	if (with_tests) {
 		TRY(get_arr(o, p, "tests", &arr, err));
-		s->tests = report_array_alloc(json_array_size(arr), sizeof(report_test));
+		report_shard_tests_alloc(s, json_array_size(arr));
 		for (size_t i = 0; i < json_array_size(arr); i++) {
 			TRY(elem(arr, i, p, "tests", sub, sizeof(sub), &e, err));
 			s->ntests++;

@@ -239,11 +239,13 @@ static void pick_keep(report *r, report *picked)
 	for (size_t i = 0; i < picked->nshards && i < r->nshards; i++) {
 		report_shard *d = &r->shards[i], *p = &picked->shards[i];
 		report_test *tests = d->tests;
-		size_t n = d->ntests;
+		size_t n = d->ntests, cap = d->tests_cap;
 		d->tests = p->tests;
 		d->ntests = p->ntests;
+		d->tests_cap = p->tests_cap;
 		p->tests = tests; /* none: d's were dropped */
 		p->ntests = n;
+		p->tests_cap = cap;
 		report_test_sites *sites = d->sites; /* the picked tests' sites, by their index */
 		n = d->nsites;
 		d->sites = p->sites;

@@ -8,6 +8,7 @@
  * counts in its peak RSS. Started by the
  * runner as "memguard __driver NAME ... -- PROGRAM..." (run.c), like memguard.
  */
+#include <malloc.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -19,5 +20,8 @@ int main(int argc, char **argv)
 		fputs("memguard-driver: started by memguard run only\n", stderr);
 		return 2;
 	}
+	/* freed memory kept for the next arrays (as the runner keeps its, run.c) */
+	mallopt(M_MMAP_THRESHOLD, 32 << 20);
+	mallopt(M_TRIM_THRESHOLD, 64 << 20);
 	return driver_main(argc - 1, argv + 1);
 }

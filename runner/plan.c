@@ -4,6 +4,7 @@
  * a test that waits for another is passed over until that one ended) and
  * the retry queue. No I/O but reading the --tests-from file.
  */
+#include "mg_bulk.h"
 #include "run_int.h"
 
 #include <errno.h>
@@ -334,7 +335,8 @@ int plan_build(run_ctx *c, name_list *nl, mg_err *err)
 			order[kept++] = order[j];
 	char *mine = mg_xrealloc(NULL, kept ? kept : 1);
 	node_share_by_name(c, nl, order, kept, mine);
-	c->tests = mg_xrealloc(NULL, (kept ? kept : 1) * sizeof(*c->tests));
+	c->tests_cap = kept ? kept : 1;
+	c->tests = mg_bulk_realloc(NULL, 0, c->tests_cap * sizeof(*c->tests));
 	size_t *run_of = NULL; /* a listing position's test of the run, or SIZE_MAX */
 	if (nl->ndeps) {
 		run_of = mg_xrealloc(NULL, nl->n * sizeof(size_t));

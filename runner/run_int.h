@@ -261,8 +261,8 @@ typedef struct run_ctx {
 	limits soft, hard; /* for the host's arch */
 	/* VA limits per process arch (mg_arch): a tree may hold both kinds */
 	uint64_t va_soft[3], va_hard[3];
-	rtest *tests;
-	size_t ntests;
+	rtest *tests; /* mg_bulk: tests_cap of them */
+	size_t ntests, tests_cap;
 	size_t nlisted; /* the names the host listed, before --filter, --tests-from, --node */
 	size_t *q;      /* deque of test indices */
 	size_t qhead, qlen;

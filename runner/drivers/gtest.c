@@ -697,6 +697,10 @@ static int listing_take(gtest *g)
 	const char *nl = memchr(p, '\n', size - (size_t)(p - buf));
 	shim_names_free(g->list);
 	g->list = shim_names_new();
+	size_t count = 0; /* a name a line */
+	for (const char *q = nl; q && (q = memchr(q + 1, '\n', size - (size_t)(q + 1 - buf)));)
+		count++;
+	shim_names_reserve(g->list, count + 1);
 	for (p = nl ? nl + 1 : buf + size; p < buf + size;) {
 		const char *e = memchr(p, '\n', size - (size_t)(p - buf));
 		if (!e)

@@ -545,23 +545,42 @@ long shim_names_find(const shim_names *t, const char *name, size_t len)
 	return t->nslots ? names_slot(t, name, len, shim_name_hash(name, len), &slot) : -1;
 }
 
+/* The slots rebuilt, nslots of them, for the names held. */
+static void names_rehash(shim_names *t, size_t nslots)
+{
+	free(t->slots);
+	t->nslots = nslots;
+	t->slots = xmalloc(t->nslots * sizeof(long));
+	for (size_t i = 0; i < t->nslots; i++)
+		t->slots[i] = -1;
+	size_t mask = t->nslots - 1;
+	for (size_t k = 0; k < t->n; k++) { /* unique: the first empty slot */
+		size_t i = t->hash[k] & mask;
+		while (t->slots[i] >= 0)
+			i = (i + 1) & mask;
+		t->slots[i] = (long)k;
+	}
+}
+
+void shim_names_reserve(shim_names *t, size_t n)
+{
+	if (n > t->cap) {
+		t->cap = n;
+		t->v = xrealloc_(t->v, t->cap * sizeof(qent));
+		t->hash = xrealloc_(t->hash, t->cap * sizeof(size_t));
+	}
+	size_t nslots = t->nslots ? t->nslots : 64;
+	while (nslots < 2 * n)
+		nslots *= 2;
+	if (nslots > t->nslots)
+		names_rehash(t, nslots);
+}
+
 long shim_names_add(shim_names *t, const char *name, size_t len)
 {
 	size_t slot, h = shim_name_hash(name, len);
-	if (2 * (t->n + 1) > t->nslots) {
-		free(t->slots);
-		t->nslots = t->nslots ? 2 * t->nslots : 64;
-		t->slots = xmalloc(t->nslots * sizeof(long));
-		for (size_t i = 0; i < t->nslots; i++)
-			t->slots[i] = -1;
-		size_t mask = t->nslots - 1;
-		for (size_t k = 0; k < t->n; k++) { /* unique: the first empty slot */
-			size_t i = t->hash[k] & mask;
-			while (t->slots[i] >= 0)
-				i = (i + 1) & mask;
-			t->slots[i] = (long)k;
-		}
-	}
+	if (2 * (t->n + 1) > t->nslots)
+		names_rehash(t, t->nslots ? 2 * t->nslots : 64);
 	if (names_slot(t, name, len, h, &slot) >= 0)
 		return -1;
 	if (t->n == t->cap) {

@@ -159,6 +159,9 @@ typedef struct shim_names shim_names;
 shim_names *shim_names_new(void);
 /* Adds a copy; returns its index, or -1 when the name is there already. */
 long shim_names_add(shim_names *t, const char *name, size_t len);
+/* Room for n names in all, sized once (a listing says how many): no table
+ * doubled and filled again on the way (each doubling fresh pages, a fault each). */
+void shim_names_reserve(shim_names *t, size_t n);
 /* The index of name, or -1. */
 long shim_names_find(const shim_names *t, const char *name, size_t len);
 size_t shim_names_count(const shim_names *t);

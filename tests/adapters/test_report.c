@@ -152,6 +152,7 @@ static const mg_case cases[] = {
     {"merge_rerun", test_merge_rerun},
     {"finish_suspects", test_finish_suspects},
     {"finish_saturates", test_finish_saturates},
+    {"many_tests", test_many_tests},
     {"finish_totals", test_finish_totals},
     {"state_failed", test_state_failed},
     {"shard_key", test_shard_key},

@@ -54,6 +54,7 @@ void test_merge_exit_codes(void);
 void test_merge_containment(void);
 void test_merge_rerun(void);
 void test_finish_saturates(void);
+void test_many_tests(void);
 void test_finish_suspects(void);
 void test_state_failed(void);
 void test_finish_totals(void);

@@ -18,6 +18,55 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+/* A shard as large as a big run's: its tests array grows past 1 MiB into
+ * mg_bulk's huge pages (16,384 tests), and every test added stays. A merge
+ * copies the shard (arrays of its own), one that takes it moves them, and
+ * each is freed as what it is (a munmap'd block given to free(), or a
+ * malloc'd one to munmap, would abort or leak). */
+void test_many_tests(void)
+{
+	enum { N = 40000 };
+	char name[32];
+	report *r = report_new();
+	report_shard *s = report_add_shard(r);
+	s->suite = report_strdup("big");
+	for (size_t i = 0; i < N; i++) {
+		report_test *t = report_shard_add_test(s);
+		CU_ASSERT_EQUAL(t->attempts, 1);
+		CU_ASSERT_PTR_NULL(t->message);
+		snprintf(name, sizeof(name), "big/t%zu", i);
+		t->name = report_strdup(name);
+		t->va_delta = (int64_t)i;
+	}
+	CU_ASSERT_EQUAL_FATAL(s->ntests, N);
+	CU_ASSERT(s->tests_cap >= N);
+	report *c = report_new(), *m = report_new();
+	mg_err err;
+	CU_ASSERT_EQUAL(report_merge(c, r, &err), 0);      /* a copy */
+	CU_ASSERT_EQUAL(report_merge_take(m, r, &err), 0); /* a move */
+	report_free(r); /* its shard was taken: m's arrays are the ones it built */
+	const report_shard *cs = &c->shards[0], *ms = &m->shards[0];
+	CU_ASSERT_EQUAL_FATAL(cs->ntests, N);
+	CU_ASSERT_EQUAL_FATAL(ms->ntests, N);
+	CU_ASSERT_PTR_NOT_EQUAL(cs->tests, ms->tests);
+	int same = 1;
+	for (size_t i = 0; i < N; i++) {
+		snprintf(name, sizeof(name), "big/t%zu", i);
+		same = same && !strcmp(cs->tests[i].name, name) &&
+		       !strcmp(ms->tests[i].name, name) && cs->tests[i].va_delta == (int64_t)i &&
+		       ms->tests[i].va_delta == (int64_t)i;
+	}
+	CU_ASSERT(same);
+	report_drop_tests(c);
+	CU_ASSERT_PTR_NULL(c->shards[0].tests);
+	CU_ASSERT_EQUAL(c->shards[0].tests_cap, 0);
+	/* a dropped shard takes tests again */
+	report_shard_add_test(&c->shards[0])->name = report_strdup("big/again");
+	CU_ASSERT_EQUAL(c->shards[0].ntests, 1);
+	report_free(c);
+	report_free(m);
+}
+
 /* A hostile report's deltas do not wrap when summed. */
 void test_finish_saturates(void)
 {

@@ -1,6 +1,6 @@
 /* test_guard.c - the one CUnit program of the guard tests: lists every case;
- * the cases live in test_limits.c, test_proc.c, test_cgroup.c, test_elf.c
- * and test_maps.c. */
+ * the cases live in test_limits.c, test_proc.c, test_cgroup.c, test_elf.c,
+ * test_maps.c and test_bulk.c. */
 #include "mg_test.h"
 
 void test_limits_units(void);
@@ -31,6 +31,8 @@ void test_proc_descendants_none(void);
 void test_proc_children(void);
 void test_proc_kids(void);
 void test_exit_decode(void);
+void test_bulk_grow_shrink(void);
+void test_bulk_same_pages_and_free(void);
 void test_elf_dynamic(void);
 void test_elf_needed_runpath(void);
 void test_elf_needed_ld_library_path(void);
@@ -96,6 +98,8 @@ static const mg_case cases[] = {
     {"proc_descendants_none", test_proc_descendants_none},
     {"proc_children", test_proc_children},
     {"exit_decode", test_exit_decode},
+    {"bulk_grow_shrink", test_bulk_grow_shrink},
+    {"bulk_same_pages_and_free", test_bulk_same_pages_and_free},
     {"elf_dynamic", test_elf_dynamic},
     {"elf_needed_runpath", test_elf_needed_runpath},
     {"elf_needed_ld_library_path", test_elf_needed_ld_library_path},
