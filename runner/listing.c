@@ -197,7 +197,8 @@ int listing_run(run_ctx *c, name_list *out, mg_err *err)
 			if (mg_proto_parse(&m, line, ll) < 0 ||
 			    (!got_hello && m.kind != MG_MSG_HELLO) ||
 			    (got_hello && m.kind != MG_MSG_TEST && m.kind != MG_MSG_END &&
-			     m.kind != MG_MSG_AFTER && m.kind != MG_MSG_NEEDS) ||
+			     m.kind != MG_MSG_AFTER && m.kind != MG_MSG_NEEDS &&
+			     (m.kind != MG_MSG_EXTRA || c->driver == DRIVER_NATIVE)) ||
 			    /* after and needs name a test listed before the one they follow */
 			    ((m.kind == MG_MSG_AFTER || m.kind == MG_MSG_NEEDS) &&
 			     (out->n < 2 || m.count > (uint64_t)out->n - 2))) {
@@ -229,6 +230,13 @@ int listing_run(run_ctx *c, name_list *out, mg_err *err)
 				out->names[out->n] =
 				    report_names_add(&out->text, m.text, m.text_len);
 				out->lens[out->n++] = m.text_len;
+			} else if (m.kind == MG_MSG_EXTRA) {
+				out->extras = mg_xrealloc(out->extras, (out->nextras + 1) *
+				                                           sizeof(*out->extras));
+				out->extras[out->nextras++] = (list_extra){
+				    m.state == MG_MSG_ERROR ? TEST_ERROR : TEST_FAIL,
+				    report_strndup(m.text, m.name_len),
+				    report_strndup(m.text + m.name_len, m.text_len - m.name_len)};
 			} else if (m.kind == MG_MSG_AFTER || m.kind == MG_MSG_NEEDS) {
 				if (out->ndeps == out->capdeps) {
 					out->capdeps = out->capdeps ? 2 * out->capdeps : 64;
@@ -279,6 +287,15 @@ done:
 
 /* Some kernels (no IA32 emulation, some VMs) cannot run 32-bit programs:
  * say what to do instead of only "Exec format error". */
+void listing_extras(run_ctx *c, const name_list *nl)
+{
+	for (size_t i = 0; i < nl->nextras; i++) {
+		const list_extra *x = &nl->extras[i];
+		record_extra(c, &c->lanes[0], x->state, x->name, strlen(x->name), x->message,
+		             strlen(x->message));
+	}
+}
+
 int listing_custom(run_ctx *c, int post, mg_err *err)
 {
 	char failed[400];

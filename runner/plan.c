@@ -126,6 +126,11 @@ void plan_names_free(name_list *nl)
 	for (size_t i = 0; i < nl->ndeps; i++)
 		free(nl->deps[i].fixture);
 	free(nl->deps);
+	for (size_t i = 0; i < nl->nextras; i++) {
+		free(nl->extras[i].name);
+		free(nl->extras[i].message);
+	}
+	free(nl->extras);
 }
 
 static const name_list *sort_names; /* for the qsort/bsearch comparators */

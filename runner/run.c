@@ -341,6 +341,13 @@ int run_list_main(int argc, char **argv)
 				                "(--allow-no-tests makes that exit 0)\n");
 			code = MG_EXIT_NO_TESTS;
 		}
+		/* what the listing found outside its tests (pytest's collection
+		 * errors): said, and the list fails as the framework's does */
+		for (size_t i = 0; i < nl.nextras; i++) {
+			fprintf(stderr, "memguard list: %s: %s\n", nl.extras[i].name,
+			        nl.extras[i].message);
+			code = MG_EXIT_FAILED;
+		}
 	}
 	plan_names_free(&nl);
 	free(c.envp);
@@ -584,6 +591,7 @@ int run_main(int argc, char **argv, const run_hooks *hooks)
 	record_stream_flush(&c);
 	progress_end(c.prog);
 	listing_custom(&c, 1, &err); /* a failing one is an entry of its own */
+	listing_extras(&c, &nl);
 	listing_all_skipped(&c);
 	listing_no_tests_run(&c);
 

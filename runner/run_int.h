@@ -324,7 +324,17 @@ typedef struct name_list {
 	uint64_t list_flags;   /* its end line's MG_LIST_* (a shim's word on its listing) */
 	struct list_dep *deps; /* its after and needs lines */
 	size_t ndeps, capdeps;
+	/* its extra lines (6c): entries outside the listed tests the listing
+	 * found (pytest's collection errors under --continue-on-collection-errors),
+	 * recorded once the run's report exists (listing_extras) */
+	struct list_extra *extras;
+	size_t nextras;
 } name_list;
+
+typedef struct list_extra {
+	test_state state;
+	char *name, *message;
+} list_extra;
 
 /* A listing's "after" line (fixture NULL) or "needs" line: the test at
  * listing position test runs after the one at position on (an earlier one)
@@ -651,5 +661,8 @@ void listing_explain(const run_ctx *c, const mg_err *err);
  * is the entry <CTEST_CUSTOM_POST_TEST>, fail). 0 otherwise, and for every
  * other driver. */
 int listing_custom(run_ctx *c, int post, mg_err *err);
+/* The listing's extra lines as entries of the run (record_extra: once per
+ * run by name, a lane's host may report the same), after the lanes. */
+void listing_extras(run_ctx *c, const name_list *nl);
 
 #endif

@@ -328,6 +328,7 @@ class _Host:
                 for item in self.session.items:
                     raw = item.nodeid.encode("utf-8", "surrogateescape")
                     self.send("test", raw)
+                self.collect_errors()
                 self.send("end", count=len(self.session.items))
             elif kind == self.kind["expect"]:
                 self.expect = nums
@@ -391,6 +392,21 @@ class _Host:
             if node in item.listchain():
                 return item
         return self.session.items[-1]
+
+    def collect_errors(self):
+        """The collection errors pytest ran on past (only with
+        --continue-on-collection-errors: else pytest_runtestloop ended the
+        session before any serving), as the listing's extra lines (PROTOCOL.md
+        6c): each an entry of its own, state fail, as pytest counts it ("1
+        passed, 1 error", exit 1), named by the collector's node id as
+        pytest's short summary names it ("ERROR test_x.py"). Only the
+        listing host sends them: every lane's pytest collects the same."""
+        for rep in _HOST_STATE.get("collect_errors", []):
+            # a conftest.py's error is the root's, whose node id is empty
+            name = (rep.nodeid or "<collection>").encode("utf-8", "surrogateescape")
+            msg = ("error collecting: " + rep.longreprtext).encode("utf-8", "replace")
+            self.send("extra", name + msg[:_MESSAGE_MAX], state=self.kind["fail"],
+                      name_len=len(name))
 
     def extra_error(self, name, text, counted=False):
         """An entry outside the listed tests (PROTOCOL.md 6c): a failing

@@ -539,7 +539,12 @@ def case_marks():
 def case_collect_error():
     """A module that does not import: pytest exits 2 and runs nothing;
     memguard does not pass either (3: the host could not list) and shows
-    pytest's error."""
+    pytest's error. With --continue-on-collection-errors pytest runs the
+    rest and exits 1 ("1 passed, 1 error"): memguard too, the error an
+    entry of its own, fail, named as pytest's summary names it, at -j 1 and
+    2 (each lane's pytest collects it again: one entry); also when it is
+    all there was to collect, and `memguard list` fails for it (before, the
+    run passed: exit 0, the error nowhere)."""
     suite = os.path.join(SUITES, "collect_error")
     p = subprocess.run(pytest_cmd("-q", suite), cwd=WORK, env=ENV, capture_output=True)
     check(p.returncode == 2, "pytest alone: 2, got %d" % p.returncode)
@@ -547,6 +552,31 @@ def case_collect_error():
     check(rc == 3, "memguard: 3, got %d" % rc)
     check("ERROR collecting test_broken.py" in err and "SyntaxError" in err,
           "pytest's collection error is shown: %s" % err[-1500:])
+    go_on = "--continue-on-collection-errors"
+    for args in ([suite], [suite + "/test_broken.py"]):
+        p = subprocess.run(pytest_cmd("-q", go_on, *args), cwd=WORK, env=ENV,
+                           capture_output=True, text=True)
+        check(p.returncode == 1, "pytest alone %s: 1, got %d" % (args, p.returncode))
+        want = {"test_broken.py": "fail"}
+        if args == [suite]:
+            check("1 passed, 1 error" in p.stdout, "pytest: %s" % p.stdout[-300:])
+            want["test_fine.py::test_fine"] = "pass"
+        for j in ("1", "2"):
+            rc, rep, out, err = memguard(["-j", j], pytest_cmd(go_on, *args))
+            check(rc == 1, "memguard -j %s %s: 1, got %d %s" % (j, args, rc, err[-500:]))
+            if rep is None:
+                continue
+            got = entries(rep)
+            check({name: state for name, state, _, _ in got} == want and len(got) == len(want),
+                  "-j %s %s: entries %s" % (j, args, [(n, s) for n, s, _, _ in got]))
+            msg = [m for n, _, m, _ in got if n == "test_broken.py"]
+            check(msg and msg[0].startswith("error collecting: ") and "SyntaxError" in msg[0],
+                  "the error's message is pytest's: %s" % msg)
+    p = subprocess.run([MEMGUARD, "list", "--", *pytest_cmd(go_on, suite)], cwd=WORK, env=ENV,
+                       capture_output=True, text=True)
+    check(p.returncode == 1 and p.stdout == "test_fine.py::test_fine\n" and
+          "test_broken.py: error collecting: " in p.stderr,
+          "memguard list: %d %r %s" % (p.returncode, p.stdout, p.stderr[-500:]))
 
 
 def case_xdist_refused():
