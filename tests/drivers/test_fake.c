@@ -1,0 +1,53 @@
+/*
+ * test_fake.c - a GoogleTest program whose tests print look-alikes of
+ * GoogleTest's result lines (gtest_fake): each test's verdict is
+ * GoogleTest's, the lines it printed are its output, no entry is made up,
+ * and the run exits as directly (1). The probe's end line, which comes
+ * right in front of GoogleTest's own result line, tells them apart.
+ */
+#include <string.h>
+
+#include "mg_run.h"
+
+/* Before: Fake.Failed was a fail with an empty message (the run's exit 1
+ * though it passes directly), Fake.Ok a pass whose failure became a made-up
+ * entry Fake.TearDownTestSuite. */
+static void gtest_fake_result(void)
+{
+	CU_ASSERT_EQUAL(mg_direct_status(GTEST_FAKE), 1);
+	for (int j = 1; j <= 2; j++) {
+		outcome o;
+		mg_driver_run(&o, "gtest", GTEST_FAKE, j == 1 ? "1" : "2", NULL, NULL);
+		CU_ASSERT(exited_with(&o, 1));
+		expect_state(o.report, "Fake.Failed", "pass");
+		expect_state(o.report, "Fake.Ok", "fail");
+		expect_message(o.report, "Fake.Ok", "Fake.Ok's real failure");
+		expect_state(o.report, "Fake.Other", "pass");
+		expect_state(o.report, "Fake.Last", "pass");
+		CU_ASSERT_EQUAL(count(o.report, "pass") + count(o.report, "fail"), 4);
+		CU_ASSERT(strstr(output_of(o.report, "Fake.Failed"),
+		                 "[  FAILED  ] Fake.Failed (0 ms)\n") != NULL);
+		CU_ASSERT(strstr(output_of(o.report, "Fake.Ok"), "[       OK ] Fake.Ok (0 ms)\n") !=
+		          NULL);
+		CU_ASSERT(
+		    strstr(output_of(o.report, "Fake.Other"),
+		           "[  FAILED  ] Other.Name (0 ms)\n[  SKIPPED ] Fake.Other (0 ms)\n") !=
+		    NULL);
+		done(&o);
+	}
+	/* Fake.Failed alone: directly it passes, so does the run */
+	setenv("GTEST_FILTER", "Fake.Failed", 1);
+	CU_ASSERT_EQUAL(mg_direct_status(GTEST_FAKE), 0);
+	outcome o;
+	mg_driver_run(&o, "gtest", GTEST_FAKE, "1", NULL, NULL);
+	CU_ASSERT(exited_with(&o, 0));
+	expect_state(o.report, "Fake.Failed", "pass");
+	done(&o);
+	unsetenv("GTEST_FILTER");
+}
+
+static const mg_case cases[] = {
+    {"gtest_fake_result", gtest_fake_result},
+};
+
+MG_TEST_MAIN("drivers_fake", cases)
