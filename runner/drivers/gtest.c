@@ -878,7 +878,10 @@ static void not_run(shim *s, gtest *g, const char *why)
 	}
 	if (g->batch)
 		g->batch--;
-	shim_resultf(s, MG_MSG_ERROR, "%s did not run it%s%s", g->catch2 ? "Catch2" : "GoogleTest",
+	shim_resultf(s, MG_MSG_ERROR, "%s%s%s",
+	             g->unseen   ? "memguard saw no result of it"
+	             : g->catch2 ? "Catch2 did not run it"
+	                         : "GoogleTest did not run it",
 	             why ? ": " : " (it ran the tests after it)", why ? why : "");
 }
 
@@ -1379,7 +1382,7 @@ static void g_exited(shim *s, mg_exit_end status, const struct rusage *ru)
 {
 	gtest *g = shim_ctx(s);
 	char **cmd = shim_cmd(s, NULL);
-	char why[128];
+	char why[256];
 	(void)ru;
 	/* the probe removes the file as GoogleTest reads it */
 	int unread = g->by_file && g->filter_path[0] && access(g->filter_path, F_OK) == 0;
@@ -1460,13 +1463,24 @@ static void g_exited(shim *s, mg_exit_end status, const struct rusage *ru)
 	if (status.signo)
 		snprintf(why, sizeof(why), "the program was killed by signal %d before it",
 		         status.signo);
+	else if (!g->started_any && !g->catch2)
+		/* it ran, or not, without saying so as GoogleTest's printer says it:
+		 * a listener of its own in place of that printer (GoogleTest's
+		 * sample9 with --terse_output), whose output memguard cannot read */
+		snprintf(why, sizeof(why),
+		         "the program exited with status %d having printed no \"[ RUN      ]\" "
+		         "line (a result printer of its own in place of GoogleTest's? memguard "
+		         "reads GoogleTest's)",
+		         status.status);
 	else
 		snprintf(why, sizeof(why), "the program exited with status %d before it",
 		         status.status);
 	if (g->catch2)
 		catch2_aborted(s, g, status);
+	g->unseen = !status.signo && !g->started_any && !g->catch2;
 	while (g->batch)
 		not_run(s, g, why);
+	g->unseen = 0;
 }
 
 /* At quit: a program whose batch is answered is finishing on its own. */

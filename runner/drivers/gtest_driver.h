@@ -76,7 +76,8 @@ typedef struct gtest {
 	int list_status;    /* the listing program's exit status (not 0: said once) */
 	size_t batch;       /* queue entries (from the head) the running program was given */
 	int started_any;    /* a test of this batch has started */
-	int summary;        /* past "[==========] N tests ... ran.": the rest is gtest's recap */
+	int unseen;  /* not_run: its program printed no test's start (a printer of its own) */
+	int summary; /* past "[==========] N tests ... ran.": the rest is gtest's recap */
 	char text[FAIL_TEXT];
 	size_t text_len; /* the running test's output: a failure's message */
 	int text_header; /* text starts at GoogleTest's first Failure/Skipped header */

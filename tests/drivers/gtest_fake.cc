@@ -1,10 +1,14 @@
 // gtest_fake.cc - tests that print lines that look like GoogleTest's own
 // result lines ("[  FAILED  ] Fake.Name (0 ms)"), as a test of a tool that
 // reads GoogleTest's output may: run directly, each test's verdict is
-// GoogleTest's, whatever it printed (exit 1: FakeOk fails).
+// GoogleTest's, whatever it printed (exit 1: FakeOk fails). With
+// MG_FAKE_OWN_PRINTER set, GoogleTest's printer gives way to one of the
+// program's own that prints no "[ RUN      ]" line (as GoogleTest's
+// sample9 does with --terse_output).
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <cstdlib>
 
 // passes, having printed its own name as failed
 TEST(Fake, Failed)
@@ -28,4 +32,24 @@ TEST(Fake, Other)
 TEST(Fake, Last)
 {
 	SUCCEED();
+}
+
+// The program's own printer: a line at each test's end, no more.
+class OwnPrinter : public testing::EmptyTestEventListener
+{
+	void OnTestEnd(const testing::TestInfo &t) override
+	{
+		std::printf("*** %s.%s ended\n", t.test_suite_name(), t.name());
+	}
+};
+
+int main(int argc, char **argv)
+{
+	testing::InitGoogleTest(&argc, argv);
+	if (std::getenv("MG_FAKE_OWN_PRINTER")) {
+		testing::TestEventListeners &l = testing::UnitTest::GetInstance()->listeners();
+		delete l.Release(l.default_result_printer());
+		l.Append(new OwnPrinter);
+	}
+	return RUN_ALL_TESTS();
 }

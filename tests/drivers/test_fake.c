@@ -46,8 +46,31 @@ static void gtest_fake_result(void)
 	unsetenv("GTEST_FILTER");
 }
 
+/* A printer of the program's own in place of GoogleTest's: memguard sees no
+ * test start or end, and says so (error, exit 3: it cannot tell the
+ * verdicts), never that GoogleTest did not run the tests (before: "GoogleTest
+ * did not run it: the program exited with status 0 before it"). */
+static void gtest_own_printer(void)
+{
+	setenv("MG_FAKE_OWN_PRINTER", "1", 1);
+	setenv("GTEST_FILTER", "Fake.Last", 1);
+	CU_ASSERT_EQUAL(mg_direct_status(GTEST_FAKE), 0);
+	outcome o;
+	mg_driver_run(&o, "gtest", GTEST_FAKE, "1", NULL, NULL);
+	CU_ASSERT(exited_with(&o, 3));
+	expect_state(o.report, "Fake.Last", "error");
+	expect_message(o.report, "Fake.Last", "memguard saw no result of it");
+	expect_message(o.report, "Fake.Last", "printed no \"[ RUN      ]\" line");
+	const char *m = message_of(o.report, "Fake.Last");
+	CU_ASSERT(m && !strstr(m, "did not run"));
+	done(&o);
+	unsetenv("GTEST_FILTER");
+	unsetenv("MG_FAKE_OWN_PRINTER");
+}
+
 static const mg_case cases[] = {
     {"gtest_fake_result", gtest_fake_result},
+    {"gtest_own_printer", gtest_own_printer},
 };
 
 MG_TEST_MAIN("drivers_fake", cases)
