@@ -495,11 +495,34 @@ class _Host:
         self.shared.started(item.nodeid)
         if nextitem is not None:
             self.pending = item
-        item.config.hook.pytest_runtest_protocol(item=item, nextitem=nextitem)
+        asked = None
+        try:
+            item.config.hook.pytest_runtest_protocol(item=item, nextitem=nextitem)
+        except pytest.exit.Exception as e:  # pytest.exit() in the test
+            asked = e
         word, msg, teardown = _outcome(self.reports)
         self.shared.finished(self.session)
         self.write_output(self.reports)
+        if asked is not None:
+            word, msg = self.exit_asked(asked, word, msg)
         return word, msg.encode("utf-8", "replace"), teardown
+
+    def exit_asked(self, e, word, msg):
+        """pytest.exit(MSG, returncode=N) in a test ends pytest's run there,
+        exiting N, with no report of the test's call: with N 0 (the run
+        passes directly) the test is a pass, as GoogleTest's exit(0)
+        mid-test is, said in its output; else a fail naming the exit (the
+        run fails directly too). The tests after it run here all the same,
+        as pytest does not (those that fail make memguard's exit 1 where
+        pytest's is N). Before, the process ended, the test a crash, and
+        the run exited 1 for a pytest.exit(returncode=0)."""
+        code = e.returncode if e.returncode is not None else 2
+        said = "pytest.exit() in this test (returncode %d): %s" % (code, e.msg)
+        if code == 0:
+            _write_all(self.stdout, ("memguard: %s; pytest ends its run there, memguard "
+                                     "runs the tests after it\n" % said).encode("utf-8", "replace"))
+            return word, msg
+        return b"fail", (msg + "\n" if msg else "") + said
 
     def write_output(self, reports):
         # a report holds the sections of its phase and those before it

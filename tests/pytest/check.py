@@ -579,6 +579,32 @@ def case_collect_error():
           "memguard list: %d %r %s" % (p.returncode, p.stdout, p.stderr[-500:]))
 
 
+def case_exit_mid_test():
+    """pytest.exit() in a test: pytest ends its run there and exits with the
+    returncode. With 0 the test is a pass and the run passes, as directly
+    (before: a crash, exit 1), said in the test's output; with 3 the test is
+    a fail naming it, and the run fails, as directly. The test after it runs
+    (pytest's run does not), at -j 1 and 2."""
+    suite = os.path.join(SUITES, "exit")
+    for code, want_rc, state in (("0", 0, "pass"), ("3", 1, "fail")):
+        env = dict(ENV, MG_PYTEST_EXIT_CODE=code)
+        p = subprocess.run(pytest_cmd("-q", suite), cwd=WORK, env=env, capture_output=True)
+        check(p.returncode == int(code), "pytest alone: %s, got %d" % (code, p.returncode))
+        for j in ("1", "2"):
+            rc, rep, out, err = memguard(["-j", j], pytest_cmd(suite), env=env)
+            check(rc == want_rc, "returncode %s -j %s: exit %d, got %d %s"
+                  % (code, j, want_rc, rc, err[-500:]))
+            if rep is None:
+                continue
+            got = {n: (st, m, o) for n, st, m, o in entries(rep)}
+            check({n: v[0] for n, v in got.items()} == {
+                "test_exit.py::test_before": "pass", "test_exit.py::test_exits": state,
+                "test_exit.py::test_after": "pass"}, "states: %s" % got)
+            st, m, o = got.get("test_exit.py::test_exits", ("", "", ""))
+            said = "pytest.exit() in this test (returncode %s): done here" % code
+            check(said in (o if code == "0" else m), "it says why: %r %r" % (m, o))
+
+
 def case_xdist_refused():
     suite = os.path.join(SUITES, "states")
     rc, rep, out, err = memguard(["-j", "1"], pytest_cmd("-n", "2", suite))
@@ -647,6 +673,7 @@ CASES = {
     "slow_exit": case_slow_exit,
     "slow_collect": case_slow_collect,
     "xdist_refused": case_xdist_refused,
+    "exit_mid_test": case_exit_mid_test,
     "detect": case_detect,
 }
 
