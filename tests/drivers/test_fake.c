@@ -9,6 +9,16 @@
 
 #include "mg_run.h"
 
+/* One test of gtest_fake under memguard, one lane, the direct run of it
+ * exiting direct. */
+static void run_alone(outcome *o, const char *name, int direct)
+{
+	setenv("GTEST_FILTER", name, 1);
+	CU_ASSERT_EQUAL(mg_direct_status(GTEST_FAKE), direct);
+	mg_driver_run(o, "gtest", GTEST_FAKE, "1", NULL, NULL);
+	unsetenv("GTEST_FILTER");
+}
+
 /* Before: Fake.Failed was a fail with an empty message (the run's exit 1
  * though it passes directly), Fake.Ok a pass whose failure became a made-up
  * entry Fake.TearDownTestSuite. */
@@ -36,14 +46,11 @@ static void gtest_fake_result(void)
 		done(&o);
 	}
 	/* Fake.Failed alone: directly it passes, so does the run */
-	setenv("GTEST_FILTER", "Fake.Failed", 1);
-	CU_ASSERT_EQUAL(mg_direct_status(GTEST_FAKE), 0);
 	outcome o;
-	mg_driver_run(&o, "gtest", GTEST_FAKE, "1", NULL, NULL);
+	run_alone(&o, "Fake.Failed", 0);
 	CU_ASSERT(exited_with(&o, 0));
 	expect_state(o.report, "Fake.Failed", "pass");
 	done(&o);
-	unsetenv("GTEST_FILTER");
 }
 
 /* A printer of the program's own in place of GoogleTest's: memguard sees no
@@ -53,10 +60,8 @@ static void gtest_fake_result(void)
 static void gtest_own_printer(void)
 {
 	setenv("MG_FAKE_OWN_PRINTER", "1", 1);
-	setenv("GTEST_FILTER", "Fake.Last", 1);
-	CU_ASSERT_EQUAL(mg_direct_status(GTEST_FAKE), 0);
 	outcome o;
-	mg_driver_run(&o, "gtest", GTEST_FAKE, "1", NULL, NULL);
+	run_alone(&o, "Fake.Last", 0);
 	CU_ASSERT(exited_with(&o, 3));
 	expect_state(o.report, "Fake.Last", "error");
 	expect_message(o.report, "Fake.Last", "memguard saw no result of it");
@@ -64,7 +69,6 @@ static void gtest_own_printer(void)
 	const char *m = message_of(o.report, "Fake.Last");
 	CU_ASSERT(m && !strstr(m, "did not run"));
 	done(&o);
-	unsetenv("GTEST_FILTER");
 	unsetenv("MG_FAKE_OWN_PRINTER");
 }
 
