@@ -3,8 +3,8 @@
  * shard's), in huge pages once they are large. On this machine class the
  * first touch of a 4 KiB page is a fault of ~15 us (a paravirtualized VM's
  * shadow page tables), and a 4 KiB page's share of a 2 MiB one ~0.4 us: at
- * 20,000 tests those two arrays were ~800 of the runner's ~1,150 faults
- * that grow with the tests, over a us a test (README, "Cost: huge pages").
+ * 20,000 tests those two arrays were ~700 of the runner's ~1,150 faults
+ * that grow with the tests, over a us a test (README, "Cost: huge pages for a run's arrays").
  *
  * A block of MG_BULK_MIN bytes or more is a mapping of its own, whole
  * 2 MiB pages on a 2 MiB boundary, advised MADV_HUGEPAGE (taken where

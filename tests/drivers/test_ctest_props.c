@@ -525,6 +525,25 @@ static void ctest_custom_post_fails(void)
 	project_free(dir);
 }
 
+/* A --test-dir that is no build tree: ctest's listing exits 1 and prints
+ * nothing; memguard says so once, with where to look, and exits 3 (before:
+ * the failed listing said twice, the arch check's and the listing's, and no
+ * hint). */
+static void ctest_no_build_tree(void)
+{
+	outcome o;
+	mg(&o,
+	   ARGV("run", "-q", "--driver", "ctest", "--", CTEST_BIN, "--test-dir", "/nonexistent"),
+	   NULL, 0);
+	CU_ASSERT(exited_with(&o, 3));
+	const char *said = "'" CTEST_BIN " --show-only=json-v1' exited with status 1";
+	const char *first = strstr(o.err, said);
+	CU_ASSERT(first && !strstr(first + 1, said));
+	CU_ASSERT(strstr(o.err, "ctest printed nothing: is the directory it runs in (its "
+	                        "--test-dir) a CTest build tree?") != NULL);
+	done(&o);
+}
+
 static const mg_case cases[] = {
     {"ctest_env_modification", ctest_env_modification},
     {"ctest_required_files", ctest_required_files},
@@ -534,6 +553,7 @@ static const mg_case cases[] = {
     {"ctest_custom_once", ctest_custom_once},
     {"ctest_custom_pre_fails", ctest_custom_pre_fails},
     {"ctest_custom_post_fails", ctest_custom_post_fails},
+    {"ctest_no_build_tree", ctest_no_build_tree},
 };
 
 MG_TEST_MAIN("drivers_ctest_props", cases)
