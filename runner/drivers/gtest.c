@@ -1254,44 +1254,6 @@ static int dup_end(shim *s, gtest *g, const char *line, size_t len)
 	return 1;
 }
 
-/* Whether the probe's end record for name waits on its pipe: read on, not
- * taken (probe_take takes it at the end). */
-static int probe_has_end(gtest *g, const char *name, size_t n)
-{
-	if (g->probe_rd < 0)
-		return 0;
-	while (mg_lines_fill(&g->probe_lines, g->probe_rd) > 0)
-		;
-	const char *l = g->probe_lines.buf + g->probe_lines.start;
-	const char *e = l + g->probe_lines.len, *nl;
-	for (; l < e && (nl = memchr(l, '\n', (size_t)(e - l))); l = nl + 1) {
-		if (nl - l <= 4 || memcmp(l, "end ", 4))
-			continue;
-		const char *p = l + 4;
-		for (int i = 0; i < 4; i++)
-			next_u64(&p);
-		if (p < nl && *p == ' ')
-			p++;
-		size_t pn = (size_t)(nl - p);
-		if ((pn == n || (pn >= 4000 && pn < n)) && !memcmp(p, name, pn))
-			return 1;
-	}
-	return 0;
-}
-
-/* Whether a result line naming the head is GoogleTest's, not one the test
- * printed ("[  FAILED  ] Its.Name (0 ms)" in its output): the probe puts
- * its end line right in front of GoogleTest's (fig_pending), or, where the
- * stdio buffer had no room for it, wrote its end record for the head to
- * its pipe before that flush. Without the probe (a static program) every
- * such line is taken, as before (drivers__gtest_fake_result). */
-static int end_is_gtests(gtest *g, const char *name, size_t n)
-{
-	if (!g->smark_len || !g->probe_seen || g->fig_pending)
-		return 1;
-	return probe_has_end(g, name, n);
-}
-
 /* A line of GoogleTest's, m where the probe's line starts in it (NULL:
  * none): the probe's end lines, cut off what the test left before. */
 static void g_text(shim *s, gtest *g, char *line, size_t len, const char *m)
@@ -1327,19 +1289,15 @@ static void g_text(shim *s, gtest *g, char *line, size_t len, const char *m)
 			gtest_on_run(s, g, name, n);
 		} else if (g->dup_running && dup_end(s, g, line, len)) {
 			return;
-		} else if (shim_head_started(s) && (MATCH(line, len, "[       OK ]", &name, &n) ||
-		                                    MATCH(line, len, "[  FAILED  ]", &name, &n) ||
-		                                    MATCH(line, len, "[  SKIPPED ]", &name, &n))) {
-			if (!head_is(s, name, n) || !end_is_gtests(g, name, n)) {
-				gtest_output(s, g, line, len, 1); /* the test's own, a look-alike */
-				return;
-			}
-			if (line[3] == 'F')
-				gtest_end(s, g, MG_MSG_FAIL, g->text, g->text_len);
-			else if (line[3] == 'S')
-				gtest_end(s, g, MG_MSG_SKIP, g->text, g->text_len);
-			else
+		} else if (MATCH(line, len, "[       OK ]", &name, &n)) {
+			if (shim_head_started(s) && head_is(s, name, n))
 				gtest_end(s, g, MG_MSG_PASS, NULL, 0);
+		} else if (MATCH(line, len, "[  FAILED  ]", &name, &n)) {
+			if (shim_head_started(s) && head_is(s, name, n))
+				gtest_end(s, g, MG_MSG_FAIL, g->text, g->text_len);
+		} else if (MATCH(line, len, "[  SKIPPED ]", &name, &n)) {
+			if (shim_head_started(s) && head_is(s, name, n))
+				gtest_end(s, g, MG_MSG_SKIP, g->text, g->text_len);
 		} else if (!shim_head_started(s)) {
 			gtest_outside_frame(s, g, line, len);
 		}

@@ -1,6 +1,8 @@
 /*
  * test_fake.c - a GoogleTest program whose tests print look-alikes of
- * GoogleTest's result lines (gtest_fake): each test's verdict is
+ * GoogleTest's result lines (gtest_fake). NOT YET REGISTERED: the check it
+ * needs (the driver telling the look-alike apart) was withdrawn in review.
+ * Each test's verdict should be
  * GoogleTest's, the lines it printed are its output, no entry is made up,
  * and the run exits as directly (1). The probe's end line, which comes
  * right in front of GoogleTest's own result line, tells them apart.
@@ -22,7 +24,7 @@ static void run_alone(outcome *o, const char *name, int direct)
 /* Before: Fake.Failed was a fail with an empty message (the run's exit 1
  * though it passes directly), Fake.Ok a pass whose failure became a made-up
  * entry Fake.TearDownTestSuite. */
-static void gtest_fake_result(void)
+static __attribute__((unused)) void gtest_fake_result(void)
 {
 	CU_ASSERT_EQUAL(mg_direct_status(GTEST_FAKE), 1);
 	for (int j = 1; j <= 2; j++) {
@@ -73,7 +75,6 @@ static void gtest_own_printer(void)
 }
 
 static const mg_case cases[] = {
-    {"gtest_fake_result", gtest_fake_result},
     {"gtest_own_printer", gtest_own_printer},
 };
 
