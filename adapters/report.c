@@ -374,7 +374,8 @@ static void tests_grow(report_shard *s, size_t n)
 
 void report_shard_tests_alloc(report_shard *s, size_t n)
 {
-	tests_grow(s, n);
+	if (n > s->tests_cap) /* room only ever grows: the tests held stay */
+		tests_grow(s, n);
 	memset(s->tests + s->ntests, 0, (s->tests_cap - s->ntests) * sizeof(report_test));
 }
 
