@@ -500,10 +500,14 @@ class _Host:
             item.config.hook.pytest_runtest_protocol(item=item, nextitem=nextitem)
         except pytest.exit.Exception as e:  # pytest.exit() in the test
             asked = e
+            # the phase's teardown did not run: what it keeps is torn down
+            # before the next test here, or at the process's end
+            self.pending = item
         word, msg, teardown = _outcome(self.reports)
         self.shared.finished(self.session)
         self.write_output(self.reports)
         if asked is not None:
+            self.write_captured(item)
             word, msg = self.exit_asked(asked, word, msg)
         return word, msg.encode("utf-8", "replace"), teardown
 
@@ -523,6 +527,17 @@ class _Host:
                                      "runs the tests after it\n" % said).encode("utf-8", "replace"))
             return word, msg
         return b"fail", (msg + "\n" if msg else "") + said
+
+    def write_captured(self, item):
+        """What the phase that exited printed: pytest's capture put it in
+        the item's report sections, but no report of the phase was made,
+        so write_output did not write it. It is this test's output."""
+        sections = getattr(item, "_report_sections", [])
+        made = len(self.reports[-1].sections) if self.reports else 0
+        for when, key, text in sections[made:]:
+            if text:
+                fd = self.stdout if key == "stdout" else self.stderr
+                _write_all(fd, text.encode("utf-8", "replace"))
 
     def write_output(self, reports):
         # a report holds the sections of its phase and those before it

@@ -584,25 +584,65 @@ def case_exit_mid_test():
     returncode. With 0 the test is a pass and the run passes, as directly
     (before: a crash, exit 1), said in the test's output; with 3 the test is
     a fail naming it, and the run fails, as directly. The test after it runs
-    (pytest's run does not), at -j 1 and 2."""
+    (pytest's run does not), at -j 1 and 2. What the exiting test printed is
+    its own output, not the next test's; and the module's fixture is torn
+    down after it as pytest does, also where the exiting test is pytest's
+    last (before, its teardown never ran)."""
     suite = os.path.join(SUITES, "exit")
-    for code, want_rc, state in (("0", 0, "pass"), ("3", 1, "fail")):
-        env = dict(ENV, MG_PYTEST_EXIT_CODE=code)
-        p = subprocess.run(pytest_cmd("-q", suite), cwd=WORK, env=env, capture_output=True)
-        check(p.returncode == int(code), "pytest alone: %s, got %d" % (code, p.returncode))
-        for j in ("1", "2"):
-            rc, rep, out, err = memguard(["-j", j], pytest_cmd(suite), env=env)
-            check(rc == want_rc, "returncode %s -j %s: exit %d, got %d %s"
-                  % (code, j, want_rc, rc, err[-500:]))
-            if rep is None:
-                continue
-            got = {n: (st, m, o) for n, st, m, o in entries(rep)}
-            check({n: v[0] for n, v in got.items()} == {
-                "test_exit.py::test_before": "pass", "test_exit.py::test_exits": state,
-                "test_exit.py::test_after": "pass"}, "states: %s" % got)
-            st, m, o = got.get("test_exit.py::test_exits", ("", "", ""))
-            said = "pytest.exit() in this test (returncode %s): done here" % code
-            check(said in (o if code == "0" else m), "it says why: %r %r" % (m, o))
+    mark = os.path.join(WORK, "torn")
+    for at in ("test_exits", "test_after"):
+        for code, want_rc, state in (("0", 0, "pass"), ("3", 1, "fail")):
+            env = dict(ENV, MG_PYTEST_EXIT_CODE=code, MG_PYTEST_EXIT_AT=at,
+                       MG_PYTEST_EXIT_MARK=mark)
+            p = subprocess.run(pytest_cmd("-q", suite), cwd=WORK, env=env, capture_output=True)
+            check(p.returncode == int(code), "pytest alone: %s, got %d" % (code, p.returncode))
+            check(open(mark).read() == "torn down\n", "pytest alone tears down once")
+            os.unlink(mark)
+            for j in ("1", "2"):
+                rc, rep, out, err = memguard(["-j", j], pytest_cmd(suite), env=env)
+                check(rc == want_rc, "%s returncode %s -j %s: exit %d, got %d %s"
+                      % (at, code, j, want_rc, rc, err[-500:]))
+                torn = open(mark).read() if os.path.exists(mark) else ""
+                if os.path.exists(mark):
+                    os.unlink(mark)
+                # one teardown a host process that ran the module's tests
+                check(torn and set(torn.splitlines()) == {"torn down"},
+                      "%s -j %s: the module fixture is torn down: %r" % (at, j, torn))
+                if rep is None:
+                    continue
+                got = {n: (st, m, o) for n, st, m, o in entries(rep)}
+                want = {"test_exit.py::test_before": "pass", "test_exit.py::test_exits": "pass",
+                        "test_exit.py::test_after": "pass"}
+                want["test_exit.py::" + at] = state
+                check({n: v[0] for n, v in got.items()} == want, "states: %s" % got)
+                for n, (st, m, o) in got.items():
+                    mine = n == "test_exit.py::" + at
+                    check(("exiting" in o) == mine, "%s's output: %r" % (n, o))
+                st, m, o = got.get("test_exit.py::" + at, ("", "", ""))
+                said = "pytest.exit() in this test (returncode %s): done here" % code
+                check(said in (o if code == "0" else m), "it says why: %r %r" % (m, o))
+    # pytest's last test exiting first in its host (--order history, the
+    # longest first): the tests after it here are set up afresh (before,
+    # its fixtures stayed set up, and the next test's setup failed:
+    # "previous item was not torn down properly")
+    env = dict(ENV, MG_PYTEST_EXIT_AT="test_after", MG_PYTEST_EXIT_MARK=mark)
+    rc, rep, out, err = memguard(["-j", "1"], pytest_cmd(suite), env=env)
+    check(rep is not None, "a report to plan from")
+    if rep is None:
+        return
+    for s in rep["shards"]:
+        for t in s["tests"]:
+            t["d"] = 5.0 if t["n"].endswith("::test_after") else 0.001
+    history = os.path.join(WORK, "history.json")
+    with open(history, "w") as f:
+        json.dump(rep, f)
+    rc, rep, out, err = memguard(["-j", "1", "--history", history, "--order", "history"],
+                                 pytest_cmd(suite), env=env)
+    check(rc == 0, "last test exiting first: exit 0, got %d %s" % (rc, err[-500:]))
+    if rep is not None:
+        got = [(n, st, m) for n, st, m, o in entries(rep)]
+        check([n for n, st, m in got][0] == "test_exit.py::test_after", "the order: %s" % got)
+        check(all(st == "pass" for n, st, m in got) and len(got) == 3, "states: %s" % got)
 
 
 def case_xdist_refused():

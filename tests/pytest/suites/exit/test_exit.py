@@ -1,8 +1,26 @@
 # A test that ends pytest's run with pytest.exit() (returncode from
-# MG_PYTEST_EXIT_CODE, default 0), between two that pass.
+# MG_PYTEST_EXIT_CODE, default 0), between two that pass; with
+# MG_PYTEST_EXIT_AT=test_after the last test exits instead. A module fixture
+# appends "torn down" to the file MG_PYTEST_EXIT_MARK names at its teardown,
+# which pytest runs after an exit too.
 import os
 
 import pytest
+
+
+@pytest.fixture(scope="module", autouse=True)
+def module_state():
+    yield
+    mark = os.environ.get("MG_PYTEST_EXIT_MARK")
+    if mark:
+        with open(mark, "a") as f:
+            f.write("torn down\n")
+
+
+def maybe_exit(name):
+    if os.environ.get("MG_PYTEST_EXIT_AT", "test_exits") == name:
+        print("exiting")
+        pytest.exit("done here", returncode=int(os.environ.get("MG_PYTEST_EXIT_CODE", "0")))
 
 
 def test_before():
@@ -10,9 +28,8 @@ def test_before():
 
 
 def test_exits():
-    print("exiting")
-    pytest.exit("done here", returncode=int(os.environ.get("MG_PYTEST_EXIT_CODE", "0")))
+    maybe_exit("test_exits")
 
 
 def test_after():
-    pass
+    maybe_exit("test_after")
