@@ -924,6 +924,7 @@ int gtest_batch_spawn(shim *s, gtest *g, char **argv, size_t k, int by_file)
 	g->batch = k;
 	g->by_file = by_file;
 	g->started_any = 0;
+	g->saw_run = 0;
 	g->summary = 0;
 	g->text_len = 0;
 	g->in_note = 0;
@@ -1106,6 +1107,7 @@ static int head_is(shim *s, const char *name, size_t n)
 void gtest_on_run(shim *s, gtest *g, const char *name, size_t n)
 {
 	size_t k;
+	g->saw_run = 1;
 	if (shim_head_started(s))
 		return; /* not a line gtest writes mid-test; leave the head to its result */
 	for (k = 0; k < g->batch; k++) {
@@ -1418,13 +1420,15 @@ static void g_exited(shim *s, mg_exit_end status, const struct rusage *ru)
 		gtest_outside_between_died(s, g, status.signo);
 	}
 	gtest_outside_exit_unexplained(s, g, status);
+	g->unseen = !status.signo && !g->saw_run && !g->summary && !g->catch2;
 	if (status.signo)
 		snprintf(why, sizeof(why), "the program was killed by signal %d before it",
 		         status.signo);
-	else if (!g->started_any && !g->catch2)
-		/* it ran, or not, without saying so as GoogleTest's printer says it:
-		 * a listener of its own in place of that printer (GoogleTest's
-		 * sample9 with --terse_output), whose output memguard cannot read */
+	else if (g->unseen)
+		/* it ran, or not, without saying so as GoogleTest's printer says it
+		 * (no test's start, no summary): a listener of its own in place of
+		 * that printer (GoogleTest's sample9 with --terse_output), whose
+		 * output memguard cannot read */
 		snprintf(why, sizeof(why),
 		         "the program exited with status %d having printed no \"[ RUN      ]\" "
 		         "line (a result printer of its own in place of GoogleTest's? memguard "
@@ -1435,7 +1439,6 @@ static void g_exited(shim *s, mg_exit_end status, const struct rusage *ru)
 		         status.status);
 	if (g->catch2)
 		catch2_aborted(s, g, status);
-	g->unseen = !status.signo && !g->started_any && !g->catch2;
 	while (g->batch)
 		not_run(s, g, why);
 	g->unseen = 0;

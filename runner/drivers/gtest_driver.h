@@ -76,6 +76,7 @@ typedef struct gtest {
 	int list_status;    /* the listing program's exit status (not 0: said once) */
 	size_t batch;       /* queue entries (from the head) the running program was given */
 	int started_any;    /* a test of this batch has started */
+	int saw_run;        /* a "[ RUN      ]" line, of this batch's tests or not */
 	int unseen;  /* not_run: its program printed no test's start (a printer of its own) */
 	int summary; /* past "[==========] N tests ... ran.": the rest is gtest's recap */
 	char text[FAIL_TEXT];

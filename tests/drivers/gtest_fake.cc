@@ -4,11 +4,14 @@
 // GoogleTest's, whatever it printed (exit 1: FakeOk fails). With
 // MG_FAKE_OWN_PRINTER set, GoogleTest's printer gives way to one of the
 // program's own that prints no "[ RUN      ]" line (as GoogleTest's
-// sample9 does with --terse_output).
+// sample9 does with --terse_output). With MG_FAKE_RUN_NONE set, its main
+// runs none of the tests it lists (a filter of its own, "-*"): GoogleTest's
+// printer then says only that 0 tests ran.
 #include <gtest/gtest.h>
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 
 // passes, having printed its own name as failed
 TEST(Fake, Failed)
@@ -45,7 +48,12 @@ class OwnPrinter : public testing::EmptyTestEventListener
 
 int main(int argc, char **argv)
 {
+	bool listing = false;
+	for (int i = 1; i < argc; i++)
+		listing = listing || !std::strcmp(argv[i], "--gtest_list_tests");
 	testing::InitGoogleTest(&argc, argv);
+	if (std::getenv("MG_FAKE_RUN_NONE") && !listing)
+		GTEST_FLAG_SET(filter, "-*");
 	if (std::getenv("MG_FAKE_OWN_PRINTER")) {
 		testing::TestEventListeners &l = testing::UnitTest::GetInstance()->listeners();
 		delete l.Release(l.default_result_printer());

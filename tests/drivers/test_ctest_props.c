@@ -539,7 +539,7 @@ static void ctest_no_build_tree(void)
 	const char *said = "'" CTEST_BIN " --show-only=json-v1' exited with status 1";
 	const char *first = strstr(o.err, said);
 	CU_ASSERT(first && !strstr(first + 1, said));
-	CU_ASSERT(strstr(o.err, "ctest printed nothing: is the directory it runs in (its "
+	CU_ASSERT(strstr(o.err, "ctest printed no listing: is the directory it runs in (its "
 	                        "--test-dir) a CTest build tree?") != NULL);
 	done(&o);
 }

@@ -38,8 +38,28 @@ static void gtest_own_printer(void)
 	unsetenv("MG_FAKE_OWN_PRINTER");
 }
 
+/* GoogleTest's own printer, but a main that runs none of the tests it
+ * lists (a filter of its own): GoogleTest printed its summary of 0 tests, so
+ * it did not run the test, as memguard says; it is not a printer memguard
+ * cannot read (before: "memguard saw no result of it"). */
+static void gtest_runs_none(void)
+{
+	setenv("MG_FAKE_RUN_NONE", "1", 1);
+	outcome o;
+	run_alone(&o, "Fake.Last", 0);
+	CU_ASSERT(exited_with(&o, 3));
+	expect_state(o.report, "Fake.Last", "error");
+	expect_message(o.report, "Fake.Last",
+	               "GoogleTest did not run it: the program exited with status 0 before it");
+	const char *m = message_of(o.report, "Fake.Last");
+	CU_ASSERT(m && !strstr(m, "saw no result"));
+	done(&o);
+	unsetenv("MG_FAKE_RUN_NONE");
+}
+
 static const mg_case cases[] = {
     {"gtest_own_printer", gtest_own_printer},
+    {"gtest_runs_none", gtest_runs_none},
 };
 
 MG_TEST_MAIN("drivers_fake", cases)
