@@ -285,10 +285,21 @@ done:
 	return rc;
 }
 
-/* Some kernels (no IA32 emulation, some VMs) cannot run 32-bit programs:
- * say what to do instead of only "Exec format error". */
+/* The listing's entries outside its tests (a collection error: PROTOCOL.md
+ * 6c), recorded once a run's report exists. Every node of a --node split
+ * lists alike: node 1 records them (a merge of the nodes' reports then
+ * counts each once, and fails as the whole run does) and the others say
+ * so. */
 void listing_extras(run_ctx *c, const name_list *nl)
 {
+	if (nl->nextras && c->rep->node_index > 1) {
+		fprintf(stderr,
+		        "memguard: %zu entr%s outside the listed tests (the first: %s) %s node 1's "
+		        "to record, not node %u's\n",
+		        nl->nextras, nl->nextras == 1 ? "y" : "ies", nl->extras[0].name,
+		        nl->nextras == 1 ? "is" : "are", (unsigned)c->rep->node_index);
+		return;
+	}
 	for (size_t i = 0; i < nl->nextras; i++) {
 		const list_extra *x = &nl->extras[i];
 		record_extra(c, &c->lanes[0], x->state, x->name, strlen(x->name), x->message,

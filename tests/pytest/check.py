@@ -572,6 +572,22 @@ def case_collect_error():
             msg = [m for n, _, m, _ in got if n == "test_broken.py"]
             check(msg and msg[0].startswith("error collecting: ") and "SyntaxError" in msg[0],
                   "the error's message is pytest's: %s" % msg)
+    # split over CI nodes: every node's pytest collects the error, node 1
+    # records it, so the merged report has it once (before: once a node)
+    names = []
+    for n in ("1", "2"):
+        rc, rep, out, err = memguard(["--node", n + "/2", "--allow-no-tests"],
+                                     pytest_cmd(go_on, suite))
+        got = entries(rep) if rep else []
+        names += [name for name, _, _, _ in got]
+        if n == "1":
+            check(rc == 1 and "test_broken.py" in [name for name, _, _, _ in got],
+                  "node 1 records the error and fails: %d %s" % (rc, got))
+        else:
+            check("test_broken.py) is node 1's to record, not node 2's" in err,
+                  "node 2 says whose it is: %s" % err[-500:])
+    check(sorted(names) == ["test_broken.py", "test_fine.py::test_fine"],
+          "the nodes' reports have each entry once: %s" % names)
     p = subprocess.run([MEMGUARD, "list", "--", *pytest_cmd(go_on, suite)], cwd=WORK, env=ENV,
                        capture_output=True, text=True)
     check(p.returncode == 1 and p.stdout == "test_fine.py::test_fine\n" and
