@@ -440,6 +440,11 @@ static int config_apply(run_options *o, json_t *root, const char *file, mg_err *
 	return 0;
 }
 
+/* A value-taking flag right before "--" has none: "--" is where the command
+ * starts (a report written to a file named "--", a filter matching no test
+ * name, before). "--report=--" still means it. */
+#define NO_VALUE_SEP " ('--' is where the command starts)"
+
 /* Long flags that take a value, by the key they set. */
 static const char *const valued[] = {
     "arch",        "recycle-at", "kill-at",      "jobs",         "timeout",       "deadline",
@@ -457,7 +462,7 @@ int options_parse(run_options *o, int argc, char **argv, mg_err *err)
 	for (i = 1; i < argc && strcmp(argv[i], "--"); i++) {
 		if (!strncmp(argv[i], "--config=", 9))
 			config = argv[i] + 9;
-		else if (!strcmp(argv[i], "--config") && i + 1 < argc)
+		else if (!strcmp(argv[i], "--config") && i + 1 < argc && strcmp(argv[i + 1], "--"))
 			config = argv[++i];
 	}
 	if (options_load_config(o, config, err) < 0)
@@ -497,8 +502,9 @@ int options_parse(run_options *o, int argc, char **argv, mg_err *err)
 			continue;
 		}
 		if (!strcmp(a, "-j")) {
-			if (i + 1 >= argc)
-				return mg_err_set(err, MG_EINVAL, "option '-j' needs a value");
+			if (i + 1 >= argc || !strcmp(argv[i + 1], "--"))
+				return mg_err_set(err, MG_EINVAL, "option '-j' needs a value%s",
+				                  i + 1 < argc ? NO_VALUE_SEP : "");
 			if (apply(o, "jobs", argv[++i], 1, err) < 0)
 				return MG_EINVAL;
 			continue;
@@ -524,9 +530,9 @@ int options_parse(run_options *o, int argc, char **argv, mg_err *err)
 		if (eq) {
 			val = eq + 1;
 		} else {
-			if (i + 1 >= argc)
-				return mg_err_set(err, MG_EINVAL, "option '--%s' needs a value",
-				                  key);
+			if (i + 1 >= argc || !strcmp(argv[i + 1], "--"))
+				return mg_err_set(err, MG_EINVAL, "option '--%s' needs a value%s",
+				                  key, i + 1 < argc ? NO_VALUE_SEP : "");
 			val = argv[++i];
 		}
 		if (!strcmp(key, "config"))

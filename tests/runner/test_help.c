@@ -164,8 +164,35 @@ static void did_you_mean_option(void)
 	unlink(cfg);
 }
 
+/* A value-taking flag right before "--" has no value: a usage error naming
+ * it (before: the report went to a file named "--" and the run passed; a
+ * filter "--" matched nothing, exit 5). Its "=--" form still means it. */
+static void value_before_separator(void)
+{
+	outcome o;
+	static const char *const flags[] = {"--report", "--filter", "-j", "--config"};
+	for (size_t k = 0; k < sizeof(flags) / sizeof(flags[0]); k++) {
+		mg(&o, ARGV("run", flags[k], "--", "/bin/true"), NULL, 0);
+		CU_ASSERT(exited_with(&o, 2));
+		char want[128];
+		snprintf(want, sizeof(want), "option '%s' needs a value ('--' is where the command starts)",
+		         flags[k]);
+		CU_ASSERT(strstr(o.err, want) != NULL);
+		done(&o);
+		CU_ASSERT(access("--", F_OK) != 0);
+	}
+	mg(&o, ARGV("list", "--filter", "--", "/bin/true"), NULL, 0);
+	CU_ASSERT(exited_with(&o, 2));
+	CU_ASSERT(strstr(o.err, "option '--filter' needs a value") != NULL);
+	done(&o);
+	mg(&o, ARGV("run", "-q", "--filter=--", "--", MG_HOST64), NULL, 0);
+	CU_ASSERT(exited_with(&o, 5)); /* no test's name matches "--" */
+	done(&o);
+}
+
 static const mg_case cases[] = {
     {"distance", distance},
+    {"value_before_separator", value_before_separator},
     {"every_command", help_every_command},
     {"report_adapters", help_report_adapters},
     {"did_you_mean_command", did_you_mean_command},
