@@ -945,24 +945,95 @@ static void c2_dup_line(shim *s, gtest *g, const char *p, size_t n)
 	g->fig_why[0] = 0;
 }
 
-/* Catch2's XML reporter, a line at a time: a test case's start tag, its
+/* A line of the test's own output. Not its failure's message, as in
+ * GoogleTest, where the message is what the test printed: Catch2's is its
+ * XML's assertions (before, a test that printed "....." before failing had
+ * "....." in its message as well as in its output). */
+static void c2_output(shim *s, const char *line, size_t len)
+{
+	shim_output(s, line, len);
+	shim_output(s, "\n", 1);
+}
+
+/* The first of the reporter's elements in the text p..e (a test's printf
+ * output without its newline runs into the next one), or NULL. */
+static const char *c2_reporter_at(const char *p, const char *e)
+{
+	static const char *const marks[] = {"<TestCase name=\"",
+	                                    "<OverallResult success=\"",
+	                                    "</TestCase>",
+	                                    "<FatalErrorCondition",
+	                                    "<?xml ",
+	                                    "<Expression success=\"",
+	                                    "<Section name=\"",
+	                                    "</Section>",
+	                                    "<Info>",
+	                                    "<Exception ",
+	                                    "<Failure",
+	                                    "<Warning>",
+	                                    "<Skip",
+	                                    "<StdOut>",
+	                                    "<StdErr>"};
+	for (; (p = memchr(p, '<', (size_t)(e - p))) != NULL; p++)
+		for (size_t i = 0; i < sizeof(marks) / sizeof(marks[0]); i++)
+			if ((size_t)(e - p) >= strlen(marks[i]) &&
+			    !memcmp(p, marks[i], strlen(marks[i])))
+				return p;
+	return NULL;
+}
+
+/* 1 when the line p..n (p[0] '<') inside a test case is an element
+ * Catch2's XML reporter writes there (v2 and v3), by its name; else it is
+ * the program's text (before, such a line, "<root>" a test printed, was
+ * dropped). */
+static int c2_reporters(const char *p, size_t n)
+{
+	static const char names[] =
+	    " Catch Catch2TestRun Group TestCase Section Expression Original Expanded Exception"
+	    " FatalErrorCondition Info Warning Failure Skip OverallResult OverallResults"
+	    " OverallResultsCases StdOut StdErr Randomness BenchmarkResults mean"
+	    " standardDeviation outliers failed ";
+	char key[32];
+	size_t from = n > 1 && p[1] == '/' ? 2 : 1, k = from;
+	while (k < n && !strchr(" \t/>", p[k]))
+		k++;
+	if (k == from || k - from + 2 >= sizeof(key))
+		return 0;
+	key[0] = ' ';
+	memcpy(key + 1, p + from, k - from);
+	key[k - from + 1] = ' ';
+	key[k - from + 2] = 0;
+	return strstr(names, key) != NULL;
+}
+
+/* 1 when an element indented by indent is where the XmlWriter puts the
+ * running test case's own: its end tag at the test case's indentation, its
+ * OverallResult (child 1) two spaces in. glued: it followed the program's
+ * text on its line, whose own trailing blanks may come before its
+ * indentation. The program's text that looks like them is no verdict. */
+static int c2_nested(const gtest *g, size_t indent, int child, int glued)
+{
+	size_t want = g->c2_indent + (child ? 2 : 0);
+	return glued ? indent >= want : indent == want;
+}
+
+/* Catch2's XML reporter, a line at a time (glued: the line followed the
+ * program's text, c2_reporter_at): a test case's start tag, its
  * OverallResult, its end tag; inside a test case the rest is kept for a
  * failure's message, and text that is not XML (the program's own printf
  * output) is the test's output. */
-void catch2_line(shim *s, gtest *g, char *line, size_t len)
+static void c2_line(shim *s, gtest *g, char *line, size_t len, int glued)
 {
-	static const char *const marks[] = {"<TestCase name=\"", "<OverallResult success=\"",
-	                                    "</TestCase>", "<FatalErrorCondition", "<?xml "};
 	const char *p = line, *e = line + len;
 	while (p < e && (*p == ' ' || *p == '\t'))
 		p++;
-	size_t n = (size_t)(e - p);
+	size_t n = (size_t)(e - p), indent = (size_t)(p - line);
 	if ((n == 1 && *p == '>') || (n == 2 && !memcmp(p, "/>", 2)))
 		return; /* the reporter closing a tag the program's text came after */
 	size_t el = n && *p == '<' ? c2_element(p, n) : n;
 	if (el < n) { /* the program's text after the reporter's element: read on */
-		catch2_line(s, g, line, (size_t)(p - line) + el);
-		catch2_line(s, g, (char *)p + el, n - el);
+		c2_line(s, g, line, (size_t)(p - line) + el, glued);
+		c2_line(s, g, (char *)p + el, n - el, 0);
 		return;
 	}
 	if (g->summary) { /* after the run's totals: the program's own text is kept */
@@ -973,18 +1044,13 @@ void catch2_line(shim *s, gtest *g, char *line, size_t len)
 	/* a test's printf output without a final newline is in front of the
 	 * reporter's next element: it is the test's, the element is read on */
 	if (n && *p != '<') {
-		const char *cut = e;
-		for (size_t i = 0; i < sizeof(marks) / sizeof(marks[0]); i++) {
-			const char *hit = memmem(p, n, marks[i], strlen(marks[i]));
-			if (hit && hit < cut)
-				cut = hit;
-		}
-		if (cut < e) {
+		const char *cut = c2_reporter_at(p, e);
+		if (cut) {
 			const char *te = cut; /* without the element's indentation */
 			while (te > p && (te[-1] == ' ' || te[-1] == '\t'))
 				te--;
-			gtest_output(s, g, line, (size_t)(te - line), 1);
-			catch2_line(s, g, (char *)cut, (size_t)(e - cut));
+			c2_output(s, line, (size_t)(te - line));
+			c2_line(s, g, (char *)te, (size_t)(e - te), 1);
 			return;
 		}
 	}
@@ -1003,12 +1069,20 @@ void catch2_line(shim *s, gtest *g, char *line, size_t len)
 		g->c2_expr = 0;
 		g->c2_msgs_len = 0;
 		g->c2_nmsgs = 0;
+		g->c2_indent = indent;
 		const char *qname = c2_queued_as(s, g, name, &dn);
 		if (!shim_head_started(s) && gtest_dup_run(s, g, qname, dn)) {
 			g->text_len = 0;
 			return;
 		}
 		gtest_on_run(s, g, qname, dn);
+		return;
+	}
+	int overall = n > 24 && !memcmp(p, "<OverallResult success=\"", 24),
+	    ended = n >= 11 && !memcmp(p, "</TestCase>", 11);
+	if ((overall || ended) && (g->dup_running || shim_head_started(s)) &&
+	    !c2_nested(g, indent, overall, glued)) {
+		c2_output(s, line, len); /* the program's look-alike: printed */
 		return;
 	}
 	if (g->dup_running) {
@@ -1042,10 +1116,19 @@ void catch2_line(shim *s, gtest *g, char *line, size_t len)
 		char text[4096];
 		size_t tn = xml_decode(line, len < sizeof(text) ? len : sizeof(text) - 1, text,
 		                       sizeof(text));
-		gtest_output(s, g, text, tn, 1);
+		c2_output(s, text, tn);
+		return;
+	}
+	if (!c2_reporters(p, n)) {
+		c2_output(s, line, len); /* the program's own "<...>" text */
 		return;
 	}
 	c2_tag(g, p, n); /* an assertion's: its message, as Catch2's console says it */
+}
+
+void catch2_line(shim *s, gtest *g, char *line, size_t len)
+{
+	c2_line(s, g, line, len, 0);
 }
 
 int catch2_main(const shim_args *a)

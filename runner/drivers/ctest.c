@@ -739,7 +739,7 @@ static int ct_load(shim *s, ctest_drv *d)
 		/* said once: the arch check and the listing both load (ct_arch) */
 		shim_say_failed(status, "'%s --show-only=json-v1'", cmd[0]);
 		if (!len) /* ctest says nothing of a --test-dir that is none (what it
-			   * printed on stderr, if anything, went out above) */
+		           * printed on stderr, if anything, went out above) */
 			fprintf(stderr, "memguard: ctest printed no listing: is the directory it "
 			                "runs in (its --test-dir) a CTest build tree?\n");
 		d->refused = 1;

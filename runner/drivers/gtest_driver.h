@@ -41,6 +41,7 @@ typedef struct gtest {
 	int catch2;           /* a Catch2 program (catch2_main) */
 	int catch2_v3;        /* ... without v2's --list-test-names-only */
 	int c2_ok;            /* the running test case's OverallResult success */
+	size_t c2_indent;     /* ... its start tag's indentation (its children's less 2) */
 	int c2_skipped;       /* ... its skips (v3's SKIP()) */
 	int c2_assert_failed; /* ... an assertion of it failed (maybe as expected) */
 	int c2_unskipped;     /* this program ended a test case that was not skipped */

@@ -1636,6 +1636,50 @@ static void catch2_output(void)
 	if (out && strcmp(out, "no newline 12\n<&>12\n"))
 		fprintf(stderr, "output: '%s'\n", out);
 	done(&o);
+	/* failing after its output: the output stays the test's output, and
+	 * its message is Catch2's assertion alone (before, the output was in
+	 * the message too) */
+	mg(&o,
+	   ARGV("run", "-q", "-j", "1", "--report", "report.json", "--", CATCH2_LEAKS, "step 12"),
+	   ENV("MG_C2_PRINT=1", "MG_C2_FAIL=12"), 0);
+	CU_ASSERT(exited_with(&o, 1));
+	CU_ASSERT_FATAL(o.report != NULL);
+	t = find_test(o.report, "step 12");
+	out = t ? json_string_value(json_object_get(t, "output")) : NULL;
+	const char *msg = t ? json_string_value(json_object_get(t, "message")) : NULL;
+	CU_ASSERT(out && !strcmp(out, "no newline 12\n<&>12\n"));
+	CU_ASSERT(msg && strstr(msg, "FAILED") && !strstr(msg, "no newline") &&
+	          !strstr(msg, "<&>"));
+	if (msg && (strstr(msg, "no newline") || strstr(msg, "<&>")))
+		fprintf(stderr, "message: '%s'\n", msg);
+	done(&o);
+	/* tests that print look-alikes of the reporter's verdict and end tag
+	 * (the opposite of their own) keep Catch2's verdicts, and the
+	 * look-alikes are their output, as is their own "<root ...>" line
+	 * (before: step 12 failed and step 13 passed, as the look-alikes said,
+	 * and "<root>" was dropped) */
+	static const char fake[] = "<OverallResult success=\"%s\"/>\n</TestCase>\n<root a=\"1\">\n";
+	mg(&o,
+	   ARGV("run", "-q", "-j", "1", "--report", "report.json", "--", CATCH2_LEAKS,
+	        "step 12,step 13"),
+	   ENV("MG_C2_FAKE=1", "MG_C2_FAIL=13"), 0);
+	CU_ASSERT(exited_with(&o, 1));
+	CU_ASSERT_FATAL(o.report != NULL);
+	CU_ASSERT_EQUAL(count(o.report, "pass"), 1);
+	CU_ASSERT_EQUAL(count(o.report, "fail"), 1);
+	for (int k = 12; k <= 13; k++) {
+		char name[16], want[128];
+		snprintf(name, sizeof(name), "step %d", k);
+		snprintf(want, sizeof(want), fake, k == 12 ? "false" : "true");
+		t = find_test(o.report, name);
+		const char *st = t ? json_string_value(json_object_get(t, "state")) : NULL;
+		CU_ASSERT(st && !strcmp(st, k == 12 ? "pass" : "fail"));
+		out = t ? json_string_value(json_object_get(t, "output")) : NULL;
+		CU_ASSERT(out && !strcmp(out, want));
+		if (out && strcmp(out, want))
+			fprintf(stderr, "%s output: '%s'\n", name, out);
+	}
+	done(&o);
 }
 
 static void catch2_suspects(void)

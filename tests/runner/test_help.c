@@ -175,8 +175,8 @@ static void value_before_separator(void)
 		mg(&o, ARGV("run", flags[k], "--", "/bin/true"), NULL, 0);
 		CU_ASSERT(exited_with(&o, 2));
 		char want[128];
-		snprintf(want, sizeof(want), "option '%s' needs a value ('--' is where the command starts)",
-		         flags[k]);
+		snprintf(want, sizeof(want),
+		         "option '%s' needs a value ('--' is where the command starts)", flags[k]);
 		CU_ASSERT(strstr(o.err, want) != NULL);
 		done(&o);
 		CU_ASSERT(access("--", F_OK) != 0);
