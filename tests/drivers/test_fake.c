@@ -19,23 +19,33 @@ static void run_alone(outcome *o, const char *name, int direct)
 	unsetenv("GTEST_FILTER");
 }
 
+/* Fake.Last run alone with the variable env set: an error (exit 3) whose
+ * message says each of said and not unsaid. */
+static void error_alone(const char *env, const char *const *said, const char *unsaid)
+{
+	setenv(env, "1", 1);
+	outcome o;
+	run_alone(&o, "Fake.Last", 0);
+	CU_ASSERT(exited_with(&o, 3));
+	expect_state(o.report, "Fake.Last", "error");
+	for (; *said; said++)
+		expect_message(o.report, "Fake.Last", *said);
+	const char *m = message_of(o.report, "Fake.Last");
+	CU_ASSERT(m && !strstr(m, unsaid));
+	done(&o);
+	unsetenv(env);
+}
+
 /* A printer of the program's own in place of GoogleTest's: memguard sees no
  * test start or end, and says so (error, exit 3: it cannot tell the
  * verdicts), never that GoogleTest did not run the tests (before: "GoogleTest
  * did not run it: the program exited with status 0 before it"). */
 static void gtest_own_printer(void)
 {
-	setenv("MG_FAKE_OWN_PRINTER", "1", 1);
-	outcome o;
-	run_alone(&o, "Fake.Last", 0);
-	CU_ASSERT(exited_with(&o, 3));
-	expect_state(o.report, "Fake.Last", "error");
-	expect_message(o.report, "Fake.Last", "memguard saw no result of it");
-	expect_message(o.report, "Fake.Last", "printed no \"[ RUN      ]\" line");
-	const char *m = message_of(o.report, "Fake.Last");
-	CU_ASSERT(m && !strstr(m, "did not run"));
-	done(&o);
-	unsetenv("MG_FAKE_OWN_PRINTER");
+	error_alone("MG_FAKE_OWN_PRINTER",
+	            (const char *const[]){"memguard saw no result of it",
+	                                  "printed no \"[ RUN      ]\" line", NULL},
+	            "did not run");
 }
 
 /* GoogleTest's own printer, but a main that runs none of the tests it
@@ -44,17 +54,11 @@ static void gtest_own_printer(void)
  * cannot read (before: "memguard saw no result of it"). */
 static void gtest_runs_none(void)
 {
-	setenv("MG_FAKE_RUN_NONE", "1", 1);
-	outcome o;
-	run_alone(&o, "Fake.Last", 0);
-	CU_ASSERT(exited_with(&o, 3));
-	expect_state(o.report, "Fake.Last", "error");
-	expect_message(o.report, "Fake.Last",
-	               "GoogleTest did not run it: the program exited with status 0 before it");
-	const char *m = message_of(o.report, "Fake.Last");
-	CU_ASSERT(m && !strstr(m, "saw no result"));
-	done(&o);
-	unsetenv("MG_FAKE_RUN_NONE");
+	error_alone(
+	    "MG_FAKE_RUN_NONE",
+	    (const char *const[]){
+	        "GoogleTest did not run it: the program exited with status 0 before it", NULL},
+	    "saw no result");
 }
 
 static const mg_case cases[] = {
