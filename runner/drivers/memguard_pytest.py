@@ -394,13 +394,13 @@ class _Host:
         return self.session.items[-1]
 
     def collect_errors(self):
-        """The collection errors pytest ran on past (only with
-        --continue-on-collection-errors: else pytest_runtestloop ended the
-        session before any serving), as the listing's extra lines (PROTOCOL.md
+        """The collection errors, as the listing's extra lines (PROTOCOL.md
         6c): each an entry of its own, state fail, as pytest counts it ("1
-        passed, 1 error", exit 1), named by the collector's node id as
-        pytest's short summary names it ("ERROR test_x.py"). Only the
-        listing host sends them: every lane's pytest collects the same."""
+        passed, 1 error", exit 1, with --continue-on-collection-errors;
+        without it pytest runs no test, exit 2, and the listing lists none:
+        pytest_runtestloop), named by the collector's node id as pytest's
+        short summary names it ("ERROR test_x.py"). Only the listing host
+        sends them: every lane's pytest collects the same."""
         for rep in _HOST_STATE.get("collect_errors", []):
             # a conftest.py's error is the root's, whose node id is empty
             name = (rep.nodeid or "<collection>").encode("utf-8", "surrogateescape")
@@ -730,15 +730,15 @@ if _HOST:
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtestloop(session):
         if session.testsfailed and not session.config.option.continue_on_collection_errors:
-            # pytest's terminal is silenced: say what did not collect
-            for rep in _HOST_STATE.get("collect_errors", []):
-                _write_all(_SAVED_FDS[1], b"ERROR collecting %s\n%s\n" % (
-                    rep.nodeid.encode("utf-8", "replace"),
-                    rep.longreprtext.encode("utf-8", "replace")))
-            raise session.Interrupted(
-                "%d error%s during collection"
-                % (session.testsfailed, "s" if session.testsfailed != 1 else "")
-            )
+            # pytest ends its session here ("Interrupted: 1 error during
+            # collection", exit 2) and runs no test: the listing lists none,
+            # and its collection errors (collect_errors) are the run's
+            # entries, with pytest's text (before: the run exited 3, the
+            # errors on stderr only)
+            _write_all(_SAVED_FDS[1], b"memguard: %d error%s during collection: pytest runs no "
+                       b"test then (--continue-on-collection-errors runs the others)\n"
+                       % (session.testsfailed, b"s" if session.testsfailed != 1 else b""))
+            session.items = []
         host = _Host(session)
         _HOST_STATE["host"] = host
         host.serve()

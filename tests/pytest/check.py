@@ -538,8 +538,9 @@ def case_marks():
 
 def case_collect_error():
     """A module that does not import: pytest exits 2 and runs nothing;
-    memguard does not pass either (3: the host could not list) and shows
-    pytest's error. With --continue-on-collection-errors pytest runs the
+    memguard runs nothing either, and the error is an entry of its own, fail
+    with pytest's text (exit 1; before: exit 3, the error on stderr only),
+    at -j 1 and 2. With --continue-on-collection-errors pytest runs the
     rest and exits 1 ("1 passed, 1 error"): memguard too, the error an
     entry of its own, fail, named as pytest's summary names it, at -j 1 and
     2 (each lane's pytest collects it again: one entry); also when it is
@@ -548,10 +549,15 @@ def case_collect_error():
     suite = os.path.join(SUITES, "collect_error")
     p = subprocess.run(pytest_cmd("-q", suite), cwd=WORK, env=ENV, capture_output=True)
     check(p.returncode == 2, "pytest alone: 2, got %d" % p.returncode)
-    rc, rep, out, err = memguard(["-j", "1"], pytest_cmd(suite))
-    check(rc == 3, "memguard: 3, got %d" % rc)
-    check("ERROR collecting test_broken.py" in err and "SyntaxError" in err,
-          "pytest's collection error is shown: %s" % err[-1500:])
+    for j in ("1", "2"):
+        rc, rep, out, err = memguard(["-j", j], pytest_cmd(suite))
+        check(rc == 1, "memguard -j %s: 1, got %d %s" % (j, rc, err[-500:]))
+        got = entries(rep) if rep else []
+        check([(n, st) for n, st, _, _ in got] == [("test_broken.py", "fail")],
+              "-j %s: the error alone, no test run: %s" % (j, got))
+        check(got and "SyntaxError" in got[0][2], "pytest's text: %s" % got)
+        check("1 error during collection: pytest runs no test then" in err,
+              "said on stderr: %s" % err[-500:])
     go_on = "--continue-on-collection-errors"
     for args in ([suite], [suite + "/test_broken.py"]):
         p = subprocess.run(pytest_cmd("-q", go_on, *args), cwd=WORK, env=ENV,
