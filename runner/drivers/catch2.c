@@ -955,44 +955,61 @@ static void c2_output(shim *s, const char *line, size_t len)
 	shim_output(s, "\n", 1);
 }
 
-/* The first of the reporter's elements in the text p..e (a test's printf
- * output without its newline runs into the next one), or NULL. */
-static const char *c2_reporter_at(const char *p, const char *e)
+/* The first of the reporter's elements in the text p..e that a test's
+ * printf output without its newline runs into, or NULL. The XmlWriter
+ * indents its element there all the same (its pending newline is what the
+ * text took): as deep as it nests, at least, so that the program's own
+ * "<Failure>" in a sentence is no element (child: inside the running test
+ * case, c2_indent + 2; the test case's start and end tags at its own). */
+static const char *c2_reporter_at(const gtest *g, const char *p, const char *e)
 {
-	static const char *const marks[] = {"<TestCase name=\"",
-	                                    "<OverallResult success=\"",
-	                                    "</TestCase>",
-	                                    "<FatalErrorCondition",
-	                                    "<?xml ",
-	                                    "<Expression success=\"",
-	                                    "<Section name=\"",
-	                                    "</Section>",
-	                                    "<Info>",
-	                                    "<Exception ",
-	                                    "<Failure",
-	                                    "<Warning>",
-	                                    "<Skip",
-	                                    "<StdOut>",
-	                                    "<StdErr>"};
-	for (; (p = memchr(p, '<', (size_t)(e - p))) != NULL; p++)
-		for (size_t i = 0; i < sizeof(marks) / sizeof(marks[0]); i++)
-			if ((size_t)(e - p) >= strlen(marks[i]) &&
-			    !memcmp(p, marks[i], strlen(marks[i])))
-				return p;
+	static const struct {
+		const char *tag;
+		int depth; /* 0: none, 1: a test case's own tag, 2: a child of it */
+	} marks[] = {{"<?xml ", 0},
+	             {"<TestCase name=\"", 1},
+	             {"</TestCase>", 1},
+	             {"<OverallResult success=\"", 2},
+	             {"<FatalErrorCondition", 2},
+	             {"<Expression success=\"", 2},
+	             {"<Section name=\"", 2},
+	             {"</Section>", 2},
+	             {"<Info>", 2},
+	             {"<Exception ", 2},
+	             {"<Failure", 2},
+	             {"<Warning>", 2},
+	             {"<Skip", 2},
+	             {"<StdOut>", 2},
+	             {"<StdErr>", 2}};
+	for (const char *at = p; (at = memchr(at, '<', (size_t)(e - at))) != NULL; at++) {
+		size_t blanks = 0;
+		while (at - blanks > p &&
+		       (at[-1 - (ptrdiff_t)blanks] == ' ' || at[-1 - (ptrdiff_t)blanks] == '\t'))
+			blanks++;
+		for (size_t i = 0; i < sizeof(marks) / sizeof(marks[0]); i++) {
+			size_t want = marks[i].depth == 0   ? 0
+			              : marks[i].depth == 1 ? (g->c2_indent ? g->c2_indent : 2)
+			                                    : g->c2_indent + 2;
+			size_t tl = strlen(marks[i].tag);
+			if ((size_t)(e - at) >= tl && !memcmp(at, marks[i].tag, tl) &&
+			    blanks >= want)
+				return at;
+		}
+	}
 	return NULL;
 }
 
-/* 1 when the line p..n (p[0] '<') inside a test case is an element
- * Catch2's XML reporter writes there (v2 and v3), by its name; else it is
- * the program's text (before, such a line, "<root>" a test printed, was
- * dropped). */
+/* 1 when the line p..n (p[0] '<') is an element Catch2's XML reporter
+ * writes (v2 and v3), by its name; else it is the program's text (before,
+ * such a line, "<root>" a test printed, was dropped). Inside a test case
+ * its indentation tells the reporter's from the program's (c2_nested). */
 static int c2_reporters(const char *p, size_t n)
 {
 	static const char names[] =
-	    " Catch Catch2TestRun Group TestCase Section Expression Original Expanded Exception"
-	    " FatalErrorCondition Info Warning Failure Skip OverallResult OverallResults"
-	    " OverallResultsCases StdOut StdErr Randomness BenchmarkResults mean"
-	    " standardDeviation outliers failed ";
+	    " ?xml Catch Catch2TestRun Group TestCase Section Expression Original Expanded"
+	    " Exception FatalErrorCondition Info Warning Failure Skip OverallResult"
+	    " OverallResults OverallResultsCases StdOut StdErr Randomness BenchmarkResults"
+	    " mean standardDeviation outliers failed ";
 	char key[32];
 	size_t from = n > 1 && p[1] == '/' ? 2 : 1, k = from;
 	while (k < n && !strchr(" \t/>", p[k]))
@@ -1006,15 +1023,24 @@ static int c2_reporters(const char *p, size_t n)
 	return strstr(names, key) != NULL;
 }
 
-/* 1 when an element indented by indent is where the XmlWriter puts the
- * running test case's own: its end tag at the test case's indentation, its
- * OverallResult (child 1) two spaces in. glued: it followed the program's
- * text on its line, whose own trailing blanks may come before its
- * indentation. The program's text that looks like them is no verdict. */
-static int c2_nested(const gtest *g, size_t indent, int child, int glued)
+/* 1 when the reporter's element p..n, indented by indent, inside the
+ * running test case is where the XmlWriter puts its own: its end tag at the
+ * test case's indentation, its OverallResult two spaces in (deeper after a
+ * fatal signal: Catch2 v2 closes no section then), every other element at
+ * least two spaces in, and no test case's start. glued: it followed the
+ * program's text on its line, whose own trailing blanks may come before
+ * its indentation. The program's text that looks like them is no verdict
+ * and no message: its output. */
+static int c2_nested(const gtest *g, const char *p, size_t n, size_t indent, int glued)
 {
-	size_t want = g->c2_indent + (child ? 2 : 0);
-	return glued ? indent >= want : indent == want;
+	size_t child = g->c2_indent + 2;
+	if (n >= 11 && !memcmp(p, "</TestCase>", 11))
+		return glued ? indent >= g->c2_indent : indent == g->c2_indent;
+	if (n > 24 && !memcmp(p, "<OverallResult success=\"", 24))
+		return glued || g->c2_fatal ? indent >= child : indent == child;
+	if (n > 16 && !memcmp(p, "<TestCase name=\"", 16))
+		return 0;
+	return indent >= child;
 }
 
 /* Catch2's XML reporter, a line at a time (glued: the line followed the
@@ -1030,7 +1056,8 @@ static void c2_line(shim *s, gtest *g, char *line, size_t len, int glued)
 	size_t n = (size_t)(e - p), indent = (size_t)(p - line);
 	if ((n == 1 && *p == '>') || (n == 2 && !memcmp(p, "/>", 2)))
 		return; /* the reporter closing a tag the program's text came after */
-	size_t el = n && *p == '<' ? c2_element(p, n) : n;
+	int ours = n && *p == '<' && c2_reporters(p, n); /* by its name */
+	size_t el = ours ? c2_element(p, n) : n;
 	if (el < n) { /* the program's text after the reporter's element: read on */
 		c2_line(s, g, line, (size_t)(p - line) + el, glued);
 		c2_line(s, g, (char *)p + el, n - el, 0);
@@ -1043,8 +1070,8 @@ static void c2_line(shim *s, gtest *g, char *line, size_t len, int glued)
 	}
 	/* a test's printf output without a final newline is in front of the
 	 * reporter's next element: it is the test's, the element is read on */
-	if (n && *p != '<') {
-		const char *cut = c2_reporter_at(p, e);
+	if (n && !ours) {
+		const char *cut = c2_reporter_at(g, p + 1, e);
 		if (cut) {
 			const char *te = cut; /* without the element's indentation */
 			while (te > p && (te[-1] == ' ' || te[-1] == '\t'))
@@ -1053,6 +1080,11 @@ static void c2_line(shim *s, gtest *g, char *line, size_t len, int glued)
 			c2_line(s, g, (char *)te, (size_t)(e - te), 1);
 			return;
 		}
+	}
+	if (ours && (g->dup_running || shim_head_started(s)) &&
+	    !c2_nested(g, p, n, indent, glued)) {
+		c2_output(s, line, len); /* the program's look-alike: printed */
+		return;
 	}
 	if (n > 16 && !memcmp(p, "<TestCase name=\"", 16)) {
 		const char *nm = p + 16, *q = memchr(nm, '"', (size_t)(e - nm));
@@ -1078,22 +1110,15 @@ static void c2_line(shim *s, gtest *g, char *line, size_t len, int glued)
 		gtest_on_run(s, g, qname, dn);
 		return;
 	}
-	int overall = n > 24 && !memcmp(p, "<OverallResult success=\"", 24),
-	    ended = n >= 11 && !memcmp(p, "</TestCase>", 11);
-	if ((overall || ended) && (g->dup_running || shim_head_started(s)) &&
-	    !c2_nested(g, indent, overall, glued)) {
-		c2_output(s, line, len); /* the program's look-alike: printed */
-		return;
-	}
 	if (g->dup_running) {
 		c2_dup_line(s, g, p, n);
 		return;
 	}
 	if (!shim_head_started(s)) {
 		if (n > 15 && !memcmp(p, "<OverallResults", 15))
-			g->summary = 1;  /* the group's totals: the tests have run */
-		else if (n && *p != '<') /* the program's text between test cases (a static
-		                          * constructor's, a listener's): as GoogleTest's */
+			g->summary = 1; /* the group's totals: the tests have run */
+		else if (n && !ours)    /* the program's text between test cases (a static
+		                         * constructor's, a listener's): as GoogleTest's */
 			gtest_outside_between(s, g, line, len, 1);
 		return;
 	}
@@ -1119,7 +1144,7 @@ static void c2_line(shim *s, gtest *g, char *line, size_t len, int glued)
 		c2_output(s, text, tn);
 		return;
 	}
-	if (!c2_reporters(p, n)) {
+	if (!ours) {
 		c2_output(s, line, len); /* the program's own "<...>" text */
 		return;
 	}

@@ -1107,7 +1107,6 @@ static int head_is(shim *s, const char *name, size_t n)
 void gtest_on_run(shim *s, gtest *g, const char *name, size_t n)
 {
 	size_t k;
-	g->saw_run = 1;
 	if (shim_head_started(s))
 		return; /* not a line gtest writes mid-test; leave the head to its result */
 	for (k = 0; k < g->batch; k++) {
@@ -1282,6 +1281,7 @@ static void g_text(shim *s, gtest *g, char *line, size_t len, const char *m)
 		return;
 	if (len >= 12 && line[0] == '[' && line[11] == ']') {
 		if (MATCH(line, len, "[ RUN      ]", &name, &n)) {
+			g->saw_run = 1;
 			if (!shim_head_started(s)) {
 				gtest_outside_flush(s, g); /* before it: its suite's set-up */
 				g->suite_ran = 1;

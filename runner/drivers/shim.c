@@ -94,6 +94,7 @@ struct shim {
 	struct timespec t0;
 
 	buf reply, out, line;
+	buf between; /* the program's output between tests: the next test's */
 	size_t listed;
 
 	pid_t child;      /* for signals and waits */
@@ -641,6 +642,24 @@ pid_t shim_child(const shim *s)
 
 /* ---- replies ---- */
 
+static void reply_flush(shim *s);
+
+/* The output held for the next test, when none will start (the shim ends):
+ * to stdout, the runner's for the test in front. */
+static void between_release(shim *s)
+{
+	if (s->between.len)
+		buf_add(&s->out, s->between.p, s->between.len);
+	s->between.len = 0;
+}
+
+/* The last replies, the held output before them. */
+static void reply_flush_last(shim *s)
+{
+	between_release(s);
+	reply_flush(s);
+}
+
 static void reply_flush(shim *s)
 {
 	if (s->out.len && buf_flush(&s->out, 1) < 0)
@@ -666,17 +685,25 @@ static void __attribute__((noreturn)) finish(shim *s, int recycle)
 	}
 	mg_msg bye = {.kind = MG_MSG_BYE, .va = s->peak_va, .rss = s->peak_rss};
 	buf_add_msg(&s->reply, &bye);
-	reply_flush(s);
+	reply_flush_last(s);
 	_exit(0);
 }
 
 void shim_output(shim *s, const char *p, size_t len)
 {
 	if (!shim_head_started(s)) {
-		/* between tests: no test to give it to, so it goes to stdout */
-		buf_add(&s->out, p, len);
-		if (s->out.len >= OUT_FLUSH && buf_flush(&s->out, 1) < 0)
-			s->out.len = 0;
+		/* between tests: the next test's, in the reply stream after its
+		 * start (shim_start), so that it is in order with the results
+		 * before it whichever of our pipes the runner reads first
+		 * (before, it went to stdout, to the test in front when the
+		 * runner read it: under load a program's "Running main()" was a
+		 * later test's output); past OUT_FLUSH, to stdout as it comes */
+		buf_add(&s->between, p, len);
+		if (s->between.len >= OUT_FLUSH) {
+			between_release(s);
+			if (buf_flush(&s->out, 1) < 0)
+				s->out.len = 0;
+		}
 		return;
 	}
 	/* the running test's output goes in the reply stream as "out" lines,
@@ -738,6 +765,11 @@ void shim_start(shim *s)
 	mg_msg m = {.kind = MG_MSG_START, .text = e->name, .text_len = e->len};
 	buf_add_msg(&s->reply, &m);
 	s->started = 1;
+	if (s->between.len) {
+		size_t n = s->between.len;
+		s->between.len = 0; /* shim_output may not add to it now */
+		shim_output(s, s->between.p, n);
+	}
 	s->tree_va = s->tree_rss = 0;
 	clock_gettime(CLOCK_MONOTONIC, &s->t0);
 }
@@ -885,7 +917,7 @@ void shim_resultf(shim *s, mg_msg_kind kind, const char *fmt, ...)
 
 void shim_die_of(shim *s, int sig)
 {
-	reply_flush(s);
+	reply_flush_last(s);
 	struct rlimit none = {0, 0};
 	setrlimit(RLIMIT_CORE, &none);
 #ifdef __SANITIZE_ADDRESS__
@@ -914,7 +946,7 @@ void shim_end_as(shim *s, mg_exit_end status)
 {
 	if (status.signo)
 		shim_die_of(s, status.signo);
-	reply_flush(s);
+	reply_flush_last(s);
 	_exit(status.status);
 }
 

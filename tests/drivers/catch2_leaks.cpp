@@ -7,6 +7,8 @@
 // MG_C2_FAIL=N: step N fails. MG_C2_CRASH=N: step N dies of SIGSEGV.
 // MG_C2_PRINT=1: every test printf()s a line without its newline, and
 // writes "<&>" to std::cout (which Catch2 captures into its XML).
+// MG_C2_WORDS=1: every test printf()s the reporter's element names in a
+// sentence, and "<b>" without a newline last.
 // MG_C2_FAKE=1: every test printf()s look-alikes of the XML reporter's
 // verdict and end tag, the opposite of its own verdict, and "<root a="1">".
 #include <catch2/catch.hpp>
@@ -60,6 +62,8 @@ void step(int n)
 	if (crash && std::atoi(crash) == n)
 		std::raise(SIGSEGV);
 	const char *fail = std::getenv("MG_C2_FAIL");
+	if (std::getenv("MG_C2_WORDS"))
+		std::printf("note: <Failure> is a word, <Info> too\nsecond line\n<b>");
 	const char *fake = std::getenv("MG_C2_FAKE");
 	if (fake)
 		std::printf("<OverallResult success=\"%s\"/>\n</TestCase>\n<root a=\"1\">\n",
@@ -84,8 +88,9 @@ STEP(1)
 STEP(2)
 STEP(3)
 STEP(4)
-STEP(5) STEP(6) STEP(7) STEP(8) STEP(9) TEN(1) TEN(2) TEN(3) TEN(4) TEN(5) TEN(6) TEN(7) TEN(8)
-    TEN(9) TEN(10) TEN(11)
+STEP(5)
+STEP(6) STEP(7) STEP(8) STEP(9) TEN(1) TEN(2) TEN(3) TEN(4) TEN(5) TEN(6) TEN(7) TEN(8) TEN(9)
+    TEN(10) TEN(11)
 
         TEST_CASE("odd, [name] *")
 {

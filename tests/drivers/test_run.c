@@ -1680,6 +1680,34 @@ static void catch2_output(void)
 			fprintf(stderr, "%s output: '%s'\n", name, out);
 	}
 	done(&o);
+	/* the reporter's element names in the program's sentences are its
+	 * text, and "<b>" without its newline is cut before the reporter's
+	 * element after it (before: "<Failure>" in a passing test's line made
+	 * it fail and swallowed its next lines; "<b>" took the verdict along) */
+	mg(&o,
+	   ARGV("run", "-q", "-j", "1", "--report", "report.json", "--", CATCH2_LEAKS,
+	        "step 12,step 13"),
+	   ENV("MG_C2_WORDS=1", "MG_C2_FAIL=13"), 0);
+	CU_ASSERT(exited_with(&o, 1));
+	CU_ASSERT_FATAL(o.report != NULL);
+	CU_ASSERT_EQUAL(count(o.report, "pass"), 1);
+	CU_ASSERT_EQUAL(count(o.report, "fail"), 1);
+	for (int k = 12; k <= 13; k++) {
+		char name[16];
+		snprintf(name, sizeof(name), "step %d", k);
+		t = find_test(o.report, name);
+		const char *st = t ? json_string_value(json_object_get(t, "state")) : NULL;
+		CU_ASSERT(st && !strcmp(st, k == 12 ? "pass" : "fail"));
+		out = t ? json_string_value(json_object_get(t, "output")) : NULL;
+		CU_ASSERT(
+		    out &&
+		    !strcmp(out, "note: <Failure> is a word, <Info> too\nsecond line\n<b>\n"));
+		if (out && strcmp(out, "note: <Failure> is a word, <Info> too\nsecond line\n<b>\n"))
+			fprintf(stderr, "%s output: '%s'\n", name, out);
+	}
+	msg = message_of(o.report, "step 13");
+	CU_ASSERT(msg && strstr(msg, "FAILED") && !strstr(msg, "word"));
+	done(&o);
 }
 
 static void catch2_suspects(void)
