@@ -34,6 +34,7 @@ import collections
 import ctypes
 import os
 import select
+import signal
 import sys
 import time
 import traceback
@@ -498,7 +499,11 @@ class _Host:
         asked = None
         try:
             item.config.hook.pytest_runtest_protocol(item=item, nextitem=nextitem)
-        except pytest.exit.Exception as e:  # pytest.exit() in the test
+        except (pytest.exit.Exception, KeyboardInterrupt) as e:
+            # pytest.exit() in the test, or a KeyboardInterrupt it raised
+            # (a real SIGINT ends the process as before: _sigint)
+            if isinstance(e, KeyboardInterrupt) and _HOST_STATE.get("sigint"):
+                raise
             asked = e
             # the phase's teardown did not run: what it keeps is torn down
             # before the next test here, or at the process's end
@@ -520,6 +525,12 @@ class _Host:
         as pytest does not (those that fail make memguard's exit 1 where
         pytest's is N). Before, the process ended, the test a crash, and
         the run exited 1 for a pytest.exit(returncode=0)."""
+        if isinstance(e, KeyboardInterrupt):
+            # pytest stops its run there too ("Interrupted", exit 2): a fail
+            # (before: "host exited with status 0 during the test", a crash)
+            said = ("KeyboardInterrupt in this test: pytest ends its run there (exit 2), "
+                    "memguard runs the tests after it")
+            return b"fail", (msg + "\n" if msg else "") + said
         code = e.returncode if e.returncode is not None else 2
         said = "pytest.exit() in this test (returncode %d): %s" % (code, e.msg)
         if code == 0:
@@ -781,3 +792,13 @@ if _HOST:
         lib.mg_host_dying(int(os.environ.get("MEMGUARD_REPLY_FD", "4")), statm)
 
     _dying_install()
+
+    def _sigint(signum, frame):
+        """A real SIGINT (the runner's, a user's Ctrl-C) ends the host as
+        before; only a KeyboardInterrupt a test raises itself is that
+        test's outcome (run_item)."""
+        _HOST_STATE["sigint"] = True
+        raise KeyboardInterrupt
+
+    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        signal.signal(signal.SIGINT, _sigint)

@@ -607,9 +607,11 @@ def case_exit_mid_test():
     (before: a crash, exit 1), said in the test's output; with 3 the test is
     a fail naming it, and the run fails, as directly. The test after it runs
     (pytest's run does not), at -j 1 and 2. What the exiting test printed is
-    its own output, not the next test's; and the module's fixture is torn
-    down after it as pytest does, also where the exiting test is pytest's
-    last (before, its teardown never ran)."""
+    its own output (before, it was lost); the module's fixture is torn down
+    once a host, as pytest does; where the exiting test is pytest's last and
+    runs first in its host, the tests after it are set up afresh (before,
+    their setup failed). A KeyboardInterrupt the test raises is a fail
+    naming it."""
     suite = os.path.join(SUITES, "exit")
     mark = os.path.join(WORK, "torn")
     for at in ("test_exits", "test_after"):
@@ -645,6 +647,23 @@ def case_exit_mid_test():
                 st, m, o = got.get("test_exit.py::" + at, ("", "", ""))
                 said = "pytest.exit() in this test (returncode %s): done here" % code
                 check(said in (o if code == "0" else m), "it says why: %r %r" % (m, o))
+    # a KeyboardInterrupt the test raises: pytest stops there ("1 passed",
+    # Interrupted, exit 2); under memguard the test fails naming it, with
+    # its output, and the tests after it run (before: a crash, "host exited
+    # with status 0 during the test", its output lost)
+    env = dict(ENV, MG_PYTEST_EXIT_KI="1")
+    p = subprocess.run(pytest_cmd("-q", suite), cwd=WORK, env=env, capture_output=True)
+    check(p.returncode == 2, "pytest alone: 2, got %d" % p.returncode)
+    for j in ("1", "2"):
+        rc, rep, out, err = memguard(["-j", j], pytest_cmd(suite), env=env)
+        check(rc == 1, "KeyboardInterrupt -j %s: exit 1, got %d %s" % (j, rc, err[-500:]))
+        got = {n: (st, m, o) for n, st, m, o in entries(rep)} if rep else {}
+        check({n: v[0] for n, v in got.items()} == {
+            "test_exit.py::test_before": "pass", "test_exit.py::test_exits": "fail",
+            "test_exit.py::test_after": "pass"}, "KeyboardInterrupt states: %s" % got)
+        st, m, o = got.get("test_exit.py::test_exits", ("", "", ""))
+        check("KeyboardInterrupt in this test" in m and "exiting" in o,
+              "KeyboardInterrupt said, output kept: %r %r" % (m, o))
     # pytest's last test exiting first in its host (--order history, the
     # longest first): the tests after it here are set up afresh (before,
     # its fixtures stayed set up, and the next test's setup failed:

@@ -2,7 +2,8 @@
 # MG_PYTEST_EXIT_CODE, default 0), between two that pass; with
 # MG_PYTEST_EXIT_AT=test_after the last test exits instead. A module fixture
 # appends "torn down" to the file MG_PYTEST_EXIT_MARK names at its teardown,
-# which pytest runs after an exit too.
+# which pytest runs after an exit too. With MG_PYTEST_EXIT_KI set the test
+# raises KeyboardInterrupt instead.
 import os
 
 import pytest
@@ -20,6 +21,8 @@ def module_state():
 def maybe_exit(name):
     if os.environ.get("MG_PYTEST_EXIT_AT", "test_exits") == name:
         print("exiting")
+        if os.environ.get("MG_PYTEST_EXIT_KI"):
+            raise KeyboardInterrupt
         pytest.exit("done here", returncode=int(os.environ.get("MG_PYTEST_EXIT_CODE", "0")))
 
 
