@@ -955,50 +955,6 @@ static void c2_output(shim *s, const char *line, size_t len)
 	shim_output(s, "\n", 1);
 }
 
-/* The first of the reporter's elements in the text p..e that a test's
- * printf output without its newline runs into, or NULL. The XmlWriter
- * indents its element there all the same (its pending newline is what the
- * text took): as deep as it nests, at least, so that the program's own
- * "<Failure>" in a sentence is no element (child: inside the running test
- * case, c2_indent + 2; the test case's start and end tags at its own). */
-static const char *c2_reporter_at(const gtest *g, const char *p, const char *e)
-{
-	static const struct {
-		const char *tag;
-		int depth; /* 0: none, 1: a test case's own tag, 2: a child of it */
-	} marks[] = {{"<?xml ", 0},
-	             {"<TestCase name=\"", 1},
-	             {"</TestCase>", 1},
-	             {"<OverallResult success=\"", 2},
-	             {"<FatalErrorCondition", 2},
-	             {"<Expression success=\"", 2},
-	             {"<Section name=\"", 2},
-	             {"</Section>", 2},
-	             {"<Info>", 2},
-	             {"<Exception ", 2},
-	             {"<Failure", 2},
-	             {"<Warning>", 2},
-	             {"<Skip", 2},
-	             {"<StdOut>", 2},
-	             {"<StdErr>", 2}};
-	for (const char *at = p; (at = memchr(at, '<', (size_t)(e - at))) != NULL; at++) {
-		size_t blanks = 0;
-		while (at - blanks > p &&
-		       (at[-1 - (ptrdiff_t)blanks] == ' ' || at[-1 - (ptrdiff_t)blanks] == '\t'))
-			blanks++;
-		for (size_t i = 0; i < sizeof(marks) / sizeof(marks[0]); i++) {
-			size_t want = marks[i].depth == 0   ? 0
-			              : marks[i].depth == 1 ? (g->c2_indent ? g->c2_indent : 2)
-			                                    : g->c2_indent + 2;
-			size_t tl = strlen(marks[i].tag);
-			if ((size_t)(e - at) >= tl && !memcmp(at, marks[i].tag, tl) &&
-			    blanks >= want)
-				return at;
-		}
-	}
-	return NULL;
-}
-
 /* 1 when the line p..n (p[0] '<') is an element Catch2's XML reporter
  * writes (v2 and v3), by its name; else it is the program's text (before,
  * such a line, "<root>" a test printed, was dropped). Inside a test case
@@ -1023,24 +979,53 @@ static int c2_reporters(const char *p, size_t n)
 	return strstr(names, key) != NULL;
 }
 
+/* The least indentation the XmlWriter gives the reporter's element p..n
+ * (c2_reporters') around the running test case: none for the XML
+ * declaration, the test case's own for its start and end tags (2 before
+ * the first), two spaces more for everything inside it. */
+static size_t c2_depth(const gtest *g, const char *p, size_t n)
+{
+	if (n >= 5 && !memcmp(p, "<?xml", 5))
+		return 0;
+	if ((n > 10 && !memcmp(p, "<TestCase ", 10)) || (n >= 11 && !memcmp(p, "</TestCase>", 11)))
+		return g->c2_indent ? g->c2_indent : 2;
+	return g->c2_indent + 2;
+}
+
+/* The first of the reporter's elements in the text p..e that a test's
+ * printf output without its newline runs into, or NULL. The XmlWriter
+ * indents its element there all the same (its pending newline is what the
+ * text took), as deep as it nests (c2_depth), so that the program's own
+ * "<Failure>" in a sentence is no element. */
+static const char *c2_reporter_at(const gtest *g, const char *p, const char *e)
+{
+	for (const char *at = p; (at = memchr(at, '<', (size_t)(e - at))) != NULL; at++) {
+		const char *b = at;
+		while (b > p && (b[-1] == ' ' || b[-1] == '\t'))
+			b--;
+		size_t n = (size_t)(e - at);
+		if (c2_reporters(at, n) && (size_t)(at - b) >= c2_depth(g, at, n))
+			return at;
+	}
+	return NULL;
+}
+
 /* 1 when the reporter's element p..n, indented by indent, inside the
- * running test case is where the XmlWriter puts its own: its end tag at the
- * test case's indentation, its OverallResult two spaces in (deeper after a
+ * running test case is where the XmlWriter puts its own (c2_depth): its
+ * end tag and OverallResult exactly there (OverallResult deeper after a
  * fatal signal: Catch2 v2 closes no section then), every other element at
- * least two spaces in, and no test case's start. glued: it followed the
- * program's text on its line, whose own trailing blanks may come before
- * its indentation. The program's text that looks like them is no verdict
- * and no message: its output. */
+ * least there, and no test case's start nor XML declaration. glued: it
+ * followed the program's text on its line, whose own trailing blanks may
+ * come before its indentation. The program's text that looks like them is no verdict and
+ * no message: its output. */
 static int c2_nested(const gtest *g, const char *p, size_t n, size_t indent, int glued)
 {
-	size_t child = g->c2_indent + 2;
-	if (n >= 11 && !memcmp(p, "</TestCase>", 11))
-		return glued ? indent >= g->c2_indent : indent == g->c2_indent;
-	if (n > 24 && !memcmp(p, "<OverallResult success=\"", 24))
-		return glued || g->c2_fatal ? indent >= child : indent == child;
-	if (n > 16 && !memcmp(p, "<TestCase name=\"", 16))
+	size_t want = c2_depth(g, p, n);
+	if ((n > 10 && !memcmp(p, "<TestCase ", 10)) || (n >= 5 && !memcmp(p, "<?xml", 5)))
 		return 0;
-	return indent >= child;
+	int exact = (n >= 11 && !memcmp(p, "</TestCase>", 11)) ||
+	            (n > 24 && !memcmp(p, "<OverallResult success=\"", 24) && !g->c2_fatal);
+	return exact && !glued ? indent == want : indent >= want;
 }
 
 /* Catch2's XML reporter, a line at a time (glued: the line followed the

@@ -1685,8 +1685,10 @@ static void catch2_output(void)
 	 * (before: step 12 failed and step 13 passed, as the look-alikes said,
 	 * and "<root>" was dropped) */
 	catch2_two_steps("MG_C2_FAKE=1",
-	                 "<OverallResult success=\"false\"/>\n</TestCase>\n<root a=\"1\">\n",
-	                 "<OverallResult success=\"true\"/>\n</TestCase>\n<root a=\"1\">\n");
+	                 "<?xml version=\"1.0\"?>\n<OverallResult "
+	                 "success=\"false\"/>\n</TestCase>\n<root a=\"1\">\n",
+	                 "<?xml version=\"1.0\"?>\n<OverallResult "
+	                 "success=\"true\"/>\n</TestCase>\n<root a=\"1\">\n");
 	/* the reporter's element names in the program's sentences are its
 	 * text, and "<b>" without its newline is cut before the reporter's
 	 * element after it (before: "<Failure>" in a passing test's line made
