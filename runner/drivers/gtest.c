@@ -1255,6 +1255,125 @@ static int dup_end(shim *s, gtest *g, const char *line, size_t len)
 	return 1;
 }
 
+/* Whether the probe's end record for name waits on its pipe (where the
+ * stdio buffer had no room for it in the stream): read on, not taken
+ * (probe_take takes it at the end). */
+static int probe_has_end(gtest *g, const char *name, size_t n)
+{
+	if (g->probe_rd < 0)
+		return 0;
+	while (mg_lines_fill(&g->probe_lines, g->probe_rd) > 0)
+		;
+	const char *l = g->probe_lines.buf + g->probe_lines.start;
+	const char *e = l + g->probe_lines.len, *nl;
+	for (; l < e && (nl = memchr(l, '\n', (size_t)(e - l))); l = nl + 1) {
+		if (nl - l <= 4 || memcmp(l, "end ", 4))
+			continue;
+		const char *p = l + 4;
+		for (int i = 0; i < 4; i++)
+			next_u64(&p);
+		if (p < nl && *p == ' ')
+			p++;
+		size_t pn = (size_t)(nl - p);
+		if ((pn == n || (pn >= 4000 && pn < n)) && !memcmp(p, name, pn))
+			return 1;
+	}
+	return 0;
+}
+
+/* Keeps a line in the hold: 0 when it has no room for it. */
+static int hold_put(gtest *g, const char *line, size_t len)
+{
+	uint32_t n = (uint32_t)len;
+	if (sizeof(g->hold) - g->hold_len < sizeof(n) + len)
+		return 0;
+	memcpy(g->hold + g->hold_len, &n, sizeof(n));
+	memcpy(g->hold + g->hold_len + sizeof(n), line, len);
+	g->hold_len += sizeof(n) + len;
+	return 1;
+}
+
+/*
+ * The head's result line (of kind), when it is to be held: the probe puts
+ * its ends in the stream and none came in front of this line (nor waits
+ * on its pipe, where the buffer had no room). A test that prints a
+ * look-alike of its own result line ("[  FAILED  ] Its.Name (0 ms)") gets
+ * GoogleTest's verdict, not the look-alike's: GoogleTest's line is the
+ * test's last, after whatever the test printed. 1 when held.
+ */
+static int hold_begin(gtest *g, mg_msg_kind kind, const char *line, size_t len,
+                      const char *name, size_t n)
+{
+	if (g->catch2 || !g->smark_len || !g->probe_seen || g->fig_pending ||
+	    probe_has_end(g, name, n))
+		return 0;
+	g->hold_len = 0;
+	if (!hold_put(g, line, len))
+		return 0;
+	g->held = (int)kind + 1;
+	return 1;
+}
+
+static void g_text(shim *s, gtest *g, char *line, size_t len, const char *m);
+
+/* Ends the hold: verdict 1, the held line was GoogleTest's (the test's
+ * result, and the lines after it come after the test); 0, it was the
+ * test's own look-alike (its output, and so are the lines after it). */
+static void hold_end(shim *s, gtest *g, int verdict)
+{
+	static char lines[sizeof(g->hold)];
+	size_t len = g->hold_len;
+	mg_msg_kind kind = (mg_msg_kind)(g->held - 1);
+	memcpy(lines, g->hold, len);
+	g->held = 0;
+	g->hold_len = 0;
+	for (size_t at = 0; at < len;) {
+		uint32_t n;
+		memcpy(&n, lines + at, sizeof(n));
+		char *l = lines + at + sizeof(n);
+		if (at > 0)
+			g_text(s, g, l, n, NULL);
+		else if (!verdict)
+			gtest_output(s, g, l, n, 1);
+		else if (kind == MG_MSG_PASS)
+			gtest_end(s, g, kind, NULL, 0);
+		else
+			gtest_end(s, g, kind, g->text, g->text_len);
+		at += sizeof(n) + n;
+	}
+}
+
+/* A line that comes while a result is held: 1 when kept in the hold, 0
+ * when it ended the hold (and is to be read as any line). */
+static int g_hold_line(shim *s, gtest *g, const char *line, size_t len, const char *m)
+{
+	if (m) { /* the probe's end, in front of GoogleTest's own end line */
+		hold_end(s, g, 0);
+		return 0;
+	}
+	size_t t = len && line[0] != '[' ? tag_at(line, len) : 0;
+	const char *tag = line + t, *name;
+	size_t tl = len - t, n;
+	if (tl >= 12 && tag[0] == '[' && tag[11] == ']') {
+		if (MATCH(tag, tl, "[       OK ]", &name, &n) ||
+		    MATCH(tag, tl, "[  FAILED  ]", &name, &n) ||
+		    MATCH(tag, tl, "[  SKIPPED ]", &name, &n)) {
+			if (head_is(s, name, n)) { /* a later one: the last is GoogleTest's */
+				hold_end(s, g, 0);
+				return 0;
+			}
+		} else if (MATCH(tag, tl, "[ RUN      ]", &name, &n) ||
+		           (!t && (!memcmp(tag, "[----------]", 12) || !memcmp(tag, "[==========]", 12)))) {
+			hold_end(s, g, 1); /* GoogleTest goes on after the test */
+			return 0;
+		}
+	}
+	if (!shim_line_cut(s) && hold_put(g, line, len))
+		return 1;
+	hold_end(s, g, 1); /* no room to wait: taken, as before the hold */
+	return 0;
+}
+
 /* A line of GoogleTest's, m where the probe's line starts in it (NULL:
  * none): the probe's end lines, cut off what the test left before. */
 static void g_text(shim *s, gtest *g, char *line, size_t len, const char *m)
@@ -1291,15 +1410,24 @@ static void g_text(shim *s, gtest *g, char *line, size_t len, const char *m)
 			gtest_on_run(s, g, name, n);
 		} else if (g->dup_running && dup_end(s, g, line, len)) {
 			return;
-		} else if (MATCH(line, len, "[       OK ]", &name, &n)) {
-			if (shim_head_started(s) && head_is(s, name, n))
-				gtest_end(s, g, MG_MSG_PASS, NULL, 0);
-		} else if (MATCH(line, len, "[  FAILED  ]", &name, &n)) {
-			if (shim_head_started(s) && head_is(s, name, n))
-				gtest_end(s, g, MG_MSG_FAIL, g->text, g->text_len);
-		} else if (MATCH(line, len, "[  SKIPPED ]", &name, &n)) {
-			if (shim_head_started(s) && head_is(s, name, n))
-				gtest_end(s, g, MG_MSG_SKIP, g->text, g->text_len);
+		} else if (MATCH(line, len, "[       OK ]", &name, &n) ||
+		           MATCH(line, len, "[  FAILED  ]", &name, &n) ||
+		           MATCH(line, len, "[  SKIPPED ]", &name, &n)) {
+			if (!shim_head_started(s))
+				return;
+			if (!head_is(s, name, n)) { /* another's, printed by the test */
+				gtest_output(s, g, line, len, 1);
+				return;
+			}
+			mg_msg_kind kind = line[3] == 'F'   ? MG_MSG_FAIL
+			                   : line[3] == 'S' ? MG_MSG_SKIP
+			                                    : MG_MSG_PASS;
+			if (hold_begin(g, kind, line, len, name, n))
+				return;
+			if (kind == MG_MSG_PASS)
+				gtest_end(s, g, kind, NULL, 0);
+			else
+				gtest_end(s, g, kind, g->text, g->text_len);
 		} else if (!shim_head_started(s)) {
 			gtest_outside_frame(s, g, line, len);
 		}
@@ -1335,6 +1463,8 @@ static void g_line(shim *s, char *line, size_t len)
 	}
 	const char *m = probe_mark_at(g, line, len);
 	shim_tail_keep(s, line, m ? (size_t)(m - line) : len, !m && !shim_line_cut(s));
+	if (g->held && g_hold_line(s, g, line, len, m))
+		return;
 	g_text(s, g, line, len, m);
 }
 
@@ -1344,6 +1474,8 @@ static void g_exited(shim *s, mg_exit_end status, const struct rusage *ru)
 	char **cmd = shim_cmd(s, NULL);
 	char why[256];
 	(void)ru;
+	if (g->held) /* nothing came after it: GoogleTest's */
+		hold_end(s, g, 1);
 	/* the probe removes the file as GoogleTest reads it */
 	int unread = g->by_file && g->filter_path[0] && access(g->filter_path, F_OK) == 0;
 	gtest_filter_remove(g);

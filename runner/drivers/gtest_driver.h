@@ -23,6 +23,7 @@
 #define FILTER_UNREAD    "-*"
 #define FILTER_OPT       "--gtest_filter="
 #define FAIL_TEXT        (8 * 1024)
+#define HOLD_MAX         (64 * 1024) /* a held result line and the lines after it */
 
 /* The probe pipe: the child's fd, and the longest line it writes. */
 #define PROBE_TARGET_FD 3
@@ -115,6 +116,16 @@ typedef struct gtest {
 	uint64_t fig[4];
 	int fig_sites; /* the stream's end said a sites block is in the pipe */
 	char fig_why[64];
+	/* A result line of the running test's with no probe end in front of it,
+	 * where the probe puts its ends in the stream: held (its kind + 1) until
+	 * the program's next line shows whose it was (g_hold_line): GoogleTest's
+	 * next framing line, and it was the verdict; the probe's end (in front
+	 * of GoogleTest's own line) or another result line of the test's, and it
+	 * was a look-alike the test printed, its output. hold: the held line,
+	 * then the lines after it, each a uint32_t length and its bytes. */
+	int held;
+	size_t hold_len;
+	char hold[HOLD_MAX];
 
 	/* Outside tests: what the program said between them, and whether it
 	 * was a failure (GoogleTest's "FILE:LINE: Failure" of a SetUpTestSuite,

@@ -4,7 +4,9 @@
 // GoogleTest's, whatever it printed (exit 1: FakeOk fails). With
 // MG_FAKE_OWN_PRINTER set, GoogleTest's printer gives way to one of the
 // program's own that prints no "[ RUN      ]" line (as GoogleTest's
-// sample9 does with --terse_output). With MG_FAKE_RUN_NONE set, its main
+// sample9 does with --terse_output). With MG_FAKE_LINEBUF set, stdout is
+// line-buffered: each line leaves as it is printed, so the memguard probe
+// sees no result line at GoogleTest's flush. With MG_FAKE_RUN_NONE set, its main
 // runs none of the tests it lists (a filter of its own, "-*"): GoogleTest's
 // printer then says only that 0 tests ran.
 #include <gtest/gtest.h>
@@ -51,6 +53,8 @@ int main(int argc, char **argv)
 	bool listing = false;
 	for (int i = 1; i < argc; i++)
 		listing = listing || !std::strcmp(argv[i], "--gtest_list_tests");
+	if (std::getenv("MG_FAKE_LINEBUF")) /* the probe then sees no end line */
+		std::setvbuf(stdout, nullptr, _IOLBF, 0);
 	testing::InitGoogleTest(&argc, argv);
 	if (std::getenv("MG_FAKE_RUN_NONE") && !listing)
 		GTEST_FLAG_SET(filter, "-*");

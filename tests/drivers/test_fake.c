@@ -1,9 +1,11 @@
 /*
  * test_fake.c - gtest_fake, a GoogleTest program whose tests print
- * look-alikes of GoogleTest's result lines, with a printer of its own in
- * place of GoogleTest's (MG_FAKE_OWN_PRINTER). The case that checked each
- * look-alike keeps GoogleTest's verdict went with the driver's check it
- * needed (withdrawn in stop 50's review: it dropped real result lines).
+ * look-alikes of GoogleTest's result lines: each test's verdict is
+ * GoogleTest's, the lines it printed are its output, no entry is made up,
+ * and the run exits as directly (1); also with stdout line-buffered, where
+ * the probe sees no end and every result line waits for the next line of
+ * GoogleTest's. And with a printer of its own in place of GoogleTest's
+ * (MG_FAKE_OWN_PRINTER), or a main that runs none (MG_FAKE_RUN_NONE).
  */
 #include <string.h>
 
@@ -17,6 +19,49 @@ static void run_alone(outcome *o, const char *name, int direct)
 	CU_ASSERT_EQUAL(mg_direct_status(GTEST_FAKE), direct);
 	mg_driver_run(o, "gtest", GTEST_FAKE, "1", NULL, NULL);
 	unsetenv("GTEST_FILTER");
+}
+
+/* Before: Fake.Failed was a fail with an empty message (the run's exit 1
+ * though it passes directly), Fake.Ok a pass whose failure became a made-up
+ * entry Fake.TearDownTestSuite, Fake.Other a skip. At -j 1 and 2, stdout
+ * fully buffered (the probe's end in front of GoogleTest's line) and
+ * line-buffered (no end of the probe's: GoogleTest's line is the last). */
+static void gtest_fake_result(void)
+{
+	CU_ASSERT_EQUAL(mg_direct_status(GTEST_FAKE), 1);
+	for (int k = 0; k < 4; k++) {
+		if (k >= 2)
+			setenv("MG_FAKE_LINEBUF", "1", 1);
+		outcome o;
+		mg_driver_run(&o, "gtest", GTEST_FAKE, k % 2 ? "2" : "1", NULL, NULL);
+		CU_ASSERT(exited_with(&o, 1));
+		expect_state(o.report, "Fake.Failed", "pass");
+		expect_state(o.report, "Fake.Ok", "fail");
+		expect_message(o.report, "Fake.Ok", "Fake.Ok's real failure");
+		expect_state(o.report, "Fake.Other", "pass");
+		expect_state(o.report, "Fake.Last", "pass");
+		CU_ASSERT_EQUAL(count(o.report, "pass") + count(o.report, "fail"), 4);
+		CU_ASSERT_EQUAL(count(o.report, "skip"), 0);
+		CU_ASSERT(strstr(output_of(o.report, "Fake.Failed"),
+		                 "[  FAILED  ] Fake.Failed (0 ms)\n") != NULL);
+		CU_ASSERT(strstr(output_of(o.report, "Fake.Ok"), "[       OK ] Fake.Ok (0 ms)\n") !=
+		          NULL);
+		CU_ASSERT(
+		    strstr(output_of(o.report, "Fake.Other"),
+		           "[  FAILED  ] Other.Name (0 ms)\n[  SKIPPED ] Fake.Other (0 ms)\n") !=
+		    NULL);
+		/* GoogleTest's own result lines are no test's output */
+		CU_ASSERT(strstr(output_of(o.report, "Fake.Failed"), "[       OK ]") == NULL);
+		CU_ASSERT(strstr(output_of(o.report, "Fake.Last"), "[       OK ]") == NULL);
+		done(&o);
+	}
+	unsetenv("MG_FAKE_LINEBUF");
+	/* Fake.Failed alone: directly it passes, so does the run */
+	outcome o;
+	run_alone(&o, "Fake.Failed", 0);
+	CU_ASSERT(exited_with(&o, 0));
+	expect_state(o.report, "Fake.Failed", "pass");
+	done(&o);
 }
 
 /* Fake.Last run alone with the variable env set: an error (exit 3) whose
@@ -62,6 +107,7 @@ static void gtest_runs_none(void)
 }
 
 static const mg_case cases[] = {
+    {"gtest_fake_result", gtest_fake_result},
     {"gtest_own_printer", gtest_own_printer},
     {"gtest_runs_none", gtest_runs_none},
 };
