@@ -1301,8 +1301,8 @@ static int hold_put(gtest *g, const char *line, size_t len)
  * GoogleTest's verdict, not the look-alike's: GoogleTest's line is the
  * test's last, after whatever the test printed. 1 when held.
  */
-static int hold_begin(gtest *g, mg_msg_kind kind, const char *line, size_t len,
-                      const char *name, size_t n)
+static int hold_begin(gtest *g, mg_msg_kind kind, const char *line, size_t len, const char *name,
+                      size_t n)
 {
 	if (g->catch2 || !g->smark_len || !g->probe_seen || g->fig_pending ||
 	    probe_has_end(g, name, n))
@@ -1363,7 +1363,8 @@ static int g_hold_line(shim *s, gtest *g, const char *line, size_t len, const ch
 				return 0;
 			}
 		} else if (MATCH(tag, tl, "[ RUN      ]", &name, &n) ||
-		           (!t && (!memcmp(tag, "[----------]", 12) || !memcmp(tag, "[==========]", 12)))) {
+		           (!t && (!memcmp(tag, "[----------]", 12) ||
+		                   !memcmp(tag, "[==========]", 12)))) {
 			hold_end(s, g, 1); /* GoogleTest goes on after the test */
 			return 0;
 		}
