@@ -212,6 +212,7 @@ static int probe_stream(gtest *g, const char *p, size_t n)
 		/* ERR: 1 when it marked stderr (shim_err_take) */
 		g->fig_err = *p == ' ' ? next_u64(&p) != 0 : 0;
 		g->fig_pending = 1;
+		g->ends_marked = 1;
 	}
 	return 1;
 }
@@ -923,6 +924,7 @@ int gtest_batch_spawn(shim *s, gtest *g, char **argv, size_t k, int by_file)
 {
 	g->batch = k;
 	g->by_file = by_file;
+	g->ends_marked = 0;
 	g->started_any = 0;
 	g->saw_run = 0;
 	g->summary = 0;
@@ -1475,8 +1477,16 @@ static void g_exited(shim *s, mg_exit_end status, const struct rusage *ru)
 	char **cmd = shim_cmd(s, NULL);
 	char why[256];
 	(void)ru;
-	if (g->held) /* nothing came after it: GoogleTest's */
-		hold_end(s, g, 1);
+	/* a held result line and then the program's end, nothing of
+	 * GoogleTest's after it: where the probe has marked this program's
+	 * ends, a look-alike (the test exited or died in it); else GoogleTest's
+	 * (a suite's tear-down ended the program after it), but for a pass and
+	 * an exit 0, a pass either way, whose tests left run in a fresh program
+	 * as after a test's exit(0) (the direct run exits 0 there) */
+	if (g->held)
+		hold_end(s, g,
+		         !g->ends_marked &&
+		             !(g->held == MG_MSG_PASS + 1 && !status.signo && status.status == 0));
 	/* the probe removes the file as GoogleTest reads it */
 	int unread = g->by_file && g->filter_path[0] && access(g->filter_path, F_OK) == 0;
 	gtest_filter_remove(g);

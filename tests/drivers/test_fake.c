@@ -7,6 +7,7 @@
  * GoogleTest's. And with a printer of its own in place of GoogleTest's
  * (MG_FAKE_OWN_PRINTER), or a main that runs none (MG_FAKE_RUN_NONE).
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "mg_run.h"
@@ -40,7 +41,8 @@ static void gtest_fake_result(void)
 		expect_message(o.report, "Fake.Ok", "Fake.Ok's real failure");
 		expect_state(o.report, "Fake.Other", "pass");
 		expect_state(o.report, "Fake.Last", "pass");
-		CU_ASSERT_EQUAL(count(o.report, "pass") + count(o.report, "fail"), 4);
+		expect_state(o.report, "Fake.ExitZero", "pass");
+		CU_ASSERT_EQUAL(count(o.report, "pass") + count(o.report, "fail"), 5);
 		CU_ASSERT_EQUAL(count(o.report, "skip"), 0);
 		CU_ASSERT(strstr(output_of(o.report, "Fake.Failed"),
 		                 "[  FAILED  ] Fake.Failed (0 ms)\n") != NULL);
@@ -55,6 +57,42 @@ static void gtest_fake_result(void)
 		CU_ASSERT(strstr(output_of(o.report, "Fake.Last"), "[       OK ]") == NULL);
 		done(&o);
 	}
+	/* Fake.ExitZero prints its look-alike, then exits 0 in the test: the
+	 * program's exit ends it, not the look-alike (a pass, said in its
+	 * output), and Fake.Last runs in a fresh program. Before: the
+	 * look-alike ended it (C++'s flush of cout at exit went through the
+	 * probe as a boundary), and Fake.Last was an error "GoogleTest did not
+	 * run it", exit 3 where the direct run exits 0. A failed look-alike
+	 * after an end the probe marked (Fake.Other's); a passed one, stdout
+	 * fully and line-buffered */
+	static const char *const fake_exit[][3] = {
+	    {"ok", "Fake.ExitZero:Fake.Last", "[       OK ]"},
+	    {"ok", "Fake.ExitZero:Fake.Last", "[       OK ]"},
+	    {"failed", "Fake.Other:Fake.ExitZero:Fake.Last", "[  FAILED  ]"},
+	};
+	for (int k = 0; k < 3; k++) {
+		setenv("MG_FAKE_EXIT", fake_exit[k][0], 1);
+		setenv("GTEST_FILTER", fake_exit[k][1], 1);
+		if (k == 1)
+			setenv("MG_FAKE_LINEBUF", "1", 1);
+		else
+			unsetenv("MG_FAKE_LINEBUF");
+		CU_ASSERT_EQUAL(mg_direct_status(GTEST_FAKE), 0);
+		outcome o;
+		mg_driver_run(&o, "gtest", GTEST_FAKE, "1", NULL, NULL);
+		CU_ASSERT(exited_with(&o, 0));
+		expect_state(o.report, "Fake.ExitZero", "pass");
+		expect_state(o.report, "Fake.Last", "pass");
+		char said[160];
+		snprintf(said, sizeof(said),
+		         "%s Fake.ExitZero (0 ms)\nmemguard: the program exited with status 0 "
+		         "during this test",
+		         fake_exit[k][2]);
+		CU_ASSERT(strstr(output_of(o.report, "Fake.ExitZero"), said) != NULL);
+		done(&o);
+	}
+	unsetenv("GTEST_FILTER");
+	unsetenv("MG_FAKE_EXIT");
 	unsetenv("MG_FAKE_LINEBUF");
 	/* Fake.Failed alone: directly it passes, so does the run */
 	outcome o;
