@@ -1042,6 +1042,8 @@ static void c2_line(shim *s, gtest *g, char *line, size_t len, int glued)
 	if ((n == 1 && *p == '>') || (n == 2 && !memcmp(p, "/>", 2)))
 		return; /* the reporter closing a tag the program's text came after */
 	int ours = n && *p == '<' && c2_reporters(p, n); /* by its name */
+	if (ours && g->c2_closed && shim_head_started(s))
+		return; /* the totals and end tags Catch2 writes before it re-raises */
 	size_t el = ours ? c2_element(p, n) : n;
 	if (el < n) { /* the program's text after the reporter's element: read on */
 		c2_line(s, g, line, (size_t)(p - line) + el, glued);
@@ -1082,6 +1084,7 @@ static void c2_line(shim *s, gtest *g, char *line, size_t len, int glued)
 		g->c2_skipped = 0;
 		g->c2_assert_failed = 0;
 		g->c2_fatal = 0;
+		g->c2_closed = 0;
 		g->c2_in = C2_IN_OUT;
 		g->c2_expr = 0;
 		g->c2_msgs_len = 0;
@@ -1115,8 +1118,10 @@ static void c2_line(shim *s, gtest *g, char *line, size_t len, int glued)
 		/* after a fatal signal Catch2 closes its XML and re-raises it: the
 		 * test stays started, so the program's death is its crash (and the
 		 * tests after it run in a fresh program) */
-		if (g->c2_fatal)
+		if (g->c2_fatal) {
+			g->c2_closed = 1;
 			return;
+		}
 		gtest_end(s, g, c2_verdict(g), g->text, g->text_len);
 		return;
 	}

@@ -1522,6 +1522,13 @@ static void g_exited(shim *s, mg_exit_end status, const struct rusage *ru)
 		 * fail, and the rest of the batch runs in a fresh program, as after
 		 * a crash (before, each was an error "did not run it", exit 3 where
 		 * the direct run exits 1) */
+		if (status.signo && g->catch2 && g->c2_fatal && g->text_len) {
+			/* Catch2's report of it (where, which signal): in its output,
+			 * the runner's message being how the host died */
+			shim_output(s, g->text, g->text_len);
+			if (g->text[g->text_len - 1] != '\n')
+				shim_output(s, "\n", 1);
+		}
 		if (status.signo)
 			shim_die_of(s, status.signo);
 		if (g->batch)

@@ -47,6 +47,7 @@ typedef struct gtest {
 	int c2_assert_failed; /* ... an assertion of it failed (maybe as expected) */
 	int c2_unskipped;     /* this program ended a test case that was not skipped */
 	int c2_fatal;         /* ... it hit a FatalErrorCondition (a signal Catch2 caught) */
+	int c2_closed;        /* ... and its end tag came: the reporter closes its XML */
 	/* ... its XML of an assertion, as Catch2's console says it (c2_tag):
 	 * where the XML is (C2_IN_*; the text of an assertion is the message,
 	 * not output), what of a failed Expression was said (C2_EXPR_*) */

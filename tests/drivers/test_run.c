@@ -1600,8 +1600,10 @@ static void catch2_recycle_of(const char *prog)
 }
 
 /* A test case dying of SIGSEGV (Catch2 reports it, closes its XML, then
- * re-raises): that test is crash, every other one runs (in a fresh program)
- * and passes, each body once. */
+ * re-raises): that test is crash, its output has Catch2's report of it
+ * (where, which signal) and none of the XML Catch2 closes (before: the
+ * reporter's totals and end tags, no word of Catch2's), every other one
+ * runs (in a fresh program) and passes, each body once. */
 static void catch2_crash(void)
 {
 	outcome o;
@@ -1612,6 +1614,10 @@ static void catch2_crash(void)
 	CU_ASSERT(exited_with(&o, 1));
 	CU_ASSERT_FATAL(o.report != NULL);
 	CU_ASSERT_STRING_EQUAL(state_of(o.report, "step 13"), "crash");
+	const char *out = output_of(o.report, "step 13");
+	CU_ASSERT(strstr(out, "catch2_leaks.cpp:") != NULL);
+	CU_ASSERT(strstr(out, "due to a fatal error condition:\n  SIGSEGV") != NULL);
+	CU_ASSERT(strstr(out, "<") == NULL);
 	CU_ASSERT_EQUAL(count(o.report, "pass"), 30);
 	snprintf(log, sizeof(log), "%s/body.log", o.dir);
 	bodies_once(o.report, log, 31);
