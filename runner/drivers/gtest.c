@@ -1188,13 +1188,22 @@ void gtest_output(shim *s, gtest *g, const char *line, size_t len, int nl)
 			g->text_header = 1;
 			g->text_len = 0;
 		}
-		size_t room = sizeof(g->text) - g->text_len;
-		size_t take = len + (size_t)nl < room ? len + (size_t)nl : room;
-		if (take) {
-			memcpy(g->text + g->text_len, line, take - (size_t)nl);
-			if (nl)
+		/* past FAIL_TEXT the message says where it was cut (the test's
+		 * output has all of it) */
+		static const char cut[] = "\n[memguard: the message is cut here, at 8 KiB; "
+		                          "the test's output has the whole of it]\n";
+		size_t cap = sizeof(g->text) - (sizeof(cut) - 1);
+		if (g->text_len <= cap) {
+			size_t want = len + (size_t)nl, room = cap - g->text_len;
+			size_t take = want < room ? want : room;
+			memcpy(g->text + g->text_len, line, take < len ? take : len);
+			if (nl && take == want)
 				g->text[g->text_len + take - 1] = '\n';
 			g->text_len += take;
+			if (take < want) {
+				memcpy(g->text + g->text_len, cut, sizeof(cut) - 1);
+				g->text_len += sizeof(cut) - 1;
+			}
 		}
 	}
 	shim_output(s, line, len);

@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 
 // passes, having printed its own name as failed
 TEST(Fake, Failed)
@@ -44,6 +45,13 @@ TEST(Fake, ExitZero)
 		            std::strcmp(e, "ok") ? "[  FAILED  ]" : "[       OK ]");
 		std::exit(0);
 	}
+}
+
+// with MG_FAKE_LONG set: fails with a message of 20,000 bytes
+TEST(Fake, Long)
+{
+	if (std::getenv("MG_FAKE_LONG"))
+		FAIL() << std::string(20000 - 9, 'x') << "the-tail.";
 }
 
 TEST(Fake, Last)

@@ -42,7 +42,8 @@ static void gtest_fake_result(void)
 		expect_state(o.report, "Fake.Other", "pass");
 		expect_state(o.report, "Fake.Last", "pass");
 		expect_state(o.report, "Fake.ExitZero", "pass");
-		CU_ASSERT_EQUAL(count(o.report, "pass") + count(o.report, "fail"), 5);
+		expect_state(o.report, "Fake.Long", "pass");
+		CU_ASSERT_EQUAL(count(o.report, "pass") + count(o.report, "fail"), 6);
 		CU_ASSERT_EQUAL(count(o.report, "skip"), 0);
 		CU_ASSERT(strstr(output_of(o.report, "Fake.Failed"),
 		                 "[  FAILED  ] Fake.Failed (0 ms)\n") != NULL);
@@ -102,6 +103,27 @@ static void gtest_fake_result(void)
 	done(&o);
 }
 
+/* A failure's message of 20,000 bytes: the report's message is its first
+ * 8 KiB and says it is cut there (before: cut silently), the test's output
+ * has all of it. */
+static void gtest_long_message(void)
+{
+	setenv("MG_FAKE_LONG", "1", 1);
+	outcome o;
+	run_alone(&o, "Fake.Long", 1);
+	CU_ASSERT(exited_with(&o, 1));
+	expect_state(o.report, "Fake.Long", "fail");
+	const char *m = message_of(o.report, "Fake.Long");
+	CU_ASSERT_FATAL(m != NULL);
+	CU_ASSERT(strlen(m) <= 8192);
+	CU_ASSERT(strstr(m, "Failure\nFailed\nxxx") != NULL);
+	CU_ASSERT(strstr(m, "the message is cut here, at 8 KiB") != NULL);
+	CU_ASSERT(strstr(m, "the-tail.") == NULL);
+	CU_ASSERT(strstr(output_of(o.report, "Fake.Long"), "xxxthe-tail.\n") != NULL);
+	done(&o);
+	unsetenv("MG_FAKE_LONG");
+}
+
 /* Fake.Last run alone with the variable env set: an error (exit 3) whose
  * message says each of said and not unsaid. */
 static void error_alone(const char *env, const char *const *said, const char *unsaid)
@@ -146,6 +168,7 @@ static void gtest_runs_none(void)
 
 static const mg_case cases[] = {
     {"gtest_fake_result", gtest_fake_result},
+    {"gtest_long_message", gtest_long_message},
     {"gtest_own_printer", gtest_own_printer},
     {"gtest_runs_none", gtest_runs_none},
 };
