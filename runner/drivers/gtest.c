@@ -213,6 +213,8 @@ static int probe_stream(gtest *g, const char *p, size_t n)
 		g->fig_err = *p == ' ' ? next_u64(&p) != 0 : 0;
 		g->fig_pending = 1;
 		g->ends_marked = 1;
+	} else if (n >= 4 && !memcmp(p, MG_PROBE_SEEN, 4)) {
+		g->ends_marked = 1; /* its ends come in the stream */
 	}
 	return 1;
 }
@@ -1271,10 +1273,13 @@ static int dup_end(shim *s, gtest *g, const char *line, size_t len)
  * (probe_take takes it at the end). */
 static int probe_has_end(gtest *g, const char *name, size_t n)
 {
+	long r;
 	if (g->probe_rd < 0)
 		return 0;
-	while (mg_lines_fill(&g->probe_lines, g->probe_rd) > 0)
+	while ((r = mg_lines_fill(&g->probe_lines, g->probe_rd)) > 0)
 		;
+	if (r == MG_LINES_LONG)
+		return 1; /* not all read: it may be there (the program stopped at it) */
 	const char *l = g->probe_lines.buf + g->probe_lines.start;
 	const char *e = l + g->probe_lines.len, *nl;
 	for (; l < e && (nl = memchr(l, '\n', (size_t)(e - l))); l = nl + 1) {
@@ -1315,8 +1320,7 @@ static int hold_put(gtest *g, const char *line, size_t len)
 static int hold_begin(gtest *g, mg_msg_kind kind, const char *line, size_t len, const char *name,
                       size_t n)
 {
-	if (g->catch2 || !g->smark_len || !g->probe_seen || g->fig_pending ||
-	    probe_has_end(g, name, n))
+	if (g->catch2 || !g->ends_marked || g->fig_pending || probe_has_end(g, name, n))
 		return 0;
 	g->hold_len = 0;
 	if (!hold_put(g, line, len))
@@ -1487,15 +1491,15 @@ static void g_exited(shim *s, mg_exit_end status, const struct rusage *ru)
 	char why[256];
 	(void)ru;
 	/* a held result line and then the program's end, nothing of
-	 * GoogleTest's after it: where the probe has marked this program's
-	 * ends, a look-alike (the test exited or died in it); else GoogleTest's
-	 * (a suite's tear-down ended the program after it), but for a pass and
-	 * an exit 0, a pass either way, whose tests left run in a fresh program
-	 * as after a test's exit(0) (the direct run exits 0 there) */
-	if (g->held)
-		hold_end(s, g,
-		         !g->ends_marked &&
-		             !(g->held == MG_MSG_PASS + 1 && !status.signo && status.status == 0));
+	 * GoogleTest's after it: GoogleTest's (its tear-down, a park at the
+	 * runner's quit, ended the program after it; a look-alike then an exit
+	 * in the test reads the same), the verdict; the shim goes on with the
+	 * program's end below, not to its own (a quit waits for it) */
+	if (g->held) {
+		shim_defer_finish(s, 1);
+		hold_end(s, g, 1);
+		shim_defer_finish(s, 0);
+	}
 	/* the probe removes the file as GoogleTest reads it */
 	int unread = g->by_file && g->filter_path[0] && access(g->filter_path, F_OK) == 0;
 	gtest_filter_remove(g);

@@ -125,7 +125,7 @@ typedef struct gtest {
 	 * was a look-alike the test printed, its output. hold: the held line,
 	 * then the lines after it, each a uint32_t length and its bytes. */
 	int held;
-	int ends_marked; /* the probe put an end in this program's stream */
+	int ends_marked; /* the probe said this program's ends come in its stream */
 	size_t hold_len;
 	char hold[HOLD_MAX];
 

@@ -86,6 +86,7 @@ struct shim {
 	mg_lines lines; /* the runner's commands, over in */
 	int cmd_fd, reply_fd;
 	int quit_pending;
+	int defer_finish; /* a result now does not end the shim at a quit (shim_defer_finish) */
 
 	qitem *q;
 	size_t qhead, qlen, qcap;
@@ -689,6 +690,11 @@ static void __attribute__((noreturn)) finish(shim *s, int recycle)
 	_exit(0);
 }
 
+void shim_defer_finish(shim *s, int on)
+{
+	s->defer_finish = on;
+}
+
 void shim_output(shim *s, const char *p, size_t len)
 {
 	if (!shim_head_started(s)) {
@@ -825,7 +831,7 @@ void shim_result(shim *s, mg_msg_kind kind, const char *msg, size_t len)
 	s->started = 0;
 	/* a child finishing on its own (its batch answered, or stopped here by
 	 * its probe: gtest_end) is waited for by the loop */
-	if (s->quit_pending &&
+	if (s->quit_pending && !s->defer_finish &&
 	    !(s->child && ((s->ops->finishing && s->ops->finishing(s)) || s->parking)))
 		finish(s, 0);
 	if (s->ops->self_recycle && !probed &&

@@ -117,6 +117,9 @@ int shim_head_started(const shim *s);
 void shim_take_pending(shim *s);
 /* In ops->line: 1 when line is a piece of a longer line (over 1 MiB, or
  * the last bytes without a newline), not a whole line. */
+/* on: a result sent now does not end the shim at a pending quit (the
+ * driver's exited hook sends one and goes on: the loop ends it after) */
+void shim_defer_finish(shim *s, int on);
 int shim_line_cut(const shim *s);
 
 /* shim_spawn's pipe_out: SHIM_OUT_MERGED pipes stderr with stdout, one

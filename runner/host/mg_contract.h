@@ -115,7 +115,11 @@ int mg_contract_wrote(mg_wrote *w, uint64_t own);
  * that wrote gets MG_PROBE_MARK SECRET " err" on stderr at its end, before
  * the end is written: the stderr bytes in front of it, since the last such
  * mark, are its own (a test that wrote nothing has none; the end says
- * which: ERR 1, or "err" before it in the pipe).
+ * which: ERR 1, or "err" before it in the pipe). With the secret, in a
+ * GoogleTest program, MG_PROBE_MARK SECRET " seen" in front of the first
+ * "[ RUN      ]" line the probe sees in a flush: its ends come in the
+ * stream (a result line with none in front of it may be the test's own
+ * look-alike: the driver holds it until it knows).
  * WHY is protocol v2's word of `recycle` (mg_proto_why_word).
  */
 #define MG_PROBE_ENV_FD     "MEMGUARD_PROBE_FD"     /* the pipe's fd in the program */
@@ -134,6 +138,7 @@ int mg_contract_wrote(mg_wrote *w, uint64_t own);
 #define MG_PROBE_HELLO         "probe 1\n"
 #define MG_PROBE_STOP          "stop "
 #define MG_PROBE_END           "end "
+#define MG_PROBE_SEEN          "seen"
 #define MG_PROBE_ERR           "err"    /* stderr's mark, and the pipe's line before an end */
 #define MG_PROBE_SITES         "sites " /* + NAME: the test's module/site/nomem lines end */
 #define MG_PROBE_EXIT          "exit "

@@ -2,10 +2,12 @@
  * test_fake.c - gtest_fake, a GoogleTest program whose tests print
  * look-alikes of GoogleTest's result lines: each test's verdict is
  * GoogleTest's, the lines it printed are its output, no entry is made up,
- * and the run exits as directly (1); also with stdout line-buffered, where
- * the probe sees no end and every result line waits for the next line of
- * GoogleTest's. And with a printer of its own in place of GoogleTest's
- * (MG_FAKE_OWN_PRINTER), or a main that runs none (MG_FAKE_RUN_NONE).
+ * and the run exits as directly (1). A result line the probe did not see
+ * whole (it crossed stdout's buffer) keeps its verdict when the program
+ * then ends; with stdout line-buffered (the probe sees no line) a result is
+ * taken as it comes, not held. A failure's message over 8 KiB. And a
+ * printer of its own in place of GoogleTest's (MG_FAKE_OWN_PRINTER), or a
+ * main that runs none (MG_FAKE_RUN_NONE).
  */
 #include <stdio.h>
 #include <string.h>
@@ -24,25 +26,23 @@ static void run_alone(outcome *o, const char *name, int direct)
 
 /* Before: Fake.Failed was a fail with an empty message (the run's exit 1
  * though it passes directly), Fake.Ok a pass whose failure became a made-up
- * entry Fake.TearDownTestSuite, Fake.Other a skip. At -j 1 and 2, stdout
- * fully buffered (the probe's end in front of GoogleTest's line) and
- * line-buffered (no end of the probe's: GoogleTest's line is the last). */
+ * entry Fake.TearDownTestSuite, Fake.Other a skip. At -j 1 and 2: the
+ * probe's end comes in front of GoogleTest's own line, and a result line
+ * with none in front of it waits for the next line. */
 static void gtest_fake_result(void)
 {
 	CU_ASSERT_EQUAL(mg_direct_status(GTEST_FAKE), 1);
-	for (int k = 0; k < 4; k++) {
-		if (k >= 2)
-			setenv("MG_FAKE_LINEBUF", "1", 1);
+	for (int k = 0; k < 2; k++) {
 		outcome o;
-		mg_driver_run(&o, "gtest", GTEST_FAKE, k % 2 ? "2" : "1", NULL, NULL);
+		mg_driver_run(&o, "gtest", GTEST_FAKE, k ? "2" : "1", NULL, NULL);
 		CU_ASSERT(exited_with(&o, 1));
 		expect_state(o.report, "Fake.Failed", "pass");
 		expect_state(o.report, "Fake.Ok", "fail");
 		expect_message(o.report, "Fake.Ok", "Fake.Ok's real failure");
 		expect_state(o.report, "Fake.Other", "pass");
 		expect_state(o.report, "Fake.Last", "pass");
-		expect_state(o.report, "Fake.ExitZero", "pass");
 		expect_state(o.report, "Fake.Long", "pass");
+		expect_state(o.report, "Tail.Print", "pass");
 		CU_ASSERT_EQUAL(count(o.report, "pass") + count(o.report, "fail"), 6);
 		CU_ASSERT_EQUAL(count(o.report, "skip"), 0);
 		CU_ASSERT(strstr(output_of(o.report, "Fake.Failed"),
@@ -58,49 +58,62 @@ static void gtest_fake_result(void)
 		CU_ASSERT(strstr(output_of(o.report, "Fake.Last"), "[       OK ]") == NULL);
 		done(&o);
 	}
-	/* Fake.ExitZero prints its look-alike, then exits 0 in the test: the
-	 * program's exit ends it, not the look-alike (a pass, said in its
-	 * output), and Fake.Last runs in a fresh program. Before: the
-	 * look-alike ended it (C++'s flush of cout at exit went through the
-	 * probe as a boundary), and Fake.Last was an error "GoogleTest did not
-	 * run it", exit 3 where the direct run exits 0. A failed look-alike
-	 * after an end the probe marked (Fake.Other's); a passed one, stdout
-	 * fully and line-buffered */
-	static const char *const fake_exit[][3] = {
-	    {"ok", "Fake.ExitZero:Fake.Last", "[       OK ]"},
-	    {"ok", "Fake.ExitZero:Fake.Last", "[       OK ]"},
-	    {"failed", "Fake.Other:Fake.ExitZero:Fake.Last", "[  FAILED  ]"},
-	};
-	for (int k = 0; k < 3; k++) {
-		setenv("MG_FAKE_EXIT", fake_exit[k][0], 1);
-		setenv("GTEST_FILTER", fake_exit[k][1], 1);
-		if (k == 1)
-			setenv("MG_FAKE_LINEBUF", "1", 1);
-		else
-			unsetenv("MG_FAKE_LINEBUF");
-		CU_ASSERT_EQUAL(mg_direct_status(GTEST_FAKE), 0);
-		outcome o;
-		mg_driver_run(&o, "gtest", GTEST_FAKE, "1", NULL, NULL);
-		CU_ASSERT(exited_with(&o, 0));
-		expect_state(o.report, "Fake.ExitZero", "pass");
-		expect_state(o.report, "Fake.Last", "pass");
-		char said[160];
-		snprintf(said, sizeof(said),
-		         "%s Fake.ExitZero (0 ms)\nmemguard: the program exited with status 0 "
-		         "during this test",
-		         fake_exit[k][2]);
-		CU_ASSERT(strstr(output_of(o.report, "Fake.ExitZero"), said) != NULL);
-		done(&o);
-	}
-	unsetenv("GTEST_FILTER");
-	unsetenv("MG_FAKE_EXIT");
-	unsetenv("MG_FAKE_LINEBUF");
 	/* Fake.Failed alone: directly it passes, so does the run */
 	outcome o;
 	run_alone(&o, "Fake.Failed", 0);
 	CU_ASSERT(exited_with(&o, 0));
 	expect_state(o.report, "Fake.Failed", "pass");
 	done(&o);
+}
+
+/* After Fake.Last (whose end the probe marked), Tail.Print prints 4,085
+ * bytes, so its result line crosses stdout's 4 KiB
+ * buffer (the probe sees no whole line, puts no end in front of it: the
+ * line is held), then the suite's tear-down exits 1 (directly: the test
+ * passed, exit 1). The held line is GoogleTest's: a pass, and the exit an
+ * entry of its own. Before (the hold's first cut): the test failed, "exited
+ * with status 1 during the test". */
+static void gtest_held_then_exit(void)
+{
+	setenv("MG_FAKE_TAIL", "4085", 1);
+	setenv("MG_FAKE_TEARDOWN", "exit1", 1);
+	outcome o;
+	run_alone(&o, "Fake.Last:Tail.Print", 1);
+	CU_ASSERT(o.status != 0);
+	expect_state(o.report, "Fake.Last", "pass");
+	expect_state(o.report, "Tail.Print", "pass");
+	CU_ASSERT(strstr(output_of(o.report, "Tail.Print"), "yyyy\n") != NULL);
+	CU_ASSERT(strstr(output_of(o.report, "Tail.Print"), "[       OK ]") == NULL);
+	done(&o);
+	unsetenv("MG_FAKE_TEARDOWN");
+	unsetenv("MG_FAKE_TAIL");
+}
+
+/* stdout line-buffered: each line leaves as it is printed, the probe sees
+ * none, so no result is held: Tail.Print's pass is taken at its line, and
+ * the suite's tear-down (3 s) is no part of it under --timeout 2s (the
+ * program's finish is, as after any last test: <program exit>). Before
+ * (the hold's first cut): held until the next line, after the tear-down,
+ * the test a timeout. */
+static void gtest_linebuf_not_held(void)
+{
+	setenv("MG_FAKE_LINEBUF", "1", 1);
+	setenv("MG_FAKE_TAIL", "2", 1);
+	setenv("MG_FAKE_TEARDOWN", "sleep3", 1);
+	setenv("GTEST_FILTER", "Tail.Print", 1);
+	outcome o;
+	mg(&o,
+	   ARGV("run", "-q", "-j", "1", "--driver", "gtest", "--timeout", "2s", "--report",
+	        "report.json", "--", GTEST_FAKE),
+	   NULL, 0);
+	CU_ASSERT(o.status != 0); /* the tear-down over --timeout: */
+	expect_state(o.report, "<program exit>", "timeout");
+	expect_state(o.report, "Tail.Print", "pass");
+	done(&o);
+	unsetenv("GTEST_FILTER");
+	unsetenv("MG_FAKE_TEARDOWN");
+	unsetenv("MG_FAKE_TAIL");
+	unsetenv("MG_FAKE_LINEBUF");
 }
 
 /* A failure's message of 20,000 bytes: the report's message is its first
@@ -168,6 +181,8 @@ static void gtest_runs_none(void)
 
 static const mg_case cases[] = {
     {"gtest_fake_result", gtest_fake_result},
+    {"gtest_held_then_exit", gtest_held_then_exit},
+    {"gtest_linebuf_not_held", gtest_linebuf_not_held},
     {"gtest_long_message", gtest_long_message},
     {"gtest_own_printer", gtest_own_printer},
     {"gtest_runs_none", gtest_runs_none},
