@@ -142,6 +142,15 @@ void conn_build_env(run_ctx *c, int with_limits, const lane *l)
 		c->env_store[15] = report_strdup(buf);
 		c->envp[k++] = c->env_store[15];
 	}
+	/* pytest's -x/--maxfail across the run's processes: their shared
+	 * files in a directory of the run's (run.c), removed at its end */
+	if (c->pytest_dir) {
+		char buf[4200];
+		snprintf(buf, sizeof(buf), "MEMGUARD_PYTEST_RUN=%s/run", c->pytest_dir);
+		free(c->env_store[16]);
+		c->env_store[16] = report_strdup(buf);
+		c->envp[k++] = c->env_store[16];
+	}
 	c->envp[k] = NULL;
 }
 

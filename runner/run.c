@@ -7,6 +7,7 @@
 #include "atomic.h"
 #include "contain.h"
 #include "mg_bulk.h"
+#include "rm_tree.h"
 #include "run_int.h"
 
 #include <errno.h>
@@ -412,6 +413,26 @@ static void identity_start(identity_job *j, const run_hooks *hooks, const run_op
 		identity_thread(j);
 }
 
+/* pytest's -x/--maxfail across the run's processes: the files they share
+ * (memguard_pytest.py's _Shared: the failures counted, each process's
+ * running test) in a directory of the run's own, made 0700 by mkdtemp
+ * under TMPDIR, given to the hosts as MEMGUARD_PYTEST_RUN (host_conn.c)
+ * and removed with what is in it at the run's end. Before, the files were
+ * named after the runner in TMPDIR itself, and the count was left behind.
+ * Without it the processes name them after the runner, as before. */
+static void pytest_dir_make(run_ctx *c)
+{
+	const char *base = getenv("TMPDIR");
+	char dir[4096];
+	if (c->driver != DRIVER_PYTEST)
+		return;
+	if (!base || !*base)
+		base = "/tmp";
+	int n = snprintf(dir, sizeof(dir), "%s/memguard-pytest-XXXXXX", base);
+	if (n > 0 && (size_t)n < sizeof(dir) - 64 && mkdtemp(dir))
+		c->pytest_dir = report_strdup(dir);
+}
+
 /* The report's commit fields are final from here on. */
 static void identity_join(identity_job *j)
 {
@@ -520,6 +541,7 @@ int run_main(int argc, char **argv, const run_hooks *hooks)
 	c.rep->node_total = o.node_total;
 	identity_start(&ident, hooks, &o, c.rep);
 
+	pytest_dir_make(&c);
 	int custom = listing_custom(&c, 0, &err); /* 0, or the run's exit code */
 	rc = custom ? MG_ERROR : listing_run(&c, &nl, &err);
 	if (rc < 0) {
@@ -659,6 +681,10 @@ out:
 	c.nreap = 0;
 	supervise_reap_orphans();
 	lane_tmp_remove(&c);
+	if (c.pytest_dir && rm_tree(c.pytest_dir) < 0)
+		fprintf(stderr, "memguard run: cannot remove %s: %s\n", c.pytest_dir,
+		        strerror(errno));
+	free(c.pytest_dir);
 	for (unsigned i = 0; i < c.nlanes; i++) {
 		free(c.lanes[i].h.flight);
 		timeline_free(&c.lanes[i].tl);

@@ -203,7 +203,11 @@ int pytest_main(const shim_args *a)
 	snprintf(lib, sizeof(lib), "%s/" PYTEST_LIB, dir);
 	const char *pp = getenv("PYTHONPATH");
 	snprintf(path, sizeof(path), "%s%s%s", dir, pp && *pp ? ":" : "", pp && *pp ? pp : "");
-	run_identity(run, sizeof(run));
+	const char *given = getenv("MEMGUARD_PYTEST_RUN"); /* the runner's directory */
+	if (given && *given && strlen(given) < sizeof(run))
+		snprintf(run, sizeof(run), "%s", given);
+	else
+		run_identity(run, sizeof(run));
 	if (setenv("PYTHONPATH", path, 1) < 0 || setenv("MEMGUARD_PYTEST_LIB", lib, 1) < 0 ||
 	    setenv("MEMGUARD_PYTEST_RUN", run, 1) < 0) {
 		fprintf(stderr, "memguard: cannot set the pytest plugin's environment: %s\n",

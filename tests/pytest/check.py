@@ -329,10 +329,19 @@ def case_fixtures_recycle():
         "pytest alone: %s" % direct)
 
 
+def no_shared_left():
+    """-x/--maxfail: the files the run's pytest processes shared (the
+    failures counted) are gone with the run (before: a .failed file was left
+    in TMPDIR at every run that failed)."""
+    left = [f for f in os.listdir(WORK) if f.startswith("memguard-pytest-")]
+    check(not left, "nothing of -x's left in TMPDIR: %s" % left)
+
+
 def case_crash(maxfail):
     suite = os.path.join(SUITES, "crash")
     rc, rep, _, err = memguard(["-j", "1"], pytest_cmd(*(["-x"] if maxfail else []), suite))
     check(rc == 1, "exit 1, got %d: %s" % (rc, err[-2000:]))
+    no_shared_left()
     if rep is None:
         return check(False, "a report")
     t = tests_of(rep)
@@ -434,6 +443,7 @@ def case_maxfail_two_lanes():
     suite = os.path.join(SUITES, "states")
     rc, rep, _, err = memguard(["-j", "2"], pytest_cmd("-x", "-p", "no:randomly", suite))
     check(rc == 1, "exit 1, got %d" % rc)
+    no_shared_left()
     if rep is None:
         return check(False, "a report")
     states = [s for s, _, _ in tests_of(rep).values()]
