@@ -166,11 +166,18 @@ int listing_run(run_ctx *c, name_list *out, mg_err *err)
 					(void)w;
 				}
 			}
-			if (!got_hello && elf_contains(c->path, MG_HOST_MARKER, NULL) == 1)
+			if (!got_hello && c->driver == DRIVER_PYTEST && !st.signo && st.status == 4)
+				/* pytest's own exit for a usage error (a path not found,
+				 * an option it does not know): the user's, as memguard's */
+				rc = mg_err_set(
+				    err, MG_EINVAL,
+				    "pytest refused its command line (exit 4: its message above "
+				    "says why)");
+			else if (!got_hello && elf_contains(c->path, MG_HOST_MARKER, NULL) == 1)
 				/* a host that refused to start (an over-long test name):
 				 * its own message, on stderr above, says why */
 				mg_err_set(err, MG_EPROTO,
-				           "host '%s' %s %d before its greeting (its message "
+				           "host '%s' %s %d before it started (its message "
 				           "above says why)",
 				           c->o->host_argv[0],
 				           st.signo ? "was killed by signal" : "exited with status",

@@ -548,7 +548,7 @@ int run_main(int argc, char **argv, const run_hooks *hooks)
 		fprintf(stderr, "memguard run: %s\n", err.msg);
 		listing_explain(&c, &err);
 		/* CI still gets a report saying the run could not start */
-		code = custom ? custom : MG_EXIT_INFRA;
+		code = custom ? custom : rc == MG_EINVAL ? MG_EXIT_USAGE : MG_EXIT_INFRA;
 		c.rep->exit_code = c.signo ? 128 + c.signo : code;
 		c.rep->interrupted = c.signo != 0;
 		c.rep->wall = now(&c);

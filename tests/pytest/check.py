@@ -711,6 +711,21 @@ def case_xdist_refused():
     check("pytest-xdist's -n" in err, "the message says why: %s" % err[-1000:])
 
 
+def case_usage_error():
+    """pytest's usage error (a path not found, an option it does not know:
+    pytest exits 4) is the user's: memguard exits 2 with pytest's message and
+    its own (before: 3, "before its greeting")."""
+    suite = os.path.join(SUITES, "states")
+    for extra, said in ((os.path.join(WORK, "no-such-dir"), "not found"),
+                        ("--no-such-option", "--no-such-option")):
+        p = subprocess.run(pytest_cmd(suite, extra), cwd=WORK, env=ENV, capture_output=True)
+        check(p.returncode == 4, "pytest alone: usage error 4, got %d" % p.returncode)
+        rc, rep, out, err = memguard(["-j", "1"], pytest_cmd(suite, extra))
+        check(rc == 2, "usage error (2) for %s, got %d: %s" % (extra, rc, err[-1000:]))
+        check(said in err and "pytest refused its command line" in err,
+              "pytest's message and memguard's: %s" % err[-1000:])
+
+
 def case_detect():
     """auto picks the pytest driver for pytest, py.test and python -m pytest;
     --driver pytest refuses a command that is none of them."""
@@ -766,6 +781,7 @@ CASES = {
     "slow_exit": case_slow_exit,
     "slow_collect": case_slow_collect,
     "xdist_refused": case_xdist_refused,
+    "usage_error": case_usage_error,
     "exit_mid_test": case_exit_mid_test,
     "detect": case_detect,
 }
