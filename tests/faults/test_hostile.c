@@ -401,6 +401,16 @@ static void tests_from_crlf(void)
 	remove_dir();
 }
 
+/* memguard run with the exec driver listing list_cmd's lines, --tests-from
+ * names.txt */
+static void tests_from_listed(run *r, const char *list_cmd)
+{
+	mg_run(r,
+	       ARGV("run", "-q", "-j", "1", "--driver", "exec", "--list-cmd", list_cmd,
+	            "--tests-from", "names.txt", "--report", "report.json", "--", "true"),
+	       NULL, 0);
+}
+
 /* A --tests-from name a listed one is but for white space at its end
  * (Catch2 lists "basic async test " and prints it trimmed everywhere): that
  * test runs, as listed; one listed twice so is refused, naming it. Before:
@@ -410,22 +420,14 @@ static void tests_from_trimmed(void)
 	make_dir();
 	write_file("names.txt", "alpha\n");
 	run r;
-	mg_run(&r,
-	       ARGV("run", "-q", "-j", "1", "--driver", "exec", "--list-cmd",
-	            "printf 'alpha \\nbeta\\n'", "--tests-from", "names.txt", "--report",
-	            "report.json", "--", "true"),
-	       NULL, 0);
+	tests_from_listed(&r, "printf 'alpha \\nbeta\\n'");
 	CU_ASSERT(exited(&r, 0));
 	CU_ASSERT_FATAL(r.report != NULL);
 	const char *a = state_in(r.report, "alpha ");
 	CU_ASSERT(a && !strcmp(a, "pass"));
 	CU_ASSERT_PTR_NULL(test_in(r.report, "beta"));
 	json_decref(r.report);
-	mg_run(&r,
-	       ARGV("run", "-q", "-j", "1", "--driver", "exec", "--list-cmd",
-	            "printf 'alpha \\n alpha\\n'", "--tests-from", "names.txt", "--report",
-	            "report.json", "--", "true"),
-	       NULL, 0);
+	tests_from_listed(&r, "printf 'alpha \\n alpha\\n'");
 	CU_ASSERT(exited(&r, 2));
 	CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "'alpha' is more than one listed name"));
 	json_decref(r.report);
