@@ -56,6 +56,41 @@ static int listing_check_unique(const run_ctx *c, const name_list *nl, mg_err *e
 	                  c->o->host_argv[0], nl->names[dup]);
 }
 
+/* The last bytes a listing host wrote (its stdout and stderr, passed on to
+ * ours): what it said when it ended before listing. */
+typedef struct said_tail {
+	char buf[4096];
+	size_t len;
+} said_tail;
+
+static void said_keep(said_tail *t, const char *p, size_t n)
+{
+	if (n >= sizeof(t->buf)) {
+		p += n - sizeof(t->buf);
+		n = sizeof(t->buf);
+	}
+	if (t->len + n > sizeof(t->buf)) {
+		size_t drop = t->len + n - sizeof(t->buf);
+		memmove(t->buf, t->buf + drop, t->len - drop);
+		t->len -= drop;
+	}
+	memcpy(t->buf + t->len, p, n);
+	t->len += n;
+}
+
+/* Whether pytest's last words are its usage error: argparse's, or a path
+ * or node id not found (a conftest that fails to import also exits 4) */
+static int pytest_usage_said(const said_tail *t)
+{
+	static const char *const words[] = {
+	    "error: unrecognized arguments", "file or directory not found",
+	    "ERROR: not found:", "ERROR: usage:", "error: argument "};
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (memmem(t->buf, t->len, words[i], strlen(words[i])))
+			return 1;
+	return 0;
+}
+
 /*
  * Runs one host for "list" and collects the names. Blocking with a deadline:
  * --timeout if given (the listing is timed like a test), else
@@ -73,6 +108,7 @@ int listing_run(run_ctx *c, name_list *out, mg_err *err)
 	char *buf = mg_xrealloc(NULL, 2 * MG_PROTO_LINE_MAX);
 	mg_lines lines;
 	int rc = MG_ERROR, got_hello = 0;
+	said_tail said = {.len = 0};
 	double start = now_mono();
 	double limit = listing_limit(c);
 	int by_deadline = 0;
@@ -136,6 +172,7 @@ int listing_run(run_ctx *c, name_list *out, mg_err *err)
 			if (n > 0) {
 				ssize_t w = write(2, tmp, (size_t)n);
 				(void)w;
+				said_keep(&said, tmp, (size_t)n);
 			} else if (n == 0) {
 				if (k == 1)
 					spawn_close_out(p);
@@ -164,15 +201,17 @@ int listing_run(run_ctx *c, name_list *out, mg_err *err)
 				       (got = read(fd, tmp, sizeof(tmp))) > 0) {
 					ssize_t w = write(2, tmp, (size_t)got);
 					(void)w;
+					said_keep(&said, tmp, (size_t)got);
 				}
 			}
-			if (!got_hello && c->driver == DRIVER_PYTEST && !st.signo && st.status == 4)
-				/* pytest's own exit for a usage error (a path not found,
-				 * an option it does not know): the user's, as memguard's */
+			if (!got_hello && c->driver == DRIVER_PYTEST && !st.signo &&
+			    st.status == 4 && pytest_usage_said(&said))
+				/* pytest's usage error (its exit 4 is also a conftest
+				 * that fails to import: not the command line's) */
 				rc = mg_err_set(
 				    err, MG_EINVAL,
-				    "pytest refused its command line (exit 4: its message above "
-				    "says why)");
+				    "pytest refused its command line (exit 4: its message "
+				    "above says why)");
 			else if (!got_hello && elf_contains(c->path, MG_HOST_MARKER, NULL) == 1)
 				/* a host that refused to start (an over-long test name):
 				 * its own message, on stderr above, says why */

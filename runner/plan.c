@@ -144,37 +144,69 @@ static int cmp_name(const void *a, const void *b)
 	return r ? r : (li > lj) - (li < lj);
 }
 
-/* The listed name that is name but for white space at the ends of either
- * (O(n), for a name not listed as given): its index, SIZE_MAX for none,
- * SIZE_MAX - 1 for more than one. */
-static size_t trimmed_match(const name_list *nl, const char *name, size_t len)
+/* name's bytes without white space at its ends: [*b, *e) */
+static void trim_span(const char *p, size_t n, size_t *b, size_t *e)
 {
-	size_t found = SIZE_MAX, b = 0, e = len;
-	while (b < e && isspace((unsigned char)name[b]))
-		b++;
-	while (e > b && isspace((unsigned char)name[e - 1]))
-		e--;
-	for (size_t i = 0; i < nl->n; i++) {
-		const char *p = nl->names[i];
-		size_t pb = 0, pe = nl->lens[i];
-		while (pb < pe && isspace((unsigned char)p[pb]))
-			pb++;
-		while (pe > pb && isspace((unsigned char)p[pe - 1]))
-			pe--;
-		if (pe - pb != e - b || memcmp(p + pb, name + b, e - b))
-			continue;
-		if (found != SIZE_MAX)
-			return SIZE_MAX - 1;
-		found = i;
+	*b = 0;
+	*e = n;
+	while (*b < *e && isspace((unsigned char)p[*b]))
+		(*b)++;
+	while (*e > *b && isspace((unsigned char)p[*e - 1]))
+		(*e)--;
+}
+
+/* memcmp order of a and b, each without white space at its ends */
+static int cmp_trimmed_text(const char *a, size_t an, const char *b, size_t bn)
+{
+	size_t ab, ae, bb, be;
+	trim_span(a, an, &ab, &ae);
+	trim_span(b, bn, &bb, &be);
+	size_t la = ae - ab, lb = be - bb;
+	int r = memcmp(a + ab, b + bb, la < lb ? la : lb);
+	return r ? r : (la > lb) - (la < lb);
+}
+
+static int cmp_trimmed(const void *a, const void *b)
+{
+	size_t i = *(const size_t *)a, j = *(const size_t *)b;
+	return cmp_trimmed_text(sort_names->names[i], sort_names->lens[i], sort_names->names[j],
+	                        sort_names->lens[j]);
+}
+
+/* The listed name that is name but for white space at the ends of either:
+ * its index, SIZE_MAX for none, SIZE_MAX - 1 for more than one. *tidx: the
+ * names sorted so, made at the first call (O(n log n)), each call then
+ * O(log n). */
+static size_t trimmed_match(const name_list *nl, size_t **tidx, const char *name, size_t len)
+{
+	if (!*tidx) {
+		*tidx = mg_xrealloc(NULL, (nl->n ? nl->n : 1) * sizeof(size_t));
+		for (size_t i = 0; i < nl->n; i++)
+			(*tidx)[i] = i;
+		sort_names = nl;
+		qsort(*tidx, nl->n, sizeof(size_t), cmp_trimmed);
 	}
-	return found;
+	size_t lo = 0, hi = nl->n, *t = *tidx;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (cmp_trimmed_text(nl->names[t[mid]], nl->lens[t[mid]], name, len) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == nl->n || cmp_trimmed_text(nl->names[t[lo]], nl->lens[t[lo]], name, len))
+		return SIZE_MAX;
+	if (lo + 1 < nl->n &&
+	    !cmp_trimmed_text(nl->names[t[lo + 1]], nl->lens[t[lo + 1]], name, len))
+		return SIZE_MAX - 1;
+	return t[lo];
 }
 
 /*
  * Reads FILE (one test name a line, LF or CRLF) into order: indices into nl,
  * in the file's order, each at most once. A name the host did not list is a usage
  * error naming it, unless one listed name is it but for white space at its
- * ends (trimmed_match). O(n log n).
+ * ends (trimmed_match). O((n + m) log n) for m lines.
  */
 int plan_tests_from(size_t **order, size_t *norder, name_list *nl, const char *file, mg_err *err)
 {
@@ -191,7 +223,7 @@ int plan_tests_from(size_t **order, size_t *norder, name_list *nl, const char *f
 	*order = mg_xrealloc(NULL, (nl->n ? nl->n : 1) * sizeof(size_t));
 	*norder = 0;
 	char *line = NULL;
-	size_t cap = 0;
+	size_t cap = 0, *tidx = NULL;
 	ssize_t len;
 	int rc = 0;
 	while ((len = getline(&line, &cap, f)) >= 0) {
@@ -213,12 +245,13 @@ int plan_tests_from(size_t **order, size_t *norder, name_list *nl, const char *f
 			else
 				hi = mid;
 		}
+		size_t hit = lo < nl->n ? idx[lo] : SIZE_MAX;
 		if (lo == nl->n || nl->lens[idx[lo]] != (size_t)len ||
 		    memcmp(nl->names[idx[lo]], line, (size_t)len)) {
 			/* the one listed name it is but for white space at its ends
 			 * (Catch2 prints "basic async test " trimmed, in its console,
 			 * XML and JUnit alike) */
-			size_t at = trimmed_match(nl, line, (size_t)len);
+			size_t at = trimmed_match(nl, &tidx, line, (size_t)len);
 			if (at == SIZE_MAX) {
 				rc = mg_err_set(err, MG_EINVAL,
 				                "--tests-from %s: the host does not list '%s'",
@@ -234,12 +267,11 @@ int plan_tests_from(size_t **order, size_t *norder, name_list *nl, const char *f
 				    file, line);
 				break;
 			}
-			for (lo = 0; idx[lo] != at; lo++)
-				;
+			hit = at;
 		}
-		if (!used[idx[lo]]) {
-			used[idx[lo]] = 1;
-			(*order)[(*norder)++] = idx[lo];
+		if (!used[hit]) {
+			used[hit] = 1;
+			(*order)[(*norder)++] = hit;
 		} else {
 			fprintf(stderr,
 			        "memguard: warning: --tests-from %s names '%s' more than "
@@ -249,6 +281,7 @@ int plan_tests_from(size_t **order, size_t *norder, name_list *nl, const char *f
 	}
 	free(line);
 	free(idx);
+	free(tidx);
 	free(used);
 	fclose(f);
 	if (rc < 0) {

@@ -714,7 +714,8 @@ def case_xdist_refused():
 def case_usage_error():
     """pytest's usage error (a path not found, an option it does not know:
     pytest exits 4) is the user's: memguard exits 2 with pytest's message and
-    its own (before: 3, "before its greeting")."""
+    its own (before: 3, "before its greeting"); a conftest that fails to
+    import (pytest exits 4 too) is not."""
     suite = os.path.join(SUITES, "states")
     for extra, said in ((os.path.join(WORK, "no-such-dir"), "not found"),
                         ("--no-such-option", "--no-such-option")):
@@ -724,6 +725,19 @@ def case_usage_error():
         check(rc == 2, "usage error (2) for %s, got %d: %s" % (extra, rc, err[-1000:]))
         check(said in err and "pytest refused its command line" in err,
               "pytest's message and memguard's: %s" % err[-1000:])
+    # a conftest that fails to import: pytest exits 4 too, but the command
+    # line is fine: memguard's 3, not a usage error
+    broken = os.path.join(WORK, "broken")
+    os.mkdir(broken)
+    with open(os.path.join(broken, "conftest.py"), "w") as f:
+        f.write("import no_such_module_here\n")
+    with open(os.path.join(broken, "test_x.py"), "w") as f:
+        f.write("def test_x():\n    pass\n")
+    p = subprocess.run(pytest_cmd(broken), cwd=WORK, env=ENV, capture_output=True)
+    check(p.returncode == 4, "pytest alone, broken conftest: 4, got %d" % p.returncode)
+    rc, rep, out, err = memguard(["-j", "1"], pytest_cmd(broken))
+    check(rc == 3 and "refused its command line" not in err,
+          "a broken conftest is no usage error: %d %s" % (rc, err[-1000:]))
 
 
 def case_detect():
