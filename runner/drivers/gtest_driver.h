@@ -126,6 +126,7 @@ typedef struct gtest {
 	 * then the lines after it, each a uint32_t length and its bytes. */
 	int held;
 	int ends_marked; /* the probe said this program's ends come in its stream */
+	int own_next;    /* the probe said the next result line is the test's own */
 	size_t hold_len;
 	char hold[HOLD_MAX];
 

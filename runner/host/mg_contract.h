@@ -119,7 +119,9 @@ int mg_contract_wrote(mg_wrote *w, uint64_t own);
  * GoogleTest program, MG_PROBE_MARK SECRET " seen" in front of the first
  * "[ RUN      ]" line the probe sees in a flush: its ends come in the
  * stream (a result line with none in front of it may be the test's own
- * look-alike: the driver holds it until it knows).
+ * look-alike: the driver holds it until it knows); and " own" in front of
+ * each result line still in stdout's buffer when a test calls exit (the
+ * test's look-alike: GoogleTest flushes its own at once).
  * WHY is protocol v2's word of `recycle` (mg_proto_why_word).
  */
 #define MG_PROBE_ENV_FD     "MEMGUARD_PROBE_FD"     /* the pipe's fd in the program */
@@ -139,6 +141,7 @@ int mg_contract_wrote(mg_wrote *w, uint64_t own);
 #define MG_PROBE_STOP          "stop "
 #define MG_PROBE_END           "end "
 #define MG_PROBE_SEEN          "seen"
+#define MG_PROBE_OWN           "own"    /* the result line after it is the test's output */
 #define MG_PROBE_ERR           "err"    /* stderr's mark, and the pipe's line before an end */
 #define MG_PROBE_SITES         "sites " /* + NAME: the test's module/site/nomem lines end */
 #define MG_PROBE_EXIT          "exit "

@@ -44,6 +44,22 @@ TEST(Fake, Long)
 		FAIL() << std::string(20000 - 9, 'x') << "the-tail.";
 }
 
+// with MG_FAKE_EXIT set ("ok" or "failed"): prints its own name as passed
+// or failed (and with MG_FAKE_EXIT_MORE a line after it), then exits with
+// status MG_FAKE_EXIT_CODE (0 when unset) mid-test; the direct run exits so
+// there, without running Fake.Last
+TEST(Fake, ExitZero)
+{
+	if (const char *e = std::getenv("MG_FAKE_EXIT")) {
+		std::printf("%s Fake.ExitZero (0 ms)\n",
+		            std::strcmp(e, "ok") ? "[  FAILED  ]" : "[       OK ]");
+		if (std::getenv("MG_FAKE_EXIT_MORE"))
+			std::printf("and a line after it\n");
+		const char *code = std::getenv("MG_FAKE_EXIT_CODE");
+		std::exit(code ? std::atoi(code) : 0);
+	}
+}
+
 TEST(Fake, Last)
 {
 	SUCCEED();

@@ -10,6 +10,7 @@
  * main that runs none (MG_FAKE_RUN_NONE).
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "mg_run.h"
@@ -43,7 +44,8 @@ static void gtest_fake_result(void)
 		expect_state(o.report, "Fake.Last", "pass");
 		expect_state(o.report, "Fake.Long", "pass");
 		expect_state(o.report, "Tail.Print", "pass");
-		CU_ASSERT_EQUAL(count(o.report, "pass") + count(o.report, "fail"), 6);
+		expect_state(o.report, "Fake.ExitZero", "pass");
+		CU_ASSERT_EQUAL(count(o.report, "pass") + count(o.report, "fail"), 7);
 		CU_ASSERT_EQUAL(count(o.report, "skip"), 0);
 		CU_ASSERT(strstr(output_of(o.report, "Fake.Failed"),
 		                 "[  FAILED  ] Fake.Failed (0 ms)\n") != NULL);
@@ -64,6 +66,53 @@ static void gtest_fake_result(void)
 	CU_ASSERT(exited_with(&o, 0));
 	expect_state(o.report, "Fake.Failed", "pass");
 	done(&o);
+}
+
+/* Fake.ExitZero prints a look-alike of its own result line, then exits
+ * mid-test: the exit ends the test, not the look-alike (its output), and
+ * Fake.Last runs in a fresh program, as the exit of any test: exit 0 a
+ * pass said in its output (the run exits 0, as directly), exit 1 a fail
+ * "exited with status 1" (exits 1, as directly). Before: the look-alike
+ * was its verdict (C++'s flush of cout at exit reads to the probe as the
+ * test's end), and Fake.Last an error "GoogleTest did not run it", exit 3. */
+static void gtest_lookalike_exit(void)
+{
+	static const char *const v[][4] = {
+	    /* look-alike, a line after it, exit status, the test's state */
+	    {"ok", NULL, "0", "pass"},
+	    {"failed", "1", "0", "pass"},
+	    {"ok", "1", "1", "fail"},
+	};
+	setenv("GTEST_FILTER", "Fake.ExitZero:Fake.Last", 1);
+	for (size_t k = 0; k < sizeof(v) / sizeof(v[0]); k++) {
+		setenv("MG_FAKE_EXIT", v[k][0], 1);
+		if (v[k][1])
+			setenv("MG_FAKE_EXIT_MORE", v[k][1], 1);
+		else
+			unsetenv("MG_FAKE_EXIT_MORE");
+		setenv("MG_FAKE_EXIT_CODE", v[k][2], 1);
+		int code = atoi(v[k][2]);
+		CU_ASSERT_EQUAL(mg_direct_status(GTEST_FAKE), code);
+		outcome o;
+		mg_driver_run(&o, "gtest", GTEST_FAKE, "1", NULL, NULL);
+		CU_ASSERT(exited_with(&o, code));
+		expect_state(o.report, "Fake.ExitZero", v[k][3]);
+		expect_state(o.report, "Fake.Last", "pass");
+		const char *out = output_of(o.report, "Fake.ExitZero");
+		CU_ASSERT(strstr(out, " Fake.ExitZero (0 ms)\n") != NULL);
+		if (code)
+			expect_message(o.report, "Fake.ExitZero",
+			               "exited with status 1 during the test");
+		else
+			CU_ASSERT(strstr(out,
+			                 "memguard: the program exited with status 0 during this "
+			                 "test") != NULL);
+		done(&o);
+	}
+	unsetenv("MG_FAKE_EXIT");
+	unsetenv("MG_FAKE_EXIT_MORE");
+	unsetenv("MG_FAKE_EXIT_CODE");
+	unsetenv("GTEST_FILTER");
 }
 
 /* After Fake.Last (whose end the probe marked), Tail.Print prints 4,085
@@ -182,6 +231,7 @@ static void gtest_runs_none(void)
 static const mg_case cases[] = {
     {"gtest_fake_result", gtest_fake_result},
     {"gtest_held_then_exit", gtest_held_then_exit},
+    {"gtest_lookalike_exit", gtest_lookalike_exit},
     {"gtest_linebuf_not_held", gtest_linebuf_not_held},
     {"gtest_long_message", gtest_long_message},
     {"gtest_own_printer", gtest_own_printer},
