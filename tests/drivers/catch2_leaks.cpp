@@ -5,6 +5,7 @@
 // MG_C2_EACH_MB=M: every test keeps M MiB more, mapped and untouched (a
 // suite leaking toward its limit). MG_C2_LOG=FILE: "body NAME" per body run.
 // MG_C2_FAIL=N: step N fails. MG_C2_CRASH=N: step N dies of SIGSEGV.
+// MG_C2_LONG=N: step N fails with a message of 5,009 bytes.
 // MG_C2_PRINT=1: every test printf()s a line without its newline, and
 // writes "<&>" to std::cout (which Catch2 captures into its XML).
 // MG_C2_WORDS=1: every test printf()s the reporter's element names in a
@@ -70,6 +71,9 @@ void step(int n)
 		            "success=\"%s\"/>\n</TestCase>\n<root a=\"1\">\n",
 		            fail && std::atoi(fail) == n ? "true" : "false");
 	CHECK((!fail || std::atoi(fail) != n));
+	const char *lng = std::getenv("MG_C2_LONG");
+	if (lng && std::atoi(lng) == n)
+		FAIL(std::string(5000, 'x') + "the-tail.");
 }
 
 } // namespace
@@ -91,10 +95,10 @@ STEP(3)
 STEP(4)
 STEP(5)
 STEP(6)
-STEP(7) STEP(8) STEP(9) TEN(1) TEN(2) TEN(3) TEN(4) TEN(5) TEN(6) TEN(7) TEN(8) TEN(9) TEN(10)
-    TEN(11)
+STEP(7)
+STEP(8) STEP(9) TEN(1) TEN(2) TEN(3) TEN(4) TEN(5) TEN(6) TEN(7) TEN(8) TEN(9) TEN(10) TEN(11)
 
-        TEST_CASE("odd, [name] *")
+    TEST_CASE("odd, [name] *")
 {
 	log_body("odd, [name] *");
 	CHECK(1 + 1 == 2);

@@ -1624,6 +1624,26 @@ static void catch2_crash(void)
 	done(&o);
 }
 
+/* A FAIL() of 5,009 bytes: its message has Catch2's words and the text as
+ * far as the message has room for it (before: "FILE:LINE: FAILED:" alone,
+ * the text dropped whole for want of room). */
+static void catch2_long_message(void)
+{
+	outcome o;
+	mg(&o,
+	   ARGV("run", "-q", "-j", "1", "--report", "report.json", "--", CATCH2_LEAKS,
+	        "step 12,step 13"),
+	   ENV("MG_C2_LONG=13"), 0);
+	CU_ASSERT(exited_with(&o, 1));
+	CU_ASSERT_FATAL(o.report != NULL);
+	expect_state(o.report, "step 12", "pass");
+	expect_state(o.report, "step 13", "fail");
+	expect_message(o.report, "step 13", "explicitly with message:\n  xxxxxxxxxxxxxxxx");
+	const char *m = message_of(o.report, "step 13");
+	CU_ASSERT(m && strlen(m) > 1000);
+	done(&o);
+}
+
 /* Steps 12 and 13 with env set, step 13 failing: 12 passes, 13 fails with
  * Catch2's assertion as its message, and their outputs are out12, out13. */
 static void catch2_two_steps(const char *env, const char *out12, const char *out13)
@@ -1794,6 +1814,7 @@ static const mg_case cases[] = {
     {"catch2_suspects", catch2_suspects},
     {"catch2_recycle", catch2_recycle},
     {"catch2_crash", catch2_crash},
+    {"catch2_long_message", catch2_long_message},
     {"catch2_output", catch2_output},
 #endif
 #ifdef CATCH2_LEAKS32
