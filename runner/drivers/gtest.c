@@ -1300,6 +1300,16 @@ static int probe_has_end(gtest *g, const char *name, size_t n)
 	return 0;
 }
 
+/* The head's end at GoogleTest's result line of kind: a fail's or a
+ * skip's message is the test's text since its first Failure header. */
+static void result_line_end(shim *s, gtest *g, mg_msg_kind kind)
+{
+	if (kind == MG_MSG_PASS)
+		gtest_end(s, g, kind, NULL, 0);
+	else
+		gtest_end(s, g, kind, g->text, g->text_len);
+}
+
 /* Keeps a line in the hold: 0 when it has no room for it. */
 static int hold_put(gtest *g, const char *line, size_t len)
 {
@@ -1353,10 +1363,8 @@ static void hold_end(shim *s, gtest *g, int verdict)
 			g_text(s, g, l, n, NULL);
 		else if (!verdict)
 			gtest_output(s, g, l, n, 1);
-		else if (kind == MG_MSG_PASS)
-			gtest_end(s, g, kind, NULL, 0);
 		else
-			gtest_end(s, g, kind, g->text, g->text_len);
+			result_line_end(s, g, kind);
 		at += sizeof(n) + n;
 	}
 }
@@ -1442,12 +1450,8 @@ static void g_text(shim *s, gtest *g, char *line, size_t len, const char *m)
 			mg_msg_kind kind = line[3] == 'F'   ? MG_MSG_FAIL
 			                   : line[3] == 'S' ? MG_MSG_SKIP
 			                                    : MG_MSG_PASS;
-			if (hold_begin(g, kind, line, len, name, n))
-				return;
-			if (kind == MG_MSG_PASS)
-				gtest_end(s, g, kind, NULL, 0);
-			else
-				gtest_end(s, g, kind, g->text, g->text_len);
+			if (!hold_begin(g, kind, line, len, name, n))
+				result_line_end(s, g, kind);
 		} else if (!shim_head_started(s)) {
 			gtest_outside_frame(s, g, line, len);
 		}
