@@ -335,15 +335,20 @@ done:
  * 6c), recorded once a run's report exists. Every node of a --node split
  * lists alike: node 1 records them (a merge of the nodes' reports then
  * counts each once, and fails as the whole run does) and the others say
- * so. */
+ * so; where the error left no test to run (pytest without
+ * --continue-on-collection-errors) they fail as node 1 does (before: exit
+ * 5 "no tests ran", or 0 with --allow-no-tests, where pytest exits 2). */
 void listing_extras(run_ctx *c, const name_list *nl)
 {
 	if (nl->nextras && c->rep->node_index > 1) {
+		c->extras_stopped = !c->nlisted;
 		fprintf(stderr,
 		        "memguard: %zu entr%s outside the listed tests (the first: %s) %s node 1's "
-		        "to record, not node %u's\n",
+		        "to record, not node %u's%s\n",
 		        nl->nextras, nl->nextras == 1 ? "y" : "ies", nl->extras[0].name,
-		        nl->nextras == 1 ? "is" : "are", (unsigned)c->rep->node_index);
+		        nl->nextras == 1 ? "is" : "are", (unsigned)c->rep->node_index,
+		        c->extras_stopped ? "; no test ran for it, so this node fails too (exit 1)"
+		                          : "");
 		return;
 	}
 	for (size_t i = 0; i < nl->nextras; i++) {
@@ -489,6 +494,15 @@ void listing_no_tests_run(run_ctx *c)
 		int ran = no_tests_read(c, p, text, sizeof(text), &len);
 		if (spawn_wait(p, 0, &end, NULL) < 0)
 			end.signo = SIGKILL;
+		if (ran > 0 && mg_exit_ok(end) && len) {
+			/* what the direct run shows (GoogleTest's help for a flag
+			 * it does not know, which it answers with exit 0) */
+			fprintf(stderr, "memguard: no test ran; %s, run once as given, printed:\n",
+			        c->o->host_argv[0]);
+			fwrite(text, 1, len, stderr);
+			if (text[len - 1] != '\n')
+				fputc('\n', stderr);
+		}
 		if (!ran || (ran > 0 && mg_exit_ok(end)))
 			goto out; /* stopped: the run is interrupted, as it says */
 		size_t keep = len < 3000 ? len : 3000;

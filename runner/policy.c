@@ -176,7 +176,7 @@ int policy_exit_code(const run_ctx *c)
 		for (int k = 0; k < TEST_STATE_COUNT; k++)
 			ran += c->rep->shards[s].counts[k];
 	if (!ran)
-		return policy_no_tests_exit(c, NULL);
+		return c->extras_stopped ? MG_EXIT_FAILED : policy_no_tests_exit(c, NULL);
 	return code;
 }
 

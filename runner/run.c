@@ -433,6 +433,25 @@ static void pytest_dir_make(run_ctx *c)
 		c->pytest_dir = report_strdup(dir);
 }
 
+/* Under the console's table of a run that failed on lanes the user did
+ * not ask for (-j defaults to the CPUs): copies of one program side by
+ * side meet at fixed paths (leveldb's db_test: /tmp/leveldbtest-0), and a
+ * test that fails only so would look like memguard's doing. One line, on
+ * stderr; not under -q, nor with --lane-tmpdir. */
+static void lanes_hint(const run_ctx *c, const run_options *o, int code)
+{
+	const uint64_t *n = c->rep->totals.counts;
+	uint64_t failed = n[TEST_FAIL] + n[TEST_CRASH] + n[TEST_ERROR];
+	if (code != MG_EXIT_FAILED || c->signo || o->quiet || o->jobs || o->lane_tmpdir ||
+	    c->nlanes < 2 || !failed)
+		return;
+	fprintf(stderr,
+	        "memguard run: %llu test%s failed with %u lanes side by side (-j defaults "
+	        "to the CPUs); a test that passes with -j 1 may meet its copy in the other "
+	        "lane at a fixed path: --lane-tmpdir gives each lane its own TEST_TMPDIR\n",
+	        (unsigned long long)failed, failed == 1 ? "" : "s", c->nlanes);
+}
+
 /* The report's commit fields are final from here on. */
 static void identity_join(identity_job *j)
 {
@@ -661,6 +680,7 @@ int run_main(int argc, char **argv, const run_hooks *hooks)
 		        "memguard run: %u host%s broke the protocol (the generations say how; "
 		        "their tests ran again in fresh hosts)\n",
 		        c.protocol_breaks, c.protocol_breaks == 1 ? "" : "s");
+	lanes_hint(&c, &o, code);
 	/* last, under the console's table: no test ran, whatever the exit */
 	const char *who = NULL;
 	if (code == MG_EXIT_NO_TESTS)

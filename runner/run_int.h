@@ -265,7 +265,12 @@ typedef struct run_ctx {
 	rtest *tests; /* mg_bulk: tests_cap of them */
 	size_t ntests, tests_cap;
 	size_t nlisted; /* the names the host listed, before --filter, --tests-from, --node */
-	size_t *q;      /* deque of test indices */
+	/* a node after the first of a --node split whose listing had entries
+	 * outside its tests (node 1's to record: listing_extras) and no test: a
+	 * collection error stopped the framework's run, so this node fails too
+	 * (pytest exits 2 on every node), --allow-no-tests or not */
+	int extras_stopped;
+	size_t *q; /* deque of test indices */
 	size_t qhead, qlen;
 	size_t *rq; /* retries: each runs alone in a fresh host, in this order */
 	size_t rqhead, rqlen;

@@ -536,6 +536,18 @@ int catch2_aborted(shim *s, gtest *g, mg_exit_end status)
 	return 1;
 }
 
+/* The running test case's program ended: of a signal Catch2 caught
+ * (FatalErrorCondition), Catch2's report of it (where, which signal) is in
+ * the test's output, the runner's message being how the host died. */
+void catch2_died(shim *s, gtest *g, mg_exit_end status)
+{
+	if (!status.signo || !g->c2_fatal || !g->text_len)
+		return;
+	shim_output(s, g->text, g->text_len);
+	if (g->text[g->text_len - 1] != '\n')
+		shim_output(s, "\n", 1);
+}
+
 /* XML text (an attribute's value) decoded into out (at most cap - 1 bytes,
  * NUL-terminated): the entities Catch2's XmlEncode writes. Its length. */
 static size_t xml_decode(const char *p, size_t n, char *out, size_t cap)
@@ -693,13 +705,33 @@ enum {                       /* c2_expr */
 static const char c2_threw[] = "due to unexpected exception with message";
 static const char c2_fatal[] = "due to a fatal error condition";
 
-/* Appends to the message while it has room. */
+/* What a message cut for want of room says: at its end (the message's
+ * 8 KiB), after an assertion's texts (their 2 KiB), in a line (4 KiB). The
+ * test's output does not have the rest: Catch2 wrote it in its XML only. */
+static const char c2_cut_note[] = "\n[memguard: the message is cut here, at 8 KiB]\n";
+static const char c2_msgs_note[] = "  [memguard: the texts are cut here, at 2 KiB]\n";
+static const char c2_line_note[] = " [memguard: the line is cut here, at 4 KiB]";
+
+/* Appends to the message while it has room (kept for c2_cut_note). */
 static void c2_say(gtest *g, const char *p, size_t n)
 {
-	size_t room = sizeof(g->text) - g->text_len;
-	n = n < room ? n : room;
+	size_t room = sizeof(g->text) - (sizeof(c2_cut_note) - 1) - g->text_len;
+	if (n > room) {
+		n = room;
+		g->c2_cut = 1;
+	}
 	memcpy(g->text + g->text_len, p, n);
 	g->text_len += n;
+}
+
+/* The running test case's message, saying where it was cut (c2_say). */
+static void c2_message_end(gtest *g)
+{
+	if (!g->c2_cut)
+		return;
+	memcpy(g->text + g->text_len, c2_cut_note, sizeof(c2_cut_note) - 1);
+	g->text_len += sizeof(c2_cut_note) - 1;
+	g->c2_cut = 0;
 }
 
 /* The value of attribute name of the tag (p, n), decoded into out ("" when
@@ -736,8 +768,11 @@ static void c2_said(gtest *g, const char *label, int plural, int always)
 		c2_say(g, ":\n", 2);
 	}
 	c2_say(g, g->c2_msgs, g->c2_msgs_len);
+	if (g->c2_msgs_cut)
+		c2_say(g, c2_msgs_note, sizeof(c2_msgs_note) - 1);
 	g->c2_msgs_len = 0;
 	g->c2_nmsgs = 0;
+	g->c2_msgs_cut = 0;
 }
 
 /* A *_FALSE macro's Original is "!(X)" (Catch2's getExpression, which its
@@ -773,6 +808,7 @@ static void c2_tag(gtest *g, const char *p, size_t n)
 		if (strcmp(ok, "false")) { /* a pass, with -s: not said, nor its INFOs */
 			g->c2_msgs_len = 0;
 			g->c2_nmsgs = 0;
+			g->c2_msgs_cut = 0;
 			g->c2_in = closed ? C2_IN_OUT : C2_IN_DROP;
 			return;
 		}
@@ -870,21 +906,28 @@ static int c2_text(gtest *g, const char *p, size_t n)
 	while (n && (*p == ' ' || *p == '\t'))
 		p++, n--;
 	char t[4096];
-	size_t tn = xml_decode(p, n < sizeof(t) ? n : sizeof(t) - 1, t, sizeof(t));
+	int long_line = n >= sizeof(t); /* its end is not said: cut here */
+	size_t tn = xml_decode(p, long_line ? sizeof(t) - 1 : n, t, sizeof(t));
 	switch (g->c2_in) {
 	case C2_IN_ORIGINAL:
 	case C2_IN_EXPANDED: /* a text of many lines: each after the first indented */
 		if (g->text_len > (g->c2_in == C2_IN_ORIGINAL ? g->c2_orig[0] : g->c2_exp_from))
 			c2_say(g, "\n  ", 3);
 		c2_say(g, t, tn);
+		if (long_line)
+			c2_say(g, c2_line_note, sizeof(c2_line_note) - 1);
 		if (g->c2_in == C2_IN_ORIGINAL)
 			g->c2_orig[1] = g->text_len;
 		break;
-	case C2_IN_MSG:
-		/* as much as has room (a text too long for it was dropped whole:
-		 * FAIL() with 5,000 bytes left "FILE:LINE: FAILED:" alone) */
-		if (g->c2_msgs_len + 4 < sizeof(g->c2_msgs)) {
-			size_t room = sizeof(g->c2_msgs) - g->c2_msgs_len - 3;
+	case C2_IN_MSG: {
+		/* as much as has room (kept for c2_msgs_note); before, a text too
+		 * long for it was dropped whole (FAIL() with 5,000 bytes left
+		 * "FILE:LINE: FAILED:" alone), then cut without a word */
+		size_t cap = sizeof(g->c2_msgs) - (sizeof(c2_msgs_note) - 1);
+		if (long_line || g->c2_msgs_len + 4 > cap || tn > cap - g->c2_msgs_len - 3)
+			g->c2_msgs_cut = 1;
+		if (g->c2_msgs_len + 4 <= cap) {
+			size_t room = cap - g->c2_msgs_len - 3;
 			tn = tn < room ? tn : room;
 			memcpy(g->c2_msgs + g->c2_msgs_len, "  ", 2);
 			memcpy(g->c2_msgs + g->c2_msgs_len + 2, t, tn);
@@ -893,6 +936,7 @@ static int c2_text(gtest *g, const char *p, size_t n)
 			g->c2_nmsgs++;
 		}
 		break;
+	}
 	default: /* a passed Expression's, or between a failed one's parts */
 		break;
 	}
@@ -1093,6 +1137,8 @@ static void c2_line(shim *s, gtest *g, char *line, size_t len, int glued)
 		g->c2_expr = 0;
 		g->c2_msgs_len = 0;
 		g->c2_nmsgs = 0;
+		g->c2_msgs_cut = 0;
+		g->c2_cut = 0;
 		g->c2_indent = indent;
 		const char *qname = c2_queued_as(s, g, name, &dn);
 		if (!shim_head_started(s) && gtest_dup_run(s, g, qname, dn)) {
@@ -1122,6 +1168,7 @@ static void c2_line(shim *s, gtest *g, char *line, size_t len, int glued)
 		/* after a fatal signal Catch2 closes its XML and re-raises it: the
 		 * test stays started, so the program's death is its crash (and the
 		 * tests after it run in a fresh program) */
+		c2_message_end(g);
 		if (g->c2_fatal) {
 			g->c2_closed = 1;
 			return;

@@ -177,6 +177,31 @@ static uint64_t next_u64(const char **p)
 	return v;
 }
 
+/* Whether a name the probe wrote (p, pn: cut at MG_PROBE_NAME_MAX, as the
+ * probe cuts it) is name's. */
+static int probe_named(const char *p, size_t pn, const char *name, size_t n)
+{
+	return (pn == n || (pn >= MG_PROBE_NAME_MAX && pn < n)) && !memcmp(p, name, pn);
+}
+
+/* The probe's pipe line "end VA RSS PEAKVA PEAKRSS NAME" (line, len: no
+ * newline; fig NULL: the figures not wanted): 1 when it ends the test
+ * name. */
+static int probe_end_of(const char *line, size_t len, const char *name, size_t n, uint64_t fig[4])
+{
+	if (len <= 4 || memcmp(line, "end ", 4))
+		return 0;
+	const char *p = line + 4, *e = line + len;
+	for (int i = 0; i < 4; i++) {
+		uint64_t v = next_u64(&p);
+		if (fig)
+			fig[i] = v;
+	}
+	if (p < e && *p == ' ')
+		p++;
+	return p <= e && probe_named(p, (size_t)(e - p), name, n);
+}
+
 /* GoogleTest: a secret of this shim's own (16 hex digits), so that a
  * test's end comes in the program's stdout (MG_PROBE_MARK SECRET), which no
  * test's own output can be taken for; none (the pipe) without randomness. */
@@ -360,8 +385,7 @@ static int sites_add(gtest *g, const char *line, size_t len)
 static void sites_give(shim *s, gtest *g, const char *name, size_t n, int drop)
 {
 	size_t pn = g->sites_name_len;
-	int mine = g->sites_ready && (pn == n || (pn >= 4000 && pn < n)) &&
-	           !memcmp(g->sites_name, name, pn);
+	int mine = g->sites_ready && probe_named(g->sites_name, pn, name, n);
 	if (mine)
 		shim_lines(s, g->sites, g->sites_len);
 	if (mine || drop) {
@@ -428,15 +452,10 @@ static int probe_take(shim *s, gtest *g, const char *name, size_t n)
 			} else if (sites_add(g, line, len)) {
 				/* kept for this end; its "end" line follows */
 			} else if (!strncmp(line, "end ", 4) && name) {
-				const char *p = line + 4;
-				uint64_t va = next_u64(&p), rss = next_u64(&p);
-				uint64_t pva = next_u64(&p), prss = next_u64(&p);
-				if (*p == ' ')
-					p++;
-				size_t pn = len - (size_t)(p - line);
-				if ((pn == n || (pn >= 4000 && pn < n)) && !memcmp(p, name, pn)) {
+				uint64_t fig[4];
+				if (probe_end_of(line, len, name, n, fig)) {
 					sites_give(s, g, name, n, 1);
-					shim_figures(s, va, rss, pva, prss);
+					shim_figures(s, fig[0], fig[1], fig[2], fig[3]);
 					memcpy(g->stop_why, why, sizeof(why));
 					g->fig_err = err;
 					return 1;
@@ -587,7 +606,9 @@ static int load_list(shim *s, gtest *g, uint64_t *va, uint64_t *rss)
 	}
 	shim_names_free(g->list);
 	g->list = shim_names_new();
-	size_t skip = g->catch2 ? catch2_list_noise(s, g->catch2_v3, out, len) : 0;
+	/* nothing listed, nothing to skip: no second start, which would print
+	 * a refusal of the user's options on stderr once more */
+	size_t skip = g->catch2 && len ? catch2_list_noise(s, g->catch2_v3, out, len) : 0;
 	size_t got = g->catch2 ? (catch2_parse_list(out + skip, len - skip, add_name, g->list),
 	                          shim_names_count(g->list))
 	                       : gtest_parse_list(out, len, add_name, g->list);
@@ -1285,18 +1306,9 @@ static int probe_has_end(gtest *g, const char *name, size_t n)
 		return 1; /* not all read: it may be there (the program stopped at it) */
 	const char *l = g->probe_lines.buf + g->probe_lines.start;
 	const char *e = l + g->probe_lines.len, *nl;
-	for (; l < e && (nl = memchr(l, '\n', (size_t)(e - l))); l = nl + 1) {
-		if (nl - l <= 4 || memcmp(l, "end ", 4))
-			continue;
-		const char *p = l + 4;
-		for (int i = 0; i < 4; i++)
-			next_u64(&p);
-		if (p < nl && *p == ' ')
-			p++;
-		size_t pn = (size_t)(nl - p);
-		if ((pn == n || (pn >= 4000 && pn < n)) && !memcmp(p, name, pn))
+	for (; l < e && (nl = memchr(l, '\n', (size_t)(e - l))); l = nl + 1)
+		if (probe_end_of(l, (size_t)(nl - l), name, n, NULL))
 			return 1;
-	}
 	return 0;
 }
 
@@ -1543,13 +1555,8 @@ static void g_exited(shim *s, mg_exit_end status, const struct rusage *ru)
 		 * fail, and the rest of the batch runs in a fresh program, as after
 		 * a crash (before, each was an error "did not run it", exit 3 where
 		 * the direct run exits 1) */
-		if (status.signo && g->catch2 && g->c2_fatal && g->text_len) {
-			/* Catch2's report of it (where, which signal): in its output,
-			 * the runner's message being how the host died */
-			shim_output(s, g->text, g->text_len);
-			if (g->text[g->text_len - 1] != '\n')
-				shim_output(s, "\n", 1);
-		}
+		if (g->catch2)
+			catch2_died(s, g, status);
 		if (status.signo)
 			shim_die_of(s, status.signo);
 		if (g->batch)

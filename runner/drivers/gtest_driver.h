@@ -60,6 +60,8 @@ typedef struct gtest {
 	char c2_msgs[2048]; /* its INFOs and its own text, "  TEXT\n" each, */
 	size_t c2_msgs_len; /* said after its label (c2_said) */
 	unsigned c2_nmsgs;
+	int c2_msgs_cut; /* ... not all of them had room: c2_said says so */
+	int c2_cut;      /* the message (text[]) had no room for all: said at its end */
 	/* v3 lists g->list itself, each name once: its shards are the list's
 	 * chunks (catch2_begin); 0 not known yet, -1 no */
 	int c2_shardable;
@@ -305,6 +307,9 @@ int catch2_out_is_list(const gtest *g, const char *out, size_t len);
  * asked, and g->c2_abort says so (the rest of the batch is skip, as
  * GoogleTest's --gtest_fail_fast reports it). 1 when it is. */
 int catch2_aborted(shim *s, gtest *g, mg_exit_end status);
+/* The program died in the running test case: Catch2's report of a signal
+ * it caught goes to the test's output. */
+void catch2_died(shim *s, gtest *g, mg_exit_end status);
 /* Catch2's -a/-x (driver_fail_fast_of). */
 void catch2_fail_fast(driver_fail_fast *out, char *const *cmd, int ncmd);
 /* Catch2's --order and --rng-seed (driver_order_of). */

@@ -6,6 +6,7 @@
 // suite leaking toward its limit). MG_C2_LOG=FILE: "body NAME" per body run.
 // MG_C2_FAIL=N: step N fails. MG_C2_CRASH=N: step N dies of SIGSEGV.
 // MG_C2_LONG=N: step N fails with a message of 5,009 bytes.
+// MG_C2_LONGEXP=N: step N fails three CHECKs, each expanded to two lines of 5,002 bytes.
 // MG_C2_PRINT=1: every test printf()s a line without its newline, and
 // writes "<&>" to std::cout (which Catch2 captures into its XML).
 // MG_C2_WORDS=1: every test printf()s the reporter's element names in a
@@ -71,6 +72,12 @@ void step(int n)
 		            "success=\"%s\"/>\n</TestCase>\n<root a=\"1\">\n",
 		            fail && std::atoi(fail) == n ? "true" : "false");
 	CHECK((!fail || std::atoi(fail) != n));
+	const char *lexp = std::getenv("MG_C2_LONGEXP");
+	if (lexp && std::atoi(lexp) == n) {
+		const std::string a(5000, 'a'), b(5000, 'b');
+		for (int k = 0; k < 3; k++)
+			CHECK(a == b);
+	}
 	const char *lng = std::getenv("MG_C2_LONG");
 	if (lng && std::atoi(lng) == n)
 		FAIL(std::string(5000, 'x') + "the-tail.");

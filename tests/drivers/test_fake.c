@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "mg_run.h"
 
@@ -228,6 +229,38 @@ static void gtest_runs_none(void)
 	    "saw no result");
 }
 
+/* A run that fails on the lanes -j defaults to (the CPUs, where there are
+ * two or more) says under its table that copies of the program ran side
+ * by side and what --lane-tmpdir does: a fail that comes only at -j 2 (two
+ * lanes meeting at a fixed path) would look like memguard's. Not with -j
+ * given, --lane-tmpdir, -q, or one lane; the exit is 1 every way. */
+static void lanes_hint(void)
+{
+	static const char hint[] = "failed with 2 lanes side by side (-j defaults to the CPUs)";
+	static const char *const extra[][3] = {{"-j", "2", NULL},
+	                                       {"--lane-tmpdir", NULL, NULL},
+	                                       {"-q", NULL, NULL},
+	                                       {"--allow-no-tests", NULL, NULL}};
+	int two = sysconf(_SC_NPROCESSORS_ONLN) == 2;
+	for (size_t k = 0; k < sizeof(extra) / sizeof(extra[0]); k++) {
+		outcome o;
+		const char *argv[12] = {MEMGUARD_BIN, "run", "--driver", "gtest"};
+		int n = 4;
+		for (int i = 0; extra[k][i]; i++)
+			argv[n++] = extra[k][i];
+		argv[n++] = "--";
+		argv[n++] = GTEST_FAKE;
+		mg(&o, argv, ENV(NULL), 0);
+		CU_ASSERT(exited_with(&o, 1));
+		int want = two && !strcmp(extra[k][0], "--allow-no-tests");
+		CU_ASSERT_EQUAL(strstr(o.err, hint) != NULL, want);
+		if (want)
+			CU_ASSERT(strstr(o.err, "1 test failed with") &&
+			          strstr(o.err, "--lane-tmpdir"));
+		done(&o);
+	}
+}
+
 static const mg_case cases[] = {
     {"gtest_fake_result", gtest_fake_result},
     {"gtest_held_then_exit", gtest_held_then_exit},
@@ -236,6 +269,7 @@ static const mg_case cases[] = {
     {"gtest_long_message", gtest_long_message},
     {"gtest_own_printer", gtest_own_printer},
     {"gtest_runs_none", gtest_runs_none},
+    {"lanes_hint", lanes_hint},
 };
 
 MG_TEST_MAIN("drivers_fake", cases)

@@ -1540,6 +1540,32 @@ static void ctest_locks(void)
 	ctest_project_free(dir);
 }
 
+/* The number of times needle is in hay. */
+static int times_in(const char *hay, const char *needle)
+{
+	int k = 0;
+	for (const char *p = hay; (p = strstr(p, needle)) != NULL; p += strlen(needle))
+		k++;
+	return k;
+}
+
+/* A --gtest_ flag GoogleTest does not know: the direct run prints its help
+ * and exits 0, running no test; under memguard too (exit 0, no test), and
+ * the help is on stderr (before: not shown, the run's "no tests ran"
+ * alone). */
+static void gtest_bad_flag(void)
+{
+	outcome o;
+	mg(&o, ARGV("run", "-j", "1", "--", GTEST_BENCH, "--gtest_bogus"), ENV("MG_BENCH_TESTS=3"),
+	   0);
+	CU_ASSERT(exited_with(&o, 0));
+	CU_ASSERT_EQUAL(times_in(o.err, "This program contains tests written using Google Test"),
+	                1);
+	CU_ASSERT(strstr(o.err, "memguard: no test ran; ") != NULL);
+	CU_ASSERT(strstr(o.err, "no tests ran (exit 0, as GoogleTest exits then") != NULL);
+	done(&o);
+}
+
 /* ---- catch2 ---- */
 
 #ifdef CATCH2_LEAKS
@@ -1626,7 +1652,8 @@ static void catch2_crash(void)
 
 /* A FAIL() of 5,009 bytes: its message has Catch2's words and the text as
  * far as the message has room for it (before: "FILE:LINE: FAILED:" alone,
- * the text dropped whole for want of room). */
+ * the text dropped whole for want of room), and says where it is cut
+ * (before, it was cut without a word). */
 static void catch2_long_message(void)
 {
 	outcome o;
@@ -1641,6 +1668,54 @@ static void catch2_long_message(void)
 	expect_message(o.report, "step 13", "explicitly with message:\n  xxxxxxxxxxxxxxxx");
 	const char *m = message_of(o.report, "step 13");
 	CU_ASSERT(m && strlen(m) > 1000);
+	CU_ASSERT(m && strstr(m, "xx\n  [memguard: the texts are cut here, at 2 KiB]") != NULL);
+	CU_ASSERT(m && strstr(m, "the-tail.") == NULL);
+	done(&o);
+}
+
+/* Three CHECKs whose expansions are two lines of 5,002 bytes each (Catch2
+ * puts long operands on lines of their own): a line says where it is cut
+ * (4 KiB), and the message, 8 KiB at most, ends saying it is cut there
+ * (before: both cut without a word). */
+static void catch2_long_expansion(void)
+{
+	outcome o;
+	mg(&o,
+	   ARGV("run", "-q", "-j", "1", "--report", "report.json", "--", CATCH2_LEAKS,
+	        "step 12,step 13"),
+	   ENV("MG_C2_LONGEXP=13"), 0);
+	CU_ASSERT(exited_with(&o, 1));
+	CU_ASSERT_FATAL(o.report != NULL);
+	expect_state(o.report, "step 12", "pass");
+	expect_state(o.report, "step 13", "fail");
+	expect_message(o.report, "step 13", "FAILED:\n  CHECK( a == b )\nwith expansion:\n  \"aaa");
+	const char *m = message_of(o.report, "step 13");
+	CU_ASSERT_FATAL(m != NULL);
+	CU_ASSERT(strstr(m, "aa [memguard: the line is cut here, at 4 KiB]") != NULL);
+	static const char end[] = "\n[memguard: the message is cut here, at 8 KiB]\n";
+	size_t ml = strlen(m);
+	CU_ASSERT(ml <= 8192 && ml > sizeof(end));
+	CU_ASSERT(ml > sizeof(end) && !strcmp(m + ml - (sizeof(end) - 1), end));
+	done(&o);
+}
+
+/* An option Catch2 refuses: the direct run exits 255 with Catch2's words
+ * on stderr; under memguard no test runs, the run is an error (exit 3,
+ * the entry <program exit> with those words), and the console has them
+ * once as the program printed them (before: three times, the listing's,
+ * a second listing's, the program run as given's in the table) plus the
+ * table's. */
+static void catch2_bad_option(void)
+{
+	outcome o;
+	mg(&o, ARGV("run", "-j", "1", "--report", "report.json", "--", CATCH2_LEAKS, "--bogus-opt"),
+	   ENV(NULL), 0);
+	CU_ASSERT(exited_with(&o, 3));
+	CU_ASSERT_FATAL(o.report != NULL);
+	expect_state(o.report, "<program exit>", "error");
+	expect_message(o.report, "<program exit>", "Unrecognised token: --bogus-opt");
+	CU_ASSERT_EQUAL(times_in(o.err, "Unrecognised token: --bogus-opt"), 1);
+	CU_ASSERT_EQUAL(times_in(o.out, "Unrecognised token: --bogus-opt"), 1);
 	done(&o);
 }
 
@@ -1807,6 +1882,7 @@ static const mg_case cases[] = {
     {"gtest_history_shares", gtest_history_shares},
     {"gtest_history_lanes", gtest_history_lanes},
     {"gtest_lane_tmpdir", gtest_lane_tmpdir},
+    {"gtest_bad_flag", gtest_bad_flag},
     {"ctest_states", ctest_states},
     {"ctest_select", ctest_select},
     {"ctest_locks", ctest_locks},
@@ -1815,6 +1891,8 @@ static const mg_case cases[] = {
     {"catch2_recycle", catch2_recycle},
     {"catch2_crash", catch2_crash},
     {"catch2_long_message", catch2_long_message},
+    {"catch2_long_expansion", catch2_long_expansion},
+    {"catch2_bad_option", catch2_bad_option},
     {"catch2_output", catch2_output},
 #endif
 #ifdef CATCH2_LEAKS32

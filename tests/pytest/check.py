@@ -555,7 +555,8 @@ def case_collect_error():
     entry of its own, fail, named as pytest's summary names it, at -j 1 and
     2 (each lane's pytest collects it again: one entry); also when it is
     all there was to collect, and `memguard list` fails for it (before, the
-    run passed: exit 0, the error nowhere)."""
+    run passed: exit 0, the error nowhere). Split with --node, node 1 records
+    it, and without --continue-on-collection-errors every node fails."""
     suite = os.path.join(SUITES, "collect_error")
     p = subprocess.run(pytest_cmd("-q", suite), cwd=WORK, env=ENV, capture_output=True)
     check(p.returncode == 2, "pytest alone: 2, got %d" % p.returncode)
@@ -604,6 +605,20 @@ def case_collect_error():
                   "node 2 says whose it is: %s" % err[-500:])
     check(sorted(names) == ["test_broken.py", "test_fine.py::test_fine"],
           "the nodes' reports have each entry once: %s" % names)
+    # without --continue-on-collection-errors no node runs a test, and pytest
+    # exits 2 on each: every node fails (before: node 2 exited 5, or 0 with
+    # --allow-no-tests), node 1 with the entry, node 2 saying it is node 1's
+    for allow in ([], ["--allow-no-tests"]):
+        for n in ("1", "2"):
+            rc, rep, out, err = memguard(["--node", n + "/2"] + allow, pytest_cmd(suite))
+            got = [name for name, _, _, _ in entries(rep)] if rep else None
+            check(rc == 1, "node %s %s without %s: 1, got %d %s" % (n, allow, go_on, rc,
+                                                                   err[-500:]))
+            check(got == (["test_broken.py"] if n == "1" else []),
+                  "node %s %s: entries %s" % (n, allow, got))
+            if n == "2":
+                check("node 1's to record, not node 2's; no test ran for it, so this node "
+                      "fails too" in err, "node 2 says why it fails: %s" % err[-500:])
     p = subprocess.run([MEMGUARD, "list", "--", *pytest_cmd(go_on, suite)], cwd=WORK, env=ENV,
                        capture_output=True, text=True)
     check(p.returncode == 1 and p.stdout == "test_fine.py::test_fine\n" and
