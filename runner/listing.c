@@ -494,12 +494,19 @@ void listing_no_tests_run(run_ctx *c)
 		int ran = no_tests_read(c, p, text, sizeof(text), &len);
 		if (spawn_wait(p, 0, &end, NULL) < 0)
 			end.signo = SIGKILL;
-		if (ran > 0 && mg_exit_ok(end) && len) {
-			/* what the direct run shows (GoogleTest's help for a flag
-			 * it does not know, which it answers with exit 0) */
-			fprintf(stderr, "memguard: no test ran; %s, run once as given, printed:\n",
-			        c->o->host_argv[0]);
-			fwrite(text, 1, len, stderr);
+		static const char help[] = "This program contains tests written using Google Test";
+		const char *h =
+		    c->driver == DRIVER_GTEST ? memmem(text, len, help, sizeof(help) - 1) : NULL;
+		if (ran > 0 && mg_exit_ok(end) && h) {
+			/* GoogleTest's help (for a --gtest_ flag it does not know,
+			 * answered with exit 0 and no test run), as the direct run
+			 * shows it; the listing's stdout was read, not shown */
+			fprintf(
+			    stderr,
+			    "memguard: no test ran; %s, run once as given, printed GoogleTest's "
+			    "help:\n",
+			    c->o->host_argv[0]);
+			fwrite(h, 1, len - (size_t)(h - text), stderr);
 			if (text[len - 1] != '\n')
 				fputc('\n', stderr);
 		}

@@ -433,23 +433,29 @@ static void pytest_dir_make(run_ctx *c)
 		c->pytest_dir = report_strdup(dir);
 }
 
-/* Under the console's table of a run that failed on lanes the user did
- * not ask for (-j defaults to the CPUs): copies of one program side by
+/* Under the console's table of a run whose tests failed on lanes the user
+ * did not ask for (-j defaults to the CPUs): copies of one program side by
  * side meet at fixed paths (leveldb's db_test: /tmp/leveldbtest-0), and a
  * test that fails only so would look like memguard's doing. One line, on
- * stderr; not under -q, nor with --lane-tmpdir. */
+ * stderr; not under -q, nor with --lane-tmpdir; entries outside the listed
+ * tests (a collection error, <program exit>) are not counted. */
 static void lanes_hint(const run_ctx *c, const run_options *o, int code)
 {
-	const uint64_t *n = c->rep->totals.counts;
-	uint64_t failed = n[TEST_FAIL] + n[TEST_CRASH] + n[TEST_ERROR];
+	size_t failed = 0;
 	if (code != MG_EXIT_FAILED || c->signo || o->quiet || o->jobs || o->lane_tmpdir ||
-	    c->nlanes < 2 || !failed)
+	    c->nlanes < 2 || c->ntests < 2)
 		return;
+	for (size_t i = 0; i < c->ntests; i++)
+		failed += c->tests[i].failed;
+	if (!failed)
+		return;
+	const char *own = getenv("TEST_TMPDIR"); /* then --lane-tmpdir does nothing */
 	fprintf(stderr,
-	        "memguard run: %llu test%s failed with %u lanes side by side (-j defaults "
-	        "to the CPUs); a test that passes with -j 1 may meet its copy in the other "
-	        "lane at a fixed path: --lane-tmpdir gives each lane its own TEST_TMPDIR\n",
-	        (unsigned long long)failed, failed == 1 ? "" : "s", c->nlanes);
+	        "memguard run: %zu test%s failed with %u lanes side by side (-j defaults to the "
+	        "CPUs); a test that passes with -j 1 may meet its copy in another lane at a "
+	        "fixed path%s\n",
+	        failed, failed == 1 ? "" : "s", c->nlanes,
+	        own ? "" : ": --lane-tmpdir gives each lane its own TEST_TMPDIR");
 }
 
 /* The report's commit fields are final from here on. */

@@ -539,8 +539,11 @@ int catch2_aborted(shim *s, gtest *g, mg_exit_end status)
 /* The running test case's program ended: of a signal Catch2 caught
  * (FatalErrorCondition), Catch2's report of it (where, which signal) is in
  * the test's output, the runner's message being how the host died. */
+static void c2_message_end(gtest *g);
+
 void catch2_died(shim *s, gtest *g, mg_exit_end status)
 {
+	c2_message_end(g); /* the message so far is the fail's, or the crash's output */
 	if (!status.signo || !g->c2_fatal || !g->text_len)
 		return;
 	shim_output(s, g->text, g->text_len);
@@ -707,15 +710,17 @@ static const char c2_fatal[] = "due to a fatal error condition";
 
 /* What a message cut for want of room says: at its end (the message's
  * 8 KiB), after an assertion's texts (their 2 KiB), in a line (4 KiB). The
- * test's output does not have the rest: Catch2 wrote it in its XML only. */
+ * test's output does not have the rest: Catch2 wrote it in its XML only.
+ * A message that fits is kept whole: the room for a note is taken back
+ * from the text only once it is cut. */
 static const char c2_cut_note[] = "\n[memguard: the message is cut here, at 8 KiB]\n";
 static const char c2_msgs_note[] = "  [memguard: the texts are cut here, at 2 KiB]\n";
 static const char c2_line_note[] = " [memguard: the line is cut here, at 4 KiB]";
 
-/* Appends to the message while it has room (kept for c2_cut_note). */
+/* Appends to the message while it has room. */
 static void c2_say(gtest *g, const char *p, size_t n)
 {
-	size_t room = sizeof(g->text) - (sizeof(c2_cut_note) - 1) - g->text_len;
+	size_t room = g->text_len < sizeof(g->text) ? sizeof(g->text) - g->text_len : 0;
 	if (n > room) {
 		n = room;
 		g->c2_cut = 1;
@@ -724,11 +729,15 @@ static void c2_say(gtest *g, const char *p, size_t n)
 	g->text_len += n;
 }
 
-/* The running test case's message, saying where it was cut (c2_say). */
+/* The running test case's message ends: where it was cut (c2_say), its end
+ * gives way to the note that says so. */
 static void c2_message_end(gtest *g)
 {
 	if (!g->c2_cut)
 		return;
+	size_t cap = sizeof(g->text) - (sizeof(c2_cut_note) - 1);
+	if (g->text_len > cap)
+		g->text_len = cap;
 	memcpy(g->text + g->text_len, c2_cut_note, sizeof(c2_cut_note) - 1);
 	g->text_len += sizeof(c2_cut_note) - 1;
 	g->c2_cut = 0;
@@ -767,9 +776,15 @@ static void c2_said(gtest *g, const char *label, int plural, int always)
 			c2_say(g, "s", 1);
 		c2_say(g, ":\n", 2);
 	}
-	c2_say(g, g->c2_msgs, g->c2_msgs_len);
-	if (g->c2_msgs_cut)
+	size_t keep = g->c2_msgs_len, cap = sizeof(g->c2_msgs) - sizeof(c2_msgs_note);
+	if (g->c2_msgs_cut && keep > cap) /* room for the note (and a newline) */
+		keep = cap;
+	c2_say(g, g->c2_msgs, keep);
+	if (g->c2_msgs_cut) {
+		if (keep && g->c2_msgs[keep - 1] != '\n')
+			c2_say(g, "\n", 1);
 		c2_say(g, c2_msgs_note, sizeof(c2_msgs_note) - 1);
+	}
 	g->c2_msgs_len = 0;
 	g->c2_nmsgs = 0;
 	g->c2_msgs_cut = 0;
@@ -920,10 +935,10 @@ static int c2_text(gtest *g, const char *p, size_t n)
 			g->c2_orig[1] = g->text_len;
 		break;
 	case C2_IN_MSG: {
-		/* as much as has room (kept for c2_msgs_note); before, a text too
+		/* as much as has room, a cut said (c2_said); before, a text too
 		 * long for it was dropped whole (FAIL() with 5,000 bytes left
 		 * "FILE:LINE: FAILED:" alone), then cut without a word */
-		size_t cap = sizeof(g->c2_msgs) - (sizeof(c2_msgs_note) - 1);
+		size_t cap = sizeof(g->c2_msgs);
 		if (long_line || g->c2_msgs_len + 4 > cap || tn > cap - g->c2_msgs_len - 3)
 			g->c2_msgs_cut = 1;
 		if (g->c2_msgs_len + 4 <= cap) {
@@ -978,6 +993,7 @@ static void c2_dup_line(shim *s, gtest *g, const char *p, size_t n)
 			c2_text(g, p, n);
 		return;
 	}
+	c2_message_end(g);
 	if (c2_verdict(g) == MG_MSG_FAIL) {
 		char entry[1100];
 		int en =
@@ -1177,12 +1193,18 @@ static void c2_line(shim *s, gtest *g, char *line, size_t len, int glued)
 		return;
 	}
 	if (n && *p != '<' && c2_text(g, p, n))
-		return;       /* an assertion's text: its message's */
-	if (n && *p != '<') { /* the program's printf, or captured text (XML-encoded) */
-		char text[4096];
-		size_t tn = xml_decode(line, len < sizeof(text) ? len : sizeof(text) - 1, text,
-		                       sizeof(text));
-		c2_output(s, text, tn);
+		return;          /* an assertion's text: its message's */
+	if (n && *p != '<') {    /* the program's printf, or captured text (XML-encoded) */
+		char text[4096]; /* a longer line decoded whole (before: cut at 4 KiB
+		                  * without a word, and Catch2 had its rest in the XML only) */
+		char *t = len < sizeof(text) ? text : malloc(len + 1);
+		if (!t) {
+			c2_output(s, line, len);
+			return;
+		}
+		c2_output(s, t, xml_decode(line, len, t, len + 1));
+		if (t != text)
+			free(t);
 		return;
 	}
 	if (!ours) {

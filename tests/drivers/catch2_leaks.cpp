@@ -5,7 +5,7 @@
 // MG_C2_EACH_MB=M: every test keeps M MiB more, mapped and untouched (a
 // suite leaking toward its limit). MG_C2_LOG=FILE: "body NAME" per body run.
 // MG_C2_FAIL=N: step N fails. MG_C2_CRASH=N: step N dies of SIGSEGV.
-// MG_C2_LONG=N: step N fails with a message of 5,009 bytes.
+// MG_C2_LONG=N: step N fails with a message of 5,009 bytes (MG_C2_LONG_LEN + 9).
 // MG_C2_LONGEXP=N: step N fails three CHECKs, each expanded to two lines of 5,002 bytes.
 // MG_C2_PRINT=1: every test printf()s a line without its newline, and
 // writes "<&>" to std::cout (which Catch2 captures into its XML).
@@ -79,8 +79,9 @@ void step(int n)
 			CHECK(a == b);
 	}
 	const char *lng = std::getenv("MG_C2_LONG");
+	const char *lng_len = std::getenv("MG_C2_LONG_LEN");
 	if (lng && std::atoi(lng) == n)
-		FAIL(std::string(5000, 'x') + "the-tail.");
+		FAIL(std::string(lng_len ? std::atoi(lng_len) : 5000, 'x') + "the-tail.");
 }
 
 } // namespace

@@ -233,30 +233,38 @@ static void gtest_runs_none(void)
  * two or more) says under its table that copies of the program ran side
  * by side and what --lane-tmpdir does: a fail that comes only at -j 2 (two
  * lanes meeting at a fixed path) would look like memguard's. Not with -j
- * given, --lane-tmpdir, -q, or one lane; the exit is 1 every way. */
+ * given, --lane-tmpdir, -q, or one lane; with the user's TEST_TMPDIR
+ * without the option, which then does nothing. The exit is 1 every way. */
 static void lanes_hint(void)
 {
-	static const char hint[] = "failed with 2 lanes side by side (-j defaults to the CPUs)";
-	static const char *const extra[][3] = {{"-j", "2", NULL},
-	                                       {"--lane-tmpdir", NULL, NULL},
-	                                       {"-q", NULL, NULL},
-	                                       {"--allow-no-tests", NULL, NULL}};
-	int two = sysconf(_SC_NPROCESSORS_ONLN) == 2;
-	for (size_t k = 0; k < sizeof(extra) / sizeof(extra[0]); k++) {
+	static const char hint[] = "lanes side by side (-j defaults to the CPUs)";
+	static const struct {
+		const char *arg[3];
+		const char *env;
+		int said;
+	} runs[] = {{{"-j", "2", NULL}, NULL, 0},
+	            {{"--lane-tmpdir", NULL, NULL}, NULL, 0},
+	            {{"-q", NULL, NULL}, NULL, 0},
+	            {{"--allow-no-tests", NULL, NULL}, NULL, 1},
+	            {{"--allow-no-tests", NULL, NULL}, "TEST_TMPDIR=/tmp", 1}};
+	int lanes = sysconf(_SC_NPROCESSORS_ONLN) >= 2;
+	for (size_t k = 0; k < sizeof(runs) / sizeof(runs[0]); k++) {
 		outcome o;
 		const char *argv[12] = {MEMGUARD_BIN, "run", "--driver", "gtest"};
 		int n = 4;
-		for (int i = 0; extra[k][i]; i++)
-			argv[n++] = extra[k][i];
+		for (int i = 0; runs[k].arg[i]; i++)
+			argv[n++] = runs[k].arg[i];
 		argv[n++] = "--";
 		argv[n++] = GTEST_FAKE;
-		mg(&o, argv, ENV(NULL), 0);
+		mg(&o, argv, ENV(runs[k].env), 0);
 		CU_ASSERT(exited_with(&o, 1));
-		int want = two && !strcmp(extra[k][0], "--allow-no-tests");
+		int want = lanes && runs[k].said;
 		CU_ASSERT_EQUAL(strstr(o.err, hint) != NULL, want);
-		if (want)
-			CU_ASSERT(strstr(o.err, "1 test failed with") &&
-			          strstr(o.err, "--lane-tmpdir"));
+		if (want) {
+			CU_ASSERT(strstr(o.err, "memguard run: 1 test failed with ") != NULL);
+			CU_ASSERT_EQUAL(strstr(o.err, "--lane-tmpdir gives each lane") != NULL,
+			                runs[k].env == NULL);
+		}
 		done(&o);
 	}
 }

@@ -1566,6 +1566,31 @@ static void gtest_bad_flag(void)
 	done(&o);
 }
 
+/* A Catch2 test case run twice under one name (v3 runs a name registered
+ * twice), each run's message over 8 KiB: both entries, the test and its
+ * second run's "#2", end saying where they are cut, within 8 KiB (before:
+ * the second run's was cut without a word). */
+static void catch2_dup_cut(void)
+{
+	outcome o;
+	static const char end[] = "\n[memguard: the message is cut here, at 8 KiB]\n";
+	mg(&o,
+	   ARGV("run", "-q", "-j", "1", "--driver", "catch2", "--report", "report.json", "--",
+	        FAKE_C2DUP),
+	   ENV(NULL), 0);
+	CU_ASSERT(exited_with(&o, 1));
+	CU_ASSERT_FATAL(o.report != NULL);
+	expect_state(o.report, "big test", "fail");
+	expect_state(o.report, "big test#2", "fail");
+	for (int k = 0; k < 2; k++) {
+		const char *m = message_of(o.report, k ? "big test#2" : "big test");
+		size_t ml = m ? strlen(m) : 0;
+		CU_ASSERT(ml > sizeof(end) && ml <= 8192);
+		CU_ASSERT(ml > sizeof(end) && !strcmp(m + ml - (sizeof(end) - 1), end));
+	}
+	done(&o);
+}
+
 /* ---- catch2 ---- */
 
 #ifdef CATCH2_LEAKS
@@ -1670,6 +1695,19 @@ static void catch2_long_message(void)
 	CU_ASSERT(m && strlen(m) > 1000);
 	CU_ASSERT(m && strstr(m, "xx\n  [memguard: the texts are cut here, at 2 KiB]") != NULL);
 	CU_ASSERT(m && strstr(m, "the-tail.") == NULL);
+	done(&o);
+
+	/* a text that fits (2,039 bytes in 2 KiB of room) is whole, and no
+	 * note is said: the room for one is taken back only from a cut text */
+	mg(&o,
+	   ARGV("run", "-q", "-j", "1", "--report", "report.json", "--", CATCH2_LEAKS, "step 13"),
+	   ENV("MG_C2_LONG=13", "MG_C2_LONG_LEN=2030"), 0);
+	CU_ASSERT(exited_with(&o, 1));
+	CU_ASSERT_FATAL(o.report != NULL);
+	m = message_of(o.report, "step 13");
+	CU_ASSERT(m && strstr(m, "xx"
+	                         "the-tail.\n") != NULL);
+	CU_ASSERT(m && strstr(m, "[memguard") == NULL);
 	done(&o);
 }
 
@@ -1883,6 +1921,7 @@ static const mg_case cases[] = {
     {"gtest_history_lanes", gtest_history_lanes},
     {"gtest_lane_tmpdir", gtest_lane_tmpdir},
     {"gtest_bad_flag", gtest_bad_flag},
+    {"catch2_dup_cut", catch2_dup_cut},
     {"ctest_states", ctest_states},
     {"ctest_select", ctest_select},
     {"ctest_locks", ctest_locks},
