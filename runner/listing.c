@@ -91,6 +91,14 @@ static int pytest_usage_said(const said_tail *t)
 	return 0;
 }
 
+/* Whether Catch2's last words are its command line's refusal (Clara's
+ * "Error(s) in input:", v2 and v3) */
+static int catch2_usage_said(const said_tail *t)
+{
+	static const char words[] = "Error(s) in input:";
+	return memmem(t->buf, t->len, words, sizeof(words) - 1) != NULL;
+}
+
 /*
  * Runs one host for "list" and collects the names. Blocking with a deadline:
  * --timeout if given (the listing is timed like a test), else
@@ -212,6 +220,13 @@ int listing_run(run_ctx *c, name_list *out, mg_err *err)
 				    err, MG_EINVAL,
 				    "pytest refused its command line (exit 4: its message "
 				    "above says why)");
+			else if (c->driver == DRIVER_CATCH2 && !st.signo && st.status &&
+			         catch2_usage_said(&said))
+				/* its listing refused (the shim ends as it did) */
+				rc =
+				    mg_err_set(err, MG_EINVAL,
+				               "Catch2 refused its command line (its message above "
+				               "says why)");
 			else if (!got_hello && elf_contains(c->path, MG_HOST_MARKER, NULL) == 1)
 				/* a host that refused to start (an over-long test name):
 				 * its own message, on stderr above, says why */

@@ -613,6 +613,16 @@ static int load_list(shim *s, gtest *g, uint64_t *va, uint64_t *rss)
 	                          shim_names_count(g->list))
 	                       : gtest_parse_list(out, len, add_name, g->list);
 	g->list_status = g->catch2 ? 0 : status.status;
+	if (g->catch2 && !got && status.status) {
+		/* a listing of no test exits 0 (v2: the count listed; v3: 0):
+		 * Catch2 refused the command line (its words are on stderr),
+		 * as the direct run does (before: "no tests ran", exit 5 on v3,
+		 * 0 with --allow-no-tests, where the direct run exits 1) */
+		shim_say_failed(status, "'%s %s'", cmd[0],
+		                g->catch2_v3 ? "--list-tests" : "--list-test-names-only");
+		g->list_refused = 1; /* the listing host's hello listed: g_list fails */
+		goto out;
+	}
 	/* said in the listing host's end line, so no lane's shim lists again
 	 * to check it (catch2_begin) */
 	if (g->catch2_v3)
@@ -649,7 +659,7 @@ static int g_list(shim *s)
 		        "memguard: %s: %s: per-test memory is read by the driver, boundaries are "
 		        "approximate\n",
 		        shim_cmd(s, NULL)[0], g->probe_why);
-	if (!g->list && load_list(s, g, &va, &rss) < 0)
+	if (g->list_refused || (!g->list && load_list(s, g, &va, &rss) < 0))
 		return -1;
 	if (g->list_status)
 		fprintf(stderr,

@@ -79,6 +79,7 @@ typedef struct gtest {
 	shim_names *list;   /* NULL until listed; gives each name its gtest order */
 	unsigned long seed; /* GoogleTest's shuffle seed (1..99999); 0: not shuffled */
 	int list_status;    /* the listing program's exit status (not 0: said once) */
+	int list_refused;   /* Catch2 refused the listing's command line (load_list) */
 	size_t batch;       /* queue entries (from the head) the running program was given */
 	int started_any;    /* a test of this batch has started */
 	int saw_run;        /* a "[ RUN      ]" line, of this batch's tests or not */

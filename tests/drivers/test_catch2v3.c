@@ -112,6 +112,31 @@ static void catch2v3_no_tests(void)
 	}
 }
 
+/* An option Catch2 refuses (the direct run exits 1, "Error(s) in input:"
+ * on stderr): memguard's usage error, exit 2, Catch2's words once and
+ * memguard's line under them, with --allow-no-tests too (before: "no
+ * tests ran", exit 5, and 0 with --allow-no-tests: a pass where the
+ * direct run fails). */
+static void catch2v3_bad_option(void)
+{
+	CU_ASSERT_EQUAL(mg_direct_argv(CATCH2V3_BASIC, (const char *[]){"--bogus-opt", NULL}, NULL),
+	                1);
+	for (int allow = 0; allow < 2; allow++) {
+		outcome o;
+		mg(&o,
+		   allow ? ARGV("run", "--allow-no-tests", "--driver", "catch2", "--",
+		                CATCH2V3_BASIC, "--bogus-opt")
+		         : ARGV("run", "--driver", "catch2", "--", CATCH2V3_BASIC, "--bogus-opt"),
+		   NULL, 0);
+		CU_ASSERT(exited_with(&o, 2));
+		const char *w = strstr(o.err, "Unrecognised token: --bogus-opt");
+		CU_ASSERT(w != NULL && strstr(w + 1, "Unrecognised token: --bogus-opt") == NULL);
+		CU_ASSERT(strstr(o.err, "memguard run: Catch2 refused its command line") != NULL);
+		CU_ASSERT(strstr(o.err, "no tests ran") == NULL);
+		done(&o);
+	}
+}
+
 /* One name registered twice, the second fails: one lane and two, the
  * second run's failure is "NAME#2", fail, as GoogleTest's name run again
  * (before: not followed, the program's exit an error <program exit>, exit
@@ -355,6 +380,7 @@ static const mg_case cases[] = {
     {"catch2v3_recycle", catch2v3_recycle},
     {"catch2v3_skipped_batch", catch2v3_skipped_batch},
     {"catch2v3_no_tests", catch2v3_no_tests},
+    {"catch2v3_bad_option", catch2v3_bad_option},
     {"catch2v3_same_name", catch2v3_same_name},
     {"catch2v3_shard", catch2v3_shard},
     {"catch2v3_junit_out", catch2v3_junit_out},
