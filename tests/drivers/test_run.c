@@ -1566,6 +1566,14 @@ static void gtest_bad_flag(void)
 	done(&o);
 }
 
+/* Whether message m, of 8 KiB at most, ends saying it is cut there. */
+static int cut_at_end(const char *m)
+{
+	static const char end[] = "\n[memguard: the message is cut here, at 8 KiB]\n";
+	size_t ml = m ? strlen(m) : 0;
+	return ml > sizeof(end) && ml <= 8192 && !strcmp(m + ml - (sizeof(end) - 1), end);
+}
+
 /* A Catch2 test case run twice under one name (v3 runs a name registered
  * twice), each run's message over 8 KiB: both entries, the test and its
  * second run's "#2", end saying where they are cut, within 8 KiB (before:
@@ -1573,7 +1581,6 @@ static void gtest_bad_flag(void)
 static void catch2_dup_cut(void)
 {
 	outcome o;
-	static const char end[] = "\n[memguard: the message is cut here, at 8 KiB]\n";
 	mg(&o,
 	   ARGV("run", "-q", "-j", "1", "--driver", "catch2", "--report", "report.json", "--",
 	        FAKE_C2DUP),
@@ -1582,12 +1589,8 @@ static void catch2_dup_cut(void)
 	CU_ASSERT_FATAL(o.report != NULL);
 	expect_state(o.report, "big test", "fail");
 	expect_state(o.report, "big test#2", "fail");
-	for (int k = 0; k < 2; k++) {
-		const char *m = message_of(o.report, k ? "big test#2" : "big test");
-		size_t ml = m ? strlen(m) : 0;
-		CU_ASSERT(ml > sizeof(end) && ml <= 8192);
-		CU_ASSERT(ml > sizeof(end) && !strcmp(m + ml - (sizeof(end) - 1), end));
-	}
+	CU_ASSERT(cut_at_end(message_of(o.report, "big test")));
+	CU_ASSERT(cut_at_end(message_of(o.report, "big test#2")));
 	done(&o);
 }
 
@@ -1675,38 +1678,39 @@ static void catch2_crash(void)
 	done(&o);
 }
 
+/* Steps 12 and 13 under env (and env2), step 13 failing: its message,
+ * the run's report kept in o until done(). */
+static const char *c2_fail13(outcome *o, const char *env, const char *env2)
+{
+	mg(o,
+	   ARGV("run", "-q", "-j", "1", "--report", "report.json", "--", CATCH2_LEAKS,
+	        "step 12,step 13"),
+	   ENV(env, env2), 0);
+	CU_ASSERT(exited_with(o, 1));
+	CU_ASSERT_FATAL(o->report != NULL);
+	expect_state(o->report, "step 12", "pass");
+	expect_state(o->report, "step 13", "fail");
+	return message_of(o->report, "step 13");
+}
+
 /* A FAIL() of 5,009 bytes: its message has Catch2's words and the text as
  * far as the message has room for it (before: "FILE:LINE: FAILED:" alone,
  * the text dropped whole for want of room), and says where it is cut
- * (before, it was cut without a word). */
+ * (before, it was cut without a word). A text that fits (2,039 bytes in 2
+ * KiB of room) is whole, without a note: the room for one is taken back
+ * only from a cut text. */
 static void catch2_long_message(void)
 {
 	outcome o;
-	mg(&o,
-	   ARGV("run", "-q", "-j", "1", "--report", "report.json", "--", CATCH2_LEAKS,
-	        "step 12,step 13"),
-	   ENV("MG_C2_LONG=13"), 0);
-	CU_ASSERT(exited_with(&o, 1));
-	CU_ASSERT_FATAL(o.report != NULL);
-	expect_state(o.report, "step 12", "pass");
-	expect_state(o.report, "step 13", "fail");
+	const char *m = c2_fail13(&o, "MG_C2_LONG=13", NULL);
 	expect_message(o.report, "step 13", "explicitly with message:\n  xxxxxxxxxxxxxxxx");
-	const char *m = message_of(o.report, "step 13");
 	CU_ASSERT(m && strlen(m) > 1000);
 	CU_ASSERT(m && strstr(m, "xx\n  [memguard: the texts are cut here, at 2 KiB]") != NULL);
 	CU_ASSERT(m && strstr(m, "the-tail.") == NULL);
 	done(&o);
 
-	/* a text that fits (2,039 bytes in 2 KiB of room) is whole, and no
-	 * note is said: the room for one is taken back only from a cut text */
-	mg(&o,
-	   ARGV("run", "-q", "-j", "1", "--report", "report.json", "--", CATCH2_LEAKS, "step 13"),
-	   ENV("MG_C2_LONG=13", "MG_C2_LONG_LEN=2030"), 0);
-	CU_ASSERT(exited_with(&o, 1));
-	CU_ASSERT_FATAL(o.report != NULL);
-	m = message_of(o.report, "step 13");
-	CU_ASSERT(m && strstr(m, "xx"
-	                         "the-tail.\n") != NULL);
+	m = c2_fail13(&o, "MG_C2_LONG=13", "MG_C2_LONG_LEN=2030");
+	CU_ASSERT(m && strstr(m, "xxthe-tail.\n") != NULL);
 	CU_ASSERT(m && strstr(m, "[memguard") == NULL);
 	done(&o);
 }
@@ -1718,22 +1722,10 @@ static void catch2_long_message(void)
 static void catch2_long_expansion(void)
 {
 	outcome o;
-	mg(&o,
-	   ARGV("run", "-q", "-j", "1", "--report", "report.json", "--", CATCH2_LEAKS,
-	        "step 12,step 13"),
-	   ENV("MG_C2_LONGEXP=13"), 0);
-	CU_ASSERT(exited_with(&o, 1));
-	CU_ASSERT_FATAL(o.report != NULL);
-	expect_state(o.report, "step 12", "pass");
-	expect_state(o.report, "step 13", "fail");
+	const char *m = c2_fail13(&o, "MG_C2_LONGEXP=13", NULL);
 	expect_message(o.report, "step 13", "FAILED:\n  CHECK( a == b )\nwith expansion:\n  \"aaa");
-	const char *m = message_of(o.report, "step 13");
-	CU_ASSERT_FATAL(m != NULL);
-	CU_ASSERT(strstr(m, "aa [memguard: the line is cut here, at 4 KiB]") != NULL);
-	static const char end[] = "\n[memguard: the message is cut here, at 8 KiB]\n";
-	size_t ml = strlen(m);
-	CU_ASSERT(ml <= 8192 && ml > sizeof(end));
-	CU_ASSERT(ml > sizeof(end) && !strcmp(m + ml - (sizeof(end) - 1), end));
+	CU_ASSERT(m && strstr(m, "aa [memguard: the line is cut here, at 4 KiB]") != NULL);
+	CU_ASSERT(cut_at_end(m));
 	done(&o);
 }
 
