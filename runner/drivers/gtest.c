@@ -763,6 +763,13 @@ static void g_hello(shim *s, uint64_t *va, uint64_t *rss)
 	if (listing_handed())
 		shim_spawner_start(s);
 	listing_take(g); /* first: it says whether the program is an ASan build */
+	if (g->listed && !g->catch2) {
+		/* the listing kept the shard's tests (shard_select): its
+		 * programs run them unsharded, as the listing host's would
+		 * (before, each sharded the shard again and passed over most) */
+		shim_setenv(s, "GTEST_TOTAL_SHARDS", NULL);
+		shim_setenv(s, "GTEST_SHARD_INDEX", NULL);
+	}
 	if (!g->probe_state)
 		probe_setup(s, g, 0);
 	if (g->listed && g->probe_state > 0) {

@@ -1540,6 +1540,24 @@ static void ctest_locks(void)
 	ctest_project_free(dir);
 }
 
+/* GoogleTest's sharding variables (shard 1 of 3: 13 of 40 tests) and two
+ * lanes: the shard's tests run and pass, as directly, each once (before:
+ * a lane's program sharded the listing's shard again, and the tests it
+ * passed over were error "GoogleTest did not run it", exit 3). */
+static void gtest_shards_lanes(void)
+{
+	outcome o;
+	const char *const env[] = {"MG_BENCH_TESTS=40", "GTEST_TOTAL_SHARDS=3",
+	                           "GTEST_SHARD_INDEX=1", NULL};
+	mg(&o, ARGV("run", "-q", "-j", "2", "--report", "report.json", "--", GTEST_BENCH), env, 0);
+	CU_ASSERT(exited_with(&o, 0));
+	CU_ASSERT_FATAL(o.report != NULL);
+	CU_ASSERT_EQUAL(count(o.report, "pass"), 13);
+	CU_ASSERT_EQUAL(count(o.report, "error"), 0);
+	CU_ASSERT_EQUAL(ntests(o.report), 13);
+	done(&o);
+}
+
 /* The number of times needle is in hay. */
 static int times_in(const char *hay, const char *needle)
 {
@@ -1912,6 +1930,7 @@ static const mg_case cases[] = {
     {"gtest_history_lanes", gtest_history_lanes},
     {"gtest_lane_tmpdir", gtest_lane_tmpdir},
     {"gtest_bad_flag", gtest_bad_flag},
+    {"gtest_shards_lanes", gtest_shards_lanes},
     {"catch2_dup_cut", catch2_dup_cut},
     {"ctest_states", ctest_states},
     {"ctest_select", ctest_select},
