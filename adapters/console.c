@@ -122,21 +122,27 @@ static void largest(const report *r, FILE *f)
 /* A test's message: its first line after the name, each further line (a
  * GoogleTest "Expected equality of these values:") indented below it,
  * MAX_MESSAGE_LINES at most; a CR before a newline is dropped, other
- * control bytes shown as \xNN. */
+ * control bytes shown as \xNN; an empty line is not indented, and the
+ * empty lines at its end are left out (GoogleTest's skip message ends in
+ * one). */
 static void message(FILE *f, const char *m)
 {
-	for (size_t lines = 0; *m; lines++) {
+	const char *end = m + strlen(m);
+	while (end > m && (end[-1] == '\n' || end[-1] == '\r'))
+		end--;
+	for (size_t lines = 0; m < end; lines++) {
 		if (lines == MAX_MESSAGE_LINES) {
 			size_t more = 1;
-			for (const char *p = m; *p; p++)
-				more += *p == '\n' && p[1];
+			for (const char *p = m; p < end; p++)
+				more += *p == '\n' && p + 1 < end;
 			fprintf(f, "\n      ... %zu more line%s", more, more == 1 ? "" : "s");
 			return;
 		}
 		size_t len = strcspn(m, "\n");
+		size_t shown = len - (len && m[len - 1] == '\r');
 		if (lines)
-			fputs("\n      ", f);
-		char *one = strndup(m, len - (len && m[len - 1] == '\r'));
+			fputs(shown ? "\n      " : "\n", f);
+		char *one = strndup(m, shown);
 		if (!one)
 			abort();
 		adapters_put_printable(f, one, 200);

@@ -160,6 +160,34 @@ void test_console_largest(void)
 	report_free(r);
 }
 
+/* A message's lines under its test: an empty line is not indented, and
+ * the empty lines a message ends in (GoogleTest's skip message ends in
+ * one) are left out (before: a line of six spaces, and one at the end). */
+void test_console_message_lines(void)
+{
+	report *r = report_new();
+	report_shard *s = report_add_shard(r);
+	s->suite = report_strdup("suite");
+	s->arch = report_strdup("x64");
+	s->driver = report_strdup("gtest");
+	report_test *t = report_shard_add_test(s);
+	t->name = report_strdup("S.Skipped");
+	t->state = TEST_SKIP;
+	t->message = report_strdup("f.cc:28: Skipped\nnot supported.\n\nlast\r\n\n\n");
+	report_finish(r, REPORT_MAX_SUSPECTS);
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	CU_ASSERT_FATAL(f != NULL);
+	CU_ASSERT_EQUAL(console_write(r, f), 0);
+	fclose(f);
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "  skip         S.Skipped: f.cc:28: Skipped\n"
+	                                    "      not supported.\n\n      last\n"));
+	CU_ASSERT_PTR_NULL(strstr(text, "  \n"));
+	free(text);
+	report_free(r);
+}
+
 /* A Catch2 test's JUnit name is its name without white space at its ends,
  * as Catch2's own --reporter junit writes it (spdlog's
  * TEST_CASE("basic async test ", ...)); its classname PROGRAM.global. */

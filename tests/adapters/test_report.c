@@ -164,6 +164,7 @@ static const mg_case cases[] = {
     {"adapter_detail", test_adapter_detail},
     {"console_to_file", test_console_to_file},
     {"console_largest", test_console_largest},
+    {"console_message_lines", test_console_message_lines},
     {"junit_catch2_trimmed", test_junit_catch2_trimmed},
     {"auto_env", test_auto_env},
     {"html_bad_path", test_html_bad_path},

@@ -67,6 +67,7 @@ void test_check_spec(void);
 void test_adapter_detail(void);
 void test_console_to_file(void);
 void test_console_largest(void);
+void test_console_message_lines(void);
 void test_junit_catch2_trimmed(void);
 void test_auto_env(void);
 void test_save_to_device(void);
