@@ -118,6 +118,19 @@ void test_console_to_file(void)
 	cleanup_tmpdir();
 }
 
+/* The console's text of r, finished here (free it). */
+static char *console_text(report *r)
+{
+	char *text = NULL;
+	size_t len = 0;
+	report_finish(r, REPORT_MAX_SUSPECTS);
+	FILE *f = open_memstream(&text, &len);
+	CU_ASSERT_FATAL(f != NULL);
+	CU_ASSERT_EQUAL(console_write(r, f), 0);
+	fclose(f);
+	return text;
+}
+
 /* Tests that were processes of their own (ctest) leave nothing behind: the
  * console lists the largest by their own VA, largest first, five at most,
  * and none of another driver's (whose VA is its host's). */
@@ -143,13 +156,7 @@ void test_console_largest(void)
 	report_test *t = report_shard_add_test(s);
 	t->name = report_strdup("native500");
 	t->va_after = 500u << 20;
-	report_finish(r, REPORT_MAX_SUSPECTS);
-	char *text = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&text, &len);
-	CU_ASSERT_FATAL(f != NULL);
-	CU_ASSERT_EQUAL(console_write(r, f), 0);
-	fclose(f);
+	char *text = console_text(r);
 	const char *sec = strstr(text, "largest tests (each a process of its own: its peak VA):\n");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(sec);
 	CU_ASSERT_PTR_NOT_NULL(strstr(sec, "   90.0 MiB  t90\n   70.0 MiB  t70\n   60.0 MiB  t60\n"
@@ -174,13 +181,7 @@ void test_console_message_lines(void)
 	t->name = report_strdup("S.Skipped");
 	t->state = TEST_SKIP;
 	t->message = report_strdup("f.cc:28: Skipped\nnot supported.\n\nlast\r\n\n\n");
-	report_finish(r, REPORT_MAX_SUSPECTS);
-	char *text = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&text, &len);
-	CU_ASSERT_FATAL(f != NULL);
-	CU_ASSERT_EQUAL(console_write(r, f), 0);
-	fclose(f);
+	char *text = console_text(r);
 	CU_ASSERT_PTR_NOT_NULL(strstr(text, "  skip         S.Skipped: f.cc:28: Skipped\n"
 	                                    "      not supported.\n\n      last\n"));
 	CU_ASSERT_PTR_NULL(strstr(text, "  \n"));
