@@ -78,26 +78,26 @@ static void said_keep(said_tail *t, const char *p, size_t n)
 	t->len += n;
 }
 
-/* Whether pytest's last words are its usage error: argparse's, or a path
- * or node id not found (a conftest that fails to import also exits 4) */
-static int pytest_usage_said(const said_tail *t)
+/* Whether a listing host's last words hold one of words (NULL-ended): the
+ * framework's own usage error */
+static int said_any(const said_tail *t, const char *const *words)
 {
-	static const char *const words[] = {
-	    "error: unrecognized arguments", "file or directory not found",
-	    "ERROR: not found:", "ERROR: usage:", "error: argument "};
-	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
-		if (memmem(t->buf, t->len, words[i], strlen(words[i])))
+	for (; *words; words++)
+		if (memmem(t->buf, t->len, *words, strlen(*words)))
 			return 1;
 	return 0;
 }
 
-/* Whether Catch2's last words are its command line's refusal (Clara's
- * "Error(s) in input:", v2 and v3) */
-static int catch2_usage_said(const said_tail *t)
-{
-	static const char words[] = "Error(s) in input:";
-	return memmem(t->buf, t->len, words, sizeof(words) - 1) != NULL;
-}
+/* pytest's usage error: argparse's words, or a path or node id not found
+ * (a conftest that fails to import also exits 4) */
+static const char *const pytest_usage_words[] = {"error: unrecognized arguments",
+                                                 "file or directory not found",
+                                                 "ERROR: not found:",
+                                                 "ERROR: usage:",
+                                                 "error: argument ",
+                                                 NULL};
+/* Catch2's command line refused (Clara's words, v2 and v3) */
+static const char *const catch2_usage_words[] = {"Error(s) in input:", NULL};
 
 /*
  * Runs one host for "list" and collects the names. Blocking with a deadline:
@@ -213,7 +213,7 @@ int listing_run(run_ctx *c, name_list *out, mg_err *err)
 				}
 			}
 			if (!got_hello && c->driver == DRIVER_PYTEST && !st.signo &&
-			    st.status == 4 && pytest_usage_said(&said))
+			    st.status == 4 && said_any(&said, pytest_usage_words))
 				/* pytest's usage error (its exit 4 is also a conftest
 				 * that fails to import: not the command line's) */
 				rc = mg_err_set(
@@ -221,7 +221,7 @@ int listing_run(run_ctx *c, name_list *out, mg_err *err)
 				    "pytest refused its command line (exit 4: its message "
 				    "above says why)");
 			else if (c->driver == DRIVER_CATCH2 && !st.signo && st.status &&
-			         catch2_usage_said(&said))
+			         said_any(&said, catch2_usage_words))
 				/* its listing refused (the shim ends as it did) */
 				rc =
 				    mg_err_set(err, MG_EINVAL,

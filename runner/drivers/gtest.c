@@ -532,6 +532,14 @@ static int gtest_disabled(const char *name, size_t n)
 	       memmem(dot + 1, tn, "/DISABLED_", 10);
 }
 
+/* The program runs unsharded what it is given: the list is the shard's
+ * (shard_select), in the listing host and in every lane's (g_hello). */
+static void unshard(shim *s)
+{
+	shim_setenv(s, "GTEST_TOTAL_SHARDS", NULL);
+	shim_setenv(s, "GTEST_SHARD_INDEX", NULL);
+}
+
 /*
  * GoogleTest's sharding (GTEST_TOTAL_SHARDS, GTEST_SHARD_INDEX, as a CI
  * splits a suite over machines): --gtest_list_tests lists every test, a run
@@ -560,8 +568,7 @@ static void shard_select(shim *s, gtest *g)
 	}
 	shim_names_free(g->list);
 	g->list = keep;
-	shim_setenv(s, "GTEST_TOTAL_SHARDS", NULL);
-	shim_setenv(s, "GTEST_SHARD_INDEX", NULL);
+	unshard(s);
 	const char *status = getenv("GTEST_SHARD_STATUS_FILE");
 	int fd = status && *status ? open(status, O_WRONLY | O_CREAT | O_CLOEXEC, 0644) : -1;
 	if (fd >= 0)
@@ -763,13 +770,8 @@ static void g_hello(shim *s, uint64_t *va, uint64_t *rss)
 	if (listing_handed())
 		shim_spawner_start(s);
 	listing_take(g); /* first: it says whether the program is an ASan build */
-	if (g->listed && !g->catch2) {
-		/* the listing kept the shard's tests (shard_select): its
-		 * programs run them unsharded, as the listing host's would
-		 * (before, each sharded the shard again and passed over most) */
-		shim_setenv(s, "GTEST_TOTAL_SHARDS", NULL);
-		shim_setenv(s, "GTEST_SHARD_INDEX", NULL);
-	}
+	if (g->listed && !g->catch2)
+		unshard(s); /* before, each program sharded the shard again */
 	if (!g->probe_state)
 		probe_setup(s, g, 0);
 	if (g->listed && g->probe_state > 0) {
