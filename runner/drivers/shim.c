@@ -1410,9 +1410,13 @@ static void drain_err(shim *s)
 
 void shim_tail_keep(shim *s, const char *p, size_t n, int nl)
 {
-	err_tail_keep(s, p, n);
-	if (nl)
-		err_tail_keep(s, "\n", 1);
+	if (n)
+		err_tail_keep(s, p, n);
+	if (nl) { /* a line's end, a byte: no call (three lines a test) */
+		s->err_tail[s->err_tail_at] = '\n';
+		s->err_tail_at = (s->err_tail_at + 1) % ERR_TAIL;
+		s->err_tail_len += s->err_tail_len < ERR_TAIL;
+	}
 }
 
 const char *shim_stderr_tail(shim *s, size_t *len)
