@@ -547,20 +547,6 @@ int run_main(int argc, char **argv, const run_hooks *hooks)
 		driver_order_opt(c.driver, c.seed ? c.seed : c.gtest_seed, opt, sizeof(opt));
 		c.rep->seed = report_strdup(opt);
 	}
-	if (c.seed && !o.quiet) {
-		char opt[48];
-		driver_order_opt(c.driver, c.seed, opt, sizeof(opt));
-		if (c.driver == DRIVER_GTEST)
-			fprintf(stderr,
-			        "memguard: GoogleTest shuffles the tests with seed %lu in every "
-			        "program of this run (%s repeats the order)\n",
-			        c.seed, opt);
-		else
-			fprintf(stderr,
-			        "memguard: Catch2's random seed is %lu in every program of this "
-			        "run%s (%s repeats it)\n",
-			        c.seed, c.seed_shuffled ? ", its order rand" : "", opt);
-	}
 	c.rep->start_time = (double)time(NULL);
 	c.rep->node_index = o.node_index;
 	c.rep->node_total = o.node_total;
@@ -582,6 +568,22 @@ int run_main(int argc, char **argv, const run_hooks *hooks)
 		if (o.report && report_save(c.rep, o.report, &err) < 0)
 			fprintf(stderr, "memguard run: %s\n", err.msg);
 		goto out;
+	}
+	/* said once the listing ran: a command line the framework refused
+	 * ran nothing with it */
+	if (c.seed && !o.quiet) {
+		char opt[48];
+		driver_order_opt(c.driver, c.seed, opt, sizeof(opt));
+		if (c.driver == DRIVER_GTEST)
+			fprintf(stderr,
+			        "memguard: GoogleTest shuffles the tests with seed %lu in every "
+			        "program of this run (%s repeats the order)\n",
+			        c.seed, opt);
+		else
+			fprintf(stderr,
+			        "memguard: Catch2's random seed is %lu in every program of this "
+			        "run%s (%s repeats it)\n",
+			        c.seed, c.seed_shuffled ? ", its order rand" : "", opt);
 	}
 	if (c.arch == MG_ARCH_UNKNOWN && limits_arch_parse(&c.arch, nl.arch, NULL) < 0)
 		c.arch = MG_ARCH_X64;

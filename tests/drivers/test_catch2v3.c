@@ -114,7 +114,7 @@ static void catch2v3_no_tests(void)
 
 /* An option Catch2 refuses (the direct run exits 1, "Error(s) in input:"
  * on stderr): memguard's usage error, exit 2, Catch2's words once and
- * memguard's line under them, with --allow-no-tests too (before: "no
+ * memguard's line under them (and not the seed it drew), with --allow-no-tests too (before: "no
  * tests ran", exit 5, and 0 with --allow-no-tests: a pass where the
  * direct run fails). */
 static void catch2v3_bad_option(void)
@@ -133,6 +133,8 @@ static void catch2v3_bad_option(void)
 		CU_ASSERT(w != NULL && strstr(w + 1, "Unrecognised token: --bogus-opt") == NULL);
 		CU_ASSERT(strstr(o.err, "memguard run: Catch2 refused its command line") != NULL);
 		CU_ASSERT(strstr(o.err, "no tests ran") == NULL);
+		/* nothing ran: no word of the seed the run drew for it */
+		CU_ASSERT(strstr(o.err, "random seed is") == NULL);
 		done(&o);
 	}
 }
