@@ -5,7 +5,6 @@
  * <TestCase> elements as the lines followed (and the probe's boundaries,
  * MEMGUARD_PROBE_FORMAT=catch2).
  */
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -557,6 +556,16 @@ static size_t xml_decode(const char *p, size_t n, char *out, size_t cap)
 {
 	size_t o = 0;
 	for (size_t i = 0; i < n && o + 1 < cap; i++) {
+		/* the run up to the next '&' copied whole (a name has none) */
+		const char *amp = memchr(p + i, '&', n - i);
+		size_t run = amp ? (size_t)(amp - p) - i : n - i;
+		if (run > cap - 1 - o)
+			run = cap - 1 - o;
+		memcpy(out + o, p + i, run);
+		o += run;
+		i += run;
+		if (i >= n || o + 1 >= cap)
+			break;
 		if (p[i] == '&') {
 			static const struct {
 				const char *ent;
@@ -602,20 +611,28 @@ static size_t xml_decode(const char *p, size_t n, char *out, size_t cap)
  * what the program prints there lands behind them. n when nothing follows,
  * and for an element ended by '>' (text after it is the element's own).
  */
+/* A byte of an XML name as Catch2's reporter writes them (isalnum in the C
+ * locale, '_', '-'), without a call. */
+static int c2_name_byte(char c)
+{
+	unsigned char l = (unsigned char)(c | 0x20);
+	return (l >= 'a' && l <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
+}
+
 static size_t c2_element(const char *p, size_t n)
 {
 	size_t i = 1;
 	if (i < n && p[i] == '/')
 		i++;
 	size_t from = i;
-	while (i < n && (isalnum((unsigned char)p[i]) || p[i] == '_' || p[i] == '-'))
+	while (i < n && c2_name_byte(p[i]))
 		i++;
 	if (i == from)
 		return n;
 	int end_tag = p[1] == '/';
 	while (!end_tag && i + 1 < n && p[i] == ' ') { /* name="value" */
 		size_t j = i + 1;
-		while (j < n && (isalnum((unsigned char)p[j]) || p[j] == '_' || p[j] == '-'))
+		while (j < n && c2_name_byte(p[j]))
 			j++;
 		if (j == i + 1 || j + 1 >= n || p[j] != '=' || p[j + 1] != '"')
 			return n;
@@ -964,7 +981,10 @@ static int c2_overall(gtest *g, const char *p, size_t n)
 {
 	if (n < 30 || memcmp(p, "<OverallResult success=\"", 24))
 		return 0;
-	const char *sk = memmem(p, n, " skips=\"", 8);
+	const char *sk = NULL, *e = p + n;
+	for (const char *q = p + 24; !sk && (q = memchr(q, ' ', (size_t)(e - q))); q++)
+		if (e - q >= 9 && !memcmp(q, " skips=\"", 8))
+			sk = q;
 	g->c2_ok = !memcmp(p + 24, "true\"", 5);
 	g->c2_skipped = sk && sk[8] >= '1' && sk[8] <= '9';
 	return 1;
@@ -1025,22 +1045,28 @@ static void c2_output(shim *s, const char *line, size_t len)
  * its indentation tells the reporter's from the program's (c2_nested). */
 static int c2_reporters(const char *p, size_t n)
 {
-	static const char names[] =
-	    " ?xml Catch Catch2TestRun Group TestCase Section Expression Original Expanded"
-	    " Exception FatalErrorCondition Info Warning Failure Skip OverallResult"
-	    " OverallResults OverallResultsCases StdOut StdErr Randomness BenchmarkResults"
-	    " mean standardDeviation outliers failed ";
-	char key[32];
+#define C2_NAME(x) {x, sizeof(x) - 1}
+	static const struct {
+		const char *name;
+		size_t len;
+	} names[] = {/* a test case's own first */
+	             C2_NAME("TestCase"), C2_NAME("OverallResult"), C2_NAME("Section"),
+	             C2_NAME("Expression"), C2_NAME("Original"), C2_NAME("Expanded"),
+	             C2_NAME("Info"), C2_NAME("StdOut"), C2_NAME("StdErr"), C2_NAME("?xml"),
+	             C2_NAME("Catch"), C2_NAME("Catch2TestRun"), C2_NAME("Group"),
+	             C2_NAME("Exception"), C2_NAME("FatalErrorCondition"), C2_NAME("Warning"),
+	             C2_NAME("Failure"), C2_NAME("Skip"), C2_NAME("OverallResults"),
+	             C2_NAME("OverallResultsCases"), C2_NAME("Randomness"),
+	             C2_NAME("BenchmarkResults"), C2_NAME("mean"), C2_NAME("standardDeviation"),
+	             C2_NAME("outliers"), C2_NAME("failed")};
+#undef C2_NAME
 	size_t from = n > 1 && p[1] == '/' ? 2 : 1, k = from;
-	while (k < n && !strchr(" \t/>", p[k]))
+	while (k < n && p[k] != ' ' && p[k] != '\t' && p[k] != '/' && p[k] != '>')
 		k++;
-	if (k == from || k - from + 2 >= sizeof(key))
-		return 0;
-	key[0] = ' ';
-	memcpy(key + 1, p + from, k - from);
-	key[k - from + 1] = ' ';
-	key[k - from + 2] = 0;
-	return strstr(names, key) != NULL;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (names[i].len == k - from && !memcmp(p + from, names[i].name, k - from))
+			return 1;
+	return 0;
 }
 
 /* The least indentation the XmlWriter gives the reporter's element p..n

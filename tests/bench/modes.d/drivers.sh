@@ -31,5 +31,29 @@ if [ -n "${BASE:-}" ]; then
 	names+=(base-gtest)
 	cmd_base-gtest() { "$(cd "$BASE" && pwd)/runner/memguard" run -q -j 1 --driver gtest -- "$gtest_bench"; }
 fi
+# The same suite as a Catch2 v2 program (tests/drivers/catch2_bench, built
+# where Catch2 is found), the driver's XML reporter and probe:
+#   catch2-direct  run directly, Catch2's console reporter (as a user runs it)
+#   catch2-xml     run directly with -r xml, the reporter the driver reads
+#                  (Catch2's own cost of it: six writes a test, not two)
+#   catch2         under memguard --driver catch2, one lane
+#   catch2-direct-jN  as many copies of catch2-direct as CPUs, each 1/N of the tests
+#   catch2-jN      the defaults with -j = CPUs
+#   base-catch2    (with BASE) catch2 with BASE's memguard and probe
+catch2_bench=$build/tests/drivers/catch2_bench
+if [ -x "$catch2_bench" ]; then
+	names+=(catch2-direct catch2-xml catch2 catch2-direct-jN catch2-jN)
+	null_base[catch2]=catch2-direct
+	cmd_catch2-direct() { "$catch2_bench"; }
+	cmd_catch2-xml() { "$catch2_bench" -r xml; }
+	cmd_catch2() { "$mg" run -q -j 1 --driver catch2 -- "$catch2_bench"; }
+	cmd_catch2-direct-jN() { in_parallel "$catch2_bench"; }
+	cmd_catch2-jN() { "$mg" run -q -j "$cpus" --driver catch2 -- "$catch2_bench"; }
+	if [ -n "${BASE:-}" ]; then
+		names+=(base-catch2)
+		null_base[base-catch2]=catch2-direct
+		cmd_base-catch2() { "$(cd "$BASE" && pwd)/runner/memguard" run -q -j 1 --driver catch2 -- "$catch2_bench"; }
+	fi
+fi
 cmd_exec-direct() { "$host" --list | while read -r t; do "$host" "$t" >/dev/null; done; }
 cmd_exec() { "$mg" run -q -j 1 --driver exec --list-cmd "$host --list" -- "$host" {}; }
