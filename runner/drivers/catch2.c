@@ -1045,20 +1045,40 @@ static void c2_output(shim *s, const char *line, size_t len)
  * its indentation tells the reporter's from the program's (c2_nested). */
 static int c2_reporters(const char *p, size_t n)
 {
-#define C2_NAME(x) {x, sizeof(x) - 1}
+#define C2_NAME(x)                                                                                 \
+	{                                                                                          \
+		x, sizeof(x) - 1                                                                   \
+	}
 	static const struct {
 		const char *name;
 		size_t len;
 	} names[] = {/* a test case's own first */
-	             C2_NAME("TestCase"), C2_NAME("OverallResult"), C2_NAME("Section"),
-	             C2_NAME("Expression"), C2_NAME("Original"), C2_NAME("Expanded"),
-	             C2_NAME("Info"), C2_NAME("StdOut"), C2_NAME("StdErr"), C2_NAME("?xml"),
-	             C2_NAME("Catch"), C2_NAME("Catch2TestRun"), C2_NAME("Group"),
-	             C2_NAME("Exception"), C2_NAME("FatalErrorCondition"), C2_NAME("Warning"),
-	             C2_NAME("Failure"), C2_NAME("Skip"), C2_NAME("OverallResults"),
-	             C2_NAME("OverallResultsCases"), C2_NAME("Randomness"),
-	             C2_NAME("BenchmarkResults"), C2_NAME("mean"), C2_NAME("standardDeviation"),
-	             C2_NAME("outliers"), C2_NAME("failed")};
+	             C2_NAME("TestCase"),
+	             C2_NAME("OverallResult"),
+	             C2_NAME("Section"),
+	             C2_NAME("Expression"),
+	             C2_NAME("Original"),
+	             C2_NAME("Expanded"),
+	             C2_NAME("Info"),
+	             C2_NAME("StdOut"),
+	             C2_NAME("StdErr"),
+	             C2_NAME("?xml"),
+	             C2_NAME("Catch"),
+	             C2_NAME("Catch2TestRun"),
+	             C2_NAME("Group"),
+	             C2_NAME("Exception"),
+	             C2_NAME("FatalErrorCondition"),
+	             C2_NAME("Warning"),
+	             C2_NAME("Failure"),
+	             C2_NAME("Skip"),
+	             C2_NAME("OverallResults"),
+	             C2_NAME("OverallResultsCases"),
+	             C2_NAME("Randomness"),
+	             C2_NAME("BenchmarkResults"),
+	             C2_NAME("mean"),
+	             C2_NAME("standardDeviation"),
+	             C2_NAME("outliers"),
+	             C2_NAME("failed")};
 #undef C2_NAME
 	size_t from = n > 1 && p[1] == '/' ? 2 : 1, k = from;
 	while (k < n && p[k] != ' ' && p[k] != '\t' && p[k] != '/' && p[k] != '>')
