@@ -125,6 +125,9 @@ static int prepare(run_ctx *c, run_options *o, mg_err *err)
 	if (c->driver == DRIVER_EXEC && !o->list_cmd && !o->list_file)
 		return mg_err_set(err, MG_EINVAL,
 		                  "the exec driver needs --list-cmd CMD or --list-file FILE");
+	if (o->list_cmd && o->list_file) /* before: --list-file's, the other unsaid */
+		return mg_err_set(err, MG_EINVAL,
+		                  "--list-cmd and --list-file both name the tests: give one");
 	if ((o->list_cmd || o->list_file) && c->driver != DRIVER_EXEC)
 		return mg_err_set(err, MG_EINVAL,
 		                  "--list-cmd and --list-file go with --driver exec");
@@ -224,13 +227,21 @@ static int user_output(run_ctx *c, const run_options *o, driver_output uo, int c
 	if (uo.form == DRIVER_OUTPUT_NONE)
 		return code;
 	if (uo.form == DRIVER_OUTPUT_UNWRITTEN) {
-		fprintf(stderr,
-		        "memguard run: %s: not written (the driver reads Catch2's xml reporter; "
-		        "memguard writes -r junit's file, and --report)\n",
-		        uo.opt);
+		if (c->driver == DRIVER_CTEST)
+			fprintf(
+			    stderr,
+			    "memguard run: %s: not written (a relative path under --preset: "
+			    "memguard does not know the preset's test directory; give it whole)\n",
+			    uo.opt);
+		else
+			fprintf(stderr,
+			        "memguard run: %s: not written (the driver reads Catch2's xml "
+			        "reporter; memguard writes -r junit's file, and --report)\n",
+			        uo.opt);
 		return code;
 	}
-	if (uo.form != DRIVER_OUTPUT_CATCH2_JUNIT) /* GoogleTest makes its directories */
+	if (uo.form != DRIVER_OUTPUT_CATCH2_JUNIT &&
+	    uo.form != DRIVER_OUTPUT_CTEST_JUNIT) /* GoogleTest makes its directories */
 		for (char *p = strchr(uo.path + 1, '/'); p; p = strchr(p + 1, '/')) {
 			*p = 0;
 			int made = mkdir(uo.path, 0777) == 0 || errno == EEXIST;
@@ -239,7 +250,9 @@ static int user_output(run_ctx *c, const run_options *o, driver_output uo, int c
 				break; /* atomic_open names what is missing */
 		}
 	char *prog = basename_dup(o->host_argv[0]);
-	junit_framework fw = uo.form == DRIVER_OUTPUT_CATCH2_JUNIT
+	/* ctest's: a JUnit file of one suite, skips counted (Catch2 v3's shape) */
+	junit_framework fw = uo.form == DRIVER_OUTPUT_CTEST_JUNIT ? JUNIT_CATCH2_V3
+	                     : uo.form == DRIVER_OUTPUT_CATCH2_JUNIT
 	                         ? (c->catch2_v3 ? JUNIT_CATCH2_V3 : JUNIT_CATCH2)
 	                     : uo.form == DRIVER_OUTPUT_GTEST_JSON ? JUNIT_GTEST_JSON
 	                                                           : JUNIT_GTEST;

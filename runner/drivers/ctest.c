@@ -54,7 +54,10 @@ static const char *const select_with_value[] = {"-R",
                                                 "--fixture-exclude-cleanup",
                                                 "--preset",
                                                 NULL};
-static const char *const select_flags[] = {"-U", "--union", NULL};
+/* --rerun-failed: the tests ctest's last run of its own failed (its
+ * Testing/Temporary/LastTestsFailed.log, which memguard's runs do not
+ * write), as its --show-only lists them. */
+static const char *const select_flags[] = {"-U", "--union", "--rerun-failed", NULL};
 /* ctest's options with a value that are dropped (ours, or output only). */
 static const char *const drop_with_value[] = {"-j",
                                               "--parallel",
@@ -324,6 +327,12 @@ static int ct_select(char **cmd, int ncmd, char **argv)
 				argv[k] = cmd[i];
 			k++;
 		} else if (in_list(drop_with_value, cmd[i]) && i + 1 < ncmd) {
+			if (!argv && (!strcmp(cmd[i], "-O") || !strcmp(cmd[i], "--output-log")))
+				fprintf(
+				    stderr,
+				    "memguard: ctest's '%s %s' is not written: memguard runs the "
+				    "tests, not ctest (--report and its adapters have them)\n",
+				    cmd[i], cmd[i + 1]);
 			if (!argv &&
 			    (!strcmp(cmd[i], "--repeat") || !strcmp(cmd[i], "--repeat-until-fail")))
 				fprintf(stderr,
@@ -334,6 +343,8 @@ static int ct_select(char **cmd, int ncmd, char **argv)
 			i++;
 		} else if (!strncmp(cmd[i], "-j", 2) || !strncmp(cmd[i], "--parallel", 10)) {
 			/* -j4 / --parallel=4: memguard's -j runs lanes */
+		} else if (!strcmp(cmd[i], "--stop-on-failure")) {
+			/* the runner's fail-fast (driver_fail_fast_of) */
 		} else if (!argv) {
 			fprintf(stderr, "memguard: ctest's '%s' does not choose tests: left out\n",
 			        cmd[i]);
@@ -1335,6 +1346,20 @@ static void ct_begin(shim *s)
 	if (i < 0) {
 		shim_start(s);
 		shim_resultf(s, MG_MSG_FAIL, "unknown CTest test '%.1000s'", name);
+		return;
+	}
+	/* --stop-on-failure: what the runner gave before its failure came back
+	 * (the runner's MG_ENV_FAIL_LEFT) is not run, as ctest runs none after */
+	const char *left = getenv(MG_ENV_FAIL_LEFT);
+	if (left && *left && shim_failed(s) >= strtoul(left, NULL, 10)) {
+		driver_fail_fast ff;
+		char why[160];
+		int ncmd;
+		char **cmd = shim_cmd(s, &ncmd);
+		driver_fail_fast_of(&ff, DRIVER_CTEST, cmd, ncmd);
+		driver_fail_fast_why(&ff, DRIVER_CTEST, why, sizeof(why));
+		shim_start(s);
+		shim_resultf(s, MG_MSG_SKIP, "%s", why);
 		return;
 	}
 	ct_test *t = &d->v[i];

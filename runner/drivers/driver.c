@@ -160,6 +160,16 @@ int driver_check_args(driver_kind k, char *const *argv, int argc, mg_err *err)
 {
 	if (k == DRIVER_PYTEST)
 		return pytest_check_args(argv, argc, err);
+	if (k == DRIVER_CTEST)
+		for (int i = 1; i < argc; i++)
+			if (!strcmp(argv[i], "-N") || !strcmp(argv[i], "--show-only") ||
+			    !strncmp(argv[i], "--show-only=", 12))
+				/* before: left out with a note, and the whole suite ran */
+				return mg_err_set(
+				    err, MG_EINVAL,
+				    "ctest's '%s' runs no test: 'memguard list -- ctest "
+				    "...' lists them (or run ctest %s itself)",
+				    argv[i], argv[i]);
 	if (k != DRIVER_GTEST)
 		return 0;
 	gtest_cmd c; /* its flag files' flags count where they are */
@@ -233,6 +243,12 @@ void driver_fail_fast_of(driver_fail_fast *out, driver_kind k, char *const *argv
 		}
 	} else if (k == DRIVER_CATCH2) {
 		catch2_fail_fast(out, argv, argc);
+	} else if (k == DRIVER_CTEST) {
+		for (int i = 1; i < argc; i++)
+			if (!strcmp(argv[i], "--stop-on-failure")) {
+				out->limit = 1;
+				snprintf(out->opt, sizeof(out->opt), "%s", argv[i]);
+			}
 	}
 }
 
@@ -276,6 +292,8 @@ void driver_fail_fast_why(const driver_fail_fast *ff, driver_kind k, char *out, 
 	if (k == DRIVER_CATCH2)
 		snprintf(out, n, "not run: Catch2 aborted the run after its failure%s, as %s asks",
 		         !strcmp(ff->opt, "-a") || !strcmp(ff->opt, "--abort") ? "" : "s", ff->opt);
+	else if (k == DRIVER_CTEST)
+		snprintf(out, n, "not run: ctest stops at the first failure, as %s asks", ff->opt);
 	else
 		snprintf(out, n, "not run: GoogleTest stopped the run after a failure, as %s asks",
 		         ff->opt);

@@ -120,6 +120,7 @@ struct shim {
 	uint64_t peak_va, peak_rss; /* for bye */
 	uint64_t recycle_va, recycle_rss;
 	int probed;      /* the child reports its own figures (shim_probed) */
+	unsigned failed; /* results sent that are no pass nor skip (shim_failed) */
 	int has_figures; /* shim_figures gave the next result's memory */
 	uint64_t fig_va, fig_rss;
 	int stopped;              /* recycled at a boundary: the child is parked until quit */
@@ -752,6 +753,11 @@ const char *shim_queue_name(const shim *s, size_t i, size_t *len)
 	return e->name;
 }
 
+unsigned shim_failed(const shim *s)
+{
+	return s->failed;
+}
+
 int shim_head_started(const shim *s)
 {
 	return s->started;
@@ -810,6 +816,7 @@ void shim_result(shim *s, mg_msg_kind kind, const char *msg, size_t len)
 	if (s->ops->measure == SHIM_MEASURE_TREE)
 		mark_streams(s);
 	mg_msg m = {.kind = kind, .usec = (uint64_t)us, .va = va, .rss = rss};
+	s->failed += kind != MG_MSG_PASS && kind != MG_MSG_SKIP;
 	if (kind != MG_MSG_PASS && msg) {
 		m.text = msg;
 		m.text_len = len;

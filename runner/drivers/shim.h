@@ -109,6 +109,8 @@ void shim_list_flags(shim *s, uint64_t flags);
 size_t shim_queued(const shim *s);
 const char *shim_queue_name(const shim *s, size_t i, size_t *len);
 int shim_head_started(const shim *s);
+/* The results this shim sent that are no pass nor skip. */
+unsigned shim_failed(const shim *s);
 /*
  * Reads the run lines the runner is still sending, up to its last "fed"
  * (PROTOCOL.md 6b), or until quit came: for a driver that gives its program

@@ -206,6 +206,33 @@ void driver_output_of(driver_output *out, driver_kind k, char *const *argv, int 
 		gtest_cmd_free(&c);
 		return;
 	}
+	if (k == DRIVER_CTEST) {
+		/* --output-junit FILE, relative to the test directory (ctest's
+		 * --test-dir, else here); under --preset that directory is the
+		 * preset's: said, not written (ct_select says -O's log is not) */
+		const char *dir = NULL, *junit = NULL;
+		int preset = 0;
+		for (int i = 1; i < argc; i++) {
+			if (!strcmp(argv[i], "--test-dir") && i + 1 < argc)
+				dir = argv[++i];
+			else if (!strcmp(argv[i], "--output-junit") && i + 1 < argc)
+				junit = argv[++i];
+			else if (!strncmp(argv[i], "--test-dir=", 11))
+				dir = argv[i] + 11;
+			else
+				preset |= !strcmp(argv[i], "--preset") ||
+				          !strncmp(argv[i], "--preset=", 9);
+		}
+		if (!junit || !*junit)
+			return;
+		out->form = junit[0] == '/' || !preset ? DRIVER_OUTPUT_CTEST_JUNIT
+		                                       : DRIVER_OUTPUT_UNWRITTEN;
+		int in_dir = junit[0] != '/' && dir;
+		snprintf(out->path, sizeof(out->path), "%s%s%s", in_dir ? dir : "",
+		         in_dir ? "/" : "", junit);
+		snprintf(out->opt, sizeof(out->opt), "--output-junit %.200s", junit);
+		return;
+	}
 	if (k != DRIVER_CATCH2)
 		return;
 	/* v2: one -r NAME, its file -o PATH; v3: -r given again adds a

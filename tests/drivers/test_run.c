@@ -1090,6 +1090,15 @@ static void exec_quoting(void)
 	char want[512];
 	snprintf(want, sizeof(want), "1|plain\n1|%s\n", hostile);
 	CU_ASSERT_STRING_EQUAL(got, want);
+	done(&o);
+	/* both ways of naming the tests: a usage error (before: the file's
+	 * names ran and --list-cmd went unsaid) */
+	mg(&o,
+	   ARGV("run", "-j", "1", "--driver", "exec", "--list-file", list, "--list-cmd",
+	        "echo other", "--", "true", "{}"),
+	   NULL, 0);
+	CU_ASSERT(exited_with(&o, 2));
+	CU_ASSERT(strstr(o.err, "--list-cmd and --list-file both name the tests") != NULL);
 	names_done(list);
 	done(&o);
 }
@@ -1517,6 +1526,75 @@ static void ctest_select(void)
 	ctest_project_free(dir);
 }
 
+/*
+ * ctest's own options that memguard honours or refuses, each as ctest's run
+ * means it (before, each was left out, most with a note that it "does not
+ * choose tests", and the whole suite ran): -N runs no test (usage error,
+ * exit 2, no test run); --rerun-failed runs what ctest's last run of its
+ * own failed; --stop-on-failure, with one lane, runs no test after the
+ * first failure (the rest skip, saying why); --output-junit FILE is
+ * written in the test directory (before: no file, no word), -O FILE is
+ * said not written.
+ */
+static void ctest_user_options(void)
+{
+	char dir[64], path[128];
+	outcome o;
+	ctest_project(dir, sizeof(dir));
+	mg(&o, ARGV("run", "--report", "report.json", "--", CTEST_BIN, "--test-dir", dir, "-N"),
+	   NULL, 0);
+	CU_ASSERT(exited_with(&o, 2));
+	CU_ASSERT(strstr(o.err, "ctest's '-N' runs no test") != NULL);
+	CU_ASSERT(o.report == NULL || count(o.report, "pass") == 0);
+	done(&o);
+
+	/* ctest's own run first: four tests fail (fails, times_out, crashes,
+	 * says_error), in its Testing/Temporary/LastTestsFailed.log */
+	CU_ASSERT_EQUAL(mg_direct_argv(CTEST_BIN, (const char *[]){"--test-dir", dir, NULL}, NULL),
+	                8);
+	mg(&o,
+	   ARGV("run", "-q", "--report", "report.json", "--", CTEST_BIN, "--test-dir", dir,
+	        "--rerun-failed"),
+	   NULL, 0);
+	CU_ASSERT(exited_with(&o, 1));
+	CU_ASSERT_FATAL(o.report != NULL);
+	CU_ASSERT_EQUAL(count(o.report, "pass") + count(o.report, "fail") +
+	                    count(o.report, "crash") + count(o.report, "timeout"),
+	                4);
+	CU_ASSERT_STRING_EQUAL(state_of(o.report, "fails"), "fail");
+	CU_ASSERT_PTR_NULL(find_test(o.report, "plain_one"));
+	CU_ASSERT(strstr(o.err, "does not choose tests") == NULL);
+	done(&o);
+
+	/* plain_one, fails, serial in ctest's order: the last is not run */
+	mg(&o,
+	   ARGV("run", "-q", "-j", "1", "--report", "report.json", "--", CTEST_BIN, "--test-dir",
+	        dir, "-R", "^(plain_one|fails|serial)$", "--stop-on-failure"),
+	   NULL, 0);
+	CU_ASSERT(exited_with(&o, 1));
+	CU_ASSERT_FATAL(o.report != NULL);
+	CU_ASSERT_STRING_EQUAL(state_of(o.report, "plain_one"), "pass");
+	CU_ASSERT_STRING_EQUAL(state_of(o.report, "fails"), "fail");
+	CU_ASSERT_STRING_EQUAL(state_of(o.report, "serial"), "skip");
+	CU_ASSERT(message_of(o.report, "serial") &&
+	          strstr(message_of(o.report, "serial"), "--stop-on-failure"));
+	done(&o);
+
+	snprintf(path, sizeof(path), "%s/junit.xml", dir);
+	mg(&o,
+	   ARGV("run", "-q", "--", CTEST_BIN, "--test-dir", dir, "-R", "plain|fails",
+	        "--output-junit", "junit.xml", "-O", "ctest.log"),
+	   NULL, 0);
+	CU_ASSERT(exited_with(&o, 1));
+	static char xml[16384];
+	CU_ASSERT_FATAL(slurp(path, xml, sizeof(xml)) != NULL);
+	CU_ASSERT(strstr(xml, "name=\"plain_one\"") && strstr(xml, "name=\"fails\"") &&
+	          strstr(xml, "<failure"));
+	CU_ASSERT(strstr(o.err, "ctest's '-O ctest.log' is not written") != NULL);
+	done(&o);
+	ctest_project_free(dir);
+}
+
 /* The shard a test ran in, -1 when none. */
 /* Two tests sharing a RESOURCE_LOCK and a RUN_SERIAL one, three lanes at
  * once (one test a lane): each holds a marker file for 300 ms and fails on
@@ -1934,6 +2012,7 @@ static const mg_case cases[] = {
     {"catch2_dup_cut", catch2_dup_cut},
     {"ctest_states", ctest_states},
     {"ctest_select", ctest_select},
+    {"ctest_user_options", ctest_user_options},
     {"ctest_locks", ctest_locks},
 #ifdef CATCH2_LEAKS
     {"catch2_suspects", catch2_suspects},
