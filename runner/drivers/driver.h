@@ -181,8 +181,8 @@ typedef enum driver_output_form {
 	DRIVER_OUTPUT_GTEST_XML,
 	DRIVER_OUTPUT_CATCH2_JUNIT,
 	DRIVER_OUTPUT_GTEST_JSON,
-	DRIVER_OUTPUT_UNWRITTEN, /* Catch2's other reporters' -o FILE, ctest's --output-log:
-	                          * said, not written */
+	DRIVER_OUTPUT_UNWRITTEN,   /* Catch2's other reporters' -o FILE, ctest's --output-log:
+	                            * said, not written */
 	DRIVER_OUTPUT_CTEST_JUNIT, /* ctest's --output-junit FILE (in the test directory) */
 } driver_output_form;
 typedef struct driver_output {
