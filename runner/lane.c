@@ -257,7 +257,10 @@ static int lane_near_ceiling(const run_ctx *c, const lane *l, size_t t, uint64_t
 
 /* A test broke a hard limit (or crashed near one): retry it once, alone,
  * in a fresh host; the second time it is memory-limit. */
-static void lane_breach(run_ctx *c, lane *l, size_t t, const char *why, double dur)
+/* own: the test's own tree broke the limit; 0: the lanes' shared rss pool
+ * or cgroup did, with other lanes' trees in it (its retry is in a fresh
+ * host, but beside them: not alone, and not said to be). */
+static void lane_breach(run_ctx *c, lane *l, size_t t, const char *why, double dur, int own)
 {
 	/* the tests queued behind it go back first, so the retry is next in line */
 	lane_requeue(c, l);
@@ -265,7 +268,11 @@ static void lane_breach(run_ctx *c, lane *l, size_t t, const char *why, double d
 		/* one command, no tests to isolate it from: a retry reruns it all */
 		record_testf(c, l, t, TEST_MEMLIMIT, dur, "%s", why);
 	} else if (!retry_once(c, t)) {
-		record_testf(c, l, t, TEST_MEMLIMIT, dur, "%s (alone in a fresh host, twice)", why);
+		record_testf(c, l, t, TEST_MEMLIMIT, dur,
+		             own ? "%s (alone in a fresh host, twice)"
+		                 : "%s (twice: its retry had a fresh host, but the lanes share the "
+		                   "limit and other lanes ran beside it; -j 1 runs it alone)",
+		             why);
 	}
 }
 
@@ -596,7 +603,7 @@ static void lane_result(run_ctx *c, lane *l, const mg_msg *m)
 		}
 	}
 	if (v.bits) {
-		lane_breach(c, l, t, v.why, (double)m->usec / 1e6);
+		lane_breach(c, l, t, v.why, (double)m->usec / 1e6, 1);
 		lane_requeue(c, l);
 		h->killed_at_result = 1;
 		lane_kill(c, l, END_KILL, v.why);
@@ -1028,14 +1035,14 @@ void lane_exited(run_ctx *c, lane *l, mg_exit_end status)
 		size_t t = lane_pop_head(c, l);
 		if (oom) {
 			snprintf(why, sizeof(why), "host %s: out of memory", what);
-			lane_breach(c, l, t, why, dur);
+			lane_breach(c, l, t, why, dur, 1);
 			end = END_KILL;
 		} else if (near) {
 			char a[32];
 			report_format_size(a, sizeof(a), va_end);
 			snprintf(why, sizeof(why), "host %s near its limit (va %s): out of memory",
 			         what, a);
-			lane_breach(c, l, t, why, dur);
+			lane_breach(c, l, t, why, dur, 1);
 			end = END_KILL;
 		} else {
 			snprintf(why, sizeof(why), "host %s during the test", what);
@@ -1065,7 +1072,7 @@ void lane_kill_over_limit(run_ctx *c, lane *l, const char *why, double t, int ow
 	host *h = &l->h;
 	if (h->nflight && h->head_started) {
 		double dur = t - h->head_t0;
-		lane_breach(c, l, lane_pop_head(c, l), why, dur);
+		lane_breach(c, l, lane_pop_head(c, l), why, dur, own);
 	} else if (!h->tests_run && own) {
 		char msg[sizeof(l->gave_up_why)];
 		snprintf(msg, sizeof(msg), "a fresh host is already over the kill limit (%s)", why);
