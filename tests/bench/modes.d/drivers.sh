@@ -41,6 +41,7 @@ fi
 #   catch2-jN      the defaults with -j = CPUs
 #   base-catch2    (with BASE) catch2 with BASE's memguard and probe
 catch2_bench=$build/tests/drivers/catch2_bench
+export catch2_bench # for PERF=1, whose bash -c sees exported variables only
 if [ -x "$catch2_bench" ]; then
 	names+=(catch2-direct catch2-xml catch2 catch2-direct-jN catch2-jN)
 	null_base[catch2]=catch2-direct
