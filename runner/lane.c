@@ -267,13 +267,56 @@ static void lane_breach(run_ctx *c, lane *l, size_t t, const char *why, double d
 	if (c->driver == DRIVER_WRAP) {
 		/* one command, no tests to isolate it from: a retry reruns it all */
 		record_testf(c, l, t, TEST_MEMLIMIT, dur, "%s", why);
-	} else if (!retry_once(c, t)) {
+	} else if (retry_once(c, t)) {
+		c->tests[t].pool_alone |= !own && c->nlanes > 1;
+	} else {
 		record_testf(c, l, t, TEST_MEMLIMIT, dur,
-		             own ? "%s (alone in a fresh host, twice)"
-		                 : "%s (twice: its retry had a fresh host, but the lanes share the "
-		                   "limit and other lanes ran beside it; -j 1 runs it alone)",
+		             own || c->tests[t].pool_alone || c->nlanes == 1
+		                 ? "%s (alone in a fresh host, twice)"
+		                 : "%s (twice: its retry had a fresh host, but other lanes ran "
+		                   "beside it)",
 		             why);
 	}
+}
+
+static void lane_quit(run_ctx *c, lane *l, host_end end, const char *why);
+
+/*
+ * A test the lanes' shared limit killed (lane_breach: the pool or the
+ * cgroup, with other lanes' trees in it) is retried with the other lanes'
+ * hosts ended: none is fed, each quits once it has nothing in flight and
+ * none starts until the retry has ended, in the first lane that has not
+ * given up (its owner), in a fresh host. 1 when lane l waits for it (the
+ * caller returns), 0 when l goes on (the owner, or no such retry).
+ */
+static int lane_pool_alone(run_ctx *c, lane *l)
+{
+	lane *owner = NULL, *running = NULL;
+	for (unsigned i = 0; i < c->nlanes; i++) {
+		lane *o = &c->lanes[i];
+		if (o->h.state != HOST_NONE && o->h.alone == 2)
+			running = o;
+		if (!owner && !o->gave_up)
+			owner = o;
+	}
+	int pending = c->rqlen && c->tests[c->rq[c->rqhead]].pool_alone;
+	if (!running && !pending)
+		return 0;
+	lane *keep = running ? running : owner;
+	host *h = &l->h;
+	if (l != keep || (pending && (h->tests_run || h->nflight))) {
+		/* ended at its boundary: its memory is out of the pool */
+		if ((h->state == HOST_READY || h->state == HOST_RUNNING) && !h->nflight &&
+		    h->end == END_NONE)
+			lane_quit(c, l, END_RECYCLE, "another lane's retry runs alone");
+		return 1;
+	}
+	if (running)
+		return 0;
+	for (unsigned i = 0; i < c->nlanes; i++) /* the owner waits for the others */
+		if (&c->lanes[i] != l && c->lanes[i].h.state != HOST_NONE)
+			return 1;
+	return 0;
 }
 
 void lane_protocol_error(run_ctx *c, lane *l, const char *why)
@@ -383,7 +426,11 @@ void lane_fail_fast(run_ctx *c, lane *l)
 	char why[120];
 	while (c->qlen || c->rqlen) {
 		size_t t = c->rqlen ? plan_retry_pop(c) : plan_pop(c);
-		record_testf(c, l, t, TEST_SKIP, 0, "%s", c->fail_why);
+		if (policy_process_per_test(c)) /* a process of its own never ran: no figures */
+			record_test(c, l, t, TEST_SKIP, c->fail_why, strlen(c->fail_why), 0, 0, 0,
+			            0, 0);
+		else
+			record_testf(c, l, t, TEST_SKIP, 0, "%s", c->fail_why);
 	}
 	if ((h->state == HOST_READY || h->state == HOST_RUNNING) && h->end == END_NONE &&
 	    h->nflight > (size_t)h->head_started) {
@@ -403,6 +450,8 @@ void lane_schedule(run_ctx *c, lane *l)
 		lane_fail_fast(c, l);
 
 	if (l->gave_up || c->signo || c->deadline_hit)
+		return;
+	if (lane_pool_alone(c, l))
 		return;
 	if (h->state == HOST_NONE) {
 		if (!c->qlen && !c->rqlen)
@@ -428,8 +477,8 @@ void lane_schedule(run_ctx *c, lane *l)
 	int retry = c->rqlen && !h->tests_run && !h->nflight && !h->alone;
 	if (!h->nflight)
 		h->head_since = now(c);
-	if (retry)
-		h->alone = 1;
+	if (retry) /* 2: the other lanes wait (lane_pool_alone) */
+		h->alone = c->tests[c->rq[c->rqhead]].pool_alone ? 2 : 1;
 	/* Refills come in batches: a host with over half its depth in flight has
 	 * work enough, so the runner writes once per depth / 2 results, not once
 	 * per result (a write is a system call on both sides). A gtest or catch2

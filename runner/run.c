@@ -240,8 +240,7 @@ static int user_output(run_ctx *c, const run_options *o, driver_output uo, int c
 			        uo.opt);
 		return code;
 	}
-	if (uo.form != DRIVER_OUTPUT_CATCH2_JUNIT &&
-	    uo.form != DRIVER_OUTPUT_CTEST_JUNIT) /* GoogleTest makes its directories */
+	if (uo.form != DRIVER_OUTPUT_CATCH2_JUNIT) /* GoogleTest and ctest make their directories */
 		for (char *p = strchr(uo.path + 1, '/'); p; p = strchr(p + 1, '/')) {
 			*p = 0;
 			int made = mkdir(uo.path, 0777) == 0 || errno == EEXIST;
@@ -527,6 +526,8 @@ int run_main(int argc, char **argv, const run_hooks *hooks)
 	if (!o.node_index)
 		options_node_from_env(&o.node_index, &o.node_total);
 	int rc = prepare(&c, &o, &err);
+	if (rc == 0 && driver_runs_none(c.driver, o.host_argv, o.host_argc, &err) < 0)
+		rc = MG_EINVAL;
 	if (rc < 0) {
 		fprintf(stderr, "memguard run: %s\n", err.msg);
 		options_free(&o);

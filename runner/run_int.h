@@ -65,6 +65,9 @@ typedef struct rtest {
 	unsigned done : 1;
 	unsigned recorded : 1;   /* in the report: its output is attached there at the end */
 	unsigned hist_alone : 1; /* from --history: it alone broke the hard limit (runs alone) */
+	/* killed by the lanes' shared rss pool or cgroup: its retry runs with
+	 * every other lane's host ended (lane_pool_alone) */
+	unsigned pool_alone : 1;
 	/* exp_rise is a clean attempt's (history's pass or skip, or this run's):
 	 * without it the largest rise of the run is expected too */
 	unsigned rise_known : 1;

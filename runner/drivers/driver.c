@@ -160,16 +160,6 @@ int driver_check_args(driver_kind k, char *const *argv, int argc, mg_err *err)
 {
 	if (k == DRIVER_PYTEST)
 		return pytest_check_args(argv, argc, err);
-	if (k == DRIVER_CTEST)
-		for (int i = 1; i < argc; i++)
-			if (!strcmp(argv[i], "-N") || !strcmp(argv[i], "--show-only") ||
-			    !strncmp(argv[i], "--show-only=", 12))
-				/* before: left out with a note, and the whole suite ran */
-				return mg_err_set(
-				    err, MG_EINVAL,
-				    "ctest's '%s' runs no test: 'memguard list -- ctest "
-				    "...' lists them (or run ctest %s itself)",
-				    argv[i], argv[i]);
 	if (k != DRIVER_GTEST)
 		return 0;
 	gtest_cmd c; /* its flag files' flags count where they are */
@@ -178,6 +168,21 @@ int driver_check_args(driver_kind k, char *const *argv, int argc, mg_err *err)
 	int rc = gtest_check_args(c.argv, c.argc, err);
 	gtest_cmd_free(&c);
 	return rc;
+}
+
+int driver_runs_none(driver_kind k, char *const *argv, int argc, mg_err *err)
+{
+	if (k != DRIVER_CTEST)
+		return 0;
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "-N") || !strcmp(argv[i], "--show-only") ||
+		    !strncmp(argv[i], "--show-only=", 12))
+			/* before: left out with a note, and the whole suite ran */
+			return mg_err_set(err, MG_EINVAL,
+			                  "ctest's '%s' runs no test: 'memguard list' lists them "
+			                  "(or run ctest %s itself)",
+			                  argv[i], argv[i]);
+	return 0;
 }
 
 /* What an executable is, in words, for a contradicted --driver. */

@@ -83,6 +83,9 @@ driver_kind driver_detect_command(const char *path, char *const *argv, int argc,
  * gtest: --gtest_repeat or GTEST_REPEAT other than 1):
  * MG_EINVAL naming the token, with what to do instead; 0 else. */
 int driver_check_args(driver_kind k, char *const *argv, int argc, mg_err *err);
+/* memguard run's: -1 (MG_EINVAL, err says which) when the command runs no
+ * test (ctest's -N, --show-only); memguard list lists them as it is. */
+int driver_runs_none(driver_kind k, char *const *argv, int argc, mg_err *err);
 
 /*
  * An explicit --driver gtest or catch2 against the executable's own

@@ -1103,6 +1103,34 @@ static void exec_quoting(void)
 	done(&o);
 }
 
+/*
+ * Two lanes whose tests of 200 MiB each fit the kill limit of 300 MiB
+ * alone but not side by side: the lanes' rss pool kills one, and its retry
+ * runs with the other lane's host ended, so it passes and the run does (as
+ * each test does directly). Before, the retry ran beside the other lane's
+ * next test, the pool killed it again, and it was memory-limit "alone in a
+ * fresh host, twice", exit 1 (a real-program sweep: stress-ng, zstd's
+ * fuzzer under ctest).
+ */
+static void exec_pool_retry_alone(void)
+{
+	outcome o;
+	char list[160];
+	names_file(list, sizeof(list), "t1\nt2\nt3\nt4\n");
+	mg(&o,
+	   ARGV("run", "-j", "2", "--driver", "exec", "--list-file", list, "--kill-at", "rss=300M",
+	        "--report", "report.json", "--", "python3", "-c",
+	        "import time; b = bytearray(200 << 20); time.sleep(1.5)", "{}"),
+	   NULL, 0);
+	CU_ASSERT(exited_with(&o, 0));
+	CU_ASSERT_FATAL(o.report != NULL);
+	CU_ASSERT_EQUAL(count(o.report, "pass"), 4);
+	CU_ASSERT_EQUAL(count(o.report, "memory-limit"), 0);
+	CU_ASSERT(strstr(o.err, "another lane's retry runs alone") != NULL);
+	names_done(list);
+	done(&o);
+}
+
 /* --shell: the template is a script; the name reaches it as "$1" only. */
 static void exec_shell(void)
 {
@@ -1547,6 +1575,11 @@ static void ctest_user_options(void)
 	CU_ASSERT(strstr(o.err, "ctest's '-N' runs no test") != NULL);
 	CU_ASSERT(o.report == NULL || count(o.report, "pass") == 0);
 	done(&o);
+	/* memguard list lists them (-N left out, as before) */
+	mg(&o, ARGV("list", "--", CTEST_BIN, "--test-dir", dir, "-N"), NULL, 0);
+	CU_ASSERT(exited_with(&o, 0));
+	CU_ASSERT(strstr(o.out, "plain_one") != NULL);
+	done(&o);
 
 	/* ctest's own run first: four tests fail (fails, times_out, crashes,
 	 * says_error), in its Testing/Temporary/LastTestsFailed.log */
@@ -1578,12 +1611,16 @@ static void ctest_user_options(void)
 	CU_ASSERT_STRING_EQUAL(state_of(o.report, "serial"), "skip");
 	CU_ASSERT(message_of(o.report, "serial") &&
 	          strstr(message_of(o.report, "serial"), "--stop-on-failure"));
+	/* it never ran: no figure of the lane's (before: the running test's VA) */
+	json_t *sv = find_test(o.report, "serial");
+	CU_ASSERT(sv && json_integer_value(json_object_get(sv, "va")) == 0);
 	done(&o);
 
-	snprintf(path, sizeof(path), "%s/junit.xml", dir);
+	/* in a directory not there yet, as ctest makes it */
+	snprintf(path, sizeof(path), "%s/out/junit.xml", dir);
 	mg(&o,
 	   ARGV("run", "-q", "--", CTEST_BIN, "--test-dir", dir, "-R", "plain|fails",
-	        "--output-junit", "junit.xml", "-O", "ctest.log"),
+	        "--output-junit", "out/junit.xml", "-O", "ctest.log"),
 	   NULL, 0);
 	CU_ASSERT(exited_with(&o, 1));
 	static char xml[16384];
@@ -2013,6 +2050,7 @@ static const mg_case cases[] = {
     {"ctest_states", ctest_states},
     {"ctest_select", ctest_select},
     {"ctest_user_options", ctest_user_options},
+    {"exec_pool_retry_alone", exec_pool_retry_alone},
     {"ctest_locks", ctest_locks},
 #ifdef CATCH2_LEAKS
     {"catch2_suspects", catch2_suspects},
