@@ -34,6 +34,8 @@ fi
 # The same suite as a Catch2 v2 program (tests/drivers/catch2_bench, built
 # where Catch2 is found), the driver's XML reporter and probe:
 #   catch2-direct  run directly, Catch2's console reporter (as a user runs it)
+#   catch2-pipe    catch2-direct into a pipe that cat drains (the added table's
+#                  second baseline, as gtest-pipe)
 #   catch2-xml     run directly with -r xml, the reporter the driver reads
 #                  (Catch2's own cost of it: six writes a test, not two)
 #   catch2         under memguard --driver catch2, one lane
@@ -43,16 +45,17 @@ fi
 catch2_bench=$build/tests/drivers/catch2_bench
 export catch2_bench # for PERF=1, whose bash -c sees exported variables only
 if [ -x "$catch2_bench" ]; then
-	names+=(catch2-direct catch2-xml catch2 catch2-direct-jN catch2-jN)
-	null_base[catch2]=catch2-direct
+	names+=(catch2-direct catch2-pipe catch2-xml catch2 catch2-direct-jN catch2-jN)
+	null_base[catch2]=catch2-direct pipe_base[catch2]=catch2-pipe
 	cmd_catch2-direct() { "$catch2_bench"; }
+	cmd_catch2-pipe() { "$catch2_bench" | cat >/dev/null; }
 	cmd_catch2-xml() { "$catch2_bench" -r xml; }
 	cmd_catch2() { "$mg" run -q -j 1 --driver catch2 -- "$catch2_bench"; }
 	cmd_catch2-direct-jN() { in_parallel "$catch2_bench"; }
 	cmd_catch2-jN() { "$mg" run -q -j "$cpus" --driver catch2 -- "$catch2_bench"; }
 	if [ -n "${BASE:-}" ]; then
 		names+=(base-catch2)
-		null_base[base-catch2]=catch2-direct
+		null_base[base-catch2]=catch2-direct pipe_base[base-catch2]=catch2-pipe
 		cmd_base-catch2() { "$(cd "$BASE" && pwd)/runner/memguard" run -q -j 1 --driver catch2 -- "$catch2_bench"; }
 	fi
 fi
