@@ -526,8 +526,10 @@ int run_main(int argc, char **argv, const run_hooks *hooks)
 	if (!o.node_index)
 		options_node_from_env(&o.node_index, &o.node_total);
 	int rc = prepare(&c, &o, &err);
-	if (rc == 0 && driver_runs_none(c.driver, o.host_argv, o.host_argc, &err) < 0)
+	if (rc == 0 && driver_runs_none(c.driver, o.host_argv, o.host_argc, &err) < 0) {
+		free(c.shim_argv); /* prepare's, which succeeded */
 		rc = MG_EINVAL;
+	}
 	if (rc < 0) {
 		fprintf(stderr, "memguard run: %s\n", err.msg);
 		options_free(&o);
