@@ -256,10 +256,10 @@ static int lane_near_ceiling(const run_ctx *c, const lane *l, size_t t, uint64_t
 }
 
 /* A test broke a hard limit (or crashed near one): retry it once, alone,
- * in a fresh host; the second time it is memory-limit. */
-/* own: the test's own tree broke the limit; 0: the lanes' shared rss pool
- * or cgroup did, with other lanes' trees in it (its retry is in a fresh
- * host, but beside them: not alone, and not said to be). */
+ * in a fresh host; the second time it is memory-limit. own: its own tree
+ * broke it; 0: the lanes' shared rss pool or cgroup did, with other lanes'
+ * trees in it, and its retry waits until they have ended (pool_alone,
+ * lane_pool_alone). */
 static void lane_breach(run_ctx *c, lane *l, size_t t, const char *why, double dur, int own)
 {
 	/* the tests queued behind it go back first, so the retry is next in line */

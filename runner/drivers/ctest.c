@@ -131,6 +131,8 @@ typedef struct ctest_drv {
 	unsigned slots, slot;
 	long slot_run;
 	char lock_err[512];
+	unsigned fail_left; /* MG_ENV_FAIL_LEFT: after as many failures, skip (0: none) */
+	char fail_why[160];
 	char *out; /* the running test's stdout, when a regex judges it */
 	size_t out_len, out_cap;
 	size_t gt;          /* tests that run one GoogleTest case (the listing's hint) */
@@ -1349,17 +1351,10 @@ static void ct_begin(shim *s)
 		return;
 	}
 	/* --stop-on-failure: what the runner gave before its failure came back
-	 * (the runner's MG_ENV_FAIL_LEFT) is not run, as ctest runs none after */
-	const char *left = getenv(MG_ENV_FAIL_LEFT);
-	if (left && *left && shim_failed(s) >= strtoul(left, NULL, 10)) {
-		driver_fail_fast ff;
-		char why[160];
-		int ncmd;
-		char **cmd = shim_cmd(s, &ncmd);
-		driver_fail_fast_of(&ff, DRIVER_CTEST, cmd, ncmd);
-		driver_fail_fast_why(&ff, DRIVER_CTEST, why, sizeof(why));
+	 * is not run, as ctest runs none after */
+	if (d->fail_left && shim_failed(s) >= d->fail_left) {
 		shim_start(s);
-		shim_resultf(s, MG_MSG_SKIP, "%s", why);
+		shim_resultf(s, MG_MSG_SKIP, "%s", d->fail_why);
 		return;
 	}
 	ct_test *t = &d->v[i];
@@ -1655,5 +1650,14 @@ int ctest_main(const shim_args *a)
 	d.a = a;
 	d.cur = -1;
 	d.serial_fd = -1;
+	/* --stop-on-failure: the failures the run has left (the runner's, set
+	 * only under it), read once, as gtest.c's */
+	const char *left = getenv(MG_ENV_FAIL_LEFT);
+	d.fail_left = left && *left >= '1' && *left <= '9' ? (unsigned)strtoul(left, NULL, 10) : 0;
+	if (d.fail_left) {
+		driver_fail_fast ff;
+		driver_fail_fast_of(&ff, DRIVER_CTEST, a->cmd, a->ncmd);
+		driver_fail_fast_why(&ff, DRIVER_CTEST, d.fail_why, sizeof(d.fail_why));
+	}
 	return shim_main(&ops, &d, a->cmd, a->ncmd);
 }
