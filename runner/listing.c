@@ -403,6 +403,34 @@ int listing_custom(run_ctx *c, int post, mg_err *err)
 	return 0;
 }
 
+/*
+ * ctest's Testing/Temporary/LastTestsFailed.log, as ctest leaves it after a
+ * run with failures, so that "ctest --rerun-failed" (under memguard or not)
+ * runs what this run failed. A run that ended early writes none (nor does
+ * ctest); not writing it is said, and is not the run's failure.
+ */
+void listing_ctest_failed(run_ctx *c)
+{
+	if (c->driver != DRIVER_CTEST || c->signo || c->deadline_hit)
+		return;
+	size_t n = 0;
+	for (size_t i = 0; i < c->rep->nshards; i++)
+		for (size_t k = 0; k < c->rep->shards[i].ntests; k++)
+			n += report_state_failed(c->rep->shards[i].tests[k].state);
+	if (!n)
+		return;
+	char **failed = mg_xrealloc(NULL, n * sizeof(char *)), msg[600];
+	n = 0;
+	for (size_t i = 0; i < c->rep->nshards; i++)
+		for (size_t k = 0; k < c->rep->shards[i].ntests; k++)
+			if (report_state_failed(c->rep->shards[i].tests[k].state))
+				failed[n++] = c->rep->shards[i].tests[k].name;
+	if (ctest_failed_log(c->o->host_argv, c->o->host_argc, failed, n, msg, sizeof(msg)) < 0)
+		fprintf(stderr, "memguard run: ctest's Testing/Temporary/LastTestsFailed.log: %s\n",
+		        msg);
+	free(failed);
+}
+
 void listing_all_skipped(run_ctx *c)
 {
 	size_t ran = 0, skipped = 0;

@@ -657,6 +657,7 @@ int run_main(int argc, char **argv, const run_hooks *hooks)
 	progress_end(c.prog);
 	listing_custom(&c, 1, &err); /* a failing one is an entry of its own */
 	listing_extras(&c, &nl);
+	listing_ctest_failed(&c);
 	listing_all_skipped(&c);
 	listing_no_tests_run(&c);
 

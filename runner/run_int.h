@@ -670,6 +670,10 @@ void listing_explain(const run_ctx *c, const mg_err *err);
  * is the entry <CTEST_CUSTOM_POST_TEST>, fail). 0 otherwise, and for every
  * other driver. */
 int listing_custom(run_ctx *c, int post, mg_err *err);
+/* ctest: a run with failed tests writes ctest's LastTestsFailed.log, as
+ * ctest would, for a later --rerun-failed (ctest_failed_log); not in an
+ * interrupted run. Nothing for every other driver. */
+void listing_ctest_failed(run_ctx *c);
 /* The listing's extra lines as entries of the run (record_extra: once per
  * run by name, a lane's host may report the same), after the lanes. */
 void listing_extras(run_ctx *c, const name_list *nl);

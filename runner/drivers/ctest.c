@@ -25,6 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "atomic.h"
 #include "driver.h"
 #include "mg_elf.h"
 #include "rm_tree.h"
@@ -54,9 +55,9 @@ static const char *const select_with_value[] = {"-R",
                                                 "--fixture-exclude-cleanup",
                                                 "--preset",
                                                 NULL};
-/* --rerun-failed: the tests ctest's last run of its own failed (its
- * Testing/Temporary/LastTestsFailed.log, which memguard's runs do not
- * write), as its --show-only lists them. */
+/* --rerun-failed: the tests the last run failed (ctest's
+ * Testing/Temporary/LastTestsFailed.log, which memguard's runs write too:
+ * ctest_failed_log), as its --show-only lists them. */
 static const char *const select_flags[] = {"-U", "--union", "--rerun-failed", NULL};
 /* ctest's options with a value that are dropped (ours, or output only). */
 static const char *const drop_with_value[] = {"-j",
@@ -596,6 +597,108 @@ out:
 	return rc;
 }
 
+static int str_cmp(const void *a, const void *b);
+static int ct_list_argv(char *const *cmd, int ncmd, char **argv, char *tmp, char *last);
+
+/* "  Test #12: NAME" (ctest -N's line; the number padded by spaces) into
+ * *index and its name; 0 when line is not one. */
+static int numbered_test(char *line, long *index, char **name)
+{
+	char *p = line;
+	while (*p == ' ')
+		p++;
+	if (strncmp(p, "Test", 4))
+		return 0;
+	for (p += 4; *p == ' '; p++)
+		;
+	if (*p != '#' || !isdigit((unsigned char)p[1]))
+		return 0;
+	*index = strtol(p + 1, &p, 10);
+	if (p[0] != ':' || p[1] != ' ')
+		return 0;
+	*name = p + 2;
+	return 1;
+}
+
+int ctest_failed_log(char *const *cmd, int ncmd, char **failed, size_t n, char *msg, size_t size)
+{
+	char dir[4096], tmp[4096] = "", path[4200], prog[4096];
+	msg[0] = 0;
+	if (!n || ncmd < 1)
+		return 0;
+	if (test_dir_of(cmd, ncmd, dir) < 0) {
+		snprintf(msg, size,
+		         "not written (under --preset: memguard does not know the "
+		         "preset's test directory)");
+		return -1;
+	}
+	char **argv = calloc((size_t)ncmd + 4, sizeof(char *));
+	spawn_proc *p = NULL;
+	spawn_options o = SPAWN_OPTIONS_INIT;
+	atomic_file *f = NULL;
+	mg_exit_end end;
+	char *text = NULL;
+	size_t len = 0, found = 0;
+	int rc = -1;
+	mg_err err = {0};
+	if (!argv || ct_list_argv(cmd, ncmd, argv, tmp, "-N") < 0) {
+		snprintf(msg, size, "cannot write a directory for ctest under TMPDIR: %s",
+		         strerror(errno));
+		goto out;
+	}
+	o.flags = SPAWN_CAPTURE_OUT | SPAWN_NULL_STDIN;
+	if (spawn_resolve(prog, sizeof(prog), cmd[0], &err) < 0 ||
+	    spawn_start(&p, prog, argv, &o, &err) < 0) {
+		snprintf(msg, size, "%s", err.msg);
+		goto out;
+	}
+	spawn_read_all(spawn_out_fd(p), &text, &len);
+	if (spawn_wait(p, 0, &end, NULL) < 0 || !mg_exit_ok(end) || !text) {
+		snprintf(msg, size, "'%s -N' did not list the tests", cmd[0]);
+		goto out;
+	}
+	/* ctest's numbers are its whole list's (what --rerun-failed reads),
+	 * not the chosen tests' */
+	qsort(failed, n, sizeof(*failed), str_cmp);
+	static const char *const made[] = {"/Testing", "/Testing/Temporary",
+	                                   "/Testing/Temporary/LastTestsFailed.log"};
+	for (int i = 0; i < 3; i++) {
+		snprintf(path, sizeof(path), "%s%s", dir, made[i]);
+		if (i < 2 && mkdir(path, 0777) < 0 && errno != EEXIST) {
+			snprintf(msg, size, "cannot make %s: %s", path, strerror(errno));
+			goto out;
+		}
+	}
+	if (atomic_open(&f, path, &err) < 0) {
+		snprintf(msg, size, "%s", err.msg);
+		goto out;
+	}
+	for (char *line = text, *next; line; line = next) {
+		char *nl = memchr(line, '\n', len - (size_t)(line - text));
+		next = nl ? nl + 1 : NULL;
+		if (nl)
+			*nl = 0;
+		long index;
+		char *name;
+		if (numbered_test(line, &index, &name) &&
+		    bsearch(&name, failed, n, sizeof(*failed), str_cmp)) {
+			fprintf(atomic_stream(f), "%ld:%s\n", index, name);
+			found++;
+		}
+	}
+	rc = atomic_close(f, found > 0, &err);
+	if (!found)
+		rc = 0; /* none of them is ctest's (CTEST_CUSTOM_POST_TEST): as it was */
+	else if (rc < 0)
+		snprintf(msg, size, "%s", err.msg);
+out:
+	free(text);
+	spawn_free(p);
+	custom_dir_remove(tmp);
+	free(argv);
+	return rc;
+}
+
 /* The value of KEY in the test directory dir's DartConfiguration.tcl
  * ("KEY: VALUE", what CTest's configure wrote) into buf (4096 bytes), or
  * NULL when it has none or an empty one. */
@@ -708,32 +811,25 @@ static void ct_slots(ctest_drv *d)
 		}
 }
 
-static int ct_load(shim *s, ctest_drv *d)
+/*
+ * The listing's command into argv (ncmd + 4 slots): cmd[0], the user's
+ * arguments that choose tests, then last. From a directory of ours when the
+ * project has custom commands, where ctest runs none (the runner has it run
+ * them: ctest_custom_run): its path into tmp (4096 bytes, "" when none; the
+ * caller removes it, custom_dir_remove). Returns the count, or -1 (errno)
+ * when that directory cannot be made.
+ */
+static int ct_list_argv(char *const *cmd, int ncmd, char **argv, char *tmp, char *last)
 {
-	int ncmd, k = 0;
-	mg_exit_end status;
-	char **cmd = shim_cmd(s, &ncmd);
-	char **argv = calloc((size_t)ncmd + 4, sizeof(char *));
-	char *out = NULL;
-	size_t len = 0;
-	int rc = -1;
-	if (!argv || d->refused) {
-		free(argv);
-		return -1;
-	}
-	char dir[4096], file[4200], tmp[4096] = "";
+	char dir[4096], file[4200];
+	int k = 0;
+	tmp[0] = 0;
 	argv[k++] = cmd[0];
-	k += ct_select(cmd, ncmd, argv + 1);
-	/* from a directory of ours, where ctest runs no custom command (the
-	 * runner has it run them: ctest_custom_run) */
+	k += ct_select((char **)cmd, ncmd, argv + 1);
 	if (test_dir_of(cmd, ncmd, dir) == 0 && custom_listable(dir) &&
 	    custom_file(dir, file) == 0) {
-		if (custom_dir(tmp, dir, file, NULL) < 0) {
-			fprintf(stderr,
-			        "memguard: cannot write a directory to list under TMPDIR: %s\n",
-			        strerror(errno));
-			goto out;
-		}
+		if (custom_dir(tmp, dir, file, NULL) < 0)
+			return -1;
 		int w = 1; /* the user's --test-dir left out, ours given */
 		for (int i = 1; i < k; i++) {
 			if (!strcmp(argv[i], "--test-dir") && i + 1 < k)
@@ -745,7 +841,30 @@ static int ct_load(shim *s, ctest_drv *d)
 		argv[k++] = "--test-dir";
 		argv[k++] = tmp;
 	}
-	argv[k++] = "--show-only=json-v1";
+	argv[k++] = last;
+	argv[k] = NULL;
+	return k;
+}
+
+static int ct_load(shim *s, ctest_drv *d)
+{
+	int ncmd;
+	mg_exit_end status;
+	char **cmd = shim_cmd(s, &ncmd);
+	char **argv = calloc((size_t)ncmd + 4, sizeof(char *));
+	char *out = NULL;
+	size_t len = 0;
+	int rc = -1;
+	if (!argv || d->refused) {
+		free(argv);
+		return -1;
+	}
+	char tmp[4096] = "";
+	if (ct_list_argv(cmd, ncmd, argv, tmp, "--show-only=json-v1") < 0) {
+		fprintf(stderr, "memguard: cannot write a directory to list under TMPDIR: %s\n",
+		        strerror(errno));
+		goto out;
+	}
 	if (shim_capture(s, argv, &out, &len, &status) < 0)
 		goto out;
 	if (!mg_exit_ok(status)) {

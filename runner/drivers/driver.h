@@ -261,5 +261,12 @@ int pytest_check_args(char *const *argv, int argc, mg_err *err);
  * 1 when one failed, its command in failed (size bytes); -1 when ctest
  * could not be run, failed says why. */
 int ctest_custom_run(char *const *cmd, int ncmd, int post, char *failed, size_t size);
+/* ctest.c: ctest's Testing/Temporary/LastTestsFailed.log in the test
+ * directory of the ctest command cmd, as ctest writes it after a run with
+ * failures ("NUMBER:NAME" a line, NUMBER the test's in ctest's whole list,
+ * from its -N): the n failed tests' names (sorted here), for a later
+ * --rerun-failed. Nothing is written when n is 0 (ctest keeps the last
+ * file then too). 0, or -1 with msg (size bytes) saying why not. */
+int ctest_failed_log(char *const *cmd, int ncmd, char **failed, size_t n, char *msg, size_t size);
 
 #endif

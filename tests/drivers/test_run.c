@@ -1560,7 +1560,8 @@ static void ctest_select(void)
  * choose tests", and the whole suite ran): -N runs no test (usage error,
  * exit 2, no test run); --rerun-failed runs what ctest's last run of its
  * own failed; --stop-on-failure, with one lane, runs no test after the
- * first failure (the rest skip, saying why); --output-junit FILE is
+ * first failure (the rest skip, saying why), and leaves ctest's
+ * LastTestsFailed.log as ctest does; --output-junit FILE is
  * written in the test directory (before: no file, no word), -O FILE is
  * said not written.
  */
@@ -1615,6 +1616,40 @@ static void ctest_user_options(void)
 	json_t *sv = find_test(o.report, "serial");
 	CU_ASSERT(sv && json_integer_value(json_object_get(sv, "va")) == 0);
 	done(&o);
+	/* that run left ctest's LastTestsFailed.log as ctest would: its one
+	 * failed test by its number in ctest's whole list (8; 2 among the
+	 * chosen three), replacing the four of ctest's own run */
+	static char log[256];
+	char want[64] = "", line[256];
+	snprintf(path, sizeof(path), "%s/Testing/Temporary/LastTestsFailed.log", dir);
+	CU_ASSERT_FATAL(slurp(path, log, sizeof(log)) != NULL);
+	snprintf(line, sizeof(line), "'%s' --test-dir '%s' -N -R '^fails$'", CTEST_BIN, dir);
+	FILE *n = popen(line, "r");
+	CU_ASSERT_FATAL(n != NULL);
+	while (fgets(line, sizeof(line), n))
+		if (strstr(line, "Test") && strchr(line, '#'))
+			snprintf(want, sizeof(want), "%ld:fails\n",
+			         strtol(strchr(line, '#') + 1, NULL, 10));
+	CU_ASSERT_EQUAL(pclose(n), 0);
+	CU_ASSERT_STRING_EQUAL(want, "8:fails\n");
+	CU_ASSERT_STRING_EQUAL(log, want);
+	/* ... which --rerun-failed runs alone */
+	mg(&o,
+	   ARGV("run", "-q", "--report", "report.json", "--", CTEST_BIN, "--test-dir", dir,
+	        "--rerun-failed"),
+	   NULL, 0);
+	CU_ASSERT(exited_with(&o, 1));
+	CU_ASSERT_FATAL(o.report != NULL);
+	CU_ASSERT_EQUAL(count(o.report, "fail"), 1);
+	CU_ASSERT_EQUAL(count(o.report, "pass"), 0);
+	CU_ASSERT_STRING_EQUAL(state_of(o.report, "fails"), "fail");
+	done(&o);
+	/* a run that passes leaves it (ctest keeps it then too) */
+	mg(&o, ARGV("run", "-q", "--", CTEST_BIN, "--test-dir", dir, "-R", "^plain_one$"), NULL, 0);
+	CU_ASSERT(exited_with(&o, 0));
+	done(&o);
+	CU_ASSERT_FATAL(slurp(path, log, sizeof(log)) != NULL);
+	CU_ASSERT_STRING_EQUAL(log, want);
 
 	/* in a directory not there yet, as ctest makes it */
 	snprintf(path, sizeof(path), "%s/out/junit.xml", dir);
