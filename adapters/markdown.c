@@ -130,8 +130,12 @@ static void suspects(const report *r, FILE *f)
 	for (size_t i = 0; i < r->nsuspects && i < MAX_SUSPECTS; i++) {
 		const report_suspect *s = &r->suspects[i];
 		char va[16];
-		report_format_size(va, sizeof(va),
-		                   s->va_retained > 0 ? (uint64_t)s->va_retained : 0);
+		/* a test listed for the limit alone may have left nothing behind
+		 * (killed before its end, or a process of its own): not "0 B" */
+		if (s->va_retained > 0)
+			report_format_size(va, sizeof(va), (uint64_t)s->va_retained);
+		else
+			snprintf(va, sizeof(va), "-");
 		fprintf(f, "| %s | ", va);
 		markdown_put(f, s->name, 200);
 		fprintf(f, " | %u of %u runs | %s |\n", s->grew, s->runs,

@@ -1377,7 +1377,8 @@ static void wrap_peak_apart(void)
 }
 
 /* A hard limit kills the whole tree, and says so: nothing with the run's
- * tag is left (the hog would live 20 s more). */
+ * tag is left (the hog would live 20 s more), and its suspect line shows
+ * no VA left behind as "0 B". */
 static void wrap_kill(void)
 {
 	outcome o;
@@ -1397,6 +1398,10 @@ static void wrap_kill(void)
 	CU_ASSERT(strstr(o.err, "kill") != NULL);
 	CU_ASSERT(strtol(slurp(pidfile, buf, sizeof(buf)), NULL, 10) > 0); /* the hog ran */
 	CU_ASSERT_EQUAL(mg_tagged_left(tag, NULL, 0), 0);
+	/* the suspect it is left nothing behind (killed, a process of its
+	 * own): no "0 B" of VA left (before: "0 B  ...  (grew in 0 of 1 runs") */
+	CU_ASSERT(strstr(o.out, "\n          -  ") != NULL);
+	CU_ASSERT(strstr(o.out, "0 B") == NULL);
 	unlink(pidfile);
 	done(&o);
 }
