@@ -615,7 +615,7 @@ static int load_list(shim *s, gtest *g, uint64_t *va, uint64_t *rss)
 	g->list = shim_names_new();
 	/* nothing listed, nothing to skip: no second start, which would print
 	 * a refusal of the user's options on stderr once more */
-	size_t skip = g->catch2 && len ? catch2_list_noise(s, g->catch2_v3, out, len) : 0;
+	size_t skip = g->catch2 && len ? catch2_list_noise(s, g->catch2_v3, out, len, status) : 0;
 	size_t got = g->catch2 ? (catch2_parse_list(out + skip, len - skip, add_name, g->list),
 	                          shim_names_count(g->list))
 	                       : gtest_parse_list(out, len, add_name, g->list);

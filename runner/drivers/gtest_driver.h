@@ -283,7 +283,9 @@ int catch2_args(char **cmd, int ncmd, char **out, int listing, int v3);
 /* catch2_args's runs of the listing's own selection (no --input-file) */
 #define CATCH2_RUN_LISTED 3
 #define CATCH2_RUN_SPECS  4
-size_t catch2_list_noise(shim *s, int v3, const char *out, size_t len);
+/* The bytes of noise at the start of a listing's out that ended listed
+ * (catch2.c). */
+size_t catch2_list_noise(shim *s, int v3, const char *out, size_t len, mg_exit_end listed);
 /* Catch2's name listing: one name a line (v3's quiet listing too); the
  * quotes around a name starting with '#' removed. */
 void catch2_parse_list(const char *buf, size_t len,

@@ -290,6 +290,42 @@ static void catch2_start_always(void)
 	CU_ASSERT_EQUAL(count(o.report, "crash"), 1);
 	done(&o);
 }
+
+/* A Catch2 v2 listing whose lines are as many as it says it listed (its
+ * exit status, under 255) is all names: no second listing (exclude:*) to
+ * find noise, so one listing and one run start the program. A custom
+ * main's banner line makes them differ: the second listing finds it and
+ * it is not taken for a test. */
+static void catch2_start_listings(void)
+{
+	outcome o;
+	char log[64], env[96], buf[4096];
+	snprintf(log, sizeof(log), "/tmp/mg-c2start-%ld.log", (long)getpid());
+	snprintf(env, sizeof(env), "MG_START_LOG=%s", log);
+	for (int banner = 0; banner < 2; banner++) {
+		unlink(log);
+		mg(&o,
+		   ARGV("run", "-j", "1", "--driver", "catch2", "--report", "report.json", "--",
+		        CATCH2_START),
+		   banner ? ENV(env, "MG_START_BANNER=1") : ENV(env), 0);
+		CU_ASSERT(exited_with(&o, 0));
+		CU_ASSERT_FATAL(o.report != NULL);
+		CU_ASSERT_EQUAL(count(o.report, "pass"), 2);
+		CU_ASSERT_EQUAL(count(o.report, "pass") + count(o.report, "error") +
+		                    count(o.report, "fail"),
+		                2);
+		CU_ASSERT_FATAL(slurp(log, buf, sizeof(buf)) != NULL);
+		size_t starts = 0;
+		for (const char *p = buf; (p = strchr(p, '\n')) != NULL; p++)
+			starts++;
+		if (starts != (size_t)(banner ? 3 : 2))
+			fprintf(stderr, "\n  banner %d: the program's starts:\n%s", banner, buf);
+		CU_ASSERT_EQUAL(starts, (size_t)(banner ? 3 : 2));
+		CU_ASSERT_EQUAL(strstr(buf, "exclude:*") != NULL, banner);
+		done(&o);
+	}
+	unlink(log);
+}
 #endif
 
 static const mg_case cases[] = {
@@ -300,6 +336,7 @@ static const mg_case cases[] = {
     {"between_abort", between_abort},
 #ifdef CATCH2_START
     {"catch2_start_always", catch2_start_always},
+    {"catch2_start_listings", catch2_start_listings},
 #endif
 };
 
