@@ -132,6 +132,10 @@ int catch2_args(char **cmd, int ncmd, char **out, int listing, int v3)
 			i += valued;
 			continue;
 		}
+		if ((listing == 1 || listing == 2) && !v3 &&
+		    (!strncmp(a, "-v=", 3) || !strncmp(a, "-v:", 3) ||
+		     !strncmp(a, "--verbosity=", 12) || !strncmp(a, "--verbosity:", 12)))
+			continue; /* the listing's is "-v high" */
 		if ((!listing || listing == CATCH2_RUN_SPECS) && c2_shard_opt(a)) {
 			/* v3 lists the user's shard: a batch is run whole */
 			i += valued;
@@ -154,11 +158,15 @@ int catch2_args(char **cmd, int ncmd, char **out, int listing, int v3)
 			out[k + 2] = "quiet";
 			out[k + 3] = NULL;
 		} else {
+			/* each name followed by "\t@FILE:LINE": no noise looks so
+			 * (c2_v2_noise) */
 			out[k] = "--list-test-names-only";
-			out[k + 1] = NULL;
+			out[k + 1] = "-v";
+			out[k + 2] = "high";
+			out[k + 3] = NULL;
 		}
 		if (listing == 2)
-			out[k + (v3 ? 3 : 1)] = "exclude:*", out[k + (v3 ? 4 : 2)] = NULL;
+			out[k + 3] = "exclude:*", out[k + 4] = NULL;
 		return k;
 	}
 	out[k] = NULL;
@@ -169,7 +177,22 @@ int catch2_args(char **cmd, int ncmd, char **out, int listing, int v3)
  * quote a name that starts with '#' ("\"#1234 ...\"", so that an input
  * file does not take it for a comment): the name is without them, as
  * Catch2 reads it back. */
-void catch2_parse_list(const char *buf, size_t len,
+/* The length of the line p (n bytes) without v2's "\t@FILE:LINE" after
+ * the name (-v high), n when it has none. */
+static size_t c2_unsuffixed(const char *p, size_t n)
+{
+	size_t d = n;
+	while (d && p[d - 1] >= '0' && p[d - 1] <= '9')
+		d--;
+	if (d == n || !d || p[d - 1] != ':')
+		return n;
+	for (size_t at = d - 1; at >= 2; at--)
+		if (p[at - 1] == '@' && p[at - 2] == '\t')
+			return at + 1 < d ? at - 2 : n; /* a file's name, then ':' */
+	return n;
+}
+
+void catch2_parse_list(const char *buf, size_t len, int v3,
                        void (*add)(void *ctx, const char *name, size_t n), void *ctx)
 {
 	for (const char *p = buf, *end = buf + len; p < end;) {
@@ -178,6 +201,8 @@ void catch2_parse_list(const char *buf, size_t len,
 		size_t n = (size_t)(e - p);
 		if (n && p[n - 1] == '\r')
 			n--;
+		if (!v3)
+			n = c2_unsuffixed(p, n);
 		if (n >= 3 && p[0] == '"' && p[1] == '#' && p[n - 1] == '"')
 			add(ctx, p + 1, n - 2);
 		else if (n)
@@ -188,24 +213,50 @@ void catch2_parse_list(const char *buf, size_t len,
 
 /*
  * What the program prints on stdout whatever it lists (a static
- * constructor's line: Catch2 lists after it, one name a line, so the line
- * would be taken for a test): the bytes at the start of its listing out
- * that a listing of no test prints too. 0 when there are none.
- * A v2 listing exits with the number of names it printed, up to 255 (2.13:
- * min(255, count); before, the count's low byte): when its lines are that
- * many and fewer than 255, every line is a name and no second listing
- * (a start and a registration of every test: ~2 ms of a 250-test program)
- * is run. v3's exits 0 whatever it listed.
+ * constructor's line, a custom main's banner: Catch2 lists after it, one
+ * name a line, so the line would be taken for a test): the bytes at the
+ * start of its listing out (which ended listed) that are not names.
+ * v2's listing (-v high) ends each name's line with "\t@FILE:LINE": the
+ * lines before the first such are the noise, when every line from there
+ * is a name and they are as many as the listing's exit status says
+ * (2.13: min(255, count); before, the count's low byte); with a Catch2
+ * that writes no such suffix, none when the lines are that many. Else
+ * (and for v3, whose listing exits 0) the bytes a second listing, of no
+ * test, prints too: a program start and a registration of every test
+ * more (~5 us a test of a v2 program).
  */
 size_t catch2_list_noise(shim *s, int v3, const char *out, size_t len, mg_exit_end listed)
 {
-	if (!v3 && !listed.signo && listed.status < 255) {
-		size_t lines = 0;
-		for (const char *p = out, *end = out + len; p < end; lines++) {
+	long first = -1; /* v2: the first line with "\t@FILE:LINE" */
+	size_t lines = 0, plain = 0;
+	for (const char *p = out, *end = out + len; !v3 && p < end; lines++) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = (size_t)((nl ? nl : end) - p);
+		if (n && p[n - 1] == '\r')
+			n--;
+		if (c2_unsuffixed(p, n) < n) {
+			if (first < 0)
+				first = p - out;
+		} else if (first >= 0) {
+			plain++; /* a line among the names that is none */
+		}
+		p = nl ? nl + 1 : end;
+	}
+	if (!v3 && !listed.signo) {
+		/* every line from the first name's on is a name: what is before
+		 * it is noise (a Catch2 that does not write the suffix: every
+		 * line a name when as many as the exit status says) */
+		size_t names = 0;
+		for (const char *p = out + (first < 0 ? 0 : first), *end = out + len; p < end;
+		     names++) {
 			const char *nl = memchr(p, '\n', (size_t)(end - p));
 			p = nl ? nl + 1 : end;
 		}
-		if (lines == (size_t)listed.status)
+		int counted =
+		    listed.status < 255 ? names % 256 == (size_t)listed.status : names >= 255;
+		if (first >= 0 && !plain && counted)
+			return (size_t)first;
+		if (first < 0 && listed.status < 255 && lines == (size_t)listed.status)
 			return 0;
 	}
 	int ncmd;

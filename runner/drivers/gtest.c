@@ -616,9 +616,10 @@ static int load_list(shim *s, gtest *g, uint64_t *va, uint64_t *rss)
 	/* nothing listed, nothing to skip: no second start, which would print
 	 * a refusal of the user's options on stderr once more */
 	size_t skip = g->catch2 && len ? catch2_list_noise(s, g->catch2_v3, out, len, status) : 0;
-	size_t got = g->catch2 ? (catch2_parse_list(out + skip, len - skip, add_name, g->list),
-	                          shim_names_count(g->list))
-	                       : gtest_parse_list(out, len, add_name, g->list);
+	size_t got =
+	    g->catch2 ? (catch2_parse_list(out + skip, len - skip, g->catch2_v3, add_name, g->list),
+	                 shim_names_count(g->list))
+	              : gtest_parse_list(out, len, add_name, g->list);
 	g->list_status = g->catch2 ? 0 : status.status;
 	if (g->catch2 && !got && status.status) {
 		/* a listing of no test exits 0 (v2: the count listed; v3: 0):

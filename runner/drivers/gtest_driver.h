@@ -288,7 +288,7 @@ int catch2_args(char **cmd, int ncmd, char **out, int listing, int v3);
 size_t catch2_list_noise(shim *s, int v3, const char *out, size_t len, mg_exit_end listed);
 /* Catch2's name listing: one name a line (v3's quiet listing too); the
  * quotes around a name starting with '#' removed. */
-void catch2_parse_list(const char *buf, size_t len,
+void catch2_parse_list(const char *buf, size_t len, int v3,
                        void (*add)(void *ctx, const char *name, size_t n), void *ctx);
 /* A test started of a listed name the batch has answered already:
  * GoogleTest runs a name twice when two fixtures of one name register it,
