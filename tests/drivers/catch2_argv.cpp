@@ -3,8 +3,9 @@
 // line: the test's name, then the arguments, each after a space): what
 // memguard gave the program that ran it (test_catch2v3.c); and each run of
 // it that lists (--list-tests, --list-test-names-only) appends a line to
-// $C2_LIST_LOG. "b fails" fails. Built with MG_CATCH2_V3 against v3's
-// amalgamated library.
+// $C2_LIST_LOG. "b fails" fails. With C2_NOISE set, a static constructor
+// prints a line on stdout, in front of a listing too. Built with
+// MG_CATCH2_V3 against v3's amalgamated library.
 #ifdef MG_CATCH2_V3
 #include <catch_amalgamated.hpp>
 #else
@@ -39,6 +40,13 @@ static void log_argv(const char *test)
 	if (out)
 		std::fclose(out);
 }
+
+static int noise = [] {
+	if (!std::getenv("C2_NOISE"))
+		return 0;
+	std::printf("catch2_argv: a static constructor's line\n");
+	return 1;
+}();
 
 // a listing, counted from a static initializer (a file, not stdout: no
 // line of the listing)

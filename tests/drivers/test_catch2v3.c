@@ -337,10 +337,11 @@ static void catch2v3_x86(void)
  * never as an --input-file, which Catch2 matches every test case against
  * name by name (tests x names; before: every batch was one); after a
  * recycle the rest is one again. The states are the direct run's. The
- * program is listed twice a run (the listing host's listing and its
- * listing of no test), never by a lane's shim checking that the program
- * lists the list: the listing host said so (its end line; before, each
- * lane's shim listed once more). */
+ * program is listed once a run (the listing host's, by the XML reporter:
+ * before, a listing of no test found a static constructor's lines too),
+ * never by a lane's shim checking that the program lists the list: the
+ * listing host said so (its end line; before, each lane's shim listed
+ * once more). */
 static void catch2v3_no_input_file(void)
 {
 	CU_ASSERT_EQUAL(mg_direct_argv(CATCH2V3_ARGV, (const char *[]){NULL}, NULL), 42);
@@ -367,7 +368,7 @@ static void catch2v3_no_input_file(void)
 		CU_ASSERT(runs[r].recycle ? n >= runs[r].tests : n == runs[r].tests);
 		char path[256];
 		snprintf(path, sizeof(path), "%s/list.log", o.dir);
-		CU_ASSERT_EQUAL(mg_lines_in(path, "listed"), 2);
+		CU_ASSERT_EQUAL(mg_lines_in(path, "listed"), 1);
 		for (size_t i = 0; i < n; i++) {
 			CU_ASSERT_PTR_NOT_NULL(strstr(line[i], runs[r].want));
 			if (!runs[r].recycle || i == 0)
@@ -377,8 +378,32 @@ static void catch2v3_no_input_file(void)
 	}
 }
 
+/* A static constructor's line on stdout comes in front of v3's listing
+ * too: the listing by the XML reporter leaves it out of the document, so
+ * it is not taken for a test (it would run as one and be an error) with
+ * one listing a run, no second of no test; the run is the direct run's. */
+static void catch2v3_noise(void)
+{
+	outcome o;
+	mg(&o,
+	   ARGV("run", "-j", "2", "--driver", "catch2", "--report", "report.json", "--",
+	        CATCH2V3_ARGV),
+	   ENV("C2_NOISE=1", "C2_LIST_LOG=list.log"), 0);
+	CU_ASSERT(exited_with(&o, 1));
+	CU_ASSERT_FATAL(o.report != NULL);
+	CU_ASSERT_EQUAL(count(o.report, "pass"), 4);
+	CU_ASSERT_EQUAL(count(o.report, "fail"), 1);
+	CU_ASSERT_EQUAL(count(o.report, "error"), 0);
+	CU_ASSERT_PTR_NULL(find_test(o.report, "catch2_argv: a static constructor's line"));
+	char path[256];
+	snprintf(path, sizeof(path), "%s/list.log", o.dir);
+	CU_ASSERT_EQUAL(mg_lines_in(path, "listed"), 1);
+	done(&o);
+}
+
 static const mg_case cases[] = {
     {"catch2v3_auto", catch2v3_auto},
+    {"catch2v3_noise", catch2v3_noise},
     {"catch2v3_recycle", catch2v3_recycle},
     {"catch2v3_skipped_batch", catch2v3_skipped_batch},
     {"catch2v3_no_tests", catch2v3_no_tests},
