@@ -215,7 +215,10 @@ static uint64_t lane_expected_rise(const run_ctx *c, size_t t)
  * did so within the headroom of a limit, why says which: VA (the most of
  * its start, end and peak) past the soft VA limit less the headroom (its
  * expected rise, at least the distance from the soft to the hard limit but
- * no more than an eighth of the soft),
+ * no more than an eighth of the soft), where the address space has a
+ * ceiling a test can meet (x86's 4 GiB, an --address-space cap: a 64-bit
+ * space runs out of no VA a test asks for, so a failure there beside a low
+ * --recycle-at va=... is the test's own, never retried as memory's),
  * RSS past the soft RSS limit less the lane's expected RSS growth, or, in
  * a 32-bit space past its half, no free block of the gap limit. Reads the
  * host's maps only for that last (~0.3 ms, failures only).
@@ -225,7 +228,8 @@ static int lane_near_ceiling(const run_ctx *c, const lane *l, size_t t, uint64_t
 {
 	char a[32], b[32];
 	uint64_t soft_va = c->soft.va ? c->soft.va : c->hard.va;
-	if (soft_va) {
+	int bounded = c->arch == MG_ARCH_X86 || policy_va_ceiling(c) < limits_arch_ceiling(c->arch);
+	if (soft_va && bounded) {
 		/* the headroom: its expected rise, at least the distance to the
 		 * hard limit (x86's defaults: 256 MiB) up to an eighth of the soft */
 		uint64_t room = lane_expected_rise(c, t), gap = 0;
