@@ -204,9 +204,39 @@ static void near_ceiling(const report *r, FILE *f)
 		fprintf(f, "  ... and %zu more\n", total - MAX_NOT_PASSING);
 }
 
+/* The kind of an early end's reason, as the tally names it: the limit's
+ * key a reason starts with ("va 3.6 GiB >= recycle ...", "rss pool ..."),
+ * else a word for the runner's own reasons (a retry that runs alone, a
+ * failure near the ceiling, a rise history or the run foresaw); else the
+ * reason's first word. */
+static void ending_kind(const char *reason, char *kind, size_t size)
+{
+	static const struct {
+		const char *has, *kind;
+		int at_start;
+	} kinds[] = {{"va ", "va", 1},
+	             {"rss ", "rss", 1},
+	             {"gap", "gap", 1},
+	             {"cgroup", "cgroup", 1},
+	             {"history:", "history", 1},
+	             {"largest rise", "rise", 0},
+	             {"near the memory ceiling", "near ceiling", 0},
+	             {"retry", "retry", 0},
+	             {"over a soft limit", "soft limit", 0}};
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (kinds[i].at_start ? !strncmp(reason, kinds[i].has, strlen(kinds[i].has))
+		                      : strstr(reason, kinds[i].has) != NULL) {
+			snprintf(kind, size, "%s", kinds[i].kind);
+			return;
+		}
+	size_t len = strcspn(reason, " ");
+	snprintf(kind, size, "%.*s", (int)(len < size - 1 ? len : size - 1), reason);
+}
+
 /*
- * One line per way hosts ended early: how many, grouped by the first word of
- * the reason ("va", "rss", ...), and the last reason in full.
+ * One line per way hosts ended early: how many, grouped by the kind of the
+ * reason ("va", "rss", "retry", ...: ending_kind), and the last reason in
+ * full.
  */
 static void endings(const report *r, FILE *f, adapters_ending which, const char *label)
 {
@@ -224,8 +254,7 @@ static void endings(const report *r, FILE *f, adapters_ending which, const char 
 			const char *reason = text ? text : "unknown";
 			last = reason;
 			char kind[16];
-			size_t len = strcspn(reason, " ");
-			snprintf(kind, sizeof(kind), "%.*s", (int)(len < 15 ? len : 15), reason);
+			ending_kind(reason, kind, sizeof(kind));
 			size_t k = 0;
 			while (k < nkinds && strcmp(kinds[k], kind) != 0)
 				k++;

@@ -203,6 +203,20 @@ static void no_ceiling_x64(void)
 	CU_ASSERT(!json_is_true(json_object_get(t, "near_ceiling")));
 	CU_ASSERT(strstr(o.out, "near the memory ceiling") == NULL);
 	done(&o);
+	/* capped (--address-space): a ceiling, so retried as memory's; the
+	 * console's tally names the kind (before: "a: 1", a reason's first word) */
+	mg(&o,
+	   ARGV("run", "-j", "1", "--address-space", "2G", "--recycle-at", "va=100M", "--report",
+	        "report.json", "--", FAULT64),
+	   ENV("MG_FAULT_TESTS=6", "MG_FAULT=transient@1,fail@3"), 0);
+	CU_ASSERT(exited_with(&o, 1));
+	CU_ASSERT_FATAL(o.report != NULL);
+	t = find_test(o.report, "fault/t003");
+	CU_ASSERT(t && json_integer_value(json_object_get(t, "attempts")) == 2);
+	CU_ASSERT(t && json_is_true(json_object_get(t, "near_ceiling")));
+	CU_ASSERT(strstr(o.out, "\nrecycles: 1 (near ceiling: 1); last: a test failed near") !=
+	          NULL);
+	done(&o);
 }
 
 static const mg_case cases[] = {
