@@ -1131,6 +1131,43 @@ static void exec_pool_retry_alone(void)
 	done(&o);
 }
 
+/* A test killed by its own tree (320 MiB over a 300 MiB limit), whose
+ * retry (210 MiB, in a fresh host) the shared rss pool then kills beside
+ * the other lane's 100 MiB test, runs a third time with the other lanes
+ * ended, and passes: it fits alone (before: memory-limit, "its retry had a
+ * fresh host, but other lanes ran beside it"). The marker file tells the
+ * script its first attempt. */
+static void exec_retry_pool_third(void)
+{
+	outcome o;
+	char list[160];
+	names_file(list, sizeof(list), "big\nsmall\n");
+	mg(&o,
+	   ARGV("run", "-j", "2", "--driver", "exec", "--list-file", list, "--kill-at", "rss=300M",
+	        "--report", "report.json", "--", "python3", "-c",
+	        "import os, sys, time\n"
+	        "if sys.argv[1] == 'big':\n"
+	        "    first = not os.path.exists('big.once')\n"
+	        "    open('big.once', 'a').close()\n"
+	        "    if first:\n"
+	        "        b = bytearray(320 << 20); time.sleep(2)\n"
+	        "    else:\n"
+	        "        time.sleep(1); b = bytearray(210 << 20); time.sleep(1)\n"
+	        "else:\n"
+	        "    time.sleep(0.6); b = bytearray(100 << 20); time.sleep(2)\n",
+	        "{}"),
+	   NULL, 0);
+	CU_ASSERT(exited_with(&o, 0));
+	CU_ASSERT_FATAL(o.report != NULL);
+	CU_ASSERT_EQUAL(count(o.report, "pass"), 2);
+	CU_ASSERT_EQUAL(count(o.report, "memory-limit"), 0);
+	json_t *t = find_test(o.report, "big");
+	CU_ASSERT(t && json_integer_value(json_object_get(t, "attempts")) == 3);
+	CU_ASSERT(strstr(o.err, "rss pool") != NULL); /* its retry met the pool */
+	names_done(list);
+	done(&o);
+}
+
 /* --shell: the template is a script; the name reaches it as "$1" only. */
 static void exec_shell(void)
 {
@@ -2091,6 +2128,7 @@ static const mg_case cases[] = {
     {"ctest_select", ctest_select},
     {"ctest_user_options", ctest_user_options},
     {"exec_pool_retry_alone", exec_pool_retry_alone},
+    {"exec_retry_pool_third", exec_retry_pool_third},
     {"ctest_locks", ctest_locks},
 #ifdef CATCH2_LEAKS
     {"catch2_suspects", catch2_suspects},
