@@ -453,21 +453,29 @@ static void pytest_dir_make(run_ctx *c)
  * tests (a collection error, <program exit>) are not counted. */
 static void lanes_hint(const run_ctx *c, const run_options *o, int code)
 {
-	size_t failed = 0;
+	size_t failed = 0, ran = 0;
 	if (code != MG_EXIT_FAILED || c->signo || o->quiet || o->jobs || o->lane_tmpdir ||
 	    c->nlanes < 2 || c->ntests < 2)
 		return;
-	for (size_t i = 0; i < c->ntests; i++)
-		failed += c->tests[i].failed;
-	if (!failed)
+	/* the framework's verdicts (memory-limit and error are memguard's), in
+	 * a run where two lanes or more ran tests */
+	for (size_t i = 0; i < c->rep->nshards; i++) {
+		const report_shard *s = &c->rep->shards[i];
+		ran += s->ntests > 0;
+		for (size_t k = 0; k < s->ntests; k++)
+			failed += s->tests[k].state == TEST_FAIL ||
+			          s->tests[k].state == TEST_CRASH ||
+			          s->tests[k].state == TEST_TIMEOUT;
+	}
+	if (!failed || ran < 2)
 		return;
 	const char *own = getenv("TEST_TMPDIR"); /* then --lane-tmpdir does nothing */
 	fprintf(stderr,
 	        "memguard run: %zu test%s failed with %u lanes side by side (-j defaults to the "
 	        "CPUs); a test that passes with -j 1 may meet its copy in another lane at a "
-	        "fixed path%s\n",
+	        "fixed path or in the working directory they share%s\n",
 	        failed, failed == 1 ? "" : "s", c->nlanes,
-	        own ? "" : ": --lane-tmpdir gives each lane its own TEST_TMPDIR");
+	        own ? "" : " (--lane-tmpdir gives each lane its own TEST_TMPDIR)");
 }
 
 /* The report's commit fields are final from here on. */

@@ -219,8 +219,24 @@ static void no_ceiling_x64(void)
 	done(&o);
 }
 
+/* A run whose only failure is memguard's own verdict (memory-limit: a
+ * test over a hard limit alone, twice) gets no hint that lanes side by
+ * side met at a fixed path: memory is the reason, and says so. */
+static void lanes_hint_memory_x64(void)
+{
+	outcome o;
+	mg(&o, ARGV("run", "--kill-at", "rss=40M", "--report", "report.json", "--", FAULT64),
+	   ENV("MG_FAULT_TESTS=8", "MG_FAULT=leakrss@1"), 0);
+	CU_ASSERT(exited_with(&o, 1));
+	CU_ASSERT_FATAL(o.report != NULL);
+	CU_ASSERT_EQUAL(count(o.report, "memory-limit"), 1);
+	CU_ASSERT_EQUAL(count(o.report, "pass"), 7);
+	CU_ASSERT(strstr(o.err, "lanes side by side") == NULL);
+	done(&o);
+}
+
 static const mg_case cases[] = {
-    {"no_ceiling_x64", no_ceiling_x64},
+    {"no_ceiling_x64", no_ceiling_x64}, {"lanes_hint_memory_x64", lanes_hint_memory_x64},
 #ifdef GTEST_LEAKS
     {"gtest_bursts", gtest_bursts},
 #endif
