@@ -66,9 +66,10 @@ static void endings(const report *r, FILE *f, adapters_ending kind, const char *
 			else
 				snprintf(msg, sizeof(msg),
 				         "memguard: %.200s [%.16s] shard %s: host generation %u %s "
-				         "after %u tests: %.400s",
+				         "after %u test%s: %.400s",
 				         s->suite ? s->suite : "", s->arch ? s->arch : "", label,
 				         gen->index, adapters_ending_verb(kind), gen->tests_run,
+				         gen->tests_run == 1 ? "" : "s",
 				         text ? text : "no reason given");
 			issue(f, type, msg);
 		}

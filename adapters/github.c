@@ -60,9 +60,10 @@ static void endings(const report *r, FILE *f, adapters_ending kind, const char *
 				         gen->index, gen->pid, text);
 			else
 				snprintf(msg, sizeof(msg),
-				         "host generation %u (pid %ld) %s after %u tests: %.400s",
+				         "host generation %u (pid %ld) %s after %u test%s: %.400s",
 				         gen->index, gen->pid, adapters_ending_verb(kind),
-				         gen->tests_run, text ? text : "no reason given");
+				         gen->tests_run, gen->tests_run == 1 ? "" : "s",
+				         text ? text : "no reason given");
 			command(f, level, title, msg);
 		}
 	if (n > MAX_PER_KIND) {

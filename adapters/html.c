@@ -450,8 +450,8 @@ static void chart(FILE *f, const report *r, const report_shard *sh, const char *
 		else
 			snprintf(text, sizeof(text), "%.20s", report_end_name(g->end));
 		double x = sx(&s, g->start + g->wall);
-		fprintf(f, "<g class=\"%s\"><title>host %u (pid %ld) ended by %s after %u tests",
-		        cls, g->index, g->pid, cls + 2, g->tests_run);
+		fprintf(f, "<g class=\"%s\"><title>host %u (pid %ld) ended by %s after %u test%s",
+		        cls, g->index, g->pid, cls + 2, g->tests_run, g->tests_run == 1 ? "" : "s");
 		if (g->reason) {
 			fputs(": ", f);
 			put_text(f, g->reason, MSG_MAX_LEN);

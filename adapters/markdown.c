@@ -246,8 +246,9 @@ static void endings(const report *r, FILE *f, int warnings)
 			if (warnings)
 				fprintf(f, "- shard %s, generation %u: ", label, gen->index);
 			else
-				fprintf(f, "- shard %s, generation %u: %s after %u tests: ", label,
-				        gen->index, adapters_ending_verb(kind), gen->tests_run);
+				fprintf(f, "- shard %s, generation %u: %s after %u test%s: ", label,
+				        gen->index, adapters_ending_verb(kind), gen->tests_run,
+				        gen->tests_run == 1 ? "" : "s");
 			markdown_put(f, text ? text : "no reason given", 200);
 			fputc('\n', f);
 		}

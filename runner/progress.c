@@ -216,8 +216,9 @@ static void event(progress *p, unsigned lane, uint32_t gen, pid_t pid, const cha
 		wipe(p);
 	char line[1024]; /* why may hold a test's text: defused for the CI */
 	int n = snprintf(line, sizeof(line),
-	                 "memguard: lane %u: host %u (pid %ld) %s after %u tests%s%s\n", lane, gen,
-	                 (long)pid, what, tests_run, why && *why ? ": " : "", why ? why : "");
+	                 "memguard: lane %u: host %u (pid %ld) %s after %u test%s%s%s\n", lane, gen,
+	                 (long)pid, what, tests_run, tests_run == 1 ? "" : "s",
+	                 why && *why ? ": " : "", why ? why : "");
 	if (n >= (int)sizeof(line))
 		memcpy(line + sizeof(line) - 5, "...\n", 5);
 	defuse_puts(stderr, line, defuse_scanners());

@@ -1164,6 +1164,7 @@ static void exec_retry_pool_third(void)
 	json_t *t = find_test(o.report, "big");
 	CU_ASSERT(t && json_integer_value(json_object_get(t, "attempts")) == 3);
 	CU_ASSERT(strstr(o.err, "rss pool") != NULL); /* its retry met the pool */
+	CU_ASSERT(strstr(o.err, "after 1 tests") == NULL); /* "after 1 test" */
 	names_done(list);
 	done(&o);
 }
