@@ -728,7 +728,10 @@ static void lane_result(run_ctx *c, lane *l, const mg_msg *m)
 	if (!policy_judge(&v, c, h, POLICY_RECYCLE, &r))
 		return;
 	if (policy_can_recycle(c)) {
-		lane_quit(c, l, END_RECYCLE, v.why);
+		/* nothing left to run anywhere: it quits with the run (lane_feed),
+		 * no fresh host started for nothing nor a recycle counted */
+		if (h->nflight || c->qlen || c->rqlen)
+			lane_quit(c, l, END_RECYCLE, v.why);
 		return;
 	}
 	if (!h->warning[0]) {
@@ -881,6 +884,12 @@ void lane_line(run_ctx *c, lane *l, char *line, size_t len)
 	case MG_MSG_RECYCLE:
 		if (!lane_legal(h->state, EV_RECYCLE) || h->head_started)
 			break;
+		if (h->state == HOST_READY && !h->nflight && !c->qlen && !c->rqlen) {
+			/* over a limit after the run's last test: it quits with the
+			 * run, no recycle counted (as the runner's own boundary) */
+			lane_quit(c, l, END_QUIT, "no tests left");
+			return;
+		}
 		/* history kept a test from a host it would not fit: a kill avoided */
 		if (policy_recycle_why(
 		        c, &m, h->nflight ? &c->tests[flight_at(h, 0, c->o->pipeline)] : NULL,

@@ -445,4 +445,20 @@ void recycle_x64(void)
 	CU_ASSERT_EQUAL(count(o.report, "pass"), 30);
 	CU_ASSERT(shard_sum(o.report, "recycles") >= 1);
 	done(&o);
+	/* over the limit after every test: a recycle between tests, none after
+	 * the run's last (it quits: no fresh host, no recycle counted) */
+	mg(&o,
+	   ARGV("run", "-j", "1", "--recycle-at", "va=1M", "--report", "report.json", "--",
+	        FAULT64),
+	   ENV("MG_FAULT_TESTS=4"), 0);
+	CU_ASSERT(exited_with(&o, 0));
+	CU_ASSERT_FATAL(o.report != NULL);
+	CU_ASSERT_EQUAL(count(o.report, "pass"), 4);
+	CU_ASSERT_EQUAL(shard_sum(o.report, "recycles"), 3);
+	json_t *gens =
+	    json_object_get(json_array_get(json_object_get(o.report, "shards"), 0), "generations");
+	CU_ASSERT_EQUAL(json_array_size(gens), 4);
+	json_t *last = json_array_get(gens, json_array_size(gens) - 1);
+	CU_ASSERT(last && !strcmp(json_string_value(json_object_get(last, "end")), "quit"));
+	done(&o);
 }
