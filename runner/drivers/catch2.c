@@ -153,15 +153,13 @@ int catch2_args(char **cmd, int ncmd, char **out, int listing, int v3)
 	}
 	if (listing == 1 || listing == 2) {
 		if (v3) {
-			/* a document: what the program prints around it is not
-			 * in it (catch2_parse_xml_list) */
 			out[k] = "--list-tests";
-			out[k + 1] = "--reporter";
-			out[k + 2] = "xml";
+			out[k + 1] = "--verbosity";
+			out[k + 2] = "quiet";
 			out[k + 3] = NULL;
 		} else {
 			/* each name followed by "\t@FILE:LINE": no noise looks so
-			 * (catch2_list_noise) */
+			 * (c2_v2_noise) */
 			out[k] = "--list-test-names-only";
 			out[k + 1] = "-v";
 			out[k + 2] = "high";
@@ -213,47 +211,6 @@ void catch2_parse_list(const char *buf, size_t len, int v3,
 	}
 }
 
-/* XML text (an attribute's value) decoded (catch2.c, below). */
-static size_t xml_decode(const char *p, size_t n, char *out, size_t cap);
-
-size_t catch2_parse_xml_list(const char *buf, size_t len, size_t *cases,
-                             void (*add)(void *ctx, const char *name, size_t n), void *ctx)
-{
-	static const char head[] = "<?xml version=", open[] = "<Name>", close[] = "</Name>",
-	                  end_tag[] = "</MatchingTests>";
-	const char *doc = memmem(buf, len, head, sizeof(head) - 1);
-	const char *end = buf + len, *p = doc;
-	char *name = NULL;
-	size_t cap = 0;
-	*cases = 0;
-	if (!doc)
-		return len;
-	const char *stop = memmem(doc, len - (size_t)(doc - buf), end_tag, sizeof(end_tag) - 1);
-	if (stop)
-		end = stop;
-	while ((p = memmem(p, (size_t)(end - p), open, sizeof(open) - 1)) != NULL) {
-		p += sizeof(open) - 1;
-		const char *e = memmem(p, (size_t)(end - p), close, sizeof(close) - 1);
-		if (!e)
-			break;
-		size_t n = (size_t)(e - p);
-		if (n + 1 > cap) {
-			char *grown = realloc(name, n + 1);
-			if (!grown)
-				break;
-			name = grown;
-			cap = n + 1;
-		}
-		size_t dn = xml_decode(p, n, name, n + 1);
-		if (dn)
-			add(ctx, name, dn);
-		++*cases;
-		p = e + sizeof(close) - 1;
-	}
-	free(name);
-	return (size_t)(doc - buf);
-}
-
 /*
  * What the program prints on stdout whatever it lists (a static
  * constructor's line, a custom main's banner: Catch2 lists after it, one
@@ -264,9 +221,9 @@ size_t catch2_parse_xml_list(const char *buf, size_t len, size_t *cases,
  * is a name and they are as many as the listing's exit status says
  * (2.13: min(255, count); before, the count's low byte); with a Catch2
  * that writes no such suffix, none when the lines are that many. Else
- * the bytes a second listing, of no test, prints too: a program start and
- * a registration of every test more (~5 us a test of a v2 program). v3
- * lists by its XML reporter instead (catch2_parse_xml_list).
+ * (and for v3, whose listing exits 0) the bytes a second listing, of no
+ * test, prints too: a program start and a registration of every test
+ * more (~5 us a test of a v2 program).
  */
 size_t catch2_list_noise(shim *s, int v3, const char *out, size_t len, mg_exit_end listed)
 {

@@ -615,17 +615,11 @@ static int load_list(shim *s, gtest *g, uint64_t *va, uint64_t *rss)
 	g->list = shim_names_new();
 	/* nothing listed, nothing to skip: no second start, which would print
 	 * a refusal of the user's options on stderr once more */
-	size_t skip = 0, cases = 0, got;
-	if (g->catch2_v3) {
-		skip = catch2_parse_xml_list(out, len, &cases, add_name, g->list);
-		got = shim_names_count(g->list);
-	} else if (g->catch2) {
-		skip = len ? catch2_list_noise(s, 0, out, len, status) : 0;
-		catch2_parse_list(out + skip, len - skip, 0, add_name, g->list);
-		got = shim_names_count(g->list);
-	} else {
-		got = gtest_parse_list(out, len, add_name, g->list);
-	}
+	size_t skip = g->catch2 && len ? catch2_list_noise(s, g->catch2_v3, out, len, status) : 0;
+	size_t got =
+	    g->catch2 ? (catch2_parse_list(out + skip, len - skip, g->catch2_v3, add_name, g->list),
+	                 shim_names_count(g->list))
+	              : gtest_parse_list(out, len, add_name, g->list);
 	g->list_status = g->catch2 ? 0 : status.status;
 	if (g->catch2 && !got && status.status) {
 		/* a listing of no test exits 0 (v2: the count listed; v3: 0):
@@ -638,11 +632,11 @@ static int load_list(shim *s, gtest *g, uint64_t *va, uint64_t *rss)
 		goto out;
 	}
 	/* said in the listing host's end line, so no lane's shim lists again
-	 * to check it (catch2_begin): the program lists the list, each name
-	 * once, nothing printed in front */
+	 * to check it (catch2_begin) */
 	if (g->catch2_v3)
-		g->c2_listed =
-		    !skip && !status.status && cases == got ? MG_LIST_CLEAN : MG_LIST_UNCLEAN;
+		g->c2_listed = !skip && !status.status && catch2_out_is_list(g, out, len)
+		                   ? MG_LIST_CLEAN
+		                   : MG_LIST_UNCLEAN;
 	if (g->list_status && !got) {
 		shim_say_failed(status, "'%s %s'", cmd[0], argv[ncmd]);
 		goto out;

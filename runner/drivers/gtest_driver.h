@@ -286,13 +286,6 @@ int catch2_args(char **cmd, int ncmd, char **out, int listing, int v3);
 /* The bytes of noise at the start of a listing's out that ended listed
  * (catch2.c). */
 size_t catch2_list_noise(shim *s, int v3, const char *out, size_t len, mg_exit_end listed);
-/* v3's listing by the XML reporter: each <TestCase>'s <Name>, decoded, to
- * add, *cases the test cases listed (a name Catch2 registers twice is
- * listed twice); what the program printed around the document (a static
- * constructor's, a custom main's lines) is not taken. Returns the bytes in
- * front of the document: none when nothing was printed there. */
-size_t catch2_parse_xml_list(const char *buf, size_t len, size_t *cases,
-                             void (*add)(void *ctx, const char *name, size_t n), void *ctx);
 /* Catch2's name listing: one name a line (v3's quiet listing too); the
  * quotes around a name starting with '#' removed. */
 void catch2_parse_list(const char *buf, size_t len, int v3,
