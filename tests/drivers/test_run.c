@@ -1163,7 +1163,7 @@ static void exec_retry_pool_third(void)
 	CU_ASSERT_EQUAL(count(o.report, "memory-limit"), 0);
 	json_t *t = find_test(o.report, "big");
 	CU_ASSERT(t && json_integer_value(json_object_get(t, "attempts")) == 3);
-	CU_ASSERT(strstr(o.err, "rss pool") != NULL); /* its retry met the pool */
+	CU_ASSERT(strstr(o.err, "rss pool") != NULL);      /* its retry met the pool */
 	CU_ASSERT(strstr(o.err, "after 1 tests") == NULL); /* "after 1 test" */
 	names_done(list);
 	done(&o);
