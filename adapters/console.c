@@ -215,6 +215,8 @@ static void ending_kind(const char *reason, char *kind, size_t size)
 		const char *has, *kind;
 		int at_start;
 	} kinds[] = {{"va ", "va", 1},
+	             {"peak va ", "va", 1},
+	             {"host crossed its soft limit", "soft limit", 1},
 	             {"rss ", "rss", 1},
 	             {"gap", "gap", 1},
 	             {"cgroup", "cgroup", 1},

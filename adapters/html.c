@@ -363,7 +363,7 @@ static void chart(FILE *f, const report *r, const report_shard *sh, const char *
 		        "height=\"%.1f\"><title>host %u (pid %ld): ",
 		        i % 2, x0, CTOP, x1 - x0 > 0.3 ? x1 - x0 : 0.3, CBOTTOM - CTOP, g->index,
 		        g->pid);
-		fprintf(f, "%u tests, peak VA ", g->tests_run);
+		fprintf(f, "%u test%s, peak VA ", g->tests_run, g->tests_run == 1 ? "" : "s");
 		put_size(f, g->peak_va);
 		fputs("</title></rect>\n", f);
 		if (ndraw <= 40 && x1 - x0 > 24)

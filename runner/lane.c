@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 #include "rm_tree.h"
@@ -222,7 +223,8 @@ static uint64_t lane_expected_rise(const run_ctx *c, size_t t)
  * its start, end and peak) past the soft VA limit less the headroom (its
  * expected rise, at least the distance from the soft to the hard limit but
  * no more than an eighth of the soft), where the address space has a
- * ceiling a test can meet (x86's 4 GiB, an --address-space cap: a 64-bit
+ * ceiling a test can meet (x86's 4 GiB, an --address-space cap, an
+ * RLIMIT_AS the run inherited: ulimit -v; a 64-bit
  * space runs out of no VA a test asks for, so a failure there beside a low
  * --recycle-at va=... is the test's own, never retried as memory's),
  * RSS past the soft RSS limit less the lane's expected RSS growth, or, in
@@ -234,7 +236,10 @@ static int lane_near_ceiling(const run_ctx *c, const lane *l, size_t t, uint64_t
 {
 	char a[32], b[32];
 	uint64_t soft_va = c->soft.va ? c->soft.va : c->hard.va;
-	int bounded = c->arch == MG_ARCH_X86 || policy_va_ceiling(c) < limits_arch_ceiling(c->arch);
+	struct rlimit as;
+	int bounded = c->arch == MG_ARCH_X86 ||
+	              policy_va_ceiling(c) < limits_arch_ceiling(c->arch) ||
+	              (getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY);
 	if (soft_va && bounded) {
 		/* the headroom: its expected rise, at least the distance to the
 		 * hard limit (x86's defaults: 256 MiB) up to an eighth of the soft */
@@ -287,7 +292,8 @@ static void lane_breach(run_ctx *c, lane *l, size_t t, const char *why, double d
 		c->tests[t].pool_alone = 1;
 	} else {
 		record_testf(c, l, t, TEST_MEMLIMIT, dur,
-		             own || c->tests[t].pool_alone || c->nlanes == 1
+		             c->tests[t].attempts > 2 ? "%s (a third time, alone in a fresh host)"
+		             : own || c->tests[t].pool_alone || c->nlanes == 1
 		                 ? "%s (alone in a fresh host, twice)"
 		                 : "%s (twice: its retry had a fresh host, but other lanes ran "
 		                   "beside it)",
@@ -732,6 +738,8 @@ static void lane_result(run_ctx *c, lane *l, const mg_msg *m)
 		 * no fresh host started for nothing nor a recycle counted */
 		if (h->nflight || c->qlen || c->rqlen)
 			lane_quit(c, l, END_RECYCLE, v.why);
+		else
+			h->soft_hit = 1; /* fed no more, should a kill elsewhere put tests back */
 		return;
 	}
 	if (!h->warning[0]) {

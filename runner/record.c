@@ -54,6 +54,7 @@ void record_test(run_ctx *c, lane *l, size_t t, test_state st, const char *msg, 
 	r->rss_delta = drss;
 	rt->done = 1;
 	rt->failed = st != TEST_PASS && st != TEST_SKIP;
+	rt->fw_failed = st == TEST_FAIL || st == TEST_CRASH || st == TEST_TIMEOUT;
 	c->wait_epoch++; /* a test waiting for it may go */
 	c->remaining--;
 	c->failures += (unsigned)policy_fail_counts(st, 0);

@@ -74,6 +74,7 @@ typedef struct rtest {
 	unsigned near_ceiling : 1; /* its first attempt failed near the memory ceiling */
 	unsigned start_died : 1; /* a host given it died before its first test (lane_start_died) */
 	unsigned failed : 1;     /* done, neither pass nor skip (what a fixture's users ask) */
+	unsigned fw_failed : 1;  /* done fail, crash or timeout: the framework's verdict */
 	/* (the 4-byte fields together: 96 bytes a test, not 112) */
 	char *out; /* captured output: its head, up to output_head bytes */
 	size_t out_len;

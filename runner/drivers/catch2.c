@@ -1,7 +1,7 @@
 /*
  * catch2.c - the Catch2 driver: the gtest driver's machinery (gtest.c) for a
- * Catch2 program: its names by --list-test-names-only (v2) or --list-tests
- * -v quiet (v3), the batch as an --input-file of names, its XML reporter's
+ * Catch2 program: its names by --list-test-names-only -v high (v2) or
+ * --list-tests -v quiet (v3), the batch as an --input-file of names, its XML reporter's
  * <TestCase> elements as the lines followed (and the probe's boundaries,
  * MEMGUARD_PROBE_FORMAT=catch2).
  */
@@ -159,7 +159,7 @@ int catch2_args(char **cmd, int ncmd, char **out, int listing, int v3)
 			out[k + 3] = NULL;
 		} else {
 			/* each name followed by "\t@FILE:LINE": no noise looks so
-			 * (c2_v2_noise) */
+			 * (catch2_list_noise) */
 			out[k] = "--list-test-names-only";
 			out[k + 1] = "-v";
 			out[k + 2] = "high";

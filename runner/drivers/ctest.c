@@ -636,6 +636,10 @@ int ctest_failed_log(char *const *cmd, int ncmd, char **failed, size_t n, char *
 		         "preset's test directory)");
 		return -1;
 	}
+	if (!dir[0]) {
+		snprintf(msg, size, "not written (no test directory: %s)", strerror(errno));
+		return -1;
+	}
 	char **argv = calloc((size_t)ncmd + 4, sizeof(char *));
 	spawn_proc *p = NULL;
 	spawn_options o = SPAWN_OPTIONS_INIT;

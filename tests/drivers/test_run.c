@@ -1135,8 +1135,9 @@ static void exec_pool_retry_alone(void)
  * retry (210 MiB, in a fresh host) the shared rss pool then kills beside
  * the other lane's 100 MiB test, runs a third time with the other lanes
  * ended, and passes: it fits alone (before: memory-limit, "its retry had a
- * fresh host, but other lanes ran beside it"). The marker file tells the
- * script its first attempt. */
+ * fresh host, but other lanes ran beside it"). Marker files tell the
+ * script its first attempt, and keep the small test's memory until the
+ * retry holds its own (a loaded machine's slow restart meets it still). */
 static void exec_retry_pool_third(void)
 {
 	outcome o;
@@ -1152,9 +1153,14 @@ static void exec_retry_pool_third(void)
 	        "    if first:\n"
 	        "        b = bytearray(320 << 20); time.sleep(2)\n"
 	        "    else:\n"
-	        "        time.sleep(1); b = bytearray(210 << 20); time.sleep(1)\n"
+	        "        time.sleep(0.3); b = bytearray(210 << 20)\n"
+	        "        open('big.again', 'a').close(); time.sleep(1)\n"
 	        "else:\n"
-	        "    time.sleep(0.6); b = bytearray(100 << 20); time.sleep(2)\n",
+	        "    time.sleep(0.6); b = bytearray(100 << 20)\n"
+	        "    for i in range(200):\n"
+	        "        if os.path.exists('big.again'): break\n"
+	        "        time.sleep(0.05)\n"
+	        "    time.sleep(1)\n",
 	        "{}"),
 	   NULL, 0);
 	CU_ASSERT(exited_with(&o, 0));
