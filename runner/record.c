@@ -501,15 +501,19 @@ void record_finish(run_ctx *c)
 		s->sys = l->sys;
 	}
 	/* A lane whose host started after the others had taken every test ran
-	 * nothing: it is not a shard of the run. One whose program died before
-	 * its first test (lane_start_died) stays: its generation's end is
-	 * where the report says so. */
+	 * nothing: it is not a shard of the run. One whose host ended otherwise
+	 * stays, though its tests are recorded elsewhere: a program that died
+	 * before its first test (lane_start_died), a host killed (the lanes'
+	 * shared pool: its test's retry ran alone in another lane) or recycled;
+	 * its generation's end is where the report says so, and its kill counts. */
 	for (size_t i = c->rep->nshards; i-- > 0 && c->rep->nshards > 1;) {
 		const report_shard *sh = &c->rep->shards[i];
-		int died = 0;
+		int ended = 0;
 		for (size_t g = 0; g < sh->ngens; g++)
-			died |= sh->gens[g].end == REPORT_END_EXIT;
-		if (!sh->ntests && !died)
+			ended |= sh->gens[g].end != REPORT_END_QUIT &&
+			         sh->gens[g].end != REPORT_END_RUNNING &&
+			         sh->gens[g].end != REPORT_END_INTERRUPTED;
+		if (!sh->ntests && !ended)
 			report_remove_shard(c->rep, i);
 	}
 	/* every host is gone: the allocation sites' frames get names */

@@ -1175,6 +1175,35 @@ static void exec_retry_pool_third(void)
 	done(&o);
 }
 
+/* The lanes' shared rss pool kills lane 1's one test (the larger), whose
+ * retry runs alone in lane 0: lane 1 records no test, but its host's kill
+ * is the run's, in its shard (before: the shard was dropped as one that
+ * ran nothing, and the table and the kill tally showed no kill). */
+static void exec_pool_kill_empty_lane(void)
+{
+	outcome o;
+	char list[160];
+	names_file(list, sizeof(list), "small\nbig\n");
+	mg(&o,
+	   ARGV("run", "-j", "2", "--pipeline", "1", "--driver", "exec", "--list-file", list,
+	        "--kill-at", "rss=300M", "--report", "report.json", "--", "python3", "-c",
+	        "import sys, time\n"
+	        "if sys.argv[1] == 'big':\n"
+	        "    time.sleep(0.5); b = bytearray(210 << 20); time.sleep(1.5)\n"
+	        "else:\n"
+	        "    b = bytearray(120 << 20); time.sleep(2.5)\n",
+	        "{}"),
+	   NULL, 0);
+	CU_ASSERT(exited_with(&o, 0));
+	CU_ASSERT_FATAL(o.report != NULL);
+	CU_ASSERT_EQUAL(count(o.report, "pass"), 2);
+	CU_ASSERT_EQUAL(shard_sum(o.report, "kills"), 1);
+	CU_ASSERT_EQUAL(json_array_size(json_object_get(o.report, "shards")), 2);
+	CU_ASSERT(strstr(o.out, "kills: 1 (rss: 1)") != NULL);
+	names_done(list);
+	done(&o);
+}
+
 /* --shell: the template is a script; the name reaches it as "$1" only. */
 static void exec_shell(void)
 {
@@ -2138,6 +2167,7 @@ static const mg_case cases[] = {
     {"ctest_user_options", ctest_user_options},
     {"exec_pool_retry_alone", exec_pool_retry_alone},
     {"exec_retry_pool_third", exec_retry_pool_third},
+    {"exec_pool_kill_empty_lane", exec_pool_kill_empty_lane},
     {"ctest_locks", ctest_locks},
 #ifdef CATCH2_LEAKS
     {"catch2_suspects", catch2_suspects},
