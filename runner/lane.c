@@ -205,6 +205,13 @@ static int retry_once(run_ctx *c, size_t t)
 	return retry_upto(c, t, 2);
 }
 
+/* Nothing left to run anywhere: host h has no test in flight and the
+ * queue and the retry queue are empty (it quits with the run). */
+static int lane_run_done(const run_ctx *c, const host *h)
+{
+	return !h->nflight && !c->qlen && !c->rqlen;
+}
+
 /* The VA test t is expected to rise above its start: its own clean rise
  * when history knows one, else at least the largest rise this run has seen
  * of any test (every test, not a recent window: a big one every 50th
@@ -598,7 +605,7 @@ void lane_schedule(run_ctx *c, lane *l)
 	if (fed)
 		lane_fire(c, l, EV_FED);
 	if ((h->state == HOST_READY) && !h->nflight) {
-		if (!c->qlen && !c->rqlen)
+		if (lane_run_done(c, h))
 			lane_quit(c, l, END_QUIT, "no tests left");
 		else if (h->alone)
 			lane_quit(c, l, END_RECYCLE, "its retry ran alone");
@@ -736,7 +743,7 @@ static void lane_result(run_ctx *c, lane *l, const mg_msg *m)
 	if (policy_can_recycle(c)) {
 		/* nothing left to run anywhere: it quits with the run (lane_feed),
 		 * no fresh host started for nothing nor a recycle counted */
-		if (h->nflight || c->qlen || c->rqlen)
+		if (!lane_run_done(c, h))
 			lane_quit(c, l, END_RECYCLE, v.why);
 		else
 			h->soft_hit = 1; /* fed no more, should a kill elsewhere put tests back */
@@ -892,7 +899,7 @@ void lane_line(run_ctx *c, lane *l, char *line, size_t len)
 	case MG_MSG_RECYCLE:
 		if (!lane_legal(h->state, EV_RECYCLE) || h->head_started)
 			break;
-		if (h->state == HOST_READY && !h->nflight && !c->qlen && !c->rqlen) {
+		if (h->state == HOST_READY && lane_run_done(c, h)) {
 			/* over a limit after the run's last test: it quits with the
 			 * run, no recycle counted (as the runner's own boundary) */
 			lane_quit(c, l, END_QUIT, "no tests left");
