@@ -387,7 +387,10 @@ static int value_invalid(const limit_value *v, unsigned key, const char *flag, c
 		show(c, sizeof(c), key, b->va_ceiling);
 		return mg_err_set(err, MG_EINVAL, "%s %s is above the %s address space (%s%s)",
 		                  flag, a, limits_arch_name(b->arch), c + 3,
-		                  b->capped ? ", the --address-space cap" : "");
+		                  b->capped == LIMITS_CAP_GIVEN ? ", the --address-space cap"
+		                  : b->capped == LIMITS_CAP_INHERITED
+		                      ? ", the RLIMIT_AS the run inherited: ulimit -v"
+		                      : "");
 	}
 	return 0;
 }

@@ -103,8 +103,14 @@ typedef struct limits_base {
 	uint64_t va_ceiling;   /* the address space a process has: the arch's, or a smaller cap */
 	uint64_t ram;          /* physical memory */
 	uint64_t cgroup_limit; /* the memory cgroup's limit; 0: none */
-	int capped;            /* va_ceiling is a cap (--address-space), not the arch's */
+	int capped;            /* va_ceiling is a cap, not the arch's: LIMITS_CAP_* */
 } limits_base;
+
+/* limits_base.capped: where the cap came from */
+enum {
+	LIMITS_CAP_GIVEN = 1 /* --address-space */,
+	LIMITS_CAP_INHERITED /* RLIMIT_AS: ulimit -v */
+};
 
 /*
  * The soft and hard limits in force: what the user wrote (a key with

@@ -243,10 +243,7 @@ static int lane_near_ceiling(const run_ctx *c, const lane *l, size_t t, uint64_t
 {
 	char a[32], b[32];
 	uint64_t soft_va = c->soft.va ? c->soft.va : c->hard.va;
-	struct rlimit as;
-	int bounded = c->arch == MG_ARCH_X86 ||
-	              policy_va_ceiling(c) < limits_arch_ceiling(c->arch) ||
-	              (getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY);
+	int bounded = c->arch == MG_ARCH_X86 || policy_va_ceiling(c) < limits_arch_ceiling(c->arch);
 	if (soft_va && bounded) {
 		/* the headroom: its expected rise, at least the distance to the
 		 * hard limit (x86's defaults: 256 MiB) up to an eighth of the soft */

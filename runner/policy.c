@@ -7,11 +7,12 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 
 /* The VA ceiling that percentages, breakdowns and gaps are measured against. */
 uint64_t policy_va_ceiling(const run_ctx *c)
 {
-	uint64_t as = c->o->address_space, ceiling = limits_arch_ceiling(c->arch);
+	uint64_t as = c->as_cap, ceiling = limits_arch_ceiling(c->arch);
 	return as && as < ceiling ? as : ceiling;
 }
 
@@ -133,9 +134,20 @@ int policy_resolve(run_ctx *c, mg_err *err)
 		cgroup_oom_kills(&c->cg, &c->oom_kills, NULL);
 	}
 	options_limits(c->o, &soft, &hard);
+	/* a run under ulimit -v: its hosts inherit the cap, which is then
+	 * theirs as --address-space's would be */
+	struct rlimit rl;
+	c->as_cap = c->o->address_space;
+	c->as_inherited = 0;
+	if (!c->as_cap && getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) {
+		c->as_cap = (uint64_t)rl.rlim_cur;
+		c->as_inherited = 1;
+	}
 	for (mg_arch a = MG_ARCH_X86; a <= MG_ARCH_X64; a++) {
-		uint64_t ceiling = limits_arch_ceiling(a), as = c->o->address_space;
-		int capped = as && as < ceiling;
+		uint64_t ceiling = limits_arch_ceiling(a), as = c->as_cap;
+		int capped = as && as < ceiling
+		                 ? (c->as_inherited ? LIMITS_CAP_INHERITED : LIMITS_CAP_GIVEN)
+		                 : 0;
 		limits_base b = {a, capped ? as : ceiling, proc_ram_bytes(), u.limit, capped};
 		limits ls, lh;
 		int rc = limits_settle(&ls, &lh, &soft, &hard, &b, a == c->arch ? err : NULL);

@@ -304,11 +304,12 @@ void record_limits(run_ctx *c)
 	char s[128], h[128];
 	limits_format(s, sizeof(s), &c->soft);
 	limits_format(h, sizeof(h), &c->hard);
-	if (c->o->address_space) {
+	if (c->o->address_space || (c->as_inherited && c->as_cap < limits_arch_ceiling(c->arch))) {
 		char as[32];
 		size_t hl = strlen(h);
-		report_format_size(as, sizeof(as), c->o->address_space);
-		snprintf(h + hl, sizeof(h) - hl, " (address space capped at %s)", as);
+		report_format_size(as, sizeof(as), c->as_cap);
+		snprintf(h + hl, sizeof(h) - hl, " (address space capped at %s%s)", as,
+		         c->as_inherited ? " by the inherited ulimit -v" : "");
 	}
 	if (c->nlanes > 1 && (c->soft.rss || c->hard.rss)) {
 		/* one rss budget for all lanes (lanes exist by now: record_limits

@@ -266,6 +266,10 @@ typedef struct run_ctx {
 	limits soft, hard; /* for the host's arch */
 	/* VA limits per process arch (mg_arch): a tree may hold both kinds */
 	uint64_t va_soft[3], va_hard[3];
+	/* the cap on a host's address space: --address-space, else the
+	 * RLIMIT_AS the run inherited (ulimit -v: as_inherited); 0: none */
+	uint64_t as_cap;
+	int as_inherited;
 	rtest *tests; /* mg_bulk: tests_cap of them */
 	size_t ntests, tests_cap;
 	size_t nlisted; /* the names the host listed, before --filter, --tests-from, --node */

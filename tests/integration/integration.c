@@ -123,6 +123,7 @@ static const mg_case cases[] = {
     {"demo_recycles_x86", demo_recycles},
     {"demo_direct_dies_capped", demo_direct_dies_capped},
     {"demo_recycles_capped", demo_recycles_capped},
+    {"demo_recycles_inherited_cap", demo_recycles_inherited_cap},
     {"crash", crash},
     {"timeout", timeout},
     {"garbage", garbage},

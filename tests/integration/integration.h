@@ -49,6 +49,7 @@ void demo_direct_dies(void);
 void demo_recycles(void);
 void demo_direct_dies_capped(void);
 void demo_recycles_capped(void);
+void demo_recycles_inherited_cap(void);
 void crash(void);
 void timeout(void);
 void garbage(void);
