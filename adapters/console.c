@@ -199,6 +199,11 @@ static void near_ceiling(const report *r, FILE *f)
 			fprintf(f, "  %-12s ", report_state_name(x->state));
 			adapters_put_printable(f, x->name ? x->name : "", 200);
 			fputc('\n', f);
+			if (x->state == TEST_PASS && x->message) { /* its first attempt's failure */
+				fputs("               ", f);
+				adapters_put_printable(f, x->message, 300);
+				fputc('\n', f);
+			}
 		}
 	if (total > MAX_NOT_PASSING)
 		fprintf(f, "  ... and %zu more\n", total - MAX_NOT_PASSING);

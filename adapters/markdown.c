@@ -207,12 +207,15 @@ static void near_ceiling(const report *r, FILE *f)
 			if (total++ == 0)
 				fputs("\n**" REPORT_NEAR_CEILING
 				      "**, then ran alone in a fresh host\n\n"
-				      "| state | test |\n|---|---|\n",
+				      "| state | test | message |\n|---|---|---|\n",
 				      f);
 			if (total > MAX_NOT_PASSING)
 				continue;
 			fprintf(f, "| %s | ", report_state_name(x->state));
 			markdown_put(f, x->name, 200);
+			fputs(" | ", f);
+			/* a pass's: its first attempt's failure */
+			markdown_put(f, x->message, 200);
 			fputs(" |\n", f);
 		}
 	if (total > MAX_NOT_PASSING)

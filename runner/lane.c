@@ -713,6 +713,7 @@ static void lane_result(run_ctx *c, lane *l, const mg_msg *m)
 	if (near && retry_once(c, t)) {
 		char why[220];
 		c->tests[t].near_ceiling = 1;
+		record_near_first(c, t, near_why, m->text, m->text_len);
 		snprintf(why, sizeof(why), "a test failed near the memory ceiling (%s)", near_why);
 		if (!h->nflight)
 			lane_fire(c, l, EV_DRAINED);

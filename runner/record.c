@@ -37,6 +37,14 @@ void record_test(run_ctx *c, lane *l, size_t t, test_state st, const char *msg, 
 	r->name = report_names_add(&sh->names, rt->name, rt->len);
 	r->state = st;
 	r->message = msg ? report_strndup(msg, msg_len) : NULL;
+	if (rt->near_ceiling && st == TEST_PASS && !msg_len)
+		for (size_t i = 0; i < c->nnear_first; i++)
+			if (c->near_first[i].t == t) {
+				free(r->message);
+				r->message = c->near_first[i].msg; /* the report's now */
+				c->near_first[i] = c->near_first[--c->nnear_first];
+				break;
+			}
 	/* its output is attached at the end of the run (record_finish): with
 	 * marked streams, the last of it may come after the result */
 	rt->recorded = 1;
@@ -59,6 +67,28 @@ void record_test(run_ctx *c, lane *l, size_t t, test_state st, const char *msg, 
 	c->remaining--;
 	c->failures += (unsigned)policy_fail_counts(st, 0);
 	progress_test_done(c->prog, l->index, st);
+}
+
+/* The first attempt's message kept for the retry's pass: its first 2 KiB
+ * (a pass says why it ran twice, not the whole failure). */
+#define NEAR_FIRST_MAX 2048
+
+void record_near_first(run_ctx *c, size_t t, const char *why, const char *msg, size_t msg_len)
+{
+	struct near_first *n =
+	    realloc(c->near_first, (c->nnear_first + 1) * sizeof(*c->near_first));
+	if (!n)
+		return; /* the retry's pass is still a pass, without the why */
+	c->near_first = n;
+	int cut = msg_len > NEAR_FIRST_MAX;
+	char *m = NULL;
+	if (asprintf(&m,
+	             "passed alone in a fresh host; its first attempt failed near the "
+	             "memory ceiling (%s)%s%.*s%s",
+	             why, msg_len ? ": " : "", (int)(cut ? NEAR_FIRST_MAX : msg_len),
+	             msg ? msg : "", cut ? " [cut]" : "") < 0)
+		return;
+	n[c->nnear_first++] = (struct near_first){t, m};
 }
 
 /* The VA peak of the test lane l recorded last (only a test whose peak rose

@@ -748,6 +748,9 @@ out:
 		free(c.tests[i].tail);
 	}
 	mg_bulk_free(c.tests, c.tests_cap * sizeof(*c.tests));
+	for (size_t i = 0; i < c.nnear_first; i++)
+		free(c.near_first[i].msg);
+	free(c.near_first);
 	free(c.extras);
 	free(c.q);
 	free(c.rq);

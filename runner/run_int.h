@@ -321,6 +321,13 @@ typedef struct run_ctx {
 	/* the largest rise (VmPeak above its start, or VA kept) of any test this
 	 * run has seen: what a test of unknown rise is expected to need, O(1) a test */
 	uint64_t max_rise;
+	/* the first attempt's failure of each test retried for failing near
+	 * the memory ceiling (record_near_first): a retry that passes says it */
+	struct near_first {
+		size_t t;
+		char *msg;
+	} * near_first;
+	size_t nnear_first;
 	/* the entries record_extra made, (shard, index) pairs: an extra is
 	 * recorded once per run by name, apart from the listed tests (pytest
 	 * names a teardown error after the test it follows) */
@@ -420,6 +427,9 @@ void record_test(run_ctx *c, lane *l, size_t t, test_state st, const char *msg, 
                  double duration, uint64_t va, uint64_t rss, int64_t dva, int64_t drss);
 void record_testf(run_ctx *c, lane *l, size_t t, test_state st, double duration, const char *fmt,
                   ...) __attribute__((format(printf, 6, 7)));
+/* Keeps test t's first attempt's failure, which failed near the memory
+ * ceiling (why), for the message of its retry should that pass. */
+void record_near_first(run_ctx *c, size_t t, const char *why, const char *msg, size_t msg_len);
 /* Keeps n more bytes of rt's output (head, then the tail's ring); the
  * caller streams them first (record_stream): bytes held for a mark are
  * streamed as read, kept when their test is known. */

@@ -37,6 +37,39 @@ static void retry_x86(void)
 	done(&o);
 }
 
+/* The same on a 64-bit host under a 4 GiB cap (--address-space): the
+ * retry's pass keeps its first attempt's failure as its message, in the
+ * report and in the console's list, so a flaky test's failure near the
+ * ceiling is not hidden by its pass (before: a pass with no message). */
+static void retry_capped(void)
+{
+	outcome o;
+	mg(&o,
+	   ARGV("run", "-j", "1", "--address-space", "4G", "--report", "report.json", "--", CEIL64),
+	   ENV("MG_CEIL_TESTS=880", "MG_CEIL_EVERY=440"), 0);
+	CU_ASSERT(exited_with(&o, 0));
+	CU_ASSERT_FATAL(o.report != NULL);
+	CU_ASSERT_EQUAL(count(o.report, "pass"), 880);
+	json_t *t = find_test(o.report, "ceil/t439");
+	CU_ASSERT_FATAL(t != NULL);
+	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(t, "state")), "pass");
+	CU_ASSERT_EQUAL(json_integer_value(json_object_get(t, "attempts")), 2);
+	CU_ASSERT(json_is_true(json_object_get(t, "near_ceiling")));
+	const char *m = json_string_value(json_object_get(t, "message"));
+	CU_ASSERT_FATAL(m != NULL);
+	CU_ASSERT(strstr(m, "its first attempt failed near the memory ceiling (va ") != NULL);
+	CU_ASSERT(strstr(m, "): could not allocate 600 MiB in one block") != NULL);
+	/* no other test has a message */
+	CU_ASSERT(json_object_get(find_test(o.report, "ceil/t438"), "message") == NULL ||
+	          json_is_null(json_object_get(find_test(o.report, "ceil/t438"), "message")));
+	const char *c = strstr(o.out, "failed near the memory ceiling, then ran alone");
+	CU_ASSERT_FATAL(c != NULL);
+	CU_ASSERT(strstr(c, "ceil/t439\n               passed alone in a fresh host; its first "
+	                    "attempt failed near the memory ceiling") != NULL);
+	CU_ASSERT(strstr(c, "could not allocate 600 MiB in one block") != NULL);
+	done(&o);
+}
+
 /* A test that fails the same way alone in a fresh host is the suite's
  * failure: fail, 2 attempts, exit 1 (never kinder than the suite). */
 static void still_fails_x86(void)
@@ -237,6 +270,7 @@ static void lanes_hint_memory_x64(void)
 
 static const mg_case cases[] = {
     {"no_ceiling_x64", no_ceiling_x64}, {"lanes_hint_memory_x64", lanes_hint_memory_x64},
+    {"retry_capped", retry_capped},
 #ifdef GTEST_LEAKS
     {"gtest_bursts", gtest_bursts},
 #endif
