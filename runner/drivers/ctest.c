@@ -271,6 +271,30 @@ static json_t *ct_document(ctest_drv *d, const char *text, size_t len, json_erro
  * single GoogleTest cases (ct_say's hint). 0, or -1 after a message on
  * stderr.
  */
+/* name, added to names, as this listing's own: the name itself, or for
+ * its k-th test of that name NAME#k (the first k from 2 on free); a copy
+ * to free, or NULL (out of memory) */
+static char *ct_dup_name(shim_names *names, const char *name)
+{
+	size_t len = strlen(name);
+	if (shim_names_add(names, name, len) >= 0)
+		return strdup(name);
+	if (shim_names_find(names, name, len) < 0)
+		return NULL;
+	for (unsigned k = 2; k; k++) {
+		char *own = NULL;
+		if (asprintf(&own, "%s#%u", name, k) < 0)
+			return NULL;
+		if (shim_names_add(names, own, strlen(own)) >= 0)
+			return own;
+		long taken = shim_names_find(names, own, strlen(own));
+		free(own);
+		if (taken < 0) /* not added, not there: out of memory */
+			return NULL;
+	}
+	return NULL;
+}
+
 static int ct_parse(ctest_drv *d, const char *text, size_t len)
 {
 	json_error_t je;
@@ -289,10 +313,16 @@ static int ct_parse(ctest_drv *d, const char *text, size_t len)
 	json_array_foreach(tests, i, t)
 	{
 		const char *name = json_string_value(json_object_get(t, "name"));
-		if (!name || !*name || shim_names_add(d->names, name, strlen(name)) < 0)
+		if (!name || !*name)
+			continue;
+		/* CMake lets two directories add a test of one name, and ctest runs
+		 * both: the k-th of a name is NAME#k here (ct_dup_name), as in
+		 * ctest_failed_log */
+		char *own = ct_dup_name(d->names, name);
+		if (!own)
 			continue;
 		ct_test *c = &d->v[d->n++];
-		c->name = strdup(name);
+		c->name = own;
 		c->skip_code = -1;
 		json_t *cmd = json_object_get(t, "command");
 		c->argv = json_is_array(cmd) && json_array_size(cmd) ? str_array(cmd) : NULL;
@@ -649,6 +679,7 @@ int ctest_failed_log(char *const *cmd, int ncmd, char **failed, size_t n, char *
 	size_t len = 0, found = 0;
 	int rc = -1;
 	mg_err err = {0};
+	shim_names *names = NULL;
 	if (!argv || ct_list_argv(cmd, ncmd, argv, tmp, "-N") < 0) {
 		snprintf(msg, size, "cannot write a directory for ctest under TMPDIR: %s",
 		         strerror(errno));
@@ -681,17 +712,23 @@ int ctest_failed_log(char *const *cmd, int ncmd, char **failed, size_t n, char *
 		snprintf(msg, size, "%s", err.msg);
 		goto out;
 	}
+	names = shim_names_new();
 	for (char *line = text, *next; line; line = next) {
 		char *nl = memchr(line, '\n', len - (size_t)(line - text));
 		next = nl ? nl + 1 : NULL;
 		if (nl)
 			*nl = 0;
 		long index;
-		char *name;
-		if (numbered_test(line, &index, &name) &&
-		    bsearch(&name, failed, n, sizeof(*failed), str_cmp)) {
-			fprintf(atomic_stream(f), "%ld:%s\n", index, name);
-			found++;
+		char *name, *own;
+		if (!numbered_test(line, &index, &name))
+			continue;
+		/* the listing's name of it: NAME#k for the k-th of a name */
+		if (names && (own = ct_dup_name(names, name)) != NULL) {
+			if (bsearch(&own, failed, n, sizeof(*failed), str_cmp)) {
+				fprintf(atomic_stream(f), "%ld:%s\n", index, name);
+				found++;
+			}
+			free(own);
 		}
 	}
 	rc = atomic_close(f, found > 0, &err);
@@ -700,6 +737,8 @@ int ctest_failed_log(char *const *cmd, int ncmd, char **failed, size_t n, char *
 	else if (rc < 0)
 		snprintf(msg, size, "%s", err.msg);
 out:
+	if (names)
+		shim_names_free(names);
 	free(text);
 	spawn_free(p);
 	custom_dir_remove(tmp);

@@ -1532,6 +1532,65 @@ static void ctest_project_free(const char *dir)
 }
 
 /*
+ * CMake lets two directories add a test of one name, and ctest runs both
+ * (here: a pass in a/, a fail in b/, ctest exits 8). Each is a test of the
+ * run, the second named "same#2", exit 1, and the run leaves ctest's
+ * LastTestsFailed.log as ctest does ("2:same"), which --rerun-failed runs
+ * (before: the second was dropped at the listing, the run passed, exit 0).
+ */
+static void ctest_dup_names(void)
+{
+	char dir[64], path[160], cmd[512];
+	static char log[256];
+	outcome o;
+	snprintf(dir, sizeof(dir), "/tmp/mg-ctdup-XXXXXX");
+	CU_ASSERT_FATAL(mkdtemp(dir) != NULL);
+	static const char *const files[][2] = {
+	    {"CMakeLists.txt", "cmake_minimum_required(VERSION 3.16)\nproject(dup NONE)\n"
+	                       "enable_testing()\nadd_subdirectory(a)\nadd_subdirectory(b)\n"},
+	    {"a/CMakeLists.txt", "add_test(NAME same COMMAND sh -c \"echo in-a\")\n"},
+	    {"b/CMakeLists.txt", "add_test(NAME same COMMAND sh -c \"echo in-b; exit 1\")\n"}};
+	snprintf(path, sizeof(path), "%s/a", dir);
+	CU_ASSERT_FATAL(mkdir(path, 0755) == 0);
+	snprintf(path, sizeof(path), "%s/b", dir);
+	CU_ASSERT_FATAL(mkdir(path, 0755) == 0);
+	for (size_t i = 0; i < 3; i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, files[i][0]);
+		FILE *f = fopen(path, "w");
+		CU_ASSERT_FATAL(f != NULL);
+		fputs(files[i][1], f);
+		CU_ASSERT_FATAL(fclose(f) == 0);
+	}
+	snprintf(cmd, sizeof(cmd), "'%s' -S '%s' -B '%s/build' >/dev/null", CMAKE_BIN, dir, dir);
+	CU_ASSERT_FATAL(system(cmd) == 0);
+	snprintf(path, sizeof(path), "%s/build", dir);
+	CU_ASSERT_EQUAL(mg_direct_argv(CTEST_BIN, (const char *[]){"--test-dir", path, NULL}, NULL),
+	                8);
+	mg(&o, ARGV("run", "--report", "report.json", "--", CTEST_BIN, "--test-dir", path), NULL,
+	   0);
+	CU_ASSERT(exited_with(&o, 1));
+	CU_ASSERT_FATAL(o.report != NULL);
+	CU_ASSERT_EQUAL(count(o.report, "pass"), 1);
+	CU_ASSERT_EQUAL(count(o.report, "fail"), 1);
+	CU_ASSERT(state_of(o.report, "same") && !strcmp(state_of(o.report, "same"), "pass"));
+	CU_ASSERT(state_of(o.report, "same#2") && !strcmp(state_of(o.report, "same#2"), "fail"));
+	done(&o);
+	snprintf(path, sizeof(path), "%s/build/Testing/Temporary/LastTestsFailed.log", dir);
+	CU_ASSERT_STRING_EQUAL(slurp(path, log, sizeof(log)), "2:same\n");
+	snprintf(path, sizeof(path), "%s/build", dir);
+	mg(&o,
+	   ARGV("run", "--report", "report.json", "--", CTEST_BIN, "--test-dir", path,
+	        "--rerun-failed"),
+	   NULL, 0);
+	CU_ASSERT(exited_with(&o, 1));
+	CU_ASSERT_FATAL(o.report != NULL);
+	CU_ASSERT_EQUAL(count(o.report, "pass"), 0);
+	CU_ASSERT_EQUAL(count(o.report, "fail"), 1);
+	done(&o);
+	ctest_project_free(dir);
+}
+
+/*
  * memguard run -- ctest --test-dir DIR (auto: the ctest driver by the
  * command's name), two lanes: every CTest test is a test of the report
  * with its state (WILL_FAIL passes by failing, DISABLED is skip, TIMEOUT is
@@ -2165,6 +2224,7 @@ static const mg_case cases[] = {
     {"ctest_states", ctest_states},
     {"ctest_select", ctest_select},
     {"ctest_user_options", ctest_user_options},
+    {"ctest_dup_names", ctest_dup_names},
     {"exec_pool_retry_alone", exec_pool_retry_alone},
     {"exec_retry_pool_third", exec_retry_pool_third},
     {"exec_pool_kill_empty_lane", exec_pool_kill_empty_lane},
