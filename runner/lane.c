@@ -809,6 +809,16 @@ void lane_catch_up(run_ctx *c, lane *l)
 		lane_read_replies(c, l);
 }
 
+/* The test in front of host h's flight has started (its start line, or
+ * a shim's result that implies it). */
+static void lane_head_start(run_ctx *c, host *h)
+{
+	h->head_started = 1;
+	sites_head_clear(&h->sites);
+	h->head_t0 = now(c);
+	c->tests[flight_at(h, 0, c->o->pipeline)].attempts++;
+}
+
 void lane_line(run_ctx *c, lane *l, char *line, size_t len)
 {
 	host *h = &l->h;
@@ -854,10 +864,7 @@ void lane_line(run_ctx *c, lane *l, char *line, size_t len)
 				return;
 			}
 		}
-		h->head_started = 1;
-		sites_head_clear(&h->sites);
-		h->head_t0 = now(c);
-		c->tests[flight_at(h, 0, c->o->pipeline)].attempts++;
+		lane_head_start(c, h);
 		return;
 	case MG_MSG_OUT:
 		/* a shim passes its program's output on in order with the test */
@@ -871,9 +878,16 @@ void lane_line(run_ctx *c, lane *l, char *line, size_t len)
 	case MG_MSG_SKIP:
 	case MG_MSG_ERROR:
 	case MG_MSG_TIMEOUT:
-		if (!h->nflight || !h->head_started ||
-		    (m.kind == MG_MSG_ERROR && driver_serves_protocol(c->driver)))
+		if (!h->nflight || (m.kind == MG_MSG_ERROR && driver_serves_protocol(c->driver)))
 			break;
+		/* a shim (ours, never a host library) leaves out the start its
+		 * result follows at once: the result implies it (PROTOCOL.md 3) */
+		if (!h->head_started) {
+			if (driver_serves_protocol(c->driver) ||
+			    (h->state != HOST_RUNNING && h->state != HOST_QUITTING))
+				break;
+			lane_head_start(c, h);
+		}
 		lane_result(c, l, &m);
 		return;
 	case MG_MSG_EXTRA:

@@ -92,6 +92,10 @@ struct shim {
 	size_t qhead, qlen, qcap;
 	qchunk *qcur; /* the chunk queue_push fills */
 	int started;
+	/* the running test's start line is not written yet (reply_add writes
+	 * it before any other line): a result that comes first implies it,
+	 * and it is never written (PROTOCOL.md, rule 3) */
+	int start_unsent;
 	struct timespec t0;
 
 	buf reply, out, line;
@@ -215,6 +219,25 @@ static void buf_add_msg(buf *b, const mg_msg *m)
 		}
 		room = n;
 	}
+}
+
+/* The running test's start line, when not written yet: before any line
+ * but its result, which implies it (PROTOCOL.md, rule 3). */
+static void reply_start(shim *s)
+{
+	if (!s->start_unsent)
+		return;
+	s->start_unsent = 0;
+	const qitem *e = &s->q[s->qhead];
+	mg_msg m = {.kind = MG_MSG_START, .text = e->name, .text_len = e->len};
+	buf_add_msg(&s->reply, &m);
+}
+
+/* A reply line other than a result: after the running test's start. */
+static void reply_add(shim *s, const mg_msg *m)
+{
+	reply_start(s);
+	buf_add_msg(&s->reply, m);
 }
 
 /* Writes all of b to fd, whole (mg_proto_write_all). -1 when the reader
@@ -664,6 +687,7 @@ static void reply_flush_last(shim *s)
 
 static void reply_flush(shim *s)
 {
+	reply_start(s);
 	if (s->out.len && buf_flush(&s->out, 1) < 0)
 		s->out.len = 0;
 	if (s->reply.len && buf_flush(&s->reply, s->reply_fd) < 0) {
@@ -683,10 +707,10 @@ static void __attribute__((noreturn)) finish(shim *s, int recycle)
 		m.why = s->version < 2                         ? MG_WHY_NONE
 		        : s->recycle_va && va >= s->recycle_va ? MG_WHY_VA
 		                                               : MG_WHY_RSS;
-		buf_add_msg(&s->reply, &m);
+		reply_add(s, &m);
 	}
 	mg_msg bye = {.kind = MG_MSG_BYE, .va = s->peak_va, .rss = s->peak_rss};
-	buf_add_msg(&s->reply, &bye);
+	reply_add(s, &bye);
 	reply_flush_last(s);
 	_exit(0);
 }
@@ -718,7 +742,7 @@ void shim_output(shim *s, const char *p, size_t len)
 	while (len) {
 		size_t take = len < 512 ? len : 512;
 		mg_msg m = {.kind = MG_MSG_OUT, .text = p, .text_len = take};
-		buf_add_msg(&s->reply, &m);
+		reply_add(s, &m);
 		p += take;
 		len -= take;
 	}
@@ -727,7 +751,7 @@ void shim_output(shim *s, const char *p, size_t len)
 void shim_test(shim *s, const char *name, size_t len)
 {
 	mg_msg m = {.kind = MG_MSG_TEST, .text = name, .text_len = len};
-	buf_add_msg(&s->reply, &m);
+	reply_add(s, &m);
 	s->listed++;
 }
 
@@ -737,7 +761,7 @@ void shim_test_after(shim *s, size_t index, const char *fixture)
 	            .count = index,
 	            .text = fixture,
 	            .text_len = fixture ? strlen(fixture) : 0};
-	buf_add_msg(&s->reply, &m);
+	reply_add(s, &m);
 }
 
 size_t shim_queued(const shim *s)
@@ -765,7 +789,6 @@ int shim_head_started(const shim *s)
 
 void shim_start(shim *s)
 {
-	const qitem *e = &s->q[s->qhead];
 	if (s->out.len) {
 		/* between-test output goes after the results before it (batched in
 		 * s->reply until the loop waits) */
@@ -774,8 +797,7 @@ void shim_start(shim *s)
 		if (buf_flush(&s->out, 1) < 0)
 			s->out.len = 0;
 	}
-	mg_msg m = {.kind = MG_MSG_START, .text = e->name, .text_len = e->len};
-	buf_add_msg(&s->reply, &m);
+	s->start_unsent = 1; /* written by the next line that is no result */
 	s->started = 1;
 	if (s->between.len) {
 		size_t n = s->between.len;
@@ -821,6 +843,9 @@ void shim_result(shim *s, mg_msg_kind kind, const char *msg, size_t len)
 		m.text = msg;
 		m.text_len = len;
 	}
+	/* its start, not written yet, is implied by the result that follows
+	 * it at once: one line a silent test, not two */
+	s->start_unsent = 0;
 	buf_add_msg(&s->reply, &m);
 	/* the reply goes out when the loop would wait, several results a write */
 	if (s->reply.len >= OUT_FLUSH)
@@ -856,6 +881,7 @@ void shim_figures(shim *s, uint64_t va, uint64_t rss, uint64_t peak_va, uint64_t
 
 void shim_lines(shim *s, const char *p, size_t n)
 {
+	reply_start(s);
 	buf_add(&s->reply, p, n);
 }
 
@@ -872,7 +898,7 @@ void shim_stop(shim *s, const char *why)
 	if (why == NULL || s->version < 2 ||
 	    mg_proto_parse_why(why, strlen(why), &m.why, &m.bytes) < 0)
 		m.why = MG_WHY_NONE; /* not a word of the protocol: the runner's own words */
-	buf_add_msg(&s->reply, &m);
+	reply_add(s, &m);
 	reply_flush(s);
 	s->stopped = 1;
 }
@@ -1104,11 +1130,12 @@ static void do_list(shim *s)
 	s->listed = 0;
 	if (s->ops->list(s) < 0) {
 		s->reply.len = 0;
+		s->start_unsent = 0;
 		child_kill(s);
 		_exit(3);
 	}
 	mg_msg end = {.kind = MG_MSG_END, .count = s->listed, .bytes = s->list_flags};
-	buf_add_msg(&s->reply, &end);
+	reply_add(s, &end);
 	reply_flush(s);
 }
 
@@ -1459,7 +1486,7 @@ void shim_extra(shim *s, mg_msg_kind kind, const char *name, size_t nlen, const 
 	            .name_len = nlen,
 	            .text = text,
 	            .text_len = nlen + mlen};
-	buf_add_msg(&s->reply, &m);
+	reply_add(s, &m);
 	free(text);
 }
 
@@ -1587,7 +1614,7 @@ int shim_main(const shim_ops *ops, void *ctx, char **cmd, int ncmd)
 	                .rss = rss};
 	const char *arch = ops->arch ? ops->arch(s) : NULL;
 	snprintf(hello.arch, sizeof(hello.arch), "%s", arch ? arch : hello_arch(cmd));
-	buf_add_msg(&s->reply, &hello);
+	reply_add(s, &hello);
 	reply_flush(s);
 
 	for (;;) {

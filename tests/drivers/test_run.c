@@ -512,7 +512,11 @@ static void gtest_fed_burst(void)
 		starts += !strncmp(line, "start ", 6);
 		results += !strncmp(line, "pass ", 5);
 	}
-	CU_ASSERT_EQUAL(starts, 200);
+	/* a result that follows its start in one write implies it (PROTOCOL.md
+	 * rule 3): the shim leaves such starts out, one line a silent test
+	 * (some starts go out alone, where a read of the program's pipe ended
+	 * between a test's two lines) */
+	CU_ASSERT(starts < results);
 	CU_ASSERT_EQUAL(results, 200);
 	shim_by_hand_quit(pid, cmd, replies);
 	snprintf(path, sizeof(path), "%s/starts.log", dir);
