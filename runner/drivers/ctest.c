@@ -10,6 +10,7 @@
  * Never runs ctest itself per test.
  */
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
@@ -482,6 +483,47 @@ static void custom_dir_remove(const char *tmp)
 		fprintf(stderr, "memguard: cannot remove %s: %s\n", tmp, strerror(errno));
 }
 
+/* The test directory dir's logs of the tests its last run failed
+ * (Testing/Temporary/LastTestsFailed*.log, what --rerun-failed reads: ctest
+ * takes the newest) copied into tmp's, with their times, so a listing from
+ * tmp chooses what one in dir would. Best effort: a log not copied is one
+ * ctest does not find, as in a directory that has none. */
+static void custom_failed_logs(const char *tmp, const char *dir)
+{
+	char from[4200], to[4200];
+	snprintf(from, sizeof(from), "%s/Testing/Temporary", dir);
+	DIR *d = opendir(from);
+	if (!d)
+		return;
+	snprintf(to, sizeof(to), "%s/Testing", tmp);
+	int made = mkdir(to, 0700) == 0;
+	snprintf(to, sizeof(to), "%s/Testing/Temporary", tmp);
+	made = made && mkdir(to, 0700) == 0;
+	for (struct dirent *e; made && (e = readdir(d)) != NULL;) {
+		size_t n = strlen(e->d_name);
+		if (strncmp(e->d_name, "LastTestsFailed", 15) || n < 19 ||
+		    strcmp(e->d_name + n - 4, ".log"))
+			continue;
+		snprintf(from, sizeof(from), "%s/Testing/Temporary/%s", dir, e->d_name);
+		snprintf(to, sizeof(to), "%s/Testing/Temporary/%s", tmp, e->d_name);
+		int in = open(from, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+		int out = in < 0 ? -1 : open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+		char buf[8192];
+		ssize_t r = 0;
+		while (out >= 0 && (r = read(in, buf, sizeof(buf))) > 0)
+			if (write(out, buf, (size_t)r) != r)
+				break;
+		struct stat st;
+		if (out >= 0 && fstat(in, &st) == 0)
+			futimens(out, (struct timespec[]){st.st_atim, st.st_mtim});
+		if (out >= 0)
+			close(out);
+		if (in >= 0)
+			close(in);
+	}
+	closedir(d);
+}
+
 /*
  * A directory for ctest (its path into tmp, 4096 bytes, under TMPDIR, made
  * 0700) reading the test directory dir's custom file: with keep NULL, the
@@ -503,6 +545,7 @@ static int custom_dir(char *tmp, const char *dir, const char *file, const char *
 		fputs("subdirs(", f);
 		cmake_quoted(f, dir);
 		fputs(")\n", f);
+		custom_failed_logs(tmp, dir); /* --rerun-failed */
 	}
 	ok = f && fclose(f) == 0 && ok;
 	snprintf(path, sizeof(path), "%s/CTestCustom.cmake", tmp);

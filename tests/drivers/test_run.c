@@ -1542,24 +1542,19 @@ static void ctest_project_free(const char *dir)
  * LastTestsFailed.log as ctest does ("2:same"), which --rerun-failed runs
  * (before: the second was dropped at the listing, the run passed, exit 0).
  */
-static void ctest_dup_names(void)
+/* A CMake project of files (name, text; subdirectories made first, in
+ * order) in a fresh dir (64 bytes), configured into dir/build. */
+static void ct_tiny_project(char *dir, const char *const (*files)[2], size_t n)
 {
-	char dir[64], path[160], cmd[512];
-	static char log[256];
-	outcome o;
-	snprintf(dir, sizeof(dir), "/tmp/mg-ctdup-XXXXXX");
+	char path[160], cmd[512];
+	snprintf(dir, 64, "/tmp/mg-cttiny-XXXXXX");
 	CU_ASSERT_FATAL(mkdtemp(dir) != NULL);
-	static const char *const files[][2] = {
-	    {"CMakeLists.txt", "cmake_minimum_required(VERSION 3.16)\nproject(dup NONE)\n"
-	                       "enable_testing()\nadd_subdirectory(a)\nadd_subdirectory(b)\n"},
-	    {"a/CMakeLists.txt", "add_test(NAME same COMMAND sh -c \"echo in-a\")\n"},
-	    {"b/CMakeLists.txt", "add_test(NAME same COMMAND sh -c \"echo in-b; exit 1\")\n"}};
-	snprintf(path, sizeof(path), "%s/a", dir);
-	CU_ASSERT_FATAL(mkdir(path, 0755) == 0);
-	snprintf(path, sizeof(path), "%s/b", dir);
-	CU_ASSERT_FATAL(mkdir(path, 0755) == 0);
-	for (size_t i = 0; i < 3; i++) {
+	for (size_t i = 0; i < n; i++) {
 		snprintf(path, sizeof(path), "%s/%s", dir, files[i][0]);
+		if (!files[i][1]) { /* a directory */
+			CU_ASSERT_FATAL(mkdir(path, 0755) == 0);
+			continue;
+		}
 		FILE *f = fopen(path, "w");
 		CU_ASSERT_FATAL(f != NULL);
 		fputs(files[i][1], f);
@@ -1567,6 +1562,21 @@ static void ctest_dup_names(void)
 	}
 	snprintf(cmd, sizeof(cmd), "'%s' -S '%s' -B '%s/build' >/dev/null", CMAKE_BIN, dir, dir);
 	CU_ASSERT_FATAL(system(cmd) == 0);
+}
+
+static void ctest_dup_names(void)
+{
+	char dir[64], path[160];
+	static char log[256];
+	outcome o;
+	static const char *const files[][2] = {
+	    {"a", NULL},
+	    {"b", NULL},
+	    {"CMakeLists.txt", "cmake_minimum_required(VERSION 3.16)\nproject(dup NONE)\n"
+	                       "enable_testing()\nadd_subdirectory(a)\nadd_subdirectory(b)\n"},
+	    {"a/CMakeLists.txt", "add_test(NAME same COMMAND sh -c \"echo in-a\")\n"},
+	    {"b/CMakeLists.txt", "add_test(NAME same COMMAND sh -c \"echo in-b; exit 1\")\n"}};
+	ct_tiny_project(dir, files, 5);
 	snprintf(path, sizeof(path), "%s/build", dir);
 	CU_ASSERT_EQUAL(mg_direct_argv(CTEST_BIN, (const char *[]){"--test-dir", path, NULL}, NULL),
 	                8);
@@ -1590,6 +1600,50 @@ static void ctest_dup_names(void)
 	CU_ASSERT_FATAL(o.report != NULL);
 	CU_ASSERT_EQUAL(count(o.report, "pass"), 0);
 	CU_ASSERT_EQUAL(count(o.report, "fail"), 1);
+	done(&o);
+	ctest_project_free(dir);
+}
+
+/*
+ * --rerun-failed in a project with a CTestCustom.cmake (CLI11 has one),
+ * which memguard lists from a directory of its own: that directory has the
+ * test directory's LastTestsFailed.log, so only the test ctest's last run
+ * failed runs (before: every test, each a failure where its program was
+ * not built, exit 1 where ctest passes).
+ */
+static void ctest_rerun_custom(void)
+{
+	char dir[64], path[160];
+	outcome o;
+	static const char *const files[][2] = {
+	    {"CMakeLists.txt",
+	     "cmake_minimum_required(VERSION 3.16)\nproject(rerun NONE)\nenable_testing()\n"
+	     "add_test(NAME fine COMMAND sh -c \"exit 0\")\n"
+	     "add_test(NAME flaky COMMAND sh -c \"test -e ../fixed\")\n"
+	     "add_test(NAME broken COMMAND sh -c \"test -e ../fixed\")\n"
+	     "configure_file(CTestCustom.cmake.in ${CMAKE_BINARY_DIR}/CTestCustom.cmake "
+	     "COPYONLY)\n"},
+	    {"CTestCustom.cmake.in", "set(CTEST_CUSTOM_MAXIMUM_PASSED_TEST_OUTPUT_SIZE 1024)\n"}};
+	ct_tiny_project(dir, files, 2);
+	snprintf(path, sizeof(path), "%s/build/CTestCustom.cmake", dir);
+	CU_ASSERT_FATAL(access(path, R_OK) == 0);
+	snprintf(path, sizeof(path), "%s/build", dir);
+	/* ctest's own run: flaky and broken fail, in its LastTestsFailed.log */
+	CU_ASSERT_EQUAL(mg_direct_argv(CTEST_BIN, (const char *[]){"--test-dir", path, NULL}, NULL),
+	                8);
+	snprintf(path, sizeof(path), "%s/fixed", dir);
+	FILE *f = fopen(path, "w");
+	CU_ASSERT_FATAL(f && fclose(f) == 0);
+	snprintf(path, sizeof(path), "%s/build", dir);
+	mg(&o,
+	   ARGV("run", "--report", "report.json", "--", CTEST_BIN, "--test-dir", path,
+	        "--rerun-failed"),
+	   NULL, 0);
+	CU_ASSERT(exited_with(&o, 0));
+	CU_ASSERT_FATAL(o.report != NULL);
+	CU_ASSERT_EQUAL(count(o.report, "pass"), 2);
+	CU_ASSERT_PTR_NULL(find_test(o.report, "fine"));
+	CU_ASSERT(state_of(o.report, "flaky") && !strcmp(state_of(o.report, "flaky"), "pass"));
 	done(&o);
 	ctest_project_free(dir);
 }
@@ -2229,6 +2283,7 @@ static const mg_case cases[] = {
     {"ctest_select", ctest_select},
     {"ctest_user_options", ctest_user_options},
     {"ctest_dup_names", ctest_dup_names},
+    {"ctest_rerun_custom", ctest_rerun_custom},
     {"exec_pool_retry_alone", exec_pool_retry_alone},
     {"exec_retry_pool_third", exec_retry_pool_third},
     {"exec_pool_kill_empty_lane", exec_pool_kill_empty_lane},
