@@ -160,6 +160,21 @@ static void not_gtest_driver(void)
 	CU_ASSERT(strstr(o.err, "a Catch2 program (--driver catch2)") != NULL);
 	done(&o);
 #endif
+	/* --driver ctest or native on a GoogleTest program: refused before it
+	 * runs (before: its whole suite ran for each listing, GoogleTest
+	 * ignoring --show-only=json-v1, and the run ended in exit 3) */
+	static const char *const other[] = {"ctest", "native"};
+	for (size_t i = 0; i < 2; i++) {
+		mg(&o,
+		   ARGV("run", "--driver", other[i], "--report", "report.json", "--", GTEST_SAMPLE),
+		   NULL, 0);
+		CU_ASSERT(exited_with(&o, 2));
+		CU_ASSERT(strstr(o.err, "a GoogleTest program (--driver gtest)") != NULL);
+		CU_ASSERT(strstr(o.out, "[ RUN      ]") == NULL &&
+		          strstr(o.err, "[ RUN      ]") == NULL);
+		CU_ASSERT(o.report == NULL);
+		done(&o);
+	}
 }
 
 #ifdef CATCH2_HASH
