@@ -498,6 +498,24 @@ static int probe_park_leaked(gtest *g)
 	return leaked;
 }
 
+/* The status a Catch2 program asked for with exit() during a test (the
+ * probe's MG_PROBE_CALLED_EXIT), or -1 when it did not. */
+static int probe_called_exit(gtest *g)
+{
+	char *line;
+	size_t len;
+	int status = -1;
+	if (g->probe_rd < 0)
+		return -1;
+	while (mg_lines_fill(&g->probe_lines, g->probe_rd) > 0)
+		;
+	while (mg_lines_next(&g->probe_lines, &line, &len))
+		if (len > sizeof(MG_PROBE_CALLED_EXIT) - 1 &&
+		    !memcmp(line, MG_PROBE_CALLED_EXIT, sizeof(MG_PROBE_CALLED_EXIT) - 1))
+			status = atoi(line + sizeof(MG_PROBE_CALLED_EXIT) - 1);
+	return status;
+}
+
 /* The listing program's "exit VA RSS" (written by the probe as it ended). */
 static void probe_exit(gtest *g, uint64_t *va, uint64_t *rss)
 {
@@ -1576,12 +1594,28 @@ static void g_exited(shim *s, mg_exit_end status, const struct rusage *ru)
 			gtest_outside_exit_unexplained(s, g, status);
 		return;
 	}
+	int asked = g->catch2 && status.signo && shim_head_started(s) ? probe_called_exit(g) : -1;
 	probe_close(g);
 	if (shim_head_started(s)) {
 		/* it died mid-test: that test's crash (mirrored), or its exit: a
 		 * fail, and the rest of the batch runs in a fresh program, as after
 		 * a crash (before, each was an error "did not run it", exit 3 where
 		 * the direct run exits 1) */
+		if (asked >= 0) {
+			/* exit() in a Catch2 test, then a signal in the exit of the XML
+			 * reporter memguard runs it with: the status it asked for, as
+			 * the direct run ends (drivers__catch2_exit_mid_test) */
+			char said[200];
+			int n =
+			    snprintf(said, sizeof(said),
+			             "memguard: the test called exit(%d); Catch2's XML reporter, "
+			             "which memguard runs it with, then died of signal %d in "
+			             "its exit: the direct run exits %d\n",
+			             asked, status.signo, asked);
+			shim_output(s, said, (size_t)n);
+			status.signo = status.core = 0;
+			status.status = asked;
+		}
 		if (g->catch2)
 			catch2_died(s, g, status);
 		if (status.signo)

@@ -16,6 +16,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <signal.h>
+
 #include "mg_run.h"
 
 /* The program run directly with args (NULL-terminated): its exit status. */
@@ -41,6 +43,48 @@ static void all_output(json_t *report, char *out, size_t cap)
 				len += strlen(o);
 			}
 		}
+	}
+}
+
+/*
+ * A Catch2 test that calls exit(): the run ends as the direct run does
+ * (exit 0: the test a pass, said in its output; exit 3: its fail, "exited
+ * with status 3 during the test", exit 1), never a SIGSEGV crash, which
+ * is the XML reporter's the driver runs the program with (before: crash,
+ * exit 1 where the direct run exits 0). The tests after it run in a fresh
+ * program, as after a crash.
+ */
+static void catch2_exit_mid_test(void)
+{
+	static const char *const codes[] = {"MG_C2_EXIT=0", "MG_C2_EXIT=3"};
+	/* the reporter's own death, which the driver must not take for the
+	 * test's: run directly with -r xml, the program dies of SIGSEGV */
+	char cmd[4200];
+	snprintf(cmd, sizeof(cmd), "MG_C2_EXIT=0 '%s' -r xml >/dev/null 2>&1", CATCH2_EXITS);
+	int st = system(cmd);
+	CU_ASSERT(st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 128 + SIGSEGV);
+	for (int i = 0; i < 2; i++) {
+		CU_ASSERT_EQUAL(mg_direct_argv(CATCH2_EXITS, (const char *[]){NULL}, codes[i]),
+		                3 * i);
+		outcome o;
+		mg(&o,
+		   ARGV("run", "-j", "1", "--driver", "catch2", "--report", "report.json", "--",
+		        CATCH2_EXITS),
+		   (const char *const[]){codes[i], NULL}, 0);
+		CU_ASSERT(exited_with(&o, i));
+		CU_ASSERT_FATAL(o.report != NULL);
+		expect_state(o.report, "a first", "pass");
+		expect_state(o.report, "b exits midway", i ? "fail" : "pass");
+		expect_state(o.report, "c after", "pass");
+		CU_ASSERT_EQUAL(count(o.report, "crash"), 0);
+		json_t *t = find_test(o.report, "b exits midway");
+		const char *out = json_string_value(json_object_get(t, "output"));
+		CU_ASSERT(out && strstr(out, i ? "memguard: the test called exit(3)"
+		                               : "memguard: the test called exit(0)"));
+		if (i)
+			expect_message(o.report, "b exits midway",
+			               "exited with status 3 during the test");
+		done(&o);
 	}
 }
 
@@ -170,6 +214,7 @@ static const mg_case cases[] = {
     {"catch2_abortx", catch2_abortx},
     {"catch2_between_output", catch2_between_output},
     {"catch2_no_input_file", catch2_no_input_file},
+    {"catch2_exit_mid_test", catch2_exit_mid_test},
 };
 
 MG_TEST_MAIN("drivers_catch2fid", cases)
