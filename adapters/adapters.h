@@ -42,6 +42,10 @@ int adapters_test_detailed(const report_test *t, adapters_detail d);
  * for an adapter that takes a detail); MG_EINVAL naming the
  * unknown one and listing the known ones otherwise. Does not touch files. */
 int adapters_check(const char *spec, mg_err *err);
+/* The file (or gitlab's folder) spec's =PATH names, checked as the run's
+ * report is before the suite runs: MG_ERROR when it could not be written
+ * there (atomic_check; a folder whose parent is missing). */
+int adapters_check_path(const char *spec, mg_err *err);
 
 /* Renders r as spec says. Files are written atomically (atomic.h: a private
  * temporary, then rename) unless the adapter appends by nature (GitHub step

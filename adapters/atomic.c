@@ -88,10 +88,34 @@ static int is_devnull(const struct stat *st)
 	return S_ISCHR(st->st_mode) && major(st->st_rdev) == 1 && minor(st->st_rdev) == 3;
 }
 
+int atomic_check_parent(const char *path, mg_err *err)
+{
+	struct stat st;
+	const char *slash = strrchr(path, '/');
+	char *dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
+	if (!dir)
+		abort();
+	int rc = 0;
+	if (stat(dir, &st) != 0) /* a path that names no file, as tmp_create says it */
+		rc =
+		    mg_err_set(err, errno == ENOENT || errno == ENOTDIR ? MG_ENOTFOUND : MG_ERROR,
+		               "%s: its directory %s: %s: not written", path, dir, strerror(errno));
+	else if (!S_ISDIR(st.st_mode))
+		rc = mg_err_set(err, MG_ENOTFOUND, "%s: %s is not a directory: not written", path,
+		                dir);
+	else if (access(dir, W_OK | X_OK) != 0)
+		rc = mg_err_set(err, MG_ERROR, "%s: its directory %s: %s: not written", path, dir,
+		                strerror(errno));
+	free(dir);
+	return rc;
+}
+
 int atomic_check(const char *path, mg_err *err)
 {
 	struct stat st;
-	if (lstat(path, &st) != 0 || S_ISREG(st.st_mode) || is_devnull(&st))
+	if (lstat(path, &st) != 0)
+		return errno == ENOENT || errno == ENOTDIR ? atomic_check_parent(path, err) : 0;
+	if (S_ISREG(st.st_mode) || is_devnull(&st))
 		return 0;
 	return mg_err_set(err, MG_ERROR, "%s: %s, not a regular file: not written", path,
 	                  kind_name(st.st_mode));

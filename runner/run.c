@@ -525,12 +525,19 @@ int run_main(int argc, char **argv, const run_hooks *hooks)
 			return MG_EXIT_USAGE;
 		}
 	/* a report path that would be refused at the end (a FIFO, a device, a
-	 * link) is refused before the suite runs for nothing */
+	 * link, a directory that is not there) is refused before the suite
+	 * runs for nothing; so is an adapter's */
 	if (o.report && atomic_check(o.report, &err) < 0) {
 		fprintf(stderr, "memguard run: %s\n", err.msg);
 		options_free(&o);
 		return MG_EXIT_INFRA;
 	}
+	for (size_t i = 0; i < o.nadapters; i++)
+		if (adapters_check_path(o.adapters[i], &err) < 0) {
+			fprintf(stderr, "memguard run: adapter %s: %s\n", o.adapters[i], err.msg);
+			options_free(&o);
+			return MG_EXIT_INFRA;
+		}
 	if (!o.node_index)
 		options_node_from_env(&o.node_index, &o.node_total);
 	int rc = prepare(&c, &o, &err);

@@ -3,9 +3,10 @@
 #   help             'memguard help V' prints what 'memguard V --help' does, for
 #                    every command; one spelling, "usage:", everywhere
 #   config_missing   a missing config file: one clean line, exit 2 (no ":-1")
-#   adapter_unwritable  a failing run whose adapter file cannot be written:
-#                    exit 3 (infrastructure), the message on stderr, the table
-#                    still on stdout
+#   adapter_unwritable  an adapter file in a directory that is not there:
+#                    refused before the suite runs (before: after it), exit 3
+#                    (infrastructure), the message naming the adapter and the
+#                    directory on stderr; so is a --report path
 set -u
 mg=$1 host=$2 case=$3
 d=$(mktemp -d)
@@ -45,9 +46,16 @@ adapter_unwritable)
 	MG_FAULT=fail@2 "$mg" run --adapter "junit=$d/no/such/dir/j.xml" -- "$host" \
 		>"$d/out" 2>"$d/err" || rc=$?
 	[ $rc = 3 ] || { cat "$d/err" >&2; fail "exit $rc, not 3"; }
-	grep -q "^memguard run: adapter junit=$d/no/such/dir/j.xml: " "$d/err" ||
-		{ cat "$d/err" >&2; fail "no message naming the adapter"; }
-	grep -q "fault/t002" "$d/out" || fail "the job log lost the failing test"
+	grep -q "^memguard run: adapter junit=$d/no/such/dir/j.xml: .*its directory $d/no/such/dir: No such file or directory" "$d/err" ||
+		{ cat "$d/err" >&2; fail "no message naming the adapter and its directory"; }
+	grep -q "fault/t00" "$d/out" && fail "the suite ran for an adapter it could not write"
+	echo "ok: exit 3: $(cat "$d/err")"
+	rc=0
+	"$mg" run --report "$d/no/r.json" -- sh -c "touch '$d/ran'" >"$d/out" 2>"$d/err" || rc=$?
+	[ $rc = 3 ] || { cat "$d/err" >&2; fail "--report: exit $rc, not 3"; }
+	grep -q "its directory $d/no: No such file or directory: not written" "$d/err" ||
+		{ cat "$d/err" >&2; fail "--report: no message naming its directory"; }
+	[ -e "$d/ran" ] && fail "--report: the suite ran for a report it could not write"
 	echo "ok: exit 3: $(cat "$d/err")"
 	;;
 *) fail "unknown case $case" ;;
