@@ -165,6 +165,7 @@ static int e_list(shim *s)
 		}
 	}
 	shim_names *seen = shim_names_new();
+	size_t again = 0, first = 0, first_len = 0;
 	for (size_t off = 0; off < len;) {
 		char *nl = memchr(text + off, '\n', len - off);
 		size_t n = nl ? (size_t)(nl - (text + off)) : len - off;
@@ -172,10 +173,20 @@ static int e_list(shim *s)
 		if (k && text[off + k - 1] == '\r')
 			k--;
 		/* an empty line is no test; a repeated name is the same test */
-		if (k && !memchr(text + off, 0, k) && shim_names_add(seen, text + off, k) >= 0)
-			shim_test(s, text + off, k);
+		if (k && !memchr(text + off, 0, k)) {
+			if (shim_names_add(seen, text + off, k) >= 0)
+				shim_test(s, text + off, k);
+			else if (again++ == 0)
+				first = off, first_len = k;
+		}
 		off += n + 1;
 	}
+	if (again) /* said, not refused: a list of names, each a test */
+		fprintf(stderr,
+		        "memguard: the test list names %zu test%s again (the first: '%.*s'): "
+		        "each name runs once\n",
+		        again, again == 1 ? "" : "s", first_len > 200 ? 200 : (int)first_len,
+		        text + first);
 	shim_names_free(seen);
 	free(text);
 	return 0;

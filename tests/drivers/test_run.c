@@ -1094,6 +1094,20 @@ static void exec_quoting(void)
 	char want[512];
 	snprintf(want, sizeof(want), "1|plain\n1|%s\n", hostile);
 	CU_ASSERT_STRING_EQUAL(got, want);
+	CU_ASSERT(strstr(o.err, "names") == NULL); /* no name twice: nothing said */
+	done(&o);
+	names_done(list);
+	/* a name listed twice runs once, and the run says so (before: silently) */
+	names_file(list, sizeof(list), "plain\nother\nplain\n");
+	mg(&o,
+	   ARGV("run", "-j", "1", "--driver", "exec", "--list-file", list, "--report",
+	        "report.json", "--", "true", "{}"),
+	   NULL, 0);
+	CU_ASSERT(exited_with(&o, 0));
+	CU_ASSERT_FATAL(o.report != NULL);
+	CU_ASSERT_EQUAL(count(o.report, "pass"), 2);
+	CU_ASSERT(strstr(o.err, "the test list names 1 test again (the first: 'plain'): each name "
+	                        "runs once") != NULL);
 	done(&o);
 	/* both ways of naming the tests: a usage error (before: the file's
 	 * names ran and --list-cmd went unsaid) */
