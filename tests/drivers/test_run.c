@@ -1619,6 +1619,37 @@ static void ctest_dup_names(void)
 }
 
 /*
+ * A CTest test whose program was never built is ctest's Not Run: a fail,
+ * exit 1, but no word of lanes meeting at a shared path (CLI11 with its
+ * unbuilt programs got it: a test that never ran met nothing). Vacuous on
+ * one CPU, where -j is 1.
+ */
+static void ctest_not_run_hint(void)
+{
+	char dir[64], path[160];
+	outcome o;
+	static const char *const files[][2] = {
+	    {"CMakeLists.txt",
+	     "cmake_minimum_required(VERSION 3.16)\nproject(nr NONE)\nenable_testing()\n"
+	     "add_test(NAME fine COMMAND sh -c \"exit 0\")\n"
+	     "add_test(NAME fine2 COMMAND sh -c \"exit 0\")\n"
+	     "add_test(NAME fine3 COMMAND sh -c \"exit 0\")\n"
+	     "add_test(NAME missing COMMAND ${CMAKE_BINARY_DIR}/never_built)\n"}};
+	ct_tiny_project(dir, files, 1);
+	snprintf(path, sizeof(path), "%s/build", dir);
+	mg(&o, ARGV("run", "--report", "report.json", "--", CTEST_BIN, "--test-dir", path), NULL,
+	   0);
+	CU_ASSERT(exited_with(&o, 1));
+	CU_ASSERT_FATAL(o.report != NULL);
+	CU_ASSERT(state_of(o.report, "missing") && !strcmp(state_of(o.report, "missing"), "fail"));
+	CU_ASSERT(message_of(o.report, "missing") &&
+	          strstr(message_of(o.report, "missing"), "Not Run)"));
+	CU_ASSERT(strstr(o.err, "side by side") == NULL);
+	done(&o);
+	ctest_project_free(dir);
+}
+
+/*
  * --rerun-failed in a project with a CTestCustom.cmake (CLI11 has one),
  * which memguard lists from a directory of its own: that directory has the
  * test directory's LastTestsFailed.log, so only the test ctest's last run
@@ -2298,6 +2329,7 @@ static const mg_case cases[] = {
     {"ctest_user_options", ctest_user_options},
     {"ctest_dup_names", ctest_dup_names},
     {"ctest_rerun_custom", ctest_rerun_custom},
+    {"ctest_not_run_hint", ctest_not_run_hint},
     {"exec_pool_retry_alone", exec_pool_retry_alone},
     {"exec_retry_pool_third", exec_retry_pool_third},
     {"exec_pool_kill_empty_lane", exec_pool_kill_empty_lane},
