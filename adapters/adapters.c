@@ -128,12 +128,11 @@ int adapters_check_path(const char *spec, mg_err *err)
 	const char *path, *detail;
 	size_t dlen;
 	const adapter *a = find_detail(spec, &path, &detail, &dlen);
-	struct stat st;
 	if (!a || !path || !*path || !strcmp(a->name, "auto"))
 		return 0;
 	if (a->render == gitlab_render) /* a folder it makes, one level */
-		return lstat(path, &st) == 0 ? 0 : atomic_check_parent(path, err);
-	return atomic_check(path, err);
+		return atomic_check_parent(path, err);
+	return atomic_check(path, err) < 0 ? MG_ERROR : atomic_check_parent(path, err);
 }
 
 int adapters_check(const char *spec, mg_err *err)

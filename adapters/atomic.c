@@ -91,6 +91,8 @@ static int is_devnull(const struct stat *st)
 int atomic_check_parent(const char *path, mg_err *err)
 {
 	struct stat st;
+	if (lstat(path, &st) == 0)
+		return 0;
 	const char *slash = strrchr(path, '/');
 	char *dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
 	if (!dir)
@@ -113,9 +115,7 @@ int atomic_check_parent(const char *path, mg_err *err)
 int atomic_check(const char *path, mg_err *err)
 {
 	struct stat st;
-	if (lstat(path, &st) != 0)
-		return errno == ENOENT || errno == ENOTDIR ? atomic_check_parent(path, err) : 0;
-	if (S_ISREG(st.st_mode) || is_devnull(&st))
+	if (lstat(path, &st) != 0 || S_ISREG(st.st_mode) || is_devnull(&st))
 		return 0;
 	return mg_err_set(err, MG_ERROR, "%s: %s, not a regular file: not written", path,
 	                  kind_name(st.st_mode));

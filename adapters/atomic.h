@@ -34,9 +34,10 @@ int atomic_open(atomic_file **out, const char *path, mg_err *err);
  * every output path before a run starts. Costs one lstat.
  */
 int atomic_check(const char *path, mg_err *err);
-/* 0 when the directory path would be written in exists, is one and can be
- * written; else MG_ERROR naming it (a path that does not exist yet: its
- * file, or a folder an adapter makes, one level). */
+/* 0 when path exists, or the directory it would be written in exists, is
+ * one and can be written; else MG_ENOTFOUND (no such directory) or
+ * MG_ERROR naming it. Not for a path whose directories the writer makes
+ * (a framework's own report file, as the framework would). */
 int atomic_check_parent(const char *path, mg_err *err);
 
 /*
