@@ -128,7 +128,8 @@ int adapters_check_path(const char *spec, mg_err *err)
 	const char *path, *detail;
 	size_t dlen;
 	const adapter *a = find_detail(spec, &path, &detail, &dlen);
-	if (!a || !path || !*path || !strcmp(a->name, "auto"))
+	if (!a || !path || !*path || !strcmp(a->name, "auto") ||
+	    (!strcmp(path, "-") && a->render != github_render)) /* stdout */
 		return 0;
 	if (a->render == gitlab_render) /* a folder it makes, one level */
 		return atomic_check_parent(path, err);

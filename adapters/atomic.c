@@ -93,7 +93,11 @@ int atomic_check_parent(const char *path, mg_err *err)
 	struct stat st;
 	if (lstat(path, &st) == 0)
 		return 0;
-	const char *slash = strrchr(path, '/');
+	/* the directory of "out/" (a folder to make) is ".", as of "out" */
+	size_t n = strlen(path);
+	while (n > 1 && path[n - 1] == '/')
+		n--;
+	const char *slash = memrchr(path, '/', n);
 	char *dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
 	if (!dir)
 		abort();

@@ -1594,7 +1594,11 @@ static void g_exited(shim *s, mg_exit_end status, const struct rusage *ru)
 			gtest_outside_exit_unexplained(s, g, status);
 		return;
 	}
-	int asked = g->catch2 && status.signo && shim_head_started(s) ? probe_called_exit(g) : -1;
+	/* the XML reporter's death in exit is a SIGSEGV; another signal there
+	 * (an atexit handler's abort) is the program's, the direct run's too */
+	int asked = g->catch2 && status.signo == SIGSEGV && shim_head_started(s)
+	                ? probe_called_exit(g)
+	                : -1;
 	probe_close(g);
 	if (shim_head_started(s)) {
 		/* it died mid-test: that test's crash (mirrored), or its exit: a

@@ -57,6 +57,15 @@ adapter_unwritable)
 		{ cat "$d/err" >&2; fail "--report: no message naming its directory"; }
 	[ -e "$d/ran" ] && fail "--report: the suite ran for a report it could not write"
 	echo "ok: exit 3: $(cat "$d/err")"
+	# what the check lets through: stdout (-), and gitlab's folder to make,
+	# named with its trailing slash
+	rc=0
+	(cd "$d" && "$mg" run -q --adapter junit=- --adapter "gitlab=gl/" -- "$host") \
+		>"$d/out" 2>"$d/err" || rc=$?
+	[ $rc = 0 ] || { cat "$d/err" >&2; fail "junit=- gitlab=gl/: exit $rc, not 0"; }
+	grep -q "<testsuites" "$d/out" || fail "junit=-: no JUnit on stdout"
+	[ -f "$d/gl/junit.xml" ] || fail "gitlab=gl/: no gl/junit.xml"
+	echo "ok: junit=- and gitlab=gl/ written"
 	;;
 *) fail "unknown case $case" ;;
 esac
