@@ -133,7 +133,7 @@ int adapters_check_path(const char *spec, mg_err *err)
 		return 0;
 	if (a->render == gitlab_render) /* a folder it makes, one level */
 		return atomic_check_parent(path, err);
-	return atomic_check(path, err) < 0 ? MG_ERROR : atomic_check_parent(path, err);
+	return atomic_check_file(path, err);
 }
 
 int adapters_check(const char *spec, mg_err *err)

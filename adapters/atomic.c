@@ -125,6 +125,12 @@ int atomic_check(const char *path, mg_err *err)
 	                  kind_name(st.st_mode));
 }
 
+int atomic_check_file(const char *path, mg_err *err)
+{
+	int rc = atomic_check(path, err);
+	return rc < 0 ? rc : atomic_check_parent(path, err);
+}
+
 /* Opens the null device in place: never through a symlink, never blocking
  * (the path could have become a FIFO since it was looked at). */
 static int devnull_open(int *fd_out, const char *path, mg_err *err)

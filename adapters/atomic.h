@@ -39,6 +39,9 @@ int atomic_check(const char *path, mg_err *err);
  * MG_ERROR naming it. Not for a path whose directories the writer makes
  * (a framework's own report file, as the framework would). */
 int atomic_check_parent(const char *path, mg_err *err);
+/* Both: a path a run writes at its end, checked before it (--report, an
+ * adapter's file). */
+int atomic_check_file(const char *path, mg_err *err);
 
 /*
  * Opens path to append to (a file another program owns, such as GitHub's

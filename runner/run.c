@@ -533,8 +533,7 @@ int run_main(int argc, char **argv, const run_hooks *hooks)
 	/* a report path that would be refused at the end (a FIFO, a device, a
 	 * link, a directory that is not there) is refused before the suite
 	 * runs for nothing; so is an adapter's */
-	if (o.report &&
-	    (atomic_check(o.report, &err) < 0 || atomic_check_parent(o.report, &err) < 0)) {
+	if (o.report && atomic_check_file(o.report, &err) < 0) {
 		fprintf(stderr, "memguard run: %s\n", err.msg);
 		options_free(&o);
 		return MG_EXIT_INFRA;

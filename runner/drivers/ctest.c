@@ -267,11 +267,6 @@ static json_t *ct_document(ctest_drv *d, const char *text, size_t len, json_erro
 	return NULL;
 }
 
-/*
- * Parses ctest's json-v1 document into d->v, and counts the tests that are
- * single GoogleTest cases (ct_say's hint). 0, or -1 after a message on
- * stderr.
- */
 /* name, added to names, as this listing's own: the name itself, or for
  * its k-th test of that name NAME#k (the first k from 2 on free); a copy
  * to free, or NULL (out of memory) */
@@ -296,6 +291,11 @@ static char *ct_dup_name(shim_names *names, const char *name)
 	return NULL;
 }
 
+/*
+ * Parses ctest's json-v1 document into d->v, and counts the tests that are
+ * single GoogleTest cases (ct_say's hint). 0, or -1 after a message on
+ * stderr.
+ */
 static int ct_parse(ctest_drv *d, const char *text, size_t len)
 {
 	json_error_t je;

@@ -220,30 +220,28 @@ int driver_check(driver_kind k, const char *path, char *const argv[], mg_err *er
 {
 	char note[512], arg[4096];
 	mg_arch arch;
-	if (k == DRIVER_CTEST || k == DRIVER_NATIVE) {
-		/* a framework's program under either runs its whole suite for the
-		 * listing (GoogleTest ignores --show-only=json-v1), twice for
-		 * ctest, then fails the run: what it is is said instead */
-		driver_kind is = elf_arch(&arch, path, NULL) < 0
-		                     ? DRIVER_WRAP
-		                     : driver_detect(path, note, sizeof(note));
-		if (is == k || (is != DRIVER_GTEST && is != DRIVER_CATCH2 && is != DRIVER_NATIVE))
-			return 0;
-		return mg_err_set(err, MG_EINVAL, "--driver %s: '%s' is %s", driver_name(k), path,
-		                  detected_what(is));
-	}
-	if (k != DRIVER_GTEST && k != DRIVER_CATCH2)
+	int framework = k == DRIVER_GTEST || k == DRIVER_CATCH2;
+	if (!framework && k != DRIVER_CTEST && k != DRIVER_NATIVE)
 		return 0;
 	/* a script (or anything not an ELF) may start either: it cannot be told */
 	if (elf_arch(&arch, path, NULL) < 0)
 		return 0;
-	if (driver_marked(k, path))
+	if (framework && driver_marked(k, path))
 		return 0;
-	/* a wrapper (env, taskset, valgrind) that starts the program it names */
 	driver_kind is = driver_detect(path, note, sizeof(note));
-	for (int i = 1; is == DRIVER_WRAP && argv && argv[i]; i++)
-		if (spawn_resolve(arg, sizeof(arg), argv[i], NULL) == 0 && elf_marked(k, arg))
+	if (!framework) {
+		/* a framework's program under ctest or native runs its whole suite
+		 * for the listing (GoogleTest ignores --show-only=json-v1), twice
+		 * for ctest, then fails the run: what it is is said instead */
+		if (is == k || (is != DRIVER_GTEST && is != DRIVER_CATCH2 && is != DRIVER_NATIVE))
 			return 0;
+	} else {
+		/* a wrapper (env, taskset, valgrind) that starts the program it names */
+		for (int i = 1; is == DRIVER_WRAP && argv && argv[i]; i++)
+			if (spawn_resolve(arg, sizeof(arg), argv[i], NULL) == 0 &&
+			    elf_marked(k, arg))
+				return 0;
+	}
 	return mg_err_set(err, MG_EINVAL, "--driver %s: '%s' is %s", driver_name(k), path,
 	                  detected_what(is));
 }

@@ -72,6 +72,15 @@ void demo_recycles_capped(void)
 #define MG_ASAN 1
 #endif
 
+/* memguard run ARGS under ulimit -v KIB, as a user's shell runs it: the
+ * cap is the run's inherited RLIMIT_AS */
+static void mg_under_ulimit(outcome *o, const char *kib, const char *args, const char *const *env)
+{
+	char cmd[2048];
+	snprintf(cmd, sizeof(cmd), "ulimit -v %s && exec %s run %s", kib, MEMGUARD_BIN, args);
+	mg(o, (const char *const[]){"/bin/sh", "-c", cmd, NULL}, env, 0);
+}
+
 /* A run under ulimit -v: the cap its hosts inherit is theirs as
  * --address-space's would be, so the 64-bit demo recycles before it
  * (before: no VA limit on x64, the demo's 691st item died of SIGABRT).
@@ -81,34 +90,22 @@ void demo_recycles_inherited_cap(void)
 {
 	outcome o;
 #ifndef MG_ASAN
-	mg(&o,
-	   (const char *const[]){"/bin/sh", "-c",
-	                         "ulimit -v 4194304 && exec " MEMGUARD_BIN
-	                         " run --report report.json -- " DEMO64,
-	                         NULL},
-	   (const char *const[]){"MG_DEMO_NO_RLIMIT=1", NULL}, 0);
+	mg_under_ulimit(&o, "4194304", "--report report.json -- " DEMO64,
+	                (const char *const[]){"MG_DEMO_NO_RLIMIT=1", NULL});
 	check_demo_report(&o, "x64");
 	json_t *lim = json_object_get(o.report, "limits");
 	const char *hard = json_string_value(json_object_get(lim, "hard"));
 	CU_ASSERT(hard && strstr(hard, "capped at 4.00 GiB by the inherited ulimit -v"));
 	done(&o);
 	/* a --recycle-at above the inherited cap is refused, naming it */
-	mg(&o,
-	   (const char *const[]){"/bin/sh", "-c",
-	                         "ulimit -v 4194304 && exec " MEMGUARD_BIN
-	                         " run --recycle-at va=5G -- " DEMO64,
-	                         NULL},
-	   (const char *const[]){"MG_DEMO_NO_RLIMIT=1", NULL}, 0);
+	mg_under_ulimit(&o, "4194304", "--recycle-at va=5G -- " DEMO64,
+	                (const char *const[]){"MG_DEMO_NO_RLIMIT=1", NULL});
 	CU_ASSERT(exited_with(&o, 2));
 	CU_ASSERT(strstr(o.err, "the RLIMIT_AS the run inherited: ulimit -v") != NULL);
 	done(&o);
 #endif
-	mg(&o,
-	   (const char *const[]){"/bin/sh", "-c",
-	                         "ulimit -v 68719476736 && exec " MEMGUARD_BIN
-	                         " run --report report.json -- " BENCH64,
-	                         NULL},
-	   (const char *const[]){"MG_BENCH_TESTS=20", NULL}, 0);
+	mg_under_ulimit(&o, "68719476736", "--report report.json -- " BENCH64,
+	                (const char *const[]){"MG_BENCH_TESTS=20", NULL});
 	CU_ASSERT(exited_with(&o, 0));
 	CU_ASSERT_FATAL(o.report != NULL);
 	json_t *l = json_object_get(o.report, "limits");
