@@ -56,10 +56,19 @@ for p in page test control; do
 	run "$p" --dump-dom "file://$dir/$p.html" >"$dir/dom-$p.html"
 	[ -s "$dir/dom-$p.html" ] || { echo "FAIL: no DOM for $p"; tail -20 "$dir/log"; exit 1; }
 done
-run shot --hide-scrollbars --screenshot="$dir/page.png" --window-size=1200,900 \
-	"file://$dir/page.html" >/dev/null
+# headless Chromium's --screenshot now and then never returns on a loaded
+# machine (the DOM dumps above did): a second try, with a profile of its own,
+# before calling it a failure
+for try in 1 2; do
+	run "shot$try" --hide-scrollbars --screenshot="$dir/page.png" --window-size=1200,900 \
+		"file://$dir/page.html" >/dev/null
+	st=$?
+	[ "$(head -c 4 "$dir/page.png" 2>/dev/null | tail -c 3)" = "PNG" ] && break
+	echo "screenshot try $try gave no PNG (chromium's exit $st; 124: timeout)" >&2
+	rm -f "$dir/page.png"
+done
 [ "$(head -c 4 "$dir/page.png" 2>/dev/null | tail -c 3)" = "PNG" ] ||
-	{ echo "FAIL: no screenshot"; exit 1; }
+	{ echo "FAIL: no screenshot"; tail -20 "$dir/log"; exit 1; }
 if [ -n "${MG_TREND_SCREENSHOT:-}" ]; then
 	cp "$dir/page.png" "$MG_TREND_SCREENSHOT" || exit 1
 fi
