@@ -1,6 +1,12 @@
 # Driver modes for run-bench (sourced): the same ~1 us tests, driven three ways.
 #   gtest-direct  the suite as a GoogleTest program (tests/drivers/gtest_bench), run directly
 #   gtest-pipe    the same, its output into a pipe that cat drains (as a CI runner reads a job)
+#   gtest-probe   the program with the driver's probe loaded as memguard loads it (its
+#                 statm read a test, its marks in the program's stdout), its output into
+#                 a pipe drained as the shim drains it (a read, then 1 ms asleep unless
+#                 the read filled its buffer: drain.c, built here): the program's side of
+#                 a boundary with no memguard process reading it, so gtest against it is
+#                 what the shim, the runner and the listing add
 #   gtest         that program under memguard --driver gtest, its defaults: one program
 #                 runs the lane's whole share (the probe passes the filter)
 #   gtest-batch   the same with --pipeline 1024: batches of 1,024, a program start each
@@ -14,11 +20,20 @@
 # The ratio column is against the native direct run; gtest vs gtest-direct is the
 # driver's own cost.
 gtest_bench=$build/tests/drivers/gtest_bench
-names+=(gtest-direct gtest-pipe gtest gtest-batch gtest-j2 gtest-direct-jN gtest-jN exec-direct exec)
+names+=(gtest-direct gtest-pipe gtest-probe gtest gtest-batch gtest-j2 gtest-direct-jN gtest-jN exec-direct exec)
 cmd_gtest-direct() { "$gtest_bench"; }
 cmd_gtest-pipe() { "$gtest_bench" | cat >/dev/null; }
+probe_so=$build/runner/probe/x64/libmemguard_probe.so
+export probe_so # for PERF=1, whose bash -c sees exported variables only
+drain=$tmp/drain
+export drain
+cc -O2 -o "$drain" "$here/modes.d/drain.c" || { echo "bench: cannot build drain.c" >&2; exit 1; }
+cmd_gtest-probe() {
+	MEMGUARD_PROBE_FD=3 MEMGUARD_PROBE_SECRET=0123456789abcdef LD_PRELOAD=$probe_so \
+		"$gtest_bench" 3>/dev/null | "$drain"
+}
 for m in gtest gtest-batch base-gtest; do
-	null_base[$m]=gtest-direct pipe_base[$m]=gtest-pipe
+	null_base[$m]=gtest-direct pipe_base[$m]=gtest-pipe side_base[$m]=gtest-probe
 done
 cmd_gtest() { "$mg" run -q -j 1 --driver gtest -- "$gtest_bench"; }
 cmd_gtest-j2() { "$mg" run -q -j 2 --driver gtest -- "$gtest_bench"; }
