@@ -1065,6 +1065,20 @@ static int c2_overall(gtest *g, const char *p, size_t n)
 	return 1;
 }
 
+/* Whether the rest of a <TestCase name="..." line (from the name's closing
+ * quote q to e) has tags="..." holding [!shouldfail]. */
+static int c2_tagged_shouldfail(const char *q, const char *e)
+{
+	if (!q)
+		return 0;
+	const char *t = memmem(q, (size_t)(e - q), " tags=\"", 7);
+	if (!t)
+		return 0;
+	t += 7;
+	const char *end = memchr(t, '"', (size_t)(e - t));
+	return memmem(t, (size_t)((end ? end : e) - t), "[!shouldfail]", 13) != NULL;
+}
+
 /* The test case's end as Catch2 counts it (Totals::delta): failed, failed
  * as expected (a pass), skipped (v3's SKIP()), passed. */
 static mg_msg_kind c2_verdict(gtest *g)
@@ -1268,6 +1282,7 @@ static void c2_line(shim *s, gtest *g, char *line, size_t len, int glued)
 		g->c2_ok = 0;
 		g->c2_skipped = 0;
 		g->c2_assert_failed = 0;
+		g->c2_shouldfail = c2_tagged_shouldfail(q, e);
 		g->c2_fatal = 0;
 		g->c2_closed = 0;
 		g->c2_in = C2_IN_OUT;
@@ -1310,7 +1325,14 @@ static void c2_line(shim *s, gtest *g, char *line, size_t len, int glued)
 			g->c2_closed = 1;
 			return;
 		}
-		gtest_end(s, g, c2_verdict(g), g->text, g->text_len);
+		mg_msg_kind v = c2_verdict(g);
+		if (v == MG_MSG_FAIL && !g->c2_assert_failed && !g->text_len && g->c2_shouldfail) {
+			static const char why[] = "passed, but it is tagged [!shouldfail]: Catch2 "
+			                          "counts that as a failure";
+			gtest_end(s, g, v, why, sizeof(why) - 1);
+			return;
+		}
+		gtest_end(s, g, v, g->text, g->text_len);
 		return;
 	}
 	if (n && *p != '<' && c2_text(g, p, n))

@@ -45,6 +45,7 @@ typedef struct gtest {
 	size_t c2_indent;     /* ... its start tag's indentation (its children's less 2) */
 	int c2_skipped;       /* ... its skips (v3's SKIP()) */
 	int c2_assert_failed; /* ... an assertion of it failed (maybe as expected) */
+	int c2_shouldfail;    /* ... it is tagged [!shouldfail] */
 	int c2_unskipped;     /* this program ended a test case that was not skipped */
 	int c2_fatal;         /* ... it hit a FatalErrorCondition (a signal Catch2 caught) */
 	int c2_closed;        /* ... and its end tag came: the reporter closes its XML */

@@ -157,6 +157,11 @@ static void catch2v3_same_name(void)
 		expect_state(o.report, "b same name", "pass");
 		expect_state(o.report, "b same name#2", "fail");
 		expect_state(o.report, "c passes", "pass");
+		/* a [!shouldfail] test that passes fails, and says why (before:
+		 * an empty message); one that fails passes */
+		expect_state(o.report, "d should fail but passes", "fail");
+		expect_message(o.report, "d should fail but passes", "tagged [!shouldfail]");
+		expect_state(o.report, "e should fail and does", "pass");
 		CU_ASSERT_EQUAL(count(o.report, "error"), 0);
 		done(&o);
 	}
