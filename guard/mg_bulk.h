@@ -1,15 +1,20 @@
 /*
- * mg_bulk.h - the arrays of a test each (the runner's tests, a report
- * shard's), in huge pages once they are large. On this machine class the
- * first touch of a 4 KiB page is a fault of ~15 us (a paravirtualized VM's
- * shadow page tables), and a 4 KiB page's share of a 2 MiB one ~0.4 us: at
- * 20,000 tests those two arrays were ~700 of the runner's ~1,150 faults
- * that grow with the tests, over a us a test (README, "Cost: huge pages for a run's arrays").
+ * mg_bulk.h - the arrays of a test each (the runner's tests, its output
+ * queue to a host and its listing; a report shard's tests; a shim's name
+ * table, queue and line buffers), in huge pages once they are large. On
+ * this machine class the first touch of a 4 KiB page is a fault of ~15 us
+ * (a paravirtualized VM's shadow page tables), and a 4 KiB page's share of
+ * a 2 MiB one ~0.4 us: at 20,000 tests the runner's test table and a
+ * shard's tests were ~700 of the runner's ~1,150 faults that grow with the
+ * tests, over a us a test (README, "Cost: huge pages for a run's arrays").
  *
- * A block of MG_BULK_MIN bytes or more is a mapping of its own, whole
+ * A block of MG_BULK_MIN (256 KiB) or more is a mapping of its own, whole
  * 2 MiB pages on a 2 MiB boundary, advised MADV_HUGEPAGE (taken where
  * transparent huge pages are "always" or "madvise", Debian's default;
- * elsewhere 4 KiB pages, as malloc's); a smaller block is malloc's. Which
+ * elsewhere 4 KiB pages, as malloc's); a smaller block is malloc's. From
+ * 256 KiB (64 faults) one 2 MiB page is the cheaper: memguard's own
+ * processes are a few MiB larger for it at ~20,000 tests (not a figure of
+ * any test: a shim makes its blocks after it forked its spawner). Which
  * one a block is follows from its size, so every call names the size the
  * block has (its capacity: what it was last given), as munmap needs. Header
  * only and libc only, like mg_err.h: the folders that may include only
@@ -25,7 +30,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#define MG_BULK_MIN  ((size_t)1 << 20)
+#define MG_BULK_MIN  ((size_t)256 << 10)
 #define MG_BULK_PAGE ((size_t)2 << 20)
 
 /* n rounded up to whole 2 MiB pages: a mapped block's length */

@@ -7,6 +7,8 @@
  */
 #include "run_int.h"
 
+#include "mg_bulk.h"
+
 #include "mg_sites.h"
 
 #include <errno.h>
@@ -160,8 +162,9 @@ void conn_build_env(run_ctx *c, int with_limits, const lane *l)
 static void conn_outq_reserve(host *h, size_t need)
 {
 	if (h->outq_len + need > h->outq_cap) {
-		h->outq_cap = 2 * (h->outq_len + need);
-		h->outq = mg_xrealloc(h->outq, h->outq_cap);
+		size_t cap = 2 * (h->outq_len + need);
+		h->outq = mg_bulk_realloc(h->outq, h->outq_cap, cap);
+		h->outq_cap = cap;
 	}
 }
 
@@ -179,9 +182,11 @@ void conn_send(host *h, const mg_msg *m)
 		n = mg_proto_put(h->outq + h->outq_len, n, m);
 	}
 	if (h->outq_nlines == h->outq_caplines) {
-		h->outq_caplines = h->outq_caplines ? 2 * h->outq_caplines : 16;
+		size_t cap = h->outq_caplines ? 2 * h->outq_caplines : 16;
 		h->outq_lines =
-		    mg_xrealloc(h->outq_lines, h->outq_caplines * sizeof(*h->outq_lines));
+		    mg_bulk_realloc(h->outq_lines, h->outq_caplines * sizeof(*h->outq_lines),
+		                    cap * sizeof(*h->outq_lines));
+		h->outq_caplines = cap;
 	}
 	h->outq_len += n;
 	h->outq_lines[h->outq_nlines++] = (struct outq_line){h->outq_len, m->kind == MG_CMD_RUN};

@@ -5,6 +5,8 @@
  */
 #include "run_int.h"
 
+#include "mg_bulk.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -144,8 +146,8 @@ void lane_detach(run_ctx *c, lane *l)
 	conn_ring_close(h);
 	free(h->in);
 	sites_head_clear(&h->sites);
-	free(h->outq);
-	free(h->outq_lines);
+	mg_bulk_free(h->outq, h->outq_cap);
+	mg_bulk_free(h->outq_lines, h->outq_caplines * sizeof(*h->outq_lines));
 	free(h->out_pend[0]); /* after its last test: no test's */
 	free(h->out_pend[1]);
 	free(h->out_pend_tail[0]);

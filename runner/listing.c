@@ -5,6 +5,7 @@
  * post-test ones after the lanes (listing_custom).
  */
 #include "memguard_host.h"
+#include "mg_bulk.h"
 #include "run_int.h"
 #include "shim.h"
 
@@ -35,7 +36,8 @@ static int listing_check_unique(const run_ctx *c, const name_list *nl, mg_err *e
 	while (nslots < 2 * nl->n)
 		nslots *= 2;
 	size_t mask = nslots - 1;
-	size_t *slots = mg_xrealloc(NULL, nslots * sizeof(size_t)); /* index + 1; 0 empty */
+	/* index + 1; 0 empty */
+	size_t *slots = mg_bulk_realloc(NULL, 0, nslots * sizeof(size_t));
 	memset(slots, 0, nslots * sizeof(size_t));
 	size_t dup = nl->n; /* the duplicate listed first */
 	for (size_t k = 0; k < nl->n; k++) {
@@ -47,7 +49,7 @@ static int listing_check_unique(const run_ctx *c, const name_list *nl, mg_err *e
 		else if (slots[i] - 1 < dup)
 			dup = slots[i] - 1;
 	}
-	free(slots);
+	mg_bulk_free(slots, nslots * sizeof(size_t));
 	if (dup == nl->n)
 		return 0;
 	return mg_err_set(err, MG_EPROTO,
@@ -282,11 +284,14 @@ int listing_run(run_ctx *c, name_list *out, mg_err *err)
 				out->rss = m.rss;
 			} else if (m.kind == MG_MSG_TEST) {
 				if (out->n == out->cap) {
-					out->cap = out->cap ? 2 * out->cap : 256;
+					size_t cap = out->cap ? 2 * out->cap : 256;
 					out->names =
-					    mg_xrealloc(out->names, out->cap * sizeof(char *));
+					    mg_bulk_realloc(out->names, out->cap * sizeof(char *),
+					                    cap * sizeof(char *));
 					out->lens =
-					    mg_xrealloc(out->lens, out->cap * sizeof(size_t));
+					    mg_bulk_realloc(out->lens, out->cap * sizeof(size_t),
+					                    cap * sizeof(size_t));
+					out->cap = cap;
 				}
 				out->names[out->n] =
 				    report_names_add(&out->text, m.text, m.text_len);

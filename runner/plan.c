@@ -122,8 +122,8 @@ size_t plan_setup_failed(const run_ctx *c, size_t t, const char **fixture)
 void plan_names_free(name_list *nl)
 {
 	report_names_free(nl->text);
-	free(nl->names);
-	free(nl->lens);
+	mg_bulk_free(nl->names, nl->cap * sizeof(char *));
+	mg_bulk_free(nl->lens, nl->cap * sizeof(size_t));
 	for (size_t i = 0; i < nl->ndeps; i++)
 		free(nl->deps[i].fixture);
 	free(nl->deps);

@@ -28,6 +28,7 @@
 
 #include "driver.h"
 #include "gtest_driver.h"
+#include "mg_bulk.h"
 #include "mg_contract.h"
 #include "mg_elf.h"
 #include "mg_exit.h"
@@ -731,8 +732,8 @@ static int listing_take(gtest *g)
 		return -1;
 	}
 	size_t size = (size_t)st.st_size, got = 0;
-	char *buf = malloc(size + 1);
-	while (buf && got < size) {
+	char *buf = mg_bulk_realloc(NULL, 0, size + 1);
+	while (got < size) {
 		ssize_t r = pread(MG_LISTING_FD, buf + got, size - got, (off_t)got);
 		if (r < 0 && errno == EINTR)
 			continue;
@@ -741,8 +742,8 @@ static int listing_take(gtest *g)
 		got += (size_t)r;
 	}
 	close(MG_LISTING_FD);
-	if (!buf || got != size) {
-		free(buf);
+	if (got != size) {
+		mg_bulk_free(buf, size + 1);
 		return -1;
 	}
 	buf[size] = 0;
@@ -770,7 +771,7 @@ static int listing_take(gtest *g)
 		shim_names_add(g->list, p, (size_t)(e - p));
 		p = e + 1;
 	}
-	free(buf);
+	mg_bulk_free(buf, size + 1);
 	g->list_status = 0; /* said by the listing host */
 	gtest_filter_sort(g);
 	g->listed = 1;

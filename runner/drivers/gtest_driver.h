@@ -164,6 +164,7 @@ typedef struct gtest {
 	 * listing host composes none. */
 	struct sname *sorted;
 	size_t nsorted;
+	size_t sorted_room; /* names sorted and want_before were made for (mg_bulk.h) */
 	int sort_due;
 	size_t *want_before; /* sorted index -> wanted names before it (scratch) */
 	unsigned char *mark; /* list index -> in the batch (scratch) */

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "gtest_driver.h"
+#include "mg_bulk.h"
 
 static int sname_cmp(const void *a, const void *b)
 {
@@ -31,14 +32,16 @@ void gtest_filter_sort(gtest *g)
 static void filter_sort_now(gtest *g)
 {
 	size_t n = shim_names_count(g->list);
-	free(g->sorted);
-	free(g->want_before);
+	mg_bulk_free(g->sorted, g->sorted_room * sizeof(sname));
+	mg_bulk_free(g->want_before, g->sorted_room * sizeof(size_t));
 	free(g->mark);
-	g->sorted = malloc((n + 1) * sizeof(sname));
-	g->want_before = malloc((n + 1) * sizeof(size_t));
+	/* huge pages once large, as the listing's names (mg_bulk.h) */
+	g->sorted_room = n + 1;
+	g->sorted = mg_bulk_realloc(NULL, 0, g->sorted_room * sizeof(sname));
+	g->want_before = mg_bulk_realloc(NULL, 0, g->sorted_room * sizeof(size_t));
 	g->mark = calloc(n + 1, 1);
 	g->nsorted = 0;
-	if (!g->sorted || !g->want_before || !g->mark)
+	if (!g->mark)
 		return;
 	for (size_t i = 0; i < n; i++) {
 		g->sorted[i].p = shim_names_at(g->list, i, &g->sorted[i].len);

@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "mg_bulk.h"
 #include "mg_contract.h"
 #include "mg_elf.h"
 #include "proc.h"
@@ -184,14 +185,20 @@ static void *xrealloc_(void *p, size_t n)
 	return p;
 }
 
+/* b's room grown to cap (huge pages once large: mg_bulk.h; a buf is never
+ * freed) */
+static void buf_grow(buf *b, size_t cap)
+{
+	b->p = mg_bulk_realloc(b->p, b->cap, cap);
+	b->cap = cap;
+}
+
 static void buf_add(buf *b, const void *p, size_t n)
 {
 	if (!n)
 		return; /* p may be NULL then */
-	if (b->len + n > b->cap) {
-		b->cap = 2 * (b->len + n) + 256;
-		b->p = xrealloc_(b->p, b->cap);
-	}
+	if (b->len + n > b->cap)
+		buf_grow(b, 2 * (b->len + n) + 256);
 	memcpy(b->p + b->len, p, n);
 	b->len += n;
 }
@@ -208,10 +215,8 @@ static void buf_add_msg(buf *b, const mg_msg *m)
 	 * a longer one (site frames) again into the room it said it needs */
 	size_t room = 128 + 2 * cut.text_len;
 	for (;;) {
-		if (b->len + room > b->cap) {
-			b->cap = 2 * (b->len + room) + 256;
-			b->p = xrealloc_(b->p, b->cap);
-		}
+		if (b->len + room > b->cap)
+			buf_grow(b, 2 * (b->len + room) + 256);
 		size_t n = mg_proto_put(b->p + b->len, room, &cut);
 		if (n <= room) {
 			b->len += n;
@@ -574,9 +579,9 @@ long shim_names_find(const shim_names *t, const char *name, size_t len)
 /* The slots rebuilt, nslots of them, for the names held. */
 static void names_rehash(shim_names *t, size_t nslots)
 {
-	free(t->slots);
+	mg_bulk_free(t->slots, t->nslots * sizeof(long));
 	t->nslots = nslots;
-	t->slots = xmalloc(t->nslots * sizeof(long));
+	t->slots = mg_bulk_realloc(NULL, 0, t->nslots * sizeof(long));
 	for (size_t i = 0; i < t->nslots; i++)
 		t->slots[i] = -1;
 	size_t mask = t->nslots - 1;
@@ -588,13 +593,18 @@ static void names_rehash(shim_names *t, size_t nslots)
 	}
 }
 
+/* v and hash for cap names (a listing's are huge pages once large: mg_bulk.h) */
+static void names_grow(shim_names *t, size_t cap)
+{
+	t->v = mg_bulk_realloc(t->v, t->cap * sizeof(qent), cap * sizeof(qent));
+	t->hash = mg_bulk_realloc(t->hash, t->cap * sizeof(size_t), cap * sizeof(size_t));
+	t->cap = cap;
+}
+
 void shim_names_reserve(shim_names *t, size_t n)
 {
-	if (n > t->cap) {
-		t->cap = n;
-		t->v = xrealloc_(t->v, t->cap * sizeof(qent));
-		t->hash = xrealloc_(t->hash, t->cap * sizeof(size_t));
-	}
+	if (n > t->cap)
+		names_grow(t, n);
 	size_t nslots = t->nslots ? t->nslots : 64;
 	while (nslots < 2 * n)
 		nslots *= 2;
@@ -609,15 +619,16 @@ long shim_names_add(shim_names *t, const char *name, size_t len)
 		names_rehash(t, t->nslots ? 2 * t->nslots : 64);
 	if (names_slot(t, name, len, h, &slot) >= 0)
 		return -1;
-	if (t->n == t->cap) {
-		t->cap = t->cap ? 2 * t->cap : 64;
-		t->v = xrealloc_(t->v, t->cap * sizeof(qent));
-		t->hash = xrealloc_(t->hash, t->cap * sizeof(size_t));
-	}
+	if (t->n == t->cap)
+		names_grow(t, t->cap ? 2 * t->cap : 64);
 	names_chunk *c = t->chunks;
 	if (!c || c->cap - c->used < len + 1) {
-		size_t cap = len + 1 > NAMES_CHUNK ? len + 1 : NAMES_CHUNK;
-		c = xmalloc(sizeof(*c) + cap);
+		/* each chunk as large as the ones before it together: few of
+		 * them, the large ones in huge pages */
+		size_t cap = c && c->cap > NAMES_CHUNK / 2 ? 2 * c->cap : NAMES_CHUNK;
+		if (cap < len + 1)
+			cap = len + 1;
+		c = mg_bulk_realloc(NULL, 0, sizeof(*c) + cap);
 		c->next = t->chunks;
 		c->used = 0;
 		c->cap = cap;
@@ -652,11 +663,11 @@ void shim_names_free(shim_names *t)
 	while (t->chunks) {
 		names_chunk *c = t->chunks;
 		t->chunks = c->next;
-		free(c);
+		mg_bulk_free(c, sizeof(*c) + c->cap);
 	}
-	free(t->v);
-	free(t->hash);
-	free(t->slots);
+	mg_bulk_free(t->v, t->cap * sizeof(qent));
+	mg_bulk_free(t->hash, t->cap * sizeof(size_t));
+	mg_bulk_free(t->slots, t->nslots * sizeof(long));
 	free(t);
 }
 
@@ -1146,8 +1157,9 @@ static void queue_push(shim *s, const char *name, size_t len)
 		s->qhead = 0;
 	}
 	if (s->qhead + s->qlen == s->qcap) {
-		s->qcap = s->qcap ? 2 * s->qcap : 64;
-		s->q = xrealloc_(s->q, s->qcap * sizeof(qitem));
+		size_t cap = s->qcap ? 2 * s->qcap : 64;
+		s->q = mg_bulk_realloc(s->q, s->qcap * sizeof(qitem), cap * sizeof(qitem));
+		s->qcap = cap;
 	}
 	qchunk *c = s->qcur;
 	if (!c || c->cap - c->used < len + 1) {
@@ -1280,10 +1292,8 @@ static int read_child(shim *s)
 	/* read in place after what is left of the last read (no copy) */
 	enum { READ_MAX = 65536 };
 	buf *b = &s->line;
-	if (b->cap - b->len < READ_MAX + 1) { /* + 1: child_lines' NUL at EOF */
-		b->cap = b->len + READ_MAX + 1 + (b->cap < READ_MAX ? 0 : b->cap / 2);
-		b->p = xrealloc_(b->p, b->cap);
-	}
+	if (b->cap - b->len < READ_MAX + 1) /* + 1: child_lines' NUL at EOF */
+		buf_grow(b, b->len + READ_MAX + 1 + (b->cap < READ_MAX ? 0 : b->cap / 2));
 	char *tmp = b->p + b->len;
 	ssize_t n = read(s->child_out, tmp, READ_MAX);
 	if (n < 0)

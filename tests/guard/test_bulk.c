@@ -1,6 +1,6 @@
 /*
  * test_bulk.c - mg_bulk.h's blocks: what they hold survives every growth and
- * shrink across the 1 MiB line, a large block is a mapping of whole 2 MiB
+ * shrink across the MG_BULK_MIN line (256 KiB), a large block is a mapping of whole 2 MiB
  * pages on a 2 MiB boundary that asks for huge pages (its VmFlags in
  * /proc/self/smaps say "hg"), and a freed or moved one is unmapped.
  */

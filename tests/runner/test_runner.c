@@ -1,6 +1,7 @@
 /*
  * test_runner.c - the host state machine edge by edge, and the option
- * parsing that decides exit 2 (durations, nodes, flags, config keys).
+ * parsing that decides exit 2 (durations, nodes, flags, config keys); the
+ * shims' name table across mg_bulk's line.
  */
 #include <fcntl.h>
 #include <signal.h>
@@ -13,6 +14,7 @@
 #include "lane.h"
 #include "mg_test.h"
 #include "options.h"
+#include "shim.h"
 #include "spawn.h"
 #include "timeline.h"
 
@@ -494,6 +496,40 @@ static void spawn_read_whole(void)
 	}
 }
 
+/* The shims' name table, grown name by name and reserved at once, past the
+ * size where its arrays and name chunks become huge-page blocks (mg_bulk.h:
+ * every block freed with the size it was made with, which ASan and munmap
+ * would catch): every name found at its index and held whole, a second
+ * add of one refused. 100,000 names: the index and hash arrays 2.4 MiB,
+ * the slots 2 MiB, the names' bytes ~1.2 MiB in growing chunks. */
+static void names_bulk(void)
+{
+	enum { N = 100000 };
+	char name[64];
+	for (int reserve = 0; reserve < 2; reserve++) {
+		shim_names *t = shim_names_new();
+		if (reserve)
+			shim_names_reserve(t, N);
+		for (long i = 0; i < N; i++) {
+			int n = snprintf(name, sizeof(name), "Suite%ld.test_%ld", i % 97, i);
+			CU_ASSERT_EQUAL_FATAL(shim_names_add(t, name, (size_t)n), i);
+		}
+		CU_ASSERT_EQUAL(shim_names_count(t), (size_t)N);
+		CU_ASSERT_EQUAL(shim_names_add(t, "Suite5.test_5", 13), -1);
+		int bad = 0;
+		for (long i = 0; i < N; i++) {
+			int n = snprintf(name, sizeof(name), "Suite%ld.test_%ld", i % 97, i);
+			size_t len;
+			const char *at = shim_names_at(t, (size_t)i, &len);
+			bad += shim_names_find(t, name, (size_t)n) != i || len != (size_t)n ||
+			       memcmp(at, name, len) || at[len];
+		}
+		CU_ASSERT_EQUAL(bad, 0);
+		CU_ASSERT_EQUAL(shim_names_find(t, "Suite0.test_100000", 18), -1);
+		shim_names_free(t);
+	}
+}
+
 static const mg_case cases[] = {
     {"transitions_legal", transitions_legal},
     {"transitions_actions", transitions_actions},
@@ -512,6 +548,7 @@ static const mg_case cases[] = {
     {"spawn_exec_fails", spawn_exec_fails},
     {"spawn_release_keeps", spawn_release_keeps},
     {"spawn_read_whole", spawn_read_whole},
+    {"names_bulk", names_bulk},
 };
 
 MG_TEST_MAIN("runner", cases)
