@@ -688,15 +688,18 @@ int run_main(int argc, char **argv, const run_hooks *hooks)
 	c.rep->exit_code = code;
 
 	/* a stop signal from here on ends the writing: what is left unwritten
-	 * stays as it was (no half-written file), then the signal is re-raised */
+	 * stays as it was (no half-written file), then the signal is re-raised;
+	 * in a run a signal stopped, the same stop repeated is not a second one
+	 * (supervise_stop_again) */
+	int was = c.signo;
+	int stop = supervise_stop_again(&c, was);
 	supervise_interruptible_writes();
-	int stop = 0;
 	if (o.report && report_save(c.rep, o.report, &err) < 0) {
 		fprintf(stderr, "memguard run: %s\n", err.msg);
 		if (!c.signo)
 			code = MG_EXIT_INFRA;
 	}
-	stop = supervise_stop_pending(&c);
+	stop |= supervise_stop_again(&c, was);
 	/* The job log always gets the table and the tests that did not pass
 	 * (whatever adapters write elsewhere: a step summary, files); -q drops
 	 * it only when adapters are given, else it is the run's one output. */
@@ -707,7 +710,7 @@ int run_main(int argc, char **argv, const run_hooks *hooks)
 		if (adapters_render(c.rep, "console", &err) < 0)
 			fprintf(stderr, "memguard run: %s\n", err.msg);
 		fflush(stdout);
-		stop = supervise_stop_pending(&c);
+		stop = supervise_stop_again(&c, was);
 	}
 	/* An output CI reads that could not be written is an infrastructure
 	 * error (3), even when tests failed (1): the failure would go unseen. */
@@ -717,7 +720,7 @@ int run_main(int argc, char **argv, const run_hooks *hooks)
 			if (!c.signo)
 				code = MG_EXIT_INFRA;
 		}
-		stop = supervise_stop_pending(&c);
+		stop = supervise_stop_again(&c, was);
 	}
 	if (!stop)
 		code = user_output(&c, &o, uo, code);

@@ -657,6 +657,7 @@ void supervise_run(run_ctx *c);
 void supervise_install_signals(run_ctx *c);
 void supervise_interruptible_writes(void);
 int supervise_stop_pending(run_ctx *c);
+int supervise_stop_again(run_ctx *c, int was);
 void supervise_reap_orphans(void);
 
 /* listing.c */

@@ -10,19 +10,32 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static volatile sig_atomic_t sig_write_fd = -1;
+/* when the first and the latest stop signal came (CLOCK_MONOTONIC, ms; 0:
+ * none): a repeat soon after the first is that stop again
+ * (supervise_stop_again) */
+static _Atomic long long sig_first_ms, sig_last_ms;
 
 static void on_signal(int sig)
 {
 	int saved = errno;
 	unsigned char b = (unsigned char)sig;
+	if (sig != SIGCHLD) {
+		struct timespec ts;
+		clock_gettime(CLOCK_MONOTONIC, &ts); /* async-signal-safe */
+		long long ms = (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000, none = 0;
+		atomic_compare_exchange_strong(&sig_first_ms, &none, ms);
+		atomic_store(&sig_last_ms, ms);
+	}
 	if (sig_write_fd >= 0) {
 		ssize_t w = write(sig_write_fd, &b, 1);
 		(void)w;
@@ -614,6 +627,21 @@ void supervise_interruptible_writes(void)
 	sigemptyset(&sa.sa_mask);
 	for (size_t i = 0; i < RUN_NSTOP_SIGNALS; i++)
 		sigaction(run_stop_signals[i], &sa, NULL);
+}
+
+/* While the outputs are written: whether a stop signal came that ends the
+ * writing. was: the signal the run had ended by (c->signo before the
+ * writing; 0 when none). The same stop again within STOP_AGAIN_MS of the
+ * first is none: timeout(1) signals memguard and then its process group,
+ * and on a loaded machine the second comes while the report is written
+ * (before: no table and no adapter's file, now and then); a Ctrl-C pressed
+ * again later, for a write that hangs, still ends it. */
+#define STOP_AGAIN_MS 1000
+int supervise_stop_again(run_ctx *c, int was)
+{
+	if (!supervise_stop_pending(c))
+		return 0;
+	return !was || atomic_load(&sig_last_ms) - atomic_load(&sig_first_ms) >= STOP_AGAIN_MS;
 }
 
 int supervise_stop_pending(run_ctx *c)

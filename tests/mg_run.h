@@ -36,17 +36,28 @@ static int mg_run_signal;
  * reached its hanging tests whatever the machine's load. */
 static int mg_run_signal_marks;
 
-/* The number of entries of dir whose name starts with "hang.". */
-static inline int mg_hang_marks(const char *dir)
+/* When set, the signal is sent a second time once the report is being
+ * written (its temporary file, report.json.tmp.*, is there): the same stop
+ * again, as timeout(1) sends it to memguard and then to its process group. */
+static int mg_run_signal_again;
+
+/* The number of entries of dir whose name starts with prefix. */
+static inline int mg_dir_count(const char *dir, const char *prefix)
 {
 	DIR *d = opendir(dir);
 	struct dirent *e;
 	int n = 0;
 	while (d && (e = readdir(d)))
-		n += strncmp(e->d_name, "hang.", 5) == 0;
+		n += strncmp(e->d_name, prefix, strlen(prefix)) == 0;
 	if (d)
 		closedir(d);
 	return n;
+}
+
+/* The number of entries of dir whose name starts with "hang.". */
+static inline int mg_hang_marks(const char *dir)
+{
+	return mg_dir_count(dir, "hang.");
 }
 
 typedef struct outcome {
@@ -159,6 +170,16 @@ static inline void mg(outcome *o, const char *const *argv, const char *const *en
 		struct timespec ts = {term_after_ms / 1000, (term_after_ms % 1000) * 1000000L};
 		nanosleep(&ts, NULL);
 		kill(pid, mg_run_signal ? mg_run_signal : SIGTERM);
+		/* polled for at most 30 s, every 0.2 ms (the report of a large
+		 * run takes tens of ms to write) */
+		for (int waited = 0; mg_run_signal_again && waited < 150000 &&
+		                     !mg_dir_count(o->dir, "report.json.tmp.");
+		     waited++) {
+			struct timespec tick = {0, 200 * 1000L};
+			nanosleep(&tick, NULL);
+		}
+		if (mg_run_signal_again)
+			kill(pid, mg_run_signal ? mg_run_signal : SIGTERM);
 	}
 	while (waitpid(pid, &o->status, 0) < 0 && errno == EINTR)
 		;

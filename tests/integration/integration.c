@@ -131,6 +131,7 @@ static const mg_case cases[] = {
     {"reserve_x64", reserve_x64},
     {"sigterm", sigterm},
     {"stop_signals", stop_signals},
+    {"sigint_again", sigint_again},
     {"protocol_break_between_tests", protocol_break_between_tests},
     {"v1_output_between", v1_output_between},
     {"bad_limit", bad_limit},

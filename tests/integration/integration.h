@@ -97,6 +97,7 @@ void rss_pool_two_lanes(void);
 void wrap_soft_warning(void);
 void sigterm(void);
 void stop_signals(void);
+void sigint_again(void);
 void protocol_break_between_tests(void);
 void v1_output_between(void);
 void crash_child_holds_pipe(void);

@@ -232,6 +232,36 @@ void stop_signals(void)
 		interrupted_by(sigs[k], 100);
 }
 
+/* SIGINT, and the same SIGINT again while the report is written, as
+ * timeout(1) sends it to memguard and then to its process group (on a
+ * loaded machine the second came while memguard wrote its outputs): one
+ * stop, so the console's table and the JUnit file are written too (before:
+ * the report only, stdout empty, no JUnit). 50,000 tests, most of them
+ * not run: a report that takes a while to write. */
+void sigint_again(void)
+{
+	outcome o;
+	mg_run_signal = SIGINT;
+	mg_run_signal_marks = 1;
+	mg_run_signal_again = 1;
+	mg(&o,
+	   ARGV("run", "-j", "2", "--report", "report.json", "--adapter", "junit=junit.xml", "--",
+	        FAULT64),
+	   ENV("MG_FAULT=hang@30,hang@31", "MG_FAULT_TESTS=50000"), 50);
+	mg_run_signal = 0;
+	mg_run_signal_marks = 0;
+	mg_run_signal_again = 0;
+	CU_ASSERT(killed_by(&o, SIGINT));
+	CU_ASSERT_FATAL(o.report != NULL);
+	CU_ASSERT(json_is_true(json_object_get(o.report, "interrupted")));
+	CU_ASSERT(strstr(o.out, "interrupted: this is a partial report") != NULL);
+	char path[128];
+	struct stat st;
+	snprintf(path, sizeof(path), "%s/junit.xml", o.dir);
+	CU_ASSERT(stat(path, &st) == 0 && st.st_size > 1000000);
+	done(&o);
+}
+
 /* A host that answers every run line with two results breaks the protocol
  * between tests: each such host ends as error (the generations say so),
  * every test passes in a fresh host, and the run is exit 3 saying so (it
