@@ -1110,9 +1110,14 @@ void lane_exited(run_ctx *c, lane *l, mg_exit_end status)
 		snprintf(what, sizeof(what), "exited with status %d", status.status);
 
 	/* near a limit by the last reading, or by what the host said as it died
-	 * (a fast allocation to the ceiling that no sample saw) */
+	 * (a fast allocation to the ceiling that no sample saw); not a limit
+	 * the host was past from its start (one below a fresh program's own
+	 * size: --recycle-at rss=1M), which says nothing of why it died */
 	uint64_t va_end = h->death_va > h->va_last ? h->death_va : h->va_last;
-	int near = policy_near_soft(c, va_end, h->tree_rss);
+	char near_why[160];
+	int near = policy_near_soft_why(c, va_end, h->tree_rss, near_why, sizeof(near_why)) &&
+	           !((h->hello_va || h->hello_rss) &&
+	             policy_soft_below_fresh(c, h->hello_va, h->hello_rss));
 	/* a SIGKILL while the cgroup's OOM-kill count went up: the kernel's OOM
 	 * killer, not someone else; an out-of-memory death like the others */
 	int oom = status.signo == SIGKILL && sample_oom_killed(c);
@@ -1122,7 +1127,7 @@ void lane_exited(run_ctx *c, lane *l, mg_exit_end status)
 		         "oom_kill %llu)",
 		         (unsigned long long)c->oom_kills);
 	host_end end = END_CRASH;
-	char why[300];
+	char why[448];
 	if (h->pipe_closed_alive && status.signo == SIGKILL) {
 		/* our own SIGKILL, DYING_DEADLINE after it closed its reply pipe: a
 		 * protocol error; the test it was running gets its one retry */
@@ -1141,10 +1146,8 @@ void lane_exited(run_ctx *c, lane *l, mg_exit_end status)
 			lane_breach(c, l, t, why, dur, 1);
 			end = END_KILL;
 		} else if (near) {
-			char a[32];
-			report_format_size(a, sizeof(a), va_end);
-			snprintf(why, sizeof(why), "host %s near its limit (va %s): out of memory",
-			         what, a);
+			snprintf(why, sizeof(why), "host %s near its limit (%s): out of memory", what,
+			         near_why);
 			lane_breach(c, l, t, why, dur, 1);
 			end = END_KILL;
 		} else {

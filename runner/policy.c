@@ -544,3 +544,25 @@ int policy_near_soft(const run_ctx *c, uint64_t va, uint64_t rss)
 {
 	return (c->soft.va && va >= c->soft.va) || rss_pool(c, c->soft.rss, rss);
 }
+
+int policy_near_soft_why(const run_ctx *c, uint64_t va, uint64_t rss, char *why, size_t n)
+{
+	char a[32], k[32];
+	if (c->soft.va && va >= c->soft.va) {
+		report_format_size(a, sizeof(a), va);
+		report_format_size(k, sizeof(k), c->soft.va);
+		snprintf(why, n, "va %s >= recycle %s", a, k);
+		return 1;
+	}
+	if (rss_pool(c, c->soft.rss, rss)) {
+		pool_why(c, why, n, "recycle", rss, c->soft.rss);
+		return 1;
+	}
+	return 0;
+}
+
+int policy_soft_below_fresh(const run_ctx *c, uint64_t va, uint64_t rss)
+{
+	return (c->soft.va && va >= c->soft.va) ||
+	       (c->soft.rss && c->nlanes && rss >= c->soft.rss / c->nlanes);
+}

@@ -390,6 +390,9 @@ static void oom_crash(const char *host, const char *const *extra, int must_die)
 		const char *why = json_string_value(json_object_get(gens[g], "reason"));
 		int died = why && strstr(why, "out of memory") != NULL;
 		CU_ASSERT(died || (!must_die && why && strstr(why, ">= kill")));
+		/* the limit it was near, named (before: "near its limit (va X)") */
+		CU_ASSERT(!died || strstr(why, "near its limit (va ") == NULL ||
+		          strstr(why, ">= recycle ") != NULL);
 	}
 	done(&o);
 }
