@@ -1146,8 +1146,8 @@ void lane_exited(run_ctx *c, lane *l, mg_exit_end status)
 			lane_breach(c, l, t, why, dur, 1);
 			end = END_KILL;
 		} else if (near) {
-			snprintf(why, sizeof(why), "host %s near its limit (%s): out of memory", what,
-			         near_why);
+			snprintf(why, sizeof(why), "host %s near its limit (%s): out of memory",
+			         what, near_why);
 			lane_breach(c, l, t, why, dur, 1);
 			end = END_KILL;
 		} else {

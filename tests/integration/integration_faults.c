@@ -32,8 +32,8 @@ void crash(void)
 		outcome o;
 		if (i)
 			mg(&o,
-			   ARGV("run", "-j", "1", "--recycle-at", "va=1M", "--report", "report.json",
-			        "--", FAULT64),
+			   ARGV("run", "-j", "1", "--recycle-at", "va=1M", "--report",
+			        "report.json", "--", FAULT64),
 			   ENV(faults[i], "MG_FAULT_TESTS=20"), 0);
 		else
 			mg(&o, ARGV("run", "-j", "1", "--report", "report.json", "--", FAULT64),
