@@ -246,7 +246,9 @@ static int apply(run_options *o, const char *key, const char *val, int layer, mg
 		}
 		if (limits_parse_size(&o->output_head, plus ? head : val, &e) < 0 ||
 		    (plus && limits_parse_size(&tail, plus + 1, &e) < 0))
-			return mg_err_set(err, MG_EINVAL, "output-limit: %s", e.msg);
+			return mg_err_set(err, MG_EINVAL,
+			                  "output-limit: %s in '%s' (SIZE, or HEAD+TAIL: 1M, 256K+768K)",
+			                  e.msg, val);
 		if (plus && o->output_head > UINT64_MAX - tail)
 			return mg_err_set(err, MG_EINVAL, "output-limit: '%s' is too large", val);
 		o->output_limit = plus ? o->output_head + tail : o->output_head;
@@ -568,8 +570,8 @@ const char *options_usage(void)
 	       "      sizes: 123, 4K, 3.5G, 512MiB (1024s), 500MB (1000s)\n"
 	       "  -j, --jobs N           lanes in parallel (default: number of CPUs; with\n"
 	       "                         --history, only lanes worth their start)\n"
-	       "  --timeout D            per-test timeout (60s, 2m, 500ms; default none), and\n"
-	       "                         the host's time to list its tests (default 60s)\n"
+	       "  --timeout D            per-test timeout (60s, 2m, 500ms; default and 0: none),\n"
+	       "                         and the host's time to list its tests (default 60s)\n"
 	       "  --deadline D           whole-run deadline (listing included); tests not run\n"
 	       "                         are 'not-run'\n"
 	       "  --no-progress D|none   a test whose processes are stopped, or use no CPU,\n"

@@ -408,6 +408,14 @@ class _Host:
             msg = ("error collecting: " + rep.longreprtext).encode("utf-8", "replace")
             self.send("extra", name + msg[:_MESSAGE_MAX], state=self.kind["fail"],
                       name_len=len(name))
+        # a module skipped at collection (importorskip, a module-level
+        # skip): pytest counts it among its skipped ("9 skipped"), and its
+        # JUnit has an entry for it
+        for rep in _HOST_STATE.get("collect_skips", []):
+            name = (rep.nodeid or "<collection>").encode("utf-8", "surrogateescape")
+            msg = ("skipped: " + _skip_reason(rep)).encode("utf-8", "replace")
+            self.send("extra", name + msg[:_MESSAGE_MAX], state=self.kind["skip"],
+                      name_len=len(name))
 
     def extra_error(self, name, text, counted=False):
         """An entry outside the listed tests (PROTOCOL.md 6c): a failing
@@ -765,6 +773,8 @@ if _HOST:
     def pytest_collectreport(report):
         if report.failed:
             _HOST_STATE.setdefault("collect_errors", []).append(report)
+        elif report.skipped:
+            _HOST_STATE.setdefault("collect_skips", []).append(report)
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(session, exitstatus):

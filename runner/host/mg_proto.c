@@ -317,6 +317,9 @@ static int take_extra(cursor *c, mg_msg *out)
 	} else if (c->end - c->p >= 6 && !memcmp(c->p, "error ", 6)) {
 		out->state = MG_MSG_ERROR;
 		c->p += 5;
+	} else if (c->end - c->p >= 5 && !memcmp(c->p, "skip ", 5)) {
+		out->state = MG_MSG_SKIP;
+		c->p += 4;
 	} else {
 		return -1;
 	}
@@ -636,7 +639,9 @@ size_t mg_proto_put(char *dst, size_t cap, const mg_msg *m)
 		break;
 	case MG_MSG_EXTRA:
 		put_bytes(&w, " ", 1);
-		put_str(&w, m->state == MG_MSG_ERROR ? "error" : "fail");
+		put_str(&w, m->state == MG_MSG_ERROR  ? "error"
+		            : m->state == MG_MSG_SKIP ? "skip"
+		                                      : "fail");
 		put_field(&w, (uint64_t)m->name_len);
 		put_bytes(&w, " ", 1);
 		put_text(&w, m->text, m->text_len);

@@ -186,7 +186,10 @@ def case_states(jobs, extra=()):
           "a strict xpass is pytest's failure, named so")
     check("teardown broke" in t["test_states.py::test_teardown_error"][1],
           "the teardown error's message")
-    check(len(t) == 16, "16 tests listed, got %d" % len(t))
+    check(len(t) == 17, "16 tests listed and a module skipped, got %d" % len(t))
+    state, msg, _ = t.get("test_module_skip.py", ("", "", ""))
+    check(state == "skip" and "memguard_no_such_module" in msg,
+          "the module pytest skipped at collection: %s %s" % (state, msg[:100]))
     check("module teardown broke" in t["test_module_teardown.py::test_last"][1],
           "the module fixture's teardown error is on its last test")
 

@@ -171,6 +171,8 @@ static void options_errors(void)
 	    {{"run", "--node", "0/4", NULL}, "0/4"},
 	    {{"run", "--driver", "magic", NULL}, "magic"},
 	    {{"run", "--timeout", NULL}, "--timeout"},
+	    {{"run", "--output-limit", "1K+", NULL}, "'1K+'"},
+	    {{"run", "--output-limit", "+5K", NULL}, "'+5K'"},
 	    {{"run", "-x", NULL}, "-x"},
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
