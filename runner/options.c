@@ -246,9 +246,10 @@ static int apply(run_options *o, const char *key, const char *val, int layer, mg
 		}
 		if (limits_parse_size(&o->output_head, plus ? head : val, &e) < 0 ||
 		    (plus && limits_parse_size(&tail, plus + 1, &e) < 0))
-			return mg_err_set(err, MG_EINVAL,
-			                  "output-limit: %s in '%s' (SIZE, or HEAD+TAIL: 1M, 256K+768K)",
-			                  e.msg, val);
+			return mg_err_set(
+			    err, MG_EINVAL,
+			    "output-limit: %s in '%s' (SIZE, or HEAD+TAIL: 1M, 256K+768K)", e.msg,
+			    val);
 		if (plus && o->output_head > UINT64_MAX - tail)
 			return mg_err_set(err, MG_EINVAL, "output-limit: '%s' is too large", val);
 		o->output_limit = plus ? o->output_head + tail : o->output_head;
