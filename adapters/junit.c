@@ -151,6 +151,9 @@ static void property_i64(junit_w *j, const char *name, int64_t v)
  *           with '/' as '.' and without ".py", then its classes, joined by
  *           '.'; the name its last "::" part, parameters included
  *           ("pkg/test_a.py::TestX::test_y[1]" -> pkg.test_a.TestX, test_y[1]);
+ *           a module's own entry (a collection error, a module skipped at
+ *           collection: "pkg/test_b.py") has classname "" and the dotted
+ *           path as its name (pkg.test_b);
  *   else:   classname the suite part of "suite/test"; a name without '/'
  *           belongs to the shard's suite.
  */
@@ -161,6 +164,17 @@ static int split_pytest(const char *full, char **classname, char **name)
 	for (const char *p = full; p + 1 < end; p++)
 		if (p[0] == ':' && p[1] == ':')
 			last = p;
+	if (!last && end - full > 3 && !memcmp(end - 3, ".py", 3)) {
+		/* a module: classname "", name its dotted path */
+		size_t n = strlen(full), k = 0;
+		char *m = mg_xrealloc(NULL, n + 1);
+		for (const char *p = full; p < end - 3; p++)
+			m[k++] = *p == '/' ? '.' : *p;
+		memcpy(m + k, end, n - (size_t)(end - full) + 1);
+		*classname = report_strdup("");
+		*name = m;
+		return 0;
+	}
 	if (!last)
 		return -1;
 	size_t path = (size_t)(strstr(full, "::") - full), n = (size_t)(last - full);
