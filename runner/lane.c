@@ -1118,9 +1118,8 @@ void lane_exited(run_ctx *c, lane *l, mg_exit_end status)
 	 * size: --recycle-at rss=1M), which says nothing of why it died */
 	uint64_t va_end = h->death_va > h->va_last ? h->death_va : h->va_last;
 	char near_why[160];
-	int near = policy_near_soft_why(c, va_end, h->tree_rss, near_why, sizeof(near_why)) &&
-	           !((h->hello_va || h->hello_rss) &&
-	             policy_soft_below_fresh(c, h->hello_va, h->hello_rss));
+	int near = policy_near_soft_why(c, va_end, h->tree_rss, h->hello_va, h->hello_rss, near_why,
+	                                sizeof(near_why));
 	/* a SIGKILL while the cgroup's OOM-kill count went up: the kernel's OOM
 	 * killer, not someone else; an out-of-memory death like the others */
 	int oom = status.signo == SIGKILL && sample_oom_killed(c);

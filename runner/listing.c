@@ -362,13 +362,20 @@ done:
  * 5 "no tests ran", or 0 with --allow-no-tests, where pytest exits 2). */
 void listing_extras(run_ctx *c, const name_list *nl)
 {
-	if (nl->nextras && c->rep->node_index > 1) {
+	if (c->rep->node_index > 1) {
+		/* a module pytest skipped is node 1's to record, and said by none */
+		size_t failing = 0, first = 0;
+		for (size_t i = nl->nextras; i-- > 0;)
+			if (nl->extras[i].state != TEST_SKIP)
+				failing++, first = i;
+		if (!failing)
+			return;
 		c->extras_stopped = !c->nlisted;
 		fprintf(stderr,
 		        "memguard: %zu entr%s outside the listed tests (the first: %s) %s node 1's "
 		        "to record, not node %u's%s\n",
-		        nl->nextras, nl->nextras == 1 ? "y" : "ies", nl->extras[0].name,
-		        nl->nextras == 1 ? "is" : "are", (unsigned)c->rep->node_index,
+		        failing, failing == 1 ? "y" : "ies", nl->extras[first].name,
+		        failing == 1 ? "is" : "are", (unsigned)c->rep->node_index,
 		        c->extras_stopped ? "; no test ran for it, so this node fails too (exit 1)"
 		                          : "");
 		return;

@@ -187,6 +187,11 @@ int policy_exit_code(const run_ctx *c)
 	for (size_t s = 0; s < c->rep->nshards; s++)
 		for (int k = 0; k < TEST_STATE_COUNT; k++)
 			ran += c->rep->shards[s].counts[k];
+	/* a module pytest skipped at collection is no test that ran: pytest
+	 * exits 5 when that is all there was */
+	for (size_t i = 0; i < c->nextras; i++)
+		ran -=
+		    c->rep->shards[c->extras[2 * i]].tests[c->extras[2 * i + 1]].state == TEST_SKIP;
 	if (!ran)
 		return c->extras_stopped ? MG_EXIT_FAILED : policy_no_tests_exit(c, NULL);
 	return code;
@@ -545,24 +550,29 @@ int policy_near_soft(const run_ctx *c, uint64_t va, uint64_t rss)
 	return (c->soft.va && va >= c->soft.va) || rss_pool(c, c->soft.rss, rss);
 }
 
-int policy_near_soft_why(const run_ctx *c, uint64_t va, uint64_t rss, char *why, size_t n)
+int policy_near_soft_why(const run_ctx *c, uint64_t va, uint64_t rss, uint64_t hello_va,
+                         uint64_t hello_rss, char *why, size_t n)
 {
 	char a[32], k[32];
-	if (c->soft.va && va >= c->soft.va) {
+	/* a limit the host was past at its hello (one below a fresh program's
+	 * own size: --recycle-at rss=1M) says nothing of why it died while it
+	 * had not grown to twice its hello's figure (a test that did may have
+	 * died of it; the last reading may be an early one, below the hello);
+	 * a hello 64 times the death's is not this process's (the shim's, an
+	 * ASan build's terabytes of VA, where the probe is not loaded) */
+	int va_past =
+	    c->soft.va && hello_va >= c->soft.va && va / 2 < hello_va && hello_va / 64 < va;
+	int rss_past = c->soft.rss && c->nlanes && hello_rss >= c->soft.rss / c->nlanes &&
+	               rss / 2 < hello_rss && hello_rss / 64 < rss;
+	if (c->soft.va && va >= c->soft.va && !va_past) {
 		report_format_size(a, sizeof(a), va);
 		report_format_size(k, sizeof(k), c->soft.va);
 		snprintf(why, n, "va %s >= recycle %s", a, k);
 		return 1;
 	}
-	if (rss_pool(c, c->soft.rss, rss)) {
+	if (rss_pool(c, c->soft.rss, rss) && !rss_past) {
 		pool_why(c, why, n, "recycle", rss, c->soft.rss);
 		return 1;
 	}
 	return 0;
-}
-
-int policy_soft_below_fresh(const run_ctx *c, uint64_t va, uint64_t rss)
-{
-	return (c->soft.va && va >= c->soft.va) ||
-	       (c->soft.rss && c->nlanes && rss >= c->soft.rss / c->nlanes);
 }

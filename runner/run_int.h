@@ -515,11 +515,12 @@ typedef struct policy_verdict {
 unsigned policy_judge(policy_verdict *out, const run_ctx *c, const host *h, policy_scope scope,
                       const policy_reading *r);
 int policy_near_soft(const run_ctx *c, uint64_t va, uint64_t rss);
-/* policy_near_soft, and which limit in why ("rss 4.01 MiB >= recycle 1.00 MiB") */
-int policy_near_soft_why(const run_ctx *c, uint64_t va, uint64_t rss, char *why, size_t n);
-/* Whether a fresh host of va, rss (its hello) is past a recycle limit
- * already (its rss against its lane's share of the pool) */
-int policy_soft_below_fresh(const run_ctx *c, uint64_t va, uint64_t rss);
+/* Whether a host that died at va, rss (its tree) was near a recycle limit,
+ * and which in why ("rss 4.01 MiB >= recycle 1.00 MiB"); not a limit its
+ * hello (hello_va, hello_rss: 0 when unknown) was past already and it did
+ * not grow to twice that */
+int policy_near_soft_why(const run_ctx *c, uint64_t va, uint64_t rss, uint64_t hello_va,
+                         uint64_t hello_rss, char *why, size_t n);
 int policy_recycle_why(const run_ctx *c, const mg_msg *m, const rtest *next, char *why, size_t n);
 size_t policy_depth(const run_ctx *c, const lane *l);
 /* Whether l's host has work enough (twice REPLY_WAIT of it, at its pace)

@@ -24,6 +24,7 @@ static volatile sig_atomic_t sig_write_fd = -1;
  * none): a repeat soon after the first is that stop again
  * (supervise_stop_again) */
 static _Atomic long long sig_first_ms, sig_last_ms;
+_Static_assert(ATOMIC_LLONG_LOCK_FREE == 2, "a signal handler's atomics must be lock-free");
 
 static void on_signal(int sig)
 {
@@ -631,17 +632,20 @@ void supervise_interruptible_writes(void)
 
 /* While the outputs are written: whether a stop signal came that ends the
  * writing. was: the signal the run had ended by (c->signo before the
- * writing; 0 when none). The same stop again within STOP_AGAIN_MS of the
- * first is none: timeout(1) signals memguard and then its process group,
- * and on a loaded machine the second comes while the report is written
- * (before: no table and no adapter's file, now and then); a Ctrl-C pressed
- * again later, for a write that hangs, still ends it. */
+ * writing; 0 when none). The same signal again within STOP_AGAIN_MS of the
+ * first is that stop, not a second one: timeout(1) signals memguard and
+ * then its process group, and on a loaded machine the second comes while
+ * the report is written (before: no table and no adapter's file, now and
+ * then); another signal, or a Ctrl-C pressed again later for a write that
+ * hangs, still ends it. */
 #define STOP_AGAIN_MS 1000
 int supervise_stop_again(run_ctx *c, int was)
 {
-	if (!supervise_stop_pending(c))
+	int got = supervise_stop_pending(c);
+	if (!got)
 		return 0;
-	return !was || atomic_load(&sig_last_ms) - atomic_load(&sig_first_ms) >= STOP_AGAIN_MS;
+	return !was || got != was ||
+	       atomic_load(&sig_last_ms) - atomic_load(&sig_first_ms) >= STOP_AGAIN_MS;
 }
 
 int supervise_stop_pending(run_ctx *c)

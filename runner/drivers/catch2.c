@@ -1066,7 +1066,8 @@ static int c2_overall(gtest *g, const char *p, size_t n)
 }
 
 /* Whether the rest of a <TestCase name="..." line (from the name's closing
- * quote q to e) has tags="..." holding [!shouldfail]. */
+ * quote q to e) has tags="..." holding [!shouldfail] (lowercase: Catch2
+ * refuses a program whose special tag is written otherwise). */
 static int c2_tagged_shouldfail(const char *q, const char *e)
 {
 	if (!q)
@@ -1326,10 +1327,21 @@ static void c2_line(shim *s, gtest *g, char *line, size_t len, int glued)
 			return;
 		}
 		mg_msg_kind v = c2_verdict(g);
-		if (v == MG_MSG_FAIL && !g->c2_assert_failed && !g->text_len && g->c2_shouldfail) {
+		if (v == MG_MSG_FAIL && !g->c2_assert_failed && g->c2_shouldfail) {
+			/* its own messages (a WARN, an INFO) after the reason */
 			static const char why[] = "passed, but it is tagged [!shouldfail]: Catch2 "
 			                          "counts that as a failure";
-			gtest_end(s, g, v, why, sizeof(why) - 1);
+			size_t n = sizeof(why) - 1 + (g->text_len ? 2 + g->text_len : 0);
+			char *m = malloc(n + 1);
+			if (m) {
+				memcpy(m, why, sizeof(why) - 1);
+				if (g->text_len) {
+					memcpy(m + sizeof(why) - 1, "; ", 2);
+					memcpy(m + sizeof(why) + 1, g->text, g->text_len);
+				}
+			}
+			gtest_end(s, g, v, m ? m : why, m ? n : sizeof(why) - 1);
+			free(m);
 			return;
 		}
 		gtest_end(s, g, v, g->text, g->text_len);

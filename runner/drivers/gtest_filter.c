@@ -26,7 +26,8 @@ void gtest_filter_sort(gtest *g)
 	g->sort_due = 1;
 }
 
-/* g->sorted for g->list; nsorted 0 when memory is short. A listing in
+/* g->sorted for g->list (out of memory aborts, as mg_bulk.h's blocks do;
+ * nsorted 0 when the batch's marks cannot be had). A listing in
  * name order already (GoogleTest lists in registration order, which often
  * is) is only checked: a merge sort compares (N/2) log N times even then. */
 static void filter_sort_now(gtest *g)

@@ -642,10 +642,11 @@ def _outcome(reports):
 
 
 def _skip_reason(rep):
+    """The reason as pytest's short summary says it ("SKIPPED [1] f.py:4:
+    REASON"): without the exception's "Skipped: " in front."""
     lr = rep.longrepr
-    if isinstance(lr, tuple) and len(lr) == 3:
-        return str(lr[2])
-    return rep.longreprtext
+    reason = str(lr[2]) if isinstance(lr, tuple) and len(lr) == 3 else rep.longreprtext
+    return reason[9:] if reason.startswith("Skipped: ") else reason
 
 
 class _Shared:

@@ -28,3 +28,8 @@ TEST_CASE("e should fail and does", "[!shouldfail]")
 {
 	CHECK(1 == 2);
 }
+TEST_CASE("f should fail but warns", "[!shouldfail]")
+{
+	WARN("careful here");
+	CHECK(true);
+}

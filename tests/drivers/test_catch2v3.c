@@ -162,6 +162,10 @@ static void catch2v3_same_name(void)
 		expect_state(o.report, "d should fail but passes", "fail");
 		expect_message(o.report, "d should fail but passes", "tagged [!shouldfail]");
 		expect_state(o.report, "e should fail and does", "pass");
+		/* the test's own message (a WARN) after the reason */
+		expect_state(o.report, "f should fail but warns", "fail");
+		expect_message(o.report, "f should fail but warns", "tagged [!shouldfail]");
+		expect_message(o.report, "f should fail but warns", "careful here");
 		CU_ASSERT_EQUAL(count(o.report, "error"), 0);
 		done(&o);
 	}

@@ -412,6 +412,21 @@ void oom_death_x86(void)
 void oom_crash_capped(void)
 {
 	oom_crash(FAULT64, (const char *const[]){"--address-space", "4G", NULL}, 0);
+	/* under a recycle limit below a fresh host's own size as well (a
+	 * recycle after every test): the test grew far past the host's start,
+	 * so its crash is still out of memory, not a plain crash */
+	outcome o;
+	mg(&o,
+	   ARGV("run", "-j", "1", "--address-space", "4G", "--recycle-at", "va=1M", "--report",
+	        "report.json", "--", FAULT64),
+	   ENV("MG_FAULT=oomcrash@3", "MG_FAULT_TESTS=6"), 0);
+	CU_ASSERT(exited_with(&o, 1));
+	CU_ASSERT_FATAL(o.report != NULL);
+	CU_ASSERT_STRING_EQUAL(state_of(o.report, "fault/t003"), "memory-limit");
+	const char *m = message_of(o.report, "fault/t003");
+	CU_ASSERT(m && (strstr(m, "out of memory") || strstr(m, ">= kill")));
+	CU_ASSERT_EQUAL(count(o.report, "pass"), 5);
+	done(&o);
 }
 
 /* Limits that contradict each other or the machine: exit 2, both named. */

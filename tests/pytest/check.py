@@ -631,6 +631,23 @@ def case_collect_error():
           "memguard list: %d %r %s" % (p.returncode, p.stdout, p.stderr[-500:]))
 
 
+def case_skip_only():
+    """A suite whose one module pytest skips at collection: pytest exits 5
+    (no tests ran) and so does memguard, its report holding the skip, and
+    on node 2 of 2 too (before: the skip counted as a test that ran, exit
+    0; on node 2 "no test ran for it, so this node fails too", exit 1)."""
+    suite = os.path.join(SUITES, "skip_only")
+    p = subprocess.run(pytest_cmd("-q", suite), cwd=WORK, env=ENV, capture_output=True)
+    check(p.returncode == 5, "pytest itself exits 5, got %d" % p.returncode)
+    for node in ([], ["--node", "2/2"]):
+        rc, rep, _, err = memguard(["-j", "1", *node], pytest_cmd(suite))
+        check(rc == 5, "%s: exit 5 as pytest's, got %d: %s" % (node, rc, err[-500:]))
+        if not node and rep is not None:
+            state, msg, _ = tests_of(rep).get("test_only_skip.py", ("", "", ""))
+            check(state == "skip" and msg.startswith("skipped: could not import"),
+                  "the skipped module: %s %s" % (state, msg[:100]))
+
+
 def case_exit_mid_test():
     """pytest.exit() in a test: pytest ends its run there and exits with the
     returncode. With 0 the test is a pass and the run passes, as directly
@@ -817,6 +834,7 @@ CASES = {
     "xdist_refused": case_xdist_refused,
     "usage_error": case_usage_error,
     "exit_mid_test": case_exit_mid_test,
+    "skip_only": case_skip_only,
     "detect": case_detect,
 }
 

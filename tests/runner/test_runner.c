@@ -500,9 +500,10 @@ static void spawn_read_whole(void)
 
 /* The shims' name table, grown name by name and reserved at once, past the
  * size where its arrays and name chunks become huge-page blocks (mg_bulk.h:
- * every block freed with the size it was made with, which ASan and munmap
- * would catch): every name found at its index and held whole, a second
- * add of one refused. 100,000 names: the index and hash arrays 2.4 MiB,
+ * every block freed with the size it was made with; a size on the wrong
+ * side of the line would free() a mapping or munmap malloc's memory, which
+ * ASan and the allocator catch): every name found at its index and held
+ * whole, a second add of one refused. 100,000 names: the index and hash arrays 2.4 MiB,
  * the slots 2 MiB, the names' bytes ~1.2 MiB in growing chunks. */
 static void names_bulk(void)
 {
