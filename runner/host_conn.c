@@ -570,10 +570,13 @@ void conn_read_output(run_ctx *c, lane *l, int err_stream)
 			record_stream(c, buf, (size_t)n);
 			record_output(c, &c->tests[flight_at(h, 0, c->o->pipeline)], buf,
 			              (size_t)n);
-		} else { /* v1, none in front: the test that ended last, if any */
+		} else { /* v1, none in front: the test that ended last in this
+			  * host, if any (not the last sent: one it was sent but did
+			  * not start goes back to the queue, to run in another host,
+			  * and a recycled program's leak report was its output) */
 			record_stream(c, buf, (size_t)n);
-			if (h->nsent)
-				record_output(c, &c->tests[h->sent[h->nsent - 1]], buf, (size_t)n);
+			if (h->last_ended)
+				record_output(c, &c->tests[h->last_ended - 1], buf, (size_t)n);
 		}
 		if ((size_t)n < sizeof(buf)) /* drained: no read just for EAGAIN */
 			return;

@@ -96,6 +96,7 @@ typedef struct host {
 	size_t *flight; /* ring of test indices, in run order */
 	size_t fhead, nflight;
 	int head_started;
+	size_t last_ended; /* the test that ended last in this host, + 1; 0: none */
 	double head_t0;
 	double head_since; /* when the front test became the front: a host that
 	                    * never starts it times out too */
@@ -394,6 +395,7 @@ static inline size_t flight_at(const host *h, size_t i, unsigned cap)
 
 static inline void flight_pop(host *h, unsigned cap, double t)
 {
+	h->last_ended = flight_at(h, 0, cap) + 1;
 	h->fhead = (h->fhead + 1) % cap;
 	h->nflight--;
 	h->head_started = 0;
