@@ -93,6 +93,53 @@ int report_merge_replaces(const report *into, const report *from, size_t j)
 	return 0;
 }
 
+/* *dst becomes a copy of src (NULL too), the old string freed. */
+static void str_set(char **dst, const char *src)
+{
+	char *c = report_strdup(src);
+	free(*dst);
+	*dst = c;
+}
+
+/* into's header becomes from's: every run into held was replaced by from's
+ * (a job's run noted again), so its commit state, limits, times and verdict
+ * are from's, not a union with the runs that are gone (before: a re-run
+ * noted over an interrupted one kept exit 130 and the first run's dirty
+ * flag, limits and start). The history planned from stays into's. */
+static void header_take(report *into, const report *from)
+{
+	str_set(&into->tool_version, from->tool_version);
+	str_set(&into->sha, from->sha);
+	str_set(&into->branch, from->branch);
+	str_set(&into->repo_note, from->repo_note);
+	str_set(&into->limits_soft, from->limits_soft);
+	str_set(&into->limits_hard, from->limits_hard);
+	str_set(&into->containment, from->containment);
+	str_set(&into->seed, from->seed);
+	into->dirty = from->dirty;
+	into->node_index = from->node_index;
+	into->node_total = from->node_total;
+	free(into->nodes_present);
+	into->nodes_present = NULL;
+	into->nnodes_present = 0;
+	if (from->nnodes_present) {
+		into->nodes_present = malloc(from->nnodes_present * sizeof(*into->nodes_present));
+		if (!into->nodes_present)
+			abort();
+		memcpy(into->nodes_present, from->nodes_present,
+		       from->nnodes_present * sizeof(*into->nodes_present));
+		into->nnodes_present = from->nnodes_present;
+	}
+	into->soft = from->soft;
+	into->hard = from->hard;
+	into->has_limit_bytes = from->has_limit_bytes;
+	into->expected_wall = from->expected_wall;
+	into->start_time = from->start_time;
+	into->wall = from->wall;
+	into->interrupted = from->interrupted;
+	into->exit_code = from->exit_code;
+}
+
 /* report_merge; take: from's shards are moved, not copied (from is left
  * with empty shards), else from is not changed. */
 static int merge(report *into, report *from, int take, mg_err *err)
@@ -100,6 +147,7 @@ static int merge(report *into, report *from, int take, mg_err *err)
 	if (into == from)
 		return mg_err_set(err, MG_EINVAL, "merge: a report cannot be merged into itself");
 	size_t n0 = into->nshards; /* shards appended below are from's: not compared */
+	int had = n0 > 0, took = 0;
 	for (size_t i = 0; i < from->nshards; i++) {
 		const report_shard *f = &from->shards[i];
 		int first = 1; /* the first of its group in from */
@@ -121,6 +169,7 @@ static int merge(report *into, report *from, int take, mg_err *err)
 			}
 		for (size_t k = i; k < from->nshards; k++)
 			if (report_shard_same_run(&from->shards[k], f)) {
+				took = 1;
 				report_shard *d = report_add_shard(into);
 				if (!take) {
 					report_shard_copy(d, &from->shards[k]);
@@ -135,6 +184,14 @@ static int merge(report *into, report *from, int take, mg_err *err)
 				from->shards[k].start_time = d->start_time;
 			}
 	}
+	if (!n0 && (took || !had)) {
+		/* none of into's runs is left: the whole is from's */
+		header_take(into, from);
+		report_finish(into, REPORT_MAX_SUSPECTS);
+		return 0;
+	}
+	if (!took && had)
+		goto done; /* into holds a later run of every group of from's */
 	if (!into->sha && from->sha) {
 		free(into->repo_note);
 		into->repo_note = NULL;
@@ -173,6 +230,7 @@ static int merge(report *into, report *from, int take, mg_err *err)
 	 * only 0, then the larger */
 	if (exit_rank(from->exit_code) > exit_rank(into->exit_code))
 		into->exit_code = from->exit_code;
+done:
 	report_finish(into, REPORT_MAX_SUSPECTS);
 	/* a node that ran nothing beside nodes that ran tests: tests ran */
 	if (into->exit_code == MG_EXIT_NO_TESTS && into->totals.tests > 0)

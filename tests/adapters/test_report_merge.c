@@ -213,7 +213,10 @@ void test_merge_exit_codes(void)
 }
 
 /* A re-run with fewer lanes leaves no stale lane behind; an older run
- * merged in later does not replace a newer one. */
+ * merged in later does not replace a newer one. The re-run's header is the
+ * whole's: its commit state, limits, start and verdict (before: the
+ * interrupted first run's exit 130, dirty flag and limits stayed), and the
+ * older run merged in later changes none of it. */
 void test_merge_rerun(void)
 {
 	report *old = node_report(1, 1, 3), *rerun = node_report(1, 1, 4);
@@ -222,17 +225,35 @@ void test_merge_rerun(void)
 	for (size_t i = 0; i < old->nshards; i++)
 		old->shards[i].start_time = 1000;
 	rerun->shards[0].start_time = 2000;
+	old->exit_code = 130;
+	old->interrupted = 1;
+	old->dirty = 1;
+	old->start_time = 1000;
+	old->limits_soft = report_strdup("rss=1.00GiB");
+	rerun->exit_code = 0;
+	rerun->dirty = 0;
+	rerun->start_time = 2000;
+	rerun->limits_soft = report_strdup("rss=2.00GiB");
 	CU_ASSERT_EQUAL_FATAL(report_merge(old, rerun, &err), 0);
 	CU_ASSERT_EQUAL(old->nshards, 1);
 	CU_ASSERT_EQUAL(old->shards[0].ntests, 4);
+	CU_ASSERT_EQUAL(old->exit_code, 0);
+	CU_ASSERT_EQUAL(old->interrupted, 0);
+	CU_ASSERT_EQUAL(old->dirty, 0);
+	CU_ASSERT(old->start_time == 2000);
+	CU_ASSERT(old->limits_soft && !strcmp(old->limits_soft, "rss=2.00GiB"));
 
 	report *older = node_report(1, 1, 3);
 	for (size_t i = 0; i < older->nshards; i++)
 		older->shards[i].start_time = 500;
+	older->exit_code = 130;
+	older->dirty = 1;
 	CU_ASSERT_EQUAL_FATAL(report_merge(old, older, &err), 0);
 	CU_ASSERT_EQUAL(old->nshards, 1);
 	CU_ASSERT_EQUAL(old->shards[0].ntests, 4);
 	CU_ASSERT_EQUAL(old->shards[0].start_time, 2000);
+	CU_ASSERT_EQUAL(old->exit_code, 0);
+	CU_ASSERT_EQUAL(old->dirty, 0);
 	report_free(old);
 	report_free(rerun);
 	report_free(older);
