@@ -62,6 +62,12 @@ int store_resolve(git_oid *out, store *s, const char *rev, mg_err *err)
 {
 	git_object *obj = NULL, *commit = NULL;
 	int rc = git_revparse_single(&obj, s->repo, rev);
+	/* a shallow clone's note of a commit it does not hold (its notes
+	 * fetched whole): named by its full id, the note is still there */
+	if (rc == GIT_ENOTFOUND && strlen(rev) == GIT_OID_HEXSZ &&
+	    strspn(rev, "0123456789abcdef") == GIT_OID_HEXSZ &&
+	    git_repository_is_shallow(s->repo) == 1 && git_oid_fromstr(out, rev) == 0)
+		return 0;
 	if (rc == GIT_ENOTFOUND || rc == GIT_EAMBIGUOUS || rc == GIT_EINVALIDSPEC)
 		return mg_err_set(err, MG_ENOTFOUND, "unknown revision '%s'", rev);
 	if (rc < 0)

@@ -567,7 +567,10 @@ void compare_table_revisions(void)
 }
 
 /* compare HEAD~1 HEAD in a shallow clone: BASE is on HEAD's first-parent
- * line, so it is the baseline, merge base or not. */
+ * line, so it is the baseline, merge base or not. A commit the clone does
+ * not hold, named by its full id: show finds its note, and compare against
+ * it says there is no baseline here, exit 1 (before: "unknown revision",
+ * exit 2, though git notes show printed it). */
 void compare_shallow(void)
 {
 	git_oid c[5];
@@ -577,6 +580,14 @@ void compare_shallow(void)
 	CU_ASSERT_EQUAL(r->rc, 0);
 	CU_ASSERT_PTR_NOT_NULL(strstr(r->out, "OK: within limits"));
 	CU_ASSERT_EQUAL(run_in(ds, "compare", "HEAD", "HEAD", NULL)->rc, 0);
+	char old[GIT_OID_HEXSZ + 1];
+	git_oid_tostr(old, sizeof(old), &c[0]);
+	r = run_in(ds, "show", old, NULL);
+	CU_ASSERT_EQUAL(r->rc, 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r->out, old));
+	r = run_in(ds, "compare", old, "HEAD", NULL);
+	CU_ASSERT_EQUAL(r->rc, 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r->err, "shallow"));
 	cleanup();
 }
 
