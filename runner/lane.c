@@ -907,11 +907,8 @@ void lane_line(run_ctx *c, lane *l, char *line, size_t len)
 			h->start_msg[h->start_msg_len] = 0;
 			return;
 		}
-		record_extra(c, l,
-		             m.state == MG_MSG_ERROR  ? TEST_ERROR
-		             : m.state == MG_MSG_SKIP ? TEST_SKIP
-		                                      : TEST_FAIL,
-		             m.text, m.name_len, m.text + m.name_len, m.text_len - m.name_len);
+		record_extra(c, l, record_extra_state(m.state), m.text, m.name_len,
+		             m.text + m.name_len, m.text_len - m.name_len);
 		return;
 	case MG_MSG_RECYCLE:
 		if (!lane_legal(h->state, EV_RECYCLE) || h->head_started)

@@ -300,10 +300,7 @@ int listing_run(run_ctx *c, name_list *out, mg_err *err)
 				out->extras = mg_xrealloc(out->extras, (out->nextras + 1) *
 				                                           sizeof(*out->extras));
 				out->extras[out->nextras++] = (list_extra){
-				    m.state == MG_MSG_ERROR  ? TEST_ERROR
-				    : m.state == MG_MSG_SKIP ? TEST_SKIP
-				                             : TEST_FAIL,
-				    report_strndup(m.text, m.name_len),
+				    record_extra_state(m.state), report_strndup(m.text, m.name_len),
 				    report_strndup(m.text + m.name_len, m.text_len - m.name_len)};
 			} else if (m.kind == MG_MSG_AFTER || m.kind == MG_MSG_NEEDS) {
 				if (out->ndeps == out->capdeps) {

@@ -451,6 +451,11 @@ void record_host_start(run_ctx *c, lane *l);
 void record_warning(run_ctx *c, lane *l, const char *warning);
 void record_extra(run_ctx *c, lane *l, test_state st, const char *name, size_t nlen,
                   const char *msg, size_t mlen);
+/* An extra line's state word (PROTOCOL.md 6c) as the entry's state. */
+static inline test_state record_extra_state(mg_msg_kind state)
+{
+	return state == MG_MSG_ERROR ? TEST_ERROR : state == MG_MSG_SKIP ? TEST_SKIP : TEST_FAIL;
+}
 void record_host_end(run_ctx *c, lane *l, host_end end, const char *why);
 void record_breakdown(run_ctx *c, lane *l, const char *when);
 void record_usage(run_ctx *c, size_t lane_idx, const struct rusage *ru);
@@ -518,9 +523,9 @@ unsigned policy_judge(policy_verdict *out, const run_ctx *c, const host *h, poli
                       const policy_reading *r);
 int policy_near_soft(const run_ctx *c, uint64_t va, uint64_t rss);
 /* Whether a host that died at va, rss (its tree) was near a recycle limit,
- * and which in why ("rss 4.01 MiB >= recycle 1.00 MiB"); not a limit its
- * hello (hello_va, hello_rss: 0 when unknown) was past already and it did
- * not grow to twice that */
+ * and which in why (n bytes; "rss 4.01 MiB >= recycle 1.00 MiB"); not a
+ * limit its hello (hello_va, hello_rss: 0 when unknown) was past already
+ * and it did not grow to twice that */
 int policy_near_soft_why(const run_ctx *c, uint64_t va, uint64_t rss, uint64_t hello_va,
                          uint64_t hello_rss, char *why, size_t n);
 int policy_recycle_why(const run_ctx *c, const mg_msg *m, const rtest *next, char *why, size_t n);

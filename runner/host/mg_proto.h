@@ -150,7 +150,7 @@ typedef struct mg_msg {
 	uint64_t bytes;    /* recycle growth/gap/peak: the figure; dying: VmPeak; expect: growth;
 	                    * end: a shim's MG_LIST_* flags (0: none, not written) */
 	int sig;           /* dying: the signal */
-	mg_msg_kind state; /* extra: MG_MSG_FAIL or MG_MSG_ERROR */
+	mg_msg_kind state; /* extra: MG_MSG_FAIL, MG_MSG_ERROR or MG_MSG_SKIP */
 	size_t name_len;  /* extra: the name is text's first name_len bytes, the message the rest */
 	const char *text; /* test/start/run: the name; fail/skip: the message (may be empty);
 	                   * module: the path; site (parsed): the frames' text
