@@ -5,6 +5,9 @@
  * (sites_symbolize): function, file and line from the module file the host
  * named, checked against the build-id the host read from its memory (a
  * rebuilt file is not used). One Dwfl per module, cached for the run.
+ * A C++ function is named as a reader writes it (ns::Pool::grow,
+ * fill<int>), demangled by libstdc++'s __cxa_demangle, its parameters and
+ * return type cut (sites_cxx_name).
  * Never runs an addr2line process; never reads a host's memory.
  */
 #include "sites.h"
@@ -12,6 +15,7 @@
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -169,6 +173,8 @@ struct sites_cache {
 	X(dwarf_getscopes)                                                                         \
 	X(dwarf_tag)                                                                               \
 	X(dwarf_diename)                                                                           \
+	X(dwarf_attr_integrate)                                                                    \
+	X(dwarf_formstring)                                                                        \
 	X(dwfl_module_addrname)                                                                    \
 	X(dwfl_module_getsrc)                                                                      \
 	X(dwfl_lineinfo)                                                                           \
@@ -308,8 +314,132 @@ static Dwarf_Die *cu_at(sym_module *sm, Dwarf_Addr addr, Dwarf_Addr *bias)
 	return NULL;
 }
 
+/* ---- C++ names ---- */
+
+/* libstdc++'s demangler, loaded (as libdw) when a mangled name is first
+ * met; its type is declared here, it is never linked. */
+char *__cxa_demangle(const char *mangled, char *out, size_t *len, int *status);
+#define CXA_FNS(X) X(__cxa_demangle)
+static MG_DL_TABLE(CXA_FNS) cxa;
+static const char *const cxa_names[] = {CXA_FNS(MG_DL_NAME)};
+
+/* 1 once __cxa_demangle is in cxa; without libstdc++ (said once on stderr)
+ * a C++ name stays mangled. Tried once a process. */
+static int cxa_load(void)
+{
+	static int state; /* 0 not tried, 1 loaded, -1 failed */
+	char why[512];
+	if (state)
+		return state > 0;
+	state = mg_dl_load("libstdc++.so.6", cxa_names, cxa.slot, 1, why, sizeof(why)) < 0 ? -1 : 1;
+	if (state < 0)
+		fprintf(stderr,
+		        "memguard: allocation sites: cannot load libstdc++ (libstdc++.so.6), which "
+		        "demangles C++ names: %s; they stay mangled\n",
+		        why);
+	return state > 0;
+}
+
+static bool ident_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       c == '_';
+}
+
+/* The index just past the ')' matching the '(' at s[i] (the string's end
+ * when none does). */
+static size_t paren_end(const char *s, size_t i)
+{
+	int depth = 0;
+	for (; s[i]; i++)
+		if (s[i] == '(')
+			depth++;
+		else if (s[i] == ')' && --depth == 0)
+			return i + 1;
+	return i;
+}
+
+/*
+ * The function's name in a demangled signature, malloc'd: what precedes
+ * its parameter list (the first '(' outside <>, {}, [] and () but for a
+ * local scope's, "f()::{lambda(int)#1}"), from after the return type a
+ * function template's signature begins with (its last space outside
+ * them, but within an operator's name): "void ns::fill<int>(int) const"
+ * is "ns::fill<int>", "(anonymous namespace)::f(char)" and
+ * "ns::operator<<(ns::A&)" keep their brackets, "operator new[](unsigned
+ * long)" its space.
+ */
+static char *signature_name(const char *s)
+{
+	size_t start = 0, i = 0;
+	int depth = 0;
+	bool in_operator = false; /* past "operator ": new, delete, a conversion */
+	while (s[i]) {
+		char c = s[i];
+		if (c == 'o' && !strncmp(s + i, "operator", 8) &&
+		    (i == 0 || !ident_char(s[i - 1])) && !ident_char(s[i + 8])) {
+			i += 8;
+			if ((s[i] == '(' && s[i + 1] == ')') || (s[i] == '[' && s[i + 1] == ']'))
+				i += 2;
+			else if (s[i] == ' ')
+				in_operator = true;
+			else
+				while (s[i] && strchr("<>=!+-*/%^&|~,", s[i]))
+					i++;
+			continue;
+		}
+		if (c == '(' && depth == 0) {
+			if (!strncmp(s + i, "(anonymous namespace)", 21)) {
+				i += 21;
+				continue;
+			}
+			size_t end = paren_end(s, i);
+			if (strncmp(s + end, "::", 2)) /* not a local scope's: the parameters */
+				break;
+			i = end;
+			continue;
+		}
+		if (c == '<' || c == '(' || c == '{' || c == '[')
+			depth++;
+		else if ((c == '>' || c == ')' || c == '}' || c == ']') && depth > 0)
+			depth--;
+		else if (c == ' ' && depth == 0 && !in_operator)
+			start = i + 1;
+		i++;
+	}
+	size_t n = i - start;
+	char *name = mg_xrealloc(NULL, n + 1);
+	memcpy(name, s + start, n);
+	name[n] = '\0';
+	return name;
+}
+
+char *sites_cxx_name(const char *name)
+{
+	int status = -1;
+	char *full = !strncmp(name, "_Z", 2) && cxa_load()
+	                 ? cxa.__cxa_demangle(name, NULL, NULL, &status)
+	                 : NULL;
+	char *out = status == 0 && full != NULL ? signature_name(full) : report_strdup(name);
+	free(full);
+	return out;
+}
+
+/* A DWARF function's name: its linkage name (mangled: the whole C++ name,
+ * namespaces and classes in it), else its own (C's, or an unqualified one). */
+static const char *die_function_name(Dwarf_Die *die)
+{
+	Dwarf_Attribute attr;
+	const char *linkage = NULL;
+	if (dw.dwarf_attr_integrate(die, DW_AT_linkage_name, &attr) != NULL ||
+	    dw.dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &attr) != NULL)
+		linkage = dw.dwarf_formstring(&attr);
+	return linkage != NULL ? linkage : dw.dwarf_diename(die);
+}
+
 /* The name of the innermost function (an inlined one included) at addr:
- * from the DWARF scopes, else the symbol table; NULL when neither says. */
+ * from the DWARF scopes, else the symbol table; NULL when neither says.
+ * A C++ name is still mangled (sites_cxx_name). */
 static const char *function_at(sym_module *sm, Dwarf_Addr addr)
 {
 	Dwarf_Addr bias;
@@ -321,7 +451,7 @@ static const char *function_at(sym_module *sm, Dwarf_Addr addr)
 		for (int i = 0; i < n && name == NULL; i++) {
 			int tag = dw.dwarf_tag(&scopes[i]);
 			if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine)
-				name = dw.dwarf_diename(&scopes[i]);
+				name = die_function_name(&scopes[i]);
 		}
 		free(scopes);
 		if (name != NULL)
@@ -341,7 +471,7 @@ void sites_symbolize_frame(sites_cache *sc, report_frame *f)
 	Dwarf_Addr addr = f->offset + sm->bias - (f->offset ? 1 : 0);
 	const char *fn = function_at(sm, addr);
 	if (fn != NULL)
-		f->function = report_strdup(fn);
+		f->function = sites_cxx_name(fn);
 	Dwfl_Line *line = dw.dwfl_module_getsrc(sm->mod, addr);
 	int lineno = 0;
 	const char *file = line ? dw.dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL) : NULL;

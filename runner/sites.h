@@ -39,6 +39,13 @@ void sites_head_record(sites_head *sh, report_shard *s, size_t test);
  * function, file and line from libdw (one open per module and build-id). */
 void sites_symbolize(report *r);
 
+/* name as a reader writes it, malloc'd: a mangled C++ name ("_Z...")
+ * demangled (libstdc++'s __cxa_demangle, loaded when first needed) and cut
+ * to the function's, its parameters and a template's return type gone
+ * ("_ZN2ns4fillIiEEvT_" is "ns::fill<int>"); any other name, or one the
+ * demangler refuses, as it is. */
+char *sites_cxx_name(const char *name);
+
 typedef struct sites_cache sites_cache;
 sites_cache *sites_cache_new(void);
 void sites_cache_free(sites_cache *sc);

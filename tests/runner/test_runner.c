@@ -15,6 +15,7 @@
 #include "mg_test.h"
 #include "options.h"
 #include "shim.h"
+#include "sites.h"
 #include "spawn.h"
 #include "timeline.h"
 
@@ -533,6 +534,52 @@ static void names_bulk(void)
 	}
 }
 
+/* A frame's C++ name as a reader writes it (sites_cxx_name): demangled,
+ * the parameters, qualifiers, clone suffix and a template's return type
+ * cut, what brackets the name itself holds kept (operators, an anonymous
+ * namespace, a lambda's local scope, an ABI tag). The mangled names are
+ * g++'s for these declarations; anything else passes as it is. */
+static void cxx_names(void)
+{
+	static const char *const cases[][2] = {
+	    {"_ZN2ns4Pool4growEi", "ns::Pool::grow"},                    /* (int) */
+	    {"_ZNK2ns4Pool4growEi", "ns::Pool::grow"},                   /* (int) const */
+	    {"_ZN2ns4fillIiEESt6vectorIT_SaIS2_EES2_", "ns::fill<int>"}, /* returns a template */
+	    {"_ZN2ns5countINSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEEEEmT_",
+	     "ns::count<std::__cxx11::basic_string<char, std::char_traits<char>, "
+	     "std::allocator<char> > >"},                         /* unsigned long */
+	    {"_ZSt3minImERKT_S2_S2_", "std::min<unsigned long>"}, /* unsigned long const& */
+	    {"_ZSt10__distanceIPKcENSt15iterator_traitsIT_E15difference_typeES3_S3_St26random_"
+	     "access_iterator_tag",
+	     "std::__distance<char const*>"},
+	    {"_ZN12_GLOBAL__N_16hiddenEc", "(anonymous namespace)::hidden"},
+	    {"_ZZ3lamvENKUliE_clEi", "lam()::{lambda(int)#1}::operator()"},
+	    {"_ZN2ns4PoolclEv", "ns::Pool::operator()"},
+	    {"_ZN2ns4PoollsEi", "ns::Pool::operator<<"},
+	    {"_ZNK2ns4PoolltERKS0_", "ns::Pool::operator<"},
+	    {"_ZNK2ns4PoolcvbEv", "ns::Pool::operator bool"},
+	    {"_Znami", "operator new[]"},
+	    {"_Z6taggedB5cxx11v", "tagged[abi:cxx11]"},
+	    {"_ZL9leak_mmapv", "leak_mmap"}, /* static */
+	    {"_Z3foov.cold", "foo"},         /* a [clone .cold] */
+	    {"_ZN7testing8internal35HandleExceptionsInMethodIfSupportedINS_4TestEvEET0_PT_MS4_FS3_"
+	     "vEPKc",
+	     "testing::internal::HandleExceptionsInMethodIfSupported<testing::Test, void>"},
+	    {"leak_mmap", "leak_mmap"}, /* C */
+	    {"_Zbogus", "_Zbogus"},     /* refused by the demangler */
+	    {"_Z", "_Z"},
+	    {"", ""},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *got = sites_cxx_name(cases[i][0]);
+		if (strcmp(got, cases[i][1]))
+			fprintf(stderr, "%s: wanted '%s', got '%s'\n", cases[i][0], cases[i][1],
+			        got);
+		CU_ASSERT_STRING_EQUAL(got, cases[i][1]);
+		free(got);
+	}
+}
+
 static const mg_case cases[] = {
     {"transitions_legal", transitions_legal},
     {"transitions_actions", transitions_actions},
@@ -552,6 +599,7 @@ static const mg_case cases[] = {
     {"spawn_release_keeps", spawn_release_keeps},
     {"spawn_read_whole", spawn_read_whole},
     {"names_bulk", names_bulk},
+    {"cxx_names", cxx_names},
 };
 
 MG_TEST_MAIN("runner", cases)

@@ -28,6 +28,26 @@ __attribute__((noinline)) static void leak_new()
 	keep[nkeep++] = p;
 }
 
+// C++ names: a member function in a namespace and a function template,
+// named as written (the report demangles them and cuts their parameters).
+namespace store
+{
+struct Pool {
+	__attribute__((noinline)) void grow(size_t bytes);
+};
+void Pool::grow(size_t bytes)
+{
+	void *p = malloc(bytes); // SITE:method
+	keep[nkeep++] = p;
+}
+template <typename T> __attribute__((noinline)) T *fill(size_t n)
+{
+	T *p = static_cast<T *>(malloc(n * sizeof(T))); // SITE:template
+	keep[nkeep++] = p;
+	return p;
+}
+} // namespace store
+
 TEST(Leak, Mmap)
 {
 	leak_mmap();
@@ -39,6 +59,15 @@ TEST(Leak, Malloc)
 TEST(Leak, New)
 {
 	leak_new();
+}
+TEST(Leak, Method)
+{
+	store::Pool pool;
+	pool.grow(5u << 20);
+}
+TEST(Leak, Template)
+{
+	store::fill<int>(1u << 20);
 }
 // An allocation that fails: the test fails of it (near the ceiling: retried).
 TEST(Nomem, Fails)

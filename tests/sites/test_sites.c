@@ -160,6 +160,11 @@ static void gtest_run_prog(const char *prog, int exact, int with_new)
 	expect_site(raw, "Leak.Malloc", "malloc", 3u << 20, "leak_malloc", SITES_GTEST_SRC,
 	            "malloc", exact);
 	CU_ASSERT(mg_sites_of(raw, "Clean.Frees") == NULL);
+	/* C++ names as written: demangled, the parameters and return type cut */
+	expect_site(raw, "Leak.Method", "malloc", 5u << 20, "store::Pool::grow", SITES_GTEST_SRC,
+	            "method", exact);
+	expect_site(raw, "Leak.Template", "malloc", 4u << 20, "store::fill<int>", SITES_GTEST_SRC,
+	            "template", exact);
 	/* new through the shared libstdc++: the probe's operator new sees it */
 	if (with_new)
 		expect_site(raw, "Leak.New", "new", 2u << 20, "leak_new", SITES_GTEST_SRC, "new",
@@ -224,6 +229,10 @@ static void asan_run(const char *prog)
 	expect_once(raw, "Leak.Malloc", 3u << 20);
 	expect_site(raw, "Leak.New", "new", 2u << 20, "leak_new", SITES_GTEST_SRC, "new", 1);
 	expect_once(raw, "Leak.New", 2u << 20);
+	expect_site(raw, "Leak.Method", "malloc", 5u << 20, "store::Pool::grow", SITES_GTEST_SRC,
+	            "method", 1);
+	expect_site(raw, "Leak.Template", "malloc", 4u << 20, "store::fill<int>", SITES_GTEST_SRC,
+	            "template", 1);
 	CU_ASSERT(mg_sites_of(raw, "Clean.Frees") == NULL);
 	json_decref(raw);
 	done(&o);
