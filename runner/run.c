@@ -65,8 +65,10 @@ static int prepare(run_ctx *c, run_options *o, mg_err *err)
 		return mg_err_set(err, MG_EINVAL,
 		                  "no host command given (memguard run -- HOST ...)");
 	int rc = 0;
-	/* with --shell the command is a script for sh -c, not a file to find */
-	if (!o->shell) {
+	/* with --shell the command is a script for sh -c, and exec's ./{} a
+	 * program each test names: neither a file to find before they run */
+	int per_test = o->shell || (!strcmp(o->driver, "exec") && strstr(o->host_argv[0], "{}"));
+	if (!per_test) {
 		rc = spawn_resolve(c->path, sizeof(c->path), o->host_argv[0], err);
 		if (rc < 0)
 			return rc == MG_EINVAL ? rc : MG_ENOTFOUND;
@@ -79,7 +81,7 @@ static int prepare(run_ctx *c, run_options *o, mg_err *err)
 	c->argv = o->host_argv;
 	c->arch = o->arch;
 	mg_arch real;
-	if (c->arch != MG_ARCH_UNKNOWN && !o->shell && elf_arch(&real, c->path, NULL) == 0 &&
+	if (c->arch != MG_ARCH_UNKNOWN && !per_test && elf_arch(&real, c->path, NULL) == 0 &&
 	    real != c->arch)
 		fprintf(stderr,
 		        "memguard: warning: --arch %s contradicts %s, a %s (%s) program: the "
@@ -87,7 +89,7 @@ static int prepare(run_ctx *c, run_options *o, mg_err *err)
 		        limits_arch_name(c->arch), o->host_argv[0],
 		        real == MG_ARCH_X86 ? "32-bit" : "64-bit", limits_arch_name(real),
 		        limits_arch_name(c->arch), limits_arch_name(real));
-	if (c->arch == MG_ARCH_UNKNOWN && !o->shell) {
+	if (c->arch == MG_ARCH_UNKNOWN && !per_test) {
 		mg_err e;
 		rc = elf_arch(&c->arch, c->path, &e);
 		if (rc == MG_ENOTFOUND)
@@ -103,7 +105,7 @@ static int prepare(run_ctx *c, run_options *o, mg_err *err)
 		if (*note && !o->quiet)
 			fprintf(stderr, "memguard: %s\n", note);
 	} else if (driver_parse(&c->driver, o->driver, err) < 0 ||
-	           (!o->shell && driver_check(c->driver, c->path, o->host_argv, err) < 0)) {
+	           (!per_test && driver_check(c->driver, c->path, o->host_argv, err) < 0)) {
 		return MG_EINVAL;
 	}
 	/* the user's Catch2 --allow-running-no-tests: Catch2 v3 then passes a

@@ -1304,6 +1304,48 @@ static void exec_shell_quotes(void)
 	done(&o);
 }
 
+/*
+ * A directory of test programs: --list-cmd names them, ./dir/{} runs each
+ * (its own program, so nothing to find before the run: before, memguard
+ * looked for a file named '{}' and exited 3). A script whose child died
+ * of a signal (it exits 128 + N) crashed, as with a whole-argument script;
+ * a name with no program fails that test only.
+ */
+static void exec_program_per_test(void)
+{
+	static const char *const progs[][2] = {
+	    {"t_pass", "#!/bin/sh\nexit 0\n"},
+	    {"t_fail", "#!/bin/sh\nexit 3\n"},
+	    {"t_crash", "#!/bin/sh\nsh -c 'kill -SEGV $$'\nexit $?\n"},
+	};
+	char dir[] = "/tmp/mg-execdir-XXXXXX", path[128], tmpl[128], cmd[160];
+	CU_ASSERT_FATAL(mkdtemp(dir) != NULL);
+	for (size_t i = 0; i < sizeof(progs) / sizeof(progs[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, progs[i][0]);
+		FILE *f = fopen(path, "w");
+		CU_ASSERT_FATAL(f != NULL);
+		fputs(progs[i][1], f);
+		CU_ASSERT_FATAL(fclose(f) == 0);
+		CU_ASSERT_FATAL(chmod(path, 0755) == 0);
+	}
+	snprintf(tmpl, sizeof(tmpl), "%s/{}", dir);
+	outcome o;
+	mg(&o,
+	   ARGV("run", "-j", "1", "--driver", "exec", "--list-cmd",
+	        "printf 't_pass\nt_fail\nt_crash\nt_gone\n'", "--report", "report.json", "--",
+	        tmpl),
+	   NULL, 0);
+	CU_ASSERT(exited_with(&o, 1));
+	CU_ASSERT_FATAL(o.report != NULL);
+	CU_ASSERT_STRING_EQUAL(state_of(o.report, "t_pass"), "pass");
+	CU_ASSERT_STRING_EQUAL(state_of(o.report, "t_fail"), "fail");
+	CU_ASSERT_STRING_EQUAL(state_of(o.report, "t_crash"), "crash");
+	CU_ASSERT_STRING_EQUAL(state_of(o.report, "t_gone"), "fail");
+	done(&o);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	CU_ASSERT(system(cmd) == 0);
+}
+
 /* Exit 0 passes, exit N fails with the status, a signal is that test's crash;
  * the tests after a crash still run. */
 static void exec_states(void)
@@ -2296,6 +2338,7 @@ static const mg_case cases[] = {
     {"exec_shell_quotes", exec_shell_quotes},
     {"exec_states", exec_states},
     {"exec_skip_code", exec_skip_code},
+    {"exec_program_per_test", exec_program_per_test},
     {"exec_output_exact", exec_output_exact},
     {"wrap_peak", wrap_peak},
     {"wrap_peak_apart", wrap_peak_apart},
