@@ -154,6 +154,9 @@ static void property_i64(junit_w *j, const char *name, int64_t v)
  *           a module's own entry (a collection error, a module skipped at
  *           collection: "pkg/test_b.py") has classname "" and the dotted
  *           path as its name (pkg.test_b);
+ *   ctest:  classname and name both the test's name, '/' and all, as
+ *           ctest --output-junit (a second test of one name is memguard's
+ *           "same#2", where ctest writes "same" twice);
  *   else:   classname the suite part of "suite/test"; a name without '/'
  *           belongs to the shard's suite.
  */
@@ -216,6 +219,11 @@ static void split_name(const report_shard *s, const char *full, char **classname
 	if (!strcmp(driver, "gtest") && dot && dot > full && dot[1]) {
 		*classname = report_strndup(full, (size_t)(dot - full));
 		*name = report_strdup(dot + 1);
+		return;
+	}
+	if (!strcmp(driver, "ctest")) {
+		*classname = report_strdup(full);
+		*name = report_strdup(full);
 		return;
 	}
 	if (!strcmp(driver, "catch2")) {

@@ -3,7 +3,8 @@
 # names each test as the framework's own XML of the same binary does
 # (classname, name): GoogleTest's --gtest_output=xml ("Basic" + "Adds",
 # "Small/Square" + "Works/0", "Typed/0" + "Works") and Catch2's --reporter
-# junit ("catch2_leaks.global" + "step 0"). GoogleTest's own run leaves out
+# junit ("catch2_leaks.global" + "step 0"), and CTest's --output-junit of a
+# project made here ("beta/x" + "beta/x"). GoogleTest's own run leaves out
 # the two tests that crash the program (Crash.Segv, After.Crash), which
 # memguard runs too: its set is GoogleTest's and two more.
 set -u
@@ -34,6 +35,25 @@ missing=$(LC_ALL=C comm -23 gtest.ids mg.ids)
 [ "$extra" = "$(printf 'After\tCrash\nCrash\tSegv')" ] || fail "memguard's other ids: $extra"
 grep -q "$(printf '^Small/Square\tWorks/0$')" mg.ids || fail "no Small/Square Works/0"
 echo "ok: gtest: $(wc -l <gtest.ids) ids equal to GoogleTest's own XML"
+# CTest's --output-junit: classname and name both the test's whole name
+mkdir ct
+cat >ct/CMakeLists.txt <<'EOF'
+cmake_minimum_required(VERSION 3.21)
+project(ids NONE)
+enable_testing()
+add_test(NAME alpha COMMAND true)
+add_test(NAME beta/x COMMAND false)
+add_test(NAME "Suite.with space" COMMAND true)
+EOF
+cmake -S ct -B ct/b >/dev/null 2>&1 || fail "configuring the CTest project"
+(cd ct/b && ctest --output-junit "$d/ctest.xml" >/dev/null 2>&1)
+[ -s ctest.xml ] || fail "no CTest JUnit XML"
+(cd ct/b && "$mg" run -q --driver ctest --adapter junit="$d/mg3.xml" -- ctest >/dev/null 2>&1)
+[ $? -eq 1 ] || fail "memguard run of the CTest project: not exit 1 (beta/x fails)"
+ids ctest.xml >ct.ids
+ids mg3.xml >mg3.ids
+cmp -s ct.ids mg3.ids || fail "CTest's ids and memguard's differ: $(diff ct.ids mg3.ids | head -5)"
+echo "ok: ctest: $(wc -l <ct.ids) ids equal to CTest's own JUnit XML"
 [ -n "$c2" ] || exit 0
 "$c2" --reporter junit --out "$d/catch2.xml" >/dev/null 2>&1
 [ -s catch2.xml ] || fail "no Catch2 XML"
