@@ -237,8 +237,11 @@ static uint64_t lane_expected_rise(const run_ctx *c, size_t t)
  * space runs out of no VA a test asks for, so a failure there beside a low
  * --recycle-at va=... is the test's own, never retried as memory's),
  * RSS past the soft RSS limit less the lane's expected RSS growth, or, in
- * a 32-bit space past its half, no free block of the gap limit. Reads the
- * host's maps only for that last (~0.3 ms, failures only).
+ * a 32-bit space past its half, no free block of the gap limit. Not a VA
+ * or RSS limit the host was past from its start (policy_past_from_start:
+ * --recycle-at rss=1K, below a fresh program's own size, would retry
+ * every failure, and a flaky one could pass). Reads the host's maps only
+ * for the gap (~0.3 ms, failures only).
  */
 static int lane_near_ceiling(const run_ctx *c, const lane *l, size_t t, uint64_t va, char *why,
                              size_t n)
@@ -255,14 +258,15 @@ static int lane_near_ceiling(const run_ctx *c, const lane *l, size_t t, uint64_t
 			    c->hard.va - soft_va < soft_va / 8 ? c->hard.va - soft_va : soft_va / 8;
 		if (gap > room)
 			room = gap;
-		if (va + room >= soft_va) {
+		if (va + room >= soft_va && !policy_past_from_start(soft_va, l->h.hello_va, va)) {
 			report_format_size(a, sizeof(a), va);
 			report_format_size(b, sizeof(b), room);
 			snprintf(why, n, "va %s within %s of the limit", a, b);
 			return 1;
 		}
 	}
-	if (c->soft.rss && l->h.tree_rss + policy_expected_rss_growth(l) >= c->soft.rss) {
+	if (c->soft.rss && l->h.tree_rss + policy_expected_rss_growth(l) >= c->soft.rss &&
+	    !policy_past_from_start(c->soft.rss, l->h.hello_rss, l->h.tree_rss)) {
 		report_format_size(a, sizeof(a), l->h.tree_rss);
 		snprintf(why, n, "rss %s within its expected growth of the limit", a);
 		return 1;

@@ -550,14 +550,7 @@ int policy_near_soft(const run_ctx *c, uint64_t va, uint64_t rss)
 	return policy_near_soft_why(c, va, rss, 0, 0, NULL, 0);
 }
 
-/* Whether a host was past limit lim from its hello (hello: its figure
- * then, 0 unknown) and is so still at its death (now): a limit below a
- * fresh program's own size (--recycle-at rss=1M) says nothing of why it
- * died while it had not grown to twice its hello's figure (a test that
- * did may have died of it; the last reading may be an early one, below
- * the hello); a hello 64 times the death's is not this process's (the
- * shim's, an ASan build's terabytes of VA, where the probe is not loaded) */
-static int past_from_start(uint64_t lim, uint64_t hello, uint64_t now)
+int policy_past_from_start(uint64_t lim, uint64_t hello, uint64_t now)
 {
 	return lim && hello >= lim && now / 2 < hello && hello / 64 < now;
 }
@@ -566,8 +559,8 @@ int policy_near_soft_why(const run_ctx *c, uint64_t va, uint64_t rss, uint64_t h
                          uint64_t hello_rss, char *why, size_t n)
 {
 	char a[32], k[32];
-	int va_past = past_from_start(c->soft.va, hello_va, va);
-	int rss_past = c->nlanes && past_from_start(c->soft.rss / c->nlanes, hello_rss, rss);
+	int va_past = policy_past_from_start(c->soft.va, hello_va, va);
+	int rss_past = c->nlanes && policy_past_from_start(c->soft.rss / c->nlanes, hello_rss, rss);
 	if (c->soft.va && va >= c->soft.va && !va_past) {
 		report_format_size(a, sizeof(a), va);
 		report_format_size(k, sizeof(k), c->soft.va);

@@ -521,6 +521,15 @@ typedef struct policy_verdict {
  * and out->why. Pure; the caller reads /proc (sample.c). */
 unsigned policy_judge(policy_verdict *out, const run_ctx *c, const host *h, policy_scope scope,
                       const policy_reading *r);
+/* Whether a host was past limit lim from its hello (hello: its figure
+ * then, 0 unknown) and is so still at its death or a test's failure
+ * (now): a limit below a fresh program's own size (--recycle-at rss=1M)
+ * says nothing of why it died or the test failed while it had not grown
+ * to twice its hello's figure (a test that
+ * did may have died of it; the last reading may be an early one, below
+ * the hello); a hello 64 times the death's is not this process's (the
+ * shim's, an ASan build's terabytes of VA, where the probe is not loaded) */
+int policy_past_from_start(uint64_t lim, uint64_t hello, uint64_t now);
 int policy_near_soft(const run_ctx *c, uint64_t va, uint64_t rss);
 /* Whether a host that died at va, rss (its tree) was near a recycle limit,
  * and which in why (n bytes; "rss 4.01 MiB >= recycle 1.00 MiB"); not a

@@ -125,6 +125,7 @@ static const mg_case cases[] = {
     {"demo_recycles_capped", demo_recycles_capped},
     {"demo_recycles_inherited_cap", demo_recycles_inherited_cap},
     {"crash", crash},
+    {"fail_below_start", fail_below_start},
     {"timeout", timeout},
     {"garbage", garbage},
     {"reserve_x86", reserve_x86},

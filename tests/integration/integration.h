@@ -51,6 +51,7 @@ void demo_direct_dies_capped(void);
 void demo_recycles_capped(void);
 void demo_recycles_inherited_cap(void);
 void crash(void);
+void fail_below_start(void);
 void timeout(void);
 void garbage(void);
 void reserve_x86(void);

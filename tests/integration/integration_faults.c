@@ -49,6 +49,27 @@ void crash(void)
 	}
 }
 
+/* A failing test under a recycle limit below a fresh host's own size
+ * (--recycle-at rss=1K: past it from its start) fails once: not a failure
+ * near the memory ceiling, retried alone (before: every failure was, and a
+ * flaky test's retry could pass a suite that fails run directly). */
+void fail_below_start(void)
+{
+	outcome o;
+	mg(&o,
+	   ARGV("run", "-j", "1", "--recycle-at", "rss=1K", "--report", "report.json", "--",
+	        FAULT64),
+	   ENV("MG_FAULT=fail@2", "MG_FAULT_TESTS=5"), 0);
+	CU_ASSERT(exited_with(&o, 1));
+	CU_ASSERT_FATAL(o.report != NULL);
+	CU_ASSERT_STRING_EQUAL(state_of(o.report, "fault/t002"), "fail");
+	json_t *t = find_test(o.report, "fault/t002");
+	CU_ASSERT(t && json_integer_value(json_object_get(t, "attempts")) == 1);
+	CU_ASSERT(t && !json_is_true(json_object_get(t, "near_ceiling")));
+	CU_ASSERT_EQUAL(count(o.report, "pass"), 4);
+	done(&o);
+}
+
 /* 3. A test that hangs: timeout; the rest run. */
 void timeout(void)
 {
