@@ -200,8 +200,8 @@ static void near_ceiling(const report *r, FILE *f)
 			adapters_put_printable(f, x->name ? x->name : "", 200);
 			fputc('\n', f);
 			if (x->state == TEST_PASS && x->message) { /* its first attempt's failure */
-				fputs("               ", f);
-				adapters_put_printable(f, x->message, 300);
+				fputs("      ", f);
+				message(f, x->message);
 				fputc('\n', f);
 			}
 		}

@@ -52,7 +52,8 @@ static mg_result ops_run(void *ctx, size_t i, char *msg, size_t cap)
 		void *p =
 		    mmap(NULL, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 		if (p == MAP_FAILED) {
-			mg_message("could not allocate %zu MiB in one block", s->transient_mb);
+			mg_message("could not allocate %zu MiB in one block\nmmap: out of memory",
+			           s->transient_mb);
 			return MG_FAIL;
 		}
 		struct timespec ts = {0, 20 * 1000000L};
