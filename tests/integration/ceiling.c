@@ -67,8 +67,9 @@ static void retry_capped(void)
 	CU_ASSERT(strstr(c, "ceil/t439\n      passed alone in a fresh host; its first "
 	                    "attempt failed near the memory ceiling") != NULL);
 	/* its lines as the list of failures shows a message's: not \x0a */
-	CU_ASSERT(strstr(c, "could not allocate 600 MiB in one block\n      mmap: out of memory\n") !=
-	          NULL);
+	CU_ASSERT(
+	    strstr(c, "could not allocate 600 MiB in one block\n      mmap: out of memory\n") !=
+	    NULL);
 	CU_ASSERT(strstr(o.out, "\\x0a") == NULL);
 	done(&o);
 }
