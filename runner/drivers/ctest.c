@@ -120,7 +120,8 @@ typedef struct ctest_drv {
 	int timed_out;
 	regex_t *tam; /* its TIMEOUT_AFTER_MATCH regexes until one matches */
 	size_t ntam;
-	int tam_hit; /* one did: d->timeout is TIMEOUT_AFTER_MATCH's */
+	int tam_hit;  /* one did: d->timeout is TIMEOUT_AFTER_MATCH's */
+	int held_out; /* it timed out after its exit, its output held open */
 	int held[64];
 	char held_path[64][LOCK_PATH_MAX];
 	int nheld;
@@ -1650,14 +1651,21 @@ static void ct_tick(shim *s)
 {
 	ctest_drv *d = shim_ctx(s);
 	struct timespec now;
-	if (d->cur < 0 || d->timed_out || !shim_child(s) || d->timeout <= 0)
+	if (d->cur < 0 || d->timed_out || (!shim_child(s) && !shim_output_held(s)) ||
+	    d->timeout <= 0)
 		return;
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	double el =
 	    (double)(now.tv_sec - d->t0.tv_sec) + (double)(now.tv_nsec - d->t0.tv_nsec) / 1e9;
 	if (el >= d->timeout) {
 		d->timed_out = 1;
-		kill(shim_child(s), SIGKILL);
+		/* exited, a process it left holding its output: ctest stops
+		 * reading and times the test out, that process left running */
+		d->held_out = shim_output_held(s);
+		if (d->held_out)
+			shim_output_abandon(s);
+		else
+			kill(shim_child(s), SIGKILL);
 	}
 }
 
@@ -1769,6 +1777,13 @@ static void ct_exited(shim *s, mg_exit_end status, const struct rusage *ru)
 			    "over its TIMEOUT_AFTER_MATCH of %g s after its output matched "
 			    "(killed)",
 			    d->timeout);
+		else if (d->held_out)
+			shim_resultf(s, MG_MSG_TIMEOUT,
+			             "over %s of %g s: it exited (%s %d), and a process it left "
+			             "running held its output open",
+			             d->timeout_from, d->timeout,
+			             status.signo ? "signal" : "status",
+			             status.signo ? status.signo : status.status);
 		else
 			shim_resultf(s, MG_MSG_TIMEOUT, "over %s of %g s (killed)", d->timeout_from,
 			             d->timeout);
@@ -1854,6 +1869,8 @@ int ctest_main(const shim_args *a)
 	    .exited = ct_exited,
 	    .tick = ct_tick,
 	    .line = ct_line,
+	    /* a judged test's output, read as ctest reads it: to its end */
+	    .wait_output_eof = 1,
 	};
 	static ctest_drv d;
 	d.a = a;

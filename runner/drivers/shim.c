@@ -103,7 +103,12 @@ struct shim {
 	buf between; /* the program's output between tests: the next test's */
 	size_t listed;
 
-	pid_t child;      /* for signals and waits */
+	pid_t child; /* for signals and waits */
+	/* ops->wait_output_eof: the child has exited and its output is still
+	 * open; how it ended, for ops->exited once the output has */
+	int exit_held;
+	mg_exit_end held_st;
+	struct rusage held_ru;
 	pid_t child_proc; /* the same as /proc names it (proc_child_pid) */
 	int child_out;
 	int child_err;           /* tail_stderr: the child's stderr, passed on by us */
@@ -1511,11 +1516,18 @@ static void child_exited(shim *s, mg_exit_end status, struct rusage *ru)
 		return;
 	}
 	/* the output it wrote before exiting comes first; a grandchild holding the
-	 * pipe open does not keep us waiting: read what is there, then stop */
+	 * pipe open does not keep us waiting (but with ops->wait_output_eof):
+	 * read what is there, then stop */
 	if (s->child_out >= 0) {
 		struct pollfd pf = {s->child_out, POLLIN, 0};
 		while (s->child_out >= 0 && poll(&pf, 1, 0) > 0 && read_child(s))
 			;
+		if (s->child_out >= 0 && s->ops->wait_output_eof) {
+			s->exit_held = 1;
+			s->held_st = status;
+			s->held_ru = *ru;
+			return; /* the loop reads on, and comes back at its end */
+		}
 		if (s->child_out >= 0)
 			child_lines(s, 1);
 	}
@@ -1538,6 +1550,29 @@ static void child_exited(shim *s, mg_exit_end status, struct rusage *ru)
 	}
 	child_forget(s);
 	s->ops->exited(s, status, ru);
+}
+
+int shim_output_held(const shim *s)
+{
+	return s->exit_held;
+}
+
+void shim_output_abandon(shim *s)
+{
+	if (!s->exit_held || s->child_out < 0)
+		return;
+	child_lines(s, 1);
+	close(s->child_out);
+	s->child_out = -1;
+}
+
+/* A held exit whose output has closed (or was abandoned): judged now. */
+static void held_end(shim *s)
+{
+	if (!s->exit_held || s->child_out >= 0)
+		return;
+	s->exit_held = 0;
+	child_exited(s, s->held_st, &s->held_ru);
 }
 
 /* ---- the loop ---- */
@@ -1628,7 +1663,7 @@ int shim_main(const shim_ops *ops, void *ctx, char **cmd, int ncmd)
 	reply_flush(s);
 
 	for (;;) {
-		while (!s->child && s->qlen && !s->quit_pending && !s->stopped) {
+		while (!s->child && !s->exit_held && s->qlen && !s->quit_pending && !s->stopped) {
 			size_t before = s->qlen;
 			ops->begin(s);
 			if (!s->child && s->qlen == before) {
@@ -1652,6 +1687,8 @@ int shim_main(const shim_ops *ops, void *ctx, char **cmd, int ncmd)
 		int timeout = -1;
 		if (s->child && ops->measure == SHIM_MEASURE_TREE)
 			timeout = s->tree_samples < 10 ? TREE_FAST_MS : TREE_MS;
+		if (s->exit_held && (timeout < 0 || timeout > TREE_MS))
+			timeout = TREE_MS; /* ops->tick's deadline */
 		int grace = err_grace(s);
 		if (grace >= 0 && (timeout < 0 || grace < timeout))
 			timeout = grace;
@@ -1673,8 +1710,9 @@ int shim_main(const shim_ops *ops, void *ctx, char **cmd, int ncmd)
 			struct timespec pace = {0, PACE_US * 1000};
 			nanosleep(&pace, NULL);
 		}
-		if (s->child && ops->tick)
+		if ((s->child || s->exit_held) && ops->tick)
 			ops->tick(s);
+		held_end(s);
 		if (pf[2].revents) {
 			char tmp[64];
 			while (read(sigchld_pipe[0], tmp, sizeof(tmp)) > 0)

@@ -82,6 +82,13 @@ typedef struct shim_ops {
 	 * runs now, waits for its end and judges it (ops->exited,
 	 * shim_parking) before bye, as after a stop. */
 	int (*park)(shim *s);
+	/* The child's piped output is read to its end, as ctest reads a test's:
+	 * a process it left running that holds the pipe keeps the test
+	 * running after the child's exit (ops->tick still called, no next test
+	 * begun) until the pipe closes or the driver gives up on it
+	 * (shim_output_abandon); ops->exited then. 0: what is in the pipe when
+	 * the child exits is read, and the test ends. */
+	int wait_output_eof;
 } shim_ops;
 
 /* Runs the protocol until quit, a recycle or EOF. cmd is the program's argv
@@ -141,6 +148,12 @@ void shim_spawner_start(shim *s);
 /* shim_spawn, and fd becomes the child's fd target (the caller keeps fd). */
 int shim_spawn_fd(shim *s, char *const argv[], int pipe_out, int fd, int target);
 pid_t shim_child(const shim *s);
+/* 1 while the child has exited and its output is still held open
+ * (ops->wait_output_eof). */
+int shim_output_held(const shim *s);
+/* Stops reading a held output (ctest's timeout drops its read handle):
+ * the child's exit is judged next (ops->exited). */
+void shim_output_abandon(shim *s);
 
 /*
  * Runs argv to its end (blocking), its stdout collected into *out (malloc'd,

@@ -544,6 +544,42 @@ static void ctest_no_build_tree(void)
 	done(&o);
 }
 
+/* A process a judged test leaves running, holding its output: ctest reads
+ * the output to its end. held_late's marker comes a second after its
+ * shell exited (pass); held_open's process outlives its TIMEOUT (ctest:
+ * Timeout, though the test exited 0). Before: memguard ended the test at
+ * its exit, so held_late failed (no PASS_REGULAR_EXPRESSION found) and
+ * held_open passed. The process memguard's run left is gone at its end. */
+static void ctest_output_held(void)
+{
+	static const char *const want[] = {"held_late=pass", "held_open=timeout", NULL};
+	char dir[64], cmd[160];
+	outcome o;
+	project(dir, sizeof(dir),
+	        "add_test(held_late /bin/sh -c \"(sleep 1; echo late-marker) & echo started\")\n"
+	        "set_tests_properties(held_late PROPERTIES PASS_REGULAR_EXPRESSION "
+	        "late-marker)\n"
+	        "add_test(held_open /bin/sh -c \"(sleep 6; echo late) & echo started\" "
+	        "mg-held-open)\n"
+	        "set_tests_properties(held_open PROPERTIES PASS_REGULAR_EXPRESSION started "
+	        "TIMEOUT 2)\n");
+	same_states(&o, dir, want, "1");
+	expect_message(o.report, "held_open", "held its output open");
+	done(&o);
+	/* ctest's own run leaves its copy for up to 6 s: wait it out, then
+	 * memguard's run again: nothing of it is left once memguard exits */
+	snprintf(cmd, sizeof(cmd), "while pgrep -f mg-held-ope[n] >/dev/null; do sleep 0.2; done");
+	CU_ASSERT(system(cmd) == 0);
+	mg(&o,
+	   ARGV("run", "-q", "-j", "1", "--driver", "ctest", "--report", "report.json", "--",
+	        CTEST_BIN, "--test-dir", dir, "-R", "held_open"),
+	   NULL, 0);
+	CU_ASSERT(exited_with(&o, 1));
+	CU_ASSERT(system("pgrep -f mg-held-ope[n] >/dev/null") != 0);
+	done(&o);
+	project_free(dir);
+}
+
 static const mg_case cases[] = {
     {"ctest_env_modification", ctest_env_modification},
     {"ctest_required_files", ctest_required_files},
@@ -554,6 +590,7 @@ static const mg_case cases[] = {
     {"ctest_custom_pre_fails", ctest_custom_pre_fails},
     {"ctest_custom_post_fails", ctest_custom_post_fails},
     {"ctest_no_build_tree", ctest_no_build_tree},
+    {"ctest_output_held", ctest_output_held},
 };
 
 MG_TEST_MAIN("drivers_ctest_props", cases)
