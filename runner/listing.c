@@ -92,12 +92,12 @@ static int said_any(const said_tail *t, const char *const *words)
 
 /* pytest's usage error: argparse's words, or a path or node id not found
  * (a conftest that fails to import also exits 4) */
-static const char *const pytest_usage_words[] = {"error: unrecognized arguments",
-                                                 "file or directory not found",
-                                                 "ERROR: not found:",
-                                                 "ERROR: usage:",
-                                                 "error: argument ",
-                                                 NULL};
+static const char *const pytest_usage_words[] = {
+    "error: unrecognized arguments", "file or directory not found",
+    "ERROR: not found:", "ERROR: usage:", "error: argument ",
+    /* memguard's plugin's own refusals
+       (pytest_cmdline_main) */
+    "ERROR: memguard: ", NULL};
 /* Catch2's command line refused (Clara's words, v2 and v3) */
 static const char *const catch2_usage_words[] = {"Error(s) in input:", NULL};
 

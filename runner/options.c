@@ -598,7 +598,7 @@ const char *options_usage(void)
 	       "  --order list|history   the queue in list order (default), or with --history\n"
 	       "                         the longest tests first\n"
 	       "  --driver NAME          auto (default), native, gtest, catch2, ctest, exec,\n"
-	       "                         wrap\n"
+	       "                         pytest, wrap\n"
 	       "  --list-cmd CMD         exec driver: command printing one test name a line\n"
 	       "  --list-file FILE       exec driver: file of test names\n"
 	       "  --skip-code N          exec driver: a test exiting N is skip (automake: 77)\n"

@@ -243,6 +243,9 @@ class _Host:
         m.kind = self.kind[word]
         for k, v in fields.items():
             setattr(m, k, v)
+        # the protocol carries any byte but NUL (a message's NUL is '?', as
+        # the shims make a program's)
+        text = text.replace(b"\0", b"?")
         keep = ctypes.create_string_buffer(text, len(text) + 1)
         m.text = ctypes.cast(keep, ctypes.c_void_p)
         m.text_len = len(text)
@@ -739,6 +742,22 @@ if _HOST:
                 "PYTEST_ADDOPTS) asks for worker processes; under memguard the lanes are "
                 "the workers: add -n 0 (or -p no:xdist) to the command and give memguard -j N"
             )
+        # what the command line is refused for (pytest.c), from the
+        # configuration: each process would write its own --junitxml over
+        # the others'; --collect-only and the setup plans run no test
+        if getattr(config.option, "xmlpath", None):
+            raise pytest.UsageError(
+                "memguard: pytest's --junitxml (here from the configuration: addopts or "
+                "PYTEST_ADDOPTS): under memguard each pytest process would write its own "
+                "file over the others; give memguard --adapter junit=PATH instead"
+            )
+        for opt, flag in (("collectonly", "--collect-only"), ("setuponly", "--setup-only"),
+                          ("setupplan", "--setup-plan")):
+            if getattr(config.option, opt, False):
+                raise pytest.UsageError(
+                    "memguard: pytest's %s (here from the configuration: addopts or "
+                    "PYTEST_ADDOPTS) runs no test: run pytest itself for it" % flag
+                )
 
     @pytest.hookimpl(trylast=True)
     def pytest_configure(config):

@@ -89,6 +89,24 @@ int pytest_check_args(char *const *argv, int argc, mg_err *err)
 		                  "--driver pytest needs a pytest command line (pytest, py.test, "
 		                  "python -m pytest), not '%s'",
 		                  argc > 0 ? argv[0] : "");
+	/* python's own options before -m pytest: isolated mode (-I) and -E
+	 * ignore PYTHONPATH, through which memguard loads its plugin */
+	for (int i = 1; i + 1 < at; i++) {
+		const char *a = argv[i];
+		if ((!strcmp(a, "-X") || !strcmp(a, "-W")) && i + 2 < at) {
+			i++;
+			continue;
+		}
+		if (a[0] == '-' && a[1] != '-' && strpbrk(a + 1, "IE") &&
+		    strcspn(a + 1, "XW") > strcspn(a + 1, "IE"))
+			return mg_err_set(err, MG_EINVAL,
+			                  "python option '%s' (-I, -E) ignores PYTHONPATH, through "
+			                  "which memguard loads its pytest plugin: drop it",
+			                  a);
+	}
+	static const char *const runs_none[] = {"--collect-only",      "--co",       "--setup-only",
+	                                        "--setup-plan",        "--fixtures", "--funcargs",
+	                                        "--fixtures-per-test", "--markers"};
 	for (int i = at; i < argc; i++) {
 		const char *a = argv[i];
 		if (!strcmp(a, "--"))
@@ -97,6 +115,14 @@ int pytest_check_args(char *const *argv, int argc, mg_err *err)
 			i++;
 			continue;
 		}
+		for (size_t k = 0; k < sizeof(runs_none) / sizeof(runs_none[0]); k++)
+			if (!strcmp(a, runs_none[k]))
+				return mg_err_set(
+				    err, MG_EINVAL,
+				    "pytest option '%s' runs no test (it lists, plans or "
+				    "describes them): run pytest itself for it (memguard "
+				    "list lists the tests)",
+				    a);
 		if (!strcmp(a, "--junitxml") || !strncmp(a, "--junitxml=", 11) ||
 		    !strcmp(a, "--junit-xml") || !strncmp(a, "--junit-xml=", 12))
 			return mg_err_set(err, MG_EINVAL,

@@ -748,6 +748,66 @@ def case_xdist_refused():
     check("pytest-xdist's -n" in err, "the message says why: %s" % err[-1000:])
 
 
+def case_refused():
+    """What runs no test or would lose its file is refused, exit 2, no test
+    run: --collect-only (--co), --setup-plan on the command line (before:
+    every test ran, its side effects too, and a failing one failed the
+    run where pytest lists them and exits 0); the same and --junitxml from
+    PYTEST_ADDOPTS (before: --junitxml's file was written by each process
+    over the others': tests="0"); python's -I and -E, which ignore the
+    PYTHONPATH memguard loads its plugin by (before: exit 3 with a
+    ModuleNotFoundError traceback)."""
+    suite = os.path.join(WORK, "refused")
+    os.mkdir(suite)
+    ran = os.path.join(WORK, "ran")
+    with open(os.path.join(suite, "test_r.py"), "w") as f:
+        f.write("def test_r():\n    open(%r, 'w').close()\n    assert 0\n" % ran)
+    p = subprocess.run(pytest_cmd("--collect-only", suite), cwd=WORK, env=ENV,
+                       capture_output=True)
+    check(p.returncode == 0 and not os.path.exists(ran), "pytest --collect-only: 0, no test")
+    for opt in ("--collect-only", "--co", "--setup-plan"):
+        rc, rep, out, err = memguard(["-j", "1"], pytest_cmd(opt, suite))
+        check(rc == 2 and ("'%s' runs no test" % opt) in err, "%s: %d %s" % (opt, rc, err))
+    for opts, said in (("--co", "--collect-only"), ("--setup-plan", "--setup-plan"),
+                       ("--junitxml=x.xml", "--junitxml")):
+        env = dict(ENV, PYTEST_ADDOPTS=opts)
+        rc, rep, out, err = memguard(["-j", "1"], pytest_cmd(suite), env=env)
+        check(rc == 2 and ("pytest's %s (here from the configuration" % said) in err,
+              "%s from PYTEST_ADDOPTS: %d %s" % (opts, rc, err[-1000:]))
+    check(not os.path.exists(os.path.join(WORK, "x.xml")), "no junit file written")
+    for py in ("-I", "-E", "-bI"):
+        rc, rep, out, err = memguard(["-j", "1"], [PYTHON, py, "-m", "pytest", suite])
+        check(rc == 2 and ("python option '%s'" % py) in err, "%s: %d %s" % (py, rc, err))
+    check(not os.path.exists(ran), "no test ran")
+
+
+def case_nul_message():
+    """A NUL in a skip's, a failure's or an xfail's message is '?' in the
+    report, each test keeping pytest's state and the run pytest's exit
+    (before: a protocol error, the test an error, exit 3)."""
+    suite = os.path.join(WORK, "nul")
+    os.mkdir(suite)
+    with open(os.path.join(suite, "test_n.py"), "w") as f:
+        f.write("import pytest\n"
+                "def test_ok(): pass\n"
+                "def test_sk(): pytest.skip('a\\x00b')\n"
+                "def test_f(): assert False, 'x\\x00y'\n"
+                "@pytest.mark.xfail(reason='r\\x00s')\n"
+                "def test_x(): assert 0\n")
+    p = subprocess.run(pytest_cmd("-q", suite), cwd=WORK, env=ENV, capture_output=True)
+    check(p.returncode == 1, "pytest itself: 1, got %d" % p.returncode)
+    rc, rep, out, err = memguard(["-j", "1"], pytest_cmd(suite))
+    check(rc == 1, "exit 1 as pytest's, got %d: %s" % (rc, err[-1000:]))
+    got = tests_of(rep) if rep is not None else {}
+    want = {"test_n.py::test_ok": ("pass", ""), "test_n.py::test_sk": ("skip", "skipped: a?b"),
+            "test_n.py::test_x": ("skip", "xfailed: r?s")}
+    for name, (state, msg) in want.items():
+        st, m, _ = got.get(name, ("", "", ""))
+        check(st == state and m == msg, "%s: %s %r" % (name, st, m))
+    st, m, _ = got.get("test_n.py::test_f", ("", "", ""))
+    check(st == "fail" and "AssertionError: x?y" in m, "test_f: %s %r" % (st, m[:200]))
+
+
 def case_usage_error():
     """pytest's usage error (a path not found, an option it does not know:
     pytest exits 4) is the user's: memguard exits 2 with pytest's message and
@@ -832,6 +892,8 @@ CASES = {
     "slow_exit": case_slow_exit,
     "slow_collect": case_slow_collect,
     "xdist_refused": case_xdist_refused,
+    "refused": case_refused,
+    "nul_message": case_nul_message,
     "usage_error": case_usage_error,
     "exit_mid_test": case_exit_mid_test,
     "skip_only": case_skip_only,
