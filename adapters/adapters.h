@@ -163,13 +163,16 @@ int junit_render_detail(const report *r, const char *path, adapters_detail d, mg
  * message; a memguard state that is no fail (crash, timeout, killed) is an
  * <error> of that type. JUNIT_GTEST_JSON: the same as GoogleTest's
  * --gtest_output=json (Jansson; a state that is no fail is a failure of
- * that type, counted in errors). path written atomically (atomic_open).
+ * that type, counted in errors). JUNIT_CTEST: ctest --output-junit's
+ * (one <testsuite> root named prog, statuses run, fail, notrun and
+ * disabled). path written atomically (atomic_open).
  */
 typedef enum junit_framework {
 	JUNIT_GTEST,
 	JUNIT_CATCH2,    /* v2's */
 	JUNIT_CATCH2_V3, /* v3's: a skipped count too */
-	JUNIT_GTEST_JSON
+	JUNIT_GTEST_JSON,
+	JUNIT_CTEST /* ctest --output-junit's: one <testsuite> root, prog its name */
 } junit_framework;
 int junit_framework_write(const report *r, FILE *f, junit_framework fw, const char *prog,
                           mg_err *err);

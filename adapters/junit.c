@@ -670,6 +670,71 @@ static unsigned long fw_gtest_seed(const report *r)
 	return strtoul(r->seed + sizeof(opt) - 1, NULL, 10);
 }
 
+/*
+ * ctest --output-junit's shape (CMake's cmCTestTestHandler, 3.25): one
+ * <testsuite> root named prog (ctest's BuildName, "(empty)" without one),
+ * its tests, failures, disabled and skipped, hostname ""; each testcase
+ * named and classed by the test's whole name, its status run, fail,
+ * notrun (a skip, or ctest's Not Run: a missing REQUIRED_FILES file) or
+ * disabled, a <failure> or <skipped> with memguard's message, and its
+ * output in <system-out>.
+ */
+static const char *ct_status(const report_test *t)
+{
+	const char *m = t->message ? t->message : "";
+	if (t->state == TEST_PASS)
+		return "run";
+	if (t->state == TEST_SKIP)
+		return !strncmp(m, "disabled (CTest property DISABLED)", 34) ? "disabled"
+		                                                             : "notrun";
+	if (t->state == TEST_FAIL && !strncmp(m, "not run: ", 9))
+		return "notrun";
+	return "fail";
+}
+
+static void ctest_write(const report *r, junit_w *j, const char *prog, const char *timestamp)
+{
+	uint64_t n = 0, failures = 0, disabled = 0, skipped = 0;
+	for (size_t i = 0; i < r->nshards; i++)
+		for (size_t t = 0; t < r->shards[i].ntests; t++) {
+			const char *st = ct_status(&r->shards[i].tests[t]);
+			n++;
+			failures += !strcmp(st, "fail");
+			disabled += !strcmp(st, "disabled");
+			skipped += !strcmp(st, "notrun");
+		}
+	start(j, "testsuite");
+	attr(j, "name", prog);
+	attr_u64(j, "tests", n);
+	attr_u64(j, "failures", failures);
+	attr_u64(j, "disabled", disabled);
+	attr_u64(j, "skipped", skipped);
+	attr(j, "hostname", "");
+	attr_time(j, "time", r->wall);
+	attr(j, "timestamp", timestamp);
+	for (size_t i = 0; i < r->nshards; i++)
+		for (size_t k = 0; k < r->shards[i].ntests; k++) {
+			const report_test *t = &r->shards[i].tests[k];
+			const char *st = ct_status(t);
+			start(j, "testcase");
+			attr(j, "name", t->name ? t->name : "");
+			attr(j, "classname", t->name ? t->name : "");
+			attr_time(j, "time", t->duration);
+			attr(j, "status", st);
+			if (!strcmp(st, "fail") || !strcmp(st, "notrun")) {
+				start(j, strcmp(st, "fail") ? "skipped" : "failure");
+				attr(j, "message", t->message ? t->message : "");
+				end(j);
+			}
+			start(j, "system-out");
+			if (t->output)
+				output_text(j, t);
+			end(j);
+			end(j);
+		}
+	end(j);
+}
+
 int junit_framework_write(const report *r, FILE *f, junit_framework fw, const char *prog,
                           mg_err *err)
 {
@@ -699,6 +764,10 @@ int junit_framework_write(const report *r, FILE *f, junit_framework fw, const ch
 		         fw_catch2(fw) ? "1970-01-01T00:00:00Z" : "1970-01-01T00:00:00");
 	uint64_t c[5];
 	j.failed |= xl.xmlTextWriterStartDocument(j.w, "1.0", "UTF-8", NULL) < 0;
+	if (fw == JUNIT_CTEST) {
+		ctest_write(r, &j, prog, timestamp);
+		goto written;
+	}
 	start(&j, "testsuites");
 	if (fw == JUNIT_GTEST) {
 		fw_counts(v, 0, n, c);
@@ -750,6 +819,7 @@ int junit_framework_write(const report *r, FILE *f, junit_framework fw, const ch
 		i = e;
 	}
 	end(&j);
+written:
 	j.failed |= xl.xmlTextWriterEndDocument(j.w) < 0;
 	xl.xmlFreeTextWriter(j.w);
 	if (j.failed || ferror(f))

@@ -223,6 +223,26 @@ static char *basename_dup(const char *p)
  * writing it is an infrastructure error, as for an adapter's file.
  * Returns code.
  */
+/* ctest's name for its JUnit suite: DartConfiguration.tcl's BuildName in
+ * the test directory dir, "(empty)" without one, as ctest; malloc'd. */
+static char *ctest_build_name(const char *dir)
+{
+	char path[4200], line[1024], *name = NULL;
+	snprintf(path, sizeof(path), "%s/DartConfiguration.tcl", dir);
+	FILE *f = fopen(path, "r");
+	while (f && !name && fgets(line, sizeof(line), f))
+		if (!strncmp(line, "BuildName:", 10)) {
+			char *v = line + 10;
+			v += strspn(v, " \t");
+			v[strcspn(v, "\r\n")] = 0;
+			if (*v)
+				name = strdup(v);
+		}
+	if (f)
+		fclose(f);
+	return name ? name : strdup("(empty)");
+}
+
 static int user_output(run_ctx *c, const run_options *o, driver_output uo, int code)
 {
 	mg_err err;
@@ -250,9 +270,9 @@ static int user_output(run_ctx *c, const run_options *o, driver_output uo, int c
 			if (!made)
 				break; /* atomic_open names what is missing */
 		}
-	char *prog = basename_dup(o->host_argv[0]);
-	/* ctest's: a JUnit file of one suite, skips counted (Catch2 v3's shape) */
-	junit_framework fw = uo.form == DRIVER_OUTPUT_CTEST_JUNIT ? JUNIT_CATCH2_V3
+	char *prog = uo.form == DRIVER_OUTPUT_CTEST_JUNIT ? ctest_build_name(uo.dir)
+	                                                  : basename_dup(o->host_argv[0]);
+	junit_framework fw = uo.form == DRIVER_OUTPUT_CTEST_JUNIT ? JUNIT_CTEST
 	                     : uo.form == DRIVER_OUTPUT_CATCH2_JUNIT
 	                         ? (c->catch2_v3 ? JUNIT_CATCH2_V3 : JUNIT_CATCH2)
 	                     : uo.form == DRIVER_OUTPUT_GTEST_JSON ? JUNIT_GTEST_JSON

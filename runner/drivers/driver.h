@@ -191,7 +191,8 @@ typedef enum driver_output_form {
 typedef struct driver_output {
 	driver_output_form form;
 	char path[4096];
-	char opt[256]; /* as the user gave it, for messages */
+	char opt[256];  /* as the user gave it, for messages */
+	char dir[4096]; /* ctest's test directory (--test-dir, else ".") */
 } driver_output;
 void driver_output_of(driver_output *out, driver_kind k, char *const *argv, int argc);
 /* 1 for Catch2's "-o=F", "--out:F", "-r=X", "--reporter:X" (one word). */

@@ -231,6 +231,7 @@ void driver_output_of(driver_output *out, driver_kind k, char *const *argv, int 
 		snprintf(out->path, sizeof(out->path), "%s%s%s", in_dir ? dir : "",
 		         in_dir ? "/" : "", junit);
 		snprintf(out->opt, sizeof(out->opt), "--output-junit %.200s", junit);
+		snprintf(out->dir, sizeof(out->dir), "%s", dir ? dir : ".");
 		return;
 	}
 	if (k != DRIVER_CATCH2)

@@ -44,6 +44,10 @@ enable_testing()
 add_test(NAME alpha COMMAND true)
 add_test(NAME beta/x COMMAND false)
 add_test(NAME "Suite.with space" COMMAND true)
+add_test(NAME skipped COMMAND sh -c "exit 77")
+set_tests_properties(skipped PROPERTIES SKIP_RETURN_CODE 77)
+add_test(NAME off COMMAND true)
+set_tests_properties(off PROPERTIES DISABLED ON)
 EOF
 cmake -S ct -B ct/b >/dev/null 2>&1 || fail "configuring the CTest project"
 (cd ct/b && ctest --output-junit "$d/ctest.xml" >/dev/null 2>&1)
@@ -54,6 +58,28 @@ ids ctest.xml >ct.ids
 ids mg3.xml >mg3.ids
 cmp -s ct.ids mg3.ids || fail "CTest's ids and memguard's differ: $(diff ct.ids mg3.ids | head -5)"
 echo "ok: ctest: $(wc -l <ct.ids) ids equal to CTest's own JUnit XML"
+# ctest's own --output-junit, which memguard writes in ctest's shape: its
+# root a <testsuite>, each testcase's ids and status ctest's, valid under
+# the project's junit.xsd (before: Catch2's shape, classname ctest.global,
+# status "run" for a failure, a timestamp with a Z the schema refuses)
+(cd ct/b && "$mg" run -q -- ctest --output-junit "$d/mg4.xml" >/dev/null 2>&1)
+[ $? -eq 1 ] || fail "memguard run -- ctest --output-junit: not exit 1"
+python3 - "$d/ctest.xml" "$d/mg4.xml" <<'PY' || fail "ctest's --output-junit shape differs"
+import sys, xml.etree.ElementTree as ET
+def shape(path):
+    root = ET.parse(path).getroot()
+    cases = sorted((tc.get("classname"), tc.get("name"), tc.get("status"),
+                    tuple(c.tag for c in tc)) for tc in root.iter("testcase"))
+    counts = tuple(root.get(k) for k in ("tests", "failures", "disabled", "skipped"))
+    return root.tag, root.get("name"), counts, cases
+a, b = shape(sys.argv[1]), shape(sys.argv[2])
+if a != b:
+    print("ctest:    %s\nmemguard: %s" % (a, b), file=sys.stderr)
+    sys.exit(1)
+PY
+xmllint --noout --schema "$(dirname "$0")/../../adapters/junit.xsd" mg4.xml 2>&1 ||
+	fail "memguard's ctest --output-junit file fails adapters/junit.xsd"
+echo "ok: ctest --output-junit: ctest's shape, statuses and counts"
 [ -n "$c2" ] || exit 0
 "$c2" --reporter junit --out "$d/catch2.xml" >/dev/null 2>&1
 [ -s catch2.xml ] || fail "no Catch2 XML"
