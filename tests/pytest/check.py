@@ -711,6 +711,26 @@ def case_exit_mid_test():
         st, m, o = got.get("test_exit.py::test_exits", ("", "", ""))
         check("KeyboardInterrupt in this test" in m and "exiting" in o,
               "KeyboardInterrupt said, output kept: %r %r" % (m, o))
+    # os._exit(N) in a test: pytest's process is gone, its exit N; with 0
+    # the test passes and so does the run, as directly (before: a crash,
+    # exit 1), with 5 it is a crash and the run fails; the test after it
+    # runs in a fresh host either way
+    for code, want_rc, state in (("0", 0, "pass"), ("5", 1, "crash")):
+        env = dict(ENV, MG_PYTEST_OS_EXIT=code)
+        p = subprocess.run(pytest_cmd("-q", suite), cwd=WORK, env=env, capture_output=True)
+        check(p.returncode == int(code), "pytest alone, os._exit(%s): got %d"
+              % (code, p.returncode))
+        for j in ("1", "2"):
+            rc, rep, out, err = memguard(["-j", j], pytest_cmd(suite), env=env)
+            check(rc == want_rc, "os._exit(%s) -j %s: exit %d, got %d %s"
+                  % (code, j, want_rc, rc, err[-500:]))
+            got = {n: (st, m) for n, st, m, o in entries(rep)} if rep else {}
+            check({n: v[0] for n, v in got.items()} == {
+                "test_exit.py::test_before": "pass", "test_exit.py::test_exits": state,
+                "test_exit.py::test_after": "pass"}, "os._exit(%s) states: %s" % (code, got))
+            m = got.get("test_exit.py::test_exits", ("", ""))[1] or ""
+            check(("exited with status %s during the test" % code) in m,
+                  "os._exit(%s) said: %r" % (code, m))
     # pytest's last test exiting first in its host (--order history, the
     # longest first): the tests after it here are set up afresh (before,
     # its fixtures stayed set up, and the next test's setup failed:

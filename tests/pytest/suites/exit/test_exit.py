@@ -3,7 +3,8 @@
 # MG_PYTEST_EXIT_AT=test_after the last test exits instead. A module fixture
 # appends "torn down" to the file MG_PYTEST_EXIT_MARK names at its teardown,
 # which pytest runs after an exit too. With MG_PYTEST_EXIT_KI set the test
-# raises KeyboardInterrupt instead.
+# raises KeyboardInterrupt instead; with MG_PYTEST_OS_EXIT=N it calls
+# os._exit(N) (no teardown, no report: the process is gone).
 import os
 
 import pytest
@@ -23,6 +24,8 @@ def maybe_exit(name):
         print("exiting")
         if os.environ.get("MG_PYTEST_EXIT_KI"):
             raise KeyboardInterrupt
+        if os.environ.get("MG_PYTEST_OS_EXIT"):
+            os._exit(int(os.environ["MG_PYTEST_OS_EXIT"]))
         pytest.exit("done here", returncode=int(os.environ.get("MG_PYTEST_EXIT_CODE", "0")))
 
 
