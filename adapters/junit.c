@@ -251,11 +251,45 @@ static const char *error_type(test_state s)
 	return report_state_failed(s) && s != TEST_FAIL ? report_state_name(s) : NULL;
 }
 
-/* The element that says how t ended (error, failure, skipped); NULL for a
- * test that passed. */
-static const char *outcome(const report_test *t)
+static int is_pytest(const report_shard *s)
 {
-	if (error_type(t->state))
+	return s->driver && !strcmp(s->driver, "pytest");
+}
+
+/* A pytest entry that is an error outside the test's call (its setup's,
+ * its teardown's, its module's collection): pytest's --junitxml writes
+ * an <error> for those, a <failure> for the call's. */
+static int pytest_error(const report_shard *s, const report_test *t)
+{
+	static const char *const words[] = {"error at setup", "error at teardown",
+	                                    "error collecting"};
+	if (!is_pytest(s) || t->state != TEST_FAIL || !t->message)
+		return 0;
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (!strncmp(t->message, words[i], strlen(words[i])))
+			return 1;
+	return 0;
+}
+
+/* Entry i of a pytest shard that the next one's teardown error stands for:
+ * the same node id, passed or skipped, then "error at teardown". pytest's
+ * --junitxml writes them as one testcase, with the error (after a failed
+ * call, as two: the failure and the error, which memguard writes too). */
+static int pytest_merged(const report_shard *s, size_t i)
+{
+	if (!is_pytest(s) || i + 1 >= s->ntests)
+		return 0;
+	const report_test *t = &s->tests[i], *n = &s->tests[i + 1];
+	return (t->state == TEST_PASS || t->state == TEST_SKIP) && t->name && n->name &&
+	       !strcmp(t->name, n->name) && pytest_error(s, n) &&
+	       !strncmp(n->message, "error at teardown", 17);
+}
+
+/* The element that says how t (of s) ended (error, failure, skipped);
+ * NULL for a test that passed. */
+static const char *outcome(const report_shard *s, const report_test *t)
+{
+	if (error_type(t->state) || pytest_error(s, t))
 		return "error";
 	if (t->state == TEST_FAIL)
 		return "failure";
@@ -350,7 +384,7 @@ static void testcase(junit_w *j, const report_shard *s, const report_test *t)
 	int props = j->detail == ADAPTERS_PROPERTIES;
 	if (props)
 		testcase_properties(j, t);
-	const char *what = outcome(t);
+	const char *what = outcome(s, t);
 	if (what) {
 		const char *msg = t->message ? t->message : "";
 		if (t->state == TEST_NOTRUN)
@@ -359,7 +393,10 @@ static void testcase(junit_w *j, const report_shard *s, const report_test *t)
 			msg = "skipped";
 		start(j, what);
 		if (strcmp(what, "skipped") != 0)
-			attr(j, "type", error_type(t->state) ? error_type(t->state) : "fail");
+			attr(j, "type",
+			     error_type(t->state) ? error_type(t->state)
+			     : pytest_error(s, t) ? "error"
+			                          : "fail");
 		attr(j, "message", msg);
 		text(j, msg);
 		int any = *msg != '\0';
@@ -390,7 +427,7 @@ static void suite_out(junit_w *j, const report_shard *s)
 	start(j, "system-out");
 	for (size_t i = 0; j->detail != ADAPTERS_PROPERTIES && i < s->ntests; i++) {
 		const report_test *t = &s->tests[i];
-		if (outcome(t))
+		if (outcome(s, t))
 			continue;
 		const char *name = t->name ? t->name : "";
 		if (adapters_test_detailed(t, j->detail)) {
@@ -422,11 +459,21 @@ static void testsuite(junit_w *j, const report *r, size_t index, const char *tim
 	         s->arch ? s->arch : "", label);
 	start(j, "testsuite");
 	attr(j, "name", name);
-	report_totals t = adapters_shard_totals(s);
-	attr_u64(j, "tests", t.tests);
-	attr_u64(j, "failures", t.counts[TEST_FAIL]);
-	attr_u64(j, "errors", t.failed - t.counts[TEST_FAIL]);
-	attr_u64(j, "skipped", t.other);
+	/* the testcases written: counted by their elements */
+	uint64_t tests = 0, failures = 0, errors = 0, skipped = 0;
+	for (size_t i = 0; i < s->ntests; i++) {
+		if (pytest_merged(s, i))
+			continue;
+		const char *what = outcome(s, &s->tests[i]);
+		tests++;
+		failures += what && !strcmp(what, "failure");
+		errors += what && !strcmp(what, "error");
+		skipped += what && !strcmp(what, "skipped");
+	}
+	attr_u64(j, "tests", tests);
+	attr_u64(j, "failures", failures);
+	attr_u64(j, "errors", errors);
+	attr_u64(j, "skipped", skipped);
 	attr_time(j, "time", s->wall);
 	attr(j, "timestamp", timestamp);
 	attr(j, "hostname", "localhost"); /* the report has no host name; the node is a property */
@@ -446,7 +493,8 @@ static void testsuite(junit_w *j, const report *r, size_t index, const char *tim
 	property_u64(j, "generations", s->ngens);
 	end(j);
 	for (size_t i = 0; i < s->ntests; i++)
-		testcase(j, s, &s->tests[i]);
+		if (!pytest_merged(s, i))
+			testcase(j, s, &s->tests[i]);
 	suite_out(j, s);
 	start(j, "system-err");
 	end(j);
@@ -534,7 +582,7 @@ static int fw_env_skipped(const fw_test *f)
 /* outcome() in the framework's shape: NULL for that test too. */
 static const char *fw_outcome(const fw_test *f)
 {
-	return fw_env_skipped(f) ? NULL : outcome(f->t);
+	return fw_env_skipped(f) ? NULL : outcome(f->s, f->t);
 }
 
 /* GoogleTest's result of a test (what: fw_outcome's, disabled: fw_disabled's),

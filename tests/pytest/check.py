@@ -266,6 +266,16 @@ def case_junit_ids():
            for tc in ET.parse(xml).getroot().iter("testcase")}
     check(got == want, "JUnit ids as pytest's: only memguard %s, only pytest %s"
           % (sorted(got - want)[:5], sorted(want - got)[:5]))
+    # and its testcases as pytest's: one for a test that passed and whose
+    # teardown failed, with an <error>, a setup's error an <error> too
+    # (before: two testcases, a pass and a <failure>; a setup's <failure>)
+    def cases(path):
+        return sorted((tc.get("classname"), tc.get("name"),
+                       tuple(sorted(c.tag for c in tc if c.tag in ("failure", "error", "skipped"))))
+                      for tc in ET.parse(path).getroot().iter("testcase"))
+    mine, theirs = cases(xml), cases(os.path.join(WORK, "pytest.xml"))
+    check(mine == theirs, "JUnit testcases as pytest's: only memguard %s, only pytest %s"
+          % ([c for c in mine if c not in theirs][:5], [c for c in theirs if c not in mine][:5]))
 
 
 def case_select():
