@@ -1274,6 +1274,28 @@ void lane_tmp_remove(run_ctx *c)
 
 /* The front test took too long (or never started): timeout, the rest go
  * back to the queue, the host is killed. */
+void lane_timeout_between(run_ctx *c, lane *l, double timeout)
+{
+	host *h = &l->h;
+	const rtest *a = &c->tests[h->last_ended - 1];
+	const rtest *b = &c->tests[flight_at(h, 0, c->o->pipeline)];
+	char *name = NULL, *why = NULL;
+	int n =
+	    asprintf(&name, "<between %.*s and %.*s>", (int)a->len, a->name, (int)b->len, b->name);
+	int m = asprintf(&why,
+	                 "no test started within %.3gs after %.*s ended: the program hung "
+	                 "between the two tests (a suite's tear-down or set-up, an "
+	                 "environment, a listener); %.*s runs in a fresh host",
+	                 timeout, (int)a->len, a->name, (int)b->len, b->name);
+	if (n < 0 || m < 0)
+		abort();
+	record_extra(c, l, TEST_TIMEOUT, name, (size_t)n, why, (size_t)m);
+	lane_requeue(c, l);
+	lane_kill(c, l, END_TIMEOUT, why);
+	free(name);
+	free(why);
+}
+
 void lane_timeout(run_ctx *c, lane *l, double dur, const char *why)
 {
 	record_testf(c, l, lane_pop_head(c, l), TEST_TIMEOUT, dur, "%s", why);

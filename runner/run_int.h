@@ -659,6 +659,11 @@ size_t lane_pop_head(run_ctx *c, lane *l);
 void lane_fail_fast(run_ctx *c, lane *l);
 void lane_failed_start(lane *l, const char *why);
 void lane_timeout(run_ctx *c, lane *l, double dur, const char *why);
+/* No test started within timeout after one ended in l's host: the program
+ * hung between the two (a suite's tear-down or set-up). Their entry of
+ * its own, "<between A and B>", timeout; B, which never started, runs in
+ * a fresh host. */
+void lane_timeout_between(run_ctx *c, lane *l, double timeout);
 
 /* supervise.c */
 /* A poll(2) timeout for a wait of seconds (>= 0), rounded up: clamped to a

@@ -362,10 +362,15 @@ static void supervise_deadlines(run_ctx *c)
 				lane_timeout(c, l, t - h->head_t0, why);
 			} else if (h->nflight && !h->head_started && c->o->timeout > 0 &&
 			           t - h->head_since > c->o->timeout) {
-				/* silent between tests (a hung setup): the next one never starts */
+				/* silent between tests (a hung setup): the next one never
+				 * starts; after one that ended here, the hang is between
+				 * the two, not the next one's */
 				snprintf(why, sizeof(why), "did not start within %.3gs",
 				         c->o->timeout);
-				lane_timeout(c, l, 0, why);
+				if (h->last_ended)
+					lane_timeout_between(c, l, c->o->timeout);
+				else
+					lane_timeout(c, l, 0, why);
 			} else if (h->state == HOST_QUITTING && !h->nflight &&
 			           t - h->since > QUIT_DEADLINE) {
 				snprintf(why, sizeof(why), "no goodbye within %.0fs of quit",

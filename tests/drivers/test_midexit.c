@@ -60,9 +60,36 @@ static void gtest_exit0_mid_test(void)
 	unsetenv("MG_EXITS_STATUS");
 }
 
+/* A suite's TearDownTestSuite that hangs: the timeout is an entry of its
+ * own between the suite's last test and the next, and the next test,
+ * which never started, runs in a fresh program and passes. Before: the
+ * next test was the timeout ("did not start within"), never run. */
+static void gtest_hang_between(void)
+{
+	setenv("MG_EXITS_HANG", "1", 1);
+	setenv("GTEST_FILTER", "Between.*:Tail.*", 1);
+	outcome o;
+	mg(&o,
+	   ARGV("run", "-j", "1", "--driver", "gtest", "--timeout", "2s", "--report", "report.json",
+	        "--", GTEST_EXITS),
+	   NULL, 0);
+	CU_ASSERT(exited_with(&o, 1));
+	CU_ASSERT_FATAL(o.report != NULL);
+	expect_state(o.report, "Between.One", "pass");
+	expect_state(o.report, "Tail.Last", "pass");
+	expect_state(o.report, "<between Between.One and Tail.Last>", "timeout");
+	const char *m = message_of(o.report, "<between Between.One and Tail.Last>");
+	CU_ASSERT(m && strstr(m, "no test started within 2s after Between.One ended"));
+	CU_ASSERT_EQUAL(count(o.report, "timeout"), 1);
+	done(&o);
+	unsetenv("GTEST_FILTER");
+	unsetenv("MG_EXITS_HANG");
+}
+
 static const mg_case cases[] = {
     {"gtest_exit_mid_test", gtest_exit_mid_test},
     {"gtest_exit0_mid_test", gtest_exit0_mid_test},
+    {"gtest_hang_between", gtest_hang_between},
 };
 
 MG_TEST_MAIN("drivers_midexit", cases)
