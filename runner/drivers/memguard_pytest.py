@@ -212,7 +212,8 @@ class _Host:
         self.ordinal = 0
         self.peak_seen = 0
         self.max_rise = 0  # the largest rise above its start a test here made (VmPeak)
-        self.items = {}
+        self.items = {}  # listed name -> item
+        self.names = {}  # item -> listed name (_listed_names)
         self.after = {}  # item -> the item pytest itself runs after it (None: last)
         self.pending = None  # the item whose scopes above its own await the next
         self.stdout = _SAVED_FDS[0]
@@ -317,8 +318,9 @@ class _Host:
         self.send("hello", version=self.version, arch=arch, pid=os.getpid(), va=va, rss=rss)
         self.flush()
         items = self.session.items
-        for i, item in enumerate(items):
-            self.items.setdefault(item.nodeid.encode("utf-8", "surrogateescape"), item)
+        for i, (item, name) in enumerate(zip(items, _listed_names(items))):
+            self.items[name] = item
+            self.names[item] = name
             self.after[item] = items[i + 1] if i + 1 < len(items) else None
         while True:
             if not self.cmds:
@@ -329,8 +331,7 @@ class _Host:
             kind, name, nums, line = cmd
             if kind == self.kind["list"]:
                 self.settle(None)
-                for item in self.session.items:
-                    raw = item.nodeid.encode("utf-8", "surrogateescape")
+                for raw in _listed_names(self.session.items):
                     self.send("test", raw)
                 self.collect_errors()
                 self.send("end", count=len(self.session.items))
@@ -386,7 +387,7 @@ class _Host:
                 last = self.last_of(nodes[-1])
                 errors.setdefault(last, []).append(_teardown_text(last, e))
         for last, texts in errors.items():
-            name = last.nodeid.encode("utf-8", "surrogateescape")
+            name = self.names.get(last) or last.nodeid.encode("utf-8", "surrogateescape")
             self.extra_error(name, "\n".join(texts))
 
     def last_of(self, node):
@@ -726,6 +727,19 @@ class _Shared:
         for _ in range(session.testsfailed - getattr(self, "seen", 0)):
             self.count_failure()
         self.seen = session.testsfailed
+
+
+def _listed_names(items):
+    """Each item's name in the listing: its node id; the k-th item of a node
+    id given twice on the command line (pytest runs it again) is
+    "NODEID#k", as memguard names a GoogleTest or CTest test listed again."""
+    seen = {}
+    out = []
+    for item in items:
+        raw = item.nodeid.encode("utf-8", "surrogateescape")
+        k = seen[raw] = seen.get(raw, 0) + 1
+        out.append(raw if k == 1 else raw + b"#%d" % k)
+    return out
 
 
 _SAVED_FDS = (1, 2)

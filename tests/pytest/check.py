@@ -811,6 +811,29 @@ def case_refused():
     check(not os.path.exists(ran), "no test ran")
 
 
+def case_duplicates():
+    """A file given twice on the command line: pytest collects and runs its
+    tests twice; under memguard the second of each is NODEID#2 (as a
+    GoogleTest or CTest test listed again), each with its own state, and
+    the exit is pytest's (before: "listed the test ... more than once",
+    exit 3)."""
+    suite = os.path.join(WORK, "dup")
+    os.mkdir(suite)
+    path = os.path.join(suite, "test_d.py")
+    with open(path, "w") as f:
+        f.write("def test_a():\n    pass\n\ndef test_b():\n    assert 0\n")
+    p = subprocess.run(pytest_cmd("-q", path, path), cwd=WORK, env=ENV, capture_output=True)
+    check(p.returncode == 1 and b"2 failed, 2 passed" in p.stdout,
+          "pytest itself runs each twice: %d %r" % (p.returncode, p.stdout[-200:]))
+    for j in ("1", "2"):
+        rc, rep, out, err = memguard(["-j", j], pytest_cmd(path, path))
+        check(rc == 1, "-j %s: exit 1 as pytest's, got %d: %s" % (j, rc, err[-500:]))
+        got = {n: st for n, (st, m, o) in tests_of(rep).items()} if rep else {}
+        check(got == {"dup/test_d.py::test_a": "pass", "dup/test_d.py::test_a#2": "pass",
+                      "dup/test_d.py::test_b": "fail", "dup/test_d.py::test_b#2": "fail"},
+              "-j %s states: %s" % (j, got))
+
+
 def case_nul_message():
     """A NUL in a skip's, a failure's or an xfail's message is '?' in the
     report, each test keeping pytest's state and the run pytest's exit
@@ -924,6 +947,7 @@ CASES = {
     "xdist_refused": case_xdist_refused,
     "refused": case_refused,
     "nul_message": case_nul_message,
+    "duplicates": case_duplicates,
     "usage_error": case_usage_error,
     "exit_mid_test": case_exit_mid_test,
     "skip_only": case_skip_only,
