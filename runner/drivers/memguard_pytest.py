@@ -44,6 +44,15 @@ from _pytest.outcomes import TEST_OUTCOME
 
 _HOST = os.environ.get("MEMGUARD_HOST")
 _MESSAGE_MAX = 16384  # a result's message, bytes (a line is at most 64 KiB)
+
+
+def _cut(msg):
+    """msg (bytes) in _MESSAGE_MAX bytes at most, a longer one cut with a
+    note saying so (as a test's output cut says)."""
+    if len(msg) <= _MESSAGE_MAX:
+        return msg
+    note = b"\n[memguard: message cut: %d of %d bytes shown]" % (_MESSAGE_MAX - 64, len(msg))
+    return msg[: _MESSAGE_MAX - 64] + note
 _VERDICT_WINDOW = 32  # mg_verdict.h MG_VERDICT_WINDOW
 _MARK_MAX = 64  # mg_proto.h MG_MARK_MAX is 43
 _SECRET_LEN = 16  # mg_proto.h MG_MARK_SECRET_LEN
@@ -410,7 +419,7 @@ class _Host:
             # a conftest.py's error is the root's, whose node id is empty
             name = (rep.nodeid or "<collection>").encode("utf-8", "surrogateescape")
             msg = ("error collecting: " + rep.longreprtext).encode("utf-8", "replace")
-            self.send("extra", name + msg[:_MESSAGE_MAX], state=self.kind["fail"],
+            self.send("extra", name + _cut(msg), state=self.kind["fail"],
                       name_len=len(name))
         # a module skipped at collection (importorskip, a module-level
         # skip): pytest counts it among its skipped ("9 skipped"), and its
@@ -418,7 +427,7 @@ class _Host:
         for rep in _HOST_STATE.get("collect_skips", []):
             name = (rep.nodeid or "<collection>").encode("utf-8", "surrogateescape")
             msg = ("skipped: " + _skip_reason(rep)).encode("utf-8", "replace")
-            self.send("extra", name + msg[:_MESSAGE_MAX], state=self.kind["skip"],
+            self.send("extra", name + _cut(msg), state=self.kind["skip"],
                       name_len=len(name))
 
     def extra_error(self, name, text, counted=False):
@@ -427,7 +436,7 @@ class _Host:
         message's "error at teardown" as for a teardown error inside a
         test's protocol: pytest exits 1 for it (memguard's error state is
         its own infrastructure, exit 3)."""
-        msg = ("error at teardown: " + text).encode("utf-8", "replace")[:_MESSAGE_MAX]
+        msg = _cut(("error at teardown: " + text).encode("utf-8", "replace"))
         self.send("extra", name + msg, state=self.kind["fail"], name_len=len(name))
         if not counted:  # for -x/--maxfail, as pytest counts it
             self.shared.count_failure_if_counting()
@@ -482,7 +491,7 @@ class _Host:
         va, rss = self.mem()
         nbytes = ctypes.c_uint64(0)
         why = self.lib.mg_verdict_end(ctypes.byref(self.verdict), va, rss, ctypes.byref(nbytes))
-        self.send(word.decode(), msg[:_MESSAGE_MAX], usec=usec, va=va, rss=rss)
+        self.send(word.decode(), _cut(msg), usec=usec, va=va, rss=rss)
         if teardown:  # pytest's "ERROR at teardown of" this test: counted already
             self.extra_error(name, teardown, counted=True)
         if not why:

@@ -837,7 +837,8 @@ def case_duplicates():
 def case_nul_message():
     """A NUL in a skip's, a failure's or an xfail's message is '?' in the
     report, each test keeping pytest's state and the run pytest's exit
-    (before: a protocol error, the test an error, exit 3)."""
+    (before: a protocol error, the test an error, exit 3); a message over
+    16 KiB is cut with a note."""
     suite = os.path.join(WORK, "nul")
     os.mkdir(suite)
     with open(os.path.join(suite, "test_n.py"), "w") as f:
@@ -846,7 +847,8 @@ def case_nul_message():
                 "def test_sk(): pytest.skip('a\\x00b')\n"
                 "def test_f(): assert False, 'x\\x00y'\n"
                 "@pytest.mark.xfail(reason='r\\x00s')\n"
-                "def test_x(): assert 0\n")
+                "def test_x(): assert 0\n"
+                "def test_long(): assert False, 'x' * 40000\n")
     p = subprocess.run(pytest_cmd("-q", suite), cwd=WORK, env=ENV, capture_output=True)
     check(p.returncode == 1, "pytest itself: 1, got %d" % p.returncode)
     rc, rep, out, err = memguard(["-j", "1"], pytest_cmd(suite))
@@ -859,6 +861,11 @@ def case_nul_message():
         check(st == state and m == msg, "%s: %s %r" % (name, st, m))
     st, m, _ = got.get("test_n.py::test_f", ("", "", ""))
     check(st == "fail" and "AssertionError: x?y" in m, "test_f: %s %r" % (st, m[:200]))
+    # a message over 16 KiB is cut, and says so (before: cut silently)
+    st, m, _ = got.get("test_n.py::test_long", ("", "", ""))
+    check(st == "fail" and len(m.encode()) <= 16384 and
+          re.search(r"\[memguard: message cut: \d+ of \d+ bytes shown\]$", m),
+          "test_long: %s %d %r" % (st, len(m), m[-120:]))
 
 
 def case_usage_error():
