@@ -65,6 +65,10 @@ static int prepare(run_ctx *c, run_options *o, mg_err *err)
 		return mg_err_set(err, MG_EINVAL,
 		                  "no host command given (memguard run -- HOST ...)");
 	int rc = 0;
+	/* before the command is looked for: exec's ./{} is no file to find */
+	if ((o->list_cmd || o->list_file) && !o->shell && strcmp(o->driver, "exec"))
+		return mg_err_set(err, MG_EINVAL,
+		                  "--list-cmd and --list-file go with --driver exec");
 	/* with --shell the command is a script for sh -c, and exec's ./{} a
 	 * program each test names: neither a file to find before they run */
 	int per_test = o->shell || (!strcmp(o->driver, "exec") && strstr(o->host_argv[0], "{}"));
@@ -223,24 +227,30 @@ static char *basename_dup(const char *p)
  * writing it is an infrastructure error, as for an adapter's file.
  * Returns code.
  */
-/* ctest's name for its JUnit suite: DartConfiguration.tcl's BuildName in
- * the test directory dir, "(empty)" without one, as ctest; malloc'd. */
+/* ctest's name for its JUnit suite: DartConfiguration.tcl's (last)
+ * BuildName in the test directory dir, trimmed, without the characters
+ * ctest drops (cmCTest::SafeBuildIdField: \ : * ? " < > | and tabs);
+ * "(empty)" without one, as ctest; malloc'd. */
 static char *ctest_build_name(const char *dir)
 {
-	char path[4200], line[1024], *name = NULL;
+	char path[4200], line[1024], name[1024] = "";
 	snprintf(path, sizeof(path), "%s/DartConfiguration.tcl", dir);
 	FILE *f = fopen(path, "r");
-	while (f && !name && fgets(line, sizeof(line), f))
-		if (!strncmp(line, "BuildName:", 10)) {
-			char *v = line + 10;
-			v += strspn(v, " \t");
-			v[strcspn(v, "\r\n")] = 0;
-			if (*v)
-				name = strdup(v);
-		}
+	while (f && fgets(line, sizeof(line), f)) {
+		if (strncmp(line, "BuildName:", 10))
+			continue;
+		size_t k = 0;
+		for (const char *v = line + 10; *v && *v != '\r' && *v != '\n'; v++)
+			if (!strchr("\\:*?\"<>|\t", *v))
+				name[k++] = *v;
+		while (k && name[k - 1] == ' ')
+			k--;
+		name[k] = 0;
+	}
 	if (f)
 		fclose(f);
-	return name ? name : strdup("(empty)");
+	const char *v = name + strspn(name, " ");
+	return strdup(*v ? v : "(empty)");
 }
 
 static int user_output(run_ctx *c, const run_options *o, driver_output uo, int code)

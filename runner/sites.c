@@ -381,16 +381,23 @@ static char *signature_name(const char *s)
 			i += 8;
 			if ((s[i] == '(' && s[i + 1] == ')') || (s[i] == '[' && s[i + 1] == ']'))
 				i += 2;
-			else if (s[i] == ' ')
-				in_operator = true;
+			else if (s[i] == ' ' || (s[i] == '"' && s[i + 1] == '"'))
+				in_operator = true; /* new, a conversion, a literal's "" _kb */
 			else
 				while (s[i] && strchr("<>=!+-*/%^&|~,", s[i]))
 					i++;
+			if (s[i] == ' ' && s[i + 1] == '<') /* "operator<< <int>" */
+				i++;
 			continue;
 		}
 		if (c == '(' && depth == 0) {
 			if (!strncmp(s + i, "(anonymous namespace)", 21)) {
 				i += 21;
+				continue;
+			}
+			if ((i >= 9 && !strncmp(s + i - 9, "decltype ", 9)) ||
+			    (i >= 8 && !strncmp(s + i - 8, "decltype", 8))) {
+				i = paren_end(s, i); /* a return type's, not the parameters */
 				continue;
 			}
 			size_t end = paren_end(s, i);
@@ -408,6 +415,11 @@ static char *signature_name(const char *s)
 		i++;
 	}
 	size_t n = i - start;
+	/* a shape not foreseen (a function returning a function pointer,
+	 * "void (*ns::f<int>())(int)"): the whole signature, not a piece */
+	if (n == 0 || s[start] == '<' ||
+	    (s[start] == '(' && strncmp(s + start, "(anonymous namespace)", 21)))
+		return report_strdup(s);
 	char *name = mg_xrealloc(NULL, n + 1);
 	memcpy(name, s + start, n);
 	name[n] = '\0';

@@ -775,7 +775,10 @@ if _HOST:
                 "file over the others; give memguard --adapter junit=PATH instead"
             )
         for opt, flag in (("collectonly", "--collect-only"), ("setuponly", "--setup-only"),
-                          ("setupplan", "--setup-plan")):
+                          ("setupplan", "--setup-plan"), ("showfixtures", "--fixtures"),
+                          ("show_fixtures_per_test", "--fixtures-per-test"),
+                          ("markers", "--markers"), ("version", "--version"),
+                          ("help", "--help")):
             if getattr(config.option, opt, False):
                 raise pytest.UsageError(
                     "memguard: pytest's %s (here from the configuration: addopts or "

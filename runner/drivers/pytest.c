@@ -104,9 +104,18 @@ int pytest_check_args(char *const *argv, int argc, mg_err *err)
 			                  "which memguard loads its pytest plugin: drop it",
 			                  a);
 	}
-	static const char *const runs_none[] = {"--collect-only",      "--co",       "--setup-only",
-	                                        "--setup-plan",        "--fixtures", "--funcargs",
-	                                        "--fixtures-per-test", "--markers"};
+	static const char *const runs_none[] = {"--collect-only",
+	                                        "--co",
+	                                        "--setup-only",
+	                                        "--setup-plan",
+	                                        "--fixtures",
+	                                        "--funcargs",
+	                                        "--fixtures-per-test",
+	                                        "--markers",
+	                                        "--version",
+	                                        "-V",
+	                                        "--help",
+	                                        "-h"};
 	for (int i = at; i < argc; i++) {
 		const char *a = argv[i];
 		if (!strcmp(a, "--"))

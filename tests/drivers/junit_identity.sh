@@ -48,6 +48,10 @@ add_test(NAME skipped COMMAND sh -c "exit 77")
 set_tests_properties(skipped PROPERTIES SKIP_RETURN_CODE 77)
 add_test(NAME off COMMAND true)
 set_tests_properties(off PROPERTIES DISABLED ON)
+add_test(NAME needs COMMAND true)
+set_tests_properties(needs PROPERTIES REQUIRED_FILES /nonexistent/mg-file)
+add_test(NAME slow COMMAND sleep 3)
+set_tests_properties(slow PROPERTIES TIMEOUT 1)
 EOF
 cmake -S ct -B ct/b >/dev/null 2>&1 || fail "configuring the CTest project"
 (cd ct/b && ctest --output-junit "$d/ctest.xml" >/dev/null 2>&1)
@@ -62,6 +66,10 @@ echo "ok: ctest: $(wc -l <ct.ids) ids equal to CTest's own JUnit XML"
 # root a <testsuite>, each testcase's ids and status ctest's, valid under
 # the project's junit.xsd (before: Catch2's shape, classname ctest.global,
 # status "run" for a failure, a timestamp with a Z the schema refuses)
+# the suite's name: DartConfiguration.tcl's last BuildName, as ctest
+# cleans it (CRLF lines, spaces at its ends, \ : * ? " < > | dropped)
+printf 'BuildName: first\r\nBuildName:  Linux<g++>:1 \r\n' >ct/b/DartConfiguration.tcl
+(cd ct/b && ctest --output-junit "$d/ctest.xml" >/dev/null 2>&1)
 (cd ct/b && "$mg" run -q -- ctest --output-junit "$d/mg4.xml" >/dev/null 2>&1)
 [ $? -eq 1 ] || fail "memguard run -- ctest --output-junit: not exit 1"
 python3 - "$d/ctest.xml" "$d/mg4.xml" <<'PY' || fail "ctest's --output-junit shape differs"

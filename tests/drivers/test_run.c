@@ -1342,6 +1342,11 @@ static void exec_program_per_test(void)
 	CU_ASSERT_STRING_EQUAL(state_of(o.report, "t_crash"), "crash");
 	CU_ASSERT_STRING_EQUAL(state_of(o.report, "t_gone"), "fail");
 	done(&o);
+	/* without --driver exec: the usage error, not "cannot run './{}'" (3) */
+	mg(&o, ARGV("run", "--list-cmd", "printf 't_pass\n'", "--", tmpl), NULL, 0);
+	CU_ASSERT(exited_with(&o, 2));
+	CU_ASSERT(strstr(o.err, "--list-cmd and --list-file go with --driver exec") != NULL);
+	done(&o);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	CU_ASSERT(system(cmd) == 0);
 }

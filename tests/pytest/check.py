@@ -795,11 +795,13 @@ def case_refused():
     p = subprocess.run(pytest_cmd("--collect-only", suite), cwd=WORK, env=ENV,
                        capture_output=True)
     check(p.returncode == 0 and not os.path.exists(ran), "pytest --collect-only: 0, no test")
-    for opt in ("--collect-only", "--co", "--setup-plan"):
+    for opt in ("--collect-only", "--co", "--setup-plan", "--fixtures", "--version"):
         rc, rep, out, err = memguard(["-j", "1"], pytest_cmd(opt, suite))
         check(rc == 2 and ("'%s' runs no test" % opt) in err, "%s: %d %s" % (opt, rc, err))
     for opts, said in (("--co", "--collect-only"), ("--setup-plan", "--setup-plan"),
-                       ("--junitxml=x.xml", "--junitxml")):
+                       ("--fixtures", "--fixtures"), ("--markers", "--markers"),
+                       ("--fixtures-per-test", "--fixtures-per-test"),
+                       ("--version", "--version"), ("--junitxml=x.xml", "--junitxml")):
         env = dict(ENV, PYTEST_ADDOPTS=opts)
         rc, rep, out, err = memguard(["-j", "1"], pytest_cmd(suite), env=env)
         check(rc == 2 and ("pytest's %s (here from the configuration" % said) in err,

@@ -565,6 +565,12 @@ static void cxx_names(void)
 	    {"_ZN7testing8internal35HandleExceptionsInMethodIfSupportedINS_4TestEvEET0_PT_MS4_FS3_"
 	     "vEPKc",
 	     "testing::internal::HandleExceptionsInMethodIfSupported<testing::Test, void>"},
+	    {"_ZN2nslsIiEERNS_4SinkES2_RKT_", "ns::operator<< <int>"},
+	    {"_ZN2nsltIiEEbRKNS_1AERKT_", "ns::operator< <int>"},
+	    {"_ZN2ns3addIiEEDTplfp_fp0_ET_S2_", "ns::add<int>"}, /* decltype (...) */
+	    {"_ZN2nsli3_kbEy", "ns::operator\"\" _kb"},
+	    /* returns a function pointer: the whole signature */
+	    {"_ZN2ns6getfptIiEEPFvT_Ev", "void (*ns::getfpt<int>())(int)"},
 	    {"leak_mmap", "leak_mmap"}, /* C */
 	    {"_Zbogus", "_Zbogus"},     /* refused by the demangler */
 	    {"_Z", "_Z"},
