@@ -122,6 +122,7 @@ typedef struct ctest_drv {
 	size_t ntam;
 	int tam_hit;  /* one did: d->timeout is TIMEOUT_AFTER_MATCH's */
 	int held_out; /* it timed out after its exit, its output held open */
+	int judged;   /* a regex judges it: its output is kept in out */
 	int held[64];
 	char held_path[64][LOCK_PATH_MAX];
 	int nheld;
@@ -1618,10 +1619,12 @@ static void ct_begin(shim *s)
 	env_apply(s, &env, 0);
 	d->out_len = 0;
 	tam_compile(d, t);
-	/* a judged test's output is its stdout and stderr in one stream, as
-	 * ctest reads it (a PASS_REGULAR_EXPRESSION may match either) */
-	int rc = shim_spawn(
-	    s, t->argv, t->pass_re || t->fail_re || t->skip_re || d->ntam ? SHIM_OUT_MERGED : 0);
+	/* a test's output is its stdout and stderr in one stream, read to its
+	 * end as ctest reads it (a process the test left running that holds
+	 * it holds the test: ops->wait_output_eof); a judged test's is kept
+	 * for its regexes (a PASS_REGULAR_EXPRESSION may match either) */
+	d->judged = t->pass_re || t->fail_re || t->skip_re || d->ntam;
+	int rc = shim_spawn(s, t->argv, SHIM_OUT_MERGED);
 	env_apply(s, &env, 1);
 	env_free(&env);
 	if (back >= 0) {
@@ -1669,12 +1672,18 @@ static void ct_tick(shim *s)
 	}
 }
 
-/* A judged test's output (stdout and stderr): kept for its regexes, passed
- * on as its output; the output so far matched by its TIMEOUT_AFTER_MATCH
- * starts its new timeout. */
+/* A test's output (stdout and stderr): passed on as its output; a judged
+ * test's kept for its regexes, and the output so far matched by its
+ * TIMEOUT_AFTER_MATCH starts its new timeout. */
 static void ct_line(shim *s, char *line, size_t len)
 {
 	ctest_drv *d = shim_ctx(s);
+	if (!d->judged) {
+		shim_output(s, line, len);
+		if (!shim_line_cut(s))
+			shim_output(s, "\n", 1);
+		return;
+	}
 	if (d->out_len + len + 2 > d->out_cap && d->out_len + len + 2 <= (16u << 20)) {
 		size_t cap = 2 * (d->out_len + len + 2);
 		char *p = realloc(d->out, cap);

@@ -544,15 +544,17 @@ static void ctest_no_build_tree(void)
 	done(&o);
 }
 
-/* A process a judged test leaves running, holding its output: ctest reads
- * the output to its end. held_late's marker comes a second after its
- * shell exited (pass); held_open's process outlives its TIMEOUT (ctest:
- * Timeout, though the test exited 0). Before: memguard ended the test at
- * its exit, so held_late failed (no PASS_REGULAR_EXPRESSION found) and
- * held_open passed. The process memguard's run left is gone at its end. */
+/* A process a test leaves running, holding its output: ctest reads the
+ * output to its end. held_late's marker comes a second after its shell
+ * exited (pass); held_open's process outlives its TIMEOUT (ctest: Timeout,
+ * though the test exited 0), and so does held_plain's, which no regex
+ * judges. Before: memguard ended the test at its exit, so held_late failed
+ * (no PASS_REGULAR_EXPRESSION found) and held_open and held_plain passed.
+ * The process memguard's run left is gone at its end. */
 static void ctest_output_held(void)
 {
-	static const char *const want[] = {"held_late=pass", "held_open=timeout", NULL};
+	static const char *const want[] = {"held_late=pass", "held_open=timeout",
+	                                   "held_plain=timeout", NULL};
 	char dir[64], cmd[160];
 	outcome o;
 	project(dir, sizeof(dir),
@@ -562,7 +564,10 @@ static void ctest_output_held(void)
 	        "add_test(held_open /bin/sh -c \"(sleep 6; echo late) & echo started\" "
 	        "mg-held-open)\n"
 	        "set_tests_properties(held_open PROPERTIES PASS_REGULAR_EXPRESSION started "
-	        "TIMEOUT 2)\n");
+	        "TIMEOUT 2)\n"
+	        "add_test(held_plain /bin/sh -c \"(sleep 6; echo late) & echo started\" "
+	        "mg-held-open)\n"
+	        "set_tests_properties(held_plain PROPERTIES TIMEOUT 2)\n");
 	same_states(&o, dir, want, "1");
 	expect_message(o.report, "held_open", "held its output open");
 	done(&o);
