@@ -1695,7 +1695,7 @@ int shim_main(const shim_ops *ops, void *ctx, char **cmd, int ncmd)
 		int r = poll(pf, 4, timeout);
 		if (r < 0 && errno != EINTR)
 			_exit(3);
-		if (r == 0 && s->child && ops->measure == SHIM_MEASURE_TREE)
+		if (r == 0 && (s->child || s->exit_held) && ops->measure == SHIM_MEASURE_TREE)
 			sample_program_tree(s);
 		if (pf[0].revents && !read_commands(s)) {
 			/* the runner has gone: quietly, and leave nothing behind */

@@ -550,11 +550,12 @@ static void ctest_no_build_tree(void)
  * though the test exited 0), and so does held_plain's, which no regex
  * judges. Before: memguard ended the test at its exit, so held_late failed
  * (no PASS_REGULAR_EXPRESSION found) and held_open and held_plain passed.
- * The process memguard's run left is gone at its end. */
+ * held_big's process's 60 MB are the test's memory. The process memguard's
+ * run left is gone at its end. */
 static void ctest_output_held(void)
 {
 	static const char *const want[] = {"held_late=pass", "held_open=timeout",
-	                                   "held_plain=timeout", NULL};
+	                                   "held_plain=timeout", "held_big=pass", NULL};
 	char dir[64], cmd[160];
 	outcome o;
 	project(dir, sizeof(dir),
@@ -567,9 +568,15 @@ static void ctest_output_held(void)
 	        "TIMEOUT 2)\n"
 	        "add_test(held_plain /bin/sh -c \"(sleep 6; echo late) & echo started\" "
 	        "mg-held-open)\n"
-	        "set_tests_properties(held_plain PROPERTIES TIMEOUT 2)\n");
+	        "set_tests_properties(held_plain PROPERTIES TIMEOUT 2)\n"
+	        "add_test(held_big /bin/sh -c \"(x=$(yes aaaaaaaaaaaaaaaaaaaa | head -c 60000000); "
+	        "sleep 1; echo late) & echo started\")\n");
 	same_states(&o, dir, want, "1");
 	expect_message(o.report, "held_open", "held its output open");
+	/* the test's memory is its tree's while it holds the test: held_big's
+	 * process held 60 MB after its shell exited (before: ~1.5 MiB) */
+	json_t *big = find_test(o.report, "held_big");
+	CU_ASSERT(big && json_integer_value(json_object_get(big, "rss_after")) >= (50 << 20));
 	done(&o);
 	/* ctest's own run leaves its copy for up to 6 s: wait it out, then
 	 * memguard's run again: nothing of it is left once memguard exits */
