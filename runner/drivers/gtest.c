@@ -1657,11 +1657,13 @@ static void g_exited(shim *s, mg_exit_end status, const struct rusage *ru)
 	}
 	if (!g->started_any && !g->summary && !mg_exit_ok(status))
 		gtest_outside_start_died(s, g, status);
-	if (status.signo && !g->summary) {
+	if ((status.signo || (!g->catch2 && g->started_any)) && !g->summary) {
 		/* between tests: no test is blamed (after gtest's summary line it
 		 * died on its way out: the tests left in the batch were never
-		 * going to run, DISABLED_ ones say) */
-		gtest_outside_between_died(s, g, status.signo);
+		 * going to run, DISABLED_ ones say); an exit() there too (a suite's
+		 * tear-down's: before, the tests left were errors "did not run
+		 * it", exit 3, even for exit(0)) */
+		gtest_outside_between_died(s, g, status);
 	}
 	gtest_outside_exit_unexplained(s, g, status);
 	g->unseen = !status.signo && !g->saw_run && !g->summary && !g->catch2;

@@ -273,9 +273,10 @@ void gtest_outside_exit_leaked(shim *s, gtest *g);
 /* The program died before its first test: extra error <program start>,
  * then the shim ends as the program did (the runner retries once). */
 void __attribute__((noreturn)) gtest_outside_start_died(shim *s, gtest *g, mg_exit_end status);
-/* The program was killed by sig between two tests: extra error named where
- * it was, then the shim dies of sig without start. */
-void __attribute__((noreturn)) gtest_outside_between_died(shim *s, gtest *g, int sig);
+/* The program was killed by a signal (extra error) or exited (extra fail;
+ * skip for 0) between two tests, the entry named where it was, then the
+ * shim ends as it did without start. */
+void __attribute__((noreturn)) gtest_outside_between_died(shim *s, gtest *g, mg_exit_end status);
 
 /* ---- catch2.c ---- */
 

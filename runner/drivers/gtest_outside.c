@@ -229,17 +229,19 @@ void __attribute__((noreturn)) gtest_outside_start_died(shim *s, gtest *g, mg_ex
 }
 
 /*
- * The program was killed by a signal between two tests (a suite's set-up
- * or tear-down, the global environment's, or code of its own between
- * them): no test is blamed. Its death is an entry named where it was
- * (as gtest_outside_flush names a failure there, `<program exit>` elsewhere),
- * `error` with the signal and its last words; the shim then dies of the
- * same signal without `start`, so the runner puts the tests left back for
- * a fresh host (a death there before its first test is gtest_outside_start_died's).
+ * The program was killed by a signal, or exited, between two tests (a
+ * suite's set-up or tear-down, the global environment's, or code of its
+ * own between them): no test is blamed. Its end is an entry named where
+ * it was (as gtest_outside_flush names a failure there, `<program exit>`
+ * elsewhere) with how it ended and its last words: `error` for a signal,
+ * `fail` for an exit status N (the direct run fails so), `skip` for 0 (the
+ * direct run passes so: said, not counted); the shim then ends as the
+ * program did without `start`, so the runner puts the tests left back for
+ * a fresh host (an end there before its first test is gtest_outside_start_died's).
  */
-void __attribute__((noreturn)) gtest_outside_between_died(shim *s, gtest *g, int sig)
+void __attribute__((noreturn)) gtest_outside_between_died(shim *s, gtest *g, mg_exit_end status)
 {
-	char name[1100], msg[4096];
+	char name[1100], msg[4096], how[96];
 	size_t tn;
 	const char *tail = shim_stderr_tail(s, &tn);
 	int nn = g->phase == GT_PH_SUITE && g->suite_len
@@ -248,13 +250,27 @@ void __attribute__((noreturn)) gtest_outside_between_died(shim *s, gtest *g, int
 	         : g->phase == GT_PH_NONE
 	             ? snprintf(name, sizeof(name), "%s", MG_EXTRA_PROGRAM_EXIT)
 	             : snprintf(name, sizeof(name), "<global environment>");
-	int n = snprintf(msg, sizeof(msg), "%s was killed by signal %d (%s) between tests%s%.*s",
-	                 shim_cmd(s, NULL)[0], sig, spawn_signal_name(sig),
+	if (status.signo)
+		snprintf(how, sizeof(how), "was killed by signal %d (%s)", status.signo,
+		         spawn_signal_name(status.signo));
+	else
+		snprintf(how, sizeof(how), "exited with status %d", status.status);
+	int n = snprintf(msg, sizeof(msg), "%s %s between tests%s%s%.*s", shim_cmd(s, NULL)[0], how,
+	                 !status.signo && !status.status
+	                     ? " (the direct run passes so; the tests after it run in a fresh "
+	                       "program)"
+	                     : "",
 	                 tn ? ":\n" : nothing_said(g), (int)(tn < 3000 ? tn : 3000),
 	                 tail + (tn < 3000 ? 0 : tn - 3000));
-	shim_extra(s, MG_MSG_ERROR, name, nn < 0 ? 0 : (size_t)nn, msg,
+	shim_extra(s,
+	           status.signo    ? MG_MSG_ERROR
+	           : status.status ? MG_MSG_FAIL
+	                           : MG_MSG_SKIP,
+	           name, nn < 0 ? 0 : (size_t)nn, msg,
 	           n < 0                     ? 0
 	           : (size_t)n < sizeof(msg) ? (size_t)n
 	                                     : sizeof(msg) - 1);
-	shim_die_of(s, sig);
+	if (status.signo)
+		shim_die_of(s, status.signo);
+	shim_end_as(s, status);
 }

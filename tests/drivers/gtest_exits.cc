@@ -3,7 +3,7 @@
 // MG_EXITS_STATUS=0, as gmock_leak_test_ does): run directly, the program
 // exits so there and its later tests never run. With MG_EXITS_HANG set,
 // suite Between's TearDownTestSuite hangs (between Between.One and
-// Tail.Last).
+// Tail.Last); with MG_EXITS_TEARDOWN=N it calls exit(N).
 #include <gtest/gtest.h>
 
 #include <unistd.h>
@@ -39,6 +39,8 @@ struct Between : testing::Test {
 		if (std::getenv("MG_EXITS_HANG"))
 			for (;;)
 				pause();
+		if (const char *st = std::getenv("MG_EXITS_TEARDOWN"))
+			std::exit(std::atoi(st));
 	}
 };
 

@@ -86,10 +86,40 @@ static void gtest_hang_between(void)
 	unsetenv("MG_EXITS_HANG");
 }
 
+/* exit(N) in a suite's TearDownTestSuite: the direct run ends there with
+ * N, the tests after it never run. Under memguard the tear-down is an
+ * entry of its own, fail for 3 (the run fails, as directly), skip for 0
+ * (the run passes, as directly), and the test after it runs in a fresh
+ * program. Before: that test was an error "GoogleTest did not run it",
+ * exit 3 for both. */
+static void gtest_exit_between(void)
+{
+	static const char *const st[] = {"3", "0"};
+	setenv("GTEST_FILTER", "Between.*:Tail.*", 1);
+	for (int i = 0; i < 2; i++) {
+		setenv("MG_EXITS_TEARDOWN", st[i], 1);
+		CU_ASSERT_EQUAL(mg_direct_status(GTEST_EXITS), atoi(st[i]));
+		outcome o;
+		mg_driver_run(&o, "gtest", GTEST_EXITS, "1", NULL, NULL);
+		CU_ASSERT(exited_with(&o, i ? 0 : 1));
+		expect_state(o.report, "Between.One", "pass");
+		expect_state(o.report, "Between.TearDownTestSuite", i ? "skip" : "fail");
+		const char *m = message_of(o.report, "Between.TearDownTestSuite");
+		CU_ASSERT(m && strstr(m, i ? "exited with status 0 between tests"
+		                           : "exited with status 3 between tests"));
+		expect_state(o.report, "Tail.Last", "pass");
+		CU_ASSERT_EQUAL(count(o.report, "error"), 0);
+		done(&o);
+	}
+	unsetenv("MG_EXITS_TEARDOWN");
+	unsetenv("GTEST_FILTER");
+}
+
 static const mg_case cases[] = {
     {"gtest_exit_mid_test", gtest_exit_mid_test},
     {"gtest_exit0_mid_test", gtest_exit0_mid_test},
     {"gtest_hang_between", gtest_hang_between},
+    {"gtest_exit_between", gtest_exit_between},
 };
 
 MG_TEST_MAIN("drivers_midexit", cases)
