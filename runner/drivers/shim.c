@@ -1488,7 +1488,7 @@ const char *shim_stderr_tail(shim *s, size_t *len)
 void shim_extra(shim *s, mg_msg_kind kind, const char *name, size_t nlen, const char *msg,
                 size_t mlen)
 {
-	assert(!s->started && (kind == MG_MSG_FAIL || kind == MG_MSG_ERROR));
+	assert(!s->started && (kind == MG_MSG_FAIL || kind == MG_MSG_ERROR || kind == MG_MSG_SKIP));
 	if (nlen > 1024)
 		nlen = 1024;
 	if (mlen > MSG_MAX - nlen)

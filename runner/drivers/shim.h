@@ -228,7 +228,8 @@ int shim_parking(const shim *s);
 void shim_pass_fd(shim *s, int fd, int target);
 /*
  * An entry outside the listed tests (PROTOCOL.md 6c), between two tests:
- * kind MG_MSG_FAIL or MG_MSG_ERROR, its name and message (may be empty).
+ * kind MG_MSG_FAIL, MG_MSG_ERROR or MG_MSG_SKIP (said, not failing), its
+ * name and message (may be empty).
  */
 void shim_extra(shim *s, mg_msg_kind kind, const char *name, size_t nlen, const char *msg,
                 size_t mlen);
