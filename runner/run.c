@@ -134,9 +134,6 @@ static int prepare(run_ctx *c, run_options *o, mg_err *err)
 	if (o->list_cmd && o->list_file) /* before: --list-file's, the other unsaid */
 		return mg_err_set(err, MG_EINVAL,
 		                  "--list-cmd and --list-file both name the tests: give one");
-	if ((o->list_cmd || o->list_file) && c->driver != DRIVER_EXEC)
-		return mg_err_set(err, MG_EINVAL,
-		                  "--list-cmd and --list-file go with --driver exec");
 	if (o->skip_code >= 0 && c->driver != DRIVER_EXEC)
 		return mg_err_set(err, MG_EINVAL,
 		                  "--skip-code goes with --driver exec (ctest: the test's "
