@@ -12,7 +12,11 @@
 #   gtest-batch   the same with --pipeline 1024: batches of 1,024, a program start each
 #                 (the driver before one program per generation)
 #   gtest-j2      the defaults with -j 2 (the runner feeds each lane its share in refills)
-#   gtest-direct-jN  as many copies of gtest-direct as CPUs, each 1/N of the tests
+#   gtest-direct-jN  the program on as many processes as CPUs by GoogleTest's own
+#                 sharding (each copy the whole program, a shard of its tests: before
+#                 stop 59 each copy was a program of 1/N of the tests, which registered
+#                 only those, where memguard's lanes each run the whole program)
+#   gtest-pipe-jN    the same, each copy's output into a pipe that cat drains
 #   gtest-jN      the defaults with -j = CPUs
 #   exec-direct   bench_host started once per test by a shell loop (exec's own baseline)
 #   exec          bench_host under --driver exec: one process per test (bench_host TEST)
@@ -20,7 +24,8 @@
 # The ratio column is against the native direct run; gtest vs gtest-direct is the
 # driver's own cost.
 gtest_bench=$build/tests/drivers/gtest_bench
-names+=(gtest-direct gtest-pipe gtest-probe gtest gtest-batch gtest-j2 gtest-direct-jN gtest-jN exec-direct exec)
+names+=(gtest-direct gtest-pipe gtest-probe gtest gtest-batch gtest-j2 gtest-direct-jN gtest-pipe-jN
+	gtest-jN exec-direct exec)
 cmd_gtest-direct() { "$gtest_bench"; }
 cmd_gtest-pipe() { "$gtest_bench" | cat >/dev/null; }
 probe_so=$build/runner/probe/x64/libmemguard_probe.so
@@ -37,8 +42,20 @@ for m in gtest gtest-batch base-gtest; do
 done
 cmd_gtest() { "$mg" run -q -j 1 --driver gtest -- "$gtest_bench"; }
 cmd_gtest-j2() { "$mg" run -q -j 2 --driver gtest -- "$gtest_bench"; }
-cmd_gtest-direct-jN() { in_parallel "$gtest_bench"; }
+# GoogleTest's own way to run one program on N processes: its sharding
+# (GTEST_TOTAL_SHARDS, GTEST_SHARD_INDEX), each copy the whole program (its
+# registration of every test included), as memguard's lanes are
+in_shards() {
+	local k
+	for k in $(seq 0 $((cpus - 1))); do
+		GTEST_TOTAL_SHARDS=$cpus GTEST_SHARD_INDEX=$k "$@" &
+	done
+	wait
+}
+cmd_gtest-direct-jN() { in_shards "$gtest_bench"; }
+cmd_gtest-pipe-jN() { in_shards piped "$gtest_bench"; }
 cmd_gtest-jN() { "$mg" run -q -j "$cpus" --driver gtest -- "$gtest_bench"; }
+null_base[gtest-jN]=gtest-direct-jN pipe_base[gtest-jN]=gtest-pipe-jN
 cmd_gtest-batch() { "$mg" run -q -j 1 --driver gtest --pipeline 1024 -- "$gtest_bench"; }
 # With BASE (run-bench's other build): base-gtest, that build's memguard and
 # probe on the same program, interleaved with gtest: a before/after check.
