@@ -2135,6 +2135,26 @@ static void catch2_crash(void)
 	done(&o);
 }
 
+/* The same crash at a boundary that stops the program (a recycle after
+ * every test: rss=1K, below its start): Catch2 reports the test from its
+ * SIGSEGV handler, where the probe stopped the program for the recycle
+ * and nothing continued it (the runner waits for the test's result): the
+ * run waited for --no-progress, step 13 "timeout". Now crash, as in the
+ * direct run, and every other step passes. */
+static void catch2_crash_recycle(void)
+{
+	outcome o;
+	mg(&o,
+	   ARGV("run", "-q", "-j", "1", "--recycle-at", "rss=1K", "--no-progress", "10s",
+	        "--report", "report.json", "--", CATCH2_LEAKS, "step 1*"),
+	   ENV("MG_C2_CRASH=13"), 0);
+	CU_ASSERT(exited_with(&o, 1));
+	CU_ASSERT_FATAL(o.report != NULL);
+	expect_state(o.report, "step 13", "crash");
+	CU_ASSERT_EQUAL(count(o.report, "pass"), 30);
+	done(&o);
+}
+
 /* Steps 12 and 13 under env (and env2), step 13 failing: its message,
  * the run's report kept in o until done(). */
 static const char *c2_fail13(outcome *o, const char *env, const char *env2)
@@ -2386,6 +2406,7 @@ static const mg_case cases[] = {
     {"catch2_suspects", catch2_suspects},
     {"catch2_recycle", catch2_recycle},
     {"catch2_crash", catch2_crash},
+    {"catch2_crash_recycle", catch2_crash_recycle},
     {"catch2_long_message", catch2_long_message},
     {"catch2_long_expansion", catch2_long_expansion},
     {"catch2_bad_option", catch2_bad_option},
