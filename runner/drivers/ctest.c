@@ -128,7 +128,8 @@ typedef struct ctest_drv {
 	int nheld;
 	int serial_fd;
 	char serial_path[LOCK_PATH_MAX];
-	uint64_t lock_hash; /* of the test directory; 0: not known yet */
+	uint64_t lock_hash; /* of the test directory and the run; 0: not known yet */
+	int lock_none;      /* the run has one lane: its tests run one after another */
 	int lock_try;       /* which lock directory name is ours */
 	/* PROCESSORS: the run's lanes (0: one, or no test takes more than one),
 	 * this lane, the run (ct_slots) */
@@ -1123,12 +1124,23 @@ static uint64_t fnv1a(const char *p)
 }
 
 /* The lock directory's path (made and checked by lock_dir_make) and the
- * test directory's hash that prefixes every lock file's name. */
+ * hash of the test directory and the run that prefixes every lock file's
+ * name: the run is MG_ENV_LANE's RUN (the runner's pid), so another
+ * memguard run of the same directory takes locks of its own, as another
+ * ctest does (a ctest's locks hold among its own tests; before, a second
+ * run waited for the first's, and its wait was timed as a test's). A run
+ * of one lane (no MG_ENV_LANE) takes none. */
 static void lock_base(shim *s, ctest_drv *d)
 {
 	char dir[4096];
+	const char *lane = getenv(MG_ENV_LANE);
+	unsigned slot, slots;
+	long run = 0;
+	int used = 0;
+	d->lock_none = !lane || sscanf(lane, "%u/%u/%ld%n", &slot, &slots, &run, &used) != 3 ||
+	               lane[used] || slots < 2;
 	ct_test_dir(s, dir);
-	d->lock_hash = fnv1a(dir);
+	d->lock_hash = (fnv1a(dir) ^ ((uint64_t)run * 0x9e3779b97f4a7c15ull)) | 1;
 }
 
 /* Makes (0700) or checks the lock directory: an fd of it, or -1 with errno
@@ -1240,6 +1252,8 @@ static int locks_acquire(shim *s, ctest_drv *d, ct_test *t)
 {
 	if (!d->lock_hash)
 		lock_base(s, d);
+	if (d->lock_none)
+		return 0;
 	/* the serial lock is taken afresh per test: its file may be removed
 	 * between tests by another run that ended */
 	d->serial_fd = lock_hold(d, "\001serial", t->serial ? LOCK_EX : LOCK_SH, d->serial_path,
@@ -1654,9 +1668,15 @@ static void ct_tick(shim *s)
 {
 	ctest_drv *d = shim_ctx(s);
 	struct timespec now;
-	if (d->cur < 0 || d->timed_out || (!shim_child(s) && !shim_output_held(s)) ||
-	    d->timeout <= 0)
+	if (d->cur < 0 || (!shim_child(s) && !shim_output_held(s)) || d->timeout <= 0)
 		return;
+	if (d->timed_out) {
+		/* killed at its timeout, and ctest drops its read handle there:
+		 * a process the kill did not reach holding the output is not
+		 * waited for */
+		shim_output_abandon(s);
+		return;
+	}
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	double el =
 	    (double)(now.tv_sec - d->t0.tv_sec) + (double)(now.tv_nsec - d->t0.tv_nsec) / 1e9;
@@ -1667,8 +1687,8 @@ static void ct_tick(shim *s)
 		d->held_out = shim_output_held(s);
 		if (d->held_out)
 			shim_output_abandon(s);
-		else
-			kill(shim_child(s), SIGKILL);
+		else /* its processes too, as ctest's kill (kwsys) takes the tree */
+			shim_child_kill_tree(s);
 	}
 }
 

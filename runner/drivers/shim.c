@@ -1566,6 +1566,40 @@ void shim_output_abandon(shim *s)
 	s->child_out = -1;
 }
 
+void shim_child_kill_tree(shim *s)
+{
+	if (!s->child)
+		return;
+	/* each stopped before its children are looked for, so none forks a
+	 * new one meanwhile; a pass that stops none new is the last. Where
+	 * /proc names pids other than ours (another PID namespace's), the
+	 * child alone. */
+	pid_t tree[MAX_TREE];
+	size_t n = 0;
+	kill(s->child, SIGSTOP);
+	if (proc_self_pid() == getpid()) {
+		for (int pass = 0; pass < 4; pass++) {
+			pid_t found[MAX_TREE];
+			size_t m = proc_descendants(s->child, found, MAX_TREE), fresh = 0;
+			for (size_t i = 0; i < m && n < MAX_TREE; i++) {
+				size_t k = 0;
+				while (k < n && tree[k] != found[i])
+					k++;
+				if (k == n && found[i] != s->child) {
+					kill(found[i], SIGSTOP);
+					tree[n++] = found[i];
+					fresh++;
+				}
+			}
+			if (!fresh)
+				break;
+		}
+	}
+	for (size_t i = 0; i < n; i++)
+		kill(tree[i], SIGKILL);
+	kill(s->child, SIGKILL);
+}
+
 /* A held exit whose output has closed (or was abandoned): judged now. */
 static void held_end(shim *s)
 {

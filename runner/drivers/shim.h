@@ -154,6 +154,9 @@ int shim_output_held(const shim *s);
 /* Stops reading a held output (ctest's timeout drops its read handle):
  * the child's exit is judged next (ops->exited). */
 void shim_output_abandon(shim *s);
+/* Kills the running child and every process under it, as ctest's timeout
+ * does (kwsys kills the tree); it is reaped as any exit is. */
+void shim_child_kill_tree(shim *s);
 
 /*
  * Runs argv to its end (blocking), its stdout collected into *out (malloc'd,

@@ -8,9 +8,11 @@
  * Each case asserts, test by test, that memguard's state is ctest's own
  * (ctest's console line read back), and that the exit codes agree.
  */
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "mg_run.h"
@@ -592,6 +594,118 @@ static void ctest_output_held(void)
 	project_free(dir);
 }
 
+/* A test over its TIMEOUT whose processes hold its output: ctest kills its
+ * tree (kwsys) and stops reading at once. Before: memguard killed the shell
+ * alone and read on until the shell's sleeping grandchild let go (40 s
+ * here; a day's sleep: the --no-progress limit). tree_escape's process
+ * left the tree (setsid, its parent gone): ctest leaves it running and
+ * stops reading; memguard too, and it is gone when memguard exits. */
+static void ctest_timeout_tree(void)
+{
+	static const char *const want[] = {"tree_hold=timeout", "tree_escape=timeout", NULL};
+	char dir[64];
+	outcome o;
+	project(dir, sizeof(dir),
+	        "add_test(tree_hold /bin/sh -c \"echo started; /bin/sh -c 'sleep 40 & wait' "
+	        "mg-tree-hold\")\n"
+	        "set_tests_properties(tree_hold PROPERTIES TIMEOUT 2)\n"
+	        "add_test(tree_escape /bin/sh -c \"echo started; (setsid /bin/sh -c 'sleep 40 & "
+	        "wait' mg-tree-escape &); sleep 40\")\n"
+	        "set_tests_properties(tree_escape PROPERTIES TIMEOUT 2)\n");
+	same_states(&o, dir, want, "1");
+	/* both kills took tree_hold's processes (tree_escape's, of ctest's run,
+	 * are still there: ctest leaves them) */
+	CU_ASSERT(system("pgrep -f mg-tree-hol[d] >/dev/null") != 0);
+	for (size_t i = 0; i < 2; i++) {
+		const char *name = i ? "tree_escape" : "tree_hold";
+		json_t *t = find_test(o.report, name);
+		double d = t ? json_number_value(json_object_get(t, "duration")) : -1;
+		if (!(d >= 2 && d < 30))
+			fprintf(stderr, "\n  %s: duration %g s, wanted its TIMEOUT's 2 s\n", name, d);
+		CU_ASSERT(d >= 2 && d < 30);
+	}
+	expect_message(o.report, "tree_hold", "over its TIMEOUT of 2 s (killed)");
+	done(&o);
+	CU_ASSERT(system("pkill -f mg-tree-escap[e]; true") == 0); /* ctest's run's */
+	project_free(dir);
+}
+
+/* Another memguard run of the same test directory holding a RUN_SERIAL
+ * test: ctest's locks hold among one ctest's own tests, so a second ctest
+ * runs its tests at once. Before: memguard's locks held across runs, and
+ * the second run waited for the first's serial test (8 s), its wait timed
+ * against --timeout: "did not start within 3s", a timeout, exit 1. */
+static void ctest_locks_per_run(void)
+{
+	char dir[64], marker[128], cmd[256], tmpdir[96];
+	outcome o;
+	project(dir, sizeof(dir),
+	        "add_test(lock_hold /bin/sh -c \"touch started; sleep 8\" mg-lock-hold)\n"
+	        "set_tests_properties(lock_hold PROPERTIES RUN_SERIAL 1)\n"
+	        "add_test(quick_a /bin/true)\n"
+	        "add_test(quick_b /bin/true)\n");
+	snprintf(marker, sizeof(marker), "%s/started", dir);
+	/* both runs' TMPDIR the same (where the locks are) */
+	snprintf(tmpdir, sizeof(tmpdir), "TMPDIR=%s", dir);
+	pid_t first = fork();
+	CU_ASSERT_FATAL(first >= 0);
+	if (first == 0) {
+		int null = open("/dev/null", O_WRONLY);
+		dup2(null, 1);
+		dup2(null, 2);
+		setenv("TMPDIR", dir, 1);
+		execl(MEMGUARD_BIN, MEMGUARD_BIN, "run", "-q", "-j", "2", "--driver", "ctest", "--",
+		      CTEST_BIN, "--test-dir", dir, "-R", "lock_hold", (char *)NULL);
+		_exit(127);
+	}
+	/* the first run's serial test holds its lock once it has started */
+	for (int i = 0; i < 300 && access(marker, F_OK) != 0; i++)
+		usleep(100 * 1000);
+	CU_ASSERT_FATAL(access(marker, F_OK) == 0);
+	mg(&o,
+	   ARGV("run", "-q", "-j", "2", "--timeout", "3", "--driver", "ctest", "--report",
+	        "report.json", "--", CTEST_BIN, "--test-dir", dir, "-R", "quick"),
+	   ENV(tmpdir), 0);
+	CU_ASSERT(exited_with(&o, 0));
+	CU_ASSERT_FATAL(o.report != NULL);
+	expect_state(o.report, "quick_a", "pass");
+	expect_state(o.report, "quick_b", "pass");
+	done(&o);
+	int st;
+	CU_ASSERT(waitpid(first, &st, 0) == first && WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	snprintf(cmd, sizeof(cmd), "pgrep -f mg-lock-hol[d] >/dev/null");
+	CU_ASSERT(system(cmd) != 0);
+	project_free(dir);
+}
+
+/* In one run: waiter needs the lock holder has (RESOURCE_LOCK db), and
+ * holder works (uses CPU) for 4 s in the other lane; ctest waits. Before:
+ * the wait, no CPU and no test started, was --no-progress's (2 s here):
+ * waiter "timeout", exit 1. A lock wait is now timed by neither that nor
+ * --timeout. */
+static void ctest_lock_wait(void)
+{
+	char dir[64];
+	outcome o;
+	project(dir, sizeof(dir),
+	        "add_test(holder /bin/sh -c \"end=$(($(date +%s)+4)); while [ $(date +%s) -lt "
+	        "$end ]; do :; done\")\n"
+	        "set_tests_properties(holder PROPERTIES RESOURCE_LOCK db)\n"
+	        "add_test(pre /bin/sh -c \"sleep 0.5\")\n"
+	        "add_test(waiter /bin/sh -c \"echo waited\")\n"
+	        "set_tests_properties(waiter PROPERTIES RESOURCE_LOCK db)\n");
+	mg(&o,
+	   ARGV("run", "-q", "-j", "2", "--no-progress", "2s", "--driver", "ctest", "--report",
+	        "report.json", "--", CTEST_BIN, "--test-dir", dir),
+	   NULL, 0);
+	CU_ASSERT(exited_with(&o, 0));
+	CU_ASSERT_FATAL(o.report != NULL);
+	expect_state(o.report, "holder", "pass");
+	expect_state(o.report, "waiter", "pass");
+	done(&o);
+	project_free(dir);
+}
+
 static const mg_case cases[] = {
     {"ctest_env_modification", ctest_env_modification},
     {"ctest_required_files", ctest_required_files},
@@ -602,6 +716,9 @@ static const mg_case cases[] = {
     {"ctest_custom_pre_fails", ctest_custom_pre_fails},
     {"ctest_custom_post_fails", ctest_custom_post_fails},
     {"ctest_no_build_tree", ctest_no_build_tree},
+    {"ctest_timeout_tree", ctest_timeout_tree},
+    {"ctest_locks_per_run", ctest_locks_per_run},
+    {"ctest_lock_wait", ctest_lock_wait},
     {"ctest_output_held", ctest_output_held},
 };
 
