@@ -621,7 +621,8 @@ static void ctest_timeout_tree(void)
 		json_t *t = find_test(o.report, name);
 		double d = t ? json_number_value(json_object_get(t, "duration")) : -1;
 		if (!(d >= 2 && d < 30))
-			fprintf(stderr, "\n  %s: duration %g s, wanted its TIMEOUT's 2 s\n", name, d);
+			fprintf(stderr, "\n  %s: duration %g s, wanted its TIMEOUT's 2 s\n", name,
+			        d);
 		CU_ASSERT(d >= 2 && d < 30);
 	}
 	expect_message(o.report, "tree_hold", "over its TIMEOUT of 2 s (killed)");
