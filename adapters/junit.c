@@ -69,6 +69,11 @@ typedef struct junit_w {
 	xmlTextWriterPtr w;
 	int failed; /* a writer call returned < 0 */
 	adapters_detail detail;
+	/* the node ids of the run's pytest teardown errors, sorted: the
+	 * passed or skipped entry of one of them, in any shard, is merged
+	 * into it (pytest_merged) */
+	const char **torn;
+	size_t ntorn;
 } junit_w;
 
 static const xmlChar *X(const char *s)
@@ -271,18 +276,53 @@ static int pytest_error(const report_shard *s, const report_test *t)
 	return 0;
 }
 
-/* Entry i of a pytest shard that the next one's teardown error stands for:
- * the same node id, passed or skipped, then "error at teardown". pytest's
- * --junitxml writes them as one testcase, with the error (after a failed
- * call, as two: the failure and the error, which memguard writes too). */
-static int pytest_merged(const report_shard *s, size_t i)
+static int pytest_torn(const report_shard *s, const report_test *t)
 {
-	if (!is_pytest(s) || i + 1 >= s->ntests)
+	return t->name && pytest_error(s, t) && !strncmp(t->message, "error at teardown", 17);
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* j->torn: the node ids of the run's pytest teardown errors. */
+static void torn_collect(junit_w *j, const report *r)
+{
+	for (int pass = 0; pass < 2; pass++) {
+		size_t n = 0;
+		for (size_t k = 0; k < r->nshards; k++)
+			for (size_t i = 0; i < r->shards[k].ntests; i++)
+				if (pytest_torn(&r->shards[k], &r->shards[k].tests[i])) {
+					if (pass)
+						j->torn[n] = r->shards[k].tests[i].name;
+					n++;
+				}
+		if (!n)
+			return;
+		if (!pass)
+			j->torn = mg_xrealloc(NULL, n * sizeof(*j->torn));
+		j->ntorn = n;
+	}
+	qsort(j->torn, j->ntorn, sizeof(*j->torn), by_name);
+}
+
+/* Entry i of a pytest shard that a teardown error of its node id stands
+ * for: passed or skipped, the error next to it or, where the run's lanes
+ * tore the scope down elsewhere (a module's fixture in another lane's
+ * program, at its recycle or end), in any shard. pytest's --junitxml
+ * writes them as one testcase, with the error (after a failed call, as
+ * two: the failure and the error, which memguard writes too); before, the
+ * error of another shard was a testcase of its own beside the pass. */
+static int pytest_merged(const junit_w *j, const report_shard *s, size_t i)
+{
+	const report_test *t = &s->tests[i];
+	if (!is_pytest(s) || !t->name || (t->state != TEST_PASS && t->state != TEST_SKIP))
 		return 0;
-	const report_test *t = &s->tests[i], *n = &s->tests[i + 1];
-	return (t->state == TEST_PASS || t->state == TEST_SKIP) && t->name && n->name &&
-	       !strcmp(t->name, n->name) && pytest_error(s, n) &&
-	       !strncmp(n->message, "error at teardown", 17);
+	if (i + 1 < s->ntests && pytest_torn(s, &s->tests[i + 1]) &&
+	    !strcmp(t->name, s->tests[i + 1].name))
+		return 1;
+	return j->ntorn && bsearch(&t->name, j->torn, j->ntorn, sizeof(*j->torn), by_name);
 }
 
 /* The element that says how t (of s) ended (error, failure, skipped);
@@ -462,7 +502,7 @@ static void testsuite(junit_w *j, const report *r, size_t index, const char *tim
 	/* the testcases written: counted by their elements */
 	uint64_t tests = 0, failures = 0, errors = 0, skipped = 0;
 	for (size_t i = 0; i < s->ntests; i++) {
-		if (pytest_merged(s, i))
+		if (pytest_merged(j, s, i))
 			continue;
 		const char *what = outcome(s, &s->tests[i]);
 		tests++;
@@ -493,7 +533,7 @@ static void testsuite(junit_w *j, const report *r, size_t index, const char *tim
 	property_u64(j, "generations", s->ngens);
 	end(j);
 	for (size_t i = 0; i < s->ntests; i++)
-		if (!pytest_merged(s, i))
+		if (!pytest_merged(j, s, i))
 			testcase(j, s, &s->tests[i]);
 	suite_out(j, s);
 	start(j, "system-err");
@@ -530,10 +570,12 @@ int junit_write_detail(const report *r, FILE *f, adapters_detail d, mg_err *err)
 	j.failed |= xl.xmlTextWriterStartDocument(j.w, "1.0", "UTF-8", NULL) < 0;
 	/* No attributes: the windyroad schema allows none on <testsuites>
 	 * (junit-10.xsd no skipped); readers add the suites up. */
+	torn_collect(&j, r);
 	start(&j, "testsuites");
 	for (size_t i = 0; i < r->nshards; i++)
 		testsuite(&j, r, i, timestamp);
 	end(&j);
+	free(j.torn);
 	j.failed |= xl.xmlTextWriterEndDocument(j.w) < 0;
 	xl.xmlFreeTextWriter(j.w); /* flushes and frees out; f stays open */
 	if (j.failed || ferror(f))

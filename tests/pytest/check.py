@@ -211,9 +211,24 @@ def case_teardown(jobs, extra=()):
     test pytest tears the scope down after), as many as pytest counts, and
     the run exits as pytest does (1)."""
     suite = os.path.join(SUITES, "teardown")
-    rep = same_as_pytest([suite], jobs, extra)
+    xml = os.path.join(WORK, "memguard.xml")
+    rep = same_as_pytest([suite], jobs, tuple(extra) + ("--adapter", "junit=" + xml))
     if rep is None:
         return
+    # JUnit's testcases as pytest's own --junitxml: a teardown error is in
+    # the testcase of the test it is named after, whichever lane tore the
+    # scope down (before: at -j 2 with recycles, a testcase of its own
+    # beside that test's pass, where another lane's program tore it down)
+    def cases(path):
+        return sorted((tc.get("classname"), tc.get("name"),
+                       tuple(sorted(c.tag for c in tc if c.tag in ("failure", "error", "skipped"))))
+                      for tc in ET.parse(path).getroot().iter("testcase"))
+    if os.path.exists(xml):
+        mine, theirs = cases(xml), cases(os.path.join(WORK, "pytest.xml"))
+        check(mine == theirs, "JUnit testcases as pytest's: only memguard %s, only pytest %s"
+              % ([c for c in mine if c not in theirs][:5], [c for c in theirs if c not in mine][:5]))
+    else:
+        check(False, "a JUnit file was written")
     tests, errors, failures = pytest_counts([suite])
     got = entries(rep)
     torn = sorted(n for n, s, m, _ in got if is_teardown_error(m))
