@@ -237,25 +237,10 @@ static int np_look(const run_ctx *c, host *h, double key, double t, sample_run *
 	return 1;
 }
 
-/*
- * A ctest shim that has not started its next test is waiting for its
- * RUN_SERIAL, RESOURCE_LOCK or PROCESSORS locks (nothing of the user's runs
- * between two ctest tests: CTestCustom's commands run outside the lanes):
- * ctest waits for them as long as the tests holding them run, so neither
- * --timeout nor --no-progress counts that wait (before: "did not start
- * within", a timeout of the waiting test or between the two).
- */
-static int ctest_lock_wait(const run_ctx *c)
-{
-	return c->driver == DRIVER_CTEST;
-}
-
 static void supervise_progress(run_ctx *c, lane *l, double t)
 {
 	host *h = &l->h;
 	double limit = c->o->no_progress;
-	if (!h->head_started && ctest_lock_wait(c))
-		return;
 	double from = h->head_started ? h->head_t0 : h->head_since;
 	double idle;
 	sample_run r;
@@ -376,7 +361,7 @@ static void supervise_deadlines(run_ctx *c)
 				snprintf(why, sizeof(why), "no result after %.3gs", c->o->timeout);
 				lane_timeout(c, l, t - h->head_t0, why);
 			} else if (h->nflight && !h->head_started && c->o->timeout > 0 &&
-			           t - h->head_since > c->o->timeout && !ctest_lock_wait(c)) {
+			           t - h->head_since > c->o->timeout) {
 				/* silent between tests (a hung setup): the next one never
 				 * starts; after one that ended here, the hang is between
 				 * the two, not the next one's */

@@ -134,11 +134,16 @@ static int err_mark(void)
  * wait for the runner's quit, which comes after the test's result, and the
  * program dies before it gives one: it stayed stopped until --no-progress
  * (a timeout, where the direct run crashes). No stop there: it dies as it
- * would. Asked only when the boundary would stop (a system call).
+ * would. Asked only when the boundary would stop (two system calls).
  */
 static int in_fatal_handler(void)
 {
 	static const int fatal[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT};
+	/* Catch2 (v2, v3) runs its handlers, SIGTERM's and SIGINT's too, on an
+	 * alternate stack */
+	stack_t ss;
+	if (sigaltstack(NULL, &ss) == 0 && (ss.ss_flags & SS_ONSTACK))
+		return 1;
 	sigset_t cur;
 	if (pthread_sigmask(SIG_BLOCK, NULL, &cur) != 0)
 		return 0;

@@ -4,7 +4,8 @@
 // name with a comma, brackets and a star ("odd, [name] *") to check specs.
 // MG_C2_EACH_MB=M: every test keeps M MiB more, mapped and untouched (a
 // suite leaking toward its limit). MG_C2_LOG=FILE: "body NAME" per body run.
-// MG_C2_FAIL=N: step N fails. MG_C2_CRASH=N: step N dies of SIGSEGV.
+// MG_C2_FAIL=N: step N fails. MG_C2_CRASH=N: step N dies of SIGSEGV (of signal
+// MG_C2_SIG when set).
 // MG_C2_LONG=N: step N fails with a message of 5,009 bytes (MG_C2_LONG_LEN + 9).
 // MG_C2_LONGEXP=N: step N fails three CHECKs, each expanded to two lines of 5,002 bytes.
 // MG_C2_PRINT=1: every test printf()s a line without its newline, and
@@ -61,8 +62,10 @@ void step(int n)
 		std::cout << "<&>" << n << "\n";
 	}
 	const char *crash = std::getenv("MG_C2_CRASH");
-	if (crash && std::atoi(crash) == n)
-		std::raise(SIGSEGV);
+	if (crash && std::atoi(crash) == n) {
+		const char *sig = std::getenv("MG_C2_SIG");
+		std::raise(sig ? std::atoi(sig) : SIGSEGV);
+	}
 	const char *fail = std::getenv("MG_C2_FAIL");
 	if (std::getenv("MG_C2_WORDS"))
 		std::printf("note: <Failure> is a word, <Info> too\nsecond line\n<b>");
@@ -104,7 +107,8 @@ STEP(4)
 STEP(5)
 STEP(6)
 STEP(7)
-STEP(8) STEP(9) TEN(1) TEN(2) TEN(3) TEN(4) TEN(5) TEN(6) TEN(7) TEN(8) TEN(9) TEN(10) TEN(11)
+STEP(8)
+STEP(9) TEN(1) TEN(2) TEN(3) TEN(4) TEN(5) TEN(6) TEN(7) TEN(8) TEN(9) TEN(10) TEN(11)
 
     TEST_CASE("odd, [name] *")
 {

@@ -597,18 +597,23 @@ static void ctest_output_held(void)
 /* A test over its TIMEOUT whose processes hold its output: ctest kills its
  * tree (kwsys) and stops reading at once. Before: memguard killed the shell
  * alone and read on until the shell's sleeping grandchild let go (40 s
- * here; a day's sleep: the --no-progress limit). tree_escape's process
+ * here; a day's sleep: the --no-progress limit), and after_hold (which
+ * waits for tree_hold) found its processes still there. tree_escape's process
  * left the tree (setsid, its parent gone): ctest leaves it running and
  * stops reading; memguard too, and it is gone when memguard exits. */
 static void ctest_timeout_tree(void)
 {
-	static const char *const want[] = {"tree_hold=timeout", "tree_escape=timeout", NULL};
+	static const char *const want[] = {"tree_hold=timeout", "after_hold=pass",
+	                                   "tree_escape=timeout", NULL};
 	char dir[64];
 	outcome o;
 	project(dir, sizeof(dir),
 	        "add_test(tree_hold /bin/sh -c \"echo started; /bin/sh -c 'sleep 40 & wait' "
 	        "mg-tree-hold\")\n"
 	        "set_tests_properties(tree_hold PROPERTIES TIMEOUT 2)\n"
+	        /* the kill took tree_hold's processes: none left when it ended */
+	        "add_test(after_hold /bin/sh -c \"! pgrep -f mg-tree-hol[d]\")\n"
+	        "set_tests_properties(after_hold PROPERTIES DEPENDS tree_hold)\n"
 	        "add_test(tree_escape /bin/sh -c \"echo started; (setsid /bin/sh -c 'sleep 40 & "
 	        "wait' mg-tree-escape &); sleep 40\")\n"
 	        "set_tests_properties(tree_escape PROPERTIES TIMEOUT 2)\n");
@@ -632,10 +637,11 @@ static void ctest_timeout_tree(void)
 }
 
 /* Another memguard run of the same test directory holding a RUN_SERIAL
- * test: ctest's locks hold among one ctest's own tests, so a second ctest
- * runs its tests at once. Before: memguard's locks held across runs, and
- * the second run waited for the first's serial test (8 s), its wait timed
- * against --timeout: "did not start within 3s", a timeout, exit 1. */
+ * test (two lanes, two tests: a run of one lane takes no locks): ctest's
+ * locks hold among one ctest's own tests, so a second ctest runs its tests
+ * at once. Before: memguard's locks held across runs, and the second run
+ * waited for the first's serial test (8 s), its wait timed against
+ * --timeout: "did not start within 3s", a timeout, exit 1. */
 static void ctest_locks_per_run(void)
 {
 	char dir[64], marker[128], cmd[256], tmpdir[96];
@@ -643,6 +649,7 @@ static void ctest_locks_per_run(void)
 	project(dir, sizeof(dir),
 	        "add_test(lock_hold /bin/sh -c \"touch started; sleep 8\" mg-lock-hold)\n"
 	        "set_tests_properties(lock_hold PROPERTIES RUN_SERIAL 1)\n"
+	        "add_test(lock_other /bin/true)\n"
 	        "add_test(quick_a /bin/true)\n"
 	        "add_test(quick_b /bin/true)\n");
 	snprintf(marker, sizeof(marker), "%s/started", dir);
@@ -656,7 +663,7 @@ static void ctest_locks_per_run(void)
 		dup2(null, 2);
 		setenv("TMPDIR", dir, 1);
 		execl(MEMGUARD_BIN, MEMGUARD_BIN, "run", "-q", "-j", "2", "--driver", "ctest", "--",
-		      CTEST_BIN, "--test-dir", dir, "-R", "lock_hold", (char *)NULL);
+		      CTEST_BIN, "--test-dir", dir, "-R", "lock_", (char *)NULL);
 		_exit(127);
 	}
 	/* the first run's serial test holds its lock once it has started */
@@ -679,34 +686,6 @@ static void ctest_locks_per_run(void)
 	project_free(dir);
 }
 
-/* In one run: waiter needs the lock holder has (RESOURCE_LOCK db), and
- * holder works (uses CPU) for 4 s in the other lane; ctest waits. Before:
- * the wait, no CPU and no test started, was --no-progress's (2 s here):
- * waiter "timeout", exit 1. A lock wait is now timed by neither that nor
- * --timeout. */
-static void ctest_lock_wait(void)
-{
-	char dir[64];
-	outcome o;
-	project(dir, sizeof(dir),
-	        "add_test(holder /bin/sh -c \"end=$(($(date +%s)+4)); while [ $(date +%s) -lt "
-	        "$end ]; do :; done\")\n"
-	        "set_tests_properties(holder PROPERTIES RESOURCE_LOCK db)\n"
-	        "add_test(pre /bin/sh -c \"sleep 0.5\")\n"
-	        "add_test(waiter /bin/sh -c \"echo waited\")\n"
-	        "set_tests_properties(waiter PROPERTIES RESOURCE_LOCK db)\n");
-	mg(&o,
-	   ARGV("run", "-q", "-j", "2", "--no-progress", "2s", "--driver", "ctest", "--report",
-	        "report.json", "--", CTEST_BIN, "--test-dir", dir),
-	   NULL, 0);
-	CU_ASSERT(exited_with(&o, 0));
-	CU_ASSERT_FATAL(o.report != NULL);
-	expect_state(o.report, "holder", "pass");
-	expect_state(o.report, "waiter", "pass");
-	done(&o);
-	project_free(dir);
-}
-
 static const mg_case cases[] = {
     {"ctest_env_modification", ctest_env_modification},
     {"ctest_required_files", ctest_required_files},
@@ -719,7 +698,6 @@ static const mg_case cases[] = {
     {"ctest_no_build_tree", ctest_no_build_tree},
     {"ctest_timeout_tree", ctest_timeout_tree},
     {"ctest_locks_per_run", ctest_locks_per_run},
-    {"ctest_lock_wait", ctest_lock_wait},
     {"ctest_output_held", ctest_output_held},
 };
 

@@ -2153,6 +2153,17 @@ static void catch2_crash_recycle(void)
 	expect_state(o.report, "step 13", "crash");
 	CU_ASSERT_EQUAL(count(o.report, "pass"), 30);
 	done(&o);
+	/* SIGTERM: Catch2 handles it too (on its alternate stack), where the
+	 * signal is not one the probe finds blocked */
+	mg(&o,
+	   ARGV("run", "-q", "-j", "1", "--recycle-at", "rss=1K", "--no-progress", "10s",
+	        "--report", "report.json", "--", CATCH2_LEAKS, "step 1*"),
+	   ENV("MG_C2_CRASH=13", "MG_C2_SIG=15"), 0);
+	CU_ASSERT(exited_with(&o, 1));
+	CU_ASSERT_FATAL(o.report != NULL);
+	expect_state(o.report, "step 13", "crash");
+	CU_ASSERT_EQUAL(count(o.report, "pass"), 30);
+	done(&o);
 }
 
 /* Steps 12 and 13 under env (and env2), step 13 failing: its message,

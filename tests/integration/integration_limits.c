@@ -385,14 +385,14 @@ static void oom_crash(const char *host, const char *const *extra, int must_die)
 	size_t n = gens_of(o.report, gens, 8);
 	/* what the hosts were, when the two the case is about were not killed
 	 * (seen once in an emulated x86 under load): the figures say why */
-	for (size_t g = 0; g < n && (n < 2 || !is_end(gens[0], "kill") || !is_end(gens[1], "kill"));
-	     g++) {
+	int odd = n < 2 || !is_end(gens[0], "kill") || !is_end(gens[1], "kill");
+	for (size_t g = 0; odd && g < n; g++) {
 		char *s = json_dumps(gens[g], JSON_COMPACT);
 		fprintf(stderr, "generation %zu: %.600s\n", g, s ? s : "?");
 		free(s);
-		if (g + 1 == n)
-			fprintf(stderr, "memguard's stderr:\n%s\n", o.err);
 	}
+	if (odd)
+		fprintf(stderr, "memguard's stderr:\n%s\n", o.err);
 	CU_ASSERT_FATAL(n >= 2);
 	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(gens[0], "end")), "kill");
 	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(gens[1], "end")), "kill");
