@@ -887,15 +887,22 @@ static int ct_resources(shim *s, const ctest_drv *d)
  * lanes (MG_ENV_LANE), each test holds its lane's slot, one of P holds P
  * (locks_acquire).
  */
-static void ct_slots(ctest_drv *d)
+/* MG_ENV_LANE's LANE/LANES/RUN: 0 without it (a run of one lane) or when
+ * malformed. */
+static int ct_lane(unsigned *slot, unsigned *slots, long *run)
 {
 	const char *lane = getenv(MG_ENV_LANE);
+	int used = 0;
+	return lane && sscanf(lane, "%u/%u/%ld%n", slot, slots, run, &used) == 3 && !lane[used] &&
+	       *slots >= 2 && *slot < *slots;
+}
+
+static void ct_slots(ctest_drv *d)
+{
 	unsigned slot, slots;
 	long run;
-	int used;
 	d->slots = 0;
-	if (!lane || sscanf(lane, "%u/%u/%ld%n", &slot, &slots, &run, &used) != 3 || lane[used] ||
-	    slots < 2 || slot >= slots)
+	if (!ct_lane(&slot, &slots, &run))
 		return;
 	for (size_t i = 0; i < d->n; i++)
 		if (d->v[i].processors > 1) {
@@ -1133,12 +1140,9 @@ static uint64_t fnv1a(const char *p)
 static void lock_base(shim *s, ctest_drv *d)
 {
 	char dir[4096];
-	const char *lane = getenv(MG_ENV_LANE);
 	unsigned slot, slots;
 	long run = 0;
-	int used = 0;
-	d->lock_none = !lane || sscanf(lane, "%u/%u/%ld%n", &slot, &slots, &run, &used) != 3 ||
-	               lane[used] || slots < 2;
+	d->lock_none = !ct_lane(&slot, &slots, &run);
 	ct_test_dir(s, dir);
 	d->lock_hash = (fnv1a(dir) ^ ((uint64_t)run * 0x9e3779b97f4a7c15ull)) | 1;
 }

@@ -125,8 +125,6 @@ static int err_mark(void)
 	return mg_proto_write_all(2, m, mark_len + sizeof(MG_PROBE_ERR) + 1, &own_writes) == 0;
 }
 
-/* Whether 1 ms has passed since t0: integers only (a division in floating
- * point would raise the program's FE_INEXACT flag). */
 /*
  * A fatal signal's handler is running: Catch2 reports the test it ends
  * from one (its XML written and flushed there), then raises the signal
@@ -153,6 +151,8 @@ static int in_fatal_handler(void)
 	return 0;
 }
 
+/* Whether 1 ms has passed since t0: integers only (a division in floating
+ * point would raise the program's FE_INEXACT flag). */
 static int ms_passed(const struct timespec *t0)
 {
 	struct timespec t;
