@@ -84,6 +84,7 @@ void lane_requeue(run_ctx *c, lane *l)
 		plan_push_front(c, flight_at(h, i, c->o->pipeline));
 	h->nflight = 0;
 	h->head_started = 0;
+	h->head_waiting = 0;
 }
 
 /* Takes the front test out of the host's flight and returns it: the caller
@@ -820,6 +821,7 @@ void lane_catch_up(run_ctx *c, lane *l)
 static void lane_head_start(run_ctx *c, host *h)
 {
 	h->head_started = 1;
+	h->head_waiting = 0;
 	sites_head_clear(&h->sites);
 	h->head_t0 = now(c);
 	c->tests[flight_at(h, 0, c->o->pipeline)].attempts++;
@@ -871,6 +873,15 @@ void lane_line(run_ctx *c, lane *l, char *line, size_t len)
 			}
 		}
 		lane_head_start(c, h);
+		return;
+	case MG_MSG_WAIT:
+		/* the ctest shim's next test waits for a lock another lane of
+		 * this run holds: that lane's test is timed, this wait is not
+		 * (ctest starts a test once its locks are free) */
+		if (c->driver != DRIVER_CTEST || !h->nflight || h->head_started ||
+		    (h->state != HOST_RUNNING && h->state != HOST_QUITTING))
+			break;
+		h->head_waiting = 1;
 		return;
 	case MG_MSG_OUT:
 		/* a shim passes its program's output on in order with the test */

@@ -100,6 +100,8 @@ typedef struct host {
 	double head_t0;
 	double head_since; /* when the front test became the front: a host that
 	                    * never starts it times out too */
+	int head_waiting;  /* its shim said the front test waits for a lock another
+	                    * lane holds (PROTOCOL.md 6e): not timed until it starts */
 	double since;      /* when the current state began */
 	/* the host's own figures at its last boundary (the base of a test's
 	 * deltas: samples never move them), and at the last reading of either */
@@ -399,6 +401,7 @@ static inline void flight_pop(host *h, unsigned cap, double t)
 	h->fhead = (h->fhead + 1) % cap;
 	h->nflight--;
 	h->head_started = 0;
+	h->head_waiting = 0;
 	h->head_since = t;
 }
 

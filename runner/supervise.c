@@ -244,7 +244,8 @@ static void supervise_progress(run_ctx *c, lane *l, double t)
 	double from = h->head_started ? h->head_t0 : h->head_since;
 	double idle;
 	sample_run r;
-	if (limit <= 0 || !h->nflight || !np_look(c, h, from, t, &r, &idle) || idle <= 0)
+	if (limit <= 0 || !h->nflight || h->head_waiting || !np_look(c, h, from, t, &r, &idle) ||
+	    idle <= 0)
 		return;
 	char state = r.state;
 	int all_stopped = r.stopped == r.seen;
@@ -360,8 +361,8 @@ static void supervise_deadlines(run_ctx *c)
 			    t - h->head_t0 > c->o->timeout) {
 				snprintf(why, sizeof(why), "no result after %.3gs", c->o->timeout);
 				lane_timeout(c, l, t - h->head_t0, why);
-			} else if (h->nflight && !h->head_started && c->o->timeout > 0 &&
-			           t - h->head_since > c->o->timeout) {
+			} else if (h->nflight && !h->head_started && !h->head_waiting &&
+			           c->o->timeout > 0 && t - h->head_since > c->o->timeout) {
 				/* silent between tests (a hung setup): the next one never
 				 * starts; after one that ended here, the hang is between
 				 * the two, not the next one's */
@@ -408,7 +409,7 @@ static double next_wakeup(const run_ctx *c)
 		const host *h = &c->lanes[i].h;
 		if (h->state == HOST_STARTING && h->since + start_deadline(c) < w)
 			w = h->since + start_deadline(c);
-		if (h->state != HOST_DYING && h->nflight && c->o->timeout > 0) {
+		if (h->state != HOST_DYING && h->nflight && !h->head_waiting && c->o->timeout > 0) {
 			double from = h->head_started ? h->head_t0 : h->head_since;
 			if (from + c->o->timeout < w)
 				w = from + c->o->timeout;
@@ -416,7 +417,7 @@ static double next_wakeup(const run_ctx *c)
 		if (h->state == HOST_DYING && h->since + DYING_DEADLINE < w)
 			w = h->since + DYING_DEADLINE;
 		if ((h->state == HOST_RUNNING || h->state == HOST_QUITTING) && h->nflight &&
-		    c->o->no_progress > 0 && h->np_next < w)
+		    !h->head_waiting && c->o->no_progress > 0 && h->np_next < w)
 			w = h->np_next > t ? h->np_next : t;
 		if (h->state != HOST_NONE && h->state != HOST_DYING && h->reply_due > t &&
 		    h->reply_due < w)

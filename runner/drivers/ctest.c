@@ -131,6 +131,7 @@ typedef struct ctest_drv {
 	uint64_t lock_hash; /* of the test directory and the run; 0: not known yet */
 	int lock_none;      /* the run has one lane: its tests run one after another */
 	int lock_try;       /* which lock directory name is ours */
+	int lock_waited;    /* the runner was told this test waits (lock_wait) */
 	/* PROCESSORS: the run's lanes (0: one, or no test takes more than one),
 	 * this lane, the run (ct_slots) */
 	unsigned slots, slot;
@@ -1121,6 +1122,8 @@ static int ct_list(shim *s)
  * is empty; a lock is taken again when its file was replaced meanwhile. ---- */
 
 #define LOCK_DIR_TRIES 8
+#define LOCK_SERIAL    "\001serial" /* the serial lock's name: no test's RESOURCE_LOCK */
+#define LOCK_SLOT      "\001slot "  /* a lane's slot's, then "RUN SLOT" */
 
 static uint64_t fnv1a(const char *p)
 {
@@ -1168,10 +1171,34 @@ static int lock_dir_open(const char *path)
 	return fd;
 }
 
+/* Waits for fd's lock (how): tried first without blocking; when another
+ * lane holds it, the runner is told the head waits (shim_wait: it times
+ * no test meanwhile, as ctest starts a test only once its locks are free),
+ * once a test, and then the lock is waited for. */
+static void lock_wait(shim *s, ctest_drv *d, int fd, const char *what, int how)
+{
+	if (flock(fd, how | LOCK_NB) == 0)
+		return;
+	if (errno == EWOULDBLOCK && !d->lock_waited) {
+		char why[300];
+		if (!strcmp(what, LOCK_SERIAL))
+			snprintf(why, sizeof(why), "RUN_SERIAL: the other lanes' tests");
+		else if (!strncmp(what, LOCK_SLOT, strlen(LOCK_SLOT)))
+			snprintf(why, sizeof(why), "PROCESSORS: another lane's test");
+		else
+			snprintf(why, sizeof(why), "RESOURCE_LOCK %.200s", what);
+		d->lock_waited = 1;
+		shim_wait(s, why);
+	}
+	while (flock(fd, how) < 0 && errno == EINTR)
+		;
+}
+
 /* Opens and locks (how: LOCK_SH or LOCK_EX) the lock file of what; its path
  * in d->lock_path[slot]. -1 with d->lock_err set when no lock directory of
- * ours could be had. Blocks while another process of this user holds it. */
-static int lock_hold(ctest_drv *d, const char *what, int how, char *path, size_t size)
+ * ours could be had. Waits while another process of this user holds it
+ * (lock_wait). */
+static int lock_hold(shim *s, ctest_drv *d, const char *what, int how, char *path, size_t size)
 {
 	const char *tmp = getenv("TMPDIR");
 	tmp = tmp && *tmp ? tmp : "/tmp";
@@ -1211,8 +1238,7 @@ static int lock_hold(ctest_drv *d, const char *what, int how, char *path, size_t
 		int fd =
 		    openat(dfd, name, O_RDWR | O_CREAT | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, 0600);
 		if (fd >= 0) {
-			while (flock(fd, how) < 0 && errno == EINTR)
-				;
+			lock_wait(s, d, fd, what, how);
 			/* still the file at its name (its holder removes it when done)? */
 			struct stat held, now;
 			if (fstat(fd, &held) == 0 &&
@@ -1260,7 +1286,8 @@ static int locks_acquire(shim *s, ctest_drv *d, ct_test *t)
 		return 0;
 	/* the serial lock is taken afresh per test: its file may be removed
 	 * between tests by another run that ended */
-	d->serial_fd = lock_hold(d, "\001serial", t->serial ? LOCK_EX : LOCK_SH, d->serial_path,
+	d->lock_waited = 0;
+	d->serial_fd = lock_hold(s, d, LOCK_SERIAL, t->serial ? LOCK_EX : LOCK_SH, d->serial_path,
 	                         sizeof(d->serial_path));
 	if (d->serial_fd < 0)
 		return -1;
@@ -1274,9 +1301,9 @@ static int locks_acquire(shim *s, ctest_drv *d, ct_test *t)
 		if ((k + d->slots - d->slot) % d->slots >= take)
 			continue; /* not one of its */
 		char what[64];
-		snprintf(what, sizeof(what), "\001slot %ld %u", d->slot_run, k);
+		snprintf(what, sizeof(what), LOCK_SLOT "%ld %u", d->slot_run, k);
 		int fd =
-		    lock_hold(d, what, LOCK_EX, d->held_path[d->nheld], sizeof(d->held_path[0]));
+		    lock_hold(s, d, what, LOCK_EX, d->held_path[d->nheld], sizeof(d->held_path[0]));
 		if (fd < 0)
 			return -1;
 		d->held[d->nheld++] = fd;
@@ -1287,7 +1314,7 @@ static int locks_acquire(shim *s, ctest_drv *d, ct_test *t)
 	if (n > 1)
 		qsort(t->locks, n, sizeof(char *), str_cmp);
 	for (size_t i = 0; i < n && d->nheld < (int)(sizeof(d->held) / sizeof(d->held[0])); i++) {
-		int fd = lock_hold(d, t->locks[i], LOCK_EX, d->held_path[d->nheld],
+		int fd = lock_hold(s, d, t->locks[i], LOCK_EX, d->held_path[d->nheld],
 		                   sizeof(d->held_path[0]));
 		if (fd < 0)
 			return -1;

@@ -824,6 +824,14 @@ void shim_start(shim *s)
 	clock_gettime(CLOCK_MONOTONIC, &s->t0);
 }
 
+void shim_wait(shim *s, const char *what)
+{
+	assert(!s->started && !s->start_unsent);
+	mg_msg m = {.kind = MG_MSG_WAIT, .text = what, .text_len = strlen(what)};
+	buf_add_msg(&s->reply, &m);
+	reply_flush(s);
+}
+
 /*
  * TREE: the test's mark on stdout and stderr (PROTOCOL.md, version 2), which
  * its program shares with us: the program has exited, so every byte it

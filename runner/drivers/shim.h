@@ -196,6 +196,13 @@ void shim_output(shim *s, const char *buf, size_t len);
 /* "start HEAD": the head test runs from now. */
 void shim_start(shim *s);
 /*
+ * Before the head starts: it waits for what (a lock another lane holds). The
+ * replies so far go out, then "wait WHAT" (PROTOCOL.md 6e), so the runner
+ * does not time the wait (the head's start goes out with the replies the
+ * loop writes before it waits for the test).
+ */
+void shim_wait(shim *s, const char *what);
+/*
  * The head's result (MG_MSG_PASS/FAIL/SKIP, msg may be NULL), with the
  * memory of the measure chosen; pops the head. At this boundary a pending
  * quit or a crossed soft limit ends the shim (does not return).

@@ -170,7 +170,7 @@ static const struct {
     {"error", 5, MG_MSG_ERROR},     {"extra", 5, MG_MSG_EXTRA},     {"module", 6, MG_MSG_MODULE},
     {"site", 4, MG_MSG_SITE},       {"nomem", 5, MG_MSG_NOMEM},     {"pin", 3, MG_MSG_PIN},
     {"held", 4, MG_MSG_HELD},       {"heldin", 6, MG_MSG_HELDIN},   {"heldby", 6, MG_MSG_HELDBY},
-    {"after", 5, MG_MSG_AFTER},     {"needs", 5, MG_MSG_NEEDS},
+    {"after", 5, MG_MSG_AFTER},     {"needs", 5, MG_MSG_NEEDS},     {"wait", 4, MG_MSG_WAIT},
 };
 
 /* words[]'s indexes by first letter ('a' + i), up to four, WORD_NONE after
@@ -193,8 +193,9 @@ static const unsigned char by_letter[26][4] = {
     ['r' - 'a'] = {MG_CMD_RUN, MG_MSG_RECYCLE, WORD_NONE, WORD_NONE},
     ['s' - 'a'] = {MG_MSG_START, MG_MSG_SKIP, MG_MSG_SITE, WORD_NONE},
     ['t' - 'a'] = {MG_MSG_TEST, MG_MSG_TIMEOUT, WORD_NONE, WORD_NONE},
+    ['w' - 'a'] = {MG_MSG_WAIT, WORD_NONE, WORD_NONE, WORD_NONE},
 };
-_Static_assert(sizeof(words) / sizeof(words[0]) == 29 && MG_MSG_NEEDS < WORD_NONE,
+_Static_assert(sizeof(words) / sizeof(words[0]) == 30 && MG_MSG_WAIT < WORD_NONE,
                "a new word goes into by_letter too (and words_by_letter's last kind)");
 
 static const char *const site_words[] = {"mmap", "malloc", "new"};
@@ -415,6 +416,7 @@ int mg_proto_parse(mg_msg *out, char *line, size_t len)
 	case MG_MSG_OUT:
 	case MG_MSG_PIN:
 	case MG_MSG_HELDIN:
+	case MG_MSG_WAIT:
 		return take_name(&c, out); /* non-empty text, escaped like a name */
 	case MG_MSG_END:                   /* a shim may add its MG_LIST_* flags */
 		if (take_field(&c, &out->count) < 0)
@@ -607,6 +609,7 @@ size_t mg_proto_put(char *dst, size_t cap, const mg_msg *m)
 	case MG_MSG_OUT:
 	case MG_MSG_PIN:
 	case MG_MSG_HELDIN:
+	case MG_MSG_WAIT:
 	case MG_CMD_RUN:
 		put_bytes(&w, " ", 1);
 		put_text(&w, m->text, m->text_len);

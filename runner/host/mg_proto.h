@@ -110,6 +110,9 @@ typedef enum mg_msg_kind {
 	MG_MSG_AFTER, /* after INDEX (that test runs after the INDEX-th listed one ended) */
 	MG_MSG_NEEDS, /* needs INDEX FIXTURE (... and not at all when that one, the setup of
 	               * FIXTURE, failed) */
+	/* host -> runner, between a result and the next start (a driver shim
+	 * only: the ctest shim's locks) */
+	MG_MSG_WAIT, /* wait TEXT (the next test waits for TEXT, a lock another lane holds) */
 } mg_msg_kind;
 
 /* What a site allocated with (the word of `site`). */

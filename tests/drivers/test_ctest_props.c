@@ -686,6 +686,89 @@ static void ctest_locks_per_run(void)
 	project_free(dir);
 }
 
+/* A test that waits for a RESOURCE_LOCK another lane's test holds: ctest
+ * starts it once the lock is free and times it from there. Before: the
+ * wait was memguard's --timeout's, "did not start within 3.5s" (and, with
+ * a result of the lane's test before it still buffered in the shim, that
+ * test's own timeout). lk_*: three lanes (one test in flight each), one
+ * lock, 2 s each: the last waits ~4 s; then two lanes of the three tests
+ * (a lane's second waits while its first's result is the shim's); then a
+ * test started after a wait is timed again: hang_* (each 30 s) both
+ * timeout at memguard's 3 s from their own starts. */
+static void ctest_lock_wait(void)
+{
+	static const char *const lk[] = {"lk_a", "lk_b", "lk_c"};
+	char dir[64];
+	outcome o;
+	int st;
+	project(dir, sizeof(dir),
+	        "add_test(lk_a /bin/sh -c \"sleep 2\")\n"
+	        "set_tests_properties(lk_a PROPERTIES RESOURCE_LOCK mg_lw)\n"
+	        "add_test(lk_b /bin/sh -c \"sleep 2\")\n"
+	        "set_tests_properties(lk_b PROPERTIES RESOURCE_LOCK mg_lw)\n"
+	        "add_test(lk_c /bin/sh -c \"sleep 2\")\n"
+	        "set_tests_properties(lk_c PROPERTIES RESOURCE_LOCK mg_lw)\n"
+	        "add_test(hang_a /bin/sh -c \"sleep 30\" mg-lock-hang)\n"
+	        "set_tests_properties(hang_a PROPERTIES RESOURCE_LOCK mg_lh)\n"
+	        "add_test(hang_b /bin/sh -c \"sleep 30\" mg-lock-hang)\n"
+	        "set_tests_properties(hang_b PROPERTIES RESOURCE_LOCK mg_lh)\n");
+	/* ctest -j 3: the lock's tests one after another, all passed */
+	size_t n = 0;
+	{
+		char cmd[256], line[512];
+		snprintf(cmd, sizeof(cmd), "'%s' --test-dir '%s' -j3 -R lk_ 2>&1", CTEST_BIN, dir);
+		FILE *p = popen(cmd, "r");
+		CU_ASSERT_FATAL(p != NULL);
+		while (fgets(line, sizeof(line), p))
+			n += strstr(line, " Passed ") != NULL;
+		st = pclose(p);
+	}
+	CU_ASSERT(n == 3 && WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	for (int pass = 0; pass < 2; pass++) {
+		if (pass == 0)
+			mg(&o,
+			   ARGV("run", "-q", "-j", "3", "--pipeline", "1", "--timeout", "3.5",
+			        "--driver", "ctest", "--report", "report.json", "--", CTEST_BIN,
+			        "--test-dir", dir, "-R", "lk_"),
+			   NULL, 0);
+		else
+			mg(&o,
+			   ARGV("run", "-q", "-j", "2", "--timeout", "3.5", "--driver", "ctest",
+			        "--report", "report.json", "--", CTEST_BIN, "--test-dir", dir, "-R",
+			        "lk_"),
+			   NULL, 0);
+		CU_ASSERT(exited_with(&o, 0));
+		CU_ASSERT_FATAL(o.report != NULL);
+		for (size_t i = 0; i < 3; i++) {
+			const char *name = lk[i];
+			if (strcmp(state_of(o.report, name), "pass"))
+				fprintf(stderr, "\n  %s: %s (%s)\n", name, state_of(o.report, name),
+				        message_of(o.report, name) ? message_of(o.report, name)
+				                                   : "");
+			expect_state(o.report, name, "pass");
+		}
+		done(&o);
+	}
+	mg(&o,
+	   ARGV("run", "-q", "-j", "2", "--pipeline", "1", "--timeout", "3", "--driver", "ctest",
+	        "--report", "report.json", "--", CTEST_BIN, "--test-dir", dir, "-R", "hang_"),
+	   NULL, 0);
+	CU_ASSERT(exited_with(&o, 1));
+	CU_ASSERT_FATAL(o.report != NULL);
+	for (size_t i = 0; i < 2; i++) {
+		const char *name = i ? "hang_b" : "hang_a";
+		json_t *t = find_test(o.report, name);
+		double d = t ? json_number_value(json_object_get(t, "duration")) : -1;
+		if (!(d >= 2.9 && d < 10))
+			fprintf(stderr, "\n  %s: duration %g s, wanted --timeout's 3 s\n", name, d);
+		CU_ASSERT(d >= 2.9 && d < 10);
+		expect_state(o.report, name, "timeout");
+	}
+	done(&o);
+	CU_ASSERT(system("pgrep -f mg-lock-han[g] >/dev/null") != 0);
+	project_free(dir);
+}
+
 static const mg_case cases[] = {
     {"ctest_env_modification", ctest_env_modification},
     {"ctest_required_files", ctest_required_files},
@@ -698,6 +781,7 @@ static const mg_case cases[] = {
     {"ctest_no_build_tree", ctest_no_build_tree},
     {"ctest_timeout_tree", ctest_timeout_tree},
     {"ctest_locks_per_run", ctest_locks_per_run},
+    {"ctest_lock_wait", ctest_lock_wait},
     {"ctest_output_held", ctest_output_held},
 };
 

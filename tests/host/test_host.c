@@ -96,6 +96,12 @@ static void parse_names(void)
 	CU_ASSERT_EQUAL(parse(&m, "needs 3"), -1);  /* no fixture */
 	CU_ASSERT_EQUAL(parse(&m, "needs 3 "), -1); /* an empty one */
 	CU_ASSERT_EQUAL(parse(&m, "needs x db"), -1);
+	/* the ctest shim's word that its next test waits for a lock (6e) */
+	CU_ASSERT_EQUAL_FATAL(parse(&m, "wait RESOURCE_LOCK db\\\\x"), 0);
+	CU_ASSERT_EQUAL(m.kind, MG_MSG_WAIT);
+	CU_ASSERT(text_is(&m, "RESOURCE_LOCK db\\x"));
+	CU_ASSERT_EQUAL(parse(&m, "wait"), -1);
+	CU_ASSERT_EQUAL(parse(&m, "wait "), -1);
 	char w[64];
 	int wn = mg_proto_put(w, sizeof(w), &(mg_msg){.kind = MG_MSG_AFTER, .count = 7});
 	CU_ASSERT(wn == 8 && !memcmp(w, "after 7\n", 8));
@@ -495,6 +501,9 @@ static size_t format_msg(char *dst, size_t cap, const mg_msg *m)
 	case MG_MSG_HELDIN:
 		n = snprintf(dst, cap, "heldin ");
 		break;
+	case MG_MSG_WAIT:
+		n = snprintf(dst, cap, "wait ");
+		break;
 	case MG_MSG_HELDBY:
 		n = snprintf(dst, cap, "heldby ");
 		break;
@@ -513,6 +522,7 @@ static void fuzz(void)
 	    "end 40",
 	    "after 3",
 	    "needs 2 db",
+	    "wait RESOURCE_LOCK db",
 	    "start fault/t001",
 	    "pass 12 3 4",
 	    "fail 7 8 9 expected 1\\ngot 2 \\r\\\\",
