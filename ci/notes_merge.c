@@ -82,6 +82,56 @@ static int move_ref(store *s, const notes *ours, const git_oid *to, mg_err *err)
 	return 0;
 }
 
+/*
+ * Whether blob is a memguard report: 1, 0 (not one: err says why), or < 0
+ * when it cannot be read.
+ */
+static int is_report(store *s, const note_entry *e, mg_err *err)
+{
+	report *r = NULL;
+	int rc = store_read(&r, s->repo, &e->blob, &e->target, err);
+	report_free(r);
+	return rc == 0 ? 1 : rc == MG_EINVAL ? 0 : rc;
+}
+
+/*
+ * A fast-forward to theirs would put a note that is no report where ours
+ * is one (another clone wrote over it): as in a merge, the side that is a
+ * report is kept, with a warning naming the commit. The kept notes go
+ * into theirs; *kept counts them.
+ */
+static int keep_reports(store *s, const notes *ours, notes *theirs, size_t *kept, mg_err *err)
+{
+	*kept = 0;
+	for (size_t i = 0; i < ours->n; i++) {
+		const note_entry *o = &ours->v[i], *t = notes_find(theirs, &o->target);
+		if (!t || git_oid_equal(&o->blob, &t->blob))
+			continue;
+		mg_err why;
+		int rt = is_report(s, t, &why);
+		if (rt < 0) {
+			*err = why;
+			return rt;
+		}
+		if (rt)
+			continue;
+		int ro = is_report(s, o, err);
+		if (ro < 0)
+			return ro;
+		if (!ro)
+			continue; /* neither is one: theirs, the newer */
+		char sha[GIT_OID_HEXSZ + 1];
+		git_oid_tostr(sha, sizeof(sha), &o->target);
+		fprintf(stderr,
+		        "memguard " CMD
+		        ": warning: %s (commit %s); kept the side that is a report\n",
+		        why.msg, sha);
+		notes_set(theirs, &o->target, &o->blob);
+		(*kept)++;
+	}
+	return 0;
+}
+
 /* One attempt; *what says what happened, for the summary line. */
 static int merge_once(store *s, const git_oid *theirs_id, const char *other, char *what,
                       size_t whatsize, mg_err *err)
@@ -102,8 +152,28 @@ static int merge_once(store *s, const git_oid *theirs_id, const char *other, cha
 		goto out;
 	}
 	if (git_graph_descendant_of(s->repo, theirs_id, &ours.commit) == 1) {
-		rc = move_ref(s, &ours, theirs_id, err);
-		snprintf(what, whatsize, "%s fast-forwarded to %s", s->ref, other);
+		size_t kept;
+		if ((rc = notes_load_commit(&theirs, s->repo, theirs_id, err)) < 0 ||
+		    (rc = keep_reports(s, &ours, &theirs, &kept, err)) < 0)
+			goto out;
+		if (!kept) {
+			rc = move_ref(s, &ours, theirs_id, err);
+			snprintf(what, whatsize, "%s fast-forwarded to %s", s->ref, other);
+			goto out;
+		}
+		/* theirs, but for the reports kept: a merge commit of both */
+		char msg[512];
+		snprintf(msg, sizeof(msg),
+		         "memguard: notes-merge %s into %s\n\n%zu note%s kept: %s's is not a "
+		         "memguard report\n",
+		         other, s->ref, kept, kept == 1 ? "" : "s", other);
+		git_oid parents[2], commit;
+		git_oid_cpy(&parents[0], &ours.commit);
+		git_oid_cpy(&parents[1], theirs_id);
+		rc = store_commit(&commit, s, &theirs, parents, 2, &ours.commit, msg, err);
+		snprintf(what, whatsize,
+		         "%s: %s taken, but for %zu note%s that is no report there (ours kept)",
+		         s->ref, other, kept, kept == 1 ? "" : "s");
 		goto out;
 	}
 	if ((rc = notes_load_commit(&theirs, s->repo, theirs_id, err)) < 0)

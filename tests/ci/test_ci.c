@@ -425,6 +425,7 @@ static const mg_case cases[] = {
     {"notes_non_note_entries", notes_non_note_entries},
     {"notes_merge_rejects_code", notes_merge_rejects_code},
     {"notes_merge_corrupt", notes_merge_corrupt},
+    {"notes_merge_ff_corrupt", notes_merge_ff_corrupt},
     {"log_shallow", log_shallow},
     {"compare_shallow", compare_shallow},
     {"compare_tests_by_suite", compare_tests_by_suite},

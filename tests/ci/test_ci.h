@@ -119,6 +119,7 @@ void usage(void);
 void notes_non_note_entries(void);
 void notes_merge_rejects_code(void);
 void notes_merge_corrupt(void);
+void notes_merge_ff_corrupt(void);
 void log_shallow(void);
 void compare_shallow(void);
 void compare_tests_by_suite(void);

@@ -335,6 +335,59 @@ void notes_merge_rejects_code(void)
 	cleanup();
 }
 
+/* The other clone wrote over a report with something that is none, after
+ * it had ours (its notes descend from ours): a fast-forward would have put
+ * it in place without a word (before: exit 0, no warning, the note garbage).
+ * As in a merge, the report is kept with a warning naming the commit, and
+ * the other clone's other notes are taken; its own later merge of ours
+ * converges. */
+void notes_merge_ff_corrupt(void)
+{
+	const char *dir = setup();
+	const char *da = path_in(dir, "a"), *db = path_in(dir, "b");
+	git_repository *a = mk_repo(da), *b = NULL;
+	git_oid c[2], ta, tb, note_id;
+	char sha[41];
+	commits(a, 2, c);
+	const char *a1 =
+	    save_report(mk_report(1, "x64", "s", 0, 2 * GIB, MIB, 1, 0), dir, "a1.json");
+	const char *b1 =
+	    save_report(mk_report(2, "x64", "s", 0, 3 * GIB, MIB, 2, 0), dir, "b1.json");
+	CU_ASSERT_EQUAL(run_in(da, "note", a1, NULL)->rc, 0); /* on c[1], HEAD */
+	CU_ASSERT_FATAL(sh("git clone -q %s %s", da, db) == 0);
+	CU_ASSERT_EQUAL_FATAL(fetch_notes(db, da, REF), 0);
+	CU_ASSERT_FATAL(git_repository_open(&b, db) == 0);
+	git_signature *sig = NULL;
+	git_signature_now(&sig, "Test", "test@example.com");
+	CU_ASSERT_FATAL(git_note_create(&note_id, b, REF, sig, sig, &c[1], "not a report\n", 1) ==
+	                0);
+	git_signature_free(sig);
+	run *r = run_in(db, "note", "--commit", "HEAD~1", b1, NULL);
+	CU_ASSERT_EQUAL(r->rc, 0);
+	CU_ASSERT_EQUAL_FATAL(fetch_notes(da, db, "refs/notes/memguard-remote"), 0);
+	sha_of(sha, &c[1]);
+	r = run_in(da, "notes-merge", "memguard-remote", NULL);
+	CU_ASSERT_EQUAL(r->rc, 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r->err, "warning"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(r->err, sha));
+	report *n = read_note(a, REF, &c[1]); /* A's report, not B's garbage */
+	CU_ASSERT(n && n->nshards == 1 && note_has_shard(n, 1, "x64", 2 * GIB));
+	report_free(n);
+	n = read_note(a, REF, &c[0]); /* B's new note taken */
+	CU_ASSERT(n && n->nshards == 1 && note_has_shard(n, 2, "x64", 3 * GIB));
+	report_free(n);
+	/* B merges A's: A's notes descend from B's now, and B takes them */
+	CU_ASSERT_EQUAL_FATAL(fetch_notes(db, da, "refs/notes/memguard-remote"), 0);
+	r = run_in(db, "notes-merge", "memguard-remote", NULL);
+	CU_ASSERT_EQUAL(r->rc, 0);
+	CU_ASSERT_PTR_NULL(strstr(r->err, "warning"));
+	CU_ASSERT_FATAL(notes_tree(a, &ta) == 0 && notes_tree(b, &tb) == 0);
+	CU_ASSERT(git_oid_equal(&ta, &tb));
+	git_repository_free(a);
+	git_repository_free(b);
+	cleanup();
+}
+
 /* A corrupt note on one side does not block the merge: the side that is a
  * report is kept, with a warning naming the commit, and both clones still
  * converge. */
