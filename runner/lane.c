@@ -451,12 +451,21 @@ static int lane_others_starting(const run_ctx *c, const lane *l)
  * in l's shard. A host holding tests it has not started is quit: the one
  * it is running ends as it does (a real result, so the report can hold a
  * failure more per other lane than the direct run), its program parks
- * before the next, and what it did not run comes back here as skip.
+ * before the next, and what it did not run comes back here as skip; one
+ * whose next test waits for a lock is ended.
  */
 void lane_fail_fast(run_ctx *c, lane *l)
 {
 	host *h = &l->h;
 	char why[120];
+	snprintf(why, sizeof(why), "the run had %u failures, as %s asks", c->failures, c->fail_opt);
+	if (h->head_waiting && (h->state == HOST_RUNNING || h->state == HOST_QUITTING)) {
+		/* its shim waits for a lock (ctest) and reads no quit meanwhile:
+		 * it would start that test once it had the lock, where ctest
+		 * starts none after the failure. Its tests are skip too. */
+		lane_requeue(c, l);
+		lane_kill(c, l, h->end != END_NONE ? h->end : END_QUIT, why);
+	}
 	while (c->qlen || c->rqlen) {
 		size_t t = c->rqlen ? plan_retry_pop(c) : plan_pop(c);
 		if (policy_process_per_test(c)) /* a process of its own never ran: no figures */
@@ -466,11 +475,8 @@ void lane_fail_fast(run_ctx *c, lane *l)
 			record_testf(c, l, t, TEST_SKIP, 0, "%s", c->fail_why);
 	}
 	if ((h->state == HOST_READY || h->state == HOST_RUNNING) && h->end == END_NONE &&
-	    h->nflight > (size_t)h->head_started) {
-		snprintf(why, sizeof(why), "the run had %u failures, as %s asks", c->failures,
-		         c->fail_opt);
+	    h->nflight > (size_t)h->head_started)
 		lane_quit(c, l, END_QUIT, why);
-	}
 }
 
 /* Starts hosts and feeds run lines: called for every lane each loop turn. */

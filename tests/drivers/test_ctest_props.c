@@ -694,7 +694,8 @@ static void ctest_locks_per_run(void)
  * lock, 2 s each: the last waits ~4 s; then two lanes of the three tests
  * (a lane's second waits while its first's result is the shim's); then a
  * test started after a wait is timed again: hang_* (each 30 s) both
- * timeout at memguard's 3 s from their own starts. */
+ * timeout at memguard's 3 s from their own starts; ff_wait, waiting for
+ * the lock of ff_hold, which fails under --stop-on-failure, is not run. */
 static void ctest_lock_wait(void)
 {
 	static const char *const lk[] = {"lk_a", "lk_b", "lk_c"};
@@ -711,7 +712,11 @@ static void ctest_lock_wait(void)
 	        "add_test(hang_a /bin/sh -c \"sleep 30\" mg-lock-hang)\n"
 	        "set_tests_properties(hang_a PROPERTIES RESOURCE_LOCK mg_lh)\n"
 	        "add_test(hang_b /bin/sh -c \"sleep 30\" mg-lock-hang)\n"
-	        "set_tests_properties(hang_b PROPERTIES RESOURCE_LOCK mg_lh)\n");
+	        "set_tests_properties(hang_b PROPERTIES RESOURCE_LOCK mg_lh)\n"
+	        "add_test(ff_hold /bin/sh -c \"sleep 2; exit 1\")\n"
+	        "set_tests_properties(ff_hold PROPERTIES RESOURCE_LOCK mg_lf)\n"
+	        "add_test(ff_wait /bin/sh -c \"sleep 1\")\n"
+	        "set_tests_properties(ff_wait PROPERTIES RESOURCE_LOCK mg_lf)\n");
 	/* ctest -j 3: the lock's tests one after another, all passed */
 	size_t n = 0;
 	{
@@ -766,6 +771,20 @@ static void ctest_lock_wait(void)
 	}
 	done(&o);
 	CU_ASSERT(system("pgrep -f mg-lock-han[g] >/dev/null") != 0);
+	/* --stop-on-failure: ctest starts no test after ff_hold failed, and
+	 * the lane waiting for its lock does not start ff_wait once it has it
+	 * (before: it ran, and passed) */
+	mg(&o,
+	   ARGV("run", "-q", "-j", "2", "--pipeline", "1", "--driver", "ctest", "--report",
+	        "report.json", "--", CTEST_BIN, "--test-dir", dir, "-R", "ff_",
+	        "--stop-on-failure"),
+	   NULL, 0);
+	CU_ASSERT(exited_with(&o, 1));
+	CU_ASSERT_FATAL(o.report != NULL);
+	expect_state(o.report, "ff_hold", "fail");
+	expect_state(o.report, "ff_wait", "skip");
+	expect_message(o.report, "ff_wait", "not run");
+	done(&o);
 	project_free(dir);
 }
 
