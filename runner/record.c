@@ -385,9 +385,12 @@ void record_unrun(run_ctx *c)
 {
 	if (c->signo || c->deadline_hit) {
 		const char *why = c->signo ? "interrupted" : "run deadline reached";
+		/* never started: no figures (before, lane 0's host's last, and
+		 * the summary listed them among the largest tests) */
 		while (c->qlen || c->rqlen) {
 			size_t t = c->rqlen ? plan_retry_pop(c) : plan_pop(c);
-			record_testf(c, &c->lanes[0], t, TEST_NOTRUN, 0, "%s", why);
+			record_test(c, &c->lanes[0], t, TEST_NOTRUN, why, strlen(why), 0, 0, 0, 0,
+			            0);
 		}
 		c->rep->interrupted = 1;
 	}

@@ -475,8 +475,8 @@ void supervise_stop_all(run_ctx *c, host_end end, const char *why)
 			if (k == 0 && l->h.head_started) /* it did run: say how it ended */
 				record_testf(c, l, t, c->signo ? TEST_ERROR : TEST_TIMEOUT,
 				             now(c) - l->h.head_t0, "%s during the test", why);
-			else
-				record_testf(c, l, t, TEST_NOTRUN, 0, "%s", why);
+			else /* never started: no figures (not its host's) */
+				record_test(c, l, t, TEST_NOTRUN, why, strlen(why), 0, 0, 0, 0, 0);
 		}
 		l->h.nflight = 0;
 		record_host_end(c, l, end, why);
