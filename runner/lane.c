@@ -85,6 +85,7 @@ void lane_requeue(run_ctx *c, lane *l)
 	h->nflight = 0;
 	h->head_started = 0;
 	h->head_waiting = 0;
+	h->waited_turn = 0;
 }
 
 /* Takes the front test out of the host's flight and returns it: the caller
@@ -459,20 +460,21 @@ void lane_fail_fast(run_ctx *c, lane *l)
 	host *h = &l->h;
 	char why[120];
 	snprintf(why, sizeof(why), "the run had %u failures, as %s asks", c->failures, c->fail_opt);
-	if (h->head_waiting && (h->state == HOST_RUNNING || h->state == HOST_QUITTING)) {
+	if ((h->head_waiting || (h->head_started && h->waited_turn == c->turn)) &&
+	    (h->state == HOST_RUNNING || h->state == HOST_QUITTING)) {
 		/* its shim waits for a lock (ctest) and reads no quit meanwhile:
 		 * it would start that test once it had the lock, where ctest
-		 * starts none after the failure. Its tests are skip too. */
+		 * starts none after the failure; or it did, read in the same
+		 * turn as the failure (whose shim sent it before it let the
+		 * lock go: the two pipes were read in lane order). Its tests
+		 * are skip too. */
 		lane_requeue(c, l);
 		lane_kill(c, l, h->end != END_NONE ? h->end : END_QUIT, why);
 	}
 	while (c->qlen || c->rqlen) {
 		size_t t = c->rqlen ? plan_retry_pop(c) : plan_pop(c);
-		if (policy_process_per_test(c)) /* a process of its own never ran: no figures */
-			record_test(c, l, t, TEST_SKIP, c->fail_why, strlen(c->fail_why), 0, 0, 0,
-			            0, 0);
-		else
-			record_testf(c, l, t, TEST_SKIP, 0, "%s", c->fail_why);
+		/* never started: no figures (not its host's) */
+		record_test(c, l, t, TEST_SKIP, c->fail_why, strlen(c->fail_why), 0, 0, 0, 0, 0);
 	}
 	if ((h->state == HOST_READY || h->state == HOST_RUNNING) && h->end == END_NONE &&
 	    h->nflight > (size_t)h->head_started)
@@ -827,6 +829,8 @@ void lane_catch_up(run_ctx *c, lane *l)
 static void lane_head_start(run_ctx *c, host *h)
 {
 	h->head_started = 1;
+	if (h->head_waiting)
+		h->waited_turn = c->turn;
 	h->head_waiting = 0;
 	sites_head_clear(&h->sites);
 	h->head_t0 = now(c);

@@ -1340,6 +1340,17 @@ static void locks_release(ctest_drv *d)
 	}
 }
 
+/* Lets the locks go once the result before is out: a lane waiting for one
+ * starts its test only after the runner can have read this result (before,
+ * a failure under --stop-on-failure could still be in this shim's buffer
+ * when the waiter's start came, and the waiter ran). */
+static void locks_release_after(shim *s, ctest_drv *d)
+{
+	if (d->nheld || d->serial_fd >= 0)
+		shim_flush(s);
+	locks_release(d);
+}
+
 /* ---- running ---- */
 
 static char *regex_from_cmake(const char *cm);
@@ -1645,20 +1656,21 @@ static void ct_begin(shim *s)
 	}
 	if (locks_acquire(s, d, t) < 0) {
 		env_free(&env);
-		locks_release(d);
 		shim_start(s);
 		shim_resultf(s, MG_MSG_FAIL, "cannot take its CTest locks: %s", d->lock_err);
+		locks_release_after(s, d);
 		return;
 	}
 	int back = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (t->cwd && chdir(t->cwd) < 0) {
+		int e = errno;
 		env_free(&env);
-		locks_release(d);
 		if (back >= 0)
 			close(back);
 		shim_start(s);
 		shim_resultf(s, MG_MSG_FAIL, "cannot enter its WORKING_DIRECTORY %s: %s", t->cwd,
-		             strerror(errno));
+		             strerror(e));
+		locks_release_after(s, d);
 		return;
 	}
 	env_apply(s, &env, 0);
@@ -1689,8 +1701,8 @@ static void ct_begin(shim *s)
 	clock_gettime(CLOCK_MONOTONIC, &d->t0);
 	shim_start(s);
 	if (rc < 0) {
-		locks_release(d);
 		shim_resultf(s, MG_MSG_FAIL, "cannot start %s", t->argv[0]);
+		locks_release_after(s, d);
 	}
 }
 
@@ -1821,14 +1833,9 @@ static const char *regex_first(char **res, const char *text)
 	return NULL;
 }
 
-static void ct_exited(shim *s, mg_exit_end status, const struct rusage *ru)
+/* The ended test's verdict, as ctest judges it. */
+static void ct_judge(shim *s, ctest_drv *d, ct_test *t, mg_exit_end status, const struct rusage *ru)
 {
-	ctest_drv *d = shim_ctx(s);
-	ct_test *t = d->cur >= 0 ? &d->v[d->cur] : NULL;
-	locks_release(d);
-	d->cur = -1;
-	if (!shim_head_started(s) || !t)
-		return;
 	tam_free(d);
 	if (d->timed_out) {
 		if (d->tam_hit)
@@ -1892,6 +1899,17 @@ static void ct_exited(shim *s, mg_exit_end status, const struct rusage *ru)
 		return;
 	}
 	exec_exited(s, status, ru);
+}
+
+static void ct_exited(shim *s, mg_exit_end status, const struct rusage *ru)
+{
+	ctest_drv *d = shim_ctx(s);
+	ct_test *t = d->cur >= 0 ? &d->v[d->cur] : NULL;
+	d->cur = -1;
+	if (shim_head_started(s) && t) {
+		ct_judge(s, d, t, status, ru);
+	}
+	locks_release_after(s, d);
 }
 
 /*

@@ -202,6 +202,8 @@ void shim_start(shim *s);
  * loop writes before it waits for the test).
  */
 void shim_wait(shim *s, const char *what);
+/* The replies so far go out now (not when the loop next waits). */
+void shim_flush(shim *s);
 /*
  * The head's result (MG_MSG_PASS/FAIL/SKIP, msg may be NULL), with the
  * memory of the measure chosen; pops the head. At this boundary a pending

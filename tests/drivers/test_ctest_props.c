@@ -709,14 +709,15 @@ static void ctest_lock_wait(void)
 	        "set_tests_properties(lk_b PROPERTIES RESOURCE_LOCK mg_lw)\n"
 	        "add_test(lk_c /bin/sh -c \"sleep 2\")\n"
 	        "set_tests_properties(lk_c PROPERTIES RESOURCE_LOCK mg_lw)\n"
-	        "add_test(hang_a /bin/sh -c \"sleep 30\" mg-lock-hang)\n"
+	        "add_test(hang_a /bin/sh -c \"sleep 30\" ${CMAKE_CURRENT_LIST_DIR}/mg-lock-hang)\n"
 	        "set_tests_properties(hang_a PROPERTIES RESOURCE_LOCK mg_lh)\n"
-	        "add_test(hang_b /bin/sh -c \"sleep 30\" mg-lock-hang)\n"
+	        "add_test(hang_b /bin/sh -c \"sleep 30\" ${CMAKE_CURRENT_LIST_DIR}/mg-lock-hang)\n"
 	        "set_tests_properties(hang_b PROPERTIES RESOURCE_LOCK mg_lh)\n"
 	        "add_test(ff_hold /bin/sh -c \"sleep 2; exit 1\")\n"
 	        "set_tests_properties(ff_hold PROPERTIES RESOURCE_LOCK mg_lf)\n"
+	        "add_test(ff_pre /bin/sh -c \"sleep 0.5\")\n"
 	        "add_test(ff_wait /bin/sh -c \"sleep 1\")\n"
-	        "set_tests_properties(ff_wait PROPERTIES RESOURCE_LOCK mg_lf)\n");
+	        "set_tests_properties(ff_wait PROPERTIES RESOURCE_LOCK mg_lf DEPENDS ff_pre)\n");
 	/* ctest -j 3: the lock's tests one after another, all passed */
 	size_t n = 0;
 	{
@@ -770,9 +771,12 @@ static void ctest_lock_wait(void)
 		expect_state(o.report, name, "timeout");
 	}
 	done(&o);
-	CU_ASSERT(system("pgrep -f mg-lock-han[g] >/dev/null") != 0);
+	char cmd[128];
+	snprintf(cmd, sizeof(cmd), "pgrep -f %s/mg-lock-han[g] >/dev/null", dir);
+	CU_ASSERT(system(cmd) != 0);
 	/* --stop-on-failure: ctest starts no test after ff_hold failed, and
-	 * the lane waiting for its lock does not start ff_wait once it has it
+	 * the lane waiting for its lock (ff_wait is given a lane once ff_pre
+	 * ended, ff_hold holding it by then) does not start ff_wait once it has it
 	 * (before: it ran, and passed) */
 	mg(&o,
 	   ARGV("run", "-q", "-j", "2", "--pipeline", "1", "--driver", "ctest", "--report",
@@ -781,6 +785,7 @@ static void ctest_lock_wait(void)
 	   NULL, 0);
 	CU_ASSERT(exited_with(&o, 1));
 	CU_ASSERT_FATAL(o.report != NULL);
+	expect_state(o.report, "ff_pre", "pass");
 	expect_state(o.report, "ff_hold", "fail");
 	expect_state(o.report, "ff_wait", "skip");
 	expect_message(o.report, "ff_wait", "not run");
