@@ -4,6 +4,7 @@
  * merge of two notes does not depend on which side is ours, so two clones
  * that merge each other's ref converge to the same notes tree.
  */
+#include <jansson.h>
 #include <string.h>
 
 #include "ci_int.h"
@@ -94,11 +95,28 @@ static int is_report(store *s, const note_entry *e, mg_err *err)
 	return rc == 0 ? 1 : rc == MG_EINVAL ? 0 : rc;
 }
 
+/* 1 when blob is a JSON object whose schema is a memguard report's of any
+ * version ("memguard-report/3": a later memguard's, which this one does
+ * not read but must not write over). */
+static int memguard_schema(store *s, const note_entry *e)
+{
+	git_blob *blob = NULL;
+	json_t *j = NULL;
+	if (git_blob_lookup(&blob, s->repo, &e->blob) == 0)
+		j = json_loadb(git_blob_rawcontent(blob), (size_t)git_blob_rawsize(blob), 0, NULL);
+	const char *schema = json_string_value(json_object_get(j, "schema"));
+	int ours = schema && !strncmp(schema, "memguard-report/", 16);
+	json_decref(j);
+	git_blob_free(blob);
+	return ours;
+}
+
 /*
  * A fast-forward to theirs would put a note that is no report where ours
  * is one (another clone wrote over it): as in a merge, the side that is a
- * report is kept, with a warning naming the commit. The kept notes go
- * into theirs; *kept counts them.
+ * report is kept, with a warning naming the commit. A later memguard's
+ * report (a schema this one does not read) is theirs, not garbage: taken.
+ * The kept notes go into theirs; *kept counts them.
  */
 static int keep_reports(store *s, const notes *ours, notes *theirs, size_t *kept, mg_err *err)
 {
@@ -113,7 +131,7 @@ static int keep_reports(store *s, const notes *ours, notes *theirs, size_t *kept
 			*err = why;
 			return rt;
 		}
-		if (rt)
+		if (rt || memguard_schema(s, t))
 			continue;
 		int ro = is_report(s, o, err);
 		if (ro < 0)

@@ -338,9 +338,9 @@ void notes_merge_rejects_code(void)
 /* The other clone wrote over a report with something that is none, after
  * it had ours (its notes descend from ours): a fast-forward would have put
  * it in place without a word (before: exit 0, no warning, the note garbage).
- * As in a merge, the report is kept with a warning naming the commit, and
- * the other clone's other notes are taken; its own later merge of ours
- * converges. */
+ * As in a merge, the report is kept with a warning naming the commit; a
+ * later memguard's report it wrote over another is taken (not garbage);
+ * its own later merge of ours converges. */
 void notes_merge_ff_corrupt(void)
 {
 	const char *dir = setup();
@@ -353,17 +353,21 @@ void notes_merge_ff_corrupt(void)
 	    save_report(mk_report(1, "x64", "s", 0, 2 * GIB, MIB, 1, 0), dir, "a1.json");
 	const char *b1 =
 	    save_report(mk_report(2, "x64", "s", 0, 3 * GIB, MIB, 2, 0), dir, "b1.json");
+	static const char later[] = "{\"schema\": \"memguard-report/3\", \"later\": 1}\n";
 	CU_ASSERT_EQUAL(run_in(da, "note", a1, NULL)->rc, 0); /* on c[1], HEAD */
+	CU_ASSERT_EQUAL(run_in(da, "note", "--commit", "HEAD~1", b1, NULL)->rc, 0);
 	CU_ASSERT_FATAL(sh("git clone -q %s %s", da, db) == 0);
 	CU_ASSERT_EQUAL_FATAL(fetch_notes(db, da, REF), 0);
 	CU_ASSERT_FATAL(git_repository_open(&b, db) == 0);
+	/* B writes garbage over c[1]'s report, and a later memguard's report
+	 * (a schema this one does not read) over c[0]'s */
 	git_signature *sig = NULL;
 	git_signature_now(&sig, "Test", "test@example.com");
 	CU_ASSERT_FATAL(git_note_create(&note_id, b, REF, sig, sig, &c[1], "not a report\n", 1) ==
 	                0);
+	CU_ASSERT_FATAL(git_note_create(&note_id, b, REF, sig, sig, &c[0], later, 1) == 0);
 	git_signature_free(sig);
-	run *r = run_in(db, "note", "--commit", "HEAD~1", b1, NULL);
-	CU_ASSERT_EQUAL(r->rc, 0);
+	run *r;
 	CU_ASSERT_EQUAL_FATAL(fetch_notes(da, db, "refs/notes/memguard-remote"), 0);
 	sha_of(sha, &c[1]);
 	r = run_in(da, "notes-merge", "memguard-remote", NULL);
@@ -373,9 +377,12 @@ void notes_merge_ff_corrupt(void)
 	report *n = read_note(a, REF, &c[1]); /* A's report, not B's garbage */
 	CU_ASSERT(n && n->nshards == 1 && note_has_shard(n, 1, "x64", 2 * GIB));
 	report_free(n);
-	n = read_note(a, REF, &c[0]); /* B's new note taken */
-	CU_ASSERT(n && n->nshards == 1 && note_has_shard(n, 2, "x64", 3 * GIB));
-	report_free(n);
+	/* the later memguard's note taken, without a word of it */
+	git_note *ln = NULL;
+	CU_ASSERT_FATAL(git_note_read(&ln, a, REF, &c[0]) == 0);
+	CU_ASSERT(ln && !strcmp(git_note_message(ln), later));
+	git_note_free(ln);
+	CU_ASSERT_PTR_NULL(strstr(r->err, "memguard-report/3"));
 	/* B merges A's: A's notes descend from B's now, and B takes them */
 	CU_ASSERT_EQUAL_FATAL(fetch_notes(db, da, "refs/notes/memguard-remote"), 0);
 	r = run_in(db, "notes-merge", "memguard-remote", NULL);
