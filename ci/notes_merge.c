@@ -95,6 +95,16 @@ static int is_report(store *s, const note_entry *e, mg_err *err)
 	return rc == 0 ? 1 : rc == MG_EINVAL ? 0 : rc;
 }
 
+/* Says which note of the two was no report (why) and that the other was kept. */
+static void warn_kept(const mg_err *why, const git_oid *target)
+{
+	char sha[GIT_OID_HEXSZ + 1];
+	git_oid_tostr(sha, sizeof(sha), target);
+	fprintf(stderr,
+	        "memguard " CMD ": warning: %s (commit %s); kept the side that is a report\n",
+	        why->msg, sha);
+}
+
 /* 1 when blob is a JSON object whose schema is a memguard report's of any
  * version ("memguard-report/3": a later memguard's, which this one does
  * not read but must not write over). */
@@ -138,12 +148,7 @@ static int keep_reports(store *s, const notes *ours, notes *theirs, size_t *kept
 			return ro;
 		if (!ro)
 			continue; /* neither is one: theirs, the newer */
-		char sha[GIT_OID_HEXSZ + 1];
-		git_oid_tostr(sha, sizeof(sha), &o->target);
-		fprintf(stderr,
-		        "memguard " CMD
-		        ": warning: %s (commit %s); kept the side that is a report\n",
-		        why.msg, sha);
+		warn_kept(&why, &o->target);
 		notes_set(theirs, &o->target, &o->blob);
 		(*kept)++;
 	}
@@ -209,12 +214,7 @@ static int merge_once(store *s, const git_oid *theirs_id, const char *other, cha
 			int mrc = store_merge_blobs(&blob, s->repo, &t->target, &o->blob, &t->blob,
 			                            &merr);
 			if (mrc == STORE_CORRUPT) {
-				char sha[GIT_OID_HEXSZ + 1];
-				git_oid_tostr(sha, sizeof(sha), &t->target);
-				fprintf(stderr,
-				        "memguard " CMD ": warning: %s (commit %s); kept the side "
-				        "that is a report\n",
-				        merr.msg, sha);
+				warn_kept(&merr, &t->target);
 			} else if (mrc < 0) {
 				*err = merr;
 				rc = mrc;
