@@ -1253,12 +1253,35 @@ static int part_header(const char *line, size_t len)
  * GoogleTest's XML has the same); before one, all of it (a crash's or an
  * exit's context). nl: the line ended there (a prefix cut off a gtest tag
  * did not). */
+/* The terminal escapes (CSI: ESC '[' parameters, a final byte) line starts
+ * with: what the program left on the line, unterminated, before
+ * GoogleTest's header (a logger's colour reset), which no path starts with. */
+static size_t csi_prefix(const char *line, size_t len)
+{
+	size_t at = 0;
+	while (at + 1 < len && line[at] == '\033' && line[at + 1] == '[') {
+		size_t k = at + 2;
+		while (k < len && (unsigned char)line[k] >= 0x20 && (unsigned char)line[k] <= 0x3f)
+			k++;
+		if (k == len || (unsigned char)line[k] < 0x40 || (unsigned char)line[k] > 0x7e)
+			break;
+		at = k + 1;
+	}
+	return at;
+}
+
 void gtest_output(shim *s, gtest *g, const char *line, size_t len, int nl)
 {
+	const char *text = line;
+	size_t tlen = len;
 	if (shim_head_started(s)) {
 		if (!g->text_header && nl && part_header(line, len)) {
 			g->text_header = 1;
 			g->text_len = 0;
+			/* the message from the header on, as GoogleTest's XML has it */
+			size_t skip = csi_prefix(line, len);
+			text += skip;
+			tlen -= skip;
 		}
 		/* past FAIL_TEXT the message says where it was cut (the test's
 		 * output has all of it) */
@@ -1266,9 +1289,9 @@ void gtest_output(shim *s, gtest *g, const char *line, size_t len, int nl)
 		                          "the test's output has the whole of it]\n";
 		size_t cap = sizeof(g->text) - (sizeof(cut) - 1);
 		if (g->text_len <= cap) {
-			size_t want = len + (size_t)nl, room = cap - g->text_len;
+			size_t want = tlen + (size_t)nl, room = cap - g->text_len;
 			size_t take = want < room ? want : room;
-			memcpy(g->text + g->text_len, line, take < len ? take : len);
+			memcpy(g->text + g->text_len, text, take < tlen ? take : tlen);
 			if (nl && take == want)
 				g->text[g->text_len + take - 1] = '\n';
 			g->text_len += take;

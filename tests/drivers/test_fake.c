@@ -41,6 +41,11 @@ static void gtest_fake_result(void)
 		expect_state(o.report, "Fake.Failed", "pass");
 		expect_state(o.report, "Fake.Ok", "fail");
 		expect_message(o.report, "Fake.Ok", "Fake.Ok's real failure");
+		/* from GoogleTest's header on, as its XML: not the colour reset
+		 * the test left on that line (it is in the output) */
+		const char *m = message_of(o.report, "Fake.Ok");
+		CU_ASSERT(m && !strchr(m, 0x1b) && strstr(m, "gtest_fake.cc:"));
+		CU_ASSERT(strstr(output_of(o.report, "Fake.Ok"), "\033[0m") != NULL);
 		expect_state(o.report, "Fake.Other", "pass");
 		expect_state(o.report, "Fake.Last", "pass");
 		expect_state(o.report, "Fake.Long", "pass");
