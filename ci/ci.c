@@ -28,7 +28,9 @@ static const struct {
      "  +refs/notes/memguard:refs/notes/memguard-remote) into REF: every commit's two\n"
      "  notes are merged by shard key, and REF gets a notes commit with both parents\n"
      "  (or moves to OTHER_REF when that holds all of REF's history). Where one side's\n"
-     "  note is not a memguard report, the side that is one is kept, with a warning.\n"
+     "  note is not a memguard report, the side that is one is kept, with a warning\n"
+     "  (at a fast-forward, a later memguard's report, of a schema this one does not\n"
+     "  read, is taken).\n"
      "  OTHER_REF must be under refs/notes/ (NAME is short for refs/notes/NAME); a\n"
      "  branch or revision is a usage error. A missing OTHER_REF merges nothing and\n"
      "  exits 0.\n"},

@@ -5,6 +5,7 @@
  * that merge each other's ref converge to the same notes tree.
  */
 #include <jansson.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ci_int.h"
@@ -105,20 +106,26 @@ static void warn_kept(const mg_err *why, const git_oid *target)
 	        why->msg, sha);
 }
 
-/* 1 when blob is a JSON object whose schema is a memguard report's of any
- * version ("memguard-report/3": a later memguard's, which this one does
- * not read but must not write over). */
+/* 1 when blob is a JSON object whose schema is a later memguard's report
+ * ("memguard-report/3": one this memguard does not read, but must not
+ * write over at a fast-forward); a schema of this one's, or its own
+ * version or an older one (a note it cannot read is no such report). */
 static int memguard_schema(store *s, const note_entry *e)
 {
 	git_blob *blob = NULL;
 	json_t *j = NULL;
 	if (git_blob_lookup(&blob, s->repo, &e->blob) == 0)
 		j = json_loadb(git_blob_rawcontent(blob), (size_t)git_blob_rawsize(blob), 0, NULL);
+	static const char prefix[] = "memguard-report/";
+	const size_t plen = sizeof(prefix) - 1;
 	const char *schema = json_string_value(json_object_get(j, "schema"));
-	int ours = schema && !strncmp(schema, "memguard-report/", 16);
+	int later = 0;
+	if (schema && !strncmp(schema, prefix, plen) && schema[plen] >= '1' &&
+	    schema[plen] <= '9' && strspn(schema + plen, "0123456789") == strlen(schema + plen))
+		later = strtoul(schema + plen, NULL, 10) > strtoul(REPORT_SCHEMA + plen, NULL, 10);
 	json_decref(j);
 	git_blob_free(blob);
-	return ours;
+	return later;
 }
 
 /*

@@ -85,7 +85,6 @@ void lane_requeue(run_ctx *c, lane *l)
 	h->nflight = 0;
 	h->head_started = 0;
 	h->head_waiting = 0;
-	h->waited_turn = 0;
 }
 
 /* Takes the front test out of the host's flight and returns it: the caller
@@ -460,14 +459,13 @@ void lane_fail_fast(run_ctx *c, lane *l)
 	host *h = &l->h;
 	char why[120];
 	snprintf(why, sizeof(why), "the run had %u failures, as %s asks", c->failures, c->fail_opt);
-	if ((h->head_waiting || (h->head_started && h->waited_turn == c->turn)) &&
-	    (h->state == HOST_RUNNING || h->state == HOST_QUITTING)) {
+	if (h->head_waiting && (h->state == HOST_RUNNING || h->state == HOST_QUITTING)) {
 		/* its shim waits for a lock (ctest) and reads no quit meanwhile:
 		 * it would start that test once it had the lock, where ctest
-		 * starts none after the failure; or it did, read in the same
-		 * turn as the failure (whose shim sent it before it let the
-		 * lock go: the two pipes were read in lane order). Its tests
-		 * are skip too. */
+		 * starts none after the failure. Its tests are skip too. (One
+		 * whose start was read already runs on, as any lane's running
+		 * test: the failing shim sends its result before it lets its
+		 * locks go, but the two pipes may still be read in lane order.) */
 		lane_requeue(c, l);
 		lane_kill(c, l, h->end != END_NONE ? h->end : END_QUIT, why);
 	}
@@ -829,8 +827,6 @@ void lane_catch_up(run_ctx *c, lane *l)
 static void lane_head_start(run_ctx *c, host *h)
 {
 	h->head_started = 1;
-	if (h->head_waiting)
-		h->waited_turn = c->turn;
 	h->head_waiting = 0;
 	sites_head_clear(&h->sites);
 	h->head_t0 = now(c);

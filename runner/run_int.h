@@ -98,13 +98,11 @@ typedef struct host {
 	int head_started;
 	size_t last_ended; /* the test that ended last in this host, + 1; 0: none */
 	double head_t0;
-	double head_since;    /* when the front test became the front: a host that
-	                       * never starts it times out too */
-	int head_waiting;     /* its shim said the front test waits for a lock another
-	                       * lane holds (PROTOCOL.md 6e): not timed until it starts */
-	uint64_t waited_turn; /* the loop's turn whose reads started it after such a
-	                       * wait (lane_fail_fast) */
-	double since;         /* when the current state began */
+	double head_since; /* when the front test became the front: a host that
+	                    * never starts it times out too */
+	int head_waiting;  /* its shim said the front test waits for a lock another
+	                    * lane holds (PROTOCOL.md 6e): not timed until it starts */
+	double since;      /* when the current state began */
 	/* the host's own figures at its last boundary (the base of a test's
 	 * deltas: samples never move them), and at the last reading of either */
 	uint64_t va_before, rss_before;
@@ -238,7 +236,6 @@ typedef struct run_ctx {
 	 * in the order the runner records them) no test starts, the tests not
 	 * run are skip with fail_why (lane_fail_fast); 0: none */
 	unsigned fail_limit, failures;
-	uint64_t turn; /* the poll loop's turns: what one read of the pipes brought */
 	char fail_why[200];
 	char fail_opt[48]; /* as the user gave it ("-x 2") */
 	/* gtest, catch2: the seed drawn for every program of the run when the
@@ -405,7 +402,6 @@ static inline void flight_pop(host *h, unsigned cap, double t)
 	h->nflight--;
 	h->head_started = 0;
 	h->head_waiting = 0;
-	h->waited_turn = 0;
 	h->head_since = t;
 }
 

@@ -539,7 +539,6 @@ void supervise_run(run_ctx *c)
 		int r = poll(pfd, n, ms);
 		if (r < 0 && errno != EINTR)
 			break;
-		c->turn++;
 		if (pfd[0].revents)
 			supervise_signals(c);
 		for (unsigned i = 0; i < c->nlanes; i++) {

@@ -1253,17 +1253,27 @@ static int part_header(const char *line, size_t len)
  * GoogleTest's XML has the same); before one, all of it (a crash's or an
  * exit's context). nl: the line ended there (a prefix cut off a gtest tag
  * did not). */
-/* The terminal escapes (CSI: ESC '[' parameters, a final byte) line starts
- * with: what the program left on the line, unterminated, before
- * GoogleTest's header (a logger's colour reset), which no path starts with. */
+/* The terminal escapes line starts with: what the program left on the
+ * line, unterminated, before GoogleTest's header (a logger's colour
+ * reset), which no path starts with. A control sequence (ESC '[', digits
+ * and ';', a letter: "\033[0m", "\033[1;31m") or a character set's
+ * ("\033(B", as tput sgr0 writes it); anything else ends them. */
 static size_t csi_prefix(const char *line, size_t len)
 {
 	size_t at = 0;
-	while (at + 1 < len && line[at] == '\033' && line[at + 1] == '[') {
+	while (at + 2 < len && line[at] == '\033') {
 		size_t k = at + 2;
-		while (k < len && (unsigned char)line[k] >= 0x20 && (unsigned char)line[k] <= 0x3f)
+		if (line[at + 1] == '(' || line[at + 1] == ')') {
+			if (!isalnum((unsigned char)line[k]))
+				break;
+			at = k + 1;
+			continue;
+		}
+		if (line[at + 1] != '[')
+			break;
+		while (k < len && (isdigit((unsigned char)line[k]) || line[k] == ';'))
 			k++;
-		if (k == len || (unsigned char)line[k] < 0x40 || (unsigned char)line[k] > 0x7e)
+		if (k == len || !isalpha((unsigned char)line[k]))
 			break;
 		at = k + 1;
 	}

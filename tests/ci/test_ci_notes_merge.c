@@ -346,40 +346,46 @@ void notes_merge_ff_corrupt(void)
 	const char *dir = setup();
 	const char *da = path_in(dir, "a"), *db = path_in(dir, "b");
 	git_repository *a = mk_repo(da), *b = NULL;
-	git_oid c[2], ta, tb, note_id;
+	git_oid c[3], ta, tb, note_id;
 	char sha[41];
-	commits(a, 2, c);
+	commits(a, 3, c);
 	const char *a1 =
 	    save_report(mk_report(1, "x64", "s", 0, 2 * GIB, MIB, 1, 0), dir, "a1.json");
 	const char *b1 =
 	    save_report(mk_report(2, "x64", "s", 0, 3 * GIB, MIB, 2, 0), dir, "b1.json");
 	static const char later[] = "{\"schema\": \"memguard-report/3\", \"later\": 1}\n";
-	CU_ASSERT_EQUAL(run_in(da, "note", a1, NULL)->rc, 0); /* on c[1], HEAD */
-	CU_ASSERT_EQUAL(run_in(da, "note", "--commit", "HEAD~1", b1, NULL)->rc, 0);
+	CU_ASSERT_EQUAL(run_in(da, "note", a1, NULL)->rc, 0); /* on c[2], HEAD */
+	CU_ASSERT_EQUAL(run_in(da, "note", "--commit", "HEAD~1", a1, NULL)->rc, 0);
 	CU_ASSERT_FATAL(sh("git clone -q %s %s", da, db) == 0);
 	CU_ASSERT_EQUAL_FATAL(fetch_notes(db, da, REF), 0);
 	CU_ASSERT_FATAL(git_repository_open(&b, db) == 0);
-	/* B writes garbage over c[1]'s report, and a later memguard's report
-	 * (a schema this one does not read) over c[0]'s */
+	/* B writes garbage over c[2]'s report (this memguard's schema, but no
+	 * report), a later memguard's report (a schema this one does not read)
+	 * over c[1]'s, a report on c[0] */
 	git_signature *sig = NULL;
 	git_signature_now(&sig, "Test", "test@example.com");
-	CU_ASSERT_FATAL(git_note_create(&note_id, b, REF, sig, sig, &c[1], "not a report\n", 1) ==
-	                0);
-	CU_ASSERT_FATAL(git_note_create(&note_id, b, REF, sig, sig, &c[0], later, 1) == 0);
+	CU_ASSERT_FATAL(git_note_create(&note_id, b, REF, sig, sig, &c[2],
+	                                "{\"schema\": \"memguard-report/2\", \"junk\": 1}\n",
+	                                1) == 0);
+	CU_ASSERT_FATAL(git_note_create(&note_id, b, REF, sig, sig, &c[1], later, 1) == 0);
 	git_signature_free(sig);
-	run *r;
+	run *r = run_in(db, "note", "--commit", "HEAD~2", b1, NULL);
+	CU_ASSERT_EQUAL(r->rc, 0);
 	CU_ASSERT_EQUAL_FATAL(fetch_notes(da, db, "refs/notes/memguard-remote"), 0);
-	sha_of(sha, &c[1]);
+	sha_of(sha, &c[2]);
 	r = run_in(da, "notes-merge", "memguard-remote", NULL);
 	CU_ASSERT_EQUAL(r->rc, 0);
 	CU_ASSERT_PTR_NOT_NULL(strstr(r->err, "warning"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(r->err, sha));
-	report *n = read_note(a, REF, &c[1]); /* A's report, not B's garbage */
+	report *n = read_note(a, REF, &c[2]); /* A's report, not B's garbage */
 	CU_ASSERT(n && n->nshards == 1 && note_has_shard(n, 1, "x64", 2 * GIB));
+	report_free(n);
+	n = read_note(a, REF, &c[0]); /* B's new report taken */
+	CU_ASSERT(n && n->nshards == 1 && note_has_shard(n, 2, "x64", 3 * GIB));
 	report_free(n);
 	/* the later memguard's note taken, without a word of it */
 	git_note *ln = NULL;
-	CU_ASSERT_FATAL(git_note_read(&ln, a, REF, &c[0]) == 0);
+	CU_ASSERT_FATAL(git_note_read(&ln, a, REF, &c[1]) == 0);
 	CU_ASSERT(ln && !strcmp(git_note_message(ln), later));
 	git_note_free(ln);
 	CU_ASSERT_PTR_NULL(strstr(r->err, "memguard-report/3"));

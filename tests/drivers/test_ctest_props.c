@@ -686,6 +686,11 @@ static void ctest_locks_per_run(void)
 	project_free(dir);
 }
 
+/* a test's command that waits (up to 30 s) for ff_hold's mark */
+#define WAIT_HELD                                                                                  \
+	"i=0; while [ ! -e ${CMAKE_CURRENT_LIST_DIR}/held ] && [ $i -lt 600 ]; do sleep 0.05; "    \
+	"i=$((i+1)); done"
+
 /* A test that waits for a RESOURCE_LOCK another lane's test holds: ctest
  * starts it once the lock is free and times it from there. Before: the
  * wait was memguard's --timeout's, "did not start within 3.5s" (and, with
@@ -695,7 +700,7 @@ static void ctest_locks_per_run(void)
  * (a lane's second waits while its first's result is the shim's); then a
  * test started after a wait is timed again: hang_* (each 30 s) both
  * timeout at memguard's 3 s from their own starts; ff_wait, waiting for
- * the lock of ff_hold, which fails under --stop-on-failure, is not run. */
+ * ff_hold's lock when ff_fail fails under --stop-on-failure, is not run. */
 static void ctest_lock_wait(void)
 {
 	static const char *const lk[] = {"lk_a", "lk_b", "lk_c"};
@@ -713,10 +718,14 @@ static void ctest_lock_wait(void)
 	        "set_tests_properties(hang_a PROPERTIES RESOURCE_LOCK mg_lh)\n"
 	        "add_test(hang_b /bin/sh -c \"sleep 30\" ${CMAKE_CURRENT_LIST_DIR}/mg-lock-hang)\n"
 	        "set_tests_properties(hang_b PROPERTIES RESOURCE_LOCK mg_lh)\n"
-	        "add_test(ff_hold /bin/sh -c \"sleep 2; exit 1\")\n"
+	        /* ff_hold has the lock once its mark is there; ff_pre ends
+	         * then, and ff_wait (after it) waits; ff_fail fails a second
+	         * later, a test of no lock */
+	        "add_test(ff_hold /bin/sh -c \"touch ${CMAKE_CURRENT_LIST_DIR}/held; sleep 3\")\n"
 	        "set_tests_properties(ff_hold PROPERTIES RESOURCE_LOCK mg_lf)\n"
-	        "add_test(ff_pre /bin/sh -c \"sleep 0.5\")\n"
-	        "add_test(ff_wait /bin/sh -c \"sleep 1\")\n"
+	        "add_test(ff_pre /bin/sh -c \"" WAIT_HELD "\")\n"
+	        "add_test(ff_fail /bin/sh -c \"" WAIT_HELD "; sleep 1; exit 1\")\n"
+	        "add_test(ff_wait /bin/true)\n"
 	        "set_tests_properties(ff_wait PROPERTIES RESOURCE_LOCK mg_lf DEPENDS ff_pre)\n");
 	/* ctest -j 3: the lock's tests one after another, all passed */
 	size_t n = 0;
@@ -774,19 +783,21 @@ static void ctest_lock_wait(void)
 	char cmd[128];
 	snprintf(cmd, sizeof(cmd), "pgrep -f %s/mg-lock-han[g] >/dev/null", dir);
 	CU_ASSERT(system(cmd) != 0);
-	/* --stop-on-failure: ctest starts no test after ff_hold failed, and
-	 * the lane waiting for its lock (ff_wait is given a lane once ff_pre
-	 * ended, ff_hold holding it by then) does not start ff_wait once it has it
+	/* --stop-on-failure: ctest starts no test after ff_fail failed, and
+	 * the lane waiting for ff_hold's lock (ff_wait is given a lane once
+	 * ff_pre ended, ff_hold holding it by then) does not start ff_wait once
+	 * it has it; ff_hold runs on, as ctest lets it
 	 * (before: it ran, and passed) */
 	mg(&o,
-	   ARGV("run", "-q", "-j", "2", "--pipeline", "1", "--driver", "ctest", "--report",
+	   ARGV("run", "-q", "-j", "3", "--pipeline", "1", "--driver", "ctest", "--report",
 	        "report.json", "--", CTEST_BIN, "--test-dir", dir, "-R", "ff_",
 	        "--stop-on-failure"),
 	   NULL, 0);
 	CU_ASSERT(exited_with(&o, 1));
 	CU_ASSERT_FATAL(o.report != NULL);
 	expect_state(o.report, "ff_pre", "pass");
-	expect_state(o.report, "ff_hold", "fail");
+	expect_state(o.report, "ff_fail", "fail");
+	expect_state(o.report, "ff_hold", "pass");
 	expect_state(o.report, "ff_wait", "skip");
 	expect_message(o.report, "ff_wait", "not run");
 	done(&o);
