@@ -1906,9 +1906,8 @@ static void ct_exited(shim *s, mg_exit_end status, const struct rusage *ru)
 	ctest_drv *d = shim_ctx(s);
 	ct_test *t = d->cur >= 0 ? &d->v[d->cur] : NULL;
 	d->cur = -1;
-	if (shim_head_started(s) && t) {
+	if (shim_head_started(s) && t)
 		ct_judge(s, d, t, status, ru);
-	}
 	locks_release_after(s, d);
 }
 
