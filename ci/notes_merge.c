@@ -108,8 +108,8 @@ static void warn_kept(const mg_err *why, const git_oid *target)
 
 /* 1 when blob is a JSON object whose schema is a later memguard's report
  * ("memguard-report/3": one this memguard does not read, but must not
- * write over at a fast-forward); a schema of this one's, or its own
- * version or an older one (a note it cannot read is no such report). */
+ * write over at a fast-forward); 0 for this memguard's own version or an
+ * older one (such a note that it cannot read is no report). */
 static int memguard_schema(store *s, const note_entry *e)
 {
 	git_blob *blob = NULL;
