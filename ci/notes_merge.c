@@ -118,11 +118,11 @@ static int memguard_schema(store *s, const note_entry *e)
 		j = json_loadb(git_blob_rawcontent(blob), (size_t)git_blob_rawsize(blob), 0, NULL);
 	static const char prefix[] = "memguard-report/";
 	const size_t plen = sizeof(prefix) - 1;
-	const char *schema = json_string_value(json_object_get(j, "schema"));
+	const char *schema = json_string_value(json_object_get(j, "schema")), *own = REPORT_SCHEMA;
 	int later = 0;
 	if (schema && !strncmp(schema, prefix, plen) && schema[plen] >= '1' &&
 	    schema[plen] <= '9' && strspn(schema + plen, "0123456789") == strlen(schema + plen))
-		later = strtoul(schema + plen, NULL, 10) > strtoul(REPORT_SCHEMA + plen, NULL, 10);
+		later = strtoul(schema + plen, NULL, 10) > strtoul(own + plen, NULL, 10);
 	json_decref(j);
 	git_blob_free(blob);
 	return later;
