@@ -155,6 +155,9 @@ void notes_free(notes *n);
  * Parses the note blob of target as a report. MG_EINVAL, with a message
  * naming the commit, when it is not JSON or not a memguard report.
  */
+/* The "schema" of the note in blob when it is a JSON object with one, into
+ * buf (cut at size); "" when it has none or cannot be read. */
+void store_note_schema(git_repository *repo, const git_oid *blob, char *buf, size_t size);
 int store_read(report **out, git_repository *repo, const git_oid *blob, const git_oid *target,
                mg_err *err);
 /* store_read through report_parse_tests: no shard keeps its tests, each is

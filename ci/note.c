@@ -4,7 +4,6 @@
  * only by compare-and-swap; a lost race or a busy ref lock re-reads and
  * merges again after a backoff. Never replaces a note that is not ours.
  */
-#include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -72,26 +71,16 @@ static int pick_target(git_oid *out, store *s, const char *rev, const report *r,
 static int foreign_note(git_repository *repo, const git_oid *blob_id, const git_oid *target,
                         mg_err *err)
 {
-	git_blob *blob = NULL;
-	json_t *j = NULL;
-	const char *schema = NULL;
-	char sha[16];
-	if (git_blob_lookup(&blob, repo, blob_id) == 0)
-		j = json_loadb(git_blob_rawcontent(blob), (size_t)git_blob_rawsize(blob), 0, NULL);
-	if (json_is_object(j))
-		schema = json_string_value(json_object_get(j, "schema"));
-	int rc =
-	    schema && strcmp(schema, REPORT_SCHEMA) != 0 && strcmp(schema, REPORT_SCHEMA_V1) != 0
-	        ? mg_err_set(err, MG_EINVAL,
-	                     "the note on commit %s has schema '%.64s', not '%s': left as "
-	                     "it is",
-	                     store_short(sha, target), schema, REPORT_SCHEMA)
-	        : mg_err_set(err, MG_EINVAL,
-	                     "the note on commit %s is not a memguard report: left as it is",
-	                     store_short(sha, target));
-	json_decref(j);
-	git_blob_free(blob);
-	return rc;
+	char schema[128], sha[16];
+	store_note_schema(repo, blob_id, schema, sizeof(schema));
+	if (*schema && strcmp(schema, REPORT_SCHEMA) != 0 && strcmp(schema, REPORT_SCHEMA_V1) != 0)
+		return mg_err_set(
+		    err, MG_EINVAL,
+		    "the note on commit %s has schema '%.64s', not '%s': left as it is",
+		    store_short(sha, target), schema, REPORT_SCHEMA);
+	return mg_err_set(err, MG_EINVAL,
+	                  "the note on commit %s is not a memguard report: left as it is",
+	                  store_short(sha, target));
 }
 
 /*

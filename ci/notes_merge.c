@@ -4,7 +4,6 @@
  * merge of two notes does not depend on which side is ours, so two clones
  * that merge each other's ref converge to the same notes tree.
  */
-#include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -112,20 +111,15 @@ static void warn_kept(const mg_err *why, const git_oid *target)
  * older one (such a note that it cannot read is no report). */
 static int memguard_schema(store *s, const note_entry *e)
 {
-	git_blob *blob = NULL;
-	json_t *j = NULL;
-	if (git_blob_lookup(&blob, s->repo, &e->blob) == 0)
-		j = json_loadb(git_blob_rawcontent(blob), (size_t)git_blob_rawsize(blob), 0, NULL);
 	static const char prefix[] = "memguard-report/";
 	const size_t plen = sizeof(prefix) - 1;
-	const char *schema = json_string_value(json_object_get(j, "schema")), *own = REPORT_SCHEMA;
-	int later = 0;
-	if (schema && !strncmp(schema, prefix, plen) && schema[plen] >= '1' &&
-	    schema[plen] <= '9' && strspn(schema + plen, "0123456789") == strlen(schema + plen))
-		later = strtoul(schema + plen, NULL, 10) > strtoul(own + plen, NULL, 10);
-	json_decref(j);
-	git_blob_free(blob);
-	return later;
+	const char *own = REPORT_SCHEMA;
+	char schema[128];
+	store_note_schema(s->repo, &e->blob, schema, sizeof(schema));
+	const char *v = schema + plen;
+	return !strncmp(schema, prefix, plen) && *v >= '1' && *v <= '9' &&
+	       strspn(v, "0123456789") == strlen(v) &&
+	       strtoul(v, NULL, 10) > strtoul(own + plen, NULL, 10);
 }
 
 /*

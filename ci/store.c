@@ -289,6 +289,18 @@ static int read_blob(report **out, git_repository *repo, const git_oid *blob_id,
 	return rc;
 }
 
+void store_note_schema(git_repository *repo, const git_oid *blob_id, char *buf, size_t size)
+{
+	git_blob *blob = NULL;
+	json_t *j = NULL;
+	if (git_blob_lookup(&blob, repo, blob_id) == 0)
+		j = json_loadb(git_blob_rawcontent(blob), (size_t)git_blob_rawsize(blob), 0, NULL);
+	const char *schema = json_string_value(json_object_get(j, "schema"));
+	snprintf(buf, size, "%s", schema ? schema : "");
+	json_decref(j);
+	git_blob_free(blob);
+}
+
 int store_read(report **out, git_repository *repo, const git_oid *blob_id, const git_oid *target,
                mg_err *err)
 {
