@@ -889,6 +889,22 @@ void lane_line(run_ctx *c, lane *l, char *line, size_t len)
 			break;
 		h->head_waiting = 1;
 		return;
+	case MG_MSG_BASE:
+		/* a gtest shim's program as its first test starts: that test's
+		 * growth is from here, and it is where this program started
+		 * (hello has a listing program's figures, which are no reading
+		 * of this host's, nor its peak unless something else was) */
+		if ((c->driver != DRIVER_GTEST && c->driver != DRIVER_CATCH2) || !h->nflight ||
+		    h->head_started || (h->state != HOST_RUNNING && h->state != HOST_QUITTING))
+			break;
+		if (!h->tests_run && h->peak_va == h->hello_va)
+			h->peak_va = m.va;
+		if (!h->tests_run && h->peak_rss == h->hello_rss)
+			h->peak_rss = m.rss;
+		h->va_before = h->va_last = h->hello_va = m.va;
+		h->rss_before = h->rss_last = h->hello_rss = m.rss;
+		h->fresh_program = 0;
+		return;
 	case MG_MSG_OUT:
 		/* a shim passes its program's output on in order with the test */
 		if (!h->nflight || !h->head_started)

@@ -240,7 +240,13 @@ static int probe_stream(gtest *g, const char *p, size_t n)
 		g->fig_pending = 1;
 		g->ends_marked = 1;
 	} else if (n >= 4 && !memcmp(p, MG_PROBE_SEEN, 4)) {
-		g->ends_marked = 1; /* its ends come in the stream */
+		g->ends_marked = 1;         /* its ends come in the stream */
+		if (n > 5 && p[4] == ' ') { /* " VA RSS": the program as its first test starts */
+			p += 4;
+			g->base_va = next_u64(&p);
+			g->base_rss = next_u64(&p);
+			g->base_pending = 1;
+		}
 	} else if (n >= 3 && !memcmp(p, MG_PROBE_OWN, 3)) {
 		g->own_next = 1; /* the test's look-alike, before its exit */
 	}
@@ -594,6 +600,30 @@ static void shard_select(shim *s, gtest *g)
 		close(fd);
 }
 
+/*
+ * The listing program's heap in 2 MiB pages (glibc's malloc.hugetlb
+ * tunable, appended to the user's GLIBC_TUNABLES unless it names it): a
+ * GoogleTest program allocates as it registers each test, and on this
+ * machine class each first touch of a 4 KiB page is a fault of ~10 us, a
+ * tenth of a fault a test, which the listing pays on top of the run. Only
+ * with the probe: its figures as it ends are then no base of a test's
+ * growth (each program's probe says its own as its first test starts,
+ * `base`); a lane's program keeps the user's, its figures are the run's.
+ * on 0: the user's back.
+ */
+static void list_tunables(shim *s, int on)
+{
+	static const char tun[] = "glibc.malloc.hugetlb";
+	const char *user = getenv("GLIBC_TUNABLES");
+	char v[4096];
+	if (on && !(user && strstr(user, tun)) &&
+	    (size_t)snprintf(v, sizeof(v), "%s%s%s=1", user ? user : "", user && *user ? ":" : "",
+	                     tun) < sizeof(v))
+		shim_setenv(s, "GLIBC_TUNABLES", v);
+	else
+		shim_setenv(s, "GLIBC_TUNABLES", user);
+}
+
 /* Runs PROG --gtest_list_tests into g->list; with the probe, va and rss get
  * the listing program's memory as it ended (a fresh program's, before its
  * first test), else untouched. -1 after a message on stderr. */
@@ -613,7 +643,12 @@ static int load_list(shim *s, gtest *g, uint64_t *va, uint64_t *rss)
 	if (g->catch2)
 		ncmd = catch2_args(cmd, ncmd, argv, 1, g->catch2_v3);
 	int probe_w = probe_open(s, g);
+	int tunables = probe_w >= 0 && !g->catch2 && g->smark_len;
+	if (tunables)
+		list_tunables(s, 1);
 	rc = shim_capture_fd(s, argv, &out, &len, &status, probe_w, PROBE_TARGET_FD);
+	if (tunables)
+		list_tunables(s, 0);
 	if (probe_w >= 0)
 		close(probe_w);
 	if (rc == 0)
@@ -989,6 +1024,7 @@ int gtest_batch_spawn(shim *s, gtest *g, char **argv, size_t k, int by_file)
 	g->batch = k;
 	g->by_file = by_file;
 	g->ends_marked = 0;
+	g->base_pending = 0;
 	g->own_next = 0;
 	g->started_any = 0;
 	g->saw_run = 0;
@@ -1199,6 +1235,9 @@ void gtest_on_run(shim *s, gtest *g, const char *name, size_t n)
 	if (g->fig_err) /* an end that was no test's: its stderr passed on */
 		shim_err_take(s, 0);
 	g->fig_err = 0;
+	if (g->base_pending)
+		shim_base(s, g->base_va, g->base_rss);
+	g->base_pending = 0;
 	shim_start(s);
 	g->started_any = 1;
 	g->text_len = 0;

@@ -131,6 +131,11 @@ typedef struct gtest {
 	int held;
 	int ends_marked; /* the probe said this program's ends come in its stream */
 	int own_next;    /* the probe said the next result line is the test's own */
+	/* the probe's reading as the program's first test starts (its seen
+	 * mark), sent as `base` before that test's start: the base of its
+	 * growth, where hello has a listing program's */
+	int base_pending;
+	uint64_t base_va, base_rss;
 	size_t hold_len;
 	char hold[HOLD_MAX];
 

@@ -829,6 +829,13 @@ void shim_flush(shim *s)
 	reply_flush(s);
 }
 
+void shim_base(shim *s, uint64_t va, uint64_t rss)
+{
+	assert(!s->started && !s->start_unsent);
+	mg_msg m = {.kind = MG_MSG_BASE, .va = va, .rss = rss};
+	buf_add_msg(&s->reply, &m);
+}
+
 void shim_wait(shim *s, const char *what)
 {
 	assert(!s->started && !s->start_unsent);

@@ -195,6 +195,9 @@ void shim_output(shim *s, const char *buf, size_t len);
 
 /* "start HEAD": the head test runs from now. */
 void shim_start(shim *s);
+/* Before a program's first start: its memory then (PROTOCOL.md 6f), the
+ * base of that test's growth. */
+void shim_base(shim *s, uint64_t va, uint64_t rss);
 /*
  * Before the head starts: it waits for what (a lock another lane holds). The
  * replies so far go out, then "wait WHAT" (PROTOCOL.md 6e), so the runner

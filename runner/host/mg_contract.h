@@ -116,9 +116,10 @@ int mg_contract_wrote(mg_wrote *w, uint64_t own);
  * the end is written: the stderr bytes in front of it, since the last such
  * mark, are its own (a test that wrote nothing has none; the end says
  * which: ERR 1, or "err" before it in the pipe). With the secret, in a
- * GoogleTest program, MG_PROBE_MARK SECRET " seen" in front of the first
+ * GoogleTest program, MG_PROBE_MARK SECRET " seen VA RSS" in front of the first
  * "[ RUN      ]" line the probe sees in a flush: its ends come in the
- * stream (a result line with none in front of it may be the test's own
+ * stream, and VA RSS are the program's as that test starts (the driver's
+ * `base`) (a result line with none in front of it may be the test's own
  * look-alike: the driver holds it until it knows); and " own" in front of
  * each result line still in stdout's buffer when a test calls exit (the
  * test's look-alike: GoogleTest flushes its own at once).

@@ -171,6 +171,7 @@ static const struct {
     {"site", 4, MG_MSG_SITE},       {"nomem", 5, MG_MSG_NOMEM},     {"pin", 3, MG_MSG_PIN},
     {"held", 4, MG_MSG_HELD},       {"heldin", 6, MG_MSG_HELDIN},   {"heldby", 6, MG_MSG_HELDBY},
     {"after", 5, MG_MSG_AFTER},     {"needs", 5, MG_MSG_NEEDS},     {"wait", 4, MG_MSG_WAIT},
+    {"base", 4, MG_MSG_BASE},
 };
 
 /* words[]'s indexes by first letter ('a' + i), up to four, WORD_NONE after
@@ -179,7 +180,7 @@ static const struct {
 #define WORD_NONE 0xff
 static const unsigned char by_letter[26][4] = {
     ['a' - 'a'] = {MG_MSG_AFTER, WORD_NONE, WORD_NONE, WORD_NONE},
-    ['b' - 'a'] = {MG_MSG_BYE, WORD_NONE, WORD_NONE, WORD_NONE},
+    ['b' - 'a'] = {MG_MSG_BYE, MG_MSG_BASE, WORD_NONE, WORD_NONE},
     ['d' - 'a'] = {MG_MSG_DYING, WORD_NONE, WORD_NONE, WORD_NONE},
     ['e' - 'a'] = {MG_MSG_END, MG_CMD_EXPECT, MG_MSG_ERROR, MG_MSG_EXTRA},
     ['f' - 'a'] = {MG_MSG_FAIL, MG_CMD_FED, WORD_NONE, WORD_NONE},
@@ -195,7 +196,7 @@ static const unsigned char by_letter[26][4] = {
     ['t' - 'a'] = {MG_MSG_TEST, MG_MSG_TIMEOUT, WORD_NONE, WORD_NONE},
     ['w' - 'a'] = {MG_MSG_WAIT, WORD_NONE, WORD_NONE, WORD_NONE},
 };
-_Static_assert(sizeof(words) / sizeof(words[0]) == 30 && MG_MSG_WAIT < WORD_NONE,
+_Static_assert(sizeof(words) / sizeof(words[0]) == 31 && MG_MSG_BASE < WORD_NONE,
                "a new word goes into by_letter too (and words_by_letter's last kind)");
 
 static const char *const site_words[] = {"mmap", "malloc", "new"};
@@ -457,6 +458,7 @@ int mg_proto_parse(mg_msg *out, char *line, size_t len)
 			return -1;
 		return take_why(&c, out);
 	case MG_MSG_BYE:
+	case MG_MSG_BASE:
 		if (take_field(&c, &out->va) < 0 || take_field(&c, &out->rss) < 0)
 			return -1;
 		return at_end(&c);
@@ -660,6 +662,7 @@ size_t mg_proto_put(char *dst, size_t cap, const mg_msg *m)
 		}
 		break;
 	case MG_MSG_BYE:
+	case MG_MSG_BASE:
 		put_field(&w, m->va);
 		put_field(&w, m->rss);
 		break;

@@ -113,6 +113,9 @@ typedef enum mg_msg_kind {
 	/* host -> runner, between a result and the next start (a driver shim
 	 * only: the ctest shim's locks) */
 	MG_MSG_WAIT, /* wait TEXT (the next test waits for TEXT, a lock another lane holds) */
+	/* host -> runner, before a program's first start (a driver shim only:
+	 * the gtest shim's probed program) */
+	MG_MSG_BASE, /* base VA RSS (that program's memory as its first test starts) */
 } mg_msg_kind;
 
 /* What a site allocated with (the word of `site`). */

@@ -253,15 +253,30 @@ static int stream_end(FILE *f, char *at, const char *why, uint64_t bytes, const 
 }
 
 /* In front of the first RUN line it sees (at): MG_PROBE_MARK SECRET
- * " seen", so the driver knows this program's ends come in the stream. */
+ * " seen VA RSS", so the driver knows this program's ends come in the
+ * stream, and has the program's own memory as its first test starts (the
+ * base of that test's growth: the driver's hello has a listing program's).
+ * The reading is the one the verdict starts from (test_start). */
 static void stream_seen(FILE *f, char *at)
 {
-	size_t len = mark_len + sizeof(" " MG_PROBE_SEEN "\n") - 1;
+	char buf[sizeof(mark) + sizeof(" " MG_PROBE_SEEN " ") + 2 * 20 + 1];
+	uint64_t va, rss;
+	mem_now(&va, &rss);
+	mg_verdict_start(&verdict, va, rss);
+	have_prev = 1;
+	char *p = buf;
+	memcpy(p, mark, mark_len);
+	p += mark_len;
+	memcpy(p, " " MG_PROBE_SEEN " ", sizeof(" " MG_PROBE_SEEN " ") - 1);
+	p = mg_put_u64(p + sizeof(" " MG_PROBE_SEEN " ") - 1, va);
+	*p++ = ' ';
+	p = mg_put_u64(p, rss);
+	*p++ = '\n';
+	size_t len = (size_t)(p - buf);
 	if (f->_IO_buf_end - f->_IO_write_ptr < (ptrdiff_t)len)
 		return;
 	memmove(at + len, at, (size_t)(f->_IO_write_ptr - at));
-	memcpy(at, mark, mark_len);
-	memcpy(at + mark_len, " " MG_PROBE_SEEN "\n", len - mark_len);
+	memcpy(at, buf, len);
 	f->_IO_write_ptr += len;
 }
 

@@ -15,6 +15,8 @@
 // nor unmaps (the VA grows BYTES a test, the RSS not at all), so that
 // --recycle-at va=START+N*BYTES recycles the program every ~N tests
 // (tests/bench/recycle-bench).
+// MG_BENCH_TUNABLES=FILE: each start appends "list VALUE" (a
+// --gtest_list_tests) or "run VALUE", VALUE its GLIBC_TUNABLES ("-": unset).
 #include <gtest/gtest.h>
 #include <sys/mman.h>
 
@@ -74,6 +76,16 @@ int main(int argc, char **argv)
 		FILE *f = std::fopen(starts, "a");
 		if (f) {
 			std::fprintf(f, "start %ld\n", static_cast<long>(getpid()));
+			std::fclose(f);
+		}
+	}
+	const char *tun_log = std::getenv("MG_BENCH_TUNABLES");
+	if (tun_log) {
+		const char *tun = std::getenv("GLIBC_TUNABLES");
+		FILE *f = std::fopen(tun_log, "a");
+		if (f) {
+			std::fprintf(f, "%s %s\n", GTEST_FLAG_GET(list_tests) ? "list" : "run",
+			             tun ? tun : "-");
 			std::fclose(f);
 		}
 	}

@@ -102,6 +102,15 @@ static void parse_names(void)
 	CU_ASSERT(text_is(&m, "RESOURCE_LOCK db\\x"));
 	CU_ASSERT_EQUAL(parse(&m, "wait"), -1);
 	CU_ASSERT_EQUAL(parse(&m, "wait "), -1);
+	/* the gtest shim's word of its program's memory as its first test starts (6f) */
+	CU_ASSERT_EQUAL_FATAL(parse(&m, "base 15441920 11923456"), 0);
+	CU_ASSERT_EQUAL(m.kind, MG_MSG_BASE);
+	CU_ASSERT_EQUAL(m.va, 15441920);
+	CU_ASSERT_EQUAL(m.rss, 11923456);
+	CU_ASSERT_EQUAL(parse(&m, "base"), -1);
+	CU_ASSERT_EQUAL(parse(&m, "base 1"), -1);
+	CU_ASSERT_EQUAL(parse(&m, "base 1 2 3"), -1);
+	CU_ASSERT_EQUAL(parse(&m, "base 1 x"), -1);
 	char w[64];
 	int wn = mg_proto_put(w, sizeof(w), &(mg_msg){.kind = MG_MSG_AFTER, .count = 7});
 	CU_ASSERT(wn == 8 && !memcmp(w, "after 7\n", 8));
@@ -451,6 +460,9 @@ static size_t format_msg(char *dst, size_t cap, const mg_msg *m)
 	case MG_MSG_BYE:
 		n = snprintf(dst, cap, "bye %" PRIu64 " %" PRIu64, m->va, m->rss);
 		break;
+	case MG_MSG_BASE:
+		n = snprintf(dst, cap, "base %" PRIu64 " %" PRIu64, m->va, m->rss);
+		break;
 	case MG_MSG_DYING:
 		n = snprintf(dst, cap, "dying %d %" PRIu64 " %" PRIu64 " %" PRIu64, m->sig, m->va,
 		             m->rss, m->bytes);
@@ -523,6 +535,7 @@ static void fuzz(void)
 	    "after 3",
 	    "needs 2 db",
 	    "wait RESOURCE_LOCK db",
+	    "base 123456789 2101248",
 	    "start fault/t001",
 	    "pass 12 3 4",
 	    "fail 7 8 9 expected 1\\ngot 2 \\r\\\\",
