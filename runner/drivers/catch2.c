@@ -64,6 +64,37 @@ static int c2_in(const char *const *list, const char *a)
 	return 0;
 }
 
+int catch2_runs_none(char *const *cmd, int ncmd, mg_err *err)
+{
+	static const char *const none[] = {"-l",
+	                                   "--list-tests",
+	                                   "-t",
+	                                   "--list-tags",
+	                                   "--list-reporters",
+	                                   "--list-listeners",
+	                                   "--list-test-names-only",
+	                                   "--libidentify",
+	                                   "-h",
+	                                   "-?",
+	                                   "--help",
+	                                   NULL};
+	for (int i = 1; i < ncmd; i++) {
+		if (c2_in(c2_valued, cmd[i])) {
+			i++; /* its value, which may look like anything */
+			continue;
+		}
+		if (c2_in(none, cmd[i]))
+			/* before: the run listed the program with the option, and ran
+			 * every test (the listing of -h: its lines, each an error) */
+			return mg_err_set(err, MG_EINVAL,
+			                  "Catch2's '%s' lists or describes and runs no test: "
+			                  "'memguard list' lists them (or run the program itself "
+			                  "with it)",
+			                  cmd[i]);
+	}
+	return 0;
+}
+
 /* v3's --shard-count / --shard-index, also as --shard-count=N or :N. */
 static int c2_shard_opt(const char *a)
 {

@@ -172,6 +172,16 @@ int driver_check_args(driver_kind k, char *const *argv, int argc, mg_err *err)
 
 int driver_runs_none(driver_kind k, char *const *argv, int argc, mg_err *err)
 {
+	if (k == DRIVER_CATCH2)
+		return catch2_runs_none(argv, argc, err);
+	if (k == DRIVER_GTEST) {
+		gtest_cmd c; /* its flag files' flags count where they are */
+		if (gtest_cmd_expand(&c, argv, argc) < 0)
+			return gtest_runs_none(argv, argc, err);
+		int rc = gtest_runs_none(c.argv, c.argc, err);
+		gtest_cmd_free(&c);
+		return rc;
+	}
 	if (k != DRIVER_CTEST)
 		return 0;
 	for (int i = 1; i < argc; i++)

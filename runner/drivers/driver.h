@@ -84,7 +84,8 @@ driver_kind driver_detect_command(const char *path, char *const *argv, int argc,
  * MG_EINVAL naming the token, with what to do instead; 0 else. */
 int driver_check_args(driver_kind k, char *const *argv, int argc, mg_err *err);
 /* memguard run's: -1 (MG_EINVAL, err says which) when the command runs no
- * test (ctest's -N, --show-only); memguard list lists them as it is. */
+ * test (ctest's -N, --show-only; GoogleTest's --gtest_list_tests; Catch2's
+ * -l, --list-*, -h, --libidentify); memguard list lists them as it is. */
 int driver_runs_none(driver_kind k, char *const *argv, int argc, mg_err *err);
 
 /*

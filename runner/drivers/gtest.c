@@ -847,34 +847,44 @@ static void g_result(shim *s, gtest *g, mg_msg_kind kind, const char *msg, size_
 	shim_result(s, kind, msg, len);
 }
 
-/* GoogleTest reads a bool flag from "--gtest_NAME" or "--gtest_NAME=V" (false
- * when V starts with 0, f or F), the last one given winning over the
- * environment (GTEST_FAIL_FAST: anything but "0"; Bazel's
- * TESTBRIDGE_TEST_RUNNER_FAIL_FAST: "1"), as gtest.cc's ParseFlag and
- * BoolFromGTestEnv do. cmd has its flag files read in place (gtest_cmd_expand). */
-void gtest_fail_fast(driver_fail_fast *out, char *const *cmd, int ncmd)
+/* GoogleTest's bool flag NAME as gtest.cc reads it: "--gtest_NAME" or
+ * "--gtest_NAME=V" (false when V starts with 0, f or F), the last one given
+ * winning over the environment's (env: anything but "0" is true; NULL:
+ * unset). said gets how it was given ("" when not at all). */
+static int gtest_bool_flag(char *const *cmd, int ncmd, const char *name, const char *env_name,
+                           const char *env, char *said, size_t n)
 {
-	static const char flag[] = "--gtest_fail_fast";
-	const char *env = getenv("GTEST_FAIL_FAST"), *bazel;
-	out->limit = 0;
-	out->opt[0] = 0;
-	if (env) {
-		out->limit = strcmp(env, "0") != 0;
-		snprintf(out->opt, sizeof(out->opt), "GTEST_FAIL_FAST=%.20s", env);
-	} else if ((bazel = getenv("TESTBRIDGE_TEST_RUNNER_FAIL_FAST")) != NULL) {
-		out->limit = strcmp(bazel, "1") == 0;
-		snprintf(out->opt, sizeof(out->opt), "TESTBRIDGE_TEST_RUNNER_FAIL_FAST=%.8s",
-		         bazel);
-	}
+	char flag[64];
+	size_t fl = (size_t)snprintf(flag, sizeof(flag), "--gtest_%s", name);
+	int on = env && strcmp(env, "0") != 0;
+	if (env)
+		snprintf(said, n, "%s=%.20s", env_name, env);
+	else
+		said[0] = 0;
 	for (int i = 1; i < ncmd; i++) {
 		const char *a = cmd[i];
-		if (strncmp(a, flag, sizeof(flag) - 1) ||
-		    (a[sizeof(flag) - 1] && a[sizeof(flag) - 1] != '='))
+		if (strncmp(a, flag, fl) || (a[fl] && a[fl] != '='))
 			continue;
-		const char *v = a[sizeof(flag) - 1] ? a + sizeof(flag) : "";
-		out->limit = !(*v == '0' || *v == 'f' || *v == 'F');
-		snprintf(out->opt, sizeof(out->opt), "%.40s", a);
+		const char *v = a[fl] ? a + fl + 1 : "";
+		on = !(*v == '0' || *v == 'f' || *v == 'F');
+		snprintf(said, n, "%.40s", a);
 	}
+	return on;
+}
+
+/* GoogleTest's fail-fast: its flag, GTEST_FAIL_FAST, or Bazel's
+ * TESTBRIDGE_TEST_RUNNER_FAIL_FAST ("1") where GTEST_FAIL_FAST is unset, as
+ * gtest.cc reads them. cmd has its flag files read in place (gtest_cmd_expand). */
+void gtest_fail_fast(driver_fail_fast *out, char *const *cmd, int ncmd)
+{
+	const char *name = "GTEST_FAIL_FAST", *env = getenv(name);
+	const char *bazel = getenv("TESTBRIDGE_TEST_RUNNER_FAIL_FAST");
+	if (!env && bazel) { /* Bazel's is true only as "1" */
+		name = "TESTBRIDGE_TEST_RUNNER_FAIL_FAST";
+		env = strcmp(bazel, "1") ? "0" : "1";
+	}
+	out->limit = (unsigned)gtest_bool_flag(cmd, ncmd, "fail_fast", name, env, out->opt,
+	                                       sizeof(out->opt));
 	if (!out->limit)
 		out->opt[0] = 0;
 }
@@ -909,6 +919,22 @@ int gtest_check_args(char *const *cmd, int ncmd, mg_err *err)
 	                  n < 0    ? "for ever"
 	                  : n == 0 ? "not at all"
 	                           : times);
+}
+
+/* GoogleTest's --gtest_list_tests (or GTEST_LIST_TESTS) lists and runs no
+ * test: refused, as ctest's -N (before: every queued test was an error "saw
+ * no result of it", exit 3, where the direct run exits 0). cmd has its flag
+ * files read in place. */
+int gtest_runs_none(char *const *cmd, int ncmd, mg_err *err)
+{
+	char said[64];
+	if (!gtest_bool_flag(cmd, ncmd, "list_tests", "GTEST_LIST_TESTS",
+	                     getenv("GTEST_LIST_TESTS"), said, sizeof(said)))
+		return 0;
+	return mg_err_set(err, MG_EINVAL,
+	                  "GoogleTest's %s lists the tests and runs none: 'memguard list' "
+	                  "lists them (or run the program itself with it)",
+	                  said);
 }
 
 /* The head's result line from gtest: with the probe's figures for it, and

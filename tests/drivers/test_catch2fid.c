@@ -214,7 +214,37 @@ static void catch2_no_input_file(void)
 	}
 }
 
+/* Catch2's options that list or describe and run no test (v2: the direct
+ * run exits with the count listed, or 0): refused, exit 2 naming the
+ * option, no report, as ctest's -N; an option's value is not one
+ * (--order decl). Before: the whole suite ran, exit 0 where the direct run
+ * of --list-test-names-only exits with its count, and -h's lines were
+ * each an error, exit 3 (libkainjow-mustache's tests). */
+static void catch2_lists_none(void)
+{
+	static const char *const opts[] = {
+	    "--list-test-names-only", "-l", "--list-tests", "-t",     "--list-tags",
+	    "--list-reporters",       "-h", "-?",           "--help", "--libidentify"};
+	CU_ASSERT(mg_direct_argv(CATCH2_ABORT, (const char *[]){"--list-test-names-only", NULL},
+	                         NULL) > 0);
+	for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++) {
+		outcome o;
+		char said[64];
+		mg(&o,
+		   ARGV("run", "-j", "2", "--report", "report.json", "--", CATCH2_ABORT, "--order",
+		        "decl", opts[i]),
+		   NULL, 0);
+		CU_ASSERT(exited_with(&o, 2));
+		snprintf(said, sizeof(said), "Catch2's '%s' lists or describes and runs no test",
+		         opts[i]);
+		CU_ASSERT_PTR_NOT_NULL(strstr(o.err, said));
+		CU_ASSERT(o.report == NULL);
+		done(&o);
+	}
+}
+
 static const mg_case cases[] = {
+    {"catch2_lists_none", catch2_lists_none},
     {"catch2_abort", catch2_abort},
     {"catch2_abortx", catch2_abortx},
     {"catch2_between_output", catch2_between_output},

@@ -3,7 +3,7 @@
  * hide the lines the driver follows (--gtest_shuffle, --gtest_brief=1 in
  * the command, as fmt's tests are run): the verdict stays the program's own.
  * A repeat count other than 1 (--gtest_repeat=N, in the command or a flag
- * file, GTEST_REPEAT) is refused.
+ * file, GTEST_REPEAT) is refused, and so is --gtest_list_tests.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -122,10 +122,55 @@ static void gtest_flag_repeat(void)
 	done(&o);
 }
 
+/* GoogleTest's --gtest_list_tests lists and runs no test (the direct run
+ * exits 0): refused, exit 2 naming it, no report, as ctest's -N; also as
+ * GTEST_LIST_TESTS and in a flag file; =0 (false, as GoogleTest reads it)
+ * over the variable runs as without it. Before: every test an error "saw no
+ * result of it", exit 3 (rapidjson's unittest). */
+static void gtest_flag_list(void)
+{
+	CU_ASSERT_EQUAL(
+	    mg_direct_argv(GTEST_SAMPLE, REPEAT_ARGS("--gtest_list_tests"), "GTEST_BRIEF=0"), 0);
+	outcome o;
+	mg(&o,
+	   ARGV("run", "-j", "2", "--report", "report.json", "--", GTEST_SAMPLE,
+	        "--gtest_list_tests"),
+	   NULL, 0);
+	CU_ASSERT(exited_with(&o, 2));
+	CU_ASSERT_PTR_NOT_NULL(strstr(o.err, "GoogleTest's --gtest_list_tests lists the tests and "
+	                                     "runs none: 'memguard list' lists them"));
+	CU_ASSERT(o.report == NULL);
+	done(&o);
+	mg(&o, ARGV("run", "-j", "1", "--report", "report.json", "--", GTEST_SAMPLE),
+	   ENV("GTEST_LIST_TESTS=1"), 0);
+	CU_ASSERT(exited_with(&o, 2));
+	CU_ASSERT_PTR_NOT_NULL(strstr(o.err, "GoogleTest's GTEST_LIST_TESTS=1 lists"));
+	CU_ASSERT(o.report == NULL);
+	done(&o);
+	char flagfile[] = "/tmp/mg-list-XXXXXX", arg[64];
+	int fd = mkstemp(flagfile);
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT_FATAL(write(fd, "--gtest_list_tests\n", 19) == 19);
+	close(fd);
+	snprintf(arg, sizeof(arg), "--gtest_flagfile=%s", flagfile);
+	mg(&o, ARGV("run", "-j", "1", "--report", "report.json", "--", GTEST_SAMPLE, arg), NULL, 0);
+	CU_ASSERT(exited_with(&o, 2));
+	CU_ASSERT(o.report == NULL);
+	done(&o);
+	unlink(flagfile);
+	mg(&o,
+	   ARGV("run", "-j", "1", "--driver", "gtest", "--report", "report.json", "--",
+	        GTEST_SAMPLE, "--gtest_filter=Basic.*:Small/Square.*", "--gtest_list_tests=0"),
+	   ENV("GTEST_LIST_TESTS=1"), 0);
+	expect_sample(&o);
+	done(&o);
+}
+
 static const mg_case cases[] = {
     {"gtest_flag_shuffle", gtest_flag_shuffle},
     {"gtest_flag_brief", gtest_flag_brief},
     {"gtest_flag_repeat", gtest_flag_repeat},
+    {"gtest_flag_list", gtest_flag_list},
 };
 
 MG_TEST_MAIN("drivers_gtestflags", cases)
