@@ -1358,20 +1358,29 @@ static void c2_line(shim *s, gtest *g, char *line, size_t len, int glued)
 			return;
 		}
 		mg_msg_kind v = c2_verdict(g);
-		if (v == MG_MSG_FAIL && !g->c2_assert_failed && g->c2_shouldfail) {
-			/* its own messages (a WARN, an INFO) after the reason */
-			static const char why[] = "passed, but it is tagged [!shouldfail]: Catch2 "
-			                          "counts that as a failure";
-			size_t n = sizeof(why) - 1 + (g->text_len ? 2 + g->text_len : 0);
+		if (v == MG_MSG_FAIL && !g->c2_assert_failed) {
+			/* Catch2 fails a test case none of whose assertions failed
+			 * in two ways, neither in its XML: a [!shouldfail] one that
+			 * passed, and under -w NoAssertions one (or a section of
+			 * one) with no assertion (before: an empty message). Its own
+			 * messages (a WARN, an INFO) after the reason. */
+			const char *why =
+			    g->c2_shouldfail
+			        ? "passed, but it is tagged [!shouldfail]: Catch2 counts that as a "
+			          "failure"
+			        : "no assertion failed: under -w NoAssertions Catch2 fails a test "
+			          "case, or a section of one, that has no assertion (its console: "
+			          "\"No assertions in ...\")";
+			size_t wl = strlen(why), n = wl + (g->text_len ? 2 + g->text_len : 0);
 			char *m = malloc(n + 1);
 			if (m) {
-				memcpy(m, why, sizeof(why) - 1);
+				memcpy(m, why, wl);
 				if (g->text_len) {
-					memcpy(m + sizeof(why) - 1, "; ", 2);
-					memcpy(m + sizeof(why) + 1, g->text, g->text_len);
+					memcpy(m + wl, "; ", 2);
+					memcpy(m + wl + 2, g->text, g->text_len);
 				}
 			}
-			gtest_end(s, g, v, m ? m : why, m ? n : sizeof(why) - 1);
+			gtest_end(s, g, v, m ? m : why, m ? n : wl);
 			free(m);
 			return;
 		}

@@ -243,8 +243,40 @@ static void catch2_lists_none(void)
 	}
 }
 
+/* A test case with no assertion under Catch2's -w NoAssertions fails
+ * (Catch2's console: "No assertions in test case ..."; its XML has only a
+ * failed OverallResult): memguard's message says why, at one lane and two
+ * (before: an empty message, and JUnit's message=""). */
+static void catch2_no_assertions(void)
+{
+	CU_ASSERT(mg_direct_argv(CATCH2_BENCH, (const char *[]){"-w", "NoAssertions", NULL},
+	                         "MG_BENCH_TESTS=3") != 0);
+	for (int lanes = 1; lanes <= 2; lanes++) {
+		outcome o;
+		mg(&o,
+		   ARGV("run", "-j", lanes == 1 ? "1" : "2", "--report", "report.json", "--",
+		        CATCH2_BENCH, "-w", "NoAssertions"),
+		   ENV("MG_BENCH_TESTS=3"), 0);
+		CU_ASSERT(exited_with(&o, 1));
+		CU_ASSERT_FATAL(o.report != NULL);
+		CU_ASSERT_EQUAL(count(o.report, "fail"), 3);
+		json_t *t = find_test(o.report, "Bench t00001");
+		const char *m = t ? json_string_value(json_object_get(t, "message")) : NULL;
+		CU_ASSERT(m && !strncmp(m, "no assertion failed: under -w NoAssertions", 42));
+		done(&o);
+	}
+	/* without it, each passes */
+	outcome o;
+	mg(&o, ARGV("run", "-j", "1", "--report", "report.json", "--", CATCH2_BENCH),
+	   ENV("MG_BENCH_TESTS=3"), 0);
+	CU_ASSERT(exited_with(&o, 0));
+	CU_ASSERT(o.report && count(o.report, "pass") == 3);
+	done(&o);
+}
+
 static const mg_case cases[] = {
     {"catch2_lists_none", catch2_lists_none},
+    {"catch2_no_assertions", catch2_no_assertions},
     {"catch2_abort", catch2_abort},
     {"catch2_abortx", catch2_abortx},
     {"catch2_between_output", catch2_between_output},
