@@ -903,7 +903,6 @@ void lane_line(run_ctx *c, lane *l, char *line, size_t len)
 			h->peak_rss = m.rss;
 		h->va_before = h->va_last = h->hello_va = m.va;
 		h->rss_before = h->rss_last = h->hello_rss = m.rss;
-		h->fresh_program = 0;
 		return;
 	case MG_MSG_OUT:
 		/* a shim passes its program's output on in order with the test */
