@@ -433,8 +433,9 @@ static void probe_sites(shim *s, gtest *g, const char *name, size_t n)
  * Reads what the probe wrote (non-blocking: it was written before the line
  * being handled left the program) up to the "end" line of name: 1 and the
  * figures given to the shim, g->stop_why set when a verdict stopped the
- * program there. End lines of tests not handled are dropped. name NULL: only
- * the probe's hello is looked for. 0 when the probe said nothing of it.
+ * program there. End lines of tests not handled are dropped. name NULL: up
+ * to the probe's hello, or its base line (g->base_*), whichever comes
+ * first: nothing after it is read. 0 when the probe said nothing of it.
  */
 static int probe_take(shim *s, gtest *g, const char *name, size_t n)
 {
@@ -453,6 +454,14 @@ static int probe_take(shim *s, gtest *g, const char *name, size_t n)
 					return 1;
 			} else if (!strncmp(line, "stop ", 5)) {
 				snprintf(why, sizeof(why), "%s", line + 5);
+			} else if (!strncmp(line, MG_PROBE_BASE, sizeof(MG_PROBE_BASE) - 1)) {
+				/* Catch2's first test starts: sent as base before its start */
+				const char *p = line + sizeof(MG_PROBE_BASE) - 1;
+				g->base_va = next_u64(&p);
+				g->base_rss = next_u64(&p);
+				g->base_pending = 1;
+				if (!name) /* asked for it: what follows is later tests' */
+					return 1;
 			} else if (len == sizeof(MG_PROBE_ERR) - 1 &&
 			           !memcmp(line, MG_PROBE_ERR, len)) {
 				err = 1;
@@ -603,12 +612,13 @@ static void shard_select(shim *s, gtest *g)
 /*
  * The listing program's heap in 2 MiB pages (glibc's malloc.hugetlb
  * tunable, appended to the user's GLIBC_TUNABLES unless it names it): a
- * GoogleTest program allocates as it registers each test, and on this
- * machine class each first touch of a 4 KiB page is a fault of ~10 us, a
- * tenth of a fault a test, which the listing pays on top of the run. Only
- * with the probe: its figures as it ends are then no base of a test's
- * growth (each program's probe says its own as its first test starts,
- * `base`); a lane's program keeps the user's, its figures are the run's.
+ * GoogleTest or Catch2 program allocates as it registers each test, and on
+ * this machine class each first touch of a 4 KiB page is a fault of ~10
+ * us, a tenth of a fault a test (Catch2's listing: a sixth), which the
+ * listing pays on top of the run. Only with the probe: its figures as it
+ * ends are then no base of a test's growth (each program's probe says its
+ * own as its first test starts, `base`); a lane's program keeps the
+ * user's, its figures are the run's.
  * on 0: the user's back.
  */
 static void list_tunables(shim *s, int on)
@@ -643,7 +653,7 @@ static int load_list(shim *s, gtest *g, uint64_t *va, uint64_t *rss)
 	if (g->catch2)
 		ncmd = catch2_args(cmd, ncmd, argv, 1, g->catch2_v3);
 	int probe_w = probe_open(s, g);
-	int tunables = probe_w >= 0 && !g->catch2 && g->smark_len;
+	int tunables = probe_w >= 0 && g->smark_len;
 	if (tunables)
 		list_tunables(s, 1);
 	rc = shim_capture_fd(s, argv, &out, &len, &status, probe_w, PROBE_TARGET_FD);
@@ -921,15 +931,15 @@ int gtest_check_args(char *const *cmd, int ncmd, mg_err *err)
 	                           : times);
 }
 
-/* GoogleTest's --gtest_list_tests (or GTEST_LIST_TESTS) lists and runs no
- * test: refused, as ctest's -N (before: every queued test was an error "saw
- * no result of it", exit 3, where the direct run exits 0). cmd has its flag
- * files read in place. */
+/* GoogleTest's --gtest_list_tests lists and runs no test: refused, as
+ * ctest's -N (before: every queued test was an error "saw no result of
+ * it", exit 3, where the direct run exits 0). GoogleTest reads no variable
+ * for it (gtest.cc's list_tests has no environment default). cmd has its
+ * flag files read in place. */
 int gtest_runs_none(char *const *cmd, int ncmd, mg_err *err)
 {
 	char said[64];
-	if (!gtest_bool_flag(cmd, ncmd, "list_tests", "GTEST_LIST_TESTS",
-	                     getenv("GTEST_LIST_TESTS"), said, sizeof(said)))
+	if (!gtest_bool_flag(cmd, ncmd, "list_tests", NULL, NULL, said, sizeof(said)))
 		return 0;
 	return mg_err_set(err, MG_EINVAL,
 	                  "GoogleTest's %s lists the tests and runs none: 'memguard list' "
@@ -1254,16 +1264,23 @@ void gtest_on_run(shim *s, gtest *g, const char *name, size_t n)
 		probe_close(g);
 		g->probe_state = -1;
 		shim_setenv(s, "LD_PRELOAD", getenv("LD_PRELOAD"));
+	} else if (!g->started_any && !g->base_pending && g->probe_rd >= 0) {
+		/* its base line on the pipe (Catch2's; GoogleTest's when the seen
+		 * mark had no room), which the probe wrote before this start left
+		 * the program and before any line of a later test: read up to it */
+		probe_take(s, g, NULL, 0);
 	}
+	/* the program's base first: the tests it passed over are answered
+	 * below, before this one starts (PROTOCOL.md 6f) */
+	if (g->base_pending)
+		shim_base(s, g->base_va, g->base_rss);
+	g->base_pending = 0;
 	/* gtest runs in list order: what it passed over, it will not run */
 	while (k--)
 		not_run(s, g, NULL);
 	if (g->fig_err) /* an end that was no test's: its stderr passed on */
 		shim_err_take(s, 0);
 	g->fig_err = 0;
-	if (g->base_pending)
-		shim_base(s, g->base_va, g->base_rss);
-	g->base_pending = 0;
 	shim_start(s);
 	g->started_any = 1;
 	g->text_len = 0;

@@ -229,7 +229,8 @@ int gtest_run(const shim_args *a, int catch2, int catch2_v3);
  * tests (a count other than 1): each test runs once here, so a test that
  * fails only when run again would pass (driver_check_args). */
 int gtest_check_args(char *const *cmd, int ncmd, mg_err *err);
-/* --gtest_list_tests or GTEST_LIST_TESTS: MG_EINVAL (driver_runs_none). */
+/* --gtest_list_tests (in cmd; GoogleTest reads no variable for it):
+ * MG_EINVAL (driver_runs_none). */
 int gtest_runs_none(char *const *cmd, int ncmd, mg_err *err);
 /* Catch2's options that list or describe and run no test (-l, --list-*,
  * -h, --libidentify): MG_EINVAL naming it (driver_runs_none). */

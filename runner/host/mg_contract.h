@@ -146,6 +146,7 @@ int mg_contract_wrote(mg_wrote *w, uint64_t own);
 #define MG_PROBE_ERR           "err"    /* stderr's mark, and the pipe's line before an end */
 #define MG_PROBE_SITES         "sites " /* + NAME: the test's module/site/nomem lines end */
 #define MG_PROBE_EXIT          "exit "
+#define MG_PROBE_BASE          "base "        /* + VA RSS: Catch2's first test starts (the pipe) */
 #define MG_PROBE_CALLED_EXIT   "called-exit " /* + STATUS: exit() during a Catch2 test */
 #define MG_PROBE_PARK          "park "        /* + "0\n" or "1\n": leaks found */
 #define MG_PROBE_NAME_MAX      4000 /* longer names are cut (the driver compares the prefix) */

@@ -255,15 +255,12 @@ static int stream_end(FILE *f, char *at, const char *why, uint64_t bytes, const 
 /* In front of the first RUN line it sees (at): MG_PROBE_MARK SECRET
  * " seen VA RSS", so the driver knows this program's ends come in the
  * stream, and has the program's own memory as its first test starts (the
- * base of that test's growth: the driver's hello has a listing program's).
- * The reading is the one the verdict starts from (test_start). */
-static void stream_seen(FILE *f, char *at)
+ * base of that test's growth: the driver's hello has a listing program's;
+ * the reading the verdict starts from, test_start's). 0 when the buffer
+ * has no room for it. */
+static int stream_seen(FILE *f, char *at, uint64_t va, uint64_t rss)
 {
 	char buf[sizeof(mark) + sizeof(" " MG_PROBE_SEEN " ") + 2 * 20 + 1];
-	uint64_t va, rss;
-	mem_now(&va, &rss);
-	mg_verdict_start(&verdict, va, rss);
-	have_prev = 1;
 	char *p = buf;
 	memcpy(p, mark, mark_len);
 	p += mark_len;
@@ -274,10 +271,26 @@ static void stream_seen(FILE *f, char *at)
 	*p++ = '\n';
 	size_t len = (size_t)(p - buf);
 	if (f->_IO_buf_end - f->_IO_write_ptr < (ptrdiff_t)len)
-		return;
+		return 0;
 	memmove(at + len, at, (size_t)(f->_IO_write_ptr - at));
 	memcpy(at, buf, len);
 	f->_IO_write_ptr += len;
+	return 1;
+}
+
+/* "base VA RSS" on the probe pipe: the program's memory as its first test
+ * starts, where the stream cannot carry it (Catch2; a seen mark with no
+ * room). Written before the start's flush, so the driver has it when it
+ * reads the start. */
+static void base_to_pipe(uint64_t va, uint64_t rss)
+{
+	char *p = line;
+	memcpy(p, MG_PROBE_BASE, sizeof(MG_PROBE_BASE) - 1);
+	p = mg_put_u64(p + sizeof(MG_PROBE_BASE) - 1, va);
+	*p++ = ' ';
+	p = mg_put_u64(p, rss);
+	*p++ = '\n';
+	write_all(line, (size_t)(p - line));
 }
 
 /*
@@ -371,21 +384,27 @@ out:
 static void env_restore(void);
 
 /* Mark the start of a test (RUN line, <TestCase>). */
-static void test_start(void)
+static uint64_t base_va, base_rss; /* the program as its first test starts */
+
+/* A test starts: its clock, and at the first one (1 returned) the user's
+ * environment back and the reading the verdict, and the first test's
+ * growth, start from (base_va, base_rss). */
+static int test_start(void)
 {
+	int first = !have_prev;
 	running = 1;
 	mg_sites_test_start(NULL, 0);
 	if (!started_any) {
 		started_any = 1;
 		env_restore();
 	}
-	if (!have_prev) {
-		uint64_t va, rss;
-		mem_now(&va, &rss);
-		mg_verdict_start(&verdict, va, rss);
+	if (first) {
+		mem_now(&base_va, &base_rss);
+		mg_verdict_start(&verdict, base_va, base_rss);
 		have_prev = 1;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t_run);
+	return first;
 }
 
 /* The name after a tag: up to a space or a comma (", where GetParam() = 3"). */
@@ -462,9 +481,9 @@ static int boundary(FILE *f, const char **park)
 	     t = memchr(t + 1, '[', (size_t)(e - t - 1))) {
 		const char *name = t + TAG_LEN;
 		if (!memcmp(t, "[ RUN      ] ", TAG_LEN)) {
-			if (!started_any && mark_len)
-				stream_seen(f, (char *)t);
-			test_start();
+			if (test_start() &&
+			    !(mark_len && stream_seen(f, (char *)t, base_va, base_rss)))
+				base_to_pipe(base_va, base_rss);
 			return B_NONE;
 		}
 		if (running &&
@@ -511,7 +530,8 @@ static int boundary_catch2(FILE *f, const char **park)
 		if (c2_len > NAME_MAX_OUT)
 			c2_len = NAME_MAX_OUT;
 		memcpy(c2_name, n, c2_len);
-		test_start();
+		if (test_start())
+			base_to_pipe(base_va, base_rss);
 	}
 	return stop ? B_STOP : B_NONE;
 }

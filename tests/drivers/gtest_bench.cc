@@ -15,6 +15,8 @@
 // nor unmaps (the VA grows BYTES a test, the RSS not at all), so that
 // --recycle-at va=START+N*BYTES recycles the program every ~N tests
 // (tests/bench/recycle-bench).
+// MG_BENCH_FILL=N: the suite's set-up prints N bytes with no newline, so
+// stdout's buffer is that full when the first RUN line is flushed.
 // MG_BENCH_TUNABLES=FILE: each start appends "list VALUE" (a
 // --gtest_list_tests) or "run VALUE", VALUE its GLIBC_TUNABLES ("-": unset).
 #include <gtest/gtest.h>
@@ -39,6 +41,12 @@ class One : public ::testing::Test
       public:
 	explicit One(unsigned i) : i_(i)
 	{
+	}
+	static void SetUpTestSuite()
+	{
+		const char *fill = std::getenv("MG_BENCH_FILL");
+		for (unsigned long n = fill ? std::strtoul(fill, nullptr, 10) : 0; n; n--)
+			std::putchar('x');
 	}
 	void TestBody() override
 	{
@@ -127,7 +135,7 @@ int main(int argc, char **argv)
 		if (name.size() < len)
 			name.append(len - name.size(), 'x');
 		::testing::RegisterTest("Bench", name.c_str(), nullptr, nullptr, __FILE__, __LINE__,
-		                        [i]() -> ::testing::Test * { return new One(i); });
+		                        [i]() -> One * { return new One(i); });
 	}
 	return RUN_ALL_TESTS();
 }
