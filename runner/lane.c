@@ -861,8 +861,11 @@ void lane_line(run_ctx *c, lane *l, char *line, size_t len)
 		h->version = m.version;
 		h->va_before = h->va_last = h->hello_va = m.va;
 		h->rss_before = h->rss_last = h->hello_rss = m.rss;
-		h->peak_va = m.va;
-		h->peak_rss = m.rss;
+		/* a gtest or catch2 shim's hello has a listing program's figures
+		 * (its heap in huge pages): no reading of this host, so no peak
+		 * of it (a generation that runs no test had the listing's) */
+		h->peak_va = driver_lists_for_hello(c->driver) ? 0 : m.va;
+		h->peak_rss = driver_lists_for_hello(c->driver) ? 0 : m.rss;
 		lane_fire(c, l, EV_HELLO);
 		return;
 	case MG_MSG_START:
@@ -890,16 +893,16 @@ void lane_line(run_ctx *c, lane *l, char *line, size_t len)
 		h->head_waiting = 1;
 		return;
 	case MG_MSG_BASE:
-		/* a gtest shim's program as its first test starts: that test's
-		 * growth is from here, and it is where this program started
-		 * (hello has a listing program's figures, which are no reading
-		 * of this host's, nor its peak unless something else was) */
-		if ((c->driver != DRIVER_GTEST && c->driver != DRIVER_CATCH2) || !h->nflight ||
-		    h->head_started || (h->state != HOST_RUNNING && h->state != HOST_QUITTING))
+		/* a gtest or catch2 shim's program as its first test starts:
+		 * that test's growth is from here, and it is where this program
+		 * started (hello has a listing program's figures, which are no
+		 * reading of this host's) */
+		if (!driver_lists_for_hello(c->driver) || !h->nflight || h->head_started ||
+		    (h->state != HOST_RUNNING && h->state != HOST_QUITTING))
 			break;
-		if (!h->tests_run && h->peak_va == h->hello_va)
+		if (m.va > h->peak_va)
 			h->peak_va = m.va;
-		if (!h->tests_run && h->peak_rss == h->hello_rss)
+		if (m.rss > h->peak_rss)
 			h->peak_rss = m.rss;
 		h->va_before = h->va_last = h->hello_va = m.va;
 		h->rss_before = h->rss_last = h->hello_rss = m.rss;

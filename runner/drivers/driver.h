@@ -88,6 +88,14 @@ int driver_check_args(driver_kind k, char *const *argv, int argc, mg_err *err);
  * -l, --list-*, -h, --libidentify); memguard list lists them as it is. */
 int driver_runs_none(driver_kind k, char *const *argv, int argc, mg_err *err);
 
+/* gtest and catch2 shims list their program before hello: hello's figures
+ * are that listing program's, no reading of the host (its program's come
+ * as `base`, PROTOCOL.md 6f). */
+static inline int driver_lists_for_hello(driver_kind k)
+{
+	return k == DRIVER_GTEST || k == DRIVER_CATCH2;
+}
+
 /*
  * An explicit --driver gtest or catch2 against the executable's own
  * markers (the ones driver_detect reads): MG_EINVAL naming what path is

@@ -460,8 +460,9 @@ static void gtest_one_program(void)
  * base, where the base cannot ride in the seen mark (stdout's buffer too
  * full for it at the first RUN line: it goes by the probe's pipe) and where
  * the first queued test is one GoogleTest passes over (a disabled one: its
- * skip goes out after the base). Before (review of the base change): -1.9
- * MiB of VA and the huge-page listing's peak in both. */
+ * skip goes out after the base), and no generation's peak is the listing
+ * program's. Before (review of the base change): -1.9 MiB of VA and the
+ * huge-page listing's peak in both. */
 static void gtest_base_ways(void)
 {
 	outcome o;
@@ -490,6 +491,41 @@ static void gtest_base_ways(void)
 	va = t ? json_integer_value(json_object_get(t, "va_after")) : 0;
 	CU_ASSERT(dva > -(64 << 10) && dva < 64 << 10);
 	CU_ASSERT(shard_max(o.report, "peak_va") < va + (256 << 10));
+	done(&o);
+	/* a recycle after each test on two lanes: a host can end with no
+	 * test left for it (a generation of no test), whose peak is no
+	 * listing program's (before: 1.9 MiB over every test's, the shard's
+	 * peak; the sweep's google-benchmark and rapidjson programs) */
+	mg(&o,
+	   ARGV("run", "-q", "-j", "2", "--recycle-at", "rss=1M", "--driver", "gtest", "--report",
+	        "report.json", "--", GTEST_SAMPLE, "--gtest_filter=Small/Square.*:Basic.Adds"),
+	   NULL, 0);
+	CU_ASSERT(exited_with(&o, 0));
+	CU_ASSERT_FATAL(o.report != NULL);
+	json_int_t top = 0;
+	size_t i, k;
+	json_t *sh, *g;
+	json_array_foreach(json_object_get(o.report, "shards"), i, sh)
+	{
+		json_array_foreach(json_object_get(sh, "tests"), k, t)
+		{
+			json_int_t v = json_integer_value(json_object_get(t, "va_after"));
+			top = v > top ? v : top;
+		}
+	}
+	json_array_foreach(json_object_get(o.report, "shards"), i, sh)
+	{
+		CU_ASSERT(json_integer_value(json_object_get(sh, "peak_va")) < top + (256 << 10));
+		json_array_foreach(json_object_get(sh, "generations"), k, g)
+		{
+			json_int_t p = json_integer_value(json_object_get(g, "peak_va"));
+			CU_ASSERT(p < top + (256 << 10));
+			if (p >= top + (256 << 10))
+				fprintf(stderr,
+				        "shard %zu generation %zu: peak_va %lld, tests' top %lld\n",
+				        i, k, (long long)p, (long long)top);
+		}
+	}
 	done(&o);
 }
 
