@@ -156,32 +156,32 @@ driver_kind driver_detect(const char *path, char *note, size_t size)
 	return DRIVER_WRAP;
 }
 
+/* check on a GoogleTest command with its flag files read in place (their
+ * flags count where they are), or as given when they cannot be read. */
+static int gtest_expanded(int (*check)(char *const *, int, mg_err *), char *const *argv, int argc,
+                          mg_err *err)
+{
+	gtest_cmd c;
+	if (gtest_cmd_expand(&c, argv, argc) < 0)
+		return check(argv, argc, err);
+	int rc = check(c.argv, c.argc, err);
+	gtest_cmd_free(&c);
+	return rc;
+}
+
 int driver_check_args(driver_kind k, char *const *argv, int argc, mg_err *err)
 {
 	if (k == DRIVER_PYTEST)
 		return pytest_check_args(argv, argc, err);
-	if (k != DRIVER_GTEST)
-		return 0;
-	gtest_cmd c; /* its flag files' flags count where they are */
-	if (gtest_cmd_expand(&c, argv, argc) < 0)
-		return gtest_check_args(argv, argc, err);
-	int rc = gtest_check_args(c.argv, c.argc, err);
-	gtest_cmd_free(&c);
-	return rc;
+	return k == DRIVER_GTEST ? gtest_expanded(gtest_check_args, argv, argc, err) : 0;
 }
 
 int driver_runs_none(driver_kind k, char *const *argv, int argc, mg_err *err)
 {
 	if (k == DRIVER_CATCH2)
 		return catch2_runs_none(argv, argc, err);
-	if (k == DRIVER_GTEST) {
-		gtest_cmd c; /* its flag files' flags count where they are */
-		if (gtest_cmd_expand(&c, argv, argc) < 0)
-			return gtest_runs_none(argv, argc, err);
-		int rc = gtest_runs_none(c.argv, c.argc, err);
-		gtest_cmd_free(&c);
-		return rc;
-	}
+	if (k == DRIVER_GTEST)
+		return gtest_expanded(gtest_runs_none, argv, argc, err);
 	if (k != DRIVER_CTEST)
 		return 0;
 	for (int i = 1; i < argc; i++)
