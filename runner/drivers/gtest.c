@@ -999,6 +999,14 @@ static void not_run(shim *s, gtest *g, const char *why)
 	static const char disabled[] = "disabled (GoogleTest runs it with "
 	                               "--gtest_also_run_disabled_tests)";
 	shim_start(s);
+	/* it ran nothing: the figures of the boundary it was passed over at
+	 * (before the program's first test, the program's base; else the last
+	 * end's), not a reading now, which would hold what the tests after it
+	 * did (a disabled first test: up to the whole run's growth) */
+	if (!g->started_any && g->base_sent)
+		shim_figures(s, g->base_va, g->base_rss, 0, 0);
+	else
+		shim_figures_last(s);
 	static const char env[] = REPORT_ENV_SKIPPED;
 	if (gtest_framework_skips(g, name, n)) {
 		g_result(s, g, MG_MSG_SKIP, disabled, sizeof(disabled) - 1);
@@ -1060,7 +1068,7 @@ int gtest_batch_spawn(shim *s, gtest *g, char **argv, size_t k, int by_file)
 	g->batch = k;
 	g->by_file = by_file;
 	g->ends_marked = 0;
-	g->base_pending = 0;
+	g->base_pending = g->base_sent = 0;
 	g->own_next = 0;
 	g->started_any = 0;
 	g->saw_run = 0;
@@ -1274,6 +1282,7 @@ void gtest_on_run(shim *s, gtest *g, const char *name, size_t n)
 	 * below, before this one starts (PROTOCOL.md 6f) */
 	if (g->base_pending)
 		shim_base(s, g->base_va, g->base_rss);
+	g->base_sent |= g->base_pending;
 	g->base_pending = 0;
 	/* gtest runs in list order: what it passed over, it will not run */
 	while (k--)

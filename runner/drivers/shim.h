@@ -213,6 +213,10 @@ void shim_flush(shim *s);
  * quit or a crossed soft limit ends the shim (does not return).
  */
 void shim_result(shim *s, mg_msg_kind kind, const char *msg, size_t len);
+/* The next result's figures are the last reading's: a test that did not
+ * run has nothing of its own to read (a sample now would be what later
+ * tests did). */
+void shim_figures_last(shim *s);
 /*
  * The child measured itself at the head's boundary (gtest's probe): the
  * next shim_result reports va/rss instead of the driver's measure; the
