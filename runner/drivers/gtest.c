@@ -178,6 +178,15 @@ static uint64_t next_u64(const char **p)
 	return v;
 }
 
+/* "VA RSS" (p): the program's memory as its first test starts, the base
+ * the shim sends before that test's start (gtest_on_run). */
+static void base_take(gtest *g, const char *p)
+{
+	g->base_va = next_u64(&p);
+	g->base_rss = next_u64(&p);
+	g->base_pending = 1;
+}
+
 /* Whether a name the probe wrote (p, pn: cut at MG_PROBE_NAME_MAX, as the
  * probe cuts it) is name's. */
 static int probe_named(const char *p, size_t pn, const char *name, size_t n)
@@ -240,13 +249,9 @@ static int probe_stream(gtest *g, const char *p, size_t n)
 		g->fig_pending = 1;
 		g->ends_marked = 1;
 	} else if (n >= 4 && !memcmp(p, MG_PROBE_SEEN, 4)) {
-		g->ends_marked = 1;         /* its ends come in the stream */
-		if (n > 5 && p[4] == ' ') { /* " VA RSS": the program as its first test starts */
-			p += 4;
-			g->base_va = next_u64(&p);
-			g->base_rss = next_u64(&p);
-			g->base_pending = 1;
-		}
+		g->ends_marked = 1;       /* its ends come in the stream */
+		if (n > 5 && p[4] == ' ') /* " VA RSS": the program as its first test starts */
+			base_take(g, p + 4);
 	} else if (n >= 3 && !memcmp(p, MG_PROBE_OWN, 3)) {
 		g->own_next = 1; /* the test's look-alike, before its exit */
 	}
@@ -456,10 +461,7 @@ static int probe_take(shim *s, gtest *g, const char *name, size_t n)
 				snprintf(why, sizeof(why), "%s", line + 5);
 			} else if (!strncmp(line, MG_PROBE_BASE, sizeof(MG_PROBE_BASE) - 1)) {
 				/* Catch2's first test starts: sent as base before its start */
-				const char *p = line + sizeof(MG_PROBE_BASE) - 1;
-				g->base_va = next_u64(&p);
-				g->base_rss = next_u64(&p);
-				g->base_pending = 1;
+				base_take(g, line + sizeof(MG_PROBE_BASE) - 1);
 				if (!name) /* asked for it: what follows is later tests' */
 					return 1;
 			} else if (len == sizeof(MG_PROBE_ERR) - 1 &&
@@ -1000,13 +1002,10 @@ static void not_run(shim *s, gtest *g, const char *why)
 	                               "--gtest_also_run_disabled_tests)";
 	shim_start(s);
 	/* it ran nothing: the figures of the boundary it was passed over at
-	 * (before the program's first test, the program's base; else the last
-	 * end's), not a reading now, which would hold what the tests after it
-	 * did (a disabled first test: up to the whole run's growth) */
-	if (!g->started_any && g->base_sent)
-		shim_figures(s, g->base_va, g->base_rss, 0, 0);
-	else
-		shim_figures_last(s);
+	 * (the last reading: before the program's first test its base, which
+	 * shim_base made the last; else the last end's), not a reading now, which would hold what
+	 * the tests after it did (a disabled first test: up to the whole run's growth) */
+	shim_figures_last(s);
 	static const char env[] = REPORT_ENV_SKIPPED;
 	if (gtest_framework_skips(g, name, n)) {
 		g_result(s, g, MG_MSG_SKIP, disabled, sizeof(disabled) - 1);
@@ -1068,7 +1067,7 @@ int gtest_batch_spawn(shim *s, gtest *g, char **argv, size_t k, int by_file)
 	g->batch = k;
 	g->by_file = by_file;
 	g->ends_marked = 0;
-	g->base_pending = g->base_sent = 0;
+	g->base_pending = 0;
 	g->own_next = 0;
 	g->started_any = 0;
 	g->saw_run = 0;
@@ -1282,7 +1281,6 @@ void gtest_on_run(shim *s, gtest *g, const char *name, size_t n)
 	 * below, before this one starts (PROTOCOL.md 6f) */
 	if (g->base_pending)
 		shim_base(s, g->base_va, g->base_rss);
-	g->base_sent |= g->base_pending;
 	g->base_pending = 0;
 	/* gtest runs in list order: what it passed over, it will not run */
 	while (k--)

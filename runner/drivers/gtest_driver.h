@@ -134,7 +134,7 @@ typedef struct gtest {
 	/* the probe's reading as the program's first test starts (its seen
 	 * mark), sent as `base` before that test's start: the base of its
 	 * growth, where hello has a listing program's */
-	int base_pending, base_sent;
+	int base_pending;
 	uint64_t base_va, base_rss;
 	size_t hold_len;
 	char hold[HOLD_MAX];

@@ -834,6 +834,8 @@ void shim_base(shim *s, uint64_t va, uint64_t rss)
 	assert(!s->started && !s->start_unsent);
 	mg_msg m = {.kind = MG_MSG_BASE, .va = va, .rss = rss};
 	buf_add_msg(&s->reply, &m);
+	s->last_va = va; /* the program's latest reading (shim_figures_last) */
+	s->last_rss = rss;
 }
 
 void shim_wait(shim *s, const char *what)

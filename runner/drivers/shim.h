@@ -196,7 +196,7 @@ void shim_output(shim *s, const char *buf, size_t len);
 /* "start HEAD": the head test runs from now. */
 void shim_start(shim *s);
 /* Before a program's first start: its memory then (PROTOCOL.md 6f), the
- * base of that test's growth. */
+ * base of that test's growth; also the shim's last reading. */
 void shim_base(shim *s, uint64_t va, uint64_t rss);
 /*
  * Before the head starts: it waits for what (a lock another lane holds). The

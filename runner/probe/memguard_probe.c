@@ -252,6 +252,16 @@ static int stream_end(FILE *f, char *at, const char *why, uint64_t bytes, const 
 	return 1;
 }
 
+/* "VA RSS\n" at p; the end of it. */
+static char *put_va_rss(char *p, uint64_t va, uint64_t rss)
+{
+	p = mg_put_u64(p, va);
+	*p++ = ' ';
+	p = mg_put_u64(p, rss);
+	*p++ = '\n';
+	return p;
+}
+
 /* In front of the first RUN line it sees (at): MG_PROBE_MARK SECRET
  * " seen VA RSS", so the driver knows this program's ends come in the
  * stream, and has the program's own memory as its first test starts (the
@@ -265,11 +275,7 @@ static int stream_seen(FILE *f, char *at, uint64_t va, uint64_t rss)
 	memcpy(p, mark, mark_len);
 	p += mark_len;
 	memcpy(p, " " MG_PROBE_SEEN " ", sizeof(" " MG_PROBE_SEEN " ") - 1);
-	p = mg_put_u64(p + sizeof(" " MG_PROBE_SEEN " ") - 1, va);
-	*p++ = ' ';
-	p = mg_put_u64(p, rss);
-	*p++ = '\n';
-	size_t len = (size_t)(p - buf);
+	size_t len = (size_t)(put_va_rss(p + sizeof(" " MG_PROBE_SEEN " ") - 1, va, rss) - buf);
 	if (f->_IO_buf_end - f->_IO_write_ptr < (ptrdiff_t)len)
 		return 0;
 	memmove(at + len, at, (size_t)(f->_IO_write_ptr - at));
@@ -284,13 +290,8 @@ static int stream_seen(FILE *f, char *at, uint64_t va, uint64_t rss)
  * reads the start. */
 static void base_to_pipe(uint64_t va, uint64_t rss)
 {
-	char *p = line;
-	memcpy(p, MG_PROBE_BASE, sizeof(MG_PROBE_BASE) - 1);
-	p = mg_put_u64(p + sizeof(MG_PROBE_BASE) - 1, va);
-	*p++ = ' ';
-	p = mg_put_u64(p, rss);
-	*p++ = '\n';
-	write_all(line, (size_t)(p - line));
+	memcpy(line, MG_PROBE_BASE, sizeof(MG_PROBE_BASE) - 1);
+	write_all(line, (size_t)(put_va_rss(line + sizeof(MG_PROBE_BASE) - 1, va, rss) - line));
 }
 
 /*
