@@ -32,6 +32,7 @@ test's captured output, then the test's mark, to the real stdout/stderr).
 
 import collections
 import ctypes
+import fcntl
 import os
 import select
 import signal
@@ -738,6 +739,63 @@ class _Shared:
         self.seen = session.testsfailed
 
 
+class _CacheMerge:
+    """pytest's cache (``lastfailed``) as one pytest's run leaves it. Each of
+    the run's pytest processes (every lane, every generation a recycle
+    starts) reads the cache as it starts and writes it whole at its end
+    (cacheprovider's LFPlugin), the last over the others: after a run of
+    two lanes a later ``pytest --lf`` missed the failures of the lanes that
+    ended first. Here each process puts what it changed (failures added,
+    tests that passed taken out, against what it read at its start) onto
+    what the file holds now, under a lock on the rootdir (the same
+    directory for every process of the run, there before the cache is),
+    held until LFPlugin has written it. A process memguard kills writes
+    nothing, as pytest killed does not."""
+
+    def __init__(self, lf):
+        self.lf = lf
+        self.begun = dict(lf.lastfailed)
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_sessionfinish(self, session):
+        config = session.config
+        fd = -1
+        if not config.getoption("cacheshow", False):
+            try:
+                fd = os.open(str(config.rootpath), os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+                fcntl.flock(fd, fcntl.LOCK_EX)
+            except OSError:
+                if fd >= 0:
+                    os.close(fd)
+                fd = -1
+        try:
+            if fd >= 0:
+                now, mine = config.cache.get("cache/lastfailed", {}), self.lf.lastfailed
+                merged = {k: v for k, v in now.items() if k in mine or k not in self.begun}
+                merged.update((k, v) for k, v in mine.items() if k not in self.begun)
+                self.lf.lastfailed = merged
+            yield
+        finally:
+            if fd >= 0:
+                os.close(fd)
+
+
+def _cache_clear_once(config):
+    """--cache-clear empties the cache as pytest starts: in every process
+    of the run, each a later lane's or generation's, it emptied what the
+    others had written. The run's first process (the listing's) clears it;
+    the others, finding the run's mark, do not."""
+    base = os.environ.get("MEMGUARD_PYTEST_RUN", "")
+    if not config.getoption("cacheclear", False) or not base:
+        return
+    if not os.path.basename(os.path.dirname(base)).startswith("memguard-pytest-"):
+        return  # not a directory of the run's own: nothing left behind
+    try:
+        os.close(os.open(base + ".cache-cleared", os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    except FileExistsError:
+        config.option.cacheclear = False
+
+
 def _listed_names(items):
     """Each item's name in the listing: its node id; the k-th item of a node
     id given twice on the command line (pytest runs it again) is
@@ -784,6 +842,7 @@ if _HOST:
                     "memguard: pytest's %s (here from the configuration: addopts or "
                     "PYTEST_ADDOPTS) runs no test: run pytest itself for it" % flag
                 )
+        _cache_clear_once(config)
 
     @pytest.hookimpl(trylast=True)
     def pytest_configure(config):
@@ -791,6 +850,9 @@ if _HOST:
         tr = config.pluginmanager.get_plugin("terminalreporter")
         if tr is not None:
             tr._tw._file = open(os.devnull, "w")
+        lf = config.pluginmanager.get_plugin("lfplugin")
+        if lf is not None and getattr(config, "cache", None) is not None:
+            config.pluginmanager.register(_CacheMerge(lf), "memguard_cache_merge")
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtestloop(session):

@@ -481,6 +481,54 @@ def case_maxfail_two_lanes():
     check(states.count("skip") >= 5, "the rest not run: %s" % states)
 
 
+def lastfailed(cache):
+    """The node ids of pytest's cache's lastfailed in folder CACHE."""
+    path = os.path.join(cache, "v", "cache", "lastfailed")
+    return sorted(json.load(open(path))) if os.path.exists(path) else []
+
+
+def case_lastfailed(extra=()):
+    """pytest's cache after a run of two lanes (and, with extra, a recycle
+    after every test) is the one pytest's own run leaves: every lane's
+    failures in lastfailed, a test that passed now out of it, so a later
+    `pytest --lf` runs what failed (before: the last lane's pytest wrote
+    its share over the others')."""
+    suite = os.path.join(WORK, "lf")
+    os.mkdir(suite)
+    with open(os.path.join(suite, "test_lf.py"), "w") as f:
+        # each test long enough that both lanes take some
+        f.write("import os\nimport time\n\n\n")
+        for i in range(12):
+            f.write("def test_%02d():\n    time.sleep(0.1)\n"
+                    "    assert '%d' not in os.environ['MG_LF_FAIL'].split(',')\n\n\n" % (i, i))
+    caches = {who: os.path.join(WORK, "cache_" + who) for who in ("pytest", "memguard")}
+
+    def cmd(who, *args):
+        return [PYTHON, "-m", "pytest", "-p", "no:randomly", "--rootdir", suite,
+                "-o", "cache_dir=" + caches[who], *args, suite]
+
+    # the first round fails all but two, so that each lane (which takes
+    # its tests as it goes) fails some; the second mends most and breaks
+    # another; the third runs --lf; the fourth empties the cache first
+    # (once: with recycles, a later process emptied what earlier ones had
+    # written)
+    for fail, args in (("0,1,2,3,4,6,7,8,9,11", ()), ("1,5,7", ()), ("5", ("--lf",)),
+                       ("0,11", ("--cache-clear",))):
+        env = dict(ENV, MG_LF_FAIL=fail)
+        subprocess.run(cmd("pytest", "-q", *args), cwd=WORK, env=env, capture_output=True)
+        rc, rep, _, err = memguard(["-j", "2", *extra], cmd("memguard", *args), env=env)
+        check(rep is not None, "a report (stderr: %s)" % err[-2000:])
+        want, got = lastfailed(caches["pytest"]), lastfailed(caches["memguard"])
+        check(want and got == want, "MG_LF_FAIL=%s %s: lastfailed %s, pytest's own %s"
+              % (fail, " ".join(args), got, want))
+        if rep is not None and fail.startswith("0,1,"):
+            lanes = [s for s in rep["shards"] if any(t.get("s") == "fail" for t in s["tests"])]
+            check(len(lanes) == 2, "failures in both lanes: %d" % len(lanes))
+        if rep is not None and extra and args != ("--lf",):
+            recycles = sum(s.get("recycles", 0) for s in rep["shards"])
+            check(recycles >= 8, "recycled: %d" % recycles)
+
+
 def cgroup_make():
     for base, limit in (("/sys/fs/cgroup/memory", "memory.limit_in_bytes"),
                         ("/sys/fs/cgroup", "memory.max")):
@@ -963,6 +1011,8 @@ CASES = {
     "admit": case_admit,
     "admit_known": case_admit_known,
     "maxfail_two_lanes": case_maxfail_two_lanes,
+    "lastfailed_j2": case_lastfailed,
+    "lastfailed_recycle_j2": lambda: case_lastfailed(["--recycle-at", "rss=1M"]),
     "cgroup_oom": case_cgroup_oom,
     "collect_error": case_collect_error,
     "marks": case_marks,
