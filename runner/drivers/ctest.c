@@ -1935,6 +1935,26 @@ static const char *ct_arch(shim *s)
 	return arch == MG_ARCH_X86 ? "x86" : arch == MG_ARCH_X64 ? "x64" : NULL;
 }
 
+/* Whether cmd is a dashboard's run (-M MODEL, -D DASHBOARD: a -D whose value
+ * has no '=' is one, not a variable's definition), which ctest does not
+ * run in its interactive mode. */
+static int ct_dashboard(char *const *cmd, int ncmd)
+{
+	for (int i = 1; i < ncmd; i++) {
+		const char *v = NULL;
+		if (!strcmp(cmd[i], "-M") || !strcmp(cmd[i], "--test-model") ||
+		    !strncmp(cmd[i], "-M", 2))
+			return 1;
+		if (!strcmp(cmd[i], "-D") || !strcmp(cmd[i], "--dashboard"))
+			v = i + 1 < ncmd ? cmd[i + 1] : NULL;
+		else if (!strncmp(cmd[i], "-D", 2))
+			v = cmd[i] + 2;
+		if (v && !strchr(v, '='))
+			return 1;
+	}
+	return 0;
+}
+
 int ctest_main(const shim_args *a)
 {
 	static const shim_ops ops = {
@@ -1962,5 +1982,12 @@ int ctest_main(const shim_args *a)
 		driver_fail_fast_of(&ff, DRIVER_CTEST, a->cmd, a->ncmd);
 		driver_fail_fast_why(&ff, DRIVER_CTEST, d.fail_why, sizeof(d.fail_why));
 	}
+	/* what ctest puts in each test's environment (as cmCTestRunTest does):
+	 * no CTEST_RESOURCE_GROUP_COUNT it did not allocate (memguard refuses
+	 * a resource spec), CTEST_INTERACTIVE_DEBUG_MODE=1 but in a
+	 * dashboard's run */
+	unsetenv("CTEST_RESOURCE_GROUP_COUNT");
+	if (!ct_dashboard(a->cmd, a->ncmd))
+		setenv("CTEST_INTERACTIVE_DEBUG_MODE", "1", 1);
 	return shim_main(&ops, &d, a->cmd, a->ncmd);
 }

@@ -369,6 +369,43 @@ static void ctest_resource_groups(void)
 	project_free(dir);
 }
 
+/* What ctest puts in every test's environment: CTEST_INTERACTIVE_DEBUG_MODE=1
+ * (but in a dashboard's run, -M or -D), and no CTEST_RESOURCE_GROUP_COUNT
+ * where it allocated none (a run under a ctest that did, as tests/run's
+ * own). Before, memguard passed its environment on as it was: both failed
+ * where ctest passes them. The outer values are this case's own, as when
+ * CTest runs it with a resource spec. */
+static void ctest_env_ctest_sets(void)
+{
+	static const char *const want[] = {"rg_count=pass", "debug_mode=pass", NULL};
+	char dir[64], cmd[512];
+	outcome o;
+	setenv("CTEST_RESOURCE_GROUP_COUNT", "2", 1);
+	unsetenv("CTEST_INTERACTIVE_DEBUG_MODE");
+	project(
+	    dir, sizeof(dir),
+	    "add_test(rg_count /bin/sh -c \"test -z \\\"$CTEST_RESOURCE_GROUP_COUNT\\\"\")\n"
+	    "add_test(debug_mode /bin/sh -c \"test \\\"$CTEST_INTERACTIVE_DEBUG_MODE\\\" = 1\")\n");
+	same_states(&o, dir, want, "1");
+	done(&o);
+	/* a dashboard's run is not interactive: ctest's own fails debug_mode */
+	snprintf(cmd, sizeof(cmd),
+	         "'%s' --test-dir '%s' -M Experimental -T Test -R debug_mode >/dev/null 2>&1",
+	         CTEST_BIN, dir);
+	int st = system(cmd);
+	CU_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 8);
+	mg(&o,
+	   ARGV("run", "-q", "--driver", "ctest", "--report", "report.json", "--", CTEST_BIN,
+	        "--test-dir", dir, "-M", "Experimental", "-T", "Test", "-R", "debug_mode"),
+	   NULL, 0);
+	CU_ASSERT(exited_with(&o, 1));
+	CU_ASSERT_FATAL(o.report != NULL);
+	CU_ASSERT_STRING_EQUAL(state_of(o.report, "debug_mode"), "fail");
+	done(&o);
+	unsetenv("CTEST_RESOURCE_GROUP_COUNT");
+	project_free(dir);
+}
+
 /* A file's text (a log the commands append to) into buf; "" when none. */
 static const char *text_of(const char *dir, const char *name, char *buf, size_t cap)
 {
@@ -810,6 +847,7 @@ static const mg_case cases[] = {
     {"ctest_timeout_after_match", ctest_timeout_after_match},
     {"ctest_default_timeout", ctest_default_timeout},
     {"ctest_resource_groups", ctest_resource_groups},
+    {"ctest_env_ctest_sets", ctest_env_ctest_sets},
     {"ctest_custom_once", ctest_custom_once},
     {"ctest_custom_pre_fails", ctest_custom_pre_fails},
     {"ctest_custom_post_fails", ctest_custom_post_fails},
