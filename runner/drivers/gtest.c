@@ -585,15 +585,25 @@ static void unshard(shim *s)
  * (GTEST_SHARD_STATUS_FILE is touched here, as GoogleTest would). Invalid
  * values are left to GoogleTest, which refuses them.
  */
-static void shard_select(shim *s, gtest *g)
+/* The user's shard (GTEST_TOTAL_SHARDS, GTEST_SHARD_INDEX): 1 when both are
+ * valid, into total and index. */
+static int shard_of(long *total, long *index)
 {
 	const char *tv = getenv("GTEST_TOTAL_SHARDS"), *iv = getenv("GTEST_SHARD_INDEX");
 	char *e1, *e2;
 	if (!tv || !iv || !*tv || !*iv)
+		return 0;
+	*total = strtol(tv, &e1, 10);
+	*index = strtol(iv, &e2, 10);
+	return !*e1 && !*e2 && *total >= 1 && *index >= 0 && *index < *total;
+}
+
+static void shard_select(shim *s, gtest *g)
+{
+	long total, index;
+	if (!shard_of(&total, &index))
 		return;
-	long total = strtol(tv, &e1, 10), index = strtol(iv, &e2, 10);
-	if (*e1 || *e2 || total < 1 || index < 0 || index >= total)
-		return;
+	g->sharded = 1;
 	shim_names *keep = shim_names_new();
 	size_t runnable = 0, n;
 	for (size_t i = 0; i < shim_names_count(g->list); i++) {
@@ -837,8 +847,11 @@ static void g_hello(shim *s, uint64_t *va, uint64_t *rss)
 	if (listing_handed())
 		shim_spawner_start(s);
 	listing_take(g); /* first: it says whether the program is an ASan build */
-	if (g->listed && !g->catch2)
+	if (g->listed && !g->catch2) {
+		long total, index;
+		g->sharded = shard_of(&total, &index); /* the handed list is the shard's */
 		unshard(s); /* before, each program sharded the shard again */
+	}
 	if (!g->probe_state)
 		probe_setup(s, g, 0);
 	if (g->listed && g->probe_state > 0) {

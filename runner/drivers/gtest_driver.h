@@ -78,6 +78,7 @@ typedef struct gtest {
 	unsigned fail_left, fails_sent;
 	size_t c2_enc_len;
 	shim_names *list;   /* NULL until listed; gives each name its gtest order */
+	int sharded;        /* the list is GoogleTest's shard's, not every test (shard_select) */
 	unsigned long seed; /* GoogleTest's shuffle seed (1..99999); 0: not shuffled */
 	int list_status;    /* the listing program's exit status (not 0: said once) */
 	int list_refused;   /* Catch2 refused the listing's command line (load_list) */

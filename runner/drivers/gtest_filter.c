@@ -218,7 +218,8 @@ static void cover(gtest *g, fbuf *b, int *first, size_t lo, size_t hi, size_t de
  *   as "PREFIX*" (only without a user filter: the list is then every test);
  *   the user's filter P-N (none: "*") with the listed names not in the
  *   batch added to its negatives, by prefix too (safe: what the user's
- *   filter did not list it excludes anyway).
+ *   filter did not list it excludes anyway; not under GoogleTest's
+ *   sharding, where the list is the shard's: the names alone then).
  * user is the user's filter or NULL. NULL when memory is short.
  */
 char *gtest_filter_compose(shim *s, gtest *g, size_t k, const char *user, size_t *len)
@@ -246,8 +247,18 @@ char *gtest_filter_compose(shim *s, gtest *g, size_t k, const char *user, size_t
 	g->want_before[0] = 0;
 	for (size_t i = 0; i < nl; i++)
 		g->want_before[i + 1] = g->want_before[i] + g->mark[g->sorted[i].idx];
-	/* a: the batch, by prefix when the list is every test */
-	cover(g, &a, &first, 0, nl, 0, 1, !user);
+	/* a: the batch, by prefix when the list is every test (not under the
+	 * user's filter, nor GoogleTest's sharding: the other shards' tests are
+	 * not listed, and "P*" or "*-X" would run them) */
+	cover(g, &a, &first, 0, nl, 0, 1, !user && !g->sharded);
+	if (g->sharded) {
+		if (a.bad || !a.p) {
+			free(a.p);
+			return gtest_filter_build(s, k, "", len);
+		}
+		*len = a.len;
+		return a.p;
+	}
 	/* b: the user's filter less what is listed but not in the batch */
 	const char *f = user ? user : "*";
 	const char *dash = strchr(f, '-');

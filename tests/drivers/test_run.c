@@ -2093,22 +2093,41 @@ static void ctest_locks(void)
 	ctest_project_free(dir);
 }
 
-/* GoogleTest's sharding variables (shard 1 of 3: 13 of 40 tests) and two
- * lanes: the shard's tests run and pass, as directly, each once (before:
- * a lane's program sharded the listing's shard again, and the tests it
- * passed over were error "GoogleTest did not run it", exit 3). */
+static int times_in(const char *hay, const char *needle);
+
+/* GoogleTest's sharding variables (shard 1 of 3: 13 of 40 tests), one lane
+ * and two: the shard's tests run and pass, as directly, each once, and the
+ * program runs no other test (before: a lane's program sharded the
+ * listing's shard again, and the tests it passed over were error
+ * "GoogleTest did not run it", exit 3; then, where the lane's batch was
+ * the whole shard, its filter was "*" or prefixes of the shard's names,
+ * and the program ran the other shards' tests too: 40 bodies, their
+ * output and failures on the shard's tests). */
 static void gtest_shards_lanes(void)
 {
-	outcome o;
 	const char *const env[] = {"MG_BENCH_TESTS=40", "GTEST_TOTAL_SHARDS=3",
-	                           "GTEST_SHARD_INDEX=1", NULL};
-	mg(&o, ARGV("run", "-q", "-j", "2", "--report", "report.json", "--", GTEST_BENCH), env, 0);
-	CU_ASSERT(exited_with(&o, 0));
-	CU_ASSERT_FATAL(o.report != NULL);
-	CU_ASSERT_EQUAL(count(o.report, "pass"), 13);
-	CU_ASSERT_EQUAL(count(o.report, "error"), 0);
-	CU_ASSERT_EQUAL(ntests(o.report), 13);
-	done(&o);
+	                           "GTEST_SHARD_INDEX=1", "MG_BENCH_LOG=bodies.log", NULL};
+	static const char *const jobs[] = {"1", "2"};
+	for (size_t j = 0; j < 2; j++) {
+		outcome o;
+		char path[128], buf[4096];
+		mg(&o, ARGV("run", "-q", "-j", jobs[j], "--report", "report.json", "--", GTEST_BENCH),
+		   env, 0);
+		CU_ASSERT(exited_with(&o, 0));
+		CU_ASSERT_FATAL(o.report != NULL);
+		CU_ASSERT_EQUAL(count(o.report, "pass"), 13);
+		CU_ASSERT_EQUAL(count(o.report, "error"), 0);
+		CU_ASSERT_EQUAL(ntests(o.report), 13);
+		snprintf(path, sizeof(path), "%s/bodies.log", o.dir);
+		slurp(path, buf, sizeof(buf));
+		CU_ASSERT_EQUAL(times_in(buf, "body "), 13);
+		for (unsigned i = 1; i < 40; i += 3) { /* shard 1: t00001, t00004, ... */
+			char line[32];
+			snprintf(line, sizeof(line), "body Bench.t%05u\n", i);
+			CU_ASSERT_EQUAL(times_in(buf, line), 1);
+		}
+		done(&o);
+	}
 }
 
 /* The number of times needle is in hay. */
