@@ -2111,7 +2111,8 @@ static void gtest_shards_lanes(void)
 	for (size_t j = 0; j < 2; j++) {
 		outcome o;
 		char path[128], buf[4096];
-		mg(&o, ARGV("run", "-q", "-j", jobs[j], "--report", "report.json", "--", GTEST_BENCH),
+		mg(&o,
+		   ARGV("run", "-q", "-j", jobs[j], "--report", "report.json", "--", GTEST_BENCH),
 		   env, 0);
 		CU_ASSERT(exited_with(&o, 0));
 		CU_ASSERT_FATAL(o.report != NULL);
