@@ -746,34 +746,61 @@ class _CacheMerge:
     (cacheprovider's LFPlugin), the last over the others: after a run of
     two lanes a later ``pytest --lf`` missed the failures of the lanes that
     ended first. Here each process puts what it changed (failures added,
-    tests that passed taken out, against what it read at its start) onto
-    what the file holds now, under a lock on the rootdir (the same
-    directory for every process of the run, there before the cache is),
-    held until LFPlugin has written it. A process memguard kills writes
-    nothing, as pytest killed does not."""
+    tests that passed taken out, against what it last put there) onto what
+    the file holds now, under a lock on the rootdir (the same directory for
+    every process of the run, there before the cache is): as a test's
+    report changes it (a failure, a fix: seldom a test), so a process
+    memguard kills later loses none of it, and at the end, held until
+    LFPlugin has written it."""
 
     def __init__(self, lf):
         self.lf = lf
-        self.begun = dict(lf.lastfailed)
+        self.synced = dict(lf.lastfailed)
+
+    def _locked(self, config):
+        """The rootdir's descriptor, locked; -1 when it cannot be."""
+        if config.getoption("cacheshow", False):
+            return -1
+        fd = -1
+        try:
+            fd = os.open(str(config.rootpath), os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            return fd
+        except OSError:
+            if fd >= 0:
+                os.close(fd)
+            return -1
+
+    def _merged(self, config):
+        """The file's lastfailed with this process's changes since it last
+        put them there."""
+        now, mine, was = config.cache.get("cache/lastfailed", {}), self.lf.lastfailed, self.synced
+        merged = {k: v for k, v in now.items() if k in mine or k not in was}
+        merged.update((k, v) for k, v in mine.items() if k not in was)
+        return merged
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_logreport(self, report):
+        yield
+        nodeid = report.nodeid
+        if (nodeid in self.lf.lastfailed) == (nodeid in self.synced):
+            return
+        config = self.lf.config
+        fd = self._locked(config)
+        if fd < 0:
+            return
+        try:
+            config.cache.set("cache/lastfailed", self._merged(config))
+            self.synced = dict(self.lf.lastfailed)
+        finally:
+            os.close(fd)
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_sessionfinish(self, session):
-        config = session.config
-        fd = -1
-        if not config.getoption("cacheshow", False):
-            try:
-                fd = os.open(str(config.rootpath), os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-                fcntl.flock(fd, fcntl.LOCK_EX)
-            except OSError:
-                if fd >= 0:
-                    os.close(fd)
-                fd = -1
+        fd = self._locked(session.config)
         try:
             if fd >= 0:
-                now, mine = config.cache.get("cache/lastfailed", {}), self.lf.lastfailed
-                merged = {k: v for k, v in now.items() if k in mine or k not in self.begun}
-                merged.update((k, v) for k, v in mine.items() if k not in self.begun)
-                self.lf.lastfailed = merged
+                self.lf.lastfailed = self._merged(session.config)
             yield
         finally:
             if fd >= 0:

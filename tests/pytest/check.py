@@ -529,6 +529,35 @@ def case_lastfailed(extra=()):
             check(recycles >= 8, "recycled: %d" % recycles)
 
 
+def case_lastfailed_kill():
+    """A failure pytest recorded before memguard killed its process at a
+    limit (a later test's) is in the cache's lastfailed, as in pytest's own
+    run (before: the killed process wrote nothing, and the failure was
+    lost; here the only process of the run was killed, so no lastfailed at
+    all, and a later --lf ran every test)."""
+    suite = os.path.join(WORK, "lfk")
+    os.mkdir(suite)
+    with open(os.path.join(suite, "test_lfk.py"), "w") as f:
+        f.write("def test_a_fails():\n    assert 0\n\n\n"
+                "def test_b_big():\n    b = bytearray(200 << 20)\n    assert b[-1] == 0\n")
+    caches = {who: os.path.join(WORK, "cache_" + who) for who in ("pytest", "memguard")}
+
+    def cmd(who):
+        return [PYTHON, "-m", "pytest", "-p", "no:randomly", "--rootdir", suite,
+                "-o", "cache_dir=" + caches[who], suite]
+
+    subprocess.run(cmd("pytest"), cwd=WORK, env=ENV, capture_output=True)
+    rc, rep, _, err = memguard(["-j", "1", "--kill-at", "rss=120M"], cmd("memguard"))
+    check(rc == 1, "exit 1, got %d (stderr: %s)" % (rc, err[-2000:]))
+    if rep is not None:
+        t = tests_of(rep)
+        check(t.get("test_lfk.py::test_b_big", ("",))[0] == "memory-limit",
+              "test_b_big killed at the limit: %s" % (t.get("test_lfk.py::test_b_big"),))
+    want, got = lastfailed(caches["pytest"]), lastfailed(caches["memguard"])
+    check(want == ["test_lfk.py::test_a_fails"], "pytest's own lastfailed: %s" % want)
+    check("test_lfk.py::test_a_fails" in got, "lastfailed after the kill: %s" % got)
+
+
 def cgroup_make():
     for base, limit in (("/sys/fs/cgroup/memory", "memory.limit_in_bytes"),
                         ("/sys/fs/cgroup", "memory.max")):
@@ -1013,6 +1042,7 @@ CASES = {
     "maxfail_two_lanes": case_maxfail_two_lanes,
     "lastfailed_j2": case_lastfailed,
     "lastfailed_recycle_j2": lambda: case_lastfailed(["--recycle-at", "rss=1M"]),
+    "lastfailed_kill": case_lastfailed_kill,
     "cgroup_oom": case_cgroup_oom,
     "collect_error": case_collect_error,
     "marks": case_marks,
