@@ -133,6 +133,10 @@ struct shim {
 	unsigned failed; /* results sent that are no pass nor skip (shim_failed) */
 	int has_figures; /* shim_figures gave the next result's memory */
 	uint64_t fig_va, fig_rss;
+	/* VmPeak as the program's probe read it (after a test of 1 ms or more):
+	 * the highest of this program's, and the running test's when it rose
+	 * in it (sent as its peak, PROTOCOL.md 6a) */
+	uint64_t vmpeak_seen, test_vmpeak;
 	int stopped;              /* recycled at a boundary: the child is parked until quit */
 	int resumed;              /* ... and continued after quit to finish (ops->finish_stopped) */
 	int parking;              /* asked at quit to end at its next test (ops->park) */
@@ -467,6 +471,7 @@ int shim_spawn_fd(shim *s, char *const argv[], int pipe_out, int fd, int target)
 	s->child_out = out;
 	s->tree_samples = 0;
 	s->probed = 0;
+	s->vmpeak_seen = s->test_vmpeak = 0; /* a program's own */
 	if (proc_sampler_open(&s->child_mem, s->child_proc, NULL) < 0)
 		s->child_mem = NULL;
 	return 0;
@@ -836,6 +841,8 @@ void shim_base(shim *s, uint64_t va, uint64_t rss)
 	buf_add_msg(&s->reply, &m);
 	s->last_va = va; /* the program's latest reading (shim_figures_last) */
 	s->last_rss = rss;
+	if (va > s->vmpeak_seen) /* a rise is over the first test's start, as a host's */
+		s->vmpeak_seen = va;
 }
 
 void shim_wait(shim *s, const char *what)
@@ -881,6 +888,12 @@ void shim_result(shim *s, mg_msg_kind kind, const char *msg, size_t len)
 		m.text = msg;
 		m.text_len = len;
 	}
+	/* VmPeak rose in it: its peak before its result (the start first) */
+	if (s->test_vmpeak) {
+		mg_msg pm = {.kind = MG_MSG_PEAK, .va = s->test_vmpeak};
+		reply_add(s, &pm);
+		s->test_vmpeak = 0;
+	}
 	/* its start, not written yet, is implied by the result that follows
 	 * it at once: one line a silent test, not two */
 	s->start_unsent = 0;
@@ -922,6 +935,11 @@ void shim_figures(shim *s, uint64_t va, uint64_t rss, uint64_t peak_va, uint64_t
 	s->fig_va = va;
 	s->fig_rss = rss;
 	peak_note(s, va > peak_va ? va : peak_va, rss > peak_rss ? rss : peak_rss);
+	if (peak_va > s->vmpeak_seen) { /* 0: not read (a test under 1 ms) */
+		if (s->vmpeak_seen)
+			s->test_vmpeak = peak_va;
+		s->vmpeak_seen = peak_va;
+	}
 }
 
 void shim_lines(shim *s, const char *p, size_t n)

@@ -15,6 +15,8 @@
 // nor unmaps (the VA grows BYTES a test, the RSS not at all), so that
 // --recycle-at va=START+N*BYTES recycles the program every ~N tests
 // (tests/bench/recycle-bench).
+// MG_BENCH_BURST=I:BYTES: test I (t0000I) maps BYTES and unmaps them before
+// it ends (its VmPeak rises by BYTES, its VA at its end does not).
 // MG_BENCH_FILL=N: the suite's set-up prints N bytes with no newline, so
 // stdout's buffer is that full when the first RUN line is flushed.
 // MG_BENCH_TUNABLES=FILE: each start appends "list VALUE" (a
@@ -35,6 +37,8 @@ namespace
 FILE *body_log;
 size_t hold;
 unsigned slow_from = ~0u, slow_ms;
+unsigned burst_at = ~0u;
+size_t burst;
 
 class One : public ::testing::Test
 {
@@ -59,6 +63,12 @@ class One : public ::testing::Test
 		if (hold)
 			mmap(nullptr, hold, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
 			     0);
+		if (i_ == burst_at && burst) {
+			void *p = mmap(nullptr, burst, PROT_READ | PROT_WRITE,
+			               MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+			if (p != MAP_FAILED)
+				munmap(p, burst);
+		}
 		if (i_ >= slow_from)
 			usleep(slow_ms * 1000);
 		volatile unsigned acc = i_;
@@ -102,6 +112,11 @@ int main(int argc, char **argv)
 		slow_from = static_cast<unsigned>(std::strtoul(slow, nullptr, 10));
 		slow_ms =
 		    static_cast<unsigned>(std::strtoul(std::strchr(slow, ':') + 1, nullptr, 10));
+	}
+	const char *b = std::getenv("MG_BENCH_BURST");
+	if (b && std::strchr(b, ':')) {
+		burst_at = static_cast<unsigned>(std::strtoul(b, nullptr, 10));
+		burst = std::strtoul(std::strchr(b, ':') + 1, nullptr, 10);
 	}
 	const char *h = std::getenv("MG_BENCH_HOLD");
 	hold = h && *h ? std::strtoul(h, nullptr, 10) : 0;

@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <jansson.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -2095,6 +2096,43 @@ static void ctest_locks(void)
 
 static int times_in(const char *hay, const char *needle);
 
+/* A GoogleTest test whose VmPeak rose in it (it maps 64 MiB and unmaps them
+ * before it ends; every test sleeps 2 ms, so the probe reads VmPeak at each
+ * end) has that peak in the report, and no other test one as high: the
+ * history's rise and compare's rise= see it, as a native host's (before:
+ * the probe's peak went into the shard's peak only, no test had one). */
+static void gtest_test_peak(void)
+{
+	const char *const env[] = {"MG_BENCH_TESTS=6", "MG_BENCH_SLOW=0:2",
+	                           "MG_BENCH_BURST=3:67108864", NULL};
+	static const char *const jobs[] = {"1", "2"};
+	for (size_t j = 0; j < 2; j++) {
+		outcome o;
+		mg(&o,
+		   ARGV("run", "-q", "-j", jobs[j], "--report", "report.json", "--", GTEST_BENCH),
+		   env, 0);
+		CU_ASSERT(exited_with(&o, 0));
+		CU_ASSERT_FATAL(o.report != NULL);
+		for (unsigned i = 0; i < 6; i++) {
+			char name[32];
+			snprintf(name, sizeof(name), "Bench.t%05u", i);
+			json_t *t = find_test(o.report, name);
+			CU_ASSERT_FATAL(t != NULL);
+			uint64_t va = (uint64_t)json_integer_value(json_object_get(t, "va_after"));
+			int64_t dva = json_integer_value(json_object_get(t, "va_delta"));
+			uint64_t pk = (uint64_t)json_integer_value(json_object_get(t, "va_peak"));
+			uint64_t start = va - (uint64_t)dva;
+			if (i == 3) {
+				CU_ASSERT(pk >= start + (64u << 20));
+				CU_ASSERT(pk < start + (80u << 20));
+			} else {
+				CU_ASSERT(pk < start + (32u << 20));
+			}
+		}
+		done(&o);
+	}
+}
+
 /* GoogleTest's sharding variables (shard 1 of 3: 13 of 40 tests), one lane
  * and two: the shard's tests run and pass, as directly, each once, and the
  * program runs no other test (before: a lane's program sharded the
@@ -2537,6 +2575,7 @@ static const mg_case cases[] = {
     {"gtest_lane_tmpdir", gtest_lane_tmpdir},
     {"gtest_bad_flag", gtest_bad_flag},
     {"gtest_shards_lanes", gtest_shards_lanes},
+    {"gtest_test_peak", gtest_test_peak},
     {"catch2_dup_cut", catch2_dup_cut},
     {"ctest_states", ctest_states},
     {"ctest_select", ctest_select},
