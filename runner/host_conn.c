@@ -144,11 +144,19 @@ void conn_build_env(run_ctx *c, int with_limits, const lane *l)
 		c->env_store[15] = report_strdup(buf);
 		c->envp[k++] = c->env_store[15];
 	}
-	/* pytest's -x/--maxfail across the run's processes: their shared
-	 * files in a directory of the run's (run.c), removed at its end */
-	if (c->pytest_dir) {
+	/* what the shims write for their programs, and pytest's -x/--maxfail
+	 * across the run's processes: in a directory of the run's (run.c),
+	 * removed at its end */
+	if (c->run_dir) {
 		char buf[4200];
-		snprintf(buf, sizeof(buf), "MEMGUARD_PYTEST_RUN=%s/run", c->pytest_dir);
+		snprintf(buf, sizeof(buf), MG_ENV_RUN_DIR "=%s", c->run_dir);
+		free(c->env_store[17]);
+		c->env_store[17] = report_strdup(buf);
+		c->envp[k++] = c->env_store[17];
+	}
+	if (c->run_dir && c->driver == DRIVER_PYTEST) {
+		char buf[4200];
+		snprintf(buf, sizeof(buf), "MEMGUARD_PYTEST_RUN=%s/run", c->run_dir);
 		free(c->env_store[16]);
 		c->env_store[16] = report_strdup(buf);
 		c->envp[k++] = c->env_store[16];

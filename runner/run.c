@@ -456,24 +456,27 @@ static void identity_start(identity_job *j, const run_hooks *hooks, const run_op
 		identity_thread(j);
 }
 
-/* pytest's -x/--maxfail across the run's processes: the files they share
- * (memguard_pytest.py's _Shared: the failures counted, each process's
- * running test) in a directory of the run's own, made 0700 by mkdtemp
- * under TMPDIR, given to the hosts as MEMGUARD_PYTEST_RUN (host_conn.c)
- * and removed with what is in it at the run's end. Before, the files were
- * named after the runner in TMPDIR itself, and the count was left behind.
- * Without it the processes name them after the runner, as before. */
-static void pytest_dir_make(run_ctx *c)
+/* The run's directory (MG_ENV_RUN_DIR), made 0700 by mkdtemp under TMPDIR
+ * for a driver's shims and pytest's processes, given to the hosts
+ * (host_conn.c) and removed with what is in it at the run's end, after
+ * every host, interrupted or not: a batch's filter or input file, ctest's
+ * lock files (before, in TMPDIR itself, left there by a shim the runner
+ * ended at an interrupt), pytest's -x/--maxfail files (memguard_pytest.py's
+ * _Shared: the failures counted, each process's running test, as
+ * MEMGUARD_PYTEST_RUN; before, named after the runner in TMPDIR, the
+ * count left behind). Without it each keeps to TMPDIR, as before. */
+static void run_dir_make(run_ctx *c)
 {
 	const char *base = getenv("TMPDIR");
 	char dir[4096];
-	if (c->driver != DRIVER_PYTEST)
+	if (c->driver == DRIVER_NATIVE || c->driver == DRIVER_WRAP || c->driver == DRIVER_EXEC)
 		return;
 	if (!base || !*base)
 		base = "/tmp";
-	int n = snprintf(dir, sizeof(dir), "%s/memguard-pytest-XXXXXX", base);
+	int n = snprintf(dir, sizeof(dir), "%s/memguard-%s-XXXXXX", base,
+	                 c->driver == DRIVER_PYTEST ? "pytest" : "run");
 	if (n > 0 && (size_t)n < sizeof(dir) - 64 && mkdtemp(dir))
-		c->pytest_dir = report_strdup(dir);
+		c->run_dir = report_strdup(dir);
 }
 
 /* Under the console's table of a run whose tests failed on lanes the user
@@ -620,7 +623,7 @@ int run_main(int argc, char **argv, const run_hooks *hooks)
 	c.rep->node_total = o.node_total;
 	identity_start(&ident, hooks, &o, c.rep);
 
-	pytest_dir_make(&c);
+	run_dir_make(&c);
 	int custom = listing_custom(&c, 0, &err); /* 0, or the run's exit code */
 	rc = custom ? MG_ERROR : listing_run(&c, &nl, &err);
 	if (rc < 0) {
@@ -781,10 +784,9 @@ out:
 	c.nreap = 0;
 	supervise_reap_orphans();
 	lane_tmp_remove(&c);
-	if (c.pytest_dir && rm_tree(c.pytest_dir) < 0)
-		fprintf(stderr, "memguard run: cannot remove %s: %s\n", c.pytest_dir,
-		        strerror(errno));
-	free(c.pytest_dir);
+	if (c.run_dir && rm_tree(c.run_dir) < 0)
+		fprintf(stderr, "memguard run: cannot remove %s: %s\n", c.run_dir, strerror(errno));
+	free(c.run_dir);
 	for (unsigned i = 0; i < c.nlanes; i++) {
 		free(c.lanes[i].h.flight);
 		timeline_free(&c.lanes[i].tl);

@@ -42,7 +42,7 @@
 #define TIMELINE_POINTS 4096 /* per lane */
 #define GROWTH_WINDOW   32   /* recent per-test growths kept per lane */
 #define MAX_DESCENDANTS 64
-#define ENV_SLOTS       17    /* MEMGUARD_* variables (and TEST_TMPDIR) a host gets */
+#define ENV_SLOTS       18    /* MEMGUARD_* variables (and TEST_TMPDIR) a host gets */
 #define SLOW_TEST       0.005 /* seconds: above it, a lane keeps only 2 tests in flight */
 /* A native or pytest host without --pipeline holds as many run lines as take it
  * PIPELINE_WORK (16 to PIPELINE_AUTO), and while it holds more than twice
@@ -263,7 +263,7 @@ typedef struct run_ctx {
 	char **envp;
 	char *env_store[ENV_SLOTS]; /* the MEMGUARD_* entries of envp */
 	char *lane_tmp;             /* the lanes' TEST_TMPDIRs' parent (lane_tmp_make), or NULL */
-	char *pytest_dir;           /* pytest's files shared by the run's processes (-x), or NULL */
+	char *run_dir;              /* the shims' files (MG_ENV_RUN_DIR; pytest's, -x's), or NULL */
 	char mark_secret[MG_MARK_SECRET_LEN + 1]; /* v3: in every host's marks, chosen once */
 	mg_arch arch;
 	limits soft, hard; /* for the host's arch */

@@ -1200,7 +1200,7 @@ static void lock_wait(shim *s, ctest_drv *d, int fd, const char *what, int how)
  * (lock_wait). */
 static int lock_hold(shim *s, ctest_drv *d, const char *what, int how, char *path, size_t size)
 {
-	const char *tmp = getenv("TMPDIR");
+	const char *tmp = getenv("TMPDIR"), *run = getenv(MG_ENV_RUN_DIR);
 	tmp = tmp && *tmp ? tmp : "/tmp";
 	path[0] = 0;
 	for (int tries = 0; tries < 100; tries++) {
@@ -1215,7 +1215,9 @@ static int lock_hold(shim *s, ctest_drv *d, const char *what, int how, char *pat
 			    tmp, (long)geteuid(), LOCK_DIR_TRIES - 1);
 			return -1;
 		}
-		if (k == 0)
+		if (k == 0 && run && *run) /* the run's own: the runner removes it at its end */
+			snprintf(dir, sizeof(dir), "%s/ctest-locks", run);
+		else if (k == 0)
 			snprintf(dir, sizeof(dir), "%s/memguard-ctest-%ld", tmp, (long)geteuid());
 		else
 			snprintf(dir, sizeof(dir), "%s/memguard-ctest-%ld-%d", tmp, (long)geteuid(),

@@ -155,6 +155,12 @@ typedef struct driver_fail_fast {
  * P takes P of; Catch2 v3's the --shard-count of its shares. */
 #define MG_ENV_LANE "MEMGUARD_LANE"
 
+/* A directory of the run's own (0700, under TMPDIR), removed with what is
+ * in it when every host has ended, interrupted or not: where a shim puts
+ * what it writes for its program (a batch's filter or input file, ctest's
+ * lock files), so that none is left behind by a shim the runner ended. */
+#define MG_ENV_RUN_DIR "MEMGUARD_RUN_DIR"
+
 /* The fail-fast of command argv (argc words, argv[0] the program) for
  * driver k, the environment read with getenv; limit 0 for none, or for
  * another driver. */

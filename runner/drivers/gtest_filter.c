@@ -66,12 +66,17 @@ void gtest_filter_remove(gtest *g)
 }
 
 /* Writes text to a new file of its own (created exclusively, mode 0600) in
- * $TMPDIR or /tmp; 0 and its path in g->filter_path, or -1. */
+ * the run's directory (MG_ENV_RUN_DIR: the runner removes it at its end,
+ * whatever ended this shim), else $TMPDIR or /tmp; 0 and its path in
+ * g->filter_path, or -1. */
 int gtest_filter_write(gtest *g, const char *text, size_t len)
 {
-	const char *dir = getenv("TMPDIR");
-	snprintf(g->filter_path, sizeof(g->filter_path), "%s/memguard-gtest-filter-XXXXXX",
-	         dir && *dir ? dir : "/tmp");
+	const char *run = getenv(MG_ENV_RUN_DIR), *dir = getenv("TMPDIR");
+	if (run && *run)
+		snprintf(g->filter_path, sizeof(g->filter_path), "%s/gtest-filter-XXXXXX", run);
+	else
+		snprintf(g->filter_path, sizeof(g->filter_path), "%s/memguard-gtest-filter-XXXXXX",
+		         dir && *dir ? dir : "/tmp");
 	int fd = mkstemp(g->filter_path);
 	size_t done = 0;
 	if (fd < 0 && strcmp(g->filter_path, "/tmp")) { /* an unusable TMPDIR */

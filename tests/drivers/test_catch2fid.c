@@ -273,6 +273,27 @@ static void catch2_no_assertions(void)
 	done(&o);
 }
 
+/* A run ended by SIGTERM while each lane's Catch2 v2 program runs a batch
+ * given as an --input-file (a recycle after every test: each batch after
+ * the first is one): the file goes with the run, in the run's directory,
+ * which the runner removes once every host has ended (before: in TMPDIR
+ * itself, where the shim the runner ended left it). */
+static void catch2_interrupt_files(void)
+{
+	outcome o;
+	mg(&o,
+	   ARGV("run", "-q", "-j", "2", "--recycle-at", "rss=1M", "--driver", "catch2", "--report",
+	        "report.json", "--", CATCH2_BENCH),
+	   ENV("MG_BENCH_TESTS=400", "MG_BENCH_SLOW_MS=20"), 2000);
+	CU_ASSERT(killed_by(&o, SIGTERM));
+	CU_ASSERT_FATAL(o.report != NULL);
+	/* ended in the middle: some passed, some not run */
+	CU_ASSERT(count(o.report, "pass") > 0);
+	CU_ASSERT(count(o.report, "not-run") > 0);
+	CU_ASSERT_EQUAL(mg_dir_count(o.dir, "memguard-"), 0);
+	done(&o);
+}
+
 /* A Catch2 program's first test grows from that program's own reading as
  * it starts (the probe's base line on its pipe), not from the listing
  * program's end (before: 1.7 MiB of VA and 1.2 MiB of RSS at 5,000 tests
@@ -305,6 +326,7 @@ static void catch2_base(void)
 
 static const mg_case cases[] = {
     {"catch2_base", catch2_base},
+    {"catch2_interrupt_files", catch2_interrupt_files},
     {"catch2_lists_none", catch2_lists_none},
     {"catch2_no_assertions", catch2_no_assertions},
     {"catch2_abort", catch2_abort},

@@ -369,6 +369,27 @@ static void ctest_resource_groups(void)
 	project_free(dir);
 }
 
+/* A run ended by SIGTERM while its tests run (each holds the serial lock
+ * shared): the lock files go with the run, in the run's directory, which
+ * the runner removes once every host has ended (before: in
+ * TMPDIR/memguard-ctest-UID, where the shims the runner ended left them). */
+static void ctest_interrupt_locks(void)
+{
+	char dir[64];
+	outcome o;
+	project(dir, sizeof(dir),
+	        "add_test(slow_a /bin/sleep 20)\n"
+	        "add_test(slow_b /bin/sleep 20)\n");
+	mg(&o,
+	   ARGV("run", "-q", "-j", "2", "--driver", "ctest", "--report", "report.json", "--",
+	        CTEST_BIN, "--test-dir", dir),
+	   NULL, 1500);
+	CU_ASSERT(killed_by(&o, SIGTERM));
+	CU_ASSERT_EQUAL(mg_dir_count(o.dir, "memguard-"), 0);
+	done(&o);
+	project_free(dir);
+}
+
 /* What ctest puts in every test's environment: CTEST_INTERACTIVE_DEBUG_MODE=1
  * (but in a dashboard's run, -M or -D), and no CTEST_RESOURCE_GROUP_COUNT
  * where it allocated none (a run under a ctest that did, as tests/run's
@@ -848,6 +869,7 @@ static const mg_case cases[] = {
     {"ctest_default_timeout", ctest_default_timeout},
     {"ctest_resource_groups", ctest_resource_groups},
     {"ctest_env_ctest_sets", ctest_env_ctest_sets},
+    {"ctest_interrupt_locks", ctest_interrupt_locks},
     {"ctest_custom_once", ctest_custom_once},
     {"ctest_custom_pre_fails", ctest_custom_pre_fails},
     {"ctest_custom_post_fails", ctest_custom_post_fails},
