@@ -33,6 +33,7 @@ test's captured output, then the test's mark, to the real stdout/stderr).
 import collections
 import ctypes
 import fcntl
+import json
 import os
 import select
 import signal
@@ -740,22 +741,40 @@ class _Shared:
 
 
 class _CacheMerge:
-    """pytest's cache (``lastfailed``) as one pytest's run leaves it. Each of
-    the run's pytest processes (every lane, every generation a recycle
-    starts) reads the cache as it starts and writes it whole at its end
-    (cacheprovider's LFPlugin), the last over the others: after a run of
-    two lanes a later ``pytest --lf`` missed the failures of the lanes that
-    ended first. Here each process puts what it changed (failures added,
-    tests that passed taken out, against what it last put there) onto what
-    the file holds now, under a lock on the rootdir (the same directory for
-    every process of the run, there before the cache is): as a test's
-    report changes it (a failure, a fix: seldom a test), so a process
-    memguard kills later loses none of it, and at the end, held until
-    LFPlugin has written it."""
+    """pytest's cache (``lastfailed``) as one pytest's run leaves it, and
+    what ``--lf``/``--ff`` select the same in every process of the run.
 
-    def __init__(self, lf):
+    Each of the run's pytest processes (every lane, every generation a
+    recycle starts) read the cache as it started and wrote it whole at its
+    end (cacheprovider's LFPlugin), the last over the others: after a run
+    of two lanes a later ``pytest --lf`` missed the failures of the lanes
+    that ended first; and a process started after another had written
+    collected, under ``--lf``, other tests than the listing had (each
+    then "unknown test"). Here the run's first process (the listing's)
+    keeps what it read in the run's directory, and every later one starts
+    from that; each puts what it changed (failures added, tests that passed
+    taken out) onto what the file holds now, under a lock on the rootdir
+    (the same directory for every process of the run, there before the
+    cache is): as a test's report changes it (a failure, a fix: seldom a
+    test), so a process memguard kills later loses none of it, and as the
+    session ends, before the other plugins' ends (the lock is not held
+    through them). LFPlugin's own write is taken out."""
+
+    def __init__(self, config, lf):
         self.lf = lf
+        base = os.environ.get("MEMGUARD_PYTEST_RUN", "")
+        begun = _run_start_lastfailed(base + ".lastfailed", lf.lastfailed) if base else None
+        if begun is not None and begun != lf.lastfailed:
+            lf.lastfailed = begun
+            if config.getoption("lf", False):
+                lf._last_failed_paths = lf.get_last_failed_paths()
         self.synced = dict(lf.lastfailed)
+        # LFPlugin writes at its end what it has, over what the others
+        # wrote meanwhile: this class writes it instead (registered again,
+        # its hooks are read afresh)
+        config.pluginmanager.unregister(lf)
+        lf.pytest_sessionfinish = lambda session: None
+        config.pluginmanager.register(lf, "lfplugin")
 
     def _locked(self, config):
         """The rootdir's descriptor, locked; -1 when it cannot be."""
@@ -771,40 +790,55 @@ class _CacheMerge:
                 os.close(fd)
             return -1
 
-    def _merged(self, config):
-        """The file's lastfailed with this process's changes since it last
-        put them there."""
-        now, mine, was = config.cache.get("cache/lastfailed", {}), self.lf.lastfailed, self.synced
-        merged = {k: v for k, v in now.items() if k in mine or k not in was}
-        merged.update((k, v) for k, v in mine.items() if k not in was)
-        return merged
+    def _put(self, config):
+        """This process's changes since it last put them, onto the file's
+        lastfailed, under the lock."""
+        fd = self._locked(config)
+        if fd < 0:
+            return
+        try:
+            now, mine, was = (config.cache.get("cache/lastfailed", {}), self.lf.lastfailed,
+                              self.synced)
+            merged = {k: v for k, v in now.items() if k in mine or k not in was}
+            merged.update((k, v) for k, v in mine.items() if k not in was)
+            if merged != now:
+                config.cache.set("cache/lastfailed", merged)
+            self.synced = dict(mine)
+        finally:
+            os.close(fd)
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_logreport(self, report):
         yield
         nodeid = report.nodeid
-        if (nodeid in self.lf.lastfailed) == (nodeid in self.synced):
-            return
-        config = self.lf.config
-        fd = self._locked(config)
-        if fd < 0:
-            return
-        try:
-            config.cache.set("cache/lastfailed", self._merged(config))
-            self.synced = dict(self.lf.lastfailed)
-        finally:
-            os.close(fd)
+        if (nodeid in self.lf.lastfailed) != (nodeid in self.synced):
+            self._put(self.lf.config)
 
-    @pytest.hookimpl(hookwrapper=True)
+    @pytest.hookimpl(hookwrapper=True, tryfirst=True)
     def pytest_sessionfinish(self, session):
-        fd = self._locked(session.config)
+        self._put(session.config)
+        yield
+
+
+def _run_start_lastfailed(path, mine):
+    """The lastfailed the run's first process read as it started: kept at
+    path by that process (a file made whole, then linked to its name);
+    read back by every later one. None when it cannot be had."""
+    tmp = "%s.%d" % (path, os.getpid())
+    try:
+        with open(tmp, "w", encoding="utf-8") as f:
+            json.dump(mine, f)
         try:
-            if fd >= 0:
-                self.lf.lastfailed = self._merged(session.config)
-            yield
+            os.link(tmp, path)
+            return dict(mine)  # the first: what it read is the run's
+        except FileExistsError:
+            with open(path, encoding="utf-8") as f:
+                got = json.load(f)
+            return got if isinstance(got, dict) else None
         finally:
-            if fd >= 0:
-                os.close(fd)
+            os.unlink(tmp)
+    except (OSError, ValueError):
+        return None
 
 
 def _cache_clear_once(config):
@@ -879,7 +913,7 @@ if _HOST:
             tr._tw._file = open(os.devnull, "w")
         lf = config.pluginmanager.get_plugin("lfplugin")
         if lf is not None and getattr(config, "cache", None) is not None:
-            config.pluginmanager.register(_CacheMerge(lf), "memguard_cache_merge")
+            config.pluginmanager.register(_CacheMerge(config, lf), "memguard_cache_merge")
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtestloop(session):

@@ -512,12 +512,22 @@ def case_lastfailed(extra=()):
     # another; the third runs --lf; the fourth empties the cache first
     # (once: with recycles, a later process emptied what earlier ones had
     # written)
+    # (and the fifth, --lf over an empty cache, runs every test: in every
+    # process of the run, whatever the others have written by then)
+    xml = os.path.join(WORK, "lf.xml")
     for fail, args in (("0,1,2,3,4,6,7,8,9,11", ()), ("1,5,7", ()), ("5", ("--lf",)),
-                       ("0,11", ("--cache-clear",))):
+                       ("0,11", ("--cache-clear",)), ("2,9", ("--cache-clear", "--lf"))):
         env = dict(ENV, MG_LF_FAIL=fail)
-        subprocess.run(cmd("pytest", "-q", *args), cwd=WORK, env=env, capture_output=True)
+        subprocess.run(cmd("pytest", "-q", "--junitxml", xml, *args), cwd=WORK, env=env,
+                       capture_output=True)
+        want_ran = {tc.get("name"): "fail" if tc.find("failure") is not None else "pass"
+                    for tc in ET.parse(xml).getroot().iter("testcase")}
         rc, rep, _, err = memguard(["-j", "2", *extra], cmd("memguard", *args), env=env)
         check(rep is not None, "a report (stderr: %s)" % err[-2000:])
+        if rep is not None:
+            ran = {n.split("::")[-1]: s for n, (s, _, _) in tests_of(rep).items()}
+            check(ran == want_ran, "MG_LF_FAIL=%s %s: ran %s, pytest's own %s"
+                  % (fail, " ".join(args), sorted(ran.items()), sorted(want_ran.items())))
         want, got = lastfailed(caches["pytest"]), lastfailed(caches["memguard"])
         check(want and got == want, "MG_LF_FAIL=%s %s: lastfailed %s, pytest's own %s"
               % (fail, " ".join(args), got, want))
