@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -113,6 +114,8 @@ typedef struct ctest_drv {
 	size_t n;
 	shim_names *names;
 	int listed;
+	int interactive;   /* ctest's interactive mode (ct_interactive) */
+	int dashboard_env; /* ... else the dashboard's variables are set */
 	/* the running test */
 	long cur;
 	struct timespec t0; /* its start, or when TIMEOUT_AFTER_MATCH matched */
@@ -1603,6 +1606,57 @@ static void env_apply(shim *s, ct_env *e, int restore)
 	}
 }
 
+/* Whether ctest runs cmd's tests in its interactive mode: not in a
+ * dashboard's run (-M MODEL, --test-model MODEL, -D DASHBOARD: a -D whose
+ * value has no '=' is one, not a variable's definition), unless
+ * --interactive-debug-mode says; the last of them counts, and only the
+ * forms with the value apart, as ctest reads them. */
+static int ct_interactive(char *const *cmd, int ncmd)
+{
+	static const char *const on[] = {"1", "ON", "YES", "TRUE", "Y", NULL};
+	int yes = 1;
+	for (int i = 1; i + 1 < ncmd; i++) {
+		const char *a = cmd[i], *v = cmd[i + 1];
+		if (!strcmp(a, "-M") || !strcmp(a, "--test-model"))
+			yes = 0;
+		else if ((!strcmp(a, "-D") || !strcmp(a, "--dashboard")) && !strchr(v, '='))
+			yes = 0;
+		else if (!strcmp(a, "--interactive-debug-mode")) {
+			yes = 0;
+			for (size_t k = 0; on[k]; k++)
+				yes |= !strcasecmp(v, on[k]);
+			yes |= isdigit((unsigned char)*v) && atoi(v) != 0;
+		} else
+			continue;
+		i++;
+	}
+	return yes;
+}
+
+/* What ctest gives each test of a run not in its interactive mode:
+ * DART_TEST_FROM_DART=1 and DASHBOARD_TEST_FROM_CTEST, its version (from
+ * `ctest --version`, once, only then). */
+static void ct_dashboard_env(shim *s, ctest_drv *d)
+{
+	char *out = NULL, *argv[] = {d->a->cmd[0], "--version", NULL}, version[64] = "";
+	size_t len = 0;
+	mg_exit_end status;
+	d->dashboard_env = 1;
+	if (shim_capture(s, argv, &out, &len, &status) == 0 && out) {
+		const char *p = memmem(out, len, "version ", 8);
+		size_t n = 0;
+		for (p = p ? p + 8 : NULL; p && p + n < out + len &&
+		                           !isspace((unsigned char)p[n]) && n + 1 < sizeof(version);
+		     n++)
+			;
+		if (p)
+			snprintf(version, sizeof(version), "%.*s", (int)n, p);
+	}
+	free(out);
+	shim_setenv(s, "DART_TEST_FROM_DART", "1");
+	shim_setenv(s, "DASHBOARD_TEST_FROM_CTEST", version);
+}
+
 static void ct_begin(shim *s)
 {
 	ctest_drv *d = shim_ctx(s);
@@ -1619,6 +1673,8 @@ static void ct_begin(shim *s)
 		shim_resultf(s, MG_MSG_FAIL, "unknown CTest test '%.1000s'", name);
 		return;
 	}
+	if (!d->interactive && !d->dashboard_env)
+		ct_dashboard_env(s, d);
 	/* --stop-on-failure: what the runner gave before its failure came back
 	 * is not run, as ctest runs none after */
 	if (d->fail_left && shim_failed(s) >= d->fail_left) {
@@ -1937,26 +1993,6 @@ static const char *ct_arch(shim *s)
 	return arch == MG_ARCH_X86 ? "x86" : arch == MG_ARCH_X64 ? "x64" : NULL;
 }
 
-/* Whether cmd is a dashboard's run (-M MODEL, -D DASHBOARD: a -D whose value
- * has no '=' is one, not a variable's definition), which ctest does not
- * run in its interactive mode. */
-static int ct_dashboard(char *const *cmd, int ncmd)
-{
-	for (int i = 1; i < ncmd; i++) {
-		const char *v = NULL;
-		if (!strcmp(cmd[i], "-M") || !strcmp(cmd[i], "--test-model") ||
-		    !strncmp(cmd[i], "-M", 2))
-			return 1;
-		if (!strcmp(cmd[i], "-D") || !strcmp(cmd[i], "--dashboard"))
-			v = i + 1 < ncmd ? cmd[i + 1] : NULL;
-		else if (!strncmp(cmd[i], "-D", 2))
-			v = cmd[i] + 2;
-		if (v && !strchr(v, '='))
-			return 1;
-	}
-	return 0;
-}
-
 int ctest_main(const shim_args *a)
 {
 	static const shim_ops ops = {
@@ -1986,10 +2022,11 @@ int ctest_main(const shim_args *a)
 	}
 	/* what ctest puts in each test's environment (as cmCTestRunTest does):
 	 * no CTEST_RESOURCE_GROUP_COUNT it did not allocate (memguard refuses
-	 * a resource spec), CTEST_INTERACTIVE_DEBUG_MODE=1 but in a
-	 * dashboard's run */
+	 * a resource spec), CTEST_INTERACTIVE_DEBUG_MODE=1 in its interactive
+	 * mode, else the dashboard's two (ct_begin) */
 	unsetenv("CTEST_RESOURCE_GROUP_COUNT");
-	if (!ct_dashboard(a->cmd, a->ncmd))
+	d.interactive = ct_interactive(a->cmd, a->ncmd);
+	if (d.interactive)
 		setenv("CTEST_INTERACTIVE_DEBUG_MODE", "1", 1);
 	return shim_main(&ops, &d, a->cmd, a->ncmd);
 }

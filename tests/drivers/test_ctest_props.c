@@ -391,38 +391,72 @@ static void ctest_interrupt_locks(void)
 }
 
 /* What ctest puts in every test's environment: CTEST_INTERACTIVE_DEBUG_MODE=1
- * (but in a dashboard's run, -M or -D), and no CTEST_RESOURCE_GROUP_COUNT
- * where it allocated none (a run under a ctest that did, as tests/run's
- * own). Before, memguard passed its environment on as it was: both failed
- * where ctest passes them. The outer values are this case's own, as when
- * CTest runs it with a resource spec. */
+ * in its interactive mode, else (a dashboard's run, -M or -D DASHBOARD, or
+ * --interactive-debug-mode 0; the last of them counts) DART_TEST_FROM_DART=1
+ * and DASHBOARD_TEST_FROM_CTEST, its version; and no
+ * CTEST_RESOURCE_GROUP_COUNT where it allocated none (a run under a ctest
+ * that did, as tests/run's own). Before, memguard passed its environment on
+ * as it was: these tests failed where ctest passes them, or the reverse.
+ * The outer values are this case's own, as when CTest runs it with a
+ * resource spec. */
 static void ctest_env_ctest_sets(void)
 {
-	static const char *const want[] = {"rg_count=pass", "debug_mode=pass", NULL};
+	static const char *const want[] = {"rg_count=pass", "debug_mode=pass", "dart=fail", NULL};
+	/* the modes, and whether debug_mode and dart pass in each */
+	static const struct {
+		const char *args[7];
+		int debug, dart;
+	} modes[] = {
+	    {{"-M", "Experimental", "-T", "Test", NULL}, 0, 1},
+	    {{"-D", "ExperimentalTest", NULL}, 0, 1},
+	    {{"--interactive-debug-mode", "0", NULL}, 0, 1},
+	    {{"-M", "Experimental", "-T", "Test", "--interactive-debug-mode", "1", NULL}, 1, 0},
+	    {{"-T", "Test", NULL}, 1, 0},
+	};
 	char dir[64], cmd[512];
 	outcome o;
 	setenv("CTEST_RESOURCE_GROUP_COUNT", "2", 1);
 	unsetenv("CTEST_INTERACTIVE_DEBUG_MODE");
+	unsetenv("DART_TEST_FROM_DART");
+	unsetenv("DASHBOARD_TEST_FROM_CTEST");
 	project(
 	    dir, sizeof(dir),
 	    "add_test(rg_count /bin/sh -c \"test -z \\\"$CTEST_RESOURCE_GROUP_COUNT\\\"\")\n"
-	    "add_test(debug_mode /bin/sh -c \"test \\\"$CTEST_INTERACTIVE_DEBUG_MODE\\\" = 1\")\n");
+	    "add_test(debug_mode /bin/sh -c \"test \\\"$CTEST_INTERACTIVE_DEBUG_MODE\\\" = 1\")\n"
+	    "add_test(dart /bin/sh -c \"test \\\"$DART_TEST_FROM_DART\\\" = 1 && "
+	    "expr \\\"$DASHBOARD_TEST_FROM_CTEST\\\" : '[0-9]*\\\\.[0-9]' >/dev/null\")\n");
 	same_states(&o, dir, want, "1");
 	done(&o);
-	/* a dashboard's run is not interactive: ctest's own fails debug_mode */
-	snprintf(cmd, sizeof(cmd),
-	         "'%s' --test-dir '%s' -M Experimental -T Test -R debug_mode >/dev/null 2>&1",
-	         CTEST_BIN, dir);
-	int st = system(cmd);
-	CU_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 8);
-	mg(&o,
-	   ARGV("run", "-q", "--driver", "ctest", "--report", "report.json", "--", CTEST_BIN,
-	        "--test-dir", dir, "-M", "Experimental", "-T", "Test", "-R", "debug_mode"),
-	   NULL, 0);
-	CU_ASSERT(exited_with(&o, 1));
-	CU_ASSERT_FATAL(o.report != NULL);
-	CU_ASSERT_STRING_EQUAL(state_of(o.report, "debug_mode"), "fail");
-	done(&o);
+	for (size_t m = 0; m < sizeof(modes) / sizeof(modes[0]); m++) {
+		char extra[256] = "";
+		const char *argv[32] = {MEMGUARD_BIN, "run",         "-q", "--driver", "ctest",
+		                        "--report",   "report.json", "--", CTEST_BIN,  "--test-dir",
+		                        dir};
+		size_t k = 11;
+		for (size_t a = 0; modes[m].args[a]; a++) {
+			argv[k++] = modes[m].args[a];
+			strcat(strcat(extra, " "), modes[m].args[a]);
+		}
+		argv[k++] = "-R";
+		argv[k++] = "debug_mode|dart";
+		argv[k] = NULL;
+		/* ctest's own, test by test */
+		static const char *const names[] = {"debug_mode", "dart"};
+		for (int t = 0; t < 2; t++) {
+			snprintf(cmd, sizeof(cmd),
+			         "'%s' --test-dir '%s'%s -R '^%s$' >/dev/null 2>&1", CTEST_BIN, dir,
+			         extra, names[t]);
+			int st = system(cmd), pass = t ? modes[m].dart : modes[m].debug;
+			CU_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == (pass ? 0 : 8));
+		}
+		mg(&o, argv, NULL, 0);
+		CU_ASSERT(exited_with(&o, 1));
+		CU_ASSERT_FATAL(o.report != NULL);
+		CU_ASSERT_STRING_EQUAL(state_of(o.report, "debug_mode"),
+		                       modes[m].debug ? "pass" : "fail");
+		CU_ASSERT_STRING_EQUAL(state_of(o.report, "dart"), modes[m].dart ? "pass" : "fail");
+		done(&o);
+	}
 	unsetenv("CTEST_RESOURCE_GROUP_COUNT");
 	project_free(dir);
 }
