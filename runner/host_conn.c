@@ -150,13 +150,6 @@ void conn_build_env(run_ctx *c, int with_limits, const lane *l)
 	if (c->run_dir) {
 		char buf[4200];
 		snprintf(buf, sizeof(buf), MG_ENV_RUN_DIR "=%s", c->run_dir);
-		free(c->env_store[17]);
-		c->env_store[17] = report_strdup(buf);
-		c->envp[k++] = c->env_store[17];
-	}
-	if (c->run_dir && c->driver == DRIVER_PYTEST) {
-		char buf[4200];
-		snprintf(buf, sizeof(buf), "MEMGUARD_PYTEST_RUN=%s/run", c->run_dir);
 		free(c->env_store[16]);
 		c->env_store[16] = report_strdup(buf);
 		c->envp[k++] = c->env_store[16];

@@ -42,7 +42,7 @@
 #define TIMELINE_POINTS 4096 /* per lane */
 #define GROWTH_WINDOW   32   /* recent per-test growths kept per lane */
 #define MAX_DESCENDANTS 64
-#define ENV_SLOTS       18    /* MEMGUARD_* variables (and TEST_TMPDIR) a host gets */
+#define ENV_SLOTS       17    /* MEMGUARD_* variables (and TEST_TMPDIR) a host gets */
 #define SLOW_TEST       0.005 /* seconds: above it, a lane keeps only 2 tests in flight */
 /* A native or pytest host without --pipeline holds as many run lines as take it
  * PIPELINE_WORK (16 to PIPELINE_AUTO), and while it holds more than twice

@@ -114,8 +114,7 @@ typedef struct ctest_drv {
 	size_t n;
 	shim_names *names;
 	int listed;
-	int interactive;   /* ctest's interactive mode (ct_interactive) */
-	int dashboard_env; /* ... else the dashboard's variables are set */
+	int env_set; /* ctest's own variables are in the tests' environment (ct_own_env) */
 	/* the running test */
 	long cur;
 	struct timespec t0; /* its start, or when TIMEOUT_AFTER_MATCH matched */
@@ -1633,15 +1632,23 @@ static int ct_interactive(char *const *cmd, int ncmd)
 	return yes;
 }
 
-/* What ctest gives each test of a run not in its interactive mode:
- * DART_TEST_FROM_DART=1 and DASHBOARD_TEST_FROM_CTEST, its version (from
- * `ctest --version`, once, only then). */
-static void ct_dashboard_env(shim *s, ctest_drv *d)
+/* What ctest puts in each test's environment (as cmCTestRunTest does), set
+ * once, before the first test: no CTEST_RESOURCE_GROUP_COUNT it did not
+ * allocate (memguard refuses a resource spec); CTEST_INTERACTIVE_DEBUG_MODE=1
+ * in its interactive mode, else DART_TEST_FROM_DART=1 and
+ * DASHBOARD_TEST_FROM_CTEST, its version (from `ctest --version`, only
+ * then). */
+static void ct_own_env(shim *s, ctest_drv *d)
 {
 	char *out = NULL, *argv[] = {d->a->cmd[0], "--version", NULL}, version[64] = "";
 	size_t len = 0;
 	mg_exit_end status;
-	d->dashboard_env = 1;
+	d->env_set = 1;
+	shim_setenv(s, "CTEST_RESOURCE_GROUP_COUNT", NULL);
+	if (ct_interactive(d->a->cmd, d->a->ncmd)) {
+		shim_setenv(s, "CTEST_INTERACTIVE_DEBUG_MODE", "1");
+		return;
+	}
 	if (shim_capture(s, argv, &out, &len, &status) == 0 && out) {
 		const char *p = memmem(out, len, "version ", 8);
 		size_t n = 0;
@@ -1673,8 +1680,8 @@ static void ct_begin(shim *s)
 		shim_resultf(s, MG_MSG_FAIL, "unknown CTest test '%.1000s'", name);
 		return;
 	}
-	if (!d->interactive && !d->dashboard_env)
-		ct_dashboard_env(s, d);
+	if (!d->env_set)
+		ct_own_env(s, d);
 	/* --stop-on-failure: what the runner gave before its failure came back
 	 * is not run, as ctest runs none after */
 	if (d->fail_left && shim_failed(s) >= d->fail_left) {
@@ -2020,13 +2027,5 @@ int ctest_main(const shim_args *a)
 		driver_fail_fast_of(&ff, DRIVER_CTEST, a->cmd, a->ncmd);
 		driver_fail_fast_why(&ff, DRIVER_CTEST, d.fail_why, sizeof(d.fail_why));
 	}
-	/* what ctest puts in each test's environment (as cmCTestRunTest does):
-	 * no CTEST_RESOURCE_GROUP_COUNT it did not allocate (memguard refuses
-	 * a resource spec), CTEST_INTERACTIVE_DEBUG_MODE=1 in its interactive
-	 * mode, else the dashboard's two (ct_begin) */
-	unsetenv("CTEST_RESOURCE_GROUP_COUNT");
-	d.interactive = ct_interactive(a->cmd, a->ncmd);
-	if (d.interactive)
-		setenv("CTEST_INTERACTIVE_DEBUG_MODE", "1", 1);
 	return shim_main(&ops, &d, a->cmd, a->ncmd);
 }

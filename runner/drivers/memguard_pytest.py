@@ -762,7 +762,7 @@ class _CacheMerge:
 
     def __init__(self, config, lf):
         self.lf = lf
-        base = os.environ.get("MEMGUARD_PYTEST_RUN", "")
+        base = _run_base()
         begun = _run_start_lastfailed(base + ".lastfailed", lf.lastfailed) if base else None
         if begun is not None and begun != lf.lastfailed:
             lf.lastfailed = begun
@@ -841,16 +841,21 @@ def _run_start_lastfailed(path, mine):
         return None
 
 
+def _run_base():
+    """MEMGUARD_PYTEST_RUN when it is in a directory of the run's own (which
+    the runner removes at its end), else "": a mark there is left behind."""
+    base = os.environ.get("MEMGUARD_PYTEST_RUN", "")
+    return base if os.path.basename(os.path.dirname(base)).startswith("memguard-pytest-") else ""
+
+
 def _cache_clear_once(config):
     """--cache-clear empties the cache as pytest starts: in every process
     of the run, each a later lane's or generation's, it emptied what the
     others had written. The run's first process (the listing's) clears it;
     the others, finding the run's mark, do not."""
-    base = os.environ.get("MEMGUARD_PYTEST_RUN", "")
+    base = _run_base()
     if not config.getoption("cacheclear", False) or not base:
         return
-    if not os.path.basename(os.path.dirname(base)).startswith("memguard-pytest-"):
-        return  # not a directory of the run's own: nothing left behind
     try:
         os.close(os.open(base + ".cache-cleared", os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
     except FileExistsError:

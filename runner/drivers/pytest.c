@@ -238,9 +238,9 @@ int pytest_main(const shim_args *a)
 	snprintf(lib, sizeof(lib), "%s/" PYTEST_LIB, dir);
 	const char *pp = getenv("PYTHONPATH");
 	snprintf(path, sizeof(path), "%s%s%s", dir, pp && *pp ? ":" : "", pp && *pp ? pp : "");
-	const char *given = getenv("MEMGUARD_PYTEST_RUN"); /* the runner's directory */
-	if (given && *given && strlen(given) < sizeof(run))
-		snprintf(run, sizeof(run), "%s", given);
+	const char *given = getenv(MG_ENV_RUN_DIR); /* the runner's directory */
+	if (given && *given && strlen(given) < sizeof(run) - 4)
+		snprintf(run, sizeof(run), "%s/run", given);
 	else
 		run_identity(run, sizeof(run));
 	if (setenv("PYTHONPATH", path, 1) < 0 || setenv("MEMGUARD_PYTEST_LIB", lib, 1) < 0 ||
