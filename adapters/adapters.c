@@ -77,7 +77,7 @@ const char *const *adapters_names(void)
 
 void adapters_usage(FILE *f)
 {
-	fputs("adapters (NAME[:DETAIL][=PATH]; PATH - is stdout):\n", f);
+	fputs("adapters (NAME[:DETAIL][=PATH]; PATH - is stdout, but for gitlab's folder):\n", f);
 	for (size_t i = 0; i < NADAPTERS; i++) {
 		const char *w = adapters[i].what;
 		fprintf(f, "  %-11s", adapters[i].name);
@@ -128,8 +128,7 @@ int adapters_check_path(const char *spec, mg_err *err)
 	const char *path, *detail;
 	size_t dlen;
 	const adapter *a = find_detail(spec, &path, &detail, &dlen);
-	if (!a || !path || !*path || !strcmp(a->name, "auto") ||
-	    (!strcmp(path, "-") && a->render != github_render)) /* stdout */
+	if (!a || !path || !*path || !strcmp(a->name, "auto") || !strcmp(path, "-")) /* stdout */
 		return 0;
 	if (a->render == gitlab_render) /* a folder it makes, one level */
 		return atomic_check_parent(path, err);
@@ -156,8 +155,14 @@ int adapters_check(const char *spec, mg_err *err)
 			    "all, none%s)",
 			    a->name, dlen > 64 ? 64 : (int)dlen, detail,
 			    a->properties ? ", properties" : "");
-		return path && !*path ? mg_err_set(err, MG_EINVAL, "adapter '%s': empty path", spec)
-		                      : 0;
+		if (path && !*path)
+			return mg_err_set(err, MG_EINVAL, "adapter '%s': empty path", spec);
+		if (path && !strcmp(path, "-") && a->render == gitlab_render)
+			return mg_err_set(
+			    err, MG_EINVAL,
+			    "adapter 'gitlab' writes a folder (metrics.txt, junit.xml): "
+			    "'-' (stdout) is none; give the folder's path");
+		return 0;
 	}
 	char known[256] = "";
 	for (size_t i = 0; names[i]; i++) {
@@ -444,6 +449,27 @@ int adapters_ending_of(const report_generation *g, adapters_ending kind, const c
 const char *adapters_ending_verb(adapters_ending kind)
 {
 	return kind == ADAPTERS_KILL ? "killed" : kind == ADAPTERS_RECYCLE ? "recycled" : "warned";
+}
+
+static int same_str(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+size_t adapters_approximate_next(const report *r, size_t i)
+{
+	for (; i < r->nshards; i++) {
+		const report_shard *s = &r->shards[i];
+		if (!s->approximate)
+			continue;
+		size_t k = 0;
+		while (k < i && !(same_str(r->shards[k].approximate, s->approximate) &&
+		                  same_str(r->shards[k].suite, s->suite)))
+			k++;
+		if (k == i)
+			return i;
+	}
+	return r->nshards;
 }
 
 report_totals adapters_shard_totals(const report_shard *s)

@@ -140,6 +140,16 @@ int adapters_ending_of(const report_generation *g, adapters_ending kind, const c
 const char *adapters_ending_verb(adapters_ending kind);
 /* The totals of one shard (report_totals_add), for a row of a table. */
 report_totals adapters_shard_totals(const report_shard *s);
+
+/* Shards whose figures are approximate (report_shard.approximate): the
+ * first at index i or after whose suite and reason no earlier shard has,
+ * so each is said once; r->nshards when none is left. */
+size_t adapters_approximate_next(const report *r, size_t i);
+/* What an approximate shard's figures are, after its reason. */
+#define ADAPTERS_APPROXIMATE                                                                       \
+	"its tests' memory was read from outside the program, at or after each test's end, "       \
+	"not at its boundary"
+
 /* The directory PATH names, created if missing (one level). */
 int adapters_mkdir(const char *path, mg_err *err);
 /* The full path of an executable named name on $PATH into buf; 0 if found. */

@@ -128,14 +128,14 @@ static int outputs(const report *r, const char *path, mg_err *err)
 
 /*
  * path: the step summary file (appended to); NULL: $GITHUB_STEP_SUMMARY, or
- * stdout when that is not set. The summary is appended in one write, so a
+ * stdout when that is not set; "-": stdout. The summary is appended in one write, so a
  * failure leaves at most a partial append (the file is GitHub's, shared by
  * every step: it cannot be replaced).
  */
 int github_render(const report *r, const char *path, mg_err *err)
 {
 	const char *summary = path ? path : getenv("GITHUB_STEP_SUMMARY");
-	if (summary && !*summary)
+	if (summary && (!*summary || (path && !strcmp(path, "-"))))
 		summary = NULL;
 	int rc = 0;
 	if (summary) {

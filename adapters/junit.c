@@ -524,6 +524,8 @@ static void testsuite(junit_w *j, const report *r, size_t index, const char *tim
 	property(j, "arch", s->arch);
 	property(j, "driver", s->driver);
 	property(j, "command", s->command);
+	if (s->approximate)
+		property(j, "approximate", s->approximate);
 	property(j, "shard", label);
 	property_u64(j, "node", s->node);
 	property_u64(j, "peak_va", s->peak_va);

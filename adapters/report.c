@@ -293,6 +293,7 @@ static void shard_clear(report_shard *s)
 	free(s->arch);
 	free(s->driver);
 	free(s->command);
+	free(s->approximate);
 	for (size_t g = 0; g < s->ngens; g++) {
 		report_generation *gen = &s->gens[g];
 		free(gen->reason);
@@ -629,6 +630,7 @@ void report_shard_copy(report_shard *d, const report_shard *s)
 	d->arch = report_strdup(s->arch);
 	d->driver = report_strdup(s->driver);
 	d->command = report_strdup(s->command);
+	d->approximate = report_strdup(s->approximate);
 	d->gens = report_array_alloc(s->ngens, sizeof(report_generation));
 	for (size_t g = 0; g < s->ngens; g++) {
 		report_generation *dg = &d->gens[g];

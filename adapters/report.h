@@ -262,6 +262,11 @@ typedef struct report_shard {
 	char *arch;        /* "x86", "x64" */
 	char *driver;      /* "native", "gtest", "exec", "wrap" */
 	char *command;     /* the host command line, shell-quoted for display */
+	/* why its tests' figures are approximate: read from outside the program,
+	 * at or after each test's end, not at its boundary (a GoogleTest or
+	 * Catch2 program the probe cannot enter: "a static executable ...");
+	 * NULL: read at each boundary */
+	char *approximate;
 	uint64_t counts[TEST_STATE_COUNT];
 	uint64_t peak_va;
 	uint64_t peak_rss;

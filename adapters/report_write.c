@@ -283,6 +283,8 @@ static json_t *shard_head_to_json(const report_shard *s)
 	report_write_set(o, "arch", jstr(s->arch ? s->arch : ""));
 	report_write_set(o, "driver", jstr(s->driver ? s->driver : ""));
 	report_write_set(o, "command", jstr(s->command ? s->command : ""));
+	if (s->approximate)
+		report_write_set(o, "approximate", jstr(s->approximate));
 	json_t *counts = json_object();
 	for (int i = 0; i < TEST_STATE_COUNT; i++)
 		report_write_set(counts, report_state_names[i], juint(s->counts[i]));

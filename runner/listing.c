@@ -323,6 +323,9 @@ int listing_run(run_ctx *c, name_list *out, mg_err *err)
 				if (listing_check_unique(c, out, err) < 0)
 					goto done;
 				out->list_flags = m.bytes; /* end: a shim's word on its listing */
+				if (c->driver == DRIVER_GTEST || c->driver == DRIVER_CATCH2)
+					c->approx_why =
+					    driver_noprobe_why(MG_LIST_NOPROBE(m.bytes));
 				c->listing_wall = now_mono() - start;
 				n = mg_proto_put(cmd, sizeof(cmd), &(mg_msg){.kind = MG_CMD_QUIT});
 				if (write(spawn_cmd_fd(p), cmd, n) < 0) {

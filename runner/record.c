@@ -371,6 +371,7 @@ void record_shards(run_ctx *c, const char *suite, const char *cmdline)
 		s->arch = report_strdup(limits_arch_name(c->arch));
 		s->driver = report_strdup(driver_name(c->driver));
 		s->command = report_strdup(cmdline);
+		s->approximate = report_strdup(c->approx_why);
 		/* one pool for all lanes: no lane has a limit of its own */
 		s->rss_soft = s->rss_hard = 0;
 	}

@@ -228,6 +228,10 @@ typedef struct run_ctx {
 	char skip_code[12];  /* --skip-code's value for the exec shim */
 	int listing_fd;      /* gtest, catch2: the listing handed to every host, or -1 */
 	double listing_wall; /* seconds from the listing host's start to its list */
+	/* gtest, catch2: why the probe cannot enter the program (the listing
+	 * host's word, driver_noprobe_why), so each shard's boundaries are
+	 * approximate; NULL: it can */
+	const char *approx_why;
 	/* gtest, catch2: the program is an ASan build (listing_asan), whose exit
 	 * runs LeakSanitizer's check: a host killed loses it (lane_kill says so) */
 	int program_asan;

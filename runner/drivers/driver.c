@@ -115,6 +115,17 @@ const char *driver_name(driver_kind k)
 	return (unsigned)k < sizeof(names) / sizeof(names[0]) ? names[k] : "unknown";
 }
 
+const char *driver_noprobe_why(unsigned code)
+{
+	static const char *const why[DRIVER_NOPROBES] = {
+	    [DRIVER_NOPROBE_NOT_ELF] = "not an x86/x64 ELF executable (no probe)",
+	    [DRIVER_NOPROBE_STATIC] = "a static executable (no LD_PRELOAD, no probe)",
+	    [DRIVER_NOPROBE_NOT_FOUND] = "the probe library libmemguard_probe.so was not found",
+	    [DRIVER_NOPROBE_PATH] = "the probe library's path has a space or a colon (LD_PRELOAD)",
+	};
+	return code < DRIVER_NOPROBES ? why[code] : NULL;
+}
+
 int driver_serves_protocol(driver_kind k)
 {
 	return k == DRIVER_NATIVE || k == DRIVER_PYTEST;

@@ -35,6 +35,23 @@ typedef enum driver_kind {
 	DRIVER_PYTEST, /* pytest with memguard's plugin: the pytest process is the host */
 } driver_kind;
 
+/*
+ * Why the probe cannot enter a gtest or Catch2 program (then the shim reads
+ * the program's memory from outside, at or after each test's end: its
+ * boundaries are approximate). Sent in the listing's end line
+ * (MG_LIST_NOPROBE) and said in the report (its shards' "approximate").
+ */
+typedef enum driver_noprobe {
+	DRIVER_PROBE_OK,
+	DRIVER_NOPROBE_NOT_ELF,   /* not an x86/x64 ELF executable (a script...) */
+	DRIVER_NOPROBE_STATIC,    /* a static executable: no LD_PRELOAD */
+	DRIVER_NOPROBE_NOT_FOUND, /* the probe library is not installed */
+	DRIVER_NOPROBE_PATH,      /* its path has a space or a colon */
+	DRIVER_NOPROBES
+} driver_noprobe;
+/* The reason's words; NULL for DRIVER_PROBE_OK or a code out of range. */
+const char *driver_noprobe_why(unsigned code);
+
 /* "native", "gtest", "exec", "wrap", "ctest", "catch2", "pytest"; MG_EINVAL naming the
  * token else. */
 int driver_parse(driver_kind *out, const char *name, mg_err *err);

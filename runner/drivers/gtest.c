@@ -290,18 +290,20 @@ static void quit_word_open(shim *s, gtest *g)
 static void probe_setup(shim *s, gtest *g, int say)
 {
 	char path[4096], probe[4096];
-	const char *why = NULL;
+	driver_noprobe no = DRIVER_PROBE_OK;
 	mg_arch arch = MG_ARCH_X64;
 	char **cmd = shim_cmd(s, NULL);
 	g->probe_state = -1;
 	if (spawn_resolve(path, sizeof(path), cmd[0], NULL) < 0 || elf_arch(&arch, path, NULL) < 0)
-		why = "not an x86/x64 ELF executable (no probe)";
+		no = DRIVER_NOPROBE_NOT_ELF;
 	else if (elf_dynamic(path, NULL) != 1)
-		why = "a static executable (no LD_PRELOAD, no probe)";
+		no = DRIVER_NOPROBE_STATIC;
 	else if (probe_find(probe, sizeof(probe), arch) < 0)
-		why = "the probe library " PROBE_FILE " was not found";
+		no = DRIVER_NOPROBE_NOT_FOUND;
 	else if (strpbrk(probe, ": "))
-		why = "the probe library's path has a space or a colon (LD_PRELOAD)";
+		no = DRIVER_NOPROBE_PATH;
+	const char *why = driver_noprobe_why(no);
+	g->probe_no = no;
 	g->probe_why = why;
 	if (why && say)
 		fprintf(stderr,
@@ -755,7 +757,8 @@ static int g_list(shim *s)
 		const char *name = shim_names_at(g->list, i, &n);
 		shim_test(s, name, n);
 	}
-	shim_list_flags(s, g->c2_listed);
+	/* the runner says in the report why the boundaries are approximate */
+	shim_list_flags(s, g->c2_listed | (uint64_t)g->probe_no << MG_LIST_NOPROBE_SHIFT);
 	return 0;
 }
 
@@ -811,7 +814,7 @@ static int listing_take(gtest *g)
 		p++;
 	if (*p == '0' || *p == '1')
 		g->asan = *p++ == '1';
-	uint64_t flags = next_u64(&p); /* the listing host's end line's flags */
+	uint64_t flags = next_u64(&p) & MG_LIST_HOW; /* the listing host's end line's */
 	if (flags == MG_LIST_CLEAN || flags == MG_LIST_UNCLEAN)
 		g->c2_listed = (unsigned)flags;
 	const char *nl = memchr(p, '\n', size - (size_t)(p - buf));

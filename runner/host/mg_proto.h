@@ -136,11 +136,18 @@ typedef struct mg_frame {
 #define MG_PROTO_BUILD_ID_MAX 64 /* hex digits of a build-id on the wire */
 #define MG_PROTO_PINS_MAX     16 /* pin lines after one site or held line (6d) */
 
-/* A shim's word on its listing, in its end line (driver shims only): the
- * program's listing output was the list exactly, one name a line, each
- * once (catch2 v3: its shards are the list's chunks), or it was not. */
-#define MG_LIST_CLEAN   1u
-#define MG_LIST_UNCLEAN 2u
+/* A shim's word on its listing, in its end line (driver shims only), bits.
+ * Its low two: the program's listing output was the list exactly, one name
+ * a line, each once (catch2 v3: its shards are the list's chunks), or it
+ * was not. The next three (MG_LIST_NOPROBE): why the probe cannot enter the
+ * program (gtest, catch2; a driver_noprobe code, 0: it can), so every
+ * test's figures are read from outside it and its boundaries are
+ * approximate. */
+#define MG_LIST_CLEAN         1u
+#define MG_LIST_UNCLEAN       2u
+#define MG_LIST_HOW           3u /* the bits of CLEAN and UNCLEAN */
+#define MG_LIST_NOPROBE_SHIFT 2
+#define MG_LIST_NOPROBE(word) ((unsigned)((word) >> MG_LIST_NOPROBE_SHIFT) & 7u)
 
 /* Mirrored field for field by memguard_pytest.py's _Msg (ctypes): change both. */
 typedef struct mg_msg {

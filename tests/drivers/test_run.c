@@ -317,6 +317,11 @@ static void gtest_probe_growth(void)
 	CU_ASSERT(all_say);
 	snprintf(log, sizeof(log), "%s/body.log", o.dir);
 	bodies_once(o.report, log, 30);
+	/* read at each boundary by the probe: nothing approximate */
+	json_t *sh = json_array_get(json_object_get(o.report, "shards"), 0);
+	CU_ASSERT_PTR_NOT_NULL(sh);
+	CU_ASSERT_PTR_NULL(json_object_get(sh, "approximate"));
+	CU_ASSERT(strstr(o.out, "approximate") == NULL);
 	done(&o);
 }
 
@@ -375,6 +380,11 @@ static void gtest_probe_static(void)
 	json_t *t = find_test(o.report, "Leaks/Step.Run/0");
 	const char *out = t ? json_string_value(json_object_get(t, "output")) : NULL;
 	CU_ASSERT(!out || !strstr(out, "approximate")); /* said to the user, not to a test */
+	/* and in the report: the shard's figures are approximate, and why */
+	json_t *sh = json_array_get(json_object_get(o.report, "shards"), 0);
+	const char *why = json_string_value(json_object_get(sh, "approximate"));
+	CU_ASSERT(why && strstr(why, "a static executable"));
+	CU_ASSERT(strstr(o.out, "approximate: gtest_leaks_static: a static executable") != NULL);
 	done(&o);
 }
 

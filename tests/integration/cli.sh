@@ -66,6 +66,23 @@ adapter_unwritable)
 	grep -q "<testsuites" "$d/out" || fail "junit=-: no JUnit on stdout"
 	[ -f "$d/gl/junit.xml" ] || fail "gitlab=gl/: no gl/junit.xml"
 	echo "ok: junit=- and gitlab=gl/ written"
+	# github=-: its summary on stdout (the help's "PATH - is stdout"), no
+	# file named -; gitlab=-: refused before the run, a folder is no stream
+	rc=0
+	(cd "$d" && GITHUB_STEP_SUMMARY= "$mg" run -q --adapter github=- -- "$host") \
+		>"$d/out" 2>"$d/err" || rc=$?
+	[ $rc = 0 ] || { cat "$d/err" >&2; fail "github=-: exit $rc, not 0"; }
+	grep -q "^### memguard: node 1 of 1" "$d/out" || fail "github=-: no summary on stdout"
+	[ -e "$d/-" ] && fail "github=-: wrote a file named -"
+	rc=0
+	(cd "$d" && "$mg" run -q --adapter gitlab=- -- sh -c "touch '$d/ran'") \
+		>"$d/out" 2>"$d/err" || rc=$?
+	[ $rc = 2 ] || { cat "$d/err" >&2; fail "gitlab=-: exit $rc, not 2"; }
+	grep -q "adapter 'gitlab' writes a folder" "$d/err" ||
+		{ cat "$d/err" >&2; fail "gitlab=-: no message naming the adapter"; }
+	[ -e "$d/-" ] && fail "gitlab=-: made a folder named -"
+	[ -e "$d/ran" ] && fail "gitlab=-: the suite ran"
+	echo "ok: github=- on stdout; gitlab=- refused: $(cat "$d/err")"
 	;;
 *) fail "unknown case $case" ;;
 esac
