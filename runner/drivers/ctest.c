@@ -377,14 +377,7 @@ static int ct_select(char **cmd, int ncmd, char **argv)
 				    "memguard: ctest's '%s %s' is not written: memguard runs the "
 				    "tests, not ctest (--report and its adapters have them)\n",
 				    cmd[i], cmd[i + 1]);
-			if (!argv &&
-			    (!strcmp(cmd[i], "--repeat") || !strcmp(cmd[i], "--repeat-until-fail")))
-				fprintf(stderr,
-				        "memguard: ctest's '%s %s' is not honoured: each test runs "
-				        "once "
-				        "and is judged on that run\n",
-				        cmd[i], cmd[i + 1]);
-			i++;
+			i++; /* a --repeat of other than 1 was refused (ctest_check_args) */
 		} else if (!strncmp(cmd[i], "-j", 2) || !strncmp(cmd[i], "--parallel", 10)) {
 			/* -j4 / --parallel=4: memguard's -j runs lanes */
 		} else if (!strcmp(cmd[i], "--stop-on-failure")) {
@@ -632,6 +625,27 @@ static void custom_say(char *text, const char *dir, char *failed, size_t size)
 		}
 		fprintf(stderr, "%s\n", line);
 	}
+}
+
+int ctest_check_args(char *const *cmd, int ncmd, mg_err *err)
+{
+	for (int i = 1; i + 1 < ncmd; i++) {
+		int until_fail = !strcmp(cmd[i], "--repeat-until-fail");
+		if (!until_fail && strcmp(cmd[i], "--repeat"))
+			continue;
+		const char *v = cmd[++i], *colon = strchr(v, ':');
+		const char *n = until_fail ? v : colon ? colon + 1 : "";
+		if (!strcmp(n, "1"))
+			continue; /* once: what memguard does */
+		size_t mode = until_fail ? 10 : colon ? (size_t)(colon - v) : strlen(v);
+		return mg_err_set(err, MG_EINVAL,
+		                  "ctest's '%s %.40s': memguard runs each test once and judges "
+		                  "that run, where ctest would run each up to %.20s times (%.*s): "
+		                  "drop it, and run memguard again to repeat",
+		                  cmd[i - 1], v, *n ? n : "N", mode > 20 ? 20 : (int)mode,
+		                  until_fail ? "until-fail" : v);
+	}
+	return 0;
 }
 
 int ctest_custom_run(char *const *cmd, int ncmd, int post, char *failed, size_t size)

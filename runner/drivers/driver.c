@@ -184,6 +184,8 @@ int driver_check_args(driver_kind k, char *const *argv, int argc, mg_err *err)
 {
 	if (k == DRIVER_PYTEST)
 		return pytest_check_args(argv, argc, err);
+	if (k == DRIVER_CTEST)
+		return ctest_check_args(argv, argc, err);
 	return k == DRIVER_GTEST ? gtest_expanded(gtest_check_args, argv, argc, err) : 0;
 }
 

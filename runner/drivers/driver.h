@@ -97,7 +97,7 @@ driver_kind driver_detect_command(const char *path, char *const *argv, int argc,
                                   size_t size);
 
 /* The command's arguments that contradict driver k (pytest: xdist's -n;
- * gtest: --gtest_repeat or GTEST_REPEAT other than 1):
+ * gtest: --gtest_repeat or GTEST_REPEAT other than 1; ctest: --repeat):
  * MG_EINVAL naming the token, with what to do instead; 0 else. */
 int driver_check_args(driver_kind k, char *const *argv, int argc, mg_err *err);
 /* memguard run's: -1 (MG_EINVAL, err says which) when the command runs no
@@ -301,5 +301,10 @@ int ctest_custom_run(char *const *cmd, int ncmd, int post, char *failed, size_t 
  * --rerun-failed. Nothing is written when n is 0 (ctest keeps the last
  * file then too). 0, or -1 with msg (size bytes) saying why not. */
 int ctest_failed_log(char *const *cmd, int ncmd, char **failed, size_t n, char *msg, size_t size);
+/* ctest.c: MG_EINVAL for ctest's --repeat MODE:N or --repeat-until-fail N
+ * with N other than 1 (memguard runs each test once and judges that run:
+ * before, it said so on stderr and ran each once, exit 0 where ctest's
+ * repeat until a failure exits 8), naming the option; 0 else. */
+int ctest_check_args(char *const *cmd, int ncmd, mg_err *err);
 
 #endif

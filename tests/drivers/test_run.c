@@ -1995,6 +1995,34 @@ static void ctest_user_options(void)
 	CU_ASSERT(exited_with(&o, 0));
 	CU_ASSERT(strstr(o.out, "plain_one") != NULL);
 	done(&o);
+	/* ctest's --repeat other than once is refused, naming it (before: said
+	 * "not honoured" and ran each test once: exit 0 where ctest's until-fail
+	 * exits 8 on a failure of a second run); once is what memguard does */
+	const char *repeats[][2] = {{"--repeat", "until-fail:2"},
+	                            {"--repeat", "until-pass:3"},
+	                            {"--repeat", "after-timeout:2"},
+	                            {"--repeat-until-fail", "2"}};
+	for (size_t i = 0; i < sizeof(repeats) / sizeof(repeats[0]); i++) {
+		char said[96];
+		mg(&o,
+		   ARGV("run", "-q", "--report", "report.json", "--", CTEST_BIN, "--test-dir", dir,
+		        "-R", "^plain_one$", repeats[i][0], repeats[i][1]),
+		   NULL, 0);
+		CU_ASSERT(exited_with(&o, 2));
+		snprintf(said, sizeof(said), "ctest's '%s %s': memguard runs each test once",
+		         repeats[i][0], repeats[i][1]);
+		CU_ASSERT(strstr(o.err, said) != NULL);
+		CU_ASSERT(o.report == NULL);
+		done(&o);
+	}
+	mg(&o,
+	   ARGV("run", "-q", "--report", "report.json", "--", CTEST_BIN, "--test-dir", dir, "-R",
+	        "^plain_one$", "--repeat", "until-fail:1"),
+	   NULL, 0);
+	CU_ASSERT(exited_with(&o, 0));
+	CU_ASSERT_FATAL(o.report != NULL);
+	CU_ASSERT_STRING_EQUAL(state_of(o.report, "plain_one"), "pass");
+	done(&o);
 
 	/* ctest's own run first: four tests fail (fails, times_out, crashes,
 	 * says_error), in its Testing/Temporary/LastTestsFailed.log */
