@@ -706,7 +706,7 @@ static void env_restore(void)
 				*colon = '\0';
 			if (!*p || strlen(p) > 255)
 				continue;
-			snprintf(user, sizeof(user), MG_PROBE_ENV_USER "%s", p);
+			snprintf(user, sizeof(user), MG_PROBE_ENV_USER "%.255s", p);
 			const char *u = getenv_next(user);
 			if (u)
 				setenv(p, u, 1);
