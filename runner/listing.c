@@ -95,6 +95,8 @@ static int said_any(const said_tail *t, const char *const *words)
 static const char *const pytest_usage_words[] = {
     "error: unrecognized arguments", "file or directory not found",
     "ERROR: not found:", "ERROR: usage:", "error: argument ",
+    /* a -k or -m expression it cannot parse (its UsageError) */
+    "ERROR: Wrong expression passed to '",
     /* memguard's plugin's own refusals
        (pytest_cmdline_main) */
     "ERROR: memguard: ", NULL};

@@ -120,6 +120,19 @@ int pytest_check_args(char *const *argv, int argc, mg_err *err)
 		const char *a = argv[i];
 		if (!strcmp(a, "--"))
 			break;
+		/* before the value is skipped: --junitxml PATH is refused as
+		 * --junitxml=PATH is (before, the plugin refused it, saying it came
+		 * from the configuration) */
+		int spaced = !strcmp(a, "--junitxml") || !strcmp(a, "--junit-xml");
+		if (spaced || !strncmp(a, "--junitxml=", 11) || !strncmp(a, "--junit-xml=", 12)) {
+			const char *val = spaced && i + 1 < argc ? argv[i + 1] : "";
+			return mg_err_set(
+			    err, MG_EINVAL,
+			    "pytest option '%s%s%s': under memguard each pytest process "
+			    "would write its own file over the others; give memguard "
+			    "--adapter junit=PATH instead (every test of every lane)",
+			    a, *val ? " " : "", val);
+		}
 		if (takes_value(a)) {
 			i++;
 			continue;
@@ -132,13 +145,6 @@ int pytest_check_args(char *const *argv, int argc, mg_err *err)
 				    "describes them): run pytest itself for it (memguard "
 				    "list lists the tests)",
 				    a);
-		if (!strcmp(a, "--junitxml") || !strncmp(a, "--junitxml=", 11) ||
-		    !strcmp(a, "--junit-xml") || !strncmp(a, "--junit-xml=", 12))
-			return mg_err_set(err, MG_EINVAL,
-			                  "pytest option '%s': under memguard each pytest process "
-			                  "would write its own file over the others; give memguard "
-			                  "--adapter junit=PATH instead (every test of every lane)",
-			                  a);
 		int xdist = !strncmp(a, "-n", 2) || !strcmp(a, "--numprocesses") ||
 		            !strncmp(a, "--numprocesses=", 15) || !strcmp(a, "--dist") ||
 		            !strncmp(a, "--dist=", 7) || !strcmp(a, "--tx") ||

@@ -874,6 +874,14 @@ def case_xdist_refused():
     check("'-n 2'" in err and "-j" in err, "the message names -n 2 and -j: %s" % err)
     rc, rep, out, err = memguard(["-j", "1"], pytest_cmd("--junitxml=x.xml", suite))
     check(rc == 2 and "--adapter junit" in err, "--junitxml refused: %d %s" % (rc, err))
+    # the spaced forms too, by memguard before pytest starts, naming the
+    # option as given (found by a sweep: refused by the plugin, which said
+    # it came from the configuration and that pytest refused it)
+    for opt in ("--junitxml", "--junit-xml"):
+        rc, rep, out, err = memguard(["-j", "1"], pytest_cmd(opt, "x.xml", suite))
+        check(rc == 2 and ("pytest option '%s x.xml'" % opt) in err and
+              "configuration" not in err and "pytest refused" not in err,
+              "%s x.xml refused: %d %s" % (opt, rc, err))
     env = dict(ENV, PYTEST_ADDOPTS="-n 2")
     rc, rep, out, err = memguard(["-j", "1"], pytest_cmd(suite), env=env)
     check(rc != 0, "-n from PYTEST_ADDOPTS: refused, got %d" % rc)
@@ -978,11 +986,15 @@ def case_usage_error():
     its own (before: 3, "before its greeting"); a conftest that fails to
     import (pytest exits 4 too) is not."""
     suite = os.path.join(SUITES, "states")
-    for extra, said in ((os.path.join(WORK, "no-such-dir"), "not found"),
-                        ("--no-such-option", "--no-such-option")):
-        p = subprocess.run(pytest_cmd(suite, extra), cwd=WORK, env=ENV, capture_output=True)
+    # -k/-m expressions pytest cannot parse are its usage errors too (found
+    # by a sweep: memguard's 3, "exited with status 4 before it started")
+    for extra, said in (((os.path.join(WORK, "no-such-dir"),), "not found"),
+                        (("--no-such-option",), "--no-such-option"),
+                        (("-k", "bad ("), "Wrong expression passed to '-k'"),
+                        (("-m", "bad expr ("), "Wrong expression passed to '-m'")):
+        p = subprocess.run(pytest_cmd(suite, *extra), cwd=WORK, env=ENV, capture_output=True)
         check(p.returncode == 4, "pytest alone: usage error 4, got %d" % p.returncode)
-        rc, rep, out, err = memguard(["-j", "1"], pytest_cmd(suite, extra))
+        rc, rep, out, err = memguard(["-j", "1"], pytest_cmd(suite, *extra))
         check(rc == 2, "usage error (2) for %s, got %d: %s" % (extra, rc, err[-1000:]))
         check(said in err and "pytest refused its command line" in err,
               "pytest's message and memguard's: %s" % err[-1000:])
