@@ -593,8 +593,12 @@ int run_main(int argc, char **argv, const run_hooks *hooks)
 	/* ... and so is the file the user asked the framework for */
 	driver_output uo;
 	driver_output_of(&uo, c.driver, o.host_argv, o.host_argc);
+	/* Catch2 makes no directory for it, as GoogleTest and ctest do: one
+	 * that is not there is refused now, as Catch2 refuses it at its start
+	 * (before: found once every test had run) */
 	if (uo.form != DRIVER_OUTPUT_NONE && uo.form != DRIVER_OUTPUT_UNWRITTEN &&
-	    atomic_check(uo.path, &err) < 0) {
+	    (uo.form == DRIVER_OUTPUT_CATCH2_JUNIT ? atomic_check_file(uo.path, &err)
+	                                           : atomic_check(uo.path, &err)) < 0) {
 		fprintf(stderr, "memguard run: %s: %s\n", uo.opt, err.msg);
 		free(c.shim_argv);
 		options_free(&o);

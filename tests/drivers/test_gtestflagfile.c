@@ -456,6 +456,21 @@ static void catch2_junit_out(void)
 	CU_ASSERT(access(path, F_OK) != 0);
 	CU_ASSERT_PTR_NOT_NULL(strstr(o.err, "not written"));
 	done(&o);
+	/* -o in a directory that is not there: Catch2 refuses it at its start,
+	 * and memguard before the suite runs (before: once every test had run) */
+	snprintf(path, sizeof(path), "%s/no/such/user.xml", dir);
+	CU_ASSERT_NOT_EQUAL(
+	    mg_direct_argv(CATCH2_ABORT, (const char *[]){"-r", "junit", "-o", path, NULL}, NULL),
+	    0);
+	mg(&o,
+	   ARGV("run", "-j", "2", "--driver", "catch2", "--report", "report.json", "--",
+	        CATCH2_ABORT, "-r", "junit", "-o", path),
+	   NULL, 0);
+	CU_ASSERT(exited_with(&o, 3));
+	CU_ASSERT_PTR_NULL(o.report);
+	CU_ASSERT_PTR_NOT_NULL(strstr(o.err, "-r junit -o "));
+	CU_ASSERT_PTR_NOT_NULL(strstr(o.err, "No such file or directory: not written"));
+	done(&o);
 	rm_dir(dir);
 }
 #endif
