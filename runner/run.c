@@ -593,6 +593,24 @@ int run_main(int argc, char **argv, const run_hooks *hooks)
 	/* ... and so is the file the user asked the framework for */
 	driver_output uo;
 	driver_output_of(&uo, c.driver, o.host_argv, o.host_argc);
+	if (uo.form == DRIVER_OUTPUT_STDOUT) { /* before: dropped, not a word */
+		if (!strcmp(uo.opt, "-r junit"))
+			fprintf(
+			    stderr,
+			    "memguard run: Catch2's '-r junit' writes its report to stdout, where "
+			    "memguard writes its own: give '-r junit -o FILE' (memguard writes the "
+			    "whole run's there)\n");
+		else
+			fprintf(
+			    stderr,
+			    "memguard run: Catch2's '%s' writes its report to stdout, where memguard "
+			    "writes its own, and memguard writes no report in that form: drop it "
+			    "and give memguard's --report or --adapter (junit, teamcity, ...)\n",
+			    uo.opt);
+		free(c.shim_argv);
+		options_free(&o);
+		return MG_EXIT_USAGE;
+	}
 	/* Catch2 makes no directory for it, as GoogleTest and ctest do: one
 	 * that is not there is refused now, as Catch2 refuses it at its start
 	 * (before: found once every test had run) */

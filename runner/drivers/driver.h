@@ -219,6 +219,9 @@ typedef enum driver_output_form {
 	DRIVER_OUTPUT_UNWRITTEN,   /* Catch2's other reporters' -o FILE, ctest's --output-log:
 	                            * said, not written */
 	DRIVER_OUTPUT_CTEST_JUNIT, /* ctest's --output-junit FILE (in the test directory) */
+	DRIVER_OUTPUT_STDOUT,      /* Catch2's junit, xml, sonarqube, tap, teamcity, automake or
+	                            * JSON reporter to stdout (no file), which memguard's own
+	                            * output is on: refused before the run */
 } driver_output_form;
 typedef struct driver_output {
 	driver_output_form form;

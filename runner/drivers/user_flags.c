@@ -241,7 +241,7 @@ void driver_output_of(driver_output *out, driver_kind k, char *const *argv, int 
 	 * ::out= writes to -o PATH or stdout). The junit one, else the first
 	 * with a file. */
 	const char *path = NULL, *v;
-	char junit[4096] = "", other[4096] = "", other_name[48] = "";
+	char junit[4096] = "", other[4096] = "", other_name[48] = "", to_stdout[48] = "";
 	int has_junit = 0;
 	for (int i = 1; i < argc; i++) {
 		if ((v = c2_value(argv, argc, &i, "-r", "--reporter")) != NULL) {
@@ -257,6 +257,13 @@ void driver_output_of(driver_output *out, driver_kind k, char *const *argv, int 
 					fl = e ? (size_t)(e - file) : strlen(file);
 				}
 			}
+			/* a machine's format with no file of its own: stdout, or -o's */
+			static const char *const machine[] = {
+			    "junit", "xml", "sonarqube", "tap", "teamcity", "automake", "json"};
+			for (size_t k = 0;
+			     !file && !to_stdout[0] && k < sizeof(machine) / sizeof(*machine); k++)
+				if (nl == strlen(machine[k]) && !strncmp(v, machine[k], nl))
+					snprintf(to_stdout, sizeof(to_stdout), "%s", machine[k]);
 			if (nl == 5 && !strncmp(v, "junit", 5) && !has_junit) {
 				has_junit = 1 + !!file;
 				snprintf(junit, sizeof(junit), "%.*s", (int)fl, file ? file : "");
@@ -288,6 +295,9 @@ void driver_output_of(driver_output *out, driver_kind k, char *const *argv, int 
 		else
 			snprintf(out->opt, sizeof(out->opt), "-r %.40s -o %.200s",
 			         other_name[0] ? other_name : "console", file);
+	} else if (to_stdout[0] && !path) {
+		out->form = DRIVER_OUTPUT_STDOUT;
+		snprintf(out->opt, sizeof(out->opt), "-r %s", to_stdout);
 	}
 }
 

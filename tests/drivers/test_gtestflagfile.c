@@ -471,6 +471,29 @@ static void catch2_junit_out(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(o.err, "-r junit -o "));
 	CU_ASSERT_PTR_NOT_NULL(strstr(o.err, "No such file or directory: not written"));
 	done(&o);
+	/* a machine's reporter to stdout, where memguard's own output is: refused
+	 * before the run, saying what to give (before: dropped without a word, a
+	 * CI's "> out.xml" got memguard's table); a console one runs */
+	const char *said[][2] = {{"junit", "give '-r junit -o FILE'"},
+	                         {"tap", "writes no report in that form"}};
+	for (size_t i = 0; i < 2; i++) {
+		mg(&o,
+		   ARGV("run", "-j", "2", "--driver", "catch2", "--report", "report.json", "--",
+		        CATCH2_ABORT, "-r", said[i][0]),
+		   NULL, 0);
+		CU_ASSERT(exited_with(&o, 2));
+		CU_ASSERT_PTR_NULL(o.report);
+		CU_ASSERT_PTR_NOT_NULL(strstr(o.err, "writes its report to stdout"));
+		CU_ASSERT_PTR_NOT_NULL(strstr(o.err, said[i][1]));
+		done(&o);
+	}
+	mg(&o,
+	   ARGV("run", "-j", "2", "--driver", "catch2", "--report", "report.json", "--",
+	        CATCH2_ABORT, "-r", "compact"),
+	   NULL, 0);
+	CU_ASSERT(exited_with(&o, 1));
+	CU_ASSERT_PTR_NOT_NULL(o.report);
+	done(&o);
 	rm_dir(dir);
 }
 #endif
