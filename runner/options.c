@@ -24,7 +24,7 @@ void options_init(run_options *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->interval = 0.005;
-	o->pipeline = 0; /* per driver: 16, gtest 1,000,000 */
+	o->pipeline = 0; /* per driver: exec, ctest, wrap 2; gtest 1,000,000 */
 	o->max_restarts = 3;
 	o->skip_code = -1;
 	o->output_limit = 64 * 1024;
@@ -579,7 +579,7 @@ const char *options_usage(void)
 	       "                         for D without a result is 'timeout' (default 5m)\n"
 	       "  --interval D           base sampling interval (default 5ms; adaptive)\n"
 	       "  --pipeline N           run lines in flight per host (default: native, pytest\n"
-	       "                         4 ms of its pace, 16 to 4096; exec, ctest 16; gtest\n"
+	       "                         4 ms of its pace, 16 to 4096; exec, ctest 2; gtest\n"
 	       "                         1000000)\n"
 	       "  --max-restarts N       failed host starts in a row before a lane gives up (3)\n"
 	       "  --output-limit SIZE    captured output kept per test: its first and last\n"

@@ -120,10 +120,14 @@ static int prepare(run_ctx *c, run_options *o, mg_err *err)
 	 * host that serves the protocol itself (native, pytest): as deep as its
 	 * tests' pace asks (policy_depth) */
 	c->pipeline_auto = !o->pipeline && driver_serves_protocol(c->driver);
+	/* exec, ctest, wrap: a process a test, whose start dwarfs a run line's
+	 * round trip: two in flight, one running and the next (before: 16, so
+	 * a lane's first share was up to 16 tests before any had a pace, and at
+	 * -j 2 one lane took a suite's slow first half while the other idled) */
 	if (!o->pipeline)
 		o->pipeline = c->driver == DRIVER_GTEST || c->driver == DRIVER_CATCH2 ? 1000000
 		              : c->pipeline_auto ? PIPELINE_AUTO
-		                                 : 16;
+		                                 : 2;
 	/* ctest's tests are other programs: their ELF class, when they agree, is
 	 * the run's arch (the listing host's hello; ctest's own otherwise) */
 	if (c->driver == DRIVER_CTEST && o->arch == MG_ARCH_UNKNOWN)
@@ -603,7 +607,8 @@ int run_main(int argc, char **argv, const run_hooks *hooks)
 		else
 			fprintf(
 			    stderr,
-			    "memguard run: Catch2's '%s' writes its report to stdout, where memguard "
+			    "memguard run: Catch2's '%s' writes its report to stdout, where "
+			    "memguard "
 			    "writes its own, and memguard writes no report in that form: drop it "
 			    "and give memguard's --report or --adapter (junit, teamcity, ...)\n",
 			    uo.opt);

@@ -1246,6 +1246,35 @@ static void exec_quoting(void)
 	done(&o);
 }
 
+/* A process a test (exec, ctest) keeps two run lines in flight, so the
+ * lanes share a suite's slow tests however they are listed: at -j 2 the
+ * four slow ones first in the list run two in each lane (before: 16 in
+ * flight, and lane 0's first share, eight tests, held all four while lane
+ * 1 ran the fast ones and idled; a sweep on leveldb's CTest suite). */
+static void exec_lanes_share(void)
+{
+	outcome o;
+	char list[160];
+	names_file(list, sizeof(list),
+	           "slow1\nslow2\nslow3\nslow4\nf1\nf2\nf3\nf4\nf5\nf6\nf7\nf8\n");
+	mg(&o,
+	   ARGV("run", "-q", "-j", "2", "--driver", "exec", "--list-file", list, "--report",
+	        "report.json", "--", "sh", "-c", "case $1 in slow*) sleep 0.3 ;; esac", "sh", "{}"),
+	   NULL, 0);
+	CU_ASSERT(exited_with(&o, 0));
+	CU_ASSERT_FATAL(o.report != NULL);
+	CU_ASSERT_EQUAL(count(o.report, "pass"), 12);
+	int in0 = 0;
+	for (int i = 1; i <= 4; i++) {
+		char name[8];
+		snprintf(name, sizeof(name), "slow%d", i);
+		in0 += shard_of(o.report, name) == 0;
+	}
+	CU_ASSERT_EQUAL(in0, 2);
+	names_done(list);
+	done(&o);
+}
+
 /*
  * Two lanes whose tests of 200 MiB each fit the kill limit of 300 MiB
  * alone but not side by side: the lanes' rss pool kills one, and its retry
@@ -2621,6 +2650,7 @@ static const mg_case cases[] = {
     {"ctest_dup_names", ctest_dup_names},
     {"ctest_rerun_custom", ctest_rerun_custom},
     {"ctest_not_run_hint", ctest_not_run_hint},
+    {"exec_lanes_share", exec_lanes_share},
     {"exec_pool_retry_alone", exec_pool_retry_alone},
     {"exec_retry_pool_third", exec_retry_pool_third},
     {"exec_pool_kill_empty_lane", exec_pool_kill_empty_lane},
