@@ -646,6 +646,17 @@ static int fw_catch2(junit_framework fw)
 	return fw == JUNIT_CATCH2 || fw == JUNIT_CATCH2_V3;
 }
 
+/* A test the framework's own file leaves out: one its fail-fast kept from
+ * running (ctest's --stop-on-failure, Catch2's -a/-x; GoogleTest's file has
+ * them, skipped). */
+static int fw_left_out(junit_framework fw, const report_test *t)
+{
+	const char *why = fw == JUNIT_CTEST ? REPORT_FAIL_FAST_CTEST
+	                  : fw_catch2(fw)   ? REPORT_FAIL_FAST_CATCH2
+	                                    : NULL;
+	return why && t->state == TEST_SKIP && t->message && !strncmp(t->message, why, strlen(why));
+}
+
 static void fw_testcase(junit_w *j, junit_framework fw, const fw_test *f, const char *timestamp)
 {
 	const report_test *t = f->t;
@@ -714,17 +725,20 @@ static fw_test *fw_collect(const report *r, junit_framework fw, const char *prog
 {
 	size_t n = 0, k = 0;
 	for (size_t i = 0; i < r->nshards; i++)
-		n += r->shards[i].ntests;
+		for (size_t t = 0; t < r->shards[i].ntests; t++)
+			n += !fw_left_out(fw, &r->shards[i].tests[t]);
 	fw_test *v = calloc(n ? n : 1, sizeof(*v));
 	*np = n;
 	if (!v)
 		return NULL;
 	for (size_t i = 0; i < r->nshards; i++)
-		for (size_t t = 0; t < r->shards[i].ntests; t++, k++) {
+		for (size_t t = 0; t < r->shards[i].ntests; t++) {
+			if (fw_left_out(fw, &r->shards[i].tests[t]))
+				continue;
 			fw_test *e = &v[k];
 			e->s = &r->shards[i];
 			e->t = &r->shards[i].tests[t];
-			e->idx = k;
+			e->idx = k++;
 			if (fw_catch2(fw)) {
 				size_t len = strlen(prog) + sizeof(".global");
 				e->classname = mg_xrealloc(NULL, len);
@@ -789,6 +803,8 @@ static void ctest_write(const report *r, junit_w *j, const char *prog, const cha
 	uint64_t n = 0, failures = 0, disabled = 0, skipped = 0;
 	for (size_t i = 0; i < r->nshards; i++)
 		for (size_t t = 0; t < r->shards[i].ntests; t++) {
+			if (fw_left_out(JUNIT_CTEST, &r->shards[i].tests[t]))
+				continue;
 			const char *st = ct_status(&r->shards[i].tests[t]);
 			n++;
 			failures += !strcmp(st, "fail");
@@ -807,6 +823,8 @@ static void ctest_write(const report *r, junit_w *j, const char *prog, const cha
 	for (size_t i = 0; i < r->nshards; i++)
 		for (size_t k = 0; k < r->shards[i].ntests; k++) {
 			const report_test *t = &r->shards[i].tests[k];
+			if (fw_left_out(JUNIT_CTEST, t))
+				continue;
 			const char *st = ct_status(t);
 			start(j, "testcase");
 			attr(j, "name", t->name ? t->name : "");

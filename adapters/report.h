@@ -129,6 +129,11 @@ typedef struct report_test {
  * skipped (the gtest driver's): GoogleTest's own XML says it completed,
  * and so does the file written in its shape (junit_framework_render). */
 #define REPORT_ENV_SKIPPED "skipped by a global environment's set-up (GoogleTest counts it passed)"
+/* The skip text of a test a fail-fast kept from running (driver_fail_fast_why's
+ * start): ctest's --stop-on-failure and Catch2's -a/-x leave such a test out
+ * of their JUnit file, so the file memguard writes in their shape does. */
+#define REPORT_FAIL_FAST_CTEST  "not run: ctest stops at the first failure"
+#define REPORT_FAIL_FAST_CATCH2 "not run: Catch2 aborted the run after its failure"
 
 /* The most attempts a test records and a report may hold. */
 #define REPORT_MAX_ATTEMPTS 15u

@@ -17,6 +17,7 @@
 #include "memguard_host.h"
 #include "mg_elf.h"
 #include "mg_exit.h"
+#include "report.h"
 #include "shim.h"
 #include "spawn.h"
 
@@ -328,10 +329,10 @@ void driver_order_opt(driver_kind k, unsigned long seed, char *out, size_t n)
 void driver_fail_fast_why(const driver_fail_fast *ff, driver_kind k, char *out, size_t n)
 {
 	if (k == DRIVER_CATCH2)
-		snprintf(out, n, "not run: Catch2 aborted the run after its failure%s, as %s asks",
+		snprintf(out, n, REPORT_FAIL_FAST_CATCH2 "%s, as %s asks",
 		         !strcmp(ff->opt, "-a") || !strcmp(ff->opt, "--abort") ? "" : "s", ff->opt);
 	else if (k == DRIVER_CTEST)
-		snprintf(out, n, "not run: ctest stops at the first failure, as %s asks", ff->opt);
+		snprintf(out, n, REPORT_FAIL_FAST_CTEST ", as %s asks", ff->opt);
 	else
 		snprintf(out, n, "not run: GoogleTest stopped the run after a failure, as %s asks",
 		         ff->opt);

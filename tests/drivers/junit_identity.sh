@@ -88,6 +88,23 @@ PY
 xmllint --noout --schema "$(dirname "$0")/../../adapters/junit.xsd" mg4.xml 2>&1 ||
 	fail "memguard's ctest --output-junit file fails adapters/junit.xsd"
 echo "ok: ctest --output-junit: ctest's shape, statuses and counts"
+# --stop-on-failure: ctest's file has only the tests that ran (alpha, and
+# beta/x that failed); so has memguard's (before: the others too, notrun)
+(cd ct/b && ctest --stop-on-failure --output-junit "$d/ctest.xml" >/dev/null 2>&1)
+(cd ct/b && "$mg" run -q -j 1 -- ctest --stop-on-failure --output-junit "$d/mg5.xml" >/dev/null 2>&1)
+[ $? -eq 1 ] || fail "memguard run -- ctest --stop-on-failure: not exit 1"
+python3 - "$d/ctest.xml" "$d/mg5.xml" <<'PY' || fail "ctest's --stop-on-failure file differs"
+import sys, xml.etree.ElementTree as ET
+def shape(path):
+    root = ET.parse(path).getroot()
+    cases = [(tc.get("name"), tc.get("status")) for tc in root.iter("testcase")]
+    return tuple(root.get(k) for k in ("tests", "failures", "skipped")), cases
+a, b = shape(sys.argv[1]), shape(sys.argv[2])
+if a != b or len(a[1]) != 2:
+    print("ctest:    %s\nmemguard: %s" % (a, b), file=sys.stderr)
+    sys.exit(1)
+PY
+echo "ok: ctest --stop-on-failure --output-junit: the tests that ran, as ctest's"
 [ -n "$c2" ] || exit 0
 "$c2" --reporter junit --out "$d/catch2.xml" >/dev/null 2>&1
 [ -s catch2.xml ] || fail "no Catch2 XML"

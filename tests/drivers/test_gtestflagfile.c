@@ -446,6 +446,28 @@ static void catch2_junit_out(void)
 		CU_ASSERT_EQUAL(unlink(path), 0);
 		done(&o);
 	}
+	/* -a: Catch2's file holds the test cases that ran, and so does
+	 * memguard's (before: the others too, skipped "not run") */
+	CU_ASSERT_EQUAL(mg_direct_argv(CATCH2_ABORT,
+	                               (const char *[]){"-a", "-r", "junit", "-o", direct, NULL},
+	                               NULL),
+	                1);
+	xml_tests da, ma;
+	xml_read(direct, &da, 1);
+	CU_ASSERT_EQUAL(da.n, 2);
+	{
+		outcome o;
+		mg(&o,
+		   ARGV("run", "-j", "1", "--driver", "catch2", "--report", "report.json", "--",
+		        CATCH2_ABORT, "-a", "-r", "junit", "-o", path),
+		   NULL, 0);
+		CU_ASSERT(exited_with(&o, 1));
+		xml_read(path, &ma, 1);
+		xml_same(&da, &ma);
+		CU_ASSERT_EQUAL(count(o.report, "skip"), 3); /* memguard's report has them */
+		CU_ASSERT_EQUAL(unlink(path), 0);
+		done(&o);
+	}
 	/* another reporter's -o F: not written, and said so */
 	outcome o;
 	mg(&o,
