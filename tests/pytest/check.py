@@ -495,11 +495,26 @@ def case_lastfailed(extra=()):
     its share over the others')."""
     suite = os.path.join(WORK, "lf")
     os.mkdir(suite)
+    lanes_dir = os.path.join(WORK, "lf_lanes")
+    os.mkdir(lanes_dir)
     with open(os.path.join(suite, "test_lf.py"), "w") as f:
-        # each test long enough that both lanes take some
-        f.write("import os\nimport time\n\n\n")
+        # in the first round under memguard (--lane-tmpdir: a TEST_TMPDIR
+        # a lane) no test ends until both lanes have started one, so each
+        # lane fails some however slowly the other's pytest starts (before:
+        # 0.1 s a test, and on a loaded machine one lane ran them all)
+        f.write("import os\nimport time\n\n\n"
+                "def both_lanes():\n"
+                "    lane = os.environ.get('TEST_TMPDIR')\n"
+                "    if not lane or not os.environ['MG_LF_FAIL'].startswith('0,1,'):\n"
+                "        return\n"
+                "    d = os.environ['MG_LF_LANES']\n"
+                "    open(os.path.join(d, os.path.basename(lane)), 'a').close()\n"
+                "    for _ in range(600):\n"
+                "        if len(os.listdir(d)) >= 2:\n"
+                "            return\n"
+                "        time.sleep(0.1)\n\n\n")
         for i in range(12):
-            f.write("def test_%02d():\n    time.sleep(0.1)\n"
+            f.write("def test_%02d():\n    both_lanes()\n"
                     "    assert '%d' not in os.environ['MG_LF_FAIL'].split(',')\n\n\n" % (i, i))
     caches = {who: os.path.join(WORK, "cache_" + who) for who in ("pytest", "memguard")}
 
@@ -517,12 +532,13 @@ def case_lastfailed(extra=()):
     xml = os.path.join(WORK, "lf.xml")
     for fail, args in (("0,1,2,3,4,6,7,8,9,11", ()), ("1,5,7", ()), ("5", ("--lf",)),
                        ("0,11", ("--cache-clear",)), ("2,9", ("--cache-clear", "--lf"))):
-        env = dict(ENV, MG_LF_FAIL=fail)
+        env = dict(ENV, MG_LF_FAIL=fail, MG_LF_LANES=lanes_dir)
         subprocess.run(cmd("pytest", "-q", "--junitxml", xml, *args), cwd=WORK, env=env,
                        capture_output=True)
         want_ran = {tc.get("name"): "fail" if tc.find("failure") is not None else "pass"
                     for tc in ET.parse(xml).getroot().iter("testcase")}
-        rc, rep, _, err = memguard(["-j", "2", *extra], cmd("memguard", *args), env=env)
+        rc, rep, _, err = memguard(["-j", "2", "--lane-tmpdir", *extra], cmd("memguard", *args),
+                                   env=env)
         check(rep is not None, "a report (stderr: %s)" % err[-2000:])
         if rep is not None:
             ran = {n.split("::")[-1]: s for n, (s, _, _) in tests_of(rep).items()}
