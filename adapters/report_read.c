@@ -477,8 +477,12 @@ int report_read_shard(report_shard *s, json_t *o, int version, int with_tests, c
 	TRY(get_str(o, p, "arch", 0, &s->arch, err));
 	TRY(get_str(o, p, "driver", 0, &s->driver, err));
 	TRY(get_str(o, p, "command", 0, &s->command, err));
-	if (json_object_get(o, "approximate")) /* only when the figures are */
+	if (json_object_get(o, "approximate")) { /* only when the figures are */
 		TRY(get_str(o, p, "approximate", 0, &s->approximate, err));
+		if (!*s->approximate)
+			return mg_err_set(err, MG_EINVAL,
+			                  "%s.approximate: empty (say why or leave it out)", p);
+	}
 	TRY(get_obj(o, p, "counts", &counts, err));
 	report_read_pathf(sub, sizeof(sub), "%s.counts", p);
 	const char *key;

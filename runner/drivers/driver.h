@@ -305,9 +305,10 @@ int ctest_custom_run(char *const *cmd, int ncmd, int post, char *failed, size_t 
  * file then too). 0, or -1 with msg (size bytes) saying why not. */
 int ctest_failed_log(char *const *cmd, int ncmd, char **failed, size_t n, char *msg, size_t size);
 /* ctest.c: MG_EINVAL for ctest's --repeat MODE:N or --repeat-until-fail N
- * with N other than 1 (memguard runs each test once and judges that run:
- * before, it said so on stderr and ran each once, exit 0 where ctest's
- * repeat until a failure exits 8), naming the option; 0 else. */
+ * on the command line with N over 1, or no number, naming the option
+ * (memguard runs each test once and judges that run: before, it said so
+ * on stderr and ran each once, exit 0 where ctest's repeat until a
+ * failure exits 8); 0 else. A test preset's execution.repeat is not read. */
 int ctest_check_args(char *const *cmd, int ncmd, mg_err *err);
 
 #endif

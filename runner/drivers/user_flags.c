@@ -6,6 +6,7 @@
  * Catch2's -r junit -o FILE), which memguard writes for the whole run.
  * Reads a flag file; never writes.
  */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -238,66 +239,86 @@ void driver_output_of(driver_output *out, driver_kind k, char *const *argv, int 
 		return;
 	/* v2: one -r NAME, its file -o PATH; v3: -r given again adds a
 	 * reporter, each NAME[::out=PATH][::key=value...] (the one without
-	 * ::out= writes to -o PATH or stdout). The junit one, else the first
-	 * with a file. */
+	 * ::out= writes to -o PATH or stdout; "-", "%stdout" and an empty PATH
+	 * are stdout too). Names as Catch2 v3 matches them, in any case. A
+	 * machine's format to stdout first (refused: memguard's output is
+	 * there), else the junit one, else the first other with a file. */
+	enum { REPORTERS = 16 };
+	struct {
+		char name[48];
+		const char *file; /* its ::out=, NULL: none */
+		size_t len;
+	} rep[REPORTERS];
+	size_t nrep = 0;
 	const char *path = NULL, *v;
-	char junit[4096] = "", other[4096] = "", other_name[48] = "", to_stdout[48] = "";
-	int has_junit = 0;
 	for (int i = 1; i < argc; i++) {
 		if ((v = c2_value(argv, argc, &i, "-r", "--reporter")) != NULL) {
+			if (nrep == REPORTERS)
+				continue;
 			const char *sep = strstr(v, "::"), *o = v;
 			size_t nl = sep ? (size_t)(sep - v) : strlen(v);
-			const char *file = NULL;
-			size_t fl = 0;
+			rep[nrep].file = NULL;
+			rep[nrep].len = 0;
+			snprintf(rep[nrep].name, sizeof(rep[nrep].name), "%.*s",
+			         (int)(nl < 40 ? nl : 40), v);
+			for (char *c = rep[nrep].name; *c; c++)
+				*c = (char)tolower((unsigned char)*c);
 			while ((o = strstr(o, "::")) != NULL) {
 				o += 2;
 				if (!strncmp(o, "out=", 4)) {
-					file = o + 4;
-					const char *e = strstr(file, "::");
-					fl = e ? (size_t)(e - file) : strlen(file);
+					const char *e = strstr(o + 4, "::");
+					rep[nrep].file = o + 4;
+					rep[nrep].len = e ? (size_t)(e - (o + 4)) : strlen(o + 4);
 				}
 			}
-			/* a machine's format with no file of its own: stdout, or -o's */
-			static const char *const machine[] = {
-			    "junit", "xml", "sonarqube", "tap", "teamcity", "automake", "json"};
-			for (size_t k = 0;
-			     !file && !to_stdout[0] && k < sizeof(machine) / sizeof(*machine); k++)
-				if (nl == strlen(machine[k]) && !strncmp(v, machine[k], nl))
-					snprintf(to_stdout, sizeof(to_stdout), "%s", machine[k]);
-			if (nl == 5 && !strncmp(v, "junit", 5) && !has_junit) {
-				has_junit = 1 + !!file;
-				snprintf(junit, sizeof(junit), "%.*s", (int)fl, file ? file : "");
-			} else if (!other_name[0] && (file || nl)) {
-				snprintf(other_name, sizeof(other_name), "%.*s",
-				         (int)(nl < 40 ? nl : 40), v);
-				snprintf(other, sizeof(other), "%.*s", (int)fl, file ? file : "");
-			}
+			nrep++;
 		} else if ((v = c2_value(argv, argc, &i, "-o", "--out")) != NULL) {
 			path = v;
 		}
 	}
-	if (has_junit == 1 && path) /* -r junit -o PATH */
-		snprintf(junit, sizeof(junit), "%s", path);
-	if (junit[0]) {
+	static const char *const machine[] = {"junit",    "xml",      "sonarqube", "tap",
+	                                      "teamcity", "automake", "json"};
+	int junit = -1, other = -1;
+	for (size_t r = 0; r < nrep; r++) {
+		const char *file = rep[r].file ? rep[r].file : path;
+		size_t len = rep[r].file ? rep[r].len : path ? strlen(path) : 0;
+		int to_stdout = !file || !len || (len == 1 && *file == '-') ||
+		                (len == 7 && !strncmp(file, "%stdout", 7));
+		int is_machine = 0;
+		for (size_t k = 0; k < sizeof(machine) / sizeof(*machine); k++)
+			is_machine |= !strcmp(rep[r].name, machine[k]);
+		if (is_machine && to_stdout) {
+			out->form = DRIVER_OUTPUT_STDOUT;
+			snprintf(out->opt, sizeof(out->opt), "-r %.40s", rep[r].name);
+			return;
+		}
+		if (!strcmp(rep[r].name, "junit") && junit < 0 && !to_stdout)
+			junit = (int)r;
+		else if (other < 0 && !to_stdout)
+			other = (int)r;
+	}
+	if (junit >= 0) {
 		out->form = DRIVER_OUTPUT_CATCH2_JUNIT;
-		snprintf(out->path, sizeof(out->path), "%s", junit);
-		if (has_junit == 2)
-			snprintf(out->opt, sizeof(out->opt), "-r junit::out=%.200s", junit);
-		else
-			snprintf(out->opt, sizeof(out->opt), "-r junit -o %.200s", junit);
-	} else if (other[0] || (path && *path)) {
-		const char *file = other[0] ? other : path;
+		if (rep[junit].file) {
+			snprintf(out->path, sizeof(out->path), "%.*s", (int)rep[junit].len,
+			         rep[junit].file);
+			snprintf(out->opt, sizeof(out->opt), "-r junit::out=%.200s", out->path);
+		} else {
+			snprintf(out->path, sizeof(out->path), "%s", path);
+			snprintf(out->opt, sizeof(out->opt), "-r junit -o %.200s", path);
+		}
+	} else if (other >= 0 || (!nrep && path && *path && strcmp(path, "-"))) {
 		out->form = DRIVER_OUTPUT_UNWRITTEN;
-		snprintf(out->path, sizeof(out->path), "%s", file);
-		if (other[0])
-			snprintf(out->opt, sizeof(out->opt), "-r %.40s::out=%.200s", other_name,
-			         file);
-		else
-			snprintf(out->opt, sizeof(out->opt), "-r %.40s -o %.200s",
-			         other_name[0] ? other_name : "console", file);
-	} else if (to_stdout[0] && !path) {
-		out->form = DRIVER_OUTPUT_STDOUT;
-		snprintf(out->opt, sizeof(out->opt), "-r %s", to_stdout);
+		const char *name = other >= 0 ? rep[other].name : "console";
+		if (other >= 0 && rep[other].file) {
+			snprintf(out->path, sizeof(out->path), "%.*s", (int)rep[other].len,
+			         rep[other].file);
+			snprintf(out->opt, sizeof(out->opt), "-r %.40s::out=%.200s", name,
+			         out->path);
+		} else {
+			snprintf(out->path, sizeof(out->path), "%s", path);
+			snprintf(out->opt, sizeof(out->opt), "-r %.40s -o %.200s", name, path);
+		}
 	}
 }
 

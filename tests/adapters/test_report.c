@@ -174,6 +174,8 @@ static const mg_case cases[] = {
     {"clean_text", test_clean_text},
     {"markdown_truncated", test_markdown_truncated},
     {"load_unknown_end", test_load_unknown_end},
+    {"load_empty_approximate", test_load_empty_approximate},
+    {"approximate_said", test_approximate_said},
     {"endings_same_set", test_endings_same_set},
 };
 

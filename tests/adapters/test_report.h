@@ -77,6 +77,8 @@ void test_github_files(void);
 void test_clean_text(void);
 void test_markdown_truncated(void);
 void test_load_unknown_end(void);
+void test_load_empty_approximate(void);
+void test_approximate_said(void);
 void test_endings_same_set(void);
 
 #endif
