@@ -472,6 +472,19 @@ size_t adapters_approximate_next(const report *r, size_t i)
 	return r->nshards;
 }
 
+void adapters_approximate_lines(const report *r, FILE *f, const char *open, const char *close,
+                                void (*put)(FILE *f, const char *s, size_t max))
+{
+	for (size_t i = 0; (i = adapters_approximate_next(r, i)) < r->nshards; i++) {
+		const report_shard *s = &r->shards[i];
+		fputs(open, f);
+		put(f, s->suite ? s->suite : "", 200);
+		fputs(": ", f);
+		put(f, s->approximate, 200);
+		fprintf(f, ": %s%s", ADAPTERS_APPROXIMATE, close);
+	}
+}
+
 report_totals adapters_shard_totals(const report_shard *s)
 {
 	report_totals t = {0};

@@ -145,6 +145,11 @@ report_totals adapters_shard_totals(const report_shard *s);
  * first at index i or after whose suite and reason no earlier shard has,
  * so each is said once; r->nshards when none is left. */
 size_t adapters_approximate_next(const report *r, size_t i);
+/* A line for each (adapters_approximate_next): open, the suite and the
+ * reason as put writes text in the adapter's form, ADAPTERS_APPROXIMATE,
+ * close. */
+void adapters_approximate_lines(const report *r, FILE *f, const char *open, const char *close,
+                                void (*put)(FILE *f, const char *s, size_t max));
 /* What an approximate shard's figures are, after its reason. */
 #define ADAPTERS_APPROXIMATE                                                                       \
 	"its tests' memory was read from outside the program, at or after each test's end, "       \

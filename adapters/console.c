@@ -407,14 +407,7 @@ int console_write(const report *r, FILE *f)
 	endings(r, f, ADAPTERS_WARNING, "soft-limit warnings");
 	first_breakdown(r, f);
 	history(r, f);
-	for (size_t i = 0; (i = adapters_approximate_next(r, i)) < r->nshards; i++) {
-		const report_shard *s = &r->shards[i];
-		fputs("\napproximate: ", f);
-		adapters_put_printable(f, s->suite ? s->suite : "", 200);
-		fputs(": ", f);
-		adapters_put_printable(f, s->approximate, 200);
-		fputs(": " ADAPTERS_APPROXIMATE "\n", f);
-	}
+	adapters_approximate_lines(r, f, "\napproximate: ", "\n", adapters_put_printable);
 	if (r->interrupted)
 		fputs("\ninterrupted: this is a partial report\n", f);
 	return ferror(f) ? MG_ERROR : 0;

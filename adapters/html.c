@@ -903,14 +903,9 @@ static void header(FILE *f, const report *r)
 	        (unsigned long long)tot->tests, (unsigned long long)tot->counts[TEST_PASS],
 	        (unsigned long long)tot->failed, (unsigned long long)tot->other,
 	        (unsigned long long)tot->recycles, (unsigned long long)tot->kills, r->exit_code);
-	for (size_t i = 0; (i = adapters_approximate_next(r, i)) < r->nshards; i++) {
-		const report_shard *s = &r->shards[i];
-		fputs("<p class=\"meta\"><span class=\"badge warn\">approximate</span>", f);
-		put_text(f, s->suite ? s->suite : "", 200);
-		fputs(": ", f);
-		put_text(f, s->approximate, 200);
-		fputs(": " ADAPTERS_APPROXIMATE "</p>\n", f);
-	}
+	adapters_approximate_lines(
+	    r, f, "<p class=\"meta\"><span class=\"badge warn\">approximate</span>", "</p>\n",
+	    adapters_put_html);
 	fputs("<p class=\"meta\">", f);
 	if (r->sha) {
 		char sha[13];

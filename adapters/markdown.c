@@ -263,14 +263,7 @@ static void write_all(const report *r, FILE *f)
 {
 	fprintf(f, "### memguard: node %u of %u%s\n\n", r->node_index, r->node_total,
 	        r->interrupted ? " (interrupted: partial report)" : "");
-	for (size_t i = 0; (i = adapters_approximate_next(r, i)) < r->nshards; i++) {
-		const report_shard *s = &r->shards[i];
-		fputs("> **approximate:** ", f);
-		markdown_put(f, s->suite ? s->suite : "", 200);
-		fputs(": ", f);
-		markdown_put(f, s->approximate, 200);
-		fputs(": " ADAPTERS_APPROXIMATE "\n\n", f);
-	}
+	adapters_approximate_lines(r, f, "> **approximate:** ", "\n\n", markdown_put);
 	table(r, f);
 	suspects(r, f);
 	suspect_sites(r, f);
