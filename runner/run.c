@@ -596,7 +596,7 @@ int run_main(int argc, char **argv, const run_hooks *hooks)
 	}
 	/* ... and so is the file the user asked the framework for */
 	driver_output uo;
-	driver_output_of(&uo, c.driver, o.host_argv, o.host_argc);
+	driver_output_of(&uo, c.driver, c.catch2_v3, o.host_argv, o.host_argc);
 	if (uo.form == DRIVER_OUTPUT_STDOUT) { /* before: dropped, not a word */
 		if (!strcmp(uo.opt, "-r junit"))
 			fprintf(

@@ -229,7 +229,10 @@ typedef struct driver_output {
 	char opt[256];  /* as the user gave it, for messages */
 	char dir[4096]; /* ctest's test directory (--test-dir, else ".") */
 } driver_output;
-void driver_output_of(driver_output *out, driver_kind k, char *const *argv, int argc);
+/* catch2_v3: a Catch2 v3 program, which matches reporter names in any case
+ * (v2 only as written). */
+void driver_output_of(driver_output *out, driver_kind k, int catch2_v3, char *const *argv,
+                      int argc);
 /* 1 for Catch2's "-o=F", "--out:F", "-r=X", "--reporter:X" (one word). */
 int catch2_is_output_opt(const char *a);
 

@@ -191,7 +191,7 @@ static const char *c2_value(char *const *argv, int argc, int *i, const char *shr
 	return NULL;
 }
 
-void driver_output_of(driver_output *out, driver_kind k, char *const *argv, int argc)
+void driver_output_of(driver_output *out, driver_kind k, int catch2_v3, char *const *argv, int argc)
 {
 	memset(out, 0, sizeof(*out));
 	if (k == DRIVER_GTEST) {
@@ -239,8 +239,9 @@ void driver_output_of(driver_output *out, driver_kind k, char *const *argv, int 
 		return;
 	/* v2: one -r NAME, its file -o PATH; v3: -r given again adds a
 	 * reporter, each NAME[::out=PATH][::key=value...] (the one without
-	 * ::out= writes to -o PATH or stdout; "-", "%stdout" and an empty PATH
-	 * are stdout too). Names as Catch2 v3 matches them, in any case. A
+	 * ::out= writes to -o PATH or stdout; an empty PATH is stdout, and in
+	 * v3 "-" and "%stdout" too). Names as Catch2 matches them: v3 in any
+	 * case, v2 as written. A
 	 * machine's format to stdout first (refused: memguard's output is
 	 * there), else the junit one, else the first other with a file. */
 	enum { REPORTERS = 16 };
@@ -261,7 +262,7 @@ void driver_output_of(driver_output *out, driver_kind k, char *const *argv, int 
 			rep[nrep].len = 0;
 			snprintf(rep[nrep].name, sizeof(rep[nrep].name), "%.*s",
 			         (int)(nl < 40 ? nl : 40), v);
-			for (char *c = rep[nrep].name; *c; c++)
+			for (char *c = rep[nrep].name; catch2_v3 && *c; c++)
 				*c = (char)tolower((unsigned char)*c);
 			while ((o = strstr(o, "::")) != NULL) {
 				o += 2;
@@ -282,8 +283,9 @@ void driver_output_of(driver_output *out, driver_kind k, char *const *argv, int 
 	for (size_t r = 0; r < nrep; r++) {
 		const char *file = rep[r].file ? rep[r].file : path;
 		size_t len = rep[r].file ? rep[r].len : path ? strlen(path) : 0;
-		int to_stdout = !file || !len || (len == 1 && *file == '-') ||
-		                (len == 7 && !strncmp(file, "%stdout", 7));
+		int to_stdout = !file || !len ||
+		                (catch2_v3 && ((len == 1 && *file == '-') ||
+		                               (len == 7 && !strncmp(file, "%stdout", 7))));
 		int is_machine = 0;
 		for (size_t k = 0; k < sizeof(machine) / sizeof(*machine); k++)
 			is_machine |= !strcmp(rep[r].name, machine[k]);

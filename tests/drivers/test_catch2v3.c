@@ -256,6 +256,42 @@ static void catch2v3_junit_out(void)
 		CU_ASSERT_EQUAL(unlink(path), 0);
 		done(&o);
 	}
+	/* stdout as v3 spells it ("-", ::out=-, %stdout), and a name in another
+	 * case (v3 matches any): refused before the run, as a bare -r junit
+	 * (found by review: they went through, the XML amid memguard's table) */
+	const char *spelt[][3] = {{"junit", "-o", "-"},
+	                          {"junit::out=-", NULL, NULL},
+	                          {"JUnit", NULL, NULL},
+	                          {"XML", "-o", "%stdout"}};
+	for (size_t i = 0; i < 4; i++) {
+		outcome o;
+		if (spelt[i][1])
+			mg(&o,
+			   ARGV("run", "--driver", "catch2", "--report", "report.json", "--",
+			        CATCH2V3_BASIC, "-r", spelt[i][0], spelt[i][1], spelt[i][2]),
+			   NULL, 0);
+		else
+			mg(&o,
+			   ARGV("run", "--driver", "catch2", "--report", "report.json", "--",
+			        CATCH2V3_BASIC, "-r", spelt[i][0]),
+			   NULL, 0);
+		CU_ASSERT(exited_with(&o, 2));
+		CU_ASSERT_PTR_NOT_NULL(strstr(o.err, "writes its report to stdout"));
+		done(&o);
+	}
+	/* -r JUnit -o F is junit's file in v3 (before: "not written") */
+	{
+		outcome o;
+		mg(&o,
+		   ARGV("run", "-j", "2", "--driver", "catch2", "--report", "report.json", "--",
+		        CATCH2V3_BASIC, "-r", "JUnit", "-o", path),
+		   NULL, 0);
+		CU_ASSERT(exited_with(&o, 1));
+		CU_ASSERT_FATAL(slurp(path, buf, sizeof(buf)) != NULL);
+		CU_ASSERT(strstr(buf, "name=\"b fails\"") != NULL);
+		CU_ASSERT_EQUAL(unlink(path), 0);
+		done(&o);
+	}
 	CU_ASSERT_EQUAL(rmdir(dir), 0);
 }
 
