@@ -605,13 +605,12 @@ int run_main(int argc, char **argv, const run_hooks *hooks)
 			    "memguard writes its own: give '-r junit -o FILE' (memguard writes the "
 			    "whole run's there)\n");
 		else
-			fprintf(
-			    stderr,
-			    "memguard run: Catch2's '%s' writes its report to stdout, where "
-			    "memguard "
-			    "writes its own, and memguard writes no report in that form: drop it "
-			    "and give memguard's --report or --adapter (junit, teamcity, ...)\n",
-			    uo.opt);
+			fprintf(stderr,
+			        "memguard run: Catch2's '%s' writes its report to stdout, where "
+			        "memguard writes its own, and memguard writes no report in that "
+			        "form: drop it and give memguard's --report or --adapter (junit, "
+			        "teamcity, ...)\n",
+			        uo.opt);
 		free(c.shim_argv);
 		options_free(&o);
 		return MG_EXIT_USAGE;

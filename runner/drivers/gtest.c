@@ -304,7 +304,6 @@ static void probe_setup(shim *s, gtest *g, int say)
 		no = DRIVER_NOPROBE_PATH;
 	const char *why = driver_noprobe_why(no);
 	g->probe_no = no;
-	g->probe_why = why;
 	if (why && say)
 		fprintf(stderr,
 		        "memguard: %s: %s: per-test memory is read by the driver, boundaries are "
@@ -744,7 +743,7 @@ static int g_list(shim *s)
 		fprintf(stderr,
 		        "memguard: %s: %s: per-test memory is read by the driver, boundaries are "
 		        "approximate\n",
-		        shim_cmd(s, NULL)[0], g->probe_why);
+		        shim_cmd(s, NULL)[0], driver_noprobe_why(g->probe_no));
 	if (g->list_refused || (!g->list && load_list(s, g, &va, &rss) < 0))
 		return -1;
 	if (g->list_status)
@@ -1713,7 +1712,6 @@ static void g_exited(shim *s, mg_exit_end status, const struct rusage *ru)
 		 * test: the same names again, in batches given as arguments */
 		probe_close(g);
 		g->probe_state = -1;
-		g->probe_why = "the probe was not loaded";
 		shim_setenv(s, "LD_PRELOAD", getenv("LD_PRELOAD"));
 		g->batch = 0;
 		return;

@@ -95,8 +95,7 @@ typedef struct gtest {
 	int asan;        /* -1 until known: the program is an ASan build */
 	int listed;      /* the list came from the runner (listing_take) */
 	uint64_t listed_va, listed_rss;
-	const char *probe_why;        /* why there is none */
-	driver_noprobe probe_no;      /* the same, found before the program ran */
+	driver_noprobe probe_no;      /* why there is none, found before the program ran */
 	char probe_preload[8192];     /* LD_PRELOAD for the program: the probe first */
 	int probe_rd;                 /* the probe pipe's read end, -1 when none */
 	int probe_seen;               /* the running program's probe said hello */
